@@ -1,0 +1,118 @@
+/* The discrete-event engine: components built from type tables, ports joined
+ * by links that carry a latency (the only way components interact), and the
+ * run loop. Nothing here knows what a GPU is. After ROSS's type tables and
+ * SST's links. */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "param.h"
+#include "queue.h"
+#include "time.h"
+
+#define SIM_PORT_SELF 0xFFFFu
+
+struct sim_engine;
+struct sim_comp;
+struct sim_report;
+
+/* A component type: registered once in a table outside the engine. */
+struct sim_type {
+  const char *name;
+  const char *doc;
+  const struct par_group *params; /* its declared parameters, or NULL */
+  const char *const *ports;       /* port names; an event's port indexes this */
+  size_t n_ports;
+  size_t state_size;              /* zeroed state allocated per component */
+  void (*init)(struct sim_comp *c);                                /* may be NULL */
+  void (*handle)(struct sim_comp *c, const struct sim_event *ev);  /* required */
+  void (*finish)(struct sim_comp *c, struct sim_report *r);        /* may be NULL */
+};
+
+/* One end of a link, as seen from the component that owns the port. */
+struct sim_port {
+  uint32_t peer;      /* component at the other end */
+  uint16_t peer_port; /* its port */
+  bool connected;
+  sim_time latency_ps;
+};
+
+struct sim_comp {
+  const struct sim_type *type;
+  struct sim_engine *eng;
+  uint32_t id;
+  char *name;          /* owned */
+  void *state;         /* owned, type->state_size bytes, zeroed */
+  const void *config;  /* borrowed: the caller keeps it alive for the run */
+  gsl_rng *rng;        /* owned: stream derived from (seed, id) */
+  struct sim_port *ports; /* owned, type->n_ports */
+};
+
+/* A new engine whose component streams derive from SEED. Free with sim_free. */
+struct sim_engine *sim_new(uint64_t seed);
+void sim_free(struct sim_engine *e);
+
+/* Adds a component; NAME is copied, CONFIG is borrowed. */
+struct sim_comp *sim_add(struct sim_engine *e, const struct sim_type *type, const char *name,
+                         const void *config);
+struct sim_comp *sim_comp_get(struct sim_engine *e, uint32_t id);
+size_t sim_comp_count(const struct sim_engine *e);
+
+/* Index of port NAME in TYPE, or -1. */
+int sim_port_index(const struct sim_type *type, const char *name);
+
+/* Joins port PA of A and port PB of B with a full-duplex link of LATENCY
+ * (>= 0) in each direction. A port joins one link; rejoining is an error. */
+bool sim_connect(struct sim_comp *a, int pa, struct sim_comp *b, int pb, sim_time latency,
+                 char **err);
+
+/* Sends an event out of port PORT of C: it arrives at the peer's port after
+ * DELAY (the sender's own extra time, >= 0) plus the link latency. */
+void sim_send(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint64_t data);
+
+/* Schedules an event for C itself after DELAY (>= 0), on SIM_PORT_SELF. */
+void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data);
+
+sim_time sim_now(const struct sim_engine *e);
+
+/* Runs init on every component (first run only), then events in order until
+ * the queue is empty, time would pass UNTIL, MAX_EVENTS have run (0: no
+ * limit), or sim_stop. Returns the number of events executed by this call. */
+uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events);
+void sim_stop(struct sim_engine *e);
+
+/* Calls every component's finish in id order, collecting into R. */
+void sim_finish(struct sim_engine *e, struct sim_report *r);
+
+uint64_t sim_events_executed(const struct sim_engine *e);
+size_t sim_pending(const struct sim_engine *e);
+/* Smallest link latency joined so far (the lookahead a parallel run would
+ * use), or SIM_TIME_MAX when there is no link. */
+sim_time sim_min_latency(const struct sim_engine *e);
+
+/* Named results collected at the end of a run, in insertion order. */
+struct sim_report_entry {
+  char *key;          /* "nic0.triggers_matched" */
+  enum unit_dim dim;  /* how to print it */
+  bool is_real;
+  int64_t i;
+  double d;
+};
+
+struct sim_report {
+  struct sim_report_entry *entries;
+  size_t n, cap;
+};
+
+void sim_report_init(struct sim_report *r);
+void sim_report_clear(struct sim_report *r);
+void sim_report_int(struct sim_report *r, const char *key, enum unit_dim dim, int64_t v);
+void sim_report_real(struct sim_report *r, const char *key, double v);
+const struct sim_report_entry *sim_report_find(const struct sim_report *r, const char *key);
+
+#endif

@@ -1,0 +1,43 @@
+/* The pending-event set. Order is total and deterministic: by time, then by
+ * the sequence number the engine stamps at insertion. One implementation in
+ * the tree (an implicit 4-ary min-heap, chosen by measurement: see
+ * tools/bench/README.md); the benchmark links alternatives behind this same
+ * header. */
+#ifndef SIM_QUEUE_H
+#define SIM_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "time.h"
+
+/* An event: a 32-byte header with an inline 8-byte payload. Larger payloads
+ * live in the receiving model's own pools and travel as an index. */
+struct sim_event {
+  sim_time time;
+  uint64_t seq;    /* insertion order, breaks ties */
+  uint32_t comp;   /* destination component id */
+  uint16_t port;   /* destination port, or SIM_PORT_SELF */
+  uint16_t kind;   /* model-defined */
+  uint64_t data;   /* model-defined inline payload */
+};
+
+struct q_queue;
+
+struct q_queue *q_new(size_t capacity_hint);
+void q_free(struct q_queue *q);
+void q_push(struct q_queue *q, const struct sim_event *ev);
+/* Removes the least event into *OUT; returns 0 when empty. */
+int q_pop(struct q_queue *q, struct sim_event *out);
+size_t q_size(const struct q_queue *q);
+/* Bytes the queue holds for its events now (capacity, not just size). */
+size_t q_bytes(const struct q_queue *q);
+/* Name of the implementation, for benchmark reports. */
+const char *q_name(void);
+
+/* The order: returns true when A must run before B. */
+static inline int q_before(const struct sim_event *a, const struct sim_event *b) {
+  return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+#endif

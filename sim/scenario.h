@@ -1,0 +1,103 @@
+/* Scenarios: YAML files (libyaml) read into a tree whose every node keeps
+ * its file, line and column, merged with their `include:`s and with
+ * command-line `--set path=value` assignments, then bound to the declared
+ * parameters of the hardware groups, the workload and the policies.
+ * Every user error is one message "file:line:col: key.path: expected X, got Y". */
+#ifndef SIM_SCENARIO_H
+#define SIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "param.h"
+
+enum sc_kind { SC_SCALAR, SC_MAP, SC_SEQ };
+
+struct sc_node;
+
+/* A map entry: the key, where the key was written, and the value. */
+struct sc_pair {
+  char *key;
+  int line, col;
+  struct sc_node *value;
+};
+
+struct sc_node {
+  enum sc_kind kind;
+  const char *file; /* interned: lives as long as the process */
+  int line, col;    /* 1-based */
+  char *scalar;     /* SC_SCALAR: the text */
+  bool quoted;      /* SC_SCALAR: written in quotes */
+  struct sc_pair *pairs; /* SC_MAP, in file order */
+  size_t n_pairs;
+  struct sc_node **items; /* SC_SEQ */
+  size_t n_items;
+};
+
+/* Reads PATH and its includes (relative to the including file; cycles and
+ * missing files are errors) into one tree: the including file's keys
+ * override the included ones', maps merge recursively, the top-level
+ * `include:` key is consumed. Returns NULL and sets *ERR (g_free) on error. */
+struct sc_node *sc_load_file(const char *path, char **err);
+
+/* Parses TEXT as a YAML document, with marks naming SOURCE ("--set"). */
+struct sc_node *sc_load_string(const char *text, const char *source, char **err);
+
+/* Applies "a.b.c=value" (value parsed as YAML) to ROOT, creating maps on
+ * the way; errors are reported against "--set". */
+bool sc_apply_set(struct sc_node *root, const char *assignment, char **err);
+
+void sc_node_free(struct sc_node *n);
+
+/* The value under KEY in map M, or NULL (also when M is not a map). */
+const struct sc_node *sc_map_get(const struct sc_node *m, const char *key);
+
+/* A message "file:line:col: PATH: " followed by the printf-formatted text,
+ * newly allocated (g_free). */
+char *sc_error_at(const struct sc_node *n, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Binds map node M (found at key path PATH, e.g. "hardware.gpu") onto a
+ * config struct of group G: starts from the defaults, then parses each key.
+ * Unknown keys are errors with a did-you-mean hint; a non-scalar value where
+ * a scalar is expected is an error. M may be NULL: defaults only.
+ * SKIP_KEY, if not NULL, names one key of M that is not a parameter (the
+ * workload's "kind"). */
+bool sc_bind_group(const struct sc_node *m, const char *path, const struct par_group *g,
+                   const char *skip_key, void *config, char **err);
+
+/* What a scenario may name: the program's tables, passed in by the caller so
+ * that this module knows no model. */
+struct sc_catalog {
+  const struct par_group *const *hardware; /* hardware.<name> sections */
+  size_t n_hardware;
+  const struct par_group *const *workloads; /* workload.kind picks one */
+  size_t n_workloads;
+  const char *const *policies; /* names allowed in policies: [...] */
+  size_t n_policies;
+};
+
+struct scenario {
+  char *path;
+  char *name;          /* name: or the file's base name without .yaml */
+  uint64_t seed;       /* seed:, default 1 */
+  void **hardware;     /* one config per catalog hardware group, in its order */
+  size_t workload;     /* index into the catalog's workloads */
+  void *workload_config;
+  char **policies;     /* at least one; default the catalog's first */
+  size_t n_policies;
+  const struct sc_catalog *catalog;
+  struct sc_node *root; /* the merged tree, for later checks */
+};
+
+/* Loads, merges, applies SETS (N_SETS "path=value" strings, then the file's
+ * `overrides:`, the command line winning) and binds a whole scenario.
+ * Top-level keys: include, name, seed, hardware, workload (required, with
+ * `kind`), policies, overrides. Returns NULL and sets *ERR on any error. */
+struct scenario *scenario_load(const char *path, const char *const *sets, size_t n_sets,
+                               const struct sc_catalog *cat, char **err);
+
+void scenario_free(struct scenario *s);
+
+#endif

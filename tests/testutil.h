@@ -1,0 +1,29 @@
+/* Shared helpers for the CUnit suites: running a suite, running the trigsim
+ * program and capturing its output, locating test data. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <CUnit/Basic.h>
+
+struct tu_test {
+  const char *name;
+  CU_TestFunc fn;
+};
+
+/* Registers the tests as one suite named SUITE, runs it, returns the exit
+ * status for main (0 when every test passed). */
+int tu_run_suite(const char *suite, const struct tu_test *tests);
+
+/* Path of a file under tests/data (newly allocated, g_free). */
+char *tu_data(const char *name);
+
+/* Runs the trigsim program with ARGV (NULL-terminated, without argv[0]) and
+ * returns its exit status; *OUT and *ERR (may be NULL) receive stdout and
+ * stderr, newly allocated. */
+int tu_trigsim(const char *const *argv, char **out, char **err);
+
+/* Writes TEXT to a new temporary file with the given suffix and returns its
+ * path (g_free); the file is removed at exit. */
+char *tu_temp_file(const char *suffix, const char *text, size_t len);
+
+#endif
