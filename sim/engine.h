@@ -13,7 +13,7 @@
 
 #include "param.h"
 #include "queue.h"
-#include "time.h"
+#include "simtime.h"
 
 #define SIM_PORT_SELF 0xFFFFu
 
@@ -50,7 +50,9 @@ struct sim_comp {
   void *state;         /* owned, type->state_size bytes, zeroed */
   const void *config;  /* borrowed: the caller keeps it alive for the run */
   gsl_rng *rng;        /* owned: stream derived from (seed, id) */
-  struct sim_port *ports; /* owned, type->n_ports */
+  struct sim_port *ports; /* owned, n_ports */
+  uint32_t n_ports;    /* type->n_ports, or as given to sim_add_ports */
+  int track;           /* trace track, -1 until first used */
 };
 
 /* A new engine whose component streams derive from SEED. Free with sim_free. */
@@ -60,6 +62,10 @@ void sim_free(struct sim_engine *e);
 /* Adds a component; NAME is copied, CONFIG is borrowed. */
 struct sim_comp *sim_add(struct sim_engine *e, const struct sim_type *type, const char *name,
                          const void *config);
+/* Same, for types whose port count varies per instance (switches): N_PORTS
+ * ports named by their index. */
+struct sim_comp *sim_add_ports(struct sim_engine *e, const struct sim_type *type, const char *name,
+                               const void *config, uint32_t n_ports);
 struct sim_comp *sim_comp_get(struct sim_engine *e, uint32_t id);
 size_t sim_comp_count(const struct sim_engine *e);
 
@@ -89,8 +95,21 @@ void sim_stop(struct sim_engine *e);
 /* Calls every component's finish in id order, collecting into R. */
 void sim_finish(struct sim_engine *e, struct sim_report *r);
 
+/* Attaches a trace (borrowed; NULL detaches); process names on it get
+ * PREFIX and a '/' in front when PREFIX is not NULL (one trace, several
+ * policy runs). Components draw on it through sim_track. */
+struct trace;
+void sim_set_trace(struct sim_engine *e, struct trace *t, const char *prefix);
+struct trace *sim_trace(const struct sim_engine *e);
+/* C's track on the trace, created on first use: process = C's name up to the
+ * first '.', thread = the rest ("node0.gpu" -> "node0" / "gpu"); names without
+ * a dot go to process "system". -1 when no trace is attached. */
+int sim_track(struct sim_comp *c);
+
 uint64_t sim_events_executed(const struct sim_engine *e);
 size_t sim_pending(const struct sim_engine *e);
+/* Bytes the event queue holds now (its capacity). */
+size_t sim_queue_bytes(const struct sim_engine *e);
 /* Smallest link latency joined so far (the lookahead a parallel run would
  * use), or SIM_TIME_MAX when there is no link. */
 sim_time sim_min_latency(const struct sim_engine *e);

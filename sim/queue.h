@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "time.h"
+#include "simtime.h"
 
 /* An event: a 32-byte header with an inline 8-byte payload. Larger payloads
  * live in the receiving model's own pools and travel as an index. */

@@ -8,7 +8,7 @@
 
 #include <gsl/gsl_histogram.h>
 
-#include "time.h"
+#include "simtime.h"
 
 /* Time-weighted mean of a piecewise-constant value. */
 struct stat_tw {

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "time.h"
+#include "simtime.h"
 
 struct trace;
 

@@ -1,7 +1,7 @@
 /* Simulated time: a signed 64-bit count of picoseconds.
  * 2^63 ps is about 106 days of simulated time, far beyond any scenario. */
-#ifndef SIM_TIME_H
-#define SIM_TIME_H
+#ifndef SIM_SIMTIME_H
+#define SIM_SIMTIME_H
 
 #include <stdint.h>
 

@@ -1,0 +1,234 @@
+/* The run loop, components, ports and links. Components own their state and
+ * talk only by events sent through linked ports (or to themselves). */
+#include "engine.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "trace.h"
+
+struct sim_engine {
+  struct q_queue *q;
+  GPtrArray *comps;      /* struct sim_comp *, index == id */
+  uint64_t seed;
+  uint64_t next_seq;
+  uint64_t executed;
+  sim_time now;
+  sim_time min_latency;
+  struct trace *trace;
+  char *trace_prefix;
+  bool started, stopped;
+};
+
+struct sim_engine *sim_new(uint64_t seed) {
+  struct sim_engine *e = g_new0(struct sim_engine, 1);
+  e->q = q_new(1024);
+  e->comps = g_ptr_array_new();
+  e->seed = seed;
+  e->min_latency = SIM_TIME_MAX;
+  return e;
+}
+
+static void comp_free(struct sim_comp *c) {
+  g_free(c->name);
+  g_free(c->state);
+  g_free(c->ports);
+  gsl_rng_free(c->rng);
+  g_free(c);
+}
+
+void sim_free(struct sim_engine *e) {
+  if (!e) return;
+  for (guint i = 0; i < e->comps->len; i++) comp_free(e->comps->pdata[i]);
+  g_ptr_array_free(e->comps, TRUE);
+  q_free(e->q);
+  g_free(e->trace_prefix);
+  g_free(e);
+}
+
+struct sim_comp *sim_add(struct sim_engine *e, const struct sim_type *type, const char *name,
+                         const void *config) {
+  return sim_add_ports(e, type, name, config, (uint32_t)type->n_ports);
+}
+
+struct sim_comp *sim_add_ports(struct sim_engine *e, const struct sim_type *type, const char *name,
+                               const void *config, uint32_t n_ports) {
+  g_assert(type && type->handle);
+  g_assert(e->comps->len < UINT32_MAX && n_ports < SIM_PORT_SELF);
+  struct sim_comp *c = g_new0(struct sim_comp, 1);
+  c->type = type;
+  c->eng = e;
+  c->id = e->comps->len;
+  c->name = g_strdup(name);
+  c->state = type->state_size ? g_malloc0(type->state_size) : NULL;
+  c->config = config;
+  c->rng = rng_stream_new(e->seed, c->id);
+  c->n_ports = n_ports;
+  c->track = -1;
+  c->ports = n_ports ? g_new0(struct sim_port, n_ports) : NULL;
+  g_ptr_array_add(e->comps, c);
+  return c;
+}
+
+struct sim_comp *sim_comp_get(struct sim_engine *e, uint32_t id) {
+  g_assert(id < e->comps->len);
+  return e->comps->pdata[id];
+}
+
+size_t sim_comp_count(const struct sim_engine *e) { return e->comps->len; }
+
+int sim_port_index(const struct sim_type *type, const char *name) {
+  for (size_t i = 0; i < type->n_ports; i++)
+    if (strcmp(type->ports[i], name) == 0) return (int)i;
+  return -1;
+}
+
+static bool port_ok(const struct sim_comp *c, int p, char **err) {
+  if (p < 0 || (uint32_t)p >= c->n_ports) {
+    *err = g_strdup_printf("%s: no port %d on a %s", c->name, p, c->type->name);
+    return false;
+  }
+  if (c->ports[p].connected) {
+    *err = g_strdup_printf("%s: port %d is already linked", c->name, p);
+    return false;
+  }
+  return true;
+}
+
+bool sim_connect(struct sim_comp *a, int pa, struct sim_comp *b, int pb, sim_time latency,
+                 char **err) {
+  if (latency < 0) {
+    *err = g_strdup_printf("%s -> %s: negative link latency", a->name, b->name);
+    return false;
+  }
+  if (!port_ok(a, pa, err) || !port_ok(b, pb, err)) return false;
+  if (a == b && pa == pb) {
+    *err = g_strdup_printf("%s: port linked to itself", a->name);
+    return false;
+  }
+  a->ports[pa] = (struct sim_port){.peer = b->id, .peer_port = (uint16_t)pb, .connected = true,
+                                   .latency_ps = latency};
+  b->ports[pb] = (struct sim_port){.peer = a->id, .peer_port = (uint16_t)pa, .connected = true,
+                                   .latency_ps = latency};
+  if (latency < a->eng->min_latency) a->eng->min_latency = latency;
+  return true;
+}
+
+static void push(struct sim_engine *e, sim_time at, uint32_t comp, uint16_t port, uint16_t kind,
+                 uint64_t data) {
+  struct sim_event ev = {
+      .time = at, .seq = e->next_seq++, .comp = comp, .port = port, .kind = kind, .data = data};
+  q_push(e->q, &ev);
+}
+
+void sim_send(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint64_t data) {
+  g_assert(port >= 0 && (uint32_t)port < c->n_ports);
+  const struct sim_port *p = &c->ports[port];
+  g_assert(p->connected);
+  g_assert(delay >= 0);
+  push(c->eng, c->eng->now + delay + p->latency_ps, p->peer, p->peer_port, kind, data);
+}
+
+void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
+  g_assert(delay >= 0);
+  push(c->eng, c->eng->now + delay, c->id, SIM_PORT_SELF, kind, data);
+}
+
+sim_time sim_now(const struct sim_engine *e) { return e->now; }
+
+uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
+  if (!e->started) {
+    e->started = true;
+    for (guint i = 0; i < e->comps->len; i++) {
+      struct sim_comp *c = e->comps->pdata[i];
+      if (c->type->init) c->type->init(c);
+    }
+  }
+  e->stopped = false;
+  uint64_t done = 0;
+  struct sim_event ev;
+  struct sim_comp **comps = (struct sim_comp **)e->comps->pdata;
+  while (!e->stopped && (max_events == 0 || done < max_events) && q_pop(e->q, &ev)) {
+    if (ev.time > until) {
+      q_push(e->q, &ev); /* keeps its seq: order is unchanged */
+      break;
+    }
+    e->now = ev.time;
+    struct sim_comp *c = comps[ev.comp];
+    c->type->handle(c, &ev);
+    done++;
+  }
+  e->executed += done;
+  return done;
+}
+
+void sim_stop(struct sim_engine *e) { e->stopped = true; }
+
+void sim_finish(struct sim_engine *e, struct sim_report *r) {
+  for (guint i = 0; i < e->comps->len; i++) {
+    struct sim_comp *c = e->comps->pdata[i];
+    if (c->type->finish) c->type->finish(c, r);
+  }
+}
+
+void sim_set_trace(struct sim_engine *e, struct trace *t, const char *prefix) {
+  e->trace = t;
+  g_free(e->trace_prefix);
+  e->trace_prefix = prefix ? g_strdup_printf("%s/", prefix) : g_strdup("");
+}
+struct trace *sim_trace(const struct sim_engine *e) { return e->trace; }
+
+int sim_track(struct sim_comp *c) {
+  struct trace *t = c->eng->trace;
+  if (!t) return -1;
+  if (c->track < 0) {
+    const char *dot = strchr(c->name, '.');
+    char *process = dot ? g_strdup_printf("%s%.*s", c->eng->trace_prefix, (int)(dot - c->name), c->name)
+                        : g_strdup_printf("%ssystem", c->eng->trace_prefix);
+    c->track = trace_track(t, process, dot ? dot + 1 : c->name);
+    g_free(process);
+  }
+  return c->track;
+}
+
+uint64_t sim_events_executed(const struct sim_engine *e) { return e->executed; }
+size_t sim_pending(const struct sim_engine *e) { return q_size(e->q); }
+size_t sim_queue_bytes(const struct sim_engine *e) { return q_bytes(e->q); }
+sim_time sim_min_latency(const struct sim_engine *e) { return e->min_latency; }
+
+void sim_report_init(struct sim_report *r) { *r = (struct sim_report){0}; }
+
+void sim_report_clear(struct sim_report *r) {
+  for (size_t i = 0; i < r->n; i++) g_free(r->entries[i].key);
+  g_free(r->entries);
+  *r = (struct sim_report){0};
+}
+
+static struct sim_report_entry *report_add(struct sim_report *r, const char *key) {
+  if (r->n == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 16;
+    r->entries = g_renew(struct sim_report_entry, r->entries, r->cap);
+  }
+  struct sim_report_entry *en = &r->entries[r->n++];
+  *en = (struct sim_report_entry){.key = g_strdup(key)};
+  return en;
+}
+
+void sim_report_int(struct sim_report *r, const char *key, enum unit_dim dim, int64_t v) {
+  struct sim_report_entry *en = report_add(r, key);
+  en->dim = dim;
+  en->i = v;
+}
+
+void sim_report_real(struct sim_report *r, const char *key, double v) {
+  struct sim_report_entry *en = report_add(r, key);
+  en->is_real = true;
+  en->d = v;
+}
+
+const struct sim_report_entry *sim_report_find(const struct sim_report *r, const char *key) {
+  for (size_t i = 0; i < r->n; i++)
+    if (strcmp(r->entries[i].key, key) == 0) return &r->entries[i];
+  return NULL;
+}

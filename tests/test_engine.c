@@ -1,0 +1,228 @@
+/* Engine: event order and ties, link latency, full duplex, seeds, run
+ * limits, and the queue against a reference sort. */
+#include <glib.h>
+#include <stdlib.h>
+
+#include "engine.h"
+#include "phold.h"
+#include "rng.h"
+#include "stats.h"
+#include "testutil.h"
+
+/* A component that records every event it receives. */
+struct rec {
+  sim_time at[64];
+  uint64_t data[64];
+  uint16_t port[64];
+  int n;
+};
+
+static void rec_handle(struct sim_comp *c, const struct sim_event *ev) {
+  struct rec *r = c->state;
+  CU_ASSERT_FATAL(r->n < 64);
+  r->at[r->n] = sim_now(c->eng);
+  r->data[r->n] = ev->data;
+  r->port[r->n] = ev->port;
+  r->n++;
+}
+
+static const char *const two_ports[] = {"a", "b"};
+static const struct sim_type rec_type = {
+    .name = "rec", .ports = two_ports, .n_ports = 2, .state_size = sizeof(struct rec),
+    .handle = rec_handle};
+
+static void test_ties_run_in_insertion_order(void) {
+  struct sim_engine *e = sim_new(1);
+  struct sim_comp *c = sim_add(e, &rec_type, "r", NULL);
+  /* Scheduled out of time order, with three at the same time 5 ns. */
+  sim_schedule(c, 5 * SIM_NS, 0, 1);
+  sim_schedule(c, 2 * SIM_NS, 0, 2);
+  sim_schedule(c, 5 * SIM_NS, 0, 3);
+  sim_schedule(c, 5 * SIM_NS, 0, 4);
+  sim_schedule(c, 0, 0, 5);
+  CU_ASSERT_EQUAL(sim_run(e, SIM_TIME_MAX, 0), 5);
+  struct rec *r = c->state;
+  uint64_t want[] = {5, 2, 1, 3, 4};
+  sim_time when[] = {0, 2000, 5000, 5000, 5000};
+  for (int i = 0; i < 5; i++) {
+    CU_ASSERT_EQUAL(r->data[i], want[i]);
+    CU_ASSERT_EQUAL(r->at[i], when[i]);
+  }
+  sim_free(e);
+}
+
+static void test_link_latency_both_directions(void) {
+  struct sim_engine *e = sim_new(1);
+  struct sim_comp *x = sim_add(e, &rec_type, "x", NULL);
+  struct sim_comp *y = sim_add(e, &rec_type, "y", NULL);
+  char *err = NULL;
+  CU_ASSERT_TRUE(sim_connect(x, 0, y, 1, 250 * SIM_NS, &err));
+  CU_ASSERT_EQUAL(sim_min_latency(e), 250 * SIM_NS);
+  /* x -> y with 10 ns of sender delay: 10 + 250 = 260 ns, on y's port 1. */
+  sim_send(x, 0, 10 * SIM_NS, 0, 7);
+  /* y -> x back over the same link: 250 ns, on x's port 0. */
+  sim_send(y, 1, 0, 0, 8);
+  sim_run(e, SIM_TIME_MAX, 0);
+  struct rec *rx = x->state, *ry = y->state;
+  CU_ASSERT_EQUAL(ry->n, 1);
+  CU_ASSERT_EQUAL(ry->at[0], 260 * SIM_NS);
+  CU_ASSERT_EQUAL(ry->port[0], 1);
+  CU_ASSERT_EQUAL(rx->n, 1);
+  CU_ASSERT_EQUAL(rx->at[0], 250 * SIM_NS);
+  CU_ASSERT_EQUAL(rx->port[0], 0);
+  sim_free(e);
+}
+
+static void test_connect_errors(void) {
+  struct sim_engine *e = sim_new(1);
+  struct sim_comp *x = sim_add(e, &rec_type, "x", NULL);
+  struct sim_comp *y = sim_add(e, &rec_type, "y", NULL);
+  char *err = NULL;
+  CU_ASSERT_FALSE(sim_connect(x, 0, y, 0, -1, &err));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "negative"));
+  g_free(err);
+  err = NULL;
+  CU_ASSERT_FALSE(sim_connect(x, 2, y, 0, 0, &err));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "no port 2"));
+  g_free(err);
+  err = NULL;
+  CU_ASSERT_TRUE(sim_connect(x, 0, y, 0, 0, &err));
+  CU_ASSERT_FALSE(sim_connect(x, 0, y, 1, 0, &err));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "already linked"));
+  g_free(err);
+  CU_ASSERT_EQUAL(sim_port_index(&rec_type, "b"), 1);
+  CU_ASSERT_EQUAL(sim_port_index(&rec_type, "c"), -1);
+  sim_free(e);
+}
+
+static void test_run_until_and_max_events(void) {
+  struct sim_engine *e = sim_new(1);
+  struct sim_comp *c = sim_add(e, &rec_type, "r", NULL);
+  for (int i = 1; i <= 6; i++) sim_schedule(c, i * SIM_US, 0, (uint64_t)i);
+  /* Until 3 us: events at 1, 2, 3 us run (inclusive), 4..6 stay pending. */
+  CU_ASSERT_EQUAL(sim_run(e, 3 * SIM_US, 0), 3);
+  CU_ASSERT_EQUAL(sim_pending(e), 3);
+  CU_ASSERT_EQUAL(sim_now(e), 3 * SIM_US);
+  /* Then at most 2 more. */
+  CU_ASSERT_EQUAL(sim_run(e, SIM_TIME_MAX, 2), 2);
+  CU_ASSERT_EQUAL(((struct rec *)c->state)->data[4], 5);
+  CU_ASSERT_EQUAL(sim_run(e, SIM_TIME_MAX, 0), 1);
+  CU_ASSERT_EQUAL(sim_events_executed(e), 6);
+  sim_free(e);
+}
+
+static int cmp_event(const void *a, const void *b) {
+  return q_before(a, b) ? -1 : q_before(b, a) ? 1 : 0;
+}
+
+static void test_queue_matches_sort(void) {
+  /* 20000 events with times from a small range (many ties), pushed and
+   * popped in interleaved batches, must come out as a stable sort. */
+  enum { N = 20000 };
+  struct sim_event *all = g_new(struct sim_event, N);
+  GRand *r = g_rand_new_with_seed(42);
+  for (int i = 0; i < N; i++)
+    all[i] = (struct sim_event){.time = g_rand_int_range(r, 0, 500), .seq = (uint64_t)i};
+  struct q_queue *q = q_new(4);
+  struct sim_event *popped = g_new(struct sim_event, N);
+  int pushed = 0, n_popped = 0;
+  sim_time last = -1;
+  while (n_popped < N) {
+    int batch = g_rand_int_range(r, 1, 64);
+    for (int k = 0; k < batch && pushed < N; k++) {
+      /* Keep time monotone for what is pushed after a pop, as the engine does. */
+      if (all[pushed].time < last) all[pushed].time = last;
+      q_push(q, &all[pushed++]);
+    }
+    int take = g_rand_int_range(r, 1, 64);
+    for (int k = 0; k < take && q_pop(q, &popped[n_popped]); k++) last = popped[n_popped++].time;
+  }
+  CU_ASSERT_EQUAL(q_size(q), 0);
+  qsort(all, N, sizeof *all, cmp_event);
+  int mismatches = 0;
+  for (int i = 0; i < N; i++) mismatches += all[i].seq != popped[i].seq;
+  CU_ASSERT_EQUAL(mismatches, 0);
+  q_free(q);
+  g_free(all);
+  g_free(popped);
+  g_rand_free(r);
+}
+
+/* Runs a small PHOLD with SEED and returns its totals. */
+static struct phold_state run_phold(uint64_t seed) {
+  struct phold_config cfg = {.lps = 8, .population = 2, .links = 2, .link_latency = SIM_US,
+                             .mean_hold = SIM_US, .remote = 0.5, .end_time = 200 * SIM_US};
+  struct sim_engine *e = sim_new(seed);
+  phold_build(e, &cfg);
+  sim_run(e, cfg.end_time, 0);
+  struct phold_state t;
+  phold_totals(e, &t);
+  /* The population is conserved: 8 LPs x 2 events stay pending. */
+  CU_ASSERT_EQUAL(sim_pending(e), 16);
+  sim_free(e);
+  return t;
+}
+
+static void test_seed_reproducibility(void) {
+  struct phold_state a = run_phold(7), b = run_phold(7), c = run_phold(8);
+  CU_ASSERT_EQUAL(a.events, b.events);
+  CU_ASSERT_EQUAL(a.hold_sum, b.hold_sum);
+  CU_ASSERT_EQUAL(a.remote_sends, b.remote_sends);
+  CU_ASSERT_TRUE(a.events > 0);
+  /* Another seed draws other hold times. */
+  CU_ASSERT_NOT_EQUAL(a.hold_sum, c.hold_sum);
+  /* Every remote send pays exactly the 1 us link latency. */
+  CU_ASSERT_EQUAL(a.link_sum, (sim_time)a.remote_sends * SIM_US);
+}
+
+static void test_streams_independent_of_neighbours(void) {
+  /* Component i's stream depends on (seed, i) only. */
+  gsl_rng *a = rng_stream_new(5, 3), *b = rng_stream_new(5, 3), *c = rng_stream_new(5, 4);
+  unsigned long x = gsl_rng_get(a);
+  CU_ASSERT_EQUAL(x, gsl_rng_get(b));
+  CU_ASSERT_NOT_EQUAL(x, gsl_rng_get(c));
+  CU_ASSERT_NOT_EQUAL(rng_derive(1, 0), rng_derive(1, 1));
+  CU_ASSERT_NOT_EQUAL(rng_derive(1, 0), rng_derive(2, 0));
+  gsl_rng_free(a);
+  gsl_rng_free(b);
+  gsl_rng_free(c);
+}
+
+static void test_time_weighted_mean(void) {
+  /* 2 for 10 ns, then 6 for 30 ns: (2*10 + 6*30) / 40 = 5. */
+  struct stat_tw s;
+  stat_tw_init(&s, 0, 2);
+  stat_tw_set(&s, 10 * SIM_NS, 6);
+  CU_ASSERT_DOUBLE_EQUAL(stat_tw_mean(&s, 40 * SIM_NS), 5.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s.max, 6.0, 0);
+}
+
+static void test_histogram(void) {
+  /* Bins of width 10 over [0, 100): 5 and 7 share bin 0, 95 is in bin 9,
+   * -1 is under, 100 is over; mean (5+7+95-1+100)/5 = 41.2. */
+  struct stat_hist h;
+  stat_hist_init(&h, 10, 0, 100);
+  double xs[] = {5, 7, 95, -1, 100};
+  for (int i = 0; i < 5; i++) stat_hist_add(&h, xs[i]);
+  CU_ASSERT_DOUBLE_EQUAL(gsl_histogram_get(h.h, 0), 2, 0);
+  CU_ASSERT_DOUBLE_EQUAL(gsl_histogram_get(h.h, 9), 1, 0);
+  CU_ASSERT_EQUAL(h.under, 1);
+  CU_ASSERT_EQUAL(h.over, 1);
+  CU_ASSERT_DOUBLE_EQUAL(stat_hist_mean(&h), 41.2, 1e-12);
+  stat_hist_free(&h);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"ties run in insertion order", test_ties_run_in_insertion_order},
+      {"link latency in both directions", test_link_latency_both_directions},
+      {"connect errors", test_connect_errors},
+      {"run until a time and a count", test_run_until_and_max_events},
+      {"queue matches a stable sort", test_queue_matches_sort},
+      {"same seed, same run", test_seed_reproducibility},
+      {"streams independent of neighbours", test_streams_independent_of_neighbours},
+      {"time-weighted mean", test_time_weighted_mean},
+      {"histogram", test_histogram},
+      {NULL, NULL}};
+  return tu_run_suite("engine", tests);
+}

@@ -1,0 +1,51 @@
+/* The catalog: the one table of hardware groups, workloads and policies a
+ * scenario may name. Adding a workload or model is one line here. */
+#include <glib.h>
+#include <string.h>
+
+#include "phold.h"
+#include "workload.h"
+
+extern const struct wl_type wl_phold;
+
+static const struct wl_type *const workloads[] = {&wl_phold};
+/* The scenario loader sees workloads by their parameter groups, in the
+ * same order (checked by wl_type_of). */
+static const struct par_group *const workload_groups[] = {&phold_params};
+G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
+
+static const char *const policies[] = {"none"};
+
+const struct sc_catalog wl_catalog = {
+    .hardware = NULL,
+    .n_hardware = 0,
+    .workloads = workload_groups,
+    .n_workloads = G_N_ELEMENTS(workloads),
+    .policies = policies,
+    .n_policies = G_N_ELEMENTS(policies),
+};
+
+const struct wl_type *wl_type_of(const struct scenario *sc) {
+  g_assert(sc->catalog == &wl_catalog && sc->workload < G_N_ELEMENTS(workloads));
+  g_assert(workloads[sc->workload]->params == workload_groups[sc->workload]);
+  return workloads[sc->workload];
+}
+
+bool wl_check_policies(const struct scenario *sc, char **err) {
+  const struct wl_type *w = wl_type_of(sc);
+  for (size_t i = 0; i < sc->n_policies; i++) {
+    bool ok = false;
+    for (size_t k = 0; k < w->n_policies && !ok; k++) ok = !strcmp(w->policies[k], sc->policies[i]);
+    if (ok) continue;
+    const struct sc_node *n = sc_map_get(sc->root, "policies");
+    if (!n) n = sc_map_get(sc->root, "workload");
+    GString *supported = g_string_new(NULL);
+    for (size_t k = 0; k < w->n_policies; k++)
+      g_string_append_printf(supported, "%s%s", k ? ", " : "", w->policies[k]);
+    *err = sc_error_at(n ? n : sc->root, "policies", "expected a policy %s runs under (%s), got %s",
+                       w->params->name, supported->str, sc->policies[i]);
+    g_string_free(supported, TRUE);
+    return false;
+  }
+  return true;
+}
