@@ -1,0 +1,189 @@
+/* The trigsim program as a user meets it: exit statuses, messages, output
+ * formats, byte-identical reruns, and no output file left by a failure. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static char *data(const char *name) {
+  char *rel = g_build_filename("cli", name, NULL);
+  char *p = tu_data(rel);
+  g_free(rel);
+  return p;
+}
+
+static void test_version_and_help(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"--version", NULL}, &out, NULL), 0);
+  CU_ASSERT_TRUE(g_str_has_prefix(out, "trigsim "));
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"--help", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "run SCENARIO"));
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", "--help", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "--set"));
+  g_free(out);
+}
+
+static void test_usage_errors_exit_2(void) {
+  char *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){NULL}, NULL, NULL), 2);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"rnu", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'run'?"));
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected one SCENARIO file"));
+  g_free(err);
+  char *good = data("good.yaml");
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "--format", "xml", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "--format: expected table, csv or json, got xml"));
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "--seed", "-4", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "--seed: expected a non-negative integer"));
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "--bogus", NULL}, NULL, &err), 2);
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", "phlod", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'phold'?"));
+  g_free(err);
+  g_free(good);
+}
+
+static void test_bad_scenario_exit_2_with_location(void) {
+  char *bad = data("bad_range.yaml"), *err = NULL, *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", bad, NULL}, &out, &err), 2);
+  /* lps is on line 3, its value at column 8; range [1, 16777216]. */
+  char *want = g_strdup_printf("%s:3:8: workload.lps: expected", bad);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "got 0"));
+  CU_ASSERT_STRING_EQUAL(out, "");
+  g_free(want);
+  g_free(err);
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", bad, NULL}, NULL, NULL), 2);
+  g_free(bad);
+  bad = data("bad_policy.yaml");
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", bad, NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "policies: expected a policy phold runs under (none), got hdn"));
+  g_free(err);
+  g_free(bad);
+  char *missing = data("no-such-file.yaml");
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", missing, NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, missing));
+  g_free(err);
+  g_free(missing);
+}
+
+static void test_no_output_file_on_failure(void) {
+  char *dir = g_dir_make_tmp("trigsim-cli-XXXXXX", NULL);
+  char *res = g_build_filename(dir, "out.json", NULL);
+  char *tr = g_build_filename(dir, "trace.json", NULL);
+  char *bad = data("bad_range.yaml");
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", bad, "-o", res, "--trace", tr, NULL}, NULL, NULL), 2);
+  CU_ASSERT_FALSE(g_file_test(res, G_FILE_TEST_EXISTS));
+  CU_ASSERT_FALSE(g_file_test(tr, G_FILE_TEST_EXISTS));
+  /* The directory is left empty: no temporary file either. */
+  GDir *d = g_dir_open(dir, 0, NULL);
+  CU_ASSERT_PTR_NULL(g_dir_read_name(d));
+  g_dir_close(d);
+  g_rmdir(dir);
+  g_free(bad);
+  g_free(res);
+  g_free(tr);
+  g_free(dir);
+}
+
+static void test_same_scenario_same_bytes(void) {
+  char *good = data("good.yaml");
+  const char *formats[] = {"table", "csv", "json"};
+  for (int i = 0; i < 3; i++) {
+    char *a = NULL, *b = NULL;
+    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "-f", formats[i], NULL}, &a, NULL), 0);
+    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "-f", formats[i], NULL}, &b, NULL), 0);
+    CU_ASSERT_TRUE(strlen(a) > 0);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    g_free(a);
+    g_free(b);
+  }
+  /* Another seed, other bytes. */
+  char *a = NULL, *b = NULL;
+  tu_trigsim((const char *[]){"run", good, "-f", "csv", NULL}, &a, NULL);
+  tu_trigsim((const char *[]){"run", good, "-f", "csv", "--seed", "4", NULL}, &b, NULL);
+  CU_ASSERT_STRING_NOT_EQUAL(a, b);
+  g_free(a);
+  g_free(b);
+  g_free(good);
+}
+
+static void test_json_and_csv_fields(void) {
+  char *good = data("good.yaml"), *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "-f", "json", NULL}, &out, NULL), 0);
+  /* end_time 50 us = 50,000,000 ps is the run's total. */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"policy\": \"none\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"total_time_ps\": 50000000"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"phases\": {\"hold\": "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"scenario\": \"cli-good\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"seed\": 3"));
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "-f", "csv", NULL}, &out, NULL), 0);
+  char **lines = g_strsplit(out, "\n", -1);
+  CU_ASSERT_TRUE(g_str_has_prefix(lines[0], "scenario,workload,seed,policy,total_time_ps,events,phase_hold_ps,phase_link_ps"));
+  CU_ASSERT_TRUE(g_str_has_prefix(lines[1], "cli-good,phold,3,none,50000000,"));
+  CU_ASSERT_STRING_EQUAL(lines[2], "");
+  g_strfreev(lines);
+  g_free(out);
+  /* --set overrides the file: end_time 20 us. */
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "-f", "csv", "--set", "workload.end_time=20us", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\ncli-good,phold,3,none,20000000,"));
+  g_free(out);
+  g_free(good);
+}
+
+static void test_trace_written(void) {
+  char *good = data("good.yaml");
+  char *dir = g_dir_make_tmp("trigsim-cli-XXXXXX", NULL);
+  char *tr = g_build_filename(dir, "t.json", NULL);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "--trace", tr, NULL}, NULL, NULL), 0);
+  char *text = NULL;
+  CU_ASSERT_TRUE(g_file_get_contents(tr, &text, NULL, NULL));
+  CU_ASSERT_TRUE(g_str_has_prefix(text, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["));
+  CU_ASSERT_TRUE(g_str_has_suffix(text, "]}\n"));
+  /* One named track per LP (4), under the policy's process. */
+  int threads = 0;
+  for (const char *p = text; (p = strstr(p, "\"thread_name\"")); p++) threads++;
+  CU_ASSERT_EQUAL(threads, 4);
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"args\":{\"name\":\"lp3\"}"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "{\"name\":\"none/system\"}"));
+  g_free(text);
+  g_unlink(tr);
+  g_rmdir(dir);
+  g_free(tr);
+  g_free(dir);
+  g_free(good);
+}
+
+static void test_params_listing(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "link_latency"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "mean_hold"));
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", "phold", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "16777216"));
+  g_free(out);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"version and help", test_version_and_help},
+      {"usage errors exit 2", test_usage_errors_exit_2},
+      {"bad scenario exits 2 with its location", test_bad_scenario_exit_2_with_location},
+      {"no output file on failure", test_no_output_file_on_failure},
+      {"same scenario, same bytes", test_same_scenario_same_bytes},
+      {"json and csv fields", test_json_and_csv_fields},
+      {"trace written", test_trace_written},
+      {"params listing", test_params_listing},
+      {NULL, NULL}};
+  return tu_run_suite("cli", tests);
+}
