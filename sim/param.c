@@ -1,0 +1,262 @@
+/* Parameter declarations (see param.h): parse and range-check a value, store
+ * it at the declared offset, suggest the nearest key for a typo, and print
+ * the group as the `trigsim params` table, after SST's ELI documentation. */
+#include "param.h"
+
+#include <glib.h>
+#include <string.h>
+
+enum unit_dim par_type_dim(enum par_type type) {
+  switch (type) {
+  case PAR_TIME: return UNIT_TIME;
+  case PAR_BANDWIDTH: return UNIT_BANDWIDTH;
+  case PAR_SIZE: return UNIT_SIZE;
+  case PAR_FREQ: return UNIT_FREQ;
+  default: return UNIT_NONE;
+  }
+}
+
+static const char *type_name(enum par_type type) {
+  static const char *const names[] = {"int",  "float", "bool", "time",  "bandwidth",
+                                      "size", "freq",  "enum", "string"};
+  g_assert((size_t)type < G_N_ELEMENTS(names));
+  return names[type];
+}
+
+static bool is_integral(enum par_type t) {
+  return t == PAR_INT || t == PAR_TIME || t == PAR_BANDWIDTH || t == PAR_SIZE || t == PAR_FREQ;
+}
+
+/* The choices of an enum declaration, newly allocated (g_strfreev). */
+static char **enum_choices(const struct par_decl *d) {
+  g_assert(d->choices);
+  return g_strsplit(d->choices, "|", -1);
+}
+
+char *par_expected(const struct par_decl *d) {
+  switch (d->type) {
+  case PAR_INT: return g_strdup("an integer");
+  case PAR_FLOAT: return g_strdup("a number");
+  case PAR_BOOL: return g_strdup("true or false");
+  case PAR_STRING: return g_strdup("a string");
+  case PAR_ENUM: {
+    char **c = enum_choices(d);
+    char *list = g_strjoinv(", ", c);
+    char *s = g_strdup_printf("one of %s", list);
+    g_free(list);
+    g_strfreev(c);
+    return s;
+  }
+  default: return g_strdup(units_dim_name(par_type_dim(d->type)));
+  }
+}
+
+/* "in [0ps, 1s]", "of at least 1", "of at most 1s", or "" with no bounds. */
+static char *range_phrase(const struct par_decl *d) {
+  if (d->min && d->max) return g_strdup_printf(" in [%s, %s]", d->min, d->max);
+  if (d->min) return g_strdup_printf(" of at least %s", d->min);
+  if (d->max) return g_strdup_printf(" of at most %s", d->max);
+  return g_strdup("");
+}
+
+static char *range_error(const struct par_decl *d, const char *text) {
+  char *what = par_expected(d), *range = range_phrase(d);
+  char *msg = g_strdup_printf("expected %s%s, got %s", what, range, text);
+  g_free(what);
+  g_free(range);
+  return msg;
+}
+
+/* A bound is part of the program: failing to parse it is an internal error. */
+static int64_t bound_int(const struct par_decl *d, const char *text) {
+  int64_t v = 0;
+  char *err = NULL;
+  if (!units_parse_int(text, par_type_dim(d->type), &v, &err))
+    g_error("parameter %s: bad bound '%s': %s", d->key, text, err);
+  return v;
+}
+
+static double bound_real(const struct par_decl *d, const char *text) {
+  double v = 0;
+  char *err = NULL;
+  if (!units_parse_real(text, UNIT_NONE, &v, &err))
+    g_error("parameter %s: bad bound '%s': %s", d->key, text, err);
+  return v;
+}
+
+static bool set_int(const struct par_decl *d, void *field, const char *text, char **err) {
+  int64_t v;
+  if (!units_parse_int(text, par_type_dim(d->type), &v, err)) return false;
+  if ((d->min && v < bound_int(d, d->min)) || (d->max && v > bound_int(d, d->max))) {
+    *err = range_error(d, text);
+    return false;
+  }
+  *(int64_t *)field = v;
+  return true;
+}
+
+static bool set_float(const struct par_decl *d, void *field, const char *text, char **err) {
+  double v;
+  if (!units_parse_real(text, UNIT_NONE, &v, err)) return false;
+  if ((d->min && v < bound_real(d, d->min)) || (d->max && v > bound_real(d, d->max))) {
+    *err = range_error(d, text);
+    return false;
+  }
+  *(double *)field = v;
+  return true;
+}
+
+static bool set_bool(void *field, const char *text, char **err) {
+  bool t = !strcmp(text, "true");
+  if (!t && strcmp(text, "false")) {
+    *err = g_strdup_printf("expected true or false, got %s", *text ? text : "an empty value");
+    return false;
+  }
+  *(bool *)field = t;
+  return true;
+}
+
+static bool set_enum(const struct par_decl *d, void *field, const char *text, char **err) {
+  char **c = enum_choices(d);
+  guint n = g_strv_length(c);
+  for (guint i = 0; i < n; i++) {
+    if (strcmp(c[i], text)) continue;
+    *(int *)field = (int)i;
+    g_strfreev(c);
+    return true;
+  }
+  const char *hint = par_suggest(text, (const char *const *)c, n);
+  char *what = par_expected(d);
+  *err = g_strdup_printf("expected %s, got %s%s%s%s", what, *text ? text : "an empty value",
+                         hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
+  g_free(what);
+  g_strfreev(c);
+  return false;
+}
+
+bool par_set(const struct par_decl *d, void *config, const char *text, char **err) {
+  char *field = (char *)config + d->offset;
+  char *ignored = NULL;
+  if (!err) err = &ignored;
+  bool ok = true;
+  if (!text) text = "";
+  if (is_integral(d->type)) ok = set_int(d, field, text, err);
+  else if (d->type == PAR_FLOAT) ok = set_float(d, field, text, err);
+  else if (d->type == PAR_BOOL) ok = set_bool(field, text, err);
+  else if (d->type == PAR_ENUM) ok = set_enum(d, field, text, err);
+  else {
+    g_free(*(char **)field);
+    *(char **)field = g_strdup(text);
+  }
+  g_free(ignored);
+  return ok;
+}
+
+void par_group_defaults(const struct par_group *g, void *config) {
+  for (size_t i = 0; i < g->n_decls; i++) {
+    const struct par_decl *d = &g->decls[i];
+    g_assert(d->offset < g->config_size);
+    if (d->type == PAR_STRING) {
+      /* CONFIG may be uninitialised: store without freeing what is there. */
+      *(char **)((char *)config + d->offset) = g_strdup(d->def);
+      continue;
+    }
+    char *err = NULL;
+    if (!d->def || !par_set(d, config, d->def, &err))
+      g_error("%s.%s: bad default: %s", g->name, d->key, err ? err : "missing");
+  }
+}
+
+void par_group_free_config(const struct par_group *g, void *config) {
+  for (size_t i = 0; i < g->n_decls; i++) {
+    if (g->decls[i].type != PAR_STRING) continue;
+    char **field = (char **)((char *)config + g->decls[i].offset);
+    g_free(*field);
+    *field = NULL;
+  }
+}
+
+const struct par_decl *par_group_find(const struct par_group *g, const char *key) {
+  for (size_t i = 0; i < g->n_decls; i++)
+    if (!strcmp(g->decls[i].key, key)) return &g->decls[i];
+  return NULL;
+}
+
+const char *par_group_suggest(const struct par_group *g, const char *key) {
+  const char **keys = g_new(const char *, g->n_decls + 1);
+  for (size_t i = 0; i < g->n_decls; i++) keys[i] = g->decls[i].key;
+  const char *hint = par_suggest(key, keys, g->n_decls);
+  g_free(keys);
+  return hint;
+}
+
+/* Levenshtein distance with one rolling row. */
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  size_t *row = g_new(size_t, lb + 1);
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  size_t d = row[lb];
+  g_free(row);
+  return d;
+}
+
+/* Close enough: distance at most max(2, len(WORD)/3); an exact match is not
+ * a suggestion; ties go to the earlier candidate. */
+const char *par_suggest(const char *word, const char *const *candidates, size_t n) {
+  size_t limit = MAX((size_t)2, strlen(word) / 3);
+  const char *best = NULL;
+  size_t best_d = limit + 1;
+  for (size_t i = 0; i < n; i++) {
+    size_t d = edit_distance(word, candidates[i]);
+    if (d > 0 && d < best_d) {
+      best = candidates[i];
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+static char *range_cell(const struct par_decl *d) {
+  if (d->type == PAR_ENUM) return g_strdup(d->choices);
+  if (!d->min && !d->max) return g_strdup("-");
+  if (!d->max) return g_strdup_printf(">= %s", d->min);
+  if (!d->min) return g_strdup_printf("<= %s", d->max);
+  return g_strdup_printf("[%s, %s]", d->min, d->max);
+}
+
+void par_group_print(const struct par_group *g, FILE *out) {
+  const char *head[4] = {"key", "type", "default", "range"};
+  int w[4];
+  for (int c = 0; c < 4; c++) w[c] = (int)strlen(head[c]);
+  char **cells = g_new0(char *, 4 * g->n_decls);
+  for (size_t i = 0; i < g->n_decls; i++) {
+    const struct par_decl *d = &g->decls[i];
+    cells[4 * i] = g_strdup(d->key);
+    cells[4 * i + 1] = g_strdup(type_name(d->type));
+    cells[4 * i + 2] = g_strdup(d->def ? d->def : "-");
+    cells[4 * i + 3] = range_cell(d);
+    for (int c = 0; c < 4; c++) w[c] = MAX(w[c], (int)strlen(cells[4 * i + c]));
+  }
+  fprintf(out, "%s: %s\n", g->name, g->doc ? g->doc : "");
+  fprintf(out, "  %-*s  %-*s  %-*s  %-*s  doc\n", w[0], head[0], w[1], head[1], w[2], head[2], w[3],
+          head[3]);
+  for (size_t i = 0; i < g->n_decls; i++) {
+    char **r = &cells[4 * i];
+    fprintf(out, "  %-*s  %-*s  %-*s  %-*s  %s\n", w[0], r[0], w[1], r[1], w[2], r[2], w[3], r[3],
+            g->decls[i].doc ? g->decls[i].doc : "");
+    for (int c = 0; c < 4; c++) g_free(r[c]);
+  }
+  g_free(cells);
+}
