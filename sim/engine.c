@@ -19,7 +19,13 @@ struct sim_engine {
   struct trace *trace;
   char *trace_prefix;
   bool started, stopped;
+  /* Payload pool: chunks of PAYLOAD_CHUNK slots and a free list of handles. */
+  GPtrArray *payload_chunks;
+  GArray *payload_free;
+  size_t payloads_live;
 };
+
+#define PAYLOAD_CHUNK 1024
 
 struct sim_engine *sim_new(uint64_t seed) {
   struct sim_engine *e = g_new0(struct sim_engine, 1);
@@ -27,6 +33,8 @@ struct sim_engine *sim_new(uint64_t seed) {
   e->comps = g_ptr_array_new();
   e->seed = seed;
   e->min_latency = SIM_TIME_MAX;
+  e->payload_chunks = g_ptr_array_new_with_free_func(g_free);
+  e->payload_free = g_array_new(FALSE, FALSE, sizeof(uint64_t));
   return e;
 }
 
@@ -43,6 +51,8 @@ void sim_free(struct sim_engine *e) {
   for (guint i = 0; i < e->comps->len; i++) comp_free(e->comps->pdata[i]);
   g_ptr_array_free(e->comps, TRUE);
   q_free(e->q);
+  g_ptr_array_free(e->payload_chunks, TRUE);
+  g_array_free(e->payload_free, TRUE);
   g_free(e->trace_prefix);
   g_free(e);
 }
@@ -191,6 +201,40 @@ int sim_track(struct sim_comp *c) {
   }
   return c->track;
 }
+
+/* Handles are slot index + 1, so that 0 never names a payload. */
+uint64_t sim_payload_new(struct sim_engine *e) {
+  uint64_t h;
+  if (e->payload_free->len) {
+    h = g_array_index(e->payload_free, uint64_t, e->payload_free->len - 1);
+    g_array_set_size(e->payload_free, e->payload_free->len - 1);
+  } else {
+    uint64_t base = (uint64_t)e->payload_chunks->len * PAYLOAD_CHUNK;
+    g_ptr_array_add(e->payload_chunks, g_malloc(PAYLOAD_CHUNK * SIM_PAYLOAD_BYTES));
+    for (uint64_t i = PAYLOAD_CHUNK; i > 1; i--) {
+      uint64_t free_h = base + i;
+      g_array_append_val(e->payload_free, free_h);
+    }
+    h = base + 1;
+  }
+  e->payloads_live++;
+  memset(sim_payload(e, h), 0, SIM_PAYLOAD_BYTES);
+  return h;
+}
+
+void *sim_payload(struct sim_engine *e, uint64_t handle) {
+  g_assert(handle >= 1 && handle <= (uint64_t)e->payload_chunks->len * PAYLOAD_CHUNK);
+  uint64_t i = handle - 1;
+  return (char *)e->payload_chunks->pdata[i / PAYLOAD_CHUNK] + (i % PAYLOAD_CHUNK) * SIM_PAYLOAD_BYTES;
+}
+
+void sim_payload_free(struct sim_engine *e, uint64_t handle) {
+  g_assert(handle >= 1 && e->payloads_live > 0);
+  g_array_append_val(e->payload_free, handle);
+  e->payloads_live--;
+}
+
+size_t sim_payloads_live(const struct sim_engine *e) { return e->payloads_live; }
 
 uint64_t sim_events_executed(const struct sim_engine *e) { return e->executed; }
 size_t sim_pending(const struct sim_engine *e) { return q_size(e->q); }

@@ -106,6 +106,16 @@ struct trace *sim_trace(const struct sim_engine *e);
  * a dot go to process "system". -1 when no trace is attached. */
 int sim_track(struct sim_comp *c);
 
+/* Payloads larger than an event's 8 bytes (packets, commands): zeroed
+ * SIM_PAYLOAD_BYTES slots from a pool the engine owns, travelling between
+ * components as a handle in ev->data. The receiver that consumes a payload
+ * frees it. Slot addresses are stable until freed. */
+#define SIM_PAYLOAD_BYTES 64
+uint64_t sim_payload_new(struct sim_engine *e);
+void *sim_payload(struct sim_engine *e, uint64_t handle);
+void sim_payload_free(struct sim_engine *e, uint64_t handle);
+size_t sim_payloads_live(const struct sim_engine *e);
+
 uint64_t sim_events_executed(const struct sim_engine *e);
 size_t sim_pending(const struct sim_engine *e);
 /* Bytes the event queue holds now (its capacity). */

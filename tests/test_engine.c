@@ -2,6 +2,7 @@
  * limits, and the queue against a reference sort. */
 #include <glib.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 #include "phold.h"
@@ -212,6 +213,28 @@ static void test_histogram(void) {
   stat_hist_free(&h);
 }
 
+static void test_payload_pool(void) {
+  struct sim_engine *e = sim_new(1);
+  /* 1500 slots span two chunks of 1024; each is zeroed and distinct. */
+  uint64_t h[1500];
+  for (int i = 0; i < 1500; i++) {
+    h[i] = sim_payload_new(e);
+    CU_ASSERT_NOT_EQUAL(h[i], 0);
+    unsigned char *p = sim_payload(e, h[i]);
+    CU_ASSERT_EQUAL(p[0] | p[SIM_PAYLOAD_BYTES - 1], 0);
+    memset(p, 0xab, SIM_PAYLOAD_BYTES);
+  }
+  CU_ASSERT_EQUAL(sim_payloads_live(e), 1500);
+  CU_ASSERT_NOT_EQUAL(sim_payload(e, h[0]), sim_payload(e, h[1499]));
+  sim_payload_free(e, h[7]);
+  CU_ASSERT_EQUAL(sim_payloads_live(e), 1499);
+  /* The freed slot is reused, and comes back zeroed. */
+  uint64_t again = sim_payload_new(e);
+  CU_ASSERT_EQUAL(again, h[7]);
+  CU_ASSERT_EQUAL(((unsigned char *)sim_payload(e, again))[3], 0);
+  sim_free(e);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"ties run in insertion order", test_ties_run_in_insertion_order},
@@ -223,6 +246,7 @@ int main(void) {
       {"streams independent of neighbours", test_streams_independent_of_neighbours},
       {"time-weighted mean", test_time_weighted_mean},
       {"histogram", test_histogram},
+      {"payload pool", test_payload_pool},
       {NULL, NULL}};
   return tu_run_suite("engine", tests);
 }
