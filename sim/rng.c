@@ -10,8 +10,11 @@ uint64_t rng_derive(uint64_t seed, uint64_t index) {
 }
 
 gsl_rng *rng_stream_new(uint64_t seed, uint64_t stream_id) {
-  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-  /* mt19937 takes an unsigned long seed; 0 selects its default, avoid it. */
+  /* taus2 (L'Ecuyer's maximally equidistributed Tausworthe, period 2^88):
+   * fast, and 24 bytes of state where mt19937 needs 2.5 KB per component,
+   * which matters for systems of thousands of nodes. */
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+  /* A seed of 0 selects the generator's default; avoid it. */
   unsigned long s = (unsigned long)rng_derive(seed, stream_id);
   gsl_rng_set(r, s ? s : 1);
   return r;

@@ -19,6 +19,7 @@ struct sc_node;
 /* A map entry: the key, where the key was written, and the value. */
 struct sc_pair {
   char *key;
+  const char *file; /* interned, like sc_node.file */
   int line, col;
   struct sc_node *value;
 };
