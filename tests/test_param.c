@@ -169,10 +169,8 @@ static void test_enum(void) {
 static void test_string(void) {
   struct cfg c;
   par_group_defaults(&group, &c);
-  char *old = c.name;
   expect_accept(&c, "name", "nic7"); /* the old copy is freed (ASan would see a leak) */
   CU_ASSERT_STRING_EQUAL(c.name, "nic7");
-  CU_ASSERT_PTR_NOT_EQUAL(c.name, old);
   expect_accept(&c, "name", "");
   CU_ASSERT_STRING_EQUAL(c.name, "");
   par_group_free_config(&group, &c);
