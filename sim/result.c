@@ -127,9 +127,25 @@ static void write_csv(FILE *out, const struct sim_result_set *set) {
   g_ptr_array_free(counters, TRUE);
 }
 
+/* A time for people: four significant digits in the largest unit that
+ * keeps the value at least 1 (the machine formats keep every picosecond). */
+static char *human_time(sim_time ps, char *buf, int len) {
+  static const struct { const char *unit; double scale; } units[] = {
+      {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}};
+  for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+    if ((double)ps >= units[i].scale || (double)-ps >= units[i].scale) {
+      g_snprintf(buf, len, "%.4g%s", (double)ps / units[i].scale, units[i].unit);
+      return buf;
+    }
+  }
+  g_snprintf(buf, len, "%" PRId64 "ps", ps);
+  return buf;
+}
+
 static void put_human(FILE *out, const struct sim_report_entry *en, int width) {
   char buf[64];
   if (en->is_real) g_snprintf(buf, sizeof buf, "%.6g", en->d);
+  else if (en->dim == UNIT_TIME) human_time(en->i, buf, sizeof buf);
   else units_format(en->i, en->dim, buf, sizeof buf);
   fprintf(out, " %*s", width, buf);
 }
@@ -144,7 +160,7 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
   for (size_t i = 0; i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i];
     char buf[64];
-    fprintf(out, "%-10s %14s", r->policy, units_format(r->total_ps, UNIT_TIME, buf, sizeof buf));
+    fprintf(out, "%-10s %14s", r->policy, human_time(r->total_ps, buf, sizeof buf));
     for (guint j = 0; j < phases->len; j++) {
       const struct sim_report_entry *en = sim_report_find(&r->phases, phases->pdata[j]);
       if (en) put_human(out, en, 14);
