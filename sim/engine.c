@@ -189,17 +189,26 @@ void sim_set_trace(struct sim_engine *e, struct trace *t, const char *prefix) {
 }
 struct trace *sim_trace(const struct sim_engine *e) { return e->trace; }
 
+static int new_track(struct sim_comp *c, const char *suffix) {
+  const char *dot = strchr(c->name, '.');
+  char *process = dot ? g_strdup_printf("%s%.*s", c->eng->trace_prefix, (int)(dot - c->name), c->name)
+                      : g_strdup_printf("%ssystem", c->eng->trace_prefix);
+  char *thread = g_strdup_printf("%s%s%s", dot ? dot + 1 : c->name, suffix ? "/" : "",
+                                 suffix ? suffix : "");
+  int track = trace_track(c->eng->trace, process, thread);
+  g_free(process);
+  g_free(thread);
+  return track;
+}
+
 int sim_track(struct sim_comp *c) {
-  struct trace *t = c->eng->trace;
-  if (!t) return -1;
-  if (c->track < 0) {
-    const char *dot = strchr(c->name, '.');
-    char *process = dot ? g_strdup_printf("%s%.*s", c->eng->trace_prefix, (int)(dot - c->name), c->name)
-                        : g_strdup_printf("%ssystem", c->eng->trace_prefix);
-    c->track = trace_track(t, process, dot ? dot + 1 : c->name);
-    g_free(process);
-  }
+  if (!c->eng->trace) return -1;
+  if (c->track < 0) c->track = new_track(c, NULL);
   return c->track;
+}
+
+int sim_track_sub(struct sim_comp *c, const char *suffix) {
+  return c->eng->trace ? new_track(c, suffix) : -1;
 }
 
 /* Handles are slot index + 1, so that 0 never names a payload. */

@@ -105,6 +105,10 @@ struct trace *sim_trace(const struct sim_engine *e);
  * first '.', thread = the rest ("node0.gpu" -> "node0" / "gpu"); names without
  * a dot go to process "system". -1 when no trace is attached. */
 int sim_track(struct sim_comp *c);
+/* A further track of C, named like sim_track's with "/SUFFIX" appended to
+ * the thread ("node0" / "gpu/queue1"). Creates a new track at every call:
+ * the caller keeps the id. -1 when no trace is attached. */
+int sim_track_sub(struct sim_comp *c, const char *suffix);
 
 /* Payloads larger than an event's 8 bytes (packets, commands): zeroed
  * SIM_PAYLOAD_BYTES slots from a pool the engine owns, travelling between

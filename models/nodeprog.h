@@ -1,0 +1,93 @@
+/* What a node's CPU and GPU execute: the lowered form a policy writes
+ * (workloads/policy_*.c) and the cpu and gpu models interpret. Read-only
+ * while the simulation runs; shared by the node's components as config. */
+#ifndef MODELS_NODEPROG_H
+#define MODELS_NODEPROG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+#include "simtime.h"
+
+/* One step of a work-group's program (every WG of a kernel runs the same). */
+enum kstep_kind {
+  KS_COMPUTE,      /* flops and bytes through the roofline, or `time` if > 0 */
+  KS_WAIT_FLAG,    /* poll `flag` until it holds >= `value` (gpu.poll_interval) */
+  KS_TRIGGER,      /* release fence + posted store of tag `tag + wg / tag_div` to the NIC */
+  KS_HOST_REQUEST, /* post request `cmd` to the CPU helper threads' queue (ghn) */
+  KS_NIC_CMD,      /* device-initiated command `cmd` straight to the NIC (cpufree) */
+  KS_BARRIER,      /* device-wide barrier of all the kernel's WGs */
+};
+
+struct kstep {
+  uint8_t kind;        /* enum kstep_kind */
+  int64_t flops;       /* KS_COMPUTE */
+  int64_t bytes;       /* KS_COMPUTE: bytes of memory traffic */
+  sim_time time;       /* KS_COMPUTE: fixed duration, overrides the roofline */
+  uint32_t flag;       /* KS_WAIT_FLAG */
+  uint32_t value;      /* KS_WAIT_FLAG */
+  uint32_t tag;        /* KS_TRIGGER: first tag */
+  uint32_t tag_div;    /* KS_TRIGGER: WGs per tag (1 = per WG; n_wgs = kernel level) */
+  uint32_t cmd;        /* KS_HOST_REQUEST, KS_NIC_CMD: index into nodeprog.cmds */
+  uint32_t only_wg;    /* if > 0, only WG only_wg-1 performs this step */
+};
+
+struct kernel {
+  const char *name;
+  uint32_t n_wgs;
+  const struct kstep *steps;
+  size_t n_steps;
+};
+
+/* Commands of a GPU in-order queue (a stream). */
+enum qcmd_kind {
+  Q_KERNEL,     /* launch kernel `kernel` (launch latency, waves, teardown) */
+  Q_WAIT_FLAG,  /* block the queue until `flag` >= `value` (stream wait-on-flag) */
+  Q_DOORBELL,   /* ring the NIC for pre-posted command `cmd_id` (GDS) */
+};
+
+struct qcmd {
+  uint8_t kind;        /* enum qcmd_kind */
+  uint32_t kernel;     /* Q_KERNEL: index into nodeprog.kernels */
+  uint32_t flag, value;/* Q_WAIT_FLAG */
+  uint32_t cmd_id;     /* Q_DOORBELL */
+};
+
+/* One step of a CPU thread's program. */
+enum hstep_kind {
+  HS_COMPUTE,     /* occupy the core for `time` */
+  HS_LAUNCH,      /* submit queue command `qcmd` to GPU queue `queue` (cpu.launch_submit) */
+  HS_WAIT_KERNEL, /* wait until kernel `kernel` completes (control-flow switch) */
+  HS_NIC_CMD,     /* build and post NIC command `cmd` (cpu.build_cmd, or
+                     cpu.register_trigger for triggered ones, or cpu.send for puts
+                     made by the host network stack when `two_sided`) */
+  HS_WAIT_FLAG,   /* wait until `flag` >= `value`; pays cpu.recv when `two_sided` */
+};
+
+struct hstep {
+  uint8_t kind;        /* enum hstep_kind */
+  uint8_t two_sided;   /* HS_NIC_CMD / HS_WAIT_FLAG through the host stack */
+  uint8_t queue;       /* HS_LAUNCH */
+  sim_time time;       /* HS_COMPUTE */
+  uint32_t qcmd;       /* HS_LAUNCH: index into nodeprog.qcmds */
+  uint32_t kernel;     /* HS_WAIT_KERNEL */
+  uint32_t cmd;        /* HS_NIC_CMD */
+  uint32_t flag, value;/* HS_WAIT_FLAG */
+};
+
+/* Everything one node runs. Flag ids index a node-wide array of flag words
+ * (0 unused); their watcher is the device that polls them. */
+struct nodeprog {
+  const struct kernel *kernels;
+  size_t n_kernels;
+  const struct qcmd *qcmds;
+  size_t n_qcmds;
+  const struct nic_cmd *cmds;  /* NIC commands, referenced by index */
+  size_t n_cmds;
+  const struct hstep *host;    /* the main CPU thread's program (core 0) */
+  size_t n_host;
+  uint32_t n_flags;            /* flag ids are 1 .. n_flags */
+};
+
+#endif
