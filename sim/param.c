@@ -4,11 +4,13 @@
 #include "param.h"
 
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 enum unit_dim par_type_dim(enum par_type type) {
   switch (type) {
-  case PAR_TIME: return UNIT_TIME;
+  case PAR_TIME:
+  case PAR_TABLE: return UNIT_TIME;
   case PAR_BANDWIDTH: return UNIT_BANDWIDTH;
   case PAR_SIZE: return UNIT_SIZE;
   case PAR_FREQ: return UNIT_FREQ;
@@ -17,8 +19,8 @@ enum unit_dim par_type_dim(enum par_type type) {
 }
 
 static const char *type_name(enum par_type type) {
-  static const char *const names[] = {"int",  "float", "bool", "time",  "bandwidth",
-                                      "size", "freq",  "enum", "string"};
+  static const char *const names[] = {"int",  "float", "bool",   "time", "bandwidth",
+                                      "size", "freq",  "enum",   "string", "table"};
   g_assert((size_t)type < G_N_ELEMENTS(names));
   return names[type];
 }
@@ -39,6 +41,7 @@ char *par_expected(const struct par_decl *d) {
   case PAR_FLOAT: return g_strdup("a number");
   case PAR_BOOL: return g_strdup("true or false");
   case PAR_STRING: return g_strdup("a string");
+  case PAR_TABLE: return g_strdup("a table of N:time points such as 1:3us, 8:5us");
   case PAR_ENUM: {
     char **c = enum_choices(d);
     char *list = g_strjoinv(", ", c);
@@ -134,6 +137,63 @@ static bool set_enum(const struct par_decl *d, void *field, const char *text, ch
   return false;
 }
 
+/* "1:3us, 8:5us": points with strictly rising integer X and time Y, each Y
+ * within the declaration's range. */
+static bool set_table(const struct par_decl *d, void *field, const char *text, char **err) {
+  struct par_table t = {0};
+  char *expected = par_expected(d);
+  char **items = g_strsplit(text, ",", -1);
+  bool ok = true;
+  for (int i = 0; ok && items[i]; i++) {
+    char *item = g_strstrip(items[i]);
+    if (!*item && !items[i + 1] && i == 0) break; /* "" is the empty table */
+    char *colon = strchr(item, ':');
+    char *why = NULL;
+    if (!colon) {
+      why = g_strdup_printf("'%s' has no ':'", item);
+    } else if (t.n == PAR_TABLE_MAX) {
+      why = g_strdup_printf("more than %d points", PAR_TABLE_MAX);
+    } else {
+      *colon = '\0';
+      char *xs = g_strstrip(item), *ys = g_strstrip(colon + 1), *sub = NULL;
+      int64_t x, y;
+      if (!units_parse_int(xs, UNIT_NONE, &x, &sub) || !units_parse_int(ys, UNIT_TIME, &y, &sub))
+        why = sub;
+      else if (t.n > 0 && x <= t.x[t.n - 1])
+        why = g_strdup_printf("%s does not rise above %" G_GINT64_FORMAT, xs, t.x[t.n - 1]);
+      else if ((d->min && y < bound_int(d, d->min)) || (d->max && y > bound_int(d, d->max)))
+        why = g_strdup_printf("%s is out of range", ys);
+      else {
+        t.x[t.n] = x;
+        t.y[t.n] = y;
+        t.n++;
+      }
+      if (why && sub && why != sub) g_free(sub);
+    }
+    if (why) {
+      *err = g_strdup_printf("expected %s, got '%s' (%s)", expected, text, why);
+      g_free(why);
+      ok = false;
+    }
+  }
+  g_strfreev(items);
+  g_free(expected);
+  if (ok) *(struct par_table *)field = t;
+  return ok;
+}
+
+int64_t par_table_eval(const struct par_table *t, int64_t x) {
+  g_assert(t->n > 0);
+  if (x <= t->x[0]) return t->y[0];
+  for (int i = 1; i < t->n; i++) {
+    if (x > t->x[i]) continue;
+    /* Linear between points i-1 and i, rounded to nearest. */
+    double f = (double)(x - t->x[i - 1]) / (double)(t->x[i] - t->x[i - 1]);
+    return t->y[i - 1] + (int64_t)llround(f * (double)(t->y[i] - t->y[i - 1]));
+  }
+  return t->y[t->n - 1];
+}
+
 bool par_set(const struct par_decl *d, void *config, const char *text, char **err) {
   char *field = (char *)config + d->offset;
   char *ignored = NULL;
@@ -144,6 +204,7 @@ bool par_set(const struct par_decl *d, void *config, const char *text, char **er
   else if (d->type == PAR_FLOAT) ok = set_float(d, field, text, err);
   else if (d->type == PAR_BOOL) ok = set_bool(field, text, err);
   else if (d->type == PAR_ENUM) ok = set_enum(d, field, text, err);
+  else if (d->type == PAR_TABLE) ok = set_table(d, field, text, err);
   else {
     g_free(*(char **)field);
     *(char **)field = g_strdup(text);
@@ -230,6 +291,8 @@ const char *par_suggest(const char *word, const char *const *candidates, size_t 
 
 static char *range_cell(const struct par_decl *d) {
   if (d->type == PAR_ENUM) return g_strdup(d->choices);
+  if (d->type == PAR_TABLE && (d->min || d->max))
+    return g_strdup_printf("times in [%s, %s]", d->min ? d->min : "-", d->max ? d->max : "-");
   if (!d->min && !d->max) return g_strdup("-");
   if (!d->max) return g_strdup_printf(">= %s", d->min);
   if (!d->min) return g_strdup_printf("<= %s", d->max);
@@ -245,7 +308,7 @@ void par_group_print(const struct par_group *g, FILE *out) {
     const struct par_decl *d = &g->decls[i];
     cells[4 * i] = g_strdup(d->key);
     cells[4 * i + 1] = g_strdup(type_name(d->type));
-    cells[4 * i + 2] = g_strdup(d->def ? d->def : "-");
+    cells[4 * i + 2] = g_strdup(d->def && *d->def ? d->def : "-");
     cells[4 * i + 3] = range_cell(d);
     for (int c = 0; c < 4; c++) w[c] = MAX(w[c], (int)strlen(cells[4 * i + c]));
   }

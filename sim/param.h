@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "simtime.h"
 #include "units.h"
 
 enum par_type {
@@ -22,7 +23,22 @@ enum par_type {
   PAR_FREQ,      /* int64_t hertz */
   PAR_ENUM,      /* int: index into the '|'-separated choices */
   PAR_STRING,    /* char *, owned by the config (freed by par_group_free_config) */
+  PAR_TABLE,     /* struct par_table: "X:Y, X:Y, ..." points, X integers
+                    strictly rising, Y times ("1:3us, 8:5us"); "" is empty */
 };
+
+/* A small piecewise-linear table, e.g. kernel launch latency against queue
+ * depth: "1:3us, 8:5us, 64:12us". Stored inline in the config. */
+#define PAR_TABLE_MAX 16
+struct par_table {
+  int n;                     /* 0: empty */
+  int64_t x[PAR_TABLE_MAX];  /* strictly increasing */
+  sim_time y[PAR_TABLE_MAX]; /* picoseconds */
+};
+
+/* Y at X: linear between points (rounded to nearest), clamped to the first
+ * and last point outside them. The table must not be empty. */
+int64_t par_table_eval(const struct par_table *t, int64_t x);
 
 struct par_decl {
   const char *key;     /* "launch_latency" */

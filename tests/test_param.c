@@ -17,6 +17,7 @@ struct cfg {
   int64_t clock;
   int topo;
   char *name;
+  struct par_table launch;
 };
 
 #define P(key, type, def, min, max, choices, doc) \
@@ -31,6 +32,7 @@ static const struct par_decl decls[] = {
     P(clock, PAR_FREQ, "1.41GHz", NULL, NULL, NULL, "core clock"),
     P(topo, PAR_ENUM, "fat-tree", NULL, NULL, "star|fat-tree|torus", "network shape"),
     P(name, PAR_STRING, "gpu0", NULL, NULL, NULL, "label"),
+    P(launch, PAR_TABLE, "1:3us, 8:5us, 64:12us", "0ps", "1s", NULL, "launch by queue depth"),
 };
 #undef P
 
@@ -221,15 +223,48 @@ static void test_print(void) {
   fclose(f);
   CU_ASSERT_PTR_NOT_NULL(strstr(text, "test: a group for the tests\n"));
   /* key column is as wide as "launch_latency" (14), type as "bandwidth" (9),
-   * default as "fat-tree"/"100Gbps"/"1.41GHz" (8), range as
+   * default as "1:3us, 8:5us, 64:12us" (21), range as
    * "star|fat-tree|torus" (19); columns are separated by two spaces */
-  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  launch_latency  time       1.5us     [0ps, 1s]            kernel launch latency\n"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  count           int        16        [1, 1024]            how many\n"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  trace           bool       false     -                    write a trace\n"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  bw              bandwidth  100Gbps   >= 1bps              link bandwidth\n"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  topo            enum       fat-tree  star|fat-tree|torus  network shape\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  launch_latency  time       1.5us                  [0ps, 1s]            kernel launch latency\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  count           int        16                     [1, 1024]            how many\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  trace           bool       false                  -                    write a trace\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  bw              bandwidth  100Gbps                >= 1bps              link bandwidth\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "  topo            enum       fat-tree               star|fat-tree|torus  network shape\n"));
   if (!strstr(text, "  count           int")) fputs(text, stderr);
   free(text);
+}
+
+static void test_table(void) {
+  struct cfg c;
+  par_group_defaults(&group, &c);
+  CU_ASSERT_EQUAL(c.launch.n, 3);
+  /* Clamped below the first point and above the last. */
+  CU_ASSERT_EQUAL(par_table_eval(&c.launch, 0), 3 * SIM_US);
+  CU_ASSERT_EQUAL(par_table_eval(&c.launch, 1), 3 * SIM_US);
+  CU_ASSERT_EQUAL(par_table_eval(&c.launch, 100), 12 * SIM_US);
+  /* Depth 4: 3us + (4-1)/(8-1) * 2us = 3.857142857us -> 3857143 ps. */
+  CU_ASSERT_EQUAL(par_table_eval(&c.launch, 4), 3857143);
+  /* Depth 36: 5us + (36-8)/(64-8) * 7us = 8.5us. */
+  CU_ASSERT_EQUAL(par_table_eval(&c.launch, 36), 8500 * SIM_NS);
+  expect_accept(&c, "launch", " 2:1us ,4:2us");
+  CU_ASSERT_EQUAL(c.launch.n, 2);
+  CU_ASSERT_EQUAL(par_table_eval(&c.launch, 3), 1500 * SIM_NS);
+  expect_accept(&c, "launch", "");
+  CU_ASSERT_EQUAL(c.launch.n, 0);
+  const char *want = "expected a table of N:time points such as 1:3us, 8:5us, got ";
+  char *m = g_strdup_printf("%s'1:3us, 1:4us' (1 does not rise above 1)", want);
+  expect_reject(&c, "launch", "1:3us, 1:4us", m);
+  g_free(m);
+  m = g_strdup_printf("%s'1:3us, 2' ('2' has no ':')", want);
+  expect_reject(&c, "launch", "1:3us, 2", m);
+  g_free(m);
+  m = g_strdup_printf("%s'1:2s' (2s is out of range)", want);
+  expect_reject(&c, "launch", "1:2s", m);
+  g_free(m);
+  m = g_strdup_printf("%s'1:3Gbps' (expected a time such as 1.5us, got 3Gbps (a bandwidth))", want);
+  expect_reject(&c, "launch", "1:3Gbps", m);
+  g_free(m);
+  par_group_free_config(&group, &c);
 }
 
 int main(void) {
@@ -244,6 +279,7 @@ int main(void) {
       {"expected phrases", test_expected_and_dims},
       {"suggest", test_suggest},
       {"print", test_print},
+      {"table", test_table},
       {NULL, NULL},
   };
   return tu_run_suite("param", tests);

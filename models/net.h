@@ -1,0 +1,67 @@
+/* What the network's parts share: the network parameters (group "network",
+ * declared in topology.c), serialization onto a link, and the delivery rule
+ * of the two switching modes. Links are the engine's: they carry the
+ * latency; bandwidth is paid at the sending port, which is where contention
+ * becomes visible.
+ *
+ * Delivery rule. A packet is sent as one event per hop:
+ * - store-and-forward: the event arrives when the packet's tail does
+ *   (send delay = wait for the port + serialization);
+ * - cut-through: the event arrives when the head does (send delay = wait
+ *   for the port); a switch forwards it switch_latency after the head, and
+ *   an endpoint has the whole packet one serialization time after the head.
+ * So one packet of S bytes over a path of n switches and n+1 links of
+ * latency L and bandwidth B, with switch latency W and no contention, takes
+ *   cut-through:       (n+1) L + n W + S*8/B
+ *   store-and-forward: (n+1) L + n W + (n+1) S*8/B */
+#ifndef MODELS_NET_H
+#define MODELS_NET_H
+
+#include <stdint.h>
+
+#include "simtime.h"
+
+enum net_switching { NET_CUT_THROUGH, NET_STORE_FORWARD };
+enum net_topology { NET_STAR, NET_FAT_TREE, NET_TORUS, NET_DRAGONFLY };
+
+struct net_config {
+  int topology;            /* enum net_topology (PAR_ENUM) */
+  int64_t nodes;
+  sim_time link_latency;
+  int64_t link_bandwidth;  /* bits per second */
+  sim_time switch_latency;
+  int switching;           /* enum net_switching (PAR_ENUM) */
+  int64_t mtu;             /* bytes of payload per packet */
+  int64_t header_bytes;    /* bytes added to every packet on the wire */
+  int64_t fat_tree_k;      /* k-ary n-tree: arity */
+  int64_t fat_tree_levels; /* k-ary n-tree: levels n (capacity k^n nodes) */
+  int64_t torus_x, torus_y, torus_z; /* torus dimensions (z = 1: 2D) */
+  int64_t dragonfly_a;     /* routers per group */
+  int64_t dragonfly_p;     /* nodes per router */
+  int64_t dragonfly_h;     /* global links per router; groups = a*h + 1 */
+};
+
+/* Time to put BYTES on a link of BW bits/s, rounded up to a picosecond. */
+static inline sim_time net_ser_time(int64_t bytes, int64_t bw_bps) {
+  unsigned __int128 bits_ps = (unsigned __int128)bytes * 8u * 1000000000000u;
+  return (sim_time)((bits_ps + (unsigned __int128)bw_bps - 1) / (unsigned __int128)bw_bps);
+}
+
+/* One direction of a link, at its sending end. */
+struct net_egress {
+  sim_time busy_until;
+  int64_t bw_bps;
+};
+
+/* Reserves the port for BYTES, starting no earlier than NOW. Returns the
+ * send delay for the packet's event under SWITCHING (see above), and the
+ * serialization time in *SER. */
+static inline sim_time net_egress_send(struct net_egress *q, sim_time now, int64_t bytes,
+                                       int switching, sim_time *ser) {
+  sim_time start = q->busy_until > now ? q->busy_until : now;
+  *ser = net_ser_time(bytes, q->bw_bps);
+  q->busy_until = start + *ser;
+  return (start - now) + (switching == NET_STORE_FORWARD ? *ser : 0);
+}
+
+#endif
