@@ -36,7 +36,7 @@ const struct par_group phold_params = {
 };
 
 static sim_time draw_hold(struct sim_comp *c, const struct phold_config *cfg) {
-  return (sim_time)llround(gsl_ran_exponential(c->rng, (double)cfg->mean_hold));
+  return (sim_time)(gsl_ran_exponential(c->rng, (double)cfg->mean_hold) + 0.5);
 }
 
 static void phold_init(struct sim_comp *c) {
@@ -57,8 +57,11 @@ static void phold_handle(struct sim_comp *c, const struct sim_event *ev) {
   if (track >= 0) trace_instant(sim_trace(c->eng), track, "event", sim_now(c->eng));
   sim_time hold = draw_hold(c, cfg);
   s->hold_sum += hold;
-  if (gsl_rng_uniform(c->rng) < cfg->remote) {
-    int port = (int)gsl_rng_uniform_int(c->rng, c->n_ports);
+  /* One uniform draw decides both whether to go remote and which port:
+   * u < remote is remote, and u / remote is then uniform on [0, 1). */
+  double u = gsl_rng_uniform(c->rng);
+  if (u < cfg->remote) {
+    int port = (int)(u / cfg->remote * c->n_ports);
     s->remote_sends++;
     s->link_sum += c->ports[port].latency_ps;
     sim_send(c, port, hold, 0, ev->data + 1);
