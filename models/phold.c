@@ -53,8 +53,7 @@ static void phold_handle(struct sim_comp *c, const struct sim_event *ev) {
   const struct phold_config *cfg = c->config;
   struct phold_state *s = c->state;
   s->events++;
-  int track = sim_track(c);
-  if (track >= 0) trace_instant(sim_trace(c->eng), track, "event", sim_now(c->eng));
+  if (G_UNLIKELY(c->traced)) trace_instant(sim_trace(c->eng), sim_track(c), "event", sim_now(c->eng));
   sim_time hold = draw_hold(c, cfg);
   s->hold_sum += hold;
   /* One uniform draw decides both whether to go remote and which port:

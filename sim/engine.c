@@ -76,6 +76,7 @@ struct sim_comp *sim_add_ports(struct sim_engine *e, const struct sim_type *type
   c->rng = rng_stream_new(e->seed, c->id);
   c->n_ports = n_ports;
   c->track = -1;
+  c->traced = e->trace != NULL;
   c->ports = n_ports ? g_new0(struct sim_port, n_ports) : NULL;
   g_ptr_array_add(e->comps, c);
   return c;
@@ -184,6 +185,7 @@ void sim_finish(struct sim_engine *e, struct sim_report *r) {
 
 void sim_set_trace(struct sim_engine *e, struct trace *t, const char *prefix) {
   e->trace = t;
+  for (guint i = 0; i < e->comps->len; i++) ((struct sim_comp *)e->comps->pdata[i])->traced = t != NULL;
   g_free(e->trace_prefix);
   e->trace_prefix = prefix ? g_strdup_printf("%s/", prefix) : g_strdup("");
 }

@@ -53,6 +53,7 @@ struct sim_comp {
   struct sim_port *ports; /* owned, n_ports */
   uint32_t n_ports;    /* type->n_ports, or as given to sim_add_ports */
   int track;           /* trace track, -1 until first used */
+  bool traced;         /* a trace is attached: models test this before tracing */
 };
 
 /* A new engine whose component streams derive from SEED. Free with sim_free. */
