@@ -1,8 +1,9 @@
 /* The pending-event set. Order is total and deterministic: by time, then by
- * the sequence number the engine stamps at insertion. One implementation in
- * the tree (an implicit 4-ary min-heap, chosen by measurement: see
- * tools/bench/README.md); the benchmark links alternatives behind this same
- * header. */
+ * the sequence number the engine stamps at insertion. A push may not be
+ * earlier than the last event popped (the engine never schedules into the
+ * past). One implementation in the tree (a radix heap, chosen by
+ * measurement: see tools/bench/README.md); the benchmark links alternatives
+ * behind this same header. */
 #ifndef SIM_QUEUE_H
 #define SIM_QUEUE_H
 

@@ -112,6 +112,21 @@ static void test_run_until_and_max_events(void) {
   sim_free(e);
 }
 
+static void test_time_limit_keeps_tie_order(void) {
+  /* Three events at 5 ns; a run until 4 ns stops before them (the first is
+   * popped and pushed back), and the next run still takes them in order. */
+  struct sim_engine *e = sim_new(1);
+  struct sim_comp *c = sim_add(e, &rec_type, "r", NULL);
+  for (uint64_t d = 1; d <= 3; d++) sim_schedule(c, 5 * SIM_NS, 0, d);
+  CU_ASSERT_EQUAL(sim_run(e, 4 * SIM_NS, 0), 0);
+  CU_ASSERT_EQUAL(sim_run(e, 5 * SIM_NS, 1), 1);
+  sim_schedule(c, 0, 0, 4); /* at 5 ns too, inserted last */
+  CU_ASSERT_EQUAL(sim_run(e, SIM_TIME_MAX, 0), 3);
+  struct rec *r = c->state;
+  for (int i = 0; i < 4; i++) CU_ASSERT_EQUAL(r->data[i], (uint64_t)i + 1);
+  sim_free(e);
+}
+
 static int cmp_event(const void *a, const void *b) {
   return q_before(a, b) ? -1 : q_before(b, a) ? 1 : 0;
 }
@@ -242,6 +257,7 @@ int main(void) {
       {"connect errors", test_connect_errors},
       {"run until a time and a count", test_run_until_and_max_events},
       {"queue matches a stable sort", test_queue_matches_sort},
+      {"a time limit keeps tie order", test_time_limit_keeps_tie_order},
       {"same seed, same run", test_seed_reproducibility},
       {"streams independent of neighbours", test_streams_independent_of_neighbours},
       {"time-weighted mean", test_time_weighted_mean},

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 events=${1:-5000000}
 repeats=${REPEATS:-1}
 build=${BUILD_DIR:-build}
-progs=(phold_bench phold_bench_binary phold_bench_pairing phold_bench_calendar phold_bench_ladder phold_bench_keyheap)
+progs=(phold_bench phold_bench_4ary phold_bench_binary phold_bench_pairing phold_bench_calendar phold_bench_ladder phold_bench_keyheap)
 
 # A new build folder is configured as Release; an existing one keeps its
 # settings but is reconfigured, so that it knows the bench targets.

@@ -1,6 +1,6 @@
 /* Bench-only alternative queue: an implicit 4-ary min-heap of 16-byte keys over a
  * slab of event bodies. Chosen by the PHOLD benchmark against a binary heap,
- * a pairing heap, a calendar queue and a 4-ary heap of whole events
+ * a pairing heap, a calendar queue and a 4-ary heap of whole events (bench only)
  * (tools/bench/README.md).
  * - A key is (time, seq << SLOT_BITS | slot): comparing keys as one 128-bit
  *   number orders by time, then insertion sequence, with no tie lookups.
