@@ -39,6 +39,7 @@ struct sim_engine *sim_new(uint64_t seed) {
 }
 
 static void comp_free(struct sim_comp *c) {
+  if (c->type->destroy) c->type->destroy(c);
   g_free(c->name);
   g_free(c->state);
   g_free(c->ports);

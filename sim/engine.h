@@ -32,6 +32,7 @@ struct sim_type {
   void (*init)(struct sim_comp *c);                                /* may be NULL */
   void (*handle)(struct sim_comp *c, const struct sim_event *ev);  /* required */
   void (*finish)(struct sim_comp *c, struct sim_report *r);        /* may be NULL */
+  void (*destroy)(struct sim_comp *c); /* frees what the state owns; may be NULL */
 };
 
 /* One end of a link, as seen from the component that owns the port. */
