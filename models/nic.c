@@ -1,0 +1,700 @@
+/* The NIC (see nic.h): command queue, GPU-TN trigger FIFO and trigger list
+ * (SC17 Sec. 3), doorbells (GDS), DMA through the bus, MTU segmentation and
+ * injection per net.h, one-sided put/get with completion flags. */
+#include "nic.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "trace.h"
+
+/* Self events. */
+enum {
+  EV_CMD_DONE = 1,  /* the head command's cmd_cost is paid */
+  EV_CMD_TAIL,      /* ... and its overflow_lookup */
+  EV_MATCH_DONE,    /* the head trigger store's match_latency is paid */
+  EV_MATCH_TAIL,    /* ... and its overflow_lookup */
+  EV_GET_SERVE,     /* a get request is complete at the target: data = operation */
+};
+
+#define NIC_FLAG_BYTES 8 /* a flag write moves one 64-bit word */
+
+/* A growable FIFO of fixed-size items (no allocation per item). */
+struct nic_ring {
+  char *buf;
+  size_t elem, cap, head, len;
+};
+
+static void *ring_at(struct nic_ring *r, size_t i) {
+  return r->buf + ((r->head + i) % r->cap) * r->elem;
+}
+
+static void ring_push(struct nic_ring *r, const void *item) {
+  if (r->len == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 16;
+    char *buf = g_malloc(cap * r->elem);
+    for (size_t i = 0; i < r->len; i++) memcpy(buf + i * r->elem, ring_at(r, i), r->elem);
+    g_free(r->buf);
+    r->buf = buf;
+    r->cap = cap;
+    r->head = 0;
+  }
+  memcpy(ring_at(r, r->len), item, r->elem);
+  r->len++;
+}
+
+static void ring_pop(struct nic_ring *r) {
+  g_assert(r->len > 0);
+  r->head = (r->head + 1) % r->cap;
+  r->len--;
+}
+
+/* An entry of the command queue. */
+struct nic_qitem {
+  bool doorbell;
+  uint32_t cmd_id; /* doorbell */
+  uint64_t op;     /* command: its operation record */
+};
+
+enum nic_role { ROLE_PUT, ROLE_GET, ROLE_SERVE /* target side of a get */ };
+
+/* An operation: a command from its arrival until its last packet has left
+ * (put, get served) or its data has arrived (get). */
+struct nic_opr {
+  struct nic_cmd cmd;
+  uint8_t role;     /* enum nic_role */
+  bool live;
+  uint32_t peer;    /* ROLE_SERVE: the initiator */
+  uint32_t rx;      /* ROLE_GET: reply packets received */
+  uint64_t msg_id;
+  sim_time dma_start;
+};
+
+/* Packets received so far of a multi-packet message; the key comes first
+ * (g_int64_hash). */
+struct nic_rx {
+  int64_t key; /* src_node << 32 | message id */
+  uint32_t got;
+};
+
+struct nic_state {
+  const struct net_config *net;
+  const struct nodeprog *prog;
+  uint32_t node;
+  struct tl_list *tl;
+  struct net_egress egress;
+  struct nic_ring cmdq;  /* struct nic_qitem */
+  struct nic_ring trigq; /* uint32_t tags */
+  bool cmd_busy, cmd_stalled, trig_busy, trig_stalled;
+  sim_time cmd_start, trig_start, cmd_stall_since, trig_stall_since; /* since: -1 = not stalled */
+  struct tl_result cmd_pending, trig_pending; /* waiting out overflow_lookup */
+  GArray *ops;      /* struct nic_opr; handle = index + 1 */
+  GArray *ops_free; /* uint32_t indices */
+  GHashTable *posted;    /* cmd_id -> operation handle */
+  GHashTable *doorbells; /* cmd_id -> doorbells waiting for their post */
+  GHashTable *gets;      /* message id -> operation handle */
+  GHashTable *rx;        /* struct nic_rx */
+  uint64_t next_msg;
+  bool tracks_made;
+  int tr_main, tr_trig, tr_dma, tr_tx, tr_rx;
+  bool released;
+  /* Statistics. */
+  struct stat_tw in_use;
+  uint64_t commands, doorbells_rung, registrations, puts, gets_started, dma_reads;
+  uint64_t triggers_stored, triggers_matched, triggers_allocated, ops_fired;
+  uint64_t overflow_lookups, stalls, packets_sent, packets_received;
+  int64_t bytes_sent, bytes_received, payload_sent, payload_received;
+  sim_time stall_time;
+  uint64_t overflowed_final, left_final;
+};
+
+#define P(key, type, def, min, max, choices, doc) \
+  {#key, type, def, min, max, choices, doc, offsetof(struct nic_config, key)}
+static const struct par_decl nic_decls[] = {
+    P(cmd_cost, PAR_TIME, "100ns", "0ps", "1ms", NULL,
+      "processing of one posted command or doorbell by the NIC's command engine "
+      "(~10 M commands/s, a Portals-4-class NIC's message rate)"),
+    P(trigger_entries, PAR_INT, "16", "1", "4096", NULL,
+      "active on-NIC trigger entries, matched associatively (16: GPU-TN Sec. 3.3)"),
+    P(trigger_full, PAR_ENUM, "spill", NULL, NULL, "spill|stall",
+      "trigger list full: spill new entries to host memory, or stall the store/registration"),
+    P(overflow_lookup, PAR_TIME, "500ns", "0ps", "1ms", NULL,
+      "extra cost of a lookup that searches or writes the host-memory overflow "
+      "(one read round trip across PCIe, ~0.5us)"),
+    P(match_latency, PAR_TIME, "10ns", "0ps", "1ms", NULL,
+      "pop one trigger store from the FIFO and match its tag (a CAM lookup and an "
+      "increment: a few NIC cycles)"),
+};
+#undef P
+
+const struct par_group nic_params = {
+    .name = "nic",
+    .doc = "NIC: command queue, GPU-TN trigger list, DMA and packet injection",
+    .decls = nic_decls,
+    .n_decls = PAR_COUNT(nic_decls),
+    .config_size = sizeof(struct nic_config),
+};
+
+static const char *const nic_ports[] = {"bus", "net"};
+
+/* ---- helpers ---- */
+
+static void nic_tracks(struct sim_comp *c) {
+  struct nic_state *s = c->state;
+  if (s->tracks_made) return;
+  s->tracks_made = true;
+  s->tr_main = sim_track(c);
+  s->tr_trig = sim_track_sub(c, "trigger");
+  s->tr_dma = sim_track_sub(c, "dma");
+  s->tr_tx = sim_track_sub(c, "tx");
+  s->tr_rx = sim_track_sub(c, "rx");
+}
+
+enum { TR_MAIN, TR_TRIG, TR_DMA, TR_TX, TR_RX };
+
+static void nic_span(struct sim_comp *c, int which, const char *name, sim_time start,
+                     sim_time end) {
+  if (G_LIKELY(!c->traced)) return;
+  nic_tracks(c);
+  struct nic_state *s = c->state;
+  int tracks[] = {s->tr_main, s->tr_trig, s->tr_dma, s->tr_tx, s->tr_rx};
+  trace_span(sim_trace(c->eng), tracks[which], name, start, end);
+}
+
+static uint64_t op_new(struct nic_state *s, const struct nic_cmd *cmd, enum nic_role role) {
+  uint32_t i;
+  if (s->ops_free->len) {
+    i = g_array_index(s->ops_free, uint32_t, s->ops_free->len - 1);
+    g_array_set_size(s->ops_free, s->ops_free->len - 1);
+  } else {
+    i = s->ops->len;
+    g_array_set_size(s->ops, i + 1);
+  }
+  struct nic_opr *o = &g_array_index(s->ops, struct nic_opr, i);
+  *o = (struct nic_opr){.cmd = *cmd, .role = (uint8_t)role, .live = true};
+  return (uint64_t)i + 1;
+}
+
+static struct nic_opr *op_get(struct nic_state *s, uint64_t h) {
+  g_assert(h >= 1 && h <= s->ops->len);
+  struct nic_opr *o = &g_array_index(s->ops, struct nic_opr, h - 1);
+  g_assert(o->live);
+  return o;
+}
+
+static void op_free(struct nic_state *s, uint64_t h) {
+  op_get(s, h)->live = false;
+  uint32_t i = (uint32_t)(h - 1);
+  g_array_append_val(s->ops_free, i);
+}
+
+static void send_bus(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst_dev,
+                     int64_t bytes, uint32_t a, uint32_t b, uint64_t op) {
+  struct nic_state *s = c->state;
+  struct pmsg *m;
+  uint64_t h = pmsg_new(c->eng, kind, &m);
+  m->dst_dev = dst_dev;
+  m->src_dev = DEV_NIC;
+  m->src_node = m->dst_node = s->node;
+  m->bytes = bytes;
+  m->a = a;
+  m->b = b;
+  m->op = op;
+  sim_send(c, NIC_PORT_BUS, delay, (uint16_t)kind, h);
+}
+
+static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
+  if (f.id == 0) return;
+  send_bus(c, delay, PK_FLAG, f.watcher, NIC_FLAG_BYTES, f.id, 1, 0);
+}
+
+/* Reserves the egress for one packet and sends it; returns its tail time. */
+static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype type, int64_t payload,
+                            uint64_t msg_id, uint32_t seq, uint32_t count, int64_t msg_bytes,
+                            struct pflag flag) {
+  struct nic_state *s = c->state;
+  uint64_t h = sim_payload_new(c->eng);
+  struct nic_packet *p = sim_payload(c->eng, h);
+  int64_t wire = payload + s->net->header_bytes;
+  p->m = (struct pmsg){.kind = PK_PACKET, .src_node = s->node, .dst_node = dst, .bytes = wire,
+                       .op = msg_id, .seq = seq, .count = count};
+  p->type = (uint8_t)type;
+  p->flag_id = flag.id;
+  p->flag_watcher = flag.watcher;
+  p->msg_bytes = msg_bytes;
+  sim_time now = sim_now(c->eng), ser;
+  sim_time delay = net_egress_send(&s->egress, now, wire, s->net->switching, &ser);
+  sim_send(c, NIC_PORT_NET, delay, PK_PACKET, h);
+  s->packets_sent++;
+  s->bytes_sent += wire;
+  s->payload_sent += payload;
+  return s->egress.busy_until;
+}
+
+static void dma_read(struct sim_comp *c, uint64_t h) {
+  struct nic_state *s = c->state;
+  struct nic_opr *o = op_get(s, h);
+  o->dma_start = sim_now(c->eng);
+  s->dma_reads++;
+  send_bus(c, 0, PK_DMA_READ, DEV_MEM, o->cmd.bytes, 0, 0, h);
+}
+
+/* Segments operation H's data into packets and injects them (put, or the
+ * reply of a served get); ends the operation. */
+static void inject(struct sim_comp *c, uint64_t h) {
+  struct nic_state *s = c->state;
+  struct nic_opr o = *op_get(s, h);
+  op_free(s, h);
+  sim_time now = sim_now(c->eng);
+  sim_time start = s->egress.busy_until > now ? s->egress.busy_until : now, end = now;
+  int64_t bytes = o.cmd.bytes, mtu = s->net->mtu;
+  int64_t n = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
+  g_assert(n <= UINT32_MAX);
+  bool serve = o.role == ROLE_SERVE;
+  uint32_t dst = serve ? o.peer : o.cmd.dst_node;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t payload = MIN(mtu, bytes - i * mtu);
+    end = send_packet(c, dst, serve ? NIC_PT_GET_REP : NIC_PT_PUT, payload, o.msg_id, (uint32_t)i,
+                      (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote);
+  }
+  nic_span(c, TR_TX, serve ? "tx get reply" : "tx put", start, end);
+  if (!serve) send_flag(c, o.cmd.local, end - now); /* the send buffer is reusable */
+}
+
+/* Starts operation H: a put (DMA read, then packets) or a get (request). */
+static void op_start(struct sim_comp *c, uint64_t h) {
+  struct nic_state *s = c->state;
+  struct nic_opr *o = op_get(s, h);
+  o->msg_id = s->next_msg++;
+  g_assert(o->msg_id <= UINT32_MAX);
+  if (o->cmd.op == NIC_GET || o->cmd.op == NIC_TGET) {
+    o->role = ROLE_GET;
+    s->gets_started++;
+    g_hash_table_insert(s->gets, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
+    sim_time end = send_packet(c, o->cmd.dst_node, NIC_PT_GET_REQ, 0, o->msg_id, 0, 1,
+                               o->cmd.bytes, (struct pflag){0});
+    nic_span(c, TR_TX, "tx get request", end - net_ser_time(s->net->header_bytes,
+                                                            s->net->link_bandwidth), end);
+    return;
+  }
+  o->role = ROLE_PUT;
+  s->puts++;
+  if (o->cmd.bytes > 0) dma_read(c, h);
+  else inject(c, h);
+}
+
+static void stat_entries(struct sim_comp *c) {
+  struct nic_state *s = c->state;
+  stat_tw_set(&s->in_use, sim_now(c->eng), (double)tl_in_use(s->tl));
+}
+
+/* ---- command queue and trigger FIFO ---- */
+
+static void trig_act(struct sim_comp *c);
+static void cmd_act(struct sim_comp *c);
+
+/* An entry was freed: in stall mode, retry the stalled heads at once. */
+static void entry_freed(struct sim_comp *c) {
+  struct nic_state *s = c->state;
+  if (s->trig_stalled) {
+    s->trig_stalled = false;
+    trig_act(c);
+  }
+  if (s->cmd_stalled) {
+    s->cmd_stalled = false;
+    cmd_act(c);
+  }
+}
+
+static void fire(struct sim_comp *c, const struct tl_result *r) {
+  struct nic_state *s = c->state;
+  if (r->status != TL_FIRED) return;
+  s->ops_fired++;
+  op_start(c, r->op);
+  entry_freed(c);
+}
+
+static void stall_begin(struct nic_state *s, bool *stalled, sim_time *since, sim_time now) {
+  *stalled = true;
+  if (*since < 0) {
+    *since = now;
+    s->stalls++;
+  }
+}
+
+static void stall_end(struct sim_comp *c, sim_time *since, int which) {
+  struct nic_state *s = c->state;
+  if (*since < 0) return;
+  sim_time now = sim_now(c->eng);
+  s->stall_time += now - *since;
+  nic_span(c, which, "stall (trigger list full)", *since, now);
+  *since = -1;
+}
+
+static void cmd_next(struct sim_comp *c) {
+  struct nic_state *s = c->state;
+  const struct nic_config *cfg = c->config;
+  s->cmd_busy = s->cmdq.len > 0;
+  if (!s->cmd_busy) return;
+  s->cmd_start = sim_now(c->eng);
+  sim_schedule(c, cfg->cmd_cost, EV_CMD_DONE, 0);
+}
+
+static const char *cmd_name(const struct nic_qitem *it, const struct nic_opr *o) {
+  static const char *const names[] = {"put", "get", "triggered put", "triggered get", "post"};
+  if (it->doorbell) return "doorbell";
+  return o->cmd.op < G_N_ELEMENTS(names) ? names[o->cmd.op] : "command";
+}
+
+static void post(struct sim_comp *c, uint32_t cmd_id, uint64_t h) {
+  struct nic_state *s = c->state;
+  gpointer key = GUINT_TO_POINTER(cmd_id);
+  guint waiting = GPOINTER_TO_UINT(g_hash_table_lookup(s->doorbells, key));
+  if (waiting) {
+    if (waiting == 1) g_hash_table_remove(s->doorbells, key);
+    else g_hash_table_insert(s->doorbells, key, GUINT_TO_POINTER(waiting - 1));
+    op_start(c, h);
+    return;
+  }
+  g_assert(!g_hash_table_contains(s->posted, key)); /* one live post per cmd_id */
+  g_hash_table_insert(s->posted, key, GSIZE_TO_POINTER(h));
+}
+
+static void ring_doorbell(struct sim_comp *c, uint32_t cmd_id) {
+  struct nic_state *s = c->state;
+  gpointer key = GUINT_TO_POINTER(cmd_id);
+  uint64_t h = GPOINTER_TO_SIZE(g_hash_table_lookup(s->posted, key));
+  if (h) {
+    g_hash_table_remove(s->posted, key);
+    op_start(c, h);
+    return;
+  }
+  guint waiting = GPOINTER_TO_UINT(g_hash_table_lookup(s->doorbells, key));
+  g_hash_table_insert(s->doorbells, key, GUINT_TO_POINTER(waiting + 1));
+}
+
+/* The head command acts (its cost is paid), or retries after a stall. */
+static void cmd_act(struct sim_comp *c) {
+  struct nic_state *s = c->state;
+  const struct nic_config *cfg = c->config;
+  sim_time now = sim_now(c->eng);
+  struct nic_qitem it = *(struct nic_qitem *)ring_at(&s->cmdq, 0);
+  if (it.doorbell) {
+    ring_pop(&s->cmdq);
+    ring_doorbell(c, it.cmd_id);
+    cmd_next(c);
+    return;
+  }
+  struct nic_opr *o = op_get(s, it.op);
+  if (o->cmd.op == NIC_TPUT || o->cmd.op == NIC_TGET) {
+    struct tl_result r = tl_register(s->tl, o->cmd.tag, o->cmd.threshold, it.op);
+    stat_entries(c);
+    if (r.status == TL_STALLED) {
+      stall_begin(s, &s->cmd_stalled, &s->cmd_stall_since, now);
+      return;
+    }
+    stall_end(c, &s->cmd_stall_since, TR_MAIN);
+    ring_pop(&s->cmdq);
+    s->registrations++;
+    if (r.overflow) {
+      s->overflow_lookups++;
+      s->cmd_pending = r;
+      nic_span(c, TR_MAIN, "overflow lookup", now, now + cfg->overflow_lookup);
+      sim_schedule(c, cfg->overflow_lookup, EV_CMD_TAIL, 0);
+      return;
+    }
+    fire(c, &r);
+    cmd_next(c);
+    return;
+  }
+  ring_pop(&s->cmdq);
+  if (o->cmd.op == NIC_POST) post(c, o->cmd.cmd_id, it.op);
+  else op_start(c, it.op);
+  cmd_next(c);
+}
+
+static void cmd_arrive(struct sim_comp *c, const struct nic_qitem *it) {
+  struct nic_state *s = c->state;
+  ring_push(&s->cmdq, it);
+  if (!s->cmd_busy && !s->cmd_stalled) cmd_next(c);
+}
+
+static void trig_next(struct sim_comp *c) {
+  struct nic_state *s = c->state;
+  const struct nic_config *cfg = c->config;
+  s->trig_busy = s->trigq.len > 0;
+  if (!s->trig_busy) return;
+  s->trig_start = sim_now(c->eng);
+  sim_schedule(c, cfg->match_latency, EV_MATCH_DONE, 0);
+}
+
+/* The head trigger store acts (popped and matched), or retries. */
+static void trig_act(struct sim_comp *c) {
+  struct nic_state *s = c->state;
+  const struct nic_config *cfg = c->config;
+  sim_time now = sim_now(c->eng);
+  uint32_t tag = *(uint32_t *)ring_at(&s->trigq, 0);
+  struct tl_result r = tl_store(s->tl, tag);
+  stat_entries(c);
+  if (r.status == TL_STALLED) {
+    stall_begin(s, &s->trig_stalled, &s->trig_stall_since, now);
+    return;
+  }
+  stall_end(c, &s->trig_stall_since, TR_TRIG);
+  ring_pop(&s->trigq);
+  if (r.allocated) s->triggers_allocated++;
+  else s->triggers_matched++;
+  if (r.overflow) {
+    s->overflow_lookups++;
+    s->trig_pending = r;
+    nic_span(c, TR_TRIG, "overflow lookup", now, now + cfg->overflow_lookup);
+    sim_schedule(c, cfg->overflow_lookup, EV_MATCH_TAIL, 0);
+    return;
+  }
+  fire(c, &r);
+  trig_next(c);
+}
+
+/* ---- receiving ---- */
+
+/* Counts packet SEQ of message (SRC, MSG) of COUNT packets; true at the last. */
+static bool rx_last(struct nic_state *s, uint32_t src, uint64_t msg, uint32_t count) {
+  if (count <= 1) return true;
+  int64_t key = (int64_t)(((uint64_t)src << 32) | (msg & 0xFFFFFFFFu));
+  struct nic_rx *r = g_hash_table_lookup(s->rx, &key);
+  if (!r) {
+    r = g_new0(struct nic_rx, 1);
+    r->key = key;
+    g_hash_table_add(s->rx, r);
+  }
+  if (++r->got < count) return false;
+  g_hash_table_remove(s->rx, &key);
+  return true;
+}
+
+static void packet_arrive(struct sim_comp *c, uint64_t h) {
+  struct nic_state *s = c->state;
+  struct nic_packet p = *(struct nic_packet *)sim_payload(c->eng, h);
+  sim_payload_free(c->eng, h);
+  g_assert(p.m.kind == PK_PACKET && p.m.dst_node == s->node);
+  s->packets_received++;
+  s->bytes_received += p.m.bytes;
+  int64_t payload = p.m.bytes - s->net->header_bytes;
+  s->payload_received += payload;
+  sim_time now = sim_now(c->eng);
+  /* When the whole packet is here (net.h's delivery rule at an endpoint). */
+  sim_time done = s->net->switching == NET_CUT_THROUGH
+                      ? net_ser_time(p.m.bytes, s->net->link_bandwidth)
+                      : 0;
+  switch (p.type) {
+  case NIC_PT_GET_REQ: {
+    struct nic_cmd cmd = {.op = NIC_GET, .dst_node = p.m.src_node, .bytes = p.msg_bytes};
+    uint64_t oh = op_new(s, &cmd, ROLE_SERVE);
+    struct nic_opr *o = op_get(s, oh);
+    o->peer = p.m.src_node;
+    o->msg_id = p.m.op;
+    sim_schedule(c, done, EV_GET_SERVE, oh);
+    break;
+  }
+  case NIC_PT_PUT:
+    if (payload > 0) send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
+    if (rx_last(s, p.m.src_node, p.m.op, p.m.count)) {
+      nic_span(c, TR_RX, "put received", now, now + done);
+      send_flag(c, (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher}, done);
+    }
+    break;
+  case NIC_PT_GET_REP: {
+    uint64_t oh = GPOINTER_TO_SIZE(g_hash_table_lookup(s->gets, GUINT_TO_POINTER((guint)p.m.op)));
+    g_assert(oh != 0);
+    struct nic_opr *o = op_get(s, oh);
+    if (payload > 0) send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
+    if (++o->rx == p.m.count) {
+      nic_span(c, TR_RX, "get reply received", now, now + done);
+      send_flag(c, o->cmd.local, done);
+      g_hash_table_remove(s->gets, GUINT_TO_POINTER((guint)p.m.op));
+      op_free(s, oh);
+    }
+    break;
+  }
+  default: g_error("%s: packet of unknown type %u", c->name, p.type);
+  }
+}
+
+/* ---- the component ---- */
+
+static void bus_arrive(struct sim_comp *c, uint64_t h) {
+  struct nic_state *s = c->state;
+  struct pmsg m = *(struct pmsg *)sim_payload(c->eng, h);
+  sim_payload_free(c->eng, h);
+  switch (m.kind) {
+  case PK_NIC_CMD: {
+    struct nic_cmd cmd = *(struct nic_cmd *)sim_payload(c->eng, m.op);
+    sim_payload_free(c->eng, m.op);
+    s->commands++;
+    struct nic_qitem it = {.op = op_new(s, &cmd, ROLE_PUT)};
+    cmd_arrive(c, &it);
+    break;
+  }
+  case PK_DOORBELL: {
+    s->doorbells_rung++;
+    struct nic_qitem it = {.doorbell = true, .cmd_id = m.a};
+    cmd_arrive(c, &it);
+    break;
+  }
+  case PK_TRIGGER:
+    s->triggers_stored++;
+    ring_push(&s->trigq, &m.a);
+    if (!s->trig_busy && !s->trig_stalled) trig_next(c);
+    break;
+  case PK_DMA_DATA: {
+    struct nic_opr *o = op_get(s, m.op);
+    nic_span(c, TR_DMA, "dma read", o->dma_start, sim_now(c->eng));
+    inject(c, m.op);
+    break;
+  }
+  default: g_error("%s: unexpected message kind %u from the bus", c->name, m.kind);
+  }
+}
+
+static void nic_handle(struct sim_comp *c, const struct sim_event *ev) {
+  struct nic_state *s = c->state;
+  g_assert(!s->released);
+  if (ev->port == NIC_PORT_BUS) {
+    bus_arrive(c, ev->data);
+    return;
+  }
+  if (ev->port == NIC_PORT_NET) {
+    packet_arrive(c, ev->data);
+    return;
+  }
+  sim_time now = sim_now(c->eng);
+  switch (ev->kind) {
+  case EV_CMD_DONE: {
+    const struct nic_qitem *it = ring_at(&s->cmdq, 0);
+    nic_span(c, TR_MAIN, cmd_name(it, it->doorbell ? NULL : op_get(s, it->op)), s->cmd_start, now);
+    cmd_act(c);
+    break;
+  }
+  case EV_CMD_TAIL:
+    fire(c, &s->cmd_pending);
+    cmd_next(c);
+    break;
+  case EV_MATCH_DONE:
+    nic_span(c, TR_TRIG, "match", s->trig_start, now);
+    trig_act(c);
+    break;
+  case EV_MATCH_TAIL:
+    fire(c, &s->trig_pending);
+    trig_next(c);
+    break;
+  case EV_GET_SERVE:
+    if (op_get(s, ev->data)->cmd.bytes > 0) dma_read(c, ev->data);
+    else inject(c, ev->data);
+    break;
+  default: g_error("%s: unknown self event %u", c->name, ev->kind);
+  }
+}
+
+/* Frees what nic_add allocated: the type's destroy hook. */
+static void nic_release(struct nic_state *s) {
+  if (s->released) return;
+  s->released = true;
+  tl_free(s->tl);
+  s->tl = NULL;
+  g_free(s->cmdq.buf);
+  g_free(s->trigq.buf);
+  g_array_free(s->ops, TRUE);
+  g_array_free(s->ops_free, TRUE);
+  g_hash_table_destroy(s->posted);
+  g_hash_table_destroy(s->doorbells);
+  g_hash_table_destroy(s->gets);
+  g_hash_table_destroy(s->rx);
+}
+
+static void nic_destroy(struct sim_comp *c) { nic_release(c->state); }
+
+static void report_int(struct sim_report *r, const struct sim_comp *c, const char *what,
+                       enum unit_dim dim, int64_t v) {
+  char *key = g_strdup_printf("%s.%s", c->name, what);
+  sim_report_int(r, key, dim, v);
+  g_free(key);
+}
+
+static void nic_finish(struct sim_comp *c, struct sim_report *r) {
+  struct nic_state *s = c->state;
+  sim_time now = sim_now(c->eng);
+  bool stalled = s->cmd_stalled || s->trig_stalled;
+  sim_time stall_time = s->stall_time;
+  if (s->cmd_stall_since >= 0) stall_time += now - s->cmd_stall_since;
+  if (s->trig_stall_since >= 0) stall_time += now - s->trig_stall_since;
+  s->overflowed_final = tl_overflowed(s->tl);
+  s->left_final = tl_in_use(s->tl) + tl_overflow_len(s->tl);
+  report_int(r, c, "commands", UNIT_NONE, (int64_t)(s->commands));
+  report_int(r, c, "doorbells", UNIT_NONE, (int64_t)(s->doorbells_rung));
+  report_int(r, c, "registrations", UNIT_NONE, (int64_t)(s->registrations));
+  report_int(r, c, "puts", UNIT_NONE, (int64_t)(s->puts));
+  report_int(r, c, "gets", UNIT_NONE, (int64_t)(s->gets_started));
+  report_int(r, c, "dma_reads", UNIT_NONE, (int64_t)(s->dma_reads));
+  report_int(r, c, "triggers_stored", UNIT_NONE, (int64_t)(s->triggers_stored));
+  report_int(r, c, "triggers_matched", UNIT_NONE, (int64_t)(s->triggers_matched));
+  report_int(r, c, "triggers_unmatched", UNIT_NONE, (int64_t)(s->triggers_allocated));
+  report_int(r, c, "ops_fired", UNIT_NONE, (int64_t)(s->ops_fired));
+  char *key = g_strdup_printf("%s.entries_in_use_mean", c->name);
+  sim_report_real(r, key, stat_tw_mean(&s->in_use, now));
+  g_free(key);
+  report_int(r, c, "entries_in_use_max", UNIT_NONE, (int64_t)(s->in_use.max));
+  report_int(r, c, "entries_left", UNIT_NONE, (int64_t)(s->left_final));
+  report_int(r, c, "overflow_entries", UNIT_NONE, (int64_t)(s->overflowed_final));
+  report_int(r, c, "overflow_lookups", UNIT_NONE, (int64_t)(s->overflow_lookups));
+  report_int(r, c, "stalls", UNIT_NONE, (int64_t)(s->stalls));
+  report_int(r, c, "stall_time", UNIT_TIME, (int64_t)(stall_time));
+  report_int(r, c, "stalled_at_end", UNIT_NONE, (int64_t)(stalled ? 1 : 0));
+  report_int(r, c, "packets_sent", UNIT_NONE, (int64_t)(s->packets_sent));
+  report_int(r, c, "bytes_sent", UNIT_SIZE, (int64_t)(s->bytes_sent));
+  report_int(r, c, "payload_sent", UNIT_SIZE, (int64_t)(s->payload_sent));
+  report_int(r, c, "packets_received", UNIT_NONE, (int64_t)(s->packets_received));
+  report_int(r, c, "bytes_received", UNIT_SIZE, (int64_t)(s->bytes_received));
+  report_int(r, c, "payload_received", UNIT_SIZE, (int64_t)(s->payload_received));
+}
+
+const struct sim_type nic_type = {
+    .name = "nic",
+    .doc = "a NIC with a command queue and a GPU-TN trigger list",
+    .params = &nic_params,
+    .ports = nic_ports,
+    .n_ports = 2,
+    .state_size = sizeof(struct nic_state),
+    .handle = nic_handle,
+    .finish = nic_finish,
+    .destroy = nic_destroy,
+};
+
+static gboolean rx_equal(gconstpointer a, gconstpointer b) { return g_int64_equal(a, b); }
+
+struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct nic_config *cfg,
+                         const struct net_config *net, const struct nodeprog *prog, uint32_t node) {
+  g_assert(cfg && net);
+  g_assert(cfg->trigger_entries >= 1 && cfg->trigger_entries <= UINT32_MAX);
+  g_assert(net->mtu >= 1 && net->header_bytes >= 0 && net->link_bandwidth > 0);
+  struct sim_comp *c = sim_add(e, &nic_type, name, cfg);
+  struct nic_state *s = c->state;
+  s->net = net;
+  s->prog = prog;
+  s->node = node;
+  s->tl = tl_new((uint32_t)cfg->trigger_entries,
+                 cfg->trigger_full == TL_STALL ? TL_STALL : TL_SPILL);
+  s->egress = (struct net_egress){.busy_until = 0, .bw_bps = net->link_bandwidth};
+  s->cmdq.elem = sizeof(struct nic_qitem);
+  s->trigq.elem = sizeof(uint32_t);
+  s->cmd_stall_since = s->trig_stall_since = -1;
+  s->ops = g_array_new(FALSE, FALSE, sizeof(struct nic_opr));
+  s->ops_free = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  s->posted = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->doorbells = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->gets = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->rx = g_hash_table_new_full(g_int64_hash, rx_equal, g_free, NULL);
+  s->next_msg = 1;
+  stat_tw_init(&s->in_use, sim_now(e), 0);
+  return c;
+}

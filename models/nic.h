@@ -1,0 +1,97 @@
+/* A Portals-4-like NIC with the GPU-TN extension (SC17, Sec. 3; DESIGN.md
+ * Sec. 3 "NIC"): a command queue, a trigger FIFO and trigger list, GDS
+ * doorbells, DMA through the node's bus, segmentation into MTU packets and
+ * one-sided put/get with completion flags.
+ *
+ * Ports: "bus" (0) to the node's bus, "net" (1) to the network (a switch,
+ * or another NIC). Every message is a payload slot (proto.h); the NIC sends
+ * with event kind = the pmsg kind, and reads the kind of what it receives
+ * from the pmsg.
+ *
+ * Timing.
+ * - PK_NIC_CMD and PK_DOORBELL enter one command queue served in order, one
+ *   at a time, nic.cmd_cost each. At the end of its cost a command acts:
+ *   NIC_PUT/NIC_GET start; NIC_TPUT/NIC_TGET register {tag, threshold} on
+ *   the trigger list (+ nic.overflow_lookup when the lookup searched the
+ *   host-memory overflow); NIC_POST stores the put under cmd_id; a doorbell
+ *   starts the put posted under its cmd_id, or, with none yet, waits and the
+ *   post starts it when processed (one doorbell starts one post).
+ * - PK_TRIGGER {a = tag} goes into a FIFO popped one at a time: the store
+ *   acts on the list after nic.match_latency (+ nic.overflow_lookup when it
+ *   searched or wrote the overflow). A fired entry's operation starts at
+ *   the end of that time.
+ * - Full list: see trigger_list.h. In stall mode the store (registration)
+ *   stays at the head of the FIFO (command queue), blocking those behind
+ *   it, and is applied at once, at no further cost, when an entry is freed.
+ * - Starting a put: PK_DMA_READ {bytes, op = operation handle} to DEV_MEM
+ *   through the bus; the bus answers PK_DMA_DATA with the same op. Then
+ *   ceil(bytes/mtu) packets (one header-only packet for 0 bytes, which skips
+ *   the DMA) are reserved back to back on the net port with net_egress_send
+ *   at net.link_bandwidth (net.h). The local flag is written when the last
+ *   packet's tail has left the NIC.
+ * - A get sends a header-only request; the target NIC DMA-reads the data
+ *   when the request is complete and sends it back as packets; the
+ *   initiator writes them to memory and sets the local flag after the last.
+ *   A get's remote flag is not used.
+ * - Receiving: a packet is complete on arrival (store-and-forward) or one
+ *   serialization time of its wire bytes after its head (cut-through); its
+ *   payload is then written with PK_MEM_WRITE to DEV_MEM, and after the
+ *   message's last packet the completion flag follows in bus order.
+ * - Flags: PK_FLAG {a = flag id, b = 1, bytes = 8} to the flag's watcher
+ *   (dst_dev) through the bus. b is an increment of a completion counter:
+ *   memory should add it, so that a flag reused every iteration reaches k.
+ *
+ * Packets on the net port are struct nic_packet slots (below): a pmsg with
+ * what the target needs after it, in the same slot. Switches must forward
+ * the slot's handle unchanged (and may only read the pmsg prefix).
+ */
+#ifndef MODELS_NIC_H
+#define MODELS_NIC_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "net.h"
+#include "nodeprog.h"
+#include "proto.h"
+#include "trigger_list.h"
+
+enum nic_port { NIC_PORT_BUS, NIC_PORT_NET };
+
+/* Group "nic": see nic_params for units, defaults and ranges. */
+struct nic_config {
+  sim_time cmd_cost;        /* per-command processing (commands, doorbells) */
+  int64_t trigger_entries;  /* active on-NIC trigger entries */
+  int trigger_full;         /* enum tl_full: spill | stall (PAR_ENUM) */
+  sim_time overflow_lookup; /* a lookup that searches/writes the host-memory overflow */
+  sim_time match_latency;   /* pop and match one trigger store */
+};
+
+enum nic_ptype {
+  NIC_PT_PUT,     /* put data: flag_* is the remote completion flag */
+  NIC_PT_GET_REQ, /* get request (header only): msg_bytes are asked for */
+  NIC_PT_GET_REP, /* get reply data; m.op is the initiator's message id */
+};
+
+/* A PK_PACKET slot. m.src_node/m.dst_node: endpoints; m.bytes: bytes on the
+ * wire (payload + net.header_bytes); m.op: message id, unique per initiator
+ * (for a get reply: the id of the get); m.seq/m.count: this packet's index
+ * and the message's packet count. */
+struct nic_packet {
+  struct pmsg m;
+  uint8_t type;         /* enum nic_ptype */
+  uint8_t flag_watcher; /* NIC_PT_PUT: enum pdev of the remote flag's watcher */
+  uint32_t flag_id;     /* NIC_PT_PUT: remote flag id (0: none) */
+  int64_t msg_bytes;    /* payload bytes of the whole message (get request: asked for) */
+};
+_Static_assert(sizeof(struct nic_packet) <= SIM_PAYLOAD_BYTES, "nic_packet fits a payload slot");
+
+extern const struct par_group nic_params;
+extern const struct sim_type nic_type;
+
+/* Adds a NIC named NAME ("node3.nic") for node NODE to E. CFG, NET and PROG
+ * (may be NULL) are borrowed and must outlive the run. */
+struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct nic_config *cfg,
+                         const struct net_config *net, const struct nodeprog *prog, uint32_t node);
+
+#endif

@@ -1,0 +1,163 @@
+/* The trigger list of GPU-TN (SC17, Sec. 3): a fixed set of on-NIC entries
+ * matched associatively (a linear scan stands for the CAM), and an overflow
+ * list in host memory for the spill mode. See trigger_list.h. */
+#include "trigger_list.h"
+
+#include <glib.h>
+
+struct tl_slot {
+  struct tl_entry e;
+  bool used;
+};
+
+struct tl_list {
+  enum tl_full mode;
+  uint32_t capacity, in_use, max_in_use;
+  struct tl_slot *slots;  /* capacity */
+  GArray *overflow;       /* struct tl_entry, oldest first */
+  uint64_t next_seq, overflowed, fired;
+};
+
+struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
+  g_assert(capacity >= 1);
+  struct tl_list *t = g_new0(struct tl_list, 1);
+  t->mode = mode;
+  t->capacity = capacity;
+  t->slots = g_new0(struct tl_slot, capacity);
+  t->overflow = g_array_new(FALSE, FALSE, sizeof(struct tl_entry));
+  t->next_seq = 1;
+  return t;
+}
+
+void tl_free(struct tl_list *t) {
+  if (!t) return;
+  g_free(t->slots);
+  g_array_free(t->overflow, TRUE);
+  g_free(t);
+}
+
+/* Where an entry lives: an on-NIC slot index, or an overflow index. */
+struct tl_loc {
+  bool found, in_overflow;
+  size_t i;
+};
+
+/* The oldest live entry with TAG (and no operation, when FREE_ONLY); sets
+ * *SEARCHED when the lookup had to search the overflow. */
+static struct tl_loc tl_lookup(const struct tl_list *t, uint32_t tag, bool free_only,
+                               bool *searched) {
+  struct tl_loc best = {0};
+  uint64_t best_seq = UINT64_MAX;
+  for (uint32_t i = 0; i < t->capacity; i++) {
+    const struct tl_slot *s = &t->slots[i];
+    if (!s->used || s->e.tag != tag || (free_only && s->e.op)) continue;
+    if (s->e.seq < best_seq) {
+      best_seq = s->e.seq;
+      best = (struct tl_loc){.found = true, .i = i};
+    }
+  }
+  if (best.found || t->overflow->len == 0) return best;
+  *searched = true;
+  for (guint i = 0; i < t->overflow->len; i++) {
+    const struct tl_entry *e = &g_array_index(t->overflow, struct tl_entry, i);
+    if (e->tag == tag && !(free_only && e->op))
+      return (struct tl_loc){.found = true, .in_overflow = true, .i = i};
+  }
+  return best;
+}
+
+static struct tl_entry *tl_at(struct tl_list *t, struct tl_loc l) {
+  return l.in_overflow ? &g_array_index(t->overflow, struct tl_entry, l.i) : &t->slots[l.i].e;
+}
+
+/* Allocates a new entry {TAG, COUNTER} into *L: an on-NIC slot, else
+ * (spill) the overflow. Returns false (stall) when full in TL_STALL mode. */
+static bool tl_alloc(struct tl_list *t, uint32_t tag, uint32_t counter, struct tl_result *r,
+                     struct tl_loc *l) {
+  struct tl_entry e = {.tag = tag, .counter = counter, .seq = t->next_seq++};
+  r->allocated = true;
+  if (t->in_use < t->capacity) {
+    for (uint32_t i = 0; i < t->capacity; i++) {
+      if (t->slots[i].used) continue;
+      t->slots[i] = (struct tl_slot){.e = e, .used = true};
+      *l = (struct tl_loc){.found = true, .i = i};
+      t->in_use++;
+      if (t->in_use > t->max_in_use) t->max_in_use = t->in_use;
+      return true;
+    }
+    g_assert_not_reached();
+  }
+  if (t->mode == TL_STALL) {
+    t->next_seq--;
+    r->allocated = false;
+    return false;
+  }
+  g_array_append_val(t->overflow, e);
+  *l = (struct tl_loc){.found = true, .in_overflow = true, .i = t->overflow->len - 1};
+  t->overflowed++;
+  r->overflow = true;
+  return true;
+}
+
+/* Fires the entry at L if it is ready: fills R and frees the entry. */
+static void tl_fire_if_ready(struct tl_list *t, struct tl_loc l, struct tl_result *r) {
+  struct tl_entry *e = tl_at(t, l);
+  if (!e->op || e->counter < e->threshold) return;
+  r->status = TL_FIRED;
+  r->op = e->op;
+  t->fired++;
+  if (l.in_overflow) {
+    g_array_remove_index(t->overflow, (guint)l.i);
+    return;
+  }
+  t->slots[l.i].used = false;
+  t->in_use--;
+  if (t->overflow->len) { /* refill from the oldest overflow entry */
+    t->slots[l.i] = (struct tl_slot){.e = g_array_index(t->overflow, struct tl_entry, 0),
+                                     .used = true};
+    g_array_remove_index(t->overflow, 0);
+    t->in_use++;
+  }
+}
+
+struct tl_result tl_store(struct tl_list *t, uint32_t tag) {
+  struct tl_result r = {.status = TL_DONE};
+  struct tl_loc l = tl_lookup(t, tag, false, &r.overflow);
+  if (l.found) {
+    tl_at(t, l)->counter++;
+    tl_fire_if_ready(t, l, &r);
+  } else if (!tl_alloc(t, tag, 1, &r, &l)) {
+    r.status = TL_STALLED;
+  }
+  return r;
+}
+
+struct tl_result tl_register(struct tl_list *t, uint32_t tag, uint32_t threshold, uint64_t op) {
+  g_assert(op != 0);
+  struct tl_result r = {.status = TL_DONE};
+  struct tl_loc l = tl_lookup(t, tag, true, &r.overflow);
+  if (!l.found && !tl_alloc(t, tag, 0, &r, &l)) {
+    r.status = TL_STALLED;
+    return r;
+  }
+  struct tl_entry *e = tl_at(t, l);
+  e->op = op;
+  e->threshold = threshold;
+  tl_fire_if_ready(t, l, &r);
+  return r;
+}
+
+bool tl_find(const struct tl_list *t, uint32_t tag, struct tl_entry *out) {
+  bool searched = false;
+  struct tl_loc l = tl_lookup(t, tag, false, &searched);
+  if (!l.found) return false;
+  *out = *tl_at((struct tl_list *)t, l);
+  return true;
+}
+
+uint32_t tl_capacity(const struct tl_list *t) { return t->capacity; }
+uint32_t tl_in_use(const struct tl_list *t) { return t->in_use; }
+uint32_t tl_max_in_use(const struct tl_list *t) { return t->max_in_use; }
+size_t tl_overflow_len(const struct tl_list *t) { return t->overflow->len; }
+uint64_t tl_overflowed(const struct tl_list *t) { return t->overflowed; }
+uint64_t tl_fired(const struct tl_list *t) { return t->fired; }

@@ -1,0 +1,611 @@
+/* NIC: puts (one and several packets, both switching modes), local
+ * completion, triggered puts (relaxed and not, kernel-level threshold), a
+ * get round trip, doorbells before and after their post, and the full
+ * trigger list in spill and stall modes; every time derived by hand.
+ *
+ * The rig: two NICs (node0, node1) whose net ports are joined directly by a
+ * link of latency L = 100 ns; each NIC's bus port goes to a fake bus over a
+ * link of Lb = 20 ns. The fake bus answers PK_DMA_READ with PK_DMA_DATA
+ * D = 200 ns after it receives it, and records PK_MEM_WRITE and PK_FLAG.
+ * Network: 100 Gbps (8 bits / 100 Gbps = 80 ps per byte), mtu 1000 B,
+ * header 50 B, so a full packet is 1050 B = 84 ns on the wire, an 800 B
+ * put's packet 850 B = 68 ns, a header-only packet 50 B = 4 ns.
+ * NIC: cmd_cost 100 ns, match_latency 10 ns, overflow_lookup 500 ns.
+ *
+ * A DMA started at NIC time t has its data back at t + Lb + D + Lb = t + 240.
+ * With a direct link (no switch) both switching modes deliver a packet of
+ * serialization S started at t complete at t + S + L (net.h with n = 0):
+ * store-and-forward sends the event at the tail, cut-through at the head
+ * and the target adds S. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "engine.h"
+#include "net.h"
+#include "nic.h"
+#include "proto.h"
+#include "testutil.h"
+#include "trace.h"
+
+#define NS SIM_NS
+#define LB (20 * NS)
+#define L (100 * NS)
+#define D (200 * NS)
+
+/* ---- the fake bus ---- */
+
+#define REC_MAX 32
+struct fbus {
+  int n_w, n_f, n_dma;
+  sim_time w_at[REC_MAX];
+  int64_t w_bytes[REC_MAX];
+  sim_time f_at[REC_MAX];
+  uint32_t f_id[REC_MAX], f_val[REC_MAX];
+  uint8_t f_dev[REC_MAX];
+};
+
+static void fbus_handle(struct sim_comp *c, const struct sim_event *ev) {
+  struct fbus *b = c->state;
+  struct pmsg *m = sim_payload(c->eng, ev->data);
+  CU_ASSERT_EQUAL(m->src_dev, DEV_NIC);
+  switch (m->kind) {
+  case PK_DMA_READ:
+    CU_ASSERT_EQUAL(m->dst_dev, DEV_MEM);
+    b->n_dma++;
+    m->kind = PK_DMA_DATA;
+    m->dst_dev = DEV_NIC;
+    m->src_dev = DEV_MEM;
+    sim_send(c, 0, D, PK_DMA_DATA, ev->data);
+    return;
+  case PK_MEM_WRITE:
+    CU_ASSERT_FATAL(b->n_w < REC_MAX);
+    CU_ASSERT_EQUAL(m->dst_dev, DEV_MEM);
+    b->w_at[b->n_w] = sim_now(c->eng);
+    b->w_bytes[b->n_w++] = m->bytes;
+    break;
+  case PK_FLAG:
+    CU_ASSERT_FATAL(b->n_f < REC_MAX);
+    b->f_at[b->n_f] = sim_now(c->eng);
+    b->f_id[b->n_f] = m->a;
+    b->f_val[b->n_f] = m->b;
+    b->f_dev[b->n_f++] = m->dst_dev;
+    break;
+  default: CU_FAIL("unexpected message at the fake bus");
+  }
+  sim_payload_free(c->eng, ev->data);
+}
+
+static const char *const fbus_ports[] = {"nic"};
+static const struct sim_type fbus_type = {.name = "fbus", .ports = fbus_ports, .n_ports = 1,
+                                          .state_size = sizeof(struct fbus),
+                                          .handle = fbus_handle};
+
+/* Time at which flag ID was written at bus B, or -1 (and its count in *N). */
+static sim_time flag_at(struct sim_comp *bus, uint32_t id) {
+  struct fbus *b = bus->state;
+  sim_time at = -1;
+  int n = 0;
+  for (int i = 0; i < b->n_f; i++)
+    if (b->f_id[i] == id) {
+      at = b->f_at[i];
+      n++;
+      CU_ASSERT_EQUAL(b->f_val[i], 1);
+    }
+  CU_ASSERT(n <= 1);
+  return at;
+}
+
+/* ---- the rig ---- */
+
+struct rig {
+  struct sim_engine *e;
+  struct net_config net;
+  struct nic_config cfg;
+  struct sim_comp *nic[2], *bus[2];
+  struct sim_report rep;
+};
+
+static struct rig *rig_new(int switching, int entries, int full) {
+  struct rig *r = g_new0(struct rig, 1);
+  r->e = sim_new(1);
+  r->net = (struct net_config){.topology = NET_STAR, .nodes = 2, .link_latency = L,
+                               .link_bandwidth = 100000000000, .switch_latency = 100 * NS,
+                               .switching = switching, .mtu = 1000, .header_bytes = 50};
+  r->cfg = (struct nic_config){.cmd_cost = 100 * NS, .trigger_entries = entries,
+                               .trigger_full = full, .overflow_lookup = 500 * NS,
+                               .match_latency = 10 * NS};
+  char *err = NULL;
+  for (uint32_t n = 0; n < 2; n++) {
+    char name[32];
+    g_snprintf(name, sizeof name, "node%u.nic", n);
+    r->nic[n] = nic_add(r->e, name, &r->cfg, &r->net, NULL, n);
+    g_snprintf(name, sizeof name, "node%u.bus", n);
+    r->bus[n] = sim_add(r->e, &fbus_type, name, NULL);
+    CU_ASSERT_TRUE(sim_connect(r->bus[n], 0, r->nic[n], NIC_PORT_BUS, LB, &err));
+  }
+  CU_ASSERT_TRUE(sim_connect(r->nic[0], NIC_PORT_NET, r->nic[1], NIC_PORT_NET, L, &err));
+  sim_report_init(&r->rep);
+  return r;
+}
+
+/* Runs to the end and collects the report; every payload must be freed. */
+static void rig_run(struct rig *r) {
+  sim_run(r->e, SIM_TIME_MAX, 0);
+  sim_finish(r->e, &r->rep);
+  CU_ASSERT_EQUAL(sim_payloads_live(r->e), 0);
+}
+
+static int64_t rep(struct rig *r, const char *key) {
+  const struct sim_report_entry *en = sim_report_find(&r->rep, key);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(en);
+  return en->i;
+}
+
+static void rig_free(struct rig *r) {
+  sim_report_clear(&r->rep);
+  sim_free(r->e);
+  g_free(r);
+}
+
+/* The fake bus of node N sends a message to its NIC at time AT (sent before
+ * the run, so it arrives at AT + Lb). */
+static void send_cmd(struct rig *r, int n, sim_time at, struct nic_cmd cmd) {
+  struct sim_engine *e = r->e;
+  uint64_t ch = sim_payload_new(e);
+  *(struct nic_cmd *)sim_payload(e, ch) = cmd;
+  struct pmsg *m;
+  uint64_t h = pmsg_new(e, PK_NIC_CMD, &m);
+  m->src_dev = DEV_CPU;
+  m->dst_dev = DEV_NIC;
+  m->op = ch;
+  sim_send(r->bus[n], 0, at, PK_NIC_CMD, h);
+}
+
+static void send_small(struct rig *r, int n, sim_time at, enum pkind kind, uint32_t a) {
+  struct pmsg *m;
+  uint64_t h = pmsg_new(r->e, kind, &m);
+  m->src_dev = DEV_GPU;
+  m->dst_dev = DEV_NIC;
+  m->a = a;
+  sim_send(r->bus[n], 0, at, (uint16_t)kind, h);
+}
+
+static struct nic_cmd put_cmd(enum nic_op op, int64_t bytes, uint32_t remote, uint32_t local) {
+  return (struct nic_cmd){.op = (uint8_t)op, .dst_node = 1, .bytes = bytes, .threshold = 1,
+                          .remote = {remote, DEV_GPU}, .local = {local, DEV_CPU}};
+}
+
+static struct fbus *fb(struct rig *r, int n) { return r->bus[n]->state; }
+
+/* ---- tests ---- */
+
+static void test_put_one_packet(void) {
+  for (int sw = NET_CUT_THROUGH; sw <= NET_STORE_FORWARD; sw++) {
+    struct rig *r = rig_new(sw, 16, TL_SPILL);
+    send_cmd(r, 0, 0, put_cmd(NIC_PUT, 800, 5, 6));
+    rig_run(r);
+    /* Command at 20, processed until 120; DMA back at 120 + 240 = 360;
+     * the 850 B packet leaves 360..428 and is complete at node1 at
+     * 428 + L = 528; write and flag reach node1's bus at 528 + Lb = 548. */
+    struct fbus *b1 = fb(r, 1);
+    CU_ASSERT_EQUAL(b1->n_w, 1);
+    CU_ASSERT_EQUAL(b1->w_at[0], 548 * NS);
+    CU_ASSERT_EQUAL(b1->w_bytes[0], 800);
+    CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 548 * NS);
+    CU_ASSERT_EQUAL(b1->f_dev[0], DEV_GPU);
+    /* Local completion when the tail has left: 428 + Lb = 448, to the CPU. */
+    CU_ASSERT_EQUAL(flag_at(r->bus[0], 6), 448 * NS);
+    CU_ASSERT_EQUAL(fb(r, 0)->f_dev[0], DEV_CPU);
+    CU_ASSERT_EQUAL(fb(r, 0)->n_dma, 1);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.packets_sent"), 1);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.bytes_sent"), 850);
+    CU_ASSERT_EQUAL(rep(r, "node1.nic.bytes_received"), 850);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.commands"), 1);
+    rig_free(r);
+  }
+}
+
+static void test_put_several_packets(void) {
+  for (int sw = NET_CUT_THROUGH; sw <= NET_STORE_FORWARD; sw++) {
+    struct rig *r = rig_new(sw, 16, TL_SPILL);
+    send_cmd(r, 0, 0, put_cmd(NIC_PUT, 2500, 5, 6));
+    rig_run(r);
+    /* 2500 B = 1000 + 1000 + 500: wire 1050, 1050, 550 B = 84, 84, 44 ns,
+     * back to back from 360: tails at 444, 528, 572; complete at node1 at
+     * +L = 544, 628, 672; at node1's bus +Lb = 564, 648, 692. */
+    struct fbus *b1 = fb(r, 1);
+    CU_ASSERT_EQUAL_FATAL(b1->n_w, 3);
+    sim_time want_at[] = {564 * NS, 648 * NS, 692 * NS};
+    int64_t want_bytes[] = {1000, 1000, 500};
+    for (int i = 0; i < 3; i++) {
+      CU_ASSERT_EQUAL(b1->w_at[i], want_at[i]);
+      CU_ASSERT_EQUAL(b1->w_bytes[i], want_bytes[i]);
+    }
+    CU_ASSERT_EQUAL(b1->n_f, 1); /* one flag, after the last packet */
+    CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 692 * NS);
+    /* Local: last tail 572 + Lb = 592. */
+    CU_ASSERT_EQUAL(flag_at(r->bus[0], 6), 592 * NS);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.packets_sent"), 3);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.bytes_sent"), 2650);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.payload_sent"), 2500);
+    CU_ASSERT_EQUAL(rep(r, "node1.nic.packets_received"), 3);
+    rig_free(r);
+  }
+}
+
+static void test_put_zero_bytes(void) {
+  for (int sw = NET_CUT_THROUGH; sw <= NET_STORE_FORWARD; sw++) {
+    struct rig *r = rig_new(sw, 16, TL_SPILL);
+    send_cmd(r, 0, 0, put_cmd(NIC_PUT, 0, 5, 6));
+    rig_run(r);
+    /* No DMA: at 120 one 50 B header-only packet, 4 ns: tail 124, complete
+     * at node1 at 224, flag at 244, no memory write; local flag 144. */
+    CU_ASSERT_EQUAL(fb(r, 0)->n_dma, 0);
+    CU_ASSERT_EQUAL(fb(r, 1)->n_w, 0);
+    CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 244 * NS);
+    CU_ASSERT_EQUAL(flag_at(r->bus[0], 6), 144 * NS);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.bytes_sent"), 50);
+    rig_free(r);
+  }
+}
+
+static void test_triggered_put_registered_first(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 16, TL_SPILL);
+  struct nic_cmd c = put_cmd(NIC_TPUT, 800, 5, 0);
+  c.tag = 9;
+  send_cmd(r, 0, 0, c);
+  send_small(r, 0, 300 * NS, PK_TRIGGER, 9);
+  rig_run(r);
+  /* Registered at 120. Store at 320, matched at 330: fires; DMA back at 570;
+   * packet 570..638; node1 at 738; flag at 758. */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 758 * NS);
+  CU_ASSERT_EQUAL(fb(r, 0)->n_f, 0); /* local id 0: no flag */
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_matched"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_unmatched"), 0);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_in_use_max"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 0);
+  /* One entry from 120 to 330 over a run that ends at 758:
+   * mean = 210 / 758. */
+  const struct sim_report_entry *en = sim_report_find(&r->rep, "node0.nic.entries_in_use_mean");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(en);
+  CU_ASSERT_DOUBLE_EQUAL(en->d, 210.0 / 758.0, 1e-12);
+  rig_free(r);
+}
+
+static void test_triggered_put_relaxed(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 16, TL_SPILL);
+  struct nic_cmd c = put_cmd(NIC_TPUT, 800, 5, 6);
+  c.tag = 9;
+  send_small(r, 0, 0, PK_TRIGGER, 9);
+  send_cmd(r, 0, 50 * NS, c);
+  rig_run(r);
+  /* Store at 20, matched at 30: an entry with counter 1, no operation.
+   * Registration at 70, processed until 170: counter 1 >= 1 fires at once;
+   * DMA back at 410; packet 410..478; node1 at 578, flag at 598; local
+   * flag at 478 + 20 = 498. */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 598 * NS);
+  CU_ASSERT_EQUAL(flag_at(r->bus[0], 6), 498 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_unmatched"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.registrations"), 1);
+  rig_free(r);
+}
+
+static void test_kernel_level_threshold(void) {
+  for (int stores = 3; stores <= 4; stores++) {
+    struct rig *r = rig_new(NET_STORE_FORWARD, 16, TL_SPILL);
+    struct nic_cmd c = put_cmd(NIC_TPUT, 800, 5, 0);
+    c.tag = 2;
+    c.threshold = 4; /* the kernel's 4 work-groups */
+    send_cmd(r, 0, 0, c);
+    for (int i = 0; i < stores; i++) send_small(r, 0, 200 * NS, PK_TRIGGER, 2);
+    rig_run(r);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_stored"), stores);
+    if (stores == 3) {
+      /* 3 < 4: nothing fires; the entry is left with counter 3. */
+      CU_ASSERT_EQUAL(fb(r, 1)->n_f, 0);
+      CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 0);
+      CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 1);
+    } else {
+      /* Stores at 220 matched one at a time: 230, 240, 250, 260; the 4th
+       * fires at 260; DMA back at 500; packet 500..568; flag 668 + 20. */
+      CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 688 * NS);
+      CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 1);
+      CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 0);
+    }
+    rig_free(r);
+  }
+}
+
+static void test_get_round_trip(void) {
+  for (int sw = NET_CUT_THROUGH; sw <= NET_STORE_FORWARD; sw++) {
+    struct rig *r = rig_new(sw, 16, TL_SPILL);
+    send_cmd(r, 0, 0, put_cmd(NIC_GET, 800, 0, 3));
+    rig_run(r);
+    /* Processed 20..120; 50 B request 120..124, complete at node1 at 224;
+     * node1 DMA back at 224 + 240 = 464; 850 B reply 464..532, complete at
+     * node0 at 632; write and local flag at node0's bus at 652. */
+    struct fbus *b0 = fb(r, 0);
+    CU_ASSERT_EQUAL_FATAL(b0->n_w, 1);
+    CU_ASSERT_EQUAL(b0->w_at[0], 652 * NS);
+    CU_ASSERT_EQUAL(b0->w_bytes[0], 800);
+    CU_ASSERT_EQUAL(flag_at(r->bus[0], 3), 652 * NS);
+    CU_ASSERT_EQUAL(b0->f_dev[0], DEV_CPU);
+    CU_ASSERT_EQUAL(fb(r, 1)->n_dma, 1);
+    CU_ASSERT_EQUAL(fb(r, 1)->n_f, 0); /* a get sets no flag at the target */
+    CU_ASSERT_EQUAL(fb(r, 1)->n_w, 0);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.bytes_sent"), 50);
+    CU_ASSERT_EQUAL(rep(r, "node1.nic.bytes_sent"), 850);
+    CU_ASSERT_EQUAL(rep(r, "node0.nic.gets"), 1);
+    rig_free(r);
+  }
+}
+
+static void test_doorbell_after_post(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 16, TL_SPILL);
+  struct nic_cmd c = put_cmd(NIC_POST, 800, 5, 0);
+  c.cmd_id = 4;
+  send_cmd(r, 0, 0, c);
+  send_small(r, 0, 200 * NS, PK_DOORBELL, 4);
+  rig_run(r);
+  /* Posted at 120. Doorbell at 220, processed until 320: DMA back at 560;
+   * packet 560..628; node1 at 728; flag at 748. */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 748 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.doorbells"), 1);
+  rig_free(r);
+}
+
+static void test_doorbell_before_post(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 16, TL_SPILL);
+  struct nic_cmd c = put_cmd(NIC_POST, 800, 5, 0);
+  c.cmd_id = 4;
+  send_small(r, 0, 0, PK_DOORBELL, 4);
+  send_cmd(r, 0, 10 * NS, c);
+  rig_run(r);
+  /* Doorbell at 20, processed 20..120: no post yet, it waits. Post at 30,
+   * processed 120..220: the waiting doorbell starts it; DMA back at 460;
+   * packet 460..528; node1 at 628; flag at 648. */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 648 * NS);
+  rig_free(r);
+}
+
+static void test_full_list_spill(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 2, TL_SPILL);
+  struct nic_cmd c1 = put_cmd(NIC_TPUT, 800, 1, 0), c3 = put_cmd(NIC_TPUT, 800, 3, 0);
+  c1.tag = 1;
+  c3.tag = 3;
+  send_cmd(r, 0, 0, c1);
+  send_small(r, 0, 200 * NS, PK_TRIGGER, 2);
+  send_small(r, 0, 200 * NS, PK_TRIGGER, 3);
+  send_small(r, 0, 200 * NS, PK_TRIGGER, 1);
+  send_cmd(r, 0, 2000 * NS, c3);
+  rig_run(r);
+  /* Tag 1 registered at 120 (1 entry). Stores at 220: tag 2 at 230 takes
+   * the second entry; tag 3 at 240 finds the list full and spills to host
+   * memory: + 500 -> 740; tag 1 then matches on-NIC at 750 and fires: DMA
+   * back at 990, packet 990..1058, node1 at 1158, flag 1 at 1178 (678
+   * without the spill). Its entry is refilled with tag 3 from the overflow.
+   * Tag 3's registration at 2020..2120 hits on-NIC (no overflow cost):
+   * fires at 2120, DMA back at 2360, packet ..2428, flag 3 at 2548. */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 1), 1178 * NS);
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 3), 2548 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.overflow_entries"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.overflow_lookups"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_in_use_max"), 2);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 1); /* tag 2, never registered */
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.stalls"), 0);
+  rig_free(r);
+}
+
+static void test_full_list_stall_fifo(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 2, TL_STALL);
+  struct nic_cmd c1 = put_cmd(NIC_TPUT, 800, 1, 0), c2 = put_cmd(NIC_TPUT, 800, 2, 0);
+  c1.tag = 1;
+  c2.tag = 2;
+  send_cmd(r, 0, 0, c1);
+  send_small(r, 0, 200 * NS, PK_TRIGGER, 2);
+  send_small(r, 0, 200 * NS, PK_TRIGGER, 3);
+  send_small(r, 0, 200 * NS, PK_TRIGGER, 1);
+  send_cmd(r, 0, 1000 * NS, c2);
+  rig_run(r);
+  /* Tag 1 registered at 120. Stores at 220: tag 2 at 230 fills the list;
+   * tag 3 at 240 stalls at the head of the FIFO, and tag 1 waits behind it.
+   * Tag 2's registration (1020..1120) fires at once and frees an entry: the
+   * stalled store is applied at 1120 (stalled 880 ns); tag 1 is matched at
+   * 1130 and fires. Flag 2: DMA back at 1360, packet 1360..1428, node1 at
+   * 1528, flag at 1548. Flag 1: DMA back at 1370, but the port is busy
+   * until 1428: packet 1428..1496, node1 at 1596, flag at 1616. */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 2), 1548 * NS);
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 1), 1616 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.stalls"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.stall_time"), 880 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.stalled_at_end"), 0);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.overflow_lookups"), 0);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 1); /* tag 3 */
+  rig_free(r);
+}
+
+static void test_full_list_stall_command_queue(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 1, TL_STALL);
+  struct nic_cmd c1 = put_cmd(NIC_TPUT, 800, 1, 0), c2 = put_cmd(NIC_TPUT, 800, 2, 0);
+  c1.tag = 1;
+  c2.tag = 2;
+  send_cmd(r, 0, 0, c1);
+  send_cmd(r, 0, 10 * NS, c2);
+  send_cmd(r, 0, 20 * NS, put_cmd(NIC_PUT, 800, 3, 0));
+  send_small(r, 0, 400 * NS, PK_TRIGGER, 1);
+  send_small(r, 0, 600 * NS, PK_TRIGGER, 2);
+  rig_run(r);
+  /* One entry. Tag 1 registered at 120 (full). Tag 2's registration,
+   * processed 120..220, stalls at the head of the command queue; the put
+   * behind it waits. Store 1 at 420, matched at 430: fires (DMA back 670,
+   * packet 670..738, flag 1 at 858) and frees the entry; the registration
+   * of tag 2 is applied at 430 (stalled 210 ns); the put is processed
+   * 430..530 (DMA back 770, packet 770..838, flag 3 at 958). Store 2 at 620,
+   * matched at 630: fires (DMA back 870, packet 870..938, flag 2 at 1058). */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 1), 858 * NS);
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 3), 958 * NS);
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 2), 1058 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.stalls"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.stall_time"), 210 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 0);
+  rig_free(r);
+}
+
+static void test_full_list_stall_deadlock_reported(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 1, TL_STALL);
+  struct nic_cmd c6 = put_cmd(NIC_TPUT, 800, 6, 0), c5 = put_cmd(NIC_TPUT, 800, 5, 0);
+  c6.tag = 6;
+  c5.tag = 5;
+  send_small(r, 0, 0, PK_TRIGGER, 5);
+  send_cmd(r, 0, 0, c6);
+  send_cmd(r, 0, 10 * NS, c5);
+  rig_run(r);
+  /* Store 5 at 20 takes the only entry (matched at 30). Tag 6's
+   * registration (20..120) needs a new entry and stalls; tag 5's, which
+   * would free the entry, waits behind it: nothing ever fires. */
+  CU_ASSERT_EQUAL(fb(r, 1)->n_f, 0);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 0);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.stalled_at_end"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.registrations"), 0);
+  rig_free(r);
+}
+
+/* A stand-in for a switch on node0's net port: records the packets. */
+struct wire {
+  int n;
+  sim_time at[8];
+  struct nic_packet p[8];
+};
+
+static void wire_handle(struct sim_comp *c, const struct sim_event *ev) {
+  struct wire *w = c->state;
+  CU_ASSERT_FATAL(w->n < 8);
+  w->at[w->n] = sim_now(c->eng);
+  w->p[w->n++] = *(struct nic_packet *)sim_payload(c->eng, ev->data);
+  sim_payload_free(c->eng, ev->data);
+}
+
+static const struct sim_type wire_type = {.name = "wire", .ports = fbus_ports, .n_ports = 1,
+                                          .state_size = sizeof(struct wire),
+                                          .handle = wire_handle};
+
+static void test_packets_on_the_wire(void) {
+  for (int sw = NET_CUT_THROUGH; sw <= NET_STORE_FORWARD; sw++) {
+    struct sim_engine *e = sim_new(1);
+    struct net_config net = {.link_bandwidth = 100000000000, .switching = sw, .mtu = 1000,
+                             .header_bytes = 50};
+    struct nic_config cfg = {.cmd_cost = 100 * NS, .trigger_entries = 16,
+                             .match_latency = 10 * NS};
+    struct sim_comp *nic = nic_add(e, "node0.nic", &cfg, &net, NULL, 0);
+    struct sim_comp *bus = sim_add(e, &fbus_type, "node0.bus", NULL);
+    struct sim_comp *sw_c = sim_add(e, &wire_type, "switch0", NULL);
+    char *err = NULL;
+    CU_ASSERT_TRUE(sim_connect(bus, 0, nic, NIC_PORT_BUS, LB, &err));
+    CU_ASSERT_TRUE(sim_connect(nic, NIC_PORT_NET, sw_c, 0, L, &err));
+    struct rig r = {.e = e, .bus = {bus}};
+    struct nic_cmd c = put_cmd(NIC_PUT, 1500, 5, 0);
+    c.remote.watcher = DEV_CPU;
+    send_cmd(&r, 0, 0, c);
+    sim_run(e, SIM_TIME_MAX, 0);
+    /* DMA back at 360; packets of 1050 and 550 B (84, 44 ns) leave
+     * 360..444 and 444..488. The event reaches the next hop after L at the
+     * head (cut-through: 460, 544) or at the tail (store-and-forward: 544,
+     * 588), per net.h. */
+    struct wire *w = sw_c->state;
+    CU_ASSERT_EQUAL_FATAL(w->n, 2);
+    sim_time want[2][2] = {{460 * NS, 544 * NS}, {544 * NS, 588 * NS}};
+    int64_t wire_bytes[] = {1050, 550};
+    for (int i = 0; i < 2; i++) {
+      const struct nic_packet *p = &w->p[i];
+      CU_ASSERT_EQUAL(w->at[i], want[sw == NET_STORE_FORWARD][i]);
+      CU_ASSERT_EQUAL(p->m.kind, PK_PACKET);
+      CU_ASSERT_EQUAL(p->m.src_node, 0);
+      CU_ASSERT_EQUAL(p->m.dst_node, 1);
+      CU_ASSERT_EQUAL(p->m.bytes, wire_bytes[i]);
+      CU_ASSERT_EQUAL(p->m.seq, (uint32_t)i);
+      CU_ASSERT_EQUAL(p->m.count, 2);
+      CU_ASSERT_EQUAL(p->m.op, w->p[0].m.op);
+      CU_ASSERT_NOT_EQUAL(p->m.op, 0);
+      CU_ASSERT_EQUAL(p->type, NIC_PT_PUT);
+      CU_ASSERT_EQUAL(p->flag_id, 5);
+      CU_ASSERT_EQUAL(p->flag_watcher, DEV_CPU);
+      CU_ASSERT_EQUAL(p->msg_bytes, 1500);
+    }
+    struct sim_report rep_;
+    sim_report_init(&rep_);
+    sim_finish(e, &rep_);
+    sim_report_clear(&rep_);
+    CU_ASSERT_EQUAL(sim_payloads_live(e), 0);
+    sim_free(e);
+  }
+}
+
+static void test_params(void) {
+  struct nic_config cfg;
+  par_group_defaults(&nic_params, &cfg);
+  CU_ASSERT_EQUAL(cfg.cmd_cost, 100 * NS);
+  CU_ASSERT_EQUAL(cfg.trigger_entries, 16); /* GPU-TN Sec. 3.3 */
+  CU_ASSERT_EQUAL(cfg.trigger_full, TL_SPILL);
+  CU_ASSERT_EQUAL(cfg.overflow_lookup, 500 * NS);
+  CU_ASSERT_EQUAL(cfg.match_latency, 10 * NS);
+  char *err = NULL;
+  CU_ASSERT_TRUE(par_set(par_group_find(&nic_params, "trigger_full"), &cfg, "stall", &err));
+  CU_ASSERT_EQUAL(cfg.trigger_full, TL_STALL);
+  CU_ASSERT_FALSE(par_set(par_group_find(&nic_params, "trigger_entries"), &cfg, "0", &err));
+  g_free(err);
+}
+
+static void test_trace_spans(void) {
+  char *path = tu_temp_file(".json", "", 0);
+  char *err = NULL;
+  struct trace *t = trace_open(path, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  struct rig *r = rig_new(NET_CUT_THROUGH, 16, TL_SPILL);
+  sim_set_trace(r->e, t, NULL);
+  struct nic_cmd c = put_cmd(NIC_TPUT, 2500, 5, 6);
+  c.tag = 1;
+  send_cmd(r, 0, 0, c);
+  send_small(r, 0, 0, PK_TRIGGER, 1);
+  send_cmd(r, 0, 0, put_cmd(NIC_GET, 100, 0, 7));
+  rig_run(r);
+  CU_ASSERT_TRUE(trace_close(t, &err));
+  char *text = NULL;
+  CU_ASSERT_TRUE_FATAL(g_file_get_contents(path, &text, NULL, NULL));
+  const char *want[] = {"triggered put", "\"get\"", "match", "dma read", "tx put",
+                        "tx get request", "tx get reply", "put received", "get reply received",
+                        "\"nic/trigger\"", "\"node1\""};
+  for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+    if (!strstr(text, want[i])) fprintf(stderr, "missing in trace: %s\n", want[i]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, want[i]));
+  }
+  g_free(text);
+  rig_free(r);
+  g_free(path);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"put, one packet, both switching modes", test_put_one_packet},
+      {"put, several packets, both switching modes", test_put_several_packets},
+      {"put of 0 bytes: one header-only packet", test_put_zero_bytes},
+      {"triggered put, registered before the store", test_triggered_put_registered_first},
+      {"triggered put, store before registration (relaxed)", test_triggered_put_relaxed},
+      {"kernel-level threshold: fires on the n-th store", test_kernel_level_threshold},
+      {"get round trip, both switching modes", test_get_round_trip},
+      {"doorbell after its post", test_doorbell_after_post},
+      {"doorbell before its post", test_doorbell_before_post},
+      {"full trigger list: spill costs overflow_lookup", test_full_list_spill},
+      {"full trigger list: stall at the FIFO head", test_full_list_stall_fifo},
+      {"full trigger list: stall at the command queue head", test_full_list_stall_command_queue},
+      {"full trigger list: stall deadlock is reported", test_full_list_stall_deadlock_reported},
+      {"packets on the wire: fields and event times per switching mode",
+       test_packets_on_the_wire},
+      {"parameters: defaults and ranges", test_params},
+      {"trace spans on the NIC tracks", test_trace_spans},
+      {NULL, NULL},
+  };
+  return tu_run_suite("nic", tests);
+}
