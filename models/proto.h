@@ -25,7 +25,7 @@ enum pkind {
   PK_DMA_READ,    /* NIC -> bus memory: read `bytes`; answered by PK_DMA_DATA */
   PK_DMA_DATA,    /* bus memory -> NIC: the data of a DMA read */
   PK_MEM_WRITE,   /* NIC -> bus memory: write `bytes` (payload arriving at a target) */
-  PK_FLAG,        /* memory -> watcher: flag word `flag` now holds `value` */
+  PK_FLAG,        /* memory -> watcher: add `b` to flag word `a` (a completion counter) */
   PK_PACKET,      /* network: one packet of a message */
 };
 
@@ -65,7 +65,7 @@ struct pmsg {
   int64_t bytes;       /* bytes this message moves across a bus or link */
   uint32_t a, b;       /* kind-specific: PK_QUEUE_CMD a = command index into the
                           node's queue program; PK_TRIGGER a = tag; PK_DOORBELL
-                          a = cmd_id; PK_FLAG a = flag id, b = value;
+                          a = cmd_id; PK_FLAG a = flag id, b = increment;
                           PK_KERNEL_DONE a = kernel index */
   uint64_t op;         /* operation id, for matching replies (DMA, packets) */
   uint32_t seq, count; /* PK_PACKET: index of this packet in its message, and
