@@ -217,7 +217,7 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   uint64_t h = sim_payload_new(c->eng);
   struct nic_packet *p = sim_payload(c->eng, h);
   int64_t wire = payload + s->net->header_bytes;
-  p->m = (struct pmsg){.kind = PK_PACKET, .src_node = s->node, .dst_node = dst, .bytes = wire,
+  p->m = (struct pmsg){.kind = PK_PACKET, .src_node = s->node, .dst_node = dst, .bytes = payload,
                        .op = msg_id, .seq = seq, .count = count};
   p->type = (uint8_t)type;
   p->flag_id = flag.id;
@@ -479,13 +479,13 @@ static void packet_arrive(struct sim_comp *c, uint64_t h) {
   sim_payload_free(c->eng, h);
   g_assert(p.m.kind == PK_PACKET && p.m.dst_node == s->node);
   s->packets_received++;
-  s->bytes_received += p.m.bytes;
-  int64_t payload = p.m.bytes - s->net->header_bytes;
+  int64_t payload = p.m.bytes, wire = payload + s->net->header_bytes;
+  s->bytes_received += wire;
   s->payload_received += payload;
   sim_time now = sim_now(c->eng);
   /* When the whole packet is here (net.h's delivery rule at an endpoint). */
   sim_time done = s->net->switching == NET_CUT_THROUGH
-                      ? net_ser_time(p.m.bytes, s->net->link_bandwidth)
+                      ? net_ser_time(wire, s->net->link_bandwidth)
                       : 0;
   switch (p.type) {
   case NIC_PT_GET_REQ: {

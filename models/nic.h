@@ -73,8 +73,8 @@ enum nic_ptype {
   NIC_PT_GET_REP, /* get reply data; m.op is the initiator's message id */
 };
 
-/* A PK_PACKET slot. m.src_node/m.dst_node: endpoints; m.bytes: bytes on the
- * wire (payload + net.header_bytes); m.op: message id, unique per initiator
+/* A PK_PACKET slot. m.src_node/m.dst_node: endpoints; m.bytes: the packet's
+ * payload (0..mtu; net.header_bytes more travel on the wire, see switch.h); m.op: message id, unique per initiator
  * (for a get reply: the id of the get); m.seq/m.count: this packet's index
  * and the message's packet count. */
 struct nic_packet {

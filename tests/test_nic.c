@@ -517,14 +517,15 @@ static void test_packets_on_the_wire(void) {
     struct wire *w = sw_c->state;
     CU_ASSERT_EQUAL_FATAL(w->n, 2);
     sim_time want[2][2] = {{460 * NS, 544 * NS}, {544 * NS, 588 * NS}};
-    int64_t wire_bytes[] = {1050, 550};
+    /* pmsg.bytes is the payload: 1000 + 500 of 1500 (mtu 1000). */
+    int64_t payload_bytes[] = {1000, 500};
     for (int i = 0; i < 2; i++) {
       const struct nic_packet *p = &w->p[i];
       CU_ASSERT_EQUAL(w->at[i], want[sw == NET_STORE_FORWARD][i]);
       CU_ASSERT_EQUAL(p->m.kind, PK_PACKET);
       CU_ASSERT_EQUAL(p->m.src_node, 0);
       CU_ASSERT_EQUAL(p->m.dst_node, 1);
-      CU_ASSERT_EQUAL(p->m.bytes, wire_bytes[i]);
+      CU_ASSERT_EQUAL(p->m.bytes, payload_bytes[i]);
       CU_ASSERT_EQUAL(p->m.seq, (uint32_t)i);
       CU_ASSERT_EQUAL(p->m.count, 2);
       CU_ASSERT_EQUAL(p->m.op, w->p[0].m.op);

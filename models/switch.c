@@ -1,0 +1,138 @@
+/* Network switches (see switch.h): route by destination node, wait
+ * switch_latency, then serialize on the output port per net.h's delivery
+ * rule. Reference latency: GPU-TN paper, Table 2. */
+#include "switch.h"
+
+#include "proto.h"
+#include "trace.h"
+
+#include <glib.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One output port. track is the trace track + 1 (0: not made yet). */
+struct sw_port {
+  sim_time busy_until;
+  int32_t track;
+};
+
+struct sw_state {
+  struct sw_stats st;
+  struct sw_port port[]; /* fabric->max_ports of them */
+};
+
+static const struct sw_fabric *fabric_of(const struct sim_comp *c) { return c->config; }
+
+static void sw_init(struct sim_comp *c) {
+  const struct sw_fabric *f = fabric_of(c);
+  g_assert(c->n_ports <= f->max_ports);
+}
+
+static int port_track(struct sim_comp *c, struct sw_port *p, int port) {
+  if (p->track == 0) {
+    char suffix[16];
+    snprintf(suffix, sizeof suffix, "p%d", port);
+    p->track = sim_track_sub(c, suffix) + 1;
+  }
+  return p->track - 1;
+}
+
+static void sw_handle(struct sim_comp *c, const struct sim_event *ev) {
+  const struct sw_fabric *f = fabric_of(c);
+  struct sw_state *s = c->state;
+  struct sim_engine *e = c->eng;
+  const struct pmsg *m = sim_payload(e, ev->data);
+  g_assert(ev->port != SIM_PORT_SELF && m->kind == PK_PACKET);
+
+  uint32_t index = c->id - f->first_id;
+  int out = f->route(f->route_ctx, index, m->dst_node);
+  g_assert(out >= 0 && (uint32_t)out < c->n_ports && c->ports[out].connected);
+
+  /* Out start = max(arrival + switch_latency, busy_until[out]). */
+  const struct net_config *net = f->net;
+  sim_time now = sim_now(e), ready = now + net->switch_latency, ser;
+  int64_t wire = sw_wire_bytes(net, m->bytes);
+  struct sw_port *p = &s->port[out];
+  struct net_egress q = {.busy_until = p->busy_until, .bw_bps = net->link_bandwidth};
+  sim_time delay = net->switch_latency + net_egress_send(&q, ready, wire, net->switching, &ser);
+  p->busy_until = q.busy_until;
+  sim_time start = q.busy_until - ser;
+
+  s->st.packets++;
+  s->st.bytes += (uint64_t)wire;
+  if (start - ready > s->st.max_queue_ps) s->st.max_queue_ps = start - ready;
+  if (G_UNLIKELY(c->traced))
+    trace_span(sim_trace(e), port_track(c, p, out), "link", start, start + ser);
+
+  sim_send(c, out, delay, ev->kind, ev->data);
+}
+
+static void report_key(struct sim_report *r, const char *prefix, const char *key, enum unit_dim dim,
+                       int64_t v) {
+  char buf[160];
+  snprintf(buf, sizeof buf, "%s.%s", prefix, key);
+  sim_report_int(r, buf, dim, v);
+}
+
+static void sw_finish(struct sim_comp *c, struct sim_report *r) {
+  const struct sw_fabric *f = fabric_of(c);
+  const struct sw_state *s = c->state;
+  if (f->n_switches <= SW_REPORT_EACH_MAX) {
+    report_key(r, c->name, "packets", UNIT_NONE, (int64_t)s->st.packets);
+    report_key(r, c->name, "bytes", UNIT_SIZE, (int64_t)s->st.bytes);
+    report_key(r, c->name, "max_queue_delay", UNIT_TIME, s->st.max_queue_ps);
+  }
+  if (c->id != f->first_id) return;
+  /* Switch 0 sums the fabric after the run, like phold_totals. */
+  struct sw_stats tot = {0};
+  uint64_t busiest = 0;
+  for (uint32_t i = 0; i < f->n_switches; i++) {
+    struct sw_stats one;
+    sw_stats(sim_comp_get(c->eng, f->first_id + i), &one);
+    tot.packets += one.packets;
+    tot.bytes += one.bytes;
+    if (one.max_queue_ps > tot.max_queue_ps) tot.max_queue_ps = one.max_queue_ps;
+    if (one.packets > busiest) busiest = one.packets;
+  }
+  const char *dot = strchr(c->name, '.');
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "%.*s.switches", dot ? (int)(dot - c->name) : 3,
+           dot ? c->name : "net");
+  report_key(r, prefix, "packets", UNIT_NONE, (int64_t)tot.packets);
+  report_key(r, prefix, "bytes", UNIT_SIZE, (int64_t)tot.bytes);
+  report_key(r, prefix, "max_queue_delay", UNIT_TIME, tot.max_queue_ps);
+  report_key(r, prefix, "max_packets", UNIT_NONE, (int64_t)busiest);
+}
+
+void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_fn route,
+                    const void *ctx, uint32_t max_ports) {
+  g_assert(max_ports >= 1 && max_ports < SIM_PORT_SELF);
+  *f = (struct sw_fabric){
+      .type = {.name = "switch",
+               .doc = "a network switch: routing, switch latency, per-output-port serialization",
+               .state_size = sizeof(struct sw_state) + (size_t)max_ports * sizeof(struct sw_port),
+               .init = sw_init,
+               .handle = sw_handle,
+               .finish = sw_finish},
+      .net = net,
+      .route = route,
+      .route_ctx = ctx,
+      .max_ports = max_ports,
+  };
+}
+
+struct sim_comp *sw_add(struct sim_engine *e, struct sw_fabric *f, const char *name,
+                        uint32_t n_ports) {
+  g_assert(n_ports <= f->max_ports);
+  struct sim_comp *c = sim_add_ports(e, &f->type, name, f, n_ports);
+  if (f->n_switches == 0) f->first_id = c->id;
+  g_assert(c->id == f->first_id + f->n_switches);
+  f->n_switches++;
+  return c;
+}
+
+void sw_stats(const struct sim_comp *c, struct sw_stats *out) {
+  g_assert(c->type->handle == sw_handle);
+  *out = ((const struct sw_state *)c->state)->st;
+}

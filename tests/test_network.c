@@ -1,0 +1,717 @@
+/* Switches and topologies: packet timing against net.h's analytical formulas
+ * (both switching modes), pipelining, output-port contention, routing of
+ * every pair on small instances of each topology, shape checks, and the
+ * build cost of 4096-node networks.
+ *
+ * Defaults used throughout: link L = 100 ns, switch W = 100 ns, B = 100 Gbps
+ * (one byte = 80 ps on a link), header 64 B, mtu 4 KiB. A payload of 1000 B
+ * is 1064 wire bytes: ser = 1064 * 80 ps = 85.12 ns. */
+#include "proto.h"
+#include "switch.h"
+#include "testutil.h"
+#include "topology.h"
+#include "trace.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+/* ---- a stand-in NIC: one port, sends messages cut into packets, records
+ * when each packet is complete (head + one serialization under
+ * cut-through, the tail's arrival under store-and-forward). ---- */
+
+enum { TK_SEND = 1 };
+
+struct tmsg {
+  uint32_t src, dst;
+  int64_t bytes;
+  sim_time at;         /* when the source starts it */
+  sim_time expect;     /* expected completion of its last packet, or -1 */
+  sim_time done[8];    /* completion of packets 0..7 */
+  uint32_t got;        /* packets received */
+  sim_time last;       /* completion of the last one received */
+  uint32_t wrong_node; /* packets delivered to a node other than dst */
+};
+
+static struct tmsg *g_msgs;
+static size_t g_n_msgs;
+
+struct tnic_state {
+  struct net_egress eg;
+};
+
+static void tnic_handle(struct sim_comp *c, const struct sim_event *ev) {
+  const struct net_config *net = c->config;
+  struct tnic_state *s = c->state;
+  struct sim_engine *e = c->eng;
+  if (ev->port == SIM_PORT_SELF) {
+    struct tmsg *msg = &g_msgs[ev->data];
+    int64_t n = sw_packet_count(net, msg->bytes);
+    if (s->eg.bw_bps == 0) s->eg.bw_bps = net->link_bandwidth;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t payload = msg->bytes - i * net->mtu;
+      if (payload > net->mtu) payload = net->mtu;
+      if (payload < 0) payload = 0;
+      struct pmsg *m;
+      uint64_t h = pmsg_new(e, PK_PACKET, &m);
+      m->src_node = msg->src;
+      m->dst_node = msg->dst;
+      m->bytes = payload;
+      m->op = ev->data;
+      m->seq = (uint32_t)i;
+      m->count = (uint32_t)n;
+      sim_time ser;
+      sim_time delay =
+          net_egress_send(&s->eg, sim_now(e), sw_wire_bytes(net, payload), net->switching, &ser);
+      sim_send(c, 0, delay, PK_PACKET, h);
+    }
+    return;
+  }
+  struct pmsg *m = sim_payload(e, ev->data);
+  struct tmsg *msg = &g_msgs[m->op];
+  sim_time done = sim_now(e);
+  if (net->switching == NET_CUT_THROUGH)
+    done += net_ser_time(sw_wire_bytes(net, m->bytes), net->link_bandwidth);
+  if (m->dst_node != c->id) msg->wrong_node++;
+  if (m->seq < 8) msg->done[m->seq] = done;
+  if (done > msg->last) msg->last = done;
+  msg->got++;
+  sim_payload_free(e, ev->data);
+}
+
+static const char *const tnic_ports[] = {"net"};
+static const struct sim_type tnic_type = {
+    .name = "tnic",
+    .doc = "test endpoint",
+    .ports = tnic_ports,
+    .n_ports = 1,
+    .state_size = sizeof(struct tnic_state),
+    .handle = tnic_handle,
+};
+
+/* ---- a small world: N test NICs (component ids 0..N-1 = node ids) and the
+ * network ---- */
+
+struct world {
+  struct sim_engine *e;
+  struct topo *t;
+  struct sim_comp **nics;
+  uint32_t n;
+};
+
+static struct net_config defaults(void) {
+  struct net_config c;
+  par_group_defaults(&net_params, &c);
+  return c;
+}
+
+static struct world world_new(const struct net_config *cfg) {
+  struct world w = {0};
+  char *err = NULL;
+  w.t = topo_new(cfg, &err);
+  if (!w.t) fprintf(stderr, "topo_new: %s\n", err);
+  g_assert(w.t);
+  w.n = topo_nodes(w.t);
+  w.e = sim_new(1);
+  w.nics = g_new(struct sim_comp *, w.n);
+  for (uint32_t i = 0; i < w.n; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "node%u.nic", i);
+    w.nics[i] = sim_add(w.e, &tnic_type, name, topo_config(w.t));
+  }
+  if (!topo_build(w.t, w.e, w.nics, 0, &err)) fprintf(stderr, "topo_build: %s\n", err);
+  g_free(err);
+  return w;
+}
+
+static void world_free(struct world *w) {
+  sim_free(w->e);
+  topo_free(w->t);
+  g_free(w->nics);
+  g_free(g_msgs);
+  g_msgs = NULL;
+  g_n_msgs = 0;
+}
+
+/* Queues a message; returns its index in g_msgs. */
+static size_t add_msg(struct world *w, uint32_t src, uint32_t dst, int64_t bytes, sim_time at,
+                      sim_time expect) {
+  static size_t cap;
+  if (!g_msgs) cap = 0;
+  if (g_n_msgs == cap) g_msgs = g_renew(struct tmsg, g_msgs, cap = cap ? 2 * cap : 64);
+  g_msgs[g_n_msgs] =
+      (struct tmsg){.src = src, .dst = dst, .bytes = bytes, .at = at, .expect = expect};
+  sim_schedule(w->nics[src], at, TK_SEND, g_n_msgs);
+  return g_n_msgs++;
+}
+
+static void run(struct world *w) {
+  sim_run(w->e, SIM_TIME_MAX, 0);
+  CU_ASSERT_EQUAL(sim_payloads_live(w->e), 0);
+}
+
+/* Single-message world: returns the completion time of the last packet. */
+static sim_time one_message(struct net_config cfg, uint32_t src, uint32_t dst, int64_t bytes) {
+  struct world w = world_new(&cfg);
+  add_msg(&w, src, dst, bytes, 0, -1);
+  run(&w);
+  sim_time t = g_msgs[0].last;
+  CU_ASSERT_EQUAL(g_msgs[0].got, (uint32_t)sw_packet_count(&cfg, bytes));
+  CU_ASSERT_EQUAL(g_msgs[0].wrong_node, 0);
+  world_free(&w);
+  return t;
+}
+
+static struct net_config star(int64_t nodes, int switching) {
+  struct net_config c = defaults();
+  c.topology = NET_STAR;
+  c.nodes = nodes;
+  c.switching = switching;
+  return c;
+}
+
+static struct net_config fat_tree(int64_t k, int64_t levels, int64_t nodes, int switching) {
+  struct net_config c = star(nodes, switching);
+  c.topology = NET_FAT_TREE;
+  c.fat_tree_k = k;
+  c.fat_tree_levels = levels;
+  return c;
+}
+
+static struct net_config torus(int64_t x, int64_t y, int64_t z, int64_t nodes, int switching) {
+  struct net_config c = star(nodes, switching);
+  c.topology = NET_TORUS;
+  c.torus_x = x, c.torus_y = y, c.torus_z = z;
+  return c;
+}
+
+static struct net_config dragonfly(int64_t a, int64_t p, int64_t h, int64_t nodes, int switching) {
+  struct net_config c = star(nodes, switching);
+  c.topology = NET_DRAGONFLY;
+  c.dragonfly_a = a, c.dragonfly_p = p, c.dragonfly_h = h;
+  return c;
+}
+
+/* ---- timing ---- */
+
+static void test_defaults(void) {
+  struct net_config c = defaults();
+  CU_ASSERT_EQUAL(c.topology, NET_STAR);
+  CU_ASSERT_EQUAL(c.switching, NET_CUT_THROUGH);
+  CU_ASSERT_EQUAL(c.link_latency, 100 * SIM_NS);
+  CU_ASSERT_EQUAL(c.switch_latency, 100 * SIM_NS);
+  CU_ASSERT_EQUAL(c.link_bandwidth, 100000000000);
+  CU_ASSERT_EQUAL(c.mtu, 4096);
+  CU_ASSERT_EQUAL(c.header_bytes, 64);
+  CU_ASSERT_EQUAL(net_ser_time(1064, c.link_bandwidth), 85120);
+}
+
+/* Star, one packet of 1000 B payload (ser 85.12 ns), h = 1 switch:
+ *   cut-through       2L + W + ser   = 200 + 100 + 85.12  = 385.12 ns
+ *   store-and-forward 2L + W + 2 ser = 300 + 170.24       = 470.24 ns */
+static void test_one_packet_star(void) {
+  CU_ASSERT_EQUAL(one_message(star(4, NET_CUT_THROUGH), 1, 3, 1000), 385120);
+  CU_ASSERT_EQUAL(one_message(star(4, NET_STORE_FORWARD), 1, 3, 1000), 470240);
+}
+
+/* Multi-hop, one packet of 1000 B:
+ * - 2-ary 3-tree, 0 -> 7: common ancestor at level 2, h = 2*2 + 1 = 5:
+ *   CT  6L + 5W + ser   = 600 + 500 + 85.12  = 1185.12 ns
+ *   SAF 6L + 5W + 6 ser = 1100 + 510.72      = 1610.72 ns
+ * - 4x4 torus, 0 -> 10 = (2,2): 2 + 2 ring hops (ties toward +), h = 5: same.
+ * - dragonfly a=2 p=1 h=1 (3 groups of 2 routers), 0 (group 0 router 0) ->
+ *   5 (group 2 router 1): global link j = (2-0-1) mod 3 = 1 sits on router 1
+ *   (local hop), lands on group 2's link a*h-1-j = 0 on router 0 (local hop
+ *   to router 1): h = 4. CT 5L + 4W + ser = 985.12 ns; SAF 900 + 5 ser =
+ *   1325.6 ns. */
+static void test_one_packet_multi_hop(void) {
+  CU_ASSERT_EQUAL(one_message(fat_tree(2, 3, 8, NET_CUT_THROUGH), 0, 7, 1000), 1185120);
+  CU_ASSERT_EQUAL(one_message(fat_tree(2, 3, 8, NET_STORE_FORWARD), 0, 7, 1000), 1610720);
+  CU_ASSERT_EQUAL(one_message(torus(4, 4, 1, 16, NET_CUT_THROUGH), 0, 10, 1000), 1185120);
+  CU_ASSERT_EQUAL(one_message(torus(4, 4, 1, 16, NET_STORE_FORWARD), 0, 10, 1000), 1610720);
+  CU_ASSERT_EQUAL(one_message(dragonfly(2, 1, 1, 6, NET_CUT_THROUGH), 0, 5, 1000), 985120);
+  CU_ASSERT_EQUAL(one_message(dragonfly(2, 1, 1, 6, NET_STORE_FORWARD), 0, 5, 1000), 1325600);
+}
+
+/* Star, 10000 B = packets of 4096, 4096, 1808 payload: wire 4160, 4160,
+ * 1872 B, ser 332.8, 332.8, 149.76 ns. The NIC sends heads at 0, 332.8,
+ * 665.6 ns.
+ * Cut-through: packet i reaches the switch at head + L, leaves W later, the
+ * port is free just then (the previous packet ends exactly there): done
+ * at 2L + W + sum of sers up to i: 632.8, 965.6, 1115.36 ns; no queueing.
+ * Store-and-forward: tails reach the switch at 432.8, 765.6, 915.36;
+ * starts max(tail + W, busy) = 532.8, 865.6, max(1015.36, 1198.4) =
+ * 1198.4 (queued 183.04 ns); tails reach the target L + ser after the
+ * start: 965.6, 1298.4, 1448.16 ns. */
+static void test_pipelining_star(void) {
+  struct net_config cfg = star(2, NET_CUT_THROUGH);
+  struct world w = world_new(&cfg);
+  add_msg(&w, 0, 1, 10000, 0, -1);
+  run(&w);
+  CU_ASSERT_EQUAL(g_msgs[0].got, 3);
+  CU_ASSERT_EQUAL(g_msgs[0].done[0], 632800);
+  CU_ASSERT_EQUAL(g_msgs[0].done[1], 965600);
+  CU_ASSERT_EQUAL(g_msgs[0].done[2], 1115360);
+  struct sw_stats st;
+  sw_stats(sim_comp_get(w.e, topo_first_switch_id(w.t)), &st);
+  CU_ASSERT_EQUAL(st.packets, 3);
+  CU_ASSERT_EQUAL(st.bytes, 4160 + 4160 + 1872);
+  CU_ASSERT_EQUAL(st.max_queue_ps, 0);
+  world_free(&w);
+
+  cfg = star(2, NET_STORE_FORWARD);
+  w = world_new(&cfg);
+  add_msg(&w, 0, 1, 10000, 0, -1);
+  run(&w);
+  CU_ASSERT_EQUAL(g_msgs[0].done[0], 965600);
+  CU_ASSERT_EQUAL(g_msgs[0].done[1], 1298400);
+  CU_ASSERT_EQUAL(g_msgs[0].done[2], 1448160);
+  sw_stats(sim_comp_get(w.e, topo_first_switch_id(w.t)), &st);
+  CU_ASSERT_EQUAL(st.max_queue_ps, 183040);
+  world_free(&w);
+}
+
+/* 3 full packets (12288 B, ser 332.8 ns each) over the 5 switches of the
+ * 2-ary 3-tree, 0 -> 7. With equal packets nothing queues:
+ *   CT  6L + 5W + 3 ser       = 1100 + 998.4  = 2098.4 ns
+ *   SAF 6L + 5W + (5 + 3) ser = 1100 + 2662.4 = 3762.4 ns
+ * (the first packet pays 6 sers, each later one one more). */
+static void test_pipelining_multi_hop(void) {
+  CU_ASSERT_EQUAL(one_message(fat_tree(2, 3, 8, NET_CUT_THROUGH), 0, 7, 3 * 4096), 2098400);
+  CU_ASSERT_EQUAL(one_message(fat_tree(2, 3, 8, NET_STORE_FORWARD), 0, 7, 3 * 4096), 3762400);
+}
+
+/* Star, nodes 0 and 1 each send 1000 B (ser 85.12 ns) to node 2 at t = 0.
+ * Both heads reach the switch at 100 ns; node 0's event is first.
+ * CT: A starts at 200, done 300 + 85.12 = 385.12; B waits for the port
+ *   until 285.12, done 470.24 ns (one ser later; queued 85.12 ns).
+ * SAF: tails at the switch at 185.12; A starts 285.12, ends 370.24, done
+ *   470.24; B starts 370.24, done 555.36 ns. */
+static void test_contention(void) {
+  for (int mode = 0; mode < 2; mode++) {
+    struct net_config cfg = star(3, mode);
+    struct world w = world_new(&cfg);
+    add_msg(&w, 0, 2, 1000, 0, -1);
+    add_msg(&w, 1, 2, 1000, 0, -1);
+    run(&w);
+    sim_time a = mode == NET_CUT_THROUGH ? 385120 : 470240;
+    CU_ASSERT_EQUAL(g_msgs[0].last, a);
+    CU_ASSERT_EQUAL(g_msgs[1].last, a + 85120);
+    struct sw_stats st;
+    sw_stats(sim_comp_get(w.e, topo_first_switch_id(w.t)), &st);
+    CU_ASSERT_EQUAL(st.max_queue_ps, 85120);
+
+    struct sim_report r;
+    sim_report_init(&r);
+    sim_finish(w.e, &r);
+    const struct sim_report_entry *en = sim_report_find(&r, "net.sw0.packets");
+    CU_ASSERT(en && en->i == 2);
+    en = sim_report_find(&r, "net.sw0.bytes");
+    CU_ASSERT(en && en->i == 2 * 1064 && en->dim == UNIT_SIZE);
+    en = sim_report_find(&r, "net.sw0.max_queue_delay");
+    CU_ASSERT(en && en->i == 85120 && en->dim == UNIT_TIME);
+    en = sim_report_find(&r, "net.switches.packets");
+    CU_ASSERT(en && en->i == 2);
+    sim_report_clear(&r);
+    world_free(&w);
+
+    /* Different output ports do not contend: 0 -> 2 and 1 -> 3 at once
+     * both take the single-packet time. */
+    cfg = star(4, mode);
+    w = world_new(&cfg);
+    add_msg(&w, 0, 2, 1000, 0, -1);
+    add_msg(&w, 1, 3, 1000, 0, -1);
+    run(&w);
+    CU_ASSERT_EQUAL(g_msgs[0].last, a);
+    CU_ASSERT_EQUAL(g_msgs[1].last, a);
+    world_free(&w);
+  }
+}
+
+/* Empty messages pay the latencies and the header's serialization only:
+ * 64 B = 5.12 ns. Star: CT 300 + 5.12 = 305.12 ns, SAF 300 + 2 * 5.12 =
+ * 310.24 ns. With no header nothing is serialized: 2L + W = 300 ns in both
+ * modes, and 6L + 5W = 1100 ns over the 2-ary 3-tree from 0 to 7. */
+static void test_small_messages(void) {
+  CU_ASSERT_EQUAL(one_message(star(2, NET_CUT_THROUGH), 0, 1, 0), 305120);
+  CU_ASSERT_EQUAL(one_message(star(2, NET_STORE_FORWARD), 0, 1, 0), 310240);
+  for (int mode = 0; mode < 2; mode++) {
+    struct net_config c = star(2, mode);
+    c.header_bytes = 0;
+    CU_ASSERT_EQUAL(one_message(c, 0, 1, 0), 300000);
+    c = fat_tree(2, 3, 8, mode);
+    c.header_bytes = 0;
+    CU_ASSERT_EQUAL(one_message(c, 0, 7, 0), 1100000);
+  }
+}
+
+/* ---- routing ---- */
+
+/* Hop counts derived independently of topology.c:
+ * - star: 1;
+ * - k-ary n-tree: up to the nearest common ancestor, at the level L where
+ *   src / k^(L+1) == dst / k^(L+1) first holds, and down: 2L + 1;
+ * - torus: 1 + the sum over dimensions of the ring distance
+ *   min(d, D - d);
+ * - dragonfly: checked against a breadth-first search only where it must
+ *   agree (same router 1, same group 2) and otherwise bounded (3 or 4, one
+ *   global link). */
+static int expected_hops(const struct net_config *c, uint32_t s, uint32_t d) {
+  switch (c->topology) {
+  case NET_STAR: return 1;
+  case NET_FAT_TREE: {
+    int L = 0;
+    for (uint32_t a = s / (uint32_t)c->fat_tree_k, b = d / (uint32_t)c->fat_tree_k; a != b; L++)
+      a /= (uint32_t)c->fat_tree_k, b /= (uint32_t)c->fat_tree_k;
+    return 2 * L + 1;
+  }
+  case NET_TORUS: {
+    int64_t dims[3] = {c->torus_x, c->torus_y, c->torus_z};
+    int hops = 1;
+    int64_t sx = s, dx = d;
+    for (int i = 0; i < 3; i++) {
+      int64_t delta = ((dx % dims[i]) - (sx % dims[i]) + dims[i]) % dims[i];
+      hops += (int)(delta < dims[i] - delta ? delta : dims[i] - delta);
+      sx /= dims[i], dx /= dims[i];
+    }
+    return hops;
+  }
+  default: return -1;
+  }
+}
+
+/* Follows the route hop by hop over the links the engine holds; returns the
+ * switches crossed, or -1 if the packet ends anywhere but at DST. Counts
+ * global (inter-group) links of a dragonfly in *GLOBALS. */
+static int walk(const struct world *w, uint32_t src, uint32_t dst, int *globals) {
+  uint32_t first = topo_first_switch_id(w->t), nsw = topo_switch_count(w->t);
+  const struct net_config *c = topo_config(w->t);
+  *globals = 0;
+  const struct sim_port *p = &w->nics[src]->ports[0];
+  if (!p->connected) return -1;
+  uint32_t at = p->peer;
+  for (int hops = 1; hops <= 64; hops++) {
+    if (at < first || at >= first + nsw) return -1;
+    uint32_t sw = at - first;
+    int out = topo_route(w->t, sw, dst);
+    struct sim_comp *s = sim_comp_get(w->e, at);
+    if (out < 0 || (uint32_t)out >= s->n_ports || !s->ports[out].connected) return -1;
+    uint32_t next = s->ports[out].peer;
+    if (c->topology == NET_DRAGONFLY && next >= first) {
+      uint32_t a = (uint32_t)c->dragonfly_a;
+      if ((next - first) / a != sw / a) (*globals)++;
+    }
+    if (next < w->n) return next == dst ? hops : -1;
+    at = next;
+  }
+  return -1;
+}
+
+/* Shortest path in switches between the switches of SRC and DST. */
+static int bfs_hops(const struct world *w, uint32_t src, uint32_t dst) {
+  uint32_t first = topo_first_switch_id(w->t), nsw = topo_switch_count(w->t);
+  int *dist = g_new(int, nsw);
+  uint32_t *q = g_new(uint32_t, nsw);
+  for (uint32_t i = 0; i < nsw; i++) dist[i] = -1;
+  uint32_t from = w->nics[src]->ports[0].peer - first, to = w->nics[dst]->ports[0].peer - first;
+  size_t head = 0, tail = 0;
+  dist[from] = 1;
+  q[tail++] = from;
+  while (head < tail) {
+    uint32_t u = q[head++];
+    struct sim_comp *s = sim_comp_get(w->e, first + u);
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+      if (!s->ports[i].connected || s->ports[i].peer < first) continue;
+      uint32_t v = s->ports[i].peer - first;
+      if (dist[v] < 0) dist[v] = dist[u] + 1, q[tail++] = v;
+    }
+  }
+  int d = dist[to];
+  g_free(dist);
+  g_free(q);
+  return d;
+}
+
+static void check_all_pairs(struct net_config cfg) {
+  struct world w = world_new(&cfg);
+  unsigned bad_walk = 0, bad_hops = 0, bad_bfs = 0;
+  for (uint32_t s = 0; s < w.n; s++)
+    for (uint32_t d = 0; d < w.n; d++) {
+      int globals, walked = walk(&w, s, d, &globals), hops = topo_hops(w.t, s, d);
+      if (walked != hops) bad_walk++;
+      if (cfg.topology != NET_DRAGONFLY) {
+        if (hops != expected_hops(&cfg, s, d)) bad_hops++;
+        if (s != d && hops != bfs_hops(&w, s, d)) bad_bfs++;
+      } else {
+        uint32_t rs = s / (uint32_t)cfg.dragonfly_p, rd = d / (uint32_t)cfg.dragonfly_p;
+        uint32_t a = (uint32_t)cfg.dragonfly_a;
+        int want_globals = rs / a != rd / a;
+        if (globals != want_globals) bad_hops++;
+        if (rs == rd && hops != 1) bad_hops++;
+        if (rs != rd && rs / a == rd / a && hops != 2) bad_hops++;
+        if (rs / a != rd / a && (hops < 2 || hops > 4)) bad_hops++;
+        if (s != d && hops < bfs_hops(&w, s, d)) bad_bfs++;
+      }
+    }
+  CU_ASSERT_EQUAL(bad_walk, 0);
+  CU_ASSERT_EQUAL(bad_hops, 0);
+  CU_ASSERT_EQUAL(bad_bfs, 0);
+  if (bad_walk || bad_hops || bad_bfs)
+    fprintf(stderr, "topology %d nodes %u: walk %u hops %u bfs %u bad\n", cfg.topology, w.n,
+            bad_walk, bad_hops, bad_bfs);
+  world_free(&w);
+}
+
+static void test_routing_all_pairs(void) {
+  check_all_pairs(star(5, 0));
+  check_all_pairs(fat_tree(2, 3, 8, 0));
+  check_all_pairs(fat_tree(3, 2, 9, 0));
+  check_all_pairs(fat_tree(4, 3, 50, 0)); /* partly filled */
+  check_all_pairs(fat_tree(3, 1, 3, 0));  /* one level: a star */
+  check_all_pairs(torus(4, 3, 2, 24, 0));
+  check_all_pairs(torus(3, 3, 1, 9, 0));
+  check_all_pairs(torus(2, 2, 2, 8, 0));
+  check_all_pairs(torus(5, 1, 1, 4, 0)); /* a ring, one router without a node */
+  check_all_pairs(torus(1, 6, 1, 6, 0));
+  check_all_pairs(dragonfly(4, 2, 2, 72, 0));
+  check_all_pairs(dragonfly(2, 1, 1, 6, 0));
+  check_all_pairs(dragonfly(3, 2, 1, 20, 0)); /* 4 groups, partly filled */
+  check_all_pairs(dragonfly(1, 3, 2, 9, 0));  /* one router per group */
+}
+
+/* Hand-derived routes and hop counts. */
+static void test_routes_by_hand(void) {
+  /* 2-ary 3-tree: switches 0-3 leaves, 4-7 level 1, 8-11 top; ports 0,1
+   * down and 2,3 up. Node 5 = binary 101 hangs from leaf 2, port 1. From
+   * leaf 0 towards 5: up port 2 + digit0(5) = 3 (d-mod-k). At the top
+   * switch 8 + s: down port digit2(5) = 1. Hops 0 -> 1: 1, 0 -> 2: 3,
+   * 0 -> 5: 5. */
+  struct net_config c = fat_tree(2, 3, 8, 0);
+  struct world w = world_new(&c);
+  CU_ASSERT_EQUAL(topo_switch_count(w.t), 12);
+  CU_ASSERT_EQUAL(topo_route(w.t, 0, 5), 3);
+  CU_ASSERT_EQUAL(topo_route(w.t, 2, 5), 1);
+  CU_ASSERT_EQUAL(topo_route(w.t, 9, 5), 1);
+  CU_ASSERT_EQUAL(topo_hops(w.t, 0, 1), 1);
+  CU_ASSERT_EQUAL(topo_hops(w.t, 0, 2), 3);
+  CU_ASSERT_EQUAL(topo_hops(w.t, 0, 5), 5);
+  world_free(&w);
+
+  /* 4x3x2 torus, router r = x + 4y + 12z; ports 0 node, 1/2 +x/-x,
+   * 3/4 +y/-y, 5/6 +z/-z. From 0 to 3 = (3,0,0): ring distance 1 going -x.
+   * To 2 = (2,0,0): a tie, + wins. To 16 = (0,1,1): x done, +y. To 15 =
+   * (3,0,1): -x first. Hops 0 -> 23 = (3,2,1): 1 + 1 + 1 + 1 = 4. */
+  c = torus(4, 3, 2, 24, 0);
+  w = world_new(&c);
+  CU_ASSERT_EQUAL(topo_route(w.t, 0, 3), 2);
+  CU_ASSERT_EQUAL(topo_route(w.t, 0, 2), 1);
+  CU_ASSERT_EQUAL(topo_route(w.t, 0, 16), 3);
+  CU_ASSERT_EQUAL(topo_route(w.t, 0, 15), 2);
+  CU_ASSERT_EQUAL(topo_route(w.t, 5, 5), 0);
+  CU_ASSERT_EQUAL(topo_hops(w.t, 0, 23), 4);
+  world_free(&w);
+
+  /* Dragonfly a=4 p=2 h=2: 9 groups of 4 routers, 72 nodes; router ports
+   * 0-1 nodes, 2-4 local, 5-6 global. Node 0 (group 0, router 0) to node 71
+   * (router 35 = group 8, router 3): j = (8-0-1) mod 9 = 7 on router 7/2 =
+   * 3, global port 7%2 = 1 (port 6); it lands on group 8's link 8-1-7 = 0,
+   * router 0, which goes local to router 3. Route at router 0: local to
+   * router 3 = port 2 + 2 = 4; at router 3: port 6. Hops: 4. Node 0 to 8
+   * (router 4 = group 1, router 0): j = 0 on router 0 itself (port 5),
+   * lands on link 7 = router 3 of group 1, local to router 0: hops 3. */
+  c = dragonfly(4, 2, 2, 72, 0);
+  w = world_new(&c);
+  CU_ASSERT_EQUAL(topo_switch_count(w.t), 36);
+  CU_ASSERT_EQUAL(topo_route(w.t, 0, 71), 4);
+  CU_ASSERT_EQUAL(topo_route(w.t, 3, 71), 6);
+  CU_ASSERT_EQUAL(topo_route(w.t, 35, 71), 1);
+  CU_ASSERT_EQUAL(topo_hops(w.t, 0, 71), 4);
+  CU_ASSERT_EQUAL(topo_route(w.t, 0, 8), 5);
+  CU_ASSERT_EQUAL(topo_hops(w.t, 0, 8), 3);
+  CU_ASSERT_EQUAL(topo_hops(w.t, 0, 1), 1);
+  CU_ASSERT_EQUAL(topo_hops(w.t, 0, 7), 2);
+  world_free(&w);
+}
+
+/* Every pair sends one packet of 1000 B, each pair alone in its own 20 us
+ * window so nothing contends: completion = start + (h+1)L + hW + ser (CT)
+ * or + (h+1)(L + ser) + hW (SAF), h = topo_hops, checked against the
+ * walk above. */
+static void check_all_pairs_timing(struct net_config cfg) {
+  struct world w = world_new(&cfg);
+  sim_time L = cfg.link_latency, W = cfg.switch_latency, ser = 85120, slot = 20 * SIM_US;
+  for (uint32_t s = 0; s < w.n; s++)
+    for (uint32_t d = 0; d < w.n; d++) {
+      sim_time h = topo_hops(w.t, s, d), at = (sim_time)g_n_msgs * slot;
+      sim_time expect =
+          at + (h + 1) * L + h * W + (cfg.switching == NET_CUT_THROUGH ? 1 : h + 1) * ser;
+      add_msg(&w, s, d, 1000, at, expect);
+    }
+  run(&w);
+  unsigned bad = 0;
+  for (size_t i = 0; i < g_n_msgs; i++)
+    if (g_msgs[i].got != 1 || g_msgs[i].wrong_node || g_msgs[i].last != g_msgs[i].expect) bad++;
+  CU_ASSERT_EQUAL(bad, 0);
+  world_free(&w);
+}
+
+static void test_timing_all_pairs(void) {
+  for (int mode = 0; mode < 2; mode++) {
+    check_all_pairs_timing(star(4, mode));
+    check_all_pairs_timing(fat_tree(2, 3, 8, mode));
+    check_all_pairs_timing(torus(3, 2, 2, 12, mode));
+    check_all_pairs_timing(dragonfly(2, 2, 1, 12, mode));
+  }
+}
+
+/* ---- shapes ---- */
+
+static void expect_reject(struct net_config c, const char *msg) {
+  char *err = NULL;
+  struct topo *t = topo_new(&c, &err);
+  CU_ASSERT_PTR_NULL(t);
+  CU_ASSERT_PTR_NOT_NULL(err);
+  if (err && strcmp(err, msg) != 0) fprintf(stderr, "\n got  %s\n want %s\n", err, msg);
+  CU_ASSERT(err && strcmp(err, msg) == 0);
+  topo_free(t);
+  g_free(err);
+}
+
+static void test_shape_checks(void) {
+  expect_reject(fat_tree(8, 4, 5000, 0),
+                "network.nodes: expected at most 4096 for a fat-tree with fat_tree_k 8 and "
+                "fat_tree_levels 4 (k^levels nodes), got 5000");
+  expect_reject(torus(5, 4, 3, 61, 0),
+                "network.nodes: expected at most 60 for a 5x4x3 torus (torus_x*torus_y*torus_z, "
+                "one node per router), got 61");
+  expect_reject(dragonfly(4, 2, 2, 73, 0),
+                "network.nodes: expected at most 72 for a dragonfly with dragonfly_a 4, "
+                "dragonfly_p 2, dragonfly_h 2 (a*p*(a*h+1) nodes), got 73");
+  expect_reject(
+      star(70000, 0),
+      "network.nodes: expected at most 65534 for a star (the ports of one switch), got 70000");
+  expect_reject(fat_tree(64, 6, 10, 0),
+                "network.fat_tree_levels: a 64-ary 6-tree has 6442450944 switches; expected at "
+                "most 4194304 (fewer levels, or a smaller fat_tree_k)");
+
+  /* Automatic levels (fat_tree_levels 0): the fewest with k^n >= nodes. */
+  char *err = NULL;
+  struct net_config c = fat_tree(16, 0, 4096, 0);
+  struct topo *t = topo_new(&c, &err);
+  CU_ASSERT_EQUAL(topo_switch_count(t), 3 * 256); /* 16^3 = 4096: 3 levels of 16^2 */
+  topo_free(t);
+  c = fat_tree(16, 0, 4097, 0);
+  t = topo_new(&c, &err);
+  CU_ASSERT_EQUAL(topo_switch_count(t), 4 * 4096);
+  topo_free(t);
+  c = fat_tree(16, 0, 2, 0);
+  t = topo_new(&c, &err);
+  CU_ASSERT_EQUAL(topo_switch_count(t), 1);
+  topo_free(t);
+  /* The exact capacities are accepted. */
+  c = torus(5, 4, 3, 60, 0);
+  t = topo_new(&c, &err);
+  CU_ASSERT_PTR_NOT_NULL(t);
+  topo_free(t);
+  c = dragonfly(4, 2, 2, 72, 0);
+  t = topo_new(&c, &err);
+  CU_ASSERT_PTR_NOT_NULL(t);
+  topo_free(t);
+}
+
+/* ---- scale, reports, trace ---- */
+
+static void build_timed(struct net_config c, const char *what) {
+  gint64 t0 = g_get_monotonic_time();
+  struct world w = world_new(&c);
+  gint64 t1 = g_get_monotonic_time();
+  /* A shift permutation: node i sends 4 KiB to node (i + n/2 + 1) mod n. */
+  for (uint32_t i = 0; i < w.n; i++) add_msg(&w, i, (i + w.n / 2 + 1) % w.n, 4096, 0, -1);
+  run(&w);
+  gint64 t2 = g_get_monotonic_time();
+  unsigned bad = 0;
+  for (size_t i = 0; i < g_n_msgs; i++) bad += g_msgs[i].got != 1 || g_msgs[i].wrong_node;
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT(t1 - t0 < 1000000);
+  if (g_getenv("TEST_NETWORK_VERBOSE"))
+    fprintf(stderr, "\n  %s: %u switches, build %.1f ms, permutation run %.1f ms", what,
+            topo_switch_count(w.t), (t1 - t0) / 1e3, (t2 - t1) / 1e3);
+  world_free(&w);
+}
+
+static void test_build_4096(void) {
+  build_timed(star(4096, 0), "star 4096");
+  build_timed(fat_tree(16, 3, 4096, 0), "16-ary 3-tree");
+  build_timed(fat_tree(8, 4, 4096, 0), "8-ary 4-tree");
+  build_timed(torus(16, 16, 16, 4096, 0), "16x16x16 torus");
+  build_timed(dragonfly(8, 8, 8, 4096, 0), "dragonfly a8 p8 h8");
+}
+
+/* Many switches: only the totals are reported. 2-ary 5-tree: 5 * 16 = 80
+ * switches. One packet 0 -> 31 crosses 2*4 + 1 = 9 of them. */
+static void test_report_aggregates(void) {
+  struct net_config c = fat_tree(2, 5, 32, 0);
+  struct world w = world_new(&c);
+  add_msg(&w, 0, 31, 1000, 0, -1);
+  run(&w);
+  struct sim_report r;
+  sim_report_init(&r);
+  sim_finish(w.e, &r);
+  CU_ASSERT_PTR_NULL(sim_report_find(&r, "net.sw0.packets"));
+  const struct sim_report_entry *en = sim_report_find(&r, "net.switches.packets");
+  CU_ASSERT(en && en->i == 9);
+  en = sim_report_find(&r, "net.switches.bytes");
+  CU_ASSERT(en && en->i == 9 * 1064);
+  en = sim_report_find(&r, "net.switches.max_packets");
+  CU_ASSERT(en && en->i == 1);
+  CU_ASSERT_EQUAL(r.n, 4);
+  sim_report_clear(&r);
+  world_free(&w);
+}
+
+static void test_trace(void) {
+  char *path = tu_temp_file(".json", "", 0);
+  char *err = NULL;
+  struct trace *tr = trace_open(path, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tr);
+  struct net_config cfg = star(3, NET_CUT_THROUGH);
+  struct world w = world_new(&cfg);
+  sim_set_trace(w.e, tr, NULL);
+  add_msg(&w, 0, 2, 1000, 0, -1);
+  add_msg(&w, 1, 2, 1000, 0, -1);
+  run(&w);
+  CU_ASSERT(trace_close(tr, &err));
+  char *text = NULL;
+  CU_ASSERT(g_file_get_contents(path, &text, NULL, NULL));
+  /* One track for output port 2 of net.sw0, two "link" spans on it. */
+  CU_ASSERT(text && strstr(text, "\"sw0/p2\"") != NULL);
+  CU_ASSERT(text && strstr(text, "\"net\"") != NULL);
+  CU_ASSERT(text && strstr(text, "\"sw0/p0\"") == NULL);
+  int spans = 0;
+  for (const char *s = text; s && (s = strstr(s, "\"link\"")); s++) spans++;
+  CU_ASSERT_EQUAL(spans, 2);
+  g_free(text);
+  world_free(&w);
+  g_free(path);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"defaults", test_defaults},
+      {"one packet, star", test_one_packet_star},
+      {"one packet, multi-hop", test_one_packet_multi_hop},
+      {"pipelining, star", test_pipelining_star},
+      {"pipelining, multi-hop", test_pipelining_multi_hop},
+      {"contention on an output port", test_contention},
+      {"small messages", test_small_messages},
+      {"routes by hand", test_routes_by_hand},
+      {"routing, every pair", test_routing_all_pairs},
+      {"timing, every pair", test_timing_all_pairs},
+      {"shape checks", test_shape_checks},
+      {"4096 nodes", test_build_4096},
+      {"report aggregates", test_report_aggregates},
+      {"trace", test_trace},
+      {NULL, NULL},
+  };
+  return tu_run_suite("network", tests);
+}
