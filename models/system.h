@@ -34,7 +34,8 @@ struct system {
 
 /* Builds net->nodes nodes into E. PROGS has one program per node (borrowed;
  * NULL entries run nothing). NULL and *ERR (g_free) when the shape of the
- * network is impossible. Free with sys_free (the engine owns the components). */
+ * network is impossible. The engine owns the components; free the system
+ * with sys_free after sim_free (the switches' type and config live in it). */
 struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
                          const struct nodeprog *const *progs, char **err);
 void sys_free(struct system *s);

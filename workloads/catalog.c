@@ -3,7 +3,9 @@
 #include <glib.h>
 #include <string.h>
 
+#include "nic.h"
 #include "phold.h"
+#include "topology.h"
 #include "workload.h"
 
 extern const struct wl_type wl_phold;
@@ -16,9 +18,12 @@ G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
 static const char *const policies[] = {"none"};
 
+/* hardware.<group> sections, in the order scenario->hardware[] keeps. */
+static const struct par_group *const hardware[] = {&nic_params, &net_params};
+
 const struct sc_catalog wl_catalog = {
-    .hardware = NULL,
-    .n_hardware = 0,
+    .hardware = hardware,
+    .n_hardware = G_N_ELEMENTS(hardware),
     .workloads = workload_groups,
     .n_workloads = G_N_ELEMENTS(workloads),
     .policies = policies,
