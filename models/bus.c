@@ -1,0 +1,176 @@
+/* The node bus (see bus.h): per-destination serialization, posted-write
+ * ordering per source, DMA reads answered from the memory behind it. */
+#include "bus.h"
+
+#include <glib.h>
+#include <stddef.h>
+
+#include "net.h"
+#include "trace.h"
+
+#define N_DIR (DEV_COUNT + 1) /* CPU, GPU, NIC, MEM */
+
+static const char *const dir_names[N_DIR] = {"cpu", "gpu", "nic", "mem"};
+
+struct bus_state {
+  uint32_t node;
+  sim_time busy[N_DIR];      /* per destination direction: serialization ends */
+  sim_time last_from[N_DIR]; /* per source: when its last message was delivered */
+  uint64_t msgs_to[N_DIR], msgs_from[N_DIR], dma_reads;
+  int64_t bytes_to[N_DIR], bytes_from[N_DIR];
+  sim_time busy_time[N_DIR]; /* serialization time per destination direction */
+  int track[N_DIR];
+  bool tracks_made;
+};
+
+#define P(key, type, def, min, max, choices, doc) \
+  {#key, type, def, min, max, choices, doc, offsetof(struct bus_config, key)}
+static const struct par_decl bus_decls[] = {
+    P(kind, PAR_ENUM, "apu", NULL, NULL, "apu|pcie",
+      "what the numbers describe (documentation only): apu = coherent SoC fabric (GPU-TN "
+      "Sec. 5.1); for pcie use e.g. latency 500ns, bandwidth 128Gbps"),
+    P(latency, PAR_TIME, "100ns", "0ps", "1ms", NULL,
+      "one-way latency of a posted write between devices or to memory (APU fabric ~100ns; "
+      "PCIe gen3 through the root complex ~500ns)"),
+    P(bandwidth, PAR_BANDWIDTH, "256Gbps", "1Mbps", "100Tbps", NULL,
+      "bandwidth of each destination direction (APU/PCIe gen4 x16 ~256Gbps; gen3 x16 128Gbps)"),
+    P(mem_latency, PAR_TIME, "80ns", "0ps", "1ms", NULL,
+      "memory access of a DMA read, from the request entering the bus until the data leaves "
+      "memory (DDR4-2133, Table 2: ~80ns)"),
+    P(control_bytes, PAR_SIZE, "64B", "0B", "1MiB", NULL,
+      "bytes charged for a control message (bytes == 0): one cache line / small TLP"),
+};
+#undef P
+
+const struct par_group bus_params = {
+    .name = "bus",
+    .doc = "node bus joining CPU, GPU and NIC, with the node's memory behind it",
+    .decls = bus_decls,
+    .n_decls = PAR_COUNT(bus_decls),
+    .config_size = sizeof(struct bus_config),
+};
+
+static const char *const bus_ports[] = {"cpu", "gpu", "nic"};
+
+static const char *kind_name(uint8_t kind) {
+  static const char *const names[] = {"queue cmd", "kernel done", "host request", "nic cmd",
+                                      "trigger",   "doorbell",    "dma read",     "dma data",
+                                      "mem write", "flag",        "packet"};
+  return kind < G_N_ELEMENTS(names) ? names[kind] : "message";
+}
+
+/* Reserves direction DIR for BYTES from NOW on; returns when they are all
+ * on it (add the latency for the arrival). */
+static sim_time bus_serialize(struct sim_comp *c, int dir, int64_t bytes, sim_time now,
+                              uint8_t kind) {
+  const struct bus_config *cfg = c->config;
+  struct bus_state *s = c->state;
+  int64_t charged = bytes > 0 ? bytes : cfg->control_bytes;
+  sim_time start = s->busy[dir] > now ? s->busy[dir] : now;
+  sim_time ser = net_ser_time(charged, cfg->bandwidth);
+  s->busy[dir] = start + ser;
+  s->busy_time[dir] += ser;
+  s->msgs_to[dir]++;
+  s->bytes_to[dir] += charged;
+  if (G_UNLIKELY(c->traced) && ser > 0) {
+    if (!s->tracks_made) {
+      s->tracks_made = true;
+      for (int d = 0; d < N_DIR; d++) {
+        char sub[16];
+        g_snprintf(sub, sizeof sub, "to_%s", dir_names[d]);
+        s->track[d] = sim_track_sub(c, sub);
+      }
+    }
+    trace_span(sim_trace(c->eng), s->track[dir], kind_name(kind), start, start + ser);
+  }
+  return s->busy[dir];
+}
+
+static void bus_handle(struct sim_comp *c, const struct sim_event *ev) {
+  const struct bus_config *cfg = c->config;
+  struct bus_state *s = c->state;
+  if (ev->port >= DEV_COUNT) g_error("%s: unexpected self event", c->name);
+  sim_time now = sim_now(c->eng);
+  struct pmsg *m = sim_payload(c->eng, ev->data);
+  int src = ev->port;
+  m->src_dev = (uint8_t)src;
+  s->msgs_from[src]++;
+  s->bytes_from[src] += m->bytes > 0 ? m->bytes : cfg->control_bytes;
+  if (m->dst_dev == DEV_MEM) {
+    if (m->kind == PK_DMA_READ) {
+      /* The request is folded into mem_latency; the data is serialized back. */
+      s->dma_reads++;
+      sim_time at = bus_serialize(c, src, m->bytes, now + cfg->mem_latency, PK_DMA_DATA) +
+                    cfg->latency;
+      if (at < s->last_from[DEV_MEM]) at = s->last_from[DEV_MEM];
+      s->last_from[DEV_MEM] = at;
+      m->kind = PK_DMA_DATA;
+      m->dst_dev = (uint8_t)src;
+      m->src_dev = DEV_MEM;
+      sim_send(c, src, at - now, PK_DMA_DATA, ev->data);
+    } else if (m->kind == PK_MEM_WRITE) {
+      sim_time at = bus_serialize(c, DEV_MEM, m->bytes, now, m->kind) + cfg->latency;
+      if (at > s->last_from[src]) s->last_from[src] = at;
+      sim_payload_free(c->eng, ev->data);
+    } else {
+      g_error("%s: message kind %u (%s) cannot go to memory", c->name, m->kind,
+              kind_name(m->kind));
+    }
+    return;
+  }
+  if (m->dst_dev >= DEV_COUNT)
+    g_error("%s: message kind %u (%s) to unknown device %u", c->name, m->kind, kind_name(m->kind),
+            m->dst_dev);
+  int dst = m->dst_dev;
+  sim_time at = bus_serialize(c, dst, m->bytes, now, m->kind) + cfg->latency;
+  if (at < s->last_from[src]) at = s->last_from[src];
+  s->last_from[src] = at;
+  sim_send(c, dst, at - now, m->kind, ev->data);
+}
+
+static void report_int(struct sim_report *r, const struct sim_comp *c, const char *what,
+                       enum unit_dim dim, int64_t v) {
+  char *key = g_strdup_printf("%s.%s", c->name, what);
+  sim_report_int(r, key, dim, v);
+  g_free(key);
+}
+
+static void bus_finish(struct sim_comp *c, struct sim_report *r) {
+  struct bus_state *s = c->state;
+  for (int d = 0; d < N_DIR; d++) {
+    char what[48];
+    g_snprintf(what, sizeof what, "to_%s_msgs", dir_names[d]);
+    report_int(r, c, what, UNIT_NONE, (int64_t)s->msgs_to[d]);
+    g_snprintf(what, sizeof what, "to_%s_bytes", dir_names[d]);
+    report_int(r, c, what, UNIT_SIZE, s->bytes_to[d]);
+    g_snprintf(what, sizeof what, "to_%s_busy", dir_names[d]);
+    report_int(r, c, what, UNIT_TIME, s->busy_time[d]);
+    if (d == DEV_MEM) continue;
+    g_snprintf(what, sizeof what, "from_%s_msgs", dir_names[d]);
+    report_int(r, c, what, UNIT_NONE, (int64_t)s->msgs_from[d]);
+    g_snprintf(what, sizeof what, "from_%s_bytes", dir_names[d]);
+    report_int(r, c, what, UNIT_SIZE, s->bytes_from[d]);
+  }
+  report_int(r, c, "dma_reads", UNIT_NONE, (int64_t)s->dma_reads);
+}
+
+const struct sim_type bus_type = {
+    .name = "bus",
+    .doc = "a node bus (APU fabric or PCIe) with the node's memory behind it",
+    .params = &bus_params,
+    .ports = bus_ports,
+    .n_ports = DEV_COUNT,
+    .state_size = sizeof(struct bus_state),
+    .handle = bus_handle,
+    .finish = bus_finish,
+};
+
+struct sim_comp *bus_add(struct sim_engine *e, const char *name, const struct bus_config *cfg,
+                         uint32_t node) {
+  g_assert(cfg && cfg->bandwidth > 0 && cfg->latency >= 0 && cfg->mem_latency >= 0 &&
+           cfg->control_bytes >= 0);
+  struct sim_comp *c = sim_add(e, &bus_type, name, cfg);
+  struct bus_state *s = c->state;
+  s->node = node;
+  return c;
+}

@@ -1,0 +1,51 @@
+/* A node's interconnect: the bus (a coherent APU fabric as in GPU-TN
+ * Sec. 5.1, or PCIe) joining CPU, GPU and NIC, with the node's memory behind
+ * it (DESIGN.md Sec. 3 "Node interconnect").
+ *
+ * Ports "cpu", "gpu", "nic" (indices = enum pdev). Join them to the devices
+ * with zero-latency engine links: the bus charges its own latency. Every
+ * message is a pmsg payload slot (proto.h); the bus forwards the same slot
+ * (event kind = pmsg kind) and sets m->src_dev to the port it came in on.
+ *
+ * Timing. A message from a device to dst_dev (CPU, GPU or NIC) is serialized
+ * on that destination's direction: start = max(now, busy[dst]),
+ * busy[dst] = start + bytes*8/bandwidth (bytes == 0 charges control_bytes),
+ * delivered at busy[dst] + latency. Posted writes from one source are never
+ * reordered, even towards different destinations (PCIe producer/consumer
+ * ordering): a message is delivered no earlier than the previous one from the
+ * same source was delivered or absorbed, so a NIC's data write to memory
+ * lands before the completion flag that follows it.
+ * DEV_MEM: PK_MEM_WRITE is serialized on the memory direction and absorbed at
+ * busy[mem] + latency (no reply; the slot is freed). PK_DMA_READ {bytes, op}
+ * is answered to its source with PK_DMA_DATA {bytes, op} (the same slot):
+ * the data leaves memory at now + mem_latency, is serialized on the source's
+ * direction and arrives latency later: uncontended
+ * latency + mem_latency + bytes*8/bandwidth after the request. */
+#ifndef MODELS_BUS_H
+#define MODELS_BUS_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "proto.h"
+
+enum bus_kind { BUS_APU, BUS_PCIE };
+
+/* Group "bus": see bus_params for units, defaults and ranges. */
+struct bus_config {
+  int kind;              /* enum bus_kind (PAR_ENUM): documentation of intent only */
+  sim_time latency;      /* one way, device to device (or to memory) */
+  int64_t bandwidth;     /* bits per second, per destination direction */
+  sim_time mem_latency;  /* memory access of a DMA read */
+  int64_t control_bytes; /* bytes charged for a message with bytes == 0 */
+};
+
+extern const struct par_group bus_params;
+extern const struct sim_type bus_type;
+
+/* Adds a bus named NAME ("node3.bus") for node NODE. CFG is borrowed and
+ * must outlive the run. */
+struct sim_comp *bus_add(struct sim_engine *e, const char *name, const struct bus_config *cfg,
+                         uint32_t node);
+
+#endif

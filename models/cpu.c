@@ -1,0 +1,409 @@
+/* The host CPU (see cpu.h): the main thread's host steps, the GPU->CPU
+ * control-flow switch (poll or interrupt), helper threads polling the
+ * GPU->CPU request queue (ghn). GPU-TN Table 2 and Sec. 1; DESIGN.md Sec. 3. */
+#include "cpu.h"
+
+#include <glib.h>
+#include <stddef.h>
+
+#include "trace.h"
+
+enum { EV_MAIN = 1 }; /* the main thread goes on */
+
+/* Where the main thread's time goes. */
+enum cpu_cat {
+  CAT_COMPUTE, CAT_LAUNCH, CAT_BUILD, CAT_REGISTER, CAT_SEND, CAT_RECV,
+  CAT_WAIT_KERNEL, CAT_SWITCH, CAT_WAIT_FLAG, N_CAT
+};
+static const char *const cat_names[N_CAT] = {
+    "compute", "launch", "build cmd", "register trigger", "send",
+    "recv",    "wait kernel", "switch", "wait flag"};
+static const char *const cat_keys[N_CAT] = {
+    "compute_time", "launch_time", "build_time", "register_time",   "send_time",
+    "recv_time",    "wait_kernel_time", "switch_time", "wait_flag_time"};
+
+enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG };
+
+struct cpu_state {
+  const struct nodeprog *prog;
+  uint32_t node;
+  size_t pc;              /* next host step */
+  uint8_t wait;           /* enum main_wait */
+  uint32_t wait_id;       /* kernel or flag waited on */
+  sim_time wait_start;
+  sim_time done_at;       /* main thread finished; -1 before */
+  uint64_t *flags;        /* n_flags + 1 */
+  uint32_t *launched, *completed; /* per kernel */
+  sim_time *last_done;    /* per kernel: arrival of its latest completion record */
+  sim_time *helper_free;  /* per helper: when it is free */
+  uint32_t n_helpers;
+  int main_track, *helper_track;
+  /* Statistics. */
+  sim_time time[N_CAT];
+  uint64_t launches, nic_cmds, host_requests, kernel_waits;
+  sim_time helper_wait, helper_wait_max, helper_busy;
+};
+
+#define P(key, type, def, min, max, choices, doc) \
+  {#key, type, def, min, max, choices, doc, offsetof(struct cpu_config, key)}
+static const struct par_decl cpu_decls[] = {
+    P(cores, PAR_INT, "8", "1", "1024", NULL, "cores (GPU-TN Table 2)"),
+    P(clock, PAR_FREQ, "4GHz", "1MHz", "100GHz", NULL,
+      "core clock (GPU-TN Table 2; informative: the costs below are times)"),
+    P(launch_submit, PAR_TIME, "1us", "0ps", "1s", NULL,
+      "submit one queue command: write an AQL packet and ring the user-mode queue (~1us; "
+      "CUDA/HIP launch calls measure 2-5us)"),
+    P(send, PAR_TIME, "1us", "0ps", "1s", NULL,
+      "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
+    P(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
+      "host network stack's receive completion and matching (~0.5us)"),
+    P(build_cmd, PAR_TIME, "200ns", "0ps", "1s", NULL,
+      "build and post a one-sided NIC command descriptor (~800 cycles at 4GHz)"),
+    P(register_trigger, PAR_TIME, "500ns", "0ps", "1s", NULL,
+      "build and register a triggered operation (PtlTriggeredPut-like, ~2000 cycles)"),
+    P(switch_mode, PAR_ENUM, "poll", NULL, NULL, "poll|interrupt",
+      "how the CPU notices a kernel completion: spinning on the signal, or an interrupt"),
+    P(switch_poll_interval, PAR_TIME, "500ns", "0ps", "1s", NULL,
+      "period of the completion-signal poll (runtime's spin-wait loop with back-off)"),
+    P(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
+      "completion interrupt delivery plus waking the waiting thread (~5us)"),
+    P(helper_threads, PAR_INT, "0", "0", "1023", NULL,
+      "helper threads serving GPU requests (ghn), each holding a core; at most cores - 1"),
+    P(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
+      "period at which helper threads poll the GPU->CPU request queue"),
+    P(helper_service, PAR_TIME, "1us", "0ps", "1s", NULL,
+      "a helper reads a request, builds the command and posts it (~build + send)"),
+};
+#undef P
+
+const struct par_group cpu_params = {
+    .name = "cpu",
+    .doc = "host CPU: main thread costs, control-flow switch, helper threads",
+    .decls = cpu_decls,
+    .n_decls = PAR_COUNT(cpu_decls),
+    .config_size = sizeof(struct cpu_config),
+};
+
+static const char *const cpu_ports[] = {"bus"};
+
+bool cpu_config_check(const struct cpu_config *cfg, char **err) {
+  if (cfg->helper_threads < cfg->cores) return true;
+  *err = g_strdup_printf("expected helper_threads at most cores - 1 = %" G_GINT64_FORMAT
+                         ", got %" G_GINT64_FORMAT,
+                         cfg->cores - 1, cfg->helper_threads);
+  return false;
+}
+
+/* ---- helpers ---- */
+
+static void cpu_span(struct sim_comp *c, int track, const char *name, sim_time start,
+                     sim_time end) {
+  if (G_LIKELY(!c->traced) || end <= start) return;
+  trace_span(sim_trace(c->eng), track, name, start, end);
+}
+
+static int main_track(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  if (s->main_track < 0) s->main_track = sim_track_sub(c, "core0");
+  return s->main_track;
+}
+
+/* Charges the main thread D of category CAT from now. */
+static void spend(struct sim_comp *c, enum cpu_cat cat, sim_time start, sim_time d) {
+  struct cpu_state *s = c->state;
+  s->time[cat] += d;
+  if (G_UNLIKELY(c->traced) && d > 0) cpu_span(c, main_track(c), cat_names[cat], start, start + d);
+}
+
+static void cpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
+                     uint8_t queue, uint32_t a) {
+  struct cpu_state *s = c->state;
+  struct pmsg *m;
+  uint64_t h = pmsg_new(c->eng, kind, &m);
+  m->dst_dev = dst;
+  m->src_dev = DEV_CPU;
+  m->src_node = m->dst_node = s->node;
+  m->queue = queue;
+  m->a = a;
+  if (kind == PK_NIC_CMD) {
+    if (a >= s->prog->n_cmds)
+      g_error("%s: NIC command %u of %zu", c->name, a, s->prog->n_cmds);
+    uint64_t hc = sim_payload_new(c->eng);
+    *(struct nic_cmd *)sim_payload(c->eng, hc) = s->prog->cmds[a];
+    m->op = hc;
+  }
+  sim_send(c, 0, delay, (uint16_t)kind, h);
+}
+
+static void check_flag(struct sim_comp *c, uint32_t flag) {
+  struct cpu_state *s = c->state;
+  if (flag == 0 || flag > s->prog->n_flags)
+    g_error("%s: flag %u outside 1..%u", c->name, flag, s->prog->n_flags);
+}
+
+/* When a wait for a completion record that arrived at ARRIVAL, begun at
+ * START, is noticed (cpu.h). */
+static sim_time notice_time(const struct cpu_config *cfg, sim_time start, sim_time arrival) {
+  if (cfg->switch_mode == CPU_SWITCH_INTERRUPT) {
+    sim_time t = arrival + cfg->interrupt_latency;
+    return t > start ? t : start;
+  }
+  if (arrival <= start) return start;
+  sim_time p = cfg->switch_poll_interval;
+  if (p == 0) return arrival;
+  return start + (arrival - start + p - 1) / p * p;
+}
+
+/* Accounts a kernel wait begun at START for a record arrived at ARRIVAL;
+ * returns when the thread goes on. */
+static sim_time kernel_wait_end(struct sim_comp *c, sim_time start, sim_time arrival) {
+  const struct cpu_config *cfg = c->config;
+  sim_time seen = notice_time(cfg, start, arrival);
+  sim_time from = arrival > start ? arrival : start;
+  spend(c, CAT_WAIT_KERNEL, start, from - start);
+  spend(c, CAT_SWITCH, from, seen - from);
+  return seen;
+}
+
+/* ---- the main thread ---- */
+
+/* Runs host steps from the current one until one takes time or waits. */
+static void main_run(struct sim_comp *c) {
+  const struct cpu_config *cfg = c->config;
+  struct cpu_state *s = c->state;
+  const struct nodeprog *pr = s->prog;
+  sim_time now = sim_now(c->eng);
+  while (s->pc < pr->n_host) {
+    const struct hstep *st = &pr->host[s->pc];
+    sim_time d = 0;
+    switch (st->kind) {
+    case HS_COMPUTE:
+      d = st->time > 0 ? st->time : 0;
+      spend(c, CAT_COMPUTE, now, d);
+      break;
+    case HS_LAUNCH: {
+      if (st->qcmd >= pr->n_qcmds)
+        g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
+      const struct qcmd *qc = &pr->qcmds[st->qcmd];
+      if (qc->kind == Q_KERNEL) {
+        if (qc->kernel >= pr->n_kernels)
+          g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
+        s->launched[qc->kernel]++;
+      }
+      d = cfg->launch_submit;
+      spend(c, CAT_LAUNCH, now, d);
+      s->launches++;
+      cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
+      break;
+    }
+    case HS_WAIT_KERNEL: {
+      uint32_t k = st->kernel;
+      if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
+      s->kernel_waits++;
+      if (s->completed[k] < s->launched[k]) {
+        s->wait = MW_KERNEL;
+        s->wait_id = k;
+        s->wait_start = now;
+        return;
+      }
+      if (s->launched[k] > 0) d = kernel_wait_end(c, now, s->last_done[k]) - now;
+      break;
+    }
+    case HS_NIC_CMD: {
+      if (st->cmd >= pr->n_cmds)
+        g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
+      uint8_t op = pr->cmds[st->cmd].op;
+      bool trig = op == NIC_TPUT || op == NIC_TGET;
+      sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
+      spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
+      d = b;
+      if (st->two_sided) {
+        spend(c, CAT_SEND, now + b, cfg->send);
+        d += cfg->send;
+      }
+      s->nic_cmds++;
+      cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
+      break;
+    }
+    case HS_WAIT_FLAG:
+      check_flag(c, st->flag);
+      if (s->flags[st->flag] < st->value) {
+        s->wait = MW_FLAG;
+        s->wait_id = st->flag;
+        s->wait_start = now;
+        return;
+      }
+      if (st->two_sided) {
+        d = cfg->recv;
+        spend(c, CAT_RECV, now, d);
+      }
+      break;
+    default: g_error("%s: host step of unknown kind %u", c->name, st->kind);
+    }
+    s->pc++;
+    if (d > 0) {
+      sim_schedule(c, d, EV_MAIN, 0);
+      return;
+    }
+  }
+  if (s->done_at < 0) s->done_at = now;
+}
+
+/* The main thread's wait is over; it goes on at AT (>= now). */
+static void main_resume(struct sim_comp *c, sim_time at) {
+  struct cpu_state *s = c->state;
+  s->wait = MW_NONE;
+  s->pc++;
+  sim_schedule(c, at - sim_now(c->eng), EV_MAIN, 0);
+}
+
+static void kernel_done(struct sim_comp *c, uint32_t k) {
+  struct cpu_state *s = c->state;
+  if (k >= s->prog->n_kernels)
+    g_error("%s: completion of kernel %u of %zu", c->name, k, s->prog->n_kernels);
+  sim_time now = sim_now(c->eng);
+  s->completed[k]++;
+  s->last_done[k] = now;
+  if (s->wait == MW_KERNEL && s->wait_id == k && s->completed[k] >= s->launched[k])
+    main_resume(c, kernel_wait_end(c, s->wait_start, now));
+}
+
+static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
+  const struct cpu_config *cfg = c->config;
+  struct cpu_state *s = c->state;
+  check_flag(c, flag);
+  s->flags[flag] += inc;
+  if (s->wait != MW_FLAG || s->wait_id != flag) return;
+  const struct hstep *st = &s->prog->host[s->pc];
+  if (s->flags[flag] < st->value) return;
+  sim_time now = sim_now(c->eng), d = st->two_sided ? cfg->recv : 0;
+  spend(c, CAT_WAIT_FLAG, s->wait_start, now - s->wait_start);
+  spend(c, CAT_RECV, now, d);
+  main_resume(c, now + d);
+}
+
+/* ---- helper threads ---- */
+
+static sim_time helper_tick(const struct cpu_config *cfg, sim_time t) {
+  sim_time p = cfg->helper_poll_interval;
+  return p > 0 ? (t + p - 1) / p * p : t;
+}
+
+/* Request for NIC command CMD arrived now: the helper that can take it
+ * first (lowest index on ties) serves it. */
+static void host_request(struct sim_comp *c, uint32_t cmd) {
+  const struct cpu_config *cfg = c->config;
+  struct cpu_state *s = c->state;
+  if (s->n_helpers == 0) g_error("%s: a GPU host request but cpu.helper_threads is 0", c->name);
+  sim_time now = sim_now(c->eng), take = SIM_TIME_MAX;
+  uint32_t best = 0;
+  for (uint32_t i = 0; i < s->n_helpers; i++) {
+    sim_time t = helper_tick(cfg, s->helper_free[i] > now ? s->helper_free[i] : now);
+    if (t < take) {
+      take = t;
+      best = i;
+    }
+  }
+  s->helper_free[best] = take + cfg->helper_service;
+  s->host_requests++;
+  s->helper_wait += take - now;
+  if (take - now > s->helper_wait_max) s->helper_wait_max = take - now;
+  s->helper_busy += cfg->helper_service;
+  if (G_UNLIKELY(c->traced)) {
+    if (s->helper_track[best] < 0) {
+      char sub[24];
+      g_snprintf(sub, sizeof sub, "helper%u", best + 1);
+      s->helper_track[best] = sim_track_sub(c, sub);
+    }
+    cpu_span(c, s->helper_track[best], "service", take, take + cfg->helper_service);
+  }
+  cpu_send(c, s->helper_free[best] - now, PK_NIC_CMD, DEV_NIC, 0, cmd);
+}
+
+/* ---- the component ---- */
+
+static void cpu_init(struct sim_comp *c) { main_run(c); }
+
+static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
+  if (ev->port == SIM_PORT_SELF) {
+    if (ev->kind != EV_MAIN) g_error("%s: unknown self event %u", c->name, ev->kind);
+    main_run(c);
+    return;
+  }
+  struct pmsg m = *(struct pmsg *)sim_payload(c->eng, ev->data);
+  sim_payload_free(c->eng, ev->data);
+  switch (m.kind) {
+  case PK_KERNEL_DONE: kernel_done(c, m.a); break;
+  case PK_HOST_REQUEST: host_request(c, m.a); break;
+  case PK_FLAG: flag_update(c, m.a, m.b); break;
+  default: g_error("%s: unexpected message kind %u from the bus", c->name, m.kind);
+  }
+}
+
+static void report_int(struct sim_report *r, const struct sim_comp *c, const char *what,
+                       enum unit_dim dim, int64_t v) {
+  char *key = g_strdup_printf("%s.%s", c->name, what);
+  sim_report_int(r, key, dim, v);
+  g_free(key);
+}
+
+static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
+  struct cpu_state *s = c->state;
+  report_int(r, c, "cores_held", UNIT_NONE, 1 + (int64_t)s->n_helpers);
+  report_int(r, c, "main_done", UNIT_TIME, s->done_at);
+  report_int(r, c, "launches", UNIT_NONE, (int64_t)s->launches);
+  report_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
+  report_int(r, c, "kernel_waits", UNIT_NONE, (int64_t)s->kernel_waits);
+  for (int i = 0; i < N_CAT; i++) report_int(r, c, cat_keys[i], UNIT_TIME, s->time[i]);
+  report_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
+  report_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
+  report_int(r, c, "helper_wait_time", UNIT_TIME, s->helper_wait);
+  report_int(r, c, "helper_wait_max", UNIT_TIME, s->helper_wait_max);
+}
+
+static void cpu_destroy(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  g_free(s->flags);
+  g_free(s->launched);
+  g_free(s->completed);
+  g_free(s->last_done);
+  g_free(s->helper_free);
+  g_free(s->helper_track);
+}
+
+const struct sim_type cpu_type = {
+    .name = "cpu",
+    .doc = "a host CPU: main thread, control-flow switch, helper threads",
+    .params = &cpu_params,
+    .ports = cpu_ports,
+    .n_ports = 1,
+    .state_size = sizeof(struct cpu_state),
+    .init = cpu_init,
+    .handle = cpu_handle,
+    .finish = cpu_finish,
+    .destroy = cpu_destroy,
+};
+
+struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cpu_config *cfg,
+                         const struct nodeprog *prog, uint32_t node) {
+  static const struct nodeprog empty = {0};
+  char *err = NULL;
+  g_assert(cfg && cfg->cores >= 1 && cfg->helper_threads >= 0);
+  if (!cpu_config_check(cfg, &err)) g_error("cpu_add %s: %s", name, err);
+  struct sim_comp *c = sim_add(e, &cpu_type, name, cfg);
+  struct cpu_state *s = c->state;
+  s->prog = prog ? prog : &empty;
+  s->node = node;
+  s->done_at = -1;
+  s->main_track = -1;
+  s->flags = g_new0(uint64_t, s->prog->n_flags + 1);
+  size_t nk = s->prog->n_kernels ? s->prog->n_kernels : 1;
+  s->launched = g_new0(uint32_t, nk);
+  s->completed = g_new0(uint32_t, nk);
+  s->last_done = g_new0(sim_time, nk);
+  s->n_helpers = (uint32_t)cfg->helper_threads;
+  s->helper_free = g_new0(sim_time, s->n_helpers ? s->n_helpers : 1);
+  s->helper_track = g_new(int, s->n_helpers ? s->n_helpers : 1);
+  for (uint32_t i = 0; i < s->n_helpers; i++) s->helper_track[i] = -1;
+  return c;
+}

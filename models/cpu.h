@@ -1,0 +1,67 @@
+/* A host CPU: a main thread (core 0) interpreting the node program's host
+ * steps, and optional helper threads that serve GPU requests (ghn)
+ * (DESIGN.md Sec. 3 "CPU"; 8 cores at 4 GHz from GPU-TN Table 2; the
+ * software costs are not in the paper: see the parameter docs).
+ *
+ * Port "bus" (0), joined to the node bus's "cpu" port. Receives
+ * PK_KERNEL_DONE, PK_HOST_REQUEST and PK_FLAG; sends PK_QUEUE_CMD to the GPU
+ * and PK_NIC_CMD to the NIC (event kind = pmsg kind).
+ *
+ * Timing (main thread, steps in order from time 0).
+ * - HS_COMPUTE: `time`. HS_LAUNCH: launch_submit, then PK_QUEUE_CMD {queue,
+ *   a = qcmd} leaves. HS_NIC_CMD: register_trigger (NIC_TPUT/NIC_TGET) or
+ *   build_cmd, + send when two_sided, then PK_NIC_CMD leaves.
+ * - HS_WAIT_KERNEL k waits for the completion record of the latest launch
+ *   of kernel k made by this thread (done at once if none is outstanding).
+ *   With the wait begun at s and the record arrived at a, the thread goes on
+ *   at: poll: the first s + j*switch_poll_interval >= a (j >= 0; s when
+ *   a <= s); interrupt: max(s, a + interrupt_latency).
+ * - HS_WAIT_FLAG: until the flag >= value (noticed at once), + recv when
+ *   two_sided.
+ * Helper threads: each holds a core for the whole run and polls the
+ * GPU->CPU queue at ticks j*helper_poll_interval (all in phase). Requests are
+ * taken in arrival order, each at the first tick at or after both its
+ * arrival and some helper being free; it costs helper_service, then
+ * PK_NIC_CMD with prog->cmds[a] leaves. */
+#ifndef MODELS_CPU_H
+#define MODELS_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "nodeprog.h"
+#include "proto.h"
+
+enum cpu_switch_mode { CPU_SWITCH_POLL, CPU_SWITCH_INTERRUPT };
+
+/* Group "cpu": see cpu_params for units, defaults and ranges. */
+struct cpu_config {
+  int64_t cores;
+  int64_t clock;              /* Hz (documentation: costs are given as times) */
+  sim_time launch_submit;
+  sim_time send;
+  sim_time recv;
+  sim_time build_cmd;
+  sim_time register_trigger;
+  int switch_mode;            /* enum cpu_switch_mode (PAR_ENUM) */
+  sim_time switch_poll_interval;
+  sim_time interrupt_latency;
+  int64_t helper_threads;     /* 0 .. cores - 1 */
+  sim_time helper_poll_interval;
+  sim_time helper_service;
+};
+
+extern const struct par_group cpu_params;
+extern const struct sim_type cpu_type;
+
+/* Checks what the declared ranges cannot (helper_threads < cores). False and
+ * *ERR (g_free) "expected ..., got ..." when not. */
+bool cpu_config_check(const struct cpu_config *cfg, char **err);
+
+/* Adds a CPU named NAME ("node3.cpu") for node NODE running PROG's host
+ * steps. CFG and PROG are borrowed and must outlive the run. */
+struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cpu_config *cfg,
+                         const struct nodeprog *prog, uint32_t node);
+
+#endif

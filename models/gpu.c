@@ -1,0 +1,626 @@
+/* The GPU (see gpu.h): front end serving in-order queues, WGs in waves on
+ * CU slots, flag polling, triggers, device-wide barriers. GPU-TN Table 2
+ * and Fig. 1; DESIGN.md Sec. 3. */
+#include "gpu.h"
+
+#include <glib.h>
+#include <stddef.h>
+
+#include "trace.h"
+
+/* Self events; data = queue or slot. */
+enum { EV_LAUNCH_DONE = 1, EV_WG, EV_TEARDOWN_DONE, EV_QUEUE_GO, EV_BARRIER_DONE };
+
+/* What a queue's head command is doing. */
+enum qphase {
+  QP_IDLE,      /* nothing started (empty, or about to look at the head) */
+  QP_READY,     /* head kernel waits for the front end */
+  QP_LAUNCH,    /* the front end is launching it */
+  QP_RUN,       /* its WGs run */
+  QP_TEARDOWN,
+  QP_FLAG,      /* Q_WAIT_FLAG: the flag is not there yet */
+  QP_FLAG_SEEN, /* Q_WAIT_FLAG: paying stream_wait_latency */
+};
+
+struct gpu_cmd {
+  uint32_t qcmd;
+  uint32_t depth; /* commands in the queue when it was appended, itself included */
+};
+
+struct gpu_queue {
+  struct gpu_cmd *cmds; /* ring */
+  size_t cap, head, len;
+  uint8_t phase;        /* enum qphase */
+  const struct kernel *k;
+  uint32_t kidx, next_wg, done_wgs, barrier_arrived;
+  int32_t barrier_list; /* WG slots waiting at the barrier, -1 = none */
+  int32_t flag_next;    /* next queue waiting on the same flag */
+  sim_time t_phase;     /* when the current phase began */
+  int track;
+};
+
+struct gpu_wg {
+  int32_t queue; /* its kernel's queue; -1: free slot */
+  uint32_t wg, step;
+  sim_time start, wait_start;
+  int32_t next;  /* next WG slot on a flag or barrier list */
+  int track;
+};
+
+struct gpu_state {
+  const struct nodeprog *prog;
+  uint32_t node;
+  uint64_t *flags;      /* n_flags + 1 */
+  int32_t *flag_wgs;    /* per flag: WG slots polling it */
+  int32_t *flag_queues; /* per flag: queues waiting on it */
+  struct gpu_queue *q;
+  uint32_t n_q;
+  struct gpu_wg *wg;
+  uint32_t n_slots;
+  int32_t *free_slots;  /* stack; the lowest slot on top at start */
+  uint32_t n_free;
+  uint32_t *fe, fe_head, fe_len; /* queues waiting for the front end (ring of n_q) */
+  bool fe_busy;
+  uint32_t *disp, disp_head, disp_len; /* queues with WGs to dispatch, oldest first */
+  /* Statistics. */
+  uint64_t cmds, kernels_launched, kernels_done, wgs_done, triggers, host_requests, nic_cmds;
+  uint64_t doorbells, flag_updates, barriers, stream_waits;
+  sim_time launch_time, teardown_time, barrier_time, poll_time, stream_wait_time, wg_time;
+  uint32_t slots_max;
+};
+
+#define P(key, type, def, min, max, doc) \
+  {#key, type, def, min, max, NULL, doc, offsetof(struct gpu_config, key)}
+static const struct par_decl gpu_decls[] = {
+    P(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock (GPU-TN Table 2)"),
+    P(cus, PAR_INT, "24", "1", "4096", "compute units (GPU-TN Table 2)"),
+    P(wgs_per_cu, PAR_INT, "4", "1", "64",
+      "occupancy limit: WGs resident per CU (256-item WGs, GCN: 40 waves/CU, register-bound ~4)"),
+    P(flops_per_cu_cycle, PAR_INT, "128", "1", "1048576",
+      "peak flops per CU per cycle (64 lanes x FMA, GCN)"),
+    P(mem_bandwidth, PAR_BANDWIDTH, "1092Gbps", "1Mbps", "1000Tbps",
+      "memory bandwidth shared by all WG slots (8 channels DDR4-2133, Table 2: 136.5 GB/s)"),
+    P(queues, PAR_INT, "4", "1", "256", "in-order queues (streams) served by the front end"),
+    P(launch_latency, PAR_TIME, "1.5us", "0ps", "1s",
+      "kernel launch latency at queue depth 1 (GPU-TN Table 2)"),
+    P(launch_per_queued, PAR_TIME, "0ps", "0ps", "1s",
+      "added launch latency per command ahead in the same queue at enqueue (linear fit of "
+      "GPU-TN Fig. 1; 0 = the paper's flat 1.5us)"),
+    {"launch_table", PAR_TABLE, "", "0ps", "1s", NULL,
+     "launch latency against queue depth (commands in the queue at enqueue, itself included), "
+     "e.g. \"1:3us, 8:10us\"; empty: use the linear fit",
+     offsetof(struct gpu_config, launch_table)},
+    P(teardown_latency, PAR_TIME, "1.5us", "0ps", "1s",
+      "kernel teardown latency: last WG end to completion (GPU-TN Table 2)"),
+    P(fence_latency, PAR_TIME, "200ns", "0ps", "1ms",
+      "system-scope release fence before a posted store (L2 write-back, ~150 L2 cycles, Table 2)"),
+    P(poll_interval, PAR_TIME, "100ns", "0ps", "1ms",
+      "period of a WG's system-scope flag poll (one uncached load round trip)"),
+    P(stream_wait_latency, PAR_TIME, "1us", "0ps", "1ms",
+      "a queue's wait-on-flag notices the flag this long after it is set (front-end poll)"),
+    P(barrier_base, PAR_TIME, "1us", "0ps", "1ms",
+      "device-wide barrier fixed cost after the last WG arrives (grid sync ~1-3us)"),
+    P(barrier_per_wg, PAR_TIME, "10ns", "0ps", "1ms",
+      "device-wide barrier cost per WG of the kernel (one atomic arrive each)"),
+};
+#undef P
+
+const struct par_group gpu_params = {
+    .name = "gpu",
+    .doc = "GPU: front end with in-order queues, CUs running WGs in waves",
+    .decls = gpu_decls,
+    .n_decls = PAR_COUNT(gpu_decls),
+    .config_size = sizeof(struct gpu_config),
+};
+
+static const char *const gpu_ports[] = {"bus"};
+
+/* ---- helpers ---- */
+
+static sim_time ceil_div_ps(unsigned __int128 num, unsigned __int128 den) {
+  return (sim_time)((num + den - 1) / den);
+}
+
+sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st) {
+  if (st->time > 0) return st->time;
+  sim_time t = 0;
+  if (st->flops > 0) {
+    unsigned __int128 num = (unsigned __int128)st->flops * (uint64_t)cfg->wgs_per_cu * SIM_S;
+    t = ceil_div_ps(num, (unsigned __int128)cfg->flops_per_cu_cycle * (uint64_t)cfg->clock);
+  }
+  if (st->bytes > 0) {
+    unsigned __int128 num = (unsigned __int128)st->bytes * 8u *
+                            (uint64_t)(cfg->cus * cfg->wgs_per_cu) * SIM_S;
+    sim_time tb = ceil_div_ps(num, (uint64_t)cfg->mem_bandwidth);
+    if (tb > t) t = tb;
+  }
+  return t;
+}
+
+sim_time gpu_launch_time(const struct gpu_config *cfg, int64_t depth) {
+  g_assert(depth >= 1);
+  if (cfg->launch_table.n > 0) return par_table_eval(&cfg->launch_table, depth);
+  return cfg->launch_latency + cfg->launch_per_queued * (depth - 1);
+}
+
+static const char *kernel_name(const struct kernel *k) { return k->name ? k->name : "kernel"; }
+
+static void span(struct sim_comp *c, int track, const char *name, sim_time start, sim_time end) {
+  trace_span(sim_trace(c->eng), track, name, start, end);
+}
+
+static int queue_track(struct sim_comp *c, uint32_t qi) {
+  struct gpu_state *s = c->state;
+  if (s->q[qi].track < 0) {
+    char sub[24];
+    g_snprintf(sub, sizeof sub, "queue%u", qi);
+    s->q[qi].track = sim_track_sub(c, sub);
+  }
+  return s->q[qi].track;
+}
+
+static int wg_track(struct sim_comp *c, uint32_t slot) {
+  const struct gpu_config *cfg = c->config;
+  struct gpu_state *s = c->state;
+  if (s->wg[slot].track < 0) {
+    char sub[40];
+    g_snprintf(sub, sizeof sub, "cu%u.%u", (unsigned)(slot % (uint32_t)cfg->cus),
+               (unsigned)(slot / (uint32_t)cfg->cus));
+    s->wg[slot].track = sim_track_sub(c, sub);
+  }
+  return s->wg[slot].track;
+}
+
+/* Sends a posted message of KIND to device DST through the bus after DELAY. */
+static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
+                             uint32_t a) {
+  struct gpu_state *s = c->state;
+  struct pmsg *m;
+  uint64_t h = pmsg_new(c->eng, kind, &m);
+  m->dst_dev = dst;
+  m->src_dev = DEV_GPU;
+  m->src_node = m->dst_node = s->node;
+  m->a = a;
+  if (kind == PK_NIC_CMD) {
+    g_assert(a < s->prog->n_cmds);
+    uint64_t hc = sim_payload_new(c->eng);
+    *(struct nic_cmd *)sim_payload(c->eng, hc) = s->prog->cmds[a];
+    m->op = hc;
+  }
+  sim_send(c, 0, delay, (uint16_t)kind, h);
+}
+
+static void check_flag(struct sim_comp *c, uint32_t flag) {
+  struct gpu_state *s = c->state;
+  if (flag == 0 || flag > s->prog->n_flags)
+    g_error("%s: flag %u outside 1..%u", c->name, flag, s->prog->n_flags);
+}
+
+/* ---- the front end and the queues ---- */
+
+static void fe_try(struct sim_comp *c) {
+  struct gpu_state *s = c->state;
+  if (s->fe_busy || s->fe_len == 0) return;
+  uint32_t qi = s->fe[s->fe_head];
+  s->fe_head = (s->fe_head + 1) % s->n_q;
+  s->fe_len--;
+  struct gpu_queue *q = &s->q[qi];
+  sim_time lat = gpu_launch_time(c->config, q->cmds[q->head].depth);
+  s->fe_busy = true;
+  q->phase = QP_LAUNCH;
+  q->t_phase = sim_now(c->eng);
+  s->kernels_launched++;
+  s->launch_time += lat;
+  sim_schedule(c, lat, EV_LAUNCH_DONE, qi);
+}
+
+/* Completes queue QI's head command and looks at the next ones. */
+static void queue_advance(struct sim_comp *c, uint32_t qi);
+
+static void queue_pop(struct sim_comp *c, uint32_t qi) {
+  struct gpu_state *s = c->state;
+  struct gpu_queue *q = &s->q[qi];
+  g_assert(q->len > 0);
+  q->head = (q->head + 1) % q->cap;
+  q->len--;
+  q->phase = QP_IDLE;
+  queue_advance(c, qi);
+}
+
+static void queue_advance(struct sim_comp *c, uint32_t qi) {
+  const struct gpu_config *cfg = c->config;
+  struct gpu_state *s = c->state;
+  struct gpu_queue *q = &s->q[qi];
+  while (q->phase == QP_IDLE && q->len > 0) {
+    const struct qcmd *qc = &s->prog->qcmds[q->cmds[q->head].qcmd];
+    q->t_phase = sim_now(c->eng);
+    switch (qc->kind) {
+    case Q_KERNEL:
+      if (qc->kernel >= s->prog->n_kernels)
+        g_error("%s: queue command names kernel %u of %zu", c->name, qc->kernel,
+                s->prog->n_kernels);
+      q->phase = QP_READY;
+      s->fe[(s->fe_head + s->fe_len) % s->n_q] = qi;
+      s->fe_len++;
+      fe_try(c);
+      break;
+    case Q_WAIT_FLAG:
+      check_flag(c, qc->flag);
+      s->stream_waits++;
+      if (s->flags[qc->flag] >= qc->value) {
+        q->phase = QP_FLAG_SEEN;
+        sim_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
+      } else {
+        q->phase = QP_FLAG;
+        q->flag_next = s->flag_queues[qc->flag];
+        s->flag_queues[qc->flag] = (int32_t)qi;
+      }
+      break;
+    case Q_DOORBELL:
+      s->doorbells++;
+      gpu_send(c, 0, PK_DOORBELL, DEV_NIC, qc->cmd_id);
+      q->head = (q->head + 1) % q->cap;
+      q->len--;
+      break;
+    default: g_error("%s: unknown queue command kind %u", c->name, qc->kind);
+    }
+  }
+}
+
+static void queue_append(struct sim_comp *c, uint32_t qi, uint32_t qcmd) {
+  struct gpu_state *s = c->state;
+  if (qi >= s->n_q) g_error("%s: queue %u of %u", c->name, qi, s->n_q);
+  if (qcmd >= s->prog->n_qcmds)
+    g_error("%s: queue command %u of %zu", c->name, qcmd, s->prog->n_qcmds);
+  struct gpu_queue *q = &s->q[qi];
+  if (q->len == q->cap) {
+    size_t cap = q->cap ? 2 * q->cap : 16;
+    struct gpu_cmd *cmds = g_new(struct gpu_cmd, cap);
+    for (size_t i = 0; i < q->len; i++) cmds[i] = q->cmds[(q->head + i) % q->cap];
+    g_free(q->cmds);
+    q->cmds = cmds;
+    q->cap = cap;
+    q->head = 0;
+  }
+  q->cmds[(q->head + q->len) % q->cap] = (struct gpu_cmd){qcmd, (uint32_t)(q->len + 1)};
+  q->len++;
+  s->cmds++;
+  if (q->phase == QP_IDLE) queue_advance(c, qi);
+}
+
+/* ---- work-groups ---- */
+
+static bool kernel_has_barrier(const struct kernel *k) {
+  for (size_t i = 0; i < k->n_steps; i++)
+    if (k->steps[i].kind == KS_BARRIER) return true;
+  return false;
+}
+
+static void teardown_start(struct sim_comp *c, uint32_t qi) {
+  const struct gpu_config *cfg = c->config;
+  struct gpu_state *s = c->state;
+  struct gpu_queue *q = &s->q[qi];
+  sim_time now = sim_now(c->eng);
+  if (G_UNLIKELY(c->traced)) span(c, queue_track(c, qi), kernel_name(q->k), q->t_phase, now);
+  q->phase = QP_TEARDOWN;
+  q->t_phase = now;
+  s->teardown_time += cfg->teardown_latency;
+  sim_schedule(c, cfg->teardown_latency, EV_TEARDOWN_DONE, qi);
+}
+
+static void wg_finish(struct sim_comp *c, uint32_t slot) {
+  struct gpu_state *s = c->state;
+  struct gpu_wg *w = &s->wg[slot];
+  struct gpu_queue *q = &s->q[w->queue];
+  sim_time now = sim_now(c->eng);
+  if (G_UNLIKELY(c->traced)) span(c, wg_track(c, slot), kernel_name(q->k), w->start, now);
+  s->wg_time += now - w->start;
+  s->wgs_done++;
+  uint32_t qi = (uint32_t)w->queue;
+  w->queue = -1;
+  s->free_slots[s->n_free++] = (int32_t)slot;
+  if (++q->done_wgs == q->k->n_wgs) teardown_start(c, qi);
+}
+
+/* Runs WG SLOT's steps from its current one until it must wait or ends. */
+static void wg_run(struct sim_comp *c, uint32_t slot) {
+  const struct gpu_config *cfg = c->config;
+  struct gpu_state *s = c->state;
+  struct gpu_wg *w = &s->wg[slot];
+  struct gpu_queue *q = &s->q[w->queue];
+  const struct kernel *k = q->k;
+  for (;;) {
+    if (w->step >= k->n_steps) {
+      wg_finish(c, slot);
+      return;
+    }
+    const struct kstep *st = &k->steps[w->step];
+    if (st->only_wg > 0 && st->kind != KS_BARRIER && w->wg != st->only_wg - 1) {
+      w->step++;
+      continue;
+    }
+    sim_time d = 0;
+    switch (st->kind) {
+    case KS_COMPUTE: d = gpu_compute_time(cfg, st); break;
+    case KS_WAIT_FLAG:
+      check_flag(c, st->flag);
+      if (s->flags[st->flag] >= st->value) break;
+      w->wait_start = sim_now(c->eng);
+      w->next = s->flag_wgs[st->flag];
+      s->flag_wgs[st->flag] = (int32_t)slot;
+      return; /* the flag's update moves it on */
+    case KS_TRIGGER: {
+      uint32_t div = st->tag_div ? st->tag_div : 1;
+      s->triggers++;
+      gpu_send(c, cfg->fence_latency, PK_TRIGGER, DEV_NIC, st->tag + w->wg / div);
+      d = cfg->fence_latency;
+      break;
+    }
+    case KS_HOST_REQUEST:
+      s->host_requests++;
+      gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, st->cmd);
+      d = cfg->fence_latency;
+      break;
+    case KS_NIC_CMD:
+      if (st->cmd >= s->prog->n_cmds)
+        g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(k), st->cmd,
+                s->prog->n_cmds);
+      s->nic_cmds++;
+      gpu_send(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, st->cmd);
+      d = cfg->fence_latency;
+      break;
+    case KS_BARRIER:
+      w->step++;
+      w->next = q->barrier_list;
+      q->barrier_list = (int32_t)slot;
+      if (++q->barrier_arrived == k->n_wgs) {
+        sim_time cost = cfg->barrier_base + cfg->barrier_per_wg * (sim_time)k->n_wgs;
+        q->barrier_arrived = 0;
+        s->barriers++;
+        s->barrier_time += cost;
+        sim_schedule(c, cost, EV_BARRIER_DONE, (uint64_t)(w->queue));
+      }
+      return;
+    default: g_error("%s: kernel %s has a step of unknown kind %u", c->name, kernel_name(k),
+                     st->kind);
+    }
+    w->step++;
+    if (d > 0) {
+      sim_schedule(c, d, EV_WG, slot);
+      return;
+    }
+  }
+}
+
+/* Fills free slots with pending WGs, oldest kernel first. */
+static void dispatch(struct sim_comp *c) {
+  struct gpu_state *s = c->state;
+  while (s->n_free > 0 && s->disp_len > 0) {
+    uint32_t qi = s->disp[s->disp_head];
+    struct gpu_queue *q = &s->q[qi];
+    uint32_t slot = (uint32_t)s->free_slots[--s->n_free];
+    struct gpu_wg *w = &s->wg[slot];
+    w->queue = (int32_t)qi;
+    w->wg = q->next_wg++;
+    w->step = 0;
+    w->start = sim_now(c->eng);
+    w->next = -1;
+    uint32_t used = s->n_slots - s->n_free;
+    if (used > s->slots_max) s->slots_max = used;
+    if (q->next_wg == q->k->n_wgs) {
+      s->disp_head = (s->disp_head + 1) % s->n_q;
+      s->disp_len--;
+    }
+    wg_run(c, slot);
+  }
+}
+
+static void launch_done(struct sim_comp *c, uint32_t qi) {
+  struct gpu_state *s = c->state;
+  struct gpu_queue *q = &s->q[qi];
+  sim_time now = sim_now(c->eng);
+  const struct qcmd *qc = &s->prog->qcmds[q->cmds[q->head].qcmd];
+  if (G_UNLIKELY(c->traced)) span(c, queue_track(c, qi), "launch", q->t_phase, now);
+  s->fe_busy = false;
+  q->k = &s->prog->kernels[qc->kernel];
+  q->kidx = qc->kernel;
+  q->next_wg = q->done_wgs = q->barrier_arrived = 0;
+  q->barrier_list = -1;
+  q->phase = QP_RUN;
+  q->t_phase = now;
+  if (q->k->n_wgs > s->n_slots && kernel_has_barrier(q->k))
+    g_error("%s: kernel %s has a device-wide barrier but %u WGs > %u slots (cus * wgs_per_cu)",
+            c->name, kernel_name(q->k), q->k->n_wgs, s->n_slots);
+  if (q->k->n_wgs == 0) {
+    teardown_start(c, qi);
+  } else {
+    s->disp[(s->disp_head + s->disp_len) % s->n_q] = qi;
+    s->disp_len++;
+    dispatch(c);
+  }
+  fe_try(c);
+}
+
+static void kernel_done(struct sim_comp *c, uint32_t qi) {
+  struct gpu_state *s = c->state;
+  struct gpu_queue *q = &s->q[qi];
+  if (G_UNLIKELY(c->traced))
+    span(c, queue_track(c, qi), "teardown", q->t_phase, sim_now(c->eng));
+  s->kernels_done++;
+  gpu_send(c, 0, PK_KERNEL_DONE, DEV_CPU, q->kidx);
+  q->k = NULL;
+  queue_pop(c, qi);
+}
+
+/* Adds INC to FLAG and moves on the WGs and queues it satisfies. */
+static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
+  const struct gpu_config *cfg = c->config;
+  struct gpu_state *s = c->state;
+  check_flag(c, flag);
+  s->flag_updates++;
+  s->flags[flag] += inc;
+  uint64_t v = s->flags[flag];
+  sim_time now = sim_now(c->eng), p = cfg->poll_interval;
+  for (int32_t *link = &s->flag_wgs[flag]; *link >= 0;) {
+    struct gpu_wg *w = &s->wg[*link];
+    const struct kstep *st = &s->q[w->queue].k->steps[w->step];
+    if (v < st->value) {
+      link = &w->next;
+      continue;
+    }
+    uint32_t slot = (uint32_t)*link;
+    *link = w->next;
+    sim_time tick = now;
+    if (p > 0) tick = w->wait_start + (now - w->wait_start + p - 1) / p * p;
+    s->poll_time += tick - w->wait_start;
+    w->step++;
+    sim_schedule(c, tick - now, EV_WG, slot);
+  }
+  for (int32_t *link = &s->flag_queues[flag]; *link >= 0;) {
+    struct gpu_queue *q = &s->q[*link];
+    const struct qcmd *qc = &s->prog->qcmds[q->cmds[q->head].qcmd];
+    if (v < qc->value) {
+      link = &q->flag_next;
+      continue;
+    }
+    uint32_t qi = (uint32_t)*link;
+    *link = q->flag_next;
+    q->phase = QP_FLAG_SEEN;
+    sim_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
+  }
+}
+
+/* ---- the component ---- */
+
+static void gpu_bus_arrive(struct sim_comp *c, uint64_t h) {
+  struct pmsg m = *(struct pmsg *)sim_payload(c->eng, h);
+  sim_payload_free(c->eng, h);
+  switch (m.kind) {
+  case PK_QUEUE_CMD: queue_append(c, m.queue, m.a); break;
+  case PK_FLAG: flag_update(c, m.a, m.b); break;
+  default: g_error("%s: unexpected message kind %u from the bus", c->name, m.kind);
+  }
+}
+
+static void gpu_handle(struct sim_comp *c, const struct sim_event *ev) {
+  struct gpu_state *s = c->state;
+  if (ev->port == 0) {
+    gpu_bus_arrive(c, ev->data);
+    return;
+  }
+  uint32_t x = (uint32_t)ev->data;
+  switch (ev->kind) {
+  case EV_LAUNCH_DONE: launch_done(c, x); break;
+  case EV_WG:
+    wg_run(c, x);
+    dispatch(c);
+    break;
+  case EV_TEARDOWN_DONE: kernel_done(c, x); break;
+  case EV_QUEUE_GO:
+    s->stream_wait_time += sim_now(c->eng) - s->q[x].t_phase;
+    queue_pop(c, x);
+    break;
+  case EV_BARRIER_DONE: {
+    struct gpu_queue *q = &s->q[x];
+    int32_t slot = q->barrier_list;
+    q->barrier_list = -1;
+    while (slot >= 0) {
+      int32_t next = s->wg[slot].next;
+      wg_run(c, (uint32_t)slot);
+      slot = next;
+    }
+    dispatch(c);
+    break;
+  }
+  default: g_error("%s: unknown self event %u", c->name, ev->kind);
+  }
+}
+
+static void report_int(struct sim_report *r, const struct sim_comp *c, const char *what,
+                       enum unit_dim dim, int64_t v) {
+  char *key = g_strdup_printf("%s.%s", c->name, what);
+  sim_report_int(r, key, dim, v);
+  g_free(key);
+}
+
+static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
+  struct gpu_state *s = c->state;
+  report_int(r, c, "queue_cmds", UNIT_NONE, (int64_t)s->cmds);
+  report_int(r, c, "kernels", UNIT_NONE, (int64_t)s->kernels_done);
+  report_int(r, c, "kernels_launched", UNIT_NONE, (int64_t)s->kernels_launched);
+  report_int(r, c, "wgs", UNIT_NONE, (int64_t)s->wgs_done);
+  report_int(r, c, "slots_max", UNIT_NONE, (int64_t)s->slots_max);
+  report_int(r, c, "triggers", UNIT_NONE, (int64_t)s->triggers);
+  report_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
+  report_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
+  report_int(r, c, "doorbells", UNIT_NONE, (int64_t)s->doorbells);
+  report_int(r, c, "flag_updates", UNIT_NONE, (int64_t)s->flag_updates);
+  report_int(r, c, "barriers", UNIT_NONE, (int64_t)s->barriers);
+  report_int(r, c, "stream_waits", UNIT_NONE, (int64_t)s->stream_waits);
+  report_int(r, c, "launch_time", UNIT_TIME, s->launch_time);
+  report_int(r, c, "teardown_time", UNIT_TIME, s->teardown_time);
+  report_int(r, c, "barrier_time", UNIT_TIME, s->barrier_time);
+  report_int(r, c, "poll_time", UNIT_TIME, s->poll_time);
+  report_int(r, c, "stream_wait_time", UNIT_TIME, s->stream_wait_time);
+  report_int(r, c, "wg_time", UNIT_TIME, s->wg_time);
+}
+
+static void gpu_destroy(struct sim_comp *c) {
+  struct gpu_state *s = c->state;
+  for (uint32_t i = 0; i < s->n_q; i++) g_free(s->q[i].cmds);
+  g_free(s->q);
+  g_free(s->wg);
+  g_free(s->free_slots);
+  g_free(s->fe);
+  g_free(s->disp);
+  g_free(s->flags);
+  g_free(s->flag_wgs);
+  g_free(s->flag_queues);
+}
+
+const struct sim_type gpu_type = {
+    .name = "gpu",
+    .doc = "a GPU: front end with in-order queues and CUs running work-groups",
+    .params = &gpu_params,
+    .ports = gpu_ports,
+    .n_ports = 1,
+    .state_size = sizeof(struct gpu_state),
+    .handle = gpu_handle,
+    .finish = gpu_finish,
+    .destroy = gpu_destroy,
+};
+
+struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,
+                         const struct nodeprog *prog, uint32_t node) {
+  static const struct nodeprog empty = {0};
+  g_assert(cfg && cfg->clock > 0 && cfg->cus >= 1 && cfg->wgs_per_cu >= 1 &&
+           cfg->flops_per_cu_cycle >= 1 && cfg->mem_bandwidth > 0 && cfg->queues >= 1 &&
+           cfg->queues <= 256 && cfg->cus * cfg->wgs_per_cu <= INT32_MAX);
+  struct sim_comp *c = sim_add(e, &gpu_type, name, cfg);
+  struct gpu_state *s = c->state;
+  s->prog = prog ? prog : &empty;
+  s->node = node;
+  uint32_t nf = s->prog->n_flags + 1;
+  s->flags = g_new0(uint64_t, nf);
+  s->flag_wgs = g_new(int32_t, nf);
+  s->flag_queues = g_new(int32_t, nf);
+  for (uint32_t i = 0; i < nf; i++) s->flag_wgs[i] = s->flag_queues[i] = -1;
+  s->n_q = (uint32_t)cfg->queues;
+  s->q = g_new0(struct gpu_queue, s->n_q);
+  for (uint32_t i = 0; i < s->n_q; i++) {
+    s->q[i].track = -1;
+    s->q[i].barrier_list = s->q[i].flag_next = -1;
+  }
+  s->fe = g_new(uint32_t, s->n_q);
+  s->disp = g_new(uint32_t, s->n_q);
+  s->n_slots = (uint32_t)(cfg->cus * cfg->wgs_per_cu);
+  s->wg = g_new0(struct gpu_wg, s->n_slots);
+  s->free_slots = g_new(int32_t, s->n_slots);
+  for (uint32_t i = 0; i < s->n_slots; i++) {
+    s->wg[i].queue = -1;
+    s->wg[i].track = -1;
+    s->free_slots[i] = (int32_t)(s->n_slots - 1 - i);
+  }
+  s->n_free = s->n_slots;
+  return c;
+}

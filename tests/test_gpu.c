@@ -1,0 +1,512 @@
+/* GPU model: waves under an occupancy limit, launch + work + teardown =
+ * a kernel's span, launch cost against queue depth (table and linear fit),
+ * front-end serialization, WG flag polling, trigger stores, device-wide
+ * barriers, stream wait-on-flag; every time derived by hand.
+ *
+ * The rig: a node's bus (latency B = 100 ns, control messages free), the
+ * GPU, the CPU and a fake NIC that records what it receives. Unless a test
+ * says otherwise the CPU submits with launch_submit = 0 and notices a
+ * kernel's completion record the moment it arrives (poll, interval 0), so
+ * its main thread ends at (kernel complete) + B: "main_done". The fake NIC's
+ * flag writes carry bytes = 0 (free control messages) so that they too
+ * cross in exactly B. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "bus.h"
+#include "cpu.h"
+#include "engine.h"
+#include "gpu.h"
+#include "nodeprog.h"
+#include "proto.h"
+#include "testutil.h"
+#include "trace.h"
+
+/* ---- the rig: node0 = bus + gpu + cpu + a fake NIC, zero-latency links ---- */
+
+#define NS SIM_NS
+#define US SIM_US
+#define FN_MAX 512
+
+/* A message the fake NIC sends at a time (a script entry). */
+struct fn_send {
+  sim_time at;
+  uint8_t kind, dst_dev;
+  int64_t bytes;
+  uint32_t a, b;
+};
+
+struct fn_script {
+  int n;
+  struct fn_send s[8];
+};
+
+/* What the fake NIC received. */
+struct fnic {
+  int n;
+  uint8_t kind[FN_MAX];
+  sim_time at[FN_MAX];
+  uint32_t a[FN_MAX];
+  struct nic_cmd cmd[FN_MAX];
+};
+
+static void fnic_init(struct sim_comp *c) {
+  const struct fn_script *sc = c->config;
+  if (!sc) return;
+  for (int i = 0; i < sc->n; i++) sim_schedule(c, sc->s[i].at, 1, (uint64_t)i);
+}
+
+static void fnic_handle(struct sim_comp *c, const struct sim_event *ev) {
+  struct fnic *f = c->state;
+  if (ev->port == SIM_PORT_SELF) {
+    const struct fn_send *x = &((const struct fn_script *)c->config)->s[ev->data];
+    struct pmsg *m;
+    uint64_t h = pmsg_new(c->eng, x->kind, &m);
+    m->dst_dev = x->dst_dev;
+    m->src_dev = DEV_NIC;
+    m->bytes = x->bytes;
+    m->a = x->a;
+    m->b = x->b;
+    sim_send(c, 0, 0, x->kind, h);
+    return;
+  }
+  struct pmsg *m = sim_payload(c->eng, ev->data);
+  CU_ASSERT_FATAL(f->n < FN_MAX);
+  CU_ASSERT_EQUAL(m->dst_dev, DEV_NIC);
+  CU_ASSERT_EQUAL(ev->kind, m->kind);
+  f->kind[f->n] = m->kind;
+  f->at[f->n] = sim_now(c->eng);
+  f->a[f->n] = m->a;
+  if (m->kind == PK_NIC_CMD) {
+    f->cmd[f->n] = *(struct nic_cmd *)sim_payload(c->eng, m->op);
+    sim_payload_free(c->eng, m->op);
+  }
+  f->n++;
+  sim_payload_free(c->eng, ev->data);
+}
+
+static const char *const fnic_ports[] = {"bus"};
+static const struct sim_type fnic_type = {.name = "fnic", .ports = fnic_ports, .n_ports = 1,
+                                          .state_size = sizeof(struct fnic),
+                                          .init = fnic_init, .handle = fnic_handle};
+
+struct rig {
+  struct sim_engine *e;
+  struct gpu_config g;
+  struct cpu_config cpu;
+  struct bus_config bus;
+  struct fn_script script;
+  struct sim_comp *gpu_c, *cpu_c, *bus_c, *nic_c;
+  struct sim_report rep;
+};
+
+/* Defaults of every group, then the rig's baseline: bus latency B = 100 ns
+ * with control messages free (control_bytes 0), so a control message
+ * crosses in exactly B. */
+#define B (100 * NS)
+static void rig_init(struct rig *r) {
+  memset(r, 0, sizeof *r);
+  par_group_defaults(&gpu_params, &r->g);
+  par_group_defaults(&cpu_params, &r->cpu);
+  par_group_defaults(&bus_params, &r->bus);
+  r->bus.latency = B;
+  r->bus.bandwidth = 512000000000; /* 512 Gbps: 64 B = 1 ns */
+  r->bus.control_bytes = 0;
+  sim_report_init(&r->rep);
+}
+
+static void rig_build(struct rig *r, const struct nodeprog *prog) {
+  char *err = NULL;
+  r->e = sim_new(1);
+  r->bus_c = bus_add(r->e, "node0.bus", &r->bus, 0);
+  r->gpu_c = gpu_add(r->e, "node0.gpu", &r->g, prog, 0);
+  r->cpu_c = cpu_add(r->e, "node0.cpu", &r->cpu, prog, 0);
+  r->nic_c = sim_add(r->e, &fnic_type, "node0.nic", &r->script);
+  CU_ASSERT_TRUE(sim_connect(r->bus_c, DEV_CPU, r->cpu_c, 0, 0, &err));
+  CU_ASSERT_TRUE(sim_connect(r->bus_c, DEV_GPU, r->gpu_c, 0, 0, &err));
+  CU_ASSERT_TRUE(sim_connect(r->bus_c, DEV_NIC, r->nic_c, 0, 0, &err));
+}
+
+/* Runs to the end and collects the report; every payload must be freed. */
+static void rig_run(struct rig *r) {
+  sim_run(r->e, SIM_TIME_MAX, 0);
+  sim_finish(r->e, &r->rep);
+  CU_ASSERT_EQUAL(sim_payloads_live(r->e), 0);
+}
+
+static int64_t rep(struct rig *r, const char *key) {
+  const struct sim_report_entry *en = sim_report_find(&r->rep, key);
+  CU_ASSERT_PTR_NOT_NULL(en);
+  if (!en) fprintf(stderr, "missing report key %s\n", key);
+  return en ? en->i : INT64_MIN;
+}
+
+static struct fnic *rig_nic(struct rig *r) { return r->nic_c->state; }
+
+static void rig_free(struct rig *r) {
+  sim_report_clear(&r->rep);
+  sim_free(r->e);
+  r->e = NULL;
+}
+
+/* GPU baseline for these tests: launch L = 1.5 us, teardown T = 1.5 us,
+ * fence F = 200 ns (the defaults); CPU submits and notices at no cost. */
+static void gpu_rig(struct rig *r) {
+  rig_init(r);
+  r->cpu.launch_submit = 0;
+  r->cpu.switch_mode = CPU_SWITCH_POLL;
+  r->cpu.switch_poll_interval = 0;
+}
+
+#define L (1500 * NS)
+#define T (1500 * NS)
+#define F (200 * NS)
+
+static const struct qcmd q_k0[] = {{.kind = Q_KERNEL, .kernel = 0}};
+static const struct hstep h_launch_wait0[] = {
+    {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+    {.kind = HS_WAIT_KERNEL, .kernel = 0},
+};
+
+/* 2 x CUs WGs with occupancy 1 take two waves. */
+static void test_two_waves(void) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 10 * US}};
+  static const struct kernel k[] = {{.name = "waves", .n_wgs = 4, .steps = steps, .n_steps = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  for (int cus = 2; cus <= 4; cus += 2) {
+    struct rig r;
+    gpu_rig(&r);
+    r.g.cus = cus;
+    r.g.wgs_per_cu = 1;
+    rig_build(&r, &prog);
+    rig_run(&r);
+    /* The queue command reaches the GPU at B = 0.1 us; launch to 1.6 us;
+     * 4 WGs of W = 10 us on 2 slots: two waves, 2W = 20 us, to 21.6 us
+     * (on 4 slots one wave, to 11.6 us); teardown to 23.1 us (13.1 us);
+     * the record reaches the CPU B later: 23.2 us (13.2 us). */
+    sim_time expect = cus == 2 ? B + L + 2 * 10 * US + T + B : B + L + 10 * US + T + B;
+    CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), expect);
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wgs"), 4);
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.slots_max"), cus);
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.kernels"), 1);
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_time"), 4 * 10 * US);
+    rig_free(&r);
+  }
+}
+
+/* Roofline steps; launch + work + teardown equals the kernel's span, and
+ * the timeline shows it. */
+static void test_span_roofline(void) {
+  /* cus 2, wgs_per_cu 2 (4 slots), 128 flops/CU/cycle at 1 GHz, 1024 Gbps.
+   * Per slot: 128e9 / 2 = 64 Gflop/s and 1024e9 / 8 / 4 = 32 GB/s.
+   * Step 1: 64000 flops = 1 us, 16000 B = 0.5 us -> 1 us (compute-bound).
+   * Step 2: 6400 flops = 0.1 us, 96000 B = 3 us -> 3 us (memory-bound).
+   * Step 3: time 250 ns overrides its flops. WG time W = 4.25 us. */
+  static const struct kstep steps[] = {
+      {.kind = KS_COMPUTE, .flops = 64000, .bytes = 16000},
+      {.kind = KS_COMPUTE, .flops = 6400, .bytes = 96000},
+      {.kind = KS_COMPUTE, .flops = 1000000000, .time = 250 * NS},
+  };
+  static const struct kernel k[] = {{.name = "roof", .n_wgs = 4, .steps = steps, .n_steps = 3}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.cus = 2;
+  r.g.wgs_per_cu = 2;
+  r.g.flops_per_cu_cycle = 128;
+  r.g.clock = 1000000000;
+  r.g.mem_bandwidth = 1024000000000;
+  CU_ASSERT_EQUAL(gpu_compute_time(&r.g, &steps[0]), 1 * US);
+  CU_ASSERT_EQUAL(gpu_compute_time(&r.g, &steps[1]), 3 * US);
+  CU_ASSERT_EQUAL(gpu_compute_time(&r.g, &steps[2]), 250 * NS);
+  /* 1 flop: 1/64 ns = 15.625 ps, rounded up to 16 ps. */
+  struct kstep one = {.kind = KS_COMPUTE, .flops = 1};
+  CU_ASSERT_EQUAL(gpu_compute_time(&r.g, &one), 16);
+  rig_build(&r, &prog);
+  char *path = tu_temp_file(".json", "", 0);
+  char *err = NULL;
+  struct trace *t = trace_open(path, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  sim_set_trace(r.e, t, NULL);
+  rig_run(&r);
+  CU_ASSERT_TRUE(trace_close(t, &err));
+  /* Span = L + W + T = 1.5 + 4.25 + 1.5 = 7.25 us, from B to B + 7.25 us;
+   * main_done = 2B + 7.25 us = 7.45 us. */
+  sim_time w = 4250 * NS;
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + L + w + T + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.launch_time"), L);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.teardown_time"), T);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_time"), 4 * w);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_kernel_time"), B + L + w + T + B);
+  char *json = NULL;
+  CU_ASSERT_TRUE(g_file_get_contents(path, &json, NULL, NULL));
+  CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"launch\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"roof\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"teardown\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(json, "queue0"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(json, "cu1.1"));
+  g_free(json);
+  g_free(path);
+  rig_free(&r);
+}
+
+/* Three kernels enqueued at once on queue 0 have depths 1, 2, 3 (each is
+ * appended while those before it are not complete). */
+static void depth_run(int use_table) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
+  static const struct kernel k[] = {{.name = "a", .n_wgs = 1, .steps = steps, .n_steps = 1},
+                                    {.name = "b", .n_wgs = 1, .steps = steps, .n_steps = 1},
+                                    {.name = "c", .n_wgs = 1, .steps = steps, .n_steps = 1}};
+  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
+                                   {.kind = Q_KERNEL, .kernel = 1},
+                                   {.kind = Q_KERNEL, .kernel = 2}};
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .qcmd = 0},
+                                   {.kind = HS_LAUNCH, .qcmd = 1},
+                                   {.kind = HS_LAUNCH, .qcmd = 2},
+                                   {.kind = HS_WAIT_KERNEL, .kernel = 2}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = qc, .n_qcmds = 3,
+                                       .host = h, .n_host = 4};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.teardown_latency = 1 * US;
+  if (use_table) {
+    char *err = NULL;
+    CU_ASSERT_TRUE(par_set(par_group_find(&gpu_params, "launch_table"), &r.g, "1:2us, 3:6us",
+                           &err));
+    /* Depth 2 lies halfway: 4 us; beyond the last point it clamps. */
+    CU_ASSERT_EQUAL(gpu_launch_time(&r.g, 2), 4 * US);
+    CU_ASSERT_EQUAL(gpu_launch_time(&r.g, 9), 6 * US);
+  } else {
+    r.g.launch_latency = 2 * US;
+    r.g.launch_per_queued = 2 * US; /* 2 + 2 (d - 1): 2, 4, 6 us */
+    CU_ASSERT_EQUAL(gpu_launch_time(&r.g, 5), 10 * US);
+  }
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* All three reach the GPU at B = 0.1 us. a: launch 2 -> 2.1, run -> 3.1,
+   * teardown 1 -> 4.1; b: launch 4 -> 8.1, 9.1, 10.1; c: launch 6 -> 16.1,
+   * 17.1, 18.1; its record reaches the CPU at 18.2 us. */
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.launch_time"), 12 * US);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + (2 + 1 + 1) * US + (4 + 1 + 1) * US +
+                                                      (6 + 1 + 1) * US + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.kernels"), 3);
+  rig_free(&r);
+}
+
+static void test_launch_table(void) { depth_run(1); }
+static void test_launch_linear(void) { depth_run(0); }
+
+/* One front end: launches of different queues serialize, the work does not. */
+static void test_front_end_serializes(void) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
+  static const struct kernel k[] = {{.name = "a", .n_wgs = 1, .steps = steps, .n_steps = 1},
+                                    {.name = "b", .n_wgs = 1, .steps = steps, .n_steps = 1}};
+  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
+                                   {.kind = Q_KERNEL, .kernel = 1}};
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+                                   {.kind = HS_LAUNCH, .queue = 1, .qcmd = 1},
+                                   {.kind = HS_WAIT_KERNEL, .kernel = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 2, .qcmds = qc, .n_qcmds = 2,
+                                       .host = h, .n_host = 3};
+  struct rig r;
+  gpu_rig(&r);
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* Both at 0.1 us, each at depth 1 of its queue. a launches 0.1-1.6, b
+   * 1.6-3.1 (waits for the front end), runs to 4.1, teardown to 5.6; its
+   * record reaches the CPU at 5.7 us. */
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + 2 * L + 1 * US + T + B);
+  rig_free(&r);
+}
+
+/* A WG waiting on a flag goes on at its first poll tick (start + k P) at
+ * or after the flag's arrival; it then triggers, and the store reaches the
+ * NIC F + B later. */
+static void test_flag_polling(void) {
+  static const struct kstep steps[] = {{.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+                                       {.kind = KS_TRIGGER, .tag = 7, .tag_div = 1}};
+  static const struct kernel k[] = {{.name = "poll", .n_wgs = 1, .steps = steps, .n_steps = 2}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2, .n_flags = 1};
+  /* The WG starts polling at S = B + L = 1.6 us; P = 1 us: ticks at 1.6,
+   * 2.6, 3.6 ... The NIC sends the flag at `send`; it reaches the GPU at
+   * send + B. */
+  const sim_time p = 1 * US, s0 = B + L;
+  const sim_time sends[] = {0, 2500 * NS, 3250 * NS, 3500 * NS, 3500 * NS + 1};
+  const sim_time go[] = {s0, s0 + p, s0 + 2 * p, s0 + 2 * p, s0 + 3 * p};
+  sim_time added_sum = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(sends); i++) {
+    struct rig r;
+    gpu_rig(&r);
+    r.g.poll_interval = p;
+    r.script = (struct fn_script){1, {{sends[i], PK_FLAG, DEV_GPU, 0, 1, 1}}};
+    rig_build(&r, &prog);
+    rig_run(&r);
+    /* Flag at 0.1 us (before the wait): goes on at S. At 2.6: the tick 2.6
+     * itself. At 3.35: 3.6. At 3.6: 3.6. At 3.6 us + 1 ps: 4.6. */
+    struct fnic *f = rig_nic(&r);
+    CU_ASSERT_EQUAL_FATAL(f->n, 1);
+    CU_ASSERT_EQUAL(f->kind[0], PK_TRIGGER);
+    CU_ASSERT_EQUAL(f->a[0], 7);
+    CU_ASSERT_EQUAL(f->at[0], go[i] + F + B);
+    sim_time arrival = sends[i] + B, added = go[i] - (arrival > s0 ? arrival : s0);
+    CU_ASSERT(added >= 0 && added < p);
+    added_sum += added;
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.poll_time"), go[i] - s0);
+    CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), go[i] + F + T + B);
+    rig_free(&r);
+  }
+  /* 0 + 0 + 0.25 + 0 + (1 us - 1 ps). */
+  CU_ASSERT_EQUAL(added_sum, 250 * NS + p - 1);
+}
+
+/* A trigger store costs the fence, then crosses the bus; stores of several
+ * WGs contend on the bus's NIC direction. Device-initiated commands too. */
+static void test_trigger_store(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1},
+      {.kind = KS_TRIGGER, .tag = 20, .tag_div = 2},
+      {.kind = KS_NIC_CMD, .cmd = 1, .only_wg = 2},
+  };
+  static const struct kernel k[] = {{.name = "trig", .n_wgs = 2, .steps = steps, .n_steps = 4}};
+  static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 1},
+                                        {.op = NIC_PUT, .dst_node = 3, .bytes = 4096}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .cmds = cmds, .n_cmds = 2, .host = h_launch_wait0,
+                                       .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  r.bus.control_bytes = 64; /* 64 B at 512 Gbps: 1 ns per control message */
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* Queue command: 1 ns + B -> GPU at 0.101 us; launch to 1.601; compute
+   * to 2.601. Both WGs: fence to 2.801, stores leave together; the NIC
+   * direction serializes them 1 ns each: at 2.802 + B = 2.902 (tag 10) and
+   * 2.903 (tag 11). Second trigger: fence to 3.001, stores at 3.102 and
+   * 3.103, tag 20 + wg / 2 = 20 for both. WG 1 alone: fence to 3.201, its
+   * command at 3.302. WG 1 ends at 3.201; teardown to 4.701; the record
+   * reaches the CPU at 4.802 us. */
+  const sim_time c = 1 * NS, t0 = c + B + L + 1 * US;
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 5);
+  const sim_time at[] = {t0 + F + c + B,         t0 + F + 2 * c + B,
+                         t0 + 2 * F + c + B,     t0 + 2 * F + 2 * c + B,
+                         t0 + 3 * F + c + B};
+  const uint32_t tag[] = {10, 11, 20, 20};
+  for (int i = 0; i < 5; i++) CU_ASSERT_EQUAL(f->at[i], at[i]);
+  for (int i = 0; i < 4; i++) {
+    CU_ASSERT_EQUAL(f->kind[i], PK_TRIGGER);
+    CU_ASSERT_EQUAL(f->a[i], tag[i]);
+  }
+  CU_ASSERT_EQUAL(f->kind[4], PK_NIC_CMD);
+  CU_ASSERT_EQUAL(f->a[4], 1);
+  CU_ASSERT_EQUAL(f->cmd[4].bytes, 4096);
+  CU_ASSERT_EQUAL(f->cmd[4].dst_node, 3);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), t0 + 3 * F + T + c + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.triggers"), 4);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.nic_cmds"), 1);
+  rig_free(&r);
+}
+
+/* Device-wide barrier: all WGs go on base + per_wg * n_wgs after the last
+ * one arrives. */
+static void test_barrier(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_COMPUTE, .time = 2 * US, .only_wg = 3},
+      {.kind = KS_BARRIER},
+      {.kind = KS_TRIGGER, .tag = 5, .tag_div = 1, .only_wg = 1},
+  };
+  static const struct kernel k[] = {{.name = "bar", .n_wgs = 4, .steps = steps, .n_steps = 3}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.cus = 4;
+  r.g.wgs_per_cu = 1;
+  r.g.barrier_base = 1 * US;
+  r.g.barrier_per_wg = 250 * NS;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* WGs start at 1.6 us; WG 2 computes to 3.6 (the last arrival); the
+   * barrier costs 1 + 4 x 0.25 = 2 us: all go on at 5.6; WG 0 alone stores:
+   * fence to 5.8, at the NIC 5.9 us. Kernel ends 5.8, teardown 7.3, CPU 7.4. */
+  sim_time go = B + L + 2 * US + 2 * US;
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 1);
+  CU_ASSERT_EQUAL(f->at[0], go + F + B);
+  CU_ASSERT_EQUAL(f->a[0], 5);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barriers"), 1);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barrier_time"), 2 * US);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), go + F + T + B);
+  rig_free(&r);
+}
+
+/* Stream wait-on-flag blocks the queue; the kernel behind it launches
+ * stream_wait_latency after the flag arrives. A doorbell moves on at once. */
+static void test_stream_wait(void) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
+  static const struct kernel k[] = {{.name = "after", .n_wgs = 1, .steps = steps, .n_steps = 1}};
+  static const struct qcmd qc[] = {{.kind = Q_WAIT_FLAG, .flag = 1, .value = 2},
+                                   {.kind = Q_DOORBELL, .cmd_id = 9},
+                                   {.kind = Q_KERNEL, .kernel = 0}};
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .qcmd = 0},
+                                   {.kind = HS_LAUNCH, .qcmd = 1},
+                                   {.kind = HS_LAUNCH, .qcmd = 2},
+                                   {.kind = HS_WAIT_KERNEL, .kernel = 0}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = qc, .n_qcmds = 3,
+                                       .host = h, .n_host = 4, .n_flags = 1};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.stream_wait_latency = 1 * US;
+  /* Two increments: the flag reaches 2 with the second, sent at 5 us. */
+  r.script = (struct fn_script){2, {{2 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                    {5 * US, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* Flag = 2 at the GPU at 5.1 us; + 1 us: the doorbell leaves at 6.1 (NIC
+   * 6.2); the kernel (depth 3: launch_per_queued is 0) launches 6.1-7.6,
+   * runs to 8.6, teardown to 10.1; CPU at 10.2 us. */
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 1);
+  CU_ASSERT_EQUAL(f->kind[0], PK_DOORBELL);
+  CU_ASSERT_EQUAL(f->a[0], 9);
+  CU_ASSERT_EQUAL(f->at[0], 5 * US + B + 1 * US + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), 5 * US + B + 1 * US + L + 1 * US + T + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.flag_updates"), 2);
+  rig_free(&r);
+}
+
+/* The declarations are complete and their defaults valid. */
+static void test_params(void) {
+  struct gpu_config g;
+  par_group_defaults(&gpu_params, &g);
+  CU_ASSERT_EQUAL(g.clock, 1000000000);
+  CU_ASSERT_EQUAL(g.cus, 24);
+  CU_ASSERT_EQUAL(g.launch_latency, 1500 * NS);
+  CU_ASSERT_EQUAL(g.teardown_latency, 1500 * NS);
+  CU_ASSERT_EQUAL(g.launch_table.n, 0);
+  CU_ASSERT_PTR_NOT_NULL(par_group_find(&gpu_params, "barrier_per_wg"));
+  CU_ASSERT_STRING_EQUAL(gpu_params.name, "gpu");
+  CU_ASSERT_EQUAL(gpu_params.config_size, sizeof g);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"two waves at occupancy 1", test_two_waves},
+      {"launch + work + teardown = span (roofline, trace)", test_span_roofline},
+      {"launch cost from the depth table", test_launch_table},
+      {"launch cost from the linear fit", test_launch_linear},
+      {"one front end serializes launches", test_front_end_serializes},
+      {"WG flag polling adds [0, poll_interval)", test_flag_polling},
+      {"trigger store = fence + bus", test_trigger_store},
+      {"device-wide barrier cost", test_barrier},
+      {"stream wait-on-flag and doorbell", test_stream_wait},
+      {"parameters", test_params},
+      {NULL, NULL},
+  };
+  return tu_run_suite("gpu", tests);
+}
