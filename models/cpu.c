@@ -76,12 +76,15 @@ static const struct par_decl cpu_decls[] = {
 };
 #undef P
 
+static bool check_config(const void *cfg, char **err) { return cpu_config_check(cfg, err); }
+
 const struct par_group cpu_params = {
     .name = "cpu",
     .doc = "host CPU: main thread costs, control-flow switch, helper threads",
     .decls = cpu_decls,
     .n_decls = PAR_COUNT(cpu_decls),
     .config_size = sizeof(struct cpu_config),
+    .check = check_config,
 };
 
 static const char *const cpu_ports[] = {"bus"};

@@ -58,6 +58,9 @@ struct par_group {
   const struct par_decl *decls;
   size_t n_decls;
   size_t config_size;  /* sizeof the config struct the offsets point into */
+  /* Rules across parameters that ranges cannot say (may be NULL): false and
+   * *ERR "expected X, got Y" (g_free) when CONFIG breaks them. */
+  bool (*check)(const void *config, char **err);
 };
 
 #define PAR_COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -738,6 +738,12 @@ bool sc_bind_group(const struct sc_node *m, const char *path, const struct par_g
     if (skip_key && !strcmp(m->pairs[i].key, skip_key)) continue;
     if (!bind_pair(&m->pairs[i], path, g, config, err)) return false;
   }
+  char *why = NULL;
+  if (g->check && !g->check(config, &why)) {
+    *err = sc_error_at(m, path, "%s", why);
+    g_free(why);
+    return false;
+  }
   return true;
 }
 

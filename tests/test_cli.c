@@ -71,6 +71,15 @@ static void test_bad_scenario_exit_2_with_location(void) {
   g_free(want);
   g_free(err);
   g_free(bad);
+  /* A rule across parameters: helper threads leave the main thread a core.
+   * The cpu mapping starts at line 3, column 5. */
+  bad = data("bad_helpers.yaml");
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", bad, NULL}, NULL, &err), 2);
+  want = g_strdup_printf("%s:3:5: hardware.cpu: expected helper_threads at most cores - 1 = 3, got 4", bad);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  g_free(want);
+  g_free(err);
+  g_free(bad);
   char *missing = data("no-such-file.yaml");
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", missing, NULL}, NULL, &err), 2);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, missing));

@@ -27,7 +27,7 @@ static const struct par_decl gpu_decls[] = {
     {"label", PAR_STRING, "g0", NULL, NULL, NULL, "a name", offsetof(struct gpu_cfg, label)},
 };
 static const struct par_group gpu_group = {"gpu", "a fake GPU", gpu_decls, PAR_COUNT(gpu_decls),
-                                           sizeof(struct gpu_cfg)};
+                                           sizeof(struct gpu_cfg), NULL};
 
 struct nic_cfg {
   int64_t latency_ps;
@@ -36,7 +36,7 @@ static const struct par_decl nic_decls[] = {
     {"latency", PAR_TIME, "1us", NULL, NULL, NULL, "wire latency", offsetof(struct nic_cfg, latency_ps)},
 };
 static const struct par_group nic_group = {"nic", "a fake NIC", nic_decls, PAR_COUNT(nic_decls),
-                                           sizeof(struct nic_cfg)};
+                                           sizeof(struct nic_cfg), NULL};
 
 struct phold_cfg {
   int64_t lps;
@@ -47,7 +47,7 @@ static const struct par_decl phold_decls[] = {
     {"remote", PAR_FLOAT, "0.5", "0", "1", NULL, "remote fraction", offsetof(struct phold_cfg, remote)},
 };
 static const struct par_group phold_group = {"phold", "a fake PHOLD", phold_decls,
-                                             PAR_COUNT(phold_decls), sizeof(struct phold_cfg)};
+                                             PAR_COUNT(phold_decls), sizeof(struct phold_cfg), NULL};
 
 struct ping_cfg {
   int64_t size_bytes;
@@ -56,7 +56,7 @@ static const struct par_decl ping_decls[] = {
     {"size", PAR_SIZE, "8B", NULL, NULL, NULL, "message size", offsetof(struct ping_cfg, size_bytes)},
 };
 static const struct par_group ping_group = {"ping", "a fake ping", ping_decls, PAR_COUNT(ping_decls),
-                                            sizeof(struct ping_cfg)};
+                                            sizeof(struct ping_cfg), NULL};
 
 static const struct par_group *const hw_groups[] = {&gpu_group, &nic_group};
 static const struct par_group *const wl_groups[] = {&phold_group, &ping_group};

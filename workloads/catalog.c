@@ -3,6 +3,9 @@
 #include <glib.h>
 #include <string.h>
 
+#include "bus.h"
+#include "cpu.h"
+#include "gpu.h"
 #include "nic.h"
 #include "phold.h"
 #include "topology.h"
@@ -19,7 +22,8 @@ G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 static const char *const policies[] = {"none"};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
-static const struct par_group *const hardware[] = {&nic_params, &net_params};
+static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,
+                                                   &nic_params, &net_params};
 
 const struct sc_catalog wl_catalog = {
     .hardware = hardware,
