@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Build time and resident memory of whole systems (CPU, GPU, NIC and bus per
+# node, plus the network), one line per system:
+#   nodes=4096 topology=fat-tree build_s=0.012 bytes_per_node=2048
+# Usage: tools/bench/topology_build.sh [nodes, default 4096]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+nodes=${1:-4096}
+build=${BUILD_DIR:-build}
+if [ -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" >/dev/null
+else
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$build" -j2 --target topology_build >/dev/null
+for topo in star fat-tree torus dragonfly; do
+  "$build/tools/bench/topology_build" "$nodes" "$topo"
+done
