@@ -6,6 +6,7 @@
 
 #include "system.h"
 #include "testutil.h"
+#include "workload.h"
 
 struct hw {
   struct gpu_config gpu;
@@ -109,11 +110,40 @@ static void test_every_topology_builds_4096_nodes(void) {
   }
 }
 
+static void test_gputn_profile_is_table_2(void) {
+  const char *dir = g_getenv("TRIGSIM_CONFIGS");
+  char *path = g_build_filename(dir ? dir : "configs", "hw", "example.yaml", NULL);
+  char *err = NULL;
+  struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
+  if (!sc) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+  /* The catalog keeps gpu, cpu, bus, nic, network in this order. */
+  const struct gpu_config *gpu = sc->hardware[0];
+  const struct cpu_config *cpu = sc->hardware[1];
+  const struct nic_config *nic = sc->hardware[3];
+  const struct net_config *net = sc->hardware[4];
+  /* GPU-TN Table 2 and Sec. 3.3. */
+  CU_ASSERT_EQUAL(cpu->cores, 8);
+  CU_ASSERT_EQUAL(cpu->clock, 4000000000);
+  CU_ASSERT_EQUAL(gpu->clock, 1000000000);
+  CU_ASSERT_EQUAL(gpu->cus, 24);
+  CU_ASSERT_EQUAL(gpu->launch_latency, 1500 * SIM_NS);
+  CU_ASSERT_EQUAL(gpu->teardown_latency, 1500 * SIM_NS);
+  CU_ASSERT_EQUAL(nic->trigger_entries, 16);
+  CU_ASSERT_EQUAL(net->topology, NET_STAR);
+  CU_ASSERT_EQUAL(net->link_latency, 100 * SIM_NS);
+  CU_ASSERT_EQUAL(net->switch_latency, 100 * SIM_NS);
+  CU_ASSERT_EQUAL(net->link_bandwidth, 100000000000);
+  scenario_free(sc);
+  g_free(path);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"a put across a star, end to end", test_put_across_a_star},
       {"an impossible network is an error", test_bad_shape_is_an_error},
       {"every topology builds 4096 nodes", test_every_topology_builds_4096_nodes},
+      {"the GPU-TN profile holds Table 2", test_gputn_profile_is_table_2},
       {NULL, NULL}};
   return tu_run_suite("system", tests);
 }
