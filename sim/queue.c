@@ -40,6 +40,7 @@ struct q_queue {
   uint32_t n_chunks, chunks_cap, free_chunk;
   uint64_t last;
   size_t n;
+  uint64_t nonempty;          /* bit i-1 set: bucket i holds events */
 };
 
 static uint32_t chunk_new(struct q_queue *q) {
@@ -79,6 +80,11 @@ static void bucket_append(struct q_queue *q, struct bucket *b, const struct sim_
   b->n++;
 }
 
+static inline void add_to_bucket(struct q_queue *q, int i, const struct sim_event *ev) {
+  bucket_append(q, &q->b[i], ev);
+  q->nonempty |= (uint64_t)1 << (i - 1);
+}
+
 /* Appends to bucket 0, keeping seq order (only an event pushed back by
  * sim_run's stop at a time limit arrives out of order). */
 static void now_append(struct q_queue *q, const struct sim_event *ev) {
@@ -114,7 +120,7 @@ void q_push(struct q_queue *q, const struct sim_event *ev) {
   q->n++;
   int i = bucket_of((uint64_t)ev->time, q->last);
   if (i == 0) now_append(q, ev);
-  else bucket_append(q, &q->b[i], ev);
+  else add_to_bucket(q, i, ev);
 }
 
 static int cmp_seq(const void *a, const void *b) {
@@ -124,10 +130,24 @@ static int cmp_seq(const void *a, const void *b) {
 
 /* Empties the least non-empty bucket around its least time. */
 static void redistribute(struct q_queue *q) {
-  int i = 1;
-  while (q->b[i].n == 0) i++;
+  g_assert(q->nonempty);
+  int i = __builtin_ctzll(q->nonempty) + 1;
   struct bucket src = q->b[i];
   q->b[i] = (struct bucket){0};
+  q->nonempty &= q->nonempty - 1;
+  q->now_head = q->now_n = 0;
+  if (src.n == 1) {
+    /* The common case in small queues: the one event becomes `now`. */
+    const struct sim_event *ev = &q->chunks[src.head]->ev[0];
+    q->last = (uint64_t)ev->time;
+    if (q->now_cap == 0) {
+      q->now_cap = 64;
+      q->now = g_new(struct sim_event, q->now_cap);
+    }
+    q->now[q->now_n++] = *ev;
+    chunk_release(q, src.head);
+    return;
+  }
   uint64_t m = UINT64_MAX;
   size_t left = src.n;
   for (uint32_t c = src.head; left > 0; c = q->chunks[c]->next) {
@@ -137,7 +157,6 @@ static void redistribute(struct q_queue *q) {
     left -= k_end;
   }
   q->last = m;
-  q->now_head = q->now_n = 0;
   left = src.n;
   for (uint32_t c = src.head; left > 0;) {
     size_t k_end = left < CHUNK ? left : CHUNK;
@@ -154,7 +173,7 @@ static void redistribute(struct q_queue *q) {
         }
         q->now[q->now_n++] = *ev;
       } else {
-        bucket_append(q, &q->b[j], ev);
+        add_to_bucket(q, j, ev);
       }
     }
     chunk_release(q, c);
