@@ -128,30 +128,23 @@ static void bus_handle(struct sim_comp *c, const struct sim_event *ev) {
   sim_send(c, dst, at - now, m->kind, ev->data);
 }
 
-static void report_int(struct sim_report *r, const struct sim_comp *c, const char *what,
-                       enum unit_dim dim, int64_t v) {
-  char *key = g_strdup_printf("%s.%s", c->name, what);
-  sim_report_int(r, key, dim, v);
-  g_free(key);
-}
-
 static void bus_finish(struct sim_comp *c, struct sim_report *r) {
   struct bus_state *s = c->state;
   for (int d = 0; d < N_DIR; d++) {
     char what[48];
     g_snprintf(what, sizeof what, "to_%s_msgs", dir_names[d]);
-    report_int(r, c, what, UNIT_NONE, (int64_t)s->msgs_to[d]);
+    sim_report_comp_int(r, c, what, UNIT_NONE, (int64_t)s->msgs_to[d]);
     g_snprintf(what, sizeof what, "to_%s_bytes", dir_names[d]);
-    report_int(r, c, what, UNIT_SIZE, s->bytes_to[d]);
+    sim_report_comp_int(r, c, what, UNIT_SIZE, s->bytes_to[d]);
     g_snprintf(what, sizeof what, "to_%s_busy", dir_names[d]);
-    report_int(r, c, what, UNIT_TIME, s->busy_time[d]);
+    sim_report_comp_int(r, c, what, UNIT_TIME, s->busy_time[d]);
     if (d == DEV_MEM) continue;
     g_snprintf(what, sizeof what, "from_%s_msgs", dir_names[d]);
-    report_int(r, c, what, UNIT_NONE, (int64_t)s->msgs_from[d]);
+    sim_report_comp_int(r, c, what, UNIT_NONE, (int64_t)s->msgs_from[d]);
     g_snprintf(what, sizeof what, "from_%s_bytes", dir_names[d]);
-    report_int(r, c, what, UNIT_SIZE, s->bytes_from[d]);
+    sim_report_comp_int(r, c, what, UNIT_SIZE, s->bytes_from[d]);
   }
-  report_int(r, c, "dma_reads", UNIT_NONE, (int64_t)s->dma_reads);
+  sim_report_comp_int(r, c, "dma_reads", UNIT_NONE, (int64_t)s->dma_reads);
 }
 
 const struct sim_type bus_type = {

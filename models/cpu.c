@@ -343,25 +343,18 @@ static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   }
 }
 
-static void report_int(struct sim_report *r, const struct sim_comp *c, const char *what,
-                       enum unit_dim dim, int64_t v) {
-  char *key = g_strdup_printf("%s.%s", c->name, what);
-  sim_report_int(r, key, dim, v);
-  g_free(key);
-}
-
 static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   struct cpu_state *s = c->state;
-  report_int(r, c, "cores_held", UNIT_NONE, 1 + (int64_t)s->n_helpers);
-  report_int(r, c, "main_done", UNIT_TIME, s->done_at);
-  report_int(r, c, "launches", UNIT_NONE, (int64_t)s->launches);
-  report_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
-  report_int(r, c, "kernel_waits", UNIT_NONE, (int64_t)s->kernel_waits);
-  for (int i = 0; i < N_CAT; i++) report_int(r, c, cat_keys[i], UNIT_TIME, s->time[i]);
-  report_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
-  report_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
-  report_int(r, c, "helper_wait_time", UNIT_TIME, s->helper_wait);
-  report_int(r, c, "helper_wait_max", UNIT_TIME, s->helper_wait_max);
+  sim_report_comp_int(r, c, "cores_held", UNIT_NONE, 1 + (int64_t)s->n_helpers);
+  sim_report_comp_int(r, c, "main_done", UNIT_TIME, s->done_at);
+  sim_report_comp_int(r, c, "launches", UNIT_NONE, (int64_t)s->launches);
+  sim_report_comp_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
+  sim_report_comp_int(r, c, "kernel_waits", UNIT_NONE, (int64_t)s->kernel_waits);
+  for (int i = 0; i < N_CAT; i++) sim_report_comp_int(r, c, cat_keys[i], UNIT_TIME, s->time[i]);
+  sim_report_comp_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
+  sim_report_comp_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
+  sim_report_comp_int(r, c, "helper_wait_time", UNIT_TIME, s->helper_wait);
+  sim_report_comp_int(r, c, "helper_wait_max", UNIT_TIME, s->helper_wait_max);
 }
 
 static void cpu_destroy(struct sim_comp *c) {

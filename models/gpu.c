@@ -536,33 +536,26 @@ static void gpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   }
 }
 
-static void report_int(struct sim_report *r, const struct sim_comp *c, const char *what,
-                       enum unit_dim dim, int64_t v) {
-  char *key = g_strdup_printf("%s.%s", c->name, what);
-  sim_report_int(r, key, dim, v);
-  g_free(key);
-}
-
 static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
   struct gpu_state *s = c->state;
-  report_int(r, c, "queue_cmds", UNIT_NONE, (int64_t)s->cmds);
-  report_int(r, c, "kernels", UNIT_NONE, (int64_t)s->kernels_done);
-  report_int(r, c, "kernels_launched", UNIT_NONE, (int64_t)s->kernels_launched);
-  report_int(r, c, "wgs", UNIT_NONE, (int64_t)s->wgs_done);
-  report_int(r, c, "slots_max", UNIT_NONE, (int64_t)s->slots_max);
-  report_int(r, c, "triggers", UNIT_NONE, (int64_t)s->triggers);
-  report_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
-  report_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
-  report_int(r, c, "doorbells", UNIT_NONE, (int64_t)s->doorbells);
-  report_int(r, c, "flag_updates", UNIT_NONE, (int64_t)s->flag_updates);
-  report_int(r, c, "barriers", UNIT_NONE, (int64_t)s->barriers);
-  report_int(r, c, "stream_waits", UNIT_NONE, (int64_t)s->stream_waits);
-  report_int(r, c, "launch_time", UNIT_TIME, s->launch_time);
-  report_int(r, c, "teardown_time", UNIT_TIME, s->teardown_time);
-  report_int(r, c, "barrier_time", UNIT_TIME, s->barrier_time);
-  report_int(r, c, "poll_time", UNIT_TIME, s->poll_time);
-  report_int(r, c, "stream_wait_time", UNIT_TIME, s->stream_wait_time);
-  report_int(r, c, "wg_time", UNIT_TIME, s->wg_time);
+  sim_report_comp_int(r, c, "queue_cmds", UNIT_NONE, (int64_t)s->cmds);
+  sim_report_comp_int(r, c, "kernels", UNIT_NONE, (int64_t)s->kernels_done);
+  sim_report_comp_int(r, c, "kernels_launched", UNIT_NONE, (int64_t)s->kernels_launched);
+  sim_report_comp_int(r, c, "wgs", UNIT_NONE, (int64_t)s->wgs_done);
+  sim_report_comp_int(r, c, "slots_max", UNIT_NONE, (int64_t)s->slots_max);
+  sim_report_comp_int(r, c, "triggers", UNIT_NONE, (int64_t)s->triggers);
+  sim_report_comp_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
+  sim_report_comp_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
+  sim_report_comp_int(r, c, "doorbells", UNIT_NONE, (int64_t)s->doorbells);
+  sim_report_comp_int(r, c, "flag_updates", UNIT_NONE, (int64_t)s->flag_updates);
+  sim_report_comp_int(r, c, "barriers", UNIT_NONE, (int64_t)s->barriers);
+  sim_report_comp_int(r, c, "stream_waits", UNIT_NONE, (int64_t)s->stream_waits);
+  sim_report_comp_int(r, c, "launch_time", UNIT_TIME, s->launch_time);
+  sim_report_comp_int(r, c, "teardown_time", UNIT_TIME, s->teardown_time);
+  sim_report_comp_int(r, c, "barrier_time", UNIT_TIME, s->barrier_time);
+  sim_report_comp_int(r, c, "poll_time", UNIT_TIME, s->poll_time);
+  sim_report_comp_int(r, c, "stream_wait_time", UNIT_TIME, s->stream_wait_time);
+  sim_report_comp_int(r, c, "wg_time", UNIT_TIME, s->wg_time);
 }
 
 static void gpu_destroy(struct sim_comp *c) {

@@ -614,13 +614,6 @@ static void nic_release(struct nic_state *s) {
 
 static void nic_destroy(struct sim_comp *c) { nic_release(c->state); }
 
-static void report_int(struct sim_report *r, const struct sim_comp *c, const char *what,
-                       enum unit_dim dim, int64_t v) {
-  char *key = g_strdup_printf("%s.%s", c->name, what);
-  sim_report_int(r, key, dim, v);
-  g_free(key);
-}
-
 static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   struct nic_state *s = c->state;
   sim_time now = sim_now(c->eng);
@@ -630,32 +623,32 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   if (s->trig_stall_since >= 0) stall_time += now - s->trig_stall_since;
   s->overflowed_final = tl_overflowed(s->tl);
   s->left_final = tl_in_use(s->tl) + tl_overflow_len(s->tl);
-  report_int(r, c, "commands", UNIT_NONE, (int64_t)(s->commands));
-  report_int(r, c, "doorbells", UNIT_NONE, (int64_t)(s->doorbells_rung));
-  report_int(r, c, "registrations", UNIT_NONE, (int64_t)(s->registrations));
-  report_int(r, c, "puts", UNIT_NONE, (int64_t)(s->puts));
-  report_int(r, c, "gets", UNIT_NONE, (int64_t)(s->gets_started));
-  report_int(r, c, "dma_reads", UNIT_NONE, (int64_t)(s->dma_reads));
-  report_int(r, c, "triggers_stored", UNIT_NONE, (int64_t)(s->triggers_stored));
-  report_int(r, c, "triggers_matched", UNIT_NONE, (int64_t)(s->triggers_matched));
-  report_int(r, c, "triggers_unmatched", UNIT_NONE, (int64_t)(s->triggers_allocated));
-  report_int(r, c, "ops_fired", UNIT_NONE, (int64_t)(s->ops_fired));
+  sim_report_comp_int(r, c, "commands", UNIT_NONE, (int64_t)(s->commands));
+  sim_report_comp_int(r, c, "doorbells", UNIT_NONE, (int64_t)(s->doorbells_rung));
+  sim_report_comp_int(r, c, "registrations", UNIT_NONE, (int64_t)(s->registrations));
+  sim_report_comp_int(r, c, "puts", UNIT_NONE, (int64_t)(s->puts));
+  sim_report_comp_int(r, c, "gets", UNIT_NONE, (int64_t)(s->gets_started));
+  sim_report_comp_int(r, c, "dma_reads", UNIT_NONE, (int64_t)(s->dma_reads));
+  sim_report_comp_int(r, c, "triggers_stored", UNIT_NONE, (int64_t)(s->triggers_stored));
+  sim_report_comp_int(r, c, "triggers_matched", UNIT_NONE, (int64_t)(s->triggers_matched));
+  sim_report_comp_int(r, c, "triggers_unmatched", UNIT_NONE, (int64_t)(s->triggers_allocated));
+  sim_report_comp_int(r, c, "ops_fired", UNIT_NONE, (int64_t)(s->ops_fired));
   char *key = g_strdup_printf("%s.entries_in_use_mean", c->name);
   sim_report_real(r, key, stat_tw_mean(&s->in_use, now));
   g_free(key);
-  report_int(r, c, "entries_in_use_max", UNIT_NONE, (int64_t)(s->in_use.max));
-  report_int(r, c, "entries_left", UNIT_NONE, (int64_t)(s->left_final));
-  report_int(r, c, "overflow_entries", UNIT_NONE, (int64_t)(s->overflowed_final));
-  report_int(r, c, "overflow_lookups", UNIT_NONE, (int64_t)(s->overflow_lookups));
-  report_int(r, c, "stalls", UNIT_NONE, (int64_t)(s->stalls));
-  report_int(r, c, "stall_time", UNIT_TIME, (int64_t)(stall_time));
-  report_int(r, c, "stalled_at_end", UNIT_NONE, (int64_t)(stalled ? 1 : 0));
-  report_int(r, c, "packets_sent", UNIT_NONE, (int64_t)(s->packets_sent));
-  report_int(r, c, "bytes_sent", UNIT_SIZE, (int64_t)(s->bytes_sent));
-  report_int(r, c, "payload_sent", UNIT_SIZE, (int64_t)(s->payload_sent));
-  report_int(r, c, "packets_received", UNIT_NONE, (int64_t)(s->packets_received));
-  report_int(r, c, "bytes_received", UNIT_SIZE, (int64_t)(s->bytes_received));
-  report_int(r, c, "payload_received", UNIT_SIZE, (int64_t)(s->payload_received));
+  sim_report_comp_int(r, c, "entries_in_use_max", UNIT_NONE, (int64_t)(s->in_use.max));
+  sim_report_comp_int(r, c, "entries_left", UNIT_NONE, (int64_t)(s->left_final));
+  sim_report_comp_int(r, c, "overflow_entries", UNIT_NONE, (int64_t)(s->overflowed_final));
+  sim_report_comp_int(r, c, "overflow_lookups", UNIT_NONE, (int64_t)(s->overflow_lookups));
+  sim_report_comp_int(r, c, "stalls", UNIT_NONE, (int64_t)(s->stalls));
+  sim_report_comp_int(r, c, "stall_time", UNIT_TIME, (int64_t)(stall_time));
+  sim_report_comp_int(r, c, "stalled_at_end", UNIT_NONE, (int64_t)(stalled ? 1 : 0));
+  sim_report_comp_int(r, c, "packets_sent", UNIT_NONE, (int64_t)(s->packets_sent));
+  sim_report_comp_int(r, c, "bytes_sent", UNIT_SIZE, (int64_t)(s->bytes_sent));
+  sim_report_comp_int(r, c, "payload_sent", UNIT_SIZE, (int64_t)(s->payload_sent));
+  sim_report_comp_int(r, c, "packets_received", UNIT_NONE, (int64_t)(s->packets_received));
+  sim_report_comp_int(r, c, "bytes_received", UNIT_SIZE, (int64_t)(s->bytes_received));
+  sim_report_comp_int(r, c, "payload_received", UNIT_SIZE, (int64_t)(s->payload_received));
 }
 
 const struct sim_type nic_type = {

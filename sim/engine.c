@@ -283,6 +283,13 @@ void sim_report_real(struct sim_report *r, const char *key, double v) {
   en->d = v;
 }
 
+void sim_report_comp_int(struct sim_report *r, const struct sim_comp *c, const char *what,
+                         enum unit_dim dim, int64_t v) {
+  char *key = g_strdup_printf("%s.%s", c->name, what);
+  sim_report_int(r, key, dim, v);
+  g_free(key);
+}
+
 const struct sim_report_entry *sim_report_find(const struct sim_report *r, const char *key) {
   for (size_t i = 0; i < r->n; i++)
     if (strcmp(r->entries[i].key, key) == 0) return &r->entries[i];

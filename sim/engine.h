@@ -148,6 +148,9 @@ void sim_report_init(struct sim_report *r);
 void sim_report_clear(struct sim_report *r);
 void sim_report_int(struct sim_report *r, const char *key, enum unit_dim dim, int64_t v);
 void sim_report_real(struct sim_report *r, const char *key, double v);
+/* An entry keyed "<C's name>.<WHAT>", the form every model reports in. */
+void sim_report_comp_int(struct sim_report *r, const struct sim_comp *c, const char *what,
+                         enum unit_dim dim, int64_t v);
 const struct sim_report_entry *sim_report_find(const struct sim_report *r, const char *key);
 
 #endif

@@ -1,0 +1,66 @@
+/* The node rig shared by the CPU and GPU suites: node0 = bus + GPU + CPU +
+ * a fake NIC that records what it receives and can send scripted messages,
+ * all on zero-latency links. */
+#ifndef NODERIG_H
+#define NODERIG_H
+
+#include "bus.h"
+#include "cpu.h"
+#include "engine.h"
+#include "gpu.h"
+#include "nodeprog.h"
+#include "proto.h"
+#include "testutil.h"
+
+
+#define NS SIM_NS
+#define US SIM_US
+#define FN_MAX 512
+
+/* A message the fake NIC sends at a time (a script entry). */
+struct fn_send {
+  sim_time at;
+  uint8_t kind, dst_dev;
+  int64_t bytes;
+  uint32_t a, b;
+};
+
+struct fn_script {
+  int n;
+  struct fn_send s[8];
+};
+
+/* What the fake NIC received. */
+struct fnic {
+  int n;
+  uint8_t kind[FN_MAX];
+  sim_time at[FN_MAX];
+  uint32_t a[FN_MAX];
+  struct nic_cmd cmd[FN_MAX];
+};
+
+struct rig {
+  struct sim_engine *e;
+  struct gpu_config g;
+  struct cpu_config cpu;
+  struct bus_config bus;
+  struct fn_script script;
+  struct sim_comp *gpu_c, *cpu_c, *bus_c, *nic_c;
+  struct sim_report rep;
+};
+
+/* Bus latency of the rig's baseline. */
+#define B (100 * NS)
+
+/* Defaults of every group, then the rig's baseline: bus latency B = 100 ns
+ * with control messages free (control_bytes 0), so a control message
+ * crosses in exactly B. */
+void rig_init(struct rig *r);
+void rig_build(struct rig *r, const struct nodeprog *prog);
+/* Runs to the end and collects the report; every payload must be freed. */
+void rig_run(struct rig *r);
+int64_t rep(struct rig *r, const char *key);
+struct fnic *rig_nic(struct rig *r);
+void rig_free(struct rig *r);
+
+#endif
