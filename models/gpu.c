@@ -66,6 +66,7 @@ struct gpu_state {
   uint64_t cmds, kernels_launched, kernels_done, wgs_done, triggers, host_requests, nic_cmds;
   uint64_t doorbells, flag_updates, barriers, stream_waits;
   sim_time launch_time, teardown_time, barrier_time, poll_time, stream_wait_time, wg_time;
+  sim_time wg_last_end; /* when the latest WG ended its last step; -1 before */
   uint32_t slots_max;
 };
 
@@ -315,6 +316,7 @@ static void wg_finish(struct sim_comp *c, uint32_t slot) {
   sim_time now = sim_now(c->eng);
   if (G_UNLIKELY(c->traced)) span(c, wg_track(c, slot), kernel_name(q->k), w->start, now);
   s->wg_time += now - w->start;
+  s->wg_last_end = now;
   s->wgs_done++;
   uint32_t qi = (uint32_t)w->queue;
   w->queue = -1;
@@ -556,6 +558,7 @@ static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "poll_time", UNIT_TIME, s->poll_time);
   sim_report_comp_int(r, c, "stream_wait_time", UNIT_TIME, s->stream_wait_time);
   sim_report_comp_int(r, c, "wg_time", UNIT_TIME, s->wg_time);
+  sim_report_comp_int(r, c, "wg_last_end", UNIT_TIME, s->wg_last_end);
 }
 
 static void gpu_destroy(struct sim_comp *c) {
@@ -593,6 +596,7 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
   struct gpu_state *s = c->state;
   s->prog = prog ? prog : &empty;
   s->node = node;
+  s->wg_last_end = -1;
   uint32_t nf = s->prog->n_flags + 1;
   s->flags = g_new0(uint64_t, nf);
   s->flag_wgs = g_new(int32_t, nf);

@@ -65,8 +65,10 @@ static void test_bad_scenario_exit_2_with_location(void) {
   g_free(bad);
   bad = data("bad_policy.yaml");
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", bad, NULL}, NULL, &err), 2);
-  /* hdn sits at line 3, column 18 of bad_policy.yaml. */
-  want = g_strdup_printf("%s:3:18: policies: expected a policy (one of none), got 'hdn'", bad);
+  /* hdn sits at line 3, column 18 of bad_policy.yaml: a policy the program
+   * knows, but not one phold runs under. */
+  want = g_strdup_printf("%s:3:18: policies: expected a policy phold runs under (none), got hdn",
+                         bad);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
   g_free(want);
   g_free(err);

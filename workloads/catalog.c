@@ -8,18 +8,19 @@
 #include "gpu.h"
 #include "nic.h"
 #include "phold.h"
+#include "ping.h"
 #include "topology.h"
 #include "workload.h"
 
-extern const struct wl_type wl_phold;
+extern const struct wl_type wl_phold, wl_ping;
 
-static const struct wl_type *const workloads[] = {&wl_phold};
+static const struct wl_type *const workloads[] = {&wl_phold, &wl_ping};
 /* The scenario loader sees workloads by their parameter groups, in the
  * same order (checked by wl_type_of). */
-static const struct par_group *const workload_groups[] = {&phold_params};
+static const struct par_group *const workload_groups[] = {&phold_params, &ping_params};
 G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
-static const char *const policies[] = {"none"};
+static const char *const policies[] = {"none", "cpu", "hdn", "gds", "gputn"};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,
@@ -47,6 +48,7 @@ bool wl_check_policies(const struct scenario *sc, char **err) {
     for (size_t k = 0; k < w->n_policies && !ok; k++) ok = !strcmp(w->policies[k], sc->policies[i]);
     if (ok) continue;
     const struct sc_node *n = sc_map_get(sc->root, "policies");
+    if (n && n->kind == SC_SEQ && i < n->n_items) n = n->items[i]; /* the offending item */
     if (!n) n = sc_map_get(sc->root, "workload");
     GString *supported = g_string_new(NULL);
     for (size_t k = 0; k < w->n_policies; k++)

@@ -1,0 +1,188 @@
+/* The shared half of every policy (lower.h): the node-program builder, the
+ * policy table, and the driver that builds the system (models/system.h),
+ * runs it and reads the result from the components' reports. */
+#include "lower.h"
+
+#include <string.h>
+
+void pol_prog_init(struct pol_prog *pp) {
+  memset(pp, 0, sizeof *pp);
+  pp->kernels = g_array_new(FALSE, TRUE, sizeof(struct kernel));
+  pp->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
+  pp->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
+  pp->host = g_array_new(FALSE, TRUE, sizeof(struct hstep));
+  pp->steps = g_ptr_array_new_with_free_func(g_free);
+}
+
+void pol_prog_clear(struct pol_prog *pp) {
+  g_array_free(pp->kernels, TRUE);
+  g_array_free(pp->qcmds, TRUE);
+  g_array_free(pp->cmds, TRUE);
+  g_array_free(pp->host, TRUE);
+  g_ptr_array_free(pp->steps, TRUE);
+  memset(pp, 0, sizeof *pp);
+}
+
+void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags) {
+  pp->np = (struct nodeprog){
+      .kernels = (const struct kernel *)(void *)pp->kernels->data, .n_kernels = pp->kernels->len,
+      .qcmds = (const struct qcmd *)(void *)pp->qcmds->data, .n_qcmds = pp->qcmds->len,
+      .cmds = (const struct nic_cmd *)(void *)pp->cmds->data, .n_cmds = pp->cmds->len,
+      .host = (const struct hstep *)(void *)pp->host->data, .n_host = pp->host->len,
+      .n_flags = n_flags};
+}
+
+uint32_t pol_add_cmd(struct pol_prog *pp, struct nic_cmd cmd) {
+  g_array_append_val(pp->cmds, cmd);
+  return pp->cmds->len - 1;
+}
+
+uint32_t pol_add_qcmd(struct pol_prog *pp, struct qcmd qc) {
+  g_array_append_val(pp->qcmds, qc);
+  return pp->qcmds->len - 1;
+}
+
+uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
+                        const struct kstep *steps, size_t n_steps) {
+  struct kstep *copy = g_memdup2(steps, n_steps * sizeof *steps);
+  g_ptr_array_add(pp->steps, copy);
+  struct kernel k = {.name = name, .n_wgs = n_wgs, .steps = copy, .n_steps = n_steps};
+  g_array_append_val(pp->kernels, k);
+  return pp->kernels->len - 1;
+}
+
+void pol_add_host(struct pol_prog *pp, struct hstep st) { g_array_append_val(pp->host, st); }
+
+struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                           size_t i, uint8_t op) {
+  const struct wl_op *o = &p->ranks[rank].ops[i];
+  ptrdiff_t j = wl_match_recv(p, rank, o);
+  g_assert(j >= 0); /* wl_program_check ran */
+  uint32_t flag = wl_recv_ordinal(p, o->peer, (size_t)j);
+  uint8_t watcher = pol->recv_watcher(p, o->peer, (size_t)j);
+  return (struct nic_cmd){.op = op, .dst_node = o->peer, .bytes = o->bytes, .threshold = 1,
+                          .remote = {.id = flag, .watcher = watcher}};
+}
+
+void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                   size_t i, struct pol_prog *pp) {
+  uint32_t cmd = pol_add_cmd(pp, pol_put_for(pol, p, rank, i, NIC_PUT));
+  pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .two_sided = 1, .cmd = cmd});
+}
+
+void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp) {
+  pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = 1,
+                                  .flag = wl_recv_ordinal(p, rank, i), .value = 1});
+}
+
+const struct pol_type *pol_find(const char *name) {
+  static const struct pol_type *const all[] = {&pol_cpu, &pol_hdn, &pol_gds, &pol_gputn};
+  for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
+    if (!strcmp(all[i]->name, name)) return all[i];
+  return NULL;
+}
+
+struct hw_config pol_hw_of(const struct scenario *sc) {
+  g_assert(sc->catalog->n_hardware == 5);
+  return (struct hw_config){sc->hardware[0], sc->hardware[1], sc->hardware[2], sc->hardware[3],
+                            sc->hardware[4]};
+}
+
+/* ---- reading the reports ---- */
+
+static int64_t node_int(const struct sim_report *r, uint32_t node, const char *what) {
+  char key[64];
+  g_snprintf(key, sizeof key, "node%u.%s", node, what);
+  const struct sim_report_entry *en = sim_report_find(r, key);
+  g_assert(en); /* every model reports its keys */
+  return en->i;
+}
+
+static int64_t sum_int(const struct sim_report *r, uint32_t nodes, const char *what) {
+  int64_t t = 0;
+  for (uint32_t i = 0; i < nodes; i++) t += node_int(r, i, what);
+  return t;
+}
+
+/* Phases: the time each kind of control-path work took, summed over all
+ * nodes and the whole run (so they overlap, and include work after the
+ * measured rank finished, e.g. a kernel's teardown): not a partition of
+ * total_ps. "nic" is command processing and trigger matching; "wire" the
+ * serialization of every byte sent (link and switch latencies are not in
+ * the reports). */
+static void fill_phases(const struct hw_config *hw, uint32_t n, const struct sim_report *c,
+                        struct sim_report *ph) {
+  int64_t launch = sum_int(c, n, "cpu.launch_time") + sum_int(c, n, "gpu.launch_time");
+  int64_t gpu_work = sum_int(c, n, "gpu.wg_time") - sum_int(c, n, "gpu.poll_time");
+  int64_t host = sum_int(c, n, "cpu.build_time") + sum_int(c, n, "cpu.register_time") +
+                 sum_int(c, n, "cpu.send_time") + sum_int(c, n, "cpu.recv_time");
+  int64_t nic = (sum_int(c, n, "nic.commands") + sum_int(c, n, "nic.doorbells")) *
+                    hw->nic->cmd_cost +
+                sum_int(c, n, "nic.triggers_stored") * hw->nic->match_latency +
+                sum_int(c, n, "nic.overflow_lookups") * hw->nic->overflow_lookup;
+  sim_report_int(ph, "launch", UNIT_TIME, launch);
+  sim_report_int(ph, "cpu compute", UNIT_TIME, sum_int(c, n, "cpu.compute_time"));
+  sim_report_int(ph, "gpu work", UNIT_TIME, gpu_work);
+  sim_report_int(ph, "teardown", UNIT_TIME, sum_int(c, n, "gpu.teardown_time"));
+  sim_report_int(ph, "switch", UNIT_TIME, sum_int(c, n, "cpu.switch_time"));
+  sim_report_int(ph, "host stack", UNIT_TIME, host);
+  sim_report_int(ph, "nic", UNIT_TIME, nic);
+  sim_report_int(ph, "wire", UNIT_TIME,
+                 net_ser_time(sum_int(c, n, "nic.bytes_sent"), hw->net->link_bandwidth));
+}
+
+/* ---- the driver ---- */
+
+static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
+                      const struct hw_config *hw, struct pol_prog *pp, char **err) {
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    if (!pol->lower(p, r, hw, &pp[r], err)) return false;
+    pol_prog_seal(&pp[r], wl_count(p, r, WL_RECV));
+  }
+  return true;
+}
+
+/* Builds and runs the lowered programs PP; fills OUT. */
+static bool simulate(const struct pol_type *pol, const struct wl_program *p,
+                     const struct hw_config *hw, const struct pol_prog *pp, uint64_t seed,
+                     struct trace *trace, struct sim_result *out, char **err) {
+  uint32_t nodes = (uint32_t)hw->net->nodes;
+  const struct nodeprog **progs = g_new0(const struct nodeprog *, nodes);
+  for (uint32_t r = 0; r < p->n_ranks; r++) progs[r] = &pp[r].np;
+  struct sim_engine *e = sim_new(seed);
+  sim_set_trace(e, trace, pol->name);
+  struct system *s = sys_build(e, hw, progs, err);
+  bool ok = s != NULL;
+  if (ok) {
+    out->events = sim_run(e, SIM_TIME_MAX, 0);
+    sim_finish(e, &out->counters);
+    out->total_ps = node_int(&out->counters, p->measured_rank, pol->done_key);
+    fill_phases(hw, nodes, &out->counters, &out->phases);
+    g_assert(out->total_ps >= 0); /* the lowering completes every rank */
+  }
+  sim_free(e);
+  sys_free(s);
+  g_free(progs);
+  return ok;
+}
+
+bool pol_run(const struct wl_program *p, const char *policy, const struct hw_config *hw,
+             uint64_t seed, struct trace *trace, struct sim_result *out, char **err) {
+  const struct pol_type *pol = pol_find(policy);
+  if (!pol) {
+    *err = g_strdup_printf("expected a policy that lowers programs, got %s", policy);
+    return false;
+  }
+  if (hw->net->nodes < p->n_ranks) {
+    *err = g_strdup_printf("network.nodes: expected at least %u nodes, got %" G_GINT64_FORMAT,
+                           p->n_ranks, hw->net->nodes);
+    return false;
+  }
+  if (!wl_program_check(p, err)) return false;
+  struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
+  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
+  bool ok = lower_all(pol, p, hw, pp, err) && simulate(pol, p, hw, pp, seed, trace, out, err);
+  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
+  g_free(pp);
+  return ok;
+}

@@ -1,0 +1,68 @@
+/* The ping workload (ping.h; GPU-TN Sec. 5.2, Fig. 8): a kernel of one
+ * cache line's work on rank 0, then one message to rank 1. Runs under every
+ * policy that lowers programs (workloads/policy_*.c). */
+#include "ping.h"
+
+#include <glib.h>
+#include <stddef.h>
+
+#include "lower.h"
+#include "workload.h"
+
+#define P(key, type, def, min, max, doc) \
+  {#key, type, def, min, max, NULL, doc, offsetof(struct ping_config, key)}
+static const struct par_decl ping_decls[] = {
+    P(size, PAR_SIZE, "8B", "0B", "1GiB", "bytes rank 0 sends to rank 1"),
+    P(wgs, PAR_INT, "1", "1", "65536", "work-groups of rank 0's kernel"),
+    P(flops_per_wg, PAR_INT, "256", "0", "1000000000000",
+      "flops of each work-group (tiny: the paper's kernel copies one cache line)"),
+    P(bytes_per_wg, PAR_SIZE, "0B", "0B", "1GiB", "memory traffic of each work-group"),
+};
+#undef P
+
+const struct par_group ping_params = {
+    .name = "ping",
+    .doc = "rank 0 computes a tiny kernel and sends a message to rank 1 (GPU-TN Fig. 8)",
+    .decls = ping_decls,
+    .n_decls = PAR_COUNT(ping_decls),
+    .config_size = sizeof(struct ping_config),
+};
+
+struct wl_program *wl_ping_program(const struct ping_config *cfg) {
+  struct wl_program *p = wl_program_new(2);
+  wl_compute(p, 0, (uint32_t)cfg->wgs, cfg->flops_per_wg, cfg->bytes_per_wg);
+  wl_send(p, 0, 1, cfg->size, 1);
+  wl_recv(p, 1, 0, cfg->size, 1);
+  p->measured_rank = 1;
+  return p;
+}
+
+/* The scenario node that sets network.nodes, for errors. */
+static const struct sc_node *nodes_node(const struct scenario *sc) {
+  const struct sc_node *n = sc_map_get(sc_map_get(sc_map_get(sc->root, "hardware"), "network"),
+                                       "nodes");
+  return n ? n : sc->root;
+}
+
+static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  if (hw.net->nodes < 2) {
+    *err = sc_error_at(nodes_node(ctx->sc), "hardware.network.nodes",
+                       "expected at least 2 nodes for ping, got %" G_GINT64_FORMAT,
+                       hw.net->nodes);
+    return false;
+  }
+  struct wl_program *p = wl_ping_program(ctx->config);
+  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
+  wl_program_free(p);
+  return ok;
+}
+
+static const char *const ping_policies[] = {"cpu", "hdn", "gds", "gputn"};
+
+const struct wl_type wl_ping = {
+    .params = &ping_params,
+    .policies = ping_policies,
+    .n_policies = G_N_ELEMENTS(ping_policies),
+    .run = ping_run,
+};

@@ -1,0 +1,47 @@
+/* Policy "cpu" (DESIGN.md Sec. 2; GPU-TN Sec. 5.1 "CPU"): no GPU; the CPU
+ * computes every phase and sends and receives two-sided through the host
+ * network stack. */
+#include "lower.h"
+
+/* Peak flops per core per cycle: the 8-wide cores of GPU-TN Table 2. */
+#define POL_CPU_FLOPS_PER_CYCLE 8
+
+/* A compute phase on all cores at peak: n_wgs * flops_per_wg /
+ * (cores * clock * 8), rounded up to a picosecond. Bytes are not charged
+ * (the cpu group has no memory bandwidth). */
+static sim_time cpu_phase_time(const struct cpu_config *cpu, const struct wl_op *o) {
+  unsigned __int128 num = (unsigned __int128)o->n_wgs * (uint64_t)o->flops_per_wg * SIM_S;
+  unsigned __int128 den =
+      (unsigned __int128)(uint64_t)cpu->cores * (uint64_t)cpu->clock * POL_CPU_FLOPS_PER_CYCLE;
+  return (sim_time)((num + den - 1) / den);
+}
+
+static uint8_t cpu_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
+  (void)p, (void)rank, (void)i;
+  return DEV_CPU;
+}
+
+static bool cpu_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
+                      struct pol_prog *pp, char **err) {
+  (void)err;
+  const struct wl_rank *r = &p->ranks[rank];
+  for (size_t i = 0; i < r->n_ops; i++) {
+    const struct wl_op *o = &r->ops[i];
+    switch (o->kind) {
+    case WL_COMPUTE:
+      pol_add_host(pp, (struct hstep){.kind = HS_COMPUTE, .time = cpu_phase_time(hw->cpu, o)});
+      break;
+    case WL_SEND: pol_host_send(&pol_cpu, p, rank, i, pp); break;
+    case WL_RECV: pol_host_recv(p, rank, i, pp); break;
+    default: g_assert_not_reached();
+    }
+  }
+  return true;
+}
+
+const struct pol_type pol_cpu = {
+    .name = "cpu",
+    .recv_watcher = cpu_watcher,
+    .lower = cpu_lower,
+    .done_key = "cpu.main_done",
+};

@@ -1,0 +1,73 @@
+/* Policy "gds", GPUDirect-Async-like (DESIGN.md Sec. 2; GPU-TN Sec. 1 and
+ * 5.1 "GDS", Fig. 3): the CPU pre-posts every put on the NIC, then enqueues
+ * kernels and doorbells on one stream; the front end rings the NIC when the
+ * kernel before the doorbell has completed. No CPU on the send's path. */
+#include "lower.h"
+
+static bool compute_follows(const struct wl_program *p, uint32_t rank, size_t i) {
+  const struct wl_rank *r = &p->ranks[rank];
+  for (size_t k = i + 1; k < r->n_ops; k++)
+    if (r->ops[k].kind == WL_COMPUTE) return true;
+  return false;
+}
+
+/* A receive that a later kernel consumes is a stream wait-on-flag before
+ * it (the GPU's front end watches the flag); one that ends the rank's GPU
+ * work is noticed by the host polling the flag in memory, as the target of
+ * GPU-TN Fig. 8 does. */
+static uint8_t gds_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
+  return compute_follows(p, rank, i) ? DEV_GPU : DEV_CPU;
+}
+
+static void gds_launch(struct pol_prog *pp, struct qcmd qc) {
+  uint32_t i = pol_add_qcmd(pp, qc);
+  pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = i});
+}
+
+static void gds_compute(const struct wl_op *o, struct pol_prog *pp) {
+  const struct kstep step = {.kind = KS_COMPUTE, .flops = o->flops_per_wg,
+                             .bytes = o->bytes_per_wg};
+  uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
+  gds_launch(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
+}
+
+static void gds_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp) {
+  uint32_t flag = wl_recv_ordinal(p, rank, i);
+  if (gds_watcher(p, rank, i) == DEV_GPU)
+    gds_launch(pp, (struct qcmd){.kind = Q_WAIT_FLAG, .flag = flag, .value = 1});
+  else
+    pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1});
+}
+
+static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
+                      struct pol_prog *pp, char **err) {
+  (void)hw, (void)err;
+  const struct wl_rank *r = &p->ranks[rank];
+  uint32_t post = 0; /* cmd_id of the n-th send: n, from 1 */
+  for (size_t i = 0; i < r->n_ops; i++) {
+    if (r->ops[i].kind != WL_SEND) continue;
+    struct nic_cmd c = pol_put_for(&pol_gds, p, rank, i, NIC_POST);
+    c.cmd_id = ++post;
+    pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c)});
+  }
+  post = 0;
+  for (size_t i = 0; i < r->n_ops; i++) {
+    const struct wl_op *o = &r->ops[i];
+    switch (o->kind) {
+    case WL_COMPUTE: gds_compute(o, pp); break;
+    case WL_SEND: gds_launch(pp, (struct qcmd){.kind = Q_DOORBELL, .cmd_id = ++post}); break;
+    case WL_RECV: gds_recv(p, rank, i, pp); break;
+    default: g_assert_not_reached();
+    }
+  }
+  return true;
+}
+
+/* The measured rank's time: its host is done (for a receiving rank, when it
+ * noticed the flag). */
+const struct pol_type pol_gds = {
+    .name = "gds",
+    .recv_watcher = gds_watcher,
+    .lower = gds_lower,
+    .done_key = "cpu.main_done",
+};
