@@ -67,6 +67,7 @@ struct gpu_state {
   uint64_t doorbells, flag_updates, barriers, stream_waits;
   sim_time launch_time, teardown_time, barrier_time, poll_time, stream_wait_time, wg_time;
   sim_time wg_last_end; /* when the latest WG ended its last step; -1 before */
+  GHashTable *arrivals; /* part key (see part_arrive) -> WGs of the part arrived so far */
   uint32_t slots_max;
 };
 
@@ -173,8 +174,8 @@ static int wg_track(struct sim_comp *c, uint32_t slot) {
 }
 
 /* Sends a posted message of KIND to device DST through the bus after DELAY. */
-static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
-                             uint32_t a) {
+static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
+                       uint32_t a, uint32_t b) {
   struct gpu_state *s = c->state;
   struct pmsg *m;
   uint64_t h = pmsg_new(c->eng, kind, &m);
@@ -182,6 +183,7 @@ static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
   m->src_dev = DEV_GPU;
   m->src_node = m->dst_node = s->node;
   m->a = a;
+  m->b = b;
   if (kind == PK_NIC_CMD) {
     g_assert(a < s->prog->n_cmds);
     uint64_t hc = sim_payload_new(c->eng);
@@ -189,6 +191,32 @@ static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
     m->op = hc;
   }
   sim_send(c, 0, delay, (uint16_t)kind, h);
+}
+
+static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
+                     uint32_t a) {
+  gpu_send_b(c, delay, kind, dst, a, 0);
+}
+
+/* WG W of queue QI's kernel arrives at step ST (tag_div > 0): true when it
+ * is the last of its part, which then posts. */
+static bool part_arrive(struct sim_comp *c, uint32_t qi, const struct gpu_wg *w,
+                        const struct kstep *st) {
+  struct gpu_state *s = c->state;
+  uint32_t n_wgs = s->q[qi].k->n_wgs, part = w->wg / st->tag_div;
+  uint32_t size = MIN(st->tag_div, n_wgs - part * st->tag_div);
+  if (size <= 1) return true;
+  uint64_t key = ((uint64_t)qi << 56) | ((uint64_t)w->step << 28) | part;
+  if (!s->arrivals) s->arrivals = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+  uint64_t *k = g_hash_table_lookup(s->arrivals, &key);
+  if (!k) {
+    k = g_new0(uint64_t, 2);
+    k[0] = key;
+    g_hash_table_insert(s->arrivals, k, k);
+  }
+  if (++k[1] < size) return false;
+  g_hash_table_remove(s->arrivals, &key); /* frees k */
+  return true;
 }
 
 static void check_flag(struct sim_comp *c, uint32_t flag) {
@@ -344,33 +372,40 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     sim_time d = 0;
     switch (st->kind) {
     case KS_COMPUTE: d = gpu_compute_time(cfg, st); break;
-    case KS_WAIT_FLAG:
-      check_flag(c, st->flag);
-      if (s->flags[st->flag] >= st->value) break;
+    case KS_WAIT_FLAG: {
+      uint32_t flag = st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
+      check_flag(c, flag);
+      if (s->flags[flag] >= st->value) break;
       w->wait_start = sim_now(c->eng);
-      w->next = s->flag_wgs[st->flag];
-      s->flag_wgs[st->flag] = (int32_t)slot;
+      w->next = s->flag_wgs[flag];
+      s->flag_wgs[flag] = (int32_t)slot;
       return; /* the flag's update moves it on */
+    }
     case KS_TRIGGER: {
       uint32_t div = st->tag_div ? st->tag_div : 1;
       s->triggers++;
-      gpu_send(c, cfg->fence_latency, PK_TRIGGER, DEV_NIC, st->tag + w->wg / div);
+      gpu_send_b(c, cfg->fence_latency, PK_TRIGGER, DEV_NIC, st->tag + w->wg / div,
+                 st->stores ? st->stores : 1);
       d = cfg->fence_latency;
       break;
     }
     case KS_HOST_REQUEST:
-      s->host_requests++;
-      gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, st->cmd);
+    case KS_NIC_CMD: {
       d = cfg->fence_latency;
-      break;
-    case KS_NIC_CMD:
-      if (st->cmd >= s->prog->n_cmds)
-        g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(k), st->cmd,
+      uint32_t cmd = st->cmd + (st->tag_div ? w->wg / st->tag_div : 0);
+      if (st->tag_div && !part_arrive(c, (uint32_t)w->queue, w, st)) break;
+      if (cmd >= s->prog->n_cmds)
+        g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(k), cmd,
                 s->prog->n_cmds);
-      s->nic_cmds++;
-      gpu_send(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, st->cmd);
-      d = cfg->fence_latency;
+      if (st->kind == KS_HOST_REQUEST) {
+        s->host_requests++;
+        gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, cmd);
+      } else {
+        s->nic_cmds++;
+        gpu_send(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, cmd);
+      }
       break;
+    }
     case KS_BARRIER:
       w->step++;
       w->next = q->barrier_list;
@@ -572,6 +607,7 @@ static void gpu_destroy(struct sim_comp *c) {
   g_free(s->flags);
   g_free(s->flag_wgs);
   g_free(s->flag_queues);
+  if (s->arrivals) g_hash_table_destroy(s->arrivals);
 }
 
 const struct sim_type gpu_type = {

@@ -78,6 +78,14 @@ struct nic_rx {
   uint32_t got;
 };
 
+/* A trigger FIFO entry: COUNT stores of TAG posted together by one WG (its
+ * work-items, at work-item granularity); matched one after the other for
+ * match_latency each, the whole batch's time charged once (PAID). */
+struct trig_item {
+  uint32_t tag, count;
+  bool paid;
+};
+
 struct nic_state {
   const struct net_config *net;
   const struct nodeprog *prog;
@@ -85,7 +93,7 @@ struct nic_state {
   struct tl_list *tl;
   struct net_egress egress;
   struct nic_ring cmdq;  /* struct nic_qitem */
-  struct nic_ring trigq; /* uint32_t tags */
+  struct nic_ring trigq; /* struct trig_item */
   bool cmd_busy, cmd_stalled, trig_busy, trig_stalled;
   sim_time cmd_start, trig_start, cmd_stall_since, trig_stall_since; /* since: -1 = not stalled */
   struct tl_result cmd_pending, trig_pending; /* waiting out overflow_lookup */
@@ -426,7 +434,8 @@ static void trig_next(struct sim_comp *c) {
   s->trig_busy = s->trigq.len > 0;
   if (!s->trig_busy) return;
   s->trig_start = sim_now(c->eng);
-  sim_schedule(c, cfg->match_latency, EV_MATCH_DONE, 0);
+  struct trig_item *it = ring_at(&s->trigq, 0);
+  sim_schedule(c, it->paid ? 0 : cfg->match_latency * (sim_time)it->count, EV_MATCH_DONE, 0);
 }
 
 /* The head trigger store acts (popped and matched), or retries. */
@@ -434,25 +443,30 @@ static void trig_act(struct sim_comp *c) {
   struct nic_state *s = c->state;
   const struct nic_config *cfg = c->config;
   sim_time now = sim_now(c->eng);
-  uint32_t tag = *(uint32_t *)ring_at(&s->trigq, 0);
-  struct tl_result r = tl_store(s->tl, tag);
-  stat_entries(c);
-  if (r.status == TL_STALLED) {
-    stall_begin(s, &s->trig_stalled, &s->trig_stall_since, now);
-    return;
+  struct trig_item *it = ring_at(&s->trigq, 0);
+  it->paid = true;
+  while (it->count > 0) {
+    struct tl_result r = tl_store(s->tl, it->tag);
+    stat_entries(c);
+    if (r.status == TL_STALLED) {
+      stall_begin(s, &s->trig_stalled, &s->trig_stall_since, now);
+      return;
+    }
+    stall_end(c, &s->trig_stall_since, TR_TRIG);
+    it->count--;
+    if (r.allocated) s->triggers_allocated++;
+    else s->triggers_matched++;
+    if (r.overflow) {
+      s->overflow_lookups++;
+      s->trig_pending = r;
+      if (it->count == 0) ring_pop(&s->trigq);
+      nic_span(c, TR_TRIG, "overflow lookup", now, now + cfg->overflow_lookup);
+      sim_schedule(c, cfg->overflow_lookup, EV_MATCH_TAIL, 0);
+      return;
+    }
+    fire(c, &r);
   }
-  stall_end(c, &s->trig_stall_since, TR_TRIG);
   ring_pop(&s->trigq);
-  if (r.allocated) s->triggers_allocated++;
-  else s->triggers_matched++;
-  if (r.overflow) {
-    s->overflow_lookups++;
-    s->trig_pending = r;
-    nic_span(c, TR_TRIG, "overflow lookup", now, now + cfg->overflow_lookup);
-    sim_schedule(c, cfg->overflow_lookup, EV_MATCH_TAIL, 0);
-    return;
-  }
-  fire(c, &r);
   trig_next(c);
 }
 
@@ -542,11 +556,13 @@ static void bus_arrive(struct sim_comp *c, uint64_t h) {
     cmd_arrive(c, &it);
     break;
   }
-  case PK_TRIGGER:
-    s->triggers_stored++;
-    ring_push(&s->trigq, &m.a);
+  case PK_TRIGGER: {
+    struct trig_item it = {.tag = m.a, .count = m.b ? m.b : 1};
+    s->triggers_stored += it.count;
+    ring_push(&s->trigq, &it);
     if (!s->trig_busy && !s->trig_stalled) trig_next(c);
     break;
+  }
   case PK_DMA_DATA: {
     struct nic_opr *o = op_get(s, m.op);
     nic_span(c, TR_DMA, "dma read", o->dma_start, sim_now(c->eng));
@@ -679,7 +695,7 @@ struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct ni
                  cfg->trigger_full == TL_STALL ? TL_STALL : TL_SPILL);
   s->egress = (struct net_egress){.busy_until = 0, .bw_bps = net->link_bandwidth};
   s->cmdq.elem = sizeof(struct nic_qitem);
-  s->trigq.elem = sizeof(uint32_t);
+  s->trigq.elem = sizeof(struct trig_item);
   s->cmd_stall_since = s->trig_stall_since = -1;
   s->ops = g_array_new(FALSE, FALSE, sizeof(struct nic_opr));
   s->ops_free = g_array_new(FALSE, FALSE, sizeof(uint32_t));

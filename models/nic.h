@@ -16,8 +16,9 @@
  *   host-memory overflow); NIC_POST stores the put under cmd_id; a doorbell
  *   starts the put posted under its cmd_id, or, with none yet, waits and the
  *   post starts it when processed (one doorbell starts one post).
- * - PK_TRIGGER {a = tag} goes into a FIFO popped one at a time: the store
- *   acts on the list after nic.match_latency (+ nic.overflow_lookup when it
+ * - PK_TRIGGER {a = tag, b = stores (0 = 1)} goes into a FIFO popped one
+ *   at a time: its b stores (a WG's work-items at work-item granularity)
+ *   act on the list one after the other after b * nic.match_latency (+ nic.overflow_lookup when it
  *   searched or wrote the overflow). A fired entry's operation starts at
  *   the end of that time.
  * - Full list: see trigger_list.h. In stall mode the store (registration)

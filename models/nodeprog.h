@@ -13,10 +13,15 @@
 /* One step of a work-group's program (every WG of a kernel runs the same). */
 enum kstep_kind {
   KS_COMPUTE,      /* flops and bytes through the roofline, or `time` if > 0 */
-  KS_WAIT_FLAG,    /* poll `flag` until it holds >= `value` (gpu.poll_interval) */
-  KS_TRIGGER,      /* release fence + posted store of tag `tag + wg / tag_div` to the NIC */
+  KS_WAIT_FLAG,    /* poll flag `flag + wg / flag_div` until it holds >= `value`
+                      (gpu.poll_interval) */
+  KS_TRIGGER,      /* release fence + `stores` posted stores of tag `tag + wg / tag_div`
+                      to the NIC */
   KS_HOST_REQUEST, /* post request `cmd` to the CPU helper threads' queue (ghn) */
   KS_NIC_CMD,      /* device-initiated command `cmd` straight to the NIC (cpufree) */
+  /* KS_HOST_REQUEST and KS_NIC_CMD with tag_div > 0: WG w belongs to part
+   * w / tag_div; every WG pays the fence (and an atomic arrive), and the
+   * last WG of a part to arrive posts command `cmd + part`. */
   KS_BARRIER,      /* device-wide barrier of all the kernel's WGs */
 };
 
@@ -25,10 +30,14 @@ struct kstep {
   int64_t flops;       /* KS_COMPUTE */
   int64_t bytes;       /* KS_COMPUTE: bytes of memory traffic */
   sim_time time;       /* KS_COMPUTE: fixed duration, overrides the roofline */
-  uint32_t flag;       /* KS_WAIT_FLAG */
+  uint32_t flag;       /* KS_WAIT_FLAG: first flag */
+  uint32_t flag_div;   /* KS_WAIT_FLAG: WGs per flag (0: all WGs wait on `flag`) */
   uint32_t value;      /* KS_WAIT_FLAG */
   uint32_t tag;        /* KS_TRIGGER: first tag */
-  uint32_t tag_div;    /* KS_TRIGGER: WGs per tag (1 = per WG; n_wgs = kernel level) */
+  uint32_t tag_div;    /* KS_TRIGGER: WGs per tag (1 = per WG; n_wgs = kernel level);
+                          KS_HOST_REQUEST, KS_NIC_CMD: WGs per part (0: every WG posts) */
+  uint32_t stores;     /* KS_TRIGGER: stores per WG (work-item granularity: one per
+                          work-item); 0 means 1 */
   uint32_t cmd;        /* KS_HOST_REQUEST, KS_NIC_CMD: index into nodeprog.cmds */
   uint32_t only_wg;    /* if > 0, only WG only_wg-1 performs this step */
 };

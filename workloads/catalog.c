@@ -20,7 +20,7 @@ static const struct wl_type *const workloads[] = {&wl_phold, &wl_ping};
 static const struct par_group *const workload_groups[] = {&phold_params, &ping_params};
 G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
-static const char *const policies[] = {"none", "cpu", "hdn", "gds", "gputn"};
+static const char *const policies[] = {"none", "cpu", "hdn", "gds", "gputn", "ghn", "cpufree"};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,

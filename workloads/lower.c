@@ -56,12 +56,83 @@ void pol_add_host(struct pol_prog *pp, struct hstep st) { g_array_append_val(pp-
 struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
                            size_t i, uint8_t op) {
   const struct wl_op *o = &p->ranks[rank].ops[i];
-  ptrdiff_t j = wl_match_recv(p, rank, o);
-  g_assert(j >= 0); /* wl_program_check ran */
-  uint32_t flag = wl_recv_ordinal(p, o->peer, (size_t)j);
-  uint8_t watcher = pol->recv_watcher(p, o->peer, (size_t)j);
+  uint8_t watcher = pol->recv_watcher(p, o->peer, o->match);
   return (struct nic_cmd){.op = op, .dst_node = o->peer, .bytes = o->bytes, .threshold = 1,
-                          .remote = {.id = flag, .watcher = watcher}};
+                          .remote = {.id = wl_matching_recv(p, rank, i)->flag,
+                                     .watcher = watcher}};
+}
+
+struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                            size_t i, uint8_t op, uint32_t part) {
+  const struct wl_op *o = &p->ranks[rank].ops[i];
+  g_assert(part < o->parts);
+  struct nic_cmd c = pol_put_for(pol, p, rank, i, op);
+  int64_t piece = o->bytes / o->parts;
+  c.bytes = part + 1 < o->parts ? piece : o->bytes - piece * (o->parts - 1);
+  c.remote.id += part;
+  return c;
+}
+
+/* WGs of a rank's one kernel: those of its compute phases, which must all
+ * agree (1 when there is none); 0 when they do not. */
+static uint32_t kernel_wgs(const struct wl_rank *r) {
+  uint32_t n = 0;
+  for (size_t i = 0; i < r->n_ops; i++) {
+    const struct wl_op *o = &r->ops[i];
+    if (o->kind != WL_COMPUTE) continue;
+    if (n && n != o->n_wgs) return 0;
+    n = o->n_wgs;
+  }
+  return n ? n : 1;
+}
+
+bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
+                    const struct hw_config *hw, pol_send_step send, struct pol_prog *pp,
+                    char **err) {
+  const struct wl_rank *r = &p->ranks[rank];
+  if (r->n_ops == 0) return true;
+  uint32_t wgs = kernel_wgs(r), fold = 1;
+  if (wgs == 0) {
+    *err = g_strdup_printf("%s: rank %u has compute phases of different WG counts (one kernel "
+                           "needs one grid)", name, rank);
+    return false;
+  }
+  uint32_t slots = (uint32_t)(hw->gpu->cus * hw->gpu->wgs_per_cu);
+  if (wl_count(p, rank, WL_SYNC) > 0 && wgs > slots) {
+    fold = (wgs + slots - 1) / slots;
+    wgs = (wgs + fold - 1) / fold;
+  }
+  struct kstep *steps = g_new0(struct kstep, r->n_ops);
+  bool ok = true;
+  for (size_t i = 0; i < r->n_ops && ok; i++) {
+    const struct wl_op *o = &r->ops[i];
+    if ((o->kind == WL_SEND || o->kind == WL_RECV) && wgs % o->parts) {
+      *err = g_strdup_printf("%s: rank %u op %zu: expected parts dividing the kernel's %u WGs, "
+                             "got %u", name, rank, i, wgs, o->parts);
+      ok = false;
+      break;
+    }
+    switch (o->kind) {
+    case WL_COMPUTE:
+      steps[i] = (struct kstep){.kind = KS_COMPUTE, .flops = o->flops_per_wg * fold,
+                                .bytes = o->bytes_per_wg * fold};
+      break;
+    case WL_SEND: steps[i] = send(p, rank, i, wgs, pp); break;
+    case WL_RECV:
+      steps[i] = (struct kstep){.kind = KS_WAIT_FLAG, .flag = o->flag, .value = 1,
+                                .flag_div = o->parts > 1 ? wgs / o->parts : 0};
+      break;
+    case WL_SYNC: steps[i] = (struct kstep){.kind = KS_BARRIER}; break;
+    default: g_assert_not_reached();
+    }
+  }
+  if (ok) {
+    uint32_t k = pol_add_kernel(pp, name, wgs, steps, r->n_ops);
+    uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
+    pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
+  }
+  g_free(steps);
+  return ok;
 }
 
 void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
@@ -72,11 +143,14 @@ void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint3
 
 void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp) {
   pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = 1,
-                                  .flag = wl_recv_ordinal(p, rank, i), .value = 1});
+                                  .flag = p->ranks[rank].ops[i].flag, .value = 1});
 }
 
+const char *const pol_names[POL_COUNT] = {"cpu", "hdn", "gds", "gputn", "ghn", "cpufree"};
+
 const struct pol_type *pol_find(const char *name) {
-  static const struct pol_type *const all[] = {&pol_cpu, &pol_hdn, &pol_gds, &pol_gputn};
+  static const struct pol_type *const all[] = {&pol_cpu, &pol_hdn, &pol_gds,
+                                               &pol_gputn, &pol_ghn, &pol_cpufree};
   for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;
@@ -109,7 +183,8 @@ static int64_t sum_int(const struct sim_report *r, uint32_t nodes, const char *w
  * measured rank finished, e.g. a kernel's teardown): not a partition of
  * total_ps. "nic" is command processing and trigger matching; "wire" the
  * serialization of every byte sent (link and switch latencies are not in
- * the reports). */
+ * the reports); "waiting" the time CPUs, WGs and queues spent waiting for a
+ * flag and requests waited for a helper thread. */
 static void fill_phases(const struct hw_config *hw, uint32_t n, const struct sim_report *c,
                         struct sim_report *ph) {
   int64_t launch = sum_int(c, n, "cpu.launch_time") + sum_int(c, n, "gpu.launch_time");
@@ -129,6 +204,9 @@ static void fill_phases(const struct hw_config *hw, uint32_t n, const struct sim
   sim_report_int(ph, "nic", UNIT_TIME, nic);
   sim_report_int(ph, "wire", UNIT_TIME,
                  net_ser_time(sum_int(c, n, "nic.bytes_sent"), hw->net->link_bandwidth));
+  sim_report_int(ph, "waiting", UNIT_TIME,
+                 sum_int(c, n, "cpu.wait_flag_time") + sum_int(c, n, "gpu.poll_time") +
+                     sum_int(c, n, "gpu.stream_wait_time") + sum_int(c, n, "cpu.helper_wait_time"));
 }
 
 /* ---- the driver ---- */
@@ -137,7 +215,7 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
                       const struct hw_config *hw, struct pol_prog *pp, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     if (!pol->lower(p, r, hw, &pp[r], err)) return false;
-    pol_prog_seal(&pp[r], wl_count(p, r, WL_RECV));
+    pol_prog_seal(&pp[r], p->ranks[r].n_flags);
   }
   return true;
 }
@@ -156,7 +234,13 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   if (ok) {
     out->events = sim_run(e, SIM_TIME_MAX, 0);
     sim_finish(e, &out->counters);
-    out->total_ps = node_int(&out->counters, p->measured_rank, pol->done_key);
+    if (p->measured_rank != WL_ALL_RANKS) {
+      out->total_ps = node_int(&out->counters, p->measured_rank, pol->done_key);
+    } else {
+      out->total_ps = 0;
+      for (uint32_t r = 0; r < p->n_ranks; r++)
+        out->total_ps = MAX(out->total_ps, node_int(&out->counters, r, pol->done_key));
+    }
     fill_phases(hw, nodes, &out->counters, &out->phases);
     g_assert(out->total_ps >= 0); /* the lowering completes every rank */
   }
@@ -166,7 +250,7 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   return ok;
 }
 
-bool pol_run(const struct wl_program *p, const char *policy, const struct hw_config *hw,
+bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
              uint64_t seed, struct trace *trace, struct sim_result *out, char **err) {
   const struct pol_type *pol = pol_find(policy);
   if (!pol) {

@@ -48,9 +48,26 @@ struct pol_type {
 };
 
 /* The NIC command OP (a put, triggered put or post) that carries send op I
- * of RANK to its receive, whose flag POL's recv_watcher names. */
+ * of RANK to its receive, whose flag POL's recv_watcher names: the whole
+ * message to the receive's first flag. */
 struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
                            size_t i, uint8_t op);
+/* Same, for piece PART of the send's parts (its bytes, its flag). */
+struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                            size_t i, uint8_t op, uint32_t part);
+
+/* The policies that run a rank as one kernel (gputn, ghn, cpufree) share
+ * its shape: compute steps, a wait on the receive's flag(s) per receive, a
+ * device-wide barrier per sync; they differ in a send's step, which SEND
+ * writes (adding any host steps it needs before the launch) given the
+ * kernel's WG count. When the rank has syncs and more WGs than the GPU
+ * holds at once, the WGs are folded (each does several WGs' work, as a
+ * persistent kernel's grid-stride loop does). */
+typedef struct kstep (*pol_send_step)(const struct wl_program *p, uint32_t rank, size_t i,
+                                      uint32_t wgs, struct pol_prog *pp);
+bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
+                    const struct hw_config *hw, pol_send_step send, struct pol_prog *pp,
+                    char **err);
 
 /* The host network stack (cpu, hdn): a two-sided send of op I of RANK, and
  * a two-sided receive (op I) completed when its flag is set. */
@@ -58,16 +75,20 @@ void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint3
                    size_t i, struct pol_prog *pp);
 void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp);
 
-extern const struct pol_type pol_cpu, pol_hdn, pol_gds, pol_gputn;
+extern const struct pol_type pol_cpu, pol_hdn, pol_gds, pol_gputn, pol_ghn, pol_cpufree;
 const struct pol_type *pol_find(const char *name);
+/* The names of every lowering policy, for the workloads' wl_type tables. */
+extern const char *const pol_names[];
+#define POL_COUNT 6
 
 /* The hardware groups of a scenario, in the catalog's order. */
 struct hw_config pol_hw_of(const struct scenario *sc);
 
 /* Lowers P under POLICY onto HW, runs it and fills OUT: total_ps = when
- * rank p->measured_rank finished, phases (see lower.c), counters (every
- * component's report). False and *ERR (g_free) on a user error. */
-bool pol_run(const struct wl_program *p, const char *policy, const struct hw_config *hw,
+ * rank p->measured_rank finished (the latest rank for WL_ALL_RANKS),
+ * phases (see lower.c), counters (every component's report). Checks P
+ * first. False and *ERR (g_free) on a user error. */
+bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
              uint64_t seed, struct trace *trace, struct sim_result *out, char **err);
 
 #endif

@@ -58,11 +58,9 @@ static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
   return ok;
 }
 
-static const char *const ping_policies[] = {"cpu", "hdn", "gds", "gputn"};
-
 const struct wl_type wl_ping = {
     .params = &ping_params,
-    .policies = ping_policies,
-    .n_policies = G_N_ELEMENTS(ping_policies),
+    .policies = pol_names,
+    .n_policies = POL_COUNT,
     .run = ping_run,
 };

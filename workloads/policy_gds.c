@@ -32,7 +32,7 @@ static void gds_compute(const struct wl_op *o, struct pol_prog *pp) {
 }
 
 static void gds_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp) {
-  uint32_t flag = wl_recv_ordinal(p, rank, i);
+  uint32_t flag = p->ranks[rank].ops[i].flag;
   if (gds_watcher(p, rank, i) == DEV_GPU)
     gds_launch(pp, (struct qcmd){.kind = Q_WAIT_FLAG, .flag = flag, .value = 1});
   else
@@ -57,6 +57,7 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
     case WL_COMPUTE: gds_compute(o, pp); break;
     case WL_SEND: gds_launch(pp, (struct qcmd){.kind = Q_DOORBELL, .cmd_id = ++post}); break;
     case WL_RECV: gds_recv(p, rank, i, pp); break;
+    case WL_SYNC: break; /* kernels on one stream: each boundary is a sync */
     default: g_assert_not_reached();
     }
   }

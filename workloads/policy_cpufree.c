@@ -1,0 +1,36 @@
+/* Policy "cpufree", persistent CPU-free execution (Ismayilov and Erten,
+ * ICS23, Sec. 3; DESIGN.md Sec. 2): the CPU launches one persistent kernel
+ * holding the rank's whole program; thread-block specialization is modelled
+ * by the last WG of a piece to finish (an atomic arrive after its fence)
+ * posting a device-initiated put-with-signal straight to the NIC
+ * (NVSHMEM/IBGDA-like: nic.cmd_cost, no CPU, no trigger list); receives wait
+ * on the signal word; syncs are device-wide barriers. */
+#include "lower.h"
+
+static uint8_t cpufree_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
+  (void)p, (void)rank, (void)i;
+  return DEV_GPU;
+}
+
+static struct kstep cpufree_send(const struct wl_program *p, uint32_t rank, size_t i,
+                                 uint32_t wgs, struct pol_prog *pp) {
+  const struct wl_op *o = &p->ranks[rank].ops[i];
+  uint32_t first = 0;
+  for (uint32_t j = 0; j < o->parts; j++) {
+    uint32_t c = pol_add_cmd(pp, pol_put_part(&pol_cpufree, p, rank, i, NIC_PUT, j));
+    if (j == 0) first = c;
+  }
+  return (struct kstep){.kind = KS_NIC_CMD, .cmd = first, .tag_div = wgs / o->parts};
+}
+
+static bool cpufree_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
+                          struct pol_prog *pp, char **err) {
+  return pol_one_kernel("cpufree", p, rank, hw, cpufree_send, pp, err);
+}
+
+const struct pol_type pol_cpufree = {
+    .name = "cpufree",
+    .recv_watcher = cpufree_watcher,
+    .lower = cpufree_lower,
+    .done_key = "gpu.wg_last_end",
+};
