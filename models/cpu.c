@@ -73,6 +73,11 @@ static const struct par_decl cpu_decls[] = {
       "period at which helper threads poll the GPU->CPU request queue"),
     P(helper_service, PAR_TIME, "1us", "0ps", "1s", NULL,
       "a helper reads a request, builds the command and posts it (~build + send)"),
+    P(flops_per_cycle, PAR_INT, "8", "1", "4096", NULL,
+      "flops per core per cycle a CPU-computed phase sustains (8-wide OOO, GPU-TN Table 2)"),
+    P(mem_bandwidth, PAR_BANDWIDTH, "320Gbps", "1Mbps", "1000Tbps", NULL,
+      "memory bandwidth all cores together sustain in a CPU-computed phase (~40 GB/s: "
+      "STREAM-like, ~5 GB/s per core on DDR4)"),
 };
 #undef P
 

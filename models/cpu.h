@@ -50,6 +50,8 @@ struct cpu_config {
   int64_t helper_threads;     /* 0 .. cores - 1 */
   sim_time helper_poll_interval;
   sim_time helper_service;
+  int64_t flops_per_cycle;    /* per core: the compute rate of HS_COMPUTE phases' work */
+  int64_t mem_bandwidth;      /* bits per second all cores together sustain */
 };
 
 extern const struct par_group cpu_params;

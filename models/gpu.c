@@ -198,13 +198,23 @@ static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
   gpu_send_b(c, delay, kind, dst, a, 0);
 }
 
+/* Whether WG WG performs step ST (only_wg, sel_*: nodeprog.h). */
+static bool wg_selected(const struct kstep *st, uint32_t wg) {
+  if (st->only_wg > 0 && wg != st->only_wg - 1) return false;
+  if (st->sel_count == 0) return true;
+  if (wg < st->sel_first) return false;
+  uint32_t d = wg - st->sel_first, stride = st->sel_stride ? st->sel_stride : 1;
+  return d % stride == 0 && d / stride < st->sel_count;
+}
+
 /* WG W of queue QI's kernel arrives at step ST (tag_div > 0): true when it
  * is the last of its part, which then posts. */
 static bool part_arrive(struct sim_comp *c, uint32_t qi, const struct gpu_wg *w,
                         const struct kstep *st) {
   struct gpu_state *s = c->state;
-  uint32_t n_wgs = s->q[qi].k->n_wgs, part = w->wg / st->tag_div;
-  uint32_t size = MIN(st->tag_div, n_wgs - part * st->tag_div);
+  uint32_t n_wgs = st->sel_count ? st->sel_count : s->q[qi].k->n_wgs;
+  uint32_t part = w->wg / st->tag_div;
+  uint32_t size = st->sel_count ? st->sel_count : MIN(st->tag_div, n_wgs - part * st->tag_div);
   if (size <= 1) return true;
   uint64_t key = ((uint64_t)qi << 56) | ((uint64_t)w->step << 28) | part;
   if (!s->arrivals) s->arrivals = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
@@ -365,7 +375,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       return;
     }
     const struct kstep *st = &k->steps[w->step];
-    if (st->only_wg > 0 && st->kind != KS_BARRIER && w->wg != st->only_wg - 1) {
+    if (st->kind != KS_BARRIER && !wg_selected(st, w->wg)) {
       w->step++;
       continue;
     }

@@ -40,6 +40,11 @@ struct kstep {
                           work-item); 0 means 1 */
   uint32_t cmd;        /* KS_HOST_REQUEST, KS_NIC_CMD: index into nodeprog.cmds */
   uint32_t only_wg;    /* if > 0, only WG only_wg-1 performs this step */
+  /* If sel_count > 0, only WGs sel_first + j * sel_stride (0 <= j <
+   * sel_count) perform this step (e.g. the WGs on one edge of a 2D tiling
+   * store a halo's trigger); the others skip it at no cost. Not for
+   * KS_BARRIER. With tag_div, a part's WGs are the selected ones. */
+  uint32_t sel_first, sel_stride, sel_count;
 };
 
 struct kernel {

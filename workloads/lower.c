@@ -103,6 +103,7 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
     wgs = (wgs + fold - 1) / fold;
   }
   struct kstep *steps = g_new0(struct kstep, r->n_ops);
+  guint host_before = pp->host->len; /* the launch goes first: see below */
   bool ok = true;
   for (size_t i = 0; i < r->n_ops && ok; i++) {
     const struct wl_op *o = &r->ops[i];
@@ -117,7 +118,7 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
       steps[i] = (struct kstep){.kind = KS_COMPUTE, .flops = o->flops_per_wg * fold,
                                 .bytes = o->bytes_per_wg * fold};
       break;
-    case WL_SEND: steps[i] = send(p, rank, i, wgs, pp); break;
+    case WL_SEND: steps[i] = send(p, rank, i, wgs, fold > 1 ? 0 : o->sel.count, pp); break;
     case WL_RECV:
       steps[i] = (struct kstep){.kind = KS_WAIT_FLAG, .flag = o->flag, .value = 1,
                                 .flag_div = o->parts > 1 ? wgs / o->parts : 0};
@@ -125,11 +126,20 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
     case WL_SYNC: steps[i] = (struct kstep){.kind = KS_BARRIER}; break;
     default: g_assert_not_reached();
     }
+    if (fold == 1 && o->sel.count) { /* folded WGs each cover some of the selected */
+      steps[i].sel_first = o->sel.first;
+      steps[i].sel_stride = o->sel.stride;
+      steps[i].sel_count = o->sel.count;
+    }
   }
   if (ok) {
     uint32_t k = pol_add_kernel(pp, name, wgs, steps, r->n_ops);
     uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
-    pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
+    /* Host steps the sends asked for (gputn's registrations) follow the
+     * launch: GPU-TN's relaxed synchronization (Sec. 3.2) lets them land
+     * after the kernel started, off its critical path. */
+    struct hstep launch = {.kind = HS_LAUNCH, .queue = 0, .qcmd = qc};
+    g_array_insert_val(pp->host, host_before, launch);
   }
   g_free(steps);
   return ok;
@@ -160,6 +170,17 @@ struct hw_config pol_hw_of(const struct scenario *sc) {
   g_assert(sc->catalog->n_hardware == 5);
   return (struct hw_config){sc->hardware[0], sc->hardware[1], sc->hardware[2], sc->hardware[3],
                             sc->hardware[4]};
+}
+
+bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
+                     const char *what, char **err) {
+  if ((uint64_t)hw->net->nodes >= need) return true;
+  const struct sc_node *n =
+      sc_map_get(sc_map_get(sc_map_get(sc->root, "hardware"), "network"), "nodes");
+  *err = sc_error_at(n ? n : sc->root, "hardware.network.nodes",
+                     "expected at least %" G_GUINT64_FORMAT " nodes for %s, got %" G_GINT64_FORMAT,
+                     need, what, hw->net->nodes);
+  return false;
 }
 
 /* ---- reading the reports ---- */

@@ -60,11 +60,13 @@ struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program 
  * its shape: compute steps, a wait on the receive's flag(s) per receive, a
  * device-wide barrier per sync; they differ in a send's step, which SEND
  * writes (adding any host steps it needs before the launch) given the
- * kernel's WG count. When the rank has syncs and more WGs than the GPU
+ * kernel's WG count (the send's selector, if any, is copied onto the step
+ * after). When the rank has syncs and more WGs than the GPU
  * holds at once, the WGs are folded (each does several WGs' work, as a
  * persistent kernel's grid-stride loop does). */
+/* SELECTED: how many of the WGS make the send (its selector; 0 = all). */
 typedef struct kstep (*pol_send_step)(const struct wl_program *p, uint32_t rank, size_t i,
-                                      uint32_t wgs, struct pol_prog *pp);
+                                      uint32_t wgs, uint32_t selected, struct pol_prog *pp);
 bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
                     const struct hw_config *hw, pol_send_step send, struct pol_prog *pp,
                     char **err);
@@ -80,6 +82,11 @@ const struct pol_type *pol_find(const char *name);
 /* The names of every lowering policy, for the workloads' wl_type tables. */
 extern const char *const pol_names[];
 #define POL_COUNT 6
+
+/* True when the network has at least NEED nodes; else *ERR at the
+ * scenario's hardware.network.nodes naming WHAT needs them. */
+bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
+                     const char *what, char **err);
 
 /* The hardware groups of a scenario, in the catalog's order. */
 struct hw_config pol_hw_of(const struct scenario *sc);

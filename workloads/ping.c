@@ -37,21 +37,9 @@ struct wl_program *wl_ping_program(const struct ping_config *cfg) {
   return p;
 }
 
-/* The scenario node that sets network.nodes, for errors. */
-static const struct sc_node *nodes_node(const struct scenario *sc) {
-  const struct sc_node *n = sc_map_get(sc_map_get(sc_map_get(sc->root, "hardware"), "network"),
-                                       "nodes");
-  return n ? n : sc->root;
-}
-
 static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (hw.net->nodes < 2) {
-    *err = sc_error_at(nodes_node(ctx->sc), "hardware.network.nodes",
-                       "expected at least 2 nodes for ping, got %" G_GINT64_FORMAT,
-                       hw.net->nodes);
-    return false;
-  }
+  if (!pol_check_nodes(ctx->sc, &hw, 2, "ping", err)) return false;
   struct wl_program *p = wl_ping_program(ctx->config);
   bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
   wl_program_free(p);

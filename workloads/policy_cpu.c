@@ -3,17 +3,20 @@
  * network stack. */
 #include "lower.h"
 
-/* Peak flops per core per cycle: the 8-wide cores of GPU-TN Table 2. */
-#define POL_CPU_FLOPS_PER_CYCLE 8
-
-/* A compute phase on all cores at peak: n_wgs * flops_per_wg /
- * (cores * clock * 8), rounded up to a picosecond. Bytes are not charged
- * (the cpu group has no memory bandwidth). */
-static sim_time cpu_phase_time(const struct cpu_config *cpu, const struct wl_op *o) {
-  unsigned __int128 num = (unsigned __int128)o->n_wgs * (uint64_t)o->flops_per_wg * SIM_S;
-  unsigned __int128 den =
-      (unsigned __int128)(uint64_t)cpu->cores * (uint64_t)cpu->clock * POL_CPU_FLOPS_PER_CYCLE;
+static sim_time ceil_ps(unsigned __int128 num, unsigned __int128 den) {
   return (sim_time)((num + den - 1) / den);
+}
+
+/* A compute phase on all cores, through a roofline: the larger of
+ * n_wgs * flops_per_wg / (cores * clock * flops_per_cycle) and
+ * n_wgs * bytes_per_wg * 8 / mem_bandwidth, each rounded up to a ps. */
+static sim_time cpu_phase_time(const struct cpu_config *cpu, const struct wl_op *o) {
+  unsigned __int128 flops = (unsigned __int128)o->n_wgs * (uint64_t)o->flops_per_wg;
+  unsigned __int128 bytes = (unsigned __int128)o->n_wgs * (uint64_t)o->bytes_per_wg;
+  sim_time tf = ceil_ps(flops * SIM_S, (unsigned __int128)(uint64_t)cpu->cores *
+                                           (uint64_t)cpu->clock * (uint64_t)cpu->flops_per_cycle);
+  sim_time tb = ceil_ps(bytes * 8u * SIM_S, (uint64_t)cpu->mem_bandwidth);
+  return MAX(tf, tb);
 }
 
 static uint8_t cpu_watcher(const struct wl_program *p, uint32_t rank, size_t i) {

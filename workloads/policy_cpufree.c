@@ -13,7 +13,8 @@ static uint8_t cpufree_watcher(const struct wl_program *p, uint32_t rank, size_t
 }
 
 static struct kstep cpufree_send(const struct wl_program *p, uint32_t rank, size_t i,
-                                 uint32_t wgs, struct pol_prog *pp) {
+                                 uint32_t wgs, uint32_t selected, struct pol_prog *pp) {
+  (void)selected; /* the GPU counts the selected WGs' arrivals */
   const struct wl_op *o = &p->ranks[rank].ops[i];
   uint32_t first = 0;
   for (uint32_t j = 0; j < o->parts; j++) {

@@ -4,19 +4,19 @@
  * kernel before the doorbell has completed. No CPU on the send's path. */
 #include "lower.h"
 
-static bool compute_follows(const struct wl_program *p, uint32_t rank, size_t i) {
+static bool stream_work_follows(const struct wl_program *p, uint32_t rank, size_t i) {
   const struct wl_rank *r = &p->ranks[rank];
   for (size_t k = i + 1; k < r->n_ops; k++)
-    if (r->ops[k].kind == WL_COMPUTE) return true;
+    if (r->ops[k].kind == WL_COMPUTE || r->ops[k].kind == WL_SEND) return true;
   return false;
 }
 
-/* A receive that a later kernel consumes is a stream wait-on-flag before
- * it (the GPU's front end watches the flag); one that ends the rank's GPU
- * work is noticed by the host polling the flag in memory, as the target of
- * GPU-TN Fig. 8 does. */
+/* A receive that a later kernel or doorbell may depend on (a forwarded
+ * chunk) is a stream wait-on-flag before it (the GPU's front end watches
+ * the flag); one that ends the rank's stream work is noticed by the host
+ * polling the flag in memory, as the target of GPU-TN Fig. 8 does. */
 static uint8_t gds_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  return compute_follows(p, rank, i) ? DEV_GPU : DEV_CPU;
+  return stream_work_follows(p, rank, i) ? DEV_GPU : DEV_CPU;
 }
 
 static void gds_launch(struct pol_prog *pp, struct qcmd qc) {

@@ -14,7 +14,8 @@ static uint8_t ghn_watcher(const struct wl_program *p, uint32_t rank, size_t i) 
 
 /* The pieces' puts are the helper's commands cmd .. cmd + parts - 1. */
 static struct kstep ghn_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
-                             struct pol_prog *pp) {
+                             uint32_t selected, struct pol_prog *pp) {
+  (void)selected; /* the GPU counts the selected WGs' arrivals */
   const struct wl_op *o = &p->ranks[rank].ops[i];
   uint32_t first = 0;
   for (uint32_t j = 0; j < o->parts; j++) {

@@ -1,12 +1,13 @@
 /* Policy "gputn", GPU triggered networking (LeBeane et al., SC17, Sec. 3-4,
- * Fig. 3, Fig. 6; DESIGN.md Sec. 2): the CPU registers one triggered put per
- * piece of each send on the NIC, then launches one kernel for the rank's
- * whole program; the WGs that make a piece store its tag to the NIC trigger
- * address (once per WG, or once per work-item) as soon as their part is
- * done, and poll a flag in memory for a receive. The put fires when its
- * counter reaches the stores of all its producers: the send's `parts` set
- * the granularity (1: kernel level; the kernel's WGs: work-group; between:
- * mixed), its `stores` the work-item level. */
+ * Fig. 3, Fig. 6; DESIGN.md Sec. 2): the CPU launches one kernel for the
+ * rank's whole program, then registers one triggered put per piece of each
+ * send on the NIC (after the launch: relaxed synchronization, Sec. 3.2).
+ * The WGs that make a piece store its tag to the NIC trigger address (once
+ * per WG, or once per work-item) as soon as their part is done, and poll a
+ * flag in memory for a receive. The put fires when its counter reaches the
+ * stores of all its producers: the send's `parts` set the granularity (1:
+ * kernel level; the kernel's WGs: work-group; between: mixed), its
+ * `stores` the work-item level. */
 #include "lower.h"
 
 static uint8_t gputn_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
@@ -23,15 +24,16 @@ static uint32_t first_tag(const struct wl_program *p, uint32_t rank, size_t i) {
   return tag;
 }
 
-/* Registers the send's pieces (before the launch) and stores its tag. */
+/* Registers the send's pieces (host steps after the launch) and stores
+ * its tag. */
 static struct kstep gputn_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
-                               struct pol_prog *pp) {
+                               uint32_t selected, struct pol_prog *pp) {
   const struct wl_op *o = &p->ranks[rank].ops[i];
   uint32_t tag = first_tag(p, rank, i), per_part = wgs / o->parts;
   for (uint32_t j = 0; j < o->parts; j++) {
     struct nic_cmd c = pol_put_part(&pol_gputn, p, rank, i, NIC_TPUT, j);
     c.tag = tag + j;
-    c.threshold = per_part * o->stores;
+    c.threshold = (selected ? selected : per_part) * o->stores;
     pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c)});
   }
   return (struct kstep){.kind = KS_TRIGGER, .tag = tag, .tag_div = per_part, .stores = o->stores};

@@ -65,6 +65,14 @@ void wl_sync(struct wl_program *p, uint32_t rank) {
   push(p, rank, (struct wl_op){.kind = WL_SYNC});
 }
 
+void wl_select(struct wl_program *p, uint32_t rank, struct wl_wgsel sel) {
+  struct wl_rank *r = &p->ranks[rank];
+  g_assert(r->n_ops > 0 && sel.count >= 1);
+  struct wl_op *o = &r->ops[r->n_ops - 1];
+  g_assert((o->kind == WL_SEND || o->kind == WL_RECV) && o->parts == 1);
+  o->sel = sel;
+}
+
 uint32_t wl_count(const struct wl_program *p, uint32_t rank, enum wl_op_kind kind) {
   const struct wl_rank *r = &p->ranks[rank];
   uint32_t n = 0;

@@ -17,6 +17,12 @@ enum wl_op_kind {
                  starts (a kernel boundary, or a device-wide barrier) */
 };
 
+/* Which WGs of a compute phase make (or consume) a message: first +
+ * j * stride for j < count; count 0 = all of them. */
+struct wl_wgsel {
+  uint32_t first, stride, count;
+};
+
 struct wl_op {
   uint8_t kind;          /* enum wl_op_kind */
   uint32_t n_wgs;        /* WL_COMPUTE, >= 1 */
@@ -32,6 +38,8 @@ struct wl_op {
   uint32_t parts;
   uint32_t stores;       /* WL_SEND: trigger stores per producing WG (1 per
                             work-item at work-item granularity), >= 1 */
+  struct wl_wgsel sel;   /* WL_SEND, WL_RECV with parts 1: the WGs that make
+                            (consume) it, e.g. a halo's edge; default all */
   /* Filled by wl_program_check: */
   uint32_t match;        /* WL_SEND: index of the matching receive at peer */
   uint32_t flag;         /* WL_RECV: first of its `parts` flag ids (1-based) */
@@ -70,6 +78,8 @@ void wl_send_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t b
 void wl_recv_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes,
                    uint32_t tag, uint32_t parts);
 void wl_sync(struct wl_program *p, uint32_t rank);
+/* Restricts the last op of RANK (a send or receive of one part) to SEL. */
+void wl_select(struct wl_program *p, uint32_t rank, struct wl_wgsel sel);
 
 uint32_t wl_count(const struct wl_program *p, uint32_t rank, enum wl_op_kind kind);
 

@@ -1,0 +1,83 @@
+/* The allreduce workload (allreduce.h): the ring algorithm written into the
+ * per-rank form, 2 (N - 1) steps per rank. A reduction reads two chunks
+ * and writes one: 3 * elem bytes of traffic and flops_per_elem flops per
+ * element. Runs under every lowering policy. */
+#include "allreduce.h"
+
+#include <glib.h>
+#include <stddef.h>
+
+#include "lower.h"
+#include "workload.h"
+
+#define P(key, type, def, min, max, choices, doc) \
+  {#key, type, def, min, max, choices, doc, offsetof(struct allreduce_config, key)}
+static const struct par_decl allreduce_decls[] = {
+    P(size, PAR_SIZE, "8MiB", "0B", "64GiB", NULL, "bytes every rank contributes (GPU-TN Fig. 10: 8 MB)"),
+    P(elem, PAR_SIZE, "4B", "1B", "64B", NULL, "bytes per element (single precision, Sec. 5.4.1)"),
+    P(wgs, PAR_INT, "96", "1", "65536", NULL,
+      "WGs of each reduction (96: one per WG slot of the Table 2 GPU)"),
+    P(granularity, PAR_ENUM, "work-group", NULL, NULL, "work-item|work-group|kernel|mixed",
+      "what one trigger covers (GPU-TN Sec. 3; the paper's allreduce uses work-group)"),
+    P(mixed_wgs, PAR_INT, "8", "1", "65536", NULL, "granularity mixed: WGs per message (threshold k)"),
+    P(wg_items, PAR_INT, "256", "1", "1024", NULL,
+      "work-items per WG: the stores per WG at work-item granularity"),
+    P(flops_per_elem, PAR_INT, "1", "0", "1000000", NULL, "flops per element reduced (a binary add)"),
+};
+#undef P
+
+const struct par_group allreduce_params = {
+    .name = "allreduce",
+    .doc = "ring allreduce (reduce-scatter + allgather) over every node (GPU-TN Fig. 10)",
+    .decls = allreduce_decls,
+    .n_decls = PAR_COUNT(allreduce_decls),
+    .config_size = sizeof(struct allreduce_config),
+};
+
+struct wl_program *wl_allreduce_program(const struct allreduce_config *c, uint32_t n,
+                                        char **err) {
+  g_assert(n >= 2);
+  uint32_t wgs = (uint32_t)c->wgs, parts = 1, stores = 1;
+  switch (c->granularity) {
+  case AR_WORK_ITEM: parts = wgs, stores = (uint32_t)c->wg_items; break;
+  case AR_WORK_GROUP: parts = wgs; break;
+  case AR_MIXED:
+    if (c->wgs % c->mixed_wgs) {
+      *err = g_strdup_printf("workload.mixed_wgs: expected a divisor of wgs = %u, got %" G_GINT64_FORMAT,
+                             wgs, c->mixed_wgs);
+      return NULL;
+    }
+    parts = wgs / (uint32_t)c->mixed_wgs;
+    break;
+  default: break;
+  }
+  int64_t elems = (c->size / c->elem + n - 1) / n; /* per chunk, rounded up */
+  int64_t chunk = elems * c->elem, per_wg = (elems + wgs - 1) / wgs;
+  struct wl_program *p = wl_program_new(n);
+  for (uint32_t r = 0; r < n; r++) {
+    uint32_t right = (r + 1) % n, left = (r + n - 1) % n;
+    for (uint32_t s = 0; s < 2 * (n - 1); s++) {
+      wl_send_parts(p, r, right, chunk, s, parts, stores);
+      wl_recv_parts(p, r, left, chunk, s, parts);
+      if (s < n - 1) wl_compute(p, r, wgs, per_wg * c->flops_per_elem, per_wg * 3 * c->elem);
+    }
+  }
+  return p;
+}
+
+static bool allreduce_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  if (!pol_check_nodes(ctx->sc, &hw, 2, "allreduce", err)) return false;
+  struct wl_program *p = wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
+  if (!p) return false;
+  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
+  wl_program_free(p);
+  return ok;
+}
+
+const struct wl_type wl_allreduce = {
+    .params = &allreduce_params,
+    .policies = pol_names,
+    .n_policies = POL_COUNT,
+    .run = allreduce_run,
+};

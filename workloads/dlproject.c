@@ -1,0 +1,122 @@
+/* The dlproject workload (GPU-TN Sec. 5.4.2, Table 3, Fig. 11): projects a
+ * synchronous training run's speedup from the allreduce calls it makes.
+ * Table 3 gives, per CNTK workload, the fraction b of time blocked in
+ * allreduce; one call of the model's (assumed) size is simulated under the
+ * policy and under hdn (the paper's measured runs are host-driven MPI), and
+ * with T the call's time, speedup over hdn = 1 / ((1 - b) + b * T / T_hdn):
+ * the rest of the step is unchanged, there is no overlap to account for.
+ * Sizes per call are not in the paper; ours are stated in the table below. */
+#include <glib.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "allreduce.h"
+#include "lower.h"
+#include "workload.h"
+
+struct dl_model {
+  const char *name;
+  double blocked;    /* Table 3 %Blocked */
+  int64_t calls;     /* Table 3 Reductions */
+  int64_t bytes;     /* assumed bytes per call (not in the paper) */
+};
+
+/* Sizes: gradient bytes per reduction call, assumed from each network's
+ * parameter count and the number of calls: large dense layers for AlexNet
+ * and the synthetic model, small recurrent or hidden layers elsewhere. */
+static const struct dl_model models[] = {
+    {"alexnet", 0.14, 4672, 8 << 20},
+    {"an4-lstm", 0.50, 131192, 64 << 10},
+    {"cifar", 0.04, 939820, 32 << 10},
+    {"large-synth", 0.28, 52800, 1 << 20},
+    {"mnist-conv", 0.12, 900000, 64 << 10},
+    {"mnist-hidden", 0.29, 900000, 16 << 10},
+};
+#define N_MODELS G_N_ELEMENTS(models)
+
+struct dlproject_config {
+  int model; /* index into models, or N_MODELS: all */
+  int granularity;
+  int64_t wgs;
+};
+
+#define P(key, type, def, min, max, choices, doc) \
+  {#key, type, def, min, max, choices, doc, offsetof(struct dlproject_config, key)}
+static const struct par_decl dlproject_decls[] = {
+    P(model, PAR_ENUM, "all", NULL, NULL,
+      "alexnet|an4-lstm|cifar|large-synth|mnist-conv|mnist-hidden|all",
+      "which Table 3 workload to project (all: the six)"),
+    P(granularity, PAR_ENUM, "work-group", NULL, NULL, "work-item|work-group|kernel|mixed",
+      "trigger granularity of the allreduce (as workload allreduce)"),
+    P(wgs, PAR_INT, "96", "1", "65536", NULL, "WGs of each reduction"),
+};
+#undef P
+
+const struct par_group dlproject_params = {
+    .name = "dlproject",
+    .doc = "project training speedups from Table 3's allreduce calls (GPU-TN Fig. 11)",
+    .decls = dlproject_decls,
+    .n_decls = PAR_COUNT(dlproject_decls),
+    .config_size = sizeof(struct dlproject_config),
+};
+
+/* One allreduce call of BYTES under POLICY; its time, phases into OUT. */
+static bool one_call(const struct wl_ctx *ctx, const struct hw_config *hw, const char *policy,
+                     int64_t bytes, struct sim_result *out, char **err) {
+  const struct dlproject_config *c = ctx->config;
+  struct allreduce_config ar = {.size = bytes, .elem = 4, .wgs = c->wgs,
+                                .granularity = c->granularity, .mixed_wgs = 8,
+                                .wg_items = 256, .flops_per_elem = 1};
+  struct wl_program *p = wl_allreduce_program(&ar, (uint32_t)hw->net->nodes, err);
+  if (!p) return false;
+  bool ok = pol_run(p, policy, hw, ctx->seed, NULL, out, err);
+  wl_program_free(p);
+  return ok;
+}
+
+static void add_phases(struct sim_report *into, const struct sim_report *from) {
+  for (size_t i = 0; i < from->n; i++) {
+    const struct sim_report_entry *e = &from->entries[i];
+    struct sim_report_entry *t = (struct sim_report_entry *)sim_report_find(into, e->key);
+    if (t) t->i += e->i;
+    else sim_report_int(into, e->key, e->dim, e->i);
+  }
+}
+
+static bool dlproject_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  const struct dlproject_config *c = ctx->config;
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  if (!pol_check_nodes(ctx->sc, &hw, 2, "dlproject", err)) return false;
+  out->total_ps = 0;
+  for (size_t m = 0; m < N_MODELS; m++) {
+    if (c->model != (int)N_MODELS && c->model != (int)m) continue;
+    struct sim_result pol, base;
+    sim_result_init(&pol, ctx->policy);
+    sim_result_init(&base, "hdn");
+    bool ok = one_call(ctx, &hw, ctx->policy, models[m].bytes, &pol, err) &&
+              (!strcmp(ctx->policy, "hdn") || one_call(ctx, &hw, "hdn", models[m].bytes, &base, err));
+    if (ok) {
+      sim_time t = pol.total_ps, t_hdn = strcmp(ctx->policy, "hdn") ? base.total_ps : t;
+      double b = models[m].blocked, speedup = 1.0 / ((1 - b) + b * (double)t / (double)t_hdn);
+      char key[80];
+      g_snprintf(key, sizeof key, "%s.allreduce_time", models[m].name);
+      sim_report_int(&out->counters, key, UNIT_TIME, t);
+      g_snprintf(key, sizeof key, "%s.speedup_over_hdn", models[m].name);
+      sim_report_real(&out->counters, key, speedup);
+      out->total_ps += t;
+      out->events += pol.events;
+      add_phases(&out->phases, &pol.phases);
+    }
+    sim_result_clear(&pol);
+    sim_result_clear(&base);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const struct wl_type wl_dlproject = {
+    .params = &dlproject_params,
+    .policies = pol_names,
+    .n_policies = POL_COUNT,
+    .run = dlproject_run,
+};
