@@ -10,6 +10,7 @@
 
 #include "result.h"
 #include "scenario.h"
+#include "sweep.h"
 #include "trace.h"
 #include "workload.h"
 
@@ -57,14 +58,71 @@ static bool parse_options(int *argc, char ***argv, const char *params, const cha
   return ok;
 }
 
-static struct scenario *load_scenario(const char *path, char **sets, char **err) {
+/* A scenario's points: one without a `sweep:` section, else one per sweep
+ * point, each bound (and so checked) before anything runs. */
+struct points {
+  struct sc_node *base;  /* the loaded tree, holding the sweep section */
+  struct sw_plan *plan;  /* NULL: no sweep */
+  struct scenario **sc;
+  size_t n;
+};
+
+static void points_free(struct points *p) {
+  for (size_t i = 0; i < p->n; i++) scenario_free(p->sc[i]);
+  g_free(p->sc);
+  sw_plan_free(p->plan);
+  sc_node_free(p->base);
+  *p = (struct points){0};
+}
+
+/* Loads PATH with SETS and binds every point; SEED, if not NULL, replaces
+ * the scenario's seed before repetitions derive theirs. */
+static bool load_points(const char *path, char **sets, const guint64 *seed, struct points *p,
+                        char **err) {
   size_t n_sets = sets ? g_strv_length(sets) : 0;
-  struct scenario *sc = scenario_load(path, (const char *const *)sets, n_sets, &wl_catalog, err);
-  if (sc && !wl_check_policies(sc, err)) {
-    scenario_free(sc);
-    sc = NULL;
+  *p = (struct points){0};
+  p->base = sc_load_scenario_tree(path, (const char *const *)sets, n_sets, err);
+  if (!p->base) return false;
+  const struct sc_node *sweep = sc_map_get(p->base, "sweep");
+  if (sweep && !(p->plan = sw_plan_parse(sweep, err))) return false;
+  size_t n = p->plan ? p->plan->n_points : 1;
+  p->sc = g_new0(struct scenario *, n);
+  for (; p->n < n; p->n++) {
+    struct sc_node *tree = sc_node_copy(p->base);
+    if (p->plan && !sw_apply_point(p->plan, p->n, tree, err)) {
+      sc_node_free(tree);
+      return false;
+    }
+    struct scenario *sc = scenario_from_tree(tree, path, &wl_catalog, err);
+    if (!sc) return false;
+    p->sc[p->n] = sc;
+    if (!wl_check_policies(sc, err)) return false;
+    if (seed) sc->seed = *seed;
+    if (p->plan) sc->seed = sw_seed(sc->seed, sw_point_rep(p->plan, p->n));
   }
-  return sc;
+  return true;
+}
+
+/* The result columns of the sweep axes: each axis path but `policy` (the
+ * policy column shows it), and `rep` when points repeat. */
+static GPtrArray *axis_columns(const struct sw_plan *plan) {
+  GPtrArray *cols = g_ptr_array_new();
+  for (size_t a = 0; plan && a < plan->n_axes; a++)
+    if (strcmp(plan->axes[a].path, "policy")) g_ptr_array_add(cols, plan->axes[a].path);
+  if (plan && plan->repeat > 1) g_ptr_array_add(cols, (gpointer) "rep");
+  return cols;
+}
+
+/* Appends point I's axis values (borrowed, or a rep number kept in REPS) to
+ * VALUES in the order of axis_columns. */
+static void axis_values(const struct sw_plan *plan, size_t i, GPtrArray *values, GPtrArray *reps) {
+  for (size_t a = 0; a < plan->n_axes; a++)
+    if (strcmp(plan->axes[a].path, "policy")) g_ptr_array_add(values, (gpointer)sw_point_label(plan, i, a));
+  if (plan->repeat > 1) {
+    char *r = g_strdup_printf("%zu", sw_point_rep(plan, i));
+    g_ptr_array_add(reps, r);
+    g_ptr_array_add(values, r);
+  }
 }
 
 static bool parse_format(const char *text, enum result_format *fmt) {
@@ -114,14 +172,17 @@ static int cmd_run(int argc, char **argv) {
        "FILE"},
       {NULL}};
   int status = EXIT_INPUT;
-  struct scenario *sc = NULL;
+  struct points pts = {0};
   struct trace *trace = NULL;
   struct sim_result *runs = NULL;
   size_t n_runs = 0;
   char *err = NULL;
   enum result_format fmt;
+  GPtrArray *values = g_ptr_array_new(), *reps = g_ptr_array_new_with_free_func(g_free);
+  GPtrArray *cols = NULL;
 
-  if (!parse_options(&argc, &argv, "SCENARIO", "Simulate every policy of a scenario.", entries))
+  if (!parse_options(&argc, &argv, "SCENARIO",
+                     "Simulate every policy of a scenario (of each point of its sweep).", entries))
     goto out;
   if (argc != 2) {
     usage_error("run: expected one SCENARIO file, got %d arguments", argc - 1);
@@ -138,28 +199,44 @@ static int cmd_run(int argc, char **argv) {
     g_error_free(gerr);
     goto out;
   }
-  sc = load_scenario(argv[1], sets, &err);
-  if (!sc) goto out;
-  if (seed_text) sc->seed = seed;
+  if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
+  cols = axis_columns(pts.plan);
   if (trace_path && !(trace = trace_open(trace_path, &err))) {
     status = 1;
     goto out;
   }
-  const struct wl_type *w = wl_type_of(sc);
-  runs = g_new0(struct sim_result, sc->n_policies);
-  for (; n_runs < sc->n_policies; n_runs++) {
-    struct sim_result *r = &runs[n_runs];
-    sim_result_init(r, sc->policies[n_runs]);
-    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[n_runs],
-                         .seed = sc->seed, .trace = trace};
-    if (!w->run(&ctx, r, &err)) {
-      n_runs++;
-      goto out;
+  size_t total = 0;
+  for (size_t i = 0; i < pts.n; i++) total += pts.sc[i]->n_policies;
+  runs = g_new0(struct sim_result, total);
+  uint64_t *seeds = g_new0(uint64_t, total);
+  for (size_t i = 0; i < pts.n; i++) {
+    const struct scenario *sc = pts.sc[i];
+    const struct wl_type *w = wl_type_of(sc);
+    for (size_t k = 0; k < sc->n_policies; k++) {
+      struct sim_result *r = &runs[n_runs];
+      sim_result_init(r, sc->policies[k]);
+      seeds[n_runs++] = sc->seed;
+      struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
+                           .seed = sc->seed, .trace = trace};
+      if (pts.plan) axis_values(pts.plan, i, values, reps);
+      if (!w->run(&ctx, r, &err)) {
+        g_free(seeds);
+        goto out;
+      }
     }
   }
-  struct sim_result_set set = {.scenario = sc->name, .workload = w->params->name,
-                               .seed = sc->seed, .runs = runs, .n_runs = n_runs};
+  const struct scenario *sc0 = pts.sc[0];
+  struct sim_result_set set = {.scenario = sc0->name, .workload = wl_type_of(sc0)->params->name,
+                               .seed = sc0->seed, .runs = runs, .n_runs = n_runs};
+  if (pts.plan) {
+    set.seed = pts.sc[0]->seed;
+    set.n_axes = cols->len;
+    set.axes = (const char *const *)cols->pdata;
+    set.axis_values = (const char *const *)values->pdata;
+    set.seeds = seeds;
+  }
   status = write_results(output, &set, fmt) ? 0 : 1;
+  g_free(seeds);
   if (trace) {
     struct trace *t = trace;
     trace = NULL;
@@ -172,7 +249,10 @@ out:
   if (trace) trace_abort(trace);
   for (size_t i = 0; i < n_runs; i++) sim_result_clear(&runs[i]);
   g_free(runs);
-  scenario_free(sc);
+  if (cols) g_ptr_array_free(cols, TRUE);
+  g_ptr_array_free(values, TRUE);
+  g_ptr_array_free(reps, TRUE);
+  points_free(&pts);
   g_free(err);
   g_strfreev(sets);
   g_free(format);
@@ -196,16 +276,22 @@ static int cmd_validate(int argc, char **argv) {
     goto out;
   }
   char *err = NULL;
-  struct scenario *sc = load_scenario(argv[1], sets, &err);
-  if (!sc) {
+  struct points pts;
+  if (!load_points(argv[1], sets, NULL, &pts, &err)) {
     fprintf(stderr, "%s\n", err);
     g_free(err);
+    points_free(&pts);
     goto out;
   }
-  printf("%s: ok: workload %s, %zu polic%s, seed %" PRIu64 "\n", argv[1],
+  const struct scenario *sc = pts.sc[0];
+  printf("%s: ok: workload %s, %zu polic%s, seed %" PRIu64, argv[1],
          wl_type_of(sc)->params->name, sc->n_policies, sc->n_policies == 1 ? "y" : "ies",
          sc->seed);
-  scenario_free(sc);
+  if (pts.plan)
+    printf(", sweep of %zu point%s (%zu ax%s)", pts.n, pts.n == 1 ? "" : "s", pts.plan->n_axes,
+           pts.plan->n_axes == 1 ? "is" : "es");
+  printf("\n");
+  points_free(&pts);
   status = 0;
 out:
   g_strfreev(sets);
