@@ -87,18 +87,19 @@ static bool load_points(const char *path, char **sets, const guint64 *seed, stru
   if (sweep && !(p->plan = sw_plan_parse(sweep, err))) return false;
   size_t n = p->plan ? p->plan->n_points : 1;
   p->sc = g_new0(struct scenario *, n);
-  for (; p->n < n; p->n++) {
+  while (p->n < n) {
+    size_t i = p->n;
     struct sc_node *tree = sc_node_copy(p->base);
-    if (p->plan && !sw_apply_point(p->plan, p->n, tree, err)) {
+    if (p->plan && !sw_apply_point(p->plan, i, tree, err)) {
       sc_node_free(tree);
       return false;
     }
     struct scenario *sc = scenario_from_tree(tree, path, &wl_catalog, err);
     if (!sc) return false;
-    p->sc[p->n] = sc;
+    p->sc[p->n++] = sc;
     if (!wl_check_policies(sc, err)) return false;
     if (seed) sc->seed = *seed;
-    if (p->plan) sc->seed = sw_seed(sc->seed, sw_point_rep(p->plan, p->n));
+    if (p->plan) sc->seed = sw_seed(sc->seed, sw_point_rep(p->plan, i));
   }
   return true;
 }
