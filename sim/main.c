@@ -11,12 +11,13 @@
 #include "result.h"
 #include "scenario.h"
 #include "sweep.h"
+#include "sweep_run.h"
 #include "trace.h"
 #include "workload.h"
 
 #define EXIT_INPUT 2
 
-static const char *const commands[] = {"run", "validate", "params"};
+static const char *const commands[] = {"run", "sweep", "validate", "params"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -34,6 +35,7 @@ static void print_help(FILE *out) {
         "Simulates the control paths of multi-GPU, multi-node programs.\n\n"
         "Commands:\n"
         "  run SCENARIO       simulate every policy of a scenario and print the results\n"
+        "  sweep SCENARIO     run the points of a scenario's sweep: section in parallel\n"
         "  validate SCENARIO  check a scenario without running it\n"
         "  params [GROUP]     list every parameter with unit, default, range and doc\n\n"
         "Options:\n"
@@ -158,6 +160,130 @@ static bool write_results(const char *path, const struct sim_result_set *set,
   return ok;
 }
 
+/* Writes the results of every point (RUNS[i], N_RUNS[i] of point i) in
+ * point order: one row per (point, policy), with the axis columns. */
+static bool emit_points(const struct points *pts, struct sim_result *const *runs,
+                        const size_t *n_runs, const char *output, enum result_format fmt) {
+  size_t total = 0;
+  for (size_t i = 0; i < pts->n; i++) total += n_runs[i];
+  struct sim_result *flat = g_new0(struct sim_result, total ? total : 1);
+  uint64_t *seeds = g_new0(uint64_t, total ? total : 1);
+  GPtrArray *cols = axis_columns(pts->plan), *values = g_ptr_array_new();
+  GPtrArray *reps = g_ptr_array_new_with_free_func(g_free);
+  size_t k = 0;
+  for (size_t i = 0; i < pts->n; i++) {
+    for (size_t j = 0; j < n_runs[i]; j++, k++) {
+      flat[k] = runs[i][j];
+      seeds[k] = pts->sc[i]->seed;
+      if (pts->plan) axis_values(pts->plan, i, values, reps);
+    }
+  }
+  const struct scenario *sc0 = pts->sc[0];
+  struct sim_result_set set = {.scenario = sc0->name, .workload = wl_type_of(sc0)->params->name,
+                               .seed = sc0->seed, .runs = flat, .n_runs = total};
+  if (pts->plan) {
+    set.n_axes = cols->len;
+    set.axes = (const char *const *)cols->pdata;
+    set.axis_values = (const char *const *)values->pdata;
+    set.seeds = seeds;
+  }
+  bool ok = write_results(output, &set, fmt);
+  g_ptr_array_free(cols, TRUE);
+  g_ptr_array_free(values, TRUE);
+  g_ptr_array_free(reps, TRUE);
+  g_free(seeds);
+  g_free(flat);
+  return ok;
+}
+
+/* Runs every policy of point I of the struct points USER (a swr_point_fn). */
+static bool run_point(void *user, size_t i, struct sim_result **runs, size_t *n_runs, char **err) {
+  const struct points *pts = user;
+  const struct scenario *sc = pts->sc[i];
+  const struct wl_type *w = wl_type_of(sc);
+  *runs = g_new0(struct sim_result, sc->n_policies);
+  for (*n_runs = 0; *n_runs < sc->n_policies;) {
+    struct sim_result *r = &(*runs)[*n_runs];
+    sim_result_init(r, sc->policies[*n_runs]);
+    (*n_runs)++;
+    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = r->policy,
+                         .seed = sc->seed, .trace = NULL};
+    if (!w->run(&ctx, r, err)) return false;
+  }
+  return true;
+}
+
+static int cmd_sweep(int argc, char **argv) {
+  char **sets = NULL;
+  char *format = NULL, *seed_text = NULL, *output = NULL;
+  gint jobs = 0;
+  gboolean quiet = FALSE;
+  const GOptionEntry entries[] = {
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Points run at once (default: the cores)", "N"},
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+       "Write results to FILE (resumable through FILE.journal), not stdout", "FILE"},
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
+       "Output format: csv (default; json when --out ends in .json), json, table", "FORMAT"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
+       "PATH=VALUE"},
+      {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_text, "Override the scenario's seed", "N"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr", NULL},
+      {NULL}};
+  int status = EXIT_INPUT;
+  struct points pts = {0};
+  struct swr_results res = {0};
+  char *err = NULL, *journal = NULL, *fp = NULL;
+  enum result_format fmt = RESULT_CSV;
+  guint64 seed = 0;
+
+  if (!parse_options(&argc, &argv, "SCENARIO",
+                     "Run every point of a scenario's sweep: section on a thread pool.", entries))
+    goto out;
+  if (argc != 2) {
+    usage_error("sweep: expected one SCENARIO file, got %d arguments", argc - 1);
+    goto out;
+  }
+  if (format && !parse_format(format, &fmt)) {
+    usage_error("--format: expected table, csv or json, got %s", format);
+    goto out;
+  }
+  if (!format && output && g_str_has_suffix(output, ".json")) fmt = RESULT_JSON;
+  if (jobs < 0 || jobs > 4096) {
+    usage_error("--jobs: expected a count in [1, 4096], got %d", jobs);
+    goto out;
+  }
+  if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL)) {
+    usage_error("--seed: expected a non-negative integer, got %s", seed_text);
+    goto out;
+  }
+  if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
+  fp = sw_fingerprint(pts.base, seed_text ? seed_text : "");
+  journal = output ? g_strdup_printf("%s.journal", output) : NULL;
+  struct swr_opts o = {.n_points = pts.n,
+                       .jobs = jobs ? (unsigned)jobs : (unsigned)g_get_num_processors(),
+                       .journal = journal,
+                       .fingerprint = fp,
+                       .progress = quiet ? SWR_QUIET : SWR_AUTO};
+  enum swr_status st = swr_run(&o, run_point, &pts, &res, &err);
+  status = (int)st;
+  if (st != SWR_DONE) goto out;
+  status = emit_points(&pts, res.runs, res.n_runs, output, fmt) ? 0 : 1;
+  if (status == 0 && journal) g_unlink(journal);
+
+out:
+  if (err) fprintf(stderr, "%s\n", err);
+  swr_results_clear(&res);
+  points_free(&pts);
+  g_free(err);
+  g_free(journal);
+  g_free(fp);
+  g_strfreev(sets);
+  g_free(format);
+  g_free(seed_text);
+  g_free(output);
+  return status;
+}
+
 static int cmd_run(int argc, char **argv) {
   char **sets = NULL;
   char *format = NULL, *trace_path = NULL, *seed_text = NULL, *output = NULL;
@@ -175,12 +301,9 @@ static int cmd_run(int argc, char **argv) {
   int status = EXIT_INPUT;
   struct points pts = {0};
   struct trace *trace = NULL;
-  struct sim_result *runs = NULL;
-  size_t n_runs = 0;
+  struct swr_results prs = {0};
   char *err = NULL;
   enum result_format fmt;
-  GPtrArray *values = g_ptr_array_new(), *reps = g_ptr_array_new_with_free_func(g_free);
-  GPtrArray *cols = NULL;
 
   if (!parse_options(&argc, &argv, "SCENARIO",
                      "Simulate every policy of a scenario (of each point of its sweep).", entries))
@@ -201,43 +324,27 @@ static int cmd_run(int argc, char **argv) {
     goto out;
   }
   if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
-  cols = axis_columns(pts.plan);
   if (trace_path && !(trace = trace_open(trace_path, &err))) {
     status = 1;
     goto out;
   }
-  size_t total = 0;
-  for (size_t i = 0; i < pts.n; i++) total += pts.sc[i]->n_policies;
-  runs = g_new0(struct sim_result, total);
-  uint64_t *seeds = g_new0(uint64_t, total);
+  prs.runs = g_new0(struct sim_result *, pts.n);
+  prs.n_runs = g_new0(size_t, pts.n);
+  prs.n_points = pts.n;
   for (size_t i = 0; i < pts.n; i++) {
     const struct scenario *sc = pts.sc[i];
     const struct wl_type *w = wl_type_of(sc);
+    prs.runs[i] = g_new0(struct sim_result, sc->n_policies);
     for (size_t k = 0; k < sc->n_policies; k++) {
-      struct sim_result *r = &runs[n_runs];
+      struct sim_result *r = &prs.runs[i][k];
       sim_result_init(r, sc->policies[k]);
-      seeds[n_runs++] = sc->seed;
+      prs.n_runs[i]++;
       struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
                            .seed = sc->seed, .trace = trace};
-      if (pts.plan) axis_values(pts.plan, i, values, reps);
-      if (!w->run(&ctx, r, &err)) {
-        g_free(seeds);
-        goto out;
-      }
+      if (!w->run(&ctx, r, &err)) goto out;
     }
   }
-  const struct scenario *sc0 = pts.sc[0];
-  struct sim_result_set set = {.scenario = sc0->name, .workload = wl_type_of(sc0)->params->name,
-                               .seed = sc0->seed, .runs = runs, .n_runs = n_runs};
-  if (pts.plan) {
-    set.seed = pts.sc[0]->seed;
-    set.n_axes = cols->len;
-    set.axes = (const char *const *)cols->pdata;
-    set.axis_values = (const char *const *)values->pdata;
-    set.seeds = seeds;
-  }
-  status = write_results(output, &set, fmt) ? 0 : 1;
-  g_free(seeds);
+  status = emit_points(&pts, prs.runs, prs.n_runs, output, fmt) ? 0 : 1;
   if (trace) {
     struct trace *t = trace;
     trace = NULL;
@@ -248,11 +355,7 @@ static int cmd_run(int argc, char **argv) {
 out:
   if (err) fprintf(stderr, "%s\n", err);
   if (trace) trace_abort(trace);
-  for (size_t i = 0; i < n_runs; i++) sim_result_clear(&runs[i]);
-  g_free(runs);
-  if (cols) g_ptr_array_free(cols, TRUE);
-  g_ptr_array_free(values, TRUE);
-  g_ptr_array_free(reps, TRUE);
+  swr_results_clear(&prs);
   points_free(&pts);
   g_free(err);
   g_strfreev(sets);
@@ -345,9 +448,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
   if (!strcmp(cmd, "params")) return cmd_params(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
-  return usage_error("expected a command (run, validate, params)%s%s%s, got '%s'",
+  return usage_error("expected a command (run, sweep, validate, params)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }

@@ -266,3 +266,24 @@ bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, cha
 }
 
 uint64_t sw_seed(uint64_t base, size_t rep) { return rep ? rng_derive(base, rep) : base; }
+
+static void hash_node(GChecksum *h, const struct sc_node *n) {
+  char tag[32];
+  g_snprintf(tag, sizeof tag, "%d:%zu:%zu:%d:", (int)n->kind, n->n_pairs, n->n_items, n->quoted);
+  g_checksum_update(h, (const guchar *)tag, -1);
+  if (n->kind == SC_SCALAR) g_checksum_update(h, (const guchar *)n->scalar, (gssize)strlen(n->scalar) + 1);
+  for (size_t i = 0; i < n->n_pairs; i++) {
+    g_checksum_update(h, (const guchar *)n->pairs[i].key, (gssize)strlen(n->pairs[i].key) + 1);
+    hash_node(h, n->pairs[i].value);
+  }
+  for (size_t i = 0; i < n->n_items; i++) hash_node(h, n->items[i]);
+}
+
+char *sw_fingerprint(const struct sc_node *root, const char *extra) {
+  GChecksum *h = g_checksum_new(G_CHECKSUM_SHA256);
+  hash_node(h, root);
+  if (extra) g_checksum_update(h, (const guchar *)extra, -1);
+  char *hex = g_strdup(g_checksum_get_string(h));
+  g_checksum_free(h);
+  return hex;
+}

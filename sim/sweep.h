@@ -47,4 +47,8 @@ bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, cha
  * repetition 0, rng_derive(BASE, REP) after. */
 uint64_t sw_seed(uint64_t base, size_t rep);
 
+/* A hex SHA-256 of tree ROOT (keys, values, quoting; not the marks) and
+ * EXTRA: what a sweep journal was written for (g_free). */
+char *sw_fingerprint(const struct sc_node *root, const char *extra);
+
 #endif
