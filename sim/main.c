@@ -10,12 +10,14 @@
 
 #include "result.h"
 #include "scenario.h"
+#include "sweep.h"
+#include "sweep_run.h"
 #include "trace.h"
 #include "workload.h"
 
 #define EXIT_INPUT 2
 
-static const char *const commands[] = {"run", "validate", "params"};
+static const char *const commands[] = {"run", "sweep", "validate", "params"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -33,6 +35,7 @@ static void print_help(FILE *out) {
         "Simulates the control paths of multi-GPU, multi-node programs.\n\n"
         "Commands:\n"
         "  run SCENARIO       simulate every policy of a scenario and print the results\n"
+        "  sweep SCENARIO     run the points of a scenario's sweep: section in parallel\n"
         "  validate SCENARIO  check a scenario without running it\n"
         "  params [GROUP]     list every parameter with unit, default, range and doc\n\n"
         "Options:\n"
@@ -57,14 +60,72 @@ static bool parse_options(int *argc, char ***argv, const char *params, const cha
   return ok;
 }
 
-static struct scenario *load_scenario(const char *path, char **sets, char **err) {
+/* A scenario's points: one without a `sweep:` section, else one per sweep
+ * point, each bound (and so checked) before anything runs. */
+struct points {
+  struct sc_node *base;  /* the loaded tree, holding the sweep section */
+  struct sw_plan *plan;  /* NULL: no sweep */
+  struct scenario **sc;
+  size_t n;
+};
+
+static void points_free(struct points *p) {
+  for (size_t i = 0; i < p->n; i++) scenario_free(p->sc[i]);
+  g_free(p->sc);
+  sw_plan_free(p->plan);
+  sc_node_free(p->base);
+  *p = (struct points){0};
+}
+
+/* Loads PATH with SETS and binds every point; SEED, if not NULL, replaces
+ * the scenario's seed before repetitions derive theirs. */
+static bool load_points(const char *path, char **sets, const guint64 *seed, struct points *p,
+                        char **err) {
   size_t n_sets = sets ? g_strv_length(sets) : 0;
-  struct scenario *sc = scenario_load(path, (const char *const *)sets, n_sets, &wl_catalog, err);
-  if (sc && !wl_check_policies(sc, err)) {
-    scenario_free(sc);
-    sc = NULL;
+  *p = (struct points){0};
+  p->base = sc_load_scenario_tree(path, (const char *const *)sets, n_sets, err);
+  if (!p->base) return false;
+  const struct sc_node *sweep = sc_map_get(p->base, "sweep");
+  if (sweep && !(p->plan = sw_plan_parse(sweep, err))) return false;
+  size_t n = p->plan ? p->plan->n_points : 1;
+  p->sc = g_new0(struct scenario *, n);
+  while (p->n < n) {
+    size_t i = p->n;
+    struct sc_node *tree = sc_node_copy(p->base);
+    if (p->plan && !sw_apply_point(p->plan, i, tree, err)) {
+      sc_node_free(tree);
+      return false;
+    }
+    struct scenario *sc = scenario_from_tree(tree, path, &wl_catalog, err);
+    if (!sc) return false;
+    p->sc[p->n++] = sc;
+    if (!wl_check_policies(sc, err)) return false;
+    if (seed) sc->seed = *seed;
+    if (p->plan) sc->seed = sw_seed(sc->seed, sw_point_rep(p->plan, i));
   }
-  return sc;
+  return true;
+}
+
+/* The result columns of the sweep axes: each axis path but `policy` (the
+ * policy column shows it), and `rep` when points repeat. */
+static GPtrArray *axis_columns(const struct sw_plan *plan) {
+  GPtrArray *cols = g_ptr_array_new();
+  for (size_t a = 0; plan && a < plan->n_axes; a++)
+    if (strcmp(plan->axes[a].path, "policy")) g_ptr_array_add(cols, plan->axes[a].path);
+  if (plan && plan->repeat > 1) g_ptr_array_add(cols, (gpointer) "rep");
+  return cols;
+}
+
+/* Appends point I's axis values (borrowed, or a rep number kept in REPS) to
+ * VALUES in the order of axis_columns. */
+static void axis_values(const struct sw_plan *plan, size_t i, GPtrArray *values, GPtrArray *reps) {
+  for (size_t a = 0; a < plan->n_axes; a++)
+    if (strcmp(plan->axes[a].path, "policy")) g_ptr_array_add(values, (gpointer)sw_point_label(plan, i, a));
+  if (plan->repeat > 1) {
+    char *r = g_strdup_printf("%zu", sw_point_rep(plan, i));
+    g_ptr_array_add(reps, r);
+    g_ptr_array_add(values, r);
+  }
 }
 
 static bool parse_format(const char *text, enum result_format *fmt) {
@@ -99,6 +160,130 @@ static bool write_results(const char *path, const struct sim_result_set *set,
   return ok;
 }
 
+/* Writes the results of every point (RUNS[i], N_RUNS[i] of point i) in
+ * point order: one row per (point, policy), with the axis columns. */
+static bool emit_points(const struct points *pts, struct sim_result *const *runs,
+                        const size_t *n_runs, const char *output, enum result_format fmt) {
+  size_t total = 0;
+  for (size_t i = 0; i < pts->n; i++) total += n_runs[i];
+  struct sim_result *flat = g_new0(struct sim_result, total ? total : 1);
+  uint64_t *seeds = g_new0(uint64_t, total ? total : 1);
+  GPtrArray *cols = axis_columns(pts->plan), *values = g_ptr_array_new();
+  GPtrArray *reps = g_ptr_array_new_with_free_func(g_free);
+  size_t k = 0;
+  for (size_t i = 0; i < pts->n; i++) {
+    for (size_t j = 0; j < n_runs[i]; j++, k++) {
+      flat[k] = runs[i][j];
+      seeds[k] = pts->sc[i]->seed;
+      if (pts->plan) axis_values(pts->plan, i, values, reps);
+    }
+  }
+  const struct scenario *sc0 = pts->sc[0];
+  struct sim_result_set set = {.scenario = sc0->name, .workload = wl_type_of(sc0)->params->name,
+                               .seed = sc0->seed, .runs = flat, .n_runs = total};
+  if (pts->plan) {
+    set.n_axes = cols->len;
+    set.axes = (const char *const *)cols->pdata;
+    set.axis_values = (const char *const *)values->pdata;
+    set.seeds = seeds;
+  }
+  bool ok = write_results(output, &set, fmt);
+  g_ptr_array_free(cols, TRUE);
+  g_ptr_array_free(values, TRUE);
+  g_ptr_array_free(reps, TRUE);
+  g_free(seeds);
+  g_free(flat);
+  return ok;
+}
+
+/* Runs every policy of point I of the struct points USER (a swr_point_fn). */
+static bool run_point(void *user, size_t i, struct sim_result **runs, size_t *n_runs, char **err) {
+  const struct points *pts = user;
+  const struct scenario *sc = pts->sc[i];
+  const struct wl_type *w = wl_type_of(sc);
+  *runs = g_new0(struct sim_result, sc->n_policies);
+  for (*n_runs = 0; *n_runs < sc->n_policies;) {
+    struct sim_result *r = &(*runs)[*n_runs];
+    sim_result_init(r, sc->policies[*n_runs]);
+    (*n_runs)++;
+    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = r->policy,
+                         .seed = sc->seed, .trace = NULL};
+    if (!w->run(&ctx, r, err)) return false;
+  }
+  return true;
+}
+
+static int cmd_sweep(int argc, char **argv) {
+  char **sets = NULL;
+  char *format = NULL, *seed_text = NULL, *output = NULL;
+  gint jobs = 0;
+  gboolean quiet = FALSE;
+  const GOptionEntry entries[] = {
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Points run at once (default: the cores)", "N"},
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+       "Write results to FILE (resumable through FILE.journal), not stdout", "FILE"},
+      {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
+       "Output format: csv (default; json when --out ends in .json), json, table", "FORMAT"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
+       "PATH=VALUE"},
+      {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_text, "Override the scenario's seed", "N"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr", NULL},
+      {NULL}};
+  int status = EXIT_INPUT;
+  struct points pts = {0};
+  struct swr_results res = {0};
+  char *err = NULL, *journal = NULL, *fp = NULL;
+  enum result_format fmt = RESULT_CSV;
+  guint64 seed = 0;
+
+  if (!parse_options(&argc, &argv, "SCENARIO",
+                     "Run every point of a scenario's sweep: section on a thread pool.", entries))
+    goto out;
+  if (argc != 2) {
+    usage_error("sweep: expected one SCENARIO file, got %d arguments", argc - 1);
+    goto out;
+  }
+  if (format && !parse_format(format, &fmt)) {
+    usage_error("--format: expected table, csv or json, got %s", format);
+    goto out;
+  }
+  if (!format && output && g_str_has_suffix(output, ".json")) fmt = RESULT_JSON;
+  if (jobs < 0 || jobs > 4096) {
+    usage_error("--jobs: expected a count in [1, 4096], got %d", jobs);
+    goto out;
+  }
+  if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL)) {
+    usage_error("--seed: expected a non-negative integer, got %s", seed_text);
+    goto out;
+  }
+  if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
+  fp = sw_fingerprint(pts.base, seed_text ? seed_text : "");
+  journal = output ? g_strdup_printf("%s.journal", output) : NULL;
+  struct swr_opts o = {.n_points = pts.n,
+                       .jobs = jobs ? (unsigned)jobs : (unsigned)g_get_num_processors(),
+                       .journal = journal,
+                       .fingerprint = fp,
+                       .progress = quiet ? SWR_QUIET : SWR_AUTO};
+  enum swr_status st = swr_run(&o, run_point, &pts, &res, &err);
+  status = (int)st;
+  if (st != SWR_DONE) goto out;
+  status = emit_points(&pts, res.runs, res.n_runs, output, fmt) ? 0 : 1;
+  if (status == 0 && journal) g_unlink(journal);
+
+out:
+  if (err) fprintf(stderr, "%s\n", err);
+  swr_results_clear(&res);
+  points_free(&pts);
+  g_free(err);
+  g_free(journal);
+  g_free(fp);
+  g_strfreev(sets);
+  g_free(format);
+  g_free(seed_text);
+  g_free(output);
+  return status;
+}
+
 static int cmd_run(int argc, char **argv) {
   char **sets = NULL;
   char *format = NULL, *trace_path = NULL, *seed_text = NULL, *output = NULL;
@@ -114,14 +299,14 @@ static int cmd_run(int argc, char **argv) {
        "FILE"},
       {NULL}};
   int status = EXIT_INPUT;
-  struct scenario *sc = NULL;
+  struct points pts = {0};
   struct trace *trace = NULL;
-  struct sim_result *runs = NULL;
-  size_t n_runs = 0;
+  struct swr_results prs = {0};
   char *err = NULL;
   enum result_format fmt;
 
-  if (!parse_options(&argc, &argv, "SCENARIO", "Simulate every policy of a scenario.", entries))
+  if (!parse_options(&argc, &argv, "SCENARIO",
+                     "Simulate every policy of a scenario (of each point of its sweep).", entries))
     goto out;
   if (argc != 2) {
     usage_error("run: expected one SCENARIO file, got %d arguments", argc - 1);
@@ -138,28 +323,28 @@ static int cmd_run(int argc, char **argv) {
     g_error_free(gerr);
     goto out;
   }
-  sc = load_scenario(argv[1], sets, &err);
-  if (!sc) goto out;
-  if (seed_text) sc->seed = seed;
+  if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
   if (trace_path && !(trace = trace_open(trace_path, &err))) {
     status = 1;
     goto out;
   }
-  const struct wl_type *w = wl_type_of(sc);
-  runs = g_new0(struct sim_result, sc->n_policies);
-  for (; n_runs < sc->n_policies; n_runs++) {
-    struct sim_result *r = &runs[n_runs];
-    sim_result_init(r, sc->policies[n_runs]);
-    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[n_runs],
-                         .seed = sc->seed, .trace = trace};
-    if (!w->run(&ctx, r, &err)) {
-      n_runs++;
-      goto out;
+  prs.runs = g_new0(struct sim_result *, pts.n);
+  prs.n_runs = g_new0(size_t, pts.n);
+  prs.n_points = pts.n;
+  for (size_t i = 0; i < pts.n; i++) {
+    const struct scenario *sc = pts.sc[i];
+    const struct wl_type *w = wl_type_of(sc);
+    prs.runs[i] = g_new0(struct sim_result, sc->n_policies);
+    for (size_t k = 0; k < sc->n_policies; k++) {
+      struct sim_result *r = &prs.runs[i][k];
+      sim_result_init(r, sc->policies[k]);
+      prs.n_runs[i]++;
+      struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
+                           .seed = sc->seed, .trace = trace};
+      if (!w->run(&ctx, r, &err)) goto out;
     }
   }
-  struct sim_result_set set = {.scenario = sc->name, .workload = w->params->name,
-                               .seed = sc->seed, .runs = runs, .n_runs = n_runs};
-  status = write_results(output, &set, fmt) ? 0 : 1;
+  status = emit_points(&pts, prs.runs, prs.n_runs, output, fmt) ? 0 : 1;
   if (trace) {
     struct trace *t = trace;
     trace = NULL;
@@ -170,9 +355,8 @@ static int cmd_run(int argc, char **argv) {
 out:
   if (err) fprintf(stderr, "%s\n", err);
   if (trace) trace_abort(trace);
-  for (size_t i = 0; i < n_runs; i++) sim_result_clear(&runs[i]);
-  g_free(runs);
-  scenario_free(sc);
+  swr_results_clear(&prs);
+  points_free(&pts);
   g_free(err);
   g_strfreev(sets);
   g_free(format);
@@ -196,16 +380,22 @@ static int cmd_validate(int argc, char **argv) {
     goto out;
   }
   char *err = NULL;
-  struct scenario *sc = load_scenario(argv[1], sets, &err);
-  if (!sc) {
+  struct points pts;
+  if (!load_points(argv[1], sets, NULL, &pts, &err)) {
     fprintf(stderr, "%s\n", err);
     g_free(err);
+    points_free(&pts);
     goto out;
   }
-  printf("%s: ok: workload %s, %zu polic%s, seed %" PRIu64 "\n", argv[1],
+  const struct scenario *sc = pts.sc[0];
+  printf("%s: ok: workload %s, %zu polic%s, seed %" PRIu64, argv[1],
          wl_type_of(sc)->params->name, sc->n_policies, sc->n_policies == 1 ? "y" : "ies",
          sc->seed);
-  scenario_free(sc);
+  if (pts.plan)
+    printf(", sweep of %zu point%s (%zu ax%s)", pts.n, pts.n == 1 ? "" : "s", pts.plan->n_axes,
+           pts.plan->n_axes == 1 ? "is" : "es");
+  printf("\n");
+  points_free(&pts);
   status = 0;
 out:
   g_strfreev(sets);
@@ -258,9 +448,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
   if (!strcmp(cmd, "params")) return cmd_params(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
-  return usage_error("expected a command (run, validate, params)%s%s%s, got '%s'",
+  return usage_error("expected a command (run, sweep, validate, params)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }

@@ -68,6 +68,17 @@ static void write_json(FILE *out, const struct sim_result_set *set) {
   for (size_t i = 0; i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i];
     fputs(i ? ",\n    {" : "\n    {", out);
+    if (set->seeds) fprintf(out, "\"seed\": %" PRIu64 ", ", set->seeds[i]);
+    if (set->n_axes) {
+      fputs("\"axes\": {", out);
+      for (size_t a = 0; a < set->n_axes; a++) {
+        if (a) fputs(", ", out);
+        put_json_string(out, set->axes[a]);
+        fputs(": ", out);
+        put_json_string(out, set->axis_values[i * set->n_axes + a]);
+      }
+      fputs("}, ", out);
+    }
     fputs("\"policy\": ", out);
     put_json_string(out, r->policy);
     fprintf(out, ", \"total_time_ps\": %" PRId64 ", \"events\": %" PRIu64 ",\n     \"phases\": ",
@@ -96,7 +107,12 @@ static void put_csv_field(FILE *out, const char *s) {
 static void write_csv(FILE *out, const struct sim_result_set *set) {
   GPtrArray *phases = union_keys(set, offsetof(struct sim_result, phases));
   GPtrArray *counters = union_keys(set, offsetof(struct sim_result, counters));
-  fputs("scenario,workload,seed,policy,total_time_ps,events", out);
+  fputs("scenario,workload,seed", out);
+  for (size_t a = 0; a < set->n_axes; a++) {
+    fputc(',', out);
+    put_csv_field(out, set->axes[a]);
+  }
+  fputs(",policy,total_time_ps,events", out);
   for (guint j = 0; j < phases->len; j++) fprintf(out, ",phase_%s_ps", (char *)phases->pdata[j]);
   for (guint j = 0; j < counters->len; j++) {
     fputc(',', out);
@@ -108,7 +124,11 @@ static void write_csv(FILE *out, const struct sim_result_set *set) {
     put_csv_field(out, set->scenario);
     fputc(',', out);
     put_csv_field(out, set->workload);
-    fprintf(out, ",%" PRIu64 ",", set->seed);
+    fprintf(out, ",%" PRIu64 ",", set->seeds ? set->seeds[i] : set->seed);
+    for (size_t a = 0; a < set->n_axes; a++) {
+      put_csv_field(out, set->axis_values[i * set->n_axes + a]);
+      fputc(',', out);
+    }
     put_csv_field(out, r->policy);
     fprintf(out, ",%" PRId64 ",%" PRIu64, r->total_ps, r->events);
     for (guint j = 0; j < phases->len; j++) {
@@ -154,12 +174,24 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
   fprintf(out, "scenario %s, workload %s, seed %" PRIu64 "\n\n", set->scenario, set->workload,
           set->seed);
   GPtrArray *phases = union_keys(set, offsetof(struct sim_result, phases));
+  bool sweep = set->n_axes || set->seeds;
+  int *widths = g_new0(int, set->n_axes + 1);
+  for (size_t a = 0; a < set->n_axes; a++) {
+    widths[a] = (int)strlen(set->axes[a]);
+    for (size_t i = 0; i < set->n_runs; i++)
+      widths[a] = MAX(widths[a], (int)strlen(set->axis_values[i * set->n_axes + a]));
+  }
+  if (set->seeds) fprintf(out, "%-20s ", "seed");
+  for (size_t a = 0; a < set->n_axes; a++) fprintf(out, "%-*s ", widths[a], set->axes[a]);
   fprintf(out, "%-10s %14s", "policy", "total");
   for (guint j = 0; j < phases->len; j++) fprintf(out, " %14s", (char *)phases->pdata[j]);
   fputc('\n', out);
   for (size_t i = 0; i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i];
     char buf[64];
+    if (set->seeds) fprintf(out, "%-20" PRIu64 " ", set->seeds[i]);
+    for (size_t a = 0; a < set->n_axes; a++)
+      fprintf(out, "%-*s ", widths[a], set->axis_values[i * set->n_axes + a]);
     fprintf(out, "%-10s %14s", r->policy, human_time(r->total_ps, buf, sizeof buf));
     for (guint j = 0; j < phases->len; j++) {
       const struct sim_report_entry *en = sim_report_find(&r->phases, phases->pdata[j]);
@@ -169,7 +201,8 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
     fputc('\n', out);
   }
   g_ptr_array_free(phases, TRUE);
-  for (size_t i = 0; i < set->n_runs; i++) {
+  g_free(widths);
+  for (size_t i = 0; !sweep && i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i];
     fprintf(out, "\n%s: %" PRIu64 " events\n", r->policy, r->events);
     for (size_t k = 0; k < r->counters.n; k++) {

@@ -27,6 +27,13 @@ struct sim_result_set {
   uint64_t seed;
   const struct sim_result *runs;
   size_t n_runs;
+  /* A sweep (n_axes > 0 or seeds): columns AXES between the seed and the
+   * policy, run I's values at AXIS_VALUES[I * n_axes + axis], its seed at
+   * SEEDS[I]. The table then shows no per-run counters. */
+  size_t n_axes;
+  const char *const *axes;
+  const char *const *axis_values;
+  const uint64_t *seeds;
 };
 
 enum result_format { RESULT_TABLE, RESULT_CSV, RESULT_JSON };

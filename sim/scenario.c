@@ -16,8 +16,8 @@
 /* Deeper documents are refused rather than risking the stack. */
 #define SC_MAX_DEPTH 200
 
-static const char *const top_keys[] = {"include",  "name",     "seed",     "hardware",
-                                       "workload", "policies", "overrides"};
+static const char *const top_keys[] = {"include",  "name",      "seed",  "hardware", "workload",
+                                       "policies", "overrides", "sweep", "plot"};
 
 /* ---- messages ---- */
 
@@ -115,6 +115,23 @@ void sc_node_free(struct sc_node *n) {
   g_free(n->items);
   g_free(n->scalar);
   g_free(n);
+}
+
+struct sc_node *sc_node_copy(const struct sc_node *n) {
+  struct sc_node *c = new_node(n->kind, n->file, n->line, n->col);
+  g_free(c->scalar);
+  c->scalar = g_strdup(n->scalar);
+  c->quoted = n->quoted;
+  c->pairs = g_new0(struct sc_pair, n->n_pairs);
+  for (size_t i = 0; i < n->n_pairs; i++) {
+    const struct sc_pair *p = &n->pairs[i];
+    c->pairs[i] = (struct sc_pair){g_strdup(p->key), p->file, p->line, p->col, sc_node_copy(p->value)};
+  }
+  c->n_pairs = n->n_pairs;
+  c->items = g_new0(struct sc_node *, n->n_items);
+  for (size_t i = 0; i < n->n_items; i++) c->items[i] = sc_node_copy(n->items[i]);
+  c->n_items = n->n_items;
+  return c;
 }
 
 static struct sc_pair *find_pair(const struct sc_node *m, const char *key) {
@@ -657,6 +674,20 @@ bool sc_apply_set(struct sc_node *root, const char *assignment, char **err) {
   return ok;
 }
 
+bool sc_put(struct sc_node *root, const char *path, struct sc_node *value,
+            const struct sc_node *at, char **err) {
+  char **comps = split_path(path, strlen(path));
+  if (!comps || !root || root->kind != SC_MAP) {
+    *err = sc_error_at(at, path, "expected a dotted parameter path, got '%s'", path);
+    g_strfreev(comps);
+    sc_node_free(value);
+    return false;
+  }
+  bool ok = put_path(root, comps, value, at->file, at->line, at->col, err);
+  g_strfreev(comps);
+  return ok;
+}
+
 /* Applies the map OV (consumed) of dotted paths to values onto ROOT. */
 static bool apply_overrides(struct sc_node *root, struct sc_node *ov, char **err) {
   bool ok = true;
@@ -942,20 +973,35 @@ static bool load_policies(struct scenario *s, char **err) {
   return true;
 }
 
-struct scenario *scenario_load(const char *path, const char *const *sets, size_t n_sets,
-                               const struct sc_catalog *cat, char **err) {
+struct sc_node *sc_load_scenario_tree(const char *path, const char *const *sets, size_t n_sets,
+                                      char **err) {
+  struct sc_node *root = sc_load_file(path, err);
+  if (root && !apply_assignments(root, sets, n_sets, err)) {
+    sc_node_free(root);
+    root = NULL;
+  }
+  return root;
+}
+
+struct scenario *scenario_from_tree(struct sc_node *root, const char *path,
+                                    const struct sc_catalog *cat, char **err) {
   struct scenario *s = g_new0(struct scenario, 1);
   s->path = g_strdup(path);
   s->seed = 1;
   s->catalog = cat;
   s->hardware = g_new0(void *, cat->n_hardware + 1);
-  s->root = sc_load_file(path, err);
-  bool ok = s->root && apply_assignments(s->root, sets, n_sets, err) &&
-            check_top_keys(s->root, err) && load_name(s, err) && load_seed(s, err) &&
+  s->root = root;
+  bool ok = check_top_keys(s->root, err) && load_name(s, err) && load_seed(s, err) &&
             load_hardware(s, err) && load_workload(s, err) && load_policies(s, err);
   if (ok) return s;
   scenario_free(s);
   return NULL;
+}
+
+struct scenario *scenario_load(const char *path, const char *const *sets, size_t n_sets,
+                               const struct sc_catalog *cat, char **err) {
+  struct sc_node *root = sc_load_scenario_tree(path, sets, n_sets, err);
+  return root ? scenario_from_tree(root, path, cat, err) : NULL;
 }
 
 void scenario_free(struct scenario *s) {

@@ -51,6 +51,15 @@ bool sc_apply_set(struct sc_node *root, const char *assignment, char **err);
 
 void sc_node_free(struct sc_node *n);
 
+/* A deep copy of N, marks included (sc_node_free). */
+struct sc_node *sc_node_copy(const struct sc_node *n);
+
+/* Puts VALUE (consumed) at the dotted PATH under map ROOT as --set does,
+ * creating maps on the way; the key written is marked with AT's location
+ * (a sweep axis), the value keeps its own marks. */
+bool sc_put(struct sc_node *root, const char *path, struct sc_node *value,
+            const struct sc_node *at, char **err);
+
 /* The value under KEY in map M, or NULL (also when M is not a map). */
 const struct sc_node *sc_map_get(const struct sc_node *m, const char *key);
 
@@ -92,10 +101,20 @@ struct scenario {
   struct sc_node *root; /* the merged tree, for later checks */
 };
 
+/* Loads PATH with its includes and applies its `overrides:` and SETS: the
+ * tree that scenario_from_tree binds (sc_node_free). NULL and *ERR on error. */
+struct sc_node *sc_load_scenario_tree(const char *path, const char *const *sets, size_t n_sets,
+                                      char **err);
+
+/* Binds tree ROOT (consumed, also on error) loaded from PATH. */
+struct scenario *scenario_from_tree(struct sc_node *root, const char *path,
+                                    const struct sc_catalog *cat, char **err);
+
 /* Loads, merges, applies SETS (N_SETS "path=value" strings, then the file's
  * `overrides:`, the command line winning) and binds a whole scenario.
  * Top-level keys: include, name, seed, hardware, workload (required, with
- * `kind`), policies, overrides. Returns NULL and sets *ERR on any error. */
+ * `kind`), policies, overrides, and `sweep` and `plot` (read by sweep.h and
+ * tools/reproduce.sh, ignored here). Returns NULL and sets *ERR on any error. */
 struct scenario *scenario_load(const char *path, const char *const *sets, size_t n_sets,
                                const struct sc_catalog *cat, char **err);
 

@@ -1,0 +1,289 @@
+/* Sweep sections (see sweep.h): parsing with marks, range expansion, point
+ * indexing and seed derivation. */
+#include "sweep.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "rng.h"
+
+/* Repetitions and points are capped so that a typo cannot ask for 10^12 runs. */
+#define SW_MAX_POINTS 10000000u
+#define SW_MAX_STEPS 1000000u
+
+static const char *const sweep_keys[] = {"axes", "combine", "repeat"};
+static const char *const axis_keys[] = {"path", "values", "range"};
+static const char *const range_keys[] = {"from", "to", "steps", "scale"};
+
+static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {
+  const char *got = !n                     ? "nothing"
+                    : n->kind == SC_MAP    ? "a mapping"
+                    : n->kind == SC_SEQ    ? "a sequence"
+                    : !*n->scalar          ? "an empty value"
+                                           : NULL;
+  if (got) *err = sc_error_at(n, path, "expected %s, got %s", want, got);
+  else *err = sc_error_at(n, path, "expected %s, got '%s'", want, n->scalar);
+  return false;
+}
+
+/* Every key of map M is one of KEYS. */
+static bool check_keys(const struct sc_node *m, const char *path, const char *const *keys,
+                       size_t n_keys, char **err) {
+  for (size_t i = 0; i < m->n_pairs; i++) {
+    const struct sc_pair *p = &m->pairs[i];
+    bool known = false;
+    for (size_t k = 0; k < n_keys; k++) known = known || !strcmp(p->key, keys[k]);
+    if (known) continue;
+    GString *list = g_string_new(NULL);
+    for (size_t k = 0; k < n_keys; k++) g_string_append_printf(list, "%s%s", k ? ", " : "", keys[k]);
+    char *kpath = g_strdup_printf("%s.%s", path, p->key);
+    struct sc_node at = {.file = p->file, .line = p->line, .col = p->col};
+    *err = sc_error_at(&at, kpath, "expected one of %s, got '%s'", list->str, p->key);
+    g_free(kpath);
+    g_string_free(list, TRUE);
+    return false;
+  }
+  return true;
+}
+
+/* A whole number in [LO, HI] from scalar N. */
+static bool parse_count(const struct sc_node *n, const char *path, guint64 lo, guint64 hi,
+                        size_t *out, char **err) {
+  guint64 v = 0;
+  if (!n || n->kind != SC_SCALAR ||
+      !g_ascii_string_to_unsigned(n->scalar, 10, lo, hi, &v, NULL)) {
+    char *want = g_strdup_printf("an integer in [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "]",
+                                 lo, hi);
+    fail(err, n, path, want);
+    g_free(want);
+    return false;
+  }
+  *out = (size_t)v;
+  return true;
+}
+
+/* "2.5us" -> 2.5 and "us". */
+static bool parse_number_unit(const struct sc_node *n, const char *path, double *v, char **unit,
+                              char **err) {
+  if (!n || n->kind != SC_SCALAR) return fail(err, n, path, "a number, with a unit or not");
+  char *end = NULL;
+  *v = g_ascii_strtod(n->scalar, &end);
+  if (end == n->scalar || !isfinite(*v)) return fail(err, n, path, "a number, with a unit or not");
+  *unit = g_strstrip(g_strdup(end));
+  return true;
+}
+
+/* Prints V (a whole number when it is one, to 1e-9) followed by UNIT. */
+static char *format_step(double v, const char *unit) {
+  double r = round(v);
+  if (fabs(v - r) <= 1e-9 * fmax(1.0, fabs(v)) && fabs(r) < 9e15)
+    return g_strdup_printf("%.0f%s", r, unit);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(buf, sizeof buf, "%.10g", v);
+  return g_strdup_printf("%s%s", buf, unit);
+}
+
+static bool parse_range(const struct sc_node *r, const char *path, struct sw_axis *ax, char **err) {
+  if (r->kind != SC_MAP)
+    return fail(err, r, path, "a mapping {from, to, steps, scale: linear|log}");
+  if (!check_keys(r, path, range_keys, G_N_ELEMENTS(range_keys), err)) return false;
+  char *fpath = g_strdup_printf("%s.from", path), *tpath = g_strdup_printf("%s.to", path);
+  char *spath = g_strdup_printf("%s.steps", path), *cpath = g_strdup_printf("%s.scale", path);
+  const struct sc_node *from = sc_map_get(r, "from"), *to = sc_map_get(r, "to");
+  const struct sc_node *steps = sc_map_get(r, "steps"), *scale = sc_map_get(r, "scale");
+  double a = 0, b = 0;
+  char *ua = NULL, *ub = NULL;
+  size_t n = 0;
+  bool log_scale = false;
+  bool ok = parse_number_unit(from, fpath, &a, &ua, err) && parse_number_unit(to, tpath, &b, &ub, err);
+  if (ok && strcmp(ua, ub)) {
+    char *want = *ua ? g_strdup_printf("a value in %s like from", ua)
+                     : g_strdup("a plain number like from");
+    ok = fail(err, to, tpath, want);
+    g_free(want);
+  }
+  ok = ok && parse_count(steps, spath, 1, SW_MAX_STEPS, &n, err);
+  if (ok && scale) {
+    log_scale = scale->kind == SC_SCALAR && !strcmp(scale->scalar, "log");
+    if (!log_scale && (scale->kind != SC_SCALAR || strcmp(scale->scalar, "linear")))
+      ok = fail(err, scale, cpath, "linear or log");
+  }
+  if (ok && log_scale && (a <= 0 || b <= 0))
+    ok = fail(err, a <= 0 ? from : to, a <= 0 ? fpath : tpath, "a value above 0 on a log scale");
+  if (ok && n == 1 && a != b)
+    ok = fail(err, steps, spath, "at least 2 steps between two different values");
+  for (size_t i = 0; ok && i < n; i++) {
+    double f = n > 1 ? (double)i / (double)(n - 1) : 0.0;
+    double v = i == 0 ? a : i == n - 1 ? b : log_scale ? a * pow(b / a, f) : a + (b - a) * f;
+    struct sc_node *node = sc_node_copy(from);
+    g_free(node->scalar);
+    node->scalar = format_step(v, ua);
+    node->quoted = false;
+    ax->values[ax->n_values++] = node;
+  }
+  g_free(ua);
+  g_free(ub);
+  g_free(fpath);
+  g_free(tpath);
+  g_free(spath);
+  g_free(cpath);
+  return ok;
+}
+
+static bool parse_axis(const struct sc_node *a, const char *path, struct sw_axis *ax, char **err) {
+  if (a->kind != SC_MAP)
+    return fail(err, a, path, "an axis mapping {path: P, values: [...]} or {path: P, range: {...}}");
+  if (!check_keys(a, path, axis_keys, G_N_ELEMENTS(axis_keys), err)) return false;
+  ax->at = a;
+  const struct sc_node *p = sc_map_get(a, "path");
+  const struct sc_node *values = sc_map_get(a, "values"), *range = sc_map_get(a, "range");
+  char *ppath = g_strdup_printf("%s.path", path);
+  char *vpath = g_strdup_printf("%s.%s", path, range ? "range" : "values");
+  bool ok = true;
+  if (!p || p->kind != SC_SCALAR || !*p->scalar)
+    ok = fail(err, p ? p : a, ppath, "a parameter path such as hardware.network.nodes");
+  else if (values && range)
+    ok = fail(err, range, vpath, "either values or range, not both");
+  else if (!values && !range)
+    ok = fail(err, a, vpath, "a values list or a range");
+  if (ok) {
+    ax->path = g_strdup(p->scalar);
+    ax->at = p;
+  }
+  if (ok && values) {
+    if (values->kind != SC_SEQ || !values->n_items) {
+      ok = fail(err, values, vpath, "a non-empty list of values");
+    } else {
+      ax->values = g_new0(struct sc_node *, values->n_items);
+      for (size_t i = 0; i < values->n_items; i++)
+        ax->values[ax->n_values++] = sc_node_copy(values->items[i]);
+    }
+  } else if (ok) {
+    const struct sc_node *steps = range->kind == SC_MAP ? sc_map_get(range, "steps") : NULL;
+    guint64 n = 0;
+    if (steps && steps->kind == SC_SCALAR)
+      g_ascii_string_to_unsigned(steps->scalar, 10, 1, SW_MAX_STEPS, &n, NULL);
+    ax->values = g_new0(struct sc_node *, n ? n : 1);
+    ok = parse_range(range, vpath, ax, err);
+  }
+  g_free(ppath);
+  g_free(vpath);
+  return ok;
+}
+
+static bool parse_axes(const struct sc_node *axes, struct sw_plan *p, char **err) {
+  if (!axes || axes->kind != SC_SEQ || !axes->n_items)
+    return fail(err, axes, "sweep.axes", "a non-empty list of axes");
+  p->axes = g_new0(struct sw_axis, axes->n_items);
+  size_t combos = 1;
+  for (size_t i = 0; i < axes->n_items; i++) {
+    char *path = g_strdup_printf("sweep.axes[%zu]", i);
+    bool ok = parse_axis(axes->items[i], path, &p->axes[p->n_axes++], err);
+    struct sw_axis *ax = &p->axes[i];
+    if (ok && p->zip && i > 0 && ax->n_values != p->axes[0].n_values) {
+      char *want = g_strdup_printf("as many values as axis 0 (%zu) to zip", p->axes[0].n_values);
+      *err = sc_error_at(ax->at, path, "expected %s, got %zu", want, ax->n_values);
+      g_free(want);
+      ok = false;
+    }
+    for (size_t j = 0; ok && j < i; j++) {
+      if (strcmp(p->axes[j].path, ax->path)) continue;
+      *err = sc_error_at(ax->at, path, "expected each path once among the axes, got '%s' again",
+                         ax->path);
+      ok = false;
+    }
+    g_free(path);
+    if (!ok) return false;
+    combos = p->zip ? ax->n_values : combos * ax->n_values;
+    if (combos > SW_MAX_POINTS)
+      return fail(err, axes, "sweep.axes", "at most 10000000 points");
+  }
+  p->n_combos = combos;
+  return true;
+}
+
+struct sw_plan *sw_plan_parse(const struct sc_node *sweep, char **err) {
+  struct sw_plan *p = g_new0(struct sw_plan, 1);
+  p->repeat = 1;
+  bool ok = true;
+  if (sweep->kind != SC_MAP)
+    ok = fail(err, sweep, "sweep", "a mapping with axes, combine and repeat");
+  ok = ok && check_keys(sweep, "sweep", sweep_keys, G_N_ELEMENTS(sweep_keys), err);
+  const struct sc_node *combine = ok ? sc_map_get(sweep, "combine") : NULL;
+  if (combine) {
+    p->zip = combine->kind == SC_SCALAR && !strcmp(combine->scalar, "zip");
+    if (!p->zip && (combine->kind != SC_SCALAR || strcmp(combine->scalar, "product")))
+      ok = fail(err, combine, "sweep.combine", "product or zip");
+  }
+  const struct sc_node *repeat = ok ? sc_map_get(sweep, "repeat") : NULL;
+  if (repeat) ok = parse_count(repeat, "sweep.repeat", 1, 100000, &p->repeat, err);
+  ok = ok && parse_axes(sc_map_get(sweep, "axes"), p, err);
+  if (ok && p->n_combos * p->repeat > SW_MAX_POINTS)
+    ok = fail(err, repeat, "sweep.repeat", "at most 10000000 points in all");
+  if (ok) {
+    p->n_points = p->n_combos * p->repeat;
+    return p;
+  }
+  sw_plan_free(p);
+  return NULL;
+}
+
+void sw_plan_free(struct sw_plan *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->n_axes; i++) {
+    for (size_t j = 0; j < p->axes[i].n_values; j++) sc_node_free(p->axes[i].values[j]);
+    g_free(p->axes[i].values);
+    g_free(p->axes[i].path);
+  }
+  g_free(p->axes);
+  g_free(p);
+}
+
+size_t sw_point_rep(const struct sw_plan *p, size_t i) { return i % p->repeat; }
+
+size_t sw_point_value(const struct sw_plan *p, size_t i, size_t axis) {
+  size_t combo = i / p->repeat;
+  if (p->zip) return combo;
+  for (size_t a = p->n_axes; a-- > axis + 1;) combo /= p->axes[a].n_values;
+  return combo % p->axes[axis].n_values;
+}
+
+const char *sw_point_label(const struct sw_plan *p, size_t i, size_t axis) {
+  const struct sc_node *v = p->axes[axis].values[sw_point_value(p, i, axis)];
+  if (v->kind == SC_SCALAR) return v->scalar;
+  return v->kind == SC_MAP ? "{...}" : "[...]";
+}
+
+bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, char **err) {
+  for (size_t a = 0; a < p->n_axes; a++) {
+    const struct sw_axis *ax = &p->axes[a];
+    const char *path = strcmp(ax->path, "policy") ? ax->path : "policies";
+    struct sc_node *v = sc_node_copy(ax->values[sw_point_value(p, i, a)]);
+    if (!sc_put(root, path, v, ax->at, err)) return false;
+  }
+  return true;
+}
+
+uint64_t sw_seed(uint64_t base, size_t rep) { return rep ? rng_derive(base, rep) : base; }
+
+static void hash_node(GChecksum *h, const struct sc_node *n) {
+  char tag[32];
+  g_snprintf(tag, sizeof tag, "%d:%zu:%zu:%d:", (int)n->kind, n->n_pairs, n->n_items, n->quoted);
+  g_checksum_update(h, (const guchar *)tag, -1);
+  if (n->kind == SC_SCALAR) g_checksum_update(h, (const guchar *)n->scalar, (gssize)strlen(n->scalar) + 1);
+  for (size_t i = 0; i < n->n_pairs; i++) {
+    g_checksum_update(h, (const guchar *)n->pairs[i].key, (gssize)strlen(n->pairs[i].key) + 1);
+    hash_node(h, n->pairs[i].value);
+  }
+  for (size_t i = 0; i < n->n_items; i++) hash_node(h, n->items[i]);
+}
+
+char *sw_fingerprint(const struct sc_node *root, const char *extra) {
+  GChecksum *h = g_checksum_new(G_CHECKSUM_SHA256);
+  hash_node(h, root);
+  if (extra) g_checksum_update(h, (const guchar *)extra, -1);
+  char *hex = g_strdup(g_checksum_get_string(h));
+  g_checksum_free(h);
+  return hex;
+}
