@@ -104,6 +104,10 @@ static const struct par_decl gpu_decls[] = {
       "device-wide barrier fixed cost after the last WG arrives (grid sync ~1-3us)"),
     P(barrier_per_wg, PAR_TIME, "10ns", "0ps", "1ms",
       "device-wide barrier cost per WG of the kernel (one atomic arrive each)"),
+    {"bw_share", PAR_ENUM, "slots", NULL, NULL, "slots|kernel",
+     "a WG's share of mem_bandwidth: 1/(cus*wgs_per_cu), or 1/(its kernel's WGs) when that "
+     "kernel has fewer (it runs alone and its WGs saturate memory)",
+     offsetof(struct gpu_config, bw_share)},
 };
 #undef P
 
@@ -124,15 +128,20 @@ static sim_time ceil_div_ps(unsigned __int128 num, unsigned __int128 den) {
 }
 
 sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st) {
+  return gpu_wg_compute_time(cfg, st, UINT32_MAX);
+}
+
+sim_time gpu_wg_compute_time(const struct gpu_config *cfg, const struct kstep *st, uint32_t n_wgs) {
   if (st->time > 0) return st->time;
+  uint64_t sharers = (uint64_t)(cfg->cus * cfg->wgs_per_cu);
+  if (cfg->bw_share == GPU_BW_KERNEL && n_wgs < sharers) sharers = n_wgs;
   sim_time t = 0;
   if (st->flops > 0) {
     unsigned __int128 num = (unsigned __int128)st->flops * (uint64_t)cfg->wgs_per_cu * SIM_S;
     t = ceil_div_ps(num, (unsigned __int128)cfg->flops_per_cu_cycle * (uint64_t)cfg->clock);
   }
   if (st->bytes > 0) {
-    unsigned __int128 num = (unsigned __int128)st->bytes * 8u *
-                            (uint64_t)(cfg->cus * cfg->wgs_per_cu) * SIM_S;
+    unsigned __int128 num = (unsigned __int128)st->bytes * 8u * sharers * SIM_S;
     sim_time tb = ceil_div_ps(num, (uint64_t)cfg->mem_bandwidth);
     if (tb > t) t = tb;
   }
@@ -381,7 +390,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     }
     sim_time d = 0;
     switch (st->kind) {
-    case KS_COMPUTE: d = gpu_compute_time(cfg, st); break;
+    case KS_COMPUTE: d = gpu_wg_compute_time(cfg, st, k->n_wgs); break;
     case KS_WAIT_FLAG: {
       uint32_t flag = st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
       check_flag(c, flag);

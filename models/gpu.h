@@ -22,7 +22,9 @@
  *   PK_KERNEL_DONE {a = kernel index} to the CPU and the queue moves on.
  * - KS_COMPUTE: `time` if > 0, else
  *   max(flops / (flops_per_cu_cycle * clock / wgs_per_cu),
- *       bytes / (mem_bandwidth / 8 / (cus * wgs_per_cu))), rounded up to ps.
+ *       bytes / (mem_bandwidth / 8 / sharers)), rounded up to ps, where
+ *   sharers = cus * wgs_per_cu, or with bw_share kernel the kernel's WG
+ *   count when that is smaller.
  * - KS_WAIT_FLAG started at s continues at the first s + k*poll_interval
  *   (k >= 0) at or after the flag reaches the value.
  * - KS_TRIGGER / KS_HOST_REQUEST / KS_NIC_CMD: fence_latency, then the
@@ -59,7 +61,12 @@ struct gpu_config {
   sim_time stream_wait_latency;
   sim_time barrier_base;
   sim_time barrier_per_wg;
+  int bw_share;                /* enum gpu_bw_share (PAR_ENUM) */
 };
+
+/* How a WG's share of mem_bandwidth is counted: among all WG slots, or
+ * among the WGs of its kernel when it has fewer (the kernel runs alone). */
+enum gpu_bw_share { GPU_BW_SLOTS, GPU_BW_KERNEL };
 
 extern const struct par_group gpu_params;
 extern const struct sim_type gpu_type;
@@ -69,8 +76,12 @@ extern const struct sim_type gpu_type;
 struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,
                          const struct nodeprog *prog, uint32_t node);
 
-/* Duration of one KS_COMPUTE step under CFG (the roofline above). */
+/* Duration of one KS_COMPUTE step under CFG (the roofline above, the
+ * bandwidth shared by all slots). */
 sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st);
+/* Same, for a WG of a kernel of N_WGS WGs: with bw_share kernel and fewer
+ * WGs than slots, the bandwidth is shared by N_WGS. */
+sim_time gpu_wg_compute_time(const struct gpu_config *cfg, const struct kstep *st, uint32_t n_wgs);
 
 /* Launch latency of a kernel enqueued at DEPTH (>= 1) under CFG. */
 sim_time gpu_launch_time(const struct gpu_config *cfg, int64_t depth);

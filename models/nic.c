@@ -245,7 +245,9 @@ static void dma_read(struct sim_comp *c, uint64_t h) {
   struct nic_opr *o = op_get(s, h);
   o->dma_start = sim_now(c->eng);
   s->dma_reads++;
-  send_bus(c, 0, PK_DMA_READ, DEV_MEM, o->cmd.bytes, 0, 0, h);
+  /* Only the first packet's payload is waited for: the rest streams in
+   * behind injection (nic.h). */
+  send_bus(c, 0, PK_DMA_READ, DEV_MEM, MIN(o->cmd.bytes, s->net->mtu), 0, 0, h);
 }
 
 /* Segments operation H's data into packets and injects them (put, or the

@@ -24,9 +24,11 @@
  * - Full list: see trigger_list.h. In stall mode the store (registration)
  *   stays at the head of the FIFO (command queue), blocking those behind
  *   it, and is applied at once, at no further cost, when an entry is freed.
- * - Starting a put: PK_DMA_READ {bytes, op = operation handle} to DEV_MEM
- *   through the bus; the bus answers PK_DMA_DATA with the same op. Then
- *   ceil(bytes/mtu) packets (one header-only packet for 0 bytes, which skips
+ * - Starting a put: PK_DMA_READ {min(bytes, mtu), op = operation handle}
+ *   to DEV_MEM through the bus (the first packet's payload: the rest of the
+ *   DMA streams in behind injection, as a NIC pipelines its reads, which
+ *   assumes the bus outpaces the link); the bus answers PK_DMA_DATA with
+ *   the same op. Then ceil(bytes/mtu) packets (one header-only packet for 0 bytes, which skips
  *   the DMA) are reserved back to back on the net port with net_egress_send
  *   at net.link_bandwidth (net.h). The local flag is written when the last
  *   packet's tail has left the NIC.

@@ -15,8 +15,8 @@
 static const struct par_decl allreduce_decls[] = {
     P(size, PAR_SIZE, "8MiB", "0B", "64GiB", NULL, "bytes every rank contributes (GPU-TN Fig. 10: 8 MB)"),
     P(elem, PAR_SIZE, "4B", "1B", "64B", NULL, "bytes per element (single precision, Sec. 5.4.1)"),
-    P(wgs, PAR_INT, "96", "1", "65536", NULL,
-      "WGs of each reduction (96: one per WG slot of the Table 2 GPU)"),
+    P(wgs, PAR_INT, "24", "1", "65536", NULL,
+      "WGs of each reduction (24: one per CU of the Table 2 GPU)"),
     P(granularity, PAR_ENUM, "work-group", NULL, NULL, "work-item|work-group|kernel|mixed",
       "what one trigger covers (GPU-TN Sec. 3; the paper's allreduce uses work-group)"),
     P(mixed_wgs, PAR_INT, "8", "1", "65536", NULL, "granularity mixed: WGs per message (threshold k)"),

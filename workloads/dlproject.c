@@ -48,7 +48,7 @@ static const struct par_decl dlproject_decls[] = {
       "which Table 3 workload to project (all: the six)"),
     P(granularity, PAR_ENUM, "work-group", NULL, NULL, "work-item|work-group|kernel|mixed",
       "trigger granularity of the allreduce (as workload allreduce)"),
-    P(wgs, PAR_INT, "96", "1", "65536", NULL, "WGs of each reduction"),
+    P(wgs, PAR_INT, "24", "1", "65536", NULL, "WGs of each reduction (one per CU)"),
 };
 #undef P
 
