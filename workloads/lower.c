@@ -86,6 +86,20 @@ static uint32_t kernel_wgs(const struct wl_rank *r) {
   return n ? n : 1;
 }
 
+/* SEL of the original WGs as the folded WGs that cover them (WG w does the
+ * work of WGs w*FOLD .. w*FOLD + FOLD - 1); all of them (count 0) when the
+ * image is not a progression. */
+static struct wl_wgsel fold_sel(struct wl_wgsel sel, uint32_t fold) {
+  if (fold == 1 || sel.count == 0) return sel;
+  uint32_t stride = sel.stride ? sel.stride : 1;
+  if (stride == 1 || sel.count == 1) {
+    uint32_t first = sel.first / fold, last = (sel.first + (sel.count - 1) * stride) / fold;
+    return (struct wl_wgsel){first, 1, last - first + 1};
+  }
+  if (stride % fold == 0) return (struct wl_wgsel){sel.first / fold, stride / fold, sel.count};
+  return (struct wl_wgsel){0, 0, 0};
+}
+
 bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
                     const struct hw_config *hw, pol_send_step send, struct pol_prog *pp,
                     char **err) {
@@ -98,8 +112,11 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
     return false;
   }
   uint32_t slots = (uint32_t)(hw->gpu->cus * hw->gpu->wgs_per_cu);
-  if (wl_count(p, rank, WL_SYNC) > 0 && wgs > slots) {
-    fold = (wgs + slots - 1) / slots;
+  /* Waves and waits do not mix: a wave's WGs waiting for data that later
+   * waves make would hold every slot. A kernel that waits runs resident. */
+  if ((wl_count(p, rank, WL_SYNC) > 0 || wl_count(p, rank, WL_RECV) > 0) && wgs > slots) {
+    fold = 1; /* a power of two, so that power-of-two tilings fold evenly */
+    while (fold < (wgs + slots - 1) / slots) fold *= 2;
     wgs = (wgs + fold - 1) / fold;
   }
   struct kstep *steps = g_new0(struct kstep, r->n_ops);
@@ -118,7 +135,7 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
       steps[i] = (struct kstep){.kind = KS_COMPUTE, .flops = o->flops_per_wg * fold,
                                 .bytes = o->bytes_per_wg * fold};
       break;
-    case WL_SEND: steps[i] = send(p, rank, i, wgs, fold > 1 ? 0 : o->sel.count, pp); break;
+    case WL_SEND: steps[i] = send(p, rank, i, wgs, fold_sel(o->sel, fold).count, pp); break;
     case WL_RECV:
       steps[i] = (struct kstep){.kind = KS_WAIT_FLAG, .flag = o->flag, .value = 1,
                                 .flag_div = o->parts > 1 ? wgs / o->parts : 0};
@@ -126,11 +143,10 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
     case WL_SYNC: steps[i] = (struct kstep){.kind = KS_BARRIER}; break;
     default: g_assert_not_reached();
     }
-    if (fold == 1 && o->sel.count) { /* folded WGs each cover some of the selected */
-      steps[i].sel_first = o->sel.first;
-      steps[i].sel_stride = o->sel.stride;
-      steps[i].sel_count = o->sel.count;
-    }
+    struct wl_wgsel sel = fold_sel(o->sel, fold);
+    steps[i].sel_first = sel.first;
+    steps[i].sel_stride = sel.stride;
+    steps[i].sel_count = sel.count;
   }
   if (ok) {
     uint32_t k = pol_add_kernel(pp, name, wgs, steps, r->n_ops);
@@ -241,6 +257,22 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
   return true;
 }
 
+/* Whether every rank's host program ended and every kernel it launched
+ * completed; else *ERR (a deadlock: waits that nothing satisfies, e.g. a
+ * stalled trigger list). */
+static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
+                         const struct sim_report *c, char **err) {
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    if (node_int(c, r, "cpu.main_done") >= 0 &&
+        node_int(c, r, "gpu.kernels") == node_int(c, r, "gpu.kernels_launched"))
+      continue;
+    *err = g_strdup_printf("policy %s: rank %u never finished: the run deadlocked (waits that "
+                           "nothing satisfies; see its counters with --format json)", pol->name, r);
+    return false;
+  }
+  return true;
+}
+
 /* Builds and runs the lowered programs PP; fills OUT. */
 static bool simulate(const struct pol_type *pol, const struct wl_program *p,
                      const struct hw_config *hw, const struct pol_prog *pp, uint64_t seed,
@@ -255,6 +287,9 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   if (ok) {
     out->events = sim_run(e, SIM_TIME_MAX, 0);
     sim_finish(e, &out->counters);
+    ok = all_finished(pol, p, &out->counters, err);
+  }
+  if (ok) {
     if (p->measured_rank != WL_ALL_RANKS) {
       out->total_ps = node_int(&out->counters, p->measured_rank, pol->done_key);
     } else {
