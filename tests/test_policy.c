@@ -1,0 +1,298 @@
+/* The execution policies (workloads/policy_*.c) lowering workloads onto the
+ * hardware models: the GPU-TN Fig. 8 ping under each policy timed by hand
+ * from the default parameters, and the shapes the workloads give the
+ * lowerings (ring steps, halos, trigger granularities). */
+#include <glib.h>
+#include <string.h>
+
+#include "allreduce.h"
+#include "jacobi.h"
+#include "lower.h"
+#include "ping.h"
+#include "testutil.h"
+
+struct hw {
+  struct gpu_config gpu;
+  struct cpu_config cpu;
+  struct bus_config bus;
+  struct nic_config nic;
+  struct net_config net;
+  struct hw_config cfg;
+};
+
+static void hw_defaults(struct hw *h, int64_t nodes) {
+  par_group_defaults(&gpu_params, &h->gpu);
+  par_group_defaults(&cpu_params, &h->cpu);
+  par_group_defaults(&bus_params, &h->bus);
+  par_group_defaults(&nic_params, &h->nic);
+  par_group_defaults(&net_params, &h->net);
+  h->net.nodes = nodes;
+  h->cpu.helper_threads = 1;
+  h->cfg = (struct hw_config){&h->gpu, &h->cpu, &h->bus, &h->nic, &h->net};
+}
+
+/* Runs P under POLICY; its total time, or -1 (with *ERR) on an error. */
+static sim_time run(struct wl_program *p, const char *policy, struct hw *h,
+                    struct sim_result *out, char **err) {
+  sim_result_init(out, policy);
+  if (!pol_run(p, policy, &h->cfg, 1, NULL, out, err)) return -1;
+  return out->total_ps;
+}
+
+static int64_t counter(const struct sim_result *r, const char *key) {
+  const struct sim_report_entry *e = sim_report_find(&r->counters, key);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+  return e->i;
+}
+
+/* The ping's time under POLICY on the defaults: 8 B after a kernel of one
+ * WG of 256 flops. */
+static sim_time ping_time(const char *policy) {
+  struct hw h;
+  hw_defaults(&h, 2);
+  struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
+  struct wl_program *p = wl_ping_program(&cfg);
+  struct sim_result r;
+  char *err = NULL;
+  sim_time t = run(p, policy, &h, &r, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  return t;
+}
+
+/* Defaults: bus 100 ns, 256 Gbps, 64 B control messages (2 ns), memory
+ * 80 ns; nic.cmd_cost 100 ns; links and switch 100 ns, 100 Gbps, 64 B
+ * headers, cut-through; cpu launch_submit 1 us, send 1 us, recv 500 ns,
+ * build_cmd 200 ns, register_trigger 500 ns, switch poll 500 ns, helper
+ * poll 1 us, helper service 1 us; gpu launch 1.5 us, teardown 1.5 us,
+ * fence 200 ns, poll 100 ns; the WG's 256 flops take 256 * 4 / 128 = 8 ns.
+ *
+ * The put's leg, from its command reaching the sender's NIC at c:
+ *   + 100 command, + 80 + 0.25 + 100 DMA of 8 B          = c + 280.25
+ *   a 72 B packet (5.76 ns): head over link, switch, link + 300,
+ *   whole at the target NIC + 5.76                        = c + 586.01
+ *   memory write 0.25 + 100, the flag behind it           = c + 686.26 */
+#define LEG 686260
+
+static void test_ping_cpu(void) {
+  /* 256 flops on 8 cores * 4 GHz * 8 = 1 ns; build 200 + send 1000; the
+   * command crosses the bus (2 + 100): c = 1303 ns; the receiver's flag at
+   * c + LEG, then recv 500. */
+  CU_ASSERT_EQUAL(ping_time("cpu"), 1303000 + LEG + 500000);
+}
+
+static void test_ping_hdn(void) {
+  /* Submit 1000; queue command at the GPU 1102; launch 1500 = 2602; WG
+   * 8 ns = 2610; teardown 1500 = 4110; completion at the CPU 4212; the
+   * CPU began waiting at 1000 and polls every 500: 4500. Send 200 + 1000 =
+   * 5700, c = 5802; flag + LEG, recv 500. */
+  CU_ASSERT_EQUAL(ping_time("hdn"), 5802000 + LEG + 500000);
+}
+
+static void test_ping_gds(void) {
+  /* Post: build 200, at the NIC 302, posted 402. Kernel submitted 1000 ->
+   * 1200, at the GPU 1302, launched 2802, WG 2810, teardown 4310; the
+   * doorbell (submitted 2200, queued behind) rings then: at the NIC
+   * c = 4412. The receiver's CPU polls the flag: done at c + LEG. */
+  CU_ASSERT_EQUAL(ping_time("gds"), 4412000 + LEG);
+}
+
+static void test_ping_gputn(void) {
+  /* Launch first: kernel at the GPU 1102, launched 2602, WG 2610; then
+   * the registration (500) reaches the NIC at 1602, registered 1702. The
+   * WG's fence 200: store leaves 2810, at the NIC 2912, matched 2922 and
+   * fires: the put starts 100 ns earlier than a command arriving at c
+   * would, so c = 2822. The receiver's WG polls from 2602 every 100 ns and
+   * sees the flag (c + LEG = 3508.26) at 3602. */
+  CU_ASSERT_EQUAL(ping_time("gputn"), 3602000);
+}
+
+static void test_ping_cpufree(void) {
+  /* WG ends its compute at 2610; fence 200, the put-with-signal command
+   * leaves 2810 and reaches the NIC at c = 2912; flag at 3598.26; the
+   * receiver's poll sees it at 3602. */
+  CU_ASSERT_EQUAL(ping_time("cpufree"), 3602000);
+}
+
+static void test_ping_ghn(void) {
+  /* WG's request leaves 2810 after the fence, at the CPU 2912; the helper
+   * polls every 1 us from 0: takes it at 3000, service 1000, command at
+   * the NIC c = 4102; flag 4788.26; the receiver's poll sees it at
+   * 2602 + 22 * 100 = 4802. */
+  CU_ASSERT_EQUAL(ping_time("ghn"), 4802000);
+}
+
+static void test_ghn_needs_a_helper(void) {
+  struct hw h;
+  hw_defaults(&h, 2);
+  h.cpu.helper_threads = 0;
+  struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256};
+  struct wl_program *p = wl_ping_program(&cfg);
+  struct sim_result r;
+  char *err = NULL;
+  CU_ASSERT_EQUAL(run(p, "ghn", &h, &r, &err), -1);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "helper_threads: expected at least 1"));
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+}
+
+static void test_allreduce_ring_shape(void) {
+  /* 4 ranks, 1 MiB of 4 B elements, 8 WGs: chunks of 65536 elements
+   * (256 KiB), 8192 per WG: 3 reduce-scatter steps with a reduction of
+   * 8192 flops and 98304 B per WG, then 3 allgather steps. */
+  struct allreduce_config c = {.size = 1 << 20, .elem = 4, .wgs = 8,
+                               .granularity = AR_WORK_GROUP, .mixed_wgs = 2, .wg_items = 64,
+                               .flops_per_elem = 1};
+  char *err = NULL;
+  struct wl_program *p = wl_allreduce_program(&c, 4, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  for (uint32_t r = 0; r < 4; r++) {
+    CU_ASSERT_EQUAL(wl_count(p, r, WL_SEND), 6);
+    CU_ASSERT_EQUAL(wl_count(p, r, WL_RECV), 6);
+    CU_ASSERT_EQUAL(wl_count(p, r, WL_COMPUTE), 3);
+    CU_ASSERT_EQUAL(p->ranks[r].n_flags, 6 * 8); /* a flag per piece */
+  }
+  const struct wl_op *o = &p->ranks[1].ops[0];
+  CU_ASSERT_EQUAL(o->kind, WL_SEND);
+  CU_ASSERT_EQUAL(o->peer, 2);
+  CU_ASSERT_EQUAL(o->bytes, 262144);
+  CU_ASSERT_EQUAL(o->parts, 8);
+  const struct wl_op *red = &p->ranks[1].ops[2];
+  CU_ASSERT_EQUAL(red->kind, WL_COMPUTE);
+  CU_ASSERT_EQUAL(red->flops_per_wg, 8192);
+  CU_ASSERT_EQUAL(red->bytes_per_wg, 98304);
+  wl_program_free(p);
+  /* Mixed: WGs per message must divide the WGs. */
+  c.granularity = AR_MIXED;
+  c.mixed_wgs = 3;
+  CU_ASSERT_PTR_NULL(wl_allreduce_program(&c, 4, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "mixed_wgs: expected a divisor of wgs = 8, got 3"));
+  g_free(err);
+}
+
+/* Registrations and trigger stores of a gputn allreduce at granularity G. */
+static void gputn_triggers(int g, int64_t *regs, int64_t *stores, sim_time *t) {
+  struct hw h;
+  hw_defaults(&h, 4);
+  struct allreduce_config c = {.size = 1 << 20, .elem = 4, .wgs = 8, .granularity = g,
+                               .mixed_wgs = 2, .wg_items = 64, .flops_per_elem = 1};
+  char *err = NULL;
+  struct wl_program *p = wl_allreduce_program(&c, 4, &err);
+  struct sim_result r;
+  *t = run(p, "gputn", &h, &r, &err);
+  CU_ASSERT_TRUE(*t > 0);
+  *regs = counter(&r, "node0.nic.registrations");
+  *stores = counter(&r, "node0.nic.triggers_stored");
+  sim_result_clear(&r);
+  wl_program_free(p);
+}
+
+static void test_gputn_granularities(void) {
+  /* 6 sends per rank, 8 WGs. Kernel: 1 put per send, each WG stores once:
+   * 6 registrations, 48 stores. Work-group: 8 puts per send: 48 and 48.
+   * Mixed, 2 WGs a put: 24 and 48. Work-item: 8 puts per send, 64 stores
+   * per WG: 48 and 3072. */
+  int64_t regs, stores;
+  sim_time tk, twg, tmix, twi;
+  gputn_triggers(AR_KERNEL, &regs, &stores, &tk);
+  CU_ASSERT_EQUAL(regs, 6);
+  CU_ASSERT_EQUAL(stores, 48);
+  gputn_triggers(AR_WORK_GROUP, &regs, &stores, &twg);
+  CU_ASSERT_EQUAL(regs, 48);
+  CU_ASSERT_EQUAL(stores, 48);
+  gputn_triggers(AR_MIXED, &regs, &stores, &tmix);
+  CU_ASSERT_EQUAL(regs, 24);
+  CU_ASSERT_EQUAL(stores, 48);
+  gputn_triggers(AR_WORK_ITEM, &regs, &stores, &twi);
+  CU_ASSERT_EQUAL(regs, 48);
+  CU_ASSERT_EQUAL(stores, 3072);
+  /* Work-item stores cost the NIC 64 matches per WG per send more than
+   * work-group ones, for the same messages. */
+  CU_ASSERT_TRUE(twi > twg);
+}
+
+static void test_jacobi_halos(void) {
+  /* 3 x 3 periodic ranks, 64 x 64 points in 16 x 16 tiles: 4 x 4 = 16 WGs.
+   * Rank 4 (the middle) sends to 3, 5, 1, 7 (left, right, up, down), 64 *
+   * 4 B each, made by the WGs of that edge: left = 0, 4, 8, 12. */
+  struct jacobi2d_config c = {.grid = 64, .px = 3, .py = 3, .periodic = true,
+                              .iterations = 2, .elem = 4, .flops_per_point = 5,
+                              .bytes_per_point = 8, .wg_tile = 16};
+  struct wl_program *p = wl_jacobi2d_program(&c);
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
+  const struct wl_rank *r = &p->ranks[4];
+  CU_ASSERT_EQUAL(wl_count(p, 4, WL_SEND), 8);
+  CU_ASSERT_EQUAL(wl_count(p, 4, WL_SYNC), 1);
+  const struct wl_op *o = &r->ops[0];
+  CU_ASSERT_EQUAL(o->kind, WL_COMPUTE);
+  CU_ASSERT_EQUAL(o->n_wgs, 16);
+  CU_ASSERT_EQUAL(o->flops_per_wg, 256 * 5);
+  const uint32_t peers[] = {3, 5, 1, 7};
+  for (int d = 0; d < 4; d++) {
+    CU_ASSERT_EQUAL(r->ops[1 + d].peer, peers[d]);
+    CU_ASSERT_EQUAL(r->ops[1 + d].bytes, 256);
+  }
+  CU_ASSERT_EQUAL(r->ops[1].sel.first, 0);
+  CU_ASSERT_EQUAL(r->ops[1].sel.stride, 4);
+  CU_ASSERT_EQUAL(r->ops[1].sel.count, 4);
+  wl_program_free(p);
+  /* An open 1 x 2 grid: each rank has one neighbour. */
+  c.px = 2, c.py = 1, c.periodic = false, c.iterations = 1;
+  p = wl_jacobi2d_program(&c);
+  CU_ASSERT_EQUAL(wl_count(p, 0, WL_SEND), 1);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[1].peer, 1);
+  wl_program_free(p);
+}
+
+static void test_unmatched_send_is_an_error(void) {
+  struct wl_program *p = wl_program_new(2);
+  wl_send(p, 0, 1, 100, 7);
+  wl_recv(p, 1, 0, 100, 8);
+  char *err = NULL;
+  CU_ASSERT_FALSE(wl_program_check(p, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0: expected a receive of 100 B"));
+  g_free(err);
+  wl_program_free(p);
+}
+
+static void test_deadlock_is_an_error(void) {
+  /* Each rank waits for the other's message before sending its own: the
+   * program matches, but no host ever gets past its receive. */
+  struct hw h;
+  hw_defaults(&h, 2);
+  struct wl_program *p = wl_program_new(2);
+  wl_recv(p, 0, 1, 8, 1);
+  wl_send(p, 0, 1, 8, 2);
+  wl_recv(p, 1, 0, 8, 2);
+  wl_send(p, 1, 0, 8, 1);
+  struct sim_result r;
+  char *err = NULL;
+  CU_ASSERT_EQUAL(run(p, "hdn", &h, &r, &err), -1);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy hdn: rank 0 never finished"));
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"ping under cpu, by hand", test_ping_cpu},
+      {"ping under hdn, by hand", test_ping_hdn},
+      {"ping under gds, by hand", test_ping_gds},
+      {"ping under gputn, by hand", test_ping_gputn},
+      {"ping under cpufree, by hand", test_ping_cpufree},
+      {"ping under ghn, by hand", test_ping_ghn},
+      {"ghn needs a helper thread", test_ghn_needs_a_helper},
+      {"allreduce: the ring's steps", test_allreduce_ring_shape},
+      {"gputn: trigger granularities", test_gputn_granularities},
+      {"jacobi2d: halos and edges", test_jacobi_halos},
+      {"an unmatched send is an error", test_unmatched_send_is_an_error},
+      {"a deadlocked run is an error", test_deadlock_is_an_error},
+      {NULL, NULL}};
+  return tu_run_suite("policy", tests);
+}
