@@ -366,11 +366,26 @@ out:
   return status;
 }
 
+/* What tools/reproduce.sh reads: key=value lines (points, axes, plot.*). */
+static bool print_plan(const struct points *pts, char **err) {
+  const struct sc_node *plot = sc_map_get(pts->base, "plot");
+  if (plot && !sw_plot_check(plot, err)) return false;
+  printf("points=%zu\nsweep=%d\n", pts->n, pts->plan != NULL);
+  for (size_t a = 0; pts->plan && a < pts->plan->n_axes; a++)
+    printf("axis%zu=%s\n", a, pts->plan->axes[a].path);
+  for (size_t i = 0; plot && i < plot->n_pairs; i++)
+    printf("plot.%s=%s\n", plot->pairs[i].key, plot->pairs[i].value->scalar);
+  return true;
+}
+
 static int cmd_validate(int argc, char **argv) {
   char **sets = NULL;
+  gboolean plan = FALSE;
   const GOptionEntry entries[] = {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
        "PATH=VALUE"},
+      {"plan", 0, 0, G_OPTION_ARG_NONE, &plan,
+       "Print key=value lines: points, sweep, axisN, plot.KEY (for tools/reproduce.sh)", NULL},
       {NULL}};
   int status = EXIT_INPUT;
   if (!parse_options(&argc, &argv, "SCENARIO", "Check a scenario without running it.", entries))
@@ -382,6 +397,21 @@ static int cmd_validate(int argc, char **argv) {
   char *err = NULL;
   struct points pts;
   if (!load_points(argv[1], sets, NULL, &pts, &err)) {
+    fprintf(stderr, "%s\n", err);
+    g_free(err);
+    points_free(&pts);
+    goto out;
+  }
+  if (plan) {
+    bool ok = print_plan(&pts, &err);
+    if (!ok) fprintf(stderr, "%s\n", err);
+    g_free(err);
+    points_free(&pts);
+    status = ok ? 0 : EXIT_INPUT;
+    goto out;
+  }
+  const struct sc_node *plot = sc_map_get(pts.base, "plot");
+  if (plot && !sw_plot_check(plot, &err)) {
     fprintf(stderr, "%s\n", err);
     g_free(err);
     points_free(&pts);

@@ -104,6 +104,7 @@ END {
     if (v == "") { numeric = 0; break }
     xnum[i] = v; if (UNIT != "") xunit = UNIT
   }
+  if (numeric && xunit == "ps") { for (i = 1; i <= nx; i++) xnum[i] /= 1e6; xunit = "us" }
   yscale = (Y ~ /_ps$/ && BASE == "") ? 1e-6 : 1
   if (BASE != "" && !(BASE in sidx)) { print "plot.sh: --speedup-over: no series \"" BASE "\"" > "/dev/stderr"; exit 2 }
   for (s = 1; s <= ns; s++) {
