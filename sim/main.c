@@ -11,6 +11,7 @@
 #include "result.h"
 #include "scenario.h"
 #include "sweep.h"
+#include "sweep_mpi.h"
 #include "sweep_run.h"
 #include "trace.h"
 #include "workload.h"
@@ -232,9 +233,12 @@ static int cmd_sweep(int argc, char **argv) {
   int status = EXIT_INPUT;
   struct points pts = {0};
   struct swr_results res = {0};
-  char *err = NULL, *journal = NULL, *fp = NULL;
+  char *err = NULL, *journal = NULL, *fp = NULL, *extra = NULL;
   enum result_format fmt = RESULT_CSV;
   guint64 seed = 0;
+  struct swm mpi;
+  bool loaded = false;
+  swm_init(&mpi);
 
   if (!parse_options(&argc, &argv, "SCENARIO",
                      "Run every point of a scenario's sweep: section on a thread pool.", entries))
@@ -257,24 +261,38 @@ static int cmd_sweep(int argc, char **argv) {
     goto out;
   }
   if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
-  fp = sw_fingerprint(pts.base, seed_text ? seed_text : "");
-  journal = output ? g_strdup_printf("%s.journal", output) : NULL;
+  loaded = true;
+  /* Under mpirun each rank keeps its own journal of its share. */
+  extra = g_strdup_printf("seed %s, rank %d of %d", seed_text ? seed_text : "-", mpi.rank, mpi.size);
+  fp = sw_fingerprint(pts.base, extra);
+  if (output && mpi.size > 1) journal = g_strdup_printf("%s.journal.%d", output, mpi.rank);
+  else if (output) journal = g_strdup_printf("%s.journal", output);
   struct swr_opts o = {.n_points = pts.n,
                        .jobs = jobs ? (unsigned)jobs : (unsigned)g_get_num_processors(),
                        .journal = journal,
                        .fingerprint = fp,
-                       .progress = quiet ? SWR_QUIET : SWR_AUTO};
-  enum swr_status st = swr_run(&o, run_point, &pts, &res, &err);
-  status = (int)st;
-  if (st != SWR_DONE) goto out;
-  status = emit_points(&pts, res.runs, res.n_runs, output, fmt) ? 0 : 1;
+                       .progress = quiet || mpi.rank != 0 ? SWR_QUIET : SWR_AUTO,
+                       .stride = (size_t)mpi.size,
+                       .offset = (size_t)mpi.rank};
+  status = swm_max_status(&mpi, (int)swr_run(&o, run_point, &pts, &res, &err));
+  if (status != 0) goto out;
+  if (!swm_gather(&mpi, &res)) {
+    err = g_strdup("trigsim: sweep: a rank sent results that could not be read");
+    status = 1;
+  }
+  if (status == 0 && mpi.rank == 0)
+    status = emit_points(&pts, res.runs, res.n_runs, output, fmt) ? 0 : 1;
+  status = swm_max_status(&mpi, status);
   if (status == 0 && journal) g_unlink(journal);
 
 out:
-  if (err) fprintf(stderr, "%s\n", err);
+  /* A scenario error is the same on every rank: rank 0 tells it. */
+  if (err && (mpi.rank == 0 || loaded)) fprintf(stderr, "%s\n", err);
   swr_results_clear(&res);
   points_free(&pts);
+  swm_finalize(&mpi);
   g_free(err);
+  g_free(extra);
   g_free(journal);
   g_free(fp);
   g_strfreev(sets);
