@@ -106,6 +106,7 @@ END {
   }
   if (numeric && xunit == "ps") { for (i = 1; i <= nx; i++) xnum[i] /= 1e6; xunit = "us" }
   yscale = (Y ~ /_ps$/ && BASE == "") ? 1e-6 : 1
+  if (S == "" && yscale != 1) sname[1] = substr(Y, 1, length(Y) - 3) " (us)"
   if (BASE != "" && !(BASE in sidx)) { print "plot.sh: --speedup-over: no series \"" BASE "\"" > "/dev/stderr"; exit 2 }
   for (s = 1; s <= ns; s++) {
     if (BASE != "" && sname[s] == BASE) continue

@@ -64,7 +64,7 @@ for f in "$dir"/*.yaml; do
   [ -n "${p[plot.ylabel]:-}" ] && args+=(--ylabel "${p[plot.ylabel]}")
   [ -n "${p[plot.speedup_over]:-}" ] && args+=(--speedup-over "${p[plot.speedup_over]}")
   "$root/tools/plot.sh" "$out/$name.csv" "${args[@]}" --out "$out/$name.png" --table "$out/$name.md.body"
-  { echo "# ${p[plot.title]:-$name}"; echo; echo "From \`configs/$paper/$name.yaml\` (${p[points]} points); y: ${p[plot.y]:-total_time_ps}${p[plot.speedup_over]:+, speedup over ${p[plot.speedup_over]}}."; echo; cat "$out/$name.md.body"; } > "$out/$name.md.tmp"
+  { echo "# ${p[plot.title]:-$name}"; echo; echo "From \`configs/$paper/$name.yaml\` (${p[points]} points); y: ${p[plot.y]:-total_time_ps}$(case ${p[plot.speedup_over]:-}:${p[plot.y]:-total_time_ps} in :*_ps) echo " in us" ;; esac)${p[plot.speedup_over]:+, speedup over ${p[plot.speedup_over]}}."; echo; cat "$out/$name.md.body"; } > "$out/$name.md.tmp"
   rm -f "$out/$name.md.body"
   mv -f "$out/$name.md.tmp" "$out/$name.md"
   echo "$name: $out/$name.png, $out/$name.md, $out/$name.csv"
