@@ -11,6 +11,7 @@
 #include "result.h"
 #include "scenario.h"
 #include "sweep.h"
+#include "sweep_mpi.h"
 #include "sweep_run.h"
 #include "trace.h"
 #include "workload.h"
@@ -232,9 +233,12 @@ static int cmd_sweep(int argc, char **argv) {
   int status = EXIT_INPUT;
   struct points pts = {0};
   struct swr_results res = {0};
-  char *err = NULL, *journal = NULL, *fp = NULL;
+  char *err = NULL, *journal = NULL, *fp = NULL, *extra = NULL;
   enum result_format fmt = RESULT_CSV;
   guint64 seed = 0;
+  struct swm mpi;
+  bool loaded = false;
+  swm_init(&mpi);
 
   if (!parse_options(&argc, &argv, "SCENARIO",
                      "Run every point of a scenario's sweep: section on a thread pool.", entries))
@@ -257,24 +261,38 @@ static int cmd_sweep(int argc, char **argv) {
     goto out;
   }
   if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
-  fp = sw_fingerprint(pts.base, seed_text ? seed_text : "");
-  journal = output ? g_strdup_printf("%s.journal", output) : NULL;
+  loaded = true;
+  /* Under mpirun each rank keeps its own journal of its share. */
+  extra = g_strdup_printf("seed %s, rank %d of %d", seed_text ? seed_text : "-", mpi.rank, mpi.size);
+  fp = sw_fingerprint(pts.base, extra);
+  if (output && mpi.size > 1) journal = g_strdup_printf("%s.journal.%d", output, mpi.rank);
+  else if (output) journal = g_strdup_printf("%s.journal", output);
   struct swr_opts o = {.n_points = pts.n,
                        .jobs = jobs ? (unsigned)jobs : (unsigned)g_get_num_processors(),
                        .journal = journal,
                        .fingerprint = fp,
-                       .progress = quiet ? SWR_QUIET : SWR_AUTO};
-  enum swr_status st = swr_run(&o, run_point, &pts, &res, &err);
-  status = (int)st;
-  if (st != SWR_DONE) goto out;
-  status = emit_points(&pts, res.runs, res.n_runs, output, fmt) ? 0 : 1;
+                       .progress = quiet || mpi.rank != 0 ? SWR_QUIET : SWR_AUTO,
+                       .stride = (size_t)mpi.size,
+                       .offset = (size_t)mpi.rank};
+  status = swm_max_status(&mpi, (int)swr_run(&o, run_point, &pts, &res, &err));
+  if (status != 0) goto out;
+  if (!swm_gather(&mpi, &res)) {
+    err = g_strdup("trigsim: sweep: a rank sent results that could not be read");
+    status = 1;
+  }
+  if (status == 0 && mpi.rank == 0)
+    status = emit_points(&pts, res.runs, res.n_runs, output, fmt) ? 0 : 1;
+  status = swm_max_status(&mpi, status);
   if (status == 0 && journal) g_unlink(journal);
 
 out:
-  if (err) fprintf(stderr, "%s\n", err);
+  /* A scenario error is the same on every rank: rank 0 tells it. */
+  if (err && (mpi.rank == 0 || loaded)) fprintf(stderr, "%s\n", err);
   swr_results_clear(&res);
   points_free(&pts);
+  swm_finalize(&mpi);
   g_free(err);
+  g_free(extra);
   g_free(journal);
   g_free(fp);
   g_strfreev(sets);
@@ -366,11 +384,26 @@ out:
   return status;
 }
 
+/* What tools/reproduce.sh reads: key=value lines (points, axes, plot.*). */
+static bool print_plan(const struct points *pts, char **err) {
+  const struct sc_node *plot = sc_map_get(pts->base, "plot");
+  if (plot && !sw_plot_check(plot, err)) return false;
+  printf("points=%zu\nsweep=%d\n", pts->n, pts->plan != NULL);
+  for (size_t a = 0; pts->plan && a < pts->plan->n_axes; a++)
+    printf("axis%zu=%s\n", a, pts->plan->axes[a].path);
+  for (size_t i = 0; plot && i < plot->n_pairs; i++)
+    printf("plot.%s=%s\n", plot->pairs[i].key, plot->pairs[i].value->scalar);
+  return true;
+}
+
 static int cmd_validate(int argc, char **argv) {
   char **sets = NULL;
+  gboolean plan = FALSE;
   const GOptionEntry entries[] = {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
        "PATH=VALUE"},
+      {"plan", 0, 0, G_OPTION_ARG_NONE, &plan,
+       "Print key=value lines: points, sweep, axisN, plot.KEY (for tools/reproduce.sh)", NULL},
       {NULL}};
   int status = EXIT_INPUT;
   if (!parse_options(&argc, &argv, "SCENARIO", "Check a scenario without running it.", entries))
@@ -382,6 +415,21 @@ static int cmd_validate(int argc, char **argv) {
   char *err = NULL;
   struct points pts;
   if (!load_points(argv[1], sets, NULL, &pts, &err)) {
+    fprintf(stderr, "%s\n", err);
+    g_free(err);
+    points_free(&pts);
+    goto out;
+  }
+  if (plan) {
+    bool ok = print_plan(&pts, &err);
+    if (!ok) fprintf(stderr, "%s\n", err);
+    g_free(err);
+    points_free(&pts);
+    status = ok ? 0 : EXIT_INPUT;
+    goto out;
+  }
+  const struct sc_node *plot = sc_map_get(pts.base, "plot");
+  if (plot && !sw_plot_check(plot, &err)) {
     fprintf(stderr, "%s\n", err);
     g_free(err);
     points_free(&pts);

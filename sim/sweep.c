@@ -14,6 +14,8 @@
 
 static const char *const sweep_keys[] = {"axes", "combine", "repeat"};
 static const char *const axis_keys[] = {"path", "values", "range"};
+static const char *const plot_keys[] = {"x",      "y",      "series", "logx",        "logy",
+                                        "title",  "xlabel", "ylabel", "speedup_over"};
 static const char *const range_keys[] = {"from", "to", "steps", "scale"};
 
 static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {
@@ -286,4 +288,23 @@ char *sw_fingerprint(const struct sc_node *root, const char *extra) {
   char *hex = g_strdup(g_checksum_get_string(h));
   g_checksum_free(h);
   return hex;
+}
+
+bool sw_plot_check(const struct sc_node *plot, char **err) {
+  if (plot->kind != SC_MAP) return fail(err, plot, "plot", "a mapping with x, y, series, ...");
+  if (!check_keys(plot, "plot", plot_keys, G_N_ELEMENTS(plot_keys), err)) return false;
+  for (size_t i = 0; i < plot->n_pairs; i++) {
+    const struct sc_pair *p = &plot->pairs[i];
+    const struct sc_node *v = p->value;
+    char *path = g_strdup_printf("plot.%s", p->key);
+    bool flag = !strcmp(p->key, "logx") || !strcmp(p->key, "logy");
+    bool ok = true;
+    if (v->kind != SC_SCALAR || !*v->scalar || strpbrk(v->scalar, "\n\r\t"))
+      ok = fail(err, v, path, flag ? "true or false" : "one line of text");
+    else if (flag && strcmp(v->scalar, "true") && strcmp(v->scalar, "false"))
+      ok = fail(err, v, path, "true or false");
+    g_free(path);
+    if (!ok) return false;
+  }
+  return true;
 }

@@ -224,6 +224,26 @@ static void test_bad_axis_stops_before_any_run(void) {
   g_free(f);
 }
 
+static void test_plan_and_plot_for_reproduce(void) {
+  char *f = data("phold.yaml"), *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", "--plan", f, NULL}, &out, NULL), 0);
+  /* 2 values x repeat 2 = 4 points, one axis, no plot section. */
+  CU_ASSERT_STRING_EQUAL(out, "points=4\nsweep=1\naxis0=workload.lps\n");
+  g_free(out);
+  g_free(f);
+  /* logx: yes sits at line 5, column 9; a plot: section takes true|false. */
+  f = data("bad_plot.yaml");
+  char *want = g_strdup_printf("%s:5:9: plot.logx: expected true or false, got 'yes'\n", f);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", f, NULL}, NULL, &err), 2);
+  CU_ASSERT_STRING_EQUAL(err, want);
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", "--plan", f, NULL}, NULL, &err), 2);
+  CU_ASSERT_STRING_EQUAL(err, want);
+  g_free(err);
+  g_free(want);
+  g_free(f);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"product of a list and a linear range", test_product_of_list_and_linear_range},
@@ -233,6 +253,7 @@ int main(void) {
       {"errors name the place", test_errors_name_the_place},
       {"run prints a row per point", test_run_prints_a_row_per_point},
       {"a bad axis stops before any run", test_bad_axis_stops_before_any_run},
+      {"plan and plot for reproduce.sh", test_plan_and_plot_for_reproduce},
       {NULL, NULL}};
   return tu_run_suite("sweep", tests);
 }

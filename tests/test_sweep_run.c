@@ -248,6 +248,52 @@ static void test_interrupt_then_resume(void) {
   g_free(f);
 }
 
+static void test_reproduce_writes_figures(void) {
+  /* configs/sweeps holds two sweeps with plot: sections. */
+  char *configs = g_strdup(g_getenv("TRIGSIM_CONFIGS"));
+  char *root = g_path_get_dirname(configs);
+  char *script = g_build_filename(root, "tools", "reproduce.sh", NULL);
+  char *dir = g_dir_make_tmp("trigsim-repro-XXXXXX", NULL);
+  const char *argv[] = {script, "sweeps", "--out", dir, "-j", "2", NULL};
+  char **env = g_environ_setenv(g_get_environ(), "TRIGSIM", g_getenv("TRIGSIM_BIN"), TRUE);
+  char *out = NULL, *err = NULL;
+  int wstatus = -1;
+  CU_ASSERT_TRUE(g_spawn_sync(NULL, (char **)argv, env, 0, NULL, NULL, &out, &err, &wstatus, NULL));
+  CU_ASSERT_EQUAL(wstatus, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "sweeps: 2 figure(s) in"));
+  const char *names[] = {"ping-size", "ping-launch"};
+  for (int i = 0; i < 2; i++) {
+    char *png = g_strdup_printf("%s/%s.png", dir, names[i]);
+    char *md = g_strdup_printf("%s/%s.md", dir, names[i]);
+    char *csv = g_strdup_printf("%s/%s.csv", dir, names[i]);
+    char *text = slurp(png);
+    CU_ASSERT_EQUAL(memcmp(text, "\x89PNG", 4), 0);
+    g_free(text);
+    text = slurp(md);
+    /* ping-size: 14 sizes from 8 B (x 2 each step to 64 KiB); the table's
+     * rows are 8B, 16B, ... under the policies cpu, hdn, gds, gputn. */
+    if (i == 0) CU_ASSERT_PTR_NOT_NULL(strstr(text, "| workload.size | cpu | hdn | gds | gputn |"));
+    if (i == 0) CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n| 65536B |"));
+    /* ping-launch plots the speedup over cpu: cpu is the baseline, no column. */
+    if (i == 1) CU_ASSERT_PTR_NOT_NULL(strstr(text, "| hardware.gpu.launch_latency | hdn | gds | gputn |"));
+    g_free(text);
+    g_unlink(png);
+    g_unlink(md);
+    g_unlink(csv);
+    g_free(png);
+    g_free(md);
+    g_free(csv);
+  }
+  g_rmdir(dir);
+  g_free(out);
+  g_free(err);
+  g_strfreev(env);
+  g_free(dir);
+  g_free(script);
+  g_free(root);
+  g_free(configs);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"encode and decode round trip", test_encode_decode_round_trip},
@@ -255,6 +301,7 @@ int main(void) {
       {"the share of a rank", test_share_of_a_rank},
       {"same bytes for any -j", test_same_bytes_for_any_jobs},
       {"interrupt, then resume", test_interrupt_then_resume},
+      {"reproduce writes figures", test_reproduce_writes_figures},
       {NULL, NULL}};
   return tu_run_suite("sweep_run", tests);
 }
