@@ -98,10 +98,12 @@ static bool dlproject_run(const struct wl_ctx *ctx, struct sim_result *out, char
     if (ok) {
       sim_time t = pol.total_ps, t_hdn = strcmp(ctx->policy, "hdn") ? base.total_ps : t;
       double b = models[m].blocked, speedup = 1.0 / ((1 - b) + b * (double)t / (double)t_hdn);
+      /* One model: plain keys (a sweep column); all: prefixed by model. */
+      const char *pre = c->model == (int)N_MODELS ? models[m].name : NULL;
       char key[80];
-      g_snprintf(key, sizeof key, "%s.allreduce_time", models[m].name);
+      g_snprintf(key, sizeof key, "%s%sallreduce_time", pre ? pre : "", pre ? "." : "");
       sim_report_int(&out->counters, key, UNIT_TIME, t);
-      g_snprintf(key, sizeof key, "%s.speedup_over_hdn", models[m].name);
+      g_snprintf(key, sizeof key, "%s%sspeedup_over_hdn", pre ? pre : "", pre ? "." : "");
       sim_report_real(&out->counters, key, speedup);
       out->total_ps += t;
       out->events += pol.events;
