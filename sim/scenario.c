@@ -17,7 +17,8 @@
 #define SC_MAX_DEPTH 200
 
 static const char *const top_keys[] = {"include",  "name",     "seed",     "hardware",
-                                       "workload", "policies", "overrides"};
+                                       "workload", "policies", "overrides",
+                                       "provenance"};
 
 /* ---- messages ---- */
 

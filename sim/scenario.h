@@ -95,7 +95,8 @@ struct scenario {
 /* Loads, merges, applies SETS (N_SETS "path=value" strings, then the file's
  * `overrides:`, the command line winning) and binds a whole scenario.
  * Top-level keys: include, name, seed, hardware, workload (required, with
- * `kind`), policies, overrides. Returns NULL and sets *ERR on any error. */
+ * `kind`), policies, overrides, provenance (free-form, how a measured profile
+ * was made; not read). Returns NULL and sets *ERR on any error. */
 struct scenario *scenario_load(const char *path, const char *const *sets, size_t n_sets,
                                const struct sc_catalog *cat, char **err);
 
