@@ -66,15 +66,25 @@ bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct ca
   double x[CALIB_MAX_GRIDS], y[CALIB_MAX_GRIDS];
   size_t n = 0;
   for (int i = 0; i < m->n_grids; i++) {
-    if (!(m->grid_exec_s[i] > 0)) continue;
+    if (!(m->grid_b2b_s[i] > 1.5 * m->submit.median_s)) continue;
     x[n] = calib_jacobi_work_bits(m->grid[i], m->cus, wgs_per_cu);
-    y[n++] = m->grid_exec_s[i];
+    y[n++] = m->grid_b2b_s[i];
+  }
+  fit->from_spans = n < 2;
+  if (fit->from_spans) {
+    n = 0;
+    for (int i = 0; i < m->n_grids; i++) {
+      if (!(m->grid_exec_s[i] > 0)) continue;
+      x[n] = calib_jacobi_work_bits(m->grid[i], m->cus, wgs_per_cu);
+      y[n++] = m->grid_exec_s[i];
+    }
   }
   double a, b, r2;
   if (!calib_fit_rel(x, y, n, &a, &b, &r2) || !(b > 0)) return false;
   fit->t0_s = a > 0 ? a : 0;
   fit->bw_bps = 1.0 / b;
   fit->r2 = r2;
+  fit->points = (int)n;
   return true;
 }
 
@@ -112,11 +122,12 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
   c->switch_poll_interval = 0;
   struct bus_config *b = &hw->bus;
   b->kind = m->is_gpu ? BUS_PCIE : BUS_APU;
+  sim_time rt = ps_of(m->roundtrip.median_s), rest = rt - c->launch_submit - g->teardown_latency;
   b->latency = ps_of(m->read_lat.median_s / 4);
+  if (b->latency > rest / 4) b->latency = rest > 0 ? rest / 4 : 0;
   if (m->h2d_bps > 0 && m->d2h_bps > 0) b->bandwidth = (int64_t)llround((m->h2d_bps + m->d2h_bps) / 2);
   b->control_bytes = 0; /* control messages cross in exactly `latency` */
-  sim_time l1 = ps_of(m->roundtrip.median_s) - c->launch_submit - 2 * b->latency -
-                g->teardown_latency;
+  sim_time l1 = rest - 2 * b->latency;
   g->launch_latency = l1 > 0 ? l1 : 0;
   g->launch_per_queued = 0;
   struct par_table *t = &g->launch_table;
@@ -125,7 +136,7 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
   t->y[t->n++] = g->launch_latency;
   for (int k = 1; k < m->n_depths && t->n < PAR_TABLE_MAX; k++) {
     double marg = (m->depth_total_s[k] - m->depth_total_s[0]) / (double)(m->depth[k] - m->depth[0]);
-    sim_time l = ps_of(marg) - g->teardown_latency;
+    sim_time l = marg > 1.1 * m->submit.median_s ? ps_of(marg) - g->teardown_latency : 0;
     t->x[t->n] = m->depth[k];
     t->y[t->n++] = l > 0 ? l : 0;
   }
@@ -172,8 +183,8 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "  date: \"%s\"\n  quick: %s\n  repetitions: %d\n  warmups: %d\n", m->date,
           m->quick ? "true" : "false", m->reps, m->warmups);
   fputs("  measured:\n", f);
-  stat_line(f, "enqueue", m->submit, "host time of one non-blocking kernel enqueue");
-  stat_line(f, "roundtrip", m->roundtrip, "empty kernel: enqueue + clFinish, host wall time");
+  stat_line(f, "enqueue", m->submit, "host time of one non-blocking kernel enqueue, batches of 64");
+  stat_line(f, "roundtrip", m->roundtrip, "empty kernel, no event: enqueue + clFinish, host wall time");
   stat_line(f, "launch_span", m->launch_span, "empty kernel: profiling SUBMIT..START");
   stat_line(f, "exec_span", m->exec_span, "empty kernel: profiling START..END");
   stat_line(f, "read_latency", m->read_lat, "blocking 4-byte device-to-host read");
@@ -189,8 +200,15 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   for (int i = 0; i < m->n_grids; i++)
     fprintf(f, "      %" PRId64 ": [%" PRId64 "ps, %.3f]\n", m->grid[i], ps_of(m->grid_exec_s[i]),
             m->grid_spread[i]);
-  fprintf(f, "  fit:  # jacobi_exec = t0 + work / mem_bandwidth, weighted 1/T^2\n"
+  fprintf(f, "    jacobi_back_to_back:  # grid side: host time per kernel, %d enqueued, one clFinish; "
+             "spread\n",
+          m->b2b_kernels);
+  for (int i = 0; i < m->n_grids; i++)
+    fprintf(f, "      %" PRId64 ": [%" PRId64 "ps, %.3f]\n", m->grid[i], ps_of(m->grid_b2b_s[i]),
+            m->grid_b2b_spread[i]);
+  fprintf(f, "  fit:  # %s = t0 + work / mem_bandwidth over %d grids, weighted 1/T^2\n"
              "    t0: %" PRId64 "ps\n    mem_bandwidth: %" PRId64 "bps\n    r2: %.4f\n",
+          fit->from_spans ? "jacobi_exec" : "jacobi_back_to_back (device-paced grids)", fit->points,
           ps_of(fit->t0_s), (int64_t)llround(fit->bw_bps), fit->r2);
   fputs("hardware:\n  cpu:\n", f);
   fprintf(f, "    launch_submit: %" PRId64 "ps  # measured enqueue\n", hw->cpu.launch_submit);
@@ -202,7 +220,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "    cus: %" PRId64 "  # CL_DEVICE_MAX_COMPUTE_UNITS\n", g->cus);
   fprintf(f, "    wgs_per_cu: %" PRId64 "  # chosen: %s\n", g->wgs_per_cu,
           g->wgs_per_cu > 1 ? "2048 items per CU / 256-item WGs" : "one WG per CPU core");
-  fprintf(f, "    mem_bandwidth: %" PRId64 "bps  # fit of jacobi_exec\n", g->mem_bandwidth);
+  fprintf(f, "    mem_bandwidth: %" PRId64 "bps  # fit\n", g->mem_bandwidth);
   fprintf(f, "    queues: %" PRId64 "\n", g->queues);
   fprintf(f, "    launch_latency: %" PRId64 "ps  # roundtrip - enqueue - 2 bus latency - t0\n",
           g->launch_latency);
@@ -210,10 +228,12 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   for (int i = 0; i < g->launch_table.n; i++)
     fprintf(f, "%s%" PRId64 ":%" PRId64 "ps", i ? ", " : "", g->launch_table.x[i],
             g->launch_table.y[i]);
-  fputs("\"  # depth 1: launch_latency; then marginal queued-kernel cost - t0\n", f);
+  fputs("\"  # depth 1: launch_latency; then mean marginal queued-kernel cost - t0 where the "
+        "device sets the pace, else 0\n",
+        f);
   fprintf(f, "    teardown_latency: %" PRId64 "ps  # fit t0\n", g->teardown_latency);
   fprintf(f, "  bus:\n    kind: %s\n", hw->bus.kind == BUS_PCIE ? "pcie" : "apu");
-  fprintf(f, "    latency: %" PRId64 "ps  # read_latency / 4\n", hw->bus.latency);
+  fprintf(f, "    latency: %" PRId64 "ps  # min(read_latency, roundtrip - enqueue - t0) / 4\n", hw->bus.latency);
   fprintf(f, "    bandwidth: %" PRId64 "bps  # mean of h2d and d2h\n", hw->bus.bandwidth);
   fprintf(f, "    control_bytes: %" PRId64 "B\n", hw->bus.control_bytes);
   bool ok = !ferror(f);

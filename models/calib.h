@@ -4,23 +4,30 @@
  * profile they are written to, and the one-node model of a Jacobi loop that
  * `trigsim validate-real` and the `kloop` workload predict with.
  *
- * Derivation (calib_derive), with every time a median over repetitions:
- * - cpu.launch_submit = host time of one non-blocking kernel enqueue;
- *   cpu.switch_mode = poll, switch_poll_interval = 0 (clFinish spins).
- * - bus.latency = small device-to-host read / 4 (request, read, data and
- *   completion crossings), bus.bandwidth = mean of H2D and D2H bandwidth.
- * - The Jacobi kernel's execution span (profiling START..END) at several
- *   grids is fitted, weighted by 1/T^2 (relative error), to T = T0 + W/bw
- *   where W is the model's own work in bits (calib_jacobi_work_bits: waves
- *   times a WG's bytes times the slots). gpu.teardown_latency = T0,
- *   gpu.mem_bandwidth = bw.
- * - gpu.launch_latency = empty-kernel round trip (enqueue + clFinish) -
- *   launch_submit - 2 bus.latency - T0 (>= 0): the model's sync round trip
- *   then equals the measured one.
+ * Derivation (calib_derive), every time a median over repetitions:
+ * - cpu.launch_submit = S, host time of one non-blocking kernel enqueue in
+ *   a batch of 64; cpu.switch_mode = poll, switch_poll_interval = 0
+ *   (clFinish spins).
+ * - Compute: per grid, the host wall time per kernel of K Jacobi kernels
+ *   enqueued back to back (one clFinish). Where that exceeds 1.5 S the
+ *   device, not the enqueue, sets the pace, and those points are fitted,
+ *   weighted by 1/T^2 (relative error), to T = G0 + W/bw, W being the
+ *   model's own work in bits (calib_jacobi_work_bits: waves times a WG's
+ *   bytes times the slots). gpu.teardown_latency = G0 (>= 0),
+ *   gpu.mem_bandwidth = bw. Under 2 such points: the profiling execution
+ *   spans (START..END) of all grids are fitted instead. The spans are
+ *   recorded either way (on NVIDIA's OpenCL they overstate a small kernel:
+ *   5.4us for an empty one that back to back costs under 4us).
+ * - R = empty-kernel round trip (enqueue + clFinish, no event).
+ *   bus.latency = min(small read / 4, (R - S - G0) / 4) (a read crosses 4
+ *   times: command, request, data, completion), bus.bandwidth = mean of H2D
+ *   and D2H; gpu.launch_latency = R - S - 2 bus.latency - G0 (>= 0): the
+ *   model's sync round trip S + 2 bus + launch + G0 then equals R.
  * - gpu.launch_table: depth 1: launch_latency; depth N (2, 4, ... 1024):
- *   the mean marginal cost of a queued empty kernel after the first,
- *   (total(N) - total(1)) / (N - 1) - T0 (>= 0), total(N) being the wall
- *   time of N empty kernels enqueued back to back and one clFinish.
+ *   with m = (total(N) - total(1)) / (N - 1) the mean marginal cost of a
+ *   queued empty kernel (total(N): N enqueued back to back, one clFinish),
+ *   m - G0 where m > 1.1 S (the device sets the pace), else 0 (the device's
+ *   cost hides behind the enqueue cost and cannot be seen).
  * - gpu.cus = compute units, clock = max clock, wgs_per_cu = 8 on a GPU
  *   (2048 resident items / 256-item WGs), 1 on a CPU device. */
 #ifndef MODELS_CALIB_H
@@ -61,18 +68,22 @@ struct calib_meas {
   double h2d_bps, d2h_bps; /* bits per second */
   int n_depths;
   int64_t depth[CALIB_DEPTHS];
-  struct calib_stat depth_total; /* unused placeholder for symmetry */
   double depth_total_s[CALIB_DEPTHS]; /* median wall time of N queued empty kernels */
   double depth_spread[CALIB_DEPTHS];
   int n_grids;
   int64_t grid[CALIB_MAX_GRIDS];
   double grid_exec_s[CALIB_MAX_GRIDS]; /* Jacobi kernel execution span */
   double grid_spread[CALIB_MAX_GRIDS];
+  int b2b_kernels;                     /* K */
+  double grid_b2b_s[CALIB_MAX_GRIDS];  /* host time per kernel, K back to back */
+  double grid_b2b_spread[CALIB_MAX_GRIDS];
 };
 
 /* The fitted compute model: T = t0 + work_bits / bw. */
 struct calib_fit {
   double t0_s, bw_bps, r2;
+  int points;
+  bool from_spans; /* fitted to the profiling spans, not back-to-back times */
 };
 
 /* The hardware groups a profile sets, bound (defaults for what it omits). */
@@ -145,7 +156,8 @@ bool calib_dev_jacobi_loop(struct calib_dev *d, int64_t n, int iters, bool sync,
                            double *per_iter_s, double *spread, char **err);
 
 /* Median execution span (s) of the Jacobi kernel on an N x N grid. */
-bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, double *exec_s, char **err);
+bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct calib_stat *exec,
+                           char **err);
 
 /* The device's name and driver ("NAME, driver VERSION"), static storage. */
 const char *calib_dev_name(const struct calib_dev *d);

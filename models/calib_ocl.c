@@ -23,7 +23,8 @@ bool calib_dev_jacobi_loop(struct calib_dev *d, int64_t n, int iters, bool sync,
                            double *per_iter_s, double *spread, char **err) {
   return calib_dev_open(0, err) != NULL;
 }
-bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, double *exec_s, char **err) {
+bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct calib_stat *exec,
+                           char **err) {
   return calib_dev_open(0, err) != NULL;
 }
 const char *calib_dev_name(const struct calib_dev *d) { return ""; }
@@ -202,7 +203,8 @@ static double prof_s(cl_event ev, cl_profiling_info from, cl_profiling_info to) 
   return b > a ? (double)(b - a) * 1e-9 : 0;
 }
 
-bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, double *exec_s, char **err) {
+bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct calib_stat *exec,
+                           char **err) {
   if (!grids_for(d, n, err)) return false;
   double *x = g_new(double, (size_t)reps);
   bool ok = true;
@@ -213,7 +215,7 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, double *exe
     if (r >= 0) x[r] = prof_s(ev, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END);
     clReleaseEvent(ev);
   }
-  if (ok) *exec_s = calib_stat_of(x, (size_t)reps).median_s;
+  if (ok) *exec = calib_stat_of(x, (size_t)reps);
   g_free(x);
   return ok;
 }
@@ -297,9 +299,9 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
   double *x = g_new(double, (size_t)R), *y = g_new(double, (size_t)R),
          *z = g_new(double, (size_t)R);
   bool ok = true;
-  /* Enqueue cost, empty-kernel round trip and its profiling spans. */
+  /* Enqueue cost, in batches. */
   for (int r = -m->warmups; ok && r < R; r++) {
-    enum { BATCH = 8 };
+    enum { BATCH = 64 };
     double t = now_s();
     for (int i = 0; ok && i < BATCH; i++) ok = enqueue_empty(d, NULL, err);
     double t_enq = (now_s() - t) / BATCH;
@@ -307,21 +309,25 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     if (ok && r >= 0) x[r] = t_enq;
   }
   if (ok) m->submit = calib_stat_of(x, (size_t)R);
+  /* Empty-kernel round trip, no event (as a loop without profiling). */
+  for (int r = -m->warmups; ok && r < R; r++) {
+    double t = now_s();
+    ok = enqueue_empty(d, NULL, err) && cl_ok(clFinish(d->q), "clFinish", err);
+    if (ok && r >= 0) x[r] = now_s() - t;
+  }
+  if (ok) m->roundtrip = calib_stat_of(x, (size_t)R);
+  /* Profiling spans of an empty kernel. */
   for (int r = -m->warmups; ok && r < R; r++) {
     cl_event ev;
-    double t = now_s();
     ok = enqueue_empty(d, &ev, err) && cl_ok(clFinish(d->q), "clFinish", err);
-    double rt = now_s() - t;
     if (!ok) break;
     if (r >= 0) {
-      x[r] = rt;
       y[r] = prof_s(ev, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START);
       z[r] = prof_s(ev, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END);
     }
     clReleaseEvent(ev);
   }
   if (ok) {
-    m->roundtrip = calib_stat_of(x, (size_t)R);
     m->launch_span = calib_stat_of(y, (size_t)R);
     m->exec_span = calib_stat_of(z, (size_t)R);
   }
@@ -360,14 +366,18 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
        bandwidth(d, big, false, breps, &m->d2h_bps, err);
   /* The Jacobi kernel's execution span against the grid. */
   int64_t max_grid = quick ? 512 : 4096;
+  m->b2b_kernels = quick ? 16 : 64;
   for (int64_t n = 64; ok && n <= max_grid && m->n_grids < CALIB_MAX_GRIDS; n *= 2) {
-    double e;
-    ok = calib_dev_jacobi_exec(d, n, quick ? 9 : 31, &e, err);
+    struct calib_stat e;
+    double b2b, spread;
+    ok = calib_dev_jacobi_exec(d, n, quick ? 9 : 31, &e, err) &&
+         calib_dev_jacobi_loop(d, n, m->b2b_kernels, false, quick ? 5 : 11, &b2b, &spread, err);
     if (!ok) break;
-    /* Spread of the span: a second, short series. */
     m->grid[m->n_grids] = n;
-    m->grid_exec_s[m->n_grids] = e;
-    m->grid_spread[m->n_grids++] = 0;
+    m->grid_exec_s[m->n_grids] = e.median_s;
+    m->grid_spread[m->n_grids] = e.spread;
+    m->grid_b2b_s[m->n_grids] = b2b;
+    m->grid_b2b_spread[m->n_grids++] = spread;
   }
   g_free(x);
   g_free(y);
