@@ -275,6 +275,12 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err) {
 
 int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                               int64_t compute_ps) {
+  int64_t total = calib_predict_total_ps(hw, n, iters, sync, compute_ps);
+  return (total + iters / 2) / iters;
+}
+
+int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
+                               int64_t compute_ps) {
   g_assert(iters >= 1 && n >= 1);
   struct kstep step = {.kind = KS_COMPUTE};
   struct kernel k = {.name = "jacobi", .steps = &step, .n_steps = 1};
@@ -319,5 +325,5 @@ int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, b
   sim_free(e);
   sys_free(s);
   g_free(host);
-  return (total + iters / 2) / iters;
+  return total;
 }

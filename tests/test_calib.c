@@ -224,6 +224,51 @@ static void test_committed_profiles_bind(void) {
   }
 }
 
+/* Hardware in the loop: compute_time measured reads the cache beside the
+ * scenario; with neither a cached entry nor a device it is an exit-2 error
+ * at the key. Sync loop, exec 7us: compute = 7 - teardown 2 = 5us; each
+ * iteration submit 1 + bus 2 + launch 13 + 5 + teardown 2 + bus 2 = 25us;
+ * 3 iterations: 75us. */
+static void test_measured_compute_cache(void) {
+  char *dir = g_dir_make_tmp("kloop-XXXXXX", NULL);
+  char *sc = g_build_filename(dir, "s.yaml", NULL);
+  char *cache = g_build_filename(dir, "measured-cache.yaml", NULL);
+  g_file_set_contents(sc,
+                      "hardware:\n"
+                      "  cpu: {launch_submit: 1us, switch_poll_interval: 0ps}\n"
+                      "  bus: {latency: 2us, control_bytes: 0B}\n"
+                      "  gpu: {launch_latency: 13us, teardown_latency: 2us}\n"
+                      "workload: {kind: kloop, grid: 64, iterations: 3, compute_time: measured, "
+                      "device: 1024}\n"
+                      "policies: [hdn]\n",
+                      -1, NULL);
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, NULL}, &out, &err), 2);
+  char *want = g_strdup_printf("%s:5:64: workload.compute_time: expected a cached measurement", sc);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  CU_ASSERT_STRING_EQUAL(out, "");
+  g_free(want);
+  g_free(out);
+  g_free(err);
+  g_file_set_contents(cache, "measured:\n  jacobi-64:\n    exec: 7us\n", -1, NULL);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "s,kloop,1,hdn,75000000,0,25000000,7000000,3,1"));
+  g_free(out);
+  /* A fixed time needs no device: compute 5us directly, the same 75us. */
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", "--set",
+                                              "workload.compute_time=5us", NULL},
+                             &out, NULL),
+                  0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",75000000,"));
+  g_free(out);
+  g_unlink(cache);
+  g_unlink(sc);
+  g_rmdir(dir);
+  g_free(cache);
+  g_free(sc);
+  g_free(dir);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"median and spread", test_stat_median_spread},
@@ -234,6 +279,7 @@ int main(void) {
       {"Jacobi loop model, sync and async", test_predict_loop},
       {"calibrate and validate-real input errors", test_cli_errors},
       {"committed profiles bind", test_committed_profiles_bind},
+      {"measured compute time from the cache", test_measured_compute_cache},
       {NULL, NULL}};
   return tu_run_suite("calib", tests);
 }

@@ -6,6 +6,7 @@ set -euo pipefail
 trigsim_packages=(
   build-essential cmake pkg-config
   libglib2.0-dev libgsl-dev libyaml-dev libcunit1-dev
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
 )
 
 trigsim_install_deps() {
