@@ -63,7 +63,10 @@ int calib_cmd_calibrate(int argc, char **argv) {
     goto out;
   }
   status = 1;
-  if (!(d = calib_dev_open(device, &err))) goto out;
+  if (!(d = calib_dev_open(device, &err))) {
+    if (g_str_has_prefix(err, "--device:")) status = EXIT_INPUT;
+    goto out;
+  }
   fprintf(stderr, "calibrate: measuring %s%s\n", calib_dev_name(d), quick ? " (quick)" : "");
   struct calib_meas m;
   struct calib_hw hw;
@@ -144,7 +147,10 @@ int calib_cmd_validate_real(int argc, char **argv) {
     goto out;
   }
   status = 1;
-  if (!(d = calib_dev_open(device, &err))) goto out;
+  if (!(d = calib_dev_open(device, &err))) {
+    if (g_str_has_prefix(err, "--device:")) status = EXIT_INPUT;
+    goto out;
+  }
   printf("# validate-real: %s; profile %s; %d iterations, median of %d runs\n",
          calib_dev_name(d), argv[1], iters, reps);
   printf("%-6s %6s %14s %14s %8s %7s\n", "case", "grid", "measured/iter", "predicted/iter",

@@ -269,6 +269,33 @@ static void test_measured_compute_cache(void) {
   g_free(dir);
 }
 
+/* A scenario including the committed H100 profile runs deterministically
+ * from it. Sync, grid 4096: 256^2 = 65536 WGs on 132 x 8 = 1056 slots = 63
+ * waves of ceil(2048 B * 8 * 1056 / 15153301810963 bps) = 1141765 ps each =
+ * 71931195 ps; plus the profile's round trip: launch_submit 5011391 + bus
+ * 1411152 + launch 2822305 + teardown 0 + bus 1411152 = 10656000 ps (the
+ * measured roundtrip). Per iteration 82587195 ps, as validate-real printed. */
+static void test_run_on_committed_profile(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(configs);
+  char *hw = g_build_filename(configs, "hw", "h100-opencl.yaml", NULL);
+  char *text = g_strdup_printf("include: %s\n"
+                               "workload: {kind: kloop, grid: 4096, iterations: 2}\n"
+                               "policies: [hdn]\n",
+                               hw);
+  char *sc = tu_temp_file(".yaml", text, strlen(text));
+  char *a = NULL, *b = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &a, NULL), 0);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &b, NULL), 0);
+  CU_ASSERT_STRING_EQUAL(a, b);
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, ",hdn,165174390,0,82587195,"));
+  g_free(a);
+  g_free(b);
+  g_free(sc);
+  g_free(text);
+  g_free(hw);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"median and spread", test_stat_median_spread},
@@ -280,6 +307,7 @@ int main(void) {
       {"calibrate and validate-real input errors", test_cli_errors},
       {"committed profiles bind", test_committed_profiles_bind},
       {"measured compute time from the cache", test_measured_compute_cache},
+      {"a run on the committed H100 profile", test_run_on_committed_profile},
       {NULL, NULL}};
   return tu_run_suite("calib", tests);
 }
