@@ -13,12 +13,14 @@
 #include "sweep.h"
 #include "sweep_mpi.h"
 #include "sweep_run.h"
+#include "calib.h"
 #include "trace.h"
 #include "workload.h"
 
 #define EXIT_INPUT 2
 
-static const char *const commands[] = {"run", "sweep", "validate", "params"};
+static const char *const commands[] = {"run", "sweep", "validate", "params", "calibrate",
+                                      "validate-real"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -38,7 +40,9 @@ static void print_help(FILE *out) {
         "  run SCENARIO       simulate every policy of a scenario and print the results\n"
         "  sweep SCENARIO     run the points of a scenario's sweep: section in parallel\n"
         "  validate SCENARIO  check a scenario without running it\n"
-        "  params [GROUP]     list every parameter with unit, default, range and doc\n\n"
+        "  params [GROUP]     list every parameter with unit, default, range and doc\n"
+        "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
+        "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n\n"
         "Options:\n"
         "  -h, --help         show this help (also: trigsim COMMAND --help)\n"
         "  --version          print the version\n",
@@ -499,7 +503,10 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
   if (!strcmp(cmd, "params")) return cmd_params(argc - 1, argv + 1);
+  if (!strcmp(cmd, "calibrate")) return calib_cmd_calibrate(argc - 1, argv + 1);
+  if (!strcmp(cmd, "validate-real")) return calib_cmd_validate_real(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
-  return usage_error("expected a command (run, sweep, validate, params)%s%s%s, got '%s'",
+  return usage_error("expected a command (run, sweep, validate, params, calibrate, "
+                     "validate-real)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }

@@ -17,7 +17,7 @@
 #define SC_MAX_DEPTH 200
 
 static const char *const top_keys[] = {"include",  "name",      "seed",  "hardware", "workload",
-                                       "policies", "overrides", "sweep", "plot"};
+                                       "policies", "overrides", "sweep", "plot",     "provenance"};
 
 /* ---- messages ---- */
 

@@ -113,8 +113,9 @@ struct scenario *scenario_from_tree(struct sc_node *root, const char *path,
 /* Loads, merges, applies SETS (N_SETS "path=value" strings, then the file's
  * `overrides:`, the command line winning) and binds a whole scenario.
  * Top-level keys: include, name, seed, hardware, workload (required, with
- * `kind`), policies, overrides, and `sweep` and `plot` (read by sweep.h and
- * tools/reproduce.sh, ignored here). Returns NULL and sets *ERR on any error. */
+ * `kind`), policies, overrides, `sweep` and `plot` (read by sweep.h and
+ * tools/reproduce.sh, ignored here), and provenance (free-form, how a
+ * measured profile was made; not read). Returns NULL and sets *ERR on any error. */
 struct scenario *scenario_load(const char *path, const char *const *sets, size_t n_sets,
                                const struct sc_catalog *cat, char **err);
 

@@ -13,6 +13,9 @@ cmake -S . -B build/check -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRIGSIM_WERROR=ON 
 cmake --build build/check -j"$jobs"
 ctest --test-dir build/check --output-on-failure -j"$jobs"
 
+echo "== calibrate the OpenCL device (PoCL's CPU device in CI), validate against real runs"
+tools/calib-ci.sh build/check/trigsim build/check/calib
+
 echo "== build and test (AddressSanitizer + UndefinedBehaviorSanitizer)"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DTRIGSIM_WERROR=ON -DTRIGSIM_SANITIZE=ON >/dev/null
 cmake --build build/asan -j"$jobs"

@@ -7,6 +7,7 @@ trigsim_packages=(
   build-essential cmake pkg-config
   libglib2.0-dev libgsl-dev libyaml-dev libcunit1-dev
   gnuplot-nox libopenmpi-dev openmpi-bin
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
 )
 
 trigsim_install_deps() {

@@ -1,0 +1,313 @@
+/* Calibration (models/calib.h) with synthetic measurements: statistics and
+ * fits, the derivation of parameters, the profile writer/reader round trip,
+ * the one-node Jacobi loop model, and the command-line errors. No device. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "calib.h"
+#include "testutil.h"
+
+#define US 1000000 /* ps */
+
+static void test_stat_median_spread(void) {
+  double x[] = {5, 1, 3, 2, 4};
+  struct calib_stat s = calib_stat_of(x, 5);
+  /* Sorted 1 2 3 4 5: median 3; quartiles (GSL, linear) 2 and 4:
+   * spread (4 - 2) / 3. */
+  CU_ASSERT_DOUBLE_EQUAL(s.median_s, 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(s.spread, 2.0 / 3.0, 1e-12);
+  double y[] = {4, 1, 3, 2};
+  /* Even count: median (2 + 3) / 2. */
+  CU_ASSERT_DOUBLE_EQUAL(calib_stat_of(y, 4).median_s, 2.5, 1e-12);
+}
+
+static void test_fit_relative(void) {
+  /* Exact line y = 2 + 3x: any weighting recovers it, R^2 = 1. */
+  double x[] = {1, 2, 3, 10}, y[] = {5, 8, 11, 32};
+  double a, b, r2;
+  CU_ASSERT_TRUE(calib_fit_rel(x, y, 4, &a, &b, &r2));
+  CU_ASSERT_DOUBLE_EQUAL(a, 2, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(b, 3, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(r2, 1, 1e-9);
+  /* Weights 1/y^2 make relative errors count: points (1, 1), (2, 2), (100, 110).
+   * Unweighted least squares would follow the large point; here the two
+   * small points, weighted 1 and 1/4 against 1/12100, hold the line near
+   * y = x: slope within 10% of 1, intercept near 0. */
+  double x2[] = {1, 2, 100}, y2[] = {1, 2, 110};
+  CU_ASSERT_TRUE(calib_fit_rel(x2, y2, 3, &a, &b, &r2));
+  CU_ASSERT_TRUE(fabs(b - 1) < 0.1);
+  CU_ASSERT_TRUE(fabs(a) < 0.1);
+  CU_ASSERT_FALSE(calib_fit_rel(x, y, 1, &a, &b, &r2)); /* one point: no line */
+}
+
+static void test_jacobi_work(void) {
+  /* 64 / 16 = 4 WGs a side: 16 WGs; 65 needs 5 a side: 25. */
+  CU_ASSERT_EQUAL(calib_jacobi_wgs(64), 16);
+  CU_ASSERT_EQUAL(calib_jacobi_wgs(65), 25);
+  /* 2 slots: 16 WGs = 8 waves of 16*16*8 B = 2048 B a WG on each of 2 slots:
+   * 8 * 2048 * 8 bits * 2 = 262144 bits. 128: 64 WGs, 32 waves: 1048576. */
+  CU_ASSERT_DOUBLE_EQUAL(calib_jacobi_work_bits(64, 2, 1), 262144, 1e-6);
+  CU_ASSERT_DOUBLE_EQUAL(calib_jacobi_work_bits(128, 2, 1), 1048576, 1e-6);
+}
+
+/* Synthetic measurements of a 2-CU CPU device: enqueue S = 1us, round trip
+ * R = 20us, small read 8us, back-to-back Jacobi time G0 + W/bw with
+ * G0 = 2us, bw = 1e11 bits/s: grid 64: 2 + 262144/1e11 s = 4.62144us,
+ * grid 128: 2 + 10.48576 = 12.48576us (both above 1.5 S: device-paced).
+ * Queued empty kernels: 1: 20us, 2: 25us, 4: 32us. */
+static void synth(struct calib_meas *m) {
+  memset(m, 0, sizeof *m);
+  g_strlcpy(m->device, "synthetic \"dev\"", sizeof m->device);
+  g_strlcpy(m->date, "2026-01-01T00:00:00Z", sizeof m->date);
+  m->cus = 2;
+  m->clock_hz = 2000000000;
+  m->reps = 7;
+  m->submit.median_s = 1e-6;
+  m->roundtrip.median_s = 20e-6;
+  m->read_lat.median_s = 8e-6;
+  m->h2d_bps = 1e11;
+  m->d2h_bps = 2e11;
+  m->n_depths = 3;
+  m->depth[0] = 1, m->depth[1] = 2, m->depth[2] = 4;
+  m->depth_total_s[0] = 20e-6, m->depth_total_s[1] = 25e-6, m->depth_total_s[2] = 32e-6;
+  m->n_grids = 2;
+  m->grid[0] = 64, m->grid[1] = 128;
+  m->grid_b2b_s[0] = 4.62144e-6, m->grid_b2b_s[1] = 12.48576e-6;
+  m->grid_exec_s[0] = 9e-6, m->grid_exec_s[1] = 9e-6; /* ignored: b2b points suffice */
+  m->b2b_kernels = 16;
+}
+
+static void test_derive(void) {
+  struct calib_meas m;
+  struct calib_hw hw;
+  struct calib_fit fit;
+  char *err = NULL;
+  synth(&m);
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_FALSE(fit.from_spans);
+  CU_ASSERT_EQUAL(fit.points, 2);
+  CU_ASSERT_DOUBLE_EQUAL(fit.bw_bps, 1e11, 1e3);
+  CU_ASSERT_EQUAL(hw.gpu.teardown_latency, 2 * US);       /* G0 */
+  CU_ASSERT_TRUE(llabs(hw.gpu.mem_bandwidth - 100000000000) < 1000);
+  CU_ASSERT_EQUAL(hw.gpu.cus, 2);
+  CU_ASSERT_EQUAL(hw.gpu.wgs_per_cu, 1);                  /* not a GPU */
+  CU_ASSERT_EQUAL(hw.gpu.clock, 2000000000);
+  CU_ASSERT_EQUAL(hw.cpu.launch_submit, 1 * US);
+  CU_ASSERT_EQUAL(hw.cpu.switch_poll_interval, 0);
+  /* R - S - G0 = 17us; bus = min(8/4, 17/4) = 2us; launch = 17 - 2*2 = 13us. */
+  CU_ASSERT_EQUAL(hw.bus.latency, 2 * US);
+  CU_ASSERT_EQUAL(hw.gpu.launch_latency, 13 * US);
+  CU_ASSERT_EQUAL(hw.bus.bandwidth, 150000000000);        /* (1e11 + 2e11) / 2 */
+  /* Depth 2: m = 5us > 1.1 S: 5 - 2 = 3us; depth 4: m = 12/3 = 4us: 2us. */
+  CU_ASSERT_EQUAL(hw.gpu.launch_table.n, 3);
+  CU_ASSERT_EQUAL(hw.gpu.launch_table.y[0], 13 * US);
+  CU_ASSERT_EQUAL(hw.gpu.launch_table.x[1], 2);
+  CU_ASSERT_EQUAL(hw.gpu.launch_table.y[1], 3 * US);
+  CU_ASSERT_EQUAL(hw.gpu.launch_table.y[2], 2 * US);
+  /* Enqueue-paced queue (m <= 1.1 S): the device's cost is hidden: 0. */
+  m.depth_total_s[1] = 21e-6;
+  CU_ASSERT_TRUE(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_EQUAL(hw.gpu.launch_table.y[1], 0);
+  /* Only one device-paced grid: the profiling spans are fitted instead. */
+  m.grid_b2b_s[0] = 1.2e-6;
+  m.grid_exec_s[0] = 4.62144e-6, m.grid_exec_s[1] = 12.48576e-6;
+  CU_ASSERT_TRUE(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_TRUE(fit.from_spans);
+  CU_ASSERT_EQUAL(hw.gpu.teardown_latency, 2 * US);
+  /* Times that fall with the grid fit no model. */
+  m.grid_exec_s[1] = 1e-6;
+  CU_ASSERT_FALSE(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_PTR_NOT_NULL(err);
+  g_free(err);
+}
+
+static void test_profile_round_trip(void) {
+  struct calib_meas m;
+  struct calib_hw hw, back;
+  struct calib_fit fit;
+  char *err = NULL;
+  synth(&m);
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  char *dir = g_dir_make_tmp("calib-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "p.yaml", NULL);
+  CU_ASSERT_TRUE_FATAL(calib_write_profile(path, &m, &fit, &hw, &err));
+  char *tmp = g_strdup_printf("%s.tmp", path);
+  CU_ASSERT_FALSE(g_file_test(tmp, G_FILE_TEST_EXISTS)); /* renamed into place */
+  CU_ASSERT_TRUE_FATAL(calib_read_profile(path, &back, &err));
+  CU_ASSERT_EQUAL(memcmp(&back.gpu, &hw.gpu, sizeof hw.gpu), 0);
+  CU_ASSERT_EQUAL(back.cpu.launch_submit, hw.cpu.launch_submit);
+  CU_ASSERT_EQUAL(back.cpu.switch_mode, hw.cpu.switch_mode);
+  CU_ASSERT_EQUAL(back.cpu.switch_poll_interval, 0);
+  CU_ASSERT_EQUAL(memcmp(&back.bus, &hw.bus, sizeof hw.bus), 0);
+  char *text = NULL;
+  g_file_get_contents(path, &text, NULL, NULL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "device: \"synthetic \\\"dev\\\"\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "date: \"2026-01-01T00:00:00Z\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "repetitions: 7"));
+  g_free(text);
+  /* A bad profile: file:line:col and key. */
+  char *bad = g_build_filename(dir, "bad.yaml", NULL);
+  g_file_set_contents(bad, "hardware:\n  gpu:\n    cus: many\n", -1, NULL);
+  CU_ASSERT_FALSE(calib_read_profile(bad, &back, &err));
+  char *want = g_strdup_printf("%s:3:10: hardware.gpu.cus: expected", bad);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  g_free(want);
+  g_free(err);
+  g_unlink(bad);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(bad);
+  g_free(tmp);
+  g_free(path);
+  g_free(dir);
+}
+
+static void test_predict_loop(void) {
+  struct calib_meas m;
+  struct calib_hw hw;
+  struct calib_fit fit;
+  char *err = NULL;
+  synth(&m);
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  /* Sync, compute 5us: submit 1 + bus 2 + launch 13 + 5 + teardown 2 +
+   * bus 2 = 25us = R + compute, every iteration. */
+  CU_ASSERT_EQUAL(calib_predict_iter_ps(&hw, 64, 3, true, 5 * US), 25 * US);
+  /* Async, 4 launches at 1, 2, 3, 4us reach the GPU at 3, 4, 5, 6us at
+   * depths 1, 2, 3, 4: launch 13, 3, 2.5 (between 3 and 2), 2us. One at a
+   * time, each + 5 + 2: k1 3..23, k2 23..33, k3 33..42.5, k4 42.5..51.5;
+   * its record crosses the bus: 53.5us / 4 = 13.375us. */
+  CU_ASSERT_EQUAL(calib_predict_iter_ps(&hw, 64, 4, false, 5 * US), 13375000);
+  /* Roofline: grid 64 = 8 waves of 2048 B * 8 * 2 slots / 1e11 bits/s =
+   * 0.32768us each: 2.62144us; the flops (1024 a WG at 128 a cycle, 2 GHz:
+   * 4ns) do not bind. Sync: 20 + 2.62144 = 22.62144us. */
+  CU_ASSERT_TRUE(llabs(calib_predict_iter_ps(&hw, 64, 2, true, 0) - 22621440) <= 8);
+}
+
+static void test_cli_errors(void) {
+  char *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"calibrate", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected --out FILE"));
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate-real", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected one PROFILE file"));
+  g_free(err);
+  char *bad = tu_temp_file(".yaml", "hardware:\n  cpu:\n    launch_submit: soon\n", 41);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate-real", bad, NULL}, NULL, &err), 2);
+  char *want = g_strdup_printf("%s:3:20: hardware.cpu.launch_submit: expected", bad);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  g_free(want);
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate-real", "--grids", "64,x", bad, NULL}, NULL,
+                             &err),
+                  2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "--grids: expected"));
+  g_free(err);
+  g_free(bad);
+}
+
+/* The committed profiles are includable by a scenario, and binding them is
+ * deterministic (their provenance is ignored). */
+static void test_committed_profiles_bind(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(configs);
+  const char *names[] = {"h100-opencl.yaml", "pocl-cpu.yaml"};
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    char *p = g_build_filename(configs, "hw", names[i], NULL);
+    struct calib_hw hw;
+    char *err = NULL;
+    CU_ASSERT_TRUE(calib_read_profile(p, &hw, &err));
+    if (err) fprintf(stderr, "%s\n", err);
+    g_free(err);
+    g_free(p);
+  }
+}
+
+/* Hardware in the loop: compute_time measured reads the cache beside the
+ * scenario; with neither a cached entry nor a device it is an exit-2 error
+ * at the key. Sync loop, exec 7us: compute = 7 - teardown 2 = 5us; each
+ * iteration submit 1 + bus 2 + launch 13 + 5 + teardown 2 + bus 2 = 25us;
+ * 3 iterations: 75us. */
+static void test_measured_compute_cache(void) {
+  char *dir = g_dir_make_tmp("kloop-XXXXXX", NULL);
+  char *sc = g_build_filename(dir, "s.yaml", NULL);
+  char *cache = g_build_filename(dir, "measured-cache.yaml", NULL);
+  g_file_set_contents(sc,
+                      "hardware:\n"
+                      "  cpu: {launch_submit: 1us, switch_poll_interval: 0ps}\n"
+                      "  bus: {latency: 2us, control_bytes: 0B}\n"
+                      "  gpu: {launch_latency: 13us, teardown_latency: 2us}\n"
+                      "workload: {kind: kloop, grid: 64, iterations: 3, compute_time: measured, "
+                      "device: 1024}\n"
+                      "policies: [hdn]\n",
+                      -1, NULL);
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, NULL}, &out, &err), 2);
+  char *want = g_strdup_printf("%s:5:64: workload.compute_time: expected a cached measurement", sc);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  CU_ASSERT_STRING_EQUAL(out, "");
+  g_free(want);
+  g_free(out);
+  g_free(err);
+  g_file_set_contents(cache, "measured:\n  jacobi-64:\n    exec: 7us\n", -1, NULL);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "s,kloop,1,hdn,75000000,0,25000000,7000000,3,1"));
+  g_free(out);
+  /* A fixed time needs no device: compute 5us directly, the same 75us. */
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", "--set",
+                                              "workload.compute_time=5us", NULL},
+                             &out, NULL),
+                  0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",75000000,"));
+  g_free(out);
+  g_unlink(cache);
+  g_unlink(sc);
+  g_rmdir(dir);
+  g_free(cache);
+  g_free(sc);
+  g_free(dir);
+}
+
+/* A scenario including the committed H100 profile runs deterministically
+ * from it. Sync, grid 4096: 256^2 = 65536 WGs on 132 x 8 = 1056 slots = 63
+ * waves of ceil(2048 B * 8 * 1056 / 15153301810963 bps) = 1141765 ps each =
+ * 71931195 ps; plus the profile's round trip: launch_submit 5011391 + bus
+ * 1411152 + launch 2822305 + teardown 0 + bus 1411152 = 10656000 ps (the
+ * measured roundtrip). Per iteration 82587195 ps, as validate-real printed. */
+static void test_run_on_committed_profile(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(configs);
+  char *hw = g_build_filename(configs, "hw", "h100-opencl.yaml", NULL);
+  char *text = g_strdup_printf("include: %s\n"
+                               "workload: {kind: kloop, grid: 4096, iterations: 2}\n"
+                               "policies: [hdn]\n",
+                               hw);
+  char *sc = tu_temp_file(".yaml", text, strlen(text));
+  char *a = NULL, *b = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &a, NULL), 0);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &b, NULL), 0);
+  CU_ASSERT_STRING_EQUAL(a, b);
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, ",hdn,165174390,0,82587195,"));
+  g_free(a);
+  g_free(b);
+  g_free(sc);
+  g_free(text);
+  g_free(hw);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"median and spread", test_stat_median_spread},
+      {"relative-error line fit", test_fit_relative},
+      {"Jacobi work in the model", test_jacobi_work},
+      {"parameters derived from measurements", test_derive},
+      {"profile writer/reader round trip", test_profile_round_trip},
+      {"Jacobi loop model, sync and async", test_predict_loop},
+      {"calibrate and validate-real input errors", test_cli_errors},
+      {"committed profiles bind", test_committed_profiles_bind},
+      {"measured compute time from the cache", test_measured_compute_cache},
+      {"a run on the committed H100 profile", test_run_on_committed_profile},
+      {NULL, NULL}};
+  return tu_run_suite("calib", tests);
+}

@@ -1,0 +1,214 @@
+/* The kloop workload: one node's CPU runs a loop of 2D Jacobi kernels,
+ * waiting for each (sync) or launching all and waiting once, the model
+ * `trigsim validate-real` checks against real runs (models/calib.h). Its
+ * compute time comes from the roofline, a fixed time, or is `measured`:
+ * the real Jacobi kernel is timed on the attached OpenCL device at that
+ * grid, once, and cached with provenance (hardware in the loop). */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bus.h"
+#include "calib.h"
+#include "cpu.h"
+#include "gpu.h"
+#include "nic.h"
+#include "topology.h"
+#include "units.h"
+#include "workload.h"
+
+struct kloop_config {
+  int64_t grid;
+  int64_t iterations;
+  bool sync;
+  char *compute_time;  /* "roofline", "measured" or a time */
+  char *measure_cache; /* relative to the scenario's folder */
+  int64_t device;
+};
+
+#define P(key, type, def, min, max, doc) \
+  {#key, type, def, min, max, NULL, doc, offsetof(struct kloop_config, key)}
+static const struct par_decl kloop_decls[] = {
+    P(grid, PAR_INT, "256", "16", "16384", "side N of the N x N grid (16x16-item WGs, 8 B a point)"),
+    P(iterations, PAR_INT, "100", "1", "1000000", "Jacobi kernels in the loop"),
+    P(sync, PAR_BOOL, "true", NULL, NULL,
+      "the CPU waits for each kernel (true) or launches all and waits once (false)"),
+    P(compute_time, PAR_STRING, "roofline", NULL, NULL,
+      "a kernel's compute: roofline (gpu model), a time such as 5us, or measured (real kernel "
+      "on the OpenCL device, cached in measure_cache)"),
+    P(measure_cache, PAR_STRING, "measured-cache.yaml", NULL, NULL,
+      "cache of measured kernel times, relative to the scenario's folder"),
+    P(device, PAR_INT, "-1", "-1", "1024",
+      "OpenCL device for measured (-1: the first GPU, else device 0)"),
+};
+#undef P
+
+static bool kloop_check(const void *config, char **err) {
+  const struct kloop_config *c = config;
+  if (!strcmp(c->compute_time, "roofline") || !strcmp(c->compute_time, "measured")) return true;
+  int64_t t;
+  char *why = NULL;
+  if (units_parse_int(c->compute_time, UNIT_TIME, &t, &why) && t > 0) return true;
+  g_free(why);
+  *err = g_strdup_printf("compute_time: expected roofline, measured or a positive time, got %s",
+                         c->compute_time);
+  return false;
+}
+
+const struct par_group kloop_params = {
+    .name = "kloop",
+    .doc = "one node: a loop of 2D Jacobi kernels, host-synchronized or not (validate-real)",
+    .decls = kloop_decls,
+    .n_decls = PAR_COUNT(kloop_decls),
+    .config_size = sizeof(struct kloop_config),
+    .check = kloop_check,
+};
+
+/* The hardware groups of the scenario, by their catalog order. */
+static void hw_of(const struct scenario *sc, struct calib_hw *hw) {
+  for (size_t i = 0; i < sc->catalog->n_hardware; i++) {
+    const struct par_group *g = sc->catalog->hardware[i];
+    void *dst = g == &gpu_params   ? (void *)&hw->gpu
+                : g == &cpu_params ? (void *)&hw->cpu
+                : g == &bus_params ? (void *)&hw->bus
+                : g == &nic_params ? (void *)&hw->nic
+                : g == &net_params ? (void *)&hw->net
+                                   : NULL;
+    if (dst) memcpy(dst, sc->hardware[i], g->config_size);
+  }
+}
+
+/* Looks KEY up in the cache at PATH: true and *EXEC_PS when there. A
+ * missing file is an empty cache; a broken one is an error (*ERR). */
+static bool cache_get(const char *path, const char *key, int64_t *exec_ps, bool *found,
+                      char **err) {
+  *found = false;
+  if (!g_file_test(path, G_FILE_TEST_EXISTS)) return true;
+  struct sc_node *root = sc_load_file(path, err);
+  if (!root) return false;
+  const struct sc_node *e = sc_map_get(sc_map_get(root, "measured"), key);
+  const struct sc_node *x = sc_map_get(e, "exec");
+  bool ok = true;
+  if (e) {
+    char *why = NULL;
+    char *kpath = g_strdup_printf("measured.%s.exec", key);
+    if (!x || x->kind != SC_SCALAR || !units_parse_int(x->scalar, UNIT_TIME, exec_ps, &why)) {
+      *err = sc_error_at(x ? x : e, kpath, "%s", why ? why : "expected a time, got none");
+      ok = false;
+    } else {
+      *found = true;
+    }
+    g_free(why);
+    g_free(kpath);
+  }
+  sc_node_free(root);
+  return ok;
+}
+
+/* Appends one entry to the cache: the old text, then the new lines, through
+ * a temporary file and a rename. */
+static bool cache_put(const char *path, const char *key, const char *entry, char **err) {
+  char *old = NULL;
+  if (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_get_contents(path, &old, NULL, NULL)) {
+    *err = g_strdup_printf("%s: cannot read the measurement cache", path);
+    return false;
+  }
+  GString *s = g_string_new(old ? old : "# Kernel times measured by trigsim for `compute_time: "
+                                        "measured` (configs/hw/README.md).\nmeasured:\n");
+  g_string_append_printf(s, "  %s:\n%s", key, entry);
+  char *tmp = g_strdup_printf("%s.tmp", path);
+  GError *gerr = NULL;
+  bool ok = g_file_set_contents(tmp, s->str, (gssize)s->len, &gerr) && g_rename(tmp, path) == 0;
+  if (!ok) {
+    *err = g_strdup_printf("%s: cannot write the measurement cache%s%s", path, gerr ? ": " : "",
+                           gerr ? gerr->message : "");
+    g_unlink(tmp);
+  }
+  if (gerr) g_error_free(gerr);
+  g_free(tmp);
+  g_free(old);
+  g_string_free(s, TRUE);
+  return ok;
+}
+
+/* The measured execution span of the Jacobi kernel at CFG's grid, from the
+ * cache or the device (then cached). */
+static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *cfg,
+                          int64_t *exec_ps, char **err) {
+  char *dir = g_path_get_dirname(ctx->sc->path);
+  char *path = g_path_is_absolute(cfg->measure_cache) ? g_strdup(cfg->measure_cache)
+                                                      : g_build_filename(dir, cfg->measure_cache, NULL);
+  char *key = g_strdup_printf("jacobi-%" PRId64, cfg->grid);
+  bool found = false, ok = cache_get(path, key, exec_ps, &found, err);
+  if (ok && !found) {
+    char *why = NULL;
+    struct calib_dev *d = calib_dev_open((int)cfg->device, &why);
+    struct calib_stat st;
+    enum { REPS = 31 };
+    if (d && calib_dev_jacobi_exec(d, cfg->grid, REPS, &st, &why)) {
+      *exec_ps = (int64_t)(st.median_s * 1e12 + 0.5);
+      GDateTime *now = g_date_time_new_now_utc();
+      char *date = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
+      char *entry = g_strdup_printf("    exec: %" PRId64 "ps  # median execution span (START..END)\n"
+                                    "    spread: %.3f\n    repetitions: %d\n"
+                                    "    device: \"%s\"\n    date: \"%s\"\n",
+                                    *exec_ps, st.spread, REPS, calib_dev_name(d), date);
+      ok = cache_put(path, key, entry, err);
+      g_free(entry);
+      g_free(date);
+      g_date_time_unref(now);
+    } else {
+      const struct sc_node *n =
+          sc_map_get(sc_map_get(ctx->sc->root, "workload"), "compute_time");
+      *err = sc_error_at(n ? n : ctx->sc->root, "workload.compute_time",
+                         "expected a cached measurement %s in %s or an OpenCL device to take it, "
+                         "got neither (%s)",
+                         key, path, why ? why : "no device");
+      ok = false;
+    }
+    g_free(why);
+    calib_dev_close(d);
+  }
+  g_free(key);
+  g_free(path);
+  g_free(dir);
+  return ok;
+}
+
+static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  const struct kloop_config *cfg = ctx->config;
+  struct calib_hw hw;
+  hw_of(ctx->sc, &hw);
+  int64_t compute_ps = 0, exec_ps = 0;
+  if (!strcmp(cfg->compute_time, "measured")) {
+    if (!measured_exec(ctx, cfg, &exec_ps, err)) return false;
+    /* The model adds teardown_latency after the compute: take it off. */
+    compute_ps = exec_ps - hw.gpu.teardown_latency;
+    if (compute_ps < 1) compute_ps = 1;
+  } else if (strcmp(cfg->compute_time, "roofline")) {
+    char *why = NULL;
+    bool ok = units_parse_int(cfg->compute_time, UNIT_TIME, &compute_ps, &why);
+    g_assert(ok); /* checked at bind time */
+  }
+  int iters = (int)cfg->iterations;
+  out->total_ps = calib_predict_total_ps(&hw, cfg->grid, iters, cfg->sync, compute_ps);
+  sim_report_int(&out->phases, "per_iteration", UNIT_TIME,
+                 (out->total_ps + iters / 2) / iters);
+  if (exec_ps > 0) sim_report_int(&out->counters, "measured_exec", UNIT_TIME, exec_ps);
+  sim_report_int(&out->counters, "kernels", UNIT_NONE, cfg->iterations);
+  sim_report_int(&out->counters, "wgs_per_kernel", UNIT_NONE,
+                 compute_ps > 0 ? 1 : (int64_t)calib_jacobi_wgs(cfg->grid));
+  return true;
+}
+
+static const char *const kloop_policies[] = {"hdn"};
+
+const struct wl_type wl_kloop = {
+    .params = &kloop_params,
+    .policies = kloop_policies,
+    .n_policies = G_N_ELEMENTS(kloop_policies),
+    .run = kloop_run,
+};
