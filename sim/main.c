@@ -224,7 +224,8 @@ static int cmd_sweep(int argc, char **argv) {
   gint jobs = 0;
   gboolean quiet = FALSE;
   const GOptionEntry entries[] = {
-      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Points run at once (default: the cores)", "N"},
+      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+       "Points run at once (default: the cores, shared by the MPI ranks of a host)", "N"},
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &output,
        "Write results to FILE (resumable through FILE.journal), not stdout", "FILE"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
@@ -271,8 +272,13 @@ static int cmd_sweep(int argc, char **argv) {
   fp = sw_fingerprint(pts.base, extra);
   if (output && mpi.size > 1) journal = g_strdup_printf("%s.journal.%d", output, mpi.rank);
   else if (output) journal = g_strdup_printf("%s.journal", output);
+  /* By default the cores, shared between the ranks on this host. */
+  const char *local = g_getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  guint64 n_local = 1;
+  if (!local || !g_ascii_string_to_unsigned(local, 10, 1, 1u << 20, &n_local, NULL)) n_local = 1;
+  if (!jobs) jobs = (gint)MAX(1u, g_get_num_processors() / (guint)n_local);
   struct swr_opts o = {.n_points = pts.n,
-                       .jobs = jobs ? (unsigned)jobs : (unsigned)g_get_num_processors(),
+                       .jobs = (unsigned)jobs,
                        .journal = journal,
                        .fingerprint = fp,
                        .progress = quiet || mpi.rank != 0 ? SWR_QUIET : SWR_AUTO,

@@ -175,13 +175,15 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
           set->seed);
   GPtrArray *phases = union_keys(set, offsetof(struct sim_result, phases));
   bool sweep = set->n_axes || set->seeds;
+  bool seeds = false; /* a seed column only when the seeds differ */
+  for (size_t i = 0; set->seeds && i < set->n_runs; i++) seeds = seeds || set->seeds[i] != set->seed;
   int *widths = g_new0(int, set->n_axes + 1);
   for (size_t a = 0; a < set->n_axes; a++) {
     widths[a] = (int)strlen(set->axes[a]);
     for (size_t i = 0; i < set->n_runs; i++)
       widths[a] = MAX(widths[a], (int)strlen(set->axis_values[i * set->n_axes + a]));
   }
-  if (set->seeds) fprintf(out, "%-20s ", "seed");
+  if (seeds) fprintf(out, "%-20s ", "seed");
   for (size_t a = 0; a < set->n_axes; a++) fprintf(out, "%-*s ", widths[a], set->axes[a]);
   fprintf(out, "%-10s %14s", "policy", "total");
   for (guint j = 0; j < phases->len; j++) fprintf(out, " %14s", (char *)phases->pdata[j]);
@@ -189,7 +191,7 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
   for (size_t i = 0; i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i];
     char buf[64];
-    if (set->seeds) fprintf(out, "%-20" PRIu64 " ", set->seeds[i]);
+    if (seeds) fprintf(out, "%-20" PRIu64 " ", set->seeds[i]);
     for (size_t a = 0; a < set->n_axes; a++)
       fprintf(out, "%-*s ", widths[a], set->axis_values[i * set->n_axes + a]);
     fprintf(out, "%-10s %14s", r->policy, human_time(r->total_ps, buf, sizeof buf));
