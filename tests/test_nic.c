@@ -38,6 +38,7 @@
 #define REC_MAX 32
 struct fbus {
   int n_w, n_f, n_dma;
+  int64_t dma_bytes[REC_MAX]; /* what each DMA read asked for */
   sim_time w_at[REC_MAX];
   int64_t w_bytes[REC_MAX];
   sim_time f_at[REC_MAX];
@@ -52,6 +53,7 @@ static void fbus_handle(struct sim_comp *c, const struct sim_event *ev) {
   switch (m->kind) {
   case PK_DMA_READ:
     CU_ASSERT_EQUAL(m->dst_dev, DEV_MEM);
+    if (b->n_dma < REC_MAX) b->dma_bytes[b->n_dma] = m->bytes;
     b->n_dma++;
     m->kind = PK_DMA_DATA;
     m->dst_dev = DEV_NIC;
@@ -198,6 +200,7 @@ static void test_put_one_packet(void) {
     CU_ASSERT_EQUAL(flag_at(r->bus[0], 6), 448 * NS);
     CU_ASSERT_EQUAL(fb(r, 0)->f_dev[0], DEV_CPU);
     CU_ASSERT_EQUAL(fb(r, 0)->n_dma, 1);
+    CU_ASSERT_EQUAL(fb(r, 0)->dma_bytes[0], 800); /* less than an mtu: all of it */
     CU_ASSERT_EQUAL(rep(r, "node0.nic.packets_sent"), 1);
     CU_ASSERT_EQUAL(rep(r, "node0.nic.bytes_sent"), 850);
     CU_ASSERT_EQUAL(rep(r, "node1.nic.bytes_received"), 850);
@@ -230,6 +233,10 @@ static void test_put_several_packets(void) {
     CU_ASSERT_EQUAL(rep(r, "node0.nic.bytes_sent"), 2650);
     CU_ASSERT_EQUAL(rep(r, "node0.nic.payload_sent"), 2500);
     CU_ASSERT_EQUAL(rep(r, "node1.nic.packets_received"), 3);
+    /* One DMA read, of the first packet's payload (mtu 1000 B): the rest
+     * streams in behind injection. */
+    CU_ASSERT_EQUAL(fb(r, 0)->n_dma, 1);
+    CU_ASSERT_EQUAL(fb(r, 0)->dma_bytes[0], 1000);
     rig_free(r);
   }
 }
