@@ -56,20 +56,28 @@ struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *
 struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
                             size_t i, uint8_t op, uint32_t part);
 
-/* The policies that run a rank as one kernel (gputn, ghn, cpufree) share
- * its shape: compute steps, a wait on the receive's flag(s) per receive, a
- * device-wide barrier per sync; they differ in a send's step, which SEND
- * writes (adding any host steps it needs before the launch) given the
- * kernel's WG count (the send's selector, if any, is copied onto the step
- * after). When the rank has syncs and more WGs than the GPU
- * holds at once, the WGs are folded (each does several WGs' work, as a
- * persistent kernel's grid-stride loop does). */
-/* SELECTED: how many of the WGS make the send (its selector; 0 = all). */
+/* One kernel for ops [A, B) of RANK (workloads/kernel.c), the shape the
+ * policies that keep work on the GPU share (gputn, ghn, cpufree,
+ * monolithic, p2p): compute steps; a wait on the receive's flag(s) per
+ * receive; a device-wide barrier per sync; lane 1 ops on WGs of their own
+ * after the lane 0 grid (thread-block specialization); a send's step
+ * written by SEND, which adds any host steps it needs (before the launch,
+ * unless the caller moves them) given the kernel's WGS and how many of
+ * them make the send (SELECTED). SEND NULL: sends and receives are dropped.
+ * When the range waits and has more WGs than the GPU holds at once, lane 0
+ * WGs are folded (each does several WGs' work, as a persistent kernel's
+ * grid-stride loop does). Returns the kernel's index, or -1 and *ERR. */
 typedef struct kstep (*pol_send_step)(const struct wl_program *p, uint32_t rank, size_t i,
                                       uint32_t wgs, uint32_t selected, struct pol_prog *pp);
+int32_t pol_kernel_of(const char *name, const struct wl_program *p, uint32_t rank, size_t a,
+                      size_t b, const struct hw_config *hw, pol_send_step send,
+                      struct pol_prog *pp, char **err);
+/* The rank's whole program as one kernel, launched first. */
 bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
                     const struct hw_config *hw, pol_send_step send, struct pol_prog *pp,
                     char **err);
+/* WGs per part for send O in a kernel of WGS WGs (tag_div of the step). */
+uint32_t pol_part_div(const struct wl_op *o, uint32_t wgs);
 
 /* The host network stack (cpu, hdn): a two-sided send of op I of RANK, and
  * a two-sided receive (op I) completed when its flag is set. */

@@ -21,7 +21,7 @@ static struct kstep cpufree_send(const struct wl_program *p, uint32_t rank, size
     uint32_t c = pol_add_cmd(pp, pol_put_part(&pol_cpufree, p, rank, i, NIC_PUT, j));
     if (j == 0) first = c;
   }
-  return (struct kstep){.kind = KS_NIC_CMD, .cmd = first, .tag_div = wgs / o->parts};
+  return (struct kstep){.kind = KS_NIC_CMD, .cmd = first, .tag_div = pol_part_div(o, wgs)};
 }
 
 static bool cpufree_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,

@@ -33,7 +33,7 @@ static struct kstep gputn_send(const struct wl_program *p, uint32_t rank, size_t
   for (uint32_t j = 0; j < o->parts; j++) {
     struct nic_cmd c = pol_put_part(&pol_gputn, p, rank, i, NIC_TPUT, j);
     c.tag = tag + j;
-    c.threshold = (selected ? selected : per_part) * o->stores;
+    c.threshold = (o->parts > 1 ? per_part : selected) * o->stores;
     pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c)});
   }
   return (struct kstep){.kind = KS_TRIGGER, .tag = tag, .tag_div = per_part, .stores = o->stores};

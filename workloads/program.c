@@ -28,6 +28,7 @@ static void push(struct wl_program *p, uint32_t rank, struct wl_op op) {
     r->cap = r->cap ? 2 * r->cap : 8;
     r->ops = g_renew(struct wl_op, r->ops, r->cap);
   }
+  op.lane = op.kind == WL_SYNC ? 0 : r->lane;
   r->ops[r->n_ops++] = op;
   p->checked = false;
 }
@@ -63,6 +64,11 @@ void wl_recv(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes, 
 
 void wl_sync(struct wl_program *p, uint32_t rank) {
   push(p, rank, (struct wl_op){.kind = WL_SYNC});
+}
+
+void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane) {
+  g_assert(rank < p->n_ranks && lane <= 1);
+  p->ranks[rank].lane = lane;
 }
 
 void wl_select(struct wl_program *p, uint32_t rank, struct wl_wgsel sel) {

@@ -40,6 +40,9 @@ struct wl_op {
                             work-item at work-item granularity), >= 1 */
   struct wl_wgsel sel;   /* WL_SEND, WL_RECV with parts 1: the WGs that make
                             (consume) it, e.g. a halo's edge; default all */
+  uint8_t lane;          /* 0, or 1: communication and the work feeding it,
+                            free to overlap lane 0 until the next sync (a
+                            second stream, or specialized WGs) */
   /* Filled by wl_program_check: */
   uint32_t match;        /* WL_SEND: index of the matching receive at peer */
   uint32_t flag;         /* WL_RECV: first of its `parts` flag ids (1-based) */
@@ -48,6 +51,7 @@ struct wl_op {
 struct wl_rank {
   struct wl_op *ops;
   size_t n_ops, cap;
+  uint8_t lane;          /* the lane ops are added to (wl_lane) */
   uint32_t n_flags;      /* filled by wl_program_check */
 };
 
@@ -78,6 +82,8 @@ void wl_send_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t b
 void wl_recv_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes,
                    uint32_t tag, uint32_t parts);
 void wl_sync(struct wl_program *p, uint32_t rank);
+/* Ops added to RANK from now on go to LANE (0 or 1). */
+void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane);
 /* Restricts the last op of RANK (a send or receive of one part) to SEL. */
 void wl_select(struct wl_program *p, uint32_t rank, struct wl_wgsel sel);
 
