@@ -27,7 +27,8 @@ static const struct par_group *const workload_groups[] = {
     &kloop_params};
 G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
-static const char *const policies[] = {"none", "cpu", "hdn", "gds", "gputn", "ghn", "cpufree"};
+static const char *const policies[] = {"none",    "cpu",  "hdn",     "gds", "gputn",     "ghn",
+                                       "cpufree", "copy", "overlap", "p2p", "monolithic"};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,

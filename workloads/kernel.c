@@ -151,3 +151,26 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
 uint32_t pol_part_div(const struct wl_op *o, uint32_t wgs) {
   return o->parts > 1 ? wgs / o->parts : wgs;
 }
+
+struct kstep pol_device_put(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                            size_t i, uint32_t wgs, struct pol_prog *pp) {
+  const struct wl_op *o = &p->ranks[rank].ops[i];
+  uint32_t first = 0;
+  for (uint32_t j = 0; j < o->parts; j++) {
+    uint32_t c = pol_add_cmd(pp, pol_put_part(pol, p, rank, i, NIC_PUT, j));
+    if (j == 0) first = c;
+  }
+  return (struct kstep){.kind = KS_NIC_CMD, .cmd = first, .tag_div = pol_part_div(o, wgs)};
+}
+
+void pol_kernel_set_steps(struct pol_prog *pp, uint32_t k, struct kstep *steps, size_t n) {
+  struct kernel *kk = &g_array_index(pp->kernels, struct kernel, k);
+  for (guint j = 0; j < pp->steps->len; j++)
+    if (g_ptr_array_index(pp->steps, j) == kk->steps) {
+      g_free(pp->steps->pdata[j]);
+      pp->steps->pdata[j] = steps;
+      break;
+    }
+  kk->steps = steps;
+  kk->n_steps = n;
+}

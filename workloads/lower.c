@@ -79,16 +79,69 @@ void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint3
   pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .two_sided = 1, .cmd = cmd});
 }
 
+/* Kernels launched and not yet waited for, per lane (copy, overlap). */
+struct host_lanes {
+  int32_t last[2]; /* latest kernel of each lane, -1: none outstanding */
+};
+
+static void wait_lane(struct host_lanes *h, int lane, struct pol_prog *pp) {
+  if (h->last[lane] < 0) return;
+  pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)h->last[lane]});
+  h->last[lane] = -1;
+}
+
+bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                     struct pol_prog *pp, bool overlap) {
+  const struct wl_rank *r = &p->ranks[rank];
+  struct host_lanes h = {{-1, -1}};
+  for (size_t i = 0; i < r->n_ops; i++) {
+    const struct wl_op *o = &r->ops[i];
+    int lane = overlap ? o->lane : 0;
+    switch (o->kind) {
+    case WL_COMPUTE: {
+      const struct kstep step = {.kind = KS_COMPUTE, .flops = o->flops_per_wg,
+                                 .bytes = o->bytes_per_wg};
+      uint32_t k = pol_add_kernel(pp, lane ? "boundary" : "compute", o->n_wgs, &step, 1);
+      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
+      pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = (uint8_t)lane, .qcmd = qc});
+      h.last[lane] = (int32_t)k;
+      if (!overlap) wait_lane(&h, lane, pp);
+      break;
+    }
+    case WL_SEND: {
+      wait_lane(&h, lane, pp); /* the data is made */
+      uint32_t cmd = pol_add_cmd(pp, pol_put_for(pol, p, rank, i, NIC_PUT));
+      pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = cmd});
+      break;
+    }
+    case WL_RECV:
+      pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = 1});
+      break;
+    case WL_SYNC:
+      wait_lane(&h, 0, pp);
+      wait_lane(&h, 1, pp);
+      break;
+    default: g_assert_not_reached();
+    }
+  }
+  wait_lane(&h, 0, pp);
+  wait_lane(&h, 1, pp);
+  return true;
+}
+
 void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp) {
   pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = 1,
                                   .flag = p->ranks[rank].ops[i].flag, .value = 1});
 }
 
-const char *const pol_names[POL_COUNT] = {"cpu", "hdn", "gds", "gputn", "ghn", "cpufree"};
+const char *const pol_names[POL_COUNT] = {"cpu",  "hdn",     "gds", "gputn",       "ghn",
+                                          "cpufree", "copy", "overlap", "p2p", "monolithic"};
 
 const struct pol_type *pol_find(const char *name) {
-  static const struct pol_type *const all[] = {&pol_cpu, &pol_hdn, &pol_gds,
-                                               &pol_gputn, &pol_ghn, &pol_cpufree};
+  static const struct pol_type *const all[] = {&pol_cpu,  &pol_hdn,     &pol_gds, &pol_gputn,
+                                               &pol_ghn,  &pol_cpufree, &pol_copy, &pol_overlap,
+                                               &pol_p2p,  &pol_monolithic};
+  G_STATIC_ASSERT(G_N_ELEMENTS(all) == POL_COUNT);
   for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;
@@ -164,7 +217,7 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
                       const struct hw_config *hw, struct pol_prog *pp, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     if (!pol->lower(p, r, hw, &pp[r], err)) return false;
-    pol_prog_seal(&pp[r], p->ranks[r].n_flags);
+    pol_prog_seal(&pp[r], p->ranks[r].n_flags + (pol->extra_flags ? pol->extra_flags(p, r) : 0));
   }
   return true;
 }

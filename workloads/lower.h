@@ -35,6 +35,8 @@ void pol_add_host(struct pol_prog *pp, struct hstep st);
 
 /* One policy: how a program's ranks become node programs. */
 struct pol_type {
+  /* Flags the lowering adds after the program's (barriers), per rank. */
+  uint32_t (*extra_flags)(const struct wl_program *p, uint32_t rank);
   const char *name;
   /* Who watches receive I of RANK's flag (enum pdev); the sender's put
    * must name it. */
@@ -78,6 +80,20 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
                     char **err);
 /* WGs per part for send O in a kernel of WGS WGs (tag_div of the step). */
 uint32_t pol_part_div(const struct wl_op *o, uint32_t wgs);
+/* A device-initiated put-with-signal per piece of send I (NVSHMEM/IBGDA
+ * style, cpufree and p2p): the last WG of a piece posts it to the NIC. */
+struct kstep pol_device_put(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                            size_t i, uint32_t wgs, struct pol_prog *pp);
+/* Replaces kernel K's steps by STEPS (N; taken over, g_malloc'd). */
+void pol_kernel_set_steps(struct pol_prog *pp, uint32_t k, struct kstep *steps, size_t n);
+
+/* The discrete-kernel host-copy lowering (copy, overlap): kernels launched
+ * by the host, sends as host-initiated one-sided copies once the kernel
+ * that made the data has ended, receives noticed by the host polling the
+ * copy's flag. OVERLAP: lane 1 on a second stream, and the host waits for
+ * a kernel only when a send, a sync or the end needs it. */
+bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                     struct pol_prog *pp, bool overlap);
 
 /* The host network stack (cpu, hdn): a two-sided send of op I of RANK, and
  * a two-sided receive (op I) completed when its flag is set. */
@@ -85,11 +101,12 @@ void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint3
                    size_t i, struct pol_prog *pp);
 void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp);
 
-extern const struct pol_type pol_cpu, pol_hdn, pol_gds, pol_gputn, pol_ghn, pol_cpufree;
+extern const struct pol_type pol_cpu, pol_hdn, pol_gds, pol_gputn, pol_ghn, pol_cpufree,
+    pol_copy, pol_overlap, pol_p2p, pol_monolithic;
 const struct pol_type *pol_find(const char *name);
 /* The names of every lowering policy, for the workloads' wl_type tables. */
 extern const char *const pol_names[];
-#define POL_COUNT 6
+#define POL_COUNT 10
 
 /* True when the network has at least NEED nodes; else *ERR at the
  * scenario's hardware.network.nodes naming WHAT needs them. */

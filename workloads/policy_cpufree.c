@@ -15,13 +15,7 @@ static uint8_t cpufree_watcher(const struct wl_program *p, uint32_t rank, size_t
 static struct kstep cpufree_send(const struct wl_program *p, uint32_t rank, size_t i,
                                  uint32_t wgs, uint32_t selected, struct pol_prog *pp) {
   (void)selected; /* the GPU counts the selected WGs' arrivals */
-  const struct wl_op *o = &p->ranks[rank].ops[i];
-  uint32_t first = 0;
-  for (uint32_t j = 0; j < o->parts; j++) {
-    uint32_t c = pol_add_cmd(pp, pol_put_part(&pol_cpufree, p, rank, i, NIC_PUT, j));
-    if (j == 0) first = c;
-  }
-  return (struct kstep){.kind = KS_NIC_CMD, .cmd = first, .tag_div = pol_part_div(o, wgs)};
+  return pol_device_put(&pol_cpufree, p, rank, i, wgs, pp);
 }
 
 static bool cpufree_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,

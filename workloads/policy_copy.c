@@ -1,0 +1,25 @@
+/* Policy "copy", CPU-controlled discrete kernels with host-initiated copies
+ * and no overlap (CPU-free ICS23 Sec. 5.1.1 "Baseline Copy", NVIDIA's
+ * multi-GPU programming models jacobi): the host launches each compute
+ * phase's kernel and synchronizes with it, then issues one-sided copies of
+ * the halos (cudaMemcpyAsync peer copies: cpu.build_cmd each) and waits for
+ * the incoming ones before the next launch. */
+#include "lower.h"
+
+static uint8_t copy_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
+  (void)p, (void)rank, (void)i;
+  return DEV_CPU;
+}
+
+static bool copy_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
+                       struct pol_prog *pp, char **err) {
+  (void)hw, (void)err;
+  return pol_host_copies(&pol_copy, p, rank, pp, false);
+}
+
+const struct pol_type pol_copy = {
+    .name = "copy",
+    .recv_watcher = copy_watcher,
+    .lower = copy_lower,
+    .done_key = "cpu.main_done",
+};

@@ -1,0 +1,30 @@
+/* Policy "overlap", CPU-controlled discrete kernels overlapping
+ * communication on a second stream (CPU-free ICS23 Sec. 5.1.1 "Baseline
+ * Overlap", and Sec. 5.2.1 "CPU-Controlled Pipelined CG": one stream
+ * computes while the other communicates): lane 1 ops (a stencil's boundary,
+ * pipelined CG's reduction) go on GPU queue 1, lane 0 on queue 0; the host
+ * waits for a kernel only when a copy of its data, a sync or the end needs
+ * it, and issues the copies itself (cpu.build_cmd each). */
+#include "lower.h"
+
+static uint8_t overlap_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
+  (void)p, (void)rank, (void)i;
+  return DEV_CPU;
+}
+
+static bool overlap_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
+                          struct pol_prog *pp, char **err) {
+  if (hw->gpu->queues < 2) {
+    *err = g_strdup_printf("hardware.gpu.queues: expected at least 2 for policy overlap (a "
+                           "second stream), got %" G_GINT64_FORMAT, hw->gpu->queues);
+    return false;
+  }
+  return pol_host_copies(&pol_overlap, p, rank, pp, true);
+}
+
+const struct pol_type pol_overlap = {
+    .name = "overlap",
+    .recv_watcher = overlap_watcher,
+    .lower = overlap_lower,
+    .done_key = "cpu.main_done",
+};

@@ -1,0 +1,43 @@
+/* Policy "p2p", device-initiated communication under host synchronization
+ * (CPU-free ICS23 Sec. 5.1.1 "Baseline P2P" / "Baseline NVSHMEM"): the
+ * host launches one kernel per sync-delimited segment of the program (a
+ * time step) and waits for it before launching the next; inside, WGs put
+ * their data with device-initiated puts (as cpufree) and wait on the
+ * incoming signals. The CPU is on the control path once per step. */
+#include "lower.h"
+
+static uint8_t p2p_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
+  (void)p, (void)rank, (void)i;
+  return DEV_GPU;
+}
+
+static struct kstep p2p_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
+                             uint32_t selected, struct pol_prog *pp) {
+  (void)selected;
+  return pol_device_put(&pol_p2p, p, rank, i, wgs, pp);
+}
+
+static bool p2p_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
+                      struct pol_prog *pp, char **err) {
+  const struct wl_rank *r = &p->ranks[rank];
+  for (size_t a = 0; a < r->n_ops;) {
+    size_t b = a;
+    while (b < r->n_ops && r->ops[b].kind != WL_SYNC) b++;
+    if (b > a) {
+      int32_t k = pol_kernel_of("p2p", p, rank, a, b, hw, p2p_send, pp, err);
+      if (k < 0) return false;
+      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
+      pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
+      pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k});
+    }
+    a = b + 1; /* the sync is the kernel boundary */
+  }
+  return true;
+}
+
+const struct pol_type pol_p2p = {
+    .name = "p2p",
+    .recv_watcher = p2p_watcher,
+    .lower = p2p_lower,
+    .done_key = "cpu.main_done",
+};
