@@ -221,7 +221,7 @@ static void test_jacobi_halos(void) {
    * 4 B each, made by the WGs of that edge: left = 0, 4, 8, 12. */
   struct jacobi2d_config c = {.grid = 64, .px = 3, .py = 3, .periodic = true,
                               .iterations = 2, .elem = 4, .flops_per_point = 5,
-                              .bytes_per_point = 8, .wg_tile = 16};
+                              .bytes_per_point = 8, .wg_tile = 16, .compute = true};
   struct wl_program *p = wl_jacobi2d_program(&c);
   char *err = NULL;
   CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));

@@ -14,17 +14,19 @@
 #include "topology.h"
 #include "workload.h"
 
-extern const struct wl_type wl_phold, wl_ping, wl_jacobi2d, wl_allreduce, wl_dlproject, wl_kloop;
+extern const struct wl_type wl_phold, wl_ping, wl_jacobi2d, wl_jacobi3d, wl_allreduce, wl_dlproject,
+    wl_kloop;
 extern const struct par_group dlproject_params;
 extern const struct par_group kloop_params; /* workloads/kloop.c */
 
-static const struct wl_type *const workloads[] = {&wl_phold, &wl_ping, &wl_jacobi2d,
-                                                  &wl_allreduce, &wl_dlproject, &wl_kloop};
+static const struct wl_type *const workloads[] = {&wl_phold,     &wl_ping,      &wl_jacobi2d,
+                                                  &wl_jacobi3d,  &wl_allreduce, &wl_dlproject,
+                                                  &wl_kloop};
 /* The scenario loader sees workloads by their parameter groups, in the
  * same order (checked by wl_type_of). */
 static const struct par_group *const workload_groups[] = {
-    &phold_params, &ping_params, &jacobi2d_params, &allreduce_params, &dlproject_params,
-    &kloop_params};
+    &phold_params,     &ping_params,      &jacobi2d_params, &jacobi3d_params,
+    &allreduce_params, &dlproject_params, &kloop_params};
 G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
 static const char *const policies[] = {"none",    "cpu",  "hdn",     "gds", "gputn",     "ghn",

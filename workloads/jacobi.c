@@ -1,8 +1,10 @@
-/* The jacobi2d workload (jacobi.h): per iteration, one compute phase of
- * ceil(grid / wg_tile)^2 WGs, then a halo of grid * elem bytes to and from
- * each neighbour, made and consumed by the WGs on that edge of the tiling.
- * Iterations are separated by a sync (the next sweep reads the neighbours'
- * points). Runs under every lowering policy. */
+/* The Jacobi workloads (jacobi.h), one generator for 2D and 3D: per
+ * iteration, a compute phase of ceil(nx/t) * ceil(ny/t) * nz WGs (t =
+ * wg_tile), then a face of points * elem bytes to and from each neighbour,
+ * made and consumed by the WGs on that face where they form a progression
+ * (x faces always; y faces when nz = 1; z faces: a whole plane), else by
+ * all. Iterations are separated by a sync (the next sweep reads the
+ * neighbours' points). Runs under every lowering policy. */
 #include "jacobi.h"
 
 #include <glib.h>
@@ -25,6 +27,10 @@ static const struct par_decl jacobi2d_decls[] = {
     P(bytes_per_point, PAR_SIZE, "8B", "0B", "1MiB",
       "memory traffic per point update (read once, write once; neighbours hit in cache)"),
     P(wg_tile, PAR_INT, "16", "1", "1024", "a WG updates wg_tile x wg_tile points (16 x 16 = 256 work-items)"),
+    P(overlap, PAR_BOOL, "false", NULL, NULL,
+      "compute the boundary first on WGs of its own and send it while the interior computes"),
+    P(compute, PAR_BOOL, "true", NULL, NULL,
+      "false: kernels do no work (the communication and control overheads alone)"),
 };
 #undef P
 
@@ -36,57 +42,138 @@ const struct par_group jacobi2d_params = {
     .config_size = sizeof(struct jacobi2d_config),
 };
 
-enum { LEFT, RIGHT, UP, DOWN };
+#define Q(key, type, def, min, max, doc) \
+  {#key, type, def, min, max, NULL, doc, offsetof(struct jacobi3d_config, key)}
+static const struct par_decl jacobi3d_decls[] = {
+    Q(nx, PAR_INT, "256", "1", "1048576", "points along x of one rank's domain"),
+    Q(ny, PAR_INT, "256", "1", "1048576", "points along y of one rank's domain"),
+    Q(nz, PAR_INT, "256", "1", "1048576", "points along z of one rank's domain"),
+    Q(px, PAR_INT, "1", "1", "4096", "ranks along x"),
+    Q(py, PAR_INT, "1", "1", "4096", "ranks along y"),
+    Q(pz, PAR_INT, "2", "1", "4096", "ranks along z (px = py = 1: a slab decomposition)"),
+    Q(periodic, PAR_BOOL, "false", NULL, NULL, "wrap the rank grid around"),
+    Q(iterations, PAR_INT, "1", "1", "100000", "sweeps"),
+    Q(elem, PAR_SIZE, "8B", "1B", "64B", "bytes per point (double precision, CPU-free Sec. 4)"),
+    Q(flops_per_point, PAR_INT, "7", "0", "1000000", "flops per point update (6 adds, 1 multiply)"),
+    Q(bytes_per_point, PAR_SIZE, "16B", "0B", "1MiB", "memory traffic per point update"),
+    Q(wg_tile, PAR_INT, "32", "1", "1024", "a WG updates wg_tile x wg_tile points of one plane"),
+    Q(compute, PAR_BOOL, "true", NULL, NULL,
+      "false: kernels do no work (CPU-free Fig. 6, no-compute)"),
+};
+#undef Q
 
-/* Rank of the neighbour of (x, y) in direction D, or -1 at an open edge. */
-static int64_t neighbour(const struct jacobi2d_config *c, int64_t x, int64_t y, int d) {
-  int64_t dx = d == LEFT ? -1 : d == RIGHT ? 1 : 0, dy = d == UP ? -1 : d == DOWN ? 1 : 0;
-  int64_t nx = x + dx, ny = y + dy;
-  if (c->periodic) nx = (nx + c->px) % c->px, ny = (ny + c->py) % c->py;
-  if (nx < 0 || nx >= c->px || ny < 0 || ny >= c->py) return -1;
-  int64_t r = ny * c->px + nx;
-  return r == y * c->px + x ? -1 : r; /* a 1-wide periodic grid has no neighbour */
+const struct par_group jacobi3d_params = {
+    .name = "jacobi3d",
+    .doc = "3D 7-point Jacobi, a slab along z by default (CPU-free Fig. 6)",
+    .decls = jacobi3d_decls,
+    .n_decls = PAR_COUNT(jacobi3d_decls),
+    .config_size = sizeof(struct jacobi3d_config),
+};
+
+/* Both workloads as one shape. */
+struct stencil {
+  int64_t n[3], p[3];
+  bool periodic, overlap;
+  int64_t iterations, elem, flops, bytes, tile;
+  int faces; /* 4 (2D) or 6 (3D): tags are it * faces + face */
+};
+
+/* Faces: 0 -x, 1 +x, 2 -y, 3 +y, 4 -z, 5 +z. */
+static int64_t neighbour(const struct stencil *s, const int64_t c[3], int f) {
+  int64_t q[3] = {c[0], c[1], c[2]};
+  int axis = f / 2;
+  q[axis] += f % 2 ? 1 : -1;
+  if (s->periodic) q[axis] = (q[axis] + s->p[axis]) % s->p[axis];
+  if (q[axis] < 0 || q[axis] >= s->p[axis]) return -1;
+  int64_t r = (q[2] * s->p[1] + q[1]) * s->p[0] + q[0];
+  int64_t me = (c[2] * s->p[1] + c[1]) * s->p[0] + c[0];
+  return r == me ? -1 : r; /* a 1-wide periodic axis has no neighbour */
 }
 
-/* The WGs on edge D of a T x T tiling (WG w = row * T + column). */
-static struct wl_wgsel edge(uint32_t t, int d) {
-  switch (d) {
-  case LEFT: return (struct wl_wgsel){0, t, t};
-  case RIGHT: return (struct wl_wgsel){t - 1, t, t};
-  case UP: return (struct wl_wgsel){0, 1, t};
-  default: return (struct wl_wgsel){(t - 1) * t, 1, t};
+/* The WGs on face F of a tx x ty x nz tiling (WG w = (z * ty + y) * tx + x),
+ * or all of them (count 0) where they are no progression. */
+static struct wl_wgsel face_wgs(uint32_t tx, uint32_t ty, uint32_t nz, int f) {
+  switch (f) {
+  case 0: return (struct wl_wgsel){0, tx, ty * nz};
+  case 1: return (struct wl_wgsel){tx - 1, tx, ty * nz};
+  case 2: return nz == 1 ? (struct wl_wgsel){0, 1, tx} : (struct wl_wgsel){0, 0, 0};
+  case 3: return nz == 1 ? (struct wl_wgsel){(ty - 1) * tx, 1, tx} : (struct wl_wgsel){0, 0, 0};
+  case 4: return (struct wl_wgsel){0, 1, tx * ty};
+  default: return (struct wl_wgsel){(nz - 1) * tx * ty, 1, tx * ty};
   }
 }
 
-static const int opposite[] = {RIGHT, LEFT, DOWN, UP};
+/* Points on face F of the domain. */
+static int64_t face_points(const struct stencil *s, int f) {
+  int axis = f / 2;
+  return s->n[0] * s->n[1] * s->n[2] / s->n[axis];
+}
 
-struct wl_program *wl_jacobi2d_program(const struct jacobi2d_config *c) {
-  uint32_t ranks = (uint32_t)(c->px * c->py);
+static void add_face(struct wl_program *p, uint32_t r, bool send, uint32_t peer, int64_t bytes,
+                     uint32_t tag, struct wl_wgsel sel) {
+  if (send) wl_send(p, r, peer, bytes, tag);
+  else wl_recv(p, r, peer, bytes, tag);
+  if (sel.count) wl_select(p, r, sel);
+}
+
+static struct wl_program *stencil_program(const struct stencil *s) {
+  uint32_t ranks = (uint32_t)(s->p[0] * s->p[1] * s->p[2]);
   struct wl_program *p = wl_program_new(ranks);
-  uint32_t t = (uint32_t)((c->grid + c->wg_tile - 1) / c->wg_tile);
-  int64_t pts = c->wg_tile * c->wg_tile, halo = c->grid * c->elem;
+  uint32_t tx = (uint32_t)((s->n[0] + s->tile - 1) / s->tile);
+  uint32_t ty = (uint32_t)((s->n[1] + s->tile - 1) / s->tile), nz = (uint32_t)s->n[2];
+  uint32_t wgs = tx * ty * nz;
+  int64_t pts = s->tile * s->tile;
+  /* With overlap (2D): the boundary ring's 4 * grid points on WGs of pts
+   * points each, `edge` WGs per face, face f on [f * edge, (f+1) * edge). */
+  uint32_t edge = (uint32_t)((s->n[0] + pts - 1) / pts);
+  uint32_t inner = (uint32_t)(MAX(s->n[0] * s->n[1] - 4 * s->n[0], pts) + pts - 1) / (uint32_t)pts;
   for (uint32_t r = 0; r < ranks; r++) {
-    int64_t x = r % c->px, y = r / c->px;
-    for (int64_t it = 0; it < c->iterations; it++) {
+    int64_t c[3] = {r % s->p[0], (r / s->p[0]) % s->p[1], r / (s->p[0] * s->p[1])};
+    for (int64_t it = 0; it < s->iterations; it++) {
       if (it > 0) wl_sync(p, r);
-      wl_compute(p, r, t * t, pts * c->flops_per_point, pts * c->bytes_per_point);
-      /* A halo sent towards D is tagged (it, D); its receiver gets it from
+      if (s->overlap) {
+        wl_lane(p, r, 1);
+        wl_compute(p, r, 4 * edge, pts * s->flops, pts * s->bytes);
+        wl_lane(p, r, 0);
+        wl_compute(p, r, inner, pts * s->flops, pts * s->bytes);
+        wl_lane(p, r, 1);
+      } else {
+        wl_compute(p, r, wgs, pts * s->flops, pts * s->bytes);
+      }
+      /* A face sent towards F is tagged (it, F); its receiver gets it from
        * its opposite side. */
-      for (int d = 0; d < 4; d++) {
-        int64_t n = neighbour(c, x, y, d);
-        if (n < 0) continue;
-        wl_send(p, r, (uint32_t)n, halo, (uint32_t)(it * 4 + d));
-        wl_select(p, r, edge(t, d));
-      }
-      for (int d = 0; d < 4; d++) {
-        int64_t n = neighbour(c, x, y, d);
-        if (n < 0) continue;
-        wl_recv(p, r, (uint32_t)n, halo, (uint32_t)(it * 4 + opposite[d]));
-        wl_select(p, r, edge(t, d));
-      }
+      for (int dir = 0; dir < 2; dir++)
+        for (int f = 0; f < s->faces; f++) {
+          int64_t n = neighbour(s, c, f);
+          if (n < 0) continue;
+          struct wl_wgsel sel = s->overlap ? (struct wl_wgsel){(uint32_t)f * edge, 1, edge}
+                                           : face_wgs(tx, ty, nz, f);
+          uint32_t tag = (uint32_t)(it * s->faces + (dir == 0 ? f : f ^ 1));
+          add_face(p, r, dir == 0, (uint32_t)n, face_points(s, f) * s->elem, tag, sel);
+        }
+      wl_lane(p, r, 0);
     }
   }
   return p;
+}
+
+struct wl_program *wl_jacobi2d_program(const struct jacobi2d_config *c) {
+  struct stencil s = {.n = {c->grid, c->grid, 1}, .p = {c->px, c->py, 1},
+                      .periodic = c->periodic, .overlap = c->overlap,
+                      .iterations = c->iterations, .elem = c->elem,
+                      .flops = c->compute ? c->flops_per_point : 0,
+                      .bytes = c->compute ? c->bytes_per_point : 0, .tile = c->wg_tile,
+                      .faces = 4};
+  return stencil_program(&s);
+}
+
+struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *c) {
+  struct stencil s = {.n = {c->nx, c->ny, c->nz}, .p = {c->px, c->py, c->pz},
+                      .periodic = c->periodic, .iterations = c->iterations, .elem = c->elem,
+                      .flops = c->compute ? c->flops_per_point : 0,
+                      .bytes = c->compute ? c->bytes_per_point : 0, .tile = c->wg_tile,
+                      .faces = 6};
+  return stencil_program(&s);
 }
 
 static bool jacobi2d_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
@@ -100,9 +187,28 @@ static bool jacobi2d_run(const struct wl_ctx *ctx, struct sim_result *out, char 
   return ok;
 }
 
+static bool jacobi3d_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  const struct jacobi3d_config *c = ctx->config;
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  if (!pol_check_nodes(ctx->sc, &hw, (uint64_t)(c->px * c->py * c->pz),
+                       "jacobi3d (px * py * pz)", err))
+    return false;
+  struct wl_program *p = wl_jacobi3d_program(c);
+  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
+  wl_program_free(p);
+  return ok;
+}
+
 const struct wl_type wl_jacobi2d = {
     .params = &jacobi2d_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
     .run = jacobi2d_run,
+};
+
+const struct wl_type wl_jacobi3d = {
+    .params = &jacobi3d_params,
+    .policies = pol_names,
+    .n_policies = POL_COUNT,
+    .run = jacobi3d_run,
 };

@@ -1,8 +1,13 @@
-/* The jacobi2d workload: a 5-point Jacobi relaxation on a px x py grid of
- * ranks, each holding grid x grid points tiled into WGs of wg_tile x
- * wg_tile points; per iteration every rank computes, then exchanges one
- * halo row/column with each of its 4 neighbours (GPU-TN Sec. 5.3, Fig. 9;
- * CPU-free Sec. 4, Fig. 5). The run's time is when the last rank is done. */
+/* The Jacobi stencil workloads. jacobi2d: a 5-point relaxation on a px x py
+ * grid of ranks, each holding grid x grid points (GPU-TN Sec. 5.3, Fig. 9;
+ * CPU-free Sec. 3.3, Fig. 5); jacobi3d: a 7-point one on px x py x pz ranks
+ * of nx x ny x nz points, a slab decomposition along z by default (CPU-free
+ * Fig. 6). Points are tiled into WGs of wg_tile x wg_tile points of one
+ * z-plane; per iteration every rank computes, then exchanges one face with
+ * each neighbour, made and consumed by the WGs on that face. With overlap,
+ * the boundary is computed first by WGs of its own (lane 1) and sent while
+ * the interior is computed (CPU-free Sec. 3.3, Listing 1). The run's time
+ * is when the last rank is done. */
 #ifndef WL_JACOBI_H
 #define WL_JACOBI_H
 
@@ -21,11 +26,27 @@ struct jacobi2d_config {
   int64_t flops_per_point;
   int64_t bytes_per_point; /* memory traffic per point updated */
   int64_t wg_tile;         /* a WG updates wg_tile x wg_tile points */
+  bool overlap;            /* boundary first, sent while the interior computes */
+  bool compute;            /* false: no work, communication and control only */
 };
 
-extern const struct par_group jacobi2d_params;
+/* Group "jacobi3d". */
+struct jacobi3d_config {
+  int64_t nx, ny, nz;      /* points of one rank's domain */
+  int64_t px, py, pz;      /* ranks along each axis (default: a slab along z) */
+  bool periodic;
+  int64_t iterations;
+  int64_t elem;
+  int64_t flops_per_point;
+  int64_t bytes_per_point;
+  int64_t wg_tile;
+  bool compute;
+};
 
-/* The px * py rank program of CFG; free with wl_program_free. */
+extern const struct par_group jacobi2d_params, jacobi3d_params;
+
+/* The rank programs of CFG; free with wl_program_free. */
 struct wl_program *wl_jacobi2d_program(const struct jacobi2d_config *cfg);
+struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *cfg);
 
 #endif
