@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "allreduce.h"
+#include "cg.h"
 #include "jacobi.h"
 #include "lower.h"
 #include "ping.h"
@@ -279,6 +280,57 @@ static void test_deadlock_is_an_error(void) {
   wl_program_free(p);
 }
 
+/* One standard CG iteration on the 1D Poisson matrix of 8 rows over 2 ranks
+ * (rows 0-3 and 4-7: 11 non-zeros each, a halo of one entry each way), on
+ * the defaults with a memory bandwidth of 8 Tbps (1 B/ps), bw_share kernel
+ * and a flop rate that makes flops negligible (1 ps): one 1024-row WG per
+ * op, SpMV 12 * 11 + 24 * 4 = 228 ps, a dot 16 * 4 = 64 ps, an AXPY 96 ps. */
+static sim_time cg_time(const char *policy) {
+  struct hw h;
+  hw_defaults(&h, 2);
+  h.gpu.mem_bandwidth = 8000000000000;
+  h.gpu.bw_share = GPU_BW_KERNEL;
+  h.gpu.flops_per_cu_cycle = 1048576;
+  struct sp_matrix *m = sp_matrix_poisson(1, 8);
+  char *err = NULL;
+  struct sp_part *part = sp_partition(m, 2, SP_BLOCKS, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024};
+  struct wl_program *p = wl_cg_program(&c, part, 1);
+  struct sim_result r;
+  sim_time t = run(p, policy, &h, &r, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  sp_part_free(part);
+  sp_matrix_free(m);
+  return t;
+}
+
+static void test_cg_cpufree(void) {
+  /* One persistent kernel per rank, launched at 1102 + 1500 = 2602 (ns).
+   * Halo put: fence 200, at the NIC c = 2802 + 102 = 2904, the peer's flag
+   * at c + LEG = 3590.26; the WG polls from 2802 every 100: 3602. SpMV and
+   * the dot: 3602.292; grid barrier 1000 + 10 * 1 WG: 4612.292. Allreduce
+   * (2 ranks: one round): put at the NIC 4612.292 + 302, flag 5600.552,
+   * seen 4812.292 + 800 = 5612.292; barrier 6622.292; 2 AXPYs and a dot
+   * (0.256): 6622.548; barrier 7632.548; allreduce: seen 8632.548; barrier
+   * 9642.548; AXPY 9642.644; barrier 10652.644. */
+  CU_ASSERT_EQUAL(cg_time("cpufree"), 10652644);
+}
+
+static void test_cg_hdn(void) {
+  /* Halo: build 200 + send 1000, c = 1302, the peer's flag at 1988.26,
+   * + recv 500 = 2488.26. A kernel costs 4500 when its work is < 398 ps:
+   * submit 1000; done at the CPU 102 + 1500 + work + 1500 + 102 later,
+   * noticed at the next 500 ns poll tick: 3500 after the submit. SpMV and
+   * the dot: 11488.26. Allreduce: 1200 + 102 to the NIC, + LEG, + recv
+   * 500: 13976.52. 3 kernels: 27476.52. Allreduce: 29964.78. AXPY:
+   * 34464.78. */
+  CU_ASSERT_EQUAL(cg_time("hdn"), 34464780);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"ping under cpu, by hand", test_ping_cpu},
@@ -293,6 +345,8 @@ int main(void) {
       {"jacobi2d: halos and edges", test_jacobi_halos},
       {"an unmatched send is an error", test_unmatched_send_is_an_error},
       {"a deadlocked run is an error", test_deadlock_is_an_error},
+      {"one CG iteration under cpufree, by hand", test_cg_cpufree},
+      {"one CG iteration under hdn, by hand", test_cg_hdn},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }

@@ -1,0 +1,36 @@
+/* The cg workload: standard or pipelined conjugate gradient on a sparse
+ * matrix split over the ranks (CPU-free ICS23 Sec. 3.4, Table 1); see
+ * workloads/cg.c for what an iteration does and costs. */
+#ifndef WL_CG_H
+#define WL_CG_H
+
+#include "param.h"
+#include "program.h"
+#include "sparse.h"
+
+enum cg_source { CG_POISSON, CG_FILE, CG_BANDED };
+enum cg_variant { CG_STANDARD, CG_PIPELINED };
+
+/* Group "cg": see cg_params for units, defaults and ranges. */
+struct cg_config {
+  int source;          /* enum cg_source */
+  int64_t dim;         /* poisson: 1, 2 or 3 */
+  int64_t n;           /* poisson: points per side */
+  char *file;          /* file: a Matrix Market path, relative to the scenario */
+  int64_t rows;        /* banded */
+  double nnz_per_row;  /* banded */
+  int variant;         /* enum cg_variant */
+  int64_t iterations;  /* fixed count, when tolerance is 0 */
+  double tolerance;    /* > 0: iterate as a real CG needs to reach it (poisson, file) */
+  int partitioner;     /* enum sp_partitioner */
+  int64_t rows_per_wg; /* work-items (rows) per WG */
+};
+
+extern const struct par_group cg_params;
+
+/* ITERATIONS of CFG's variant over PART's ranks; free with
+ * wl_program_free. */
+struct wl_program *wl_cg_program(const struct cg_config *cfg, const struct sp_part *part,
+                                 int64_t iterations);
+
+#endif
