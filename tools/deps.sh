@@ -8,6 +8,7 @@ trigsim_packages=(
   libglib2.0-dev libgsl-dev libyaml-dev libcunit1-dev
   gnuplot-nox libopenmpi-dev openmpi-bin
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
+  libmetis-dev
 )
 
 trigsim_install_deps() {
