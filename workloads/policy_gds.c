@@ -24,11 +24,12 @@ static void gds_launch(struct pol_prog *pp, struct qcmd qc) {
   pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = i});
 }
 
-static void gds_compute(const struct wl_op *o, struct pol_prog *pp) {
+static uint32_t gds_compute(const struct wl_op *o, struct pol_prog *pp) {
   const struct kstep step = {.kind = KS_COMPUTE, .flops = o->flops_per_wg,
                              .bytes = o->bytes_per_wg};
   uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
   gds_launch(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
+  return k;
 }
 
 static void gds_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp) {
@@ -51,16 +52,20 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
     pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c)});
   }
   post = 0;
+  int64_t last = -1; /* the latest kernel on the stream */
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
     switch (o->kind) {
-    case WL_COMPUTE: gds_compute(o, pp); break;
+    case WL_COMPUTE: last = gds_compute(o, pp); break;
     case WL_SEND: gds_launch(pp, (struct qcmd){.kind = Q_DOORBELL, .cmd_id = ++post}); break;
     case WL_RECV: gds_recv(p, rank, i, pp); break;
     case WL_SYNC: break; /* kernels on one stream: each boundary is a sync */
     default: g_assert_not_reached();
     }
   }
+  /* The stream's work is done when its last kernel is (a stream
+   * synchronize at the end; at once when it ended already). */
+  if (last >= 0) pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)last});
   return true;
 }
 
