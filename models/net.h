@@ -13,10 +13,29 @@
  * So one packet of S bytes over a path of n switches and n+1 links of
  * latency L and bandwidth B, with switch latency W and no contention, takes
  *   cut-through:       (n+1) L + n W + S*8/B
- *   store-and-forward: (n+1) L + n W + (n+1) S*8/B */
+ *   store-and-forward: (n+1) L + n W + (n+1) S*8/B
+ *
+ * Physical nodes. An endpoint (a NIC: one GPU with its CPU share and bus) is
+ * node i of the network; with gpus_per_node G > 1, endpoints i and j are in
+ * the same physical node when i / G == j / G, and packets between them cross
+ * that node's intra-node fabric instead of the network: per node one
+ * NVSwitch-like crossbar of G ports ("nvl.sw<k>", switch latency
+ * intra_switch_latency), joined to each endpoint's NIC by a link of
+ * intra_latency at intra_bandwidth each direction. The same delivery rule
+ * applies with those numbers (n = 1 switch, 2 links), so a packet sent
+ * between two GPUs of a node takes, uncontended,
+ *   cut-through:       2 Li + Wi + S*8/Bi
+ *   store-and-forward: 2 Li + Wi + 2 S*8/Bi
+ * A GPU's sending side serializes all its intra-node packets at Bi (its NIC
+ * port), and the crossbar's output port to a GPU serializes all packets into
+ * it at Bi: two GPUs sending to one GPU contend at the receiving side. The
+ * inter-node network joins every endpoint's NIC (one NIC per GPU, rail-like
+ * as in a DGX A100), so network.nodes counts endpoints and must be a
+ * multiple of G. */
 #ifndef MODELS_NET_H
 #define MODELS_NET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "simtime.h"
@@ -39,7 +58,18 @@ struct net_config {
   int64_t dragonfly_a;     /* routers per group */
   int64_t dragonfly_p;     /* nodes per router */
   int64_t dragonfly_h;     /* global links per router; groups = a*h + 1 */
+  int64_t gpus_per_node;   /* G: endpoints per physical node (1: none share one) */
+  sim_time intra_latency;  /* each link between a GPU's NIC and its node's crossbar */
+  int64_t intra_bandwidth; /* bits per second, per GPU, each direction */
+  sim_time intra_switch_latency; /* the node's crossbar (NVSwitch) */
 };
+
+/* True when a packet from endpoint SRC to DST crosses the intra-node fabric
+ * (gpus_per_node > 1 and both in one physical node), false when it takes the
+ * network (always with gpus_per_node 1: today's behaviour). */
+static inline bool net_same_node(const struct net_config *n, uint32_t src, uint32_t dst) {
+  return n->gpus_per_node > 1 && src / (uint64_t)n->gpus_per_node == dst / (uint64_t)n->gpus_per_node;
+}
 
 /* Time to put BYTES on a link of BW bits/s, rounded up to a picosecond. */
 static inline sim_time net_ser_time(int64_t bytes, int64_t bw_bps) {

@@ -91,7 +91,8 @@ struct nic_state {
   const struct nodeprog *prog;
   uint32_t node;
   struct tl_list *tl;
-  struct net_egress egress;
+  struct net_egress egress;     /* the "net" port, at link_bandwidth */
+  struct net_egress nvl_egress; /* the "nvl" port, at intra_bandwidth */
   struct nic_ring cmdq;  /* struct nic_qitem */
   struct nic_ring trigq; /* struct trig_item */
   bool cmd_busy, cmd_stalled, trig_busy, trig_stalled;
@@ -144,7 +145,7 @@ const struct par_group nic_params = {
     .config_size = sizeof(struct nic_config),
 };
 
-static const char *const nic_ports[] = {"bus", "net"};
+static const char *const nic_ports[] = {"bus", "net", "nvl"};
 
 /* ---- helpers ---- */
 
@@ -217,6 +218,16 @@ static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
   send_bus(c, delay, PK_FLAG, f.watcher, NIC_FLAG_BYTES, f.id, 1, 0);
 }
 
+/* The port a packet to DST leaves by, and that port's egress (nic.h). */
+static struct net_egress *egress_to(struct nic_state *s, uint32_t dst, int *port) {
+  if (net_same_node(s->net, s->node, dst)) {
+    *port = NIC_PORT_NVL;
+    return &s->nvl_egress;
+  }
+  *port = NIC_PORT_NET;
+  return &s->egress;
+}
+
 /* Reserves the egress for one packet and sends it; returns its tail time. */
 static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype type, int64_t payload,
                             uint64_t msg_id, uint32_t seq, uint32_t count, int64_t msg_bytes,
@@ -232,12 +243,14 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   p->flag_watcher = flag.watcher;
   p->msg_bytes = msg_bytes;
   sim_time now = sim_now(c->eng), ser;
-  sim_time delay = net_egress_send(&s->egress, now, wire, s->net->switching, &ser);
-  sim_send(c, NIC_PORT_NET, delay, PK_PACKET, h);
+  int port;
+  struct net_egress *q = egress_to(s, dst, &port);
+  sim_time delay = net_egress_send(q, now, wire, s->net->switching, &ser);
+  sim_send(c, port, delay, PK_PACKET, h);
   s->packets_sent++;
   s->bytes_sent += wire;
   s->payload_sent += payload;
-  return s->egress.busy_until;
+  return q->busy_until;
 }
 
 static void dma_read(struct sim_comp *c, uint64_t h) {
@@ -257,12 +270,14 @@ static void inject(struct sim_comp *c, uint64_t h) {
   struct nic_opr o = *op_get(s, h);
   op_free(s, h);
   sim_time now = sim_now(c->eng);
-  sim_time start = s->egress.busy_until > now ? s->egress.busy_until : now, end = now;
   int64_t bytes = o.cmd.bytes, mtu = s->net->mtu;
   int64_t n = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
   g_assert(n <= UINT32_MAX);
   bool serve = o.role == ROLE_SERVE;
   uint32_t dst = serve ? o.peer : o.cmd.dst_node;
+  int port;
+  const struct net_egress *q = egress_to(s, dst, &port);
+  sim_time start = q->busy_until > now ? q->busy_until : now, end = now;
   for (int64_t i = 0; i < n; i++) {
     int64_t payload = MIN(mtu, bytes - i * mtu);
     end = send_packet(c, dst, serve ? NIC_PT_GET_REP : NIC_PT_PUT, payload, o.msg_id, (uint32_t)i,
@@ -284,8 +299,9 @@ static void op_start(struct sim_comp *c, uint64_t h) {
     g_hash_table_insert(s->gets, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
     sim_time end = send_packet(c, o->cmd.dst_node, NIC_PT_GET_REQ, 0, o->msg_id, 0, 1,
                                o->cmd.bytes, (struct pflag){0});
-    nic_span(c, TR_TX, "tx get request", end - net_ser_time(s->net->header_bytes,
-                                                            s->net->link_bandwidth), end);
+    int port;
+    int64_t bw = egress_to(s, o->cmd.dst_node, &port)->bw_bps;
+    nic_span(c, TR_TX, "tx get request", end - net_ser_time(s->net->header_bytes, bw), end);
     return;
   }
   o->role = ROLE_PUT;
@@ -489,7 +505,7 @@ static bool rx_last(struct nic_state *s, uint32_t src, uint64_t msg, uint32_t co
   return true;
 }
 
-static void packet_arrive(struct sim_comp *c, uint64_t h) {
+static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
   struct nic_state *s = c->state;
   struct nic_packet p = *(struct nic_packet *)sim_payload(c->eng, h);
   sim_payload_free(c->eng, h);
@@ -499,10 +515,10 @@ static void packet_arrive(struct sim_comp *c, uint64_t h) {
   s->bytes_received += wire;
   s->payload_received += payload;
   sim_time now = sim_now(c->eng);
-  /* When the whole packet is here (net.h's delivery rule at an endpoint). */
-  sim_time done = s->net->switching == NET_CUT_THROUGH
-                      ? net_ser_time(wire, s->net->link_bandwidth)
-                      : 0;
+  /* When the whole packet is here (net.h's delivery rule at an endpoint),
+   * at the bandwidth of the port it came in by. */
+  int64_t bw = port == NIC_PORT_NVL ? s->net->intra_bandwidth : s->net->link_bandwidth;
+  sim_time done = s->net->switching == NET_CUT_THROUGH ? net_ser_time(wire, bw) : 0;
   switch (p.type) {
   case NIC_PT_GET_REQ: {
     struct nic_cmd cmd = {.op = NIC_GET, .dst_node = p.m.src_node, .bytes = p.msg_bytes};
@@ -582,8 +598,8 @@ static void nic_handle(struct sim_comp *c, const struct sim_event *ev) {
     bus_arrive(c, ev->data);
     return;
   }
-  if (ev->port == NIC_PORT_NET) {
-    packet_arrive(c, ev->data);
+  if (ev->port == NIC_PORT_NET || ev->port == NIC_PORT_NVL) {
+    packet_arrive(c, ev->port, ev->data);
     return;
   }
   sim_time now = sim_now(c->eng);
@@ -674,7 +690,7 @@ const struct sim_type nic_type = {
     .doc = "a NIC with a command queue and a GPU-TN trigger list",
     .params = &nic_params,
     .ports = nic_ports,
-    .n_ports = 2,
+    .n_ports = 3,
     .state_size = sizeof(struct nic_state),
     .handle = nic_handle,
     .finish = nic_finish,
@@ -688,6 +704,7 @@ struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct ni
   g_assert(cfg && net);
   g_assert(cfg->trigger_entries >= 1 && cfg->trigger_entries <= UINT32_MAX);
   g_assert(net->mtu >= 1 && net->header_bytes >= 0 && net->link_bandwidth > 0);
+  g_assert(net->gpus_per_node <= 1 || net->intra_bandwidth > 0);
   struct sim_comp *c = sim_add(e, &nic_type, name, cfg);
   struct nic_state *s = c->state;
   s->net = net;
@@ -696,6 +713,7 @@ struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct ni
   s->tl = tl_new((uint32_t)cfg->trigger_entries,
                  cfg->trigger_full == TL_STALL ? TL_STALL : TL_SPILL);
   s->egress = (struct net_egress){.busy_until = 0, .bw_bps = net->link_bandwidth};
+  s->nvl_egress = (struct net_egress){.busy_until = 0, .bw_bps = net->intra_bandwidth};
   s->cmdq.elem = sizeof(struct nic_qitem);
   s->trigq.elem = sizeof(struct trig_item);
   s->cmd_stall_since = s->trig_stall_since = -1;

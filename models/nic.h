@@ -4,7 +4,13 @@
  * one-sided put/get with completion flags.
  *
  * Ports: "bus" (0) to the node's bus, "net" (1) to the network (a switch,
- * or another NIC). Every message is a payload slot (proto.h); the NIC sends
+ * or another NIC), "nvl" (2) to the physical node's intra-node crossbar
+ * (joined only when network.gpus_per_node > 1). A packet whose destination
+ * is in the same physical node (net_same_node, net.h) leaves by "nvl",
+ * serialized at network.intra_bandwidth on that port's own egress; every
+ * other packet leaves by "net" at network.link_bandwidth. A packet received
+ * on a port is complete by that port's bandwidth (cut-through). Nothing
+ * else depends on the port. Every message is a payload slot (proto.h); the NIC sends
  * with event kind = the pmsg kind, and reads the kind of what it receives
  * from the pmsg.
  *
@@ -59,7 +65,7 @@
 #include "proto.h"
 #include "trigger_list.h"
 
-enum nic_port { NIC_PORT_BUS, NIC_PORT_NET };
+enum nic_port { NIC_PORT_BUS, NIC_PORT_NET, NIC_PORT_NVL };
 
 /* Group "nic": see nic_params for units, defaults and ranges. */
 struct nic_config {

@@ -1,7 +1,9 @@
 /* Builds a whole system (system.h): per node a bus with the CPU, GPU and NIC
  * on its ports, then the network the NICs hang from. Components are named
  * "node<i>.cpu", "node<i>.gpu", "node<i>.nic", "node<i>.bus", so each node
- * is one process on the trace timeline. */
+ * is one process on the trace timeline. With network.gpus_per_node G > 1,
+ * nodes i*G .. i*G + G-1 are the GPUs of one physical node and their NICs
+ * also join that node's crossbar ("nvl.sw<i>", net.h). */
 #include "system.h"
 
 #include <glib.h>
@@ -41,7 +43,8 @@ struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
     join(s->gpu[i], 0, s->bus[i], DEV_GPU);
     join(s->nic[i], NIC_PORT_BUS, s->bus[i], DEV_NIC);
   }
-  if (!topo_build(topo, e, s->nic, NIC_PORT_NET, err)) {
+  if (!topo_build(topo, e, s->nic, NIC_PORT_NET, err) ||
+      !topo_build_intra(topo, e, s->nic, NIC_PORT_NVL, err)) {
     sys_free(s);
     return NULL;
   }

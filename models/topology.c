@@ -36,16 +36,40 @@ static const struct par_decl net_decls[] = {
     P(dragonfly_p, PAR_INT, "2", "1", "4096", "dragonfly: nodes per router"),
     P(dragonfly_h, PAR_INT, "2", "1", "4096",
       "dragonfly: global links per router; groups = a*h + 1, one link per pair"),
+    P(gpus_per_node, PAR_INT, "1", "1", "1024",
+      "GPUs (endpoints) per physical node: i and j share one when i/G == j/G and talk over "
+      "its crossbar; nodes must be a multiple (1: every endpoint alone, no intra fabric)"),
+    P(intra_latency, PAR_TIME, "200ns", "0ps", "1s",
+      "intra-node: latency of each link between a GPU's NIC and its node's crossbar "
+      "(an NVLink hop: SerDes + link layer, a few hundred ns)"),
+    P(intra_bandwidth, PAR_BANDWIDTH, "2400Gbps", "1Mbps", "100Tbps",
+      "intra-node: bandwidth per GPU, each direction, at its sending port and at the "
+      "crossbar's port into it (NVLink 3 on A100: 12 links x 25 GB/s = 300 GB/s)"),
+    P(intra_switch_latency, PAR_TIME, "100ns", "0ps", "1s",
+      "intra-node: crossbar (NVSwitch) latency, arrival (head or tail, per switching) to "
+      "output start"),
 };
 #undef P
 #undef E
 
+/* nodes counts endpoints (NICs); they fill physical nodes of G. */
+static bool node_multiple(const struct net_config *c, char **err) {
+  if (c->gpus_per_node >= 1 && c->nodes % c->gpus_per_node == 0) return true;
+  *err = g_strdup_printf("network.nodes: expected a multiple of network.gpus_per_node (%" G_GINT64_FORMAT
+                         "), got %" G_GINT64_FORMAT,
+                         c->gpus_per_node, c->nodes);
+  return false;
+}
+
+static bool net_check(const void *config, char **err) { return node_multiple(config, err); }
+
 const struct par_group net_params = {
     .name = "network",
-    .doc = "links, switches and the topology that joins the nodes' NICs",
+    .doc = "links, switches and the topology that joins the nodes' NICs; the intra-node fabric",
     .decls = net_decls,
     .n_decls = PAR_COUNT(net_decls),
     .config_size = sizeof(struct net_config),
+    .check = net_check,
 };
 
 /* Larger networks are refused: a switch costs a component, its ports and
@@ -64,6 +88,11 @@ struct topo {
   uint32_t a, p, h, g;
   struct sw_fabric fab;
   bool built;
+  /* intra-node crossbars: one per physical node of G endpoints */
+  uint32_t gpn, n_intra;
+  struct net_config intra_cfg; /* cfg with the intra link and switch numbers */
+  struct sw_fabric intra;
+  bool intra_built;
 };
 
 /* ---- routing ---- */
@@ -118,6 +147,13 @@ int topo_route(const struct topo *t, uint32_t sw, uint32_t dst_node) {
 }
 
 static int route_cb(const void *ctx, uint32_t sw, uint32_t dst) { return topo_route(ctx, sw, dst); }
+
+/* Crossbar K serves endpoints K*G .. K*G + G-1, endpoint K*G + p on port p. */
+static int intra_route_cb(const void *ctx, uint32_t sw, uint32_t dst) {
+  const struct topo *t = ctx;
+  g_assert(dst / t->gpn == sw);
+  return (int)(dst % t->gpn);
+}
 
 int topo_hops(const struct topo *t, uint32_t src, uint32_t dst) {
   g_assert(src < t->nodes && dst < t->nodes);
@@ -279,9 +315,16 @@ struct topo *topo_new(const struct net_config *cfg, char **err) {
         g_strdup_printf("network.nodes: expected 1 to 16777216, got %" G_GINT64_FORMAT, cfg->nodes);
     ok = false;
   } else if (cfg->mtu < 1 || cfg->link_bandwidth < 1 || cfg->header_bytes < 0 ||
-             cfg->link_latency < 0 || cfg->switch_latency < 0) {
-    *err = g_strdup(
-        "network: expected mtu >= 1B, link_bandwidth > 0, header_bytes and latencies >= 0");
+             cfg->link_latency < 0 || cfg->switch_latency < 0 || cfg->intra_bandwidth < 1 ||
+             cfg->intra_latency < 0 || cfg->intra_switch_latency < 0) {
+    *err = g_strdup("network: expected mtu >= 1B, link_bandwidth and intra_bandwidth > 0, "
+                    "header_bytes and latencies >= 0");
+    ok = false;
+  } else if (cfg->gpus_per_node < 1 || cfg->gpus_per_node > 1024) {
+    *err = g_strdup_printf("network.gpus_per_node: expected 1 to 1024, got %" G_GINT64_FORMAT,
+                           cfg->gpus_per_node);
+    ok = false;
+  } else if (!node_multiple(cfg, err)) {
     ok = false;
   } else {
     switch (cfg->topology) {
@@ -307,6 +350,15 @@ struct topo *topo_new(const struct net_config *cfg, char **err) {
   }
   t->nodes = (uint32_t)cfg->nodes;
   sw_fabric_init(&t->fab, &t->cfg, route_cb, t, t->ports);
+  t->gpn = (uint32_t)cfg->gpus_per_node;
+  if (t->gpn > 1) {
+    t->n_intra = t->nodes / t->gpn;
+    t->intra_cfg = t->cfg;
+    t->intra_cfg.link_latency = cfg->intra_latency;
+    t->intra_cfg.link_bandwidth = cfg->intra_bandwidth;
+    t->intra_cfg.switch_latency = cfg->intra_switch_latency;
+    sw_fabric_init(&t->intra, &t->intra_cfg, intra_route_cb, t, t->gpn);
+  }
   return t;
 }
 
@@ -403,6 +455,25 @@ bool topo_build(struct topo *t, struct sim_engine *e, struct sim_comp *const *en
   }
   return ok;
 }
+
+bool topo_build_intra(struct topo *t, struct sim_engine *e, struct sim_comp *const *endpoints,
+                      int endpoint_port, char **err) {
+  g_assert(!t->intra_built);
+  t->intra_built = true;
+  if (t->gpn <= 1) return true;
+  for (uint32_t k = 0; k < t->n_intra; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "nvl.sw%u", k);
+    sw_add(e, &t->intra, name, t->gpn);
+  }
+  for (uint32_t n = 0; n < t->nodes; n++)
+    if (!sim_connect(endpoints[n], endpoint_port, sim_comp_get(e, t->intra.first_id + n / t->gpn),
+                     (int)(n % t->gpn), t->cfg.intra_latency, err))
+      return false;
+  return true;
+}
+
+uint32_t topo_intra_switch_count(const struct topo *t) { return t->n_intra; }
 
 const struct net_config *topo_config(const struct topo *t) { return &t->cfg; }
 uint32_t topo_nodes(const struct topo *t) { return t->nodes; }

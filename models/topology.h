@@ -2,8 +2,9 @@
  * switches and links for star (one switch, the GPU-TN setup), k-ary n-tree
  * fat-tree (Petrini & Vanneschi 1997, d-mod-k routing), 2D/3D torus
  * (dimension-order routing) and dragonfly (Kim, Dally, Scott & Abts 2008,
- * minimal local-global-local routing). Routes are computed arithmetically:
- * no table grows with the number of nodes. */
+ * minimal local-global-local routing), and the intra-node crossbars of
+ * nodes of several GPUs (net.h). Routes are computed arithmetically: no
+ * table grows with the number of nodes. */
 #ifndef MODELS_TOPOLOGY_H
 #define MODELS_TOPOLOGY_H
 
@@ -35,6 +36,17 @@ void topo_free(struct topo *t);
  * topology. */
 bool topo_build(struct topo *t, struct sim_engine *e, struct sim_comp *const *endpoints,
                 int endpoint_port, char **err);
+
+/* With network.gpus_per_node G > 1: adds one crossbar per physical node (G
+ * ports, named "nvl.sw<k>", trace process "nvl"; network.intra_switch_latency)
+ * and links ENDPOINTS[i] on its port ENDPOINT_PORT to port i % G of crossbar
+ * i / G (network.intra_latency; intra_bandwidth is paid at each sending
+ * port, see net.h). Does nothing with G = 1. Once per topology, after
+ * topo_build. */
+bool topo_build_intra(struct topo *t, struct sim_engine *e, struct sim_comp *const *endpoints,
+                      int endpoint_port, char **err);
+/* Crossbars topo_build_intra adds: network.nodes / G, or 0 with G = 1. */
+uint32_t topo_intra_switch_count(const struct topo *t);
 
 /* The output port of switch SW (0 .. topo_switch_count - 1) for a packet to
  * DST_NODE. */

@@ -2,6 +2,7 @@
  * sys_build from the default parameters, and one put across it timed end to
  * end by hand. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "system.h"
@@ -138,12 +139,250 @@ static void test_gputn_profile_is_table_2(void) {
   g_free(path);
 }
 
+/* Sets network KEY to TEXT (as a scenario would write it). */
+static void net_set(struct hw *h, const char *key, const char *text) {
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(par_set(par_group_find(&net_params, key), &h->net, text, &err));
+}
+
+/* G GPUs per physical node and the intra-node numbers the tests below
+ * derive with: 200 ns per link between a NIC and its node's crossbar, a
+ * 100 ns crossbar, BW each direction. */
+static void intra(struct hw *h, const char *gpus, const char *bw) {
+  net_set(h, "gpus_per_node", gpus);
+  net_set(h, "intra_latency", "200ns");
+  net_set(h, "intra_switch_latency", "100ns");
+  net_set(h, "intra_bandwidth", bw);
+}
+
+/* Runs PROGS (one per node) on the system H describes; returns the report
+ * (sim_report_clear it). */
+static struct sim_report run_system(struct hw *h, const struct nodeprog *const *progs,
+                                    size_t expect_comps) {
+  struct sim_engine *e = sim_new(1);
+  char *err = NULL;
+  struct system *s = sys_build(e, &h->cfg, progs, &err);
+  if (!s) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  if (expect_comps) CU_ASSERT_EQUAL(sim_comp_count(e), expect_comps);
+  sim_run(e, SIM_TIME_MAX, 0);
+  struct sim_report r;
+  sim_report_init(&r);
+  sim_finish(e, &r);
+  CU_ASSERT_EQUAL(sim_payloads_live(e), 0);
+  sim_free(e);
+  sys_free(s);
+  return r;
+}
+
+/* Node SRC's CPU puts 1000 B to node DST, whose CPU waits for flag 1 to
+ * reach WAIT; the other nodes run nothing. */
+struct put_progs {
+  struct nic_cmd cmd;
+  struct hstep send, wait;
+  struct nodeprog sender, waiter;
+};
+
+static void put_progs_init(struct put_progs *pp, uint32_t dst, uint32_t wait) {
+  pp->cmd = (struct nic_cmd){.op = NIC_PUT, .dst_node = dst, .bytes = 1000,
+                             .remote = {.id = 1, .watcher = DEV_CPU}};
+  pp->send = (struct hstep){.kind = HS_NIC_CMD, .cmd = 0};
+  pp->wait = (struct hstep){.kind = HS_WAIT_FLAG, .flag = 1, .value = wait};
+  pp->sender = (struct nodeprog){.cmds = &pp->cmd, .n_cmds = 1, .host = &pp->send, .n_host = 1,
+                                 .n_flags = 1};
+  pp->waiter = (struct nodeprog){.host = &pp->wait, .n_host = 1, .n_flags = 1};
+}
+
+static void test_same_node_put_crosses_nvlink(void) {
+  struct hw h;
+  hw_defaults(&h);
+  intra(&h, "2", "2400Gbps"); /* NVLink 3: 300 GB/s per direction */
+  struct put_progs pp;
+  put_progs_init(&pp, 1, 1);
+  const struct nodeprog *progs[] = {&pp.sender, &pp.waiter};
+  /* 4 components a node, the network's star switch and one crossbar. */
+  struct sim_report r = run_system(&h, progs, 10);
+  /* As in the star test up to the DMA: the first (only) packet's data is
+   * at node 0's NIC at 613.25 ns. Node 1 is in node 0's physical node, so
+   * the packet leaves by the nvl port: 1064 wire bytes at 2400 Gbps =
+   * 8512 bits / 2400 Gbps = 3.546667 ns -> 3547 ps (rounded up).
+   *   head: + 200 link, + 100 crossbar, + 200 link  = 1113.25
+   *   whole packet + 3.547                          = 1116.797
+   *   memory write 31.25 + 100 = 1248.047; the flag follows it. */
+  CU_ASSERT_EQUAL(report(&r, "node1.cpu.main_done"), 1248047);
+  CU_ASSERT_EQUAL(report(&r, "nvl.sw0.packets"), 1);
+  CU_ASSERT_EQUAL(report(&r, "net.sw0.packets"), 0);
+  CU_ASSERT_EQUAL(report(&r, "node1.nic.payload_received"), 1000);
+  sim_report_clear(&r);
+}
+
+static void test_cross_node_put_through_a_fat_tree(void) {
+  struct hw h;
+  hw_defaults(&h);
+  intra(&h, "8", "2400Gbps");
+  net_set(&h, "topology", "fat-tree");
+  net_set(&h, "fat_tree_k", "4");
+  net_set(&h, "fat_tree_levels", "2");
+  h.net.nodes = 16; /* two physical nodes of 8 GPUs; a 4-ary 2-tree holds 16 */
+  struct put_progs pp;
+  put_progs_init(&pp, 8, 1);
+  const struct nodeprog *progs[16] = {[0] = &pp.sender, [8] = &pp.waiter};
+  /* 16 x 4 components, 2 x 4 fat-tree switches, 2 crossbars. */
+  struct sim_report r = run_system(&h, progs, 74);
+  /* Node 8 is in the other physical node: the packet takes the network
+   * port at 100 Gbps. Nodes 0 and 8 hang from leaf switches 0 and 2 and
+   * meet at level 1: 3 switches, 4 links (fat-tree 2L + 1, L = 1).
+   *   data at node 0's NIC                            613.25
+   *   head: 4 links x 100 + 3 switches x 100 = + 700 = 1313.25
+   *   whole packet: 1064 B at 100 Gbps + 85.12       = 1398.37
+   *   memory write 31.25 + 100                        = 1529.62 */
+  CU_ASSERT_EQUAL(report(&r, "node8.cpu.main_done"), 1529620);
+  CU_ASSERT_EQUAL(report(&r, "net.switches.packets"), 3);
+  CU_ASSERT_EQUAL(report(&r, "nvl.switches.packets"), 0);
+  sim_report_clear(&r);
+}
+
+static void test_two_same_node_senders_contend_at_the_receiver(void) {
+  struct hw h;
+  hw_defaults(&h);
+  /* A slow intra fabric (100 Gbps: 85.12 ns a packet) so that its
+   * serialization, not the receiver's bus (31.25 ns a write), sets the
+   * pace. */
+  intra(&h, "4", "100Gbps");
+  h.net.nodes = 4;
+  struct put_progs pp;
+  put_progs_init(&pp, 2, 2);
+  const struct nodeprog *progs[] = {&pp.sender, &pp.sender, &pp.waiter, NULL};
+  struct sim_report r = run_system(&h, progs, 4 * 4 + 1 + 1);
+  /* Nodes 0 and 1 each put 1000 B to node 2 at the same moment; each sends
+   * from its own port (no contention there) and both heads reach the
+   * crossbar at 613.25 + 200 = 813.25, ready at 913.25. The crossbar's
+   * port into node 2 serializes them: the first 913.25 .. 998.37, the
+   * second waits 85.12 ns and starts at 998.37.
+   *   first:  head at node 2 1113.25, whole 1198.37, write done
+   *           1198.37 + 31.25 = 1229.62 (+ 100 to memory)
+   *   second: head 998.37 + 200 = 1198.37, whole + 85.12 = 1283.49,
+   *           write 1283.49 + 31.25 + 100 = 1414.74: flag 1 reaches 2. */
+  CU_ASSERT_EQUAL(report(&r, "node2.cpu.main_done"), 1414740);
+  CU_ASSERT_EQUAL(report(&r, "nvl.sw0.packets"), 2);
+  CU_ASSERT_EQUAL(report(&r, "nvl.sw0.max_queue_delay"), 85120);
+  sim_report_clear(&r);
+}
+
+static void test_one_sender_to_two_same_node_peers_queues_at_its_port(void) {
+  struct hw h;
+  hw_defaults(&h);
+  intra(&h, "4", "100Gbps");
+  h.net.nodes = 4;
+  /* Node 0 puts 4000 B (one packet) to node 1 and then to node 2. */
+  const struct nic_cmd cmds[] = {
+      {.op = NIC_PUT, .dst_node = 1, .bytes = 4000, .remote = {.id = 1, .watcher = DEV_CPU}},
+      {.op = NIC_PUT, .dst_node = 2, .bytes = 4000, .remote = {.id = 1, .watcher = DEV_CPU}}};
+  const struct hstep send[] = {{.kind = HS_NIC_CMD, .cmd = 0}, {.kind = HS_NIC_CMD, .cmd = 1}};
+  const struct hstep wait[] = {{.kind = HS_WAIT_FLAG, .flag = 1, .value = 1}};
+  const struct nodeprog p0 = {.cmds = cmds, .n_cmds = 2, .host = send, .n_host = 2, .n_flags = 1};
+  const struct nodeprog pw = {.host = wait, .n_host = 1, .n_flags = 1};
+  const struct nodeprog *progs[] = {&p0, &pw, &pw, NULL};
+  struct sim_report r = run_system(&h, progs, 18);
+  /* 4000 B: DMA 4000 B at 256 Gbps = 125 ns; a packet of 4064 wire bytes
+   * at 100 Gbps = 325.12 ns.
+   *   first:  command at the NIC 302, processed 402, data back
+   *           402 + 80 + 125 + 100 = 707; node 0's nvl port busy
+   *           707 .. 1032.12; head at node 1 707 + 500 = 1207, whole
+   *           1532.12, written + 125 + 100 = 1757.12.
+   *   second: built 200 ns later, at the NIC 502, processed 602, data
+   *           back 907, but the sending port is busy until 1032.12: it
+   *           starts then (not 907), head at node 2 1532.12, whole
+   *           1857.24, written 2082.24 (1957.12 without the shared port). */
+  CU_ASSERT_EQUAL(report(&r, "node1.cpu.main_done"), 1757120);
+  CU_ASSERT_EQUAL(report(&r, "node2.cpu.main_done"), 2082240);
+  CU_ASSERT_EQUAL(report(&r, "nvl.sw0.max_queue_delay"), 0);
+  sim_report_clear(&r);
+}
+
+static void test_gpus_per_node_must_divide_nodes(void) {
+  struct hw h;
+  hw_defaults(&h);
+  net_set(&h, "gpus_per_node", "8");
+  h.net.nodes = 12;
+  struct sim_engine *e = sim_new(1);
+  char *err = NULL;
+  CU_ASSERT_PTR_NULL(sys_build(e, &h.cfg, NULL, &err));
+  CU_ASSERT_STRING_EQUAL(err,
+                         "network.nodes: expected a multiple of network.gpus_per_node (8), got 12");
+  CU_ASSERT_EQUAL(sim_comp_count(e), 0);
+  g_free(err);
+  sim_free(e);
+  /* In a scenario: exit-2 style, file:line:col of the network mapping. */
+  char *dir = g_dir_make_tmp("trigsim-topo-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "bad.yaml", NULL);
+  const char *text = "hardware:\n"
+                     "  network:\n"
+                     "    gpus_per_node: 8\n"
+                     "    nodes: 12\n"
+                     "workload:\n"
+                     "  kind: ping\n"
+                     "policies: [cpu]\n";
+  CU_ASSERT_TRUE_FATAL(g_file_set_contents(path, text, -1, NULL));
+  err = NULL;
+  struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
+  CU_ASSERT_PTR_NULL(sc);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+  char *want = g_strdup_printf("%s:3:5: hardware.network: network.nodes: expected a multiple of "
+                               "network.gpus_per_node (8), got 12",
+                               path);
+  if (strcmp(err, want)) fprintf(stderr, "got: %s\nwant: %s\n", err, want);
+  CU_ASSERT_STRING_EQUAL(err, want);
+  g_free(want);
+  g_free(err);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
+static void test_a100_profile_binds(void) {
+  const char *dir = g_getenv("TRIGSIM_CONFIGS");
+  char *path = g_build_filename(dir ? dir : "configs", "hw", "a100-nvlink-example.yaml", NULL);
+  char *err = NULL;
+  struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
+  if (!sc) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+  const struct gpu_config *gpu = sc->hardware[0];
+  const struct cpu_config *cpu = sc->hardware[1];
+  const struct net_config *net = sc->hardware[4];
+  /* A100-SXM4-40GB: 108 SMs, 1410 MHz boost, 1555 GB/s; one 1024-thread
+   * block per SM (the paper's cooperative launch); DGX A100: 8 GPUs per
+   * node on NVLink 3 (300 GB/s per direction), HDR 200 Gb/s per GPU. */
+  CU_ASSERT_EQUAL(gpu->cus, 108);
+  CU_ASSERT_EQUAL(gpu->clock, 1410000000);
+  CU_ASSERT_EQUAL(gpu->mem_bandwidth, 1555LL * 8 * 1000000000);
+  CU_ASSERT_EQUAL(gpu->wgs_per_cu, 1);
+  CU_ASSERT_EQUAL(cpu->cores, 16); /* 128 cores of two EPYC 7742 over 8 GPUs */
+  CU_ASSERT_EQUAL(net->gpus_per_node, 8);
+  CU_ASSERT_EQUAL(net->nodes % net->gpus_per_node, 0);
+  CU_ASSERT_EQUAL(net->intra_bandwidth, 2400000000000);
+  CU_ASSERT_EQUAL(net->link_bandwidth, 200000000000);
+  CU_ASSERT_EQUAL(net->topology, NET_FAT_TREE);
+  scenario_free(sc);
+  g_free(path);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"a put across a star, end to end", test_put_across_a_star},
       {"an impossible network is an error", test_bad_shape_is_an_error},
       {"every topology builds 4096 nodes", test_every_topology_builds_4096_nodes},
       {"the GPU-TN profile holds Table 2", test_gputn_profile_is_table_2},
+      {"a same-node put crosses NVLink, timed by hand", test_same_node_put_crosses_nvlink},
+      {"a cross-node put through a fat-tree with 8 GPUs a node",
+       test_cross_node_put_through_a_fat_tree},
+      {"two same-node senders contend at the receiver's crossbar port",
+       test_two_same_node_senders_contend_at_the_receiver},
+      {"one sender to two same-node peers queues at its port",
+       test_one_sender_to_two_same_node_peers_queues_at_its_port},
+      {"gpus_per_node must divide nodes", test_gpus_per_node_must_divide_nodes},
+      {"the A100 NVLink profile binds", test_a100_profile_binds},
       {NULL, NULL}};
   return tu_run_suite("system", tests);
 }

@@ -1,7 +1,10 @@
 /* Build-time benchmark of whole systems: N nodes (CPU, GPU, NIC, bus each)
- * on a network, built into an engine with default hardware parameters.
+ * on a network, built into an engine with default hardware parameters;
+ * optionally G GPUs per physical node (network.gpus_per_node), which adds
+ * one intra-node crossbar per G nodes.
  * Prints one line: nodes=4096 topology=fat-tree build_s=0.012 bytes_per_node=2048
- * (bytes: resident memory added by the build, over the node count). */
+ * (bytes: resident memory added by the build, over the node count), with
+ * gpus_per_node=G after it when G was given. */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,11 +40,12 @@ static void shape(struct net_config *net, const char *kind, int64_t nodes) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: topology_build NODES star|fat-tree|torus|dragonfly\n");
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: topology_build NODES star|fat-tree|torus|dragonfly [GPUS_PER_NODE]\n");
     return 2;
   }
   int64_t nodes = g_ascii_strtoll(argv[1], NULL, 10);
+  int64_t gpn = argc == 4 ? g_ascii_strtoll(argv[3], NULL, 10) : 1;
   struct gpu_config gpu;
   struct cpu_config cpu;
   struct bus_config bus;
@@ -53,6 +57,7 @@ int main(int argc, char **argv) {
   par_group_defaults(&nic_params, &nic);
   par_group_defaults(&net_params, &net);
   shape(&net, argv[2], nodes);
+  net.gpus_per_node = gpn;
   struct hw_config hw = {.gpu = &gpu, .cpu = &cpu, .bus = &bus, .nic = &nic, .net = &net};
   long before = resident_bytes();
   gint64 t0 = g_get_monotonic_time();
@@ -65,9 +70,11 @@ int main(int argc, char **argv) {
   }
   gint64 t1 = g_get_monotonic_time();
   long after = resident_bytes();
-  printf("nodes=%" G_GINT64_FORMAT " topology=%s build_s=%.4f bytes_per_node=%ld components=%zu\n",
+  printf("nodes=%" G_GINT64_FORMAT " topology=%s build_s=%.4f bytes_per_node=%ld components=%zu",
          nodes, argv[2], (double)(t1 - t0) / 1e6, (after - before) / (long)nodes,
          sim_comp_count(e));
+  if (argc == 4) printf(" gpus_per_node=%" G_GINT64_FORMAT, gpn);
+  printf("\n");
   sim_free(e);
   sys_free(s);
   return 0;
