@@ -1,7 +1,9 @@
 /* GPU model: waves under an occupancy limit, launch + work + teardown =
  * a kernel's span, launch cost against queue depth (table and linear fit),
- * front-end serialization, WG flag polling, trigger stores, device-wide
- * barriers, stream wait-on-flag; every time derived by hand.
+ * front-end serialization, WG flag polling (one flag per group of WGs:
+ * flag_div), trigger stores (per WG and per work-item), step selectors,
+ * commands and host requests by parts, device-wide barriers, stream
+ * wait-on-flag, the bandwidth share (bw_share); every time derived by hand.
  *
  * The rig: a node's bus (latency B = 100 ns, control messages free), the
  * GPU, the CPU and a fake NIC that records what it receives. Unless a test

@@ -1,7 +1,8 @@
 /* The execution policies (workloads/policy_*.c) lowering workloads onto the
  * hardware models: the GPU-TN Fig. 8 ping under each policy timed by hand
  * from the default parameters, and the shapes the workloads give the
- * lowerings (ring steps, halos, trigger granularities). */
+ * lowerings (ring steps, halos, trigger granularities, folding a kernel
+ * that waits, with its edge selectors). */
 #include <glib.h>
 #include <string.h>
 
