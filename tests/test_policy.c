@@ -334,6 +334,40 @@ static void test_fold_keeps_edges(void) {
   }
 }
 
+/* A selection whose stride is below the fold: 32 WGs folded by 4 (12
+ * slots, as above) into 8; rank 0's send is made by WGs {0, 2, 4} = 0, 2,
+ * 4, 6, which folded WGs 0 (originals 0-3) and 1 (4-7) cover. The image
+ * {0, 0, 1, 1} = {0, 1} is a progression (first 0, stride 1, count 2), so
+ * by fold_sel's rule (lower.c: all WGs only when the image is not one)
+ * 2 WGs store, once each: 2 stores, not 8; the threshold counts the same
+ * 2. Rank 1's reply is made by all 8: 8 stores. */
+static void test_fold_small_stride(void) {
+  struct hw h;
+  hw_defaults(&h, 2);
+  h.gpu.cus = 6;
+  h.gpu.wgs_per_cu = 2;
+  struct wl_program *p = wl_program_new(2);
+  wl_compute(p, 0, 32, 1000, 0);
+  wl_send(p, 0, 1, 64, 1);
+  wl_select(p, 0, (struct wl_wgsel){0, 2, 4});
+  wl_recv(p, 0, 1, 64, 2);
+  wl_recv(p, 1, 0, 64, 1);
+  wl_compute(p, 1, 32, 1000, 0);
+  wl_send(p, 1, 0, 64, 2);
+  struct sim_result r;
+  char *err = NULL;
+  CU_ASSERT_TRUE(run(p, "gputn", &h, &r, &err) > 0);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), 8);
+  CU_ASSERT_EQUAL(counter(&r, "node0.nic.triggers_stored"), 2);
+  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.triggers"), 2);
+  CU_ASSERT_EQUAL(counter(&r, "node0.nic.ops_fired"), 1);
+  CU_ASSERT_EQUAL(counter(&r, "node1.nic.triggers_stored"), 8);
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+}
+
 static void test_unmatched_send_is_an_error(void) {
   struct wl_program *p = wl_program_new(2);
   wl_send(p, 0, 1, 100, 7);
@@ -377,6 +411,7 @@ int main(void) {
       {"gputn: trigger granularities", test_gputn_granularities},
       {"jacobi2d: halos and edges", test_jacobi_halos},
       {"one kernel that waits folds; edge selectors fold with it", test_fold_keeps_edges},
+      {"a selection with a stride below the fold folds to a range", test_fold_small_stride},
       {"an unmatched send is an error", test_unmatched_send_is_an_error},
       {"a deadlocked run is an error", test_deadlock_is_an_error},
       {NULL, NULL}};
