@@ -31,6 +31,7 @@ static void fnic_handle(struct sim_comp *c, const struct sim_event *ev) {
   f->kind[f->n] = m->kind;
   f->at[f->n] = sim_now(c->eng);
   f->a[f->n] = m->a;
+  f->b[f->n] = m->b;
   if (m->kind == PK_NIC_CMD) {
     f->cmd[f->n] = *(struct nic_cmd *)sim_payload(c->eng, m->op);
     sim_payload_free(c->eng, m->op);

@@ -36,6 +36,7 @@ struct fnic {
   uint8_t kind[FN_MAX];
   sim_time at[FN_MAX];
   uint32_t a[FN_MAX];
+  uint32_t b[FN_MAX]; /* PK_TRIGGER: the stores it carries */
   struct nic_cmd cmd[FN_MAX];
 };
 

@@ -1,7 +1,9 @@
 /* GPU model: waves under an occupancy limit, launch + work + teardown =
  * a kernel's span, launch cost against queue depth (table and linear fit),
- * front-end serialization, WG flag polling, trigger stores, device-wide
- * barriers, stream wait-on-flag; every time derived by hand.
+ * front-end serialization, WG flag polling (one flag per group of WGs:
+ * flag_div), trigger stores (per WG and per work-item), step selectors,
+ * commands and host requests by parts, device-wide barriers, stream
+ * wait-on-flag, the bandwidth share (bw_share); every time derived by hand.
  *
  * The rig: a node's bus (latency B = 100 ns, control messages free), the
  * GPU, the CPU and a fake NIC that records what it receives. Unless a test
@@ -355,6 +357,280 @@ static void test_stream_wait(void) {
   rig_free(&r);
 }
 
+/* The two values of a pair, smallest first (messages the NIC receives at
+ * the same instant come in no order these tests rely on). */
+static void pair_sorted(const uint32_t *v, uint32_t *lo, uint32_t *hi) {
+  *lo = MIN(v[0], v[1]);
+  *hi = MAX(v[0], v[1]);
+}
+
+/* KS_WAIT_FLAG with flag_div 2: WG w polls flag 1 + w / 2, so WGs 0 and 1
+ * poll flag 1 and WGs 2 and 3 flag 2; each pair goes on at its own flag's
+ * first poll tick, whatever happens to the other flag. */
+static void test_flag_div(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_WAIT_FLAG, .flag = 1, .flag_div = 2, .value = 1},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1},
+  };
+  static const struct kernel k[] = {{.name = "fdiv", .n_wgs = 4, .steps = steps, .n_steps = 2}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2, .n_flags = 2};
+  struct rig r;
+  gpu_rig(&r);
+  const sim_time p = 1 * US, s0 = B + L;
+  r.g.poll_interval = p;
+  /* Flag 2 first (sent 2.0 us, at the GPU 2.1), flag 1 later (sent 3.25 us,
+   * at the GPU 3.35). */
+  r.script = (struct fn_script){2, {{2000 * NS, PK_FLAG, DEV_GPU, 0, 2, 1},
+                                    {3250 * NS, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* All four WGs start polling at S = B + L = 1.6 us; ticks 1.6, 2.6, 3.6.
+   * WGs 2, 3 (flag 2 at 2.1): tick 2.6 = S + P; fence: tags 12, 13 at the
+   * NIC at 2.6 + F + B = 2.9 us. WGs 0, 1 (flag 1 at 3.35): not released
+   * by flag 2; tick 3.6 = S + 2P; tags 10, 11 at 3.9 us. Poll time
+   * 2 x 1 + 2 x 2 = 6 us. The kernel ends 3.8, teardown to 5.3, CPU 5.4. */
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 4);
+  uint32_t lo, hi;
+  for (int i = 0; i < 4; i++) CU_ASSERT_EQUAL(f->kind[i], PK_TRIGGER);
+  CU_ASSERT_EQUAL(f->at[0], s0 + p + F + B);
+  CU_ASSERT_EQUAL(f->at[1], s0 + p + F + B);
+  pair_sorted(&f->a[0], &lo, &hi);
+  CU_ASSERT_EQUAL(lo, 12);
+  CU_ASSERT_EQUAL(hi, 13);
+  CU_ASSERT_EQUAL(f->at[2], s0 + 2 * p + F + B);
+  CU_ASSERT_EQUAL(f->at[3], s0 + 2 * p + F + B);
+  pair_sorted(&f->a[2], &lo, &hi);
+  CU_ASSERT_EQUAL(lo, 10);
+  CU_ASSERT_EQUAL(hi, 11);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.poll_time"), 2 * p + 2 * 2 * p);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.flag_updates"), 2);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), s0 + 2 * p + F + T + B);
+  rig_free(&r);
+}
+
+/* KS_TRIGGER at work-item granularity: one posted message per WG carrying
+ * b = stores (one fence, not one per store); stores 0 means 1. */
+static void test_trigger_work_items(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_TRIGGER, .tag = 5, .tag_div = 1, .stores = 64},
+      {.kind = KS_TRIGGER, .tag = 9, .tag_div = 2},
+  };
+  static const struct kernel k[] = {{.name = "wi", .n_wgs = 2, .steps = steps, .n_steps = 2}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* WGs start at S = 1.6 us. First step: fence to 1.8; tags 5 and 6 (tag +
+   * w / 1), 64 stores each, at the NIC at 1.9 us. Second: fence to 2.0;
+   * tag 9 + w / 2 = 9 for both, b = 1, at 2.1 us. Four messages, not
+   * 2 x 64 + 2. The kernel ends 2.0, teardown 3.5, CPU 3.6 us. */
+  const sim_time s0 = B + L;
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 4);
+  uint32_t lo, hi;
+  for (int i = 0; i < 4; i++) CU_ASSERT_EQUAL(f->kind[i], PK_TRIGGER);
+  for (int i = 0; i < 2; i++) {
+    CU_ASSERT_EQUAL(f->at[i], s0 + F + B);
+    CU_ASSERT_EQUAL(f->b[i], 64);
+    CU_ASSERT_EQUAL(f->at[2 + i], s0 + 2 * F + B);
+    CU_ASSERT_EQUAL(f->a[2 + i], 9);
+    CU_ASSERT_EQUAL(f->b[2 + i], 1);
+  }
+  pair_sorted(&f->a[0], &lo, &hi);
+  CU_ASSERT_EQUAL(lo, 5);
+  CU_ASSERT_EQUAL(hi, 6);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.triggers"), 4);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), s0 + 2 * F + T + B);
+  rig_free(&r);
+}
+
+/* Selectors: 8 WGs tiling 4 x 2 (WG w at column w % 4, row w / 4). The
+ * left edge {first 0, stride 4, count 2} = WGs 0, 4 stores a trigger, the
+ * right edge {3, 4, 2} = WGs 3, 7 waits on a flag, WGs {1, 1, 2} = 1, 2
+ * post a command; every other WG skips each step at no cost. */
+static void test_selectors(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1, .sel_first = 0, .sel_stride = 4,
+       .sel_count = 2},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1, .sel_first = 3, .sel_stride = 4,
+       .sel_count = 2},
+      {.kind = KS_NIC_CMD, .cmd = 0, .sel_first = 1, .sel_stride = 1, .sel_count = 2},
+  };
+  static const struct kernel k[] = {{.name = "edges", .n_wgs = 8, .steps = steps, .n_steps = 4}};
+  static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 256}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .cmds = cmds, .n_cmds = 1, .host = h_launch_wait0,
+                                       .n_host = 2, .n_flags = 1};
+  struct rig r;
+  gpu_rig(&r); /* poll_interval 100 ns (default) */
+  r.script = (struct fn_script){1, {{3000 * NS, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* S = 1.6 us, compute to 2.6 for all. WGs 0, 4: fence to 2.8, tags 10,
+   * 14 at the NIC at 2.9 us; they skip the wait and the command: end 2.8.
+   * WGs 1, 2 skip the trigger and the wait: fence to 2.8, two commands at
+   * 2.9 us; end 2.8. WGs 3, 7 skip the trigger, poll from 2.6; the flag
+   * reaches the GPU at 3.1 = 2.6 + 5 x 100 ns (a tick): go on at 3.1, skip
+   * the command, end 3.1. WGs 5, 6 skip all three: end 2.6.
+   * wg_time = 4 x 1.2 + 2 x 1.0 + 2 x 1.5 = 9.8 us; poll 2 x 0.5 us.
+   * The kernel ends 3.1, teardown to 4.6, CPU 4.7 us. */
+  const sim_time s0 = B + L, t2 = s0 + 1 * US;
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 4);
+  uint32_t tags[2], n_trig = 0, n_cmd = 0;
+  for (int i = 0; i < 4; i++) {
+    CU_ASSERT_EQUAL(f->at[i], t2 + F + B);
+    if (f->kind[i] == PK_TRIGGER && n_trig < 2) tags[n_trig++] = f->a[i];
+    else if (f->kind[i] == PK_NIC_CMD) {
+      n_cmd++;
+      CU_ASSERT_EQUAL(f->a[i], 0);
+      CU_ASSERT_EQUAL(f->cmd[i].bytes, 256);
+    }
+  }
+  CU_ASSERT_EQUAL_FATAL(n_trig, 2);
+  CU_ASSERT_EQUAL(n_cmd, 2);
+  uint32_t lo, hi;
+  pair_sorted(tags, &lo, &hi);
+  CU_ASSERT_EQUAL(lo, 10);
+  CU_ASSERT_EQUAL(hi, 14);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.triggers"), 2);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.nic_cmds"), 2);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wgs"), 8);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_time"), 4 * (1 * US + F) + 2 * 1 * US + 2 * 1500 * NS);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.poll_time"), 2 * 500 * NS);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), t2 + 500 * NS + T + B);
+  rig_free(&r);
+}
+
+/* Device-initiated commands (KS_NIC_CMD) and host requests (KS_HOST_REQUEST)
+ * by parts: 5 WGs, tag_div 2, parts {0, 1}, {2, 3} and the uneven {4}.
+ * Every WG pays the fence; the last of a part to arrive posts command
+ * cmd + part, once. A later step posts for the selected WGs {0, 4} as one
+ * part (tag_div 5), when the later of the two arrives. */
+static void parts_run(uint8_t kind) {
+  const struct kstep steps[] = {
+      {.kind = KS_COMPUTE, .time = 1 * US, .only_wg = 2},
+      {.kind = KS_COMPUTE, .time = 2 * US, .only_wg = 4},
+      {.kind = kind, .cmd = 0, .tag_div = 2},
+      {.kind = KS_COMPUTE, .time = 3 * US, .only_wg = 1},
+      {.kind = kind, .cmd = 3, .tag_div = 5, .sel_first = 0, .sel_stride = 4, .sel_count = 2},
+  };
+  const struct kernel k[] = {{.name = "parts", .n_wgs = 5, .steps = steps, .n_steps = 5}};
+  static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 100},
+                                        {.op = NIC_PUT, .bytes = 200},
+                                        {.op = NIC_PUT, .bytes = 300},
+                                        {.op = NIC_PUT, .bytes = 400}};
+  const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                .cmds = cmds, .n_cmds = 4, .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  /* A host request reaches the CPU B after it leaves; a free helper with
+   * poll interval and service 0 posts it at once: B more to the NIC. */
+  r.cpu.helper_threads = 1;
+  r.cpu.helper_poll_interval = 0;
+  r.cpu.helper_service = 0;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* S = 1.6 us. At the parts step: WGs 0, 2, 4 at S, WG 1 at S + 1, WG 3
+   * at S + 2. Part 2 = {4} alone (min(2, 5 - 4) = 1): WG 4 posts cmd 2 at
+   * S, at the NIC S + F + B = 1.9 us. Part 0: WG 0 arrives, WG 1 last at
+   * S + 1: cmd 0 at 2.9 us. Part 1: WG 3 last at S + 2: cmd 1 at 3.9 us.
+   * Selected step: WG 4 arrives at S + F = 1.8, WG 0 after its 3 us at
+   * S + F + 3 = 4.8 (last): cmd 3 + 0 / 5 = 3 at 5.1 us; WGs 1, 2, 3 skip.
+   * Through the CPU each arrives B later. WG 0 ends last at S + 3 + 2F =
+   * 5.0 us; teardown to 6.5, CPU 6.6 us. wg_time: WG 0 3.4, WG 1 1.2,
+   * WG 2 0.2, WG 3 2.2, WG 4 0.4 (it pays both fences) = 7.4 us. */
+  const sim_time s0 = B + L, via = kind == KS_HOST_REQUEST ? B : 0;
+  const sim_time at[] = {s0 + F + B, s0 + 1 * US + F + B, s0 + 2 * US + F + B,
+                         s0 + F + 3 * US + F + B};
+  const uint32_t cmd[] = {2, 0, 1, 3};
+  const int64_t bytes[] = {300, 100, 200, 400};
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 4);
+  for (int i = 0; i < 4; i++) {
+    CU_ASSERT_EQUAL(f->kind[i], PK_NIC_CMD);
+    CU_ASSERT_EQUAL(f->at[i], at[i] + via);
+    CU_ASSERT_EQUAL(f->a[i], cmd[i]);
+    CU_ASSERT_EQUAL(f->cmd[i].bytes, bytes[i]);
+  }
+  if (kind == KS_NIC_CMD) {
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.nic_cmds"), 4);
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.host_requests"), 0);
+  } else {
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.host_requests"), 4);
+    CU_ASSERT_EQUAL(rep(&r, "node0.cpu.host_requests"), 4);
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.nic_cmds"), 0);
+  }
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_time"), 7400 * NS);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), s0 + 3 * US + 2 * F + T + B);
+  rig_free(&r);
+}
+
+static void test_parts_nic_cmd(void) { parts_run(KS_NIC_CMD); }
+static void test_parts_host_request(void) { parts_run(KS_HOST_REQUEST); }
+
+/* bw_share: with "kernel", a kernel of fewer WGs than slots shares
+ * mem_bandwidth among its own WGs; with "slots" (the default) each WG has
+ * 1/(cus * wgs_per_cu) of it whatever the kernel. */
+static void test_bw_share(void) {
+  /* cus 2, wgs_per_cu 2 (4 slots), 1024 Gbps = 128 GB/s, 64 Gflop/s per
+   * slot (as in test_span_roofline). Step: 6400 flops = 0.1 us, 96000 B.
+   * slots: 128 / 4 = 32 GB/s: 3 us for any kernel.
+   * kernel: 1 WG: 128 GB/s: 0.75 us; 2 WGs: 64 GB/s: 1.5 us; 3 WGs:
+   * 42.67 GB/s: 96000 x 8 x 3 / 1024e9 s = 2.25 us; 4 or 8 WGs (not fewer
+   * than the slots): 3 us. A compute-bound step (64000 flops = 1 us,
+   * 16000 B = 0.125 us with 1 WG) stays 1 us. */
+  struct gpu_config g;
+  par_group_defaults(&gpu_params, &g);
+  CU_ASSERT_EQUAL(g.bw_share, GPU_BW_SLOTS);
+  g.cus = 2;
+  g.wgs_per_cu = 2;
+  g.flops_per_cu_cycle = 128;
+  g.clock = 1000000000;
+  g.mem_bandwidth = 1024000000000;
+  const struct kstep mem = {.kind = KS_COMPUTE, .flops = 6400, .bytes = 96000};
+  const struct kstep fl = {.kind = KS_COMPUTE, .flops = 64000, .bytes = 16000};
+  const uint32_t n[] = {1, 2, 3, 4, 8};
+  const sim_time kern[] = {750 * NS, 1500 * NS, 2250 * NS, 3 * US, 3 * US};
+  for (size_t i = 0; i < G_N_ELEMENTS(n); i++) {
+    g.bw_share = GPU_BW_SLOTS;
+    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &mem, n[i]), 3 * US);
+    g.bw_share = GPU_BW_KERNEL;
+    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &mem, n[i]), kern[i]);
+    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &fl, n[i]), 1 * US);
+  }
+  /* gpu_compute_time is the all-slots share in either mode. */
+  CU_ASSERT_EQUAL(gpu_compute_time(&g, &mem), 3 * US);
+
+  /* A kernel of 2 WGs running that step: span L + W + T. */
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .flops = 6400, .bytes = 96000}};
+  static const struct kernel k[] = {{.name = "bw", .n_wgs = 2, .steps = steps, .n_steps = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  for (int mode = GPU_BW_SLOTS; mode <= GPU_BW_KERNEL; mode++) {
+    struct rig r;
+    gpu_rig(&r);
+    r.g.cus = 2;
+    r.g.wgs_per_cu = 2;
+    r.g.flops_per_cu_cycle = 128;
+    r.g.clock = 1000000000;
+    r.g.mem_bandwidth = 1024000000000;
+    r.g.bw_share = mode;
+    rig_build(&r, &prog);
+    rig_run(&r);
+    /* W = 3 us (slots) or 1.5 us (kernel): CPU at B + L + W + T + B. */
+    sim_time w = mode == GPU_BW_SLOTS ? 3 * US : 1500 * NS;
+    CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + L + w + T + B);
+    CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_time"), 2 * w);
+    rig_free(&r);
+  }
+}
+
 /* The declarations are complete and their defaults valid. */
 static void test_params(void) {
   struct gpu_config g;
@@ -380,6 +656,12 @@ int main(void) {
       {"trigger store = fence + bus", test_trigger_store},
       {"device-wide barrier cost", test_barrier},
       {"stream wait-on-flag and doorbell", test_stream_wait},
+      {"flag_div: WGs on different flags go on independently", test_flag_div},
+      {"trigger with work-item stores: one message, b = stores", test_trigger_work_items},
+      {"selectors: only an edge's WGs perform a step", test_selectors},
+      {"NIC commands by parts: the last WG of each posts", test_parts_nic_cmd},
+      {"host requests by parts: the last WG of each posts", test_parts_host_request},
+      {"bw_share kernel vs slots", test_bw_share},
       {"parameters", test_params},
       {NULL, NULL},
   };

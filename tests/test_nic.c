@@ -1,5 +1,6 @@
 /* NIC: puts (one and several packets, both switching modes), local
- * completion, triggered puts (relaxed and not, kernel-level threshold), a
+ * completion, triggered puts (relaxed and not, kernel-level threshold,
+ * batches of work-item stores: firing, crossing the threshold, spilling), a
  * get round trip, doorbells before and after their post, and the full
  * trigger list in spill and stall modes; every time derived by hand.
  *
@@ -326,6 +327,124 @@ static void test_kernel_level_threshold(void) {
   }
 }
 
+/* A PK_TRIGGER of STORES stores of TAG (a WG's work-items), sent by the
+ * fake bus of node N at AT (arrives at AT + Lb). */
+static void send_stores(struct rig *r, int n, sim_time at, uint32_t tag, uint32_t stores) {
+  struct pmsg *m;
+  uint64_t h = pmsg_new(r->e, PK_TRIGGER, &m);
+  m->src_dev = DEV_GPU;
+  m->dst_dev = DEV_NIC;
+  m->a = tag;
+  m->b = stores;
+  sim_send(r->bus[n], 0, at, PK_TRIGGER, h);
+}
+
+/* One message of 4 stores does what 4 single stores do
+ * (test_kernel_level_threshold): 4 x match_latency, then the put fires. */
+static void test_trigger_batch_fires(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 16, TL_SPILL);
+  struct nic_cmd c = put_cmd(NIC_TPUT, 800, 5, 0);
+  c.tag = 2;
+  c.threshold = 4;
+  send_cmd(r, 0, 0, c);
+  send_stores(r, 0, 200 * NS, 2, 4);
+  rig_run(r);
+  /* Registered at 120. The batch at 220 costs 4 x 10 = 40 ns: matched at
+   * 260, counter 4 = threshold: fires; DMA back at 500; packet 500..568;
+   * node1 at 668; flag at 688 (as with four separate stores). */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 688 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_stored"), 4);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_matched"), 4);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_unmatched"), 0);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 0);
+  rig_free(r);
+}
+
+/* A batch crossing the threshold (relaxed synchronization: more stores
+ * than the registered put needs): the stores after the firing one find no
+ * live entry and allocate a new one (trigger_list.h), which a later
+ * registration of the tag then fires at once. A store behind the batch in
+ * the FIFO waits for the whole batch's matching. */
+static void test_trigger_batch_crosses_threshold(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 16, TL_SPILL);
+  struct nic_cmd c2 = put_cmd(NIC_TPUT, 800, 5, 0), c9 = put_cmd(NIC_TPUT, 800, 9, 0);
+  struct nic_cmd c2b = put_cmd(NIC_TPUT, 800, 7, 0);
+  c2.tag = 2;
+  c2.threshold = 3;
+  c9.tag = 9;
+  c2b.tag = 2;
+  c2b.threshold = 2;
+  send_cmd(r, 0, 0, c2);
+  send_cmd(r, 0, 0, c9);
+  send_stores(r, 0, 200 * NS, 2, 5);
+  send_stores(r, 0, 200 * NS, 9, 1);
+  send_cmd(r, 0, 1000 * NS, c2b);
+  rig_run(r);
+  /* Commands at 20: tag 2 registered at 120, tag 9 at 220. The batch of 5
+   * at 220 costs 50 ns, to 270: stores 1-3 match tag 2's entry, the 3rd
+   * fires it (freed); stores 4 and 5 allocate a new tag-2 entry (no op,
+   * counter 2): 4 matched + 1 allocated. Flag 5: DMA back at 510, packet
+   * 510..578, node1 at 678, flag at 698.
+   * The tag-9 store, behind the batch, is matched 270..280 and fires: DMA
+   * back at 520, the port busy until 578: packet 578..646, node1 746, flag
+   * 9 at 766.
+   * The second tag-2 registration (threshold 2) at 1020, processed to 1120:
+   * the entry's counter 2 >= 2: fires at once; DMA back at 1360, packet
+   * 1360..1428, node1 1528, flag 7 at 1548. */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 5), 698 * NS);
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 9), 766 * NS);
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 7), 1548 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_stored"), 6);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_matched"), 5);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_unmatched"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 3);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.registrations"), 3);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 0);
+  /* Entries: tag 2 from 120, tag 9 from 220 (2); at 270 tag 2's is freed
+   * and a new one taken: at most 2 at once. */
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_in_use_max"), 2);
+  rig_free(r);
+}
+
+/* A batch on a full list (spill): each of its stores is a lookup that
+ * writes or searches the host-memory overflow, so each pays
+ * overflow_lookup after the batch's matching; the FIFO behind it waits. */
+static void test_trigger_batch_spills(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 1, TL_SPILL);
+  struct nic_cmd c1 = put_cmd(NIC_TPUT, 800, 1, 0), c3 = put_cmd(NIC_TPUT, 800, 3, 0);
+  c1.tag = 1;
+  c1.threshold = 2;
+  c3.tag = 3;
+  c3.threshold = 3;
+  send_stores(r, 0, 0, 1, 1);
+  send_cmd(r, 0, 0, c1);
+  send_stores(r, 0, 100 * NS, 3, 3);
+  send_stores(r, 0, 100 * NS, 1, 1);
+  send_cmd(r, 0, 2000 * NS, c3);
+  rig_run(r);
+  /* One entry. Store tag 1 at 20, matched at 30: allocated (list full).
+   * Registration of tag 1 at 20..120 attaches to it (counter 1 < 2).
+   * Batch of 3 stores of tag 3 at 120, matched to 150: store 1 misses and
+   * spills (+500, to 650); stores 2 and 3 miss on-NIC and search the
+   * overflow (+500 each, to 1150 and 1650). The tag-1 store behind it is
+   * matched 1650..1660 on-NIC: counter 2 fires: DMA back at 1900, packet
+   * 1900..1968, node1 2068, flag 1 at 2088. Its entry freed, tag 3's
+   * (counter 3) moves in from the overflow. Tag 3's registration at
+   * 2020..2120 hits on-NIC and fires at once: DMA back 2360, packet
+   * 2360..2428, node1 2528, flag 3 at 2548. */
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 1), 2088 * NS);
+  CU_ASSERT_EQUAL(flag_at(r->bus[1], 3), 2548 * NS);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.overflow_lookups"), 3);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.overflow_entries"), 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_stored"), 5);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_unmatched"), 2); /* tag 1's first, tag 3's first */
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.triggers_matched"), 3);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 2);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.entries_left"), 0);
+  rig_free(r);
+}
+
 static void test_get_round_trip(void) {
   for (int sw = NET_CUT_THROUGH; sw <= NET_STORE_FORWARD; sw++) {
     struct rig *r = rig_new(sw, 16, TL_SPILL);
@@ -602,6 +721,9 @@ int main(void) {
       {"triggered put, registered before the store", test_triggered_put_registered_first},
       {"triggered put, store before registration (relaxed)", test_triggered_put_relaxed},
       {"kernel-level threshold: fires on the n-th store", test_kernel_level_threshold},
+      {"a batch of work-item stores: b matches, then fires", test_trigger_batch_fires},
+      {"a batch crossing the threshold allocates a new entry", test_trigger_batch_crosses_threshold},
+      {"a batch on a full list: each store pays the overflow", test_trigger_batch_spills},
       {"get round trip, both switching modes", test_get_round_trip},
       {"doorbell after its post", test_doorbell_after_post},
       {"doorbell before its post", test_doorbell_before_post},

@@ -1,7 +1,8 @@
 /* The execution policies (workloads/policy_*.c) lowering workloads onto the
  * hardware models: the GPU-TN Fig. 8 ping under each policy timed by hand
  * from the default parameters, and the shapes the workloads give the
- * lowerings (ring steps, halos, trigger granularities). */
+ * lowerings (ring steps, halos, trigger granularities, folding a kernel
+ * that waits, with its edge selectors). */
 #include <glib.h>
 #include <string.h>
 
@@ -250,6 +251,124 @@ static void test_jacobi_halos(void) {
   wl_program_free(p);
 }
 
+/* A ping-pong of 32-WG kernels (an 8 x 4 tiling: WG w at column w % 8,
+ * row w / 8) whose halos are edges: rank 0 sends its right edge {7, 8, 4}
+ * (WGs 7, 15, 23, 31) at 2 stores per WG and waits for the reply; rank 1
+ * waits, computes and sends back its left edge {0, 8, 4} (WGs 0, 8, 16,
+ * 24) at 3 stores per WG; rank 2 only computes. */
+static struct wl_program *edge_pingpong(void) {
+  struct wl_program *p = wl_program_new(3);
+  wl_compute(p, 0, 32, 1000, 0);
+  wl_send_parts(p, 0, 1, 64, 1, 1, 2);
+  wl_select(p, 0, (struct wl_wgsel){7, 8, 4});
+  wl_recv(p, 0, 1, 64, 2);
+  wl_recv(p, 1, 0, 64, 1);
+  wl_compute(p, 1, 32, 1000, 0);
+  wl_send_parts(p, 1, 0, 64, 2, 1, 3);
+  wl_select(p, 1, (struct wl_wgsel){0, 8, 4});
+  wl_compute(p, 2, 32, 1000, 0);
+  return p;
+}
+
+/* One-kernel policies fold a kernel that waits (a receive) and has more
+ * WGs than slots by the smallest power of two >= ceil(wgs / slots); the
+ * edge selectors fold with it. */
+static void test_fold_keeps_edges(void) {
+  struct fold_case {
+    int64_t cus, wgs_per_cu;
+    int64_t wgs;             /* the folded kernel's WGs (ranks 0 and 1) */
+    int64_t stores0, stores1; /* trigger stores at node0's and node1's NIC */
+  };
+  /* 12 slots: ceil(32 / 12) = 3 -> fold 4 (not 3): 32 / 4 = 8 WGs. Right
+   * edge {7, 8, 4} -> {7 / 4, 8 / 4, 4} = {1, 2, 4}: WGs 1, 3, 5, 7, four
+   * of 8, 4 x 2 = 8 stores; left {0, 8, 4} -> {0, 2, 4}: 4 x 3 = 12.
+   * 16 slots: ceil 2 -> fold 2, 16 WGs; {3, 4, 4} and {0, 4, 4}: 8 and 12.
+   * 32 slots: no fold, 32 WGs; the edges as given: 8 and 12.
+   * 1 slot: fold 32, 1 WG; stride 8 is not a multiple of 32: the image is
+   * not a progression, so the one WG makes the whole send: 2 and 3. With
+   * the selectors lost, 12 slots would give 8 x 2 = 16 and 8 x 3 = 24. */
+  const struct fold_case cases[] = {
+      {6, 2, 8, 8, 12}, {4, 4, 16, 8, 12}, {8, 4, 32, 8, 12}, {1, 1, 1, 2, 3}};
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const struct fold_case *fc = &cases[i];
+    struct hw h;
+    hw_defaults(&h, 3);
+    h.gpu.cus = fc->cus;
+    h.gpu.wgs_per_cu = fc->wgs_per_cu;
+    struct wl_program *p = edge_pingpong();
+    struct sim_result r;
+    char *err = NULL;
+    CU_ASSERT_TRUE(run(p, "gputn", &h, &r, &err) > 0);
+    if (err) fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), fc->wgs);
+    CU_ASSERT_EQUAL(counter(&r, "node1.gpu.wgs"), fc->wgs);
+    /* Rank 2 neither waits nor syncs: its 32 WGs run in waves. */
+    CU_ASSERT_EQUAL(counter(&r, "node2.gpu.wgs"), 32);
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.triggers_stored"), fc->stores0);
+    CU_ASSERT_EQUAL(counter(&r, "node1.nic.triggers_stored"), fc->stores1);
+    /* One message per storing WG: stores / stores per WG. */
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.triggers"), fc->stores0 / 2);
+    CU_ASSERT_EQUAL(counter(&r, "node1.gpu.triggers"), fc->stores1 / 3);
+    /* The thresholds count the same selected WGs: each put fires. */
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.ops_fired"), 1);
+    CU_ASSERT_EQUAL(counter(&r, "node1.nic.ops_fired"), 1);
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.entries_left"), 0);
+    CU_ASSERT_EQUAL(counter(&r, "node1.nic.entries_left"), 0);
+    g_free(err);
+    sim_result_clear(&r);
+    wl_program_free(p);
+
+    /* cpufree: the last selected WG to arrive posts the put, once. */
+    p = edge_pingpong();
+    err = NULL;
+    CU_ASSERT_TRUE(run(p, "cpufree", &h, &r, &err) > 0);
+    if (err) fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), fc->wgs);
+    CU_ASSERT_EQUAL(counter(&r, "node1.gpu.wgs"), fc->wgs);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.nic_cmds"), 1);
+    CU_ASSERT_EQUAL(counter(&r, "node1.gpu.nic_cmds"), 1);
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.puts"), 1);
+    CU_ASSERT_EQUAL(counter(&r, "node1.nic.puts"), 1);
+    g_free(err);
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
+}
+
+/* A selection whose stride is below the fold: 32 WGs folded by 4 (12
+ * slots, as above) into 8; rank 0's send is made by WGs {0, 2, 4} = 0, 2,
+ * 4, 6, which folded WGs 0 (originals 0-3) and 1 (4-7) cover. The image
+ * {0, 0, 1, 1} = {0, 1} is a progression (first 0, stride 1, count 2), so
+ * by fold_sel's rule (lower.c: all WGs only when the image is not one)
+ * 2 WGs store, once each: 2 stores, not 8; the threshold counts the same
+ * 2. Rank 1's reply is made by all 8: 8 stores. */
+static void test_fold_small_stride(void) {
+  struct hw h;
+  hw_defaults(&h, 2);
+  h.gpu.cus = 6;
+  h.gpu.wgs_per_cu = 2;
+  struct wl_program *p = wl_program_new(2);
+  wl_compute(p, 0, 32, 1000, 0);
+  wl_send(p, 0, 1, 64, 1);
+  wl_select(p, 0, (struct wl_wgsel){0, 2, 4});
+  wl_recv(p, 0, 1, 64, 2);
+  wl_recv(p, 1, 0, 64, 1);
+  wl_compute(p, 1, 32, 1000, 0);
+  wl_send(p, 1, 0, 64, 2);
+  struct sim_result r;
+  char *err = NULL;
+  CU_ASSERT_TRUE(run(p, "gputn", &h, &r, &err) > 0);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), 8);
+  CU_ASSERT_EQUAL(counter(&r, "node0.nic.triggers_stored"), 2);
+  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.triggers"), 2);
+  CU_ASSERT_EQUAL(counter(&r, "node0.nic.ops_fired"), 1);
+  CU_ASSERT_EQUAL(counter(&r, "node1.nic.triggers_stored"), 8);
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+}
+
 static void test_unmatched_send_is_an_error(void) {
   struct wl_program *p = wl_program_new(2);
   wl_send(p, 0, 1, 100, 7);
@@ -343,6 +462,8 @@ int main(void) {
       {"allreduce: the ring's steps", test_allreduce_ring_shape},
       {"gputn: trigger granularities", test_gputn_granularities},
       {"jacobi2d: halos and edges", test_jacobi_halos},
+      {"one kernel that waits folds; edge selectors fold with it", test_fold_keeps_edges},
+      {"a selection with a stride below the fold folds to a range", test_fold_small_stride},
       {"an unmatched send is an error", test_unmatched_send_is_an_error},
       {"a deadlocked run is an error", test_deadlock_is_an_error},
       {"one CG iteration under cpufree, by hand", test_cg_cpufree},

@@ -60,7 +60,9 @@ static bool shape_of(const char *name, const struct wl_program *p, uint32_t rank
 static struct wl_wgsel fold_sel(struct wl_wgsel sel, uint32_t fold) {
   if (fold == 1 || sel.count == 0) return sel;
   uint32_t stride = sel.stride ? sel.stride : 1;
-  if (stride == 1 || sel.count == 1) {
+  /* A stride of at most FOLD moves the image by 0 or 1 WG a step: every
+   * folded WG from the first's to the last's covers a selected one. */
+  if (stride <= fold || sel.count == 1) {
     uint32_t first = sel.first / fold, last = (sel.first + (sel.count - 1) * stride) / fold;
     return (struct wl_wgsel){first, 1, last - first + 1};
   }

@@ -1,0 +1,176 @@
+/* The per-rank intermediate form (workloads/program.h): flags numbered per
+ * rank by parts, send-receive matching (match indexes, wl_matching_recv),
+ * n_flags, the errors wl_program_check reports, wl_compute_near and
+ * wl_select. Every expected index is counted by hand from the ops. */
+#include <glib.h>
+#include <string.h>
+
+#include "program.h"
+#include "testutil.h"
+
+/* Rank 1 receives three messages, with compute phases between them:
+ *   op 0 compute, op 1 recv from 0 tag 1 (1 part), op 2 compute,
+ *   op 3 recv from 0 tag 2 (4 parts), op 4 recv from 2 tag 1 (2 parts).
+ * Rank 0 sends tag 2 before tag 1; rank 2 sends tag 1 and receives
+ * nothing; rank 0 receives one message from rank 2. */
+static struct wl_program *three_ranks(void) {
+  struct wl_program *p = wl_program_new(3);
+  wl_compute(p, 0, 4, 100, 0);
+  wl_send_parts(p, 0, 1, 4000, 2, 4, 1);
+  wl_send(p, 0, 1, 100, 1);
+  wl_recv(p, 0, 2, 8, 5);
+  wl_compute(p, 1, 4, 100, 0);
+  wl_recv(p, 1, 0, 100, 1);
+  wl_compute(p, 1, 4, 100, 0);
+  wl_recv_parts(p, 1, 0, 4000, 2, 4);
+  wl_recv_parts(p, 1, 2, 64, 1, 2);
+  wl_send_parts(p, 2, 1, 64, 1, 2, 64);
+  wl_send(p, 2, 0, 8, 5);
+  return p;
+}
+
+static void test_flags_and_matches(void) {
+  struct wl_program *p = three_ranks();
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
+  CU_ASSERT_PTR_NULL(err);
+  /* Rank 1's flags, the first of each receive, in op order: op 1 (1 part)
+   * flag 1; op 3 (4 parts) flags 2..5; op 4 (2 parts) flags 6..7:
+   * n_flags 7. Rank 0: one receive, flag 1. Rank 2: none. */
+  const struct wl_rank *r1 = &p->ranks[1];
+  CU_ASSERT_EQUAL(r1->ops[1].flag, 1);
+  CU_ASSERT_EQUAL(r1->ops[3].flag, 2);
+  CU_ASSERT_EQUAL(r1->ops[4].flag, 6);
+  CU_ASSERT_EQUAL(r1->n_flags, 7);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[3].flag, 1);
+  CU_ASSERT_EQUAL(p->ranks[0].n_flags, 1);
+  CU_ASSERT_EQUAL(p->ranks[2].n_flags, 0);
+  /* Matches are op indexes at the peer: rank 0 op 1 (tag 2) -> rank 1 op
+   * 3; op 2 (tag 1) -> op 1; rank 2 op 0 (tag 1 to rank 1) -> op 4 (the
+   * same tag from another sender is another message); op 1 -> rank 0
+   * op 3. */
+  CU_ASSERT_EQUAL(p->ranks[0].ops[1].match, 3);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[2].match, 1);
+  CU_ASSERT_EQUAL(p->ranks[2].ops[0].match, 4);
+  CU_ASSERT_EQUAL(p->ranks[2].ops[1].match, 3);
+  CU_ASSERT_PTR_EQUAL(wl_matching_recv(p, 0, 1), &r1->ops[3]);
+  CU_ASSERT_PTR_EQUAL(wl_matching_recv(p, 2, 0), &r1->ops[4]);
+  CU_ASSERT_EQUAL(wl_matching_recv(p, 2, 1)->flag, 1);
+  /* Counts. */
+  CU_ASSERT_EQUAL(wl_count(p, 1, WL_RECV), 3);
+  CU_ASSERT_EQUAL(wl_count(p, 1, WL_COMPUTE), 2);
+  CU_ASSERT_EQUAL(wl_count(p, 0, WL_SEND), 2);
+  CU_ASSERT_EQUAL(wl_count(p, 2, WL_SYNC), 0);
+  /* Idempotent; adding an op makes it check again. */
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  CU_ASSERT_EQUAL(r1->n_flags, 7);
+  wl_recv(p, 2, 0, 8, 9);
+  CU_ASSERT_FALSE(wl_program_check(p, &err));
+  CU_ASSERT_PTR_NOT_NULL(
+      err && strstr(err, "rank 2 op 2: expected one send with tag 9 from rank 0, got none"));
+  g_free(err);
+  wl_program_free(p);
+}
+
+/* Checks P and expects it to fail with an error containing WANT. */
+static void expect_error(struct wl_program *p, const char *want) {
+  char *err = NULL;
+  CU_ASSERT_FALSE(wl_program_check(p, &err));
+  CU_ASSERT_PTR_NOT_NULL(err);
+  if (err && !strstr(err, want)) fprintf(stderr, "got: %s\nwanted: %s\n", err, want);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  g_free(err);
+  wl_program_free(p);
+}
+
+static void test_errors(void) {
+  struct wl_program *p;
+  /* A receive with no send. */
+  p = wl_program_new(2);
+  wl_compute(p, 1, 1, 1, 0);
+  wl_recv(p, 1, 0, 100, 3);
+  expect_error(p, "rank 1 op 1: expected one send with tag 3 from rank 0, got none");
+  /* Two sends to one receive (same tag). */
+  p = wl_program_new(2);
+  wl_send(p, 0, 1, 100, 3);
+  wl_send(p, 0, 1, 100, 3);
+  wl_recv(p, 1, 0, 100, 3);
+  expect_error(p, "rank 0 op 1: expected one send with tag 3 to rank 1, got two");
+  /* A send whose receive has different bytes. */
+  p = wl_program_new(2);
+  wl_send(p, 0, 1, 100, 3);
+  wl_recv(p, 1, 0, 200, 3);
+  expect_error(p, "rank 0 op 0: expected a receive of 100 B in 1 parts with tag 3 on rank 1");
+  /* ... or different parts. */
+  p = wl_program_new(2);
+  wl_send_parts(p, 0, 1, 100, 3, 2, 1);
+  wl_recv_parts(p, 1, 0, 100, 3, 4);
+  expect_error(p, "rank 0 op 0: expected a receive of 100 B in 2 parts with tag 3 on rank 1");
+  /* Two receives with one (sender, tag). */
+  p = wl_program_new(2);
+  wl_send(p, 0, 1, 100, 3);
+  wl_recv(p, 1, 0, 100, 3);
+  wl_recv(p, 1, 0, 100, 3);
+  expect_error(p, "rank 1 op 1: expected one receive with tag 3 from rank 0, got two");
+}
+
+static void test_compute_near(void) {
+  /* Rank 0: op 0 send, op 1 compute (8 WGs), op 2 send, op 3 sync,
+   * op 4 compute (16 WGs), op 5 recv. */
+  struct wl_program *p = wl_program_new(2);
+  wl_send(p, 0, 1, 8, 1);
+  wl_compute(p, 0, 8, 10, 0);
+  wl_send(p, 0, 1, 8, 2);
+  wl_sync(p, 0);
+  wl_compute(p, 0, 16, 20, 0);
+  wl_recv(p, 0, 1, 8, 1);
+  const struct wl_rank *r = &p->ranks[0];
+  CU_ASSERT_PTR_NULL(wl_compute_near(p, 0, 0, -1));  /* nothing before op 0 */
+  CU_ASSERT_PTR_EQUAL(wl_compute_near(p, 0, 0, 1), &r->ops[1]);
+  CU_ASSERT_PTR_EQUAL(wl_compute_near(p, 0, 2, -1), &r->ops[1]);
+  CU_ASSERT_PTR_EQUAL(wl_compute_near(p, 0, 2, 1), &r->ops[4]); /* past the sync */
+  CU_ASSERT_PTR_EQUAL(wl_compute_near(p, 0, 5, -1), &r->ops[4]);
+  CU_ASSERT_PTR_NULL(wl_compute_near(p, 0, 5, 1));   /* nothing after the last op */
+  CU_ASSERT_PTR_NULL(wl_compute_near(p, 1, 0, 1));   /* rank 1 is empty */
+  wl_program_free(p);
+}
+
+static void test_select_last_op(void) {
+  struct wl_program *p = wl_program_new(2);
+  wl_compute(p, 0, 8, 10, 0);
+  wl_send(p, 0, 1, 64, 1);
+  wl_select(p, 0, (struct wl_wgsel){0, 4, 2});
+  wl_send(p, 0, 1, 64, 2);
+  wl_recv(p, 1, 0, 64, 1);
+  wl_recv(p, 1, 0, 64, 2);
+  wl_select(p, 1, (struct wl_wgsel){3, 4, 2});
+  wl_compute(p, 1, 8, 10, 0);
+  /* The selector lands on the op just added, and only there. */
+  const struct wl_op *s1 = &p->ranks[0].ops[1], *s2 = &p->ranks[0].ops[2];
+  CU_ASSERT_EQUAL(s1->sel.first, 0);
+  CU_ASSERT_EQUAL(s1->sel.stride, 4);
+  CU_ASSERT_EQUAL(s1->sel.count, 2);
+  CU_ASSERT_EQUAL(s2->sel.count, 0);
+  const struct wl_op *r1 = &p->ranks[1].ops[0], *r2 = &p->ranks[1].ops[1];
+  CU_ASSERT_EQUAL(r1->sel.count, 0);
+  CU_ASSERT_EQUAL(r2->sel.first, 3);
+  CU_ASSERT_EQUAL(r2->sel.stride, 4);
+  CU_ASSERT_EQUAL(r2->sel.count, 2);
+  char *err = NULL;
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  /* The selector does not change matching or flags. */
+  CU_ASSERT_EQUAL(s1->match, 0);
+  CU_ASSERT_EQUAL(s2->match, 1);
+  CU_ASSERT_EQUAL(r2->flag, 2);
+  wl_program_free(p);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"flags per rank by parts, match indexes, n_flags", test_flags_and_matches},
+      {"check errors: unmatched, doubled, mismatched", test_errors},
+      {"wl_compute_near before and after", test_compute_near},
+      {"wl_select restricts the last op", test_select_last_op},
+      {NULL, NULL}};
+  return tu_run_suite("program", tests);
+}
