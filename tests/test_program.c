@@ -100,12 +100,14 @@ static void test_errors(void) {
   p = wl_program_new(2);
   wl_send(p, 0, 1, 100, 3);
   wl_recv(p, 1, 0, 200, 3);
-  expect_error(p, "rank 0 op 0: expected a receive of 100 B in 1 parts with tag 3 on rank 1");
+  expect_error(p, "rank 0 op 0: expected a receive of 100 B in 1 parts with tag 3 on rank 1, "
+                  "got 200 B in 1 parts");
   /* ... or different parts. */
   p = wl_program_new(2);
   wl_send_parts(p, 0, 1, 100, 3, 2, 1);
   wl_recv_parts(p, 1, 0, 100, 3, 4);
-  expect_error(p, "rank 0 op 0: expected a receive of 100 B in 2 parts with tag 3 on rank 1");
+  expect_error(p, "rank 0 op 0: expected a receive of 100 B in 2 parts with tag 3 on rank 1, "
+                  "got 100 B in 4 parts");
   /* Two receives with one (sender, tag). */
   p = wl_program_new(2);
   wl_send(p, 0, 1, 100, 3);

@@ -137,9 +137,13 @@ static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got, ch
       size_t j = GPOINTER_TO_SIZE(g_hash_table_lookup(h, &k));
       const struct wl_op *rv = j ? &p->ranks[o->peer].ops[j - 1] : NULL;
       if (!rv || rv->bytes != o->bytes || rv->parts != o->parts) {
+        char *got_txt = rv ? g_strdup_printf("%" G_GINT64_FORMAT " B in %u parts", rv->bytes,
+                                             rv->parts)
+                           : g_strdup("none");
         *err = g_strdup_printf("rank %u op %zu: expected a receive of %" G_GINT64_FORMAT
-                               " B in %u parts with tag %u on rank %u, got none",
-                               r, i, o->bytes, o->parts, o->tag, o->peer);
+                               " B in %u parts with tag %u on rank %u, got %s",
+                               r, i, o->bytes, o->parts, o->tag, o->peer, got_txt);
+        g_free(got_txt);
         return false;
       }
       if (g_hash_table_contains(got, rv)) {
