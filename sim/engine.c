@@ -256,6 +256,7 @@ sim_time sim_min_latency(const struct sim_engine *e) { return e->min_latency; }
 void sim_report_init(struct sim_report *r) { *r = (struct sim_report){0}; }
 
 void sim_report_clear(struct sim_report *r) {
+  if (r->index) g_hash_table_destroy(r->index);
   for (size_t i = 0; i < r->n; i++) g_free(r->entries[i].key);
   g_free(r->entries);
   *r = (struct sim_report){0};
@@ -268,6 +269,10 @@ static struct sim_report_entry *report_add(struct sim_report *r, const char *key
   }
   struct sim_report_entry *en = &r->entries[r->n++];
   *en = (struct sim_report_entry){.key = g_strdup(key)};
+  /* Thousands of nodes report hundreds of thousands of keys: find by hash. */
+  if (!r->index) r->index = g_hash_table_new(g_str_hash, g_str_equal);
+  if (!g_hash_table_contains(r->index, en->key))
+    g_hash_table_insert(r->index, en->key, GSIZE_TO_POINTER(r->n));
   return en;
 }
 
@@ -291,7 +296,6 @@ void sim_report_comp_int(struct sim_report *r, const struct sim_comp *c, const c
 }
 
 const struct sim_report_entry *sim_report_find(const struct sim_report *r, const char *key) {
-  for (size_t i = 0; i < r->n; i++)
-    if (strcmp(r->entries[i].key, key) == 0) return &r->entries[i];
-  return NULL;
+  size_t i = r->index ? GPOINTER_TO_SIZE(g_hash_table_lookup(r->index, key)) : 0;
+  return i ? &r->entries[i - 1] : NULL;
 }

@@ -142,6 +142,7 @@ struct sim_report_entry {
 struct sim_report {
   struct sim_report_entry *entries;
   size_t n, cap;
+  void *index;        /* GHashTable: key -> 1 + index of its first entry */
 };
 
 void sim_report_init(struct sim_report *r);

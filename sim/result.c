@@ -21,14 +21,13 @@ void sim_result_clear(struct sim_result *r) {
 /* Keys of one report field across all runs, in order of first appearance. */
 static GPtrArray *union_keys(const struct sim_result_set *set, size_t offset) {
   GPtrArray *keys = g_ptr_array_new();
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
   for (size_t i = 0; i < set->n_runs; i++) {
     const struct sim_report *r = (const void *)((const char *)&set->runs[i] + offset);
-    for (size_t k = 0; k < r->n; k++) {
-      gboolean seen = FALSE;
-      for (guint j = 0; j < keys->len && !seen; j++) seen = !strcmp(keys->pdata[j], r->entries[k].key);
-      if (!seen) g_ptr_array_add(keys, r->entries[k].key);
-    }
+    for (size_t k = 0; k < r->n; k++)
+      if (g_hash_table_add(seen, r->entries[k].key)) g_ptr_array_add(keys, r->entries[k].key);
   }
+  g_hash_table_destroy(seen);
   return keys;
 }
 
