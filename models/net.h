@@ -58,7 +58,7 @@ struct net_config {
   int64_t dragonfly_a;     /* routers per group */
   int64_t dragonfly_p;     /* nodes per router */
   int64_t dragonfly_h;     /* global links per router; groups = a*h + 1 */
-  int64_t gpus_per_node;   /* G: endpoints per physical node (1: none share one) */
+  int64_t gpus_per_node;   /* G: endpoints per physical node (1, or 0 unset: none share) */
   sim_time intra_latency;  /* each link between a GPU's NIC and its node's crossbar */
   int64_t intra_bandwidth; /* bits per second, per GPU, each direction */
   sim_time intra_switch_latency; /* the node's crossbar (NVSwitch) */
@@ -68,7 +68,8 @@ struct net_config {
  * (gpus_per_node > 1 and both in one physical node), false when it takes the
  * network (always with gpus_per_node 1: today's behaviour). */
 static inline bool net_same_node(const struct net_config *n, uint32_t src, uint32_t dst) {
-  return n->gpus_per_node > 1 && src / (uint64_t)n->gpus_per_node == dst / (uint64_t)n->gpus_per_node;
+  uint64_t g = n->gpus_per_node > 1 ? (uint64_t)n->gpus_per_node : 1;
+  return g > 1 && src / g == dst / g;
 }
 
 /* Time to put BYTES on a link of BW bits/s, rounded up to a picosecond. */

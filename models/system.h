@@ -1,8 +1,9 @@
 /* A whole system: N nodes, each a CPU, a GPU, a NIC and the bus that joins
  * them (with the node's memory behind it), and the network of switches the
  * NICs hang from; with network.gpus_per_node G > 1, groups of G such nodes
- * (endpoints) share a physical node and its intra-node crossbar (net.h). Builds the components and their links into an engine from
- * the bound hardware parameters and one program per node. */
+ * (endpoints) share a physical node and its intra-node crossbar (net.h).
+ * Builds the components and their links into an engine from the bound
+ * hardware parameters and one program per node. */
 #ifndef MODELS_SYSTEM_H
 #define MODELS_SYSTEM_H
 

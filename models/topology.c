@@ -52,11 +52,12 @@ static const struct par_decl net_decls[] = {
 #undef P
 #undef E
 
-/* nodes counts endpoints (NICs); they fill physical nodes of G. */
+/* nodes counts endpoints (NICs); they fill physical nodes of G (0, in a
+ * config built by hand without the defaults, counts as 1). */
 static bool node_multiple(const struct net_config *c, char **err) {
-  if (c->gpus_per_node >= 1 && c->nodes % c->gpus_per_node == 0) return true;
-  *err = g_strdup_printf("network.nodes: expected a multiple of network.gpus_per_node (%" G_GINT64_FORMAT
-                         "), got %" G_GINT64_FORMAT,
+  if (c->gpus_per_node <= 1 || c->nodes % c->gpus_per_node == 0) return true;
+  *err = g_strdup_printf("network.nodes: expected a multiple of network.gpus_per_node "
+                         "(%" G_GINT64_FORMAT "), got %" G_GINT64_FORMAT,
                          c->gpus_per_node, c->nodes);
   return false;
 }
@@ -315,12 +316,13 @@ struct topo *topo_new(const struct net_config *cfg, char **err) {
         g_strdup_printf("network.nodes: expected 1 to 16777216, got %" G_GINT64_FORMAT, cfg->nodes);
     ok = false;
   } else if (cfg->mtu < 1 || cfg->link_bandwidth < 1 || cfg->header_bytes < 0 ||
-             cfg->link_latency < 0 || cfg->switch_latency < 0 || cfg->intra_bandwidth < 1 ||
-             cfg->intra_latency < 0 || cfg->intra_switch_latency < 0) {
+             cfg->link_latency < 0 || cfg->switch_latency < 0 ||
+             (cfg->gpus_per_node > 1 && (cfg->intra_bandwidth < 1 || cfg->intra_latency < 0 ||
+                                         cfg->intra_switch_latency < 0))) {
     *err = g_strdup("network: expected mtu >= 1B, link_bandwidth and intra_bandwidth > 0, "
                     "header_bytes and latencies >= 0");
     ok = false;
-  } else if (cfg->gpus_per_node < 1 || cfg->gpus_per_node > 1024) {
+  } else if (cfg->gpus_per_node < 0 || cfg->gpus_per_node > 1024) {
     *err = g_strdup_printf("network.gpus_per_node: expected 1 to 1024, got %" G_GINT64_FORMAT,
                            cfg->gpus_per_node);
     ok = false;
@@ -350,7 +352,7 @@ struct topo *topo_new(const struct net_config *cfg, char **err) {
   }
   t->nodes = (uint32_t)cfg->nodes;
   sw_fabric_init(&t->fab, &t->cfg, route_cb, t, t->ports);
-  t->gpn = (uint32_t)cfg->gpus_per_node;
+  t->gpn = cfg->gpus_per_node > 1 ? (uint32_t)cfg->gpus_per_node : 1;
   if (t->gpn > 1) {
     t->n_intra = t->nodes / t->gpn;
     t->intra_cfg = t->cfg;

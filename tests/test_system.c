@@ -216,6 +216,30 @@ static void test_same_node_put_crosses_nvlink(void) {
   sim_report_clear(&r);
 }
 
+static void test_same_node_get_stays_on_nvlink(void) {
+  struct hw h;
+  hw_defaults(&h);
+  intra(&h, "2", "2400Gbps");
+  /* Node 0 gets 1000 B from node 1 and waits for its local flag. */
+  const struct nic_cmd cmds[] = {
+      {.op = NIC_GET, .dst_node = 1, .bytes = 1000, .local = {.id = 1, .watcher = DEV_CPU}}};
+  const struct hstep steps[] = {{.kind = HS_NIC_CMD, .cmd = 0},
+                                {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1}};
+  const struct nodeprog p0 = {.cmds = cmds, .n_cmds = 1, .host = steps, .n_host = 2, .n_flags = 1};
+  const struct nodeprog *progs[] = {&p0, NULL};
+  struct sim_report r = run_system(&h, progs, 10);
+  /* Request and reply both cross the crossbar, none the network:
+   *   command at the NIC 302, processed 402; request (64 B header: 512
+   *   bits at 2400 Gbps = 213.33 -> 214 ps) head at node 1 402 + 500 =
+   *   902, whole 902.214; DMA 80 + 31.25 + 100: data 1113.464; reply head
+   *   + 500 = 1613.464 at node 0, whole + 3.547 = 1617.011; written
+   *   + 31.25 + 100 = 1748.261, the local flag behind it. */
+  CU_ASSERT_EQUAL(report(&r, "nvl.sw0.packets"), 2);
+  CU_ASSERT_EQUAL(report(&r, "net.sw0.packets"), 0);
+  CU_ASSERT_EQUAL(report(&r, "node0.cpu.main_done"), 1748261);
+  sim_report_clear(&r);
+}
+
 static void test_cross_node_put_through_a_fat_tree(void) {
   struct hw h;
   hw_defaults(&h);
@@ -375,6 +399,7 @@ int main(void) {
       {"every topology builds 4096 nodes", test_every_topology_builds_4096_nodes},
       {"the GPU-TN profile holds Table 2", test_gputn_profile_is_table_2},
       {"a same-node put crosses NVLink, timed by hand", test_same_node_put_crosses_nvlink},
+      {"a same-node get stays on NVLink", test_same_node_get_stays_on_nvlink},
       {"a cross-node put through a fat-tree with 8 GPUs a node",
        test_cross_node_put_through_a_fat_tree},
       {"two same-node senders contend at the receiver's crossbar port",
