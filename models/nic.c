@@ -114,6 +114,7 @@ struct nic_state {
   uint64_t triggers_stored, triggers_matched, triggers_allocated, ops_fired;
   uint64_t overflow_lookups, stalls, packets_sent, packets_received;
   int64_t bytes_sent, bytes_received, payload_sent, payload_received;
+  int64_t nvl_bytes_sent; /* of bytes_sent, through the nvl port */
   sim_time stall_time;
   uint64_t overflowed_final, left_final;
 };
@@ -134,6 +135,9 @@ static const struct par_decl nic_decls[] = {
     P(match_latency, PAR_TIME, "10ns", "0ps", "1ms", NULL,
       "pop one trigger store from the FIFO and match its tag (a CAM lookup and an "
       "increment: a few NIC cycles)"),
+    P(nvl_direct, PAR_BOOL, "false", NULL, NULL, NULL,
+      "same-node (nvl port) data is read from and written to GPU memory by the NVLink "
+      "engines: no DMA read or memory write across the bus (commands and flags still cross it)"),
 };
 #undef P
 
@@ -249,6 +253,7 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   sim_send(c, port, delay, PK_PACKET, h);
   s->packets_sent++;
   s->bytes_sent += wire;
+  if (port == NIC_PORT_NVL) s->nvl_bytes_sent += wire;
   s->payload_sent += payload;
   return q->busy_until;
 }
@@ -306,7 +311,9 @@ static void op_start(struct sim_comp *c, uint64_t h) {
   }
   o->role = ROLE_PUT;
   s->puts++;
-  if (o->cmd.bytes > 0) dma_read(c, h);
+  const struct nic_config *cfg = c->config;
+  bool direct = cfg->nvl_direct && net_same_node(s->net, s->node, o->cmd.dst_node);
+  if (o->cmd.bytes > 0 && !direct) dma_read(c, h);
   else inject(c, h);
 }
 
@@ -519,6 +526,7 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
    * at the bandwidth of the port it came in by. */
   int64_t bw = port == NIC_PORT_NVL ? s->net->intra_bandwidth : s->net->link_bandwidth;
   sim_time done = s->net->switching == NET_CUT_THROUGH ? net_ser_time(wire, bw) : 0;
+  bool direct = ((const struct nic_config *)c->config)->nvl_direct;
   switch (p.type) {
   case NIC_PT_GET_REQ: {
     struct nic_cmd cmd = {.op = NIC_GET, .dst_node = p.m.src_node, .bytes = p.msg_bytes};
@@ -530,7 +538,8 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     break;
   }
   case NIC_PT_PUT:
-    if (payload > 0) send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
+    if (payload > 0 && !(direct && port == NIC_PORT_NVL))
+      send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
     if (rx_last(s, p.m.src_node, p.m.op, p.m.count)) {
       nic_span(c, TR_RX, "put received", now, now + done);
       send_flag(c, (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher}, done);
@@ -540,7 +549,8 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     uint64_t oh = GPOINTER_TO_SIZE(g_hash_table_lookup(s->gets, GUINT_TO_POINTER((guint)p.m.op)));
     g_assert(oh != 0);
     struct nic_opr *o = op_get(s, oh);
-    if (payload > 0) send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
+    if (payload > 0 && !(direct && port == NIC_PORT_NVL))
+      send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
     if (++o->rx == p.m.count) {
       nic_span(c, TR_RX, "get reply received", now, now + done);
       send_flag(c, o->cmd.local, done);
@@ -679,6 +689,7 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "stalled_at_end", UNIT_NONE, (int64_t)(stalled ? 1 : 0));
   sim_report_comp_int(r, c, "packets_sent", UNIT_NONE, (int64_t)(s->packets_sent));
   sim_report_comp_int(r, c, "bytes_sent", UNIT_SIZE, (int64_t)(s->bytes_sent));
+  sim_report_comp_int(r, c, "nvl_bytes_sent", UNIT_SIZE, (int64_t)(s->nvl_bytes_sent));
   sim_report_comp_int(r, c, "payload_sent", UNIT_SIZE, (int64_t)(s->payload_sent));
   sim_report_comp_int(r, c, "packets_received", UNIT_NONE, (int64_t)(s->packets_received));
   sim_report_comp_int(r, c, "bytes_received", UNIT_SIZE, (int64_t)(s->bytes_received));

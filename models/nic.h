@@ -38,6 +38,9 @@
  *   the DMA) are reserved back to back on the net port with net_egress_send
  *   at net.link_bandwidth (net.h). The local flag is written when the last
  *   packet's tail has left the NIC.
+ * - nic.nvl_direct: a put to a same-node GPU skips the DMA read, and at the
+ *   target a packet that came by the nvl port is not written across the
+ *   bus (NVLink moves it between the GPUs' memories); its flag still is.
  * - A get sends a header-only request; the target NIC DMA-reads the data
  *   when the request is complete and sends it back as packets; the
  *   initiator writes them to memory and sets the local flag after the last.
@@ -74,6 +77,7 @@ struct nic_config {
   int trigger_full;         /* enum tl_full: spill | stall (PAR_ENUM) */
   sim_time overflow_lookup; /* a lookup that searches/writes the host-memory overflow */
   sim_time match_latency;   /* pop and match one trigger store */
+  bool nvl_direct;          /* same-node data moves HBM to HBM over NVLink: no bus DMA */
 };
 
 enum nic_ptype {

@@ -184,7 +184,7 @@ static int64_t sum_int(const struct sim_report *r, uint32_t nodes, const char *w
  * nodes and the whole run (so they overlap, and include work after the
  * measured rank finished, e.g. a kernel's teardown): not a partition of
  * total_ps. "nic" is command processing and trigger matching; "wire" the
- * serialization of every byte sent (link and switch latencies are not in
+ * serialization of every byte sent (at intra_bandwidth over NVLink) (link and switch latencies are not in
  * the reports); "waiting" the time CPUs, WGs and queues spent waiting for a
  * flag and requests waited for a helper thread. */
 static void fill_phases(const struct hw_config *hw, uint32_t n, const struct sim_report *c,
@@ -204,8 +204,10 @@ static void fill_phases(const struct hw_config *hw, uint32_t n, const struct sim
   sim_report_int(ph, "switch", UNIT_TIME, sum_int(c, n, "cpu.switch_time"));
   sim_report_int(ph, "host stack", UNIT_TIME, host);
   sim_report_int(ph, "nic", UNIT_TIME, nic);
+  int64_t nvl = sum_int(c, n, "nic.nvl_bytes_sent");
   sim_report_int(ph, "wire", UNIT_TIME,
-                 net_ser_time(sum_int(c, n, "nic.bytes_sent"), hw->net->link_bandwidth));
+                 net_ser_time(sum_int(c, n, "nic.bytes_sent") - nvl, hw->net->link_bandwidth) +
+                     (nvl ? net_ser_time(nvl, hw->net->intra_bandwidth) : 0));
   sim_report_int(ph, "waiting", UNIT_TIME,
                  sum_int(c, n, "cpu.wait_flag_time") + sum_int(c, n, "gpu.poll_time") +
                      sum_int(c, n, "gpu.stream_wait_time") + sum_int(c, n, "cpu.helper_wait_time"));
