@@ -155,6 +155,20 @@ static void test_read_general(void) {
   check_brute(m, p);
   sp_part_free(p);
   sp_matrix_free(m);
+  /* Entries out of order and (2,3) three times: 1 + 2 + 4 = 7; the row
+   * [. 9 7] holds 2 non-zeros. */
+  const char *text = "%%MatrixMarket matrix coordinate real general\n2 3 5\n"
+                     "2 3 1\n2 2 9\n1 1 5\n2 3 2\n2 3 4\n";
+  char *path = tu_temp_file(".mtx", text, strlen(text));
+  m = sp_matrix_read(path, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(sp_matrix_cols(m), 3);
+  CU_ASSERT_EQUAL(sp_matrix_nnz(m), 3);
+  CU_ASSERT_EQUAL(sp_matrix_get(m, 1, 2), 7.0);
+  CU_ASSERT_EQUAL(sp_matrix_get(m, 1, 1), 9.0);
+  CU_ASSERT_EQUAL(sp_matrix_get(m, 0, 0), 5.0);
+  sp_matrix_free(m);
+  g_free(path);
 }
 
 static void test_read_pattern(void) {
