@@ -391,6 +391,30 @@ static void test_graph(void) {
     for (size_t k = 0; k < p->ranks[r].n_recv; k++) halo += p->ranks[r].recv[k].elems;
   CU_ASSERT(halo <= 64);
   sp_part_free(p);
+  /* 1D n = 4 over 4 (recursive bisection up to 8 parts): one row each,
+   * the end rows read 1, the inner ones 2: 6 in all. */
+  struct sp_matrix *line = sp_matrix_poisson(1, 4);
+  p = sp_partition(line, 4, SP_GRAPH, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  halo = 0;
+  for (uint32_t r = 0; r < 4; r++) {
+    CU_ASSERT_EQUAL(p->ranks[r].rows, 1);
+    for (size_t k = 0; k < p->ranks[r].n_recv; k++) halo += p->ranks[r].recv[k].elems;
+  }
+  CU_ASSERT_EQUAL(halo, 6);
+  check_brute(line, p);
+  sp_part_free(p);
+  sp_matrix_free(line);
+  /* 16 ranks (k-way) on 2D 16 x 16: every row placed, halos consistent. */
+  struct sp_matrix *sq = sp_matrix_poisson(2, 16);
+  p = sp_partition(sq, 16, SP_GRAPH, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  rows = 0;
+  for (uint32_t r = 0; r < 16; r++) rows += p->ranks[r].rows;
+  CU_ASSERT_EQUAL(rows, 256);
+  check_brute(sq, p);
+  sp_part_free(p);
+  sp_matrix_free(sq);
   /* One rank: everything local. */
   p = sp_partition(m, 1, SP_GRAPH, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);

@@ -554,8 +554,11 @@ static bool metis_owners(const gsl_spmatrix *a, uint32_t ranks, uint32_t *owner,
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = 1; /* reproducible partitions */
-  int rc = METIS_PartGraphKway(&n, &ncon, xadj, adj, NULL, NULL, NULL, &nparts, NULL, NULL,
-                               options, &objval, part);
+  /* As METIS's manual advises: recursive bisection for up to 8 parts (on
+   * small graphs k-way leaves parts empty: 1D Poisson n = 4 over 4 gave
+   * 0, 2, 2, 0 rows), k-way for more (faster; within 3% of balance). */
+  int rc = (ranks <= 8 ? METIS_PartGraphRecursive : METIS_PartGraphKway)(
+      &n, &ncon, xadj, adj, NULL, NULL, NULL, &nparts, NULL, NULL, options, &objval, part);
   bool ok = rc == METIS_OK;
   if (ok)
     for (idx_t i = 0; i < n; i++) owner[i] = (uint32_t)part[i];
