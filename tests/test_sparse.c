@@ -447,6 +447,12 @@ static void test_banded_halfwidth(void) {
   CU_ASSERT_EQUAL(sp_banded_halfwidth(5.0), 2);
   CU_ASSERT_EQUAL(sp_banded_halfwidth(79.45), 39); /* 39.225: 79 per row */
   CU_ASSERT_EQUAL(sp_banded_halfwidth(0.5), -1);
+  CU_ASSERT_EQUAL(sp_banded_halfwidth(NAN), -1);
+  CU_ASSERT(sp_banded_halfwidth(1e300) > 0);
+  /* A band wider than anything: dense, 3 x 3 = 9. */
+  struct sp_part *p = sp_partition_banded(3, 1e300, 1);
+  CU_ASSERT_EQUAL(p->nnz, 9);
+  sp_part_free(p);
   CU_ASSERT_PTR_NULL(sp_partition_banded(10, 0.5, 2));
   CU_ASSERT_PTR_NULL(sp_partition_banded(0, 3, 2));
   CU_ASSERT_PTR_NULL(sp_partition_banded(10, 3, 0));

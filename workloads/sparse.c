@@ -615,7 +615,8 @@ struct sp_part *sp_partition(const struct sp_matrix *m, uint32_t ranks, enum sp_
 /* ----------------------------------------------------------------- banded */
 
 int64_t sp_banded_halfwidth(double nnz_per_row) {
-  if (!(nnz_per_row >= 1.0)) return -1;
+  if (!(nnz_per_row >= 1.0)) return -1;     /* also NaN */
+  if (nnz_per_row > 1e18) nnz_per_row = 1e18; /* keep llround in range */
   return (int64_t)llround((nnz_per_row - 1.0) / 2.0);
 }
 
