@@ -155,6 +155,20 @@ static void test_read_general(void) {
   check_brute(m, p);
   sp_part_free(p);
   sp_matrix_free(m);
+  /* Entries out of order and (2,3) three times: 1 + 2 + 4 = 7; the row
+   * [. 9 7] holds 2 non-zeros. */
+  const char *text = "%%MatrixMarket matrix coordinate real general\n2 3 5\n"
+                     "2 3 1\n2 2 9\n1 1 5\n2 3 2\n2 3 4\n";
+  char *path = tu_temp_file(".mtx", text, strlen(text));
+  m = sp_matrix_read(path, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  CU_ASSERT_EQUAL(sp_matrix_cols(m), 3);
+  CU_ASSERT_EQUAL(sp_matrix_nnz(m), 3);
+  CU_ASSERT_EQUAL(sp_matrix_get(m, 1, 2), 7.0);
+  CU_ASSERT_EQUAL(sp_matrix_get(m, 1, 1), 9.0);
+  CU_ASSERT_EQUAL(sp_matrix_get(m, 0, 0), 5.0);
+  sp_matrix_free(m);
+  g_free(path);
 }
 
 static void test_read_pattern(void) {
@@ -377,6 +391,30 @@ static void test_graph(void) {
     for (size_t k = 0; k < p->ranks[r].n_recv; k++) halo += p->ranks[r].recv[k].elems;
   CU_ASSERT(halo <= 64);
   sp_part_free(p);
+  /* 1D n = 4 over 4 (recursive bisection up to 8 parts): one row each,
+   * the end rows read 1, the inner ones 2: 6 in all. */
+  struct sp_matrix *line = sp_matrix_poisson(1, 4);
+  p = sp_partition(line, 4, SP_GRAPH, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  halo = 0;
+  for (uint32_t r = 0; r < 4; r++) {
+    CU_ASSERT_EQUAL(p->ranks[r].rows, 1);
+    for (size_t k = 0; k < p->ranks[r].n_recv; k++) halo += p->ranks[r].recv[k].elems;
+  }
+  CU_ASSERT_EQUAL(halo, 6);
+  check_brute(line, p);
+  sp_part_free(p);
+  sp_matrix_free(line);
+  /* 16 ranks (k-way) on 2D 16 x 16: every row placed, halos consistent. */
+  struct sp_matrix *sq = sp_matrix_poisson(2, 16);
+  p = sp_partition(sq, 16, SP_GRAPH, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  rows = 0;
+  for (uint32_t r = 0; r < 16; r++) rows += p->ranks[r].rows;
+  CU_ASSERT_EQUAL(rows, 256);
+  check_brute(sq, p);
+  sp_part_free(p);
+  sp_matrix_free(sq);
   /* One rank: everything local. */
   p = sp_partition(m, 1, SP_GRAPH, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -409,6 +447,12 @@ static void test_banded_halfwidth(void) {
   CU_ASSERT_EQUAL(sp_banded_halfwidth(5.0), 2);
   CU_ASSERT_EQUAL(sp_banded_halfwidth(79.45), 39); /* 39.225: 79 per row */
   CU_ASSERT_EQUAL(sp_banded_halfwidth(0.5), -1);
+  CU_ASSERT_EQUAL(sp_banded_halfwidth(NAN), -1);
+  CU_ASSERT(sp_banded_halfwidth(1e300) > 0);
+  /* A band wider than anything: dense, 3 x 3 = 9. */
+  struct sp_part *p = sp_partition_banded(3, 1e300, 1);
+  CU_ASSERT_EQUAL(p->nnz, 9);
+  sp_part_free(p);
   CU_ASSERT_PTR_NULL(sp_partition_banded(10, 0.5, 2));
   CU_ASSERT_PTR_NULL(sp_partition_banded(0, 3, 2));
   CU_ASSERT_PTR_NULL(sp_partition_banded(10, 3, 0));

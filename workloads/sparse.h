@@ -62,10 +62,11 @@ double sp_matrix_get(const struct sp_matrix *m, int64_t i, int64_t j);
 
 /* Splits M's rows over RANKS ranks (>= 1): SP_BLOCKS gives contiguous
  * blocks of equal rows (the first rows % ranks one longer); SP_GRAPH uses
- * the graph partitioner (METIS k-way on the pattern of A + A^T, when built
- * with TRIGSIM_HAVE_METIS; NULL and *ERR when none was built in). Each
- * rank's recv from peer p counts the distinct columns of its rows that p
- * owns. NULL and *ERR (g_free) also for a non-square M or RANKS 0.
+ * the graph partitioner when built with TRIGSIM_HAVE_METIS (METIS on the
+ * pattern of A + A^T: recursive bisection up to 8 ranks, k-way beyond;
+ * fixed seed, so reproducible), else NULL and *ERR. Each rank's recv from
+ * peer p counts the distinct columns of its rows that p owns. NULL and
+ * *ERR (g_free) also for a non-square M or RANKS 0.
  * Free with sp_part_free. */
 struct sp_part *sp_partition(const struct sp_matrix *m, uint32_t ranks, enum sp_partitioner how,
                              char **err);
