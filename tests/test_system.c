@@ -216,6 +216,29 @@ static void test_same_node_put_crosses_nvlink(void) {
   sim_report_clear(&r);
 }
 
+static void test_same_node_put_direct_skips_the_bus(void) {
+  struct hw h;
+  hw_defaults(&h);
+  intra(&h, "2", "2400Gbps");
+  h.nic.nvl_direct = true;
+  struct put_progs pp;
+  put_progs_init(&pp, 1, 1);
+  const struct nodeprog *progs[] = {&pp.sender, &pp.waiter};
+  struct sim_report r = run_system(&h, progs, 10);
+  /* As above, but no DMA read: the command is processed at 402 ns and the
+   * packet leaves at once (3.547 ns on NVLink).
+   *   head: + 200 link, + 100 crossbar, + 200 link  = 902
+   *   whole packet + 3.547                          = 905.547
+   *   no memory write across node 1's bus; the flag crosses it alone:
+   *   8 B at 256 Gbps (0.25) + 100                   = 1005.797 */
+  CU_ASSERT_EQUAL(report(&r, "node1.cpu.main_done"), 1005797);
+  CU_ASSERT_EQUAL(report(&r, "node0.nic.dma_reads"), 0);
+  CU_ASSERT_EQUAL(report(&r, "node1.bus.to_mem_msgs"), 0);
+  CU_ASSERT_EQUAL(report(&r, "node0.nic.nvl_bytes_sent"), 1064);
+  CU_ASSERT_EQUAL(report(&r, "node1.nic.payload_received"), 1000);
+  sim_report_clear(&r);
+}
+
 static void test_same_node_get_stays_on_nvlink(void) {
   struct hw h;
   hw_defaults(&h);
@@ -399,6 +422,7 @@ int main(void) {
       {"every topology builds 4096 nodes", test_every_topology_builds_4096_nodes},
       {"the GPU-TN profile holds Table 2", test_gputn_profile_is_table_2},
       {"a same-node put crosses NVLink, timed by hand", test_same_node_put_crosses_nvlink},
+      {"a same-node put with nvl_direct skips the bus", test_same_node_put_direct_skips_the_bus},
       {"a same-node get stays on NVLink", test_same_node_get_stays_on_nvlink},
       {"a cross-node put through a fat-tree with 8 GPUs a node",
        test_cross_node_put_through_a_fat_tree},
