@@ -212,7 +212,7 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
   wl_program_free(p);
   if (ok) {
     sim_report_int(&out->counters, "cg.iterations", UNIT_NONE, iterations);
-    sim_report_int(&out->counters, "cg.time_per_iteration", UNIT_TIME, out->total_ps / iterations);
+    sim_report_int(&out->counters, "cg.time_per_iteration_ps", UNIT_TIME, out->total_ps / iterations);
   }
   return ok;
 }

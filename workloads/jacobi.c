@@ -184,7 +184,7 @@ static bool jacobi2d_run(const struct wl_ctx *ctx, struct sim_result *out, char 
   struct wl_program *p = wl_jacobi2d_program(c);
   bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
   wl_program_free(p);
-  if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration", UNIT_TIME,
+  if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration_ps", UNIT_TIME,
                          out->total_ps / c->iterations);
   return ok;
 }
@@ -198,7 +198,7 @@ static bool jacobi3d_run(const struct wl_ctx *ctx, struct sim_result *out, char 
   struct wl_program *p = wl_jacobi3d_program(c);
   bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
   wl_program_free(p);
-  if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration", UNIT_TIME,
+  if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration_ps", UNIT_TIME,
                          out->total_ps / c->iterations);
   return ok;
 }
