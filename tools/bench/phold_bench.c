@@ -64,10 +64,14 @@ int main(int argc, char **argv) {
   char *name = g_strdup(q_name());
   g_strdelimit(name, " ", '-');
   double secs = (double)(t1 - t0) / 1e6;
+  /* The model's totals: equal across queues and builds for one seed, which
+   * checks that every queue runs the same events in the same order. */
+  struct phold_state t;
+  phold_totals(e, &t);
   printf("queue=%s pending=%zu events=%" G_GUINT64_FORMAT " events_per_s=%.0f peak_rss_bytes=%lld "
-         "queue_bytes_per_event=%.1f\n",
+         "queue_bytes_per_event=%.1f hold_sum=%" G_GINT64_FORMAT "\n",
          name, n, done, secs > 0 ? (double)done / secs : 0.0, (long long)ru.ru_maxrss * 1024,
-         n ? (double)sim_queue_bytes(e) / (double)n : 0.0);
+         n ? (double)sim_queue_bytes(e) / (double)n : 0.0, (int64_t)t.hold_sum);
   g_free(name);
   sim_free(e);
   return done == (uint64_t)events ? 0 : 1;
