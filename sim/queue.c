@@ -30,6 +30,7 @@ struct bucket {
   uint32_t head, tail; /* chunk indices */
   uint32_t fill;       /* events in the tail chunk */
   size_t n;
+  uint64_t min;        /* least time in the bucket, kept at each append */
 };
 
 struct q_queue {
@@ -69,12 +70,20 @@ static inline int bucket_of(uint64_t t, uint64_t last) {
 }
 
 static void bucket_append(struct q_queue *q, struct bucket *b, const struct sim_event *ev) {
-  if (b->n == 0 || b->fill == CHUNK) {
+  uint64_t t = (uint64_t)ev->time;
+  if (b->n == 0) {
     uint32_t c = chunk_new(q);
-    if (b->n == 0) b->head = c;
-    else q->chunks[b->tail]->next = c;
-    b->tail = c;
+    b->head = b->tail = c;
     b->fill = 0;
+    b->min = t;
+  } else {
+    if (t < b->min) b->min = t;
+    if (b->fill == CHUNK) {
+      uint32_t c = chunk_new(q);
+      q->chunks[b->tail]->next = c;
+      b->tail = c;
+      b->fill = 0;
+    }
   }
   q->chunks[b->tail]->ev[b->fill++] = *ev;
   b->n++;
@@ -148,16 +157,10 @@ static void redistribute(struct q_queue *q) {
     chunk_release(q, src.head);
     return;
   }
-  uint64_t m = UINT64_MAX;
-  size_t left = src.n;
-  for (uint32_t c = src.head; left > 0; c = q->chunks[c]->next) {
-    size_t k_end = left < CHUNK ? left : CHUNK;
-    for (size_t k = 0; k < k_end; k++)
-      if ((uint64_t)q->chunks[c]->ev[k].time < m) m = (uint64_t)q->chunks[c]->ev[k].time;
-    left -= k_end;
-  }
+  /* The least time was kept at each append: one pass over the events. */
+  uint64_t m = src.min;
   q->last = m;
-  left = src.n;
+  size_t left = src.n;
   for (uint32_t c = src.head; left > 0;) {
     size_t k_end = left < CHUNK ? left : CHUNK;
     struct chunk *ch = q->chunks[c];
