@@ -29,6 +29,7 @@ struct chunk {
 struct bucket {
   uint32_t head, tail; /* chunk indices */
   uint32_t fill;       /* events in the tail chunk */
+  uint32_t min_comp;   /* destination of an event at the least time */
   size_t n;
   uint64_t min;        /* least time in the bucket, kept at each append */
 };
@@ -76,8 +77,12 @@ static void bucket_append(struct q_queue *q, struct bucket *b, const struct sim_
     b->head = b->tail = c;
     b->fill = 0;
     b->min = t;
+    b->min_comp = ev->comp;
   } else {
-    if (t < b->min) b->min = t;
+    if (t < b->min) {
+      b->min = t;
+      b->min_comp = ev->comp;
+    }
     if (b->fill == CHUNK) {
       uint32_t c = chunk_new(q);
       q->chunks[b->tail]->next = c;
@@ -194,6 +199,12 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
   *out = q->now[q->now_head++];
   q->n--;
   return 1;
+}
+
+uint32_t q_peek_comp(const struct q_queue *q) {
+  if (q->now_head < q->now_n) return q->now[q->now_head].comp;
+  if (!q->nonempty) return UINT32_MAX;
+  return q->b[__builtin_ctzll(q->nonempty) + 1].min_comp;
 }
 
 size_t q_size(const struct q_queue *q) { return q->n; }
