@@ -27,9 +27,9 @@
 #define CHUNK 32
 #define NIL UINT32_MAX
 
+/* 1 KiB, cache-line aligned: no event straddles two lines. */
 struct chunk {
   struct sim_event ev[CHUNK];
-  uint32_t next;
 };
 
 struct bucket {
@@ -45,6 +45,7 @@ struct q_queue {
   struct sim_event *now;      /* events at `last`, by seq */
   size_t now_head, now_n, now_cap;
   struct chunk **chunks;      /* pool, in blocks of one chunk each */
+  uint32_t *next;             /* next[c]: the chunk after c in its list */
   uint32_t n_chunks, chunks_cap, free_chunk;
   uint64_t last;
   size_t n;
@@ -54,21 +55,23 @@ struct q_queue {
 static uint32_t chunk_new(struct q_queue *q) {
   if (q->free_chunk != NIL) {
     uint32_t c = q->free_chunk;
-    q->free_chunk = q->chunks[c]->next;
-    q->chunks[c]->next = NIL;
+    q->free_chunk = q->next[c];
+    q->next[c] = NIL;
     return c;
   }
   if (q->n_chunks == q->chunks_cap) {
     q->chunks_cap = q->chunks_cap ? 2 * q->chunks_cap : 64;
     q->chunks = g_renew(struct chunk *, q->chunks, q->chunks_cap);
+    q->next = g_renew(uint32_t, q->next, q->chunks_cap);
   }
-  q->chunks[q->n_chunks] = g_new(struct chunk, 1);
-  q->chunks[q->n_chunks]->next = NIL;
+  q->chunks[q->n_chunks] = aligned_alloc(64, sizeof(struct chunk));
+  if (!q->chunks[q->n_chunks]) g_error("q_push: out of memory");
+  q->next[q->n_chunks] = NIL;
   return q->n_chunks++;
 }
 
 static void chunk_release(struct q_queue *q, uint32_t c) {
-  q->chunks[c]->next = q->free_chunk;
+  q->next[c] = q->free_chunk;
   q->free_chunk = c;
 }
 
@@ -101,7 +104,7 @@ static void bucket_append(struct q_queue *q, struct bucket *b, const struct sim_
     }
     if (b->fill == CHUNK) {
       uint32_t c = chunk_new(q);
-      q->chunks[b->tail]->next = c;
+      q->next[b->tail] = c;
       b->tail = c;
       b->fill = 0;
     }
@@ -139,8 +142,9 @@ struct q_queue *q_new(size_t capacity_hint) {
 
 void q_free(struct q_queue *q) {
   if (!q) return;
-  for (uint32_t c = 0; c < q->n_chunks; c++) g_free(q->chunks[c]);
+  for (uint32_t c = 0; c < q->n_chunks; c++) free(q->chunks[c]);
   g_free(q->chunks);
+  g_free(q->next);
   g_free(q->now);
   g_free(q);
 }
@@ -185,7 +189,7 @@ static void redistribute(struct q_queue *q) {
   for (uint32_t c = src.head; left > 0;) {
     size_t k_end = left < CHUNK ? left : CHUNK;
     struct chunk *ch = q->chunks[c];
-    uint32_t next = ch->next;
+    uint32_t next = q->next[c];
     /* Release first: the appends below may reuse it, after we read it. */
     for (size_t k = 0; k < k_end; k++) {
       const struct sim_event *ev = &ch->ev[k];
@@ -227,7 +231,7 @@ size_t q_size(const struct q_queue *q) { return q->n; }
 
 size_t q_bytes(const struct q_queue *q) {
   return sizeof *q + (size_t)q->n_chunks * sizeof(struct chunk) +
-         q->now_cap * sizeof(struct sim_event) + q->chunks_cap * sizeof(struct chunk *);
+         q->now_cap * sizeof(struct sim_event) + q->chunks_cap * (sizeof(struct chunk *) + sizeof(uint32_t));
 }
 
 const char *q_name(void) { return "radix heap"; }
