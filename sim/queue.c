@@ -190,7 +190,12 @@ static void redistribute(struct q_queue *q) {
     size_t k_end = left < CHUNK ? left : CHUNK;
     struct chunk *ch = q->chunks[c];
     uint32_t next = q->next[c];
-    /* Release first: the appends below may reuse it, after we read it. */
+    /* The bucket was filled long ago: fetch its next chunk while this one
+     * is distributed. */
+    if (left > CHUNK) {
+      const char *nc = (const char *)q->chunks[next];
+      for (size_t l = 0; l < sizeof(struct chunk); l += 64) __builtin_prefetch(nc + l);
+    }
     for (size_t k = 0; k < k_end; k++) {
       const struct sim_event *ev = &ch->ev[k];
       int j = bucket_of((uint64_t)ev->time, m);
