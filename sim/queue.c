@@ -11,9 +11,13 @@
  *   least non-empty bucket into lower ones around its least time (kept at
  *   each append); an event moves at most 16 times, in practice a few: half
  *   as many as in base 2, where a PHOLD event at 64k pending moved 8 times.
- * - Buckets > 0 are lists of 32-event chunks from one pool, freed as they are
- *   emptied, so memory follows the pending count; every access is a
- *   sequential copy, which keeps large queues fast where heaps miss cache. */
+ * - Buckets are lists of 32-event chunks (1 KiB, cache-line aligned) from
+ *   one pool, freed as they are emptied, so memory follows the pending
+ *   count; every access is a sequential copy, which keeps large queues fast
+ *   where heaps miss cache. A redistribution prefetches the next chunk.
+ * - Each bucket keeps its least time and that event's component, so that
+ *   q_peek_comp names the next event's destination for the run loop to
+ *   prefetch. */
 #include "queue.h"
 
 #include <glib.h>
@@ -22,7 +26,7 @@
 
 #define DIGIT_BITS 4
 #define RADIX (1 << DIGIT_BITS)
-#define NB (64 / DIGIT_BITS * RADIX) /* 256; those with d = 0 stay unused */
+#define NB (64 / DIGIT_BITS * RADIX) /* 256; those with d = 0 stay empty */
 #define NW (NB / 64)
 #define CHUNK 32
 #define NIL UINT32_MAX
