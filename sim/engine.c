@@ -3,6 +3,8 @@
 #include "engine.h"
 
 #include <glib.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rng.h"
@@ -41,10 +43,7 @@ struct sim_engine *sim_new(uint64_t seed) {
 static void comp_free(struct sim_comp *c) {
   if (c->type->destroy) c->type->destroy(c);
   g_free(c->name);
-  g_free(c->state);
-  g_free(c->ports);
-  gsl_rng_free(c->rng);
-  g_free(c);
+  free(c); /* the block: stream, state and ports with it */
 }
 
 void sim_free(struct sim_engine *e) {
@@ -58,6 +57,13 @@ void sim_free(struct sim_engine *e) {
   g_free(e);
 }
 
+/* Components start on a cache line; their parts are aligned like malloc's. */
+#define COMP_ALIGN 64
+static size_t align_up(size_t n) {
+  const size_t a = _Alignof(max_align_t);
+  return (n + a - 1) / a * a;
+}
+
 struct sim_comp *sim_add(struct sim_engine *e, const struct sim_type *type, const char *name,
                          const void *config) {
   return sim_add_ports(e, type, name, config, (uint32_t)type->n_ports);
@@ -67,18 +73,30 @@ struct sim_comp *sim_add_ports(struct sim_engine *e, const struct sim_type *type
                                const void *config, uint32_t n_ports) {
   g_assert(type && type->handle);
   g_assert(e->comps->len < UINT32_MAX && n_ports < SIM_PORT_SELF);
-  struct sim_comp *c = g_new0(struct sim_comp, 1);
+  /* One block: the component, its stream (gsl_rng and the generator's
+   * state), its state, its ports; each part aligned for any type. */
+  size_t off_rng = align_up(sizeof(struct sim_comp));
+  size_t off_rng_state = align_up(off_rng + sizeof(gsl_rng));
+  size_t off_state = align_up(off_rng_state + rng_stream_state_size());
+  size_t off_ports = align_up(off_state + type->state_size);
+  size_t size = off_ports + (size_t)n_ports * sizeof(struct sim_port);
+  size = (size + COMP_ALIGN - 1) / COMP_ALIGN * COMP_ALIGN;
+  char *block = aligned_alloc(COMP_ALIGN, size);
+  if (!block) g_error("sim_add: out of memory");
+  memset(block, 0, size);
+  struct sim_comp *c = (struct sim_comp *)block;
   c->type = type;
   c->eng = e;
   c->id = e->comps->len;
   c->name = g_strdup(name);
-  c->state = type->state_size ? g_malloc0(type->state_size) : NULL;
+  c->state = type->state_size ? block + off_state : NULL;
   c->config = config;
-  c->rng = rng_stream_new(e->seed, c->id);
+  c->rng = (gsl_rng *)(block + off_rng);
+  rng_stream_init(c->rng, block + off_rng_state, e->seed, c->id);
   c->n_ports = n_ports;
   c->track = -1;
   c->traced = e->trace != NULL;
-  c->ports = n_ports ? g_new0(struct sim_port, n_ports) : NULL;
+  c->ports = n_ports ? (struct sim_port *)(block + off_ports) : NULL;
   g_ptr_array_add(e->comps, c);
   return c;
 }
@@ -161,12 +179,24 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
   uint64_t done = 0;
   struct sim_event ev;
   struct sim_comp **comps = (struct sim_comp **)e->comps->pdata;
+  const uint32_t n_comps = e->comps->len;
   while (!e->stopped && (max_events == 0 || done < max_events) && q_pop(e->q, &ev)) {
     if (ev.time > until) {
       q_push(e->q, &ev); /* keeps its seq: order is unchanged */
       break;
     }
     e->now = ev.time;
+    /* While this event runs, fetch the block of the component that the next
+     * one most likely goes to (its first four lines: the component, stream,
+     * state and ports of small models), which would otherwise miss cache. */
+    uint32_t next = q_peek_comp(e->q);
+    if (next < n_comps) {
+      const char *b = (const char *)comps[next];
+      __builtin_prefetch(b);
+      __builtin_prefetch(b + 64);
+      __builtin_prefetch(b + 128);
+      __builtin_prefetch(b + 192);
+    }
     struct sim_comp *c = comps[ev.comp];
     c->type->handle(c, &ev);
     done++;

@@ -43,18 +43,22 @@ struct sim_port {
   sim_time latency_ps;
 };
 
+/* A component. The engine allocates it in one cache-aligned block together
+ * with its random stream, its state and its ports (in that order), so that
+ * an event touches a few adjacent cache lines, which the run loop prefetches
+ * for the next event while the current one runs. */
 struct sim_comp {
   const struct sim_type *type;
-  struct sim_engine *eng;
-  uint32_t id;
-  char *name;          /* owned */
   void *state;         /* owned, type->state_size bytes, zeroed */
   const void *config;  /* borrowed: the caller keeps it alive for the run */
   gsl_rng *rng;        /* owned: stream derived from (seed, id) */
   struct sim_port *ports; /* owned, n_ports */
+  struct sim_engine *eng;
+  uint32_t id;
   uint32_t n_ports;    /* type->n_ports, or as given to sim_add_ports */
-  int track;           /* trace track, -1 until first used */
   bool traced;         /* a trace is attached: models test this before tracing */
+  int track;           /* trace track, -1 until first used */
+  char *name;          /* owned */
 };
 
 /* A new engine whose component streams derive from SEED. Free with sim_free. */

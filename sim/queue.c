@@ -1,80 +1,117 @@
 /* The pending-event set: a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan
- * 1990), valid because the engine never schedules before the last event
- * popped. Chosen by the PHOLD benchmark over 4-ary and binary heaps, a
- * pairing heap, calendar and ladder queues (tools/bench/README.md).
- * - Bucket i > 0 holds the events whose time first differs from `last` (the
- *   time last popped) at bit i-1; bucket 0 holds the events at `last`,
- *   in seq order, so the order is exactly (time, seq).
- * - A push is one append. A pop takes from bucket 0, or first empties the
- *   least non-empty bucket into lower ones around its least time; an event
- *   moves at most 64 times, in practice a few.
- * - Buckets > 0 are lists of 32-event chunks from one pool, freed as they are
- *   emptied, so memory follows the pending count; every access is a
- *   sequential copy, which keeps large queues fast where heaps miss cache. */
+ * 1990) in base 16, valid because the engine never schedules before the
+ * last event popped. Chosen by the PHOLD benchmark over 4-ary and binary
+ * heaps, a pairing heap, calendar and ladder queues (tools/bench/README.md).
+ * - Times are read as 16 hexadecimal digits. Bucket (L, d) holds the events
+ *   whose time first differs from `last` (the time last popped) in digit L,
+ *   where it is d (so d is greater than last's digit L); bucket index
+ *   16 L + d orders buckets by time. The `now` array holds the events at
+ *   `last`, in seq order, so the order is exactly (time, seq).
+ * - A push is one append. A pop takes from `now`, or first empties the
+ *   least non-empty bucket into lower ones around its least time (kept at
+ *   each append); an event moves at most 16 times, in practice a few: half
+ *   as many as in base 2, where a PHOLD event at 64k pending moved 8 times.
+ * - Buckets are lists of 32-event chunks (1 KiB, cache-line aligned) from
+ *   one pool, freed as they are emptied, so memory follows the pending
+ *   count; every access is a sequential copy, which keeps large queues fast
+ *   where heaps miss cache. A redistribution prefetches the next chunk.
+ * - Each bucket keeps its least time and that event's component, so that
+ *   q_peek_comp names the next event's destination for the run loop to
+ *   prefetch. */
 #include "queue.h"
 
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NB 65
+#define DIGIT_BITS 4
+#define RADIX (1 << DIGIT_BITS)
+#define NB (64 / DIGIT_BITS * RADIX) /* 256; those with d = 0 stay empty */
+#define NW (NB / 64)
 #define CHUNK 32
 #define NIL UINT32_MAX
 
+/* 1 KiB, cache-line aligned: no event straddles two lines. */
 struct chunk {
   struct sim_event ev[CHUNK];
-  uint32_t next;
 };
 
 struct bucket {
   uint32_t head, tail; /* chunk indices */
   uint32_t fill;       /* events in the tail chunk */
+  uint32_t min_comp;   /* destination of an event at the least time */
   size_t n;
+  uint64_t min;        /* least time in the bucket, kept at each append */
 };
 
 struct q_queue {
-  struct bucket b[NB];        /* b[0] unused: bucket 0 is `now` */
-  struct sim_event *now;      /* bucket 0: events at `last`, by seq */
+  struct bucket b[NB];
+  struct sim_event *now;      /* events at `last`, by seq */
   size_t now_head, now_n, now_cap;
   struct chunk **chunks;      /* pool, in blocks of one chunk each */
+  uint32_t *next;             /* next[c]: the chunk after c in its list */
   uint32_t n_chunks, chunks_cap, free_chunk;
   uint64_t last;
   size_t n;
-  uint64_t nonempty;          /* bit i-1 set: bucket i holds events */
+  uint64_t nonempty[NW];      /* bit i % 64 of word i / 64: bucket i holds events */
 };
 
 static uint32_t chunk_new(struct q_queue *q) {
   if (q->free_chunk != NIL) {
     uint32_t c = q->free_chunk;
-    q->free_chunk = q->chunks[c]->next;
-    q->chunks[c]->next = NIL;
+    q->free_chunk = q->next[c];
+    q->next[c] = NIL;
     return c;
   }
   if (q->n_chunks == q->chunks_cap) {
     q->chunks_cap = q->chunks_cap ? 2 * q->chunks_cap : 64;
     q->chunks = g_renew(struct chunk *, q->chunks, q->chunks_cap);
+    q->next = g_renew(uint32_t, q->next, q->chunks_cap);
   }
-  q->chunks[q->n_chunks] = g_new(struct chunk, 1);
-  q->chunks[q->n_chunks]->next = NIL;
+  q->chunks[q->n_chunks] = aligned_alloc(64, sizeof(struct chunk));
+  if (!q->chunks[q->n_chunks]) g_error("q_push: out of memory");
+  q->next[q->n_chunks] = NIL;
   return q->n_chunks++;
 }
 
 static void chunk_release(struct q_queue *q, uint32_t c) {
-  q->chunks[c]->next = q->free_chunk;
+  q->next[c] = q->free_chunk;
   q->free_chunk = c;
 }
 
+/* The bucket of time T against LAST (T >= LAST), or -1 for `now`. */
 static inline int bucket_of(uint64_t t, uint64_t last) {
-  return t == last ? 0 : 64 - __builtin_clzll(t ^ last);
+  if (t == last) return -1;
+  int level = (63 - __builtin_clzll(t ^ last)) / DIGIT_BITS;
+  return level * RADIX + (int)((t >> (level * DIGIT_BITS)) & (RADIX - 1));
+}
+
+/* The least non-empty bucket, or -1. */
+static inline int least_bucket(const struct q_queue *q) {
+  for (int w = 0; w < NW; w++)
+    if (q->nonempty[w]) return w * 64 + __builtin_ctzll(q->nonempty[w]);
+  return -1;
 }
 
 static void bucket_append(struct q_queue *q, struct bucket *b, const struct sim_event *ev) {
-  if (b->n == 0 || b->fill == CHUNK) {
+  uint64_t t = (uint64_t)ev->time;
+  if (b->n == 0) {
     uint32_t c = chunk_new(q);
-    if (b->n == 0) b->head = c;
-    else q->chunks[b->tail]->next = c;
-    b->tail = c;
+    b->head = b->tail = c;
     b->fill = 0;
+    b->min = t;
+    b->min_comp = ev->comp;
+  } else {
+    if (t < b->min) {
+      b->min = t;
+      b->min_comp = ev->comp;
+    }
+    if (b->fill == CHUNK) {
+      uint32_t c = chunk_new(q);
+      q->next[b->tail] = c;
+      b->tail = c;
+      b->fill = 0;
+    }
   }
   q->chunks[b->tail]->ev[b->fill++] = *ev;
   b->n++;
@@ -82,10 +119,10 @@ static void bucket_append(struct q_queue *q, struct bucket *b, const struct sim_
 
 static inline void add_to_bucket(struct q_queue *q, int i, const struct sim_event *ev) {
   bucket_append(q, &q->b[i], ev);
-  q->nonempty |= (uint64_t)1 << (i - 1);
+  q->nonempty[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
-/* Appends to bucket 0, keeping seq order (only an event pushed back by
+/* Appends to `now`, keeping seq order (only an event pushed back by
  * sim_run's stop at a time limit arrives out of order). */
 static void now_append(struct q_queue *q, const struct sim_event *ev) {
   if (q->now_head > 0 && q->now_head == q->now_n) q->now_head = q->now_n = 0;
@@ -109,8 +146,9 @@ struct q_queue *q_new(size_t capacity_hint) {
 
 void q_free(struct q_queue *q) {
   if (!q) return;
-  for (uint32_t c = 0; c < q->n_chunks; c++) g_free(q->chunks[c]);
+  for (uint32_t c = 0; c < q->n_chunks; c++) free(q->chunks[c]);
   g_free(q->chunks);
+  g_free(q->next);
   g_free(q->now);
   g_free(q);
 }
@@ -119,7 +157,7 @@ void q_push(struct q_queue *q, const struct sim_event *ev) {
   g_assert(ev->time >= 0 && (uint64_t)ev->time >= q->last);
   q->n++;
   int i = bucket_of((uint64_t)ev->time, q->last);
-  if (i == 0) now_append(q, ev);
+  if (i < 0) now_append(q, ev);
   else add_to_bucket(q, i, ev);
 }
 
@@ -130,11 +168,11 @@ static int cmp_seq(const void *a, const void *b) {
 
 /* Empties the least non-empty bucket around its least time. */
 static void redistribute(struct q_queue *q) {
-  g_assert(q->nonempty);
-  int i = __builtin_ctzll(q->nonempty) + 1;
+  int i = least_bucket(q);
+  g_assert(i >= 0);
   struct bucket src = q->b[i];
   q->b[i] = (struct bucket){0};
-  q->nonempty &= q->nonempty - 1;
+  q->nonempty[i / 64] &= ~((uint64_t)1 << (i % 64));
   q->now_head = q->now_n = 0;
   if (src.n == 1) {
     /* The common case in small queues: the one event becomes `now`. */
@@ -148,25 +186,24 @@ static void redistribute(struct q_queue *q) {
     chunk_release(q, src.head);
     return;
   }
-  uint64_t m = UINT64_MAX;
-  size_t left = src.n;
-  for (uint32_t c = src.head; left > 0; c = q->chunks[c]->next) {
-    size_t k_end = left < CHUNK ? left : CHUNK;
-    for (size_t k = 0; k < k_end; k++)
-      if ((uint64_t)q->chunks[c]->ev[k].time < m) m = (uint64_t)q->chunks[c]->ev[k].time;
-    left -= k_end;
-  }
+  /* The least time was kept at each append: one pass over the events. */
+  uint64_t m = src.min;
   q->last = m;
-  left = src.n;
+  size_t left = src.n;
   for (uint32_t c = src.head; left > 0;) {
     size_t k_end = left < CHUNK ? left : CHUNK;
     struct chunk *ch = q->chunks[c];
-    uint32_t next = ch->next;
-    /* Release first: the appends below may reuse it, after we read it. */
+    uint32_t next = q->next[c];
+    /* The bucket was filled long ago: fetch its next chunk while this one
+     * is distributed. */
+    if (left > CHUNK) {
+      const char *nc = (const char *)q->chunks[next];
+      for (size_t l = 0; l < sizeof(struct chunk); l += 64) __builtin_prefetch(nc + l);
+    }
     for (size_t k = 0; k < k_end; k++) {
       const struct sim_event *ev = &ch->ev[k];
       int j = bucket_of((uint64_t)ev->time, m);
-      if (j == 0) {
+      if (j < 0) {
         if (q->now_n == q->now_cap) {
           q->now_cap = q->now_cap ? 2 * q->now_cap : 64;
           q->now = g_renew(struct sim_event, q->now, q->now_cap);
@@ -193,11 +230,17 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
   return 1;
 }
 
+uint32_t q_peek_comp(const struct q_queue *q) {
+  if (q->now_head < q->now_n) return q->now[q->now_head].comp;
+  int i = least_bucket(q);
+  return i < 0 ? UINT32_MAX : q->b[i].min_comp;
+}
+
 size_t q_size(const struct q_queue *q) { return q->n; }
 
 size_t q_bytes(const struct q_queue *q) {
-  return (size_t)q->n_chunks * sizeof(struct chunk) + q->now_cap * sizeof(struct sim_event) +
-         q->chunks_cap * sizeof(struct chunk *);
+  return sizeof *q + (size_t)q->n_chunks * sizeof(struct chunk) +
+         q->now_cap * sizeof(struct sim_event) + q->chunks_cap * (sizeof(struct chunk *) + sizeof(uint32_t));
 }
 
 const char *q_name(void) { return "radix heap"; }

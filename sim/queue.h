@@ -30,6 +30,10 @@ void q_free(struct q_queue *q);
 void q_push(struct q_queue *q, const struct sim_event *ev);
 /* Removes the least event into *OUT; returns 0 when empty. */
 int q_pop(struct q_queue *q, struct sim_event *out);
+/* The destination component of the event that will pop next if nothing
+ * earlier is pushed first, or UINT32_MAX when not known cheaply: a hint,
+ * only for prefetching. */
+uint32_t q_peek_comp(const struct q_queue *q);
 size_t q_size(const struct q_queue *q);
 /* Bytes the queue holds for its events now (capacity, not just size). */
 size_t q_bytes(const struct q_queue *q);

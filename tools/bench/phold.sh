@@ -35,6 +35,7 @@ for pending in 1024 65536 1048576; do
   line=$(measure phold_bench "$pending")
   shipped=$(field events_per_s "$line")
   echo "pending=$(field pending "$line") events_per_s=$shipped" \
+       "cpu_events_per_s=$(field cpu_events_per_s "$line")" \
        "peak_rss_bytes=$(field peak_rss_bytes "$line")" \
        "queue_bytes_per_event=$(field queue_bytes_per_event "$line")"
   best=0 bestname=""
@@ -43,6 +44,7 @@ for pending in 1024 65536 1048576; do
     name=${line%% *}; name=${name#queue=}
     rate=$(field events_per_s "$line")
     echo "  $name pending=$(field pending "$line") events_per_s=$rate" \
+         "cpu_events_per_s=$(field cpu_events_per_s "$line")" \
          "peak_rss_bytes=$(field peak_rss_bytes "$line")" \
          "queue_bytes_per_event=$(field queue_bytes_per_event "$line")"
     if [ "$rate" -gt "$best" ]; then best=$rate; bestname=$name; fi

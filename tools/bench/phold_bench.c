@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "engine.h"
 #include "phold.h"
@@ -54,9 +55,13 @@ int main(int argc, char **argv) {
   uint64_t warm = (uint64_t)events / 100;
   sim_run(e, cfg.end_time, warm ? warm : 1); /* init, then warm-up */
 
+  struct timespec c0, c1;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   gint64 t0 = g_get_monotonic_time();
   uint64_t done = sim_run(e, cfg.end_time, (uint64_t)events);
   gint64 t1 = g_get_monotonic_time();
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+  double cpu_secs = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
 
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -64,10 +69,14 @@ int main(int argc, char **argv) {
   char *name = g_strdup(q_name());
   g_strdelimit(name, " ", '-');
   double secs = (double)(t1 - t0) / 1e6;
+  /* The model's totals: equal across queues and builds for one seed, which
+   * checks that every queue runs the same events in the same order. */
+  struct phold_state t;
+  phold_totals(e, &t);
   printf("queue=%s pending=%zu events=%" G_GUINT64_FORMAT " events_per_s=%.0f peak_rss_bytes=%lld "
-         "queue_bytes_per_event=%.1f\n",
+         "queue_bytes_per_event=%.1f hold_sum=%" G_GINT64_FORMAT " cpu_events_per_s=%.0f\n",
          name, n, done, secs > 0 ? (double)done / secs : 0.0, (long long)ru.ru_maxrss * 1024,
-         n ? (double)sim_queue_bytes(e) / (double)n : 0.0);
+         n ? (double)sim_queue_bytes(e) / (double)n : 0.0, (int64_t)t.hold_sum, cpu_secs > 0 ? (double)done / cpu_secs : 0.0);
   g_free(name);
   sim_free(e);
   return done == (uint64_t)events ? 0 : 1;

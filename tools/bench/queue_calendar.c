@@ -191,6 +191,9 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
   return 1;
 }
 
+/* The least event is found only by the scan in q_pop: no hint. */
+uint32_t q_peek_comp(const struct q_queue *q) { return UINT32_MAX; }
+
 size_t q_size(const struct q_queue *q) { return q->n; }
 size_t q_bytes(const struct q_queue *q) {
   return (size_t)q->cap * sizeof(struct cnode) + 2 * (size_t)q->nb * sizeof(uint32_t);
