@@ -10,23 +10,9 @@
 #include <string.h>
 
 #include "calib.h"
+#include "cli.h"
 
 #define EXIT_INPUT 2
-
-static bool parse(int *argc, char ***argv, const char *params, const char *summary,
-                  const GOptionEntry *entries) {
-  GOptionContext *ctx = g_option_context_new(params);
-  g_option_context_set_summary(ctx, summary);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  GError *gerr = NULL;
-  bool ok = g_option_context_parse(ctx, argc, argv, &gerr);
-  if (!ok) {
-    fprintf(stderr, "trigsim: %s (see trigsim %s --help)\n", gerr->message, (*argv)[0]);
-    g_error_free(gerr);
-  }
-  g_option_context_free(ctx);
-  return ok;
-}
 
 static int no_opencl(const char *cmd) {
   fprintf(stderr,
@@ -50,7 +36,7 @@ int calib_cmd_calibrate(int argc, char **argv) {
   int status = EXIT_INPUT;
   char *err = NULL;
   struct calib_dev *d = NULL;
-  if (!parse(&argc, &argv, "",
+  if (!cli_parse_options(&argc, &argv, "",
              "Measure the attached OpenCL device and write a hardware profile.", entries))
     goto out;
   if (argc != 1 || !out) {
@@ -116,7 +102,7 @@ int calib_cmd_validate_real(int argc, char **argv) {
   struct calib_dev *d = NULL;
   int64_t grids[CALIB_MAX_GRIDS];
   int n_grids = 0;
-  if (!parse(&argc, &argv, "PROFILE",
+  if (!cli_parse_options(&argc, &argv, "PROFILE",
              "Run a Jacobi loop on the device, with and without a host sync per iteration, and "
              "print the measured and predicted time per iteration.",
              entries))

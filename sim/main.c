@@ -14,6 +14,7 @@
 #include "sweep_mpi.h"
 #include "sweep_run.h"
 #include "calib.h"
+#include "cli.h"
 #include "trace.h"
 #include "workload.h"
 
@@ -47,22 +48,6 @@ static void print_help(FILE *out) {
         "  -h, --help         show this help (also: trigsim COMMAND --help)\n"
         "  --version          print the version\n",
         out);
-}
-
-/* Parses OPTIONS out of ARGV; on error prints it and returns false. */
-static bool parse_options(int *argc, char ***argv, const char *params, const char *summary,
-                          const GOptionEntry *entries) {
-  GOptionContext *ctx = g_option_context_new(params);
-  g_option_context_set_summary(ctx, summary);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  GError *gerr = NULL;
-  bool ok = g_option_context_parse(ctx, argc, argv, &gerr);
-  if (!ok) {
-    usage_error("%s (see trigsim %s --help)", gerr->message, (*argv)[0]);
-    g_error_free(gerr);
-  }
-  g_option_context_free(ctx);
-  return ok;
 }
 
 /* A scenario's points: one without a `sweep:` section, else one per sweep
@@ -245,7 +230,7 @@ static int cmd_sweep(int argc, char **argv) {
   bool loaded = false;
   swm_init(&mpi);
 
-  if (!parse_options(&argc, &argv, "SCENARIO",
+  if (!cli_parse_options(&argc, &argv, "SCENARIO",
                      "Run every point of a scenario's sweep: section on a thread pool.", entries))
     goto out;
   if (argc != 2) {
@@ -333,7 +318,7 @@ static int cmd_run(int argc, char **argv) {
   char *err = NULL;
   enum result_format fmt;
 
-  if (!parse_options(&argc, &argv, "SCENARIO",
+  if (!cli_parse_options(&argc, &argv, "SCENARIO",
                      "Simulate every policy of a scenario (of each point of its sweep).", entries))
     goto out;
   if (argc != 2) {
@@ -416,7 +401,7 @@ static int cmd_validate(int argc, char **argv) {
        "Print key=value lines: points, sweep, axisN, plot.KEY (for tools/reproduce.sh)", NULL},
       {NULL}};
   int status = EXIT_INPUT;
-  if (!parse_options(&argc, &argv, "SCENARIO", "Check a scenario without running it.", entries))
+  if (!cli_parse_options(&argc, &argv, "SCENARIO", "Check a scenario without running it.", entries))
     goto out;
   if (argc != 2) {
     usage_error("validate: expected one SCENARIO file, got %d arguments", argc - 1);
@@ -462,7 +447,7 @@ out:
 
 static int cmd_params(int argc, char **argv) {
   const GOptionEntry entries[] = {{NULL}};
-  if (!parse_options(&argc, &argv, "[GROUP]",
+  if (!cli_parse_options(&argc, &argv, "[GROUP]",
                      "List every parameter: key, type and unit, default, range, doc.", entries))
     return EXIT_INPUT;
   if (argc > 2) return usage_error("params: expected at most one GROUP, got %d", argc - 1);

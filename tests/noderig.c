@@ -89,3 +89,12 @@ void rig_free(struct rig *r) {
   sim_report_clear(&r->rep);
   sim_free(r->e);
   r->e = NULL;}
+
+void hw_defaults(struct hw *h) {
+  par_group_defaults(&gpu_params, &h->gpu);
+  par_group_defaults(&cpu_params, &h->cpu);
+  par_group_defaults(&bus_params, &h->bus);
+  par_group_defaults(&nic_params, &h->nic);
+  par_group_defaults(&net_params, &h->net);
+  h->cfg = (struct hw_config){&h->gpu, &h->cpu, &h->bus, &h->nic, &h->net};
+}

@@ -10,6 +10,7 @@
 #include "gpu.h"
 #include "nodeprog.h"
 #include "proto.h"
+#include "system.h"
 #include "testutil.h"
 
 
@@ -63,5 +64,18 @@ void rig_run(struct rig *r);
 int64_t rep(struct rig *r, const char *key);
 struct fnic *rig_nic(struct rig *r);
 void rig_free(struct rig *r);
+
+/* Every hardware group at its defaults, bound together as sys_build wants
+ * them (the system and policy suites). */
+struct hw {
+  struct gpu_config gpu;
+  struct cpu_config cpu;
+  struct bus_config bus;
+  struct nic_config nic;
+  struct net_config net;
+  struct hw_config cfg;
+};
+
+void hw_defaults(struct hw *h);
 
 #endif

@@ -11,26 +11,14 @@
 #include "jacobi.h"
 #include "lower.h"
 #include "ping.h"
+#include "noderig.h"
 #include "testutil.h"
 
-struct hw {
-  struct gpu_config gpu;
-  struct cpu_config cpu;
-  struct bus_config bus;
-  struct nic_config nic;
-  struct net_config net;
-  struct hw_config cfg;
-};
-
-static void hw_defaults(struct hw *h, int64_t nodes) {
-  par_group_defaults(&gpu_params, &h->gpu);
-  par_group_defaults(&cpu_params, &h->cpu);
-  par_group_defaults(&bus_params, &h->bus);
-  par_group_defaults(&nic_params, &h->nic);
-  par_group_defaults(&net_params, &h->net);
+/* The defaults on NODES nodes, with a helper thread (for ghn). */
+static void hw_nodes(struct hw *h, int64_t nodes) {
+  hw_defaults(h);
   h->net.nodes = nodes;
   h->cpu.helper_threads = 1;
-  h->cfg = (struct hw_config){&h->gpu, &h->cpu, &h->bus, &h->nic, &h->net};
 }
 
 /* Runs P under POLICY; its total time, or -1 (with *ERR) on an error. */
@@ -51,7 +39,7 @@ static int64_t counter(const struct sim_result *r, const char *key) {
  * WG of 256 flops. */
 static sim_time ping_time(const char *policy) {
   struct hw h;
-  hw_defaults(&h, 2);
+  hw_nodes(&h, 2);
   struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
   struct wl_program *p = wl_ping_program(&cfg);
   struct sim_result r;
@@ -128,7 +116,7 @@ static void test_ping_ghn(void) {
 
 static void test_ghn_needs_a_helper(void) {
   struct hw h;
-  hw_defaults(&h, 2);
+  hw_nodes(&h, 2);
   h.cpu.helper_threads = 0;
   struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256};
   struct wl_program *p = wl_ping_program(&cfg);
@@ -179,7 +167,7 @@ static void test_allreduce_ring_shape(void) {
 /* Registrations and trigger stores of a gputn allreduce at granularity G. */
 static void gputn_triggers(int g, int64_t *regs, int64_t *stores, sim_time *t) {
   struct hw h;
-  hw_defaults(&h, 4);
+  hw_nodes(&h, 4);
   struct allreduce_config c = {.size = 1 << 20, .elem = 4, .wgs = 8, .granularity = g,
                                .mixed_wgs = 2, .wg_items = 64, .flops_per_elem = 1};
   char *err = NULL;
@@ -292,7 +280,7 @@ static void test_fold_keeps_edges(void) {
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     const struct fold_case *fc = &cases[i];
     struct hw h;
-    hw_defaults(&h, 3);
+    hw_nodes(&h, 3);
     h.gpu.cus = fc->cus;
     h.gpu.wgs_per_cu = fc->wgs_per_cu;
     struct wl_program *p = edge_pingpong();
@@ -344,7 +332,7 @@ static void test_fold_keeps_edges(void) {
  * 2. Rank 1's reply is made by all 8: 8 stores. */
 static void test_fold_small_stride(void) {
   struct hw h;
-  hw_defaults(&h, 2);
+  hw_nodes(&h, 2);
   h.gpu.cus = 6;
   h.gpu.wgs_per_cu = 2;
   struct wl_program *p = wl_program_new(2);
@@ -384,7 +372,7 @@ static void test_deadlock_is_an_error(void) {
   /* Each rank waits for the other's message before sending its own: the
    * program matches, but no host ever gets past its receive. */
   struct hw h;
-  hw_defaults(&h, 2);
+  hw_nodes(&h, 2);
   struct wl_program *p = wl_program_new(2);
   wl_recv(p, 0, 1, 8, 1);
   wl_send(p, 0, 1, 8, 2);
@@ -406,7 +394,7 @@ static void test_deadlock_is_an_error(void) {
  * op, SpMV 12 * 11 + 24 * 4 = 228 ps, a dot 16 * 4 = 64 ps, an AXPY 96 ps. */
 static sim_time cg_time(const char *policy) {
   struct hw h;
-  hw_defaults(&h, 2);
+  hw_nodes(&h, 2);
   h.gpu.mem_bandwidth = 8000000000000;
   h.gpu.bw_share = GPU_BW_KERNEL;
   h.gpu.flops_per_cu_cycle = 1048576;

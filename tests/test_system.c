@@ -6,26 +6,10 @@
 #include <string.h>
 
 #include "system.h"
+#include "noderig.h"
 #include "testutil.h"
 #include "workload.h"
 
-struct hw {
-  struct gpu_config gpu;
-  struct cpu_config cpu;
-  struct bus_config bus;
-  struct nic_config nic;
-  struct net_config net;
-  struct hw_config cfg;
-};
-
-static void hw_defaults(struct hw *h) {
-  par_group_defaults(&gpu_params, &h->gpu);
-  par_group_defaults(&cpu_params, &h->cpu);
-  par_group_defaults(&bus_params, &h->bus);
-  par_group_defaults(&nic_params, &h->nic);
-  par_group_defaults(&net_params, &h->net);
-  h->cfg = (struct hw_config){&h->gpu, &h->cpu, &h->bus, &h->nic, &h->net};
-}
 
 static int64_t report(const struct sim_report *r, const char *key) {
   const struct sim_report_entry *en = sim_report_find(r, key);

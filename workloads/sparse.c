@@ -82,20 +82,27 @@ static void mm_fail(struct mm_reader *r, const char *want, const char *got) {
                               want);
 }
 
+/* The blank-separated token at *S: copies it (cut to TOKLEN - 1) into TOK
+ * for messages and returns its start, with *END past it; NULL when the
+ * line has no more tokens. */
+static char *next_token(char **s, char **end, char *tok, size_t toklen) {
+  char *p = *s;
+  while (*p == ' ' || *p == '\t') p++;
+  char *e = p;
+  while (*e && *e != ' ' && *e != '\t') e++;
+  size_t len = MIN((size_t)(e - p), toklen - 1);
+  memcpy(tok, p, len);
+  tok[len] = '\0';
+  *end = e;
+  return e == p ? NULL : p;
+}
+
 /* Parses a decimal integer token at *S (skipping blanks) into *V; advances
  * *S past it. False when there is none, it has trailing junk, or overflows. */
 static bool parse_i64(char **s, int64_t *v, char *tok, size_t toklen) {
-  char *p = *s;
-  while (*p == ' ' || *p == '\t') p++;
-  char *end = p;
-  while (*end && *end != ' ' && *end != '\t') end++;
-  size_t len = (size_t)(end - p);
-  if (len >= toklen) len = toklen - 1;
-  memcpy(tok, p, len);
-  tok[len] = '\0';
-  if (end == p) return false;
+  char *end, *e, *p = next_token(s, &end, tok, toklen);
+  if (!p) return false;
   errno = 0;
-  char *e;
   long long x = strtoll(p, &e, 10);
   if (e != end || errno) return false;
   *v = x;
@@ -103,17 +110,10 @@ static bool parse_i64(char **s, int64_t *v, char *tok, size_t toklen) {
   return true;
 }
 
+/* The same for a finite floating-point token. */
 static bool parse_double(char **s, double *v, char *tok, size_t toklen) {
-  char *p = *s;
-  while (*p == ' ' || *p == '\t') p++;
-  char *end = p;
-  while (*end && *end != ' ' && *end != '\t') end++;
-  size_t len = (size_t)(end - p);
-  if (len >= toklen) len = toklen - 1;
-  memcpy(tok, p, len);
-  tok[len] = '\0';
-  if (end == p) return false;
-  char *e;
+  char *end, *e, *p = next_token(s, &end, tok, toklen);
+  if (!p) return false;
   double x = strtod(p, &e);
   if (e != end || !isfinite(x)) return false;
   *v = x;
