@@ -188,6 +188,39 @@ static void test_params_listing(void) {
   g_free(out);
 }
 
+/* A CG on a Matrix Market file to a tolerance: tests/data/sparse/sym4.mtx
+ * is a 3x3 tridiagonal block (4 on the diagonal, -1 beside it: eigenvalues
+ * 4 and 4 +- sqrt 2) plus an isolated 4. b = ones has no component on the
+ * block's eigenvector (1, 0, -1) of eigenvalue 4, so it excites three
+ * distinct eigenvalues, 4 - sqrt 2, 4, 4 + sqrt 2, and exact CG converges
+ * in 3 iterations; the run simulates that many. A missing file is an
+ * input error at workload.file. */
+static void test_cg_from_a_file_to_a_tolerance(void) {
+  char *mtx = tu_data("sparse/sym4.mtx");
+  char *text = g_strdup_printf("workload: {kind: cg, source: file, file: '%s', tolerance: 1e-10}\n"
+                               "policies: [cpufree]\n"
+                               "hardware: {network: {nodes: 2}}\n", mtx);
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"cg.iterations\": 3"));
+  g_free(out);
+  g_free(err);
+  g_free(text);
+  g_free(sc);
+  text = g_strdup("workload: {kind: cg, source: file, file: no-such.mtx}\n"
+                  "hardware: {network: {nodes: 2}}\npolicies: [cpufree]\n");
+  sc = tu_temp_file(".yaml", text, strlen(text));
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, NULL}, NULL, &err), 2);
+  /* The file's value sits at line 1, column 42. */
+  char *want = g_strdup_printf("%s:1:42: workload.file: expected a readable Matrix Market file", sc);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  g_free(want);
+  g_free(err);
+  g_free(text);
+  g_free(sc);
+  g_free(mtx);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"version and help", test_version_and_help},
@@ -198,6 +231,7 @@ int main(void) {
       {"json and csv fields", test_json_and_csv_fields},
       {"trace written", test_trace_written},
       {"params listing", test_params_listing},
+      {"cg from a Matrix Market file to a tolerance", test_cg_from_a_file_to_a_tolerance},
       {NULL, NULL}};
   return tu_run_suite("cli", tests);
 }
