@@ -1,5 +1,5 @@
 /* Workloads and the catalog of everything a scenario may name. A workload
- * describes what runs; a policy (later: workloads/policy_*.c) lowers it onto
+ * describes what runs; a policy (workloads/policy_*.c) lowers it onto
  * the hardware models. Here: the workload type table and the catalog. */
 #ifndef WL_WORKLOAD_H
 #define WL_WORKLOAD_H
