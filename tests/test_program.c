@@ -1,7 +1,6 @@
 /* The per-rank intermediate form (workloads/program.h): flags numbered per
  * rank by parts, send-receive matching (match indexes, wl_matching_recv),
- * n_flags, the errors wl_program_check reports, wl_compute_near and
- * wl_select. Every expected index is counted by hand from the ops. */
+ * n_flags, the errors wl_program_check reports and wl_select. Every expected index is counted by hand from the ops. */
 #include <glib.h>
 #include <string.h>
 
@@ -116,27 +115,6 @@ static void test_errors(void) {
   expect_error(p, "rank 1 op 1: expected one receive with tag 3 from rank 0, got two");
 }
 
-static void test_compute_near(void) {
-  /* Rank 0: op 0 send, op 1 compute (8 WGs), op 2 send, op 3 sync,
-   * op 4 compute (16 WGs), op 5 recv. */
-  struct wl_program *p = wl_program_new(2);
-  wl_send(p, 0, 1, 8, 1);
-  wl_compute(p, 0, 8, 10, 0);
-  wl_send(p, 0, 1, 8, 2);
-  wl_sync(p, 0);
-  wl_compute(p, 0, 16, 20, 0);
-  wl_recv(p, 0, 1, 8, 1);
-  const struct wl_rank *r = &p->ranks[0];
-  CU_ASSERT_PTR_NULL(wl_compute_near(p, 0, 0, -1));  /* nothing before op 0 */
-  CU_ASSERT_PTR_EQUAL(wl_compute_near(p, 0, 0, 1), &r->ops[1]);
-  CU_ASSERT_PTR_EQUAL(wl_compute_near(p, 0, 2, -1), &r->ops[1]);
-  CU_ASSERT_PTR_EQUAL(wl_compute_near(p, 0, 2, 1), &r->ops[4]); /* past the sync */
-  CU_ASSERT_PTR_EQUAL(wl_compute_near(p, 0, 5, -1), &r->ops[4]);
-  CU_ASSERT_PTR_NULL(wl_compute_near(p, 0, 5, 1));   /* nothing after the last op */
-  CU_ASSERT_PTR_NULL(wl_compute_near(p, 1, 0, 1));   /* rank 1 is empty */
-  wl_program_free(p);
-}
-
 static void test_select_last_op(void) {
   struct wl_program *p = wl_program_new(2);
   wl_compute(p, 0, 8, 10, 0);
@@ -171,7 +149,6 @@ int main(void) {
   static const struct tu_test tests[] = {
       {"flags per rank by parts, match indexes, n_flags", test_flags_and_matches},
       {"check errors: unmatched, doubled, mismatched", test_errors},
-      {"wl_compute_near before and after", test_compute_near},
       {"wl_select restricts the last op", test_select_last_op},
       {NULL, NULL}};
   return tu_run_suite("program", tests);

@@ -64,9 +64,11 @@ const struct par_group dlproject_params = {
 static bool one_call(const struct wl_ctx *ctx, const struct hw_config *hw, const char *policy,
                      int64_t bytes, struct sim_result *out, char **err) {
   const struct dlproject_config *c = ctx->config;
-  struct allreduce_config ar = {.size = bytes, .elem = 4, .wgs = c->wgs,
-                                .granularity = c->granularity, .mixed_wgs = 8,
-                                .wg_items = 256, .flops_per_elem = 1};
+  struct allreduce_config ar; /* the allreduce workload's defaults, but for: */
+  par_group_defaults(&allreduce_params, &ar);
+  ar.size = bytes;
+  ar.wgs = c->wgs;
+  ar.granularity = c->granularity;
   struct wl_program *p = wl_allreduce_program(&ar, (uint32_t)hw->net->nodes, err);
   if (!p) return false;
   bool ok = pol_run(p, policy, hw, ctx->seed, NULL, out, err);

@@ -176,31 +176,30 @@ struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *c) {
   return stencil_program(&s);
 }
 
-static bool jacobi2d_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
-  const struct jacobi2d_config *c = ctx->config;
+/* Runs P (taken over) on RANKS ranks, ITERATIONS sweeps of it, under the
+ * context's policy; adds the time per iteration. */
+static bool stencil_run(const struct wl_ctx *ctx, struct wl_program *p, uint64_t ranks,
+                        const char *what, int64_t iterations, struct sim_result *out,
+                        char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, (uint64_t)(c->px * c->py), "jacobi2d (px * py)", err))
-    return false;
-  struct wl_program *p = wl_jacobi2d_program(c);
-  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
+  bool ok = pol_check_nodes(ctx->sc, &hw, ranks, what, err) &&
+            pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
   wl_program_free(p);
   if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration_ps", UNIT_TIME,
-                         out->total_ps / c->iterations);
+                         out->total_ps / iterations);
   return ok;
+}
+
+static bool jacobi2d_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  const struct jacobi2d_config *c = ctx->config;
+  return stencil_run(ctx, wl_jacobi2d_program(c), (uint64_t)(c->px * c->py), "jacobi2d (px * py)",
+                     c->iterations, out, err);
 }
 
 static bool jacobi3d_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct jacobi3d_config *c = ctx->config;
-  struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, (uint64_t)(c->px * c->py * c->pz),
-                       "jacobi3d (px * py * pz)", err))
-    return false;
-  struct wl_program *p = wl_jacobi3d_program(c);
-  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
-  wl_program_free(p);
-  if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration_ps", UNIT_TIME,
-                         out->total_ps / c->iterations);
-  return ok;
+  return stencil_run(ctx, wl_jacobi3d_program(c), (uint64_t)(c->px * c->py * c->pz),
+                     "jacobi3d (px * py * pz)", c->iterations, out, err);
 }
 
 const struct wl_type wl_jacobi2d = {

@@ -148,8 +148,8 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
   return true;
 }
 
-/* The last-arriver part size for a send of one part over SELECTED WGs, or
- * of PARTS parts over the kernel's WGS. */
+/* WGs per part of send O in a kernel of WGS WGs: all of them for one part
+ * (a selector then narrows who arrives), else WGS / parts. */
 uint32_t pol_part_div(const struct wl_op *o, uint32_t wgs) {
   return o->parts > 1 ? wgs / o->parts : wgs;
 }

@@ -53,6 +53,16 @@ uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
 
 void pol_add_host(struct pol_prog *pp, struct hstep st) { g_array_append_val(pp->host, st); }
 
+uint8_t pol_watch_cpu(const struct wl_program *p, uint32_t rank, size_t i) {
+  (void)p, (void)rank, (void)i;
+  return DEV_CPU;
+}
+
+uint8_t pol_watch_gpu(const struct wl_program *p, uint32_t rank, size_t i) {
+  (void)p, (void)rank, (void)i;
+  return DEV_GPU;
+}
+
 struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
                            size_t i, uint8_t op) {
   const struct wl_op *o = &p->ranks[rank].ops[i];

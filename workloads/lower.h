@@ -49,6 +49,11 @@ struct pol_type {
   const char *done_key;
 };
 
+/* recv_watcher for policies whose receives the host (CPU) or the GPU
+ * always notices. */
+uint8_t pol_watch_cpu(const struct wl_program *p, uint32_t rank, size_t i);
+uint8_t pol_watch_gpu(const struct wl_program *p, uint32_t rank, size_t i);
+
 /* The NIC command OP (a put, triggered put or post) that carries send op I
  * of RANK to its receive, whose flag POL's recv_watcher names: the whole
  * message to the receive's first flag. */

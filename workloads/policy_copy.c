@@ -6,11 +6,6 @@
  * the incoming ones before the next launch. */
 #include "lower.h"
 
-static uint8_t copy_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_CPU;
-}
-
 static bool copy_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                        struct pol_prog *pp, char **err) {
   (void)hw, (void)err;
@@ -19,7 +14,7 @@ static bool copy_lower(const struct wl_program *p, uint32_t rank, const struct h
 
 const struct pol_type pol_copy = {
     .name = "copy",
-    .recv_watcher = copy_watcher,
+    .recv_watcher = pol_watch_cpu,
     .lower = copy_lower,
     .done_key = "cpu.main_done",
 };

@@ -19,11 +19,6 @@ static sim_time cpu_phase_time(const struct cpu_config *cpu, const struct wl_op 
   return MAX(tf, tb);
 }
 
-static uint8_t cpu_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_CPU;
-}
-
 static bool cpu_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                       struct pol_prog *pp, char **err) {
   (void)err;
@@ -45,7 +40,7 @@ static bool cpu_lower(const struct wl_program *p, uint32_t rank, const struct hw
 
 const struct pol_type pol_cpu = {
     .name = "cpu",
-    .recv_watcher = cpu_watcher,
+    .recv_watcher = pol_watch_cpu,
     .lower = cpu_lower,
     .done_key = "cpu.main_done",
 };

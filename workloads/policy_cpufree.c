@@ -7,11 +7,6 @@
  * on the signal word; syncs are device-wide barriers. */
 #include "lower.h"
 
-static uint8_t cpufree_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_GPU;
-}
-
 static struct kstep cpufree_send(const struct wl_program *p, uint32_t rank, size_t i,
                                  uint32_t wgs, uint32_t selected, struct pol_prog *pp) {
   (void)selected; /* the GPU counts the selected WGs' arrivals */
@@ -25,7 +20,7 @@ static bool cpufree_lower(const struct wl_program *p, uint32_t rank, const struc
 
 const struct pol_type pol_cpufree = {
     .name = "cpufree",
-    .recv_watcher = cpufree_watcher,
+    .recv_watcher = pol_watch_gpu,
     .lower = cpufree_lower,
     .done_key = "gpu.wg_last_end",
 };

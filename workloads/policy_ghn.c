@@ -7,11 +7,6 @@
  * cores are held for the whole run. */
 #include "lower.h"
 
-static uint8_t ghn_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_GPU;
-}
-
 /* The pieces' puts are the helper's commands cmd .. cmd + parts - 1. */
 static struct kstep ghn_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
                              uint32_t selected, struct pol_prog *pp) {
@@ -37,7 +32,7 @@ static bool ghn_lower(const struct wl_program *p, uint32_t rank, const struct hw
 
 const struct pol_type pol_ghn = {
     .name = "ghn",
-    .recv_watcher = ghn_watcher,
+    .recv_watcher = pol_watch_gpu,
     .lower = ghn_lower,
     .done_key = "gpu.wg_last_end",
 };

@@ -10,11 +10,6 @@
  * `stores` the work-item level. */
 #include "lower.h"
 
-static uint8_t gputn_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_GPU;
-}
-
 /* Tags are numbered per rank from 1, piece by piece, in op order. */
 static uint32_t first_tag(const struct wl_program *p, uint32_t rank, size_t i) {
   const struct wl_rank *r = &p->ranks[rank];
@@ -48,7 +43,7 @@ static bool gputn_lower(const struct wl_program *p, uint32_t rank, const struct 
  * receiver: when its poll saw the flag), before the kernel's teardown. */
 const struct pol_type pol_gputn = {
     .name = "gputn",
-    .recv_watcher = gputn_watcher,
+    .recv_watcher = pol_watch_gpu,
     .lower = gputn_lower,
     .done_key = "gpu.wg_last_end",
 };

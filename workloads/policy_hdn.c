@@ -3,11 +3,6 @@
  * for it (control-flow switch), then sends and receives two-sided. */
 #include "lower.h"
 
-static uint8_t hdn_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_CPU;
-}
-
 /* Launch the phase's kernel on queue 0 and wait until the host notices it
  * ended. */
 static void hdn_compute(const struct wl_op *o, struct pol_prog *pp) {
@@ -38,7 +33,7 @@ static bool hdn_lower(const struct wl_program *p, uint32_t rank, const struct hw
 
 const struct pol_type pol_hdn = {
     .name = "hdn",
-    .recv_watcher = hdn_watcher,
+    .recv_watcher = pol_watch_cpu,
     .lower = hdn_lower,
     .done_key = "cpu.main_done",
 };

@@ -9,11 +9,6 @@
  * control path onto the GPU can reach. */
 #include "lower.h"
 
-static uint8_t monolithic_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_GPU;
-}
-
 static uint32_t rounds(uint32_t n) {
   uint32_t k = 0;
   while ((1u << k) < n) k++;
@@ -78,7 +73,7 @@ static bool monolithic_lower(const struct wl_program *p, uint32_t rank, const st
 const struct pol_type pol_monolithic = {
     .name = "monolithic",
     .extra_flags = monolithic_flags,
-    .recv_watcher = monolithic_watcher,
+    .recv_watcher = pol_watch_gpu,
     .lower = monolithic_lower,
     .done_key = "gpu.wg_last_end",
 };

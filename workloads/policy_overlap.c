@@ -7,11 +7,6 @@
  * it, and issues the copies itself (cpu.build_cmd each). */
 #include "lower.h"
 
-static uint8_t overlap_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_CPU;
-}
-
 static bool overlap_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                           struct pol_prog *pp, char **err) {
   if (hw->gpu->queues < 2) {
@@ -24,7 +19,7 @@ static bool overlap_lower(const struct wl_program *p, uint32_t rank, const struc
 
 const struct pol_type pol_overlap = {
     .name = "overlap",
-    .recv_watcher = overlap_watcher,
+    .recv_watcher = pol_watch_cpu,
     .lower = overlap_lower,
     .done_key = "cpu.main_done",
 };

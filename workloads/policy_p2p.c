@@ -6,11 +6,6 @@
  * incoming signals. The CPU is on the control path once per step. */
 #include "lower.h"
 
-static uint8_t p2p_watcher(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
-  return DEV_GPU;
-}
-
 static struct kstep p2p_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
                              uint32_t selected, struct pol_prog *pp) {
   (void)selected;
@@ -37,7 +32,7 @@ static bool p2p_lower(const struct wl_program *p, uint32_t rank, const struct hw
 
 const struct pol_type pol_p2p = {
     .name = "p2p",
-    .recv_watcher = p2p_watcher,
+    .recv_watcher = pol_watch_gpu,
     .lower = p2p_lower,
     .done_key = "cpu.main_done",
 };

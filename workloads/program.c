@@ -195,10 +195,3 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
   g_assert(o->kind == WL_SEND);
   return &p->ranks[o->peer].ops[o->match];
 }
-
-const struct wl_op *wl_compute_near(const struct wl_program *p, uint32_t rank, size_t i, int dir) {
-  const struct wl_rank *r = &p->ranks[rank];
-  for (ptrdiff_t k = (ptrdiff_t)i + dir; k >= 0 && k < (ptrdiff_t)r->n_ops; k += dir)
-    if (r->ops[k].kind == WL_COMPUTE) return &r->ops[k];
-  return NULL;
-}

@@ -97,8 +97,4 @@ bool wl_program_check(struct wl_program *p, char **err);
 /* The receive matching send I of RANK (after wl_program_check). */
 const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, size_t i);
 
-/* The compute phase before (DIR < 0) or after (DIR > 0) op I of RANK, or
- * NULL when there is none. */
-const struct wl_op *wl_compute_near(const struct wl_program *p, uint32_t rank, size_t i, int dir);
-
 #endif
