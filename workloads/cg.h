@@ -8,7 +8,7 @@
 #include "program.h"
 #include "sparse.h"
 
-enum cg_source { CG_POISSON, CG_FILE, CG_BANDED };
+enum cg_source { CG_POISSON, CG_FILE, CG_BANDED, CG_CATALOGUE };
 enum cg_variant { CG_STANDARD, CG_PIPELINED };
 
 /* Group "cg": see cg_params for units, defaults and ranges. */
@@ -19,6 +19,8 @@ struct cg_config {
   char *file;          /* file: a Matrix Market path, relative to the scenario */
   int64_t rows;        /* banded */
   double nnz_per_row;  /* banded */
+  char *matrix;        /* catalogue: the entry's name */
+  char *catalogue;     /* catalogue: its file, relative to the scenario */
   int variant;         /* enum cg_variant */
   int64_t iterations;  /* fixed count, when tolerance is 0 */
   double tolerance;    /* > 0: iterate as a real CG needs to reach it (poisson, file) */

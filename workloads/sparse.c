@@ -612,6 +612,49 @@ struct sp_part *sp_partition(const struct sp_matrix *m, uint32_t ranks, enum sp_
   return &f->pub;
 }
 
+struct sp_part *sp_part_new_blocks(int64_t rows, uint32_t ranks) {
+  if (rows < 1 || ranks < 1) return NULL;
+  struct sp_part_full *f = part_new(ranks, rows, 0);
+  for (uint32_t r = 0; r < ranks; r++) {
+    f->pub.ranks[r].row0 = block_row0(rows, ranks, r);
+    f->pub.ranks[r].rows = block_row0(rows, ranks, r + 1) - f->pub.ranks[r].row0;
+  }
+  return &f->pub;
+}
+
+struct sp_matrix *sp_matrix_from_rows(int64_t n, int64_t max_len,
+                                      int64_t (*row)(void *ctx, int64_t i, int64_t *cols,
+                                                     double *vals),
+                                      void *ctx) {
+  if (n < 1 || n > INT_MAX || max_len < 1) return NULL;
+  int64_t *cols = g_new(int64_t, max_len);
+  double *vals = g_new(double, max_len);
+  /* First pass: the total, to size the CSR arrays once. */
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < n; i++) nnz += row(ctx, i, cols, vals);
+  struct sp_matrix *m = NULL;
+  if (nnz <= INT_MAX) {
+    gsl_spmatrix *a = gsl_spmatrix_alloc_nzmax((size_t)n, (size_t)n, (size_t)MAX(nnz, 1),
+                                               GSL_SPMATRIX_CSR);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+      a->p[i] = (int)k;
+      int64_t len = row(ctx, i, cols, vals);
+      for (int64_t t = 0; t < len; t++) {
+        a->i[k] = (int)cols[t];
+        a->data[k++] = vals[t];
+      }
+    }
+    a->p[n] = (int)k;
+    a->nz = (size_t)k;
+    m = g_new0(struct sp_matrix, 1);
+    m->a = a;
+  }
+  g_free(cols);
+  g_free(vals);
+  return m;
+}
+
 /* ----------------------------------------------------------------- banded */
 
 int64_t sp_banded_halfwidth(double nnz_per_row) {

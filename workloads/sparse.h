@@ -83,6 +83,18 @@ struct sp_part *sp_partition_banded(int64_t rows, double nnz_per_row, uint32_t r
 /* round((NNZ_PER_ROW - 1) / 2), halves away from zero (79.45 -> 39, so 79
  * per interior row; 2 -> 1, so 3); -1 for NNZ_PER_ROW < 1. */
 int64_t sp_banded_halfwidth(double nnz_per_row);
+/* Contiguous blocks of ROWS rows over RANKS ranks (as SP_BLOCKS), with
+ * every rank's nnz 0 and no recv yet: for a generator that fills them by
+ * streaming its rows (workloads/matgen.h). Free with sp_part_free. */
+struct sp_part *sp_part_new_blocks(int64_t rows, uint32_t ranks);
+/* A square N x N matrix assembled row by row: ROW(CTX, i, cols, vals)
+ * writes row i's non-zeros (columns ascending, distinct, at most MAX_LEN)
+ * and returns how many. NULL when N or the total exceeds GSL's int
+ * indices (2^31 - 1). Free with sp_matrix_free. */
+struct sp_matrix *sp_matrix_from_rows(int64_t n, int64_t max_len,
+                                      int64_t (*row)(void *ctx, int64_t i, int64_t *cols,
+                                                     double *vals),
+                                      void *ctx);
 /* The rank that holds ROW (0 <= ROW < P->rows) in any partition. */
 uint32_t sp_part_owner(const struct sp_part *p, int64_t row);
 void sp_part_free(struct sp_part *p);
