@@ -8,8 +8,9 @@
  *    some grid layers are "dense": a dense node couples to its K nearest
  *    nodes (K + 1 = max_row / dofs). Layers (a z-plane in 3D, a grid line
  *    in 2D) turn dense one after the other, in an order drawn from the
- *    seed, the last one partly (its first nodes), as many nodes as keep
- *    nnz <= the target. Dense regions the size of a layer are an estimate
+ *    seed, the last one partly (its first nodes): one layer at least (the
+ *    smallest clustered region holding the longest row), more while nnz
+ *    stays <= the target. Dense regions the size of a layer are an estimate
  *    (a mesh feature spanning a layer of the ordering); it is what turns a
  *    row-length spread into imbalance between contiguous blocks.
  *  - dropout (graph class, or a stencil over the target by more than 1%):
@@ -349,25 +350,12 @@ struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err) 
   int64_t *buf = g_new(int64_t, list);
   int64_t target = c->nnz;
 
-  {
-    /* Dropout: the graph class always, any class whose full stencil is
-     * over the target by more than the 1% the trim removes. */
-    int64_t full = count_nnz(g, buf);
-    if (full > target && (c->class == MG_GRAPH || (double)(full - target) > 0.01 * (double)target)) {
-      g->keep_thr = 0;
-      int64_t diag = count_nnz(g, buf), off = full - diag;
-      double p = (double)(target - diag) / (double)off;
-      for (int it = 0; it < 2; it++) { /* 4 standard deviations under */
-        double links = (double)off / (2.0 * g->b * g->b);
-        double sd = 2.0 * g->b * g->b * sqrt(links * p * (1 - p));
-        p = MAX(0.0, ((double)(target - diag) - 4 * sd) / (double)off);
-      }
-      g->keep_thr = p >= 1 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
-    }
-  }
+  /* Dense order: layers by their hash. At least one layer is dense where
+   * a longest row is published (the smallest clustered region holding
+   * it); links drop around it, and more nodes turn dense while the mean
+   * allows. */
+  int64_t d0 = 0;
   if (g->K) {
-    /* Layers turn dense in the order of their hash, node by node; the
-     * most nodes that keep nnz <= target (nnz grows with every dense node). */
     int64_t n_cl = g->n_cl;
     struct { uint64_t h; int64_t c; } *ord = g_malloc(sizeof *ord * (size_t)n_cl);
     for (int64_t t = 0; t < n_cl; t++) {
@@ -377,13 +365,37 @@ struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err) 
     qsort(ord, (size_t)n_cl, sizeof *ord, cmp_u64); /* by h, the first field */
     for (int64_t t = 0; t < n_cl; t++) g->cl_rank[ord[t].c] = t;
     g_free(ord);
+    d0 = MIN(g->layer, g->nodes);
+    set_dense(g, d0);
+  }
+  {
+    /* Dropout: the graph class always, any class whose full stencil is
+     * over the target by more than the 1% the trim removes. Only stencil
+     * links drop, not a dense node's. */
+    int64_t full = count_nnz(g, buf);
+    if (full > target && (c->class == MG_GRAPH || (double)(full - target) > 0.01 * (double)target)) {
+      g->keep_thr = 0;
+      int64_t none = count_nnz(g, buf), off = full - none;
+      double p = (double)(target - none) / (double)off;
+      for (int it = 0; it < 2; it++) { /* 4 standard deviations under */
+        double links = (double)off / (2.0 * g->b * g->b);
+        double sd = 2.0 * g->b * g->b * sqrt(links * MAX(0.0, p * (1 - p)));
+        p = MAX(0.0, ((double)(target - none) - 4 * sd) / (double)off);
+      }
+      g->keep_thr = p >= 1 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
+    }
+  }
+  if (g->K) {
+    /* The most dense nodes that keep nnz <= target (nnz grows with every
+     * dense node), from D0 up (or below it, if even D0 is too many).
+     * Doubling first keeps the counts to the few layers near the dense
+     * ones. */
+    int64_t n_cl = g->n_cl;
     set_dense(g, 0);
     int64_t base = count_nnz(g, buf);
     int64_t *base_cl = g_new(int64_t, n_cl);
     for (int64_t cl = 0; cl < n_cl; cl++) base_cl[cl] = count_layer(g, cl, buf);
-    /* nnz(lo) <= target; find the largest. Doubling first keeps the
-     * counts to the few layers near the dense ones. */
-    int64_t lo = 0, hi = 1;
+    int64_t lo = 0, hi = MAX(d0, 1);
     while (hi < g->nodes && count_dense(g, hi, base, base_cl, buf) <= target) {
       lo = hi;
       hi = MIN(g->nodes, 2 * hi);
@@ -452,7 +464,7 @@ struct build_ctx {
 static int64_t build_row(void *ctx, int64_t i, int64_t *cols, double *vals) {
   const struct mg_gen *g = ((struct build_ctx *)ctx)->g;
   int64_t n = mg_gen_row(g, i, cols);
-  for (int64_t t = 0; t < n; t++) vals[t] = cols[t] == i ? (double)n : -1.0;
+  for (int64_t t = 0; t < n; t++) vals[t] = cols[t] == i ? (double)(2 * n - 1) : -1.0;
   return n;
 }
 

@@ -1,0 +1,346 @@
+/* Tests for workloads/matgen.c: every class gives exactly its rows and
+ * non-zeros, a symmetric SPD matrix (a real CG converges), row lengths
+ * that meet their targets, streamed block partitions equal to those of the
+ * assembled matrix, a 2D stencil's halo derived by hand, errors; and the
+ * cg workload's per-rank counters on a hand-built matrix. */
+#include "matgen.h"
+#include "scenario.h"
+#include "testutil.h"
+
+#include <glib.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+/* Builds C's generator (seed 1), checking it exists. */
+static struct mg_gen *gen(struct mg_config c) {
+  char *err = NULL;
+  struct mg_gen *g = mg_gen_new(&c, 1, &err);
+  if (!g) fprintf(stderr, "\n  %s\n", err);
+  CU_ASSERT_PTR_NOT_NULL(g);
+  g_free(err);
+  return g;
+}
+
+/* Rows, nnz, symmetry and SPD-ness of G's matrix for C. */
+static void check_matrix(const struct mg_gen *g, const struct mg_config *c) {
+  struct sp_matrix *m = mg_gen_matrix(g);
+  CU_ASSERT_EQUAL(sp_matrix_rows(m), c->rows);
+  CU_ASSERT_EQUAL(sp_matrix_nnz(m), c->nnz);
+  /* Symmetric pattern and values: every stored (i, j) has (j, i). */
+  int64_t *cols = g_new(int64_t, mg_gen_max_len(g));
+  int64_t asym = 0, total = 0;
+  for (int64_t i = 0; i < c->rows; i++) {
+    int64_t n = mg_gen_row(g, i, cols);
+    total += n;
+    for (int64_t t = 0; t < n; t++) {
+      if (t > 0) CU_ASSERT(cols[t] > cols[t - 1]); /* ascending, distinct */
+      if (sp_matrix_get(m, i, cols[t]) != sp_matrix_get(m, cols[t], i) ||
+          sp_matrix_get(m, cols[t], i) == 0.0)
+        asym++;
+    }
+  }
+  CU_ASSERT_EQUAL(asym, 0);
+  CU_ASSERT_EQUAL(total, c->nnz);
+  /* SPD: strictly diagonally dominant with a positive diagonal, so CG
+   * converges; to 1e-8 in far fewer steps than rows (the condition number
+   * is at most (4m + 1) / 1 for the longest row m, so sqrt(kappa) * ln(2e8)
+   * / 2 steps bound it: under 20 * sqrt(4 * 302 + 1) < 700). */
+  int64_t it = sp_cg_iterations(m, 1e-8, 1000);
+  CU_ASSERT(it > 1 && it < 700);
+  g_free(cols);
+  sp_matrix_free(m);
+}
+
+/* The streamed partition equals that of the assembled matrix. */
+static void check_partition(const struct mg_gen *g, uint32_t ranks) {
+  struct sp_matrix *m = mg_gen_matrix(g);
+  char *err = NULL;
+  struct sp_part *want = sp_partition(m, ranks, SP_BLOCKS, &err);
+  struct sp_part *got = mg_gen_partition(g, ranks);
+  CU_ASSERT_EQUAL(got->nnz, want->nnz);
+  for (uint32_t r = 0; r < ranks; r++) {
+    const struct sp_rank *a = &got->ranks[r], *b = &want->ranks[r];
+    CU_ASSERT_EQUAL(a->row0, b->row0);
+    CU_ASSERT_EQUAL(a->rows, b->rows);
+    CU_ASSERT_EQUAL(a->nnz, b->nnz);
+    CU_ASSERT_EQUAL(a->n_recv, b->n_recv);
+    for (size_t k = 0; k < MIN(a->n_recv, b->n_recv); k++) {
+      CU_ASSERT_EQUAL(a->recv[k].peer, b->recv[k].peer);
+      CU_ASSERT_EQUAL(a->recv[k].elems, b->recv[k].elems);
+    }
+  }
+  sp_part_free(got);
+  sp_part_free(want);
+  sp_matrix_free(m);
+}
+
+/* 2D 5-point on a 4 x 4 grid: 16 rows; 2 * 4 * 3 = 24 links, 48
+ * off-diagonal entries, 64 non-zeros in all, so no trim. Over 4 ranks each
+ * holds one grid line of 4 rows: the end lines have rows of 3, 4, 4, 3
+ * (14), the middle ones 4, 5, 5, 4 (18); each reads the 4 values of each
+ * adjacent line: rank 0 reads 4 from 1; rank 1 reads 4 from 0 and 4 from 2.
+ * Over 2 ranks: 14 + 18 = 32 each, each reads the other's nearest line (4). */
+static void test_stencil_2d_halo_by_hand(void) {
+  struct mg_config c = {16, 64, MG_STENCIL, 2, 5, 1, 0};
+  struct mg_gen *g = gen(c);
+  check_matrix(g, &c);
+  struct sp_part *p = mg_gen_partition(g, 4);
+  static const int64_t nnz[4] = {14, 18, 18, 14};
+  for (uint32_t r = 0; r < 4; r++) {
+    CU_ASSERT_EQUAL(p->ranks[r].row0, 4 * r);
+    CU_ASSERT_EQUAL(p->ranks[r].rows, 4);
+    CU_ASSERT_EQUAL(p->ranks[r].nnz, nnz[r]);
+    size_t want_peers = r == 0 || r == 3 ? 1 : 2;
+    CU_ASSERT_EQUAL(p->ranks[r].n_recv, want_peers);
+    for (size_t k = 0; k < p->ranks[r].n_recv; k++) {
+      CU_ASSERT_EQUAL(p->ranks[r].recv[k].elems, 4);
+      CU_ASSERT_EQUAL(llabs((long long)p->ranks[r].recv[k].peer - (long long)r), 1);
+    }
+  }
+  sp_part_free(p);
+  p = mg_gen_partition(g, 2);
+  for (uint32_t r = 0; r < 2; r++) {
+    CU_ASSERT_EQUAL(p->ranks[r].nnz, 32);
+    CU_ASSERT_EQUAL(p->ranks[r].n_recv, 1);
+    CU_ASSERT_EQUAL(p->ranks[r].recv[0].peer, 1 - r);
+    CU_ASSERT_EQUAL(p->ranks[r].recv[0].elems, 4);
+  }
+  sp_part_free(p);
+  mg_gen_free(g);
+}
+
+/* Every class and mechanism: exact rows and nnz, symmetric, SPD, and the
+ * streamed partition equal to the assembled one.
+ *  - fem 27-point, 3 dofs, 3000 rows (1000 nodes, a 10^3 grid): the mean
+ *    75 is above the grid's (boundaries lose neighbours), so pairs are added;
+ *  - the same at mean 40: links drop (fem over its target by > 1%);
+ *  - graph 2D 5-point, 4000 rows, mean 4.75: links drop, then pairs added;
+ *  - fem with a longest row of 300: dense layers;
+ *  - 3D 7-point, 10^4 rows, 500 under the full stencil: pairs removed;
+ *  - rows not a multiple of dofs (a last node with 2 of its 3 rows). */
+static void test_classes_exact_symmetric_spd(void) {
+  static const struct mg_config cs[] = {
+      {3000, 3000 * 75, MG_FEM, 3, 27, 3, 0},
+      {3000, 3000 * 40 + 2, MG_FEM, 3, 27, 3, 0},
+      {4000, 4000 * 5 - 1000, MG_GRAPH, 2, 5, 1, 0},
+      {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300},
+      {10000, 10000 * 7 - 4000 - 500, MG_STENCIL, 3, 7, 1, 0},
+      {2999, 2999 * 61, MG_FEM, 3, 27, 3, 0},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cs); i++) {
+    struct mg_gen *g = gen(cs[i]);
+    if (!g) continue;
+    check_matrix(g, &cs[i]);
+    check_partition(g, 5);
+    mg_gen_free(g);
+  }
+}
+
+/* Row lengths against their targets: the mean is nnz / rows exactly; with
+ * a published longest row M, the longest is M within the dofs rounding
+ * (a dense node couples to K = M / dofs - 1 nodes: 3 (K + 1) = 300 for M =
+ * 300) plus the few a node bordering two dense ones gains (within 5%); the
+ * spread is skewed (sd above the regular grid's, the longest many sds
+ * above the mean). Without one, the longest stays the stencil's 27 * 3 =
+ * 81 plus the added diagonals (2 per added full diagonal, at most 2 here
+ * as the mean is only a few above the grid's). */
+static void test_row_lengths_meet_targets(void) {
+  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300};
+  struct mg_gen *g = gen(dense);
+  struct mg_row_stats st;
+  mg_gen_row_stats(g, &st);
+  CU_ASSERT_DOUBLE_EQUAL(st.mean, 30.0, 1e-9);
+  CU_ASSERT(st.max >= 300 && st.max <= 315);
+  CU_ASSERT(st.max > st.mean + 4 * st.sd);
+  mg_gen_free(g);
+
+  struct mg_config graph = {5000, 5000 * 12, MG_GRAPH, 3, 27, 1, 120};
+  g = gen(graph);
+  mg_gen_row_stats(g, &st);
+  CU_ASSERT_DOUBLE_EQUAL(st.mean, 12.0, 1e-9);
+  CU_ASSERT(st.max >= 120 && st.max <= 126);
+  mg_gen_free(g);
+
+  struct mg_config regular = {3000, 3000 * 75, MG_FEM, 3, 27, 3, 0};
+  g = gen(regular);
+  mg_gen_row_stats(g, &st);
+  CU_ASSERT_DOUBLE_EQUAL(st.mean, 75.0, 1e-9);
+  CU_ASSERT(st.max >= 81 && st.max <= 81 + 2 * 8);
+  mg_gen_free(g);
+
+  /* ecology2's catalogue entry: a 2D 5-point grid, longest row 5 (published). */
+  struct mg_config eco = {999999, 4995991, MG_STENCIL, 2, 5, 1, 5};
+  g = gen(eco);
+  mg_gen_row_stats(g, &st);
+  CU_ASSERT_EQUAL(st.max, 5);
+  CU_ASSERT_DOUBLE_EQUAL(st.mean, 4995991.0 / 999999.0, 1e-9);
+  mg_gen_free(g);
+}
+
+/* Dense layers make contiguous blocks unequal; a regular grid does not. A
+ * dense layer's nodes have rows of 300 against a mean of 30, so the rank
+ * holding it carries well above the mean (> 1.3x), while the regular grid
+ * of the same mean stays within its boundary effects (< 1.15x). */
+static void test_dense_layers_imbalance_blocks(void) {
+  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300};
+  struct mg_config flat = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 0};
+  double imb[2];
+  for (int k = 0; k < 2; k++) {
+    struct mg_gen *g = gen(k ? flat : dense);
+    struct sp_part *p = mg_gen_partition(g, 8);
+    int64_t max = 0;
+    for (uint32_t r = 0; r < 8; r++) max = MAX(max, p->ranks[r].nnz);
+    imb[k] = (double)max * 8 / (double)p->nnz;
+    sp_part_free(p);
+    mg_gen_free(g);
+  }
+  CU_ASSERT(imb[0] > 1.3);
+  CU_ASSERT(imb[1] < 1.15);
+}
+
+/* Same seed, same pattern; another seed drops other links. */
+static void test_deterministic_from_seed(void) {
+  struct mg_config c = {4000, 4000 * 5 - 1000, MG_GRAPH, 2, 5, 1, 0};
+  char *err = NULL;
+  struct mg_gen *a = mg_gen_new(&c, 7, &err), *b = mg_gen_new(&c, 7, &err),
+                *d = mg_gen_new(&c, 8, &err);
+  int64_t *x = g_new(int64_t, mg_gen_max_len(a)), *y = g_new(int64_t, mg_gen_max_len(a));
+  int64_t same = 0, differ = 0;
+  for (int64_t i = 0; i < c.rows; i++) {
+    int64_t n = mg_gen_row(a, i, x), m = mg_gen_row(b, i, y);
+    same += n == m && !memcmp(x, y, sizeof *x * (size_t)n);
+    m = mg_gen_row(d, i, y);
+    differ += n != m || memcmp(x, y, sizeof *x * (size_t)n);
+  }
+  CU_ASSERT_EQUAL(same, c.rows);
+  CU_ASSERT(differ > c.rows / 10);
+  g_free(x);
+  g_free(y);
+  mg_gen_free(a);
+  mg_gen_free(b);
+  mg_gen_free(d);
+}
+
+/* Targets no symmetric pattern with a full diagonal can meet. */
+static void test_impossible_targets(void) {
+  char *err = NULL;
+  struct mg_config odd = {100, 501, MG_STENCIL, 2, 5, 1, 0};
+  CU_ASSERT_PTR_NULL(mg_gen_new(&odd, 1, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "nnz - rows even"));
+  g_free(err);
+  err = NULL;
+  struct mg_config st = {100, 500, MG_STENCIL, 2, 7, 1, 0};
+  CU_ASSERT_PTR_NULL(mg_gen_new(&st, 1, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "expected points 5 or 9 for dim 2"));
+  g_free(err);
+  err = NULL;
+  /* 10 rows cannot hold 102 non-zeros (at most 100). */
+  struct mg_config over = {10, 10 * 10 + 2, MG_STENCIL, 2, 5, 1, 0};
+  CU_ASSERT_PTR_NULL(mg_gen_new(&over, 1, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "cannot hold nnz 102"));
+  g_free(err);
+}
+
+/* Hand-built, 6 rows over 2 ranks (blocks of 3): rows 0-2 form a full 3 x
+ * 3 block (9), rows 3-5 only their diagonal (3), and (2, 3) couples them.
+ * Rank 0: 9 + 1 = 10 non-zeros, rank 1: 3 + 1 = 4; mean 7, so the
+ * imbalance is 10 / 7 = 1.4286; each reads 1 value of the other (halo in
+ * 1, out 1) and has 1 neighbour. */
+static void test_cg_reports_per_rank_load(void) {
+  static const char mtx[] = "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                            "6 6 10\n1 1\n2 1\n3 1\n2 2\n3 2\n3 3\n4 3\n4 4\n5 5\n6 6\n";
+  char *m = tu_temp_file(".mtx", mtx, strlen(mtx));
+  char *text = g_strdup_printf("workload: {kind: cg, source: file, file: '%s'}\n"
+                               "policies: [cpufree]\nhardware: {network: {nodes: 2}}\n", m);
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  static const char *const want[] = {
+      "\"node0.cg.rows\": 3",      "\"node0.cg.nnz\": 10",      "\"node1.cg.nnz\": 4",
+      "\"node0.cg.halo_in\": 1",   "\"node0.cg.halo_out\": 1",  "\"node1.cg.neighbours\": 1",
+      "\"cg.nnz_max\": 10",        "\"cg.nnz_mean\": 7",        "\"cg.nnz_imbalance\": 1.42857",
+      "\"cg.halo_in_max\": 1",
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(want); k++) {
+    bool found = out && strstr(out, want[k]);
+    CU_ASSERT(found);
+    if (!found) fprintf(stderr, "\n  missing %s", want[k]);
+  }
+  g_free(out);
+  g_free(err);
+  g_free(text);
+  g_free(sc);
+  g_free(m);
+}
+
+/* A catalogue entry runs by name; an unknown name is an error at its key. */
+static void test_cg_from_the_catalogue(void) {
+  static const char cat[] = "matrices:\n"
+                            "  tiny:\n"
+                            "    about: {kind: test}\n"
+                            "    rows: 16\n    nnz: 64\n    class: stencil\n"
+                            "    dim: 2\n    points: 5\n    dofs: 1\n";
+  char *cf = tu_temp_file(".yaml", cat, strlen(cat));
+  char *text = g_strdup_printf("workload: {kind: cg, source: catalogue, catalogue: '%s', "
+                               "matrix: tiny}\npolicies: [cpufree]\nhardware: {network: {nodes: 4}}\n",
+                               cf);
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  /* As in test_stencil_2d_halo_by_hand: lines of 14, 18, 18, 14. */
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"node1.cg.nnz\": 18"));
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"node1.cg.halo_in\": 8"));
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"node1.cg.neighbours\": 2"));
+  g_free(out);
+  g_free(err);
+  g_free(text);
+  g_free(sc);
+  text = g_strdup_printf("workload: {kind: cg, source: catalogue, catalogue: '%s', matrix: huge}\n"
+                         "policies: [cpufree]\nhardware: {network: {nodes: 4}}\n", cf);
+  sc = tu_temp_file(".yaml", text, strlen(text));
+  err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.matrix: expected a matrix of the catalogue"));
+  g_free(err);
+  g_free(text);
+  g_free(sc);
+  g_free(cf);
+}
+
+/* Every entry of configs/matrices.yaml binds, and the smallest ones
+ * generate exactly (the large ones take seconds: tools/table1.sh). */
+static void test_shipped_catalogue(void) {
+  const char *dir = g_getenv("TRIGSIM_CONFIGS");
+  char *path = g_build_filename(dir ? dir : "configs", "matrices.yaml", NULL), *err = NULL;
+  struct sc_node *root = sc_load_file(path, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+  const struct sc_node *ms = sc_map_get(root, "matrices");
+  CU_ASSERT_EQUAL(ms->n_pairs, 18);
+  for (size_t i = 0; i < ms->n_pairs; i++) {
+    struct mg_config c;
+    CU_ASSERT(sc_bind_group(ms->pairs[i].value, "m", &mg_params, "about", &c, &err));
+    if (c.nnz > 2000000) continue;
+    struct mg_gen *g = gen(c);
+    struct sp_part *p = mg_gen_partition(g, 8);
+    CU_ASSERT_EQUAL(p->nnz, c.nnz);
+    sp_part_free(p);
+    mg_gen_free(g);
+  }
+  sc_node_free(root);
+  g_free(path);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"2D stencil halo by hand", test_stencil_2d_halo_by_hand},
+      {"classes: exact, symmetric, SPD, streamed = assembled", test_classes_exact_symmetric_spd},
+      {"row lengths meet their targets", test_row_lengths_meet_targets},
+      {"dense layers unbalance blocks", test_dense_layers_imbalance_blocks},
+      {"deterministic from the seed", test_deterministic_from_seed},
+      {"impossible targets", test_impossible_targets},
+      {"cg reports per-rank load", test_cg_reports_per_rank_load},
+      {"cg from the catalogue", test_cg_from_the_catalogue},
+      {"shipped catalogue", test_shipped_catalogue},
+      {NULL, NULL},
+  };
+  return tu_run_suite("matgen", tests);
+}
