@@ -267,51 +267,75 @@ static void report_part(struct sim_report *rep, const struct sp_part *part) {
   g_free(nbr);
 }
 
-/* A catalogue matrix's partition: generated, or the last one again (a
- * sweep runs each matrix under several policies; generating Table 1's
- * largest takes seconds). One entry; the cache owns it. */
+/* A catalogue matrix's partition. The last matrix's generator and its
+ * block partitions stay cached (a sweep runs each matrix under several
+ * policies and GPU counts; generating Table 1's largest takes seconds);
+ * the cache owns them. */
+#define CAT_PARTS 16
 static struct {
   char *key;
-  struct sp_part *part;
+  struct mg_gen *gen;
+  uint32_t ranks[CAT_PARTS];
+  struct sp_part *part[CAT_PARTS];
+  size_t n;
 } cat_cache;
 
+static void cat_cache_reset(char *key, struct mg_gen *g) {
+  g_free(cat_cache.key);
+  mg_gen_free(cat_cache.gen);
+  for (size_t k = 0; k < cat_cache.n; k++) sp_part_free(cat_cache.part[k]);
+  cat_cache.key = key;
+  cat_cache.gen = g;
+  cat_cache.n = 0;
+}
+
+/* The partition of C->matrix over RANKS; owned by the cache when *OWNED
+ * comes back false. */
 static struct sp_part *catalogue_part(const struct wl_ctx *ctx, uint32_t ranks, int64_t *iterations,
-                                      char **err) {
+                                      bool *owned, char **err) {
   const struct cg_config *c = ctx->config;
-  char *key = g_strdup_printf("%s|%s|%s|%" PRIu64 "|%u|%d|%g", ctx->sc->path ? ctx->sc->path : "",
-                              c->catalogue, c->matrix, ctx->seed, ranks, c->partitioner, c->tolerance);
-  if (cat_cache.key && !strcmp(cat_cache.key, key) && c->tolerance == 0) {
-    g_free(key);
-    return cat_cache.part;
-  }
-  struct mg_gen *g = catalogue_gen(ctx, err);
-  struct sp_part *part = NULL;
-  if (g && c->partitioner == SP_BLOCKS && c->tolerance == 0) {
-    part = mg_gen_partition(g, ranks);
-  } else if (g) { /* the whole pattern: METIS, or a real CG's iteration count */
-    struct sp_matrix *m = mg_gen_matrix(g);
-    char *why = NULL;
-    if (!m) {
-      *err = sc_error_at(key_node(ctx->sc, "matrix"), "workload.matrix",
-                         "expected a matrix within GSL's int indices for partitioner graph or a "
-                         "tolerance, got '%s'", c->matrix);
-    } else if (!(part = sp_partition(m, ranks, (enum sp_partitioner)c->partitioner, &why))) {
-      *err = sc_error_at(key_node(ctx->sc, "partitioner"), "workload.partitioner", "%s", why);
-      g_free(why);
-    } else if (c->tolerance > 0) {
-      *iterations = sp_cg_iterations(m, c->tolerance, 1000000);
+  char *key = g_strdup_printf("%s|%s|%s|%" PRIu64, ctx->sc->path ? ctx->sc->path : "",
+                              c->catalogue, c->matrix, ctx->seed);
+  if (!cat_cache.key || strcmp(cat_cache.key, key)) {
+    struct mg_gen *g = catalogue_gen(ctx, err);
+    if (!g) {
+      g_free(key);
+      return NULL;
     }
-    sp_matrix_free(m);
-  }
-  mg_gen_free(g);
-  if (part) {
-    g_free(cat_cache.key);
-    sp_part_free(cat_cache.part);
-    cat_cache.key = key;
-    cat_cache.part = part;
+    cat_cache_reset(key, g);
   } else {
     g_free(key);
   }
+  const struct mg_gen *g = cat_cache.gen;
+  *owned = false;
+  if (c->partitioner == SP_BLOCKS && c->tolerance == 0) {
+    for (size_t k = 0; k < cat_cache.n; k++)
+      if (cat_cache.ranks[k] == ranks) return cat_cache.part[k];
+    struct sp_part *part = mg_gen_partition(g, ranks);
+    if (cat_cache.n == CAT_PARTS) {
+      *owned = true;
+    } else {
+      cat_cache.ranks[cat_cache.n] = ranks;
+      cat_cache.part[cat_cache.n++] = part;
+    }
+    return part;
+  }
+  /* The whole pattern: METIS, or a real CG's iteration count. */
+  struct sp_matrix *m = mg_gen_matrix(g);
+  struct sp_part *part = NULL;
+  char *why = NULL;
+  if (!m) {
+    *err = sc_error_at(key_node(ctx->sc, "matrix"), "workload.matrix",
+                       "expected a matrix within GSL's int indices for partitioner graph or a "
+                       "tolerance, got '%s'", c->matrix);
+  } else if (!(part = sp_partition(m, ranks, (enum sp_partitioner)c->partitioner, &why))) {
+    *err = sc_error_at(key_node(ctx->sc, "partitioner"), "workload.partitioner", "%s", why);
+    g_free(why);
+  } else if (c->tolerance > 0) {
+    *iterations = sp_cg_iterations(m, c->tolerance, 1000000);
+  }
+  sp_matrix_free(m);
+  *owned = true;
   return part;
 }
 
@@ -321,7 +345,7 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
   uint32_t ranks = (uint32_t)hw.net->nodes;
   int64_t iterations = c->iterations;
   struct sp_part *part = NULL;
-  bool cached = false;
+  bool owned = true;
   if (c->source == CG_BANDED) {
     if (c->tolerance > 0) {
       *err = sc_error_at(key_node(ctx->sc, "tolerance"), "workload.tolerance",
@@ -330,8 +354,7 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
     }
     part = sp_partition_banded(c->rows, c->nnz_per_row, ranks);
   } else if (c->source == CG_CATALOGUE) {
-    if (!(part = catalogue_part(ctx, ranks, &iterations, err))) return false;
-    cached = true;
+    if (!(part = catalogue_part(ctx, ranks, &iterations, &owned, err))) return false;
   } else {
     struct sp_matrix *m = load_matrix(ctx, err);
     if (!m) return false;
@@ -354,7 +377,7 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
     sim_report_int(&out->counters, "cg.time_per_iteration_ps", UNIT_TIME, out->total_ps / iterations);
     report_part(&out->counters, part);
   }
-  if (!cached) sp_part_free(part);
+  if (owned) sp_part_free(part);
   return ok;
 }
 
