@@ -18,6 +18,8 @@
 struct pol_prog {
   struct nodeprog np; /* valid after pol_prog_seal */
   GArray *kernels, *qcmds, *cmds, *host;
+  GArray *deps;       /* struct hdep of a graph host program */
+  bool graph;         /* the host program is a graph (nodeprog.host_deps) */
   GPtrArray *steps;   /* each kernel's step array */
 };
 
@@ -33,6 +35,14 @@ uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
                         const struct kstep *steps, size_t n_steps); /* copies STEPS */
 void pol_add_host(struct pol_prog *pp, struct hstep st);
 
+/* How a policy runs a graph rank (program.h). */
+struct pol_graph {
+  bool host;      /* the host runs it as a graph (pol_host_graph); else one
+                     order of it (wl_linearize) is lowered as a sequence */
+  bool gpu;       /* computes run on the GPU (else on the CPU) */
+  bool two_sided; /* host sends and receives go through the host stack */
+};
+
 /* One policy: how a program's ranks become node programs. */
 struct pol_type {
   /* Flags the lowering adds after the program's (barriers), per rank. */
@@ -47,7 +57,16 @@ struct pol_type {
                 struct pol_prog *pp, char **err);
   /* Report key after "node<i>." that holds when a rank's program is done. */
   const char *done_key;
+  struct pol_graph graph;
 };
+
+/* The kernel step of compute op O, each WG doing FOLD WGs' work. */
+struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
+/* Compute op O on every core of CPU, through a roofline, or its time_ps. */
+sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o);
+/* Lowers graph rank RANK as a host graph program (pol_graph.host). */
+void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                    const struct hw_config *hw, struct pol_prog *pp);
 
 /* recv_watcher for policies whose receives the host (CPU) or the GPU
  * always notices. */
