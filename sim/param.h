@@ -25,6 +25,9 @@ enum par_type {
   PAR_STRING,    /* char *, owned by the config (freed by par_group_free_config) */
   PAR_TABLE,     /* struct par_table: "X:Y, X:Y, ..." points, X integers
                     strictly rising, Y times ("1:3us, 8:5us"); "" is empty */
+  PAR_TREE,      /* const void *: a YAML list or mapping the group reads itself
+                    (a struct sc_node of the scenario, which outlives the
+                    config); NULL when absent. Its default must be "". */
 };
 
 /* A small piecewise-linear table, e.g. kernel launch latency against queue

@@ -740,6 +740,9 @@ static bool bind_pair(const struct sc_pair *p, const char *path, const struct pa
   bool ok = false;
   if (!d) {
     *err = unknown_param(p, kpath, g);
+  } else if (d->type == PAR_TREE && p->value->kind != SC_SCALAR) {
+    *(const void **)((char *)config + d->offset) = p->value;
+    ok = true;
   } else if (p->value->kind != SC_SCALAR) {
     char *want = par_expected(d), *got = describe(p->value);
     *err = sc_error_at(p->value, kpath, "expected %s, got %s", want, got);
