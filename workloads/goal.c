@@ -308,6 +308,11 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
       g_hash_table_destroy(g.labels);
     }
   }
+  if (ok && r.in_comment) {
+    *err = g_strdup_printf("%s:%u: workload.file: expected */ to close the comment, got the end "
+                           "of the file", path, r.line);
+    ok = false;
+  }
   if (ok && ferror(r.f)) {
     *err = g_strdup_printf("%s: workload.file: expected a readable GOAL file, got a read error",
                            path);
