@@ -10,6 +10,7 @@
 #include "allreduce.h"
 #include "cg.h"
 #include "jacobi.h"
+#include "lower.h"
 #include "phold.h"
 #include "ping.h"
 #include "topology.h"
@@ -30,8 +31,9 @@ static const struct par_group *const workload_groups[] = {
     &allreduce_params, &dlproject_params, &cg_params,       &kloop_params};
 G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
-static const char *const policies[] = {"none",    "cpu",  "hdn",     "gds", "gputn",     "ghn",
-                                       "cpufree", "copy", "overlap", "p2p", "monolithic"};
+/* "none" (a workload that is not lowered: phold, kloop), then the policy
+ * table's (lower.h). */
+static const char *const policies[] = {"none", POL_TABLE(POL_NAME_)};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,

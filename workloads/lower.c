@@ -144,14 +144,12 @@ void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct p
                                   .flag = p->ranks[rank].ops[i].flag, .value = 1});
 }
 
-const char *const pol_names[POL_COUNT] = {"cpu",  "hdn",     "gds", "gputn",       "ghn",
-                                          "cpufree", "copy", "overlap", "p2p", "monolithic"};
+const char *const pol_names[POL_COUNT] = {POL_TABLE(POL_NAME_)};
 
 const struct pol_type *pol_find(const char *name) {
-  static const struct pol_type *const all[] = {&pol_cpu,  &pol_hdn,     &pol_gds, &pol_gputn,
-                                               &pol_ghn,  &pol_cpufree, &pol_copy, &pol_overlap,
-                                               &pol_p2p,  &pol_monolithic};
-  G_STATIC_ASSERT(G_N_ELEMENTS(all) == POL_COUNT);
+#define POL_ADDRESS_(name) &pol_##name,
+  static const struct pol_type *const all[] = {POL_TABLE(POL_ADDRESS_)};
+#undef POL_ADDRESS_
   for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;
