@@ -67,18 +67,13 @@ const struct par_group kloop_params = {
     .check = kloop_check,
 };
 
-/* The hardware groups of the scenario, by their catalog order. */
+/* The hardware groups of the scenario, each by its declaration. */
 static void hw_of(const struct scenario *sc, struct calib_hw *hw) {
-  for (size_t i = 0; i < sc->catalog->n_hardware; i++) {
-    const struct par_group *g = sc->catalog->hardware[i];
-    void *dst = g == &gpu_params   ? (void *)&hw->gpu
-                : g == &cpu_params ? (void *)&hw->cpu
-                : g == &bus_params ? (void *)&hw->bus
-                : g == &nic_params ? (void *)&hw->nic
-                : g == &net_params ? (void *)&hw->net
-                                   : NULL;
-    if (dst) memcpy(dst, sc->hardware[i], g->config_size);
-  }
+  hw->gpu = *(const struct gpu_config *)sc_hardware(sc, &gpu_params);
+  hw->cpu = *(const struct cpu_config *)sc_hardware(sc, &cpu_params);
+  hw->bus = *(const struct bus_config *)sc_hardware(sc, &bus_params);
+  hw->nic = *(const struct nic_config *)sc_hardware(sc, &nic_params);
+  hw->net = *(const struct net_config *)sc_hardware(sc, &net_params);
 }
 
 /* Looks KEY up in the cache at PATH: true and *EXEC_PS when there. A

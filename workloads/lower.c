@@ -156,9 +156,11 @@ const struct pol_type *pol_find(const char *name) {
 }
 
 struct hw_config pol_hw_of(const struct scenario *sc) {
-  g_assert(sc->catalog->n_hardware == 5);
-  return (struct hw_config){sc->hardware[0], sc->hardware[1], sc->hardware[2], sc->hardware[3],
-                            sc->hardware[4]};
+  return (struct hw_config){.gpu = sc_hardware(sc, &gpu_params),
+                            .cpu = sc_hardware(sc, &cpu_params),
+                            .bus = sc_hardware(sc, &bus_params),
+                            .nic = sc_hardware(sc, &nic_params),
+                            .net = sc_hardware(sc, &net_params)};
 }
 
 bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,

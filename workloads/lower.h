@@ -132,7 +132,7 @@ extern const char *const pol_names[POL_COUNT];
 bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
                      const char *what, char **err);
 
-/* The hardware groups of a scenario, in the catalog's order. */
+/* The hardware groups of a scenario, each fetched by its declaration. */
 struct hw_config pol_hw_of(const struct scenario *sc);
 
 /* Lowers P under POLICY onto HW, runs it and fills OUT: total_ps = when
