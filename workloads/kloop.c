@@ -29,22 +29,21 @@ struct kloop_config {
   int64_t device;
 };
 
-#define P(key, type, def, min, max, doc) \
-  {#key, type, def, min, max, NULL, doc, offsetof(struct kloop_config, key)}
+#define PAR_CONFIG struct kloop_config
 static const struct par_decl kloop_decls[] = {
-    P(grid, PAR_INT, "256", "16", "16384", "side N of the N x N grid (16x16-item WGs, 8 B a point)"),
-    P(iterations, PAR_INT, "100", "1", "1000000", "Jacobi kernels in the loop"),
-    P(sync, PAR_BOOL, "true", NULL, NULL,
+    PAR(grid, PAR_INT, "256", "16", "16384", "side N of the N x N grid (16x16-item WGs, 8 B a point)"),
+    PAR(iterations, PAR_INT, "100", "1", "1000000", "Jacobi kernels in the loop"),
+    PAR(sync, PAR_BOOL, "true", NULL, NULL,
       "the CPU waits for each kernel (true) or launches all and waits once (false)"),
-    P(compute_time, PAR_STRING, "roofline", NULL, NULL,
+    PAR(compute_time, PAR_STRING, "roofline", NULL, NULL,
       "a kernel's compute: roofline (gpu model), a time such as 5us, or measured (real kernel "
       "on the OpenCL device, cached in measure_cache)"),
-    P(measure_cache, PAR_STRING, "measured-cache.yaml", NULL, NULL,
+    PAR(measure_cache, PAR_STRING, "measured-cache.yaml", NULL, NULL,
       "cache of measured kernel times, relative to the scenario's folder"),
-    P(device, PAR_INT, "-1", "-1", "1024",
+    PAR(device, PAR_INT, "-1", "-1", "1024",
       "OpenCL device for measured (-1: the first GPU, else device 0)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 static bool kloop_check(const void *config, char **err) {
   const struct kloop_config *c = config;
