@@ -16,6 +16,7 @@
 #include "cpu.h"
 #include "gpu.h"
 #include "nic.h"
+#include "outfile.h"
 #include "topology.h"
 #include "units.h"
 #include "workload.h"
@@ -113,16 +114,7 @@ static bool cache_put(const char *path, const char *key, const char *entry, char
   GString *s = g_string_new(old ? old : "# Kernel times measured by trigsim for `compute_time: "
                                         "measured` (configs/hw/README.md).\nmeasured:\n");
   g_string_append_printf(s, "  %s:\n%s", key, entry);
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  GError *gerr = NULL;
-  bool ok = g_file_set_contents(tmp, s->str, (gssize)s->len, &gerr) && g_rename(tmp, path) == 0;
-  if (!ok) {
-    *err = g_strdup_printf("%s: cannot write the measurement cache%s%s", path, gerr ? ": " : "",
-                           gerr ? gerr->message : "");
-    g_unlink(tmp);
-  }
-  if (gerr) g_error_free(gerr);
-  g_free(tmp);
+  bool ok = of_write_all(path, s->str, s->len, err);
   g_free(old);
   g_string_free(s, TRUE);
   return ok;
