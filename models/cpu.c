@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <stddef.h>
 
+#include "phase.h"
 #include "trace.h"
 
 enum {
@@ -660,6 +661,12 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
   sim_report_comp_int(r, c, "helper_wait_time", UNIT_TIME, s->helper_wait);
   sim_report_comp_int(r, c, "helper_wait_max", UNIT_TIME, s->helper_wait_max);
+  sim_report_phase(r, PH_LAUNCH, s->time[CAT_LAUNCH]);
+  sim_report_phase(r, PH_CPU_COMPUTE, s->time[CAT_COMPUTE]);
+  sim_report_phase(r, PH_SWITCH, s->time[CAT_SWITCH]);
+  sim_report_phase(r, PH_HOST_STACK, s->time[CAT_BUILD] + s->time[CAT_REGISTER] +
+                                          s->time[CAT_SEND] + s->time[CAT_RECV]);
+  sim_report_phase(r, PH_WAITING, s->time[CAT_WAIT_FLAG] + s->helper_wait);
 }
 
 static void cpu_destroy(struct sim_comp *c) {

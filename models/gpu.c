@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <stddef.h>
 
+#include "phase.h"
 #include "trace.h"
 
 /* Self events; data = queue or slot. */
@@ -612,6 +613,10 @@ static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "stream_wait_time", UNIT_TIME, s->stream_wait_time);
   sim_report_comp_int(r, c, "wg_time", UNIT_TIME, s->wg_time);
   sim_report_comp_int(r, c, "wg_last_end", UNIT_TIME, s->wg_last_end);
+  sim_report_phase(r, PH_LAUNCH, s->launch_time);
+  sim_report_phase(r, PH_GPU_WORK, s->wg_time - s->poll_time);
+  sim_report_phase(r, PH_TEARDOWN, s->teardown_time);
+  sim_report_phase(r, PH_WAITING, s->poll_time + s->stream_wait_time);
 }
 
 static void gpu_destroy(struct sim_comp *c) {

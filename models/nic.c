@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "phase.h"
 #include "trace.h"
 
 /* Self events. */
@@ -693,6 +694,14 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "packets_received", UNIT_NONE, (int64_t)(s->packets_received));
   sim_report_comp_int(r, c, "bytes_received", UNIT_SIZE, (int64_t)(s->bytes_received));
   sim_report_comp_int(r, c, "payload_received", UNIT_SIZE, (int64_t)(s->payload_received));
+  const struct nic_config *cfg = c->config;
+  sim_report_phase(r, PH_NIC, (int64_t)(s->commands + s->doorbells_rung) * cfg->cmd_cost +
+                                  (int64_t)s->triggers_stored * cfg->match_latency +
+                                  (int64_t)s->overflow_lookups * cfg->overflow_lookup);
+  /* Link and switch latencies are not the NIC's; NVLink bytes at intra_bandwidth. */
+  int64_t nvl = (int64_t)s->nvl_bytes_sent;
+  sim_report_phase(r, PH_WIRE, net_ser_time((int64_t)s->bytes_sent - nvl, s->net->link_bandwidth) +
+                                   (nvl ? net_ser_time(nvl, s->net->intra_bandwidth) : 0));
 }
 
 const struct sim_type nic_type = {

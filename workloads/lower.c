@@ -3,6 +3,8 @@
  * runs it and reads the result from the components' reports. */
 #include "lower.h"
 
+#include "phase.h"
+
 #include <string.h>
 
 void pol_prog_init(struct pol_prog *pp) {
@@ -184,45 +186,6 @@ static int64_t node_int(const struct sim_report *r, uint32_t node, const char *w
   return en->i;
 }
 
-static int64_t sum_int(const struct sim_report *r, uint32_t nodes, const char *what) {
-  int64_t t = 0;
-  for (uint32_t i = 0; i < nodes; i++) t += node_int(r, i, what);
-  return t;
-}
-
-/* Phases: the time each kind of control-path work took, summed over all
- * nodes and the whole run (so they overlap, and include work after the
- * measured rank finished, e.g. a kernel's teardown): not a partition of
- * total_ps. "nic" is command processing and trigger matching; "wire" the
- * serialization of every byte sent (at intra_bandwidth over NVLink) (link and switch latencies are not in
- * the reports); "waiting" the time CPUs, WGs and queues spent waiting for a
- * flag and requests waited for a helper thread. */
-static void fill_phases(const struct hw_config *hw, uint32_t n, const struct sim_report *c,
-                        struct sim_report *ph) {
-  int64_t launch = sum_int(c, n, "cpu.launch_time") + sum_int(c, n, "gpu.launch_time");
-  int64_t gpu_work = sum_int(c, n, "gpu.wg_time") - sum_int(c, n, "gpu.poll_time");
-  int64_t host = sum_int(c, n, "cpu.build_time") + sum_int(c, n, "cpu.register_time") +
-                 sum_int(c, n, "cpu.send_time") + sum_int(c, n, "cpu.recv_time");
-  int64_t nic = (sum_int(c, n, "nic.commands") + sum_int(c, n, "nic.doorbells")) *
-                    hw->nic->cmd_cost +
-                sum_int(c, n, "nic.triggers_stored") * hw->nic->match_latency +
-                sum_int(c, n, "nic.overflow_lookups") * hw->nic->overflow_lookup;
-  sim_report_int(ph, "launch", UNIT_TIME, launch);
-  sim_report_int(ph, "cpu compute", UNIT_TIME, sum_int(c, n, "cpu.compute_time"));
-  sim_report_int(ph, "gpu work", UNIT_TIME, gpu_work);
-  sim_report_int(ph, "teardown", UNIT_TIME, sum_int(c, n, "gpu.teardown_time"));
-  sim_report_int(ph, "switch", UNIT_TIME, sum_int(c, n, "cpu.switch_time"));
-  sim_report_int(ph, "host stack", UNIT_TIME, host);
-  sim_report_int(ph, "nic", UNIT_TIME, nic);
-  int64_t nvl = sum_int(c, n, "nic.nvl_bytes_sent");
-  sim_report_int(ph, "wire", UNIT_TIME,
-                 net_ser_time(sum_int(c, n, "nic.bytes_sent") - nvl, hw->net->link_bandwidth) +
-                     (nvl ? net_ser_time(nvl, hw->net->intra_bandwidth) : 0));
-  sim_report_int(ph, "waiting", UNIT_TIME,
-                 sum_int(c, n, "cpu.wait_flag_time") + sum_int(c, n, "gpu.poll_time") +
-                     sum_int(c, n, "gpu.stream_wait_time") + sum_int(c, n, "cpu.helper_wait_time"));
-}
-
 /* ---- the driver ---- */
 
 static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
@@ -263,7 +226,10 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   bool ok = s != NULL;
   if (ok) {
     out->events = sim_run(e, SIM_TIME_MAX, 0);
+    ph_preset(&out->phases); /* the models add their phases (phase.h) */
+    out->counters.phases = &out->phases;
     sim_finish(e, &out->counters);
+    out->counters.phases = NULL;
     ok = all_finished(pol, p, &out->counters, err);
   }
   if (ok) {
@@ -274,7 +240,6 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
       for (uint32_t r = 0; r < p->n_ranks; r++)
         out->total_ps = MAX(out->total_ps, node_int(&out->counters, r, pol->done_key));
     }
-    fill_phases(hw, nodes, &out->counters, &out->phases);
     g_assert(out->total_ps >= 0); /* the lowering completes every rank */
   }
   sim_free(e);

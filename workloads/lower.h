@@ -137,7 +137,7 @@ struct hw_config pol_hw_of(const struct scenario *sc);
 
 /* Lowers P under POLICY onto HW, runs it and fills OUT: total_ps = when
  * rank p->measured_rank finished (the latest rank for WL_ALL_RANKS),
- * phases (see lower.c), counters (every component's report). Checks P
+ * phases (models/phase.h, each model's own), counters (every component's report). Checks P
  * first. False and *ERR (g_free) on a user error. */
 bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
              uint64_t seed, struct trace *trace, struct sim_result *out, char **err);
