@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <stddef.h>
 
+#include "phase.h"
 #include "trace.h"
 
 enum {
@@ -49,42 +50,41 @@ struct cpu_state {
   sim_time helper_wait, helper_wait_max, helper_busy;
 };
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct cpu_config, key)}
+#define PAR_CONFIG struct cpu_config
 static const struct par_decl cpu_decls[] = {
-    P(cores, PAR_INT, "8", "1", "1024", NULL, "cores (GPU-TN Table 2)"),
-    P(clock, PAR_FREQ, "4GHz", "1MHz", "100GHz", NULL,
+    PAR(cores, PAR_INT, "8", "1", "1024", NULL, "cores (GPU-TN Table 2)"),
+    PAR(clock, PAR_FREQ, "4GHz", "1MHz", "100GHz", NULL,
       "core clock (GPU-TN Table 2; informative: the costs below are times)"),
-    P(launch_submit, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(launch_submit, PAR_TIME, "1us", "0ps", "1s", NULL,
       "submit one queue command: write an AQL packet and ring the user-mode queue (~1us; "
       "CUDA/HIP launch calls measure 2-5us)"),
-    P(send, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(send, PAR_TIME, "1us", "0ps", "1s", NULL,
       "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
-    P(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "host network stack's receive completion and matching (~0.5us)"),
-    P(build_cmd, PAR_TIME, "200ns", "0ps", "1s", NULL,
+    PAR(build_cmd, PAR_TIME, "200ns", "0ps", "1s", NULL,
       "build and post a one-sided NIC command descriptor (~800 cycles at 4GHz)"),
-    P(register_trigger, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(register_trigger, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "build and register a triggered operation (PtlTriggeredPut-like, ~2000 cycles)"),
-    P(switch_mode, PAR_ENUM, "poll", NULL, NULL, "poll|interrupt",
+    PAR(switch_mode, PAR_ENUM, "poll", NULL, NULL, "poll|interrupt",
       "how the CPU notices a kernel completion: spinning on the signal, or an interrupt"),
-    P(switch_poll_interval, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(switch_poll_interval, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "period of the completion-signal poll (runtime's spin-wait loop with back-off)"),
-    P(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
+    PAR(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
       "completion interrupt delivery plus waking the waiting thread (~5us)"),
-    P(helper_threads, PAR_INT, "0", "0", "1023", NULL,
+    PAR(helper_threads, PAR_INT, "0", "0", "1023", NULL,
       "helper threads serving GPU requests (ghn), each holding a core; at most cores - 1"),
-    P(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
       "period at which helper threads poll the GPU->CPU request queue"),
-    P(helper_service, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(helper_service, PAR_TIME, "1us", "0ps", "1s", NULL,
       "a helper reads a request, builds the command and posts it (~build + send)"),
-    P(flops_per_cycle, PAR_INT, "8", "1", "4096", NULL,
+    PAR(flops_per_cycle, PAR_INT, "8", "1", "4096", NULL,
       "flops per core per cycle a CPU-computed phase sustains (8-wide OOO, GPU-TN Table 2)"),
-    P(mem_bandwidth, PAR_BANDWIDTH, "320Gbps", "1Mbps", "1000Tbps", NULL,
+    PAR(mem_bandwidth, PAR_BANDWIDTH, "320Gbps", "1Mbps", "1000Tbps", NULL,
       "memory bandwidth all cores together sustain in a CPU-computed phase (~40 GB/s: "
       "STREAM-like, ~5 GB/s per core on DDR4)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 static bool check_config(const void *cfg, char **err) { return cpu_config_check(cfg, err); }
 
@@ -661,6 +661,12 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
   sim_report_comp_int(r, c, "helper_wait_time", UNIT_TIME, s->helper_wait);
   sim_report_comp_int(r, c, "helper_wait_max", UNIT_TIME, s->helper_wait_max);
+  sim_report_phase(r, PH_LAUNCH, s->time[CAT_LAUNCH]);
+  sim_report_phase(r, PH_CPU_COMPUTE, s->time[CAT_COMPUTE]);
+  sim_report_phase(r, PH_SWITCH, s->time[CAT_SWITCH]);
+  sim_report_phase(r, PH_HOST_STACK, s->time[CAT_BUILD] + s->time[CAT_REGISTER] +
+                                          s->time[CAT_SEND] + s->time[CAT_RECV]);
+  sim_report_phase(r, PH_WAITING, s->time[CAT_WAIT_FLAG] + s->helper_wait);
 }
 
 static void cpu_destroy(struct sim_comp *c) {

@@ -1025,3 +1025,9 @@ void scenario_free(struct scenario *s) {
   sc_node_free(s->root);
   g_free(s);
 }
+
+const void *sc_hardware(const struct scenario *s, const struct par_group *g) {
+  for (size_t i = 0; i < s->catalog->n_hardware; i++)
+    if (s->catalog->hardware[i] == g) return s->hardware[i];
+  g_error("sc_hardware: %s is not a hardware group of the catalog", g->name);
+}

@@ -12,6 +12,7 @@
 #include "goal.h"
 #include "yprog.h"
 #include "jacobi.h"
+#include "lower.h"
 #include "phold.h"
 #include "ping.h"
 #include "topology.h"
@@ -34,8 +35,9 @@ static const struct par_group *const workload_groups[] = {
     &program_params};
 G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
-static const char *const policies[] = {"none",    "cpu",  "hdn",     "gds", "gputn",     "ghn",
-                                       "cpufree", "copy", "overlap", "p2p", "monolithic"};
+/* "none" (a workload that is not lowered: phold, kloop), then the policy
+ * table's (lower.h). */
+static const char *const policies[] = {"none", POL_TABLE(POL_NAME_)};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,

@@ -3,6 +3,8 @@
  * runs it and reads the result from the components' reports. */
 #include "lower.h"
 
+#include "phase.h"
+
 #include <string.h>
 
 void pol_prog_init(struct pol_prog *pp) {
@@ -242,23 +244,23 @@ void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct p
                                   .flag = p->ranks[rank].ops[i].flag, .value = 1});
 }
 
-const char *const pol_names[POL_COUNT] = {"cpu",  "hdn",     "gds", "gputn",       "ghn",
-                                          "cpufree", "copy", "overlap", "p2p", "monolithic"};
+const char *const pol_names[POL_COUNT] = {POL_TABLE(POL_NAME_)};
 
 const struct pol_type *pol_find(const char *name) {
-  static const struct pol_type *const all[] = {&pol_cpu,  &pol_hdn,     &pol_gds, &pol_gputn,
-                                               &pol_ghn,  &pol_cpufree, &pol_copy, &pol_overlap,
-                                               &pol_p2p,  &pol_monolithic};
-  G_STATIC_ASSERT(G_N_ELEMENTS(all) == POL_COUNT);
+#define POL_ADDRESS_(name) &pol_##name,
+  static const struct pol_type *const all[] = {POL_TABLE(POL_ADDRESS_)};
+#undef POL_ADDRESS_
   for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;
 }
 
 struct hw_config pol_hw_of(const struct scenario *sc) {
-  g_assert(sc->catalog->n_hardware == 5);
-  return (struct hw_config){sc->hardware[0], sc->hardware[1], sc->hardware[2], sc->hardware[3],
-                            sc->hardware[4]};
+  return (struct hw_config){.gpu = sc_hardware(sc, &gpu_params),
+                            .cpu = sc_hardware(sc, &cpu_params),
+                            .bus = sc_hardware(sc, &bus_params),
+                            .nic = sc_hardware(sc, &nic_params),
+                            .net = sc_hardware(sc, &net_params)};
 }
 
 bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
@@ -280,45 +282,6 @@ static int64_t node_int(const struct sim_report *r, uint32_t node, const char *w
   const struct sim_report_entry *en = sim_report_find(r, key);
   g_assert(en); /* every model reports its keys */
   return en->i;
-}
-
-static int64_t sum_int(const struct sim_report *r, uint32_t nodes, const char *what) {
-  int64_t t = 0;
-  for (uint32_t i = 0; i < nodes; i++) t += node_int(r, i, what);
-  return t;
-}
-
-/* Phases: the time each kind of control-path work took, summed over all
- * nodes and the whole run (so they overlap, and include work after the
- * measured rank finished, e.g. a kernel's teardown): not a partition of
- * total_ps. "nic" is command processing and trigger matching; "wire" the
- * serialization of every byte sent (at intra_bandwidth over NVLink) (link and switch latencies are not in
- * the reports); "waiting" the time CPUs, WGs and queues spent waiting for a
- * flag and requests waited for a helper thread. */
-static void fill_phases(const struct hw_config *hw, uint32_t n, const struct sim_report *c,
-                        struct sim_report *ph) {
-  int64_t launch = sum_int(c, n, "cpu.launch_time") + sum_int(c, n, "gpu.launch_time");
-  int64_t gpu_work = sum_int(c, n, "gpu.wg_time") - sum_int(c, n, "gpu.poll_time");
-  int64_t host = sum_int(c, n, "cpu.build_time") + sum_int(c, n, "cpu.register_time") +
-                 sum_int(c, n, "cpu.send_time") + sum_int(c, n, "cpu.recv_time");
-  int64_t nic = (sum_int(c, n, "nic.commands") + sum_int(c, n, "nic.doorbells")) *
-                    hw->nic->cmd_cost +
-                sum_int(c, n, "nic.triggers_stored") * hw->nic->match_latency +
-                sum_int(c, n, "nic.overflow_lookups") * hw->nic->overflow_lookup;
-  sim_report_int(ph, "launch", UNIT_TIME, launch);
-  sim_report_int(ph, "cpu compute", UNIT_TIME, sum_int(c, n, "cpu.compute_time"));
-  sim_report_int(ph, "gpu work", UNIT_TIME, gpu_work);
-  sim_report_int(ph, "teardown", UNIT_TIME, sum_int(c, n, "gpu.teardown_time"));
-  sim_report_int(ph, "switch", UNIT_TIME, sum_int(c, n, "cpu.switch_time"));
-  sim_report_int(ph, "host stack", UNIT_TIME, host);
-  sim_report_int(ph, "nic", UNIT_TIME, nic);
-  int64_t nvl = sum_int(c, n, "nic.nvl_bytes_sent");
-  sim_report_int(ph, "wire", UNIT_TIME,
-                 net_ser_time(sum_int(c, n, "nic.bytes_sent") - nvl, hw->net->link_bandwidth) +
-                     (nvl ? net_ser_time(nvl, hw->net->intra_bandwidth) : 0));
-  sim_report_int(ph, "waiting", UNIT_TIME,
-                 sum_int(c, n, "cpu.wait_flag_time") + sum_int(c, n, "gpu.poll_time") +
-                     sum_int(c, n, "gpu.stream_wait_time") + sum_int(c, n, "cpu.helper_wait_time"));
 }
 
 /* ---- the driver ---- */
@@ -372,7 +335,10 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   bool ok = s != NULL;
   if (ok) {
     out->events = sim_run(e, SIM_TIME_MAX, 0);
+    ph_preset(&out->phases); /* the models add their phases (phase.h) */
+    out->counters.phases = &out->phases;
     sim_finish(e, &out->counters);
+    out->counters.phases = NULL;
     ok = all_finished(pol, p, &out->counters, err);
   }
   if (ok) {
@@ -383,7 +349,6 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
       for (uint32_t r = 0; r < p->n_ranks; r++)
         out->total_ps = MAX(out->total_ps, node_int(&out->counters, r, pol->done_key));
     }
-    fill_phases(hw, nodes, &out->counters, &out->phases);
     g_assert(out->total_ps >= 0); /* the lowering completes every rank */
   }
   sim_free(e);

@@ -125,24 +125,38 @@ void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint3
                    size_t i, struct pol_prog *pp);
 void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp);
 
-extern const struct pol_type pol_cpu, pol_hdn, pol_gds, pol_gputn, pol_ghn, pol_cpufree,
-    pol_copy, pol_overlap, pol_p2p, pol_monolithic;
+/* The policy table: one X(name) per policy, in the order scenarios list
+ * and `params` shows them. Policy NAME is `const struct pol_type pol_NAME`
+ * in its own file, workloads/policy_NAME.c; adding one is that file plus
+ * one entry here. Everything else (the declarations below, pol_find, the
+ * names, the count, the catalog) is derived from this list. */
+#define POL_TABLE(X) \
+  X(cpu) X(hdn) X(gds) X(gputn) X(ghn) X(cpufree) X(copy) X(overlap) X(p2p) X(monolithic)
+
+#define POL_DECLARE_(name) extern const struct pol_type pol_##name;
+POL_TABLE(POL_DECLARE_)
+#undef POL_DECLARE_
+#define POL_NAME_(name) #name,
+#define POL_ONE_(name) +1
+#define POL_COUNT (0 POL_TABLE(POL_ONE_))
+
+/* The policy named NAME, or NULL. */
 const struct pol_type *pol_find(const char *name);
-/* The names of every lowering policy, for the workloads' wl_type tables. */
-extern const char *const pol_names[];
-#define POL_COUNT 10
+/* The names of every lowering policy (POL_COUNT), for the workloads'
+ * wl_type tables and the catalog. */
+extern const char *const pol_names[POL_COUNT];
 
 /* True when the network has at least NEED nodes; else *ERR at the
  * scenario's hardware.network.nodes naming WHAT needs them. */
 bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
                      const char *what, char **err);
 
-/* The hardware groups of a scenario, in the catalog's order. */
+/* The hardware groups of a scenario, each fetched by its declaration. */
 struct hw_config pol_hw_of(const struct scenario *sc);
 
 /* Lowers P under POLICY onto HW, runs it and fills OUT: total_ps = when
  * rank p->measured_rank finished (the latest rank for WL_ALL_RANKS),
- * phases (see lower.c), counters (every component's report). Checks P
+ * phases (models/phase.h, each model's own), counters (every component's report). Checks P
  * first. False and *ERR (g_free) on a user error. */
 bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
              uint64_t seed, struct trace *trace, struct sim_result *out, char **err);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "result.h"
 #include "scenario.h"
 #include "sweep.h"
@@ -133,20 +134,15 @@ static bool write_results(const char *path, const struct sim_result_set *set,
     result_write(stdout, set, fmt);
     return fflush(stdout) == 0;
   }
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  bool ok = f != NULL;
-  if (f) {
-    result_write(f, set, fmt);
-    ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    ok = ok && g_rename(tmp, path) == 0;
+  struct outfile out;
+  char *err = NULL;
+  bool ok = of_open(&out, path, &err);
+  if (ok) {
+    result_write(out.f, set, fmt);
+    ok = of_commit(&out, &err);
   }
-  if (!ok) {
-    fprintf(stderr, "trigsim: %s: cannot write: %s\n", path, g_strerror(errno));
-    g_unlink(tmp);
-  }
-  g_free(tmp);
+  if (!ok) fprintf(stderr, "trigsim: %s\n", err);
+  g_free(err);
   return ok;
 }
 
