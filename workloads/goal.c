@@ -12,18 +12,17 @@
 #include "lower.h"
 #include "workload.h"
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct goal_config, key)}
+#define PAR_CONFIG struct goal_config
 static const struct par_decl goal_decls[] = {
-    P(file, PAR_STRING, "", NULL, NULL, NULL,
+    PAR(file, PAR_STRING, "", NULL, NULL, NULL,
       "the GOAL schedule (text, as Schedgen writes it; relative to the scenario file)"),
-    P(time_unit, PAR_TIME, "1ns", "1ps", "1s", NULL,
+    PAR(time_unit, PAR_TIME, "1ns", "1ps", "1s", NULL,
       "what one unit of a `calc` value lasts (Schedgen's default: 1ns)"),
-    P(calc_on, PAR_ENUM, "auto", NULL, NULL, "auto|cpu|gpu",
+    PAR(calc_on, PAR_ENUM, "auto", NULL, NULL, "auto|cpu|gpu",
       "where a calc runs: auto = the GPU under GPU policies, the CPU under cpu; cpu only "
       "under host-driven policies (cpu, hdn, copy, overlap); gpu not under cpu"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group goal_params = {
     .name = "goal",

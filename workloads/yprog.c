@@ -11,16 +11,15 @@
 #include "lower.h"
 #include "workload.h"
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct yprog_config, key)}
+#define PAR_CONFIG struct yprog_config
 static const struct par_decl program_decls[] = {
-    P(ranks, PAR_INT, "0", "0", "1048576", NULL,
+    PAR(ranks, PAR_INT, "0", "0", "1048576", NULL,
       "ranks of the program, rank i on node i (0: one per node)"),
-    P(groups, PAR_TREE, "", NULL, NULL, NULL,
+    PAR(groups, PAR_TREE, "", NULL, NULL, NULL,
       "a list of {ranks: all | N | \"A-B\" | [..], ops: [...]}: what those ranks run "
       "(configs/README.md)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group program_params = {
     .name = "program",
