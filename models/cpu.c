@@ -193,6 +193,7 @@ struct graph {
   GSequence *runq;            /* thread tasks ready, by (since, step) */
   GArray *work;               /* steps whose dependencies just held */
   int64_t running;            /* the step on the thread, -1: none */
+  sim_time idle_since;        /* the thread has had nothing to run since, -1: busy */
   size_t n_done;
 };
 
@@ -236,6 +237,7 @@ static struct graph *graph_new(const struct nodeprog *pr) {
   g->runq = g_sequence_new(NULL);
   g->work = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->running = -1;
+  g->idle_since = 0;
   return g;
 }
 
@@ -295,7 +297,6 @@ static void graph_flag_met(struct sim_comp *c, uint32_t i) {
   struct cpu_state *s = c->state;
   const struct hstep *st = &s->prog->host[i];
   sim_time now = sim_now(c->eng);
-  spend(c, CAT_WAIT_FLAG, s->g->since[i], now - s->g->since[i]);
   if (st->two_sided)
     graph_queue(s->g, i, now);
   else
@@ -353,7 +354,16 @@ static void graph_run(struct sim_comp *c) {
       g_array_set_size(g->work, g->work->len - 1);
       graph_ready(c, i);
     }
-    if (g->running >= 0 || g_sequence_get_length(g->runq) == 0) return;
+    if (g->running >= 0) return;
+    sim_time now0 = sim_now(c->eng);
+    if (g_sequence_get_length(g->runq) == 0) {
+      if (g->idle_since < 0) g->idle_since = now0;
+      return;
+    }
+    /* A thread that waited with steps left waited for a flag or a kernel. */
+    if (g->idle_since >= 0 && g->n_done < pr->n_host)
+      spend(c, CAT_WAIT_FLAG, g->idle_since, now0 - g->idle_since);
+    g->idle_since = -1;
     GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
     uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
     g_sequence_remove(it);
