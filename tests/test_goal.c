@@ -328,6 +328,9 @@ static void test_expressions(void) {
   expect_eval("(rank + 1) * 4KiB", UNIT_SIZE, 1, 8192);
   expect_eval("1.5us + 500ns", UNIT_TIME, 0, 2000000);
   expect_eval("8MiB / nranks", UNIT_SIZE, 0, 1048576);
+  expect_eval("rank > 0", UNIT_NONE, 0, 0);
+  expect_eval("rank < nranks - 1", UNIT_NONE, 3, 1);
+  expect_eval("rank * 2 == 6", UNIT_NONE, 3, 1);
   expect_eval_error("4096", UNIT_SIZE, "expected a size with a unit (e.g. 4KiB), got '4096'");
   expect_eval_error("rank / 0", UNIT_NONE, "expected a divisor other than 0 at column 6");
   expect_eval_error("4KiB * 4KiB", UNIT_SIZE, "expected one factor without a unit");
@@ -335,6 +338,7 @@ static void test_expressions(void) {
   expect_eval_error("rank +", UNIT_NONE, "expected a number, rank, nranks, a loop variable or (");
   expect_eval_error("ranks", UNIT_NONE, "at column 1 of 'ranks'");
   expect_eval_error("(rank", UNIT_NONE, "expected )");
+  expect_eval_error("rank < 1KiB", UNIT_NONE, "expected sides both with a unit or both without");
   expect_eval_error("9223372036854775807 + 1", UNIT_NONE, "a sum that fits in 64 bits");
 }
 

@@ -155,11 +155,30 @@ static bool eval_sum(struct eval *e, struct value *out) {
   }
 }
 
+/* A sum, or two compared (== != < <= > >=): 1 or 0, without a unit. */
+static bool eval_compare(struct eval *e, struct value *out) {
+  if (!eval_sum(e, out)) return false;
+  eval_blank(e);
+  static const char *const ops[] = {"==", "!=", "<=", ">=", "<", ">"};
+  size_t k = 0;
+  while (k < G_N_ELEMENTS(ops) && strncmp(e->pos, ops[k], strlen(ops[k]))) k++;
+  if (k == G_N_ELEMENTS(ops)) return true;
+  const char *at = e->pos;
+  e->pos += strlen(ops[k]);
+  struct value b;
+  if (!eval_sum(e, &b)) return false;
+  if (b.unit != out->unit) return e->pos = at, eval_fail(e, "sides both with a unit or both without");
+  int64_t x = out->v, y = b.v;
+  bool r[] = {x == y, x != y, x <= y, x >= y, x < y, x > y};
+  *out = (struct value){r[k], false};
+  return true;
+}
+
 bool wl_yprog_eval(const char *text, enum unit_dim dim, const char *const *vars,
                    const int64_t *vals, size_t n, int64_t *out, char **err) {
   struct eval e = {text, text, dim, vars, vals, n, NULL};
   struct value v;
-  bool ok = eval_sum(&e, &v);
+  bool ok = eval_compare(&e, &v);
   if (ok) {
     eval_blank(&e);
     if (*e.pos) ok = eval_fail(&e, "an operator or the end");
@@ -254,7 +273,7 @@ static const char *const op_keys[] = {"compute", "calc",  "send",          "recv
                                       "put",     "wait",  "loop",          "allreduce",
                                       "reduce_scatter", "allgather", "bcast", "reduce",
                                       "alltoall", "barrier"};
-static const char *const common_keys[] = {"label", "after", "after_start"};
+static const char *const common_keys[] = {"label", "after", "after_start", "if"};
 
 static bool in(const char *k, const char *const *set, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -409,7 +428,12 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
     kind = k;
     body = m->pairs[i].value;
   }
-  if (!kind) return node_fail(b, m, path, "expected an op, got %s", "only label/after keys");
+  if (!kind) return node_fail(b, m, path, "expected an op, got %s", "only label/after/if keys");
+  /* `if: EXPR`: the op is there on ranks (and iterations) where EXPR is
+   * not 0. */
+  int64_t cond = 1;
+  if (sc_map_get(m, "if") && !field(b, m, path, "if", UNIT_NONE, false, 0, &cond)) return false;
+  if (!cond) return true;
   GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   const struct sc_node *after = sc_map_get(m, "after"), *after_start = sc_map_get(m, "after_start");

@@ -26,7 +26,8 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
 /* Evaluates integer expression TEXT (+ - * / % and parentheses over
  * integers, `rank`, `nranks` and the variables VARS/VALS (N of them); a
  * number may carry a unit of DIM, e.g. "(rank + 1) * 4KiB"; % is floored,
- * so "(rank - 1) % nranks" is a rank) into *OUT, in DIM's base unit. With
+ * so "(rank - 1) % nranks" is a rank; one comparison == != < <= > >= may
+ * join two sums, giving 1 or 0) into *OUT, in DIM's base unit. With
  * DIM other than UNIT_NONE the result must carry the unit (a bare 4096 is
  * not a size). False and *ERR on a malformed, overflowing or divide-by-zero
  * expression. */
