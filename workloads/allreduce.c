@@ -64,14 +64,14 @@ struct wl_program *wl_allreduce_program(const struct allreduce_config *c, uint32
   return p;
 }
 
-static bool allreduce_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+static struct wl_program *allreduce_program(const struct wl_ctx *ctx, char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, 2, "allreduce", err)) return false;
-  struct wl_program *p = wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
-  if (!p) return false;
-  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
-  wl_program_free(p);
-  return ok;
+  if (!pol_check_nodes(ctx->sc, &hw, 2, "allreduce", err)) return NULL;
+  return wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
+}
+
+static bool allreduce_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  return pol_run_program(ctx, allreduce_program, out, err);
 }
 
 const struct wl_type wl_allreduce = {
@@ -79,4 +79,5 @@ const struct wl_type wl_allreduce = {
     .policies = pol_names,
     .n_policies = POL_COUNT,
     .run = allreduce_run,
+    .program = allreduce_program,
 };

@@ -7,6 +7,9 @@
 #ifndef WL_GOAL_H
 #define WL_GOAL_H
 
+#include <stdio.h>
+
+#include "cpu.h"
 #include "param.h"
 #include "program.h"
 
@@ -28,5 +31,14 @@ extern const struct par_group goal_params;
  * when the schedule has more ranks than MAX_RANKS. */
 struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t calc_on,
                                 uint32_t max_ranks, uint64_t *num_ranks, char **err);
+
+/* Writes P as a GOAL schedule to F: every op labelled l<index>, sends and
+ * receives with their tag (a message in parts as one), a compute as a
+ * `calc` of its time on every core of CPU (pol_cpu_time) in units of
+ * TIME_UNIT_PS, rounded up; a graph rank's dependencies as they are, a
+ * sequence rank's as a chain (each op requires the one before; syncs
+ * vanish). */
+void wl_goal_write(const struct wl_program *p, const struct cpu_config *cpu, int64_t time_unit_ps,
+                   FILE *f);
 
 #endif

@@ -392,3 +392,14 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   wl_program_free(lin);
   return ok;
 }
+
+bool pol_run_program(const struct wl_ctx *ctx,
+                     struct wl_program *(*build)(const struct wl_ctx *ctx, char **err),
+                     struct sim_result *out, char **err) {
+  struct wl_program *p = build(ctx, err);
+  if (!p) return false;
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
+  wl_program_free(p);
+  return ok;
+}

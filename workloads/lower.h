@@ -154,6 +154,12 @@ bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint
 /* The hardware groups of a scenario, each fetched by its declaration. */
 struct hw_config pol_hw_of(const struct scenario *sc);
 
+/* A workload's run from its program hook (workload.h): builds the program
+ * of CTX with BUILD, runs it under CTX's policy (pol_run), frees it. */
+bool pol_run_program(const struct wl_ctx *ctx,
+                     struct wl_program *(*build)(const struct wl_ctx *ctx, char **err),
+                     struct sim_result *out, char **err);
+
 /* Lowers P under POLICY onto HW, runs it and fills OUT: total_ps = when
  * rank p->measured_rank finished (the latest rank for WL_ALL_RANKS),
  * phases (models/phase.h, each model's own), counters (every component's report). Checks P

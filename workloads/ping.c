@@ -36,13 +36,14 @@ struct wl_program *wl_ping_program(const struct ping_config *cfg) {
   return p;
 }
 
-static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+static struct wl_program *ping_program(const struct wl_ctx *ctx, char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, 2, "ping", err)) return false;
-  struct wl_program *p = wl_ping_program(ctx->config);
-  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
-  wl_program_free(p);
-  return ok;
+  if (!pol_check_nodes(ctx->sc, &hw, 2, "ping", err)) return NULL;
+  return wl_ping_program(ctx->config);
+}
+
+static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  return pol_run_program(ctx, ping_program, out, err);
 }
 
 const struct wl_type wl_ping = {
@@ -50,4 +51,5 @@ const struct wl_type wl_ping = {
     .policies = pol_names,
     .n_policies = POL_COUNT,
     .run = ping_run,
+    .program = ping_program,
 };

@@ -26,6 +26,10 @@ struct wl_type {
   /* Runs one policy; fills OUT (initialised by the caller). False and *ERR
    * on a user error found only at run time. */
   bool (*run)(const struct wl_ctx *ctx, struct sim_result *out, char **err);
+  /* The per-rank program a run lowers (CTX's policy unused), for
+   * `trigsim export-goal`; NULL when the workload has none (phold, kloop)
+   * or builds it per policy. NULL and *ERR on a user error. */
+  struct wl_program *(*program)(const struct wl_ctx *ctx, char **err);
 };
 
 /* The catalog: every hardware group, workload and policy of the program. */

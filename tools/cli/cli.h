@@ -16,5 +16,7 @@ bool cli_parse_options(int *argc, char ***argv, const char *params, const char *
 /* The calibration subcommands (calib_cli.c): argv[0] is the command name. */
 int calib_cmd_calibrate(int argc, char **argv);
 int calib_cmd_validate_real(int argc, char **argv);
+/* `export-goal` (export_cli.c). */
+int export_cmd_goal(int argc, char **argv);
 
 #endif

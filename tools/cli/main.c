@@ -22,7 +22,7 @@
 #define EXIT_INPUT 2
 
 static const char *const commands[] = {"run", "sweep", "validate", "params", "calibrate",
-                                      "validate-real"};
+                                      "validate-real", "export-goal"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -44,7 +44,8 @@ static void print_help(FILE *out) {
         "  validate SCENARIO  check a scenario without running it\n"
         "  params [GROUP]     list every parameter with unit, default, range and doc\n"
         "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
-        "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n\n"
+        "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n"
+        "  export-goal SCENARIO     write the scenario's per-rank program as a GOAL schedule\n\n"
         "Options:\n"
         "  -h, --help         show this help (also: trigsim COMMAND --help)\n"
         "  --version          print the version\n",
@@ -492,8 +493,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "params")) return cmd_params(argc - 1, argv + 1);
   if (!strcmp(cmd, "calibrate")) return calib_cmd_calibrate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate-real")) return calib_cmd_validate_real(argc - 1, argv + 1);
+  if (!strcmp(cmd, "export-goal")) return export_cmd_goal(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
   return usage_error("expected a command (run, sweep, validate, params, calibrate, "
-                     "validate-real)%s%s%s, got '%s'",
+                     "validate-real, export-goal)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }
