@@ -261,6 +261,18 @@ static void test_malformed(void) {
                     ":4: workload.file: expected */ to close the comment, got the end of the file");
   expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999999\n}\n",
                     ":3:10: workload.file: expected a calc time");
+  /* A line no schedule has, and something that is not a file. */
+  char *longline = g_strnfill(5000, 'x');
+  char *text = g_strdup_printf("num_ranks 2\nrank 0 {\n%s\n}\n", longline);
+  expect_read_error(text, ":3: workload.file: expected a line of at most 4096 characters");
+  g_free(text);
+  g_free(longline);
+  char *e2 = NULL;
+  uint64_t n2 = 0;
+  CU_ASSERT_PTR_NULL(wl_goal_read("/dev/zero", 1000, WL_ON_ANY, 64, &n2, &e2));
+  CU_ASSERT_PTR_NOT_NULL(e2 && strstr(e2, "/dev/zero: workload.file: expected a readable GOAL "
+                                          "file, got something that is not a regular file"));
+  g_free(e2);
   /* More ranks than nodes: no error text, the caller names the key. */
   char *err = NULL;
   uint64_t n = 0;

@@ -6,6 +6,7 @@
 #include "goal.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,9 @@ const struct par_group goal_params = {
 
 /* ---- the reader ---- */
 
+/* No GOAL statement comes near this; a longer line is not a schedule. */
+#define GOAL_MAX_LINE 4096
+
 struct reader {
   const char *path;
   FILE *f;
@@ -42,11 +46,17 @@ struct reader {
   const char *pos;    /* next character of the line */
   uint32_t line;      /* 1-based */
   bool in_comment;    /* inside a block comment that began on an earlier line */
+  bool too_long;      /* a line longer than GOAL_MAX_LINE: reading stopped */
   char **err;
 };
 
 /* Sets *ERR to "path:line:col: expected WANT, got <the token at AT>". */
 static bool fail_at(struct reader *r, const char *at, const char *want) {
+  if (!r->buf || at < r->buf || at > r->buf + strlen(r->buf)) { /* past the last line */
+    *r->err = g_strdup_printf("%s:%u: workload.file: expected %s, got the end of the file",
+                              r->path, MAX(r->line, 1), want);
+    return false;
+  }
   size_t n = strcspn(at, " \t\r\n");
   char *got = n ? g_strndup(at, MIN(n, 40)) : g_strdup(*at == '\0' || *at == '\n' ? "the end of the line" : "a space");
   *r->err = g_strdup_printf("%s:%u:%u: %s: expected %s, got %s", r->path, r->line,
@@ -81,12 +91,20 @@ static bool skip_blank(struct reader *r, bool multiline) {
     }
     return true;
   next_line:
-    if (getline(&r->buf, &r->cap, r->f) < 0) {
+    if (r->too_long) return false;
+    ssize_t len = getline(&r->buf, &r->cap, r->f);
+    if (len < 0) {
       r->pos = "";
       return false;
     }
     r->line++;
     r->pos = r->buf;
+    if (len > GOAL_MAX_LINE) {
+      r->too_long = true;
+      r->buf[GOAL_MAX_LINE] = '\0';
+      r->pos = "";
+      return false;
+    }
   }
 }
 
@@ -260,9 +278,11 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
   struct reader r = {.path = path, .line = 0, .err = err};
   *err = NULL;
   r.f = fopen(path, "r");
-  if (!r.f) {
+  struct stat st;
+  if (!r.f || fstat(fileno(r.f), &st) != 0 || !S_ISREG(st.st_mode)) {
     *err = g_strdup_printf("%s: workload.file: expected a readable GOAL file, got %s", path,
-                           g_strerror(errno));
+                           r.f ? "something that is not a regular file" : g_strerror(errno));
+    if (r.f) fclose(r.f);
     return NULL;
   }
   r.pos = "";
@@ -307,7 +327,12 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
       g_hash_table_destroy(g.labels);
     }
   }
-  if (ok && r.in_comment) {
+  if (r.too_long) {
+    g_free(*err);
+    *err = g_strdup_printf("%s:%u: workload.file: expected a line of at most %d characters, got "
+                           "a longer one", path, r.line, GOAL_MAX_LINE);
+    ok = false;
+  } else if (ok && r.in_comment) {
     *err = g_strdup_printf("%s:%u: workload.file: expected */ to close the comment, got the end "
                            "of the file", path, r.line);
     ok = false;
