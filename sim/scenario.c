@@ -146,6 +146,18 @@ const struct sc_node *sc_map_get(const struct sc_node *m, const char *key) {
   return p ? p->value : NULL;
 }
 
+const struct sc_node *sc_node_near(const struct sc_node *root, const char *path) {
+  char **keys = g_strsplit(path, ".", -1);
+  const struct sc_node *n = root;
+  for (char **k = keys; *k && n; k++) {
+    const struct sc_node *next = sc_map_get(n, *k);
+    if (!next) break;
+    n = next;
+  }
+  g_strfreev(keys);
+  return n;
+}
+
 /* Appends KEY (taken) -> VALUE (taken) to map M. */
 static void append_pair(struct sc_node *m, char *key, const char *file, int line, int col,
                         struct sc_node *value) {
@@ -958,7 +970,9 @@ static bool load_policies(struct scenario *s, char **err) {
   const struct sc_catalog *cat = s->catalog;
   if (!n) {
     s->policies = g_new0(char *, 2);
-    s->policies[0] = cat->n_policies ? g_strdup(cat->policies[0]) : NULL;
+    const char *def = cat->default_policy ? cat->default_policy(s->workload) : NULL;
+    if (!def && cat->n_policies) def = cat->policies[0];
+    s->policies[0] = g_strdup(def);
     s->n_policies = cat->n_policies ? 1 : 0;
     return true;
   }

@@ -3,6 +3,7 @@
  * runs it and reads the result from the components' reports. */
 #include "lower.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 void pol_prog_init(struct pol_prog *pp) {
@@ -163,14 +164,35 @@ struct hw_config pol_hw_of(const struct scenario *sc) {
                             sc->hardware[4]};
 }
 
+char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  char *e = sc ? sc_error_at(sc_node_near(sc->root, path), path, "%s", msg)
+               : g_strdup_printf("%s: %s", path, msg);
+  g_free(msg);
+  return e;
+}
+
+bool pol_check_at_most(const struct scenario *sc, const char *path, const char *what,
+                       uint64_t value, uint64_t max, char **err) {
+  if (value <= max) return true;
+  *err = pol_error_at(sc, path, "expected %s at most %" G_GUINT64_FORMAT ", got %" G_GUINT64_FORMAT,
+                      what, max, value);
+  return false;
+}
+
+uint64_t pol_mul_sat(uint64_t a, uint64_t b) {
+  return (a && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
+}
+
 bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
                      const char *what, char **err) {
   if ((uint64_t)hw->net->nodes >= need) return true;
-  const struct sc_node *n =
-      sc_map_get(sc_map_get(sc_map_get(sc->root, "hardware"), "network"), "nodes");
-  *err = sc_error_at(n ? n : sc->root, "hardware.network.nodes",
-                     "expected at least %" G_GUINT64_FORMAT " nodes for %s, got %" G_GINT64_FORMAT,
-                     need, what, hw->net->nodes);
+  *err = pol_error_at(sc, "hardware.network.nodes",
+                      "expected at least %" G_GUINT64_FORMAT " nodes for %s, got %" G_GINT64_FORMAT,
+                      need, what, hw->net->nodes);
   return false;
 }
 
@@ -235,16 +257,32 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
 }
 
 /* Whether every rank's host program ended and every kernel it launched
- * completed; else *ERR (a deadlock: waits that nothing satisfies, e.g. a
- * stalled trigger list). */
+ * completed; else *ERR: a deadlock (waits that nothing satisfies), saying
+ * which rank and, where one stalled, which NIC on what. */
 static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
-                         const struct sim_report *c, char **err) {
+                         const struct hw_config *hw, const struct sim_report *c, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     if (node_int(c, r, "cpu.main_done") >= 0 &&
         node_int(c, r, "gpu.kernels") == node_int(c, r, "gpu.kernels_launched"))
       continue;
-    *err = g_strdup_printf("policy %s: rank %u never finished: the run deadlocked (waits that "
-                           "nothing satisfies; see its counters with --format json)", pol->name, r);
+    GString *m = g_string_new(NULL);
+    g_string_printf(m, "policy %s: the model deadlocked: rank %u never finished (its %s)", pol->name,
+                    r, node_int(c, r, "cpu.main_done") < 0 ? "host program waits" : "kernel waits");
+    for (uint32_t n = 0; n < (uint32_t)hw->net->nodes; n++) {
+      if (!node_int(c, n, "nic.stalled_at_end")) continue;
+      g_string_append_printf(
+          m, "; node %u's NIC stalled with its trigger list full (%" G_GINT64_FORMAT
+             " entries, trigger_full: stall): %" G_GINT64_FORMAT " triggered operations hold "
+             "entries waiting for thresholds that only the stalled stores or registrations "
+             "would reach",
+          n, hw->nic->trigger_entries, node_int(c, n, "nic.triggers_unmatched"));
+      if (m->len > 1024) break;
+    }
+    if (strstr(m->str, "stalled"))
+      g_string_append(m, "; raise hardware.nic.trigger_entries or use trigger_full: spill");
+    else
+      g_string_append(m, "; see its counters with --format json");
+    *err = g_string_free(m, FALSE);
     return false;
   }
   return true;
@@ -264,7 +302,7 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   if (ok) {
     out->events = sim_run(e, SIM_TIME_MAX, 0);
     sim_finish(e, &out->counters);
-    ok = all_finished(pol, p, &out->counters, err);
+    ok = all_finished(pol, p, hw, &out->counters, err);
   }
   if (ok) {
     if (p->measured_rank != WL_ALL_RANKS) {
@@ -284,21 +322,24 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
 }
 
 bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
-             uint64_t seed, struct trace *trace, struct sim_result *out, char **err) {
+             const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct pol_type *pol = pol_find(policy);
   if (!pol) {
     *err = g_strdup_printf("expected a policy that lowers programs, got %s", policy);
     return false;
   }
   if (hw->net->nodes < p->n_ranks) {
-    *err = g_strdup_printf("network.nodes: expected at least %u nodes, got %" G_GINT64_FORMAT,
-                           p->n_ranks, hw->net->nodes);
+    *err = pol_error_at(ctx->sc, "hardware.network.nodes",
+                        "expected at least %u nodes, got %" G_GINT64_FORMAT, p->n_ranks,
+                        hw->net->nodes);
     return false;
   }
   if (!wl_program_check(p, err)) return false;
+  if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
   struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
-  bool ok = lower_all(pol, p, hw, pp, err) && simulate(pol, p, hw, pp, seed, trace, out, err);
+  bool ok = lower_all(pol, p, hw, pp, err);
+  if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->trace, out, err);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
   g_free(pp);
   return ok;
