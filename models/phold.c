@@ -17,7 +17,8 @@ static const char *const phold_ports[2 * PHOLD_MAX_LINKS] = {
 #define P(key, type, def, min, max, doc) \
   {#key, type, def, min, max, NULL, doc, offsetof(struct phold_config, key)}
 static const struct par_decl phold_decls[] = {
-    P(lps, PAR_INT, "64", "1", "16777216", "logical processes"),
+    P(lps, PAR_INT, "64", "1", "1048576",
+      "logical processes (about 420 B each: 2^20 is 0.4 GB before the events)"),
     P(population, PAR_INT, "4", "1", "1048576", "events each LP holds at start"),
     P(links, PAR_INT, "2", "1", "8", "links each LP starts (2 ports per link)"),
     P(link_latency, PAR_TIME, "1us", "0ps", "1s", "latency of every link (the lookahead)"),

@@ -13,6 +13,7 @@ void pol_prog_init(struct pol_prog *pp) {
   pp->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
   pp->host = g_array_new(FALSE, TRUE, sizeof(struct hstep));
   pp->steps = g_ptr_array_new_with_free_func(g_free);
+  pp->tag_next = 1;
 }
 
 void pol_prog_clear(struct pol_prog *pp) {

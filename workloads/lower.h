@@ -19,6 +19,8 @@ struct pol_prog {
   struct nodeprog np; /* valid after pol_prog_seal */
   GArray *kernels, *qcmds, *cmds, *host;
   GPtrArray *steps;   /* each kernel's step array */
+  size_t tag_op;      /* gputn: trigger tags used by the sends before op */
+  uint32_t tag_next;  /* tag_op, the next tag (from 1) */
 };
 
 void pol_prog_init(struct pol_prog *pp);
