@@ -92,10 +92,16 @@ static bool has_location(const char *msg) {
  * node when the list is the default) when it has none. */
 static void locate(const struct scenario *sc, size_t k, char **err) {
   if (!*err || has_location(*err)) return;
+  const char *name = sc->policies[k];
+  char *own = g_strdup_printf("policy %s:", name);
+  bool named = g_str_has_prefix(*err, own) ||
+               (g_str_has_prefix(*err, name) && (*err)[strlen(name)] == ':');
+  g_free(own);
   const struct sc_node *n = sc_map_get(sc->root, "policies");
   if (n && n->kind == SC_SEQ && k < n->n_items) n = n->items[k];
   if (!n) n = sc_node_near(sc->root, "workload");
-  char *m = sc_error_at(n, "policies", "policy %s: %s", sc->policies[k], *err);
+  char *m = named ? sc_error_at(n, "policies", "%s", *err)
+                  : sc_error_at(n, "policies", "policy %s: %s", name, *err);
   g_free(*err);
   *err = m;
 }

@@ -269,17 +269,20 @@ static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
     GString *m = g_string_new(NULL);
     g_string_printf(m, "policy %s: the model deadlocked: rank %u never finished (its %s)", pol->name,
                     r, node_int(c, r, "cpu.main_done") < 0 ? "host program waits" : "kernel waits");
+    uint32_t stalled = 0;
     for (uint32_t n = 0; n < (uint32_t)hw->net->nodes; n++) {
       if (!node_int(c, n, "nic.stalled_at_end")) continue;
-      g_string_append_printf(
-          m, "; node %u's NIC stalled with its trigger list full (%" G_GINT64_FORMAT
-             " entries, trigger_full: stall): %" G_GINT64_FORMAT " triggered operations hold "
-             "entries waiting for thresholds that only the stalled stores or registrations "
-             "would reach",
-          n, hw->nic->trigger_entries, node_int(c, n, "nic.triggers_unmatched"));
-      if (m->len > 1024) break;
+      if (stalled++ < 3)
+        g_string_append_printf(
+            m, "; node %u's NIC stalled with all %" G_GINT64_FORMAT " trigger entries held "
+               "(trigger_full: stall) after %" G_GINT64_FORMAT " triggered-put registrations and %"
+               G_GINT64_FORMAT " trigger stores: the next registration or store waits for an "
+               "entry that only work queued behind it would free",
+            n, hw->nic->trigger_entries, node_int(c, n, "nic.registrations"),
+            node_int(c, n, "nic.triggers_stored"));
     }
-    if (strstr(m->str, "stalled"))
+    if (stalled > 3) g_string_append_printf(m, "; and %u more NICs so", stalled - 3);
+    if (stalled)
       g_string_append(m, "; raise hardware.nic.trigger_entries or use trigger_full: spill");
     else
       g_string_append(m, "; see its counters with --format json");
