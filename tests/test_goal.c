@@ -51,7 +51,8 @@ static sim_time run(struct wl_program *p, const char *policy, int64_t nodes, cha
   h.cpu.helper_threads = 1;
   struct sim_result r;
   sim_result_init(&r, policy);
-  sim_time t = pol_run(p, policy, &h.cfg, 1, NULL, &r, err) ? r.total_ps : -1;
+  struct wl_ctx ctx = {.seed = 1};
+  sim_time t = pol_run(p, policy, &h.cfg, &ctx, &r, err) ? r.total_ps : -1;
   sim_result_clear(&r);
   wl_program_free(p);
   return t;
@@ -300,7 +301,9 @@ static void test_deadlocks(void) {
                   "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
   p = goal(g, &err);
   EXPECT_TIME(run(p, "hdn", 2, &err), -1);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 never finished, first at rank 0 op 0 (line 3)"));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 never finished (its host program waits); "
+                                            "rank 0's first op that never ended: rank 0 op 0 "
+                                            "(line 3)"));
   g_free(err);
   err = NULL;
   /* A dependency cycle is refused before the run. */

@@ -64,9 +64,30 @@ struct wl_program *wl_allreduce_program(const struct allreduce_config *c, uint32
   return p;
 }
 
+bool wl_allreduce_check(const struct wl_ctx *ctx, const struct allreduce_config *c,
+                        const char *what, char **err) {
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  if (!pol_check_nodes(ctx->sc, &hw, 2, what, err)) return false;
+  if (c->granularity == AR_MIXED && c->wgs % c->mixed_wgs) {
+    *err = pol_error_at(ctx->sc, "workload.mixed_wgs",
+                        "expected a divisor of wgs = %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT,
+                        c->wgs, c->mixed_wgs);
+    return false;
+  }
+  /* 2 (n - 1) steps of a send, a receive and (n - 1 of them) a reduction,
+   * on each of the n ranks. */
+  uint64_t n = (uint64_t)hw.net->nodes;
+  return pol_check_at_most(ctx->sc, "hardware.network.nodes",
+                           "program ops (6 n (n - 1) for a ring allreduce on n nodes)",
+                           pol_mul_sat(6 * n, n - 1), WL_MAX_OPS, err);
+}
+
+static bool allreduce_check(const struct wl_ctx *ctx, char **err) {
+  return wl_allreduce_check(ctx, ctx->config, "allreduce", err);
+}
+
 static struct wl_program *allreduce_program(const struct wl_ctx *ctx, char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, 2, "allreduce", err)) return NULL;
   return wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
 }
 
@@ -78,6 +99,8 @@ const struct wl_type wl_allreduce = {
     .params = &allreduce_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
+    .check = allreduce_check,
     .run = allreduce_run,
     .program = allreduce_program,
 };

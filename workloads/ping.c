@@ -36,9 +36,13 @@ struct wl_program *wl_ping_program(const struct ping_config *cfg) {
   return p;
 }
 
-static struct wl_program *ping_program(const struct wl_ctx *ctx, char **err) {
+static bool ping_check(const struct wl_ctx *ctx, char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, 2, "ping", err)) return NULL;
+  return pol_check_nodes(ctx->sc, &hw, 2, "ping", err);
+}
+
+static struct wl_program *ping_program(const struct wl_ctx *ctx, char **err) {
+  (void)err;
   return wl_ping_program(ctx->config);
 }
 
@@ -50,6 +54,8 @@ const struct wl_type wl_ping = {
     .params = &ping_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
+    .check = ping_check,
     .run = ping_run,
     .program = ping_program,
 };

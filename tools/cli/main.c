@@ -1,6 +1,8 @@
 /* trigsim: the command line. Subcommands run, validate and params; option
  * parsing by GLib. Exit status: 0 done, 1 an output could not be written,
- * 2 bad input (scenario, option or argument). */
+ * 2 bad input (scenario, option or argument), 3 the model failed (a
+ * deadlock or an internal error, after the input was checked), 130
+ * interrupted (a sweep). */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -20,6 +22,7 @@
 #include "workload.h"
 
 #define EXIT_INPUT 2
+#define EXIT_MODEL 3
 
 static const char *const commands[] = {"run", "sweep", "validate", "params", "calibrate",
                                       "validate-real", "export-goal"};
@@ -91,7 +94,7 @@ static bool load_points(const char *path, char **sets, const guint64 *seed, stru
     struct scenario *sc = scenario_from_tree(tree, path, &wl_catalog, err);
     if (!sc) return false;
     p->sc[p->n++] = sc;
-    if (!wl_check_policies(sc, err)) return false;
+    if (!wl_check(sc, err)) return false; /* everything run would reject */
     if (seed) sc->seed = *seed;
     if (p->plan) sc->seed = sw_seed(sc->seed, sw_point_rep(p->plan, i));
   }
@@ -187,15 +190,12 @@ static bool emit_points(const struct points *pts, struct sim_result *const *runs
 static bool run_point(void *user, size_t i, struct sim_result **runs, size_t *n_runs, char **err) {
   const struct points *pts = user;
   const struct scenario *sc = pts->sc[i];
-  const struct wl_type *w = wl_type_of(sc);
   *runs = g_new0(struct sim_result, sc->n_policies);
   for (*n_runs = 0; *n_runs < sc->n_policies;) {
     struct sim_result *r = &(*runs)[*n_runs];
     sim_result_init(r, sc->policies[*n_runs]);
     (*n_runs)++;
-    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = r->policy,
-                         .seed = sc->seed, .trace = NULL};
-    if (!w->run(&ctx, r, err)) return false;
+    if (!wl_run(sc, *n_runs - 1, NULL, r, err)) return false;
   }
   return true;
 }
@@ -343,15 +343,15 @@ static int cmd_run(int argc, char **argv) {
   prs.n_points = pts.n;
   for (size_t i = 0; i < pts.n; i++) {
     const struct scenario *sc = pts.sc[i];
-    const struct wl_type *w = wl_type_of(sc);
     prs.runs[i] = g_new0(struct sim_result, sc->n_policies);
     for (size_t k = 0; k < sc->n_policies; k++) {
       struct sim_result *r = &prs.runs[i][k];
       sim_result_init(r, sc->policies[k]);
       prs.n_runs[i]++;
-      struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
-                           .seed = sc->seed, .trace = trace};
-      if (!w->run(&ctx, r, &err)) goto out;
+      if (!wl_run(sc, k, trace, r, &err)) {
+        status = EXIT_MODEL; /* the input passed wl_check */
+        goto out;
+      }
     }
   }
   status = emit_points(&pts, prs.runs, prs.n_runs, output, fmt) ? 0 : 1;
