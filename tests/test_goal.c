@@ -256,23 +256,23 @@ static void test_malformed(void) {
                     ":4:5: workload.file: expected a label not used before in this rank");
   expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5 tag 3\n}\n",
                     ":3:12: workload.file: expected cpu N or the end of the statement, got tag");
-  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5\n", ": workload.file: expected } to close the rank");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5\n", ":3:11: workload.file: expected } to close the rank, got the end of the file");
   expect_read_error("num_ranks 2\nrank 2 {\n}\n", ":2:6: workload.file: expected a rank below num_ranks");
   expect_read_error("num_ranks 2\n/* open\nrank 0 {\n}\n",
-                    ":4: workload.file: expected */ to close the comment, got the end of the file");
+                    ":4:2: workload.file: expected */ to close the comment, got the end of the file");
   expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999999\n}\n",
                     ":3:10: workload.file: expected a calc time");
   /* A line no schedule has, and something that is not a file. */
   char *longline = g_strnfill(5000, 'x');
   char *text = g_strdup_printf("num_ranks 2\nrank 0 {\n%s\n}\n", longline);
-  expect_read_error(text, ":3: workload.file: expected a line of at most 4096 characters");
+  expect_read_error(text, ":3:4097: workload.file: expected a line of at most 4096 characters");
   g_free(text);
   g_free(longline);
   char *e2 = NULL;
   uint64_t n2 = 0;
   CU_ASSERT_PTR_NULL(wl_goal_read("/dev/zero", 1000, WL_ON_ANY, 64, &n2, &e2));
-  CU_ASSERT_PTR_NOT_NULL(e2 && strstr(e2, "/dev/zero: workload.file: expected a readable GOAL "
-                                          "file, got something that is not a regular file"));
+  CU_ASSERT_PTR_NOT_NULL(e2 && strstr(e2, "expected a readable GOAL file, got /dev/zero: "
+                                          "something that is not a regular file"));
   g_free(e2);
   /* More ranks than nodes: no error text, the caller names the key. */
   char *err = NULL;

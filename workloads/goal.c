@@ -47,14 +47,15 @@ struct reader {
   uint32_t line;      /* 1-based */
   bool in_comment;    /* inside a block comment that began on an earlier line */
   bool too_long;      /* a line longer than GOAL_MAX_LINE: reading stopped */
+  unsigned last_len;  /* characters of the last line read, without its end */
   char **err;
 };
 
 /* Sets *ERR to "path:line:col: expected WANT, got <the token at AT>". */
 static bool fail_at(struct reader *r, const char *at, const char *want) {
   if (!r->buf || at < r->buf || at > r->buf + strlen(r->buf)) { /* past the last line */
-    *r->err = g_strdup_printf("%s:%u: workload.file: expected %s, got the end of the file",
-                              r->path, MAX(r->line, 1), want);
+    *r->err = g_strdup_printf("%s:%u:%u: workload.file: expected %s, got the end of the file",
+                              r->path, MAX(r->line, 1), r->last_len + 1, want);
     return false;
   }
   size_t n = strcspn(at, " \t\r\n");
@@ -99,6 +100,7 @@ static bool skip_blank(struct reader *r, bool multiline) {
     }
     r->line++;
     r->pos = r->buf;
+    r->last_len = (unsigned)strcspn(r->buf, "\r\n");
     if (len > GOAL_MAX_LINE) {
       r->too_long = true;
       r->buf[GOAL_MAX_LINE] = '\0';
@@ -280,7 +282,7 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
   r.f = fopen(path, "r");
   struct stat st;
   if (!r.f || fstat(fileno(r.f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    *err = g_strdup_printf("%s: workload.file: expected a readable GOAL file, got %s", path,
+    *err = g_strdup_printf("expected a readable GOAL file, got %s: %s", path,
                            r.f ? "something that is not a regular file" : g_strerror(errno));
     if (r.f) fclose(r.f);
     return NULL;
@@ -329,17 +331,16 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
   }
   if (r.too_long) {
     g_free(*err);
-    *err = g_strdup_printf("%s:%u: workload.file: expected a line of at most %d characters, got "
-                           "a longer one", path, r.line, GOAL_MAX_LINE);
+    *err = g_strdup_printf("%s:%u:%d: workload.file: expected a line of at most %d characters, "
+                           "got a longer one", path, r.line, GOAL_MAX_LINE + 1, GOAL_MAX_LINE);
     ok = false;
   } else if (ok && r.in_comment) {
-    *err = g_strdup_printf("%s:%u: workload.file: expected */ to close the comment, got the end "
-                           "of the file", path, r.line);
+    *err = g_strdup_printf("%s:%u:%u: workload.file: expected */ to close the comment, got the "
+                           "end of the file", path, r.line, r.last_len + 1);
     ok = false;
   }
   if (ok && ferror(r.f)) {
-    *err = g_strdup_printf("%s: workload.file: expected a readable GOAL file, got a read error",
-                           path);
+    *err = g_strdup_printf("expected a readable GOAL file, got a read error: %s", path);
     ok = false;
   }
   g_free(seen);
@@ -374,6 +375,10 @@ static struct wl_program *goal_program(const struct wl_ctx *ctx, char **err) {
     char *what = g_strdup_printf("%s's num_ranks", c->file);
     pol_check_nodes(ctx->sc, &hw, num_ranks, what, err);
     g_free(what);
+  } else if (!p && !g_str_has_prefix(*err, path)) { /* the file itself: at the key */
+    char *why = *err;
+    *err = sc_error_at(fn, "workload.file", "%s", why);
+    g_free(why);
   }
   g_free(path);
   g_free(dir);

@@ -27,7 +27,8 @@ extern const struct par_group goal_params;
 /* Reads the GOAL schedule at PATH into graph ranks: a calc of V units
  * lasts V * TIME_UNIT_PS on device CALC_ON (enum wl_where). Free with
  * wl_program_free. NULL and *ERR ("path:line:col: workload.file: expected
- * X, got Y") on a malformed file; NULL with *ERR NULL and *NUM_RANKS set
+ * X, got Y") on a malformed file, or ("expected a readable GOAL file, got
+ * ...", no location) on one that cannot be read; NULL with *ERR NULL and *NUM_RANKS set
  * when the schedule has more ranks than MAX_RANKS. */
 struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t calc_on,
                                 uint32_t max_ranks, uint64_t *num_ranks, char **err);
