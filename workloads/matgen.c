@@ -30,21 +30,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct mg_config, key)}
+#define PAR_CONFIG struct mg_config
 static const struct par_decl mg_decls[] = {
-    P(rows, PAR_INT, "1000", "1", "10000000000", NULL, "rows, exact"),
-    P(nnz, PAR_INT, "5000", "1", "1000000000000", NULL, "non-zeros, exact"),
-    P(class, PAR_ENUM, "stencil", NULL, NULL, "stencil|fem|graph",
+    PAR(rows, PAR_INT, "1000", "1", "10000000000", NULL, "rows, exact"),
+    PAR(nnz, PAR_INT, "5000", "1", "1000000000000", NULL, "non-zeros, exact"),
+    PAR(class, PAR_ENUM, "stencil", NULL, NULL, "stencil|fem|graph",
       "class: stencil (one row per grid point), fem (blocks of dofs per node), graph (links "
       "dropped at random to reach a sparser target)"),
-    P(dim, PAR_INT, "2", "2", "3", NULL, "grid dimensions"),
-    P(points, PAR_INT, "5", "5", "27", NULL, "stencil: 5 or 9 (2D), 7 or 27 (3D)"),
-    P(dofs, PAR_INT, "1", "1", "64", NULL, "rows per grid node (3 for 3D elasticity)"),
-    P(max_row, PAR_INT, "0", "0", "1000000", NULL,
+    PAR(dim, PAR_INT, "2", "2", "3", NULL, "grid dimensions"),
+    PAR(points, PAR_INT, "5", "5", "27", NULL, "stencil: 5 or 9 (2D), 7 or 27 (3D)"),
+    PAR(dofs, PAR_INT, "1", "1", "64", NULL, "rows per grid node (3 for 3D elasticity)"),
+    PAR(max_row, PAR_INT, "0", "0", "1000000", NULL,
       "published longest row (0: none published; the grid stays regular)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group mg_params = {
     .name = "matrix",
@@ -306,20 +305,24 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err) {
-  const struct mg_config *cc = c;
+bool mg_config_check(const struct mg_config *cc, char **err) {
   bool st_ok = cc->dim == 2 ? (cc->points == 5 || cc->points == 9)
                             : (cc->points == 7 || cc->points == 27);
   if (!st_ok) {
     *err = g_strdup_printf("expected points 5 or 9 for dim 2, 7 or 27 for dim 3, got %" PRId64
                            " for dim %" PRId64, cc->points, cc->dim);
-    return NULL;
+    return false;
   }
   if (cc->nnz < cc->rows || (cc->nnz - cc->rows) % 2) {
     *err = g_strdup_printf("expected nnz >= rows with nnz - rows even (a symmetric pattern with a "
                            "full diagonal), got rows %" PRId64 ", nnz %" PRId64, cc->rows, cc->nnz);
-    return NULL;
+    return false;
   }
+  return true;
+}
+
+struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err) {
+  if (!mg_config_check(c, err)) return NULL;
   struct mg_gen *g = g_new0(struct mg_gen, 1);
   g->c = *c;
   g->seed = seed;
@@ -454,6 +457,7 @@ void mg_gen_free(struct mg_gen *g) {
 }
 
 int64_t mg_gen_max_len(const struct mg_gen *g) { return g->max_len; }
+int64_t mg_gen_rows(const struct mg_gen *g) { return g->n; }
 
 /* ------------------------------------------------------------- consumers */
 

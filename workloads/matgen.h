@@ -8,6 +8,7 @@
 #ifndef WL_MATGEN_H
 #define WL_MATGEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "param.h"
@@ -29,6 +30,10 @@ extern const struct par_group mg_params;
 
 struct mg_gen;
 
+/* The checks mg_gen_new makes before any counting (stencil against dim,
+ * nnz - rows even); false and *ERR (g_free) when one fails. */
+bool mg_config_check(const struct mg_config *c, char **err);
+
 /* A generator for C with SEED (the scenario's). NULL and *ERR (g_free)
  * when C cannot be met: nnz < rows, nnz - rows odd (a symmetric pattern
  * with a full diagonal has an even off-diagonal count), a stencil that
@@ -36,6 +41,7 @@ struct mg_gen;
  * Costs a few passes over the nodes (O(nodes x neighbours)). */
 struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err);
 void mg_gen_free(struct mg_gen *g);
+int64_t mg_gen_rows(const struct mg_gen *g);
 /* The most non-zeros any row can have (a buffer size for mg_gen_row). */
 int64_t mg_gen_max_len(const struct mg_gen *g);
 /* Row I's columns, ascending and distinct, into COLS (mg_gen_max_len
