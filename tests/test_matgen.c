@@ -199,6 +199,32 @@ static void test_dense_layers_imbalance_blocks(void) {
   CU_ASSERT(imb[1] < 1.15);
 }
 
+#ifdef TRIGSIM_HAVE_METIS
+/* METIS balances rows, not non-zeros: on the dense-layer matrix its parts
+ * still differ (> 1.1x the mean nnz), while on the regular one they stay
+ * within 1.1x. */
+static void test_dense_layers_imbalance_metis(void) {
+  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300};
+  struct mg_config flat = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 0};
+  double imb[2];
+  for (int k = 0; k < 2; k++) {
+    struct mg_gen *g = gen(k ? flat : dense);
+    struct sp_matrix *m = mg_gen_matrix(g);
+    char *err = NULL;
+    struct sp_part *p = sp_partition(m, 8, SP_GRAPH, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    int64_t max = 0;
+    for (uint32_t r = 0; r < 8; r++) max = MAX(max, p->ranks[r].nnz);
+    imb[k] = (double)max * 8 / (double)p->nnz;
+    sp_part_free(p);
+    sp_matrix_free(m);
+    mg_gen_free(g);
+  }
+  CU_ASSERT(imb[0] > 1.1);
+  CU_ASSERT(imb[1] < 1.1);
+}
+#endif
+
 /* Same seed, same pattern; another seed drops other links. */
 static void test_deterministic_from_seed(void) {
   struct mg_config c = {4000, 4000 * 5 - 1000, MG_GRAPH, 2, 5, 1, 0};
@@ -335,6 +361,9 @@ int main(void) {
       {"classes: exact, symmetric, SPD, streamed = assembled", test_classes_exact_symmetric_spd},
       {"row lengths meet their targets", test_row_lengths_meet_targets},
       {"dense layers unbalance blocks", test_dense_layers_imbalance_blocks},
+#ifdef TRIGSIM_HAVE_METIS
+      {"dense layers unbalance METIS parts", test_dense_layers_imbalance_metis},
+#endif
       {"deterministic from the seed", test_deterministic_from_seed},
       {"impossible targets", test_impossible_targets},
       {"cg reports per-rank load", test_cg_reports_per_rank_load},
