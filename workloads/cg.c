@@ -1,8 +1,9 @@
 /* The cg workload (CPU-free ICS23 Sec. 3.4, 4.2, Table 1): unpreconditioned
  * conjugate gradient, standard or pipelined (Ghysels-Vanroose), on a matrix
- * read from a Matrix Market file, generated (1D/2D/3D Poisson), or known
- * only by its rows and non-zeros per row (banded, for Table 1's matrices),
- * its rows split over the ranks (workloads/sparse.h). Per iteration:
+ * read from a Matrix Market file, generated (1D/2D/3D Poisson, or by
+ * structural class from a catalogue entry: workloads/matgen.h, Table 1's
+ * matrices), or known only by its rows and non-zeros per row (banded), its
+ * rows split over the ranks (workloads/sparse.h). Per iteration:
  *   standard:  halo of p, SpMV q = A p, dot (p, q), allreduce, 2 AXPYs,
  *              dot (r, r), allreduce, 1 AXPY: 1 SpMV, 2 dots, 3 AXPYs and
  *              two reductions, each followed by a sync (its scalar is needed
