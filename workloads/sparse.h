@@ -1,8 +1,9 @@
 /* Sparse matrices for the cg workload (CPU-free ICS23 Sec. 3.4, Table 1):
  * where a matrix comes from (a Matrix Market file, a generated 1D/2D/3D
  * Poisson matrix, a synthetic banded matrix described only by its rows
- * and non-zeros per row, or one streamed from a generator: matgen.h), how its rows are split over ranks (contiguous
- * blocks, or a graph partitioner when one was built in), and what each
+ * and non-zeros per row, or one streamed from a generator: matgen.h), how
+ * its rows are split over ranks (contiguous blocks, or a graph partitioner
+ * when one was built in), and what each
  * rank then needs: its rows and non-zeros, and the vector entries it must
  * fetch from each other rank for an SpMV (its halo). Storage and reading
  * go through GSL's gsl_spmatrix. */
