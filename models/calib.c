@@ -63,7 +63,8 @@ double calib_jacobi_work_bits(int64_t n, int64_t cus, int64_t wgs_per_cu) {
 
 static int64_t wgs_per_cu_of(const struct calib_meas *m) { return m->is_gpu ? 8 : 1; }
 
-bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit) {
+/* Fits the compute model to M's grids (calib.h, calib_jacobi_work_bits). */
+static bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit) {
   double x[CALIB_MAX_GRIDS], y[CALIB_MAX_GRIDS];
   size_t n = 0;
   for (int i = 0; i < m->n_grids; i++) {

@@ -109,9 +109,6 @@ uint32_t calib_jacobi_wgs(int64_t n);
  * its duration is work / mem_bandwidth (gpu_compute_time). */
 double calib_jacobi_work_bits(int64_t n, int64_t cus, int64_t wgs_per_cu);
 
-/* Fits the compute model to M's grids (see above). */
-bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit);
-
 /* Fills HW (defaults first) from M, as the header says. False and *ERR when
  * the measurements cannot be fitted. */
 bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_fit *fit,

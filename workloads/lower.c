@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-void pol_prog_init(struct pol_prog *pp) {
+static void pol_prog_init(struct pol_prog *pp) {
   memset(pp, 0, sizeof *pp);
   pp->kernels = g_array_new(FALSE, TRUE, sizeof(struct kernel));
   pp->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
@@ -16,7 +16,7 @@ void pol_prog_init(struct pol_prog *pp) {
   pp->steps = g_ptr_array_new_with_free_func(g_free);
 }
 
-void pol_prog_clear(struct pol_prog *pp) {
+static void pol_prog_clear(struct pol_prog *pp) {
   g_array_free(pp->kernels, TRUE);
   g_array_free(pp->qcmds, TRUE);
   g_array_free(pp->cmds, TRUE);
@@ -25,7 +25,8 @@ void pol_prog_clear(struct pol_prog *pp) {
   memset(pp, 0, sizeof *pp);
 }
 
-void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags) {
+/* Points np at the arrays; after the last add. */
+static void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags) {
   pp->np = (struct nodeprog){
       .kernels = (const struct kernel *)(void *)pp->kernels->data, .n_kernels = pp->kernels->len,
       .qcmds = (const struct qcmd *)(void *)pp->qcmds->data, .n_qcmds = pp->qcmds->len,

@@ -14,17 +14,13 @@
 #include "workload.h"
 
 /* A node program under construction; it owns every array it points at.
- * Free with pol_prog_clear. */
+ * The driver (pol_run) creates, seals and frees it around a policy's lower. */
 struct pol_prog {
   struct nodeprog np; /* valid after pol_prog_seal */
   GArray *kernels, *qcmds, *cmds, *host;
   GPtrArray *steps;   /* each kernel's step array */
 };
 
-void pol_prog_init(struct pol_prog *pp);
-void pol_prog_clear(struct pol_prog *pp);
-/* Points np at the arrays; call after the last add. */
-void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags);
 
 /* Each returns the index the models name the item by. */
 uint32_t pol_add_cmd(struct pol_prog *pp, struct nic_cmd cmd);
