@@ -25,6 +25,9 @@ enum par_type {
   PAR_STRING,    /* char *, owned by the config (freed by par_group_free_config) */
   PAR_TABLE,     /* struct par_table: "X:Y, X:Y, ..." points, X integers
                     strictly rising, Y times ("1:3us, 8:5us"); "" is empty */
+  PAR_TREE,      /* const void *: a YAML list or mapping the group reads itself
+                    (a struct sc_node of the scenario, which outlives the
+                    config); NULL when absent. Its default must be "". */
 };
 
 /* A small piecewise-linear table, e.g. kernel launch latency against queue
@@ -84,6 +87,11 @@ enum unit_dim par_type_dim(enum par_type type);
 
 /* "a time", "an integer", "one of star, fat-tree, torus", ... for messages. */
 char *par_expected(const struct par_decl *d);
+
+/* The unit a bare number for D is taken in: B for a size whose key names
+ * its unit ("header_bytes: 64"); NULL for every other parameter, where a
+ * bare number of a quantity with units is an error ("latency: 1"). */
+const char *par_bare_unit(const struct par_decl *d);
 
 /* Parses TEXT for D, checks its range and stores it into CONFIG. On error
  * returns false and sets *ERR (g_free) to "expected X, got Y". */

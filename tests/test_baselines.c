@@ -28,7 +28,8 @@ static sim_time run(struct wl_program *p, const char *policy, int64_t nodes) {
   struct sim_result r;
   sim_result_init(&r, policy);
   char *err = NULL;
-  sim_time t = pol_run(p, policy, &h.cfg, 1, NULL, &r, &err) ? r.total_ps : -1;
+  struct wl_ctx ctx = {.seed = 1};
+  sim_time t = pol_run(p, policy, &h.cfg, &ctx, &r, &err) ? r.total_ps : -1;
   if (err) fprintf(stderr, "\n  %s: %s\n", policy, err);
   g_free(err);
   sim_result_clear(&r);

@@ -1,6 +1,8 @@
 /* trigsim: the command line. Subcommands run, validate and params; option
  * parsing by GLib. Exit status: 0 done, 1 an output could not be written,
- * 2 bad input (scenario, option or argument). */
+ * 2 bad input (scenario, option or argument), 3 the model failed (a
+ * deadlock or an internal error, after the input was checked), 130
+ * interrupted (a sweep). */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -21,9 +23,10 @@
 #include "workload.h"
 
 #define EXIT_INPUT 2
+#define EXIT_MODEL 3
 
 static const char *const commands[] = {"run", "sweep", "validate", "params", "calibrate",
-                                      "validate-real"};
+                                      "validate-real", "export-goal"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -45,7 +48,8 @@ static void print_help(FILE *out) {
         "  validate SCENARIO  check a scenario without running it\n"
         "  params [GROUP]     list every parameter with unit, default, range and doc\n"
         "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
-        "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n\n"
+        "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n"
+        "  export-goal SCENARIO     write the scenario's per-rank program as a GOAL schedule\n\n"
         "Options:\n"
         "  -h, --help         show this help (also: trigsim COMMAND --help)\n"
         "  --version          print the version\n",
@@ -91,7 +95,7 @@ static bool load_points(const char *path, char **sets, const guint64 *seed, stru
     struct scenario *sc = scenario_from_tree(tree, path, &wl_catalog, err);
     if (!sc) return false;
     p->sc[p->n++] = sc;
-    if (!wl_check_policies(sc, err)) return false;
+    if (!wl_check(sc, err)) return false; /* everything run would reject */
     if (seed) sc->seed = *seed;
     if (p->plan) sc->seed = sw_seed(sc->seed, sw_point_rep(p->plan, i));
   }
@@ -243,15 +247,12 @@ static bool emit_points(const struct points *pts, struct sim_result *const *runs
 static bool run_point(void *user, size_t i, struct sim_result **runs, size_t *n_runs, char **err) {
   const struct points *pts = user;
   const struct scenario *sc = pts->sc[i];
-  const struct wl_type *w = wl_type_of(sc);
   *runs = g_new0(struct sim_result, sc->n_policies);
   for (*n_runs = 0; *n_runs < sc->n_policies;) {
     struct sim_result *r = &(*runs)[*n_runs];
     sim_result_init(r, sc->policies[*n_runs]);
     (*n_runs)++;
-    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = r->policy,
-                         .seed = sc->seed, .trace = NULL};
-    if (!w->run(&ctx, r, err)) return false;
+    if (!wl_run(sc, *n_runs - 1, NULL, r, err)) return false;
   }
   return true;
 }
@@ -435,15 +436,15 @@ static int cmd_run(int argc, char **argv) {
   prs.n_points = pts.n;
   for (size_t i = 0; i < pts.n; i++) {
     const struct scenario *sc = pts.sc[i];
-    const struct wl_type *w = wl_type_of(sc);
     prs.runs[i] = g_new0(struct sim_result, sc->n_policies);
     for (size_t k = 0; k < sc->n_policies; k++) {
       struct sim_result *r = &prs.runs[i][k];
       sim_result_init(r, sc->policies[k]);
       prs.n_runs[i]++;
-      struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
-                           .seed = sc->seed, .trace = trace};
-      if (!w->run(&ctx, r, &err)) goto out;
+      if (!wl_run(sc, k, trace, r, &err)) {
+        status = EXIT_MODEL; /* the input passed wl_check */
+        goto out;
+      }
     }
   }
   struct out_opts oo = {.path = output, .fmt = fmt, .counters = which, .seed_given = seed_text};
@@ -596,8 +597,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "params")) return cmd_params(argc - 1, argv + 1);
   if (!strcmp(cmd, "calibrate")) return calib_cmd_calibrate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate-real")) return calib_cmd_validate_real(argc - 1, argv + 1);
+  if (!strcmp(cmd, "export-goal")) return export_cmd_goal(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
   return usage_error("expected a command (run, sweep, validate, params, calibrate, "
-                     "validate-real)%s%s%s, got '%s'",
+                     "validate-real, export-goal)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }
