@@ -265,14 +265,10 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err) {
 
 int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                               int64_t compute_ps) {
-  int64_t total = calib_predict_total_ps(hw, n, iters, sync, compute_ps);
+  int64_t total = calib_predict_run(hw, n, iters, sync, compute_ps, NULL);
   return (total + iters / 2) / iters;
 }
 
-int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                               int64_t compute_ps) {
-  return calib_predict_run(hw, n, iters, sync, compute_ps, NULL);
-}
 
 int64_t calib_predict_run(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                           int64_t compute_ps, uint64_t *events) {

@@ -70,7 +70,9 @@ const struct wl_type *wl_type_of(const struct scenario *sc) {
   return workloads[sc->workload];
 }
 
-bool wl_check_policies(const struct scenario *sc, char **err) {
+/* Checks that the workload supports each policy the scenario lists; the
+ * message points at the policies node. */
+static bool wl_check_policies(const struct scenario *sc, char **err) {
   const struct wl_type *w = wl_type_of(sc);
   for (size_t i = 0; i < sc->n_policies; i++) {
     bool ok = false;
