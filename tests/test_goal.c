@@ -411,6 +411,10 @@ static void test_yprog_errors(void) {
   expect_yprog_error("- ops:\n  - allreduce: {size: 1KiB, algorithm: binomial}\n", 2,
                      "workload.groups[0].ops[0].allreduce.algorithm: expected an algorithm of "
                      "allreduce (auto, ring, recursive-doubling), got binomial");
+  expect_yprog_error("- ops:\n  - loop:\n      count: 65536\n      ops:\n"
+                     "        - loop: {count: 65536, ops: [{calc: 1ns}]}\n", 2,
+                     "t.yaml:5:25: workload.groups[0].ops[0].loop.ops[0].loop.count: expected loops "
+                     "that make at most 2^25 ops in all, got more (the counts multiply)");
   expect_yprog_error("- ops:\n  - recv: {from: (rank + 1) % nranks, size: 1KiB, tag: -1}\n", 2,
                      "recv.tag: expected a value in [0, 2147483647] on rank 0, got -1");
 }
