@@ -63,18 +63,23 @@ static void test_flags_and_matches(void) {
   /* Idempotent; adding an op makes it check again. */
   CU_ASSERT_TRUE(wl_program_check(p, &err));
   CU_ASSERT_EQUAL(r1->n_flags, 7);
+  CU_ASSERT_FALSE(wl_program_unmatched(p, &err));
   wl_recv(p, 2, 0, 8, 9);
-  CU_ASSERT_FALSE(wl_program_check(p, &err));
+  /* Well formed, but it deadlocks. */
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  CU_ASSERT_TRUE(wl_program_unmatched(p, &err));
   CU_ASSERT_PTR_NOT_NULL(
       err && strstr(err, "rank 2 op 2: a receive of 8 B with tag 9 from rank 0 that no send matches"));
   g_free(err);
   wl_program_free(p);
 }
 
-/* Checks P and expects it to fail with an error containing WANT. */
-static void expect_error(struct wl_program *p, const char *want) {
+/* Checks P and expects it to fail (or, with DEADLOCK, to pass and have a
+ * receive no send matches) with an error containing WANT. */
+static void expect_failure(struct wl_program *p, bool deadlock, const char *want) {
   char *err = NULL;
-  CU_ASSERT_FALSE(wl_program_check(p, &err));
+  CU_ASSERT_EQUAL(wl_program_check(p, &err), deadlock);
+  if (deadlock) CU_ASSERT_TRUE(wl_program_unmatched(p, &err));
   CU_ASSERT_PTR_NOT_NULL(err);
   if (err && !strstr(err, want)) fprintf(stderr, "got: %s\nwanted: %s\n", err, want);
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
@@ -82,14 +87,16 @@ static void expect_error(struct wl_program *p, const char *want) {
   wl_program_free(p);
 }
 
+static void expect_error(struct wl_program *p, const char *want) { expect_failure(p, false, want); }
+
 static void test_errors(void) {
   struct wl_program *p;
   /* A receive with no send. */
   p = wl_program_new(2);
   wl_compute(p, 1, 1, 1, 0);
   wl_recv(p, 1, 0, 100, 3);
-  expect_error(p, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send matches: "
-                  "the schedule deadlocks");
+  expect_failure(p, true, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send "
+                          "matches: the schedule deadlocks");
   /* Two sends to one receive (same tag): they match in program order, the
    * second finds none. */
   p = wl_program_new(2);
@@ -115,7 +122,8 @@ static void test_errors(void) {
   wl_send(p, 0, 1, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
-  expect_error(p, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send matches");
+  expect_failure(p, true, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send "
+                          "matches");
 }
 
 static void test_select_last_op(void) {
