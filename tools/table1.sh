@@ -26,7 +26,7 @@ done
 extract() {
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
            { printf "%s %s %.1f %.2f %d\n", $c["workload.matrix"], $c["policy"],
-               $c["cg.time_per_iteration_ps"] / 1e6, $c["cg.nnz_imbalance"], $c["cg.halo_in_max"] }' "$1"
+               $c["cg.time_per_iteration_ps"] / 1e6, $c["cg.nnz_imbalance"], $c["node.cg.halo_in.max"] }' "$1"
 }
 extract "$out/standard.csv" >"$out/standard.txt"
 extract "$out/pipelined.csv" >"$out/pipelined.txt"

@@ -96,16 +96,6 @@ static int64_t muldiv(int64_t a, int64_t b, int64_t c) {
 
 /* ---------------------------------------------------------------- nodes */
 
-static bool node_at(const struct mg_gen *g, int64_t k, const int o[3], int64_t *m) {
-  int64_t s = g->s;
-  int64_t x = k % s + o[0], y = (k / s) % s + o[1], z = k / s / s + o[2];
-  if (x < 0 || x >= s || y < 0 || y >= s || z < 0 || (g->dim == 2 ? z != 0 : z >= s)) return false;
-  int64_t id = x + s * (y + s * z);
-  if (id >= g->nodes) return false;
-  *m = id;
-  return true;
-}
-
 static bool dense(const struct mg_gen *g, int64_t k) {
   int64_t rank = g->cl_rank[k / g->layer];
   return rank < g->dense_full || (rank == g->dense_full && k % g->layer < g->dense_part);
@@ -133,20 +123,40 @@ static int cmp_i64(const void *a, const void *b) {
 
 /* Node K's coupled nodes, itself included, ascending and distinct, into OUT;
  * returns how many. */
+/* The node at offset O from the node at (X, Y, Z) = K, as node_at. */
+static inline bool node_off(const struct mg_gen *g, int64_t k, int64_t x, int64_t y, int64_t z,
+                            const int o[3], int sign, int64_t *m) {
+  int64_t s = g->s, xx = x + sign * o[0], yy = y + sign * o[1], zz = z + sign * o[2];
+  if (xx < 0 || xx >= s || yy < 0 || yy >= s || zz < 0 || (g->dim == 2 ? zz != 0 : zz >= s))
+    return false;
+  int64_t id = k + sign * (o[0] + s * (o[1] + s * o[2]));
+  if (id >= g->nodes) return false;
+  *m = id;
+  return true;
+}
+
 static int64_t node_nbrs(const struct mg_gen *g, int64_t k, int64_t *out) {
   int64_t n = 0, m;
+  int64_t x = k % g->s, y = (k / g->s) % g->s, z = k / g->s / g->s;
   out[n++] = k;
   for (int t = 0; t < g->n_st; t++)
-    if (node_at(g, k, g->st[t], &m) && kept(g, k, m)) out[n++] = m;
+    if (node_off(g, k, x, y, z, g->st[t], 1, &m) && kept(g, k, m)) out[n++] = m;
   if (g->K && g->near[k / g->layer]) {
-    bool dk = dense(g, k);
-    for (int64_t t = 0; t < g->K; t++) {
-      if (dk && node_at(g, k, g->cube[t], &m)) out[n++] = m;
-      int neg[3] = {-g->cube[t][0], -g->cube[t][1], -g->cube[t][2]};
-      if (node_at(g, k, neg, &m) && dense(g, m)) out[n++] = m;
+    if (dense(g, k))
+      for (int64_t t = 0; t < g->K; t++)
+        if (node_off(g, k, x, y, z, g->cube[t], 1, &m)) out[n++] = m;
+    for (int64_t t = 0; t < g->K; t++)
+      if (node_off(g, k, x, y, z, g->cube[t], -1, &m) && dense(g, m)) out[n++] = m;
+  }
+  if (n > 64) {
+    qsort(out, (size_t)n, sizeof *out, cmp_i64);
+  } else { /* a stencil's few: insertion sort, no calls */
+    for (int64_t t = 1; t < n; t++) {
+      int64_t v = out[t], u = t;
+      for (; u > 0 && out[u - 1] > v; u--) out[u] = out[u - 1];
+      out[u] = v;
     }
   }
-  qsort(out, (size_t)n, sizeof *out, cmp_i64);
   int64_t w = 0;
   for (int64_t t = 0; t < n; t++)
     if (w == 0 || out[t] != out[w - 1]) out[w++] = out[t];
@@ -218,6 +228,35 @@ static bool removed(const struct mg_gen *g, int64_t i, int64_t j) {
   if (l < 0) return false;
   int64_t a = (ki == lo ? i : j) % g->b, c = (ki == lo ? j : i) % g->b;
   return picked(l * g->b * g->b + a * g->b + c, g->del_q, g->del_e);
+}
+
+/* How many of [Q0, Q1) are picked (as picked()): e with floor(e Q / E) in
+ * the range are those in [ceil(Q0 E / Q), ceil(Q1 E / Q)). */
+static int64_t picked_in(int64_t q0, int64_t q1, int64_t q_total, int64_t e_total) {
+  if (e_total <= 0 || q1 <= q0) return 0;
+  int64_t e0 = muldiv(q0, e_total, q_total), e1 = muldiv(q1, e_total, q_total);
+  if (muldiv(e0, q_total, e_total) < q0) e0++;
+  if (muldiv(e1, q_total, e_total) < q1) e1++;
+  return MIN(e1, e_total) - MIN(e0, e_total);
+}
+
+/* Row I's length given COLS, the number of columns its node's blocks give
+ * (before removals): less the removed pairs, plus the added ones. */
+static int64_t row_len(const struct mg_gen *g, int64_t i, int64_t cols) {
+  int64_t k = i / g->b, d = i % g->b, b2 = g->b * g->b, len = cols;
+  if (g->del_e) {
+    int64_t l = xlink(g, k);
+    if (l >= 0) len -= picked_in(l * b2 + d * g->b, l * b2 + d * g->b + g->b, g->del_q, g->del_e);
+    l = xlink(g, k - 1);
+    if (l >= 0)
+      for (int64_t d1 = 0; d1 < g->b; d1++) len -= picked(l * b2 + d1 * g->b + d, g->del_q, g->del_e);
+  }
+  len += CLAMP(g->n - i - g->g0, 0, g->add_f) + CLAMP(i - g->g0 + 1, 0, g->add_f);
+  if (g->add_p) {
+    len += i < g->add_m && picked(i, g->add_m, g->add_p);
+    len += i - g->g0 - g->add_f >= 0 && picked(i - g->g0 - g->add_f, g->add_m, g->add_p);
+  }
+  return len;
 }
 
 int64_t mg_gen_row(const struct mg_gen *g, int64_t i, int64_t *cols) {
@@ -390,26 +429,44 @@ struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err) 
   }
   if (g->K) {
     /* The most dense nodes that keep nnz <= target (nnz grows with every
-     * dense node), from D0 up (or below it, if even D0 is too many).
-     * Doubling first keeps the counts to the few layers near the dense
-     * ones. */
-    int64_t n_cl = g->n_cl;
+     * dense node): whole layers first, doubling (so the first counts only
+     * visit the few layers near the dense ones), then the nodes of the
+     * next layer, counting only the layers within reach of it. */
+    int64_t n_cl = g->n_cl, layer = g->layer;
     set_dense(g, 0);
-    int64_t base = count_nnz(g, buf);
-    int64_t *base_cl = g_new(int64_t, n_cl);
-    for (int64_t cl = 0; cl < n_cl; cl++) base_cl[cl] = count_layer(g, cl, buf);
-    int64_t lo = 0, hi = MAX(d0, 1);
-    while (hi < g->nodes && count_dense(g, hi, base, base_cl, buf) <= target) {
+    int64_t base = 0, *base_cl = g_new(int64_t, n_cl);
+    for (int64_t cl = 0; cl < n_cl; cl++) base += base_cl[cl] = count_layer(g, cl, buf);
+    int64_t lo = 0, hi = 1;
+    while (hi <= n_cl && count_dense(g, MIN(g->nodes, hi * layer), base, base_cl, buf) <= target) {
       lo = hi;
-      hi = MIN(g->nodes, 2 * hi);
+      hi *= 2;
     }
-    if (hi == g->nodes && count_dense(g, hi, base, base_cl, buf) <= target) lo = hi;
+    hi = MIN(hi - 1, n_cl);
     while (lo < hi) {
       int64_t mid = lo + (hi - lo + 1) / 2;
-      if (count_dense(g, mid, base, base_cl, buf) <= target) lo = mid;
+      if (count_dense(g, MIN(g->nodes, mid * layer), base, base_cl, buf) <= target) lo = mid;
       else hi = mid - 1;
     }
-    set_dense(g, lo);
+    int64_t dense_nodes = MIN(g->nodes, lo * layer);
+    if (dense_nodes < g->nodes) {
+      int64_t at = count_dense(g, dense_nodes, base, base_cl, buf), c_next = 0;
+      for (int64_t cl = 0; cl < n_cl; cl++)
+        if (g->cl_rank[cl] == lo) c_next = cl;
+      int64_t w0 = MAX(0, c_next - g->r), w1 = MIN(n_cl - 1, c_next + g->r);
+      int64_t *at_cl = g_new(int64_t, w1 - w0 + 1);
+      for (int64_t cl = w0; cl <= w1; cl++) at_cl[cl - w0] = count_layer(g, cl, buf);
+      int64_t plo = 0, phi = MIN(layer, g->nodes - c_next * layer) - 1;
+      while (plo < phi) {
+        int64_t mid = plo + (phi - plo + 1) / 2, nnz = at;
+        set_dense(g, dense_nodes + mid);
+        for (int64_t cl = w0; cl <= w1; cl++) nnz += count_layer(g, cl, buf) - at_cl[cl - w0];
+        if (nnz <= target) plo = mid;
+        else phi = mid - 1;
+      }
+      dense_nodes += plo;
+      g_free(at_cl);
+    }
+    set_dense(g, dense_nodes);
     g_free(base_cl);
   }
   int64_t have = count_nnz(g, buf);
@@ -487,9 +544,27 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
     struct sp_rank *rk = &p->ranks[r];
     int64_t a = rk->row0, b = rk->row0 + rk->rows, nnz = 0;
     g_array_set_size(remote, 0);
+    int64_t node = -1, node_cols = 0, lo = 0, hi = 0;
+    int64_t *list = cols + g->max_len / 2; /* as mg_gen_row's scratch */
     for (int64_t i = a; i < b; i++) {
+      /* Rows whose columns all lie in the block only need their length:
+       * from their node's list, once per node. */
+      if (i / g->b != node) {
+        node = i / g->b;
+        int64_t n = node_nbrs(g, node, list);
+        node_cols = 0;
+        for (int64_t t = 0; t < n; t++) node_cols += node_rows(g, list[t]);
+        lo = list[0] * g->b;
+        hi = list[n - 1] * g->b + node_rows(g, list[n - 1]);
+      }
+      bool extras = g->add_f || g->add_p;
+      if (lo >= a && hi <= b && (!extras || (i - g->g0 - g->add_f >= a && i + g->g0 + g->add_f < b))) {
+        nnz += row_len(g, i, node_cols);
+        continue;
+      }
       int64_t len = mg_gen_row(g, i, cols);
       nnz += len;
+      node = -1; /* mg_gen_row used the scratch */
       if (cols[0] >= a && cols[len - 1] < b) continue;
       for (int64_t t = 0; t < len; t++)
         if (cols[t] < a || cols[t] >= b) g_array_append_val(remote, cols[t]);
