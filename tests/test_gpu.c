@@ -598,11 +598,12 @@ static void test_bw_share(void) {
   const uint32_t n[] = {1, 2, 3, 4, 8};
   const sim_time kern[] = {750 * NS, 1500 * NS, 2250 * NS, 3 * US, 3 * US};
   for (size_t i = 0; i < G_N_ELEMENTS(n); i++) {
+    const struct kernel kn = {.n_wgs = n[i]};
     g.bw_share = GPU_BW_SLOTS;
-    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &mem, n[i]), 3 * US);
+    CU_ASSERT_EQUAL(gpu_wg_time(&g, &kn, &mem, 0), 3 * US);
     g.bw_share = GPU_BW_KERNEL;
-    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &mem, n[i]), kern[i]);
-    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &fl, n[i]), 1 * US);
+    CU_ASSERT_EQUAL(gpu_wg_time(&g, &kn, &mem, 0), kern[i]);
+    CU_ASSERT_EQUAL(gpu_wg_time(&g, &kn, &fl, 0), 1 * US);
   }
   /* gpu_compute_time is the all-slots share in either mode. */
   CU_ASSERT_EQUAL(gpu_compute_time(&g, &mem), 3 * US);
