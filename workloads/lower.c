@@ -109,8 +109,7 @@ bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uin
     int lane = overlap ? o->lane : 0;
     switch (o->kind) {
     case WL_COMPUTE: {
-      const struct kstep step = {.kind = KS_COMPUTE, .flops = o->flops_per_wg,
-                                 .bytes = o->bytes_per_wg};
+      const struct kstep step = pol_compute_step(o, 1);
       uint32_t k = pol_add_kernel(pp, lane ? "boundary" : "compute", o->n_wgs, &step, 1);
       uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
       pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = (uint8_t)lane, .qcmd = qc});

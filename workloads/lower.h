@@ -63,6 +63,10 @@ struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *
 struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
                             size_t i, uint8_t op, uint32_t part);
 
+/* The KS_COMPUTE step of compute op O for a WG doing FOLD WGs' work: its
+ * flops and bytes times FOLD, its class and working set. */
+struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
+
 /* One kernel for ops [A, B) of RANK (workloads/kernel.c), the shape the
  * policies that keep work on the GPU share (gputn, ghn, cpufree,
  * monolithic, p2p): compute steps; a wait on the receive's flag(s) per
