@@ -60,7 +60,9 @@ double calib_jacobi_work_bits(int64_t n, int64_t cus, int64_t wgs_per_cu) {
   return (double)waves * (double)jacobi_wg_bytes() * 8.0 * (double)slots;
 }
 
-static int64_t wgs_per_cu_of(const struct calib_meas *m) { return m->is_gpu ? 8 : 1; }
+static int64_t wgs_per_cu_of(const struct calib_meas *m) {
+  return m->max_wgs_per_cu > 0 ? m->max_wgs_per_cu : m->is_gpu ? 8 : 1;
+}
 
 bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit) {
   double x[CALIB_MAX_GRIDS], y[CALIB_MAX_GRIDS];
@@ -97,6 +99,126 @@ static void hw_defaults(struct calib_hw *hw) {
   par_group_defaults(&bus_params, &hw->bus);
   par_group_defaults(&nic_params, &hw->nic);
   par_group_defaults(&net_params, &hw->net);
+}
+
+
+/* Compute time (ps) of a kernel of N_WGS WGs of step ST alone on G: its
+ * full waves and its tail (bw_share kernel), no launch. */
+static double kernel_ps(const struct gpu_config *g, const struct kstep *st, uint32_t n_wgs) {
+  struct gpu_config c = *g;
+  c.bw_share = GPU_BW_KERNEL;
+  int64_t occ = gpu_occupancy(&c, NULL);
+  uint64_t slots = (uint64_t)(c.cus * occ), full = n_wgs / slots, rem = n_wgs % slots;
+  double t = (double)full * (double)gpu_step_time(&c, st, slots, occ);
+  if (rem) t += (double)gpu_step_time(&c, st, rem, occ);
+  return t;
+}
+
+static int64_t pct(double x) {
+  int64_t p = (int64_t)llround(100 * x);
+  return p < 1 ? 1 : p > 100 ? 100 : p;
+}
+
+/* A class's efficiency: the model's time at 100 % over the measured one. */
+static int64_t class_eff(const struct gpu_config *g, const struct kstep *st, uint32_t n_wgs,
+                         double measured_s) {
+  struct gpu_config c = *g;
+  for (int i = 0; i < KC_COUNT; i++) c.eff[i] = 100;
+  double model = kernel_ps(&c, st, n_wgs) * 1e-12;
+  return measured_s > 0 ? pct(model / measured_s) : 100;
+}
+
+void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
+  struct gpu_config *g = &hw->gpu;
+  /* An old measurement, or a CPU device (PoCL's work-item loops do not
+   * vectorize the grid-stride probes: they run several times slower than
+   * the Jacobi kernel), keeps the Jacobi fit. */
+  if (m->n_k == 0 || !m->is_gpu) return;
+  g->wg_items = CALIB_ITEMS;
+  g->items_per_cu = m->max_wgs_per_cu * CALIB_ITEMS;
+  g->wgs_per_cu = m->max_wgs_per_cu;
+  g->item_bytes = CALIB_ITEM_BYTES;
+  g->bw_share = GPU_BW_KERNEL;
+  double peak = 0;
+  for (int i = 0; i < m->n_k; i++) peak = MAX(peak, m->k_bps[i]);
+  g->mem_bandwidth = (int64_t)llround(peak);
+  /* Little's law on the points under 80 % of the peak. */
+  double lat[CALIB_MAX_K];
+  size_t nl = 0;
+  for (int i = 0; i < m->n_k; i++)
+    if (m->k_bps[i] > 0 && m->k_bps[i] < 0.8 * peak)
+      lat[nl++] = (double)(m->cus * m->k[i] * CALIB_ITEMS * CALIB_ITEM_BYTES) * 8 / m->k_bps[i];
+  g->mem_latency = nl ? ps_of(calib_stat_of(lat, nl).median_s) : 0;
+  /* L2: the working sets served over 1.3 x the memory peak. */
+  double fast[CALIB_MAX_WS];
+  size_t nf = 0;
+  int64_t fast_max = 0, slow_min = INT64_MAX;
+  for (int i = 0; i < m->n_ws; i++) {
+    if (m->ws_bps[i] > 1.3 * peak) {
+      fast[nf++] = m->ws_bps[i];
+      fast_max = MAX(fast_max, m->ws[i]);
+    } else if (m->ws[i] > fast_max) {
+      slow_min = MIN(slow_min, m->ws[i]);
+    }
+  }
+  g->l2_bytes = 0;
+  g->l2_latency = 0;
+  if (nf > 0) {
+    g->l2_bytes = m->cache_bytes >= fast_max && m->cache_bytes < slow_min ? m->cache_bytes : fast_max;
+    g->l2_bandwidth = (int64_t)llround(calib_stat_of(fast, nf).median_s);
+    double bw1 = m->ws_small_k1_bps;
+    if (bw1 > 0 && bw1 < 0.8 * (double)g->l2_bandwidth)
+      g->l2_latency = ps_of((double)(m->cus * CALIB_ITEMS * CALIB_ITEM_BYTES) * 8 / bw1);
+  }
+  /* Barrier table: the WG counts that were resident. */
+  g->barrier_table.n = 0;
+  for (int i = 0; i < m->n_bar && g->barrier_table.n < PAR_TABLE_MAX; i++) {
+    if (!m->bar_resident[i]) continue;
+    g->barrier_table.x[g->barrier_table.n] = m->bar_wgs[i];
+    g->barrier_table.y[g->barrier_table.n++] = ps_of(m->bar_s[i]);
+  }
+  /* Enqueue cost against the launch's place in the burst. */
+  struct par_table *st = &hw->cpu.submit_table;
+  st->n = 0;
+  for (int i = 0; i < m->n_burst && st->n < PAR_TABLE_MAX; i++) {
+    double c = i == 0 ? m->burst_enq_s[0]
+                      : (m->burst_enq_s[i] - m->burst_enq_s[i - 1]) /
+                            (double)(m->burst[i] - m->burst[i - 1]);
+    st->x[st->n] = m->burst[i];
+    st->y[st->n++] = ps_of(c);
+  }
+  /* The sync round trip then starts with the burst's first launch. */
+  if (st->n > 0) {
+    sim_time rest = ps_of(m->roundtrip.median_s) - st->y[0] - g->teardown_latency -
+                    2 * hw->bus.latency;
+    g->launch_latency = rest > 0 ? rest : 0;
+    if (g->launch_table.n > 0) g->launch_table.y[0] = g->launch_latency;
+  }
+  /* Class efficiencies: the stencil from the device-paced discrete Jacobi
+   * grids, the CG-like kernels from their back-to-back times (device-paced)
+   * or spans; teardown_latency (the fit's t0) comes off each. */
+  double t0 = (double)g->teardown_latency * 1e-12, e[CALIB_MAX_GRIDS];
+  size_t ne = 0;
+  for (int i = 0; i < m->n_grids; i++) {
+    if (!(m->grid_b2b_s[i] > 1.5 * m->submit.median_s)) continue;
+    int64_t n = m->grid[i];
+    struct kstep js = {.kind = KS_COMPUTE, .kclass = KC_STENCIL,
+                       .bytes = (int64_t)CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_BYTES_PER_POINT,
+                       .ws_bytes = 2 * n * n * 4};
+    e[ne++] = (double)class_eff(g, &js, calib_jacobi_wgs(n), m->grid_b2b_s[i] - t0);
+  }
+  if (ne) g->eff[KC_STENCIL] = (int64_t)llround(calib_stat_of(e, ne).median_s);
+  static const int cls[CALIB_CG_KINDS] = {KC_SPMV, KC_REDUCE, KC_AXPY};
+  double empty = m->exec_span.median_s;
+  for (int w = 0; w < CALIB_CG_KINDS && m->cg_side > 0; w++) {
+    uint32_t n;
+    struct kstep ks = calib_cg_step(m->cg_side, w, &n);
+    double t = m->cg_b2b_s[w] > 1.5 * m->submit.median_s ? m->cg_b2b_s[w] - t0
+                                                          : m->cg_exec_s[w] - empty;
+    if (w == CALIB_CG_DOT) t -= MAX(0, m->cg_exec_s[w] - m->dot_nopass2_exec_s);
+    g->eff[cls[w]] = class_eff(g, &ks, n, t);
+  }
+  g->reduce_pass = m->cg_side > 0 ? ps_of(m->cg_exec_s[CALIB_CG_DOT] - m->dot_nopass2_exec_s) : 0;
 }
 
 bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_fit *fit,
@@ -140,6 +262,7 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
     t->x[t->n] = m->depth[k];
     t->y[t->n++] = l > 0 ? l : 0;
   }
+  calib_derive_kernels(m, hw);
   return true;
 }
 
@@ -206,12 +329,51 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   for (int i = 0; i < m->n_grids; i++)
     fprintf(f, "      %" PRId64 ": [%" PRId64 "ps, %.3f]\n", m->grid[i], ps_of(m->grid_b2b_s[i]),
             m->grid_b2b_spread[i]);
+  if (m->n_k > 0) {
+    fprintf(f, "    stream_wgs_per_cu:  # k: streaming bandwidth, %" PRId64 " B working set, cus*k WGs\n",
+            m->stream_big_bytes);
+    for (int i = 0; i < m->n_k; i++)
+      fprintf(f, "      %" PRId64 ": %" PRId64 "bps\n", m->k[i], (int64_t)llround(m->k_bps[i]));
+    fprintf(f, "    stream_working_set:  # bytes: bandwidth at %" PRId64 " WGs per CU\n",
+            m->max_wgs_per_cu);
+    for (int i = 0; i < m->n_ws; i++)
+      fprintf(f, "      %" PRId64 ": %" PRId64 "bps\n", m->ws[i], (int64_t)llround(m->ws_bps[i]));
+    fprintf(f, "    stream_small_one_wg_per_cu: %" PRId64 "bps\n",
+            (int64_t)llround(m->ws_small_k1_bps));
+    fprintf(f, "    device_cache: %" PRId64 "B\n", m->cache_bytes);
+    fputs("    barrier:  # WGs: one device-wide barrier, resident\n", f);
+    for (int i = 0; i < m->n_bar; i++)
+      fprintf(f, "      %" PRId64 ": [%" PRId64 "ps, %s]\n", m->bar_wgs[i], ps_of(m->bar_s[i]),
+              m->bar_resident[i] ? "true" : "false");
+    fprintf(f, "    persistent_jacobi:  # [grid, WGs per CU, wall time per iteration of %d]\n",
+            m->pj_iters);
+    for (int i = 0; i < m->n_pj; i++)
+      fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps]\n", m->pj_grid[i], m->pj_k[i],
+              ps_of(m->pj_iter_s[i]));
+    fputs("    enqueue_burst:  # N: host time to enqueue N empty kernels\n", f);
+    for (int i = 0; i < m->n_burst; i++)
+      fprintf(f, "      %" PRId64 ": %" PRId64 "ps\n", m->burst[i], ps_of(m->burst_enq_s[i]));
+    fprintf(f, "    cg_kernels:  # side %" PRId64 ": [host time per kernel back to back, span]\n",
+            m->cg_side);
+    static const char *const cg[CALIB_CG_KINDS] = {"spmv", "dot", "axpy"};
+    for (int i = 0; i < CALIB_CG_KINDS; i++)
+      fprintf(f, "      %s: [%" PRId64 "ps, %" PRId64 "ps]\n", cg[i], ps_of(m->cg_b2b_s[i]),
+              ps_of(m->cg_exec_s[i]));
+    fprintf(f, "      dot_without_pass2_span: %" PRId64 "ps\n", ps_of(m->dot_nopass2_exec_s));
+  }
   fprintf(f, "  fit:  # %s = t0 + work / mem_bandwidth over %d grids, weighted 1/T^2\n"
              "    t0: %" PRId64 "ps\n    mem_bandwidth: %" PRId64 "bps\n    r2: %.4f\n",
           fit->from_spans ? "jacobi_exec" : "jacobi_back_to_back (device-paced grids)", fit->points,
           ps_of(fit->t0_s), (int64_t)llround(fit->bw_bps), fit->r2);
   fputs("hardware:\n  cpu:\n", f);
   fprintf(f, "    launch_submit: %" PRId64 "ps  # measured enqueue\n", hw->cpu.launch_submit);
+  if (hw->cpu.submit_table.n > 0 && m->is_gpu) {
+    fputs("    submit_table: \"", f);
+    for (int i = 0; i < hw->cpu.submit_table.n; i++)
+      fprintf(f, "%s%" PRId64 ":%" PRId64 "ps", i ? ", " : "", hw->cpu.submit_table.x[i],
+              hw->cpu.submit_table.y[i]);
+    fputs("\"  # N: mean enqueue cost of launches N/2+1..N of a burst (1: the first)\n", f);
+  }
   fputs("    switch_mode: poll            # clFinish spins\n"
         "    switch_poll_interval: 0ps\n",
         f);
@@ -220,7 +382,8 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "    cus: %" PRId64 "  # CL_DEVICE_MAX_COMPUTE_UNITS\n", g->cus);
   fprintf(f, "    wgs_per_cu: %" PRId64 "  # chosen: %s\n", g->wgs_per_cu,
           g->wgs_per_cu > 1 ? "2048 items per CU / 256-item WGs" : "one WG per CPU core");
-  fprintf(f, "    mem_bandwidth: %" PRId64 "bps  # fit\n", g->mem_bandwidth);
+  fprintf(f, "    mem_bandwidth: %" PRId64 "bps  # %s\n", g->mem_bandwidth,
+          m->n_k > 0 && m->is_gpu ? "peak of the streaming sweep against WGs per CU" : "fit");
   fprintf(f, "    queues: %" PRId64 "\n", g->queues);
   fprintf(f, "    launch_latency: %" PRId64 "ps  # roundtrip - enqueue - 2 bus latency - t0\n",
           g->launch_latency);
@@ -232,6 +395,37 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
         "device sets the pace, else 0\n",
         f);
   fprintf(f, "    teardown_latency: %" PRId64 "ps  # fit t0\n", g->teardown_latency);
+  if (m->n_k > 0 && m->is_gpu) {
+    fprintf(f, "    bw_share: kernel  # a measured kernel runs alone: its WGs share the memory\n");
+    fprintf(f, "    wg_items: %" PRId64 "  # the 1D kernels' WGs\n", g->wg_items);
+    fprintf(f, "    items_per_cu: %" PRId64 "  # chosen: %s\n", g->items_per_cu,
+            m->is_gpu ? "2048 resident items per CU (OpenCL does not report it)" : "one WG per core");
+    fprintf(f, "    item_bytes: %" PRId64 "B  # one float load in flight per item\n", g->item_bytes);
+    fprintf(f, "    mem_latency: %" PRId64 "ps  # Little's law: median of cus*k*items*item_bytes / "
+               "bandwidth(k) over WGs per CU k under 80%% of the peak (0: none)\n",
+            g->mem_latency);
+    fprintf(f, "    l2_bytes: %" PRId64 "B  # device cache size %" PRId64 "B where the working-set "
+               "sweep agrees, else the largest set served over 1.3x the memory peak (0: none)\n",
+            g->l2_bytes, m->cache_bytes);
+    fprintf(f, "    l2_bandwidth: %" PRId64 "bps  # median over the working sets that fit\n",
+            g->l2_bandwidth);
+    fprintf(f, "    l2_latency: %" PRId64 "ps  # Little's law at 1 WG per CU on the smallest set\n",
+            g->l2_latency);
+    static const char *const names[KC_COUNT] = {"stream", "stencil", "spmv", "reduce", "axpy"};
+    static const char *const from[KC_COUNT] = {
+        "defines the peak", "discrete Jacobi, device-paced grids (median)",
+        "CG-like SpMV alone", "CG-like dot alone (its second pass off)", "CG-like AXPY alone"};
+    for (int i = 0; i < KC_COUNT; i++)
+      fprintf(f, "    eff_%s: %" PRId64 "  # model at 100%% / measured: %s\n", names[i], g->eff[i],
+              from[i]);
+    fprintf(f, "    reduce_pass: %" PRId64 "ps  # dot span with its second pass - without\n",
+            g->reduce_pass);
+    fputs("    barrier_table: \"", f);
+    for (int i = 0; i < g->barrier_table.n; i++)
+      fprintf(f, "%s%" PRId64 ":%" PRId64 "ps", i ? ", " : "", g->barrier_table.x[i],
+              g->barrier_table.y[i]);
+    fputs("\"  # WGs: one device-wide barrier (atomic arrive, volatile poll of a generation)\n", f);
+  }
   fprintf(f, "  bus:\n    kind: %s\n", hw->bus.kind == BUS_PCIE ? "pcie" : "apu");
   fprintf(f, "    latency: %" PRId64 "ps  # min(read_latency, roundtrip - enqueue - t0) / 4\n", hw->bus.latency);
   fprintf(f, "    bandwidth: %" PRId64 "bps  # mean of h2d and d2h\n", hw->bus.bandwidth);
@@ -279,37 +473,16 @@ int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, b
   return (total + iters / 2) / iters;
 }
 
-int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                               int64_t compute_ps) {
-  g_assert(iters >= 1 && n >= 1);
-  struct kstep step = {.kind = KS_COMPUTE};
-  struct kernel k = {.name = "jacobi", .steps = &step, .n_steps = 1};
-  if (compute_ps > 0) {
-    step.time = compute_ps;
-    k.n_wgs = 1;
-  } else {
-    step.flops = (int64_t)CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_FLOPS_PER_POINT;
-    step.bytes = jacobi_wg_bytes();
-    k.n_wgs = calib_jacobi_wgs(n);
-  }
-  struct qcmd q = {.kind = Q_KERNEL, .kernel = 0};
-  size_t n_host = sync ? 2 * (size_t)iters : (size_t)iters + 1;
-  struct hstep *host = g_new0(struct hstep, n_host);
-  size_t j = 0;
-  for (int i = 0; i < iters; i++) {
-    host[j++] = (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = 0};
-    if (sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
-  }
-  if (!sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
-  g_assert(j == n_host);
-  struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
-                          .host = host, .n_host = n_host};
+/* Runs PROG on node 0 of a one-node system of HW: when the CPU's main
+ * thread is done (ps). */
+static int64_t run_one_node(const struct calib_hw *hw, const struct gpu_config *gpu,
+                            const struct nodeprog *prog) {
   struct net_config net = hw->net;
   net.topology = NET_STAR;
   net.nodes = 1;
-  struct hw_config h = {.gpu = &hw->gpu, .cpu = &hw->cpu, .bus = &hw->bus, .nic = &hw->nic,
+  struct hw_config h = {.gpu = gpu, .cpu = &hw->cpu, .bus = &hw->bus, .nic = &hw->nic,
                         .net = &net};
-  const struct nodeprog *progs[] = {&prog};
+  const struct nodeprog *progs[] = {prog};
   struct sim_engine *e = sim_new(1);
   char *err = NULL;
   struct system *s = sys_build(e, &h, progs, &err);
@@ -324,6 +497,109 @@ int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, 
   sim_report_clear(&rep);
   sim_free(e);
   sys_free(s);
+  return total;
+}
+
+int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
+                               int64_t compute_ps) {
+  g_assert(iters >= 1 && n >= 1);
+  struct kstep step = {.kind = KS_COMPUTE, .kclass = KC_STENCIL};
+  struct kernel k = {.name = "jacobi", .steps = &step, .n_steps = 1};
+  if (compute_ps > 0) {
+    step.time = compute_ps;
+    k.n_wgs = 1;
+  } else {
+    step.flops = (int64_t)CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_FLOPS_PER_POINT;
+    step.bytes = jacobi_wg_bytes();
+    step.ws_bytes = 2 * n * n * 4;
+    k.n_wgs = calib_jacobi_wgs(n);
+  }
+  struct qcmd q = {.kind = Q_KERNEL, .kernel = 0};
+  size_t n_host = sync ? 2 * (size_t)iters : (size_t)iters + 1;
+  struct hstep *host = g_new0(struct hstep, n_host);
+  size_t j = 0;
+  for (int i = 0; i < iters; i++) {
+    host[j++] = (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = 0};
+    if (sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
+  }
+  if (!sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
+  g_assert(j == n_host);
+  struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
+                          .host = host, .n_host = n_host};
+  int64_t total = run_one_node(hw, &hw->gpu, &prog);
   g_free(host);
   return total;
+}
+
+int64_t calib_predict_persist_ps(const struct calib_hw *hw, int64_t n, int iters) {
+  g_assert(iters >= 1 && n >= 1);
+  uint32_t wgs = (uint32_t)(hw->gpu.cus * gpu_occupancy(&hw->gpu, NULL));
+  uint32_t tiles = calib_jacobi_wgs(n);
+  if (wgs > tiles) wgs = tiles;
+  int64_t fold = (tiles + wgs - 1) / wgs;
+  struct kstep *steps = g_new0(struct kstep, 2 * (size_t)iters);
+  for (int i = 0; i < iters; i++) {
+    steps[2 * i] = (struct kstep){
+        .kind = KS_COMPUTE, .kclass = KC_STENCIL,
+        .flops = fold * CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_FLOPS_PER_POINT,
+        .bytes = fold * jacobi_wg_bytes(), .ws_bytes = 2 * n * n * 4};
+    steps[2 * i + 1] = (struct kstep){.kind = KS_BARRIER};
+  }
+  struct kernel k = {.name = "jacobi_persist", .n_wgs = wgs, .steps = steps,
+                     .n_steps = 2 * (size_t)iters};
+  struct qcmd q = {.kind = Q_KERNEL, .kernel = 0};
+  const struct hstep host[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+                               {.kind = HS_WAIT_KERNEL, .kernel = 0}};
+  struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
+                          .host = host, .n_host = 2};
+  int64_t total = run_one_node(hw, &hw->gpu, &prog);
+  g_free(steps);
+  return (total + iters / 2) / iters;
+}
+
+int64_t calib_cg_nnz(int64_t side) { return 5 * side * side - 4 * side; }
+
+struct kstep calib_cg_step(int64_t side, int which, uint32_t *n_wgs) {
+  int64_t rows = side * side, wgs = (rows + CALIB_ITEMS - 1) / CALIB_ITEMS;
+  int64_t r = CALIB_ITEMS, nnz = (calib_cg_nnz(side) + wgs - 1) / wgs;
+  *n_wgs = (uint32_t)wgs;
+  switch (which) {
+  case CALIB_CG_SPMV: /* row pointer, y and one read of x a row; value and column a non-zero */
+    return (struct kstep){.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * nnz,
+                          .bytes = 12 * r + 8 * nnz, .reuse_bytes = 4 * (nnz - r),
+                          .gather_bytes = 4 * rows, .ws_bytes = 12 * rows + 8 * calib_cg_nnz(side)};
+  case CALIB_CG_DOT:
+    return (struct kstep){.kind = KS_COMPUTE, .kclass = KC_REDUCE, .flops = 2 * r,
+                          .bytes = 8 * r, .ws_bytes = 8 * rows};
+  default:
+    return (struct kstep){.kind = KS_COMPUTE, .kclass = KC_AXPY, .flops = 2 * r,
+                          .bytes = 12 * r, .ws_bytes = 12 * rows};
+  }
+}
+
+int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters) {
+  g_assert(iters >= 1 && side >= 2);
+  struct kstep st[CALIB_CG_KINDS];
+  struct kernel k[CALIB_CG_KINDS];
+  struct qcmd q[CALIB_CG_KINDS];
+  for (int w = 0; w < CALIB_CG_KINDS; w++) {
+    uint32_t n;
+    st[w] = calib_cg_step(side, w, &n);
+    k[w] = (struct kernel){.name = "cg", .n_wgs = n, .steps = &st[w], .n_steps = 1};
+    q[w] = (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)w};
+  }
+  static const int order[CALIB_CG_PER_ITER] = {CALIB_CG_SPMV, CALIB_CG_DOT, CALIB_CG_AXPY,
+                                               CALIB_CG_AXPY, CALIB_CG_DOT, CALIB_CG_AXPY};
+  size_t n_host = (size_t)iters * (CALIB_CG_PER_ITER + 1), j = 0;
+  struct hstep *host = g_new0(struct hstep, n_host);
+  for (int i = 0; i < iters; i++) {
+    for (int o = 0; o < CALIB_CG_PER_ITER; o++)
+      host[j++] = (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = (uint32_t)order[o]};
+    host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = CALIB_CG_AXPY};
+  }
+  struct nodeprog prog = {.kernels = k, .n_kernels = CALIB_CG_KINDS, .qcmds = q,
+                          .n_qcmds = CALIB_CG_KINDS, .host = host, .n_host = n_host};
+  int64_t total = run_one_node(hw, &hw->gpu, &prog);
+  g_free(host);
+  return (total + iters / 2) / iters;
 }

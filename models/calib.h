@@ -50,6 +50,15 @@
 #define CALIB_FLOPS_PER_POINT 4
 #define CALIB_DEPTHS 11 /* 1, 2, 4, ... 1024 */
 #define CALIB_MAX_GRIDS 16
+#define CALIB_MAX_K 16     /* WGs per CU measured: 1 .. max */
+#define CALIB_MAX_WS 16    /* working-set sizes */
+#define CALIB_MAX_BAR 24   /* barrier WG counts */
+#define CALIB_MAX_PJ 64    /* persistent Jacobi (grid, WGs per CU) cases */
+#define CALIB_ITEMS 256    /* work-items per WG of the 1D kernels */
+#define CALIB_ITEM_BYTES 4 /* one float load in flight per work-item */
+/* The CG-like loop: kernels and their order in one iteration. */
+enum { CALIB_CG_SPMV, CALIB_CG_DOT, CALIB_CG_AXPY, CALIB_CG_KINDS };
+#define CALIB_CG_PER_ITER 6 /* SpMV, dot, AXPY, AXPY, dot, AXPY, then clFinish */
 
 /* A median and its spread (interquartile range / median). */
 struct calib_stat {
@@ -77,6 +86,32 @@ struct calib_meas {
   int b2b_kernels;                     /* K */
   double grid_b2b_s[CALIB_MAX_GRIDS];  /* host time per kernel, K back to back */
   double grid_b2b_spread[CALIB_MAX_GRIDS];
+  /* Occupancy and caches (zero when not measured). */
+  int64_t max_wgs_per_cu;              /* resident 256-item WGs per CU the device allows */
+  int64_t cache_bytes;                 /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
+  int64_t stream_big_bytes;            /* working set of the occupancy sweep (out of L2) */
+  int n_k;
+  int64_t k[CALIB_MAX_K];              /* WGs per CU */
+  double k_bps[CALIB_MAX_K];           /* streaming bandwidth at cus * k WGs (read + write) */
+  int n_ws;
+  int64_t ws[CALIB_MAX_WS];            /* working set (both arrays), bytes */
+  double ws_bps[CALIB_MAX_WS];         /* at max_wgs_per_cu */
+  double ws_small_k1_bps;              /* smallest working set at 1 WG per CU */
+  int n_bar;
+  int64_t bar_wgs[CALIB_MAX_BAR];
+  double bar_s[CALIB_MAX_BAR];         /* one device-wide barrier */
+  bool bar_resident[CALIB_MAX_BAR];
+  int n_pj;
+  int64_t pj_grid[CALIB_MAX_PJ], pj_k[CALIB_MAX_PJ];
+  double pj_iter_s[CALIB_MAX_PJ];      /* persistent Jacobi, wall time per iteration */
+  int pj_iters;
+  int n_burst;
+  int64_t burst[CALIB_DEPTHS];
+  double burst_enq_s[CALIB_DEPTHS];    /* host time to enqueue N empty kernels */
+  int64_t cg_side;                     /* CG-like kernels on a side^2-row Poisson matrix */
+  double cg_b2b_s[CALIB_CG_KINDS];     /* host time per kernel, 32 back to back */
+  double cg_exec_s[CALIB_CG_KINDS];
+  double dot_nopass2_exec_s;           /* the dot without its second pass */
 };
 
 /* The fitted compute model: T = t0 + work_bits / bw. */
@@ -102,6 +137,20 @@ struct calib_stat calib_stat_of(double *x, size_t n);
  * the fit is degenerate. R2 is the weighted coefficient of determination. */
 bool calib_fit_rel(const double *x, const double *y, size_t n, double *a, double *b, double *r2);
 
+/* Non-zeros of the 5-point Poisson matrix on a SIDE x SIDE grid. */
+int64_t calib_cg_nnz(int64_t side);
+
+/* The model of the persistent Jacobi loop: one kernel of cus * wgs_per_cu
+ * WGs (HW's), each looping over ceil(tiles / WGs) 16x16 tiles per
+ * iteration, a device-wide barrier after each; launched once, waited once.
+ * Time per iteration (ps). */
+int64_t calib_predict_persist_ps(const struct calib_hw *hw, int64_t n, int iters);
+/* The model of the CG-like loop (CALIB_CG_PER_ITER kernels of their
+ * classes, then a wait), per iteration (ps). */
+int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters);
+/* The kernel steps of CG-like kernel WHICH on SIDE^2 rows (one WG's). */
+struct kstep calib_cg_step(int64_t side, int which, uint32_t *n_wgs);
+
 /* WGs of the Jacobi kernel on an N x N grid. */
 uint32_t calib_jacobi_wgs(int64_t n);
 /* The model's work, in bits, of the Jacobi kernel on an N x N grid under
@@ -116,6 +165,10 @@ bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct ca
  * the measurements cannot be fitted. */
 bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_fit *fit,
                   char **err);
+
+/* The occupancy, cache, barrier, burst and class parameters from M's
+ * sweeps (calib_derive calls it last; nothing when M has no sweeps). */
+void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw);
 
 /* Writes the profile (provenance + hardware) to PATH through PATH.tmp and a
  * rename. False and *ERR (g_free) when it cannot be written. */
@@ -157,6 +210,29 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
  * warm-up run. *SPREAD gets the spread. */
 bool calib_dev_jacobi_loop(struct calib_dev *d, int64_t n, int iters, bool sync, int reps,
                            double *per_iter_s, double *spread, char **err);
+
+/* Streaming bandwidth (bits/s, read + write) over a working set of BYTES
+ * with WGS WGs of 256 items looping over it (median of REPS). */
+bool calib_dev_stream(struct calib_dev *d, int64_t bytes, int64_t wgs, int reps, double *bps,
+                      char **err);
+/* One device-wide barrier of WGS WGs (s); *RESIDENT false when they were
+ * not all resident (the spin gave up). */
+bool calib_dev_barrier(struct calib_dev *d, int64_t wgs, int reps, double *per_s, bool *resident,
+                       char **err);
+/* Whether WGS WGs are co-resident (one device-wide barrier completes). */
+bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char **err);
+/* Host wall time per iteration of one persistent Jacobi kernel of WGS WGs
+ * looping ITERS times over an N x N grid (a device-wide barrier each). */
+bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
+                       double *per_iter_s, double *spread, bool *resident, char **err);
+/* Host wall time per iteration of the CG-like loop (CALIB_CG_PER_ITER
+ * kernels, one clFinish) on the SIDE^2-row Poisson matrix. */
+bool calib_dev_cg_loop(struct calib_dev *d, int64_t side, int iters, int reps, double *per_iter_s,
+                       double *spread, char **err);
+/* Kernel WHICH (CALIB_CG_*) alone: host time per kernel of 32 back to back
+ * and its execution span; PASS2 0: the dot skips its second pass. */
+bool calib_dev_cg_kernel(struct calib_dev *d, int64_t side, int which, int pass2, int reps,
+                         double *b2b_s, double *exec_s, char **err);
 
 /* Median execution span (s) of the Jacobi kernel on an N x N grid. */
 bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct calib_stat *exec,

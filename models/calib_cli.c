@@ -85,17 +85,20 @@ static bool parse_grids(const char *text, int64_t *grids, int *n) {
 
 int calib_cmd_validate_real(int argc, char **argv) {
   int device = -1, iters = 100, reps = 5;
-  gboolean quick = FALSE;
-  char *grids_text = NULL;
+  gboolean quick = FALSE, no_persist = FALSE;
+  char *grids_text = NULL, *cg_text = NULL;
   const GOptionEntry entries[] = {
+      {"cg", 'c', 0, G_OPTION_ARG_STRING, &cg_text,
+       "CG-like loop matrix sides (rows = side^2; default 128,512,2048; 0: none)", "N,N,..."},
+      {"no-persistent", 0, 0, G_OPTION_ARG_NONE, &no_persist, "Skip the persistent cases", NULL},
       {"device", 'd', 0, G_OPTION_ARG_INT, &device, "OpenCL device index over all platforms (default: the first GPU, else 0)",
        "N"},
       {"grids", 'g', 0, G_OPTION_ARG_STRING, &grids_text,
        "Grid sides (default 64,128,256,512,1024,2048,4096)", "N,N,..."},
       {"iters", 'i', 0, G_OPTION_ARG_INT, &iters, "Jacobi iterations per run (100)", "N"},
       {"reps", 'r', 0, G_OPTION_ARG_INT, &reps, "Runs per case after a warm-up; median (5)", "N"},
-      {"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Grids 64,128,256, 20 iterations, 3 runs (CI)",
-       NULL},
+      {"quick", 'q', 0, G_OPTION_ARG_NONE, &quick,
+       "Grids 64,128,256, CG side 64, 20 iterations, 3 runs (CI)", NULL},
       {NULL}};
   int status = EXIT_INPUT;
   char *err = NULL;
@@ -122,6 +125,16 @@ int calib_cmd_validate_real(int argc, char **argv) {
             CALIB_MAX_GRIDS, grids_text);
     goto out;
   }
+  int64_t cg_sides[CALIB_MAX_GRIDS];
+  int n_cg = 0;
+  if (quick && !cg_text) cg_text = g_strdup("64");
+  if (cg_text && strcmp(cg_text, "0") == 0) {
+    n_cg = 0;
+  } else if (!parse_grids(cg_text ? cg_text : "128,512,2048", cg_sides, &n_cg)) {
+    fprintf(stderr, "trigsim: --cg: expected up to %d comma-separated sides 16..16384, got %s\n",
+            CALIB_MAX_GRIDS, cg_text);
+    goto out;
+  }
   if (iters < 1 || reps < 1) {
     fprintf(stderr, "trigsim: --iters, --reps: expected at least 1, got %d, %d\n", iters, reps);
     goto out;
@@ -141,7 +154,7 @@ int calib_cmd_validate_real(int argc, char **argv) {
          calib_dev_name(d), argv[1], iters, reps);
   printf("%-6s %6s %14s %14s %8s %7s\n", "case", "grid", "measured/iter", "predicted/iter",
          "error", "spread");
-  double errs[2 * CALIB_MAX_GRIDS];
+  double errs[(2 + 64) * CALIB_MAX_GRIDS + CALIB_MAX_GRIDS];
   int n_errs = 0;
   for (int s = 1; s >= 0; s--) {
     for (int i = 0; i < n_grids; i++) {
@@ -155,6 +168,43 @@ int calib_cmd_validate_real(int argc, char **argv) {
       fflush(stdout);
     }
   }
+  /* Persistent Jacobi: one kernel of cus * k WGs looping over the tiles. */
+  int64_t kmax = hw.gpu.wgs_per_cu;
+  for (int i = 0; i < n_grids && !no_persist; i++) {
+    for (int64_t k = 1; k <= kmax; k++) {
+      double meas, spread;
+      bool resident;
+      if (!calib_dev_persist(d, grids[i], hw.gpu.cus * k, iters, reps, &meas, &spread, &resident,
+                             &err))
+        goto out;
+      if (!resident) {
+        printf("# pers%" PRId64 " %" PRId64 ": %" PRId64 " WGs are not all resident on this device: "
+               "no persistent loop\n", k, grids[i], hw.gpu.cus * k);
+        continue;
+      }
+      struct calib_hw hk = hw;
+      hk.gpu.wgs_per_cu = k;
+      int64_t pred = calib_predict_persist_ps(&hk, grids[i], iters);
+      double e = ((double)pred * 1e-12 - meas) / meas;
+      errs[n_errs++] = fabs(e);
+      char name[16];
+      g_snprintf(name, sizeof name, "pers%" PRId64, k);
+      printf("%-6s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", name, grids[i],
+             meas * 1e6, (double)pred * 1e-6, 100 * e, 100 * spread);
+      fflush(stdout);
+    }
+  }
+  /* The CG-like loop: SpMV, dot, AXPY, AXPY, dot, AXPY, then a wait. */
+  for (int i = 0; i < n_cg; i++) {
+    double meas, spread;
+    if (!calib_dev_cg_loop(d, cg_sides[i], iters, reps, &meas, &spread, &err)) goto out;
+    int64_t pred = calib_predict_cg_ps(&hw, cg_sides[i], iters);
+    double e = ((double)pred * 1e-12 - meas) / meas;
+    errs[n_errs++] = fabs(e);
+    printf("%-6s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", "cg", cg_sides[i], meas * 1e6,
+           (double)pred * 1e-6, 100 * e, 100 * spread);
+    fflush(stdout);
+  }
   gsl_sort(errs, 1, (size_t)n_errs);
   printf("# |error|: median %.1f%%, worst %.1f%%\n",
          100 * gsl_stats_median_from_sorted_data(errs, 1, (size_t)n_errs), 100 * errs[n_errs - 1]);
@@ -164,5 +214,6 @@ out:
   g_free(err);
   calib_dev_close(d);
   g_free(grids_text);
+  g_free(cg_text);
   return status;
 }
