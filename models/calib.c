@@ -19,6 +19,7 @@
 #include "scenario.h"
 #include "system.h"
 #include "topology.h"
+#include "units.h"
 
 struct calib_stat calib_stat_of(double *x, size_t n) {
   struct calib_stat s = {0, 0};
@@ -68,7 +69,7 @@ bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct ca
   double x[CALIB_MAX_GRIDS], y[CALIB_MAX_GRIDS];
   size_t n = 0;
   for (int i = 0; i < m->n_grids; i++) {
-    if (!(m->grid_b2b_s[i] > 1.5 * m->submit.median_s)) continue;
+    if (!(m->grid_b2b_s[i] > 2 * m->submit.median_s)) continue;
     x[n] = calib_jacobi_work_bits(m->grid[i], m->cus, wgs_per_cu);
     y[n++] = m->grid_b2b_s[i];
   }
@@ -103,29 +104,60 @@ static void hw_defaults(struct calib_hw *hw) {
 
 
 /* Compute time (ps) of a kernel of N_WGS WGs of step ST alone on G: its
- * full waves and its tail (bw_share kernel), no launch. */
+ * full waves and its tail (bw_share kernel), each WG's wg_start, no launch. */
 static double kernel_ps(const struct gpu_config *g, const struct kstep *st, uint32_t n_wgs) {
   struct gpu_config c = *g;
   c.bw_share = GPU_BW_KERNEL;
   int64_t occ = gpu_occupancy(&c, NULL);
   uint64_t slots = (uint64_t)(c.cus * occ), full = n_wgs / slots, rem = n_wgs % slots;
-  double t = (double)full * (double)gpu_step_time(&c, st, slots, occ);
-  if (rem) t += (double)gpu_step_time(&c, st, rem, occ);
+  double t = (double)full * (double)(gpu_step_time(&c, st, slots, occ) + c.wg_start);
+  if (rem) t += (double)(gpu_step_time(&c, st, rem, occ) + c.wg_start);
   return t;
 }
 
-static int64_t pct(double x) {
+static int64_t pct(double x, int64_t max) {
   int64_t p = (int64_t)llround(100 * x);
-  return p < 1 ? 1 : p > 100 ? 100 : p;
+  return p < 1 ? 1 : p > max ? max : p;
 }
 
-/* A class's efficiency: the model's time at 100 % over the measured one. */
-static int64_t class_eff(const struct gpu_config *g, const struct kstep *st, uint32_t n_wgs,
-                         double measured_s) {
-  struct gpu_config c = *g;
-  for (int i = 0; i < KC_COUNT; i++) c.eff[i] = 100;
-  double model = kernel_ps(&c, st, n_wgs) * 1e-12;
-  return measured_s > 0 ? pct(model / measured_s) : 100;
+/* Fits 1/bw = a / k + b to N (k, bw) points: the latency term a (s per
+ * bit at k = 1) and the asymptote 1 / b. False under 2 points. */
+static bool fit_harmonic(const double *k, const double *bps, size_t n, double *a, double *b) {
+  double x[CALIB_MAX_PJ], y[CALIB_MAX_PJ];
+  size_t m = 0;
+  for (size_t i = 0; i < n && m < G_N_ELEMENTS(x); i++)
+    if (bps[i] > 0 && k[i] > 0) {
+      x[m] = 1.0 / k[i];
+      y[m++] = 1.0 / bps[i];
+    }
+  double r2;
+  return calib_fit_rel(x, y, m, b, a, &r2) && *a > 0 && *b > 0;
+}
+
+/* Bits in flight at 1 WG per CU. */
+static double inflight_bits_k1(const struct calib_meas *m) {
+  return (double)(m->cus * CALIB_ITEMS * CALIB_ITEM_BYTES) * 8.0;
+}
+
+/* The persistent Jacobi points in L2 (L2) or out of it as (k, achieved bits/s of the
+ * model's work), the barrier and the launch taken off. */
+static size_t persist_points(const struct calib_meas *m, const struct gpu_config *g, bool l2,
+                             double *k, double *bps) {
+  size_t c = 0;
+  double launch = m->roundtrip.median_s / MAX(1, m->pj_iters);
+  for (int i = 0; i < m->n_pj; i++) {
+    int64_t n = m->pj_grid[i];
+    if ((2 * n * n * 4 <= g->l2_bytes) != l2) continue;
+    int64_t wgs = m->cus * m->pj_k[i], tiles = calib_jacobi_wgs(n);
+    int64_t fold = (tiles + wgs - 1) / wgs;
+    double bar = g->barrier_table.n ? (double)par_table_eval(&g->barrier_table, wgs) * 1e-12 : 0;
+    double t = m->pj_iter_s[i] - bar - launch;
+    if (!(t > 0)) continue;
+    k[c] = (double)m->pj_k[i];
+    bps[c++] = (double)(MIN(wgs, tiles) * fold) * CALIB_WG_SIDE * CALIB_WG_SIDE *
+               CALIB_BYTES_PER_POINT * 8.0 / t;
+  }
+  return c;
 }
 
 void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
@@ -139,22 +171,23 @@ void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
   g->wgs_per_cu = m->max_wgs_per_cu;
   g->item_bytes = CALIB_ITEM_BYTES;
   g->bw_share = GPU_BW_KERNEL;
-  double peak = 0;
-  for (int i = 0; i < m->n_k; i++) peak = MAX(peak, m->k_bps[i]);
-  g->mem_bandwidth = (int64_t)llround(peak);
-  /* Little's law on the points under 80 % of the peak. */
-  double lat[CALIB_MAX_K];
-  size_t nl = 0;
-  for (int i = 0; i < m->n_k; i++)
-    if (m->k_bps[i] > 0 && m->k_bps[i] < 0.8 * peak)
-      lat[nl++] = (double)(m->cus * m->k[i] * CALIB_ITEMS * CALIB_ITEM_BYTES) * 8 / m->k_bps[i];
-  g->mem_latency = nl ? ps_of(calib_stat_of(lat, nl).median_s) : 0;
-  /* L2: the working sets served over 1.3 x the memory peak. */
+  double kk[CALIB_MAX_K], a, b;
+  for (int i = 0; i < m->n_k; i++) kk[i] = (double)m->k[i];
+  if (fit_harmonic(kk, m->k_bps, (size_t)m->n_k, &a, &b)) {
+    g->mem_bandwidth = (int64_t)llround(1.0 / b);
+    g->mem_latency = ps_of(a * inflight_bits_k1(m));
+  } else {
+    double peak = 0;
+    for (int i = 0; i < m->n_k; i++) peak = MAX(peak, m->k_bps[i]);
+    g->mem_bandwidth = (int64_t)llround(peak);
+    g->mem_latency = 0;
+  }
+  /* L2: the working sets served over 1.3 x the memory asymptote. */
   double fast[CALIB_MAX_WS];
   size_t nf = 0;
   int64_t fast_max = 0, slow_min = INT64_MAX;
   for (int i = 0; i < m->n_ws; i++) {
-    if (m->ws_bps[i] > 1.3 * peak) {
+    if (m->ws_bps[i] > 1.3 * (double)g->mem_bandwidth) {
       fast[nf++] = m->ws_bps[i];
       fast_max = MAX(fast_max, m->ws[i]);
     } else if (m->ws[i] > fast_max) {
@@ -165,10 +198,14 @@ void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
   g->l2_latency = 0;
   if (nf > 0) {
     g->l2_bytes = m->cache_bytes >= fast_max && m->cache_bytes < slow_min ? m->cache_bytes : fast_max;
-    g->l2_bandwidth = (int64_t)llround(calib_stat_of(fast, nf).median_s);
-    double bw1 = m->ws_small_k1_bps;
-    if (bw1 > 0 && bw1 < 0.8 * (double)g->l2_bandwidth)
-      g->l2_latency = ps_of((double)(m->cus * CALIB_ITEMS * CALIB_ITEM_BYTES) * 8 / bw1);
+    double l2k[2] = {(double)m->max_wgs_per_cu, 1};
+    double l2b[2] = {calib_stat_of(fast, nf).median_s, m->ws_small_k1_bps};
+    if (fit_harmonic(l2k, l2b, 2, &a, &b)) {
+      g->l2_bandwidth = (int64_t)llround(1.0 / b);
+      g->l2_latency = ps_of(a * inflight_bits_k1(m));
+    } else {
+      g->l2_bandwidth = (int64_t)llround(l2b[0]);
+    }
   }
   /* Barrier table: the WG counts that were resident. */
   g->barrier_table.n = 0;
@@ -187,38 +224,54 @@ void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
     st->x[st->n] = m->burst[i];
     st->y[st->n++] = ps_of(c);
   }
-  /* The sync round trip then starts with the burst's first launch. */
-  if (st->n > 0) {
-    sim_time rest = ps_of(m->roundtrip.median_s) - st->y[0] - g->teardown_latency -
-                    2 * hw->bus.latency;
-    g->launch_latency = rest > 0 ? rest : 0;
-    if (g->launch_table.n > 0) g->launch_table.y[0] = g->launch_latency;
+  /* The stencil class from the persistent Jacobi loop: the grids out of
+   * L2 set its memory latency and asymptote, those in L2 its L2 ones. */
+  double pk[CALIB_MAX_PJ], pb[CALIB_MAX_PJ];
+  double base_a = (double)g->mem_latency * 1e-12 / inflight_bits_k1(m);
+  size_t np = persist_points(m, g, false, pk, pb);
+  if (np >= 2 && fit_harmonic(pk, pb, np, &a, &b)) {
+    if (base_a > 0) g->lat[KC_STENCIL] = pct(a / base_a, 100000);
+    g->eff[KC_STENCIL] = pct(1.0 / b / (double)g->mem_bandwidth, 1000);
   }
-  /* Class efficiencies: the stencil from the device-paced discrete Jacobi
-   * grids, the CG-like kernels from their back-to-back times (device-paced)
-   * or spans; teardown_latency (the fit's t0) comes off each. */
+  base_a = (double)g->l2_latency * 1e-12 / inflight_bits_k1(m);
+  np = g->l2_bytes > 0 ? persist_points(m, g, true, pk, pb) : 0;
+  if (np >= 2 && fit_harmonic(pk, pb, np, &a, &b)) {
+    if (base_a > 0) g->l2lat[KC_STENCIL] = pct(a / base_a, 100000);
+    g->l2eff[KC_STENCIL] = pct(1.0 / b / (double)g->l2_bandwidth, 1000);
+  }
+  /* WG dispatch: what the device-paced discrete Jacobi kernels take beyond
+   * the model's compute and teardown, per wave. */
   double t0 = (double)g->teardown_latency * 1e-12, e[CALIB_MAX_GRIDS];
   size_t ne = 0;
+  uint64_t slots = (uint64_t)(g->cus * g->wgs_per_cu);
   for (int i = 0; i < m->n_grids; i++) {
-    if (!(m->grid_b2b_s[i] > 1.5 * m->submit.median_s)) continue;
+    if (!(m->grid_b2b_s[i] > 2 * m->submit.median_s)) continue;
     int64_t n = m->grid[i];
+    uint32_t wgs = calib_jacobi_wgs(n);
     struct kstep js = {.kind = KS_COMPUTE, .kclass = KC_STENCIL,
                        .bytes = (int64_t)CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_BYTES_PER_POINT,
                        .ws_bytes = 2 * n * n * 4};
-    e[ne++] = (double)class_eff(g, &js, calib_jacobi_wgs(n), m->grid_b2b_s[i] - t0);
+    double waves = (double)((wgs + slots - 1) / slots);
+    e[ne++] = MAX(0, (m->grid_b2b_s[i] - t0) * 1e12 - kernel_ps(g, &js, wgs)) / waves;
   }
-  if (ne) g->eff[KC_STENCIL] = (int64_t)llround(calib_stat_of(e, ne).median_s);
+  g->wg_start = ne ? (sim_time)llround(calib_stat_of(e, ne).median_s) : 0;
+  /* The CG-like kernels' classes: the model at 100 % over the measured
+   * back-to-back time (device-paced) or span, teardown and the dot's
+   * second pass off. */
   static const int cls[CALIB_CG_KINDS] = {KC_SPMV, KC_REDUCE, KC_AXPY};
   double empty = m->exec_span.median_s;
+  g->reduce_pass = m->cg_side > 0 ? ps_of(m->cg_exec_s[CALIB_CG_DOT] - m->dot_nopass2_exec_s) : 0;
   for (int w = 0; w < CALIB_CG_KINDS && m->cg_side > 0; w++) {
     uint32_t n;
     struct kstep ks = calib_cg_step(m->cg_side, w, &n);
-    double t = m->cg_b2b_s[w] > 1.5 * m->submit.median_s ? m->cg_b2b_s[w] - t0
-                                                          : m->cg_exec_s[w] - empty;
-    if (w == CALIB_CG_DOT) t -= MAX(0, m->cg_exec_s[w] - m->dot_nopass2_exec_s);
-    g->eff[cls[w]] = class_eff(g, &ks, n, t);
+    double t = m->cg_b2b_s[w] > 2 * m->submit.median_s ? m->cg_b2b_s[w] - t0
+                                                        : m->cg_exec_s[w] - empty;
+    if (w == CALIB_CG_DOT) t -= (double)g->reduce_pass * 1e-12;
+    struct gpu_config c = *g;
+    c.eff[cls[w]] = c.l2eff[cls[w]] = 100;
+    double model = kernel_ps(&c, &ks, n) * 1e-12;
+    if (t > 0) g->eff[cls[w]] = g->l2eff[cls[w]] = pct(model / t, 1000);
   }
-  g->reduce_pass = m->cg_side > 0 ? ps_of(m->cg_exec_s[CALIB_CG_DOT] - m->dot_nopass2_exec_s) : 0;
 }
 
 bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_fit *fit,
@@ -258,7 +311,13 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
   t->y[t->n++] = g->launch_latency;
   for (int k = 1; k < m->n_depths && t->n < PAR_TABLE_MAX; k++) {
     double marg = (m->depth_total_s[k] - m->depth_total_s[0]) / (double)(m->depth[k] - m->depth[0]);
-    sim_time l = marg > 1.1 * m->submit.median_s ? ps_of(marg) - g->teardown_latency : 0;
+    /* The host's own enqueue cost at that burst length, when measured. */
+    double enq = m->submit.median_s;
+    for (int j = 1; j < m->n_burst; j++)
+      if (m->burst[j] == m->depth[k])
+        enq = MAX(enq, (m->burst_enq_s[j] - m->burst_enq_s[j - 1]) /
+                           (double)(m->burst[j] - m->burst[j - 1]));
+    sim_time l = marg > 1.1 * enq ? ps_of(marg) - g->teardown_latency : 0;
     t->x[t->n] = m->depth[k];
     t->y[t->n++] = l > 0 ? l : 0;
   }
@@ -305,6 +364,8 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   yaml_str(f, "opencl", m->version);
   fprintf(f, "  date: \"%s\"\n  quick: %s\n  repetitions: %d\n  warmups: %d\n", m->date,
           m->quick ? "true" : "false", m->reps, m->warmups);
+  fprintf(f, "  is_gpu: %s\n  cus: %" PRId64 "\n  clock: %" PRId64 "Hz\n  max_wgs_per_cu: %" PRId64
+             "\n", m->is_gpu ? "1" : "0", m->cus, m->clock_hz, m->max_wgs_per_cu);
   fputs("  measured:\n", f);
   stat_line(f, "enqueue", m->submit, "host time of one non-blocking kernel enqueue, batches of 64");
   stat_line(f, "roundtrip", m->roundtrip, "empty kernel, no event: enqueue + clFinish, host wall time");
@@ -330,6 +391,9 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     fprintf(f, "      %" PRId64 ": [%" PRId64 "ps, %.3f]\n", m->grid[i], ps_of(m->grid_b2b_s[i]),
             m->grid_b2b_spread[i]);
   if (m->n_k > 0) {
+    fprintf(f, "    stream_bytes: %" PRId64 "B\n    persistent_iters: %d\n    cg_side: %" PRId64
+               "\n    back_to_back_kernels: %d\n",
+            m->stream_big_bytes, m->pj_iters, m->cg_side, m->b2b_kernels);
     fprintf(f, "    stream_wgs_per_cu:  # k: streaming bandwidth, %" PRId64 " B working set, cus*k WGs\n",
             m->stream_big_bytes);
     for (int i = 0; i < m->n_k; i++)
@@ -350,7 +414,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     for (int i = 0; i < m->n_pj; i++)
       fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps]\n", m->pj_grid[i], m->pj_k[i],
               ps_of(m->pj_iter_s[i]));
-    fputs("    enqueue_burst:  # N: host time to enqueue N empty kernels\n", f);
+    fputs("    enqueue_burst:  # N: host time to enqueue N Jacobi kernels (arguments set each)\n", f);
     for (int i = 0; i < m->n_burst; i++)
       fprintf(f, "      %" PRId64 ": %" PRId64 "ps\n", m->burst[i], ps_of(m->burst_enq_s[i]));
     fprintf(f, "    cg_kernels:  # side %" PRId64 ": [host time per kernel back to back, span]\n",
@@ -383,7 +447,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "    wgs_per_cu: %" PRId64 "  # chosen: %s\n", g->wgs_per_cu,
           g->wgs_per_cu > 1 ? "2048 items per CU / 256-item WGs" : "one WG per CPU core");
   fprintf(f, "    mem_bandwidth: %" PRId64 "bps  # %s\n", g->mem_bandwidth,
-          m->n_k > 0 && m->is_gpu ? "peak of the streaming sweep against WGs per CU" : "fit");
+          m->n_k > 0 && m->is_gpu ? "asymptote of the streaming sweep (see mem_latency)" : "fit");
   fprintf(f, "    queues: %" PRId64 "\n", g->queues);
   fprintf(f, "    launch_latency: %" PRId64 "ps  # roundtrip - enqueue - 2 bus latency - t0\n",
           g->launch_latency);
@@ -401,23 +465,29 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     fprintf(f, "    items_per_cu: %" PRId64 "  # chosen: %s\n", g->items_per_cu,
             m->is_gpu ? "2048 resident items per CU (OpenCL does not report it)" : "one WG per core");
     fprintf(f, "    item_bytes: %" PRId64 "B  # one float load in flight per item\n", g->item_bytes);
-    fprintf(f, "    mem_latency: %" PRId64 "ps  # Little's law: median of cus*k*items*item_bytes / "
-               "bandwidth(k) over WGs per CU k under 80%% of the peak (0: none)\n",
+    fprintf(f, "    mem_latency: %" PRId64 "ps  # streaming sweep: 1/bw(k) = mem_latency / (k cus items "
+               "item_bytes 8) + 1/mem_bandwidth, fitted (GSL)\n",
             g->mem_latency);
     fprintf(f, "    l2_bytes: %" PRId64 "B  # device cache size %" PRId64 "B where the working-set "
                "sweep agrees, else the largest set served over 1.3x the memory peak (0: none)\n",
             g->l2_bytes, m->cache_bytes);
-    fprintf(f, "    l2_bandwidth: %" PRId64 "bps  # median over the working sets that fit\n",
+    fprintf(f, "    l2_bandwidth: %" PRId64 "bps  # asymptote through the median of the sets that "
+               "fit (full occupancy) and the smallest at 1 WG per CU\n",
             g->l2_bandwidth);
-    fprintf(f, "    l2_latency: %" PRId64 "ps  # Little's law at 1 WG per CU on the smallest set\n",
-            g->l2_latency);
+    fprintf(f, "    l2_latency: %" PRId64 "ps  # the same two points' latency term\n", g->l2_latency);
     static const char *const names[KC_COUNT] = {"stream", "stencil", "spmv", "reduce", "axpy"};
     static const char *const from[KC_COUNT] = {
-        "defines the peak", "discrete Jacobi, device-paced grids (median)",
-        "CG-like SpMV alone", "CG-like dot alone (its second pass off)", "CG-like AXPY alone"};
+        "the probe itself", "the persistent Jacobi loop (1/bw = a/k + b fitted per level)",
+        "the CG-like SpMV alone, full occupancy", "the CG-like dot alone, second pass off",
+        "the CG-like AXPY alone"};
     for (int i = 0; i < KC_COUNT; i++)
-      fprintf(f, "    eff_%s: %" PRId64 "  # model at 100%% / measured: %s\n", names[i], g->eff[i],
-              from[i]);
+      fprintf(f, "    eff_%s: %" PRId64 "\n    lat_%s: %" PRId64 "\n    l2eff_%s: %" PRId64
+                 "\n    l2lat_%s: %" PRId64 "  # %s\n",
+              names[i], g->eff[i], names[i], g->lat[i], names[i], g->l2eff[i], names[i],
+              g->l2lat[i], from[i]);
+    fprintf(f, "    wg_start: %" PRId64 "ps  # discrete Jacobi, device-paced: (time - teardown - "
+               "model compute) / waves, median\n",
+            g->wg_start);
     fprintf(f, "    reduce_pass: %" PRId64 "ps  # dot span with its second pass - without\n",
             g->reduce_pass);
     fputs("    barrier_table: \"", f);
@@ -535,14 +605,14 @@ int64_t calib_predict_persist_ps(const struct calib_hw *hw, int64_t n, int iters
   g_assert(iters >= 1 && n >= 1);
   uint32_t wgs = (uint32_t)(hw->gpu.cus * gpu_occupancy(&hw->gpu, NULL));
   uint32_t tiles = calib_jacobi_wgs(n);
-  if (wgs > tiles) wgs = tiles;
   int64_t fold = (tiles + wgs - 1) / wgs;
   struct kstep *steps = g_new0(struct kstep, 2 * (size_t)iters);
   for (int i = 0; i < iters; i++) {
     steps[2 * i] = (struct kstep){
         .kind = KS_COMPUTE, .kclass = KC_STENCIL,
         .flops = fold * CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_FLOPS_PER_POINT,
-        .bytes = fold * jacobi_wg_bytes(), .ws_bytes = 2 * n * n * 4};
+        .bytes = fold * jacobi_wg_bytes(), .ws_bytes = 2 * n * n * 4,
+        .sel_count = MIN(wgs, tiles), .sel_stride = 1}; /* WGs past the tiles have none */
     steps[2 * i + 1] = (struct kstep){.kind = KS_BARRIER};
   }
   struct kernel k = {.name = "jacobi_persist", .n_wgs = wgs, .steps = steps,
@@ -602,4 +672,150 @@ int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters) 
   int64_t total = run_one_node(hw, &hw->gpu, &prog);
   g_free(host);
   return (total + iters / 2) / iters;
+}
+
+/* ---- reading the measurements back (calibrate --from) ---- */
+
+/* Scalar N as DIM units; seconds for UNIT_TIME, else the number. */
+static bool num_of(const struct sc_node *n, enum unit_dim dim, double *out) {
+  if (!n || n->kind != SC_SCALAR) return false;
+  int64_t v;
+  char *e = NULL;
+  if (dim == UNIT_NONE) {
+    char *end;
+    *out = g_ascii_strtod(n->scalar, &end);
+    return end != n->scalar && *end == '\0';
+  }
+  if (!units_parse_int(n->scalar, dim, &v, &e)) {
+    g_free(e);
+    return false;
+  }
+  *out = dim == UNIT_TIME ? (double)v * 1e-12 : (double)v;
+  return true;
+}
+
+static const struct sc_node *path_get(const struct sc_node *n, const char *a, const char *b) {
+  n = sc_map_get(n, a);
+  return b && n ? sc_map_get(n, b) : n;
+}
+
+static double num_at(const struct sc_node *n, const char *key, enum unit_dim dim, double def) {
+  double v;
+  return num_of(sc_map_get(n, key), dim, &v) ? v : def;
+}
+
+static struct calib_stat stat_at(const struct sc_node *n, const char *key) {
+  const struct sc_node *s = sc_map_get(n, key);
+  return (struct calib_stat){num_at(s, "median", UNIT_TIME, 0), num_at(s, "spread", UNIT_NONE, 0)};
+}
+
+/* A map KEY: N -> [time, spread] or N -> value into X (and Y, the second
+ * item, when not NULL), at most MAX; returns the count. */
+static int table_at(const struct sc_node *n, const char *key, enum unit_dim dim, int64_t *x,
+                    double *y, double *y2, int max) {
+  const struct sc_node *t = sc_map_get(n, key);
+  int c = 0;
+  for (size_t i = 0; t && t->kind == SC_MAP && i < t->n_pairs && c < max; i++) {
+    const struct sc_node *v = t->pairs[i].value;
+    int64_t k;
+    char *e = NULL;
+    if (!units_parse_int(t->pairs[i].key, UNIT_NONE, &k, &e)) {
+      g_free(e);
+      continue;
+    }
+    x[c] = k;
+    if (v->kind == SC_SEQ && v->n_items >= 1) {
+      if (!num_of(v->items[0], dim, &y[c])) continue;
+      if (y2 && v->n_items >= 2 && !num_of(v->items[1], UNIT_NONE, &y2[c]))
+        y2[c] = v->items[1]->scalar && strcmp(v->items[1]->scalar, "true") == 0;
+    } else if (!num_of(v, dim, &y[c])) {
+      continue;
+    }
+    c++;
+  }
+  return c;
+}
+
+static void str_at(const struct sc_node *n, const char *key, char *out, size_t size) {
+  const struct sc_node *s = sc_map_get(n, key);
+  g_strlcpy(out, s && s->kind == SC_SCALAR ? s->scalar : "", size);
+}
+
+bool calib_read_meas(const char *path, struct calib_meas *m, char **err) {
+  memset(m, 0, sizeof *m);
+  struct sc_node *root = sc_load_file(path, err);
+  if (!root) return false;
+  const struct sc_node *p = sc_map_get(root, "provenance"), *me = sc_map_get(p, "measured");
+  const struct sc_node *gpu = path_get(root, "hardware", "gpu");
+  if (!me || me->kind != SC_MAP) {
+    *err = sc_error_at(p ? p : root, "provenance.measured",
+                       "expected the measurements calibrate records, got none");
+    sc_node_free(root);
+    return false;
+  }
+  str_at(p, "device", m->device, sizeof m->device);
+  str_at(p, "vendor", m->vendor, sizeof m->vendor);
+  str_at(p, "driver", m->driver, sizeof m->driver);
+  str_at(p, "platform", m->platform, sizeof m->platform);
+  str_at(p, "opencl", m->version, sizeof m->version);
+  str_at(p, "date", m->date, sizeof m->date);
+  const struct sc_node *q = sc_map_get(p, "quick");
+  m->quick = q && q->scalar && strcmp(q->scalar, "true") == 0;
+  m->reps = (int)num_at(p, "repetitions", UNIT_NONE, 0);
+  m->warmups = (int)num_at(p, "warmups", UNIT_NONE, 0);
+  const struct sc_node *bus = path_get(root, "hardware", "bus");
+  const struct sc_node *kind = sc_map_get(bus, "kind");
+  m->is_gpu = num_at(p, "is_gpu", UNIT_NONE, kind && kind->scalar && strcmp(kind->scalar, "pcie") == 0);
+  m->cus = (int64_t)num_at(p, "cus", UNIT_NONE, num_at(gpu, "cus", UNIT_NONE, 1));
+  m->clock_hz = (int64_t)num_at(p, "clock", UNIT_FREQ, num_at(gpu, "clock", UNIT_FREQ, 0));
+  m->submit = stat_at(me, "enqueue");
+  m->roundtrip = stat_at(me, "roundtrip");
+  m->launch_span = stat_at(me, "launch_span");
+  m->exec_span = stat_at(me, "exec_span");
+  m->read_lat = stat_at(me, "read_latency");
+  m->h2d_bps = num_at(me, "h2d_bandwidth", UNIT_BANDWIDTH, 0);
+  m->d2h_bps = num_at(me, "d2h_bandwidth", UNIT_BANDWIDTH, 0);
+  m->n_depths = table_at(me, "queued_empty_kernels", UNIT_TIME, m->depth, m->depth_total_s,
+                         m->depth_spread, CALIB_DEPTHS);
+  m->n_grids = table_at(me, "jacobi_exec", UNIT_TIME, m->grid, m->grid_exec_s, m->grid_spread,
+                        CALIB_MAX_GRIDS);
+  int64_t g2[CALIB_MAX_GRIDS];
+  table_at(me, "jacobi_back_to_back", UNIT_TIME, g2, m->grid_b2b_s, m->grid_b2b_spread,
+           CALIB_MAX_GRIDS);
+  m->b2b_kernels = (int)num_at(me, "back_to_back_kernels", UNIT_NONE, m->quick ? 16 : 64);
+  m->max_wgs_per_cu = (int64_t)num_at(p, "max_wgs_per_cu", UNIT_NONE, num_at(gpu, "wgs_per_cu", UNIT_NONE, 1));
+  m->cache_bytes = (int64_t)num_at(me, "device_cache", UNIT_SIZE, 0);
+  m->stream_big_bytes = (int64_t)num_at(me, "stream_bytes", UNIT_SIZE, m->quick ? 64 << 20 : 1 << 30);
+  m->n_k = table_at(me, "stream_wgs_per_cu", UNIT_BANDWIDTH, m->k, m->k_bps, NULL, CALIB_MAX_K);
+  m->n_ws = table_at(me, "stream_working_set", UNIT_BANDWIDTH, m->ws, m->ws_bps, NULL, CALIB_MAX_WS);
+  m->ws_small_k1_bps = num_at(me, "stream_small_one_wg_per_cu", UNIT_BANDWIDTH, 0);
+  double res[CALIB_MAX_BAR];
+  m->n_bar = table_at(me, "barrier", UNIT_TIME, m->bar_wgs, m->bar_s, res, CALIB_MAX_BAR);
+  for (int i = 0; i < m->n_bar; i++) m->bar_resident[i] = res[i] != 0;
+  m->pj_iters = (int)num_at(me, "persistent_iters", UNIT_NONE, m->quick ? 10 : 50);
+  const struct sc_node *pj = sc_map_get(me, "persistent_jacobi");
+  for (size_t i = 0; pj && pj->kind == SC_SEQ && i < pj->n_items && m->n_pj < CALIB_MAX_PJ; i++) {
+    const struct sc_node *it = pj->items[i];
+    double g, k, t;
+    if (it->kind != SC_SEQ || it->n_items != 3 || !num_of(it->items[0], UNIT_NONE, &g) ||
+        !num_of(it->items[1], UNIT_NONE, &k) || !num_of(it->items[2], UNIT_TIME, &t))
+      continue;
+    m->pj_grid[m->n_pj] = (int64_t)g;
+    m->pj_k[m->n_pj] = (int64_t)k;
+    m->pj_iter_s[m->n_pj++] = t;
+  }
+  m->n_burst = table_at(me, "enqueue_burst", UNIT_TIME, m->burst, m->burst_enq_s, NULL, CALIB_DEPTHS);
+  const struct sc_node *cg = sc_map_get(me, "cg_kernels");
+  m->cg_side = cg ? (int64_t)num_at(me, "cg_side", UNIT_NONE, m->quick ? 128 : 2048) : 0;
+  static const char *const cgk[CALIB_CG_KINDS] = {"spmv", "dot", "axpy"};
+  for (int i = 0; cg && i < CALIB_CG_KINDS; i++) {
+    const struct sc_node *v = sc_map_get(cg, cgk[i]);
+    if (v && v->kind == SC_SEQ && v->n_items == 2) {
+      num_of(v->items[0], UNIT_TIME, &m->cg_b2b_s[i]);
+      num_of(v->items[1], UNIT_TIME, &m->cg_exec_s[i]);
+    }
+  }
+  m->dot_nopass2_exec_s = num_at(cg, "dot_without_pass2_span", UNIT_TIME, 0);
+  sc_node_free(root);
+  return true;
 }

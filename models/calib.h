@@ -175,6 +175,10 @@ void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw);
 bool calib_write_profile(const char *path, const struct calib_meas *m, const struct calib_fit *fit,
                          const struct calib_hw *hw, char **err);
 
+/* Reads the measurements a profile's provenance records back into M
+ * (calibrate --from: derive again without the device). False and *ERR. */
+bool calib_read_meas(const char *path, struct calib_meas *m, char **err);
+
 /* Reads a profile (or any scenario fragment's hardware: section) into HW;
  * false and *ERR "file:line:col: key: expected X, got Y". */
 bool calib_read_profile(const char *path, struct calib_hw *hw, char **err);

@@ -819,13 +819,15 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     m->grid_b2b_s[m->n_grids] = b2b;
     m->grid_b2b_spread[m->n_grids++] = spread;
   }
-  /* Enqueue cost against burst length: host time to enqueue N empty kernels. */
+  /* Enqueue cost against burst length: host time to enqueue N Jacobi
+   * kernels (arguments set each time, as a real loop does). */
+  ok = ok && grids_for(d, 64, err);
   for (int64_t n = 1; ok && n <= max_depth; n *= 2) {
     int reps = n >= 256 ? (R + 3) / 4 : R;
     for (int r = -m->warmups; ok && r < reps; r++) {
       ok = cl_ok(clFinish(d->q), "clFinish", err);
       double t = now_s();
-      for (int64_t i = 0; ok && i < n; i++) ok = enqueue_empty(d, NULL, err);
+      for (int64_t i = 0; ok && i < n; i++) ok = enqueue_jacobi(d, 64, (int)(i & 1), NULL, err);
       if (r >= 0) x[r] = now_s() - t;
     }
     ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
@@ -866,7 +868,7 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
   }
   /* A persistent Jacobi loop against grid and WGs per CU. */
   m->pj_iters = quick ? 10 : 50;
-  static const int64_t pj_grids[] = {256, 1024, 4096}, pj_quick[] = {64, 128};
+  static const int64_t pj_grids[] = {512, 1024, 2048, 4096}, pj_quick[] = {64, 128};
   const int64_t *pg = quick ? pj_quick : pj_grids;
   size_t npg = quick ? G_N_ELEMENTS(pj_quick) : G_N_ELEMENTS(pj_grids);
   for (size_t i = 0; ok && i < npg; i++)

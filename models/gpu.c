@@ -75,8 +75,15 @@ struct gpu_state {
 
 #define P(key, type, def, min, max, doc) \
   {#key, type, def, min, max, NULL, doc, offsetof(struct gpu_config, key)}
-#define PE(name, cls, doc) \
-  {"eff_" #name, PAR_INT, "100", "1", "100", NULL, doc, offsetof(struct gpu_config, eff[cls])}
+#define PE(name, cls, doc)                                                                     \
+  {"eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                             \
+   doc "'s share of mem_bandwidth, percent", offsetof(struct gpu_config, eff[cls])},           \
+  {"lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                           \
+   doc "'s memory latency, percent of mem_latency", offsetof(struct gpu_config, lat[cls])},     \
+  {"l2eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                           \
+   doc "'s share of l2_bandwidth, percent", offsetof(struct gpu_config, l2eff[cls])},          \
+  {"l2lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                         \
+   doc "'s L2 latency, percent of l2_latency", offsetof(struct gpu_config, l2lat[cls])}
 static const struct par_decl gpu_decls[] = {
     P(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock (GPU-TN Table 2)"),
     P(cus, PAR_INT, "24", "1", "4096", "compute units (GPU-TN Table 2)"),
@@ -128,11 +135,13 @@ static const struct par_decl gpu_decls[] = {
       "L2 capacity: a working set that fits runs at L2 rate (0: no L2 model)"),
     P(l2_bandwidth, PAR_BANDWIDTH, "1000Tbps", "1Mbps", "10000Tbps", "L2 peak bandwidth"),
     P(l2_latency, PAR_TIME, "0ps", "0ps", "1ms", "L2 latency in Little's law (0: the peak)"),
-    PE(stream, KC_STREAM, "streaming kernels' share of the achieved bandwidth, percent"),
-    PE(stencil, KC_STENCIL, "stencil kernels' share, percent"),
-    PE(spmv, KC_SPMV, "SpMV kernels' share, percent"),
-    PE(reduce, KC_REDUCE, "dot/reduction kernels' share, percent"),
-    PE(axpy, KC_AXPY, "AXPY-like kernels' share, percent"),
+    PE(stream, KC_STREAM, "a streaming kernel (class stream)"),
+    PE(stencil, KC_STENCIL, "a stencil kernel (class stencil)"),
+    PE(spmv, KC_SPMV, "an SpMV kernel (class spmv)"),
+    PE(reduce, KC_REDUCE, "a dot product / reduction (class reduce)"),
+    PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
+    P(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
+      "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
     P(reduce_pass, PAR_TIME, "0ps", "0ps", "1ms",
       "a reduction's second pass over the per-WG partials, paid by its last WG"),
     {"barrier_table", PAR_TABLE, "", "0ps", "1ms", NULL,
@@ -172,13 +181,14 @@ int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k) {
   return occ >= 1 ? occ : 1;
 }
 
-double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, bool l2) {
-  double peak = (double)(l2 ? cfg->l2_bandwidth : cfg->mem_bandwidth);
-  sim_time lat = l2 ? cfg->l2_latency : cfg->mem_latency;
-  if (lat <= 0) return peak;
+double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, bool l2, int kclass) {
+  int c = kclass >= 0 && kclass < KC_COUNT ? kclass : KC_STREAM;
+  double peak = (double)(l2 ? cfg->l2_bandwidth : cfg->mem_bandwidth) *
+                (double)(l2 ? cfg->l2eff[c] : cfg->eff[c]) / 100.0;
+  double lat = (double)(l2 ? cfg->l2_latency : cfg->mem_latency) *
+               (double)(l2 ? cfg->l2lat[c] : cfg->lat[c]) / 100.0 / (double)SIM_S;
   double inflight_bits = (double)r * (double)cfg->wg_items * (double)cfg->item_bytes * 8.0;
-  double bw = inflight_bits * (double)SIM_S / (double)lat;
-  return bw < peak ? bw : peak;
+  return 1.0 / (lat / inflight_bits + 1.0 / peak);
 }
 
 /* Picoseconds to move BITS at BPS, shared by R WGs (each gets BPS / R). */
@@ -196,7 +206,7 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
     t = ceil_div_ps(num, (unsigned __int128)cfg->flops_per_cu_cycle * (uint64_t)cfg->clock);
   }
   if (st->bytes > 0 || st->reuse_bytes > 0) {
-    double eff = (double)cfg->eff[st->kclass < KC_COUNT ? st->kclass : KC_STREAM] / 100.0;
+    int kc = st->kclass < KC_COUNT ? st->kclass : KC_STREAM;
     double bytes = (double)st->bytes, reuse = (double)st->reuse_bytes, ps;
     bool l2 = cfg->l2_bytes > 0;
     if (cfg->mem_latency <= 0 && !l2) { /* the peak, shared: exact in integers */
@@ -206,14 +216,14 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
       return tb > t ? tb : t;
     }
     if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cfg->l2_bytes) {
-      ps = share_ps((bytes + reuse) * 8.0, r, eff * gpu_achieved_bps(cfg, r, true));
+      ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
     } else {
       double h = 0;
       if (l2 && reuse > 0)
         h = st->gather_bytes <= cfg->l2_bytes ? 1.0
                                                : (double)cfg->l2_bytes / (double)st->gather_bytes;
-      ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, eff * gpu_achieved_bps(cfg, r, false));
-      if (h > 0) ps += share_ps(h * reuse * 8.0, r, eff * gpu_achieved_bps(cfg, r, true));
+      ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, gpu_achieved_bps(cfg, r, false, kc));
+      if (h > 0) ps += share_ps(h * reuse * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
     }
     sim_time tb = (sim_time)ceil(ps - 1e-6);
     if (tb > t) t = tb;
@@ -233,6 +243,7 @@ sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
   if (cfg->bw_share == GPU_BW_KERNEL) {
     uint64_t first = (uint64_t)wg / wave * wave;
     r = MIN(wave, (uint64_t)k->n_wgs - first);
+    if (st->sel_count > 0) r = MIN(r, st->sel_count); /* only the selected WGs move data */
   }
   sim_time t = gpu_step_time(cfg, st, r, occ);
   if (st->kclass == KC_REDUCE && k->n_wgs > 1 && wg == k->n_wgs - 1) t += cfg->reduce_pass;
@@ -569,7 +580,9 @@ static void dispatch(struct sim_comp *c) {
       q->running++;
       uint32_t used = s->n_slots - s->n_free;
       if (used > s->slots_max) s->slots_max = used;
-      wg_run(c, slot);
+      const struct gpu_config *cfg = c->config;
+      if (cfg->wg_start > 0) sim_schedule(c, cfg->wg_start, EV_WG, slot);
+      else wg_run(c, slot);
     }
     if (q->next_wg < q->k->n_wgs) s->disp[(s->disp_head + kept++) % s->n_q] = qi;
   }

@@ -28,16 +28,19 @@
  *   flops / (flops_per_cu_cycle * clock / occ) and the memory time, rounded
  *   up to ps. R = WGs sharing the memory: cus * occ (bw_share slots), or the
  *   WGs of the kernel's own wave when fewer (bw_share kernel: WG w is in
- *   wave w / (cus * occ); the last wave holds the rest: the tail).
- *   Achieved bandwidth (Little's law, up to the peak):
- *     dram(R) = min(mem_bandwidth, R * wg_items * item_bytes * 8 / mem_latency)
- *     l2(R)   = min(l2_bandwidth, R * wg_items * item_bytes * 8 / l2_latency)
- *   (no latency bound when the latency is 0), both times eff = the class's
- *   gpu.eff_<class> / 100. If 0 < ws_bytes <= l2_bytes every byte is
- *   served by L2: t = (bytes + reuse_bytes) * 8 * R / (eff * l2(R)). Else
- *   h = min(1, l2_bytes / gather_bytes) (0 without L2) of reuse_bytes come
- *   from L2 and the rest from memory:
- *     t = (bytes + (1-h) reuse) * 8 * R / (eff dram(R)) + h reuse * 8 * R / (eff l2(R)).
+ *   wave w / (cus * occ); the last wave holds the rest: the tail; a step
+ *   that only sel_count WGs perform: at most sel_count).
+ *   Achieved bandwidth (Little's law with the loaded latency: a request
+ *   waits its latency, then its turn at the peak rate), for class c:
+ *     1 / dram(R) = lat_c% mem_latency / (R wg_items item_bytes 8) + 1 / (eff_c% mem_bandwidth)
+ *     1 / l2(R)   = l2lat_c% l2_latency / (R wg_items item_bytes 8) + 1 / (l2eff_c% l2_bandwidth)
+ *   (latency-bound, linear in R, at low occupancy; saturating at the
+ *   peak). If 0 < ws_bytes <= l2_bytes every byte is served by L2:
+ *   t = (bytes + reuse_bytes) * 8 * R / l2(R). Else h = min(1, l2_bytes /
+ *   gather_bytes) (0 without L2) of reuse_bytes come from L2, the rest and
+ *   `bytes` from memory:
+ *     t = (bytes + (1-h) reuse) * 8 * R / dram(R) + h reuse * 8 * R / l2(R).
+ *   Each WG pays wg_start before its first step (dispatch).
  *   KC_REDUCE: the kernel's last WG also pays reduce_pass (the second
  *   pass over the partials).
  * - KS_WAIT_FLAG started at s continues at the first s + k*p (k >= 0) at
@@ -89,7 +92,11 @@ struct gpu_config {
   int64_t l2_bytes;            /* 0: no L2 model */
   int64_t l2_bandwidth;        /* bits per second */
   sim_time l2_latency;
-  int64_t eff[KC_COUNT];       /* percent of the achieved bandwidth, per enum kclass */
+  int64_t eff[KC_COUNT];       /* percent of mem_bandwidth's asymptote, per enum kclass */
+  int64_t lat[KC_COUNT];       /* percent of mem_latency, per enum kclass */
+  int64_t l2eff[KC_COUNT];     /* percent of l2_bandwidth */
+  int64_t l2lat[KC_COUNT];     /* percent of l2_latency */
+  sim_time wg_start;           /* dispatch cost of each WG before its first step */
   sim_time reduce_pass;
   struct par_table barrier_table; /* device-wide barrier cost against WGs; empty: linear */
   struct par_table poll_table;    /* flag poll period against the kernel's WGs; empty: poll_interval */
@@ -110,9 +117,9 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
 /* Resident WGs per CU of kernel K under CFG (K NULL: no kernel limits). */
 int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k);
 
-/* Achieved memory (L2: L2) bandwidth in bits/s with R WGs of WG_ITEMS in
- * flight, before the class efficiency. */
-double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, bool l2);
+/* Achieved memory (L2: L2) bandwidth in bits/s of class KCLASS with R
+ * WGs of wg_items in flight (the formula above). */
+double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, bool l2, int kclass);
 
 /* Duration of one KS_COMPUTE step under CFG (the bandwidth shared by all
  * cus * wgs_per_cu slots). */
