@@ -26,7 +26,8 @@
  * - gpu.launch_table: depth 1: launch_latency; depth N (2, 4, ... 1024):
  *   with m = (total(N) - total(1)) / (N - 1) the mean marginal cost of a
  *   queued empty kernel (total(N): N enqueued back to back, one clFinish),
- *   m - G0 where m > 1.1 S (the device sets the pace), else 0 (the device's
+ *   m - G0 where m > 1.25 S (the device sets the pace; 1.25: above the
+ *   enqueue noise seen on the H100), else 0 (the device's
  *   cost hides behind the enqueue cost and cannot be seen).
  * - gpu.cus = compute units, clock = max clock, wgs_per_cu = 8 on a GPU
  *   (2048 resident items / 256-item WGs), 1 on a CPU device. */
