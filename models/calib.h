@@ -30,7 +30,33 @@
  *   enqueue noise seen on the H100), else 0 (the device's
  *   cost hides behind the enqueue cost and cannot be seen).
  * - gpu.cus = compute units, clock = max clock, wgs_per_cu = 8 on a GPU
- *   (2048 resident items / 256-item WGs), 1 on a CPU device. */
+ *   (2048 resident items / 256-item WGs), 1 on a CPU device.
+ * Kernels as the device runs them (calib_derive_kernels; GPUs only: on
+ * PoCL the grid-stride probes do not vectorize and the Jacobi fit stays):
+ * - mem_latency, mem_bandwidth: streaming kernel (b = a + p over 1 GiB,
+ *   cus * k WGs of 256 items, k = 1 .. wgs_per_cu) fitted to 1/bw(k) =
+ *   L / (k cus 256 * 4 B * 8) + 1/P (GSL, weighted 1/y^2): the loaded
+ *   latency of Little's law. bw_share kernel, wg_items 256, item_bytes 4.
+ * - l2_bytes: the device's cache size if the working-set sweep (1 MiB ..
+ *   512 MiB at full occupancy) agrees, else the largest set served over
+ *   1.3 x P. l2_latency, l2_bandwidth: the same law through the median of
+ *   those sets at full occupancy and the smallest at k = 1.
+ * - barrier_table: one device-wide barrier (atomic arrive on a counter, a
+ *   volatile poll of a generation word) against 1, 4, 16, 64 and cus * k
+ *   WGs, (T(104 barriers) - T(4)) / 100; WG counts that were not all
+ *   resident (the poll gave up) are left out.
+ * - lat_stencil, eff_stencil (l2lat_, l2eff_ for grids whose two arrays
+ *   fit in L2): the persistent Jacobi loop (grids 512 .. 4096, k = 1, 2,
+ *   4, 8), per iteration minus the barrier and the launch share, fitted to
+ *   the same law, as percentages of the streaming kernel's L and P.
+ * - wg_start: discrete Jacobi grids with b2b > 2 S: (b2b - G0 - model
+ *   compute) / waves, median (the block dispatch cost per wave).
+ * - eff_spmv, eff_reduce, eff_axpy (and l2eff_): the CG-like kernels alone
+ *   on a 2048^2-row Poisson matrix, model at 100 % / measured (b2b - G0, or
+ *   span - empty span when enqueue-paced); reduce_pass = the dot's span
+ *   with its second pass - without.
+ * - The enqueue cost against the burst (N Jacobi enqueues, N = 1 .. 1024)
+ *   is recorded only: too noisy on the H100 to make cpu.submit_table. */
 #ifndef MODELS_CALIB_H
 #define MODELS_CALIB_H
 

@@ -359,6 +359,44 @@ static void test_fold_small_stride(void) {
   wl_program_free(p);
 }
 
+/* A persistent kernel is sized to residency: 40 tiles of 1024 B, three
+ * iterations with a sync between, on 2 CUs x 8 WGs of 256 items (16
+ * slots): monolithic launches one kernel of ceil(40 / ceil(40 / 16)) = 14
+ * WGs each looping over 3 tiles; each sync is a grid barrier, the
+ * cross-rank barrier (no rounds for one rank) and a grid barrier again:
+ * 4 device-wide barriers of 14 WGs, 1.75 us each from the table "8:1us,
+ * 24:3us" (test_gpu derives such a loop's time). With 48 slots: 40 WGs of
+ * one tile, barriers of 1 + (40 - 8) / 16 x 2 = 5 us clamped to the last
+ * point, 3 us. */
+static void test_persistent_residency(void) {
+  for (int wpc = 8; wpc <= 24; wpc += 16) {
+    struct hw h;
+    hw_nodes(&h, 1);
+    h.gpu.cus = 2;
+    h.gpu.wgs_per_cu = wpc;
+    h.gpu.items_per_cu = 256 * wpc;
+    char *err = NULL;
+    for (size_t i = 0; i < gpu_params.n_decls; i++)
+      if (strcmp(gpu_params.decls[i].key, "barrier_table") == 0)
+        CU_ASSERT_TRUE(par_set(&gpu_params.decls[i], &h.gpu, "8:1us, 24:3us", &err));
+    struct wl_program *p = wl_program_new(1);
+    for (int it = 0; it < 3; it++) {
+      if (it) wl_sync(p, 0);
+      wl_compute(p, 0, 40, 0, 1024);
+      wl_kclass(p, 0, KC_STENCIL, 40 * 1024, 0, 0);
+    }
+    struct sim_result r;
+    CU_ASSERT_TRUE(run(p, "monolithic", &h, &r, &err) > 0);
+    if (err) fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), wpc == 8 ? 14 : 40);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barriers"), 4);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barrier_time"), wpc == 8 ? 7 * US : 12 * US);
+    g_free(err);
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
+}
+
 static void test_unmatched_send_is_an_error(void) {
   struct wl_program *p = wl_program_new(2);
   wl_send(p, 0, 1, 100, 7);
@@ -444,6 +482,7 @@ static void test_cg_hdn(void) {
 
 int main(void) {
   static const struct tu_test tests[] = {
+      {"persistent kernels sized to residency", test_persistent_residency},
       {"ping under cpu, by hand", test_ping_cpu},
       {"ping under hdn, by hand", test_ping_hdn},
       {"ping under gds, by hand", test_ping_gds},
