@@ -349,11 +349,17 @@ static void test_measured_compute_cache(void) {
 }
 
 /* A scenario including the committed H100 profile runs deterministically
- * from it. Sync, grid 4096: 256^2 = 65536 WGs on 132 x 8 = 1056 slots = 63
- * waves of ceil(2048 B * 8 * 1056 / 15153301810963 bps) = 1141765 ps each =
- * 71931195 ps; plus the profile's round trip: launch_submit 5011391 + bus
- * 1411152 + launch 2822305 + teardown 0 + bus 1411152 = 10656000 ps (the
- * measured roundtrip). Per iteration 82587195 ps, as validate-real printed. */
+ * from it. Sync, grid 4096: 256^2 = 65536 WGs of 2048 B (16384 bits) on
+ * 132 x 8 = 1056 slots: 62 full waves and a tail of 64. The stencil class
+ * out of L2 (2 x 4096^2 x 4 B = 128 MiB > 48 MiB): latency 1.45 x
+ * 172161 ps, asymptote 1.31 x 33756070575862 bps; a WG among R takes
+ * 16384 R (lat / (R 8192) + 1 / asym) = 2 lat + 16384 R / asym:
+ * R = 1056: 499266.9 + 391256.6 -> 890524 ps (890523 after the
+ * double's rounding); R = 64: 499266.9 + 23712.5 -> 522980 ps; each wave
+ * also pays wg_start 388641 ps: 62 x (890523 + 388641) + 522980 + 388641
+ * = 80219789 ps. Plus the profile's round trip: launch_submit 3806312 +
+ * bus 1337172 + launch 2674344 + teardown 0 + bus 1337172 = 9155000 ps
+ * (the measured roundtrip): 89374789 ps per iteration. */
 static void test_run_on_committed_profile(void) {
   const char *configs = g_getenv("TRIGSIM_CONFIGS");
   CU_ASSERT_PTR_NOT_NULL_FATAL(configs);
@@ -367,7 +373,7 @@ static void test_run_on_committed_profile(void) {
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &a, NULL), 0);
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &b, NULL), 0);
   CU_ASSERT_STRING_EQUAL(a, b);
-  CU_ASSERT_PTR_NOT_NULL(strstr(a, ",hdn,165174390,0,82587195,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, ",hdn,178749578,0,89374789,"));
   g_free(a);
   g_free(b);
   g_free(sc);
