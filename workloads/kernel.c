@@ -14,6 +14,18 @@ struct kshape {
   uint32_t fold;  /* lane 0 WGs each do the work of `fold` of the program's */
 };
 
+static struct wl_wgsel fold_sel(struct wl_wgsel sel, uint32_t fold);
+
+/* Whether folding by FOLD keeps every lane 0 selector of ops [A, B) of R
+ * a progression. */
+static bool folds_selectors(const struct wl_rank *r, size_t a, size_t b, uint32_t fold) {
+  for (size_t i = a; i < b; i++) {
+    const struct wl_op *o = &r->ops[i];
+    if (o->lane == 0 && o->sel.count > 0 && fold_sel(o->sel, fold).count == 0) return false;
+  }
+  return true;
+}
+
 static bool shape_of(const char *name, const struct wl_program *p, uint32_t rank, size_t a,
                      size_t b, const struct hw_config *hw, bool whole, struct kshape *k,
                      char **err) {
@@ -51,6 +63,14 @@ static bool shape_of(const char *name, const struct wl_program *p, uint32_t rank
       return false;
     }
     fold = (n0 + (slots - n1) - 1) / (slots - n1);
+    /* A fold up to twice that which keeps every selector a progression
+     * (a halo's edge WGs stay the ones that send it) wins over the
+     * smallest: otherwise every WG would make that send. */
+    for (uint32_t f = fold; f <= 2 * fold; f++)
+      if (folds_selectors(r, a, b, f)) {
+        fold = f;
+        break;
+      }
   }
   *k = (struct kshape){(n0 + fold - 1) / fold, n1, fold};
   return true;
