@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "nodeprog.h"
+#include "outfile.h"
 #include "scenario.h"
 #include "system.h"
 #include "topology.h"
@@ -65,7 +66,8 @@ static int64_t wgs_per_cu_of(const struct calib_meas *m) {
   return m->max_wgs_per_cu > 0 ? m->max_wgs_per_cu : m->is_gpu ? 8 : 1;
 }
 
-bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit) {
+/* Fits the compute model to M's grids (calib.h, calib_jacobi_work_bits). */
+static bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit) {
   double x[CALIB_MAX_GRIDS], y[CALIB_MAX_GRIDS];
   size_t n = 0;
   for (int i = 0; i < m->n_grids; i++) {
@@ -334,13 +336,9 @@ static void stat_line(FILE *f, const char *key, struct calib_stat s, const char 
 
 bool calib_write_profile(const char *path, const struct calib_meas *m, const struct calib_fit *fit,
                          const struct calib_hw *hw, char **err) {
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    *err = g_strdup_printf("%s: cannot write: %s", tmp, g_strerror(errno));
-    g_free(tmp);
-    return false;
-  }
+  struct outfile out;
+  if (!of_open(&out, path, err)) return false;
+  FILE *f = out.f;
   const struct gpu_config *g = &hw->gpu;
   fprintf(f, "# Hardware profile measured by `trigsim calibrate` on %s (DESIGN.md Sec. 6).\n"
              "# Include it from a scenario (`include: hw/<this file>`); the derivation of each\n"
@@ -491,15 +489,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "    latency: %" PRId64 "ps  # min(read_latency, roundtrip - enqueue - t0) / 4\n", hw->bus.latency);
   fprintf(f, "    bandwidth: %" PRId64 "bps  # mean of h2d and d2h\n", hw->bus.bandwidth);
   fprintf(f, "    control_bytes: %" PRId64 "B\n", hw->bus.control_bytes);
-  bool ok = !ferror(f);
-  ok = fclose(f) == 0 && ok;
-  ok = ok && g_rename(tmp, path) == 0;
-  if (!ok) {
-    *err = g_strdup_printf("%s: cannot write: %s", path, g_strerror(errno));
-    g_unlink(tmp);
-  }
-  g_free(tmp);
-  return ok;
+  return of_commit(&out, err);
 }
 
 bool calib_read_profile(const char *path, struct calib_hw *hw, char **err) {
@@ -530,14 +520,14 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err) {
 
 int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                               int64_t compute_ps) {
-  int64_t total = calib_predict_total_ps(hw, n, iters, sync, compute_ps);
+  int64_t total = calib_predict_run(hw, n, iters, sync, compute_ps, NULL);
   return (total + iters / 2) / iters;
 }
 
-/* Runs PROG on node 0 of a one-node system of HW: when the CPU's main
- * thread is done (ps). */
+/* Runs PROG on node 0 of a one-node system of HW with GPU: when the
+ * CPU's main thread is done (ps); *EVENTS (if not NULL) the events run. */
 static int64_t run_one_node(const struct calib_hw *hw, const struct gpu_config *gpu,
-                            const struct nodeprog *prog) {
+                            const struct nodeprog *prog, uint64_t *events) {
   struct net_config net = hw->net;
   net.topology = NET_STAR;
   net.nodes = 1;
@@ -548,7 +538,8 @@ static int64_t run_one_node(const struct calib_hw *hw, const struct gpu_config *
   char *err = NULL;
   struct system *s = sys_build(e, &h, progs, &err);
   if (!s) g_error("calib: one-node system: %s", err);
-  sim_run(e, SIM_TIME_MAX, 0);
+  uint64_t ran = sim_run(e, SIM_TIME_MAX, 0);
+  if (events) *events = ran;
   struct sim_report rep;
   sim_report_init(&rep);
   sim_finish(e, &rep);
@@ -561,8 +552,8 @@ static int64_t run_one_node(const struct calib_hw *hw, const struct gpu_config *
   return total;
 }
 
-int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                               int64_t compute_ps) {
+int64_t calib_predict_run(const struct calib_hw *hw, int64_t n, int iters, bool sync,
+                          int64_t compute_ps, uint64_t *events) {
   g_assert(iters >= 1 && n >= 1);
   struct kstep step = {.kind = KS_COMPUTE, .kclass = KC_STENCIL};
   struct kernel k = {.name = "jacobi", .steps = &step, .n_steps = 1};
@@ -587,7 +578,7 @@ int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, 
   g_assert(j == n_host);
   struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
                           .host = host, .n_host = n_host};
-  int64_t total = run_one_node(hw, &hw->gpu, &prog);
+  int64_t total = run_one_node(hw, &hw->gpu, &prog, events);
   g_free(host);
   return total;
 }
@@ -613,7 +604,7 @@ int64_t calib_predict_persist_ps(const struct calib_hw *hw, int64_t n, int iters
                                {.kind = HS_WAIT_KERNEL, .kernel = 0}};
   struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
                           .host = host, .n_host = 2};
-  int64_t total = run_one_node(hw, &hw->gpu, &prog);
+  int64_t total = run_one_node(hw, &hw->gpu, &prog, NULL);
   g_free(steps);
   return (total + iters / 2) / iters;
 }
@@ -660,7 +651,7 @@ int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters) 
   }
   struct nodeprog prog = {.kernels = k, .n_kernels = CALIB_CG_KINDS, .qcmds = q,
                           .n_qcmds = CALIB_CG_KINDS, .host = host, .n_host = n_host};
-  int64_t total = run_one_node(hw, &hw->gpu, &prog);
+  int64_t total = run_one_node(hw, &hw->gpu, &prog, NULL);
   g_free(host);
   return (total + iters / 2) / iters;
 }

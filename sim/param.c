@@ -20,7 +20,8 @@ enum unit_dim par_type_dim(enum par_type type) {
 
 static const char *type_name(enum par_type type) {
   static const char *const names[] = {"int",  "float", "bool",   "time", "bandwidth",
-                                      "size", "freq",  "enum",   "string", "table"};
+                                      "size", "freq",  "enum",   "string", "table",
+                                      "yaml"};
   g_assert((size_t)type < G_N_ELEMENTS(names));
   return names[type];
 }
@@ -42,6 +43,7 @@ char *par_expected(const struct par_decl *d) {
   case PAR_BOOL: return g_strdup("true or false");
   case PAR_STRING: return g_strdup("a string");
   case PAR_TABLE: return g_strdup("a table of N:time points such as 1:3us, 8:5us");
+  case PAR_TREE: return g_strdup("a YAML list or mapping");
   case PAR_ENUM: {
     char **c = enum_choices(d);
     char *list = g_strjoinv(", ", c);
@@ -87,15 +89,27 @@ static double bound_real(const struct par_decl *d, const char *text) {
   return v;
 }
 
+/* The unit a bare number for D is taken in: B for a size whose key names
+ * its unit ("header_bytes: 64"); NULL for every other parameter, where a
+ * bare number of a quantity with units is an error ("latency: 1"). */
+static const char *par_bare_unit(const struct par_decl *d) {
+  return d->type == PAR_SIZE && g_str_has_suffix(d->key, "_bytes") ? "B" : NULL;
+}
+
 static bool set_int(const struct par_decl *d, void *field, const char *text, char **err) {
   int64_t v;
-  if (!units_parse_int(text, par_type_dim(d->type), &v, err)) return false;
-  if ((d->min && v < bound_int(d, d->min)) || (d->max && v > bound_int(d, d->max))) {
+  size_t len = strlen(text);
+  char *with = par_bare_unit(d) && len && g_ascii_isdigit(text[len - 1])
+                   ? g_strconcat(text, par_bare_unit(d), NULL)
+                   : NULL;
+  bool ok = units_parse_int(with ? with : text, par_type_dim(d->type), &v, err);
+  if (ok && ((d->min && v < bound_int(d, d->min)) || (d->max && v > bound_int(d, d->max)))) {
     *err = range_error(d, text);
-    return false;
+    ok = false;
   }
-  *(int64_t *)field = v;
-  return true;
+  if (ok) *(int64_t *)field = v;
+  g_free(with);
+  return ok;
 }
 
 static bool set_float(const struct par_decl *d, void *field, const char *text, char **err) {
@@ -205,7 +219,13 @@ bool par_set(const struct par_decl *d, void *config, const char *text, char **er
   else if (d->type == PAR_BOOL) ok = set_bool(field, text, err);
   else if (d->type == PAR_ENUM) ok = set_enum(d, field, text, err);
   else if (d->type == PAR_TABLE) ok = set_table(d, field, text, err);
-  else {
+  else if (d->type == PAR_TREE) {
+    *(const void **)field = NULL;
+    if (*text) {
+      ok = false;
+      *err = g_strdup_printf("expected a YAML list or mapping, got '%s'", text);
+    }
+  } else {
     g_free(*(char **)field);
     *(char **)field = g_strdup(text);
   }

@@ -3,6 +3,8 @@
  * --set and `overrides:` assignments, and binding onto declared parameters. */
 #include "scenario.h"
 
+#include "input.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -144,6 +146,18 @@ static struct sc_pair *find_pair(const struct sc_node *m, const char *key) {
 const struct sc_node *sc_map_get(const struct sc_node *m, const char *key) {
   const struct sc_pair *p = find_pair(m, key);
   return p ? p->value : NULL;
+}
+
+const struct sc_node *sc_node_near(const struct sc_node *root, const char *path) {
+  char **keys = g_strsplit(path, ".", -1);
+  const struct sc_node *n = root;
+  for (char **k = keys; *k && n; k++) {
+    const struct sc_node *next = sc_map_get(n, *k);
+    if (!next) break;
+    n = next;
+  }
+  g_strfreev(keys);
+  return n;
 }
 
 /* Appends KEY (taken) -> VALUE (taken) to map M. */
@@ -446,27 +460,6 @@ struct chain {
 };
 
 /* Reads PATH whole; on failure returns false with the errno in *ERRNUM. */
-static bool read_whole(const char *path, char **text, size_t *len, int *errnum) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) {
-    *errnum = errno;
-    return false;
-  }
-  GString *buf = g_string_new(NULL);
-  char chunk[16384];
-  ssize_t got;
-  while ((got = read(fd, chunk, sizeof chunk)) > 0) g_string_append_len(buf, chunk, got);
-  *errnum = errno;
-  close(fd);
-  if (got < 0) {
-    g_string_free(buf, TRUE);
-    return false;
-  }
-  *len = buf->len;
-  *text = g_string_free(buf, FALSE);
-  return true;
-}
-
 /* "device:inode" names a file however the path to it is spelled; NULL with
  * errno set when it cannot be read. */
 static char *file_identity(const char *path) {
@@ -475,10 +468,9 @@ static char *file_identity(const char *path) {
   return g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
 }
 
-static char *read_error(const char *file, const struct sc_node *inc, int errnum) {
-  if (!inc) return one_line(g_strdup_printf("%s: cannot read: %s", file, g_strerror(errnum)));
-  return sc_error_at(inc, "include", "expected a readable file, got '%s' (%s)", inc->scalar,
-                     g_strerror(errnum));
+static char *read_error(const char *file, const struct sc_node *inc, const char *why) {
+  if (!inc) return one_line(g_strdup_printf("%s: cannot read: %s", file, why));
+  return sc_error_at(inc, "include", "expected a readable file, got '%s' (%s)", inc->scalar, why);
 }
 
 static char *cycle_error(const struct chain *c, const char *real, const char *file,
@@ -568,12 +560,13 @@ static struct sc_node *load_tree(const char *path, const struct sc_node *inc, st
                                  char **err) {
   const char *file = g_intern_string(path);
   char *real = file_identity(path);
-  int errnum = real ? 0 : errno;
+  char *why = real ? NULL : g_strdup(g_strerror(errno));
   char *text = NULL;
   size_t len = 0;
   struct sc_node *root = NULL;
   bool ok = false;
-  if (!real || !read_whole(path, &text, &len, &errnum)) *err = read_error(file, inc, errnum);
+  if (!real || !in_read_regular(path, IN_MAX_SCENARIO_BYTES, &text, &len, &why))
+    *err = read_error(file, inc, why);
   else if (in_chain(c, real)) *err = cycle_error(c, real, file, inc);
   else ok = parse_text(text, len, file, 0, &root, err) && check_top(file, root, !inc, err);
   if (ok) {
@@ -584,6 +577,7 @@ static struct sc_node *load_tree(const char *path, const struct sc_node *inc, st
     g_ptr_array_remove_index(c->names, c->names->len - 1);
   }
   g_free(real);
+  g_free(why);
   g_free(text);
   if (ok) return root;
   sc_node_free(root);
@@ -740,6 +734,9 @@ static bool bind_pair(const struct sc_pair *p, const char *path, const struct pa
   bool ok = false;
   if (!d) {
     *err = unknown_param(p, kpath, g);
+  } else if (d->type == PAR_TREE && p->value->kind != SC_SCALAR) {
+    *(const void **)((char *)config + d->offset) = p->value;
+    ok = true;
   } else if (p->value->kind != SC_SCALAR) {
     char *want = par_expected(d), *got = describe(p->value);
     *err = sc_error_at(p->value, kpath, "expected %s, got %s", want, got);
@@ -958,7 +955,9 @@ static bool load_policies(struct scenario *s, char **err) {
   const struct sc_catalog *cat = s->catalog;
   if (!n) {
     s->policies = g_new0(char *, 2);
-    s->policies[0] = cat->n_policies ? g_strdup(cat->policies[0]) : NULL;
+    const char *def = cat->default_policy ? cat->default_policy(s->workload) : NULL;
+    if (!def && cat->n_policies) def = cat->policies[0];
+    s->policies[0] = g_strdup(def);
     s->n_policies = cat->n_policies ? 1 : 0;
     return true;
   }
@@ -1021,4 +1020,66 @@ void scenario_free(struct scenario *s) {
   g_free(s->path);
   sc_node_free(s->root);
   g_free(s);
+}
+
+const void *sc_hardware(const struct scenario *s, const struct par_group *g) {
+  for (size_t i = 0; i < s->catalog->n_hardware; i++)
+    if (s->catalog->hardware[i] == g) return s->hardware[i];
+  g_error("sc_hardware: %s is not a hardware group of the catalog", g->name);
+}
+
+/* ---- the resolved configuration ---- */
+
+static void add_setting(GArray *out, char *path, const char *value, const struct sc_node *n) {
+  struct sc_setting st = {.path = path, .value = g_strdup(value ? value : "")};
+  if (!n) st.origin = g_strdup("default");
+  else if (n->file == g_intern_string("--set")) st.origin = g_strdup("--set");
+  else st.origin = g_strdup_printf("%s:%d:%d", n->file, n->line, n->col);
+  g_array_append_val(out, st);
+}
+
+/* Each declaration of G at PATH, from map M (may be NULL). */
+static void add_group(GArray *out, const char *path, const struct par_group *g,
+                      const struct sc_node *m) {
+  for (size_t i = 0; i < g->n_decls; i++) {
+    const struct par_decl *d = &g->decls[i];
+    const struct sc_node *v = sc_map_get(m, d->key);
+    bool given = v && v->kind == SC_SCALAR;
+    add_setting(out, g_strdup_printf("%s.%s", path, d->key), given ? v->scalar : d->def,
+                given ? v : NULL);
+  }
+}
+
+struct sc_setting *sc_resolve(const struct scenario *s, size_t *n) {
+  GArray *out = g_array_new(FALSE, TRUE, sizeof(struct sc_setting));
+  const struct sc_node *root = s->root;
+  add_setting(out, g_strdup("name"), s->name, sc_map_get(root, "name"));
+  char seed[32];
+  g_snprintf(seed, sizeof seed, "%" G_GUINT64_FORMAT, s->seed);
+  add_setting(out, g_strdup("seed"), seed, sc_map_get(root, "seed"));
+  char *pols = g_strjoinv(", ", s->policies);
+  add_setting(out, g_strdup("policies"), pols, sc_map_get(root, "policies"));
+  g_free(pols);
+  const struct sc_node *w = sc_map_get(root, "workload");
+  const struct par_group *wg = s->catalog->workloads[s->workload];
+  add_setting(out, g_strdup("workload.kind"), wg->name, sc_map_get(w, "kind"));
+  add_group(out, "workload", wg, w);
+  const struct sc_node *hw = sc_map_get(root, "hardware");
+  for (size_t i = 0; i < s->catalog->n_hardware; i++) {
+    const struct par_group *g = s->catalog->hardware[i];
+    char *path = g_strdup_printf("hardware.%s", g->name);
+    add_group(out, path, g, sc_map_get(hw, g->name));
+    g_free(path);
+  }
+  *n = out->len;
+  return (struct sc_setting *)(void *)g_array_free(out, FALSE);
+}
+
+void sc_settings_free(struct sc_setting *v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    g_free(v[i].path);
+    g_free(v[i].value);
+    g_free(v[i].origin);
+  }
+  g_free(v);
 }

@@ -63,6 +63,10 @@ bool sc_put(struct sc_node *root, const char *path, struct sc_node *value,
 /* The value under KEY in map M, or NULL (also when M is not a map). */
 const struct sc_node *sc_map_get(const struct sc_node *m, const char *key);
 
+/* The node at dotted PATH under ROOT ("hardware.cpu.helper_threads"), or
+ * its deepest ancestor there (ROOT when none is), for an error's location. */
+const struct sc_node *sc_node_near(const struct sc_node *root, const char *path);
+
 /* A message "file:line:col: PATH: " followed by the printf-formatted text,
  * newly allocated (g_free). */
 char *sc_error_at(const struct sc_node *n, const char *path, const char *fmt, ...)
@@ -86,13 +90,16 @@ struct sc_catalog {
   size_t n_workloads;
   const char *const *policies; /* names allowed in policies: [...] */
   size_t n_policies;
+  /* The policy a scenario of workload W runs without `policies:` (NULL, or
+   * returning NULL: policies[0]). */
+  const char *(*default_policy)(size_t w);
 };
 
 struct scenario {
   char *path;
   char *name;          /* name: or the file's base name without .yaml */
   uint64_t seed;       /* seed:, default 1 */
-  void **hardware;     /* one config per catalog hardware group, in its order */
+  void **hardware;     /* one config per catalog hardware group (sc_hardware) */
   size_t workload;     /* index into the catalog's workloads */
   void *workload_config;
   char **policies;     /* at least one; default the catalog's first */
@@ -120,5 +127,24 @@ struct scenario *scenario_load(const char *path, const char *const *sets, size_t
                                const struct sc_catalog *cat, char **err);
 
 void scenario_free(struct scenario *s);
+
+/* One resolved parameter: its dotted path, its final value as text (as
+ * written, or the declared default) and where that value came from:
+ * "default", "FILE:LINE:COL" (a scenario, an include, its overrides or a
+ * sweep axis) or "--set". */
+struct sc_setting {
+  char *path, *value, *origin;
+};
+
+/* Every parameter of S after includes, overrides and --set: name, seed,
+ * policies, workload.kind, each workload parameter, then each hardware
+ * group's, in declaration order. *N entries (sc_settings_free). */
+struct sc_setting *sc_resolve(const struct scenario *s, size_t *n);
+void sc_settings_free(struct sc_setting *v, size_t n);
+
+/* The bound config of hardware group G (one of the catalog's: a
+ * programming error otherwise), by its declaration, never its position:
+ * `const struct gpu_config *gpu = sc_hardware(sc, &gpu_params);`. */
+const void *sc_hardware(const struct scenario *s, const struct par_group *g);
 
 #endif

@@ -18,23 +18,24 @@ struct cfg {
   int topo;
   char *name;
   struct par_table launch;
+  int64_t header_bytes;
 };
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct cfg, key)}
+#define PAR_CONFIG struct cfg
 static const struct par_decl decls[] = {
-    P(count, PAR_INT, "16", "1", "1024", NULL, "how many"),
-    P(prob, PAR_FLOAT, "0.5", "0", "1", NULL, "a probability"),
-    P(trace, PAR_BOOL, "false", NULL, NULL, NULL, "write a trace"),
-    P(launch_latency, PAR_TIME, "1.5us", "0ps", "1s", NULL, "kernel launch latency"),
-    P(bw, PAR_BANDWIDTH, "100Gbps", "1bps", NULL, NULL, "link bandwidth"),
-    P(buf, PAR_SIZE, "8MiB", NULL, "1GiB", NULL, "buffer size"),
-    P(clock, PAR_FREQ, "1.41GHz", NULL, NULL, NULL, "core clock"),
-    P(topo, PAR_ENUM, "fat-tree", NULL, NULL, "star|fat-tree|torus", "network shape"),
-    P(name, PAR_STRING, "gpu0", NULL, NULL, NULL, "label"),
-    P(launch, PAR_TABLE, "1:3us, 8:5us, 64:12us", "0ps", "1s", NULL, "launch by queue depth"),
+    PAR(count, PAR_INT, "16", "1", "1024", NULL, "how many"),
+    PAR(prob, PAR_FLOAT, "0.5", "0", "1", NULL, "a probability"),
+    PAR(trace, PAR_BOOL, "false", NULL, NULL, NULL, "write a trace"),
+    PAR(launch_latency, PAR_TIME, "1.5us", "0ps", "1s", NULL, "kernel launch latency"),
+    PAR(bw, PAR_BANDWIDTH, "100Gbps", "1bps", NULL, NULL, "link bandwidth"),
+    PAR(buf, PAR_SIZE, "8MiB", NULL, "1GiB", NULL, "buffer size"),
+    PAR(clock, PAR_FREQ, "1.41GHz", NULL, NULL, NULL, "core clock"),
+    PAR(topo, PAR_ENUM, "fat-tree", NULL, NULL, "star|fat-tree|torus", "network shape"),
+    PAR(name, PAR_STRING, "gpu0", NULL, NULL, NULL, "label"),
+    PAR(launch, PAR_TABLE, "1:3us, 8:5us, 64:12us", "0ps", "1s", NULL, "launch by queue depth"),
+    PAR(header_bytes, PAR_SIZE, "64B", "0B", "64KiB", NULL, "bytes per header"),
 };
-#undef P
+#undef PAR_CONFIG
 
 static const struct par_group group = {
     .name = "test",
@@ -136,6 +137,17 @@ static void test_type_errors(void) {
   expect_reject(&c, "count", "2.5", "expected an integer, got 2.5 (not a whole number)");
   expect_reject(&c, "count", "", "expected an integer, got an empty value");
   expect_reject(&c, "prob", "half", "expected a number, got half (not a number)");
+  /* A bare number of a quantity with units is an error... */
+  expect_reject(&c, "launch_latency", "1",
+                "expected a time such as 1.5us, got 1 (a bare number: write its unit, e.g. 1.5us)");
+  expect_reject(&c, "buf", "8",
+                "expected a size such as 8MiB, got 8 (a bare number: write its unit, e.g. 8MiB)");
+  /* ...but 0, and a size whose key names its unit (bytes). */
+  expect_accept(&c, "launch_latency", "0");
+  CU_ASSERT_EQUAL(c.launch_latency, 0);
+  expect_accept(&c, "header_bytes", "128");
+  CU_ASSERT_EQUAL(c.header_bytes, 128);
+  expect_reject(&c, "header_bytes", "70000", "expected a size in [0B, 64KiB], got 70000");
   par_group_free_config(&group, &c);
 }
 

@@ -1,5 +1,5 @@
 /* The catalog: the one table of hardware groups, workloads and policies a
- * scenario may name. Adding a workload or model is one line here. */
+ * scenario may name. Adding a workload or a hardware group is one line here. */
 #include <glib.h>
 #include <string.h>
 
@@ -9,33 +9,50 @@
 #include "nic.h"
 #include "allreduce.h"
 #include "cg.h"
+#include "goal.h"
+#include "yprog.h"
 #include "jacobi.h"
+#include "lower.h"
 #include "phold.h"
 #include "ping.h"
 #include "topology.h"
 #include "workload.h"
 
-extern const struct wl_type wl_phold, wl_ping, wl_jacobi2d, wl_jacobi3d, wl_allreduce, wl_dlproject,
-    wl_cg, wl_kloop;
-extern const struct par_group dlproject_params;
-extern const struct par_group kloop_params; /* workloads/kloop.c */
+/* The workload table: X(its wl_type, its parameter group), one line per
+ * workload, in the order `trigsim params` lists them. Adding a workload is
+ * its file plus one line here. */
+#define WL_TABLE(X)                  \
+  X(wl_phold, phold_params)          \
+  X(wl_ping, ping_params)            \
+  X(wl_jacobi2d, jacobi2d_params)    \
+  X(wl_jacobi3d, jacobi3d_params)    \
+  X(wl_allreduce, allreduce_params)  \
+  X(wl_dlproject, dlproject_params)  \
+  X(wl_cg, cg_params)                \
+  X(wl_kloop, kloop_params)          \
+  X(wl_goal, goal_params)            \
+  X(wl_yprog, program_params)
 
-static const struct wl_type *const workloads[] = {&wl_phold,     &wl_ping,      &wl_jacobi2d,
-                                                  &wl_jacobi3d,  &wl_allreduce, &wl_dlproject,
-                                                  &wl_cg,        &wl_kloop};
+#define WL_DECLARE_(type, group) \
+  extern const struct wl_type type; \
+  extern const struct par_group group;
+WL_TABLE(WL_DECLARE_)
+#define WL_TYPE_(type, group) &type,
+#define WL_GROUP_(type, group) &group,
+static const struct wl_type *const workloads[] = {WL_TABLE(WL_TYPE_)};
 /* The scenario loader sees workloads by their parameter groups, in the
  * same order (checked by wl_type_of). */
-static const struct par_group *const workload_groups[] = {
-    &phold_params,     &ping_params,      &jacobi2d_params, &jacobi3d_params,
-    &allreduce_params, &dlproject_params, &cg_params,       &kloop_params};
-G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
+static const struct par_group *const workload_groups[] = {WL_TABLE(WL_GROUP_)};
 
-static const char *const policies[] = {"none",    "cpu",  "hdn",     "gds", "gputn",     "ghn",
-                                       "cpufree", "copy", "overlap", "p2p", "monolithic"};
+/* "none" (a workload that is not lowered: phold, kloop), then the policy
+ * table's (lower.h). */
+static const char *const policies[] = {"none", POL_TABLE(POL_NAME_)};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,
                                                    &nic_params, &net_params};
+
+static const char *wl_default_policy(size_t workload);
 
 const struct sc_catalog wl_catalog = {
     .hardware = hardware,
@@ -44,6 +61,7 @@ const struct sc_catalog wl_catalog = {
     .n_workloads = G_N_ELEMENTS(workloads),
     .policies = policies,
     .n_policies = G_N_ELEMENTS(policies),
+    .default_policy = wl_default_policy,
 };
 
 const struct wl_type *wl_type_of(const struct scenario *sc) {
@@ -52,7 +70,9 @@ const struct wl_type *wl_type_of(const struct scenario *sc) {
   return workloads[sc->workload];
 }
 
-bool wl_check_policies(const struct scenario *sc, char **err) {
+/* Checks that the workload supports each policy the scenario lists; the
+ * message points at the policies node. */
+static bool wl_check_policies(const struct scenario *sc, char **err) {
   const struct wl_type *w = wl_type_of(sc);
   for (size_t i = 0; i < sc->n_policies; i++) {
     bool ok = false;
@@ -70,4 +90,70 @@ bool wl_check_policies(const struct scenario *sc, char **err) {
     return false;
   }
   return true;
+}
+
+/* Whether MSG starts "file:line:col: " (as sc_error_at writes it). */
+static bool has_location(const char *msg) {
+  const char *p = strchr(msg, ':');
+  for (int field = 0; p && field < 2; field++) {
+    const char *d = p + 1;
+    while (g_ascii_isdigit(*d)) d++;
+    if (d == p + 1 || *d != ':') return false;
+    p = d;
+  }
+  return p && p[1] == ' ';
+}
+
+/* Gives *ERR the location of policy K's `policies:` item (the workload
+ * node when the list is the default) when it has none. */
+static void locate(const struct scenario *sc, size_t k, char **err) {
+  if (!*err || has_location(*err)) return;
+  const char *name = sc->policies[k];
+  char *own = g_strdup_printf("policy %s:", name);
+  bool named = g_str_has_prefix(*err, own) ||
+               (g_str_has_prefix(*err, name) && (*err)[strlen(name)] == ':');
+  g_free(own);
+  const struct sc_node *n = sc_map_get(sc->root, "policies");
+  if (n && n->kind == SC_SEQ && k < n->n_items) n = n->items[k];
+  if (!n) n = sc_node_near(sc->root, "workload");
+  char *m = named ? sc_error_at(n, "policies", "%s", *err)
+                  : sc_error_at(n, "policies", "policy %s: %s", name, *err);
+  g_free(*err);
+  *err = m;
+}
+
+bool wl_check(const struct scenario *sc, char **err) {
+  if (!wl_check_policies(sc, err)) return false;
+  const struct wl_type *w = wl_type_of(sc);
+  for (size_t k = 0; k < sc->n_policies; k++) {
+    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
+                         .seed = sc->seed, .check_only = true};
+    if (w->check && !w->check(&ctx, err)) {
+      locate(sc, k, err);
+      return false;
+    }
+    struct sim_result r;
+    sim_result_init(&r, sc->policies[k]);
+    bool ok = w->run(&ctx, &r, err);
+    sim_result_clear(&r);
+    if (!ok) {
+      locate(sc, k, err);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool wl_run(const struct scenario *sc, size_t k, struct trace *trace, struct sim_result *out,
+            char **err) {
+  struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
+                       .seed = sc->seed, .trace = trace};
+  bool ok = wl_type_of(sc)->run(&ctx, out, err);
+  if (!ok) locate(sc, k, err);
+  return ok;
+}
+
+static const char *wl_default_policy(size_t workload) {
+  g_assert(workload < G_N_ELEMENTS(workloads));
+  return workloads[workload]->default_policy;
 }

@@ -105,12 +105,6 @@ static struct wl_wgsel op_sel(const struct wl_op *o, const struct kshape *k) {
   return s;
 }
 
-struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {
-  return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass, .flops = o->flops_per_wg * fold,
-                        .bytes = o->bytes_per_wg * fold, .ws_bytes = o->ws_bytes,
-                        .reuse_bytes = o->reuse_per_wg * fold, .gather_bytes = o->gather_bytes};
-}
-
 static int32_t kernel_of(const char *name, const struct wl_program *p, uint32_t rank, size_t a,
                          size_t b, const struct hw_config *hw, bool whole, pol_send_step send,
                          struct pol_prog *pp, char **err) {
@@ -131,7 +125,11 @@ static int32_t kernel_of(const char *name, const struct wl_program *p, uint32_t 
     }
     struct kstep st = {0};
     switch (o->kind) {
-    case WL_COMPUTE: st = pol_compute_step(o, o->lane == 1 ? 1 : k.fold); break;
+    case WL_COMPUTE: {
+      uint32_t f = o->lane == 1 ? 1 : k.fold;
+      st = pol_compute_step(o, f);
+      break;
+    }
     case WL_SEND:
       if (!send) continue; /* the policy moves no data (monolithic) */
       st = send(p, rank, i, wgs, sel.count ? sel.count : wgs, pp);

@@ -16,6 +16,7 @@
 #include "cpu.h"
 #include "gpu.h"
 #include "nic.h"
+#include "outfile.h"
 #include "topology.h"
 #include "units.h"
 #include "workload.h"
@@ -29,22 +30,21 @@ struct kloop_config {
   int64_t device;
 };
 
-#define P(key, type, def, min, max, doc) \
-  {#key, type, def, min, max, NULL, doc, offsetof(struct kloop_config, key)}
+#define PAR_CONFIG struct kloop_config
 static const struct par_decl kloop_decls[] = {
-    P(grid, PAR_INT, "256", "16", "16384", "side N of the N x N grid (16x16-item WGs, 8 B a point)"),
-    P(iterations, PAR_INT, "100", "1", "1000000", "Jacobi kernels in the loop"),
-    P(sync, PAR_BOOL, "true", NULL, NULL,
+    PAR(grid, PAR_INT, "256", "16", "16384", "side N of the N x N grid (16x16-item WGs, 8 B a point)"),
+    PAR(iterations, PAR_INT, "100", "1", "1000000", "Jacobi kernels in the loop"),
+    PAR(sync, PAR_BOOL, "true", NULL, NULL,
       "the CPU waits for each kernel (true) or launches all and waits once (false)"),
-    P(compute_time, PAR_STRING, "roofline", NULL, NULL,
+    PAR(compute_time, PAR_STRING, "roofline", NULL, NULL,
       "a kernel's compute: roofline (gpu model), a time such as 5us, or measured (real kernel "
       "on the OpenCL device, cached in measure_cache)"),
-    P(measure_cache, PAR_STRING, "measured-cache.yaml", NULL, NULL,
+    PAR(measure_cache, PAR_STRING, "measured-cache.yaml", NULL, NULL,
       "cache of measured kernel times, relative to the scenario's folder"),
-    P(device, PAR_INT, "-1", "-1", "1024",
+    PAR(device, PAR_INT, "-1", "-1", "1024",
       "OpenCL device for measured (-1: the first GPU, else device 0)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 static bool kloop_check(const void *config, char **err) {
   const struct kloop_config *c = config;
@@ -67,18 +67,13 @@ const struct par_group kloop_params = {
     .check = kloop_check,
 };
 
-/* The hardware groups of the scenario, by their catalog order. */
+/* The hardware groups of the scenario, each by its declaration. */
 static void hw_of(const struct scenario *sc, struct calib_hw *hw) {
-  for (size_t i = 0; i < sc->catalog->n_hardware; i++) {
-    const struct par_group *g = sc->catalog->hardware[i];
-    void *dst = g == &gpu_params   ? (void *)&hw->gpu
-                : g == &cpu_params ? (void *)&hw->cpu
-                : g == &bus_params ? (void *)&hw->bus
-                : g == &nic_params ? (void *)&hw->nic
-                : g == &net_params ? (void *)&hw->net
-                                   : NULL;
-    if (dst) memcpy(dst, sc->hardware[i], g->config_size);
-  }
+  hw->gpu = *(const struct gpu_config *)sc_hardware(sc, &gpu_params);
+  hw->cpu = *(const struct cpu_config *)sc_hardware(sc, &cpu_params);
+  hw->bus = *(const struct bus_config *)sc_hardware(sc, &bus_params);
+  hw->nic = *(const struct nic_config *)sc_hardware(sc, &nic_params);
+  hw->net = *(const struct net_config *)sc_hardware(sc, &net_params);
 }
 
 /* Looks KEY up in the cache at PATH: true and *EXEC_PS when there. A
@@ -119,23 +114,15 @@ static bool cache_put(const char *path, const char *key, const char *entry, char
   GString *s = g_string_new(old ? old : "# Kernel times measured by trigsim for `compute_time: "
                                         "measured` (configs/hw/README.md).\nmeasured:\n");
   g_string_append_printf(s, "  %s:\n%s", key, entry);
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  GError *gerr = NULL;
-  bool ok = g_file_set_contents(tmp, s->str, (gssize)s->len, &gerr) && g_rename(tmp, path) == 0;
-  if (!ok) {
-    *err = g_strdup_printf("%s: cannot write the measurement cache%s%s", path, gerr ? ": " : "",
-                           gerr ? gerr->message : "");
-    g_unlink(tmp);
-  }
-  if (gerr) g_error_free(gerr);
-  g_free(tmp);
+  bool ok = of_write_all(path, s->str, s->len, err);
   g_free(old);
   g_string_free(s, TRUE);
   return ok;
 }
 
 /* The measured execution span of the Jacobi kernel at CFG's grid, from the
- * cache or the device (then cached). */
+ * cache or the device (then cached). With ctx->check_only, only whether
+ * the cache has it or the device opens. */
 static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *cfg,
                           int64_t *exec_ps, char **err) {
   char *dir = g_path_get_dirname(ctx->sc->path);
@@ -148,7 +135,9 @@ static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *c
     struct calib_dev *d = calib_dev_open((int)cfg->device, &why);
     struct calib_stat st;
     enum { REPS = 31 };
-    if (d && calib_dev_jacobi_exec(d, cfg->grid, REPS, &st, &why)) {
+    if (d && ctx->check_only) {
+      ok = true;
+    } else if (d && calib_dev_jacobi_exec(d, cfg->grid, REPS, &st, &why)) {
       *exec_ps = (int64_t)(st.median_s * 1e12 + 0.5);
       GDateTime *now = g_date_time_new_now_utc();
       char *date = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
@@ -185,6 +174,7 @@ static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
   int64_t compute_ps = 0, exec_ps = 0;
   if (!strcmp(cfg->compute_time, "measured")) {
     if (!measured_exec(ctx, cfg, &exec_ps, err)) return false;
+    if (ctx->check_only) return true;
     /* The model adds teardown_latency after the compute: take it off. */
     compute_ps = exec_ps - hw.gpu.teardown_latency;
     if (compute_ps < 1) compute_ps = 1;
@@ -193,8 +183,9 @@ static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
     bool ok = units_parse_int(cfg->compute_time, UNIT_TIME, &compute_ps, &why);
     g_assert(ok); /* checked at bind time */
   }
+  if (ctx->check_only) return true;
   int iters = (int)cfg->iterations;
-  out->total_ps = calib_predict_total_ps(&hw, cfg->grid, iters, cfg->sync, compute_ps);
+  out->total_ps = calib_predict_run(&hw, cfg->grid, iters, cfg->sync, compute_ps, &out->events);
   sim_report_int(&out->phases, "per_iteration", UNIT_TIME,
                  (out->total_ps + iters / 2) / iters);
   if (exec_ps > 0) sim_report_int(&out->counters, "measured_exec", UNIT_TIME, exec_ps);
@@ -210,5 +201,6 @@ const struct wl_type wl_kloop = {
     .params = &kloop_params,
     .policies = kloop_policies,
     .n_policies = G_N_ELEMENTS(kloop_policies),
+    .default_policy = "hdn",
     .run = kloop_run,
 };

@@ -75,4 +75,5 @@ const struct pol_type pol_gds = {
     .recv_watcher = gds_watcher,
     .lower = gds_lower,
     .done_key = "cpu.main_done",
+    .graph = {.gpu = true},
 };

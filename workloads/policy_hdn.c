@@ -35,4 +35,5 @@ const struct pol_type pol_hdn = {
     .recv_watcher = pol_watch_cpu,
     .lower = hdn_lower,
     .done_key = "cpu.main_done",
+    .graph = {.host = true, .gpu = true, .two_sided = true},
 };
