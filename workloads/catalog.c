@@ -31,7 +31,8 @@ static const struct par_group *const workload_groups[] = {
 G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
 static const char *const policies[] = {"none",    "cpu",  "hdn",     "gds", "gputn",     "ghn",
-                                       "cpufree", "copy", "overlap", "p2p", "monolithic"};
+                                       "cpufree", "copy", "overlap", "p2p", "monolithic",
+                                       "hdn-2s"};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,

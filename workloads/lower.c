@@ -145,12 +145,13 @@ void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct p
 }
 
 const char *const pol_names[POL_COUNT] = {"cpu",  "hdn",     "gds", "gputn",       "ghn",
-                                          "cpufree", "copy", "overlap", "p2p", "monolithic"};
+                                          "cpufree", "copy", "overlap", "p2p", "monolithic",
+                                          "hdn-2s"};
 
 const struct pol_type *pol_find(const char *name) {
   static const struct pol_type *const all[] = {&pol_cpu,  &pol_hdn,     &pol_gds, &pol_gputn,
                                                &pol_ghn,  &pol_cpufree, &pol_copy, &pol_overlap,
-                                               &pol_p2p,  &pol_monolithic};
+                                               &pol_p2p,  &pol_monolithic, &pol_hdn_2s};
   G_STATIC_ASSERT(G_N_ELEMENTS(all) == POL_COUNT);
   for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
     if (!strcmp(all[i]->name, name)) return all[i];

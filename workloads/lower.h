@@ -107,11 +107,11 @@ void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint3
 void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp);
 
 extern const struct pol_type pol_cpu, pol_hdn, pol_gds, pol_gputn, pol_ghn, pol_cpufree,
-    pol_copy, pol_overlap, pol_p2p, pol_monolithic;
+    pol_copy, pol_overlap, pol_p2p, pol_monolithic, pol_hdn_2s;
 const struct pol_type *pol_find(const char *name);
 /* The names of every lowering policy, for the workloads' wl_type tables. */
 extern const char *const pol_names[];
-#define POL_COUNT 10
+#define POL_COUNT 11
 
 /* True when the network has at least NEED nodes; else *ERR at the
  * scenario's hardware.network.nodes naming WHAT needs them. */
