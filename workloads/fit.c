@@ -794,8 +794,8 @@ int fit_run(struct fit *f, unsigned jobs, FILE *progress, char **err) {
     double c = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
     f->chi2_start = c * c;
     if (progress) {
-      fprintf(progress, "fit: %s: %zu parameters, %zu targets, %zu runs per evaluation\n", f->name,
-              p, n, f->n_runs);
+      fprintf(progress, "fit: %s: %zu parameter(s), %zu target(s), %zu run(s) per evaluation\n",
+              f->name, p, n, f->n_runs);
     }
     st = gsl_multifit_nlinear_driver(f->max_iter, 1e-8, 1e-10, 1e-10, on_iteration, f, &info, w);
   }
