@@ -304,12 +304,54 @@ static bool check_policy(const struct fit_scen *s, const struct sc_node *n, cons
   return false;
 }
 
+/* A target's value taken from a file, VALUE being {from: FILE, key:
+ * a.b.c} (a calibrate profile's raw measurements): the scalar at the key,
+ * the first item of a [median, spread] pair, or a {median: ...} map's
+ * median. *TREE (sc_node_free) holds the file; NULL and *ERR otherwise. */
+static const struct sc_node *measured_value(const struct fit *f, const struct sc_node *value,
+                                            const char *path, struct sc_node **tree, char **err) {
+  static const char *const keys[] = {"from", "key"};
+  if (!check_keys(value, path, keys, G_N_ELEMENTS(keys), err)) return NULL;
+  char *fp = g_strdup_printf("%s.from", path), *kp = g_strdup_printf("%s.key", path);
+  const struct sc_node *from = want_scalar(sc_map_get(value, "from"), fp, "a YAML file, relative to the fit file", err);
+  const struct sc_node *key = from ? want_scalar(sc_map_get(value, "key"), kp, "a dotted key path", err) : NULL;
+  const struct sc_node *n = NULL;
+  if (key) {
+    char *dir = g_path_get_dirname(f->path);
+    char *file = g_path_is_absolute(from->scalar) ? g_strdup(from->scalar)
+                                                  : g_build_filename(dir, from->scalar, NULL);
+    if (!g_file_test(file, G_FILE_TEST_IS_REGULAR))
+      fail(err, from, fp, "an existing YAML file, relative to the fit file");
+    else if ((*tree = sc_load_file(file, err))) {
+      char **c = g_strsplit(key->scalar, ".", -1);
+      n = *tree;
+      for (size_t i = 0; n && c[i]; i++) n = sc_map_get(n, c[i]);
+      if (n && n->kind == SC_SEQ && n->n_items > 0) n = n->items[0];
+      else if (n && n->kind == SC_MAP) n = sc_map_get(n, "median");
+      if (!n || n->kind != SC_SCALAR) {
+        char *want = g_strdup_printf("a key of %s holding a value, a [median, spread] pair or a "
+                                     "{median: ...} map", from->scalar);
+        fail(err, key, kp, want);
+        g_free(want);
+        n = NULL;
+      }
+      g_strfreev(c);
+    }
+    g_free(file);
+    g_free(dir);
+  }
+  g_free(fp);
+  g_free(kp);
+  return n;
+}
+
 static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char **err) {
   static const char *const keys[] = {"name", "scenario", "policy", "over", "phase",
                                      "counter", "at",     "value",  "weight"};
   struct fit_target *t = &f->targets[i];
   char *path = g_strdup_printf("targets[%zu]", i);
   char *kp = NULL;
+  struct sc_node *measured = NULL; /* a file a value is taken from */
   bool ok = false;
   t->node = m;
   t->weight = 1;
@@ -354,7 +396,8 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
     t->key_path = g_strdup(kp);
   }
   n = sc_map_get(m, "value");
-  if (!parse_quantity(n, KP("value"), &t->value, &t->dim, err)) goto out;
+  if (n && n->kind == SC_MAP && !(n = measured_value(f, n, KP("value"), &measured, err))) goto out;
+  if (!parse_quantity(n, kp, &t->value, &t->dim, err)) goto out;
   if (t->value == 0) {
     fail(err, n, kp, "a non-zero value (residuals are relative to it)");
     goto out;
@@ -394,6 +437,7 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
   ok = true;
 #undef KP
 out:
+  sc_node_free(measured);
   g_free(kp);
   g_free(path);
   return ok;
@@ -581,6 +625,7 @@ static char *value_text(const struct fit_param *p, double x) {
 
 /* The readable form of value X of P (units_format; a number otherwise). */
 static char *value_label(const struct fit_param *p, double x) {
+  if (isnan(x)) return g_strdup("undetermined");
   enum unit_dim dim = par_type_dim(p->decl->type);
   char buf[64];
   if (p->decl->type == PAR_FLOAT) return g_strdup_printf("%.6g", x);
@@ -821,13 +866,16 @@ int fit_run(struct fit *f, unsigned jobs, FILE *progress, char **err) {
     f->chi2 = c * c;
     gsl_vector_free(r);
     gsl_matrix *cov = gsl_matrix_alloc(p, p);
-    gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+    gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 1e-12, cov);
     double scale = n > p ? f->chi2 / (double)(n - p) : 1;
     for (size_t i = 0; i < p; i++) {
       struct fit_param *q = &f->params[i];
       double ui = gsl_vector_get(u, i);
       q->value = to_x(q, ui);
-      q->sigma = dx_du(q, ui) * sqrt(fmax(0, gsl_matrix_get(cov, i, i) * scale));
+      /* A parameter no target depends on (a zero column, dropped by the
+       * covariance's pivoted QR) has no uncertainty to give: NAN. */
+      double var = gsl_matrix_get(cov, i, i);
+      q->sigma = var > 0 ? dx_du(q, ui) * sqrt(var * scale) : NAN;
       double tol = 1e-3 * (q->hi - q->lo);
       q->bound = q->value - q->lo < tol ? -1 : q->hi - q->value < tol ? 1 : 0;
     }
@@ -898,10 +946,13 @@ static void write_values(const struct fit *f, FILE *out) {
     for (guint d = same; d + 1 < n; d++) fprintf(out, "%*s%s:\n", (int)(2 * d), "", c[d]);
     char *v = value_label(p, p->value), *s = value_label(p, p->sigma), *lo = value_label(p, p->lo),
          *hi = value_label(p, p->hi);
-    fprintf(out, "%*s%s: %s  # fitted: +- %s (1 sigma), bounds [%s, %s]%s%s%s%s\n", (int)(2 * (n - 1)),
-            "", c[n - 1], v, s, lo, hi, p->bound ? ", AT ITS " : "",
+    char *unc = isnan(p->sigma) ? g_strdup("no target depends on it")
+                                : g_strdup_printf("+- %s (1 sigma)", s);
+    fprintf(out, "%*s%s: %s  # fitted: %s, bounds [%s, %s]%s%s%s%s\n", (int)(2 * (n - 1)),
+            "", c[n - 1], v, unc, lo, hi, p->bound ? ", AT ITS " : "",
             p->bound < 0 ? "MIN" : p->bound > 0 ? "MAX" : "", p->why ? ": " : "",
             p->why ? p->why : "");
+    g_free(unc);
     g_free(v);
     g_free(s);
     g_free(lo);
