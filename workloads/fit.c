@@ -210,7 +210,9 @@ static bool param_value(const struct fit_param *p, const struct sc_node *n, cons
   d.offset = 0;
   bool ok = par_set(&d, &scratch, text, &why);
   if (!ok) {
-    *err = sc_error_at(n, path, "%s (the parameter's declared range)", why);
+    *err = sc_error_at(n, path, "expected %s in the parameter's declared range [%s, %s], got '%s'",
+                       units_dim_name(dim), p->decl->min ? p->decl->min : "-",
+                       p->decl->max ? p->decl->max : "-", n->scalar);
     g_free(why);
   }
   return ok;
