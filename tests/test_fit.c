@@ -173,7 +173,7 @@ static void test_errors_name_the_key(void) {
   char *out_path = g_build_filename(dir, "fitted.yaml", NULL);
   char *err = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"fit", path, "-o", out_path, "-q", NULL}, NULL, &err), 2);
-  char *want = g_strdup_printf("%s:5:45: targets[0].counter: expected a counter of the run", path);
+  char *want = g_strdup_printf("%s:5:44: targets[0].counter: expected a counter of the run", path);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'node1.cpu.recv_time'?"));
   CU_ASSERT_FALSE(g_file_test(out_path, G_FILE_TEST_EXISTS));
