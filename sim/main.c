@@ -1,7 +1,6 @@
 /* trigsim: the command line. Subcommands run, validate and params; option
  * parsing by GLib. Exit status: 0 done, 1 an output could not be written,
  * 2 bad input (scenario, option or argument). */
-#include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
@@ -83,28 +82,20 @@ static bool parse_format(const char *text, enum result_format *fmt) {
   return true;
 }
 
+struct results_out {
+  const struct sim_result_set *set;
+  enum result_format fmt;
+};
+
+static void put_results(FILE *out, const void *user) {
+  const struct results_out *r = user;
+  result_write(out, r->set, r->fmt);
+}
+
 /* Writes the results to PATH through a temporary file, or to stdout. */
 static bool write_results(const char *path, const struct sim_result_set *set,
                           enum result_format fmt) {
-  if (!path) {
-    result_write(stdout, set, fmt);
-    return fflush(stdout) == 0;
-  }
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  bool ok = f != NULL;
-  if (f) {
-    result_write(f, set, fmt);
-    ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    ok = ok && g_rename(tmp, path) == 0;
-  }
-  if (!ok) {
-    fprintf(stderr, "trigsim: %s: cannot write: %s\n", path, g_strerror(errno));
-    g_unlink(tmp);
-  }
-  g_free(tmp);
-  return ok;
+  return cli_write_output(path, put_results, &(struct results_out){set, fmt});
 }
 
 /* Writes the results of every point (RUNS[i], N_RUNS[i] of point i) in

@@ -4,9 +4,7 @@
  * fragment with provenance it writes. */
 #include "fit.h"
 
-#include <errno.h>
 #include <glib.h>
-#include <glib/gstdio.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
@@ -88,40 +86,13 @@ struct fit {
 /* ---- messages ---- */
 
 static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {
-  const char *got = !n                     ? "nothing"
-                    : n->kind == SC_MAP    ? "a mapping"
-                    : n->kind == SC_SEQ    ? "a sequence"
-                    : !*n->scalar          ? "an empty value"
-                                           : NULL;
-  if (got) *err = sc_error_at(n, path, "expected %s, got %s", want, got);
-  else *err = sc_error_at(n, path, "expected %s, got '%s'", want, n->scalar);
+  *err = sc_error_expected(n, path, want);
   return false;
 }
 
 /* A key's place, for messages about the key itself. */
 static struct sc_node key_at(const struct sc_pair *p) {
   return (struct sc_node){.file = p->file, .line = p->line, .col = p->col};
-}
-
-static bool check_keys(const struct sc_node *m, const char *path, const char *const *keys,
-                       size_t n_keys, char **err) {
-  for (size_t i = 0; i < m->n_pairs; i++) {
-    const struct sc_pair *p = &m->pairs[i];
-    bool known = false;
-    for (size_t k = 0; k < n_keys; k++) known = known || !strcmp(p->key, keys[k]);
-    if (known) continue;
-    const char *hint = par_suggest(p->key, keys, n_keys);
-    GString *list = g_string_new(NULL);
-    for (size_t k = 0; k < n_keys; k++) g_string_append_printf(list, "%s%s", k ? ", " : "", keys[k]);
-    struct sc_node at = key_at(p);
-    char *kpath = path ? g_strdup_printf("%s.%s", path, p->key) : g_strdup(p->key);
-    *err = sc_error_at(&at, kpath, "expected one of %s%s%s%s, got '%s'", list->str,
-                       hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "", p->key);
-    g_free(kpath);
-    g_string_free(list, TRUE);
-    return false;
-  }
-  return true;
 }
 
 static const struct sc_node *want_scalar(const struct sc_node *n, const char *path,
@@ -231,7 +202,7 @@ static bool load_param(struct fit *f, const struct sc_pair *pr, struct fit_param
     fail(err, m, path, "a mapping with start, min, max (and why)");
     goto out;
   }
-  if (!check_keys(m, path, keys, G_N_ELEMENTS(keys), err)) goto out;
+  if (!sc_check_keys(m, path, keys, G_N_ELEMENTS(keys), err)) goto out;
   char *sp = g_strdup_printf("%s.start", path), *lp = g_strdup_printf("%s.min", path),
        *hp = g_strdup_printf("%s.max", path);
   ok = param_value(p, sc_map_get(m, "min"), lp, &p->lo, err) &&
@@ -313,7 +284,7 @@ static bool check_policy(const struct fit_scen *s, const struct sc_node *n, cons
 static const struct sc_node *measured_value(const struct fit *f, const struct sc_node *value,
                                             const char *path, struct sc_node **tree, char **err) {
   static const char *const keys[] = {"from", "key"};
-  if (!check_keys(value, path, keys, G_N_ELEMENTS(keys), err)) return NULL;
+  if (!sc_check_keys(value, path, keys, G_N_ELEMENTS(keys), err)) return NULL;
   char *fp = g_strdup_printf("%s.from", path), *kp = g_strdup_printf("%s.key", path);
   const struct sc_node *from = want_scalar(sc_map_get(value, "from"), fp, "a YAML file, relative to the fit file", err);
   const struct sc_node *key = from ? want_scalar(sc_map_get(value, "key"), kp, "a dotted key path", err) : NULL;
@@ -361,7 +332,7 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
     fail(err, m, path, "a mapping with scenario, policy, value");
     goto out;
   }
-  if (!check_keys(m, path, keys, G_N_ELEMENTS(keys), err)) goto out;
+  if (!sc_check_keys(m, path, keys, G_N_ELEMENTS(keys), err)) goto out;
 #define KP(k) (g_free(kp), kp = g_strdup_printf("%s.%s", path, k))
   const struct sc_node *n = sc_map_get(m, "scenario");
   if (!want_scalar(n, KP("scenario"), "the name of one of the fit's scenarios", err)) goto out;
@@ -490,7 +461,7 @@ struct fit *fit_load(const char *path, char **err) {
     fail(err, f->root, "(fit file)", "a mapping with scenarios, parameters and targets");
     goto fail;
   }
-  if (!check_keys(f->root, NULL, keys, G_N_ELEMENTS(keys), err)) goto fail;
+  if (!sc_check_keys(f->root, NULL, keys, G_N_ELEMENTS(keys), err)) goto fail;
   const struct sc_node *n = sc_map_get(f->root, "name");
   if (n && !want_scalar(n, "name", "a name", err)) goto fail;
   char *base = g_path_get_basename(path);
@@ -546,7 +517,7 @@ struct fit *fit_load(const char *path, char **err) {
       fail(err, om, "options", "a mapping with max_iterations, fd_step");
       goto fail;
     }
-    if (!check_keys(om, "options", okeys, G_N_ELEMENTS(okeys), err)) goto fail;
+    if (!sc_check_keys(om, "options", okeys, G_N_ELEMENTS(okeys), err)) goto fail;
     guint64 it = 0;
     if ((n = sc_map_get(om, "max_iterations")) &&
         (n->kind != SC_SCALAR || !g_ascii_string_to_unsigned(n->scalar, 10, 1, 10000, &it, NULL))) {
@@ -1021,6 +992,16 @@ void fit_write(const struct fit *f, const char *out_path, FILE *out) {
 
 /* ---- the command ---- */
 
+struct fit_out {
+  const struct fit *f;
+  const char *path;
+};
+
+static void put_fit(FILE *out, const void *user) {
+  const struct fit_out *o = user;
+  fit_write(o->f, o->path, out);
+}
+
 int fit_cmd_fit(int argc, char **argv) {
   char *output = NULL;
   gint jobs = 0;
@@ -1049,26 +1030,8 @@ int fit_cmd_fit(int argc, char **argv) {
   if (!jobs) jobs = (gint)MAX(1u, g_get_num_processors());
   if (!(f = fit_load(argv[1], &err))) goto out;
   if ((status = fit_run(f, (unsigned)jobs, quiet ? NULL : stderr, &err))) goto out;
-  if (!output) {
-    fit_write(f, NULL, stdout);
-    status = fflush(stdout) == 0 ? 0 : 1;
-    goto out;
-  }
-  char *tmp = g_strdup_printf("%s.tmp", output);
-  FILE *o = fopen(tmp, "w");
-  bool ok = o != NULL;
-  if (o) {
-    fit_write(f, output, o);
-    ok = !ferror(o);
-    ok = (fclose(o) == 0) && ok;
-    ok = ok && g_rename(tmp, output) == 0;
-  }
-  if (!ok) {
-    fprintf(stderr, "trigsim: %s: cannot write: %s\n", output, g_strerror(errno));
-    g_unlink(tmp);
-  }
-  g_free(tmp);
-  status = ok ? 0 : 1;
+  struct fit_out o = {f, output};
+  status = cli_write_output(output, put_fit, &o) ? 0 : 1;
 out:
   if (err) fprintf(stderr, "%s\n", err);
   g_free(err);
