@@ -6,9 +6,13 @@
 #include <glib.h>
 #include <stddef.h>
 
+#include "phase.h"
 #include "trace.h"
 
-enum { EV_MAIN = 1 }; /* the main thread goes on */
+enum {
+  EV_MAIN = 1, /* the main thread goes on (graph programs: its task ended) */
+  EV_DONE,     /* graph programs: wait step `data` is over */
+};
 
 /* Where the main thread's time goes. */
 enum cpu_cat {
@@ -38,48 +42,49 @@ struct cpu_state {
   sim_time *helper_free;  /* per helper: when it is free */
   uint32_t n_helpers;
   int main_track, *helper_track;
+  /* Graph host programs (nodeprog.host_deps), see "the graph executor". */
+  struct graph *g;
   /* Statistics. */
   sim_time time[N_CAT];
   uint64_t launches, nic_cmds, host_requests, kernel_waits;
   sim_time helper_wait, helper_wait_max, helper_busy;
 };
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct cpu_config, key)}
+#define PAR_CONFIG struct cpu_config
 static const struct par_decl cpu_decls[] = {
-    P(cores, PAR_INT, "8", "1", "1024", NULL, "cores (GPU-TN Table 2)"),
-    P(clock, PAR_FREQ, "4GHz", "1MHz", "100GHz", NULL,
+    PAR(cores, PAR_INT, "8", "1", "1024", NULL, "cores (GPU-TN Table 2)"),
+    PAR(clock, PAR_FREQ, "4GHz", "1MHz", "100GHz", NULL,
       "core clock (GPU-TN Table 2; informative: the costs below are times)"),
-    P(launch_submit, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(launch_submit, PAR_TIME, "1us", "0ps", "1s", NULL,
       "submit one queue command: write an AQL packet and ring the user-mode queue (~1us; "
       "CUDA/HIP launch calls measure 2-5us)"),
-    P(send, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(send, PAR_TIME, "1us", "0ps", "1s", NULL,
       "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
-    P(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "host network stack's receive completion and matching (~0.5us)"),
-    P(build_cmd, PAR_TIME, "200ns", "0ps", "1s", NULL,
+    PAR(build_cmd, PAR_TIME, "200ns", "0ps", "1s", NULL,
       "build and post a one-sided NIC command descriptor (~800 cycles at 4GHz)"),
-    P(register_trigger, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(register_trigger, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "build and register a triggered operation (PtlTriggeredPut-like, ~2000 cycles)"),
-    P(switch_mode, PAR_ENUM, "poll", NULL, NULL, "poll|interrupt",
+    PAR(switch_mode, PAR_ENUM, "poll", NULL, NULL, "poll|interrupt",
       "how the CPU notices a kernel completion: spinning on the signal, or an interrupt"),
-    P(switch_poll_interval, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(switch_poll_interval, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "period of the completion-signal poll (runtime's spin-wait loop with back-off)"),
-    P(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
+    PAR(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
       "completion interrupt delivery plus waking the waiting thread (~5us)"),
-    P(helper_threads, PAR_INT, "0", "0", "1023", NULL,
+    PAR(helper_threads, PAR_INT, "0", "0", "1023", NULL,
       "helper threads serving GPU requests (ghn), each holding a core; at most cores - 1"),
-    P(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
       "period at which helper threads poll the GPU->CPU request queue"),
-    P(helper_service, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(helper_service, PAR_TIME, "1us", "0ps", "1s", NULL,
       "a helper reads a request, builds the command and posts it (~build + send)"),
-    P(flops_per_cycle, PAR_INT, "8", "1", "4096", NULL,
+    PAR(flops_per_cycle, PAR_INT, "8", "1", "4096", NULL,
       "flops per core per cycle a CPU-computed phase sustains (8-wide OOO, GPU-TN Table 2)"),
-    P(mem_bandwidth, PAR_BANDWIDTH, "320Gbps", "1Mbps", "1000Tbps", NULL,
+    PAR(mem_bandwidth, PAR_BANDWIDTH, "320Gbps", "1Mbps", "1000Tbps", NULL,
       "memory bandwidth all cores together sustain in a CPU-computed phase (~40 GB/s: "
       "STREAM-like, ~5 GB/s per core on DDR4)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 static bool check_config(const void *cfg, char **err) { return cpu_config_check(cfg, err); }
 
@@ -171,6 +176,278 @@ static sim_time kernel_wait_end(struct sim_comp *c, sim_time start, sim_time arr
   spend(c, CAT_WAIT_KERNEL, start, from - start);
   spend(c, CAT_SWITCH, from, seen - from);
   return seen;
+}
+
+/* ---- the graph executor (nodeprog.host_deps) ---- */
+
+enum { GS_BLOCKED, GS_READY, GS_STARTED, GS_DONE };
+
+struct graph {
+  uint32_t *pending;          /* per step: dependencies not yet met */
+  uint32_t *succ_first, *succ;/* dependents of step i: succ[succ_first[i] ..
+                                 succ_first[i + 1]), each step << 1 | on_start */
+  uint8_t *phase;             /* per step: GS_* */
+  sim_time *since;            /* per step: when it became ready (its wait began) */
+  uint32_t *next_wait;        /* per step: next waiter on the same flag or kernel, +1 */
+  uint32_t *flag_head, *kern_head; /* per flag / kernel: first waiter, +1 */
+  GSequence *runq;            /* thread tasks ready, by (since, step) */
+  GArray *work;               /* steps whose dependencies just held */
+  int64_t running;            /* the step on the thread, -1: none */
+  sim_time idle_since;        /* the thread has had nothing to run since, -1: busy */
+  size_t n_done;
+};
+
+static gint by_ready(gconstpointer a, gconstpointer b, gpointer data) {
+  const struct graph *g = data;
+  uint32_t x = GPOINTER_TO_UINT(a) - 1, y = GPOINTER_TO_UINT(b) - 1;
+  if (g->since[x] != g->since[y]) return g->since[x] < g->since[y] ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+static struct graph *graph_new(const struct nodeprog *pr) {
+  struct graph *g = g_new0(struct graph, 1);
+  size_t n = pr->n_host;
+  g->pending = g_new0(uint32_t, n + 1);
+  g->succ_first = g_new0(uint32_t, n + 1);
+  for (size_t i = 0; i < n; i++) {
+    const struct hstep *st = &pr->host[i];
+    g->pending[i] = st->n_deps;
+    for (uint32_t d = 0; d < st->n_deps; d++) {
+      const struct hdep *dp = &pr->host_deps[st->dep_first + d];
+      g_assert(dp->step < n && dp->step != i);
+      g->succ_first[dp->step + 1]++;
+    }
+  }
+  for (size_t i = 0; i < n; i++) g->succ_first[i + 1] += g->succ_first[i];
+  g->succ = g_new(uint32_t, g->succ_first[n] + 1);
+  uint32_t *fill = g_memdup2(g->succ_first, (n + 1) * sizeof *fill);
+  for (size_t i = 0; i < n; i++) {
+    const struct hstep *st = &pr->host[i];
+    for (uint32_t d = 0; d < st->n_deps; d++) {
+      const struct hdep *dp = &pr->host_deps[st->dep_first + d];
+      g->succ[fill[dp->step]++] = (uint32_t)i << 1 | (dp->on_start ? 1u : 0u);
+    }
+  }
+  g_free(fill);
+  g->phase = g_new0(uint8_t, n + 1);
+  g->since = g_new0(sim_time, n + 1);
+  g->next_wait = g_new0(uint32_t, n + 1);
+  g->flag_head = g_new0(uint32_t, pr->n_flags + 1);
+  g->kern_head = g_new0(uint32_t, pr->n_kernels + 1);
+  g->runq = g_sequence_new(NULL);
+  g->work = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  g->running = -1;
+  g->idle_since = 0;
+  return g;
+}
+
+static void graph_free(struct graph *g) {
+  if (!g) return;
+  g_free(g->pending);
+  g_free(g->succ_first);
+  g_free(g->succ);
+  g_free(g->phase);
+  g_free(g->since);
+  g_free(g->next_wait);
+  g_free(g->flag_head);
+  g_free(g->kern_head);
+  g_sequence_free(g->runq);
+  g_array_free(g->work, TRUE);
+  g_free(g);
+}
+
+/* Meets the dependencies of step I's dependents of kind ON_START. */
+static void graph_release(struct graph *g, uint32_t i, uint32_t on_start) {
+  for (uint32_t k = g->succ_first[i]; k < g->succ_first[i + 1]; k++) {
+    if ((g->succ[k] & 1u) != on_start) continue;
+    uint32_t j = g->succ[k] >> 1;
+    if (--g->pending[j] == 0) g_array_append_val(g->work, j);
+  }
+}
+
+static void graph_start(struct graph *g, uint32_t i) {
+  g->phase[i] = GS_STARTED;
+  graph_release(g, i, 1);
+}
+
+static void graph_complete(struct sim_comp *c, uint32_t i) {
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  g_assert(g->phase[i] == GS_STARTED);
+  g->phase[i] = GS_DONE;
+  graph_release(g, i, 0);
+  if (++g->n_done == s->prog->n_host) s->done_at = sim_now(c->eng);
+}
+
+static void graph_queue(struct graph *g, uint32_t i, sim_time now) {
+  g->since[i] = now;
+  g_sequence_insert_sorted(g->runq, GUINT_TO_POINTER(i + 1), by_ready, g);
+}
+
+/* A wait for kernel K, begun at START, saw its completion record of
+ * ARRIVAL: step I ends when the thread notices it. */
+static void graph_kernel_seen(struct sim_comp *c, uint32_t i, sim_time start, sim_time arrival) {
+  sim_time end = kernel_wait_end(c, start, arrival);
+  sim_schedule(c, end - sim_now(c->eng), EV_DONE, i);
+}
+
+/* Step I's wait on a flag holds: a two-sided receive's completion takes
+ * the thread (cpu.recv); a one-sided one is over. */
+static void graph_flag_met(struct sim_comp *c, uint32_t i) {
+  struct cpu_state *s = c->state;
+  const struct hstep *st = &s->prog->host[i];
+  sim_time now = sim_now(c->eng);
+  if (st->two_sided)
+    graph_queue(s->g, i, now);
+  else
+    graph_complete(c, i);
+}
+
+/* Step I's dependencies hold now. */
+static void graph_ready(struct sim_comp *c, uint32_t i) {
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  const struct nodeprog *pr = s->prog;
+  const struct hstep *st = &pr->host[i];
+  sim_time now = sim_now(c->eng);
+  g->phase[i] = GS_READY;
+  g->since[i] = now;
+  switch (st->kind) {
+  case HS_WAIT_KERNEL: {
+    uint32_t k = st->kernel;
+    if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
+    s->kernel_waits++;
+    graph_start(g, i);
+    if (s->completed[k] < s->launched[k]) {
+      g->next_wait[i] = g->kern_head[k];
+      g->kern_head[k] = i + 1;
+    } else if (s->launched[k] > 0) {
+      graph_kernel_seen(c, i, now, s->last_done[k]);
+    } else {
+      graph_complete(c, i);
+    }
+    break;
+  }
+  case HS_WAIT_FLAG:
+    check_flag(c, st->flag);
+    graph_start(g, i);
+    if (s->flags[st->flag] >= st->value) {
+      graph_flag_met(c, i);
+    } else {
+      g->next_wait[i] = g->flag_head[st->flag];
+      g->flag_head[st->flag] = i + 1;
+    }
+    break;
+  default: graph_queue(g, i, now); break;
+  }
+}
+
+/* Handles every step made ready, then gives the thread its next task. */
+static void graph_run(struct sim_comp *c) {
+  const struct cpu_config *cfg = c->config;
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  const struct nodeprog *pr = s->prog;
+  for (;;) {
+    while (g->work->len) {
+      uint32_t i = g_array_index(g->work, uint32_t, g->work->len - 1);
+      g_array_set_size(g->work, g->work->len - 1);
+      graph_ready(c, i);
+    }
+    if (g->running >= 0) return;
+    sim_time now0 = sim_now(c->eng);
+    if (g_sequence_get_length(g->runq) == 0) {
+      if (g->idle_since < 0) g->idle_since = now0;
+      return;
+    }
+    /* A thread that waited with steps left waited for a flag or a kernel. */
+    if (g->idle_since >= 0 && g->n_done < pr->n_host)
+      spend(c, CAT_WAIT_FLAG, g->idle_since, now0 - g->idle_since);
+    g->idle_since = -1;
+    GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
+    uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
+    g_sequence_remove(it);
+    const struct hstep *st = &pr->host[i];
+    sim_time now = sim_now(c->eng), d = 0;
+    if (g->phase[i] == GS_READY) graph_start(g, i);
+    switch (st->kind) {
+    case HS_COMPUTE:
+      d = st->time > 0 ? st->time : 0;
+      spend(c, CAT_COMPUTE, now, d);
+      break;
+    case HS_LAUNCH: {
+      if (st->qcmd >= pr->n_qcmds)
+        g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
+      const struct qcmd *qc = &pr->qcmds[st->qcmd];
+      if (qc->kind == Q_KERNEL) s->launched[qc->kernel]++;
+      d = cfg->launch_submit;
+      spend(c, CAT_LAUNCH, now, d);
+      s->launches++;
+      cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
+      break;
+    }
+    case HS_NIC_CMD: {
+      if (st->cmd >= pr->n_cmds)
+        g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
+      uint8_t op = pr->cmds[st->cmd].op;
+      bool trig = op == NIC_TPUT || op == NIC_TGET;
+      sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
+      spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
+      d = b;
+      if (st->two_sided) {
+        spend(c, CAT_SEND, now + b, cfg->send);
+        d += cfg->send;
+      }
+      s->nic_cmds++;
+      cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
+      break;
+    }
+    case HS_WAIT_FLAG: /* a two-sided receive's completion */
+      d = cfg->recv;
+      spend(c, CAT_RECV, now, d);
+      break;
+    default: g_error("%s: host step of unknown kind %u", c->name, st->kind);
+    }
+    if (d > 0) {
+      g->running = i;
+      sim_schedule(c, d, EV_MAIN, 0);
+      return;
+    }
+    graph_complete(c, i);
+  }
+}
+
+static void graph_kernel_done(struct sim_comp *c, uint32_t k) {
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  if (s->completed[k] < s->launched[k]) return;
+  uint32_t w = g->kern_head[k];
+  g->kern_head[k] = 0;
+  for (; w; w = g->next_wait[w - 1]) graph_kernel_seen(c, w - 1, g->since[w - 1], sim_now(c->eng));
+  graph_run(c);
+}
+
+static void graph_flag(struct sim_comp *c, uint32_t flag) {
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  uint32_t *link = &g->flag_head[flag];
+  while (*link) {
+    uint32_t i = *link - 1;
+    if (s->flags[flag] >= s->prog->host[i].value) {
+      *link = g->next_wait[i];
+      graph_flag_met(c, i);
+    } else {
+      link = &g->next_wait[i];
+    }
+  }
+  graph_run(c);
+}
+
+/* The first step of a graph program that has not ended, or -1. */
+static int64_t graph_stuck(const struct cpu_state *s) {
+  for (size_t i = 0; i < s->prog->n_host; i++)
+    if (s->g->phase[i] != GS_DONE) return (int64_t)i;
+  return -1;
 }
 
 /* ---- the main thread ---- */
@@ -272,6 +549,10 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   sim_time now = sim_now(c->eng);
   s->completed[k]++;
   s->last_done[k] = now;
+  if (s->g) {
+    graph_kernel_done(c, k);
+    return;
+  }
   if (s->wait == MW_KERNEL && s->wait_id == k && s->completed[k] >= s->launched[k])
     main_resume(c, kernel_wait_end(c, s->wait_start, now));
 }
@@ -281,6 +562,10 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   struct cpu_state *s = c->state;
   check_flag(c, flag);
   s->flags[flag] += inc;
+  if (s->g) {
+    graph_flag(c, flag);
+    return;
+  }
   if (s->wait != MW_FLAG || s->wait_id != flag) return;
   const struct hstep *st = &s->prog->host[s->pc];
   if (s->flags[flag] < st->value) return;
@@ -289,6 +574,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   spend(c, CAT_RECV, now, d);
   main_resume(c, now + d);
 }
+
 
 /* ---- helper threads ---- */
 
@@ -330,12 +616,34 @@ static void host_request(struct sim_comp *c, uint32_t cmd) {
 
 /* ---- the component ---- */
 
-static void cpu_init(struct sim_comp *c) { main_run(c); }
+static void cpu_init(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  if (!s->g) {
+    main_run(c);
+    return;
+  }
+  for (uint32_t i = 0; i < s->prog->n_host; i++)
+    if (s->g->pending[i] == 0) g_array_append_val(s->g->work, i);
+  if (s->prog->n_host == 0) s->done_at = 0;
+  graph_run(c);
+}
 
 static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   if (ev->port == SIM_PORT_SELF) {
-    if (ev->kind != EV_MAIN) g_error("%s: unknown self event %u", c->name, ev->kind);
-    main_run(c);
+    struct cpu_state *s = c->state;
+    if (ev->kind == EV_MAIN && !s->g) {
+      main_run(c);
+    } else if (ev->kind == EV_MAIN) {
+      uint32_t i = (uint32_t)s->g->running;
+      s->g->running = -1;
+      graph_complete(c, i);
+      graph_run(c);
+    } else if (ev->kind == EV_DONE && s->g) {
+      graph_complete(c, (uint32_t)ev->data);
+      graph_run(c);
+    } else {
+      g_error("%s: unknown self event %u", c->name, ev->kind);
+    }
     return;
   }
   struct pmsg m = *(struct pmsg *)sim_payload(c->eng, ev->data);
@@ -352,6 +660,9 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   struct cpu_state *s = c->state;
   sim_report_comp_int(r, c, "cores_held", UNIT_NONE, 1 + (int64_t)s->n_helpers);
   sim_report_comp_int(r, c, "main_done", UNIT_TIME, s->done_at);
+  /* The program op (+1) of the first host step that never ended, 0: none. */
+  int64_t stuck = s->g ? graph_stuck(s) : (s->pc < s->prog->n_host ? (int64_t)s->pc : -1);
+  sim_report_comp_int(r, c, "stuck_op", UNIT_NONE, stuck >= 0 ? s->prog->host[stuck].op : 0);
   sim_report_comp_int(r, c, "launches", UNIT_NONE, (int64_t)s->launches);
   sim_report_comp_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
   sim_report_comp_int(r, c, "kernel_waits", UNIT_NONE, (int64_t)s->kernel_waits);
@@ -360,6 +671,12 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
   sim_report_comp_int(r, c, "helper_wait_time", UNIT_TIME, s->helper_wait);
   sim_report_comp_int(r, c, "helper_wait_max", UNIT_TIME, s->helper_wait_max);
+  sim_report_phase(r, PH_LAUNCH, s->time[CAT_LAUNCH]);
+  sim_report_phase(r, PH_CPU_COMPUTE, s->time[CAT_COMPUTE]);
+  sim_report_phase(r, PH_SWITCH, s->time[CAT_SWITCH]);
+  sim_report_phase(r, PH_HOST_STACK, s->time[CAT_BUILD] + s->time[CAT_REGISTER] +
+                                          s->time[CAT_SEND] + s->time[CAT_RECV]);
+  sim_report_phase(r, PH_WAITING, s->time[CAT_WAIT_FLAG] + s->helper_wait);
 }
 
 static void cpu_destroy(struct sim_comp *c) {
@@ -370,6 +687,7 @@ static void cpu_destroy(struct sim_comp *c) {
   g_free(s->last_done);
   g_free(s->helper_free);
   g_free(s->helper_track);
+  graph_free(s->g);
 }
 
 const struct sim_type cpu_type = {
@@ -402,6 +720,7 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   s->launched = g_new0(uint32_t, nk);
   s->completed = g_new0(uint32_t, nk);
   s->last_done = g_new0(sim_time, nk);
+  if (s->prog->host_deps) s->g = graph_new(s->prog);
   s->n_helpers = (uint32_t)cfg->helper_threads;
   s->helper_free = g_new0(sim_time, s->n_helpers ? s->n_helpers : 1);
   s->helper_track = g_new(int, s->n_helpers ? s->n_helpers : 1);

@@ -88,6 +88,17 @@ struct hstep {
   uint32_t kernel;     /* HS_WAIT_KERNEL */
   uint32_t cmd;        /* HS_NIC_CMD */
   uint32_t flag, value;/* HS_WAIT_FLAG */
+  /* Graph host programs (nodeprog.host_deps): this step's dependencies
+   * are host_deps[dep_first .. dep_first + n_deps). */
+  uint32_t dep_first, n_deps;
+  uint32_t op;         /* 1 + the program op this step lowers (for messages), 0: none */
+};
+
+/* A dependency of a graph host step: step `step` has completed, or (when
+ * on_start) started. */
+struct hdep {
+  uint32_t step;
+  uint32_t on_start;
 };
 
 /* Everything one node runs. Flag ids index a node-wide array of flag words
@@ -101,6 +112,15 @@ struct nodeprog {
   size_t n_cmds;
   const struct hstep *host;    /* the main CPU thread's program (core 0) */
   size_t n_host;
+  /* NULL: the host steps run one after another. Else the host program is
+   * a graph: a step starts once its dependencies hold; steps that take the
+   * thread (compute, launch, NIC command, a two-sided receive's completion)
+   * queue for it in the order they became ready (ties: step order), and
+   * waits hold no thread while they wait (the runtime's progress engine
+   * polls between tasks), as ops do in LogGOPSim. The thread's idle time
+   * while steps are left counts as waiting (cpu.wait_flag_time). */
+  const struct hdep *host_deps;
+  size_t n_host_deps;
   uint32_t n_flags;            /* flag ids are 1 .. n_flags */
 };
 

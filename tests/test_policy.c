@@ -82,9 +82,9 @@ static void test_ping_hdn(void) {
   CU_ASSERT_EQUAL(ping_time("hdn"), 5802000 + LEG);
 }
 
-static void test_ping_hdn_2s(void) {
+static void test_ping_hdn2s(void) {
   /* As hdn, but the target completes a two-sided receive: + recv 500. */
-  CU_ASSERT_EQUAL(ping_time("hdn-2s"), 5802000 + LEG + 500000);
+  CU_ASSERT_EQUAL(ping_time("hdn2s"), 5802000 + LEG + 500000);
 }
 
 static void test_ping_gds(void) {
@@ -440,16 +440,16 @@ static void test_cg_hdn(void) {
    * later, noticed at the next 500 ns poll tick: 3500 after the submit.
    * SpMV and the dot: 10988.26. Allreduce: 1200 + 102 to the NIC, + LEG:
    * 12976.52. 3 kernels: 26476.52. Allreduce: 28464.78. AXPY: 32964.78.
-   * hdn-2s pays recv 500 on each of the 3 receives: 34464.78. */
+   * hdn2s pays recv 500 on each of the 3 receives: 34464.78. */
   CU_ASSERT_EQUAL(cg_time("hdn"), 32964780);
-  CU_ASSERT_EQUAL(cg_time("hdn-2s"), 34464780);
+  CU_ASSERT_EQUAL(cg_time("hdn2s"), 34464780);
 }
 
 int main(void) {
   static const struct tu_test tests[] = {
       {"ping under cpu, by hand", test_ping_cpu},
       {"ping under hdn, by hand", test_ping_hdn},
-      {"ping under hdn-2s (two-sided receive), by hand", test_ping_hdn_2s},
+      {"ping under hdn2s (two-sided receive), by hand", test_ping_hdn2s},
       {"ping under gds, by hand", test_ping_gds},
       {"ping under gputn, by hand", test_ping_gputn},
       {"ping under cpufree, by hand", test_ping_cpufree},
@@ -463,7 +463,7 @@ int main(void) {
       {"an unmatched send is an error", test_unmatched_send_is_an_error},
       {"a deadlocked run is an error", test_deadlock_is_an_error},
       {"one CG iteration under cpufree, by hand", test_cg_cpufree},
-      {"one CG iteration under hdn and hdn-2s, by hand", test_cg_hdn},
+      {"one CG iteration under hdn and hdn2s, by hand", test_cg_hdn},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }

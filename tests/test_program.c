@@ -66,7 +66,7 @@ static void test_flags_and_matches(void) {
   wl_recv(p, 2, 0, 8, 9);
   CU_ASSERT_FALSE(wl_program_check(p, &err));
   CU_ASSERT_PTR_NOT_NULL(
-      err && strstr(err, "rank 2 op 2: expected one send with tag 9 from rank 0, got none"));
+      err && strstr(err, "rank 2 op 2: a receive of 8 B with tag 9 from rank 0 that no send matches"));
   g_free(err);
   wl_program_free(p);
 }
@@ -88,13 +88,16 @@ static void test_errors(void) {
   p = wl_program_new(2);
   wl_compute(p, 1, 1, 1, 0);
   wl_recv(p, 1, 0, 100, 3);
-  expect_error(p, "rank 1 op 1: expected one send with tag 3 from rank 0, got none");
-  /* Two sends to one receive (same tag). */
+  expect_error(p, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send matches: "
+                  "the schedule deadlocks");
+  /* Two sends to one receive (same tag): they match in program order, the
+   * second finds none. */
   p = wl_program_new(2);
   wl_send(p, 0, 1, 100, 3);
   wl_send(p, 0, 1, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
-  expect_error(p, "rank 0 op 1: expected one send with tag 3 to rank 1, got two");
+  expect_error(p, "rank 0 op 1: expected a receive of 100 B in 1 parts with tag 3 on rank 1 "
+                  "(message 2 with that tag), got none");
   /* A send whose receive has different bytes. */
   p = wl_program_new(2);
   wl_send(p, 0, 1, 100, 3);
@@ -107,12 +110,12 @@ static void test_errors(void) {
   wl_recv_parts(p, 1, 0, 100, 3, 4);
   expect_error(p, "rank 0 op 0: expected a receive of 100 B in 2 parts with tag 3 on rank 1, "
                   "got 100 B in 4 parts");
-  /* Two receives with one (sender, tag). */
+  /* Two receives with one (sender, tag) and one send: the second is left. */
   p = wl_program_new(2);
   wl_send(p, 0, 1, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
-  expect_error(p, "rank 1 op 1: expected one receive with tag 3 from rank 0, got two");
+  expect_error(p, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send matches");
 }
 
 static void test_select_last_op(void) {

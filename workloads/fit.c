@@ -10,7 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
 #include "points.h"
 #include "sweep_run.h"
 #include "units.h"
@@ -988,54 +987,4 @@ void fit_write(const struct fit *f, const char *out_path, FILE *out) {
     g_free(tv);
     g_free(av);
   }
-}
-
-/* ---- the command ---- */
-
-struct fit_out {
-  const struct fit *f;
-  const char *path;
-};
-
-static void put_fit(FILE *out, const void *user) {
-  const struct fit_out *o = user;
-  fit_write(o->f, o->path, out);
-}
-
-int fit_cmd_fit(int argc, char **argv) {
-  char *output = NULL;
-  gint jobs = 0;
-  gboolean quiet = FALSE;
-  const GOptionEntry entries[] = {
-      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-       "Write the fitted profile fragment to FILE (temp file + rename), not stdout", "FILE"},
-      {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Simulations run at once (default: the cores)", "N"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No iteration lines on stderr", NULL},
-      {NULL}};
-  int status = EXIT_INPUT;
-  char *err = NULL;
-  struct fit *f = NULL;
-  if (!cli_parse_options(&argc, &argv, "FIT",
-                         "Fit declared parameters to targets; write them as a profile fragment.",
-                         entries))
-    goto out;
-  if (argc != 2) {
-    fprintf(stderr, "trigsim: fit: expected one FIT file, got %d arguments\n", argc - 1);
-    goto out;
-  }
-  if (jobs < 0 || jobs > 4096) {
-    fprintf(stderr, "trigsim: --jobs: expected a count in [1, 4096], got %d\n", jobs);
-    goto out;
-  }
-  if (!jobs) jobs = (gint)MAX(1u, g_get_num_processors());
-  if (!(f = fit_load(argv[1], &err))) goto out;
-  if ((status = fit_run(f, (unsigned)jobs, quiet ? NULL : stderr, &err))) goto out;
-  struct fit_out o = {f, output};
-  status = cli_write_output(output, put_fit, &o) ? 0 : 1;
-out:
-  if (err) fprintf(stderr, "%s\n", err);
-  g_free(err);
-  fit_free(f);
-  g_free(output);
-  return status;
 }

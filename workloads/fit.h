@@ -35,8 +35,4 @@ void fit_write(const struct fit *f, const char *out_path, FILE *out);
  * none); false when PATH is not fitted. For tests. */
 bool fit_value(const struct fit *f, const char *path, double *value, double *sigma, int *bound);
 
-/* `trigsim fit`: the subcommand (options parsed here). Exit status as
- * sim/main.c's. */
-int fit_cmd_fit(int argc, char **argv);
-
 #endif

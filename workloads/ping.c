@@ -9,16 +9,15 @@
 #include "lower.h"
 #include "workload.h"
 
-#define P(key, type, def, min, max, doc) \
-  {#key, type, def, min, max, NULL, doc, offsetof(struct ping_config, key)}
+#define PAR_CONFIG struct ping_config
 static const struct par_decl ping_decls[] = {
-    P(size, PAR_SIZE, "8B", "0B", "1GiB", "bytes rank 0 sends to rank 1"),
-    P(wgs, PAR_INT, "1", "1", "65536", "work-groups of rank 0's kernel"),
-    P(flops_per_wg, PAR_INT, "256", "0", "1000000000000",
+    PAR(size, PAR_SIZE, "8B", "0B", "1GiB", "bytes rank 0 sends to rank 1"),
+    PAR(wgs, PAR_INT, "1", "1", "65536", "work-groups of rank 0's kernel"),
+    PAR(flops_per_wg, PAR_INT, "256", "0", "1000000000000",
       "flops of each work-group (tiny: the paper's kernel copies one cache line)"),
-    P(bytes_per_wg, PAR_SIZE, "0B", "0B", "1GiB", "memory traffic of each work-group"),
+    PAR(bytes_per_wg, PAR_SIZE, "0B", "0B", "1GiB", "memory traffic of each work-group"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group ping_params = {
     .name = "ping",

@@ -4,6 +4,7 @@
 #include "program.h"
 
 #include <glib.h>
+#include <string.h>
 
 struct wl_program *wl_program_new(uint32_t n_ranks) {
   g_assert(n_ranks >= 1);
@@ -16,7 +17,10 @@ struct wl_program *wl_program_new(uint32_t n_ranks) {
 
 void wl_program_free(struct wl_program *p) {
   if (!p) return;
-  for (uint32_t r = 0; r < p->n_ranks; r++) g_free(p->ranks[r].ops);
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    g_free(p->ranks[r].ops);
+    g_free(p->ranks[r].deps);
+  }
   g_free(p->ranks);
   g_free(p);
 }
@@ -66,6 +70,75 @@ void wl_sync(struct wl_program *p, uint32_t rank) {
   push(p, rank, (struct wl_op){.kind = WL_SYNC});
 }
 
+void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on) {
+  g_assert(time_ps >= 0 && on <= WL_ON_GPU);
+  push(p, rank, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = time_ps, .on = on});
+}
+
+uint32_t wl_last(const struct wl_program *p, uint32_t rank) {
+  g_assert(rank < p->n_ranks && p->ranks[rank].n_ops > 0);
+  return (uint32_t)(p->ranks[rank].n_ops - 1);
+}
+
+void wl_graph(struct wl_program *p, uint32_t rank) {
+  g_assert(rank < p->n_ranks);
+  p->ranks[rank].graph = true;
+}
+
+/* Adds a dependency of OP on ON. Dependencies of one op must be added
+ * together, before those of a later op gets any (as GOAL files and the
+ * builders write them). */
+static void add_dep(struct wl_program *p, uint32_t rank, uint32_t op, uint32_t on, bool start) {
+  struct wl_rank *r = &p->ranks[rank];
+  g_assert(op < r->n_ops && on < r->n_ops && op != on);
+  r->graph = true;
+  struct wl_op *o = &r->ops[op];
+  if (o->n_deps == 0) {
+    o->dep_first = (uint32_t)r->n_deps;
+  } else if (o->dep_first + o->n_deps != r->n_deps) {
+    /* Another op's dependencies came in between: move this op's to the end. */
+    size_t need = r->n_deps + o->n_deps + 1;
+    if (need > r->deps_cap) {
+      r->deps_cap = MAX(need, 2 * r->deps_cap);
+      r->deps = g_renew(struct wl_dep, r->deps, r->deps_cap);
+    }
+    memmove(&r->deps[r->n_deps], &r->deps[o->dep_first], o->n_deps * sizeof *r->deps);
+    o->dep_first = (uint32_t)r->n_deps;
+    r->n_deps += o->n_deps;
+  }
+  if (r->n_deps == r->deps_cap) {
+    r->deps_cap = r->deps_cap ? 2 * r->deps_cap : 8;
+    r->deps = g_renew(struct wl_dep, r->deps, r->deps_cap);
+  }
+  r->deps[r->n_deps++] = (struct wl_dep){on, start};
+  o->n_deps++;
+  p->checked = false;
+}
+
+void wl_requires(struct wl_program *p, uint32_t rank, uint32_t op, uint32_t on) {
+  add_dep(p, rank, op, on, false);
+}
+
+void wl_irequires(struct wl_program *p, uint32_t rank, uint32_t op, uint32_t on) {
+  add_dep(p, rank, op, on, true);
+}
+
+bool wl_has_graph(const struct wl_program *p) {
+  for (uint32_t r = 0; r < p->n_ranks; r++)
+    if (p->ranks[r].graph) return true;
+  return false;
+}
+
+const char *wl_op_where(const struct wl_program *p, uint32_t rank, size_t i, char *buf,
+                        size_t size) {
+  uint32_t line = p->ranks[rank].ops[i].line;
+  if (line)
+    g_snprintf(buf, size, "rank %u op %zu (line %u)", rank, i, line);
+  else
+    g_snprintf(buf, size, "rank %u op %zu", rank, i);
+  return buf;
+}
+
 void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane) {
   g_assert(rank < p->n_ranks && lane <= 1);
   p->ranks[rank].lane = lane;
@@ -86,24 +159,50 @@ uint32_t wl_count(const struct wl_program *p, uint32_t rank, enum wl_op_kind kin
   return n;
 }
 
-/* Index key of a message: (receiver, sender, tag). */
+/* Index key of a message: (receiver, sender, tag, k): the k-th such. */
 struct msg_key {
-  uint32_t dst, src, tag;
+  uint32_t dst, src, tag, seq;
 };
 
 static guint key_hash(gconstpointer k) {
   const struct msg_key *m = k;
-  return (guint)(m->dst * 2654435761u) ^ (guint)(m->src * 40503u) ^ (guint)m->tag;
+  return (guint)(m->dst * 2654435761u) ^ (guint)(m->src * 40503u) ^ (guint)m->tag ^
+         (guint)(m->seq * 97u);
 }
 
 static gboolean key_equal(gconstpointer a, gconstpointer b) {
   const struct msg_key *x = a, *y = b;
+  return x->dst == y->dst && x->src == y->src && x->tag == y->tag && x->seq == y->seq;
+}
+
+/* Message counters: a set of keys whose seq is the count of (dst, src,
+ * tag) so far. */
+static guint count_hash(gconstpointer k) {
+  const struct msg_key *m = k;
+  return (guint)(m->dst * 2654435761u) ^ (guint)(m->src * 40503u) ^ (guint)m->tag;
+}
+
+static gboolean count_equal(gconstpointer a, gconstpointer b) {
+  const struct msg_key *x = a, *y = b;
   return x->dst == y->dst && x->src == y->src && x->tag == y->tag;
 }
 
-/* Indexes every receive by (receiver, sender, tag) into H; numbers flags. */
+static GHashTable *counts_new(void) { return g_hash_table_new_full(count_hash, count_equal, g_free, NULL); }
+
+/* The next k for (DST, SRC, TAG) in COUNT. */
+static uint32_t next_seq(GHashTable *count, uint32_t dst, uint32_t src, uint32_t tag) {
+  struct msg_key k = {dst, src, tag, 0}, *c = g_hash_table_lookup(count, &k);
+  if (c) return c->seq++;
+  c = g_memdup2(&k, sizeof k);
+  c->seq = 1;
+  g_hash_table_add(count, c);
+  return 0;
+}
+
+/* Indexes every receive by (receiver, sender, tag, k) into H; numbers flags. */
 static bool index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *keys, char **err) {
   size_t n = 0;
+  GHashTable *count = counts_new();
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     struct wl_rank *rk = &p->ranks[r];
     uint32_t flag = 1;
@@ -113,49 +212,50 @@ static bool index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *key
       o->flag = flag;
       flag += o->parts;
       struct msg_key *k = &keys[n++];
-      *k = (struct msg_key){r, o->peer, o->tag};
-      if (g_hash_table_contains(h, k)) {
-        *err = g_strdup_printf("rank %u op %zu: expected one receive with tag %u from rank %u, "
-                               "got two", r, i, o->tag, o->peer);
-        return false;
-      }
+      *k = (struct msg_key){r, o->peer, o->tag, next_seq(count, r, o->peer, o->tag)};
       g_hash_table_insert(h, k, GSIZE_TO_POINTER(i + 1));
     }
     rk->n_flags = flag - 1;
   }
+  g_hash_table_destroy(count);
+  (void)err;
   return true;
 }
 
 /* Matches every send against the index, counting what each receive got. */
 static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got, char **err) {
-  for (uint32_t r = 0; r < p->n_ranks; r++) {
+  GHashTable *count = counts_new();
+  bool ok = true;
+  for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
     struct wl_rank *rk = &p->ranks[r];
-    for (size_t i = 0; i < rk->n_ops; i++) {
+    for (size_t i = 0; i < rk->n_ops && ok; i++) {
       struct wl_op *o = &rk->ops[i];
       if (o->kind != WL_SEND) continue;
-      struct msg_key k = {o->peer, r, o->tag};
+      struct msg_key k = {o->peer, r, o->tag, 0};
+      k.seq = next_seq(count, o->peer, r, o->tag);
       size_t j = GPOINTER_TO_SIZE(g_hash_table_lookup(h, &k));
       const struct wl_op *rv = j ? &p->ranks[o->peer].ops[j - 1] : NULL;
-      if (!rv || rv->bytes != o->bytes || rv->parts != o->parts) {
-        char *got_txt = rv ? g_strdup_printf("%" G_GINT64_FORMAT " B in %u parts", rv->bytes,
-                                             rv->parts)
+      if (!rv || rv->bytes != o->bytes || rv->parts != o->parts ||
+          rv->one_sided != o->one_sided) {
+        char *got_txt = rv ? g_strdup_printf("%" G_GINT64_FORMAT " B in %u parts%s", rv->bytes,
+                                             rv->parts, rv->one_sided ? " (one-sided)" : "")
                            : g_strdup("none");
-        *err = g_strdup_printf("rank %u op %zu: expected a receive of %" G_GINT64_FORMAT
-                               " B in %u parts with tag %u on rank %u, got %s",
-                               r, i, o->bytes, o->parts, o->tag, o->peer, got_txt);
+        char at[64], nth[48] = "";
+        if (k.seq) g_snprintf(nth, sizeof nth, " (message %u with that tag)", k.seq + 1);
+        *err = g_strdup_printf("%s: expected a receive of %" G_GINT64_FORMAT
+                               " B in %u parts%s with tag %u on rank %u%s, got %s",
+                               wl_op_where(p, r, i, at, sizeof at), o->bytes, o->parts,
+                               o->one_sided ? " (one-sided)" : "", o->tag, o->peer, nth, got_txt);
         g_free(got_txt);
-        return false;
-      }
-      if (g_hash_table_contains(got, rv)) {
-        *err = g_strdup_printf("rank %u op %zu: expected one send with tag %u to rank %u, got two",
-                               r, i, o->tag, o->peer);
-        return false;
+        ok = false;
+        break;
       }
       g_hash_table_add(got, (gpointer)rv);
       o->match = (uint32_t)(j - 1);
     }
   }
-  return true;
+  g_hash_table_destroy(count);
+  return ok;
 }
 
 static bool all_received(const struct wl_program *p, GHashTable *got, char **err) {
@@ -164,11 +264,86 @@ static bool all_received(const struct wl_program *p, GHashTable *got, char **err
     for (size_t i = 0; i < rk->n_ops; i++) {
       const struct wl_op *o = &rk->ops[i];
       if (o->kind == WL_RECV && !g_hash_table_contains(got, o)) {
-        *err = g_strdup_printf("rank %u op %zu: expected one send with tag %u from rank %u, "
-                               "got none", r, i, o->tag, o->peer);
+        char at[64];
+        *err = g_strdup_printf("%s: a receive of %" G_GINT64_FORMAT " B with tag %u from rank "
+                               "%u that no send matches: the schedule deadlocks",
+                               wl_op_where(p, r, i, at, sizeof at), o->bytes, o->tag, o->peer);
         return false;
       }
     }
+  }
+  return true;
+}
+
+static gint by_index(gconstpointer a, gconstpointer b, gpointer data) {
+  (void)data;
+  uint32_t x = GPOINTER_TO_UINT(a), y = GPOINTER_TO_UINT(b);
+  return x < y ? -1 : x > y;
+}
+
+/* One order of graph rank R's ops (wl_linearize): ORDER[k] = the k-th.
+ * Returns how many it could order (fewer than all: a cycle). */
+static size_t order_of(const struct wl_rank *r, uint32_t *order) {
+  size_t n = r->n_ops;
+  uint32_t *indeg = g_new0(uint32_t, n), *succ_first = g_new0(uint32_t, n + 1);
+  for (size_t i = 0; i < n; i++) {
+    indeg[i] = r->ops[i].n_deps;
+    for (uint32_t d = 0; d < r->ops[i].n_deps; d++) succ_first[r->deps[r->ops[i].dep_first + d].op + 1]++;
+  }
+  for (size_t i = 0; i < n; i++) succ_first[i + 1] += succ_first[i];
+  uint32_t *succ = g_new(uint32_t, succ_first[n] ? succ_first[n] : 1), *fill = g_memdup2(succ_first, n * sizeof *fill);
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t d = 0; d < r->ops[i].n_deps; d++) succ[fill[r->deps[r->ops[i].dep_first + d].op]++] = (uint32_t)i;
+  /* Ready ops that do not wait (0) and receives (1), lowest index first. */
+  GSequence *ready[2] = {g_sequence_new(NULL), g_sequence_new(NULL)};
+  for (size_t i = 0; i < n; i++)
+    if (!indeg[i]) g_sequence_insert_sorted(ready[r->ops[i].kind == WL_RECV], GUINT_TO_POINTER(i), by_index, NULL);
+  size_t k = 0;
+  while (k < n) {
+    int q = g_sequence_get_length(ready[0]) ? 0 : 1;
+    GSequenceIter *it = g_sequence_get_begin_iter(ready[q]);
+    if (g_sequence_iter_is_end(it)) break; /* a cycle */
+    uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it));
+    g_sequence_remove(it);
+    order[k++] = i;
+    for (uint32_t s = succ_first[i]; s < succ_first[i + 1]; s++)
+      if (--indeg[succ[s]] == 0)
+        g_sequence_insert_sorted(ready[r->ops[succ[s]].kind == WL_RECV], GUINT_TO_POINTER(succ[s]), by_index, NULL);
+  }
+  g_sequence_free(ready[0]);
+  g_sequence_free(ready[1]);
+  g_free(indeg);
+  g_free(succ_first);
+  g_free(succ);
+  g_free(fill);
+  return k;
+}
+
+/* Graph ranks: no syncs, and dependencies that some order satisfies. */
+static bool check_graphs(const struct wl_program *p, char **err) {
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    if (!rk->graph) continue;
+    char at[64];
+    for (size_t i = 0; i < rk->n_ops; i++)
+      if (rk->ops[i].kind == WL_SYNC) {
+        *err = g_strdup_printf("%s: expected no device sync in a rank with dependencies",
+                               wl_op_where(p, r, i, at, sizeof at));
+        return false;
+      }
+    uint32_t *order = g_new(uint32_t, rk->n_ops + 1);
+    size_t n = order_of(rk, order);
+    if (n < rk->n_ops) {
+      bool *seen = g_new0(bool, rk->n_ops);
+      for (size_t k = 0; k < n; k++) seen[order[k]] = true;
+      size_t i = 0;
+      while (seen[i]) i++;
+      *err = g_strdup_printf("%s: expected dependencies without a cycle, got one through this op",
+                             wl_op_where(p, r, i, at, sizeof at));
+      g_free(seen);
+    }
+    g_free(order);
+    if (n < rk->n_ops) return false;
   }
   return true;
 }
@@ -180,8 +355,8 @@ bool wl_program_check(struct wl_program *p, char **err) {
   struct msg_key *keys = g_new(struct msg_key, n_recv ? n_recv : 1);
   GHashTable *h = g_hash_table_new(key_hash, key_equal);
   GHashTable *got = g_hash_table_new(g_direct_hash, g_direct_equal);
-  bool ok = index_recvs(p, h, keys, err) && match_sends(p, h, got, err) &&
-            all_received(p, got, err);
+  bool ok = check_graphs(p, err) && index_recvs(p, h, keys, err) &&
+            match_sends(p, h, got, err) && all_received(p, got, err);
   g_hash_table_destroy(got);
   g_hash_table_destroy(h);
   g_free(keys);
@@ -194,4 +369,39 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
   const struct wl_op *o = &p->ranks[rank].ops[i];
   g_assert(o->kind == WL_SEND);
   return &p->ranks[o->peer].ops[o->match];
+}
+
+struct wl_program *wl_linearize(const struct wl_program *p) {
+  g_assert(p->checked);
+  struct wl_program *q = wl_program_new(p->n_ranks);
+  q->measured_rank = p->measured_rank;
+  uint32_t **pos = g_new0(uint32_t *, p->n_ranks); /* old index -> new, graph ranks */
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *src = &p->ranks[r];
+    struct wl_rank *dst = &q->ranks[r];
+    dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
+    dst->n_ops = dst->cap = src->n_ops;
+    dst->n_flags = src->n_flags;
+    if (!src->graph || !src->n_ops) continue;
+    uint32_t *order = g_new(uint32_t, src->n_ops);
+    size_t n = order_of(src, order);
+    g_assert(n == src->n_ops); /* wl_program_check found no cycle */
+    pos[r] = g_new(uint32_t, src->n_ops);
+    for (size_t k = 0; k < src->n_ops; k++) {
+      dst->ops[k] = src->ops[order[k]];
+      dst->ops[k].n_deps = dst->ops[k].dep_first = 0;
+      dst->ops[k].lane = 0;
+      pos[r][order[k]] = (uint32_t)k;
+    }
+    g_free(order);
+  }
+  for (uint32_t r = 0; r < q->n_ranks; r++)
+    for (size_t i = 0; i < q->ranks[r].n_ops; i++) {
+      struct wl_op *o = &q->ranks[r].ops[i];
+      if (o->kind == WL_SEND && pos[o->peer]) o->match = pos[o->peer][o->match];
+    }
+  for (uint32_t r = 0; r < p->n_ranks; r++) g_free(pos[r]);
+  g_free(pos);
+  q->checked = true;
+  return q;
 }

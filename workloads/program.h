@@ -1,7 +1,23 @@
 /* The per-rank intermediate form a workload builds and a policy lowers
- * (DESIGN.md Sec. 4): per rank, an ordered list of compute phases, sends,
- * receives and device syncs. It names no policy and no hardware. Loops are
- * unrolled by the workload (iterations, ring steps): the form stays flat. */
+ * (DESIGN.md Sec. 4 and 8): per rank, compute phases, sends, receives and
+ * device syncs. It names no policy and no hardware.
+ *
+ * A rank is one of two shapes:
+ * - a sequence (the built-in workloads): ops run in order, lane 1 ops may
+ *   overlap lane 0 until the next sync;
+ * - a dependency graph (GOAL schedules, YAML programs, collectives): once
+ *   any op of the rank has an explicit dependency (wl_requires,
+ *   wl_irequires), every op starts as soon as the ops it requires have
+ *   completed (irequires: started), as in LogGOPSim's GOAL semantics; an op
+ *   with no dependency starts at time zero. Host-driven policies run such a
+ *   rank as a graph (models/cpu.c); policies that drive from the GPU run one
+ *   order of it (wl_linearize), waits placed as late as dependencies allow.
+ * Messages match in program order: the k-th send from A to B with tag T
+ * meets the k-th receive at B from A with tag T (LogGOPSim matches in
+ * arrival order; the two agree when a rank's sends to one peer and tag are
+ * ordered by its dependencies, as in every schedule Schedgen writes).
+ * Loops are unrolled by the workload (iterations, ring steps); see
+ * wl_coll for collectives written as one call. */
 #ifndef WL_PROGRAM_H
 #define WL_PROGRAM_H
 
@@ -14,7 +30,15 @@ enum wl_op_kind {
   WL_SEND,    /* bytes to rank peer, matched by (sender, tag) at the peer */
   WL_RECV,    /* bytes from rank peer with tag */
   WL_SYNC,    /* all of the rank's compute before it ends before any after it
-                 starts (a kernel boundary, or a device-wide barrier) */
+                 starts (a kernel boundary, or a device-wide barrier); sequence
+                 ranks only */
+};
+
+/* Where a compute op runs (WL_COMPUTE's `on`). */
+enum wl_where {
+  WL_ON_ANY, /* the policy's compute device: the GPU, or the CPU under `cpu` */
+  WL_ON_CPU, /* the host CPU (a GOAL calc with calc_on: cpu) */
+  WL_ON_GPU, /* the GPU (calc_on: gpu); not under `cpu` */
 };
 
 /* Which WGs of a compute phase make (or consume) a message: first +
@@ -28,9 +52,15 @@ struct wl_op {
   uint32_t n_wgs;        /* WL_COMPUTE, >= 1 */
   int64_t flops_per_wg;  /* WL_COMPUTE */
   int64_t bytes_per_wg;  /* WL_COMPUTE: bytes of memory traffic */
+  int64_t time_ps;       /* WL_COMPUTE: if > 0, each WG takes this long (a GOAL
+                            calc), overriding flops and bytes */
+  uint8_t on;            /* WL_COMPUTE: enum wl_where */
+  uint8_t one_sided;     /* WL_SEND, WL_RECV: a put and its signal wait, no host
+                            receive (both ends must agree) */
   uint32_t peer;         /* WL_SEND, WL_RECV */
   int64_t bytes;         /* WL_SEND, WL_RECV */
-  uint32_t tag;          /* WL_SEND, WL_RECV: unique per (sender, receiver) */
+  uint32_t tag;          /* WL_SEND, WL_RECV: matched in program order per
+                            (sender, receiver, tag) */
   /* WL_SEND, WL_RECV: the data is `parts` equal pieces, piece j made by
    * (send) or consumed by (recv) WGs [j*n/parts, (j+1)*n/parts) of the
    * nearest compute phase before (send) or after (recv). Policies that send
@@ -43,14 +73,28 @@ struct wl_op {
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
                             second stream, or specialized WGs) */
+  uint32_t line;         /* where the op was written (a GOAL or YAML line), 0:
+                            built by a workload; for messages */
+  uint32_t dep_first;    /* graph ranks: deps[dep_first .. + n_deps) */
+  uint32_t n_deps;
   /* Filled by wl_program_check: */
   uint32_t match;        /* WL_SEND: index of the matching receive at peer */
   uint32_t flag;         /* WL_RECV: first of its `parts` flag ids (1-based) */
 };
 
+/* A dependency of a graph rank's op: on op `op` having completed
+ * (requires) or started (irequires). */
+struct wl_dep {
+  uint32_t op;
+  uint8_t on_start;
+};
+
 struct wl_rank {
   struct wl_op *ops;
   size_t n_ops, cap;
+  struct wl_dep *deps;   /* graph ranks */
+  size_t n_deps, deps_cap;
+  bool graph;            /* a dependency graph, not a sequence */
   uint8_t lane;          /* the lane ops are added to (wl_lane) */
   uint32_t n_flags;      /* filled by wl_program_check */
 };
@@ -82,6 +126,30 @@ void wl_send_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t b
 void wl_recv_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes,
                    uint32_t tag, uint32_t parts);
 void wl_sync(struct wl_program *p, uint32_t rank);
+/* A compute op of a fixed TIME_PS (one WG) on device ON (enum wl_where):
+ * GOAL's calc. */
+void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on);
+/* The index of RANK's latest op. */
+uint32_t wl_last(const struct wl_program *p, uint32_t rank);
+/* Op OP of RANK starts only after op ON has completed (requires) or
+ * started (irequires); makes RANK a graph. ON != OP. */
+void wl_requires(struct wl_program *p, uint32_t rank, uint32_t op, uint32_t on);
+void wl_irequires(struct wl_program *p, uint32_t rank, uint32_t op, uint32_t on);
+/* Marks RANK a graph with no dependency added yet (every op starts at
+ * once until some are). */
+void wl_graph(struct wl_program *p, uint32_t rank);
+/* A copy of P in which every graph rank is a sequence: one order of its
+ * ops that respects every dependency, taking at each point the
+ * lowest-numbered ready op that does not wait for data, and a receive only
+ * when nothing else is ready (so a wait sits as late as the dependencies
+ * allow). Matches and flags are kept. P must be checked; free with
+ * wl_program_free. */
+struct wl_program *wl_linearize(const struct wl_program *p);
+/* Whether any rank of P is a graph. */
+bool wl_has_graph(const struct wl_program *p);
+/* "rank R op I" plus " (line L)" when the op has a line, into BUF. */
+const char *wl_op_where(const struct wl_program *p, uint32_t rank, size_t i, char *buf,
+                        size_t size);
 /* Ops added to RANK from now on go to LANE (0 or 1). */
 void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane);
 /* Restricts the last op of RANK (a send or receive of one part) to SEL. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "result.h"
 #include "scenario.h"
 #include "sweep.h"
@@ -14,7 +15,6 @@
 #include "sweep_run.h"
 #include "calib.h"
 #include "cli.h"
-#include "fit.h"
 #include "points.h"
 #include "trace.h"
 #include "workload.h"
@@ -82,20 +82,23 @@ static bool parse_format(const char *text, enum result_format *fmt) {
   return true;
 }
 
-struct results_out {
-  const struct sim_result_set *set;
-  enum result_format fmt;
-};
-
-static void put_results(FILE *out, const void *user) {
-  const struct results_out *r = user;
-  result_write(out, r->set, r->fmt);
-}
-
 /* Writes the results to PATH through a temporary file, or to stdout. */
 static bool write_results(const char *path, const struct sim_result_set *set,
                           enum result_format fmt) {
-  return cli_write_output(path, put_results, &(struct results_out){set, fmt});
+  if (!path) {
+    result_write(stdout, set, fmt);
+    return fflush(stdout) == 0;
+  }
+  struct outfile out;
+  char *err = NULL;
+  bool ok = of_open(&out, path, &err);
+  if (ok) {
+    result_write(out.f, set, fmt);
+    ok = of_commit(&out, &err);
+  }
+  if (!ok) fprintf(stderr, "trigsim: %s\n", err);
+  g_free(err);
+  return ok;
 }
 
 /* Writes the results of every point (RUNS[i], N_RUNS[i] of point i) in
