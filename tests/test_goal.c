@@ -338,7 +338,8 @@ static void test_expressions(void) {
   expect_eval_error("rank +", UNIT_NONE, "expected a number, rank, nranks, a loop variable or (");
   expect_eval_error("ranks", UNIT_NONE, "at column 1 of 'ranks'");
   expect_eval_error("(rank", UNIT_NONE, "expected )");
-  expect_eval_error("rank < 1KiB", UNIT_NONE, "expected sides both with a unit or both without");
+  expect_eval_error("rank < 1KiB", UNIT_SIZE, "expected sides both with a unit or both without");
+  expect_eval_error("rank + 1KiB", UNIT_NONE, "expected an integer, got 1KiB (a size) at column 8");
   expect_eval_error("9223372036854775807 + 1", UNIT_NONE, "a sum that fits in 64 bits");
 }
 

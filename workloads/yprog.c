@@ -46,8 +46,9 @@ struct eval {
 };
 
 static bool eval_fail(struct eval *e, const char *what) {
-  if (!e->err) e->err = g_strdup_printf("expected %s at column %d of '%s'", what,
-                                        (int)(e->pos - e->s) + 1, e->s);
+  if (!e->err)
+    e->err = g_strdup_printf("%s%s at column %d of '%s'", g_str_has_prefix(what, "expected ") ? "" : "expected ",
+                             what, (int)(e->pos - e->s) + 1, e->s);
   return false;
 }
 
