@@ -918,8 +918,9 @@ static void write_values(const struct fit *f, FILE *out) {
     for (guint d = same; d + 1 < n; d++) fprintf(out, "%*s%s:\n", (int)(2 * d), "", c[d]);
     char *v = value_label(p, p->value), *s = value_label(p, p->sigma), *lo = value_label(p, p->lo),
          *hi = value_label(p, p->hi);
-    char *unc = isnan(p->sigma) ? g_strdup("no target depends on it")
-                                : g_strdup_printf("+- %s (1 sigma)", s);
+    char *unc = p->bound         ? g_strdup("no uncertainty at a bound")
+                : isnan(p->sigma) ? g_strdup("no target depends on it")
+                                  : g_strdup_printf("+- %s (1 sigma)", s);
     fprintf(out, "%*s%s: %s  # fitted: %s, bounds [%s, %s]%s%s%s%s\n", (int)(2 * (n - 1)),
             "", c[n - 1], v, unc, lo, hi, p->bound ? ", AT ITS " : "",
             p->bound < 0 ? "MIN" : p->bound > 0 ? "MAX" : "", p->why ? ": " : "",
