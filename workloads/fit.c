@@ -368,7 +368,8 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
     t->key_path = g_strdup(kp);
   }
   n = sc_map_get(m, "value");
-  if (n && n->kind == SC_MAP && !(n = measured_value(f, n, KP("value"), &measured, err))) goto out;
+  KP("value");
+  if (n && n->kind == SC_MAP && !(n = measured_value(f, n, kp, &measured, err))) goto out;
   if (!parse_quantity(n, kp, &t->value, &t->dim, err)) goto out;
   if (t->value == 0) {
     fail(err, n, kp, "a non-zero value (residuals are relative to it)");
@@ -398,6 +399,16 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
     fail(err, at, KP("at"), "a mapping of parameter paths to values, as --set takes");
     goto out;
   }
+  for (size_t k = 0; at && k < at->n_pairs; k++)
+    for (size_t q = 0; q < f->n_params; q++)
+      if (!strcmp(at->pairs[k].key, f->params[q].path)) {
+        struct sc_node where = key_at(&at->pairs[k]);
+        char *ap = g_strdup_printf("%s.at.%s", path, at->pairs[k].key);
+        *err = sc_error_at(&where, ap, "expected a path that is not fitted, got '%s' (a parameter)",
+                           at->pairs[k].key);
+        g_free(ap);
+        goto out;
+      }
   n = sc_map_get(m, "name");
   if (n && !want_scalar(n, KP("name"), "a name", err)) goto out;
   t->name = n ? g_strdup(n->scalar)
