@@ -20,7 +20,9 @@
 enum quantity { Q_TOTAL, Q_PHASE, Q_COUNTER };
 
 struct fit_param {
-  char *path;                  /* "hardware.cpu.send" */
+  char *path;                  /* "hardware.cpu.send", or "hardware.cpu.submit_table@64" */
+  char *set_path;              /* the path it is applied at (without "@X") */
+  int64_t x;                   /* a table point's X (a PAR_TABLE parameter) */
   const struct par_decl *decl;
   const struct sc_node *node;  /* its entry in the fit file (marks) */
   double lo, hi, start;        /* base units (ps, bps, bytes, Hz, number) */
@@ -124,6 +126,10 @@ static bool parse_quantity(const struct sc_node *n, const char *path, double *v,
 static const struct par_decl *resolve_param(struct fit *f, const char *path,
                                             const struct sc_node *at, char **err) {
   char **c = g_strsplit(path, ".", -1);
+  guint64 x = 0;
+  char *point = strchr(c[0] ? c[g_strv_length(c) - 1] : "", '@');
+  bool bad_point = point && (!g_ascii_string_to_unsigned(point + 1, 10, 0, G_MAXINT64, &x, NULL));
+  if (point) *point = '\0';
   guint n = g_strv_length(c);
   const struct par_decl *d = NULL;
   const struct par_group *g = NULL;
@@ -148,11 +154,14 @@ static const struct par_decl *resolve_param(struct fit *f, const char *path,
     *err = sc_error_at(at, kp, "expected %s, got '%s'", want, path);
     g_free(kp);
     g_free(want);
-  } else if (d->type == PAR_BOOL || d->type == PAR_ENUM || d->type == PAR_STRING ||
-             d->type == PAR_TABLE) {
+  } else if ((d->type == PAR_TABLE) != (point != NULL) || bad_point ||
+             (d->type != PAR_INT && d->type != PAR_FLOAT && d->type != PAR_TIME &&
+              d->type != PAR_BANDWIDTH && d->type != PAR_SIZE && d->type != PAR_FREQ &&
+              d->type != PAR_TABLE)) {
     char *kp = g_strdup_printf("parameters.%s", path);
     *err = sc_error_at(at, kp, "expected a numeric parameter (a number, time, bandwidth, size "
-                               "or frequency), got '%s' (not a number)", path);
+                               "or frequency) or a table's point (PATH@X, X an integer), got '%s'",
+                       path);
     g_free(kp);
     d = NULL;
   }
@@ -172,9 +181,11 @@ static bool param_value(const struct fit_param *p, const struct sc_node *n, cons
     return false;
   }
   /* The declared range: par_set on a scratch value says it as `params` does. */
-  union { int64_t i; double d; } scratch;
+  union { int64_t i; double d; struct par_table t; } scratch;
   char text[64];
   if (p->decl->type == PAR_FLOAT) g_ascii_formatd(text, sizeof text, "%.17g", *v);
+  else if (p->decl->type == PAR_TABLE)
+    g_snprintf(text, sizeof text, "%lld:%lldps", (long long)p->x, (long long)llround(*v));
   else g_snprintf(text, sizeof text, "%lld", (long long)llround(*v));
   struct par_decl d = *p->decl;
   d.offset = 0;
@@ -196,6 +207,14 @@ static bool load_param(struct fit *f, const struct sc_pair *pr, struct fit_param
   p->path = g_strdup(pr->key);
   p->node = pr->value;
   if (!(p->decl = resolve_param(f, pr->key, &at, err))) goto out;
+  char *sign = strchr(p->path, '@');
+  p->set_path = sign ? g_strndup(p->path, (gsize)(sign - p->path)) : g_strdup(p->path);
+  if (sign) p->x = g_ascii_strtoll(sign + 1, NULL, 10);
+  for (size_t q = 0; q < (size_t)(p - f->params); q++)
+    if (!strcmp(f->params[q].path, p->path)) {
+      fail(err, &at, path, "each parameter (or table point) once");
+      goto out;
+    }
   const struct sc_node *m = pr->value;
   if (m->kind != SC_MAP) {
     fail(err, m, path, "a mapping with start, min, max (and why)");
@@ -401,7 +420,7 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
   }
   for (size_t k = 0; at && k < at->n_pairs; k++)
     for (size_t q = 0; q < f->n_params; q++)
-      if (!strcmp(at->pairs[k].key, f->params[q].path)) {
+      if (!strcmp(at->pairs[k].key, f->params[q].set_path)) {
         struct sc_node where = key_at(&at->pairs[k]);
         char *ap = g_strdup_printf("%s.at.%s", path, at->pairs[k].key);
         *err = sc_error_at(&where, ap, "expected a path that is not fitted, got '%s' (a parameter)",
@@ -560,6 +579,7 @@ void fit_free(struct fit *f) {
   }
   for (size_t i = 0; i < f->n_params; i++) {
     g_free(f->params[i].path);
+    g_free(f->params[i].set_path);
     g_free(f->params[i].why);
   }
   for (size_t i = 0; i < f->n_targets; i++) {
@@ -596,14 +616,41 @@ static double dx_du(const struct fit_param *p, double u) {
   return (p->hi - p->lo) * s * (1 - s);
 }
 
-/* The text a parameter's value is applied with: integral types rounded
- * to their base unit, which units_parse_int takes without a suffix. */
-static char *value_text(const struct fit_param *p, double x) {
+/* Whether parameter I is the first one applied at its path (a table's
+ * points share one). */
+static bool first_of_path(const struct fit *f, size_t i) {
+  for (size_t q = 0; q < i; q++)
+    if (!strcmp(f->params[q].set_path, f->params[i].set_path)) return false;
+  return true;
+}
+
+static int by_x(const void *a, const void *b) {
+  const struct fit_param *p = *(const struct fit_param *const *)a, *q = *(const struct fit_param *const *)b;
+  return (p->x > q->x) - (p->x < q->x);
+}
+
+/* The text parameter I is applied with, at values X[]: integral types
+ * rounded to their base unit, which units_parse_int takes without a
+ * suffix; a table, every point fitted at its path in rising X, "X:Yps". */
+static char *value_text(const struct fit *f, size_t i, const double *x) {
+  const struct fit_param *p = &f->params[i];
   if (p->decl->type == PAR_FLOAT) {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.17g", x));
+    return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.17g", x[i]));
   }
-  return g_strdup_printf("%lld", (long long)llround(x));
+  if (p->decl->type != PAR_TABLE) return g_strdup_printf("%lld", (long long)llround(x[i]));
+  GPtrArray *pts = g_ptr_array_new();
+  for (size_t q = 0; q < f->n_params; q++)
+    if (!strcmp(f->params[q].set_path, p->set_path)) g_ptr_array_add(pts, &f->params[q]);
+  qsort(pts->pdata, pts->len, sizeof(gpointer), by_x);
+  GString *s = g_string_new(NULL);
+  for (guint k = 0; k < pts->len; k++) {
+    const struct fit_param *q = pts->pdata[k];
+    g_string_append_printf(s, "%s%lld:%lldps", k ? ", " : "", (long long)q->x,
+                           (long long)llround(x[q - f->params]));
+  }
+  g_ptr_array_free(pts, TRUE);
+  return g_string_free(s, FALSE);
 }
 
 /* The readable form of value X of P (units_format; a number otherwise). */
@@ -638,8 +685,10 @@ static bool bind_run(struct fit *f, const struct fit_run *r, const double *x, st
     ok = sc_put(tree, p->key, sc_node_copy(p->value), &at, err);
   }
   for (size_t i = 0; ok && i < f->n_params; i++) {
-    char *text = value_text(&f->params[i], x[i]);
-    ok = sc_put(tree, f->params[i].path, scalar_at(f->params[i].node, text), f->params[i].node, err);
+    if (!first_of_path(f, i)) continue; /* a table, applied whole at its first point */
+    char *text = value_text(f, i, x);
+    ok = sc_put(tree, f->params[i].set_path, scalar_at(f->params[i].node, text),
+                f->params[i].node, err);
     g_free(text);
   }
   GString *pol = g_string_new("[");
@@ -835,8 +884,8 @@ int fit_run(struct fit *f, unsigned jobs, FILE *progress, char **err) {
     status = 1;
   }
   if (status == 0) {
-    f->reason = st == GSL_EMAXITER ? "maximum iterations reached"
-                : st == GSL_ENOPROG ? "no further progress"
+    f->reason = st == GSL_EMAXITER && f->iterations >= f->max_iter ? "maximum iterations reached"
+                : st != GSL_SUCCESS ? "no step reduced the cost (a zero or step-like response?)"
                 : info == 1         ? "converged: small step"
                                     : "converged: small gradient";
     /* The targets at the solution, and the covariance from its Jacobian:
@@ -917,34 +966,59 @@ static char *target_label(const struct fit_target *t, double v) {
   return g_strdup(units_format(llround(v), t->dim, buf, sizeof buf));
 }
 
+static int by_set_path(const void *a, const void *b) {
+  const struct fit_param *p = *(const struct fit_param *const *)a, *q = *(const struct fit_param *const *)b;
+  int c = strcmp(p->set_path, q->set_path);
+  return c ? c : (p > q) - (p < q);
+}
+
 /* The fitted values as nested maps: parameters sharing a path prefix
- * share the map (hardware: cpu: send: ...), in the fit file's order. */
+ * share the map (hardware: cpu: send: ...), sorted by path; a table's
+ * points make one value. */
 static void write_values(const struct fit *f, FILE *out) {
-  char **prev = NULL;
+  const struct fit_param **order = g_new(const struct fit_param *, f->n_params);
+  double *vals = g_new(double, f->n_params);
   for (size_t i = 0; i < f->n_params; i++) {
-    const struct fit_param *p = &f->params[i];
-    char **c = g_strsplit(p->path, ".", -1);
+    order[i] = &f->params[i];
+    vals[i] = f->params[i].value;
+  }
+  qsort(order, f->n_params, sizeof *order, by_set_path);
+  char **prev = NULL;
+  for (size_t k = 0; k < f->n_params; k++) {
+    const struct fit_param *p = order[k];
+    size_t i = (size_t)(p - f->params);
+    if (!first_of_path(f, i)) continue;
+    char **c = g_strsplit(p->set_path, ".", -1);
     guint n = g_strv_length(c), same = 0;
     while (prev && prev[same] && same + 1 < n && !strcmp(prev[same], c[same])) same++;
     for (guint d = same; d + 1 < n; d++) fprintf(out, "%*s%s:\n", (int)(2 * d), "", c[d]);
-    char *v = value_label(p, p->value), *s = value_label(p, p->sigma), *lo = value_label(p, p->lo),
-         *hi = value_label(p, p->hi);
-    char *unc = p->bound         ? g_strdup("no uncertainty at a bound")
-                : isnan(p->sigma) ? g_strdup("no target depends on it")
-                                  : g_strdup_printf("+- %s (1 sigma)", s);
-    fprintf(out, "%*s%s: %s  # fitted: %s, bounds [%s, %s]%s%s%s%s\n", (int)(2 * (n - 1)),
-            "", c[n - 1], v, unc, lo, hi, p->bound ? ", AT ITS " : "",
-            p->bound < 0 ? "MIN" : p->bound > 0 ? "MAX" : "", p->why ? ": " : "",
-            p->why ? p->why : "");
-    g_free(unc);
-    g_free(v);
-    g_free(s);
-    g_free(lo);
-    g_free(hi);
+    if (p->decl->type == PAR_TABLE) {
+      char *v = value_text(f, i, vals);
+      fprintf(out, "%*s%s: \"%s\"  # fitted at each point: see provenance.parameters%s%s\n",
+              (int)(2 * (n - 1)), "", c[n - 1], v, p->why ? ": " : "", p->why ? p->why : "");
+      g_free(v);
+    } else {
+      char *v = value_label(p, p->value), *s = value_label(p, p->sigma), *lo = value_label(p, p->lo),
+           *hi = value_label(p, p->hi);
+      char *unc = p->bound         ? g_strdup("no uncertainty at a bound")
+                  : isnan(p->sigma) ? g_strdup("no target depends on it")
+                                    : g_strdup_printf("+- %s (1 sigma)", s);
+      fprintf(out, "%*s%s: %s  # fitted: %s, bounds [%s, %s]%s%s%s%s\n", (int)(2 * (n - 1)), "",
+              c[n - 1], v, unc, lo, hi, p->bound ? ", AT ITS " : "",
+              p->bound < 0 ? "MIN" : p->bound > 0 ? "MAX" : "", p->why ? ": " : "",
+              p->why ? p->why : "");
+      g_free(unc);
+      g_free(v);
+      g_free(s);
+      g_free(lo);
+      g_free(hi);
+    }
     g_strfreev(prev);
     prev = c;
   }
   g_strfreev(prev);
+  g_free(order);
+  g_free(vals);
 }
 
 void fit_write(const struct fit *f, const char *out_path, FILE *out) {
