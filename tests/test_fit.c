@@ -51,6 +51,38 @@ static struct fit *load(const char *text, char **err) {
   return f;
 }
 
+/* The fit file TEXT loaded and run on JOBS threads (NULL when either failed). */
+static struct fit *fitted(const char *text, unsigned jobs) {
+  char *err = NULL;
+  struct fit *f = load(text, &err);
+  if (f && fit_run(f, jobs, NULL, &err) != 0) {
+    fit_free(f);
+    f = NULL;
+  }
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  return f;
+}
+
+/* Parameter PATH's fitted value and active bound. */
+static double value_of(const struct fit *f, const char *path, int *bound) {
+  double v = NAN, s = 0;
+  int b = 0;
+  CU_ASSERT_TRUE(fit_value(f, path, &v, &s, &b));
+  if (bound) *bound = b;
+  return v;
+}
+
+/* What fit_write writes (free). */
+static char *written(const struct fit *f, const char *out_path) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  fit_write(f, out_path, out);
+  fclose(out);
+  return buf;
+}
+
 /* Known values: send 700 ns, recv 300 ns. The cpu ping is then, by hand
  * (tests/test_policy.c's derivation): 1 ns compute + build 200 + send 700
  * + bus 102 + the put's leg 686.26 + recv 300 = 1989.26 ns, and the
@@ -77,19 +109,14 @@ static void test_recovers_known_parameters(void) {
       "  - {scenario: ping, policy: cpu, counter: node1.cpu.recv_time,\n"
       "     value: {from: %s, key: measured.recv}}\n",
       scen, total, meas);
-  char *err = NULL;
-  struct fit *f = load(text, &err);
-  if (err) fprintf(stderr, "%s\n", err);
+  struct fit *f = fitted(text, 2);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  CU_ASSERT_EQUAL(fit_run(f, 2, NULL, &err), 0);
-  double v = 0, s = 0;
   int bound = 9;
-  CU_ASSERT_TRUE(fit_value(f, "hardware.cpu.send", &v, &s, &bound));
-  CU_ASSERT_DOUBLE_EQUAL(v, 700000, 5);
+  CU_ASSERT_DOUBLE_EQUAL(value_of(f, "hardware.cpu.send", &bound), 700000, 5);
   CU_ASSERT_EQUAL(bound, 0);
-  CU_ASSERT_TRUE(fit_value(f, "hardware.cpu.recv", &v, &s, &bound));
-  CU_ASSERT_DOUBLE_EQUAL(v, 300000, 5);
-  CU_ASSERT_FALSE(fit_value(f, "hardware.cpu.build_cmd", &v, &s, &bound));
+  CU_ASSERT_DOUBLE_EQUAL(value_of(f, "hardware.cpu.recv", NULL), 300000, 5);
+  double v, sd;
+  CU_ASSERT_FALSE(fit_value(f, "hardware.cpu.build_cmd", &v, &sd, &bound));
   fit_free(f);
   g_free(text);
   g_free(meas_text);
@@ -119,20 +146,10 @@ static void test_recovers_a_table_point(void) {
                                "  - {scenario: ping, policy: hdn, value: %.0fps,\n"
                                "     at: {hardware.cpu.switch_poll_interval: 0ps}}\n",
                                scen, total);
-  char *err = NULL;
-  struct fit *f = load(text, &err);
-  if (err) fprintf(stderr, "%s\n", err);
+  struct fit *f = fitted(text, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  CU_ASSERT_EQUAL(fit_run(f, 1, NULL, &err), 0);
-  double v = 0, s = 0;
-  int bound = 9;
-  CU_ASSERT_TRUE(fit_value(f, "hardware.gpu.launch_table@1", &v, &s, &bound));
-  CU_ASSERT_DOUBLE_EQUAL(v, 2000000, 5);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
-  fit_write(f, NULL, out);
-  fclose(out);
+  CU_ASSERT_DOUBLE_EQUAL(value_of(f, "hardware.gpu.launch_table@1", NULL), 2000000, 5);
+  char *buf = written(f, NULL);
   CU_ASSERT_PTR_NOT_NULL(strstr(buf, "    launch_table: \"1:"));
   free(buf);
   fit_free(f);
@@ -153,20 +170,13 @@ static void test_bounds_hold(void) {
                                "  - {scenario: ping, policy: cpu, value: 6.5us}\n"
                                "  - {scenario: ping, policy: cpu, over: hdn, value: 1.2}\n",
                                scen);
-  char *err = NULL;
-  struct fit *f = load(text, &err);
+  struct fit *f = fitted(text, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-  CU_ASSERT_EQUAL(fit_run(f, 1, NULL, &err), 0);
-  double v = 0, s = 0;
   int bound = 0;
-  CU_ASSERT_TRUE(fit_value(f, "hardware.cpu.send", &v, &s, &bound));
+  double v = value_of(f, "hardware.cpu.send", &bound);
   CU_ASSERT_TRUE(v <= 3000000 && v > 2990000);
   CU_ASSERT_EQUAL(bound, 1);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
-  fit_write(f, NULL, out);
-  fclose(out);
+  char *buf = written(f, NULL);
   CU_ASSERT_PTR_NOT_NULL(strstr(buf, "AT ITS MAX"));
   CU_ASSERT_PTR_NOT_NULL(strstr(buf, "active_bound: max"));
   free(buf);
@@ -245,11 +255,7 @@ static void test_committed_gputn_fit_reproduces(void) {
     struct fit *f = fit_load(fit_path, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     CU_ASSERT_EQUAL(fit_run(f, jobs, NULL, &err), 0);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-    fit_write(f, out_path, out);
-    fclose(out);
+    char *buf = written(f, out_path);
     CU_ASSERT_STRING_EQUAL(buf, want);
     free(buf);
     fit_free(f);
