@@ -270,6 +270,11 @@ int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, b
 
 int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                                int64_t compute_ps) {
+  return calib_predict_run(hw, n, iters, sync, compute_ps, NULL);
+}
+
+int64_t calib_predict_run(const struct calib_hw *hw, int64_t n, int iters, bool sync,
+                          int64_t compute_ps, uint64_t *events) {
   g_assert(iters >= 1 && n >= 1);
   struct kstep step = {.kind = KS_COMPUTE};
   struct kernel k = {.name = "jacobi", .steps = &step, .n_steps = 1};
@@ -303,7 +308,8 @@ int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, 
   char *err = NULL;
   struct system *s = sys_build(e, &h, progs, &err);
   if (!s) g_error("calib: one-node system: %s", err);
-  sim_run(e, SIM_TIME_MAX, 0);
+  uint64_t ran = sim_run(e, SIM_TIME_MAX, 0);
+  if (events) *events = ran;
   struct sim_report rep;
   sim_report_init(&rep);
   sim_finish(e, &rep);

@@ -132,7 +132,10 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err);
  * roofline: one WG of that duration per kernel. */
 int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                               int64_t compute_ps);
-/* The same loop's total time (ps): when the CPU's main thread is done. */
+/* The same loop's total time (ps): when the CPU's main thread is done;
+ * calib_predict_run also gives the engine events it took (EVENTS may be NULL). */
+int64_t calib_predict_run(const struct calib_hw *hw, int64_t n, int iters, bool sync,
+                          int64_t compute_ps, uint64_t *events);
 int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                                int64_t compute_ps);
 

@@ -178,6 +178,54 @@ static sim_time kernel_wait_end(struct sim_comp *c, sim_time start, sim_time arr
   return seen;
 }
 
+/* The thread's work of compute, launch and NIC command step ST begun at
+ * NOW: charges it, sends what it sends, returns how long it takes. */
+static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time now) {
+  const struct cpu_config *cfg = c->config;
+  struct cpu_state *s = c->state;
+  const struct nodeprog *pr = s->prog;
+  sim_time d = 0;
+  switch (st->kind) {
+  case HS_COMPUTE:
+    d = st->time > 0 ? st->time : 0;
+    spend(c, CAT_COMPUTE, now, d);
+    break;
+  case HS_LAUNCH: {
+    if (st->qcmd >= pr->n_qcmds)
+      g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
+    const struct qcmd *qc = &pr->qcmds[st->qcmd];
+    if (qc->kind == Q_KERNEL) {
+      if (qc->kernel >= pr->n_kernels)
+        g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
+      s->launched[qc->kernel]++;
+    }
+    d = cfg->launch_submit;
+    spend(c, CAT_LAUNCH, now, d);
+    s->launches++;
+    cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
+    break;
+  }
+  case HS_NIC_CMD: {
+    if (st->cmd >= pr->n_cmds)
+      g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
+    uint8_t op = pr->cmds[st->cmd].op;
+    bool trig = op == NIC_TPUT || op == NIC_TGET;
+    sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
+    spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
+    d = b;
+    if (st->two_sided) {
+      spend(c, CAT_SEND, now + b, cfg->send);
+      d += cfg->send;
+    }
+    s->nic_cmds++;
+    cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
+    break;
+  }
+  default: g_error("%s: host step of unknown kind %u", c->name, st->kind);
+  }
+  return d;
+}
+
 /* ---- the graph executor (nodeprog.host_deps) ---- */
 
 enum { GS_BLOCKED, GS_READY, GS_STARTED, GS_DONE };
@@ -370,43 +418,11 @@ static void graph_run(struct sim_comp *c) {
     const struct hstep *st = &pr->host[i];
     sim_time now = sim_now(c->eng), d = 0;
     if (g->phase[i] == GS_READY) graph_start(g, i);
-    switch (st->kind) {
-    case HS_COMPUTE:
-      d = st->time > 0 ? st->time : 0;
-      spend(c, CAT_COMPUTE, now, d);
-      break;
-    case HS_LAUNCH: {
-      if (st->qcmd >= pr->n_qcmds)
-        g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
-      const struct qcmd *qc = &pr->qcmds[st->qcmd];
-      if (qc->kind == Q_KERNEL) s->launched[qc->kernel]++;
-      d = cfg->launch_submit;
-      spend(c, CAT_LAUNCH, now, d);
-      s->launches++;
-      cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
-      break;
-    }
-    case HS_NIC_CMD: {
-      if (st->cmd >= pr->n_cmds)
-        g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
-      uint8_t op = pr->cmds[st->cmd].op;
-      bool trig = op == NIC_TPUT || op == NIC_TGET;
-      sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
-      spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
-      d = b;
-      if (st->two_sided) {
-        spend(c, CAT_SEND, now + b, cfg->send);
-        d += cfg->send;
-      }
-      s->nic_cmds++;
-      cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
-      break;
-    }
-    case HS_WAIT_FLAG: /* a two-sided receive's completion */
+    if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
       d = cfg->recv;
       spend(c, CAT_RECV, now, d);
-      break;
-    default: g_error("%s: host step of unknown kind %u", c->name, st->kind);
+    } else {
+      d = thread_work(c, st, now);
     }
     if (d > 0) {
       g->running = i;
@@ -463,24 +479,8 @@ static void main_run(struct sim_comp *c) {
     sim_time d = 0;
     switch (st->kind) {
     case HS_COMPUTE:
-      d = st->time > 0 ? st->time : 0;
-      spend(c, CAT_COMPUTE, now, d);
-      break;
-    case HS_LAUNCH: {
-      if (st->qcmd >= pr->n_qcmds)
-        g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
-      const struct qcmd *qc = &pr->qcmds[st->qcmd];
-      if (qc->kind == Q_KERNEL) {
-        if (qc->kernel >= pr->n_kernels)
-          g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
-        s->launched[qc->kernel]++;
-      }
-      d = cfg->launch_submit;
-      spend(c, CAT_LAUNCH, now, d);
-      s->launches++;
-      cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
-      break;
-    }
+    case HS_LAUNCH:
+    case HS_NIC_CMD: d = thread_work(c, st, now); break;
     case HS_WAIT_KERNEL: {
       uint32_t k = st->kernel;
       if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
@@ -492,22 +492,6 @@ static void main_run(struct sim_comp *c) {
         return;
       }
       if (s->launched[k] > 0) d = kernel_wait_end(c, now, s->last_done[k]) - now;
-      break;
-    }
-    case HS_NIC_CMD: {
-      if (st->cmd >= pr->n_cmds)
-        g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
-      uint8_t op = pr->cmds[st->cmd].op;
-      bool trig = op == NIC_TPUT || op == NIC_TGET;
-      sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
-      spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
-      d = b;
-      if (st->two_sided) {
-        spend(c, CAT_SEND, now + b, cfg->send);
-        d += cfg->send;
-      }
-      s->nic_cmds++;
-      cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
       break;
     }
     case HS_WAIT_FLAG:

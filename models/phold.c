@@ -16,7 +16,8 @@ static const char *const phold_ports[2 * PHOLD_MAX_LINKS] = {
 
 #define PAR_CONFIG struct phold_config
 static const struct par_decl phold_decls[] = {
-    PAR(lps, PAR_INT, "64", "1", "16777216", "logical processes"),
+    PAR(lps, PAR_INT, "64", "1", "1048576",
+      "logical processes (about 420 B each: 2^20 is 0.4 GB before the events)"),
     PAR(population, PAR_INT, "4", "1", "1048576", "events each LP holds at start"),
     PAR(links, PAR_INT, "2", "1", "8", "links each LP starts (2 ports per link)"),
     PAR(link_latency, PAR_TIME, "1us", "0ps", "1s", "latency of every link (the lookahead)"),

@@ -58,7 +58,7 @@ static bool node_multiple(const struct net_config *c, char **err) {
   return false;
 }
 
-static bool net_check(const void *config, char **err) { return node_multiple(config, err); }
+static bool net_check(const void *config, char **err); /* below topo_shape */
 
 const struct par_group net_params = {
     .name = "network",
@@ -303,8 +303,9 @@ static bool shape_dragonfly(struct topo *t, char **err) {
   return true;
 }
 
-struct topo *topo_new(const struct net_config *cfg, char **err) {
-  struct topo *t = g_new0(struct topo, 1);
+/* Checks CFG and fills T's shape (switches, ports, per-topology sizes);
+ * allocates nothing. */
+static bool topo_shape(struct topo *t, const struct net_config *cfg, char **err) {
   t->cfg = *cfg;
   bool ok = true;
   if (cfg->nodes < 1 || cfg->nodes > 16777216) {
@@ -342,6 +343,19 @@ struct topo *topo_new(const struct net_config *cfg, char **err) {
       ok = false;
     }
   }
+  return ok;
+}
+
+/* The whole shape, at bind time: node counts a topology cannot hold are
+ * input errors that `validate` reports. */
+static bool net_check(const void *config, char **err) {
+  struct topo t = {0};
+  return topo_shape(&t, config, err);
+}
+
+struct topo *topo_new(const struct net_config *cfg, char **err) {
+  struct topo *t = g_new0(struct topo, 1);
+  bool ok = topo_shape(t, cfg, err);
   if (!ok) {
     g_free(t);
     return NULL;

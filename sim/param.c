@@ -89,15 +89,24 @@ static double bound_real(const struct par_decl *d, const char *text) {
   return v;
 }
 
+const char *par_bare_unit(const struct par_decl *d) {
+  return d->type == PAR_SIZE && g_str_has_suffix(d->key, "_bytes") ? "B" : NULL;
+}
+
 static bool set_int(const struct par_decl *d, void *field, const char *text, char **err) {
   int64_t v;
-  if (!units_parse_int(text, par_type_dim(d->type), &v, err)) return false;
-  if ((d->min && v < bound_int(d, d->min)) || (d->max && v > bound_int(d, d->max))) {
+  size_t len = strlen(text);
+  char *with = par_bare_unit(d) && len && g_ascii_isdigit(text[len - 1])
+                   ? g_strconcat(text, par_bare_unit(d), NULL)
+                   : NULL;
+  bool ok = units_parse_int(with ? with : text, par_type_dim(d->type), &v, err);
+  if (ok && ((d->min && v < bound_int(d, d->min)) || (d->max && v > bound_int(d, d->max)))) {
     *err = range_error(d, text);
-    return false;
+    ok = false;
   }
-  *(int64_t *)field = v;
-  return true;
+  if (ok) *(int64_t *)field = v;
+  g_free(with);
+  return ok;
 }
 
 static bool set_float(const struct par_decl *d, void *field, const char *text, char **err) {

@@ -3,6 +3,8 @@
  * --set and `overrides:` assignments, and binding onto declared parameters. */
 #include "scenario.h"
 
+#include "input.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -163,6 +165,18 @@ static struct sc_pair *find_pair(const struct sc_node *m, const char *key) {
 const struct sc_node *sc_map_get(const struct sc_node *m, const char *key) {
   const struct sc_pair *p = find_pair(m, key);
   return p ? p->value : NULL;
+}
+
+const struct sc_node *sc_node_near(const struct sc_node *root, const char *path) {
+  char **keys = g_strsplit(path, ".", -1);
+  const struct sc_node *n = root;
+  for (char **k = keys; *k && n; k++) {
+    const struct sc_node *next = sc_map_get(n, *k);
+    if (!next) break;
+    n = next;
+  }
+  g_strfreev(keys);
+  return n;
 }
 
 /* Appends KEY (taken) -> VALUE (taken) to map M. */
@@ -465,27 +479,6 @@ struct chain {
 };
 
 /* Reads PATH whole; on failure returns false with the errno in *ERRNUM. */
-static bool read_whole(const char *path, char **text, size_t *len, int *errnum) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) {
-    *errnum = errno;
-    return false;
-  }
-  GString *buf = g_string_new(NULL);
-  char chunk[16384];
-  ssize_t got;
-  while ((got = read(fd, chunk, sizeof chunk)) > 0) g_string_append_len(buf, chunk, got);
-  *errnum = errno;
-  close(fd);
-  if (got < 0) {
-    g_string_free(buf, TRUE);
-    return false;
-  }
-  *len = buf->len;
-  *text = g_string_free(buf, FALSE);
-  return true;
-}
-
 /* "device:inode" names a file however the path to it is spelled; NULL with
  * errno set when it cannot be read. */
 static char *file_identity(const char *path) {
@@ -494,10 +487,9 @@ static char *file_identity(const char *path) {
   return g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
 }
 
-static char *read_error(const char *file, const struct sc_node *inc, int errnum) {
-  if (!inc) return one_line(g_strdup_printf("%s: cannot read: %s", file, g_strerror(errnum)));
-  return sc_error_at(inc, "include", "expected a readable file, got '%s' (%s)", inc->scalar,
-                     g_strerror(errnum));
+static char *read_error(const char *file, const struct sc_node *inc, const char *why) {
+  if (!inc) return one_line(g_strdup_printf("%s: cannot read: %s", file, why));
+  return sc_error_at(inc, "include", "expected a readable file, got '%s' (%s)", inc->scalar, why);
 }
 
 static char *cycle_error(const struct chain *c, const char *real, const char *file,
@@ -587,12 +579,13 @@ static struct sc_node *load_tree(const char *path, const struct sc_node *inc, st
                                  char **err) {
   const char *file = g_intern_string(path);
   char *real = file_identity(path);
-  int errnum = real ? 0 : errno;
+  char *why = real ? NULL : g_strdup(g_strerror(errno));
   char *text = NULL;
   size_t len = 0;
   struct sc_node *root = NULL;
   bool ok = false;
-  if (!real || !read_whole(path, &text, &len, &errnum)) *err = read_error(file, inc, errnum);
+  if (!real || !in_read_regular(path, IN_MAX_SCENARIO_BYTES, &text, &len, &why))
+    *err = read_error(file, inc, why);
   else if (in_chain(c, real)) *err = cycle_error(c, real, file, inc);
   else ok = parse_text(text, len, file, 0, &root, err) && check_top(file, root, !inc, err);
   if (ok) {
@@ -603,6 +596,7 @@ static struct sc_node *load_tree(const char *path, const struct sc_node *inc, st
     g_ptr_array_remove_index(c->names, c->names->len - 1);
   }
   g_free(real);
+  g_free(why);
   g_free(text);
   if (ok) return root;
   sc_node_free(root);
@@ -980,7 +974,9 @@ static bool load_policies(struct scenario *s, char **err) {
   const struct sc_catalog *cat = s->catalog;
   if (!n) {
     s->policies = g_new0(char *, 2);
-    s->policies[0] = cat->n_policies ? g_strdup(cat->policies[0]) : NULL;
+    const char *def = cat->default_policy ? cat->default_policy(s->workload) : NULL;
+    if (!def && cat->n_policies) def = cat->policies[0];
+    s->policies[0] = g_strdup(def);
     s->n_policies = cat->n_policies ? 1 : 0;
     return true;
   }

@@ -63,6 +63,10 @@ bool sc_put(struct sc_node *root, const char *path, struct sc_node *value,
 /* The value under KEY in map M, or NULL (also when M is not a map). */
 const struct sc_node *sc_map_get(const struct sc_node *m, const char *key);
 
+/* The node at dotted PATH under ROOT ("hardware.cpu.helper_threads"), or
+ * its deepest ancestor there (ROOT when none is), for an error's location. */
+const struct sc_node *sc_node_near(const struct sc_node *root, const char *path);
+
 /* A message "file:line:col: PATH: " followed by the printf-formatted text,
  * newly allocated (g_free). */
 char *sc_error_at(const struct sc_node *n, const char *path, const char *fmt, ...)
@@ -96,6 +100,9 @@ struct sc_catalog {
   size_t n_workloads;
   const char *const *policies; /* names allowed in policies: [...] */
   size_t n_policies;
+  /* The policy a scenario of workload W runs without `policies:` (NULL, or
+   * returning NULL: policies[0]). */
+  const char *(*default_policy)(size_t w);
 };
 
 struct scenario {

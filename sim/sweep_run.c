@@ -356,7 +356,7 @@ enum swr_status swr_run(const struct swr_opts *o, swr_point_fn fn, void *user,
   enum swr_status st = SWR_DONE;
   if (pl.err) {
     *err = pl.err;
-    st = pl.io_failed ? SWR_IO : SWR_INPUT;
+    st = pl.io_failed ? SWR_IO : SWR_FAILED;
   } else if (finished < total) {
     *err = o->journal ? g_strdup_printf("trigsim: interrupted: %zu of %zu points kept in %s; run "
                                         "the same command again to resume",

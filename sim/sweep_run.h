@@ -37,7 +37,9 @@ struct swr_results {
   size_t resumed; /* points read back from the journal */
 };
 
-enum swr_status { SWR_DONE = 0, SWR_IO = 1, SWR_INPUT = 2, SWR_INTERRUPTED = 130 };
+/* SWR_FAILED: a point's callback returned false (its input was checked
+ * before the sweep, so the model failed). */
+enum swr_status { SWR_DONE = 0, SWR_IO = 1, SWR_FAILED = 3, SWR_INTERRUPTED = 130 };
 
 /* Runs every point of O not already in the journal. SIGINT and SIGTERM stop
  * it between points: what finished is in the journal. *ERR on failure. */

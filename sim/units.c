@@ -36,7 +36,7 @@ struct dec {
   long exp;
 };
 
-enum perr { PE_OK, PE_EMPTY, PE_SYNTAX, PE_TRAILING, PE_UNKNOWN, PE_DIM, PE_FRACTION, PE_RANGE };
+enum perr { PE_OK, PE_EMPTY, PE_SYNTAX, PE_TRAILING, PE_UNKNOWN, PE_DIM, PE_FRACTION, PE_RANGE, PE_BARE };
 
 #define EXP_CLAMP 100000L
 
@@ -192,6 +192,7 @@ static char *error_detail(enum perr e, const char *rest, enum unit_dim dim, bool
     return s;
   }
   case PE_DIM: return g_strdup(units_dim_name(u->dim));
+  case PE_BARE: return g_strdup_printf("a bare number: write its unit, e.g. %s", dim_example(dim));
   case PE_FRACTION:
     return dim == UNIT_NONE ? g_strdup("not a whole number")
                             : g_strdup_printf("not a whole number of %s", unit_base(dim)->name);
@@ -226,12 +227,19 @@ static enum perr parse_dec(const char *text, enum unit_dim dim, struct dec *n,
   return parse_text(text, dim, n, u, rest);
 }
 
+/* A number of a dimension with units, written without one (0 aside: the
+ * same in every unit). */
+static bool bare(enum unit_dim dim, const struct unit *u, const struct dec *n) {
+  return dim != UNIT_NONE && !u && n->digits->len;
+}
+
 bool units_parse_int(const char *text, enum unit_dim dim, int64_t *out, char **err) {
   struct dec n;
   const struct unit *u;
   const char *rest;
   text = text ? text : "";
   enum perr e = parse_dec(text, dim, &n, &u, &rest);
+  if (e == PE_OK && bare(dim, u, &n)) e = PE_BARE;
   if (e == PE_OK) e = dec_to_int64(&n, out);
   g_string_free(n.digits, TRUE);
   if (e != PE_OK && err) *err = error_message(e, text, rest, dim, true, u);
@@ -244,6 +252,7 @@ bool units_parse_real(const char *text, enum unit_dim dim, double *out, char **e
   const char *rest;
   text = text ? text : "";
   enum perr e = parse_dec(text, dim, &n, &u, &rest);
+  if (e == PE_OK && bare(dim, u, &n)) e = PE_BARE;
   if (e == PE_OK) {
     const char *digits = n.digits->len ? n.digits->str : "0";
     char *s = g_strdup_printf("%s%se%ld", n.neg ? "-" : "", digits, n.exp);

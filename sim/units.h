@@ -18,8 +18,9 @@ enum unit_dim {
 /* Name of a dimension for messages: "a time", "a bandwidth", ... */
 const char *units_dim_name(enum unit_dim dim);
 
-/* Parses TEXT as an integer count of DIM's base unit; a number without a
- * suffix is taken in the base unit. The result must be a whole number of base
+/* Parses TEXT as an integer count of DIM's base unit. A number without a
+ * unit is an error for a dimension with units ("1" is no time; "0" is
+ * accepted, being 0 in every unit). The result must be a whole number of base
  * units (e.g. "1.5ps" is an error) and fit in int64. On error returns false
  * and sets *ERR to a newly allocated message of the form
  * "expected a time such as 1.5us, got 100Gbps" (free with g_free). */

@@ -53,7 +53,7 @@ static void test_usage_errors_exit_2(void) {
 static void test_bad_scenario_exit_2_with_location(void) {
   char *bad = data("bad_range.yaml"), *err = NULL, *out = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", bad, NULL}, &out, &err), 2);
-  /* lps is on line 3, its value at column 8; range [1, 16777216]. */
+  /* lps is on line 3, its value at column 8; range [1, 1048576]. */
   char *want = g_strdup_printf("%s:3:8: workload.lps: expected", bad);
   CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
   CU_ASSERT_PTR_NOT_NULL(strstr(err, "got 0"));
@@ -184,7 +184,7 @@ static void test_params_listing(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "mean_hold"));
   g_free(out);
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", "phold", NULL}, &out, NULL), 0);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "16777216"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "1048576"));
   g_free(out);
 }
 

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "allreduce.h"
 #include "coll.h"
 #include "goal.h"
 #include "lower.h"
@@ -50,7 +51,8 @@ static sim_time run(struct wl_program *p, const char *policy, int64_t nodes, cha
   h.cpu.helper_threads = 1;
   struct sim_result r;
   sim_result_init(&r, policy);
-  sim_time t = pol_run(p, policy, &h.cfg, 1, NULL, &r, err) ? r.total_ps : -1;
+  struct wl_ctx ctx = {.seed = 1};
+  sim_time t = pol_run(p, policy, &h.cfg, &ctx, &r, err) ? r.total_ps : -1;
   sim_result_clear(&r);
   wl_program_free(p);
   return t;
@@ -254,12 +256,24 @@ static void test_malformed(void) {
                     ":4:5: workload.file: expected a label not used before in this rank");
   expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5 tag 3\n}\n",
                     ":3:12: workload.file: expected cpu N or the end of the statement, got tag");
-  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5\n", ": workload.file: expected } to close the rank");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5\n", ":3:11: workload.file: expected } to close the rank, got the end of the file");
   expect_read_error("num_ranks 2\nrank 2 {\n}\n", ":2:6: workload.file: expected a rank below num_ranks");
   expect_read_error("num_ranks 2\n/* open\nrank 0 {\n}\n",
-                    ":4: workload.file: expected */ to close the comment, got the end of the file");
+                    ":4:2: workload.file: expected */ to close the comment, got the end of the file");
   expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999999\n}\n",
                     ":3:10: workload.file: expected a calc time");
+  /* A line no schedule has, and something that is not a file. */
+  char *longline = g_strnfill(5000, 'x');
+  char *text = g_strdup_printf("num_ranks 2\nrank 0 {\n%s\n}\n", longline);
+  expect_read_error(text, ":3:4097: workload.file: expected a line of at most 4096 characters");
+  g_free(text);
+  g_free(longline);
+  char *e2 = NULL;
+  uint64_t n2 = 0;
+  CU_ASSERT_PTR_NULL(wl_goal_read("/dev/zero", 1000, WL_ON_ANY, 64, &n2, &e2));
+  CU_ASSERT_PTR_NOT_NULL(e2 && strstr(e2, "expected a readable GOAL file, got /dev/zero: "
+                                          "something that is not a regular file"));
+  g_free(e2);
   /* More ranks than nodes: no error text, the caller names the key. */
   char *err = NULL;
   uint64_t n = 0;
@@ -287,7 +301,9 @@ static void test_deadlocks(void) {
                   "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
   p = goal(g, &err);
   EXPECT_TIME(run(p, "hdn", 2, &err), -1);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 never finished, first at rank 0 op 0 (line 3)"));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 never finished (its host program waits); "
+                                            "rank 0's first op that never ended: rank 0 op 0 "
+                                            "(line 3)"));
   g_free(err);
   err = NULL;
   /* A dependency cycle is refused before the run. */
@@ -423,6 +439,37 @@ static void test_collectives_by_hand(void) {
   EXPECT_TIME(coll_time(ar, 1), 0);
 }
 
+static void test_export_round_trip(void) {
+  /* The built-in ring allreduce on 4 ranks, written as GOAL (calcs of the
+   * CPU's roofline time, in ps; each op requiring the one before) and read
+   * back, takes the same time under cpu: a chain of ops in a graph runs as
+   * the sequence does. */
+  struct allreduce_config c = {.size = 1 << 16, .elem = 4, .wgs = 8,
+                               .granularity = AR_WORK_GROUP, .mixed_wgs = 2, .wg_items = 64,
+                               .flops_per_elem = 1};
+  char *err = NULL;
+  struct wl_program *p = wl_allreduce_program(&c, 4, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
+  struct hw h;
+  hw_defaults(&h);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  wl_goal_write(p, &h.cpu, 1, f);
+  fclose(f);
+  char *path = tu_temp_file(".goal", text, len);
+  uint64_t n;
+  struct wl_program *g = wl_goal_read(path, 1, WL_ON_ANY, 64, &n, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+  sim_time tp = run(p, "cpu", 4, &err), tg = run(g, "cpu", 4, &err);
+  CU_ASSERT(tp > 0);
+  EXPECT_TIME(tg, tp);
+  g_free(path);
+  free(text);
+  g_free(err);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"GOAL ping, timed by hand", test_ping},
@@ -436,6 +483,7 @@ int main(void) {
       {"program expressions", test_expressions},
       {"program errors name the key", test_yprog_errors},
       {"collectives timed by hand", test_collectives_by_hand},
+      {"a workload exported as GOAL runs the same", test_export_round_trip},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }

@@ -18,6 +18,7 @@ struct cfg {
   int topo;
   char *name;
   struct par_table launch;
+  int64_t header_bytes;
 };
 
 #define PAR_CONFIG struct cfg
@@ -32,6 +33,7 @@ static const struct par_decl decls[] = {
     PAR(topo, PAR_ENUM, "fat-tree", NULL, NULL, "star|fat-tree|torus", "network shape"),
     PAR(name, PAR_STRING, "gpu0", NULL, NULL, NULL, "label"),
     PAR(launch, PAR_TABLE, "1:3us, 8:5us, 64:12us", "0ps", "1s", NULL, "launch by queue depth"),
+    PAR(header_bytes, PAR_SIZE, "64B", "0B", "64KiB", NULL, "bytes per header"),
 };
 #undef PAR_CONFIG
 
@@ -135,6 +137,17 @@ static void test_type_errors(void) {
   expect_reject(&c, "count", "2.5", "expected an integer, got 2.5 (not a whole number)");
   expect_reject(&c, "count", "", "expected an integer, got an empty value");
   expect_reject(&c, "prob", "half", "expected a number, got half (not a number)");
+  /* A bare number of a quantity with units is an error... */
+  expect_reject(&c, "launch_latency", "1",
+                "expected a time such as 1.5us, got 1 (a bare number: write its unit, e.g. 1.5us)");
+  expect_reject(&c, "buf", "8",
+                "expected a size such as 8MiB, got 8 (a bare number: write its unit, e.g. 8MiB)");
+  /* ...but 0, and a size whose key names its unit (bytes). */
+  expect_accept(&c, "launch_latency", "0");
+  CU_ASSERT_EQUAL(c.launch_latency, 0);
+  expect_accept(&c, "header_bytes", "128");
+  CU_ASSERT_EQUAL(c.header_bytes, 128);
+  expect_reject(&c, "header_bytes", "70000", "expected a size in [0B, 64KiB], got 70000");
   par_group_free_config(&group, &c);
 }
 

@@ -25,7 +25,8 @@ static void hw_nodes(struct hw *h, int64_t nodes) {
 static sim_time run(struct wl_program *p, const char *policy, struct hw *h,
                     struct sim_result *out, char **err) {
   sim_result_init(out, policy);
-  if (!pol_run(p, policy, &h->cfg, 1, NULL, out, err)) return -1;
+  struct wl_ctx ctx = {.seed = 1};
+  if (!pol_run(p, policy, &h->cfg, &ctx, out, err)) return -1;
   return out->total_ps;
 }
 
@@ -387,7 +388,7 @@ static void test_deadlock_is_an_error(void) {
   struct sim_result r;
   char *err = NULL;
   CU_ASSERT_EQUAL(run(p, "hdn", &h, &r, &err), -1);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy hdn: rank 0 never finished"));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy hdn: the model deadlocked: rank 0 never finished"));
   g_free(err);
   sim_result_clear(&r);
   wl_program_free(p);

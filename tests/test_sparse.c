@@ -243,6 +243,17 @@ static void test_read_errors(void) {
                     ":4: expected 3 entries (the size line's count), only 2 read, got end of file");
   expect_text_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 1\n",
                     ":4: expected end of file after 1 entries, got '2 2 1'");
+  /* The size line is not trusted: a 67-byte file declaring 10^9 entries
+   * fails where its entries end (it used to abort in GSL's allocator),
+   * and 2 * 10^9 rows over one entry are refused before any row array. */
+  expect_text_error("%%MatrixMarket matrix coordinate real general\n3 3 1000000000\n1 1 1\n",
+                    ":3: expected 1000000000 entries (the size line's count), only 1 read, got "
+                    "end of file");
+  expect_text_error("%%MatrixMarket matrix coordinate real general\n2000000000 3 1\n1 1 1\n",
+                    ":2: expected at most as many rows as non-zeros (an empty row makes the "
+                    "matrix singular), got '2000000000 rows for 1'");
+  /* Only regular files: a device would be read forever. */
+  expect_read_error("/dev/zero", ": not a regular file (a character device)");
 }
 
 /* ------------------------------------------------------------ Poisson */
@@ -351,7 +362,8 @@ static void test_partition_errors(void) {
   CU_ASSERT_STRING_EQUAL(err, "sp_partition: ranks must be >= 1");
   g_free(err);
   sp_matrix_free(m);
-  const char *rect = "%%MatrixMarket matrix coordinate real general\n2 3 1\n1 3 1\n";
+  /* Two entries: the reader wants a non-zero per row at least. */
+  const char *rect = "%%MatrixMarket matrix coordinate real general\n2 3 2\n1 3 1\n2 1 1\n";
   char *path = tu_temp_file(".mtx", rect, strlen(rect));
   m = sp_matrix_read(path, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);

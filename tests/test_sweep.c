@@ -215,7 +215,7 @@ static void test_bad_axis_stops_before_any_run(void) {
   g_free(f);
   /* The second value of the first axis (line 5, column 40) is out of range. */
   f = data("bad_value.yaml");
-  want = g_strdup_printf("%s:5:40: workload.lps: expected an integer in [1, 16777216], got 0\n", f);
+  want = g_strdup_printf("%s:5:40: workload.lps: expected an integer in [1, 1048576], got 0\n", f);
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", f, "-f", "csv", NULL}, &out, &err), 2);
   CU_ASSERT_STRING_EQUAL(err, want);
   CU_ASSERT_STRING_EQUAL(out, "");

@@ -51,7 +51,7 @@ static void test_two_ranks_gather_the_same_bytes(void) {
   /* A bad scenario: exit 2 from every rank, the message once. */
   char *bad = g_build_filename(g_getenv("TRIGSIM_DATA"), "sweep", "bad_value.yaml", NULL);
   CU_ASSERT_EQUAL(mpirun("2", (const char *[]){"sweep", bad, "-o", csv, NULL}, &out, &err), 2);
-  const char *first = strstr(err, "workload.lps: expected an integer in [1, 16777216], got 0");
+  const char *first = strstr(err, "workload.lps: expected an integer in [1, 1048576], got 0");
   CU_ASSERT_PTR_NOT_NULL(first);
   if (first) CU_ASSERT_PTR_NULL(strstr(first + 1, "workload.lps: expected"));
   g_free(out);

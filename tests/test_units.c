@@ -53,7 +53,7 @@ static void test_time_units(void) {
   expect_int("1e3ns", UNIT_TIME, 1000000);           /* 1000 x 10^3 */
   expect_int("2.5E-3s", UNIT_TIME, 2500000000);      /* 2.5 ms = 2.5 x 10^9 */
   expect_int("0.000001us", UNIT_TIME, 1);            /* 10^-6 x 10^6 */
-  expect_int("250", UNIT_TIME, 250);                 /* no suffix: base unit */
+  expect_int("0", UNIT_TIME, 0);                     /* 0 needs no unit */
   expect_int("-4ns", UNIT_TIME, -4000);
   expect_int("+4ns", UNIT_TIME, 4000);
   expect_int(".5ns", UNIT_TIME, 500);
@@ -68,7 +68,7 @@ static void test_bandwidth_units(void) {
   expect_int("3.5Mbps", UNIT_BANDWIDTH, 3500000);         /* 3.5 x 10^6 */
   expect_int("100Gbps", UNIT_BANDWIDTH, 100000000000);    /* 100 x 10^9 */
   expect_int("1.6Tbps", UNIT_BANDWIDTH, 1600000000000);   /* 1.6 x 10^12 */
-  expect_int("12.5e9", UNIT_BANDWIDTH, 12500000000);      /* base unit */
+  expect_int("12.5e9bps", UNIT_BANDWIDTH, 12500000000);   /* base unit */
 }
 
 static void test_size_units(void) {
@@ -108,6 +108,11 @@ static void test_wrong_dimension(void) {
   expect_fail_msg("100ns", UNIT_BANDWIDTH,
                   "expected a bandwidth such as 100Gbps, got 100ns (a time)");
   expect_fail_msg("100Gbps", UNIT_TIME, "expected a time such as 1.5us, got 100Gbps (a bandwidth)");
+  /* A bare number is no time: "latency: 1" used to be 1 ps silently. */
+  expect_fail_msg("250", UNIT_TIME,
+                  "expected a time such as 1.5us, got 250 (a bare number: write its unit, e.g. "
+                  "1.5us)");
+  expect_fail_has("12.5e9", UNIT_BANDWIDTH, "a bare number");
   expect_fail_msg("8MiB", UNIT_FREQ, "expected a frequency such as 1GHz, got 8MiB (a size)");
   expect_fail_msg("1GHz", UNIT_SIZE, "expected a size such as 8MiB, got 1GHz (a frequency)");
 }

@@ -9,6 +9,7 @@ trigsim_packages=(
   gnuplot-nox libopenmpi-dev openmpi-bin
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
   libmetis-dev
+  time
 )
 
 trigsim_install_deps() {

@@ -64,19 +64,43 @@ struct wl_program *wl_allreduce_program(const struct allreduce_config *c, uint32
   return p;
 }
 
-static bool allreduce_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+bool wl_allreduce_check(const struct wl_ctx *ctx, const struct allreduce_config *c,
+                        const char *what, char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, 2, "allreduce", err)) return false;
-  struct wl_program *p = wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
-  if (!p) return false;
-  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
-  wl_program_free(p);
-  return ok;
+  if (!pol_check_nodes(ctx->sc, &hw, 2, what, err)) return false;
+  if (c->granularity == AR_MIXED && c->wgs % c->mixed_wgs) {
+    *err = pol_error_at(ctx->sc, "workload.mixed_wgs",
+                        "expected a divisor of wgs = %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT,
+                        c->wgs, c->mixed_wgs);
+    return false;
+  }
+  /* 2 (n - 1) steps of a send, a receive and (n - 1 of them) a reduction,
+   * on each of the n ranks. */
+  uint64_t n = (uint64_t)hw.net->nodes;
+  return pol_check_at_most(ctx->sc, "hardware.network.nodes",
+                           "program ops (6 n (n - 1) for a ring allreduce on n nodes)",
+                           pol_mul_sat(6 * n, n - 1), WL_MAX_OPS, err);
+}
+
+static bool allreduce_check(const struct wl_ctx *ctx, char **err) {
+  return wl_allreduce_check(ctx, ctx->config, "allreduce", err);
+}
+
+static struct wl_program *allreduce_program(const struct wl_ctx *ctx, char **err) {
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  return wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
+}
+
+static bool allreduce_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  return pol_run_program(ctx, allreduce_program, out, err);
 }
 
 const struct wl_type wl_allreduce = {
     .params = &allreduce_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
+    .check = allreduce_check,
     .run = allreduce_run,
+    .program = allreduce_program,
 };

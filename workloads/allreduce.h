@@ -34,4 +34,11 @@ extern const struct par_group allreduce_params;
 struct wl_program *wl_allreduce_program(const struct allreduce_config *cfg, uint32_t ranks,
                                         char **err);
 
+struct wl_ctx;
+/* The allreduce's rules for CTX's scenario, C its config (allreduce's own,
+ * or the one dlproject runs; WHAT names the workload): at least 2 nodes,
+ * mixed_wgs divides wgs, the program within WL_MAX_OPS. */
+bool wl_allreduce_check(const struct wl_ctx *ctx, const struct allreduce_config *c,
+                        const char *what, char **err);
+
 #endif

@@ -16,6 +16,7 @@
 #include "phold.h"
 #include "ping.h"
 #include "topology.h"
+#include "lower.h"
 #include "workload.h"
 
 extern const struct wl_type wl_phold, wl_ping, wl_jacobi2d, wl_jacobi3d, wl_allreduce, wl_dlproject,
@@ -43,6 +44,8 @@ static const char *const policies[] = {"none", POL_TABLE(POL_NAME_)};
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,
                                                    &nic_params, &net_params};
 
+static const char *wl_default_policy(size_t workload);
+
 const struct sc_catalog wl_catalog = {
     .hardware = hardware,
     .n_hardware = G_N_ELEMENTS(hardware),
@@ -50,6 +53,7 @@ const struct sc_catalog wl_catalog = {
     .n_workloads = G_N_ELEMENTS(workloads),
     .policies = policies,
     .n_policies = G_N_ELEMENTS(policies),
+    .default_policy = wl_default_policy,
 };
 
 const struct wl_type *wl_type_of(const struct scenario *sc) {
@@ -76,4 +80,70 @@ bool wl_check_policies(const struct scenario *sc, char **err) {
     return false;
   }
   return true;
+}
+
+/* Whether MSG starts "file:line:col: " (as sc_error_at writes it). */
+static bool has_location(const char *msg) {
+  const char *p = strchr(msg, ':');
+  for (int field = 0; p && field < 2; field++) {
+    const char *d = p + 1;
+    while (g_ascii_isdigit(*d)) d++;
+    if (d == p + 1 || *d != ':') return false;
+    p = d;
+  }
+  return p && p[1] == ' ';
+}
+
+/* Gives *ERR the location of policy K's `policies:` item (the workload
+ * node when the list is the default) when it has none. */
+static void locate(const struct scenario *sc, size_t k, char **err) {
+  if (!*err || has_location(*err)) return;
+  const char *name = sc->policies[k];
+  char *own = g_strdup_printf("policy %s:", name);
+  bool named = g_str_has_prefix(*err, own) ||
+               (g_str_has_prefix(*err, name) && (*err)[strlen(name)] == ':');
+  g_free(own);
+  const struct sc_node *n = sc_map_get(sc->root, "policies");
+  if (n && n->kind == SC_SEQ && k < n->n_items) n = n->items[k];
+  if (!n) n = sc_node_near(sc->root, "workload");
+  char *m = named ? sc_error_at(n, "policies", "%s", *err)
+                  : sc_error_at(n, "policies", "policy %s: %s", name, *err);
+  g_free(*err);
+  *err = m;
+}
+
+bool wl_check(const struct scenario *sc, char **err) {
+  if (!wl_check_policies(sc, err)) return false;
+  const struct wl_type *w = wl_type_of(sc);
+  for (size_t k = 0; k < sc->n_policies; k++) {
+    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
+                         .seed = sc->seed, .check_only = true};
+    if (w->check && !w->check(&ctx, err)) {
+      locate(sc, k, err);
+      return false;
+    }
+    struct sim_result r;
+    sim_result_init(&r, sc->policies[k]);
+    bool ok = w->run(&ctx, &r, err);
+    sim_result_clear(&r);
+    if (!ok) {
+      locate(sc, k, err);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool wl_run(const struct scenario *sc, size_t k, struct trace *trace, struct sim_result *out,
+            char **err) {
+  struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
+                       .seed = sc->seed, .trace = trace};
+  bool ok = wl_type_of(sc)->run(&ctx, out, err);
+  if (!ok) locate(sc, k, err);
+  return ok;
+}
+
+static const char *wl_default_policy(size_t workload) {
+  g_assert(workload < G_N_ELEMENTS(workloads));
+  return workloads[workload]->default_policy;
 }

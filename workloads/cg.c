@@ -151,9 +151,52 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
 
 /* The workload node's KEY, for errors. */
 static const struct sc_node *key_node(const struct scenario *sc, const char *key) {
-  const struct sc_node *w = sc_map_get(sc->root, "workload");
-  const struct sc_node *n = sc_map_get(w, key);
-  return n ? n : (w ? w : sc->root);
+  char *path = g_strdup_printf("workload.%s", key);
+  const struct sc_node *n = sc_node_near(sc->root, path);
+  g_free(path);
+  return n;
+}
+
+/* Rows of an assembled (generated or read) matrix: 2^24 (4096^2, 256^3)
+ * keeps GSL's triplet and CSR copies of a 7-point matrix near 3 GB. */
+#define CG_MAX_ASSEMBLED_ROWS (UINT64_C(1) << 24)
+
+static bool cg_check(const struct wl_ctx *ctx, char **err) {
+  const struct cg_config *c = ctx->config;
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  if (c->source == CG_BANDED && c->tolerance > 0) {
+    *err = sc_error_at(key_node(ctx->sc, "tolerance"), "workload.tolerance",
+                       "expected 0 for a banded matrix (it has no values), got %g", c->tolerance);
+    return false;
+  }
+  if (c->source == CG_POISSON) {
+    uint64_t rows = 1;
+    for (int64_t d = 0; d < c->dim; d++) rows = pol_mul_sat(rows, (uint64_t)c->n);
+    if (!pol_check_at_most(ctx->sc, "workload.n", "rows n^dim of the generated matrix", rows,
+                           CG_MAX_ASSEMBLED_ROWS, err))
+      return false;
+  }
+  if (c->source == CG_BANDED) {
+    /* A rank's rows, at most ceil(rows / nodes), in WGs of rows_per_wg. */
+    uint64_t nodes = (uint64_t)hw.net->nodes, rows = ((uint64_t)c->rows + nodes - 1) / nodes;
+    if (!pol_check_at_most(ctx->sc, "workload.rows_per_wg",
+                           "WGs of a rank's vector op (ceil(rows / nodes / rows_per_wg))",
+                           (rows + (uint64_t)c->rows_per_wg - 1) / (uint64_t)c->rows_per_wg,
+                           WL_MAX_WGS, err))
+      return false;
+  }
+  return true;
+}
+
+/* Ops of the program of ITERATIONS on PART: per rank and iteration its
+ * halo sends and receives, the reductions' 2 ceil(log2 n) per allreduce
+ * (two of them), and at most 12 computes and syncs. */
+static uint64_t cg_ops(const struct sp_part *part, int64_t iterations) {
+  uint64_t rounds = 0, per_it = 0;
+  while ((UINT64_C(1) << rounds) < part->n_ranks) rounds++;
+  for (uint32_t r = 0; r < part->n_ranks; r++)
+    per_it += 2 * part->ranks[r].n_recv + 4 * rounds + 12;
+  return pol_mul_sat(per_it, (uint64_t)iterations);
 }
 
 static struct sp_matrix *load_matrix(const struct wl_ctx *ctx, char **err) {
@@ -185,11 +228,6 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
   int64_t iterations = c->iterations;
   struct sp_part *part = NULL;
   if (c->source == CG_BANDED) {
-    if (c->tolerance > 0) {
-      *err = sc_error_at(key_node(ctx->sc, "tolerance"), "workload.tolerance",
-                         "expected 0 for a banded matrix (it has no values), got %g", c->tolerance);
-      return false;
-    }
     part = sp_partition_banded(c->rows, c->nnz_per_row, ranks);
   } else {
     struct sp_matrix *m = load_matrix(ctx, err);
@@ -200,14 +238,23 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
       *err = sc_error_at(key_node(ctx->sc, "partitioner"), "workload.partitioner", "%s", why);
       g_free(why);
     } else if (c->tolerance > 0) {
-      iterations = sp_cg_iterations(m, c->tolerance, 1000000);
+      /* At least one: a tolerance the start already meets (x0 = 0, so
+       * ||r||/||b|| = 1 <= 1) still runs the iteration that checks it. */
+      iterations = MAX(1, sp_cg_iterations(m, c->tolerance, 1000000));
     }
     sp_matrix_free(m);
     if (!part) return false;
   }
+  /* The halos are known once partitioned: the program's size is checked here. */
+  if (!pol_check_at_most(ctx->sc, "workload.iterations",
+                         "program ops (per iteration and rank: halos, reductions, 12 phases)",
+                         cg_ops(part, iterations), WL_MAX_OPS, err)) {
+    sp_part_free(part);
+    return false;
+  }
   struct wl_program *p = wl_cg_program(c, part, iterations);
   sp_part_free(part);
-  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
+  bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
   wl_program_free(p);
   if (ok) {
     sim_report_int(&out->counters, "cg.iterations", UNIT_NONE, iterations);
@@ -220,5 +267,7 @@ const struct wl_type wl_cg = {
     .params = &cg_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "cpufree",
+    .check = cg_check,
     .run = cg_run,
 };

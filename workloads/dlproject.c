@@ -70,7 +70,9 @@ static bool one_call(const struct wl_ctx *ctx, const struct hw_config *hw, const
   ar.granularity = c->granularity;
   struct wl_program *p = wl_allreduce_program(&ar, (uint32_t)hw->net->nodes, err);
   if (!p) return false;
-  bool ok = pol_run(p, policy, hw, ctx->seed, NULL, out, err);
+  struct wl_ctx one = *ctx;
+  one.trace = NULL; /* several runs per policy: no one timeline */
+  bool ok = pol_run(p, policy, hw, &one, out, err);
   wl_program_free(p);
   return ok;
 }
@@ -84,10 +86,26 @@ static void add_phases(struct sim_report *into, const struct sim_report *from) {
   }
 }
 
+/* The allreduce's checks on the allreduce dlproject runs. */
+static bool dlproject_check(const struct wl_ctx *ctx, char **err) {
+  const struct dlproject_config *c = ctx->config;
+  struct allreduce_config ar;
+  par_group_defaults(&allreduce_params, &ar);
+  ar.wgs = c->wgs;
+  ar.granularity = c->granularity;
+  if (ar.granularity == AR_MIXED && ar.wgs % ar.mixed_wgs) {
+    *err = pol_error_at(ctx->sc, "workload.wgs",
+                        "expected a multiple of the allreduce's mixed_wgs = %" G_GINT64_FORMAT
+                        " under granularity mixed, got %" G_GINT64_FORMAT,
+                        ar.mixed_wgs, ar.wgs);
+    return false;
+  }
+  return wl_allreduce_check(ctx, &ar, "dlproject", err);
+}
+
 static bool dlproject_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct dlproject_config *c = ctx->config;
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, 2, "dlproject", err)) return false;
   out->total_ps = 0;
   for (size_t m = 0; m < N_MODELS; m++) {
     if (c->model != (int)N_MODELS && c->model != (int)m) continue;
@@ -121,5 +139,7 @@ const struct wl_type wl_dlproject = {
     .params = &dlproject_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
+    .check = dlproject_check,
     .run = dlproject_run,
 };

@@ -119,6 +119,17 @@ static bool parse_quantity(const struct sc_node *n, const char *path, double *v,
   return fail(err, n, path, "a number, or a value with a unit such as 1.5us");
 }
 
+/* The suffix of DIM's base unit: a value with units is never bare. */
+static const char *base_unit(enum unit_dim dim) {
+  switch (dim) {
+  case UNIT_TIME: return "ps";
+  case UNIT_BANDWIDTH: return "bps";
+  case UNIT_SIZE: return "B";
+  case UNIT_FREQ: return "Hz";
+  default: return "";
+  }
+}
+
 /* ---- loading ---- */
 
 /* The declaration PATH names: hardware.GROUP.KEY, or workload.KEY of
@@ -186,7 +197,7 @@ static bool param_value(const struct fit_param *p, const struct sc_node *n, cons
   if (p->decl->type == PAR_FLOAT) g_ascii_formatd(text, sizeof text, "%.17g", *v);
   else if (p->decl->type == PAR_TABLE)
     g_snprintf(text, sizeof text, "%lld:%lldps", (long long)p->x, (long long)llround(*v));
-  else g_snprintf(text, sizeof text, "%lld", (long long)llround(*v));
+  else g_snprintf(text, sizeof text, "%lld%s", (long long)llround(*v), base_unit(dim));
   struct par_decl d = *p->decl;
   d.offset = 0;
   bool ok = par_set(&d, &scratch, text, &why);
@@ -630,15 +641,16 @@ static int by_x(const void *a, const void *b) {
 }
 
 /* The text parameter I is applied with, at values X[]: integral types
- * rounded to their base unit, which units_parse_int takes without a
- * suffix; a table, every point fitted at its path in rising X, "X:Yps". */
+ * rounded to their base unit ("1234ps"); a table, every point fitted at
+ * its path in rising X, "X:Yps". */
 static char *value_text(const struct fit *f, size_t i, const double *x) {
   const struct fit_param *p = &f->params[i];
   if (p->decl->type == PAR_FLOAT) {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
     return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.17g", x[i]));
   }
-  if (p->decl->type != PAR_TABLE) return g_strdup_printf("%lld", (long long)llround(x[i]));
+  if (p->decl->type != PAR_TABLE)
+    return g_strdup_printf("%lld%s", (long long)llround(x[i]), base_unit(par_type_dim(p->decl->type)));
   GPtrArray *pts = g_ptr_array_new();
   for (size_t q = 0; q < f->n_params; q++)
     if (!strcmp(f->params[q].set_path, p->set_path)) g_ptr_array_add(pts, &f->params[q]);

@@ -6,6 +6,7 @@
 #include "goal.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,9 @@ const struct par_group goal_params = {
 
 /* ---- the reader ---- */
 
+/* No GOAL statement comes near this; a longer line is not a schedule. */
+#define GOAL_MAX_LINE 4096
+
 struct reader {
   const char *path;
   FILE *f;
@@ -42,11 +46,18 @@ struct reader {
   const char *pos;    /* next character of the line */
   uint32_t line;      /* 1-based */
   bool in_comment;    /* inside a block comment that began on an earlier line */
+  bool too_long;      /* a line longer than GOAL_MAX_LINE: reading stopped */
+  unsigned last_len;  /* characters of the last line read, without its end */
   char **err;
 };
 
 /* Sets *ERR to "path:line:col: expected WANT, got <the token at AT>". */
 static bool fail_at(struct reader *r, const char *at, const char *want) {
+  if (!r->buf || at < r->buf || at > r->buf + strlen(r->buf)) { /* past the last line */
+    *r->err = g_strdup_printf("%s:%u:%u: workload.file: expected %s, got the end of the file",
+                              r->path, MAX(r->line, 1), r->last_len + 1, want);
+    return false;
+  }
   size_t n = strcspn(at, " \t\r\n");
   char *got = n ? g_strndup(at, MIN(n, 40)) : g_strdup(*at == '\0' || *at == '\n' ? "the end of the line" : "a space");
   *r->err = g_strdup_printf("%s:%u:%u: %s: expected %s, got %s", r->path, r->line,
@@ -81,12 +92,21 @@ static bool skip_blank(struct reader *r, bool multiline) {
     }
     return true;
   next_line:
-    if (getline(&r->buf, &r->cap, r->f) < 0) {
+    if (r->too_long) return false;
+    ssize_t len = getline(&r->buf, &r->cap, r->f);
+    if (len < 0) {
       r->pos = "";
       return false;
     }
     r->line++;
     r->pos = r->buf;
+    r->last_len = (unsigned)strcspn(r->buf, "\r\n");
+    if (len > GOAL_MAX_LINE) {
+      r->too_long = true;
+      r->buf[GOAL_MAX_LINE] = '\0';
+      r->pos = "";
+      return false;
+    }
   }
 }
 
@@ -260,9 +280,11 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
   struct reader r = {.path = path, .line = 0, .err = err};
   *err = NULL;
   r.f = fopen(path, "r");
-  if (!r.f) {
-    *err = g_strdup_printf("%s: workload.file: expected a readable GOAL file, got %s", path,
-                           g_strerror(errno));
+  struct stat st;
+  if (!r.f || fstat(fileno(r.f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    *err = g_strdup_printf("expected a readable GOAL file, got %s: %s", path,
+                           r.f ? "something that is not a regular file" : g_strerror(errno));
+    if (r.f) fclose(r.f);
     return NULL;
   }
   r.pos = "";
@@ -307,14 +329,18 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
       g_hash_table_destroy(g.labels);
     }
   }
-  if (ok && r.in_comment) {
-    *err = g_strdup_printf("%s:%u: workload.file: expected */ to close the comment, got the end "
-                           "of the file", path, r.line);
+  if (r.too_long) {
+    g_free(*err);
+    *err = g_strdup_printf("%s:%u:%d: workload.file: expected a line of at most %d characters, "
+                           "got a longer one", path, r.line, GOAL_MAX_LINE + 1, GOAL_MAX_LINE);
+    ok = false;
+  } else if (ok && r.in_comment) {
+    *err = g_strdup_printf("%s:%u:%u: workload.file: expected */ to close the comment, got the "
+                           "end of the file", path, r.line, r.last_len + 1);
     ok = false;
   }
   if (ok && ferror(r.f)) {
-    *err = g_strdup_printf("%s: workload.file: expected a readable GOAL file, got a read error",
-                           path);
+    *err = g_strdup_printf("expected a readable GOAL file, got a read error: %s", path);
     ok = false;
   }
   g_free(seen);
@@ -329,7 +355,7 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
 
 /* ---- the workload ---- */
 
-static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+static struct wl_program *goal_program(const struct wl_ctx *ctx, char **err) {
   const struct goal_config *c = ctx->config;
   struct hw_config hw = pol_hw_of(ctx->sc);
   const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
@@ -337,9 +363,32 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
   if (!c->file[0]) {
     *err = sc_error_at(fn ? fn : (w ? w : ctx->sc->root), "workload.file",
                        "expected the path of a GOAL schedule, got none");
-    return false;
+    return NULL;
   }
+  char *dir = g_path_get_dirname(fn && fn->file ? fn->file : ".");
+  char *path = g_path_is_absolute(c->file) ? g_strdup(c->file) : g_build_filename(dir, c->file, NULL);
+  static const uint8_t where[] = {WL_ON_ANY, WL_ON_CPU, WL_ON_GPU};
+  uint64_t num_ranks = 0;
+  struct wl_program *p = wl_goal_read(path, c->time_unit, where[c->calc_on],
+                                      (uint32_t)MIN(hw.net->nodes, UINT32_MAX), &num_ranks, err);
+  if (!p && !*err) {
+    char *what = g_strdup_printf("%s's num_ranks", c->file);
+    pol_check_nodes(ctx->sc, &hw, num_ranks, what, err);
+    g_free(what);
+  } else if (!p && !g_str_has_prefix(*err, path)) { /* the file itself: at the key */
+    char *why = *err;
+    *err = sc_error_at(fn, "workload.file", "%s", why);
+    g_free(why);
+  }
+  g_free(path);
+  g_free(dir);
+  return p;
+}
+
+static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  const struct goal_config *c = ctx->config;
   const struct pol_type *pol = pol_find(ctx->policy);
+  const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
   const struct sc_node *con = sc_map_get(w, "calc_on");
   if (pol && ((c->calc_on == GOAL_ON_CPU && !pol->graph.host) ||
               (c->calc_on == GOAL_ON_GPU && !pol->graph.gpu))) {
@@ -349,27 +398,7 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
                        c->calc_on == GOAL_ON_CPU ? "cpu" : "gpu");
     return false;
   }
-  char *dir = g_path_get_dirname(fn && fn->file ? fn->file : ".");
-  char *path = g_path_is_absolute(c->file) ? g_strdup(c->file) : g_build_filename(dir, c->file, NULL);
-  static const uint8_t where[] = {WL_ON_ANY, WL_ON_CPU, WL_ON_GPU};
-  char *why = NULL;
-  uint64_t num_ranks = 0;
-  struct wl_program *p = wl_goal_read(path, c->time_unit, where[c->calc_on],
-                                      (uint32_t)MIN(hw.net->nodes, UINT32_MAX), &num_ranks, &why);
-  bool ok = p != NULL;
-  if (!ok && why) {
-    *err = why;
-  } else if (!ok) {
-    char *what = g_strdup_printf("%s's num_ranks", c->file);
-    pol_check_nodes(ctx->sc, &hw, num_ranks, what, err);
-    g_free(what);
-  } else {
-    ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
-  }
-  wl_program_free(p);
-  g_free(path);
-  g_free(dir);
-  return ok;
+  return pol_run_program(ctx, goal_program, out, err);
 }
 
 const struct wl_type wl_goal = {
@@ -377,4 +406,44 @@ const struct wl_type wl_goal = {
     .policies = pol_names,
     .n_policies = POL_COUNT,
     .run = goal_run,
+    .program = goal_program,
 };
+
+/* ---- the writer ---- */
+
+void wl_goal_write(const struct wl_program *p, const struct cpu_config *cpu, int64_t time_unit_ps,
+                   FILE *f) {
+  fprintf(f, "num_ranks %u\n", p->n_ranks);
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    fprintf(f, "\nrank %u {\n", r);
+    int64_t prev = -1; /* a sequence rank's last op written */
+    for (size_t i = 0; i < rk->n_ops; i++) {
+      const struct wl_op *o = &rk->ops[i];
+      switch (o->kind) {
+      case WL_COMPUTE: {
+        sim_time t = pol_cpu_time(cpu, o);
+        fprintf(f, "l%zu: calc %" G_GINT64_FORMAT "\n", i, (t + time_unit_ps - 1) / time_unit_ps);
+        break;
+      }
+      case WL_SEND:
+      case WL_RECV:
+        fprintf(f, "l%zu: %s %" G_GINT64_FORMAT "b %s %u tag %u\n", i,
+                o->kind == WL_SEND ? "send" : "recv", o->bytes,
+                o->kind == WL_SEND ? "to" : "from", o->peer, o->tag);
+        break;
+      default: continue; /* a sync: the chain orders everything already */
+      }
+      if (rk->graph) {
+        for (uint32_t d = 0; d < o->n_deps; d++) {
+          const struct wl_dep *dp = &rk->deps[o->dep_first + d];
+          fprintf(f, "l%zu %s l%u\n", i, dp->on_start ? "irequires" : "requires", dp->op);
+        }
+      } else {
+        if (prev >= 0) fprintf(f, "l%zu requires l%" G_GINT64_FORMAT "\n", i, prev);
+        prev = (int64_t)i;
+      }
+    }
+    fprintf(f, "}\n");
+  }
+}

@@ -125,7 +125,7 @@ static struct wl_program *stencil_program(const struct stencil *s) {
   /* With overlap (2D): the boundary ring's 4 * grid points on WGs of pts
    * points each, `edge` WGs per face, face f on [f * edge, (f+1) * edge). */
   uint32_t edge = (uint32_t)((s->n[0] + pts - 1) / pts);
-  uint32_t inner = (uint32_t)(MAX(s->n[0] * s->n[1] - 4 * s->n[0], pts) + pts - 1) / (uint32_t)pts;
+  uint32_t inner = (uint32_t)((MAX(s->n[0] * s->n[1] - 4 * s->n[0], pts) + pts - 1) / pts);
   for (uint32_t r = 0; r < ranks; r++) {
     int64_t c[3] = {r % s->p[0], (r / s->p[0]) % s->p[1], r / (s->p[0] * s->p[1])};
     for (int64_t it = 0; it < s->iterations; it++) {
@@ -156,55 +156,92 @@ static struct wl_program *stencil_program(const struct stencil *s) {
   return p;
 }
 
-struct wl_program *wl_jacobi2d_program(const struct jacobi2d_config *c) {
-  struct stencil s = {.n = {c->grid, c->grid, 1}, .p = {c->px, c->py, 1},
+static struct stencil stencil_2d(const struct jacobi2d_config *c) {
+  return (struct stencil) {.n = {c->grid, c->grid, 1}, .p = {c->px, c->py, 1},
                       .periodic = c->periodic, .overlap = c->overlap,
                       .iterations = c->iterations, .elem = c->elem,
                       .flops = c->compute ? c->flops_per_point : 0,
                       .bytes = c->compute ? c->bytes_per_point : 0, .tile = c->wg_tile,
                       .faces = 4};
+}
+
+struct wl_program *wl_jacobi2d_program(const struct jacobi2d_config *c) {
+  struct stencil s = stencil_2d(c);
   return stencil_program(&s);
 }
 
-struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *c) {
-  struct stencil s = {.n = {c->nx, c->ny, c->nz}, .p = {c->px, c->py, c->pz},
+static struct stencil stencil_3d(const struct jacobi3d_config *c) {
+  return (struct stencil) {.n = {c->nx, c->ny, c->nz}, .p = {c->px, c->py, c->pz},
                       .periodic = c->periodic, .iterations = c->iterations, .elem = c->elem,
                       .flops = c->compute ? c->flops_per_point : 0,
                       .bytes = c->compute ? c->bytes_per_point : 0, .tile = c->wg_tile,
                       .faces = 6};
+}
+
+struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *c) {
+  struct stencil s = stencil_3d(c);
   return stencil_program(&s);
 }
 
-/* Runs P (taken over) on RANKS ranks, ITERATIONS sweeps of it, under the
- * context's policy; adds the time per iteration. */
-static bool stencil_run(const struct wl_ctx *ctx, struct wl_program *p, uint64_t ranks,
-                        const char *what, int64_t iterations, struct sim_result *out,
-                        char **err) {
+/* The sizes of S fit (every product in 64 bits, each term at most 2^20):
+ * its ranks the network's nodes (WHAT names them), a kernel's WGs 32 bits,
+ * the program WL_MAX_OPS (per rank and iteration at most a compute, a sync
+ * and a send and a receive per face; with overlap two computes). */
+static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, const char *what,
+                          char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  bool ok = pol_check_nodes(ctx->sc, &hw, ranks, what, err) &&
-            pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
+  uint64_t ranks = (uint64_t)(s->p[0] * s->p[1] * s->p[2]);
+  uint64_t tx = (uint64_t)((s->n[0] + s->tile - 1) / s->tile);
+  uint64_t ty = (uint64_t)((s->n[1] + s->tile - 1) / s->tile);
+  uint64_t wgs = tx * ty * (uint64_t)s->n[2];
+  const char *grid = s->faces == 4 ? "workload.grid" : "workload.nx";
+  const char *wgs_what = s->faces == 4 ? "WGs of a kernel (ceil(grid / wg_tile)^2)"
+                                       : "WGs of a kernel (ceil(nx / wg_tile) ceil(ny / wg_tile) nz)";
+  uint64_t ops = pol_mul_sat(ranks * (uint64_t)s->iterations, (uint64_t)(3 + 2 * s->faces));
+  return pol_check_nodes(ctx->sc, &hw, ranks, what, err) &&
+         pol_check_at_most(ctx->sc, grid, wgs_what, wgs, WL_MAX_WGS, err) &&
+         pol_check_at_most(ctx->sc, "workload.iterations",
+                           "program ops (ranks x iterations x (3 + 2 faces))", ops, WL_MAX_OPS, err);
+}
+
+/* Runs P (taken over) on the context's policy; adds the time per
+ * ITERATIONS. */
+static bool stencil_run(const struct wl_ctx *ctx, struct wl_program *p, int64_t iterations,
+                        struct sim_result *out, char **err) {
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
   wl_program_free(p);
   if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration_ps", UNIT_TIME,
                          out->total_ps / iterations);
   return ok;
 }
 
+static bool jacobi2d_check(const struct wl_ctx *ctx, char **err) {
+  struct stencil s = stencil_2d(ctx->config);
+  return stencil_check(ctx, &s, "jacobi2d (px * py)", err);
+}
+
+static bool jacobi3d_check(const struct wl_ctx *ctx, char **err) {
+  struct stencil s = stencil_3d(ctx->config);
+  return stencil_check(ctx, &s, "jacobi3d (px * py * pz)", err);
+}
+
 static bool jacobi2d_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct jacobi2d_config *c = ctx->config;
-  return stencil_run(ctx, wl_jacobi2d_program(c), (uint64_t)(c->px * c->py), "jacobi2d (px * py)",
-                     c->iterations, out, err);
+  return stencil_run(ctx, wl_jacobi2d_program(c), c->iterations, out, err);
 }
 
 static bool jacobi3d_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct jacobi3d_config *c = ctx->config;
-  return stencil_run(ctx, wl_jacobi3d_program(c), (uint64_t)(c->px * c->py * c->pz),
-                     "jacobi3d (px * py * pz)", c->iterations, out, err);
+  return stencil_run(ctx, wl_jacobi3d_program(c), c->iterations, out, err);
 }
 
 const struct wl_type wl_jacobi2d = {
     .params = &jacobi2d_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
+    .check = jacobi2d_check,
     .run = jacobi2d_run,
 };
 
@@ -212,5 +249,7 @@ const struct wl_type wl_jacobi3d = {
     .params = &jacobi3d_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
+    .check = jacobi3d_check,
     .run = jacobi3d_run,
 };

@@ -121,7 +121,8 @@ static bool cache_put(const char *path, const char *key, const char *entry, char
 }
 
 /* The measured execution span of the Jacobi kernel at CFG's grid, from the
- * cache or the device (then cached). */
+ * cache or the device (then cached). With ctx->check_only, only whether
+ * the cache has it or the device opens. */
 static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *cfg,
                           int64_t *exec_ps, char **err) {
   char *dir = g_path_get_dirname(ctx->sc->path);
@@ -134,7 +135,9 @@ static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *c
     struct calib_dev *d = calib_dev_open((int)cfg->device, &why);
     struct calib_stat st;
     enum { REPS = 31 };
-    if (d && calib_dev_jacobi_exec(d, cfg->grid, REPS, &st, &why)) {
+    if (d && ctx->check_only) {
+      ok = true;
+    } else if (d && calib_dev_jacobi_exec(d, cfg->grid, REPS, &st, &why)) {
       *exec_ps = (int64_t)(st.median_s * 1e12 + 0.5);
       GDateTime *now = g_date_time_new_now_utc();
       char *date = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
@@ -171,6 +174,7 @@ static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
   int64_t compute_ps = 0, exec_ps = 0;
   if (!strcmp(cfg->compute_time, "measured")) {
     if (!measured_exec(ctx, cfg, &exec_ps, err)) return false;
+    if (ctx->check_only) return true;
     /* The model adds teardown_latency after the compute: take it off. */
     compute_ps = exec_ps - hw.gpu.teardown_latency;
     if (compute_ps < 1) compute_ps = 1;
@@ -179,8 +183,9 @@ static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
     bool ok = units_parse_int(cfg->compute_time, UNIT_TIME, &compute_ps, &why);
     g_assert(ok); /* checked at bind time */
   }
+  if (ctx->check_only) return true;
   int iters = (int)cfg->iterations;
-  out->total_ps = calib_predict_total_ps(&hw, cfg->grid, iters, cfg->sync, compute_ps);
+  out->total_ps = calib_predict_run(&hw, cfg->grid, iters, cfg->sync, compute_ps, &out->events);
   sim_report_int(&out->phases, "per_iteration", UNIT_TIME,
                  (out->total_ps + iters / 2) / iters);
   if (exec_ps > 0) sim_report_int(&out->counters, "measured_exec", UNIT_TIME, exec_ps);
@@ -196,5 +201,6 @@ const struct wl_type wl_kloop = {
     .params = &kloop_params,
     .policies = kloop_policies,
     .n_policies = G_N_ELEMENTS(kloop_policies),
+    .default_policy = "hdn",
     .run = kloop_run,
 };

@@ -5,6 +5,7 @@
 
 #include "phase.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 void pol_prog_init(struct pol_prog *pp) {
@@ -15,6 +16,7 @@ void pol_prog_init(struct pol_prog *pp) {
   pp->host = g_array_new(FALSE, TRUE, sizeof(struct hstep));
   pp->deps = g_array_new(FALSE, TRUE, sizeof(struct hdep));
   pp->steps = g_ptr_array_new_with_free_func(g_free);
+  pp->tag_next = 1;
 }
 
 void pol_prog_clear(struct pol_prog *pp) {
@@ -264,14 +266,35 @@ struct hw_config pol_hw_of(const struct scenario *sc) {
                             .net = sc_hardware(sc, &net_params)};
 }
 
+char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  char *e = sc ? sc_error_at(sc_node_near(sc->root, path), path, "%s", msg)
+               : g_strdup_printf("%s: %s", path, msg);
+  g_free(msg);
+  return e;
+}
+
+bool pol_check_at_most(const struct scenario *sc, const char *path, const char *what,
+                       uint64_t value, uint64_t max, char **err) {
+  if (value <= max) return true;
+  *err = pol_error_at(sc, path, "expected %s at most %" G_GUINT64_FORMAT ", got %" G_GUINT64_FORMAT,
+                      what, max, value);
+  return false;
+}
+
+uint64_t pol_mul_sat(uint64_t a, uint64_t b) {
+  return (a && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
+}
+
 bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
                      const char *what, char **err) {
   if ((uint64_t)hw->net->nodes >= need) return true;
-  const struct sc_node *n =
-      sc_map_get(sc_map_get(sc_map_get(sc->root, "hardware"), "network"), "nodes");
-  *err = sc_error_at(n ? n : sc->root, "hardware.network.nodes",
-                     "expected at least %" G_GUINT64_FORMAT " nodes for %s, got %" G_GINT64_FORMAT,
-                     need, what, hw->net->nodes);
+  *err = pol_error_at(sc, "hardware.network.nodes",
+                      "expected at least %" G_GUINT64_FORMAT " nodes for %s, got %" G_GINT64_FORMAT,
+                      need, what, hw->net->nodes);
   return false;
 }
 
@@ -300,24 +323,41 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
 }
 
 /* Whether every rank's host program ended and every kernel it launched
- * completed; else *ERR (a deadlock: waits that nothing satisfies, e.g. a
- * stalled trigger list). */
+ * completed; else *ERR: a deadlock (waits that nothing satisfies), saying
+ * which rank and, where one stalled, which NIC on what. */
 static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
-                         const struct sim_report *c, char **err) {
+                         const struct hw_config *hw, const struct sim_report *c, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     if (node_int(c, r, "cpu.main_done") >= 0 &&
         node_int(c, r, "gpu.kernels") == node_int(c, r, "gpu.kernels_launched"))
       continue;
+    GString *m = g_string_new(NULL);
+    g_string_printf(m, "policy %s: the model deadlocked: rank %u never finished (its %s)", pol->name,
+                    r, node_int(c, r, "cpu.main_done") < 0 ? "host program waits" : "kernel waits");
+    uint32_t stalled = 0;
+    for (uint32_t n = 0; n < (uint32_t)hw->net->nodes; n++) {
+      if (!node_int(c, n, "nic.stalled_at_end")) continue;
+      if (stalled++ < 3)
+        g_string_append_printf(
+            m, "; node %u's NIC stalled with all %" G_GINT64_FORMAT " trigger entries held "
+               "(trigger_full: stall) after %" G_GINT64_FORMAT " triggered-put registrations and %"
+               G_GINT64_FORMAT " trigger stores: the next registration or store waits for an "
+               "entry that only work queued behind it would free",
+            n, hw->nic->trigger_entries, node_int(c, n, "nic.registrations"),
+            node_int(c, n, "nic.triggers_stored"));
+    }
+    if (stalled > 3) g_string_append_printf(m, "; and %u more NICs so", stalled - 3);
     int64_t op = node_int(c, r, "cpu.stuck_op");
-    char at[96] = "";
     if (op > 0) {
       char where[64];
-      g_snprintf(at, sizeof at, ", first at %s",
-                 wl_op_where(p, r, (size_t)op - 1, where, sizeof where));
+      g_string_append_printf(m, "; rank %u's first op that never ended: %s", r,
+                             wl_op_where(p, r, (size_t)op - 1, where, sizeof where));
     }
-    *err = g_strdup_printf("policy %s: rank %u never finished%s: the run deadlocked (waits that "
-                           "nothing satisfies; see its counters with --format json)",
-                           pol->name, r, at);
+    if (stalled)
+      g_string_append(m, "; raise hardware.nic.trigger_entries or use trigger_full: spill");
+    else
+      g_string_append(m, "; see its counters with --format json");
+    *err = g_string_free(m, FALSE);
     return false;
   }
   return true;
@@ -340,7 +380,7 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
     out->counters.phases = &out->phases;
     sim_finish(e, &out->counters);
     out->counters.phases = NULL;
-    ok = all_finished(pol, p, &out->counters, err);
+    ok = all_finished(pol, p, hw, &out->counters, err);
   }
   if (ok) {
     if (p->measured_rank != WL_ALL_RANKS) {
@@ -359,18 +399,20 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
 }
 
 bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
-             uint64_t seed, struct trace *trace, struct sim_result *out, char **err) {
+             const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct pol_type *pol = pol_find(policy);
   if (!pol) {
     *err = g_strdup_printf("expected a policy that lowers programs, got %s", policy);
     return false;
   }
   if (hw->net->nodes < p->n_ranks) {
-    *err = g_strdup_printf("network.nodes: expected at least %u nodes, got %" G_GINT64_FORMAT,
-                           p->n_ranks, hw->net->nodes);
+    *err = pol_error_at(ctx->sc, "hardware.network.nodes",
+                        "expected at least %u nodes, got %" G_GINT64_FORMAT, p->n_ranks,
+                        hw->net->nodes);
     return false;
   }
   if (!wl_program_check(p, err)) return false;
+  if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
   for (uint32_t r = 0; r < p->n_ranks; r++)
     for (size_t i = 0; p->ranks[r].graph && i < p->ranks[r].n_ops; i++) {
       const struct wl_op *o = &p->ranks[r].ops[i];
@@ -387,9 +429,21 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p);
   struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
-  bool ok = lower_all(pol, p, hw, pp, err) && simulate(pol, p, hw, pp, seed, trace, out, err);
+  bool ok = lower_all(pol, p, hw, pp, err);
+  if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->trace, out, err);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
   g_free(pp);
   wl_program_free(lin);
+  return ok;
+}
+
+bool pol_run_program(const struct wl_ctx *ctx,
+                     struct wl_program *(*build)(const struct wl_ctx *ctx, char **err),
+                     struct sim_result *out, char **err) {
+  struct wl_program *p = build(ctx, err);
+  if (!p) return false;
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
+  wl_program_free(p);
   return ok;
 }

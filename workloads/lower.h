@@ -21,6 +21,8 @@ struct pol_prog {
   GArray *deps;       /* struct hdep of a graph host program */
   bool graph;         /* the host program is a graph (nodeprog.host_deps) */
   GPtrArray *steps;   /* each kernel's step array */
+  size_t tag_op;      /* gputn: trigger tags used by the sends before op */
+  uint32_t tag_next;  /* tag_op, the next tag (from 1) */
 };
 
 void pol_prog_init(struct pol_prog *pp);
@@ -46,6 +48,10 @@ struct pol_graph {
 
 /* One policy: how a program's ranks become node programs. */
 struct pol_type {
+  /* What the hardware must offer this policy (NULL: nothing): false and
+   * *ERR, located in SC (NULL: unlocated) at the offending key. */
+  bool (*check)(const struct scenario *sc, const struct hw_config *hw, const struct wl_program *p,
+                char **err);
   /* Flags the lowering adds after the program's (barriers), per rank. */
   uint32_t (*extra_flags)(const struct wl_program *p, uint32_t rank);
   const char *name;
@@ -149,6 +155,28 @@ const struct pol_type *pol_find(const char *name);
  * wl_type tables and the catalog. */
 extern const char *const pol_names[POL_COUNT];
 
+/* Lowers P under POLICY onto HW, runs it with CTX's seed and trace and
+ * fills OUT: total_ps = when rank p->measured_rank finished (the latest
+ * rank for WL_ALL_RANKS), phases (see lower.c), counters (every
+ * component's report). Checks P, the nodes and the policy's hook first;
+ * with ctx->check_only stops after lowering every rank. False and *ERR
+ * (g_free): an input error, or (only when simulating) a deadlock. */
+bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
+             const struct wl_ctx *ctx, struct sim_result *out, char **err);
+
+/* An error at dotted PATH of SC (its deepest written ancestor; unlocated
+ * when SC is NULL), "expected ..." by FMT. */
+char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+
+/* True when VALUE <= MAX; else *ERR at PATH of SC: "expected WHAT at most
+ * MAX, got VALUE" (a workload's size check, computed without overflow). */
+bool pol_check_at_most(const struct scenario *sc, const char *path, const char *what,
+                       uint64_t value, uint64_t max, char **err);
+
+/* A * B, or UINT64_MAX when that overflows (for size checks). */
+uint64_t pol_mul_sat(uint64_t a, uint64_t b);
+
 /* True when the network has at least NEED nodes; else *ERR at the
  * scenario's hardware.network.nodes naming WHAT needs them. */
 bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
@@ -157,11 +185,11 @@ bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint
 /* The hardware groups of a scenario, each fetched by its declaration. */
 struct hw_config pol_hw_of(const struct scenario *sc);
 
-/* Lowers P under POLICY onto HW, runs it and fills OUT: total_ps = when
- * rank p->measured_rank finished (the latest rank for WL_ALL_RANKS),
- * phases (models/phase.h, each model's own), counters (every component's report). Checks P
- * first. False and *ERR (g_free) on a user error. */
-bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
-             uint64_t seed, struct trace *trace, struct sim_result *out, char **err);
+/* A workload's run from its program hook (workload.h): builds the program
+ * of CTX with BUILD, runs it under CTX's policy (pol_run), frees it. */
+bool pol_run_program(const struct wl_ctx *ctx,
+                     struct wl_program *(*build)(const struct wl_ctx *ctx, char **err),
+                     struct sim_result *out, char **err);
+
 
 #endif

@@ -5,8 +5,25 @@
 #include "phold.h"
 #include "workload.h"
 
+/* The events in flight, lps x population, each a queue entry and a
+ * payload: 2^26 keeps the engine within a few GB. */
+#define PHOLD_MAX_EVENTS (INT64_C(1) << 26)
+
+static bool phold_check(const struct wl_ctx *ctx, char **err) {
+  const struct phold_config *cfg = ctx->config;
+  if (cfg->lps <= PHOLD_MAX_EVENTS / cfg->population) return true;
+  const struct sc_node *n = sc_node_near(ctx->sc->root, "workload.population");
+  *err = sc_error_at(n, "workload.population",
+                     "expected lps x population at most %" G_GINT64_FORMAT
+                     " events in flight (memory), got %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT,
+                     PHOLD_MAX_EVENTS, cfg->lps, cfg->population);
+  return false;
+}
+
 static bool phold_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct phold_config *cfg = ctx->config;
+  (void)err;
+  if (ctx->check_only) return true;
   struct sim_engine *e = sim_new(ctx->seed);
   sim_set_trace(e, ctx->trace, ctx->policy);
   phold_build(e, cfg);
@@ -30,5 +47,6 @@ const struct wl_type wl_phold = {
     .params = &phold_params,
     .policies = phold_policies,
     .n_policies = G_N_ELEMENTS(phold_policies),
+    .check = phold_check,
     .run = phold_run,
 };

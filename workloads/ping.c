@@ -36,18 +36,26 @@ struct wl_program *wl_ping_program(const struct ping_config *cfg) {
   return p;
 }
 
-static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+static bool ping_check(const struct wl_ctx *ctx, char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, 2, "ping", err)) return false;
-  struct wl_program *p = wl_ping_program(ctx->config);
-  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
-  wl_program_free(p);
-  return ok;
+  return pol_check_nodes(ctx->sc, &hw, 2, "ping", err);
+}
+
+static struct wl_program *ping_program(const struct wl_ctx *ctx, char **err) {
+  (void)err;
+  return wl_ping_program(ctx->config);
+}
+
+static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  return pol_run_program(ctx, ping_program, out, err);
 }
 
 const struct wl_type wl_ping = {
     .params = &ping_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
+    .check = ping_check,
     .run = ping_run,
+    .program = ping_program,
 };

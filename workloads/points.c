@@ -15,7 +15,7 @@ void pts_free(struct points *p) {
 bool pts_add(struct points *p, struct scenario *sc, char **err) {
   p->sc = g_renew(struct scenario *, p->sc, p->n + 1);
   p->sc[p->n++] = sc;
-  return wl_check_policies(sc, err);
+  return wl_check(sc, err); /* everything run would reject */
 }
 
 bool pts_load(const char *path, char **sets, const guint64 *seed, struct points *p, char **err) {
@@ -44,15 +44,12 @@ bool pts_load(const char *path, char **sets, const guint64 *seed, struct points 
 bool pts_run_point(void *user, size_t i, struct sim_result **runs, size_t *n_runs, char **err) {
   const struct points *pts = user;
   const struct scenario *sc = pts->sc[i];
-  const struct wl_type *w = wl_type_of(sc);
   *runs = g_new0(struct sim_result, sc->n_policies);
   for (*n_runs = 0; *n_runs < sc->n_policies;) {
     struct sim_result *r = &(*runs)[*n_runs];
     sim_result_init(r, sc->policies[*n_runs]);
     (*n_runs)++;
-    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = r->policy,
-                         .seed = sc->seed, .trace = NULL};
-    if (!w->run(&ctx, r, err)) return false;
+    if (!wl_run(sc, *n_runs - 1, NULL, r, err)) return false;
   }
   return true;
 }

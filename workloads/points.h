@@ -25,8 +25,8 @@ struct points {
  * (g_free); P is then partly filled: pts_free it either way. */
 bool pts_load(const char *path, char **sets, const guint64 *seed, struct points *p, char **err);
 
-/* Appends SC (taken over) to P, after checking that its workload runs
- * its policies; false and *ERR (SC freed) otherwise. */
+/* Appends SC (taken over) to P and checks everything `run` would reject
+ * (wl_check); false and *ERR otherwise (SC is P's either way). */
 bool pts_add(struct points *p, struct scenario *sc, char **err);
 
 void pts_free(struct points *p);

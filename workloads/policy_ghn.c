@@ -20,18 +20,26 @@ static struct kstep ghn_send(const struct wl_program *p, uint32_t rank, size_t i
   return (struct kstep){.kind = KS_HOST_REQUEST, .cmd = first, .tag_div = pol_part_div(o, wgs)};
 }
 
+/* A helper thread serves the GPU's requests: one is needed when any rank sends. */
+static bool ghn_check(const struct scenario *sc, const struct hw_config *hw,
+                      const struct wl_program *p, char **err) {
+  bool sends = false;
+  for (uint32_t r = 0; r < p->n_ranks && !sends; r++) sends = wl_count(p, r, WL_SEND) > 0;
+  if (hw->cpu->helper_threads >= 1 || !sends) return true;
+  *err = pol_error_at(sc, "hardware.cpu.helper_threads",
+                      "expected at least 1 for policy ghn (a helper thread serves the GPU's "
+                      "requests), got 0");
+  return false;
+}
+
 static bool ghn_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                       struct pol_prog *pp, char **err) {
-  if (hw->cpu->helper_threads < 1 && wl_count(p, rank, WL_SEND) > 0) {
-    *err = g_strdup("hardware.cpu.helper_threads: expected at least 1 for policy ghn "
-                    "(a helper thread serves the GPU's requests), got 0");
-    return false;
-  }
   return pol_one_kernel("ghn", p, rank, hw, ghn_send, pp, err);
 }
 
 const struct pol_type pol_ghn = {
     .name = "ghn",
+    .check = ghn_check,
     .recv_watcher = pol_watch_gpu,
     .lower = ghn_lower,
     .done_key = "gpu.wg_last_end",

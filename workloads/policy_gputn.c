@@ -10,13 +10,17 @@
  * `stores` the work-item level. */
 #include "lower.h"
 
-/* Tags are numbered per rank from 1, piece by piece, in op order. */
-static uint32_t first_tag(const struct wl_program *p, uint32_t rank, size_t i) {
+/* Tags are numbered per rank from 1, piece by piece, in op order. The
+ * count so far is kept in PP (sends come in op order: linear, not
+ * quadratic, in the program's length). */
+static uint32_t first_tag(const struct wl_program *p, uint32_t rank, size_t i,
+                          struct pol_prog *pp) {
   const struct wl_rank *r = &p->ranks[rank];
-  uint32_t tag = 1;
-  for (size_t k = 0; k < i; k++)
-    if (r->ops[k].kind == WL_SEND) tag += r->ops[k].parts;
-  return tag;
+  if (i < pp->tag_op) pp->tag_op = 0, pp->tag_next = 1;
+  for (size_t k = pp->tag_op; k < i; k++)
+    if (r->ops[k].kind == WL_SEND) pp->tag_next += r->ops[k].parts;
+  pp->tag_op = i;
+  return pp->tag_next;
 }
 
 /* Registers the send's pieces (host steps after the launch) and stores
@@ -24,7 +28,7 @@ static uint32_t first_tag(const struct wl_program *p, uint32_t rank, size_t i) {
 static struct kstep gputn_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
                                uint32_t selected, struct pol_prog *pp) {
   const struct wl_op *o = &p->ranks[rank].ops[i];
-  uint32_t tag = first_tag(p, rank, i), per_part = wgs / o->parts;
+  uint32_t tag = first_tag(p, rank, i, pp), per_part = wgs / o->parts;
   for (uint32_t j = 0; j < o->parts; j++) {
     struct nic_cmd c = pol_put_part(&pol_gputn, p, rank, i, NIC_TPUT, j);
     c.tag = tag + j;

@@ -7,18 +7,25 @@
  * it, and issues the copies itself (cpu.build_cmd each). */
 #include "lower.h"
 
+static bool overlap_check(const struct scenario *sc, const struct hw_config *hw,
+                          const struct wl_program *p, char **err) {
+  (void)p;
+  if (hw->gpu->queues >= 2) return true;
+  *err = pol_error_at(sc, "hardware.gpu.queues",
+                      "expected at least 2 for policy overlap (a second stream), got %" G_GINT64_FORMAT,
+                      hw->gpu->queues);
+  return false;
+}
+
 static bool overlap_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                           struct pol_prog *pp, char **err) {
-  if (hw->gpu->queues < 2) {
-    *err = g_strdup_printf("hardware.gpu.queues: expected at least 2 for policy overlap (a "
-                           "second stream), got %" G_GINT64_FORMAT, hw->gpu->queues);
-    return false;
-  }
+  (void)hw, (void)err;
   return pol_host_copies(&pol_overlap, p, rank, pp, true);
 }
 
 const struct pol_type pol_overlap = {
     .name = "overlap",
+    .check = overlap_check,
     .recv_watcher = pol_watch_cpu,
     .lower = overlap_lower,
     .done_key = "cpu.main_done",

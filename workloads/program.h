@@ -157,6 +157,13 @@ void wl_select(struct wl_program *p, uint32_t rank, struct wl_wgsel sel);
 
 uint32_t wl_count(const struct wl_program *p, uint32_t rank, enum wl_op_kind kind);
 
+/* Size limits a workload's check hook holds its scenario to before building
+ * a program: the ops of all ranks together (about 80 B each, several times
+ * that once lowered: 2^25 keeps a run within a few GB), and the WGs of one
+ * compute phase (a 32-bit count). */
+#define WL_MAX_OPS (UINT64_C(1) << 25)
+#define WL_MAX_WGS ((uint64_t)UINT32_MAX)
+
 /* Checks that every send has exactly one matching receive of the same size
  * and parts, and every receive one send; fills match, flag and n_flags.
  * False and *ERR (g_free) naming the op when not. Idempotent. */

@@ -16,7 +16,10 @@
  * (they are structural non-zeros, part of the SpMV's pattern). */
 #include "sparse.h"
 
+#include "input.h"
+
 #include <errno.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <glib.h>
 #include <gsl/gsl_blas.h>
@@ -123,6 +126,7 @@ static bool parse_double(char **s, double *v, char *tok, size_t toklen) {
 
 /* Appends X at (I, J) to the triplet matrix M (room reserved). */
 static void coo_add(gsl_spmatrix *m, int i, int j, double x) {
+  if (m->nz == m->nzmax) gsl_spmatrix_realloc(2 * m->nzmax, m); /* grows with what is read */
   m->i[m->nz] = i;
   m->p[m->nz] = j;
   m->data[m->nz] = x;
@@ -170,12 +174,16 @@ enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN };
 
 struct sp_matrix *sp_matrix_read(const char *path, char **err) {
   struct mm_reader r = {.path = path, .err = err};
-  r.f = fopen(path, "r");
+  char *why = NULL;
+  int fd = in_open_regular(path, IN_MAX_MATRIX_BYTES, &why);
+  r.f = fd >= 0 ? fdopen(fd, "r") : NULL;
   if (!r.f) {
+    if (fd >= 0) close(fd);
     if (err) {
       g_free(*err);
-      *err = g_strdup_printf("%s: %s", path, g_strerror(errno));
+      *err = g_strdup_printf("%s: %s", path, why ? why : g_strerror(errno));
     }
+    g_free(why);
     return NULL;
   }
   gsl_spmatrix *coo = NULL;
@@ -237,7 +245,7 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err) {
   }
 
   /* Comments and blank lines, then the size line: ROWS COLS ENTRIES. */
-  int64_t rows = 0, cols = 0, entries = 0;
+  int64_t rows = 0, cols = 0, entries = 0, size_line = 0;
   for (;;) {
     if (!mm_next(&r)) {
       mm_fail(&r, "a size line 'ROWS COLUMNS ENTRIES'", NULL);
@@ -251,6 +259,7 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err) {
       mm_fail(&r, "a size line 'ROWS COLUMNS ENTRIES' (ROWS, COLUMNS >= 1)", r.line);
       goto done;
     }
+    size_line = r.lineno;
     break;
   }
   if (rows > INT_MAX || cols > INT_MAX || entries > INT_MAX / (symmetric ? 2 : 1)) {
@@ -262,8 +271,10 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err) {
     goto done;
   }
 
-  coo = gsl_spmatrix_alloc_nzmax((size_t)rows, (size_t)cols,
-                                 (size_t)(entries > 0 ? entries : 1) * (symmetric ? 2 : 1),
+  /* The size line is not trusted before the entries are read: the
+   * triplets grow as entries come (a short file declaring 10^9 entries
+   * fails at its end, not in the allocator). */
+  coo = gsl_spmatrix_alloc_nzmax((size_t)rows, (size_t)cols, (size_t)MIN(MAX(entries, 1), 4096),
                                  GSL_SPMATRIX_COO);
   int64_t seen = 0;
   while (seen < entries) {
@@ -319,6 +330,15 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err) {
     if (r.line[0] == '%' || blank(r.line)) continue;
     snprintf(what, sizeof what, "end of file after %" PRId64 " entries", entries);
     mm_fail(&r, what, r.line);
+    goto done;
+  }
+  /* The CSR form holds a row pointer per row: rows beyond the non-zeros
+   * are empty, and a matrix with an empty row is singular (no CG). */
+  if (rows > (int64_t)coo->nz) {
+    r.lineno = size_line;
+    snprintf(tok, sizeof tok, "%" PRId64 " rows for %zu", rows, coo->nz);
+    mm_fail(&r, "at most as many rows as non-zeros (an empty row makes the matrix singular)",
+            tok);
     goto done;
   }
   out = g_new0(struct sp_matrix, 1);

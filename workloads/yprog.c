@@ -623,16 +623,16 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
 
 /* ---- the workload ---- */
 
-static bool yprog_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+static struct wl_program *yprog_program(const struct wl_ctx *ctx, char **err) {
   const struct yprog_config *c = ctx->config;
   struct hw_config hw = pol_hw_of(ctx->sc);
   uint64_t n = c->ranks ? (uint64_t)c->ranks : (uint64_t)hw.net->nodes;
-  if (!pol_check_nodes(ctx->sc, &hw, n, "the program's ranks", err)) return false;
-  struct wl_program *p = wl_yprog_build(c->groups, (uint32_t)n, err);
-  if (!p) return false;
-  bool ok = pol_run(p, ctx->policy, &hw, ctx->seed, ctx->trace, out, err);
-  wl_program_free(p);
-  return ok;
+  if (!pol_check_nodes(ctx->sc, &hw, n, "the program's ranks", err)) return NULL;
+  return wl_yprog_build(c->groups, (uint32_t)n, err);
+}
+
+static bool yprog_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  return pol_run_program(ctx, yprog_program, out, err);
 }
 
 const struct wl_type wl_yprog = {
@@ -640,4 +640,5 @@ const struct wl_type wl_yprog = {
     .policies = pol_names,
     .n_policies = POL_COUNT,
     .run = yprog_run,
+    .program = yprog_program,
 };

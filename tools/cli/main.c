@@ -1,6 +1,9 @@
 /* trigsim: the command line. Subcommands run, validate and params; option
  * parsing by GLib. Exit status: 0 done, 1 an output could not be written,
- * 2 bad input (scenario, option or argument). */
+ * 2 bad input (scenario, option or argument), 3 the model failed (a
+ * deadlock or an internal error, after the input was checked), 130
+ * interrupted (a sweep). */
+#include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
@@ -20,9 +23,10 @@
 #include "workload.h"
 
 #define EXIT_INPUT 2
+#define EXIT_MODEL 3
 
 static const char *const commands[] = {"run", "sweep", "validate", "params", "calibrate",
-                                      "validate-real", "fit"};
+                                      "validate-real", "export-goal", "fit"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -45,7 +49,8 @@ static void print_help(FILE *out) {
         "  params [GROUP]     list every parameter with unit, default, range and doc\n"
         "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
         "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n"
-        "  fit FIT              fit parameters to targets; write them as a profile fragment\n\n"
+        "  export-goal SCENARIO     write the scenario's per-rank program as a GOAL schedule\n"
+        "  fit FIT                  fit parameters to targets; write them as a profile fragment\n\n"
         "Options:\n"
         "  -h, --help         show this help (also: trigsim COMMAND --help)\n"
         "  --version          print the version\n",
@@ -280,15 +285,15 @@ static int cmd_run(int argc, char **argv) {
   prs.n_points = pts.n;
   for (size_t i = 0; i < pts.n; i++) {
     const struct scenario *sc = pts.sc[i];
-    const struct wl_type *w = wl_type_of(sc);
     prs.runs[i] = g_new0(struct sim_result, sc->n_policies);
     for (size_t k = 0; k < sc->n_policies; k++) {
       struct sim_result *r = &prs.runs[i][k];
       sim_result_init(r, sc->policies[k]);
       prs.n_runs[i]++;
-      struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
-                           .seed = sc->seed, .trace = trace};
-      if (!w->run(&ctx, r, &err)) goto out;
+      if (!wl_run(sc, k, trace, r, &err)) {
+        status = EXIT_MODEL; /* the input passed wl_check */
+        goto out;
+      }
     }
   }
   status = emit_points(&pts, prs.runs, prs.n_runs, output, fmt) ? 0 : 1;
@@ -430,9 +435,10 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "params")) return cmd_params(argc - 1, argv + 1);
   if (!strcmp(cmd, "calibrate")) return calib_cmd_calibrate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate-real")) return calib_cmd_validate_real(argc - 1, argv + 1);
+  if (!strcmp(cmd, "export-goal")) return export_cmd_goal(argc - 1, argv + 1);
   if (!strcmp(cmd, "fit")) return fit_cmd_fit(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
   return usage_error("expected a command (run, sweep, validate, params, calibrate, "
-                     "validate-real, fit)%s%s%s, got '%s'",
+                     "validate-real, export-goal, fit)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }
