@@ -96,6 +96,29 @@ static void test_calc_between_recv_and_send(void) {
   EXPECT_TIME(goal_time(g, "cpu", 2), reply + SEND + BUS + LEG + RECV);
 }
 
+static void test_gpu_calc_under_hdn_and_copy(void) {
+  /* A calc of 8 ns on the GPU, then a send that requires it: under hdn the
+   * host submits the kernel (1000), which is at the GPU at 1102, launched
+   * at 2602, done at 2610, torn down at 4110; its completion reaches the
+   * host at 4212, which has polled every 500 ns since its wait began at
+   * 1000: 4500; then the two-sided send, as the hdn ping of
+   * tests/test_policy.c. */
+  const char *dep = "num_ranks 2\n"
+                    "rank 0 {\nl1: calc 8\nl2: send 8b to 1\nl2 requires l1\n}\n"
+                    "rank 1 {\nl1: recv 8b from 0\n}\n";
+  EXPECT_TIME(goal_time(dep, "hdn", 2), 4500000 + SEND + BUS + LEG + RECV);
+  /* Under copy the send is a one-sided copy (build 200 ns, no host stack)
+   * and the receiver polls the flag (no receive cost). */
+  EXPECT_TIME(goal_time(dep, "copy", 2), 4500000 + 200000 + BUS + LEG);
+  /* Without the dependency the send goes right after the launch (the
+   * thread's next task, at 1000): rank 1 is done at 1000 + SEND + BUS +
+   * LEG + RECV = 3488.26 ns, rank 0 when it noticed its kernel, 4500. */
+  const char *indep = "num_ranks 2\n"
+                      "rank 0 {\nl1: calc 8\nl2: send 8b to 1\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\n}\n";
+  EXPECT_TIME(goal_time(indep, "hdn", 2), 4500000);
+}
+
 static void test_irequires_overlaps(void) {
   /* Rank 1 forwards to rank 2 only after its receive from 0 completed
    * (requires), or as soon as the receive was posted (irequires, at 0):
@@ -475,6 +498,7 @@ int main(void) {
       {"GOAL ping, timed by hand", test_ping},
       {"calc between a recv and a send", test_calc_between_recv_and_send},
       {"irequires lets a send overlap a receive", test_irequires_overlaps},
+      {"a GPU calc under hdn and copy, with and without a dependency", test_gpu_calc_under_hdn_and_copy},
       {"binomial broadcast on 8 ranks, coll and GOAL", test_binomial_bcast},
       {"ring on 4 ranks by hand; GOAL and program agree", test_ring_by_hand_and_both_ways},
       {"Schedgen's samples under every policy", test_schedgen_samples_every_policy},
