@@ -413,6 +413,10 @@ static void test_yprog_errors(void) {
   expect_yprog_error("- ops:\n  - allreduce: {size: 1KiB, algorithm: binomial}\n", 2,
                      "workload.groups[0].ops[0].allreduce.algorithm: expected an algorithm of "
                      "allreduce (auto, ring, recursive-doubling), got binomial");
+  expect_yprog_error("- ops:\n  - loop:\n      count: 65536\n      ops:\n"
+                     "        - loop: {count: 65536, ops: [{calc: 1ns}]}\n", 2,
+                     "t.yaml:5:25: workload.groups[0].ops[0].loop.ops[0].loop.count: expected loops "
+                     "that make at most 2^25 ops in all, got more (the counts multiply)");
   expect_yprog_error("- ops:\n  - recv: {from: (rank + 1) % nranks, size: 1KiB, tag: -1}\n", 2,
                      "recv.tag: expected a value in [0, 2147483647] on rank 0, got -1");
 }
@@ -495,6 +499,42 @@ static void test_export_round_trip(void) {
   g_free(err);
 }
 
+/* `trigsim ARGS` on a scenario running GOAL TEXT under cpu: its status,
+ * its stderr in *ERR. */
+static int cli_goal(const char *cmd, const char *text, char **err) {
+  char *g = tu_temp_file(".goal", text, strlen(text));
+  char *yaml = g_strdup_printf("workload: {kind: goal, file: %s}\nhardware: {network: {nodes: 2}}\n"
+                               "policies: [cpu]\n", g);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  const char *argv[] = {cmd, sc, NULL};
+  int status = tu_trigsim(argv, NULL, err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(g);
+  return status;
+}
+
+static void test_cli_statuses(void) {
+  /* A receive no send matches is a well-formed schedule: validate passes,
+   * run exits 3 (the model deadlocked) naming the op. */
+  const char *dead = "num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 4\n}\n";
+  char *err = NULL;
+  CU_ASSERT_EQUAL(cli_goal("validate", dead, &err), 0);
+  g_free(err);
+  CU_ASSERT_EQUAL(cli_goal("run", dead, &err), 3);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): a receive of 8 B with tag 4 "
+                                            "from rank 1 that no send matches: the schedule "
+                                            "deadlocks"));
+  g_free(err);
+  /* A malformed one is bad input for both. */
+  const char *bad = "num_ranks 2\nrank 0 {\nl1: recv 8b form 1\n}\n";
+  CU_ASSERT_EQUAL(cli_goal("validate", bad, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ":3:13: workload.file: expected from, got form"));
+  g_free(err);
+  CU_ASSERT_EQUAL(cli_goal("run", bad, &err), 2);
+  g_free(err);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"GOAL ping, timed by hand", test_ping},
@@ -510,6 +550,7 @@ int main(void) {
       {"program errors name the key", test_yprog_errors},
       {"collectives timed by hand", test_collectives_by_hand},
       {"a workload exported as GOAL runs the same", test_export_round_trip},
+      {"exit statuses: a deadlock 3, a malformed file 2", test_cli_statuses},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }

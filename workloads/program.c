@@ -267,28 +267,12 @@ static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got,
         break;
       }
       g_hash_table_add(got, (gpointer)rv);
+      ((struct wl_op *)rv)->match = 1; /* a receive's match: it has a send */
       o->match = (uint32_t)(j - 1);
     }
   }
   g_hash_table_destroy(count);
   return ok;
-}
-
-static bool all_received(const struct wl_program *p, GHashTable *got, char **err) {
-  for (uint32_t r = 0; r < p->n_ranks; r++) {
-    const struct wl_rank *rk = &p->ranks[r];
-    for (size_t i = 0; i < rk->n_ops; i++) {
-      const struct wl_op *o = &rk->ops[i];
-      if (o->kind == WL_RECV && !g_hash_table_contains(got, o)) {
-        char at[64];
-        *err = g_strdup_printf("%s: a receive of %" G_GINT64_FORMAT " B with tag %u from rank "
-                               "%u that no send matches: the schedule deadlocks",
-                               wl_op_where(p, r, i, at, sizeof at), o->bytes, o->tag, o->peer);
-        return false;
-      }
-    }
-  }
-  return true;
 }
 
 static gint by_index(gconstpointer a, gconstpointer b, gpointer data) {
@@ -373,7 +357,7 @@ bool wl_program_check(struct wl_program *p, char **err) {
   GHashTable *got = g_hash_table_new(g_direct_hash, g_direct_equal);
   GHashTable *dups = counts_new();
   bool ok = check_graphs(p, err) && index_recvs(p, h, keys, dups, err) &&
-            match_sends(p, h, got, dups, err) && all_received(p, got, err);
+            match_sends(p, h, got, dups, err);
   g_hash_table_destroy(dups);
   g_hash_table_destroy(got);
   g_hash_table_destroy(h);
@@ -422,4 +406,22 @@ struct wl_program *wl_linearize(const struct wl_program *p) {
   g_free(pos);
   q->checked = true;
   return q;
+}
+
+bool wl_program_unmatched(const struct wl_program *p, char **err) {
+  g_assert(p->checked);
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    for (size_t i = 0; i < rk->n_ops; i++) {
+      const struct wl_op *o = &rk->ops[i];
+      if (o->kind == WL_RECV && !o->match) {
+        char at[64];
+        *err = g_strdup_printf("%s: a receive of %" G_GINT64_FORMAT " B with tag %u from rank "
+                               "%u that no send matches: the schedule deadlocks",
+                               wl_op_where(p, r, i, at, sizeof at), o->bytes, o->tag, o->peer);
+        return true;
+      }
+    }
+  }
+  return false;
 }
