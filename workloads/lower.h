@@ -63,7 +63,8 @@ struct pol_type {
   struct pol_graph graph;
 };
 
-/* The kernel step of compute op O, each WG doing FOLD WGs' work. */
+/* The kernel step of compute op O, each WG doing FOLD WGs' work: its
+ * flops, bytes and re-read bytes times FOLD, its class and working set. */
 struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
 /* Compute op O on every core of CPU, through a roofline, or its time_ps. */
 sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o);
