@@ -78,8 +78,14 @@ static void test_ping_hdn(void) {
   /* Submit 1000; queue command at the GPU 1102; launch 1500 = 2602; WG
    * 8 ns = 2610; teardown 1500 = 4110; completion at the CPU 4212; the
    * CPU began waiting at 1000 and polls every 500: 4500. Send 200 + 1000 =
-   * 5700, c = 5802; flag + LEG, recv 500. */
-  CU_ASSERT_EQUAL(ping_time("hdn"), 5802000 + LEG + 500000);
+   * 5700, c = 5802; the target's host polls the flag (GPU-TN Sec. 5.2):
+   * done at c + LEG. */
+  CU_ASSERT_EQUAL(ping_time("hdn"), 5802000 + LEG);
+}
+
+static void test_ping_hdn2s(void) {
+  /* As hdn, but the target completes a two-sided receive: + recv 500. */
+  CU_ASSERT_EQUAL(ping_time("hdn2s"), 5802000 + LEG + 500000);
 }
 
 static void test_ping_gds(void) {
@@ -475,13 +481,14 @@ static void test_cg_cpufree(void) {
 
 static void test_cg_hdn(void) {
   /* Halo: build 200 + send 1000, c = 1302, the peer's flag at 1988.26,
-   * + recv 500 = 2488.26. A kernel costs 4500 when its work is < 398 ps:
-   * submit 1000; done at the CPU 102 + 1500 + work + 1500 + 102 later,
-   * noticed at the next 500 ns poll tick: 3500 after the submit. SpMV and
-   * the dot: 11488.26. Allreduce: 1200 + 102 to the NIC, + LEG, + recv
-   * 500: 13976.52. 3 kernels: 27476.52. Allreduce: 29964.78. AXPY:
-   * 34464.78. */
-  CU_ASSERT_EQUAL(cg_time("hdn"), 34464780);
+   * seen by the polling host at once. A kernel costs 4500 when its work is
+   * < 398 ps: submit 1000; done at the CPU 102 + 1500 + work + 1500 + 102
+   * later, noticed at the next 500 ns poll tick: 3500 after the submit.
+   * SpMV and the dot: 10988.26. Allreduce: 1200 + 102 to the NIC, + LEG:
+   * 12976.52. 3 kernels: 26476.52. Allreduce: 28464.78. AXPY: 32964.78.
+   * hdn2s pays recv 500 on each of the 3 receives: 34464.78. */
+  CU_ASSERT_EQUAL(cg_time("hdn"), 32964780);
+  CU_ASSERT_EQUAL(cg_time("hdn2s"), 34464780);
 }
 
 int main(void) {
@@ -489,6 +496,7 @@ int main(void) {
       {"persistent kernels sized to residency", test_persistent_residency},
       {"ping under cpu, by hand", test_ping_cpu},
       {"ping under hdn, by hand", test_ping_hdn},
+      {"ping under hdn2s (two-sided receive), by hand", test_ping_hdn2s},
       {"ping under gds, by hand", test_ping_gds},
       {"ping under gputn, by hand", test_ping_gputn},
       {"ping under cpufree, by hand", test_ping_cpufree},
@@ -502,7 +510,7 @@ int main(void) {
       {"an unmatched send is an error", test_unmatched_send_is_an_error},
       {"a deadlocked run is an error", test_deadlock_is_an_error},
       {"one CG iteration under cpufree, by hand", test_cg_cpufree},
-      {"one CG iteration under hdn, by hand", test_cg_hdn},
+      {"one CG iteration under hdn and hdn2s, by hand", test_cg_hdn},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }

@@ -146,7 +146,8 @@ void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint
       break;
     }
     case WL_RECV:
-      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = two, .flag = o->flag,
+      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = two && !pol->graph.recv_polls,
+                                    .flag = o->flag,
                                     .value = 1},
                  op, dv, deps->len);
       break;
