@@ -178,6 +178,13 @@ static void test_row_lengths_meet_targets(void) {
   mg_gen_free(g);
 }
 
+/* The most non-zeros of a part over the mean. */
+static double nnz_imbalance(const struct sp_part *p) {
+  int64_t max = 0;
+  for (uint32_t r = 0; r < p->n_ranks; r++) max = MAX(max, p->ranks[r].nnz);
+  return (double)max * p->n_ranks / (double)p->nnz;
+}
+
 /* Dense layers make contiguous blocks unequal; a regular grid does not. A
  * dense layer's nodes have rows of 300 against a mean of 30, so the rank
  * holding it carries well above the mean (> 1.3x), while the regular grid
@@ -189,9 +196,7 @@ static void test_dense_layers_imbalance_blocks(void) {
   for (int k = 0; k < 2; k++) {
     struct mg_gen *g = gen(k ? flat : dense);
     struct sp_part *p = mg_gen_partition(g, 8);
-    int64_t max = 0;
-    for (uint32_t r = 0; r < 8; r++) max = MAX(max, p->ranks[r].nnz);
-    imb[k] = (double)max * 8 / (double)p->nnz;
+    imb[k] = nnz_imbalance(p);
     sp_part_free(p);
     mg_gen_free(g);
   }
@@ -213,9 +218,7 @@ static void test_dense_layers_imbalance_metis(void) {
     char *err = NULL;
     struct sp_part *p = sp_partition(m, 8, SP_GRAPH, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    int64_t max = 0;
-    for (uint32_t r = 0; r < 8; r++) max = MAX(max, p->ranks[r].nnz);
-    imb[k] = (double)max * 8 / (double)p->nnz;
+    imb[k] = nnz_imbalance(p);
     sp_part_free(p);
     sp_matrix_free(m);
     mg_gen_free(g);
