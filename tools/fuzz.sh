@@ -21,8 +21,9 @@ if [ ${#names[@]} -eq 0 ]; then
   names=(scenario units matrix)
   [ -f tests/fuzz/fuzz_goal.c ] && names+=(goal)
 fi
-command -v clang >/dev/null || { echo "fuzz.sh: clang not found (tools/deps.sh installs it)"; exit 1; }
-cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cc=$(command -v clang || command -v clang-14) ||
+  { echo "fuzz.sh: clang not found (tools/deps.sh installs clang-14)"; exit 1; }
+cmake -S . -B build/fuzz -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTRIGSIM_FUZZ=ON -DBUILD_TESTING=OFF -DTRIGSIM_MPI=OFF -DTRIGSIM_OPENCL=OFF >/dev/null
 targets=()
 for n in "${names[@]}"; do targets+=(fuzz_"$n"); done
