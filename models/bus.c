@@ -23,24 +23,23 @@ struct bus_state {
   bool tracks_made;
 };
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct bus_config, key)}
+#define PAR_CONFIG struct bus_config
 static const struct par_decl bus_decls[] = {
-    P(kind, PAR_ENUM, "apu", NULL, NULL, "apu|pcie",
+    PAR(kind, PAR_ENUM, "apu", NULL, NULL, "apu|pcie",
       "what the numbers describe (documentation only): apu = coherent SoC fabric (GPU-TN "
       "Sec. 5.1); for pcie use e.g. latency 500ns, bandwidth 128Gbps"),
-    P(latency, PAR_TIME, "100ns", "0ps", "1ms", NULL,
+    PAR(latency, PAR_TIME, "100ns", "0ps", "1ms", NULL,
       "one-way latency of a posted write between devices or to memory (APU fabric ~100ns; "
       "PCIe gen3 through the root complex ~500ns)"),
-    P(bandwidth, PAR_BANDWIDTH, "256Gbps", "1Mbps", "100Tbps", NULL,
+    PAR(bandwidth, PAR_BANDWIDTH, "256Gbps", "1Mbps", "100Tbps", NULL,
       "bandwidth of each destination direction (APU/PCIe gen4 x16 ~256Gbps; gen3 x16 128Gbps)"),
-    P(mem_latency, PAR_TIME, "80ns", "0ps", "1ms", NULL,
+    PAR(mem_latency, PAR_TIME, "80ns", "0ps", "1ms", NULL,
       "memory access of a DMA read, from the request entering the bus until the data leaves "
       "memory (DDR4-2133, Table 2: ~80ns)"),
-    P(control_bytes, PAR_SIZE, "64B", "0B", "1MiB", NULL,
+    PAR(control_bytes, PAR_SIZE, "64B", "0B", "1MiB", NULL,
       "bytes charged for a control message (bytes == 0): one cache line / small TLP"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group bus_params = {
     .name = "bus",

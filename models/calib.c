@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "nodeprog.h"
+#include "outfile.h"
 #include "scenario.h"
 #include "system.h"
 #include "topology.h"
@@ -161,13 +162,9 @@ static void stat_line(FILE *f, const char *key, struct calib_stat s, const char 
 
 bool calib_write_profile(const char *path, const struct calib_meas *m, const struct calib_fit *fit,
                          const struct calib_hw *hw, char **err) {
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    *err = g_strdup_printf("%s: cannot write: %s", tmp, g_strerror(errno));
-    g_free(tmp);
-    return false;
-  }
+  struct outfile out;
+  if (!of_open(&out, path, err)) return false;
+  FILE *f = out.f;
   const struct gpu_config *g = &hw->gpu;
   fprintf(f, "# Hardware profile measured by `trigsim calibrate` on %s (DESIGN.md Sec. 6).\n"
              "# Include it from a scenario (`include: hw/<this file>`); the derivation of each\n"
@@ -236,15 +233,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "    latency: %" PRId64 "ps  # min(read_latency, roundtrip - enqueue - t0) / 4\n", hw->bus.latency);
   fprintf(f, "    bandwidth: %" PRId64 "bps  # mean of h2d and d2h\n", hw->bus.bandwidth);
   fprintf(f, "    control_bytes: %" PRId64 "B\n", hw->bus.control_bytes);
-  bool ok = !ferror(f);
-  ok = fclose(f) == 0 && ok;
-  ok = ok && g_rename(tmp, path) == 0;
-  if (!ok) {
-    *err = g_strdup_printf("%s: cannot write: %s", path, g_strerror(errno));
-    g_unlink(tmp);
-  }
-  g_free(tmp);
-  return ok;
+  return of_commit(&out, err);
 }
 
 bool calib_read_profile(const char *path, struct calib_hw *hw, char **err) {

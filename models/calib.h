@@ -168,8 +168,4 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct cali
 /* The device's name and driver ("NAME, driver VERSION"), static storage. */
 const char *calib_dev_name(const struct calib_dev *d);
 
-/* The subcommands (calib_cli.c): argv[0] is the command name. */
-int calib_cmd_calibrate(int argc, char **argv);
-int calib_cmd_validate_real(int argc, char **argv);
-
 #endif

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <stddef.h>
 
+#include "phase.h"
 #include "trace.h"
 
 enum {
@@ -49,42 +50,41 @@ struct cpu_state {
   sim_time helper_wait, helper_wait_max, helper_busy;
 };
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct cpu_config, key)}
+#define PAR_CONFIG struct cpu_config
 static const struct par_decl cpu_decls[] = {
-    P(cores, PAR_INT, "8", "1", "1024", NULL, "cores (GPU-TN Table 2)"),
-    P(clock, PAR_FREQ, "4GHz", "1MHz", "100GHz", NULL,
+    PAR(cores, PAR_INT, "8", "1", "1024", NULL, "cores (GPU-TN Table 2)"),
+    PAR(clock, PAR_FREQ, "4GHz", "1MHz", "100GHz", NULL,
       "core clock (GPU-TN Table 2; informative: the costs below are times)"),
-    P(launch_submit, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(launch_submit, PAR_TIME, "1us", "0ps", "1s", NULL,
       "submit one queue command: write an AQL packet and ring the user-mode queue (~1us; "
       "CUDA/HIP launch calls measure 2-5us)"),
-    P(send, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(send, PAR_TIME, "1us", "0ps", "1s", NULL,
       "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
-    P(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "host network stack's receive completion and matching (~0.5us)"),
-    P(build_cmd, PAR_TIME, "200ns", "0ps", "1s", NULL,
+    PAR(build_cmd, PAR_TIME, "200ns", "0ps", "1s", NULL,
       "build and post a one-sided NIC command descriptor (~800 cycles at 4GHz)"),
-    P(register_trigger, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(register_trigger, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "build and register a triggered operation (PtlTriggeredPut-like, ~2000 cycles)"),
-    P(switch_mode, PAR_ENUM, "poll", NULL, NULL, "poll|interrupt",
+    PAR(switch_mode, PAR_ENUM, "poll", NULL, NULL, "poll|interrupt",
       "how the CPU notices a kernel completion: spinning on the signal, or an interrupt"),
-    P(switch_poll_interval, PAR_TIME, "500ns", "0ps", "1s", NULL,
+    PAR(switch_poll_interval, PAR_TIME, "500ns", "0ps", "1s", NULL,
       "period of the completion-signal poll (runtime's spin-wait loop with back-off)"),
-    P(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
+    PAR(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
       "completion interrupt delivery plus waking the waiting thread (~5us)"),
-    P(helper_threads, PAR_INT, "0", "0", "1023", NULL,
+    PAR(helper_threads, PAR_INT, "0", "0", "1023", NULL,
       "helper threads serving GPU requests (ghn), each holding a core; at most cores - 1"),
-    P(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
       "period at which helper threads poll the GPU->CPU request queue"),
-    P(helper_service, PAR_TIME, "1us", "0ps", "1s", NULL,
+    PAR(helper_service, PAR_TIME, "1us", "0ps", "1s", NULL,
       "a helper reads a request, builds the command and posts it (~build + send)"),
-    P(flops_per_cycle, PAR_INT, "8", "1", "4096", NULL,
+    PAR(flops_per_cycle, PAR_INT, "8", "1", "4096", NULL,
       "flops per core per cycle a CPU-computed phase sustains (8-wide OOO, GPU-TN Table 2)"),
-    P(mem_bandwidth, PAR_BANDWIDTH, "320Gbps", "1Mbps", "1000Tbps", NULL,
+    PAR(mem_bandwidth, PAR_BANDWIDTH, "320Gbps", "1Mbps", "1000Tbps", NULL,
       "memory bandwidth all cores together sustain in a CPU-computed phase (~40 GB/s: "
       "STREAM-like, ~5 GB/s per core on DDR4)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 static bool check_config(const void *cfg, char **err) { return cpu_config_check(cfg, err); }
 
@@ -178,6 +178,54 @@ static sim_time kernel_wait_end(struct sim_comp *c, sim_time start, sim_time arr
   return seen;
 }
 
+/* The thread's work of compute, launch and NIC command step ST begun at
+ * NOW: charges it, sends what it sends, returns how long it takes. */
+static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time now) {
+  const struct cpu_config *cfg = c->config;
+  struct cpu_state *s = c->state;
+  const struct nodeprog *pr = s->prog;
+  sim_time d = 0;
+  switch (st->kind) {
+  case HS_COMPUTE:
+    d = st->time > 0 ? st->time : 0;
+    spend(c, CAT_COMPUTE, now, d);
+    break;
+  case HS_LAUNCH: {
+    if (st->qcmd >= pr->n_qcmds)
+      g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
+    const struct qcmd *qc = &pr->qcmds[st->qcmd];
+    if (qc->kind == Q_KERNEL) {
+      if (qc->kernel >= pr->n_kernels)
+        g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
+      s->launched[qc->kernel]++;
+    }
+    d = cfg->launch_submit;
+    spend(c, CAT_LAUNCH, now, d);
+    s->launches++;
+    cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
+    break;
+  }
+  case HS_NIC_CMD: {
+    if (st->cmd >= pr->n_cmds)
+      g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
+    uint8_t op = pr->cmds[st->cmd].op;
+    bool trig = op == NIC_TPUT || op == NIC_TGET;
+    sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
+    spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
+    d = b;
+    if (st->two_sided) {
+      spend(c, CAT_SEND, now + b, cfg->send);
+      d += cfg->send;
+    }
+    s->nic_cmds++;
+    cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
+    break;
+  }
+  default: g_error("%s: host step of unknown kind %u", c->name, st->kind);
+  }
+  return d;
+}
+
 /* ---- the graph executor (nodeprog.host_deps) ---- */
 
 enum { GS_BLOCKED, GS_READY, GS_STARTED, GS_DONE };
@@ -193,6 +241,7 @@ struct graph {
   GSequence *runq;            /* thread tasks ready, by (since, step) */
   GArray *work;               /* steps whose dependencies just held */
   int64_t running;            /* the step on the thread, -1: none */
+  sim_time idle_since;        /* the thread has had nothing to run since, -1: busy */
   size_t n_done;
 };
 
@@ -236,6 +285,7 @@ static struct graph *graph_new(const struct nodeprog *pr) {
   g->runq = g_sequence_new(NULL);
   g->work = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->running = -1;
+  g->idle_since = 0;
   return g;
 }
 
@@ -295,7 +345,6 @@ static void graph_flag_met(struct sim_comp *c, uint32_t i) {
   struct cpu_state *s = c->state;
   const struct hstep *st = &s->prog->host[i];
   sim_time now = sim_now(c->eng);
-  spend(c, CAT_WAIT_FLAG, s->g->since[i], now - s->g->since[i]);
   if (st->two_sided)
     graph_queue(s->g, i, now);
   else
@@ -353,50 +402,27 @@ static void graph_run(struct sim_comp *c) {
       g_array_set_size(g->work, g->work->len - 1);
       graph_ready(c, i);
     }
-    if (g->running >= 0 || g_sequence_get_length(g->runq) == 0) return;
+    if (g->running >= 0) return;
+    sim_time now0 = sim_now(c->eng);
+    if (g_sequence_get_length(g->runq) == 0) {
+      if (g->idle_since < 0) g->idle_since = now0;
+      return;
+    }
+    /* A thread that waited with steps left waited for a flag or a kernel. */
+    if (g->idle_since >= 0 && g->n_done < pr->n_host)
+      spend(c, CAT_WAIT_FLAG, g->idle_since, now0 - g->idle_since);
+    g->idle_since = -1;
     GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
     uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
     g_sequence_remove(it);
     const struct hstep *st = &pr->host[i];
     sim_time now = sim_now(c->eng), d = 0;
     if (g->phase[i] == GS_READY) graph_start(g, i);
-    switch (st->kind) {
-    case HS_COMPUTE:
-      d = st->time > 0 ? st->time : 0;
-      spend(c, CAT_COMPUTE, now, d);
-      break;
-    case HS_LAUNCH: {
-      if (st->qcmd >= pr->n_qcmds)
-        g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
-      const struct qcmd *qc = &pr->qcmds[st->qcmd];
-      if (qc->kind == Q_KERNEL) s->launched[qc->kernel]++;
-      d = cfg->launch_submit;
-      spend(c, CAT_LAUNCH, now, d);
-      s->launches++;
-      cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
-      break;
-    }
-    case HS_NIC_CMD: {
-      if (st->cmd >= pr->n_cmds)
-        g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
-      uint8_t op = pr->cmds[st->cmd].op;
-      bool trig = op == NIC_TPUT || op == NIC_TGET;
-      sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
-      spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
-      d = b;
-      if (st->two_sided) {
-        spend(c, CAT_SEND, now + b, cfg->send);
-        d += cfg->send;
-      }
-      s->nic_cmds++;
-      cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
-      break;
-    }
-    case HS_WAIT_FLAG: /* a two-sided receive's completion */
+    if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
       d = cfg->recv;
       spend(c, CAT_RECV, now, d);
-      break;
-    default: g_error("%s: host step of unknown kind %u", c->name, st->kind);
+    } else {
+      d = thread_work(c, st, now);
     }
     if (d > 0) {
       g->running = i;
@@ -453,24 +479,8 @@ static void main_run(struct sim_comp *c) {
     sim_time d = 0;
     switch (st->kind) {
     case HS_COMPUTE:
-      d = st->time > 0 ? st->time : 0;
-      spend(c, CAT_COMPUTE, now, d);
-      break;
-    case HS_LAUNCH: {
-      if (st->qcmd >= pr->n_qcmds)
-        g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
-      const struct qcmd *qc = &pr->qcmds[st->qcmd];
-      if (qc->kind == Q_KERNEL) {
-        if (qc->kernel >= pr->n_kernels)
-          g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
-        s->launched[qc->kernel]++;
-      }
-      d = cfg->launch_submit;
-      spend(c, CAT_LAUNCH, now, d);
-      s->launches++;
-      cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
-      break;
-    }
+    case HS_LAUNCH:
+    case HS_NIC_CMD: d = thread_work(c, st, now); break;
     case HS_WAIT_KERNEL: {
       uint32_t k = st->kernel;
       if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
@@ -482,22 +492,6 @@ static void main_run(struct sim_comp *c) {
         return;
       }
       if (s->launched[k] > 0) d = kernel_wait_end(c, now, s->last_done[k]) - now;
-      break;
-    }
-    case HS_NIC_CMD: {
-      if (st->cmd >= pr->n_cmds)
-        g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
-      uint8_t op = pr->cmds[st->cmd].op;
-      bool trig = op == NIC_TPUT || op == NIC_TGET;
-      sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
-      spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
-      d = b;
-      if (st->two_sided) {
-        spend(c, CAT_SEND, now + b, cfg->send);
-        d += cfg->send;
-      }
-      s->nic_cmds++;
-      cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
       break;
     }
     case HS_WAIT_FLAG:
@@ -661,6 +655,12 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
   sim_report_comp_int(r, c, "helper_wait_time", UNIT_TIME, s->helper_wait);
   sim_report_comp_int(r, c, "helper_wait_max", UNIT_TIME, s->helper_wait_max);
+  sim_report_phase(r, PH_LAUNCH, s->time[CAT_LAUNCH]);
+  sim_report_phase(r, PH_CPU_COMPUTE, s->time[CAT_COMPUTE]);
+  sim_report_phase(r, PH_SWITCH, s->time[CAT_SWITCH]);
+  sim_report_phase(r, PH_HOST_STACK, s->time[CAT_BUILD] + s->time[CAT_REGISTER] +
+                                          s->time[CAT_SEND] + s->time[CAT_RECV]);
+  sim_report_phase(r, PH_WAITING, s->time[CAT_WAIT_FLAG] + s->helper_wait);
 }
 
 static void cpu_destroy(struct sim_comp *c) {

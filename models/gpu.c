@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <stddef.h>
 
+#include "phase.h"
 #include "trace.h"
 
 /* Self events; data = queue or slot. */
@@ -71,45 +72,44 @@ struct gpu_state {
   uint32_t slots_max;
 };
 
-#define P(key, type, def, min, max, doc) \
-  {#key, type, def, min, max, NULL, doc, offsetof(struct gpu_config, key)}
+#define PAR_CONFIG struct gpu_config
 static const struct par_decl gpu_decls[] = {
-    P(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock (GPU-TN Table 2)"),
-    P(cus, PAR_INT, "24", "1", "4096", "compute units (GPU-TN Table 2)"),
-    P(wgs_per_cu, PAR_INT, "4", "1", "64",
+    PAR(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock (GPU-TN Table 2)"),
+    PAR(cus, PAR_INT, "24", "1", "4096", "compute units (GPU-TN Table 2)"),
+    PAR(wgs_per_cu, PAR_INT, "4", "1", "64",
       "occupancy limit: WGs resident per CU (256-item WGs, GCN: 40 waves/CU, register-bound ~4)"),
-    P(flops_per_cu_cycle, PAR_INT, "128", "1", "1048576",
+    PAR(flops_per_cu_cycle, PAR_INT, "128", "1", "1048576",
       "peak flops per CU per cycle (64 lanes x FMA, GCN)"),
-    P(mem_bandwidth, PAR_BANDWIDTH, "1092Gbps", "1Mbps", "1000Tbps",
+    PAR(mem_bandwidth, PAR_BANDWIDTH, "1092Gbps", "1Mbps", "1000Tbps",
       "memory bandwidth shared by all WG slots (8 channels DDR4-2133, Table 2: 136.5 GB/s)"),
-    P(queues, PAR_INT, "4", "1", "256", "in-order queues (streams) served by the front end"),
-    P(launch_latency, PAR_TIME, "1.5us", "0ps", "1s",
+    PAR(queues, PAR_INT, "4", "1", "256", "in-order queues (streams) served by the front end"),
+    PAR(launch_latency, PAR_TIME, "1.5us", "0ps", "1s",
       "kernel launch latency at queue depth 1 (GPU-TN Table 2)"),
-    P(launch_per_queued, PAR_TIME, "0ps", "0ps", "1s",
+    PAR(launch_per_queued, PAR_TIME, "0ps", "0ps", "1s",
       "added launch latency per command ahead in the same queue at enqueue (linear fit of "
       "GPU-TN Fig. 1; 0 = the paper's flat 1.5us)"),
     {"launch_table", PAR_TABLE, "", "0ps", "1s", NULL,
      "launch latency against queue depth (commands in the queue at enqueue, itself included), "
      "e.g. \"1:3us, 8:10us\"; empty: use the linear fit",
      offsetof(struct gpu_config, launch_table)},
-    P(teardown_latency, PAR_TIME, "1.5us", "0ps", "1s",
+    PAR(teardown_latency, PAR_TIME, "1.5us", "0ps", "1s",
       "kernel teardown latency: last WG end to completion (GPU-TN Table 2)"),
-    P(fence_latency, PAR_TIME, "200ns", "0ps", "1ms",
+    PAR(fence_latency, PAR_TIME, "200ns", "0ps", "1ms",
       "system-scope release fence before a posted store (L2 write-back, ~150 L2 cycles, Table 2)"),
-    P(poll_interval, PAR_TIME, "100ns", "0ps", "1ms",
+    PAR(poll_interval, PAR_TIME, "100ns", "0ps", "1ms",
       "period of a WG's system-scope flag poll (one uncached load round trip)"),
-    P(stream_wait_latency, PAR_TIME, "1us", "0ps", "1ms",
+    PAR(stream_wait_latency, PAR_TIME, "1us", "0ps", "1ms",
       "a queue's wait-on-flag notices the flag this long after it is set (front-end poll)"),
-    P(barrier_base, PAR_TIME, "1us", "0ps", "1ms",
+    PAR(barrier_base, PAR_TIME, "1us", "0ps", "1ms",
       "device-wide barrier fixed cost after the last WG arrives (grid sync ~1-3us)"),
-    P(barrier_per_wg, PAR_TIME, "10ns", "0ps", "1ms",
+    PAR(barrier_per_wg, PAR_TIME, "10ns", "0ps", "1ms",
       "device-wide barrier cost per WG of the kernel (one atomic arrive each)"),
     {"bw_share", PAR_ENUM, "slots", NULL, NULL, "slots|kernel",
      "a WG's share of mem_bandwidth: 1/(cus*wgs_per_cu), or 1/(its kernel's WGs) when that "
      "kernel has fewer (it runs alone and its WGs saturate memory)",
      offsetof(struct gpu_config, bw_share)},
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group gpu_params = {
     .name = "gpu",
@@ -613,6 +613,10 @@ static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "stream_wait_time", UNIT_TIME, s->stream_wait_time);
   sim_report_comp_int(r, c, "wg_time", UNIT_TIME, s->wg_time);
   sim_report_comp_int(r, c, "wg_last_end", UNIT_TIME, s->wg_last_end);
+  sim_report_phase(r, PH_LAUNCH, s->launch_time);
+  sim_report_phase(r, PH_GPU_WORK, s->wg_time - s->poll_time);
+  sim_report_phase(r, PH_TEARDOWN, s->teardown_time);
+  sim_report_phase(r, PH_WAITING, s->poll_time + s->stream_wait_time);
 }
 
 static void gpu_destroy(struct sim_comp *c) {

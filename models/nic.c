@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "phase.h"
 #include "trace.h"
 
 /* Self events. */
@@ -119,27 +120,26 @@ struct nic_state {
   uint64_t overflowed_final, left_final;
 };
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct nic_config, key)}
+#define PAR_CONFIG struct nic_config
 static const struct par_decl nic_decls[] = {
-    P(cmd_cost, PAR_TIME, "100ns", "0ps", "1ms", NULL,
+    PAR(cmd_cost, PAR_TIME, "100ns", "0ps", "1ms", NULL,
       "processing of one posted command or doorbell by the NIC's command engine "
       "(~10 M commands/s, a Portals-4-class NIC's message rate)"),
-    P(trigger_entries, PAR_INT, "16", "1", "4096", NULL,
+    PAR(trigger_entries, PAR_INT, "16", "1", "4096", NULL,
       "active on-NIC trigger entries, matched associatively (16: GPU-TN Sec. 3.3)"),
-    P(trigger_full, PAR_ENUM, "spill", NULL, NULL, "spill|stall",
+    PAR(trigger_full, PAR_ENUM, "spill", NULL, NULL, "spill|stall",
       "trigger list full: spill new entries to host memory, or stall the store/registration"),
-    P(overflow_lookup, PAR_TIME, "500ns", "0ps", "1ms", NULL,
+    PAR(overflow_lookup, PAR_TIME, "500ns", "0ps", "1ms", NULL,
       "extra cost of a lookup that searches or writes the host-memory overflow "
       "(one read round trip across PCIe, ~0.5us)"),
-    P(match_latency, PAR_TIME, "10ns", "0ps", "1ms", NULL,
+    PAR(match_latency, PAR_TIME, "10ns", "0ps", "1ms", NULL,
       "pop one trigger store from the FIFO and match its tag (a CAM lookup and an "
       "increment: a few NIC cycles)"),
-    P(nvl_direct, PAR_BOOL, "false", NULL, NULL, NULL,
+    PAR(nvl_direct, PAR_BOOL, "false", NULL, NULL, NULL,
       "same-node (nvl port) data is read from and written to GPU memory by the NVLink "
       "engines: no DMA read or memory write across the bus (commands and flags still cross it)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group nic_params = {
     .name = "nic",
@@ -694,6 +694,14 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "packets_received", UNIT_NONE, (int64_t)(s->packets_received));
   sim_report_comp_int(r, c, "bytes_received", UNIT_SIZE, (int64_t)(s->bytes_received));
   sim_report_comp_int(r, c, "payload_received", UNIT_SIZE, (int64_t)(s->payload_received));
+  const struct nic_config *cfg = c->config;
+  sim_report_phase(r, PH_NIC, (int64_t)(s->commands + s->doorbells_rung) * cfg->cmd_cost +
+                                  (int64_t)s->triggers_stored * cfg->match_latency +
+                                  (int64_t)s->overflow_lookups * cfg->overflow_lookup);
+  /* Link and switch latencies are not the NIC's; NVLink bytes at intra_bandwidth. */
+  int64_t nvl = (int64_t)s->nvl_bytes_sent;
+  sim_report_phase(r, PH_WIRE, net_ser_time((int64_t)s->bytes_sent - nvl, s->net->link_bandwidth) +
+                                   (nvl ? net_ser_time(nvl, s->net->intra_bandwidth) : 0));
 }
 
 const struct sim_type nic_type = {

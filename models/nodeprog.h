@@ -117,7 +117,8 @@ struct nodeprog {
    * thread (compute, launch, NIC command, a two-sided receive's completion)
    * queue for it in the order they became ready (ties: step order), and
    * waits hold no thread while they wait (the runtime's progress engine
-   * polls between tasks), as ops do in LogGOPSim. */
+   * polls between tasks), as ops do in LogGOPSim. The thread's idle time
+   * while steps are left counts as waiting (cpu.wait_flag_time). */
   const struct hdep *host_deps;
   size_t n_host_deps;
   uint32_t n_flags;            /* flag ids are 1 .. n_flags */

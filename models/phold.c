@@ -14,19 +14,18 @@ static const char *const phold_ports[2 * PHOLD_MAX_LINKS] = {
     "out0", "out1", "out2", "out3", "out4", "out5", "out6", "out7",
     "in0",  "in1",  "in2",  "in3",  "in4",  "in5",  "in6",  "in7"};
 
-#define P(key, type, def, min, max, doc) \
-  {#key, type, def, min, max, NULL, doc, offsetof(struct phold_config, key)}
+#define PAR_CONFIG struct phold_config
 static const struct par_decl phold_decls[] = {
-    P(lps, PAR_INT, "64", "1", "1048576",
+    PAR(lps, PAR_INT, "64", "1", "1048576",
       "logical processes (about 420 B each: 2^20 is 0.4 GB before the events)"),
-    P(population, PAR_INT, "4", "1", "1048576", "events each LP holds at start"),
-    P(links, PAR_INT, "2", "1", "8", "links each LP starts (2 ports per link)"),
-    P(link_latency, PAR_TIME, "1us", "0ps", "1s", "latency of every link (the lookahead)"),
-    P(mean_hold, PAR_TIME, "1us", "1ps", "1s", "mean of the exponential hold time"),
-    P(remote, PAR_FLOAT, "0.9", "0", "1", "probability an event is sent over a link"),
-    P(end_time, PAR_TIME, "1ms", "1ps", "1000s", "simulated time at which the run stops"),
+    PAR(population, PAR_INT, "4", "1", "1048576", "events each LP holds at start"),
+    PAR(links, PAR_INT, "2", "1", "8", "links each LP starts (2 ports per link)"),
+    PAR(link_latency, PAR_TIME, "1us", "0ps", "1s", "latency of every link (the lookahead)"),
+    PAR(mean_hold, PAR_TIME, "1us", "1ps", "1s", "mean of the exponential hold time"),
+    PAR(remote, PAR_FLOAT, "0.9", "0", "1", "probability an event is sent over a link"),
+    PAR(end_time, PAR_TIME, "1ms", "1ps", "1000s", "simulated time at which the run stops"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group phold_params = {
     .name = "phold",

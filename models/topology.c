@@ -7,50 +7,46 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define P(key, type, def, min, max, doc)                                                           \
-  { #key, type, def, min, max, NULL, doc, offsetof(struct net_config, key) }
-#define E(key, def, choices, doc)                                                                  \
-  { #key, PAR_ENUM, def, NULL, NULL, choices, doc, offsetof(struct net_config, key) }
+#define PAR_CONFIG struct net_config
 static const struct par_decl net_decls[] = {
-    E(topology, "star", "star|fat-tree|torus|dragonfly",
+    PAR(topology, PAR_ENUM, "star", NULL, NULL, "star|fat-tree|torus|dragonfly",
       "how switches join the nodes (star: one switch, as in the GPU-TN paper)"),
-    P(nodes, PAR_INT, "2", "1", "16777216", "nodes (NICs) attached to the network"),
-    P(link_latency, PAR_TIME, "100ns", "0ps", "1s", "latency of every link, each direction"),
-    P(link_bandwidth, PAR_BANDWIDTH, "100Gbps", "1Mbps", "100Tbps",
+    PAR(nodes, PAR_INT, "2", "1", "16777216", "nodes (NICs) attached to the network"),
+    PAR(link_latency, PAR_TIME, "100ns", "0ps", "1s", "latency of every link, each direction"),
+    PAR(link_bandwidth, PAR_BANDWIDTH, "100Gbps", "1Mbps", "100Tbps",
       "bandwidth of every link, each direction (full duplex)"),
-    P(switch_latency, PAR_TIME, "100ns", "0ps", "1s",
+    PAR(switch_latency, PAR_TIME, "100ns", "0ps", "1s",
       "time from a packet's arrival (head or tail, per switching) to its output start"),
-    E(switching, "cut-through", "cut-through|store-and-forward",
+    PAR(switching, PAR_ENUM, "cut-through", NULL, NULL, "cut-through|store-and-forward",
       "cut-through forwards the head (HPC switches do), store-and-forward the whole packet"),
-    P(mtu, PAR_SIZE, "4KiB", "1B", "1GiB", "payload bytes per packet; messages are cut into these"),
-    P(header_bytes, PAR_SIZE, "64B", "0B", "64KiB",
+    PAR(mtu, PAR_SIZE, "4KiB", "1B", "1GiB", "payload bytes per packet; messages are cut into these"),
+    PAR(header_bytes, PAR_SIZE, "64B", "0B", "64KiB",
       "wire bytes per packet besides payload (between InfiniBand's 42B and RoCEv2's 78B)"),
-    P(fat_tree_k, PAR_INT, "16", "2", "4096",
+    PAR(fat_tree_k, PAR_INT, "16", "2", "4096",
       "fat-tree: arity k (switches of k down and k up ports)"),
-    P(fat_tree_levels, PAR_INT, "0", "0", "24",
+    PAR(fat_tree_levels, PAR_INT, "0", "0", "24",
       "fat-tree: levels n (k^n nodes); 0: the fewest that hold network.nodes"),
-    P(torus_x, PAR_INT, "4", "1", "16777216", "torus: routers along x (one node per router)"),
-    P(torus_y, PAR_INT, "4", "1", "16777216", "torus: routers along y"),
-    P(torus_z, PAR_INT, "1", "1", "16777216", "torus: routers along z (1: a 2D torus)"),
-    P(dragonfly_a, PAR_INT, "4", "1", "4096", "dragonfly: routers per group (all-to-all inside)"),
-    P(dragonfly_p, PAR_INT, "2", "1", "4096", "dragonfly: nodes per router"),
-    P(dragonfly_h, PAR_INT, "2", "1", "4096",
+    PAR(torus_x, PAR_INT, "4", "1", "16777216", "torus: routers along x (one node per router)"),
+    PAR(torus_y, PAR_INT, "4", "1", "16777216", "torus: routers along y"),
+    PAR(torus_z, PAR_INT, "1", "1", "16777216", "torus: routers along z (1: a 2D torus)"),
+    PAR(dragonfly_a, PAR_INT, "4", "1", "4096", "dragonfly: routers per group (all-to-all inside)"),
+    PAR(dragonfly_p, PAR_INT, "2", "1", "4096", "dragonfly: nodes per router"),
+    PAR(dragonfly_h, PAR_INT, "2", "1", "4096",
       "dragonfly: global links per router; groups = a*h + 1, one link per pair"),
-    P(gpus_per_node, PAR_INT, "1", "1", "1024",
+    PAR(gpus_per_node, PAR_INT, "1", "1", "1024",
       "GPUs (endpoints) per physical node: i and j share one when i/G == j/G and talk over "
       "its crossbar; nodes must be a multiple (1: every endpoint alone, no intra fabric)"),
-    P(intra_latency, PAR_TIME, "200ns", "0ps", "1s",
+    PAR(intra_latency, PAR_TIME, "200ns", "0ps", "1s",
       "intra-node: latency of each link between a GPU's NIC and its node's crossbar "
       "(an NVLink hop: SerDes + link layer, a few hundred ns)"),
-    P(intra_bandwidth, PAR_BANDWIDTH, "2400Gbps", "1Mbps", "100Tbps",
+    PAR(intra_bandwidth, PAR_BANDWIDTH, "2400Gbps", "1Mbps", "100Tbps",
       "intra-node: bandwidth per GPU, each direction, at its sending port and at the "
       "crossbar's port into it (NVLink 3 on A100: 12 links x 25 GB/s = 300 GB/s)"),
-    P(intra_switch_latency, PAR_TIME, "100ns", "0ps", "1s",
+    PAR(intra_switch_latency, PAR_TIME, "100ns", "0ps", "1s",
       "intra-node: crossbar (NVSwitch) latency, arrival (head or tail, per switching) to "
       "output start"),
 };
-#undef P
-#undef E
+#undef PAR_CONFIG
 
 /* nodes counts endpoints (NICs); they fill physical nodes of G (0, in a
  * config built by hand without the defaults, counts as 1). */

@@ -329,3 +329,14 @@ const struct sim_report_entry *sim_report_find(const struct sim_report *r, const
   size_t i = r->index ? GPOINTER_TO_SIZE(g_hash_table_lookup(r->index, key)) : 0;
   return i ? &r->entries[i - 1] : NULL;
 }
+
+void sim_report_phase(struct sim_report *r, const char *phase, sim_time v) {
+  struct sim_report *ph = r->phases;
+  if (!ph) return;
+  size_t i = ph->index ? GPOINTER_TO_SIZE(g_hash_table_lookup(ph->index, phase)) : 0;
+  if (!i) {
+    sim_report_int(ph, phase, UNIT_TIME, 0);
+    i = ph->n;
+  }
+  ph->entries[i - 1].i += v;
+}

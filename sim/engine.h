@@ -147,6 +147,9 @@ struct sim_report {
   struct sim_report_entry *entries;
   size_t n, cap;
   void *index;        /* GHashTable: key -> 1 + index of its first entry */
+  /* Borrowed, may be NULL: the run's time breakdown, which components add
+   * their contributions to from their finish (sim_report_phase). */
+  struct sim_report *phases;
 };
 
 void sim_report_init(struct sim_report *r);
@@ -157,5 +160,9 @@ void sim_report_real(struct sim_report *r, const char *key, double v);
 void sim_report_comp_int(struct sim_report *r, const struct sim_comp *c, const char *what,
                          enum unit_dim dim, int64_t v);
 const struct sim_report_entry *sim_report_find(const struct sim_report *r, const char *key);
+/* Adds V to time entry PHASE of R->phases (created at 0 when new): a
+ * component's contribution to the run's breakdown. Nothing when R has no
+ * phases report (a run that wants counters only). */
+void sim_report_phase(struct sim_report *r, const char *phase, sim_time v);
 
 #endif

@@ -20,7 +20,8 @@ enum unit_dim par_type_dim(enum par_type type) {
 
 static const char *type_name(enum par_type type) {
   static const char *const names[] = {"int",  "float", "bool",   "time", "bandwidth",
-                                      "size", "freq",  "enum",   "string", "table"};
+                                      "size", "freq",  "enum",   "string", "table",
+                                      "yaml"};
   g_assert((size_t)type < G_N_ELEMENTS(names));
   return names[type];
 }
@@ -42,6 +43,7 @@ char *par_expected(const struct par_decl *d) {
   case PAR_BOOL: return g_strdup("true or false");
   case PAR_STRING: return g_strdup("a string");
   case PAR_TABLE: return g_strdup("a table of N:time points such as 1:3us, 8:5us");
+  case PAR_TREE: return g_strdup("a YAML list or mapping");
   case PAR_ENUM: {
     char **c = enum_choices(d);
     char *list = g_strjoinv(", ", c);
@@ -214,7 +216,13 @@ bool par_set(const struct par_decl *d, void *config, const char *text, char **er
   else if (d->type == PAR_BOOL) ok = set_bool(field, text, err);
   else if (d->type == PAR_ENUM) ok = set_enum(d, field, text, err);
   else if (d->type == PAR_TABLE) ok = set_table(d, field, text, err);
-  else {
+  else if (d->type == PAR_TREE) {
+    *(const void **)field = NULL;
+    if (*text) {
+      ok = false;
+      *err = g_strdup_printf("expected a YAML list or mapping, got '%s'", text);
+    }
+  } else {
     g_free(*(char **)field);
     *(char **)field = g_strdup(text);
   }

@@ -25,6 +25,9 @@ enum par_type {
   PAR_STRING,    /* char *, owned by the config (freed by par_group_free_config) */
   PAR_TABLE,     /* struct par_table: "X:Y, X:Y, ..." points, X integers
                     strictly rising, Y times ("1:3us, 8:5us"); "" is empty */
+  PAR_TREE,      /* const void *: a YAML list or mapping the group reads itself
+                    (a struct sc_node of the scenario, which outlives the
+                    config); NULL when absent. Its default must be "". */
 };
 
 /* A small piecewise-linear table, e.g. kernel launch latency against queue
@@ -64,6 +67,20 @@ struct par_group {
 };
 
 #define PAR_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The one way to declare a parameter, inside a table of struct par_decl,
+ * with PAR_CONFIG defined as the config struct the values live in:
+ *   #define PAR_CONFIG struct gpu_config
+ *   PAR(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock")
+ *   PAR(kind, PAR_ENUM, "apu", NULL, NULL, "apu|pcie", "how the bus joins")
+ *   #undef PAR_CONFIG
+ * Six arguments (key, type, default, min, max, doc), or seven with the
+ * choices before the doc (PAR_ENUM; NULL for the other types). */
+#define PAR(...) PAR_PICK_(__VA_ARGS__, PAR_7_, PAR_6_, ~)(__VA_ARGS__)
+#define PAR_PICK_(a1, a2, a3, a4, a5, a6, a7, name, ...) name
+#define PAR_6_(key, type, def, min, max, doc) PAR_7_(key, type, def, min, max, NULL, doc)
+#define PAR_7_(key, type, def, min, max, choices, doc) \
+  {#key, type, def, min, max, choices, doc, offsetof(PAR_CONFIG, key)}
 
 /* The dimension a type's values carry (UNIT_NONE for INT/FLOAT/BOOL/...). */
 enum unit_dim par_type_dim(enum par_type type);

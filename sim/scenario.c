@@ -734,6 +734,9 @@ static bool bind_pair(const struct sc_pair *p, const char *path, const struct pa
   bool ok = false;
   if (!d) {
     *err = unknown_param(p, kpath, g);
+  } else if (d->type == PAR_TREE && p->value->kind != SC_SCALAR) {
+    *(const void **)((char *)config + d->offset) = p->value;
+    ok = true;
   } else if (p->value->kind != SC_SCALAR) {
     char *want = par_expected(d), *got = describe(p->value);
     *err = sc_error_at(p->value, kpath, "expected %s, got %s", want, got);
@@ -1017,4 +1020,10 @@ void scenario_free(struct scenario *s) {
   g_free(s->path);
   sc_node_free(s->root);
   g_free(s);
+}
+
+const void *sc_hardware(const struct scenario *s, const struct par_group *g) {
+  for (size_t i = 0; i < s->catalog->n_hardware; i++)
+    if (s->catalog->hardware[i] == g) return s->hardware[i];
+  g_error("sc_hardware: %s is not a hardware group of the catalog", g->name);
 }

@@ -99,7 +99,7 @@ struct scenario {
   char *path;
   char *name;          /* name: or the file's base name without .yaml */
   uint64_t seed;       /* seed:, default 1 */
-  void **hardware;     /* one config per catalog hardware group, in its order */
+  void **hardware;     /* one config per catalog hardware group (sc_hardware) */
   size_t workload;     /* index into the catalog's workloads */
   void *workload_config;
   char **policies;     /* at least one; default the catalog's first */
@@ -127,5 +127,10 @@ struct scenario *scenario_load(const char *path, const char *const *sets, size_t
                                const struct sc_catalog *cat, char **err);
 
 void scenario_free(struct scenario *s);
+
+/* The bound config of hardware group G (one of the catalog's: a
+ * programming error otherwise), by its declaration, never its position:
+ * `const struct gpu_config *gpu = sc_hardware(sc, &gpu_params);`. */
+const void *sc_hardware(const struct scenario *s, const struct par_group *g);
 
 #endif

@@ -2,6 +2,8 @@
  * metadata events name processes and threads, "X" events are spans. */
 #include "trace.h"
 
+#include "outfile.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <glib.h>
@@ -10,8 +12,8 @@
 #include <string.h>
 
 struct trace {
-  char *path, *tmp;
-  FILE *f;
+  struct outfile out; /* through a temporary, renamed at trace_close */
+  FILE *f;            /* out.f */
   GHashTable *pids; /* process name -> pid */
   int next_pid, next_tid;
   GArray *track_pid; /* track id -> pid */
@@ -42,23 +44,17 @@ static void begin_event(struct trace *t) {
 }
 
 struct trace *trace_open(const char *path, char **err) {
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    *err = g_strdup_printf("%s: cannot write: %s", path, g_strerror(errno));
-    g_free(tmp);
-    return NULL;
-  }
+  struct outfile out;
+  if (!of_open(&out, path, err)) return NULL;
   struct trace *t = g_new0(struct trace, 1);
-  t->path = g_strdup(path);
-  t->tmp = tmp;
-  t->f = f;
+  t->out = out;
+  t->f = out.f;
   t->pids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   t->track_pid = g_array_new(FALSE, FALSE, sizeof(int));
   t->next_pid = 1;
   t->next_tid = 1;
   t->first = true;
-  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", t->f);
   return t;
 }
 
@@ -110,26 +106,17 @@ void trace_instant(struct trace *t, int track, const char *name, sim_time at) {
 static void trace_release(struct trace *t) {
   g_hash_table_destroy(t->pids);
   g_array_free(t->track_pid, TRUE);
-  g_free(t->path);
-  g_free(t->tmp);
   g_free(t);
 }
 
 bool trace_close(struct trace *t, char **err) {
   fputs("\n]}\n", t->f);
-  bool ok = !ferror(t->f);
-  ok = (fclose(t->f) == 0) && ok;
-  if (ok && g_rename(t->tmp, t->path) != 0) ok = false;
-  if (!ok) {
-    *err = g_strdup_printf("%s: cannot write: %s", t->path, g_strerror(errno));
-    g_unlink(t->tmp);
-  }
+  bool ok = of_commit(&t->out, err);
   trace_release(t);
   return ok;
 }
 
 void trace_abort(struct trace *t) {
-  fclose(t->f);
-  g_unlink(t->tmp);
+  of_abort(&t->out);
   trace_release(t);
 }

@@ -21,22 +21,21 @@ struct cfg {
   int64_t header_bytes;
 };
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct cfg, key)}
+#define PAR_CONFIG struct cfg
 static const struct par_decl decls[] = {
-    P(count, PAR_INT, "16", "1", "1024", NULL, "how many"),
-    P(prob, PAR_FLOAT, "0.5", "0", "1", NULL, "a probability"),
-    P(trace, PAR_BOOL, "false", NULL, NULL, NULL, "write a trace"),
-    P(launch_latency, PAR_TIME, "1.5us", "0ps", "1s", NULL, "kernel launch latency"),
-    P(bw, PAR_BANDWIDTH, "100Gbps", "1bps", NULL, NULL, "link bandwidth"),
-    P(buf, PAR_SIZE, "8MiB", NULL, "1GiB", NULL, "buffer size"),
-    P(clock, PAR_FREQ, "1.41GHz", NULL, NULL, NULL, "core clock"),
-    P(topo, PAR_ENUM, "fat-tree", NULL, NULL, "star|fat-tree|torus", "network shape"),
-    P(name, PAR_STRING, "gpu0", NULL, NULL, NULL, "label"),
-    P(launch, PAR_TABLE, "1:3us, 8:5us, 64:12us", "0ps", "1s", NULL, "launch by queue depth"),
-    P(header_bytes, PAR_SIZE, "64B", "0B", "64KiB", NULL, "bytes per header"),
+    PAR(count, PAR_INT, "16", "1", "1024", NULL, "how many"),
+    PAR(prob, PAR_FLOAT, "0.5", "0", "1", NULL, "a probability"),
+    PAR(trace, PAR_BOOL, "false", NULL, NULL, NULL, "write a trace"),
+    PAR(launch_latency, PAR_TIME, "1.5us", "0ps", "1s", NULL, "kernel launch latency"),
+    PAR(bw, PAR_BANDWIDTH, "100Gbps", "1bps", NULL, NULL, "link bandwidth"),
+    PAR(buf, PAR_SIZE, "8MiB", NULL, "1GiB", NULL, "buffer size"),
+    PAR(clock, PAR_FREQ, "1.41GHz", NULL, NULL, NULL, "core clock"),
+    PAR(topo, PAR_ENUM, "fat-tree", NULL, NULL, "star|fat-tree|torus", "network shape"),
+    PAR(name, PAR_STRING, "gpu0", NULL, NULL, NULL, "label"),
+    PAR(launch, PAR_TABLE, "1:3us, 8:5us, 64:12us", "0ps", "1s", NULL, "launch by queue depth"),
+    PAR(header_bytes, PAR_SIZE, "64B", "0B", "64KiB", NULL, "bytes per header"),
 };
-#undef P
+#undef PAR_CONFIG
 
 static const struct par_group group = {
     .name = "test",

@@ -74,8 +74,8 @@ static char *data(const char *name) {
 
 static char *yaml_file(const char *text) { return tu_temp_file(".yaml", text, strlen(text)); }
 
-#define GPU(s) ((struct gpu_cfg *)(s)->hardware[0])
-#define NIC(s) ((struct nic_cfg *)(s)->hardware[1])
+#define GPU(s) ((const struct gpu_cfg *)sc_hardware((s), &gpu_group))
+#define NIC(s) ((const struct nic_cfg *)sc_hardware((s), &nic_group))
 
 /* Loads PATH with SETS, asserts failure with exactly the message FMT... */
 static void expect_fail(const char *path, const char *const *sets, size_t n_sets, const char *fmt,

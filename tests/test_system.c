@@ -102,11 +102,10 @@ static void test_gputn_profile_is_table_2(void) {
   struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
   if (!sc) fprintf(stderr, "%s\n", err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
-  /* The catalog keeps gpu, cpu, bus, nic, network in this order. */
-  const struct gpu_config *gpu = sc->hardware[0];
-  const struct cpu_config *cpu = sc->hardware[1];
-  const struct nic_config *nic = sc->hardware[3];
-  const struct net_config *net = sc->hardware[4];
+  const struct gpu_config *gpu = sc_hardware(sc, &gpu_params);
+  const struct cpu_config *cpu = sc_hardware(sc, &cpu_params);
+  const struct nic_config *nic = sc_hardware(sc, &nic_params);
+  const struct net_config *net = sc_hardware(sc, &net_params);
   /* GPU-TN Table 2 and Sec. 3.3. */
   CU_ASSERT_EQUAL(cpu->cores, 8);
   CU_ASSERT_EQUAL(cpu->clock, 4000000000);
@@ -379,9 +378,9 @@ static void test_a100_profile_binds(void) {
   struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
   if (!sc) fprintf(stderr, "%s\n", err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
-  const struct gpu_config *gpu = sc->hardware[0];
-  const struct cpu_config *cpu = sc->hardware[1];
-  const struct net_config *net = sc->hardware[4];
+  const struct gpu_config *gpu = sc_hardware(sc, &gpu_params);
+  const struct cpu_config *cpu = sc_hardware(sc, &cpu_params);
+  const struct net_config *net = sc_hardware(sc, &net_params);
   /* A100-SXM4-40GB: 108 SMs, 1410 MHz boost, 1555 GB/s; one 1024-thread
    * block per SM (the paper's cooperative launch); DGX A100: 8 GPUs per
    * node on NVLink 3 (300 GB/s per direction), HDR 200 Gb/s per GPU. */

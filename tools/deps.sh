@@ -9,6 +9,7 @@ trigsim_packages=(
   gnuplot-nox libopenmpi-dev openmpi-bin
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
   libmetis-dev
+  time
   clang-14 libclang-rt-14-dev   # tools/fuzz.sh: libFuzzer harnesses (tests/fuzz/)
 )
 

@@ -10,21 +10,20 @@
 #include "lower.h"
 #include "workload.h"
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct allreduce_config, key)}
+#define PAR_CONFIG struct allreduce_config
 static const struct par_decl allreduce_decls[] = {
-    P(size, PAR_SIZE, "8MiB", "0B", "64GiB", NULL, "bytes every rank contributes (GPU-TN Fig. 10: 8 MB)"),
-    P(elem, PAR_SIZE, "4B", "1B", "64B", NULL, "bytes per element (single precision, Sec. 5.4.1)"),
-    P(wgs, PAR_INT, "24", "1", "65536", NULL,
+    PAR(size, PAR_SIZE, "8MiB", "0B", "64GiB", NULL, "bytes every rank contributes (GPU-TN Fig. 10: 8 MB)"),
+    PAR(elem, PAR_SIZE, "4B", "1B", "64B", NULL, "bytes per element (single precision, Sec. 5.4.1)"),
+    PAR(wgs, PAR_INT, "24", "1", "65536", NULL,
       "WGs of each reduction (24: one per CU of the Table 2 GPU)"),
-    P(granularity, PAR_ENUM, "work-group", NULL, NULL, "work-item|work-group|kernel|mixed",
+    PAR(granularity, PAR_ENUM, "work-group", NULL, NULL, "work-item|work-group|kernel|mixed",
       "what one trigger covers (GPU-TN Sec. 3; the paper's allreduce uses work-group)"),
-    P(mixed_wgs, PAR_INT, "8", "1", "65536", NULL, "granularity mixed: WGs per message (threshold k)"),
-    P(wg_items, PAR_INT, "256", "1", "1024", NULL,
+    PAR(mixed_wgs, PAR_INT, "8", "1", "65536", NULL, "granularity mixed: WGs per message (threshold k)"),
+    PAR(wg_items, PAR_INT, "256", "1", "1024", NULL,
       "work-items per WG: the stores per WG at work-item granularity"),
-    P(flops_per_elem, PAR_INT, "1", "0", "1000000", NULL, "flops per element reduced (a binary add)"),
+    PAR(flops_per_elem, PAR_INT, "1", "0", "1000000", NULL, "flops per element reduced (a binary add)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group allreduce_params = {
     .name = "allreduce",
@@ -87,13 +86,13 @@ static bool allreduce_check(const struct wl_ctx *ctx, char **err) {
   return wl_allreduce_check(ctx, ctx->config, "allreduce", err);
 }
 
-static bool allreduce_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+static struct wl_program *allreduce_program(const struct wl_ctx *ctx, char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
-  struct wl_program *p = wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
-  if (!p) return false;
-  bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
-  wl_program_free(p);
-  return ok;
+  return wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
+}
+
+static bool allreduce_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  return pol_run_program(ctx, allreduce_program, out, err);
 }
 
 const struct wl_type wl_allreduce = {
@@ -103,4 +102,5 @@ const struct wl_type wl_allreduce = {
     .default_policy = "gputn",
     .check = allreduce_check,
     .run = allreduce_run,
+    .program = allreduce_program,
 };

@@ -9,7 +9,10 @@
 #include "nic.h"
 #include "allreduce.h"
 #include "cg.h"
+#include "goal.h"
+#include "yprog.h"
 #include "jacobi.h"
+#include "lower.h"
 #include "phold.h"
 #include "ping.h"
 #include "topology.h"
@@ -17,22 +20,25 @@
 #include "workload.h"
 
 extern const struct wl_type wl_phold, wl_ping, wl_jacobi2d, wl_jacobi3d, wl_allreduce, wl_dlproject,
-    wl_cg, wl_kloop;
+    wl_cg, wl_kloop, wl_goal, wl_yprog;
 extern const struct par_group dlproject_params;
 extern const struct par_group kloop_params; /* workloads/kloop.c */
 
 static const struct wl_type *const workloads[] = {&wl_phold,     &wl_ping,      &wl_jacobi2d,
                                                   &wl_jacobi3d,  &wl_allreduce, &wl_dlproject,
-                                                  &wl_cg,        &wl_kloop};
+                                                  &wl_cg,        &wl_kloop,     &wl_goal,
+                                                  &wl_yprog};
 /* The scenario loader sees workloads by their parameter groups, in the
  * same order (checked by wl_type_of). */
 static const struct par_group *const workload_groups[] = {
     &phold_params,     &ping_params,      &jacobi2d_params, &jacobi3d_params,
-    &allreduce_params, &dlproject_params, &cg_params,       &kloop_params};
+    &allreduce_params, &dlproject_params, &cg_params,       &kloop_params, &goal_params,
+    &program_params};
 G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
 
-static const char *const policies[] = {"none",    "cpu",  "hdn",     "gds", "gputn",     "ghn",
-                                       "cpufree", "copy", "overlap", "p2p", "monolithic"};
+/* "none" (a workload that is not lowered: phold, kloop), then the policy
+ * table's (lower.h). */
+static const char *const policies[] = {"none", POL_TABLE(POL_NAME_)};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,

@@ -24,30 +24,29 @@
 #include "lower.h"
 #include "workload.h"
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct cg_config, key)}
+#define PAR_CONFIG struct cg_config
 static const struct par_decl cg_decls[] = {
-    P(source, PAR_ENUM, "poisson", NULL, NULL, "poisson|file|banded",
+    PAR(source, PAR_ENUM, "poisson", NULL, NULL, "poisson|file|banded",
       "the matrix: a generated Poisson matrix, a Matrix Market file, or banded by rows and nnz/row"),
-    P(dim, PAR_INT, "2", "1", "3", NULL, "poisson: dimensions (3, 5 or 7-point stencil)"),
-    P(n, PAR_INT, "256", "2", "100000000", NULL, "poisson: points per side (n^dim rows)"),
-    P(file, PAR_STRING, "", NULL, NULL, NULL,
+    PAR(dim, PAR_INT, "2", "1", "3", NULL, "poisson: dimensions (3, 5 or 7-point stencil)"),
+    PAR(n, PAR_INT, "256", "2", "100000000", NULL, "poisson: points per side (n^dim rows)"),
+    PAR(file, PAR_STRING, "", NULL, NULL, NULL,
       "file: Matrix Market path (coordinate; relative to the scenario file)"),
-    P(rows, PAR_INT, "1000000", "1", "10000000000", NULL, "banded: rows (CPU-free Table 1)"),
-    P(nnz_per_row, PAR_FLOAT, "5", "1", "100000", NULL, "banded: non-zeros per row (Table 1)"),
-    P(variant, PAR_ENUM, "standard", NULL, NULL, "standard|pipelined",
+    PAR(rows, PAR_INT, "1000000", "1", "10000000000", NULL, "banded: rows (CPU-free Table 1)"),
+    PAR(nnz_per_row, PAR_FLOAT, "5", "1", "100000", NULL, "banded: non-zeros per row (Table 1)"),
+    PAR(variant, PAR_ENUM, "standard", NULL, NULL, "standard|pipelined",
       "standard CG, or pipelined (one merged reduction overlapping SpMV, 3 more AXPYs)"),
-    P(iterations, PAR_INT, "1", "1", "1000000", NULL,
+    PAR(iterations, PAR_INT, "1", "1", "1000000", NULL,
       "iterations when tolerance is 0 (the paper runs 5000)"),
-    P(tolerance, PAR_FLOAT, "0", "0", "1", NULL,
+    PAR(tolerance, PAR_FLOAT, "0", "0", "1", NULL,
       "> 0: as many iterations as a real double-precision CG needs for ||r||/||b|| <= it "
       "(poisson and file matrices; computed once, before the simulation)"),
-    P(partitioner, PAR_ENUM, "blocks", NULL, NULL, "blocks|graph",
+    PAR(partitioner, PAR_ENUM, "blocks", NULL, NULL, "blocks|graph",
       "rows in contiguous blocks, or by the graph partitioner (METIS, when built in)"),
-    P(rows_per_wg, PAR_INT, "1024", "1", "1048576", NULL,
+    PAR(rows_per_wg, PAR_INT, "1024", "1", "1048576", NULL,
       "rows per WG: one per work-item of a 1024-thread block (CPU-free Sec. 5.2.1)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group cg_params = {
     .name = "cg",

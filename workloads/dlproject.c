@@ -40,17 +40,16 @@ struct dlproject_config {
   int64_t wgs;
 };
 
-#define P(key, type, def, min, max, choices, doc) \
-  {#key, type, def, min, max, choices, doc, offsetof(struct dlproject_config, key)}
+#define PAR_CONFIG struct dlproject_config
 static const struct par_decl dlproject_decls[] = {
-    P(model, PAR_ENUM, "all", NULL, NULL,
+    PAR(model, PAR_ENUM, "all", NULL, NULL,
       "alexnet|an4-lstm|cifar|large-synth|mnist-conv|mnist-hidden|all",
       "which Table 3 workload to project (all: the six)"),
-    P(granularity, PAR_ENUM, "work-group", NULL, NULL, "work-item|work-group|kernel|mixed",
+    PAR(granularity, PAR_ENUM, "work-group", NULL, NULL, "work-item|work-group|kernel|mixed",
       "trigger granularity of the allreduce (as workload allreduce)"),
-    P(wgs, PAR_INT, "24", "1", "65536", NULL, "WGs of each reduction (one per CU)"),
+    PAR(wgs, PAR_INT, "24", "1", "65536", NULL, "WGs of each reduction (one per CU)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group dlproject_params = {
     .name = "dlproject",

@@ -13,26 +13,25 @@
 #include "lower.h"
 #include "workload.h"
 
-#define P(key, type, def, min, max, doc) \
-  {#key, type, def, min, max, NULL, doc, offsetof(struct jacobi2d_config, key)}
+#define PAR_CONFIG struct jacobi2d_config
 static const struct par_decl jacobi2d_decls[] = {
-    P(grid, PAR_INT, "1024", "2", "1048576", "points per side of one rank's N x N domain"),
-    P(px, PAR_INT, "2", "1", "4096", "ranks along x"),
-    P(py, PAR_INT, "2", "1", "4096", "ranks along y"),
-    P(periodic, PAR_BOOL, "true", NULL, NULL,
+    PAR(grid, PAR_INT, "1024", "2", "1048576", "points per side of one rank's N x N domain"),
+    PAR(px, PAR_INT, "2", "1", "4096", "ranks along x"),
+    PAR(py, PAR_INT, "2", "1", "4096", "ranks along y"),
+    PAR(periodic, PAR_BOOL, "true", NULL, NULL,
       "wrap the rank grid around, so every rank has 4 neighbours"),
-    P(iterations, PAR_INT, "1", "1", "100000", "sweeps (GPU-TN Fig. 9: one)"),
-    P(elem, PAR_SIZE, "4B", "1B", "64B", "bytes per point (single precision)"),
-    P(flops_per_point, PAR_INT, "5", "0", "1000000", "flops per point update (4 adds, 1 multiply)"),
-    P(bytes_per_point, PAR_SIZE, "8B", "0B", "1MiB",
+    PAR(iterations, PAR_INT, "1", "1", "100000", "sweeps (GPU-TN Fig. 9: one)"),
+    PAR(elem, PAR_SIZE, "4B", "1B", "64B", "bytes per point (single precision)"),
+    PAR(flops_per_point, PAR_INT, "5", "0", "1000000", "flops per point update (4 adds, 1 multiply)"),
+    PAR(bytes_per_point, PAR_SIZE, "8B", "0B", "1MiB",
       "memory traffic per point update (read once, write once; neighbours hit in cache)"),
-    P(wg_tile, PAR_INT, "16", "1", "1024", "a WG updates wg_tile x wg_tile points (16 x 16 = 256 work-items)"),
-    P(overlap, PAR_BOOL, "false", NULL, NULL,
+    PAR(wg_tile, PAR_INT, "16", "1", "1024", "a WG updates wg_tile x wg_tile points (16 x 16 = 256 work-items)"),
+    PAR(overlap, PAR_BOOL, "false", NULL, NULL,
       "compute the boundary first on WGs of its own and send it while the interior computes"),
-    P(compute, PAR_BOOL, "true", NULL, NULL,
+    PAR(compute, PAR_BOOL, "true", NULL, NULL,
       "false: kernels do no work (the communication and control overheads alone)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group jacobi2d_params = {
     .name = "jacobi2d",

@@ -105,8 +105,7 @@ int32_t pol_kernel_of(const char *name, const struct wl_program *p, uint32_t ran
     switch (o->kind) {
     case WL_COMPUTE: {
       uint32_t f = o->lane == 1 ? 1 : k.fold;
-      st = (struct kstep){.kind = KS_COMPUTE, .flops = o->flops_per_wg * f,
-                          .bytes = o->bytes_per_wg * f};
+      st = pol_compute_step(o, f);
       break;
     }
     case WL_SEND:

@@ -16,6 +16,7 @@
 #include "cpu.h"
 #include "gpu.h"
 #include "nic.h"
+#include "outfile.h"
 #include "topology.h"
 #include "units.h"
 #include "workload.h"
@@ -29,22 +30,21 @@ struct kloop_config {
   int64_t device;
 };
 
-#define P(key, type, def, min, max, doc) \
-  {#key, type, def, min, max, NULL, doc, offsetof(struct kloop_config, key)}
+#define PAR_CONFIG struct kloop_config
 static const struct par_decl kloop_decls[] = {
-    P(grid, PAR_INT, "256", "16", "16384", "side N of the N x N grid (16x16-item WGs, 8 B a point)"),
-    P(iterations, PAR_INT, "100", "1", "1000000", "Jacobi kernels in the loop"),
-    P(sync, PAR_BOOL, "true", NULL, NULL,
+    PAR(grid, PAR_INT, "256", "16", "16384", "side N of the N x N grid (16x16-item WGs, 8 B a point)"),
+    PAR(iterations, PAR_INT, "100", "1", "1000000", "Jacobi kernels in the loop"),
+    PAR(sync, PAR_BOOL, "true", NULL, NULL,
       "the CPU waits for each kernel (true) or launches all and waits once (false)"),
-    P(compute_time, PAR_STRING, "roofline", NULL, NULL,
+    PAR(compute_time, PAR_STRING, "roofline", NULL, NULL,
       "a kernel's compute: roofline (gpu model), a time such as 5us, or measured (real kernel "
       "on the OpenCL device, cached in measure_cache)"),
-    P(measure_cache, PAR_STRING, "measured-cache.yaml", NULL, NULL,
+    PAR(measure_cache, PAR_STRING, "measured-cache.yaml", NULL, NULL,
       "cache of measured kernel times, relative to the scenario's folder"),
-    P(device, PAR_INT, "-1", "-1", "1024",
+    PAR(device, PAR_INT, "-1", "-1", "1024",
       "OpenCL device for measured (-1: the first GPU, else device 0)"),
 };
-#undef P
+#undef PAR_CONFIG
 
 static bool kloop_check(const void *config, char **err) {
   const struct kloop_config *c = config;
@@ -67,18 +67,13 @@ const struct par_group kloop_params = {
     .check = kloop_check,
 };
 
-/* The hardware groups of the scenario, by their catalog order. */
+/* The hardware groups of the scenario, each by its declaration. */
 static void hw_of(const struct scenario *sc, struct calib_hw *hw) {
-  for (size_t i = 0; i < sc->catalog->n_hardware; i++) {
-    const struct par_group *g = sc->catalog->hardware[i];
-    void *dst = g == &gpu_params   ? (void *)&hw->gpu
-                : g == &cpu_params ? (void *)&hw->cpu
-                : g == &bus_params ? (void *)&hw->bus
-                : g == &nic_params ? (void *)&hw->nic
-                : g == &net_params ? (void *)&hw->net
-                                   : NULL;
-    if (dst) memcpy(dst, sc->hardware[i], g->config_size);
-  }
+  hw->gpu = *(const struct gpu_config *)sc_hardware(sc, &gpu_params);
+  hw->cpu = *(const struct cpu_config *)sc_hardware(sc, &cpu_params);
+  hw->bus = *(const struct bus_config *)sc_hardware(sc, &bus_params);
+  hw->nic = *(const struct nic_config *)sc_hardware(sc, &nic_params);
+  hw->net = *(const struct net_config *)sc_hardware(sc, &net_params);
 }
 
 /* Looks KEY up in the cache at PATH: true and *EXEC_PS when there. A
@@ -119,16 +114,7 @@ static bool cache_put(const char *path, const char *key, const char *entry, char
   GString *s = g_string_new(old ? old : "# Kernel times measured by trigsim for `compute_time: "
                                         "measured` (configs/hw/README.md).\nmeasured:\n");
   g_string_append_printf(s, "  %s:\n%s", key, entry);
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  GError *gerr = NULL;
-  bool ok = g_file_set_contents(tmp, s->str, (gssize)s->len, &gerr) && g_rename(tmp, path) == 0;
-  if (!ok) {
-    *err = g_strdup_printf("%s: cannot write the measurement cache%s%s", path, gerr ? ": " : "",
-                           gerr ? gerr->message : "");
-    g_unlink(tmp);
-  }
-  if (gerr) g_error_free(gerr);
-  g_free(tmp);
+  bool ok = of_write_all(path, s->str, s->len, err);
   g_free(old);
   g_string_free(s, TRUE);
   return ok;

@@ -3,6 +3,8 @@
  * runs it and reads the result from the components' reports. */
 #include "lower.h"
 
+#include "phase.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@ void pol_prog_init(struct pol_prog *pp) {
   pp->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
   pp->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
   pp->host = g_array_new(FALSE, TRUE, sizeof(struct hstep));
+  pp->deps = g_array_new(FALSE, TRUE, sizeof(struct hdep));
   pp->steps = g_ptr_array_new_with_free_func(g_free);
   pp->tag_next = 1;
 }
@@ -21,6 +24,7 @@ void pol_prog_clear(struct pol_prog *pp) {
   g_array_free(pp->qcmds, TRUE);
   g_array_free(pp->cmds, TRUE);
   g_array_free(pp->host, TRUE);
+  g_array_free(pp->deps, TRUE);
   g_ptr_array_free(pp->steps, TRUE);
   memset(pp, 0, sizeof *pp);
 }
@@ -32,6 +36,12 @@ void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags) {
       .cmds = (const struct nic_cmd *)(void *)pp->cmds->data, .n_cmds = pp->cmds->len,
       .host = (const struct hstep *)(void *)pp->host->data, .n_host = pp->host->len,
       .n_flags = n_flags};
+  if (pp->graph) {
+    /* A graph with no dependency at all still runs as a graph. */
+    static const struct hdep none;
+    pp->np.host_deps = pp->deps->len ? (const struct hdep *)(void *)pp->deps->data : &none;
+    pp->np.n_host_deps = pp->deps->len;
+  }
 }
 
 uint32_t pol_add_cmd(struct pol_prog *pp, struct nic_cmd cmd) {
@@ -54,6 +64,97 @@ uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
 }
 
 void pol_add_host(struct pol_prog *pp, struct hstep st) { g_array_append_val(pp->host, st); }
+
+struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {
+  if (o->time_ps > 0) return (struct kstep){.kind = KS_COMPUTE, .time = o->time_ps * fold};
+  return (struct kstep){.kind = KS_COMPUTE, .flops = o->flops_per_wg * fold,
+                        .bytes = o->bytes_per_wg * fold};
+}
+
+static sim_time ceil_ps(unsigned __int128 num, unsigned __int128 den) {
+  return (sim_time)((num + den - 1) / den);
+}
+
+/* The larger of n_wgs * flops_per_wg / (cores * clock * flops_per_cycle)
+ * and n_wgs * bytes_per_wg * 8 / mem_bandwidth, each rounded up to a ps. */
+sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o) {
+  if (o->time_ps > 0) return o->time_ps * (sim_time)o->n_wgs;
+  unsigned __int128 flops = (unsigned __int128)o->n_wgs * (uint64_t)o->flops_per_wg;
+  unsigned __int128 bytes = (unsigned __int128)o->n_wgs * (uint64_t)o->bytes_per_wg;
+  sim_time tf = ceil_ps(flops * SIM_S, (unsigned __int128)(uint64_t)cpu->cores *
+                                           (uint64_t)cpu->clock * (uint64_t)cpu->flops_per_cycle);
+  sim_time tb = ceil_ps(bytes * 8u * SIM_S, (uint64_t)cpu->mem_bandwidth);
+  return MAX(tf, tb);
+}
+
+/* Appends host step ST for op OP with the dependencies DEPS (N). */
+static void graph_step(struct pol_prog *pp, struct hstep st, uint32_t op, const struct hdep *deps,
+                       size_t n) {
+  st.op = op + 1;
+  st.dep_first = pp->deps->len;
+  st.n_deps = (uint32_t)n;
+  g_array_append_vals(pp->deps, deps, (guint)n);
+  pol_add_host(pp, st);
+}
+
+/* Whether graph op O runs on the GPU under POL. */
+static bool on_gpu(const struct pol_type *pol, const struct wl_op *o) {
+  return o->kind == WL_COMPUTE && pol->graph.gpu && o->on != WL_ON_CPU;
+}
+
+void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                    const struct hw_config *hw, struct pol_prog *pp) {
+  const struct wl_rank *r = &p->ranks[rank];
+  /* Op i's host steps are first[i] .. first[i + 1] - 1: a GPU compute is
+   * a launch and a wait for its kernel, anything else one step. */
+  uint32_t *first = g_new(uint32_t, r->n_ops + 1);
+  first[0] = pp->host->len;
+  for (size_t i = 0; i < r->n_ops; i++) first[i + 1] = first[i] + (on_gpu(pol, &r->ops[i]) ? 2 : 1);
+  GArray *deps = g_array_new(FALSE, FALSE, sizeof(struct hdep));
+  pp->graph = true;
+  for (size_t i = 0; i < r->n_ops; i++) {
+    const struct wl_op *o = &r->ops[i];
+    g_array_set_size(deps, 0);
+    for (uint32_t d = 0; d < o->n_deps; d++) {
+      const struct wl_dep *dp = &r->deps[o->dep_first + d];
+      struct hdep h = {dp->on_start ? first[dp->op] : first[dp->op + 1] - 1, dp->on_start};
+      g_array_append_val(deps, h);
+    }
+    const struct hdep *dv = (const struct hdep *)(void *)deps->data;
+    uint32_t op = (uint32_t)i;
+    bool two = pol->graph.two_sided && !o->one_sided;
+    switch (o->kind) {
+    case WL_COMPUTE:
+      if (on_gpu(pol, o)) {
+        const struct kstep step = pol_compute_step(o, 1);
+        uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
+        uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
+        graph_step(pp, (struct hstep){.kind = HS_LAUNCH, .qcmd = qc}, op, dv, deps->len);
+        struct hdep launched = {first[i], 0};
+        graph_step(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = k}, op, &launched, 1);
+      } else {
+        graph_step(pp, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(hw->cpu, o)}, op,
+                   dv, deps->len);
+      }
+      break;
+    case WL_SEND: {
+      uint32_t cmd = pol_add_cmd(pp, pol_put_for(pol, p, rank, i, NIC_PUT));
+      graph_step(pp, (struct hstep){.kind = HS_NIC_CMD, .two_sided = two, .cmd = cmd}, op, dv,
+                 deps->len);
+      break;
+    }
+    case WL_RECV:
+      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = two, .flag = o->flag,
+                                    .value = 1},
+                 op, dv, deps->len);
+      break;
+    default: g_assert_not_reached(); /* wl_program_check: no syncs in graphs */
+    }
+    g_assert(pp->host->len == first[i + 1]);
+  }
+  g_array_free(deps, TRUE);
+  g_free(first);
+}
 
 uint8_t pol_watch_cpu(const struct wl_program *p, uint32_t rank, size_t i) {
   (void)p, (void)rank, (void)i;
@@ -111,8 +212,7 @@ bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uin
     int lane = overlap ? o->lane : 0;
     switch (o->kind) {
     case WL_COMPUTE: {
-      const struct kstep step = {.kind = KS_COMPUTE, .flops = o->flops_per_wg,
-                                 .bytes = o->bytes_per_wg};
+      const struct kstep step = pol_compute_step(o, 1);
       uint32_t k = pol_add_kernel(pp, lane ? "boundary" : "compute", o->n_wgs, &step, 1);
       uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
       pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = (uint8_t)lane, .qcmd = qc});
@@ -146,23 +246,23 @@ void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct p
                                   .flag = p->ranks[rank].ops[i].flag, .value = 1});
 }
 
-const char *const pol_names[POL_COUNT] = {"cpu",  "hdn",     "gds", "gputn",       "ghn",
-                                          "cpufree", "copy", "overlap", "p2p", "monolithic"};
+const char *const pol_names[POL_COUNT] = {POL_TABLE(POL_NAME_)};
 
 const struct pol_type *pol_find(const char *name) {
-  static const struct pol_type *const all[] = {&pol_cpu,  &pol_hdn,     &pol_gds, &pol_gputn,
-                                               &pol_ghn,  &pol_cpufree, &pol_copy, &pol_overlap,
-                                               &pol_p2p,  &pol_monolithic};
-  G_STATIC_ASSERT(G_N_ELEMENTS(all) == POL_COUNT);
+#define POL_ADDRESS_(name) &pol_##name,
+  static const struct pol_type *const all[] = {POL_TABLE(POL_ADDRESS_)};
+#undef POL_ADDRESS_
   for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;
 }
 
 struct hw_config pol_hw_of(const struct scenario *sc) {
-  g_assert(sc->catalog->n_hardware == 5);
-  return (struct hw_config){sc->hardware[0], sc->hardware[1], sc->hardware[2], sc->hardware[3],
-                            sc->hardware[4]};
+  return (struct hw_config){.gpu = sc_hardware(sc, &gpu_params),
+                            .cpu = sc_hardware(sc, &cpu_params),
+                            .bus = sc_hardware(sc, &bus_params),
+                            .nic = sc_hardware(sc, &nic_params),
+                            .net = sc_hardware(sc, &net_params)};
 }
 
 char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...) {
@@ -207,51 +307,15 @@ static int64_t node_int(const struct sim_report *r, uint32_t node, const char *w
   return en->i;
 }
 
-static int64_t sum_int(const struct sim_report *r, uint32_t nodes, const char *what) {
-  int64_t t = 0;
-  for (uint32_t i = 0; i < nodes; i++) t += node_int(r, i, what);
-  return t;
-}
-
-/* Phases: the time each kind of control-path work took, summed over all
- * nodes and the whole run (so they overlap, and include work after the
- * measured rank finished, e.g. a kernel's teardown): not a partition of
- * total_ps. "nic" is command processing and trigger matching; "wire" the
- * serialization of every byte sent (at intra_bandwidth over NVLink) (link and switch latencies are not in
- * the reports); "waiting" the time CPUs, WGs and queues spent waiting for a
- * flag and requests waited for a helper thread. */
-static void fill_phases(const struct hw_config *hw, uint32_t n, const struct sim_report *c,
-                        struct sim_report *ph) {
-  int64_t launch = sum_int(c, n, "cpu.launch_time") + sum_int(c, n, "gpu.launch_time");
-  int64_t gpu_work = sum_int(c, n, "gpu.wg_time") - sum_int(c, n, "gpu.poll_time");
-  int64_t host = sum_int(c, n, "cpu.build_time") + sum_int(c, n, "cpu.register_time") +
-                 sum_int(c, n, "cpu.send_time") + sum_int(c, n, "cpu.recv_time");
-  int64_t nic = (sum_int(c, n, "nic.commands") + sum_int(c, n, "nic.doorbells")) *
-                    hw->nic->cmd_cost +
-                sum_int(c, n, "nic.triggers_stored") * hw->nic->match_latency +
-                sum_int(c, n, "nic.overflow_lookups") * hw->nic->overflow_lookup;
-  sim_report_int(ph, "launch", UNIT_TIME, launch);
-  sim_report_int(ph, "cpu compute", UNIT_TIME, sum_int(c, n, "cpu.compute_time"));
-  sim_report_int(ph, "gpu work", UNIT_TIME, gpu_work);
-  sim_report_int(ph, "teardown", UNIT_TIME, sum_int(c, n, "gpu.teardown_time"));
-  sim_report_int(ph, "switch", UNIT_TIME, sum_int(c, n, "cpu.switch_time"));
-  sim_report_int(ph, "host stack", UNIT_TIME, host);
-  sim_report_int(ph, "nic", UNIT_TIME, nic);
-  int64_t nvl = sum_int(c, n, "nic.nvl_bytes_sent");
-  sim_report_int(ph, "wire", UNIT_TIME,
-                 net_ser_time(sum_int(c, n, "nic.bytes_sent") - nvl, hw->net->link_bandwidth) +
-                     (nvl ? net_ser_time(nvl, hw->net->intra_bandwidth) : 0));
-  sim_report_int(ph, "waiting", UNIT_TIME,
-                 sum_int(c, n, "cpu.wait_flag_time") + sum_int(c, n, "gpu.poll_time") +
-                     sum_int(c, n, "gpu.stream_wait_time") + sum_int(c, n, "cpu.helper_wait_time"));
-}
-
 /* ---- the driver ---- */
 
 static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
                       const struct hw_config *hw, struct pol_prog *pp, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
-    if (!pol->lower(p, r, hw, &pp[r], err)) return false;
+    if (p->ranks[r].graph && pol->graph.host)
+      pol_host_graph(pol, p, r, hw, &pp[r]);
+    else if (!pol->lower(p, r, hw, &pp[r], err))
+      return false;
     pol_prog_seal(&pp[r], p->ranks[r].n_flags + (pol->extra_flags ? pol->extra_flags(p, r) : 0));
   }
   return true;
@@ -282,6 +346,12 @@ static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
             node_int(c, n, "nic.triggers_stored"));
     }
     if (stalled > 3) g_string_append_printf(m, "; and %u more NICs so", stalled - 3);
+    int64_t op = node_int(c, r, "cpu.stuck_op");
+    if (op > 0) {
+      char where[64];
+      g_string_append_printf(m, "; rank %u's first op that never ended: %s", r,
+                             wl_op_where(p, r, (size_t)op - 1, where, sizeof where));
+    }
     if (stalled)
       g_string_append(m, "; raise hardware.nic.trigger_entries or use trigger_full: spill");
     else
@@ -305,7 +375,10 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   bool ok = s != NULL;
   if (ok) {
     out->events = sim_run(e, SIM_TIME_MAX, 0);
+    ph_preset(&out->phases); /* the models add their phases (phase.h) */
+    out->counters.phases = &out->phases;
     sim_finish(e, &out->counters);
+    out->counters.phases = NULL;
     ok = all_finished(pol, p, hw, &out->counters, err);
   }
   if (ok) {
@@ -316,7 +389,6 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
       for (uint32_t r = 0; r < p->n_ranks; r++)
         out->total_ps = MAX(out->total_ps, node_int(&out->counters, r, pol->done_key));
     }
-    fill_phases(hw, nodes, &out->counters, &out->phases);
     g_assert(out->total_ps >= 0); /* the lowering completes every rank */
   }
   sim_free(e);
@@ -340,11 +412,37 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   }
   if (!wl_program_check(p, err)) return false;
   if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
+  for (uint32_t r = 0; r < p->n_ranks; r++)
+    for (size_t i = 0; p->ranks[r].graph && i < p->ranks[r].n_ops; i++) {
+      const struct wl_op *o = &p->ranks[r].ops[i];
+      bool cpu_only = o->on == WL_ON_CPU && !pol->graph.host, gpu_only = o->on == WL_ON_GPU && !pol->graph.gpu;
+      if (o->kind != WL_COMPUTE || (!cpu_only && !gpu_only)) continue;
+      char where[64];
+      *err = g_strdup_printf("%s: expected a compute policy %s can place, got one on the %s",
+                             wl_op_where(p, r, i, where, sizeof where), pol->name,
+                             cpu_only ? "CPU (the host drives nothing under it)" : "GPU (it has none)");
+      return false;
+    }
+  /* Policies that drive from the GPU run one order of a graph. */
+  struct wl_program *lin = NULL;
+  if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p);
   struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
   bool ok = lower_all(pol, p, hw, pp, err);
   if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->trace, out, err);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
   g_free(pp);
+  wl_program_free(lin);
+  return ok;
+}
+
+bool pol_run_program(const struct wl_ctx *ctx,
+                     struct wl_program *(*build)(const struct wl_ctx *ctx, char **err),
+                     struct sim_result *out, char **err) {
+  struct wl_program *p = build(ctx, err);
+  if (!p) return false;
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
+  wl_program_free(p);
   return ok;
 }

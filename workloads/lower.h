@@ -18,6 +18,8 @@
 struct pol_prog {
   struct nodeprog np; /* valid after pol_prog_seal */
   GArray *kernels, *qcmds, *cmds, *host;
+  GArray *deps;       /* struct hdep of a graph host program */
+  bool graph;         /* the host program is a graph (nodeprog.host_deps) */
   GPtrArray *steps;   /* each kernel's step array */
   size_t tag_op;      /* gputn: trigger tags used by the sends before op */
   uint32_t tag_next;  /* tag_op, the next tag (from 1) */
@@ -34,6 +36,14 @@ uint32_t pol_add_qcmd(struct pol_prog *pp, struct qcmd qc);
 uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
                         const struct kstep *steps, size_t n_steps); /* copies STEPS */
 void pol_add_host(struct pol_prog *pp, struct hstep st);
+
+/* How a policy runs a graph rank (program.h). */
+struct pol_graph {
+  bool host;      /* the host runs it as a graph (pol_host_graph); else one
+                     order of it (wl_linearize) is lowered as a sequence */
+  bool gpu;       /* computes run on the GPU (else on the CPU) */
+  bool two_sided; /* host sends and receives go through the host stack */
+};
 
 /* One policy: how a program's ranks become node programs. */
 struct pol_type {
@@ -53,7 +63,16 @@ struct pol_type {
                 struct pol_prog *pp, char **err);
   /* Report key after "node<i>." that holds when a rank's program is done. */
   const char *done_key;
+  struct pol_graph graph;
 };
+
+/* The kernel step of compute op O, each WG doing FOLD WGs' work. */
+struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
+/* Compute op O on every core of CPU, through a roofline, or its time_ps. */
+sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o);
+/* Lowers graph rank RANK as a host graph program (pol_graph.host). */
+void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                    const struct hw_config *hw, struct pol_prog *pp);
 
 /* recv_watcher for policies whose receives the host (CPU) or the GPU
  * always notices. */
@@ -112,12 +131,26 @@ void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint3
                    size_t i, struct pol_prog *pp);
 void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp);
 
-extern const struct pol_type pol_cpu, pol_hdn, pol_gds, pol_gputn, pol_ghn, pol_cpufree,
-    pol_copy, pol_overlap, pol_p2p, pol_monolithic;
+/* The policy table: one X(name) per policy, in the order scenarios list
+ * and `params` shows them. Policy NAME is `const struct pol_type pol_NAME`
+ * in its own file, workloads/policy_NAME.c; adding one is that file plus
+ * one entry here. Everything else (the declarations below, pol_find, the
+ * names, the count, the catalog) is derived from this list. */
+#define POL_TABLE(X) \
+  X(cpu) X(hdn) X(gds) X(gputn) X(ghn) X(cpufree) X(copy) X(overlap) X(p2p) X(monolithic)
+
+#define POL_DECLARE_(name) extern const struct pol_type pol_##name;
+POL_TABLE(POL_DECLARE_)
+#undef POL_DECLARE_
+#define POL_NAME_(name) #name,
+#define POL_ONE_(name) +1
+#define POL_COUNT (0 POL_TABLE(POL_ONE_))
+
+/* The policy named NAME, or NULL. */
 const struct pol_type *pol_find(const char *name);
-/* The names of every lowering policy, for the workloads' wl_type tables. */
-extern const char *const pol_names[];
-#define POL_COUNT 10
+/* The names of every lowering policy (POL_COUNT), for the workloads'
+ * wl_type tables and the catalog. */
+extern const char *const pol_names[POL_COUNT];
 
 /* Lowers P under POLICY onto HW, runs it with CTX's seed and trace and
  * fills OUT: total_ps = when rank p->measured_rank finished (the latest
@@ -146,8 +179,14 @@ uint64_t pol_mul_sat(uint64_t a, uint64_t b);
 bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
                      const char *what, char **err);
 
-/* The hardware groups of a scenario, in the catalog's order. */
+/* The hardware groups of a scenario, each fetched by its declaration. */
 struct hw_config pol_hw_of(const struct scenario *sc);
+
+/* A workload's run from its program hook (workload.h): builds the program
+ * of CTX with BUILD, runs it under CTX's policy (pol_run), frees it. */
+bool pol_run_program(const struct wl_ctx *ctx,
+                     struct wl_program *(*build)(const struct wl_ctx *ctx, char **err),
+                     struct sim_result *out, char **err);
 
 
 #endif

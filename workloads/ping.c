@@ -9,16 +9,15 @@
 #include "lower.h"
 #include "workload.h"
 
-#define P(key, type, def, min, max, doc) \
-  {#key, type, def, min, max, NULL, doc, offsetof(struct ping_config, key)}
+#define PAR_CONFIG struct ping_config
 static const struct par_decl ping_decls[] = {
-    P(size, PAR_SIZE, "8B", "0B", "1GiB", "bytes rank 0 sends to rank 1"),
-    P(wgs, PAR_INT, "1", "1", "65536", "work-groups of rank 0's kernel"),
-    P(flops_per_wg, PAR_INT, "256", "0", "1000000000000",
+    PAR(size, PAR_SIZE, "8B", "0B", "1GiB", "bytes rank 0 sends to rank 1"),
+    PAR(wgs, PAR_INT, "1", "1", "65536", "work-groups of rank 0's kernel"),
+    PAR(flops_per_wg, PAR_INT, "256", "0", "1000000000000",
       "flops of each work-group (tiny: the paper's kernel copies one cache line)"),
-    P(bytes_per_wg, PAR_SIZE, "0B", "0B", "1GiB", "memory traffic of each work-group"),
+    PAR(bytes_per_wg, PAR_SIZE, "0B", "0B", "1GiB", "memory traffic of each work-group"),
 };
-#undef P
+#undef PAR_CONFIG
 
 const struct par_group ping_params = {
     .name = "ping",
@@ -42,12 +41,13 @@ static bool ping_check(const struct wl_ctx *ctx, char **err) {
   return pol_check_nodes(ctx->sc, &hw, 2, "ping", err);
 }
 
+static struct wl_program *ping_program(const struct wl_ctx *ctx, char **err) {
+  (void)err;
+  return wl_ping_program(ctx->config);
+}
+
 static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
-  struct hw_config hw = pol_hw_of(ctx->sc);
-  struct wl_program *p = wl_ping_program(ctx->config);
-  bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
-  wl_program_free(p);
-  return ok;
+  return pol_run_program(ctx, ping_program, out, err);
 }
 
 const struct wl_type wl_ping = {
@@ -57,4 +57,5 @@ const struct wl_type wl_ping = {
     .default_policy = "gputn",
     .check = ping_check,
     .run = ping_run,
+    .program = ping_program,
 };

@@ -17,4 +17,5 @@ const struct pol_type pol_copy = {
     .recv_watcher = pol_watch_cpu,
     .lower = copy_lower,
     .done_key = "cpu.main_done",
+    .graph = {.host = true, .gpu = true},
 };

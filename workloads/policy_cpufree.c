@@ -23,4 +23,5 @@ const struct pol_type pol_cpufree = {
     .recv_watcher = pol_watch_gpu,
     .lower = cpufree_lower,
     .done_key = "gpu.wg_last_end",
+    .graph = {.gpu = true},
 };

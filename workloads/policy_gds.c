@@ -25,8 +25,7 @@ static void gds_launch(struct pol_prog *pp, struct qcmd qc) {
 }
 
 static uint32_t gds_compute(const struct wl_op *o, struct pol_prog *pp) {
-  const struct kstep step = {.kind = KS_COMPUTE, .flops = o->flops_per_wg,
-                             .bytes = o->bytes_per_wg};
+  const struct kstep step = pol_compute_step(o, 1);
   uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
   gds_launch(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
   return k;
@@ -76,4 +75,5 @@ const struct pol_type pol_gds = {
     .recv_watcher = gds_watcher,
     .lower = gds_lower,
     .done_key = "cpu.main_done",
+    .graph = {.gpu = true},
 };

@@ -43,4 +43,5 @@ const struct pol_type pol_ghn = {
     .recv_watcher = pol_watch_gpu,
     .lower = ghn_lower,
     .done_key = "gpu.wg_last_end",
+    .graph = {.gpu = true},
 };

@@ -50,4 +50,5 @@ const struct pol_type pol_gputn = {
     .recv_watcher = pol_watch_gpu,
     .lower = gputn_lower,
     .done_key = "gpu.wg_last_end",
+    .graph = {.gpu = true},
 };

@@ -6,8 +6,7 @@
 /* Launch the phase's kernel on queue 0 and wait until the host notices it
  * ended. */
 static void hdn_compute(const struct wl_op *o, struct pol_prog *pp) {
-  const struct kstep step = {.kind = KS_COMPUTE, .flops = o->flops_per_wg,
-                             .bytes = o->bytes_per_wg};
+  const struct kstep step = pol_compute_step(o, 1);
   uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
   uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
   pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
@@ -36,4 +35,5 @@ const struct pol_type pol_hdn = {
     .recv_watcher = pol_watch_cpu,
     .lower = hdn_lower,
     .done_key = "cpu.main_done",
+    .graph = {.host = true, .gpu = true, .two_sided = true},
 };

@@ -76,4 +76,5 @@ const struct pol_type pol_monolithic = {
     .recv_watcher = pol_watch_gpu,
     .lower = monolithic_lower,
     .done_key = "gpu.wg_last_end",
+    .graph = {.gpu = true},
 };

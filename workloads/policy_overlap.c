@@ -29,4 +29,5 @@ const struct pol_type pol_overlap = {
     .recv_watcher = pol_watch_cpu,
     .lower = overlap_lower,
     .done_key = "cpu.main_done",
+    .graph = {.host = true, .gpu = true},
 };

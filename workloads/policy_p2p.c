@@ -35,4 +35,5 @@ const struct pol_type pol_p2p = {
     .recv_watcher = pol_watch_gpu,
     .lower = p2p_lower,
     .done_key = "cpu.main_done",
+    .graph = {.gpu = true},
 };

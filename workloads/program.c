@@ -275,37 +275,15 @@ static bool all_received(const struct wl_program *p, GHashTable *got, char **err
   return true;
 }
 
-bool wl_program_check(struct wl_program *p, char **err) {
-  if (p->checked) return true;
-  size_t n_recv = 0;
-  for (uint32_t r = 0; r < p->n_ranks; r++) n_recv += wl_count(p, r, WL_RECV);
-  struct msg_key *keys = g_new(struct msg_key, n_recv ? n_recv : 1);
-  GHashTable *h = g_hash_table_new(key_hash, key_equal);
-  GHashTable *got = g_hash_table_new(g_direct_hash, g_direct_equal);
-  bool ok = index_recvs(p, h, keys, err) && match_sends(p, h, got, err) &&
-            all_received(p, got, err);
-  g_hash_table_destroy(got);
-  g_hash_table_destroy(h);
-  g_free(keys);
-  p->checked = ok;
-  return ok;
-}
-
-const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, size_t i) {
-  g_assert(p->checked);
-  const struct wl_op *o = &p->ranks[rank].ops[i];
-  g_assert(o->kind == WL_SEND);
-  return &p->ranks[o->peer].ops[o->match];
-}
-
 static gint by_index(gconstpointer a, gconstpointer b, gpointer data) {
   (void)data;
   uint32_t x = GPOINTER_TO_UINT(a), y = GPOINTER_TO_UINT(b);
   return x < y ? -1 : x > y;
 }
 
-/* One order of graph rank R's ops (wl_linearize): ORDER[k] = the k-th. */
-static void order_of(const struct wl_rank *r, uint32_t *order) {
+/* One order of graph rank R's ops (wl_linearize): ORDER[k] = the k-th.
+ * Returns how many it could order (fewer than all: a cycle). */
+static size_t order_of(const struct wl_rank *r, uint32_t *order) {
   size_t n = r->n_ops;
   uint32_t *indeg = g_new0(uint32_t, n), *succ_first = g_new0(uint32_t, n + 1);
   for (size_t i = 0; i < n; i++) {
@@ -324,7 +302,7 @@ static void order_of(const struct wl_rank *r, uint32_t *order) {
   while (k < n) {
     int q = g_sequence_get_length(ready[0]) ? 0 : 1;
     GSequenceIter *it = g_sequence_get_begin_iter(ready[q]);
-    g_assert(!g_sequence_iter_is_end(it)); /* wl_program_check found no cycle */
+    if (g_sequence_iter_is_end(it)) break; /* a cycle */
     uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it));
     g_sequence_remove(it);
     order[k++] = i;
@@ -338,6 +316,59 @@ static void order_of(const struct wl_rank *r, uint32_t *order) {
   g_free(succ_first);
   g_free(succ);
   g_free(fill);
+  return k;
+}
+
+/* Graph ranks: no syncs, and dependencies that some order satisfies. */
+static bool check_graphs(const struct wl_program *p, char **err) {
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    if (!rk->graph) continue;
+    char at[64];
+    for (size_t i = 0; i < rk->n_ops; i++)
+      if (rk->ops[i].kind == WL_SYNC) {
+        *err = g_strdup_printf("%s: expected no device sync in a rank with dependencies",
+                               wl_op_where(p, r, i, at, sizeof at));
+        return false;
+      }
+    uint32_t *order = g_new(uint32_t, rk->n_ops + 1);
+    size_t n = order_of(rk, order);
+    if (n < rk->n_ops) {
+      bool *seen = g_new0(bool, rk->n_ops);
+      for (size_t k = 0; k < n; k++) seen[order[k]] = true;
+      size_t i = 0;
+      while (seen[i]) i++;
+      *err = g_strdup_printf("%s: expected dependencies without a cycle, got one through this op",
+                             wl_op_where(p, r, i, at, sizeof at));
+      g_free(seen);
+    }
+    g_free(order);
+    if (n < rk->n_ops) return false;
+  }
+  return true;
+}
+
+bool wl_program_check(struct wl_program *p, char **err) {
+  if (p->checked) return true;
+  size_t n_recv = 0;
+  for (uint32_t r = 0; r < p->n_ranks; r++) n_recv += wl_count(p, r, WL_RECV);
+  struct msg_key *keys = g_new(struct msg_key, n_recv ? n_recv : 1);
+  GHashTable *h = g_hash_table_new(key_hash, key_equal);
+  GHashTable *got = g_hash_table_new(g_direct_hash, g_direct_equal);
+  bool ok = check_graphs(p, err) && index_recvs(p, h, keys, err) &&
+            match_sends(p, h, got, err) && all_received(p, got, err);
+  g_hash_table_destroy(got);
+  g_hash_table_destroy(h);
+  g_free(keys);
+  p->checked = ok;
+  return ok;
+}
+
+const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, size_t i) {
+  g_assert(p->checked);
+  const struct wl_op *o = &p->ranks[rank].ops[i];
+  g_assert(o->kind == WL_SEND);
+  return &p->ranks[o->peer].ops[o->match];
 }
 
 struct wl_program *wl_linearize(const struct wl_program *p) {
@@ -353,7 +384,8 @@ struct wl_program *wl_linearize(const struct wl_program *p) {
     dst->n_flags = src->n_flags;
     if (!src->graph || !src->n_ops) continue;
     uint32_t *order = g_new(uint32_t, src->n_ops);
-    order_of(src, order);
+    size_t n = order_of(src, order);
+    g_assert(n == src->n_ops); /* wl_program_check found no cycle */
     pos[r] = g_new(uint32_t, src->n_ops);
     for (size_t k = 0; k < src->n_ops; k++) {
       dst->ops[k] = src->ops[order[k]];

@@ -38,6 +38,10 @@ struct wl_type {
    * input error when checking; after a passed check, a model failure
    * (a deadlock, or an internal error). */
   bool (*run)(const struct wl_ctx *ctx, struct sim_result *out, char **err);
+  /* The per-rank program a run lowers (CTX's policy unused), for
+   * `trigsim export-goal`; NULL when the workload has none (phold, kloop)
+   * or builds it per policy. NULL and *ERR on a user error. */
+  struct wl_program *(*program)(const struct wl_ctx *ctx, char **err);
 };
 
 /* The catalog: every hardware group, workload and policy of the program. */

@@ -10,11 +10,11 @@ build=${BUILD_DIR:-build}
 progs=(phold_bench phold_bench_4ary phold_bench_binary phold_bench_pairing phold_bench_calendar phold_bench_ladder phold_bench_keyheap)
 
 # A new build folder is configured as Release; an existing one keeps its
-# settings but is reconfigured, so that it knows the bench targets.
+# settings but is reconfigured with the bench targets on (TRIGSIM_BENCH).
 if [ -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" >/dev/null
+  cmake -S . -B "$build" -DTRIGSIM_BENCH=ON >/dev/null
 else
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTRIGSIM_BENCH=ON >/dev/null
 fi
 cmake --build "$build" -j2 --target "${progs[@]}" >/dev/null
 

@@ -9,10 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 nodes=${1:-4096}
 build=${BUILD_DIR:-build}
+# The bench targets exist only with TRIGSIM_BENCH (a new folder: Release).
 if [ -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" >/dev/null
+  cmake -S . -B "$build" -DTRIGSIM_BENCH=ON >/dev/null
 else
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTRIGSIM_BENCH=ON >/dev/null
 fi
 cmake --build "$build" -j2 --target topology_build >/dev/null
 for topo in star fat-tree torus dragonfly; do

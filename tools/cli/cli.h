@@ -1,5 +1,6 @@
-/* Command-line helpers shared by the subcommands (sim/main.c and the
- * calibration commands in models/calib_cli.c). */
+/* The command line (tools/cli/): helpers shared by the subcommands (main.c
+ * and the calibration commands in calib_cli.c). It sits above the engine,
+ * the models and the workloads; nothing below includes this header. */
 #ifndef SIM_CLI_H
 #define SIM_CLI_H
 
@@ -12,5 +13,11 @@
  * option's value may be attached ("-j2" as "-j 2"). */
 bool cli_parse_options(int *argc, char ***argv, const char *params, const char *summary,
                        const GOptionEntry *entries);
+
+/* The calibration subcommands (calib_cli.c): argv[0] is the command name. */
+int calib_cmd_calibrate(int argc, char **argv);
+int calib_cmd_validate_real(int argc, char **argv);
+/* `export-goal` (export_cli.c). */
+int export_cmd_goal(int argc, char **argv);
 
 #endif

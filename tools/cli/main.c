@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "result.h"
 #include "scenario.h"
 #include "sweep.h"
@@ -24,7 +25,7 @@
 #define EXIT_MODEL 3
 
 static const char *const commands[] = {"run", "sweep", "validate", "params", "calibrate",
-                                      "validate-real"};
+                                      "validate-real", "export-goal"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -46,7 +47,8 @@ static void print_help(FILE *out) {
         "  validate SCENARIO  check a scenario without running it\n"
         "  params [GROUP]     list every parameter with unit, default, range and doc\n"
         "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
-        "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n\n"
+        "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n"
+        "  export-goal SCENARIO     write the scenario's per-rank program as a GOAL schedule\n\n"
         "Options:\n"
         "  -h, --help         show this help (also: trigsim COMMAND --help)\n"
         "  --version          print the version\n",
@@ -136,20 +138,15 @@ static bool write_results(const char *path, const struct sim_result_set *set,
     result_write(stdout, set, fmt);
     return fflush(stdout) == 0;
   }
-  char *tmp = g_strdup_printf("%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  bool ok = f != NULL;
-  if (f) {
-    result_write(f, set, fmt);
-    ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    ok = ok && g_rename(tmp, path) == 0;
+  struct outfile out;
+  char *err = NULL;
+  bool ok = of_open(&out, path, &err);
+  if (ok) {
+    result_write(out.f, set, fmt);
+    ok = of_commit(&out, &err);
   }
-  if (!ok) {
-    fprintf(stderr, "trigsim: %s: cannot write: %s\n", path, g_strerror(errno));
-    g_unlink(tmp);
-  }
-  g_free(tmp);
+  if (!ok) fprintf(stderr, "trigsim: %s\n", err);
+  g_free(err);
   return ok;
 }
 
@@ -496,8 +493,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "params")) return cmd_params(argc - 1, argv + 1);
   if (!strcmp(cmd, "calibrate")) return calib_cmd_calibrate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate-real")) return calib_cmd_validate_real(argc - 1, argv + 1);
+  if (!strcmp(cmd, "export-goal")) return export_cmd_goal(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
   return usage_error("expected a command (run, sweep, validate, params, calibrate, "
-                     "validate-real)%s%s%s, got '%s'",
+                     "validate-real, export-goal)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }

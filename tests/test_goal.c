@@ -1,0 +1,489 @@
+/* Bring-your-own workloads (workloads/goal.c, workloads/yprog.c,
+ * workloads/coll.c) and the graph ranks they make (program.h, models/cpu.c):
+ * small GOAL schedules timed by hand under the `cpu` policy, the same
+ * pattern as GOAL and as a YAML program, every policy on Schedgen's own
+ * output, malformed and deadlocking schedules, expressions, collectives. */
+#include <glib.h>
+#include <string.h>
+
+#include "allreduce.h"
+#include "coll.h"
+#include "goal.h"
+#include "lower.h"
+#include "noderig.h"
+#include "scenario.h"
+#include "testutil.h"
+#include "yprog.h"
+
+/* Defaults (tests/test_policy.c derives them): a host send is build_cmd
+ * 200 + send 1000 ns on the thread, its command crosses the bus (2 + 100):
+ * an 8 B put reaches the target's flag LEG after its command reached the
+ * NIC, then the receiving thread spends recv 500 ns. */
+#define LEG 686260
+#define SEND 1200000 /* thread time of a two-sided send */
+#define BUS 102000   /* command over the bus */
+#define RECV 500000
+
+/* CU_ASSERT_EQUAL that prints both times when they differ. */
+#define EXPECT_TIME(got, want)                                                             \
+  do {                                                                                     \
+    sim_time got_ = (got), want_ = (want);                                                 \
+    if (got_ != want_)                                                                     \
+      fprintf(stderr, "line %d: got %" G_GINT64_FORMAT " ps, want %" G_GINT64_FORMAT "\n", \
+              __LINE__, got_, want_);                                                      \
+    CU_ASSERT_EQUAL(got_, want_);                                                          \
+  } while (0)
+
+static struct wl_program *goal(const char *text, char **err) {
+  char *path = tu_temp_file(".goal", text, strlen(text));
+  uint64_t n = 0;
+  struct wl_program *p = wl_goal_read(path, 1000, WL_ON_ANY, 64, &n, err);
+  g_free(path);
+  return p;
+}
+
+/* P's time under POLICY on NODES default nodes (a helper thread for ghn);
+ * -1 and *ERR on an error. Frees P. */
+static sim_time run(struct wl_program *p, const char *policy, int64_t nodes, char **err) {
+  struct hw h;
+  hw_defaults(&h);
+  h.net.nodes = nodes;
+  h.cpu.helper_threads = 1;
+  struct sim_result r;
+  sim_result_init(&r, policy);
+  struct wl_ctx ctx = {.seed = 1};
+  sim_time t = pol_run(p, policy, &h.cfg, &ctx, &r, err) ? r.total_ps : -1;
+  sim_result_clear(&r);
+  wl_program_free(p);
+  return t;
+}
+
+static sim_time goal_time(const char *text, const char *policy, int64_t nodes) {
+  char *err = NULL;
+  struct wl_program *p = goal(text, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  sim_time t = run(p, policy, nodes, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  return t;
+}
+
+static void test_ping(void) {
+  /* Rank 0's send leaves the thread at 1200 ns, its command is at the NIC
+   * at 1302; rank 1 posted its receive at 0, its flag is set LEG later and
+   * its thread completes it in 500 ns. */
+  const char *g = "num_ranks 2\n"
+                  "rank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+                  "rank 1 {\nl1: recv 8b from 0 tag 0\n}\n";
+  EXPECT_TIME(goal_time(g, "cpu", 2), SEND + BUS + LEG + RECV);
+}
+
+static void test_calc_between_recv_and_send(void) {
+  /* Rank 1 receives (done at 1302 + LEG + 500 = 2488.26 ns), computes 1000
+   * ns (calc 1000 with time_unit 1 ns), sends back: command at the NIC 102 ns
+   * after its 1200 ns on the thread; rank 0 posted its receive at 0 and
+   * completes it 500 ns after the flag. */
+  const char *g = "num_ranks 2\n"
+                  "rank 0 {\nl1: send 8b to 1 tag 0\nl2: recv 8b from 1 tag 0\n}\n"
+                  "rank 1 {\n"
+                  "l1: recv 8b from 0 tag 0 /* the request */\n"
+                  "l2: calc 1000\n"
+                  "l3: send 8b to 0 tag 0 // the reply\n"
+                  "l2 requires l1\n"
+                  "l3 requires l2\n"
+                  "}\n";
+  sim_time reply = SEND + BUS + LEG + RECV + 1000000;
+  EXPECT_TIME(goal_time(g, "cpu", 2), reply + SEND + BUS + LEG + RECV);
+}
+
+static void test_irequires_overlaps(void) {
+  /* Rank 1 forwards to rank 2 only after its receive from 0 completed
+   * (requires), or as soon as the receive was posted (irequires, at 0):
+   * then its send runs while rank 0's message is on the way, and rank 2
+   * is done at SEND + BUS + LEG + RECV, the receive from 0 on rank 1 in
+   * parallel (its completion waits for the thread: 1988.26 ns > 1200). */
+  const char *req = "num_ranks 3\n"
+                    "rank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+                    "rank 1 {\nl1: recv 8b from 0 tag 0\nl2: send 8b to 2 tag 0\nl2 requires l1\n}\n"
+                    "rank 2 {\nl1: recv 8b from 1 tag 0\n}\n";
+  GString *ig = g_string_new(req);
+  g_string_replace(ig, "l2 requires", "l2 irequires", 1);
+  char *ireq = g_string_free(ig, FALSE);
+  sim_time one = SEND + BUS + LEG + RECV;
+  EXPECT_TIME(goal_time(req, "cpu", 3), 2 * one);
+  EXPECT_TIME(goal_time(ireq, "cpu", 3), one);
+  g_free(ireq);
+}
+
+static void test_binomial_bcast(void) {
+  /* 8 ranks, root 0, masks 4, 2, 1 (MPICH's binomial tree): the root's
+   * three sends leave its thread 1200 ns apart; every other rank forwards
+   * once its receive completed. Rank 7 is last: 0 -> 4 (done 2488.26), 4
+   * -> 6 (its first send: done 4976.52), 6 -> 7: 7464.78 ns. */
+  GString *g = g_string_new("num_ranks 8\n");
+  struct wl_program *p = wl_program_new(8);
+  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  struct wl_coll c = {.kind = WL_BCAST, .bytes = 8, .elem = 1, .wgs = 1, .root = 0};
+  for (uint32_t r = 0; r < 8; r++) {
+    g_array_set_size(after, 0);
+    wl_coll(p, r, &c, after);
+  }
+  g_array_free(after, TRUE);
+  sim_time one = SEND + BUS + LEG + RECV;
+  EXPECT_TIME(run(p, "cpu", 8, NULL), 3 * one);
+  /* The same tree written in GOAL. */
+  static const int parent[8] = {-1, 0, 0, 2, 0, 4, 4, 6};
+  for (int r = 0; r < 8; r++) {
+    g_string_append_printf(g, "rank %d {\n", r);
+    if (parent[r] >= 0) g_string_append_printf(g, "r: recv 8b from %d\n", parent[r]);
+    int k = 0;
+    for (int mask = 4; mask; mask >>= 1)
+      for (int c2 = 0; c2 < 8; c2++)
+        if (parent[c2] == r && c2 - r == mask) {
+          g_string_append_printf(g, "s%d: send 8b to %d\n", k, c2);
+          if (parent[r] >= 0) g_string_append_printf(g, "s%d requires r\n", k);
+          if (k) g_string_append_printf(g, "s%d requires s%d\n", k, k - 1);
+          k++;
+        }
+    g_string_append(g, "}\n");
+  }
+  EXPECT_TIME(goal_time(g->str, "cpu", 8), 3 * one);
+  g_string_free(g, TRUE);
+}
+
+/* A ring of 6 steps on 4 ranks (an allreduce's messages without its
+ * reductions) as GOAL. */
+static char *ring_goal(void) {
+  GString *g = g_string_new("num_ranks 4\n");
+  for (int r = 0; r < 4; r++) {
+    g_string_append_printf(g, "rank %d {\n", r);
+    for (int s = 0; s < 6; s++) {
+      g_string_append_printf(g, "s%d: send 8b to %d\nr%d: recv 8b from %d\n", s, (r + 1) % 4, s,
+                             (r + 3) % 4);
+      if (s) g_string_append_printf(g, "s%d requires r%d\n", s, s - 1);
+    }
+    g_string_append(g, "}\n");
+  }
+  return g_string_free(g, FALSE);
+}
+
+static const char *const ring_yaml =
+    "- ops:\n"
+    "  - loop:\n"
+    "      count: 6\n"
+    "      var: s\n"
+    "      ops:\n"
+    "        - {label: send, send: {to: (rank + 1) % nranks, size: 8B}}\n"
+    "        - {label: got, recv: {from: (rank - 1) % nranks, size: 8B}, after: []}\n";
+
+static struct wl_program *ring_program(char **err) {
+  /* Each send requires the previous receive: the loop body's first op
+   * requires what the op before it ended with, the receive. */
+  struct sc_node *n = sc_load_string(ring_yaml, "ring", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  struct wl_program *p = wl_yprog_build(n, 4, err);
+  sc_node_free(n);
+  return p;
+}
+
+static void test_ring_by_hand_and_both_ways(void) {
+  /* Every step: the send waits for the last receive's completion, takes
+   * the thread 1200 ns, and the next receive completes 1302 + LEG + 500
+   * later: 6 steps of 2488.26 ns. */
+  char *g = ring_goal();
+  EXPECT_TIME(goal_time(g, "cpu", 4), 6 * (SEND + BUS + LEG + RECV));
+  /* The same ring as a YAML program gives the same time under every
+   * policy. */
+  for (size_t i = 0; i < POL_COUNT; i++) {
+    char *err = NULL;
+    struct wl_program *p = ring_program(&err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    sim_time ty = run(p, pol_names[i], 4, &err);
+    sim_time tg = goal_time(g, pol_names[i], 4);
+    if (ty != tg || ty <= 0) fprintf(stderr, "%s: program %" G_GINT64_FORMAT " goal %" G_GINT64_FORMAT " %s\n", pol_names[i], ty, tg, err ? err : "");
+    CU_ASSERT(ty > 0 && ty == tg);
+    g_free(err);
+  }
+  g_free(g);
+}
+
+static void test_schedgen_samples_every_policy(void) {
+  /* Schedgen's own output parses and runs under every policy; the
+   * recursive-doubling sample's calc (5000 ns) delays its first send. */
+  static const char *const files[] = {"binomialtreereduce-8x4KiB.goal",
+                                      "pipelinedring-6x64KiB.goal",
+                                      "iallreduce-recdoub-4x1KiB-nb.goal"};
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    char *name = g_build_filename("goal", files[f], NULL), *path = tu_data(name);
+    g_free(name);
+    for (size_t i = 0; i < POL_COUNT; i++) {
+      char *err = NULL;
+      uint64_t n = 0;
+      struct wl_program *p = wl_goal_read(path, 1000, WL_ON_ANY, 64, &n, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+      sim_time t = run(p, pol_names[i], 8, &err);
+      if (t <= 0) fprintf(stderr, "%s under %s: %s\n", files[f], pol_names[i], err);
+      CU_ASSERT(t > 0);
+      g_free(err);
+    }
+    g_free(path);
+  }
+}
+
+static void expect_read_error(const char *text, const char *want) {
+  char *err = NULL;
+  struct wl_program *p = goal(text, &err);
+  CU_ASSERT_PTR_NULL(p);
+  if (!err || !strstr(err, want)) fprintf(stderr, "got: %s\nwanted: %s\n", err, want);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  wl_program_free(p);
+  g_free(err);
+}
+
+static void test_malformed(void) {
+  expect_read_error("rank 0 {\n}\n", ":1:1: workload.file: expected num_ranks N first, got rank");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: sendd 8b to 1\n}\n",
+                    ":3:5: workload.file: expected send, recv or calc");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: send 8 to 1\n}\n",
+                    ":3:12: workload.file: expected b after the size, got to");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: send 8b to 2\n}\n",
+                    ":3:16: workload.file: expected a rank other than 0 below num_ranks = 2, got 2");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: recv 8b from -1\n}\n",
+                    ":3:18: workload.file: expected a rank (-1, any source, is not modelled), got -1");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5\nl2 requires l1\n}\n",
+                    ":4:1: workload.file: expected a label defined earlier in this rank, got l2");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5\nl1: calc 6\n}\n",
+                    ":4:5: workload.file: expected a label not used before in this rank");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5 tag 3\n}\n",
+                    ":3:12: workload.file: expected cpu N or the end of the statement, got tag");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 5\n", ":3:11: workload.file: expected } to close the rank, got the end of the file");
+  expect_read_error("num_ranks 2\nrank 2 {\n}\n", ":2:6: workload.file: expected a rank below num_ranks");
+  expect_read_error("num_ranks 2\n/* open\nrank 0 {\n}\n",
+                    ":4:2: workload.file: expected */ to close the comment, got the end of the file");
+  expect_read_error("num_ranks 2\nrank 0 {\nl1: calc 99999999999999999999\n}\n",
+                    ":3:10: workload.file: expected a calc time");
+  /* A line no schedule has, and something that is not a file. */
+  char *longline = g_strnfill(5000, 'x');
+  char *text = g_strdup_printf("num_ranks 2\nrank 0 {\n%s\n}\n", longline);
+  expect_read_error(text, ":3:4097: workload.file: expected a line of at most 4096 characters");
+  g_free(text);
+  g_free(longline);
+  char *e2 = NULL;
+  uint64_t n2 = 0;
+  CU_ASSERT_PTR_NULL(wl_goal_read("/dev/zero", 1000, WL_ON_ANY, 64, &n2, &e2));
+  CU_ASSERT_PTR_NOT_NULL(e2 && strstr(e2, "expected a readable GOAL file, got /dev/zero: "
+                                          "something that is not a regular file"));
+  g_free(e2);
+  /* More ranks than nodes: no error text, the caller names the key. */
+  char *err = NULL;
+  uint64_t n = 0;
+  char *path = tu_temp_file(".goal", "num_ranks 65\n", 13);
+  CU_ASSERT_PTR_NULL(wl_goal_read(path, 1000, WL_ON_ANY, 64, &n, &err));
+  CU_ASSERT_PTR_NULL(err);
+  CU_ASSERT_EQUAL(n, 65);
+  g_free(path);
+}
+
+static void test_deadlocks(void) {
+  /* A receive no send matches: found before the run, naming the op. */
+  char *err = NULL;
+  struct wl_program *p = goal("num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 4\n}\n", &err);
+  EXPECT_TIME(run(p, "cpu", 2, &err), -1);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): a receive of 8 B with tag 4 "
+                                            "from rank 1 that no send matches: the schedule "
+                                            "deadlocks"));
+  g_free(err);
+  err = NULL;
+  /* Both ranks send only after they received: the run deadlocks; the
+   * message names the first op that never ended. */
+  const char *g = "num_ranks 2\n"
+                  "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n}\n"
+                  "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  p = goal(g, &err);
+  EXPECT_TIME(run(p, "hdn", 2, &err), -1);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 never finished (its host program waits); "
+                                            "rank 0's first op that never ended: rank 0 op 0 "
+                                            "(line 3)"));
+  g_free(err);
+  err = NULL;
+  /* A dependency cycle is refused before the run. */
+  p = goal("num_ranks 2\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb requires a\n}\n", &err);
+  EXPECT_TIME(run(p, "cpu", 2, &err), -1);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): expected dependencies without a "
+                                            "cycle"));
+  g_free(err);
+}
+
+static void expect_eval(const char *text, enum unit_dim dim, int64_t rank, int64_t want) {
+  const char *const vars[] = {"rank", "nranks"};
+  const int64_t vals[] = {rank, 8};
+  int64_t v = -12345;
+  char *err = NULL;
+  CU_ASSERT_TRUE(wl_yprog_eval(text, dim, vars, vals, 2, &v, &err));
+  if (v != want) fprintf(stderr, "%s: %" G_GINT64_FORMAT " (%s)\n", text, v, err ? err : "");
+  CU_ASSERT_EQUAL(v, want);
+  g_free(err);
+}
+
+static void expect_eval_error(const char *text, enum unit_dim dim, const char *want) {
+  const char *const vars[] = {"rank", "nranks"};
+  const int64_t vals[] = {0, 8};
+  int64_t v;
+  char *err = NULL;
+  CU_ASSERT_FALSE(wl_yprog_eval(text, dim, vars, vals, 2, &v, &err));
+  if (!err || !strstr(err, want)) fprintf(stderr, "got: %s\nwanted: %s\n", err, want);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  g_free(err);
+}
+
+static void test_expressions(void) {
+  expect_eval("(rank + 1) % nranks", UNIT_NONE, 7, 0);
+  expect_eval("(rank - 1) % nranks", UNIT_NONE, 0, 7); /* floored */
+  expect_eval("2 + 3 * 4 - 10 / 3", UNIT_NONE, 0, 11);
+  expect_eval("-(rank) * 2", UNIT_NONE, 3, -6);
+  expect_eval("(rank + 1) * 4KiB", UNIT_SIZE, 1, 8192);
+  expect_eval("1.5us + 500ns", UNIT_TIME, 0, 2000000);
+  expect_eval("8MiB / nranks", UNIT_SIZE, 0, 1048576);
+  expect_eval("rank > 0", UNIT_NONE, 0, 0);
+  expect_eval("rank < nranks - 1", UNIT_NONE, 3, 1);
+  expect_eval("rank * 2 == 6", UNIT_NONE, 3, 1);
+  expect_eval_error("4096", UNIT_SIZE, "expected a size with a unit (e.g. 4KiB), got '4096'");
+  expect_eval_error("rank / 0", UNIT_NONE, "expected a divisor other than 0 at column 6");
+  expect_eval_error("4KiB * 4KiB", UNIT_SIZE, "expected one factor without a unit");
+  expect_eval_error("4KiB + 1", UNIT_SIZE, "expected terms all with a unit or all without");
+  expect_eval_error("rank +", UNIT_NONE, "expected a number, rank, nranks, a loop variable or (");
+  expect_eval_error("ranks", UNIT_NONE, "at column 1 of 'ranks'");
+  expect_eval_error("(rank", UNIT_NONE, "expected )");
+  expect_eval_error("rank < 1KiB", UNIT_SIZE, "expected sides both with a unit or both without");
+  expect_eval_error("rank + 1KiB", UNIT_NONE, "expected an integer, got 1KiB (a size) at column 8");
+  expect_eval_error("9223372036854775807 + 1", UNIT_NONE, "a sum that fits in 64 bits");
+}
+
+static void expect_yprog_error(const char *yaml, uint32_t n, const char *want) {
+  char *err = NULL;
+  struct sc_node *node = sc_load_string(yaml, "t.yaml", &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(node);
+  struct wl_program *p = wl_yprog_build(node, n, &err);
+  CU_ASSERT_PTR_NULL(p);
+  if (!err || !strstr(err, want)) fprintf(stderr, "got: %s\nwanted: %s\n", err, want);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  wl_program_free(p);
+  sc_node_free(node);
+  g_free(err);
+}
+
+static void test_yprog_errors(void) {
+  expect_yprog_error("- ops:\n  - send: {to: rank, size: 8B}\n", 2,
+                     "t.yaml:2:16: workload.groups[0].ops[0].send.to: expected a rank other than "
+                     "the sender's own (0)");
+  expect_yprog_error("- ops:\n  - send: {to: 1, size: 8}\n", 2,
+                     "t.yaml:2:25: workload.groups[0].ops[0].send.size: expected a size with a unit");
+  expect_yprog_error("- ops:\n  - sned: {to: 1, size: 8B}\n", 2,
+                     "t.yaml:2:11: workload.groups[0].ops[0].sned: expected an op (compute");
+  expect_yprog_error("- ranks: 3\n  ops: [{calc: 1us}]\n", 2,
+                     "t.yaml:1:10: workload.groups[0].ranks: expected all, a rank below 2");
+  expect_yprog_error("- ops:\n  - {calc: 1us, after: x}\n", 2,
+                     "t.yaml:2:24: workload.groups[0].ops[0]: expected a label of an earlier op on "
+                     "this rank, got 'x'");
+  expect_yprog_error("- ops:\n  - allreduce: {size: 1KiB, algorithm: binomial}\n", 2,
+                     "workload.groups[0].ops[0].allreduce.algorithm: expected an algorithm of "
+                     "allreduce (auto, ring, recursive-doubling), got binomial");
+  expect_yprog_error("- ops:\n  - recv: {from: (rank + 1) % nranks, size: 1KiB, tag: -1}\n", 2,
+                     "recv.tag: expected a value in [0, 2147483647] on rank 0, got -1");
+}
+
+/* The collective C's time on N ranks under cpu. */
+static sim_time coll_time(struct wl_coll c, uint32_t n) {
+  struct wl_program *p = wl_program_new(n);
+  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t r = 0; r < n; r++) {
+    g_array_set_size(after, 0);
+    wl_coll(p, r, &c, after);
+  }
+  g_array_free(after, TRUE);
+  char *err = NULL;
+  sim_time t = run(p, "cpu", MAX(n, 2), &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  return t;
+}
+
+static void test_collectives_by_hand(void) {
+  sim_time one = SEND + BUS + LEG + RECV; /* a send, its delivery, its receive */
+  /* A reduction of 8 B (2 elements of 4 B, no flops) on the CPU moves 3 *
+   * 8 = 24 B at 320 Gbps: 0.6 ns. */
+  const sim_time red = 600;
+  /* Recursive doubling of 8 B on 4 ranks: two exchanges, each send after
+   * the previous step's reduction: 2 steps and 2 reductions. */
+  struct wl_coll ar = {.kind = WL_ALLREDUCE, .algo = WL_ALG_RECDOUB, .bytes = 8, .elem = 4,
+                       .flops_per_elem = 0, .wgs = 1};
+  EXPECT_TIME(coll_time(ar, 4), 2 * one + 2 * red);
+  /* On 3 ranks (not a power of two): rank 0 folds into rank 1, done at
+   * ONE; rank 2's message to rank 1 is there already, so rank 1's thread
+   * sends to 2 (SEND, first: the lower op), completes the receive from 2
+   * (RECV), sends the result back to 0 (SEND), which rank 0 receives. */
+  EXPECT_TIME(coll_time(ar, 3), one + SEND + RECV + SEND + BUS + LEG + RECV + 2 * red);
+  /* The ring of 32 B on 4 ranks: chunks of 8 B, 2 (n - 1) = 6 steps; the
+   * 3 reduce-scatter reductions each delay the next send. */
+  ar.algo = WL_ALG_RING;
+  ar.bytes = 32;
+  EXPECT_TIME(coll_time(ar, 4), 6 * one + 3 * red);
+  /* A dissemination barrier on 5 ranks: ceil(log2 5) = 3 rounds of
+   * zero-byte messages; a 0 B put has a header-only packet: its leg is
+   * the 8 B one less 8 B of DMA and wire at the target and source... so
+   * time it against 3 rounds of the 0 B ping instead. */
+  struct wl_coll bar = {.kind = WL_BARRIER, .elem = 1, .wgs = 1};
+  struct wl_coll ping0 = {.kind = WL_BCAST, .bytes = 0, .elem = 1, .wgs = 1};
+  EXPECT_TIME(coll_time(bar, 5), 3 * coll_time(ping0, 2));
+  /* A collective of zero bytes on one rank adds nothing. */
+  EXPECT_TIME(coll_time(ar, 1), 0);
+}
+
+static void test_export_round_trip(void) {
+  /* The built-in ring allreduce on 4 ranks, written as GOAL (calcs of the
+   * CPU's roofline time, in ps; each op requiring the one before) and read
+   * back, takes the same time under cpu: a chain of ops in a graph runs as
+   * the sequence does. */
+  struct allreduce_config c = {.size = 1 << 16, .elem = 4, .wgs = 8,
+                               .granularity = AR_WORK_GROUP, .mixed_wgs = 2, .wg_items = 64,
+                               .flops_per_elem = 1};
+  char *err = NULL;
+  struct wl_program *p = wl_allreduce_program(&c, 4, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
+  struct hw h;
+  hw_defaults(&h);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  wl_goal_write(p, &h.cpu, 1, f);
+  fclose(f);
+  char *path = tu_temp_file(".goal", text, len);
+  uint64_t n;
+  struct wl_program *g = wl_goal_read(path, 1, WL_ON_ANY, 64, &n, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+  sim_time tp = run(p, "cpu", 4, &err), tg = run(g, "cpu", 4, &err);
+  CU_ASSERT(tp > 0);
+  EXPECT_TIME(tg, tp);
+  g_free(path);
+  free(text);
+  g_free(err);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"GOAL ping, timed by hand", test_ping},
+      {"calc between a recv and a send", test_calc_between_recv_and_send},
+      {"irequires lets a send overlap a receive", test_irequires_overlaps},
+      {"binomial broadcast on 8 ranks, coll and GOAL", test_binomial_bcast},
+      {"ring on 4 ranks by hand; GOAL and program agree", test_ring_by_hand_and_both_ways},
+      {"Schedgen's samples under every policy", test_schedgen_samples_every_policy},
+      {"malformed GOAL: file:line:col", test_malformed},
+      {"deadlocks name the rank and op", test_deadlocks},
+      {"program expressions", test_expressions},
+      {"program errors name the key", test_yprog_errors},
+      {"collectives timed by hand", test_collectives_by_hand},
+      {"a workload exported as GOAL runs the same", test_export_round_trip},
+      {NULL, NULL}};
+  return tu_run_suite("goal", tests);
+}

@@ -1,0 +1,83 @@
+/* `trigsim export-goal`: a scenario's per-rank program written as a GOAL
+ * schedule (workloads/goal.h), so that a built-in workload or a YAML
+ * program can be run as GOAL, here or in LogGOPSim. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "goal.h"
+#include "lower.h"
+#include "outfile.h"
+#include "workload.h"
+
+int export_cmd_goal(int argc, char **argv) {
+  char **sets = NULL, *output = NULL, *unit_text = NULL;
+  const GOptionEntry entries[] = {
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
+       "PATH=VALUE"},
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the schedule to FILE, not stdout",
+       "FILE"},
+      {"time-unit", 0, 0, G_OPTION_ARG_STRING, &unit_text,
+       "What one calc unit lasts (default 1ns, Schedgen's)", "TIME"},
+      {NULL}};
+  int status = 2;
+  char *err = NULL;
+  struct scenario *sc = NULL;
+  struct wl_program *p = NULL;
+  int64_t unit = 1000;
+  if (!cli_parse_options(&argc, &argv, "SCENARIO",
+                         "Write the scenario's per-rank program as a GOAL schedule.", entries))
+    goto out;
+  if (argc != 2) {
+    fprintf(stderr, "export-goal: expected one SCENARIO file, got %d arguments\n", argc - 1);
+    goto out;
+  }
+  if (unit_text && (!units_parse_int(unit_text, UNIT_TIME, &unit, &err) || unit < 1)) {
+    fprintf(stderr, "--time-unit: %s\n", err ? err : "expected a time of at least 1ps");
+    goto out;
+  }
+  size_t n_sets = sets ? g_strv_length(sets) : 0;
+  sc = scenario_load(argv[1], (const char *const *)sets, n_sets, &wl_catalog, &err);
+  if (!sc) {
+    fprintf(stderr, "%s\n", err);
+    goto out;
+  }
+  const struct wl_type *w = wl_type_of(sc);
+  if (!w->program) {
+    const struct sc_node *k = sc_map_get(sc_map_get(sc->root, "workload"), "kind");
+    err = sc_error_at(k ? k : sc->root, "workload.kind",
+                      "expected a workload with a per-rank program (allreduce, ping, goal, "
+                      "program), got %s", w->params->name);
+    fprintf(stderr, "%s\n", err);
+    goto out;
+  }
+  struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[0],
+                       .seed = sc->seed};
+  p = w->program(&ctx, &err);
+  if (!p || !wl_program_check(p, &err)) {
+    fprintf(stderr, "%s\n", err);
+    goto out;
+  }
+  struct hw_config hw = pol_hw_of(sc);
+  struct outfile of = {.f = stdout};
+  if (output && !of_open(&of, output, &err)) {
+    fprintf(stderr, "%s\n", err);
+    status = 1;
+    goto out;
+  }
+  wl_goal_write(p, hw.cpu, unit, of.f);
+  status = 0;
+  if (output && !of_commit(&of, &err)) {
+    fprintf(stderr, "%s\n", err);
+    status = 1;
+  }
+out:
+  g_free(err);
+  wl_program_free(p);
+  if (sc) scenario_free(sc);
+  g_strfreev(sets);
+  g_free(output);
+  g_free(unit_text);
+  return status;
+}

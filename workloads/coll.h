@@ -1,0 +1,64 @@
+/* Collectives written as one call: each expands, on one rank, into the
+ * sends, receives and reductions of its algorithm as ops of a graph rank
+ * (program.h), so that every policy lowers them. The algorithms are those
+ * of MPICH's classic collectives (Thakur, Rabenseifner and Gropp,
+ * "Optimization of Collective Communication Operations in MPICH", IJHPCA
+ * 2005): ring, recursive doubling (non-powers of two folded into a power of
+ * two first), binomial tree, dissemination (Hensgen et al. 1988) and
+ * direct (pairwise). Every rank of the program takes part. */
+#ifndef WL_COLL_H
+#define WL_COLL_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "program.h"
+
+enum wl_coll_kind {
+  WL_ALLREDUCE,      /* every rank ends with the reduction of all `bytes` vectors */
+  WL_REDUCE_SCATTER, /* of `bytes` per rank, each ends with bytes / n of the result */
+  WL_ALLGATHER,      /* every rank contributes `bytes`, every rank ends with all */
+  WL_BCAST,          /* `bytes` from `root` to every rank */
+  WL_REDUCE,         /* the reduction of `bytes` per rank to `root` */
+  WL_ALLTOALL,       /* `bytes` from every rank to every other */
+  WL_BARRIER,        /* nobody leaves before everybody came (zero-byte messages) */
+  WL_COLL_COUNT
+};
+
+enum wl_coll_algo {
+  WL_ALG_AUTO,          /* as MPICH picks: allreduce recursive doubling below 2 KiB
+                           (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE), ring above;
+                           the only algorithm of the others */
+  WL_ALG_RING,          /* allreduce, reduce-scatter, allgather */
+  WL_ALG_RECDOUB,       /* allreduce */
+  WL_ALG_BINOMIAL,      /* bcast, reduce */
+  WL_ALG_DISSEMINATION, /* barrier */
+  WL_ALG_DIRECT,        /* alltoall */
+  WL_ALG_COUNT
+};
+
+/* Names as a scenario writes them, by enum value. */
+extern const char *const wl_coll_names[WL_COLL_COUNT];
+extern const char *const wl_coll_algo_names[WL_ALG_COUNT];
+
+struct wl_coll {
+  uint8_t kind;           /* enum wl_coll_kind */
+  uint8_t algo;           /* enum wl_coll_algo */
+  int64_t bytes;          /* see wl_coll_kind */
+  int64_t elem;           /* bytes per element (>= 1) of a reduction */
+  int64_t flops_per_elem; /* a reduction's flops per element */
+  uint32_t wgs;           /* WGs of each reduction step (>= 1) */
+  uint32_t root;          /* bcast, reduce */
+  uint32_t tag;           /* the tag of every message; the same on every rank for one call */
+};
+
+/* Whether ALGO implements KIND (WL_ALG_AUTO always does). */
+bool wl_coll_has_algo(enum wl_coll_kind kind, enum wl_coll_algo algo);
+
+/* Appends collective C on RANK of graph program P (all its ranks take
+ * part): its first ops require every op in AFTER (op indices of RANK); on
+ * return AFTER holds the ops whose completion is the collective's (left as
+ * it was when the rank takes no part, e.g. on one rank). */
+void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArray *after);
+
+#endif
