@@ -109,6 +109,10 @@ static void run_group(const struct par_group *g, const char *base_name, const ch
   char *rel = g_strdup_printf("ranges/%s.yaml", base_name);
   char *base = tu_data(rel);
   g_free(rel);
+  /* Every group needs its base scenario: without one, every case would
+   * "pass" as an input error. */
+  if (!g_file_test(base, G_FILE_TEST_IS_REGULAR))
+    g_string_append_printf(fails, "  %s: no base scenario %s\n", g->name, base);
   for (size_t i = 0; i < g->n_decls; i++) {
     const struct par_decl *d = &g->decls[i];
     if (!d->min && !d->max) continue;

@@ -1,0 +1,35 @@
+/* libFuzzer harness: the GOAL reader (workloads/goal.h). The input is a
+ * schedule file, read with at most 64 ranks; a program that reads is
+ * checked (send/receive matching) and linearized, as a run would. */
+#include <glib.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "goal.h"
+#include "program.h"
+
+static char *path;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!path) {
+    char *dir = g_dir_make_tmp("trigsim-fuzz-XXXXXX", NULL);
+    path = g_build_filename(dir, "s.goal", NULL);
+    g_free(dir);
+  }
+  FILE *f = fopen(path, "w"); /* not g_file_set_contents: it syncs the disk */
+  if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) abort();
+  char *err = NULL;
+  uint64_t ranks = 0;
+  struct wl_program *p = wl_goal_read(path, 1000, WL_ON_ANY, 64, &ranks, &err);
+  if (p) {
+    if (wl_program_check(p, &err)) {
+      struct wl_program *lin = wl_linearize(p);
+      wl_program_free(lin);
+    }
+    wl_program_free(p);
+  }
+  g_free(err);
+  return 0;
+}
