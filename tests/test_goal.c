@@ -96,6 +96,29 @@ static void test_calc_between_recv_and_send(void) {
   EXPECT_TIME(goal_time(g, "cpu", 2), reply + SEND + BUS + LEG + RECV);
 }
 
+static void test_gpu_calc_under_hdn_and_copy(void) {
+  /* A calc of 8 ns on the GPU, then a send that requires it: under hdn the
+   * host submits the kernel (1000), which is at the GPU at 1102, launched
+   * at 2602, done at 2610, torn down at 4110; its completion reaches the
+   * host at 4212, which has polled every 500 ns since its wait began at
+   * 1000: 4500; then the two-sided send, as the hdn ping of
+   * tests/test_policy.c. */
+  const char *dep = "num_ranks 2\n"
+                    "rank 0 {\nl1: calc 8\nl2: send 8b to 1\nl2 requires l1\n}\n"
+                    "rank 1 {\nl1: recv 8b from 0\n}\n";
+  EXPECT_TIME(goal_time(dep, "hdn", 2), 4500000 + SEND + BUS + LEG + RECV);
+  /* Under copy the send is a one-sided copy (build 200 ns, no host stack)
+   * and the receiver polls the flag (no receive cost). */
+  EXPECT_TIME(goal_time(dep, "copy", 2), 4500000 + 200000 + BUS + LEG);
+  /* Without the dependency the send goes right after the launch (the
+   * thread's next task, at 1000): rank 1 is done at 1000 + SEND + BUS +
+   * LEG + RECV = 3488.26 ns, rank 0 when it noticed its kernel, 4500. */
+  const char *indep = "num_ranks 2\n"
+                      "rank 0 {\nl1: calc 8\nl2: send 8b to 1\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\n}\n";
+  EXPECT_TIME(goal_time(indep, "hdn", 2), 4500000);
+}
+
 static void test_irequires_overlaps(void) {
   /* Rank 1 forwards to rank 2 only after its receive from 0 completed
    * (requires), or as soon as the receive was posted (irequires, at 0):
@@ -388,6 +411,18 @@ static void test_yprog_errors(void) {
   expect_yprog_error("- ops:\n  - allreduce: {size: 1KiB, algorithm: binomial}\n", 2,
                      "workload.groups[0].ops[0].allreduce.algorithm: expected an algorithm of "
                      "allreduce (auto, ring, recursive-doubling), got binomial");
+  /* 4096 x 4096 = 2^24 iterations of 4 ops: 2^26 ops, past 2^25. */
+  expect_yprog_error("- ops:\n  - loop:\n      count: 4096\n      ops:\n"
+                     "        - loop: {count: 4096, ops: [{calc: 1ns}, {calc: 1ns}, {calc: 1ns}, "
+                     "{calc: 1ns}]}\n", 2,
+                     "t.yaml:5:25: workload.groups[0].ops[0].loop.ops[0].loop.count: expected loops "
+                     "that make at most 2^25 ops in all, got more (the counts multiply)");
+  /* 65536 x 65536 = 2^32 iterations, refused before any though they make
+   * no op (the body never runs: if 0). */
+  expect_yprog_error("- ops:\n  - loop:\n      count: 65536\n      ops:\n"
+                     "        - loop: {count: 65536, ops: [{calc: 1ns, if: 0}]}\n", 2,
+                     "t.yaml:5:25: workload.groups[0].ops[0].loop.ops[0].loop.count: expected loops "
+                     "that iterate at most 2^25 times in all, got more (the counts multiply)");
   expect_yprog_error("- ops:\n  - recv: {from: (rank + 1) % nranks, size: 1KiB, tag: -1}\n", 2,
                      "recv.tag: expected a value in [0, 2147483647] on rank 0, got -1");
 }
@@ -470,11 +505,48 @@ static void test_export_round_trip(void) {
   g_free(err);
 }
 
+/* `trigsim ARGS` on a scenario running GOAL TEXT under cpu: its status,
+ * its stderr in *ERR. */
+static int cli_goal(const char *cmd, const char *text, char **err) {
+  char *g = tu_temp_file(".goal", text, strlen(text));
+  char *yaml = g_strdup_printf("workload: {kind: goal, file: %s}\nhardware: {network: {nodes: 2}}\n"
+                               "policies: [cpu]\n", g);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  const char *argv[] = {cmd, sc, NULL};
+  int status = tu_trigsim(argv, NULL, err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(g);
+  return status;
+}
+
+static void test_cli_statuses(void) {
+  /* A receive no send matches is a well-formed schedule: validate passes,
+   * run exits 3 (the model deadlocked) naming the op. */
+  const char *dead = "num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 4\n}\n";
+  char *err = NULL;
+  CU_ASSERT_EQUAL(cli_goal("validate", dead, &err), 0);
+  g_free(err);
+  CU_ASSERT_EQUAL(cli_goal("run", dead, &err), 3);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): a receive of 8 B with tag 4 "
+                                            "from rank 1 that no send matches: the schedule "
+                                            "deadlocks"));
+  g_free(err);
+  /* A malformed one is bad input for both. */
+  const char *bad = "num_ranks 2\nrank 0 {\nl1: recv 8b form 1\n}\n";
+  CU_ASSERT_EQUAL(cli_goal("validate", bad, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ":3:13: workload.file: expected from, got form"));
+  g_free(err);
+  CU_ASSERT_EQUAL(cli_goal("run", bad, &err), 2);
+  g_free(err);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"GOAL ping, timed by hand", test_ping},
       {"calc between a recv and a send", test_calc_between_recv_and_send},
       {"irequires lets a send overlap a receive", test_irequires_overlaps},
+      {"a GPU calc under hdn and copy, with and without a dependency", test_gpu_calc_under_hdn_and_copy},
       {"binomial broadcast on 8 ranks, coll and GOAL", test_binomial_bcast},
       {"ring on 4 ranks by hand; GOAL and program agree", test_ring_by_hand_and_both_ways},
       {"Schedgen's samples under every policy", test_schedgen_samples_every_policy},
@@ -484,6 +556,7 @@ int main(void) {
       {"program errors name the key", test_yprog_errors},
       {"collectives timed by hand", test_collectives_by_hand},
       {"a workload exported as GOAL runs the same", test_export_round_trip},
+      {"exit statuses: a deadlock 3, a malformed file 2", test_cli_statuses},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }

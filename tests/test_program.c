@@ -63,18 +63,23 @@ static void test_flags_and_matches(void) {
   /* Idempotent; adding an op makes it check again. */
   CU_ASSERT_TRUE(wl_program_check(p, &err));
   CU_ASSERT_EQUAL(r1->n_flags, 7);
+  CU_ASSERT_FALSE(wl_program_unmatched(p, &err));
   wl_recv(p, 2, 0, 8, 9);
-  CU_ASSERT_FALSE(wl_program_check(p, &err));
+  /* Well formed, but it deadlocks. */
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  CU_ASSERT_TRUE(wl_program_unmatched(p, &err));
   CU_ASSERT_PTR_NOT_NULL(
       err && strstr(err, "rank 2 op 2: a receive of 8 B with tag 9 from rank 0 that no send matches"));
   g_free(err);
   wl_program_free(p);
 }
 
-/* Checks P and expects it to fail with an error containing WANT. */
-static void expect_error(struct wl_program *p, const char *want) {
+/* Checks P and expects it to fail (or, with DEADLOCK, to pass and have a
+ * receive no send matches) with an error containing WANT. */
+static void expect_failure(struct wl_program *p, bool deadlock, const char *want) {
   char *err = NULL;
-  CU_ASSERT_FALSE(wl_program_check(p, &err));
+  CU_ASSERT_EQUAL(wl_program_check(p, &err), deadlock);
+  if (deadlock) CU_ASSERT_TRUE(wl_program_unmatched(p, &err));
   CU_ASSERT_PTR_NOT_NULL(err);
   if (err && !strstr(err, want)) fprintf(stderr, "got: %s\nwanted: %s\n", err, want);
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
@@ -82,14 +87,16 @@ static void expect_error(struct wl_program *p, const char *want) {
   wl_program_free(p);
 }
 
+static void expect_error(struct wl_program *p, const char *want) { expect_failure(p, false, want); }
+
 static void test_errors(void) {
   struct wl_program *p;
   /* A receive with no send. */
   p = wl_program_new(2);
   wl_compute(p, 1, 1, 1, 0);
   wl_recv(p, 1, 0, 100, 3);
-  expect_error(p, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send matches: "
-                  "the schedule deadlocks");
+  expect_failure(p, true, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send "
+                          "matches: the schedule deadlocks");
   /* Two sends to one receive (same tag): they match in program order, the
    * second finds none. */
   p = wl_program_new(2);
@@ -115,7 +122,8 @@ static void test_errors(void) {
   wl_send(p, 0, 1, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
-  expect_error(p, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send matches");
+  expect_failure(p, true, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send "
+                          "matches");
 }
 
 static void test_select_last_op(void) {
@@ -148,11 +156,51 @@ static void test_select_last_op(void) {
   wl_program_free(p);
 }
 
+static void test_linearize(void) {
+  /* Rank 0: recv A (0), recv B (1), send C after A (2), compute D (3),
+   * send E after B (4). One order for the GPU: what does not wait first
+   * (D), then a receive only when nothing else is ready (A), what it
+   * freed (C), the next receive (B), then E: 3 0 2 1 4. */
+  struct wl_program *p = wl_program_new(3);
+  wl_recv(p, 0, 1, 8, 1);
+  wl_recv(p, 0, 2, 8, 2);
+  wl_send(p, 0, 1, 8, 3);
+  wl_requires(p, 0, 2, 0);
+  wl_compute(p, 0, 4, 10, 0);
+  wl_send(p, 0, 2, 8, 4);
+  wl_requires(p, 0, 4, 1);
+  /* Ranks 1 and 2: their halves, as sequences. */
+  wl_send(p, 1, 0, 8, 1);
+  wl_recv(p, 1, 0, 8, 3);
+  wl_send(p, 2, 0, 8, 2);
+  wl_recv(p, 2, 0, 8, 4);
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
+  struct wl_program *q = wl_linearize(p);
+  const struct wl_rank *r = &q->ranks[0];
+  CU_ASSERT_FALSE(r->graph);
+  static const int want[5][2] = {{WL_COMPUTE, 0}, {WL_RECV, 1}, {WL_SEND, 3}, {WL_RECV, 2},
+                                 {WL_SEND, 4}};
+  for (int k = 0; k < 5; k++) {
+    CU_ASSERT_EQUAL(r->ops[k].kind, want[k][0]);
+    CU_ASSERT_EQUAL(r->ops[k].tag, (uint32_t)want[k][1] * (r->ops[k].kind != WL_COMPUTE));
+  }
+  /* Flags kept; rank 1's send (tag 1) now meets rank 0's op 1, and rank
+   * 0's sends meet their receives where they are. */
+  CU_ASSERT_EQUAL(r->ops[1].flag, p->ranks[0].ops[0].flag);
+  CU_ASSERT_PTR_EQUAL(wl_matching_recv(q, 1, 0), &r->ops[1]);
+  CU_ASSERT_PTR_EQUAL(wl_matching_recv(q, 2, 0), &r->ops[3]);
+  CU_ASSERT_PTR_EQUAL(wl_matching_recv(q, 0, 2), &q->ranks[1].ops[1]);
+  wl_program_free(q);
+  wl_program_free(p);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"flags per rank by parts, match indexes, n_flags", test_flags_and_matches},
       {"check errors: unmatched, doubled, mismatched", test_errors},
       {"wl_select restricts the last op", test_select_last_op},
+      {"wl_linearize: waits as late as dependencies allow, matches kept", test_linearize},
       {NULL, NULL}};
   return tu_run_suite("program", tests);
 }

@@ -154,6 +154,7 @@ struct goal_read {
   GHashTable *labels;  /* label -> op index + 1, of the current rank */
   int64_t unit_ps;
   uint8_t calc_on;
+  uint64_t ops;        /* read so far, every rank */
 };
 
 /* The optional `tag T`, `cpu N`, `nic N` of a send or recv (the cpu and nic
@@ -214,6 +215,7 @@ static bool op(struct reader *r, struct goal_read *g, const char *name) {
   }
   uint32_t i = wl_last(g->p, g->rank);
   g->p->ranks[g->rank].ops[i].line = r->line;
+  if (++g->ops > WL_MAX_OPS) return fail_at(r, at, "a schedule of at most 2^25 operations");
   if (name && !g_hash_table_insert(g->labels, g_strdup(name), GUINT_TO_POINTER(i + 1)))
     return fail_at(r, at, "a label not used before in this rank");
   return true;

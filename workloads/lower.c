@@ -411,6 +411,9 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
     return false;
   }
   if (!wl_program_check(p, err)) return false;
+  /* A receive no send matches deadlocks the run: a model failure, said
+   * when simulating (exit 3), not an input error of `validate`. */
+  if (!ctx->check_only && wl_program_unmatched(p, err)) return false;
   if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
   for (uint32_t r = 0; r < p->n_ranks; r++)
     for (size_t i = 0; p->ranks[r].graph && i < p->ranks[r].n_ops; i++) {

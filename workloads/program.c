@@ -199,10 +199,13 @@ static uint32_t next_seq(GHashTable *count, uint32_t dst, uint32_t src, uint32_t
   return 0;
 }
 
-/* Indexes every receive by (receiver, sender, tag, k) into H; numbers flags. */
-static bool index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *keys, char **err) {
+/* Indexes every receive by (receiver, sender, tag, k) into H; numbers
+ * flags. Counting k costs two more lookups a message, so it is kept in
+ * DUPS (a message counter) only for the (receiver, sender, tag) that recur:
+ * most programs have none. */
+static bool index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *keys,
+                        GHashTable *dups, char **err) {
   size_t n = 0;
-  GHashTable *count = counts_new();
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     struct wl_rank *rk = &p->ranks[r];
     uint32_t flag = 1;
@@ -212,19 +215,24 @@ static bool index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *key
       o->flag = flag;
       flag += o->parts;
       struct msg_key *k = &keys[n++];
-      *k = (struct msg_key){r, o->peer, o->tag, next_seq(count, r, o->peer, o->tag)};
+      *k = (struct msg_key){r, o->peer, o->tag, 0};
+      if (g_hash_table_contains(h, k)) {
+        if (!g_hash_table_contains(dups, k)) next_seq(dups, r, o->peer, o->tag); /* k = 0 seen */
+        k->seq = next_seq(dups, r, o->peer, o->tag);
+      }
       g_hash_table_insert(h, k, GSIZE_TO_POINTER(i + 1));
     }
     rk->n_flags = flag - 1;
   }
-  g_hash_table_destroy(count);
   (void)err;
   return true;
 }
 
 /* Matches every send against the index, counting what each receive got. */
-static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got, char **err) {
+static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got,
+                        const GHashTable *dups, char **err) {
   GHashTable *count = counts_new();
+  bool any = g_hash_table_size((GHashTable *)dups) > 0;
   bool ok = true;
   for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
     struct wl_rank *rk = &p->ranks[r];
@@ -232,9 +240,17 @@ static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got, ch
       struct wl_op *o = &rk->ops[i];
       if (o->kind != WL_SEND) continue;
       struct msg_key k = {o->peer, r, o->tag, 0};
-      k.seq = next_seq(count, o->peer, r, o->tag);
+      if (any && g_hash_table_contains((GHashTable *)dups, &k)) k.seq = next_seq(count, o->peer, r, o->tag);
       size_t j = GPOINTER_TO_SIZE(g_hash_table_lookup(h, &k));
       const struct wl_op *rv = j ? &p->ranks[o->peer].ops[j - 1] : NULL;
+      if (rv && g_hash_table_contains(got, rv)) {
+        /* A later send of a (receiver, sender, tag) that has one receive:
+         * count which (an error, so the scan is rare). */
+        rv = NULL;
+        for (size_t e = 0; e < i; e++)
+          k.seq += rk->ops[e].kind == WL_SEND && rk->ops[e].peer == o->peer &&
+                   rk->ops[e].tag == o->tag;
+      }
       if (!rv || rv->bytes != o->bytes || rv->parts != o->parts ||
           rv->one_sided != o->one_sided) {
         char *got_txt = rv ? g_strdup_printf("%" G_GINT64_FORMAT " B in %u parts%s", rv->bytes,
@@ -251,28 +267,12 @@ static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got, ch
         break;
       }
       g_hash_table_add(got, (gpointer)rv);
+      ((struct wl_op *)rv)->match = 1; /* a receive's match: it has a send */
       o->match = (uint32_t)(j - 1);
     }
   }
   g_hash_table_destroy(count);
   return ok;
-}
-
-static bool all_received(const struct wl_program *p, GHashTable *got, char **err) {
-  for (uint32_t r = 0; r < p->n_ranks; r++) {
-    const struct wl_rank *rk = &p->ranks[r];
-    for (size_t i = 0; i < rk->n_ops; i++) {
-      const struct wl_op *o = &rk->ops[i];
-      if (o->kind == WL_RECV && !g_hash_table_contains(got, o)) {
-        char at[64];
-        *err = g_strdup_printf("%s: a receive of %" G_GINT64_FORMAT " B with tag %u from rank "
-                               "%u that no send matches: the schedule deadlocks",
-                               wl_op_where(p, r, i, at, sizeof at), o->bytes, o->tag, o->peer);
-        return false;
-      }
-    }
-  }
-  return true;
 }
 
 static gint by_index(gconstpointer a, gconstpointer b, gpointer data) {
@@ -355,8 +355,10 @@ bool wl_program_check(struct wl_program *p, char **err) {
   struct msg_key *keys = g_new(struct msg_key, n_recv ? n_recv : 1);
   GHashTable *h = g_hash_table_new(key_hash, key_equal);
   GHashTable *got = g_hash_table_new(g_direct_hash, g_direct_equal);
-  bool ok = check_graphs(p, err) && index_recvs(p, h, keys, err) &&
-            match_sends(p, h, got, err) && all_received(p, got, err);
+  GHashTable *dups = counts_new();
+  bool ok = check_graphs(p, err) && index_recvs(p, h, keys, dups, err) &&
+            match_sends(p, h, got, dups, err);
+  g_hash_table_destroy(dups);
   g_hash_table_destroy(got);
   g_hash_table_destroy(h);
   g_free(keys);
@@ -404,4 +406,22 @@ struct wl_program *wl_linearize(const struct wl_program *p) {
   g_free(pos);
   q->checked = true;
   return q;
+}
+
+bool wl_program_unmatched(const struct wl_program *p, char **err) {
+  g_assert(p->checked);
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    for (size_t i = 0; i < rk->n_ops; i++) {
+      const struct wl_op *o = &rk->ops[i];
+      if (o->kind == WL_RECV && !o->match) {
+        char at[64];
+        *err = g_strdup_printf("%s: a receive of %" G_GINT64_FORMAT " B with tag %u from rank "
+                               "%u that no send matches: the schedule deadlocks",
+                               wl_op_where(p, r, i, at, sizeof at), o->bytes, o->tag, o->peer);
+        return true;
+      }
+    }
+  }
+  return false;
 }

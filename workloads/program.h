@@ -17,7 +17,19 @@
  * arrival order; the two agree when a rank's sends to one peer and tag are
  * ordered by its dependencies, as in every schedule Schedgen writes).
  * Loops are unrolled by the workload (iterations, ring steps); see
- * wl_coll for collectives written as one call. */
+ * wl_coll for collectives written as one call.
+ *
+ * Where this form goes next (DESIGN.md Sec. 8; the scale, libraries and
+ * bring-your-own issues): the graph rank is the one shape every producer
+ * (built-in workloads, GOAL, YAML programs, collectives) writes and every
+ * policy lowers. Two steps remain, both inside this header's contract:
+ * (1) a rank's ops produced a window at a time by a cursor (a GOAL file
+ * offset, a loop's iteration, a rank-relative template shared by ranks),
+ * lowered a window at a time into node programs whose steps, commands and
+ * flags the models release once passed, so that memory follows what is in
+ * flight; (2) a collective kept as one op that a communication library
+ * lowers its own way (an NCCL-like kernel, NVSHMEM-like device puts),
+ * expanding into these sends and receives only for a host MPI. */
 #ifndef WL_PROGRAM_H
 #define WL_PROGRAM_H
 
@@ -78,7 +90,8 @@ struct wl_op {
   uint32_t dep_first;    /* graph ranks: deps[dep_first .. + n_deps) */
   uint32_t n_deps;
   /* Filled by wl_program_check: */
-  uint32_t match;        /* WL_SEND: index of the matching receive at peer */
+  uint32_t match;        /* WL_SEND: index of the matching receive at peer;
+                            WL_RECV: 1 when a send matches it */
   uint32_t flag;         /* WL_RECV: first of its `parts` flag ids (1-based) */
 };
 
@@ -165,9 +178,15 @@ uint32_t wl_count(const struct wl_program *p, uint32_t rank, enum wl_op_kind kin
 #define WL_MAX_WGS ((uint64_t)UINT32_MAX)
 
 /* Checks that every send has exactly one matching receive of the same size
- * and parts, and every receive one send; fills match, flag and n_flags.
- * False and *ERR (g_free) naming the op when not. Idempotent. */
+ * and parts, and that graph ranks have no cycle; fills match, flag and
+ * n_flags. False and *ERR (g_free) naming the op when not. Idempotent. A
+ * receive that no send matches is no input error (the program is well
+ * formed; it deadlocks): see wl_program_unmatched. */
 bool wl_program_check(struct wl_program *p, char **err);
+
+/* True and *ERR naming the first receive that no send matches (the run
+ * would deadlock there), after wl_program_check. */
+bool wl_program_unmatched(const struct wl_program *p, char **err);
 
 /* The receive matching send I of RANK (after wl_program_check). */
 const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, size_t i);

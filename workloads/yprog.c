@@ -216,6 +216,8 @@ struct ybuild {
   GHashTable *labels;  /* name -> struct labelled, of this rank */
   GArray *tails;       /* what the next op requires by default */
   uint32_t colls;      /* collectives so far on this rank: their tag */
+  uint64_t total;      /* ops in the program so far, every rank */
+  uint64_t mult;       /* the product of the enclosing loops' counts */
   uint64_t steps;      /* ops and loop iterations expanded, all ranks */
   char **err;
 };
@@ -414,7 +416,28 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
   }
   g_ptr_array_add(b->vars, (gpointer)name);
   bool ok = true;
+  uint64_t start = b->total, outer = b->mult;
+  b->mult = pol_mul_sat(outer, (uint64_t)count);
+  /* Nested loops iterate the product of their counts, ops or not. */
+  if (b->mult > YPROG_MAX_STEPS) {
+    char *kp = g_strdup_printf("%s.count", path);
+    ok = node_fail(b, sc_map_get(m, "count"), kp,
+                   "expected loops that iterate at most 2^25 times in all, got %s",
+                   "more (the counts multiply)");
+    g_free(kp);
+    count = 0;
+  }
   for (int64_t i = 0; i < count && ok; i++) {
+    /* After one iteration, what every iteration of this and the enclosing
+     * loops would make must fit (WL_MAX_OPS). */
+    if (i == 1 && pol_mul_sat(b->total - start, b->mult) > WL_MAX_OPS) {
+      char *kp = g_strdup_printf("%s.count", path);
+      ok = node_fail(b, sc_map_get(m, "count"), kp,
+                     "expected loops that make at most 2^25 ops in all, got %s",
+                     "more (the counts multiply)");
+      g_free(kp);
+      break;
+    }
     if (!(ok = spend(b, 1, m, path))) break;
     g_array_append_val(b->vals, i);
     char *kp = g_strdup_printf("%s.ops", path);
@@ -423,6 +446,7 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
     g_array_set_size(b->vals, b->vals->len - 1);
   }
   g_ptr_array_set_size(b->vars, b->vars->len - 1);
+  b->mult = outer;
   return ok;
 }
 
@@ -498,6 +522,7 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
       if (!strcmp(kind, wl_coll_names[i])) k = i;
     ok = collective(b, (enum wl_coll_kind)k, body, kp, deps);
   }
+  if (ok && strcmp(kind, "loop")) b->total += b->p->ranks[b->rank].n_ops - first;
   if (ok && simple) {
     uint32_t o = wl_last(b->p, b->rank);
     b->p->ranks[b->rank].ops[o].line = (uint32_t)m->line;
@@ -573,7 +598,7 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
   }
   struct wl_program *p = wl_program_new(n);
   bool *sel = g_new(bool, n);
-  struct ybuild b = {.p = p, .err = err};
+  struct ybuild b = {.p = p, .err = err, .mult = 1};
   b.vars = g_ptr_array_new();
   b.vals = g_array_new(FALSE, FALSE, sizeof(int64_t));
   b.tails = g_array_new(FALSE, FALSE, sizeof(uint32_t));
