@@ -63,7 +63,8 @@ double calib_jacobi_work_bits(int64_t n, int64_t cus, int64_t wgs_per_cu) {
 
 static int64_t wgs_per_cu_of(const struct calib_meas *m) { return m->is_gpu ? 8 : 1; }
 
-bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit) {
+/* Fits the compute model to M's grids (calib.h, calib_jacobi_work_bits). */
+static bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit) {
   double x[CALIB_MAX_GRIDS], y[CALIB_MAX_GRIDS];
   size_t n = 0;
   for (int i = 0; i < m->n_grids; i++) {
@@ -264,14 +265,10 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err) {
 
 int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                               int64_t compute_ps) {
-  int64_t total = calib_predict_total_ps(hw, n, iters, sync, compute_ps);
+  int64_t total = calib_predict_run(hw, n, iters, sync, compute_ps, NULL);
   return (total + iters / 2) / iters;
 }
 
-int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                               int64_t compute_ps) {
-  return calib_predict_run(hw, n, iters, sync, compute_ps, NULL);
-}
 
 int64_t calib_predict_run(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                           int64_t compute_ps, uint64_t *events) {

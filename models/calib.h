@@ -109,9 +109,6 @@ uint32_t calib_jacobi_wgs(int64_t n);
  * its duration is work / mem_bandwidth (gpu_compute_time). */
 double calib_jacobi_work_bits(int64_t n, int64_t cus, int64_t wgs_per_cu);
 
-/* Fits the compute model to M's grids (see above). */
-bool calib_fit_compute(const struct calib_meas *m, int64_t wgs_per_cu, struct calib_fit *fit);
-
 /* Fills HW (defaults first) from M, as the header says. False and *ERR when
  * the measurements cannot be fitted. */
 bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_fit *fit,
@@ -132,12 +129,10 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err);
  * roofline: one WG of that duration per kernel. */
 int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                               int64_t compute_ps);
-/* The same loop's total time (ps): when the CPU's main thread is done;
- * calib_predict_run also gives the engine events it took (EVENTS may be NULL). */
+/* The same loop's total time (ps), when the CPU's main thread is done,
+ * and the engine events it took (EVENTS may be NULL). */
 int64_t calib_predict_run(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                           int64_t compute_ps, uint64_t *events);
-int64_t calib_predict_total_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                               int64_t compute_ps);
 
 /* ---- the device side (calib_ocl.c) ---- */
 

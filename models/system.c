@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "switch.h"
+#include "units.h"
 
 /* Joins a device's bus port to the bus: the bus model charges the latency. */
 static void join(struct sim_comp *dev, int dev_port, struct sim_comp *bus, enum pdev slot) {
@@ -59,4 +60,53 @@ void sys_free(struct system *s) {
   g_free(s->nic);
   g_free(s->bus);
   g_free(s);
+}
+
+/* ---- resource limits ---- */
+
+void sys_limits_tally(struct sys_limits *t, const struct sim_report *counters) {
+  int64_t spilled = 0, lookups = 0, stalls = 0, stall_time = 0, sw_wait = 0, helper_wait = 0;
+  for (size_t k = 0; k < counters->n; k++) {
+    const struct sim_report_entry *en = &counters->entries[k];
+    if (en->is_real) continue;
+    if (g_str_has_suffix(en->key, ".nic.overflow_entries")) spilled += en->i;
+    else if (g_str_has_suffix(en->key, ".nic.overflow_lookups")) lookups += en->i;
+    else if (g_str_has_suffix(en->key, ".nic.stalls")) stalls += en->i;
+    else if (g_str_has_suffix(en->key, ".nic.stall_time")) stall_time += en->i;
+    else if (g_str_has_suffix(en->key, ".switches.max_queue_delay")) sw_wait = MAX(sw_wait, en->i);
+    else if (g_str_has_suffix(en->key, ".cpu.helper_wait_max")) helper_wait = MAX(helper_wait, en->i);
+  }
+  t->runs++;
+  if (spilled || lookups) t->hit[SYS_OVERFLOW]++;
+  if (stalls) t->hit[SYS_STALL]++;
+  if (sw_wait || helper_wait) t->hit[SYS_QUEUE]++;
+  t->spilled += spilled;
+  t->lookups += lookups;
+  t->stalls += stalls;
+  t->stall_time_ps += stall_time;
+  t->switch_wait_ps = MAX(t->switch_wait_ps, sw_wait);
+  t->helper_wait_ps = MAX(t->helper_wait_ps, helper_wait);
+}
+
+void sys_limits_print(const struct sys_limits *t, FILE *out) {
+  char a[32], b[32];
+  if (t->hit[SYS_OVERFLOW])
+    fprintf(out,
+            "trigsim: note: the trigger list overflowed in %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " runs: %" G_GINT64_FORMAT " entries spilled to host memory, %" G_GINT64_FORMAT
+            " overflow lookups (hardware.nic.trigger_entries)\n",
+            t->hit[SYS_OVERFLOW], t->runs, t->spilled, t->lookups);
+  if (t->hit[SYS_STALL])
+    fprintf(out,
+            "trigsim: note: NICs stalled in %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " runs: %" G_GINT64_FORMAT " stalls, %s stalled in all (hardware.nic.trigger_full)\n",
+            t->hit[SYS_STALL], t->runs, t->stalls,
+            units_format(t->stall_time_ps, UNIT_TIME, a, sizeof a));
+  if (t->hit[SYS_QUEUE])
+    fprintf(out,
+            "trigsim: note: queues grew in %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " runs: packets waited up to %s at a switch port, requests up to %s for a helper "
+            "thread\n",
+            t->hit[SYS_QUEUE], t->runs, units_format(t->switch_wait_ps, UNIT_TIME, a, sizeof a),
+            units_format(t->helper_wait_ps, UNIT_TIME, b, sizeof b));
 }

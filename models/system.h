@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bus.h"
 #include "cpu.h"
@@ -41,5 +42,24 @@ struct system {
 struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
                          const struct nodeprog *const *progs, char **err);
 void sys_free(struct system *s);
+
+/* The resource limits runs of a system hit, read from their counters (the
+ * NICs', CPUs' and switches'), tallied over the runs of one command and
+ * said once on stderr: the trigger list overflowing, NICs stalling, and
+ * queues growing (packets waiting at a switch port, requests waiting for a
+ * helper thread). */
+enum sys_limit { SYS_OVERFLOW, SYS_STALL, SYS_QUEUE, SYS_N_LIMITS };
+struct sys_limits {
+  uint64_t runs;                 /* runs tallied */
+  uint64_t hit[SYS_N_LIMITS];    /* runs that hit each limit */
+  int64_t spilled, lookups;      /* trigger entries spilled, overflow lookups */
+  int64_t stalls, stall_time_ps; /* NIC stalls and their time */
+  int64_t switch_wait_ps;        /* longest a packet queued at a switch port */
+  int64_t helper_wait_ps;        /* longest a request waited for a helper thread */
+};
+void sys_limits_tally(struct sys_limits *t, const struct sim_report *counters);
+/* One line per limit hit, "trigsim: note: ..." with the counts; nothing
+ * when none was. */
+void sys_limits_print(const struct sys_limits *t, FILE *out);
 
 #endif

@@ -155,7 +155,6 @@ bool tl_find(const struct tl_list *t, uint32_t tag, struct tl_entry *out) {
   return true;
 }
 
-uint32_t tl_capacity(const struct tl_list *t) { return t->capacity; }
 uint32_t tl_in_use(const struct tl_list *t) { return t->in_use; }
 uint32_t tl_max_in_use(const struct tl_list *t) { return t->max_in_use; }
 size_t tl_overflow_len(const struct tl_list *t) { return t->overflow->len; }

@@ -89,7 +89,10 @@ static double bound_real(const struct par_decl *d, const char *text) {
   return v;
 }
 
-const char *par_bare_unit(const struct par_decl *d) {
+/* The unit a bare number for D is taken in: B for a size whose key names
+ * its unit ("header_bytes: 64"); NULL for every other parameter, where a
+ * bare number of a quantity with units is an error ("latency: 1"). */
+static const char *par_bare_unit(const struct par_decl *d) {
   return d->type == PAR_SIZE && g_str_has_suffix(d->key, "_bytes") ? "B" : NULL;
 }
 

@@ -88,10 +88,6 @@ enum unit_dim par_type_dim(enum par_type type);
 /* "a time", "an integer", "one of star, fat-tree, torus", ... for messages. */
 char *par_expected(const struct par_decl *d);
 
-/* The unit a bare number for D is taken in: B for a size whose key names
- * its unit ("header_bytes: 64"); NULL for every other parameter, where a
- * bare number of a quantity with units is an error ("latency: 1"). */
-const char *par_bare_unit(const struct par_decl *d);
 
 /* Parses TEXT for D, checks its range and stores it into CONFIG. On error
  * returns false and sets *ERR (g_free) to "expected X, got Y". */

@@ -1027,3 +1027,59 @@ const void *sc_hardware(const struct scenario *s, const struct par_group *g) {
     if (s->catalog->hardware[i] == g) return s->hardware[i];
   g_error("sc_hardware: %s is not a hardware group of the catalog", g->name);
 }
+
+/* ---- the resolved configuration ---- */
+
+static void add_setting(GArray *out, char *path, const char *value, const struct sc_node *n) {
+  struct sc_setting st = {.path = path, .value = g_strdup(value ? value : "")};
+  if (!n) st.origin = g_strdup("default");
+  else if (n->file == g_intern_string("--set")) st.origin = g_strdup("--set");
+  else st.origin = g_strdup_printf("%s:%d:%d", n->file, n->line, n->col);
+  g_array_append_val(out, st);
+}
+
+/* Each declaration of G at PATH, from map M (may be NULL). */
+static void add_group(GArray *out, const char *path, const struct par_group *g,
+                      const struct sc_node *m) {
+  for (size_t i = 0; i < g->n_decls; i++) {
+    const struct par_decl *d = &g->decls[i];
+    const struct sc_node *v = sc_map_get(m, d->key);
+    bool given = v && v->kind == SC_SCALAR;
+    add_setting(out, g_strdup_printf("%s.%s", path, d->key), given ? v->scalar : d->def,
+                given ? v : NULL);
+  }
+}
+
+struct sc_setting *sc_resolve(const struct scenario *s, size_t *n) {
+  GArray *out = g_array_new(FALSE, TRUE, sizeof(struct sc_setting));
+  const struct sc_node *root = s->root;
+  add_setting(out, g_strdup("name"), s->name, sc_map_get(root, "name"));
+  char seed[32];
+  g_snprintf(seed, sizeof seed, "%" G_GUINT64_FORMAT, s->seed);
+  add_setting(out, g_strdup("seed"), seed, sc_map_get(root, "seed"));
+  char *pols = g_strjoinv(", ", s->policies);
+  add_setting(out, g_strdup("policies"), pols, sc_map_get(root, "policies"));
+  g_free(pols);
+  const struct sc_node *w = sc_map_get(root, "workload");
+  const struct par_group *wg = s->catalog->workloads[s->workload];
+  add_setting(out, g_strdup("workload.kind"), wg->name, sc_map_get(w, "kind"));
+  add_group(out, "workload", wg, w);
+  const struct sc_node *hw = sc_map_get(root, "hardware");
+  for (size_t i = 0; i < s->catalog->n_hardware; i++) {
+    const struct par_group *g = s->catalog->hardware[i];
+    char *path = g_strdup_printf("hardware.%s", g->name);
+    add_group(out, path, g, sc_map_get(hw, g->name));
+    g_free(path);
+  }
+  *n = out->len;
+  return (struct sc_setting *)(void *)g_array_free(out, FALSE);
+}
+
+void sc_settings_free(struct sc_setting *v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    g_free(v[i].path);
+    g_free(v[i].value);
+    g_free(v[i].origin);
+  }
+  g_free(v);
+}

@@ -128,6 +128,20 @@ struct scenario *scenario_load(const char *path, const char *const *sets, size_t
 
 void scenario_free(struct scenario *s);
 
+/* One resolved parameter: its dotted path, its final value as text (as
+ * written, or the declared default) and where that value came from:
+ * "default", "FILE:LINE:COL" (a scenario, an include, its overrides or a
+ * sweep axis) or "--set". */
+struct sc_setting {
+  char *path, *value, *origin;
+};
+
+/* Every parameter of S after includes, overrides and --set: name, seed,
+ * policies, workload.kind, each workload parameter, then each hardware
+ * group's, in declaration order. *N entries (sc_settings_free). */
+struct sc_setting *sc_resolve(const struct scenario *s, size_t *n);
+void sc_settings_free(struct sc_setting *v, size_t n);
+
 /* The bound config of hardware group G (one of the catalog's: a
  * programming error otherwise), by its declaration, never its position:
  * `const struct gpu_config *gpu = sc_hardware(sc, &gpu_params);`. */

@@ -244,7 +244,8 @@ void sw_plan_free(struct sw_plan *p) {
 
 size_t sw_point_rep(const struct sw_plan *p, size_t i) { return i % p->repeat; }
 
-size_t sw_point_value(const struct sw_plan *p, size_t i, size_t axis) {
+/* Index of axis AXIS's value at point I. */
+static size_t sw_point_value(const struct sw_plan *p, size_t i, size_t axis) {
   size_t combo = i / p->repeat;
   if (p->zip) return combo;
   for (size_t a = p->n_axes; a-- > axis + 1;) combo /= p->axes[a].n_values;

@@ -35,7 +35,6 @@ void sw_plan_free(struct sw_plan *p);
 
 /* Point I (0 <= I < n_points): repetitions fastest, then the last axis. */
 size_t sw_point_rep(const struct sw_plan *p, size_t i);
-size_t sw_point_value(const struct sw_plan *p, size_t i, size_t axis);
 
 /* The text of axis AXIS's value at point I, for a result column. */
 const char *sw_point_label(const struct sw_plan *p, size_t i, size_t axis);

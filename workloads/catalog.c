@@ -1,5 +1,5 @@
 /* The catalog: the one table of hardware groups, workloads and policies a
- * scenario may name. Adding a workload or model is one line here. */
+ * scenario may name. Adding a workload or a hardware group is one line here. */
 #include <glib.h>
 #include <string.h>
 
@@ -16,25 +16,33 @@
 #include "phold.h"
 #include "ping.h"
 #include "topology.h"
-#include "lower.h"
 #include "workload.h"
 
-extern const struct wl_type wl_phold, wl_ping, wl_jacobi2d, wl_jacobi3d, wl_allreduce, wl_dlproject,
-    wl_cg, wl_kloop, wl_goal, wl_yprog;
-extern const struct par_group dlproject_params;
-extern const struct par_group kloop_params; /* workloads/kloop.c */
+/* The workload table: X(its wl_type, its parameter group), one line per
+ * workload, in the order `trigsim params` lists them. Adding a workload is
+ * its file plus one line here. */
+#define WL_TABLE(X)                  \
+  X(wl_phold, phold_params)          \
+  X(wl_ping, ping_params)            \
+  X(wl_jacobi2d, jacobi2d_params)    \
+  X(wl_jacobi3d, jacobi3d_params)    \
+  X(wl_allreduce, allreduce_params)  \
+  X(wl_dlproject, dlproject_params)  \
+  X(wl_cg, cg_params)                \
+  X(wl_kloop, kloop_params)          \
+  X(wl_goal, goal_params)            \
+  X(wl_yprog, program_params)
 
-static const struct wl_type *const workloads[] = {&wl_phold,     &wl_ping,      &wl_jacobi2d,
-                                                  &wl_jacobi3d,  &wl_allreduce, &wl_dlproject,
-                                                  &wl_cg,        &wl_kloop,     &wl_goal,
-                                                  &wl_yprog};
+#define WL_DECLARE_(type, group) \
+  extern const struct wl_type type; \
+  extern const struct par_group group;
+WL_TABLE(WL_DECLARE_)
+#define WL_TYPE_(type, group) &type,
+#define WL_GROUP_(type, group) &group,
+static const struct wl_type *const workloads[] = {WL_TABLE(WL_TYPE_)};
 /* The scenario loader sees workloads by their parameter groups, in the
  * same order (checked by wl_type_of). */
-static const struct par_group *const workload_groups[] = {
-    &phold_params,     &ping_params,      &jacobi2d_params, &jacobi3d_params,
-    &allreduce_params, &dlproject_params, &cg_params,       &kloop_params, &goal_params,
-    &program_params};
-G_STATIC_ASSERT(G_N_ELEMENTS(workload_groups) == G_N_ELEMENTS(workloads));
+static const struct par_group *const workload_groups[] = {WL_TABLE(WL_GROUP_)};
 
 /* "none" (a workload that is not lowered: phold, kloop), then the policy
  * table's (lower.h). */
@@ -62,7 +70,9 @@ const struct wl_type *wl_type_of(const struct scenario *sc) {
   return workloads[sc->workload];
 }
 
-bool wl_check_policies(const struct scenario *sc, char **err) {
+/* Checks that the workload supports each policy the scenario lists; the
+ * message points at the policies node. */
+static bool wl_check_policies(const struct scenario *sc, char **err) {
   const struct wl_type *w = wl_type_of(sc);
   for (size_t i = 0; i < sc->n_policies; i++) {
     bool ok = false;

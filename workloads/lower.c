@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-void pol_prog_init(struct pol_prog *pp) {
+static void pol_prog_init(struct pol_prog *pp) {
   memset(pp, 0, sizeof *pp);
   pp->kernels = g_array_new(FALSE, TRUE, sizeof(struct kernel));
   pp->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
@@ -19,7 +19,7 @@ void pol_prog_init(struct pol_prog *pp) {
   pp->tag_next = 1;
 }
 
-void pol_prog_clear(struct pol_prog *pp) {
+static void pol_prog_clear(struct pol_prog *pp) {
   g_array_free(pp->kernels, TRUE);
   g_array_free(pp->qcmds, TRUE);
   g_array_free(pp->cmds, TRUE);
@@ -29,7 +29,8 @@ void pol_prog_clear(struct pol_prog *pp) {
   memset(pp, 0, sizeof *pp);
 }
 
-void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags) {
+/* Points np at the arrays; after the last add. */
+static void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags) {
   pp->np = (struct nodeprog){
       .kernels = (const struct kernel *)(void *)pp->kernels->data, .n_kernels = pp->kernels->len,
       .qcmds = (const struct qcmd *)(void *)pp->qcmds->data, .n_qcmds = pp->qcmds->len,

@@ -14,7 +14,7 @@
 #include "workload.h"
 
 /* A node program under construction; it owns every array it points at.
- * Free with pol_prog_clear. */
+ * The driver (pol_run) creates, seals and frees it around a policy's lower. */
 struct pol_prog {
   struct nodeprog np; /* valid after pol_prog_seal */
   GArray *kernels, *qcmds, *cmds, *host;
@@ -25,10 +25,6 @@ struct pol_prog {
   uint32_t tag_next;  /* tag_op, the next tag (from 1) */
 };
 
-void pol_prog_init(struct pol_prog *pp);
-void pol_prog_clear(struct pol_prog *pp);
-/* Points np at the arrays; call after the last add. */
-void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags);
 
 /* Each returns the index the models name the item by. */
 uint32_t pol_add_cmd(struct pol_prog *pp, struct nic_cmd cmd);
@@ -154,7 +150,7 @@ extern const char *const pol_names[POL_COUNT];
 
 /* Lowers P under POLICY onto HW, runs it with CTX's seed and trace and
  * fills OUT: total_ps = when rank p->measured_rank finished (the latest
- * rank for WL_ALL_RANKS), phases (see lower.c), counters (every
+ * rank for WL_ALL_RANKS), phases (models/phase.h), counters (every
  * component's report). Checks P, the nodes and the policy's hook first;
  * with ctx->check_only stops after lowering every rank. False and *ERR
  * (g_free): an input error, or (only when simulating) a deadlock. */

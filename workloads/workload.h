@@ -48,9 +48,6 @@ struct wl_type {
 extern const struct sc_catalog wl_catalog;
 const struct wl_type *wl_type_of(const struct scenario *sc);
 
-/* Checks that the workload supports each policy the scenario lists; the
- * message points at the policies node. */
-bool wl_check_policies(const struct scenario *sc, char **err);
 
 /* Everything `run` would reject, found without simulating: the policies,
  * then per policy the workload's check hook and a check-only run (the

@@ -19,6 +19,7 @@
 #include "calib.h"
 #include "cli.h"
 #include "trace.h"
+#include "system.h"
 #include "workload.h"
 
 #define EXIT_INPUT 2
@@ -131,6 +132,58 @@ static bool parse_format(const char *text, enum result_format *fmt) {
   return true;
 }
 
+static bool parse_counters(const char *text, enum result_counters *c) {
+  if (!text || !strcmp(text, "summary")) *c = RESULT_COUNTERS_SUMMARY;
+  else if (!strcmp(text, "all")) *c = RESULT_COUNTERS_ALL;
+  else if (!strcmp(text, "none")) *c = RESULT_COUNTERS_NONE;
+  else return false;
+  return true;
+}
+
+/* How the results are written. */
+struct out_opts {
+  const char *path;   /* NULL: stdout */
+  enum result_format fmt;
+  enum result_counters counters;
+  bool seed_given;    /* --seed replaced the scenario's */
+};
+
+/* The resolved configuration of point 0 (sc_settings_free), the seed's
+ * origin --seed when it was given. */
+static struct sc_setting *resolve(const struct points *pts, bool seed_given, size_t *n) {
+  struct sc_setting *cfg = sc_resolve(pts->sc[0], n);
+  for (size_t i = 0; seed_given && i < *n; i++)
+    if (!strcmp(cfg[i].path, "seed")) {
+      g_free(cfg[i].origin);
+      cfg[i].origin = g_strdup("--seed");
+    }
+  return cfg;
+}
+
+/* --dump-config: every point's resolved parameters, "path: value  # origin". */
+static void dump_config(const struct points *pts, bool seed_given) {
+  for (size_t p = 0; p < pts->n; p++) {
+    if (pts->n > 1) printf("%s# point %zu\n", p ? "\n" : "", p);
+    size_t n;
+    struct points one = {.sc = pts->sc + p, .n = 1};
+    struct sc_setting *cfg = resolve(&one, seed_given, &n);
+    for (size_t i = 0; i < n; i++) {
+      char *line = g_strdup_printf("%s: %s", cfg[i].path, *cfg[i].value ? cfg[i].value : "\"\"");
+      printf("%-56s # %s\n", line, cfg[i].origin);
+      g_free(line);
+    }
+    sc_settings_free(cfg, n);
+  }
+}
+
+/* Says the resource limits the runs hit on stderr, once (sys_limits). */
+static void note_limits(struct sim_result *const *runs, const size_t *n_runs, size_t n_points) {
+  struct sys_limits t = {0};
+  for (size_t i = 0; i < n_points; i++)
+    for (size_t k = 0; k < n_runs[i]; k++) sys_limits_tally(&t, &runs[i][k].counters);
+  sys_limits_print(&t, stderr);
+}
+
 /* Writes the results to PATH through a temporary file, or to stdout. */
 static bool write_results(const char *path, const struct sim_result_set *set,
                           enum result_format fmt) {
@@ -153,7 +206,7 @@ static bool write_results(const char *path, const struct sim_result_set *set,
 /* Writes the results of every point (RUNS[i], N_RUNS[i] of point i) in
  * point order: one row per (point, policy), with the axis columns. */
 static bool emit_points(const struct points *pts, struct sim_result *const *runs,
-                        const size_t *n_runs, const char *output, enum result_format fmt) {
+                        const size_t *n_runs, const struct out_opts *o) {
   size_t total = 0;
   for (size_t i = 0; i < pts->n; i++) total += n_runs[i];
   struct sim_result *flat = g_new0(struct sim_result, total ? total : 1);
@@ -169,15 +222,19 @@ static bool emit_points(const struct points *pts, struct sim_result *const *runs
     }
   }
   const struct scenario *sc0 = pts->sc[0];
+  size_t n_config = 0;
+  struct sc_setting *config = o->fmt == RESULT_JSON ? resolve(pts, o->seed_given, &n_config) : NULL;
   struct sim_result_set set = {.scenario = sc0->name, .workload = wl_type_of(sc0)->params->name,
-                               .seed = sc0->seed, .runs = flat, .n_runs = total};
+                               .seed = sc0->seed, .runs = flat, .n_runs = total,
+                               .counters = o->counters, .config = config, .n_config = n_config};
   if (pts->plan) {
     set.n_axes = cols->len;
     set.axes = (const char *const *)cols->pdata;
     set.axis_values = (const char *const *)values->pdata;
     set.seeds = seeds;
   }
-  bool ok = write_results(output, &set, fmt);
+  bool ok = write_results(o->path, &set, o->fmt);
+  sc_settings_free(config, n_config);
   g_ptr_array_free(cols, TRUE);
   g_ptr_array_free(values, TRUE);
   g_ptr_array_free(reps, TRUE);
@@ -203,8 +260,9 @@ static bool run_point(void *user, size_t i, struct sim_result **runs, size_t *n_
 static int cmd_sweep(int argc, char **argv) {
   char **sets = NULL;
   char *format = NULL, *seed_text = NULL, *output = NULL;
+  char *counters = NULL;
   gint jobs = 0;
-  gboolean quiet = FALSE;
+  gboolean quiet = FALSE, dump = FALSE;
   const GOptionEntry entries[] = {
       {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
        "Points run at once (default: the cores, shared by the MPI ranks of a host)", "N"},
@@ -215,11 +273,17 @@ static int cmd_sweep(int argc, char **argv) {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
        "PATH=VALUE"},
       {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_text, "Override the scenario's seed", "N"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress and no notes on resource limits on stderr", NULL},
+      {"counters", 'c', 0, G_OPTION_ARG_STRING, &counters,
+       "Counters in the output: summary (default: by component kind), all, none", "WHICH"},
+      {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
+       "Print every point's resolved parameters and where each came from; run nothing", NULL},
       {NULL}};
   int status = EXIT_INPUT;
   struct points pts = {0};
   struct swr_results res = {0};
+  enum result_counters which;
   char *err = NULL, *journal = NULL, *fp = NULL, *extra = NULL;
   enum result_format fmt = RESULT_CSV;
   guint64 seed = 0;
@@ -239,6 +303,10 @@ static int cmd_sweep(int argc, char **argv) {
     goto out;
   }
   if (!format && output && g_str_has_suffix(output, ".json")) fmt = RESULT_JSON;
+  if (!parse_counters(counters, &which)) {
+    usage_error("--counters: expected summary, all or none, got %s", counters);
+    goto out;
+  }
   if (jobs < 0 || jobs > 4096) {
     usage_error("--jobs: expected a count in [1, 4096], got %d", jobs);
     goto out;
@@ -249,6 +317,11 @@ static int cmd_sweep(int argc, char **argv) {
   }
   if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
   loaded = true;
+  if (dump) {
+    if (mpi.rank == 0) dump_config(&pts, seed_text != NULL);
+    status = 0;
+    goto out;
+  }
   /* Under mpirun each rank keeps its own journal of its share. */
   extra = g_strdup_printf("seed %s, rank %d of %d", seed_text ? seed_text : "-", mpi.rank, mpi.size);
   fp = sw_fingerprint(pts.base, extra);
@@ -272,8 +345,11 @@ static int cmd_sweep(int argc, char **argv) {
     err = g_strdup("trigsim: sweep: a rank sent results that could not be read");
     status = 1;
   }
-  if (status == 0 && mpi.rank == 0)
-    status = emit_points(&pts, res.runs, res.n_runs, output, fmt) ? 0 : 1;
+  struct out_opts oo = {.path = output, .fmt = fmt, .counters = which, .seed_given = seed_text};
+  if (status == 0 && mpi.rank == 0) {
+    status = emit_points(&pts, res.runs, res.n_runs, &oo) ? 0 : 1;
+    if (!quiet) note_limits(res.runs, res.n_runs, res.n_points);
+  }
   status = swm_max_status(&mpi, status);
   if (status == 0 && journal) g_unlink(journal);
 
@@ -291,12 +367,14 @@ out:
   g_free(format);
   g_free(seed_text);
   g_free(output);
+  g_free(counters);
   return status;
 }
 
 static int cmd_run(int argc, char **argv) {
   char **sets = NULL;
-  char *format = NULL, *trace_path = NULL, *seed_text = NULL, *output = NULL;
+  char *format = NULL, *trace_path = NULL, *seed_text = NULL, *output = NULL, *counters = NULL;
+  gboolean quiet = FALSE, dump = FALSE;
   const GOptionEntry entries[] = {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
        "PATH=VALUE"},
@@ -307,6 +385,11 @@ static int cmd_run(int argc, char **argv) {
       {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_text, "Override the scenario's seed", "N"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write results to FILE, not stdout",
        "FILE"},
+      {"counters", 'c', 0, G_OPTION_ARG_STRING, &counters,
+       "Counters in the output: summary (default: by component kind), all, none", "WHICH"},
+      {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
+       "Print the resolved parameters and where each came from; run nothing", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No notes on resource limits on stderr", NULL},
       {NULL}};
   int status = EXIT_INPUT;
   struct points pts = {0};
@@ -314,6 +397,7 @@ static int cmd_run(int argc, char **argv) {
   struct swr_results prs = {0};
   char *err = NULL;
   enum result_format fmt;
+  enum result_counters which;
 
   if (!cli_parse_options(&argc, &argv, "SCENARIO",
                      "Simulate every policy of a scenario (of each point of its sweep).", entries))
@@ -326,6 +410,10 @@ static int cmd_run(int argc, char **argv) {
     usage_error("--format: expected table, csv or json, got %s", format);
     goto out;
   }
+  if (!parse_counters(counters, &which)) {
+    usage_error("--counters: expected summary, all or none, got %s", counters);
+    goto out;
+  }
   guint64 seed = 0;
   GError *gerr = NULL;
   if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, &gerr)) {
@@ -334,6 +422,11 @@ static int cmd_run(int argc, char **argv) {
     goto out;
   }
   if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
+  if (dump) {
+    dump_config(&pts, seed_text != NULL);
+    status = 0;
+    goto out;
+  }
   if (trace_path && !(trace = trace_open(trace_path, &err))) {
     status = 1;
     goto out;
@@ -354,7 +447,9 @@ static int cmd_run(int argc, char **argv) {
       }
     }
   }
-  status = emit_points(&pts, prs.runs, prs.n_runs, output, fmt) ? 0 : 1;
+  struct out_opts oo = {.path = output, .fmt = fmt, .counters = which, .seed_given = seed_text};
+  status = emit_points(&pts, prs.runs, prs.n_runs, &oo) ? 0 : 1;
+  if (!quiet) note_limits(prs.runs, prs.n_runs, prs.n_points);
   if (trace) {
     struct trace *t = trace;
     trace = NULL;
@@ -373,6 +468,7 @@ out:
   g_free(trace_path);
   g_free(seed_text);
   g_free(output);
+  g_free(counters);
   return status;
 }
 
@@ -390,12 +486,14 @@ static bool print_plan(const struct points *pts, char **err) {
 
 static int cmd_validate(int argc, char **argv) {
   char **sets = NULL;
-  gboolean plan = FALSE;
+  gboolean plan = FALSE, dump = FALSE;
   const GOptionEntry entries[] = {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
        "PATH=VALUE"},
       {"plan", 0, 0, G_OPTION_ARG_NONE, &plan,
        "Print key=value lines: points, sweep, axisN, plot.KEY (for tools/reproduce.sh)", NULL},
+      {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
+       "Print every point's resolved parameters and where each came from", NULL},
       {NULL}};
   int status = EXIT_INPUT;
   if (!cli_parse_options(&argc, &argv, "SCENARIO", "Check a scenario without running it.", entries))
@@ -410,6 +508,12 @@ static int cmd_validate(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     g_free(err);
     points_free(&pts);
+    goto out;
+  }
+  if (dump) {
+    dump_config(&pts, false);
+    points_free(&pts);
+    status = 0;
     goto out;
   }
   if (plan) {

@@ -1,0 +1,217 @@
+/* Golden outputs (after SST's refFiles): every shipped scenario under
+ * configs/ is run as a user runs it (`trigsim run SCENARIO -f csv -q`) and
+ * its CSV compared with the committed tests/golden/<path>.csv, so a README
+ * table cannot drift from what the code prints. A difference names the
+ * scenario, the row (its axis values and policy) and the column, with both
+ * values. `tools/golden.sh --update` rewrites the goldens after a change
+ * that is meant to move them; review the diff.
+ *   test_golden DIR/NAME   one scenario, configs/DIR/NAME.yaml
+ *   test_golden --complete every scenario has a golden, every golden a scenario */
+#include <glib.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static const char *scenario_arg; /* "gputn-sc17/latency", or "--complete" */
+
+static const char *configs_dir(void) {
+  const char *d = g_getenv("TRIGSIM_CONFIGS");
+  return d ? d : "configs";
+}
+
+static const char *golden_dir(void) {
+  const char *d = g_getenv("TRIGSIM_GOLDEN");
+  return d ? d : "golden";
+}
+
+/* The fields of one CSV line (RFC 4180 quoting, as sim/result.c writes). */
+static GPtrArray *csv_fields(const char *line) {
+  GPtrArray *f = g_ptr_array_new_with_free_func(g_free);
+  GString *cur = g_string_new(NULL);
+  bool quoted = false;
+  for (const char *p = line;; p++) {
+    if (quoted) {
+      if (*p == '"' && p[1] == '"') g_string_append_c(cur, '"'), p++;
+      else if (*p == '"') quoted = false;
+      else if (*p) g_string_append_c(cur, *p);
+      else break;
+      continue;
+    }
+    if (*p == '"') quoted = true;
+    else if (*p == ',' || !*p) {
+      g_ptr_array_add(f, g_strdup(cur->str));
+      g_string_truncate(cur, 0);
+      if (!*p) break;
+    } else g_string_append_c(cur, *p);
+  }
+  g_string_free(cur, TRUE);
+  return f;
+}
+
+/* Lines of TEXT without the empty last one. */
+static char **lines_of(const char *text) {
+  char **l = g_strsplit(text, "\n", -1);
+  guint n = g_strv_length(l);
+  if (n && !*l[n - 1]) {
+    g_free(l[n - 1]);
+    l[n - 1] = NULL;
+  }
+  return l;
+}
+
+/* Row I's name for people: the columns between seed and policy (the sweep
+ * axes) and the policy, "workload.size=8B, policy=gputn". */
+static char *row_name(const GPtrArray *head, const GPtrArray *row) {
+  GString *s = g_string_new(NULL);
+  for (guint c = 3; c < head->len && c < row->len; c++) {
+    g_string_append_printf(s, "%s%s=%s", s->len ? ", " : "", (char *)head->pdata[c],
+                           (char *)row->pdata[c]);
+    if (!strcmp(head->pdata[c], "policy")) break;
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* Compares GOT with WANT (CSV texts) into *REPORT; the number of
+ * differences (at most 20 are described). */
+static int compare(const char *name, const char *want, const char *got, GString *report) {
+  char **w = lines_of(want), **g = lines_of(got);
+  int diffs = 0;
+  if (!w[0] || !g[0]) {
+    g_string_append_printf(report, "%s: %s output\n", name, g[0] ? "empty golden" : "empty");
+    diffs = 1;
+  } else {
+    GPtrArray *wh = csv_fields(w[0]), *gh = csv_fields(g[0]);
+    GHashTable *gcol = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint c = 0; c < gh->len; c++) g_hash_table_insert(gcol, gh->pdata[c], GUINT_TO_POINTER(c + 1));
+    GHashTable *wcol = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint c = 0; c < wh->len; c++) {
+      g_hash_table_insert(wcol, wh->pdata[c], GUINT_TO_POINTER(c + 1));
+      if (!g_hash_table_contains(gcol, wh->pdata[c]) && diffs++ < 20)
+        g_string_append_printf(report, "%s: column %s: in the golden, no longer printed\n", name,
+                               (char *)wh->pdata[c]);
+    }
+    for (guint c = 0; c < gh->len; c++)
+      if (!g_hash_table_contains(wcol, gh->pdata[c]) && diffs++ < 20)
+        g_string_append_printf(report, "%s: column %s: printed, not in the golden\n", name,
+                               (char *)gh->pdata[c]);
+    guint nw = g_strv_length(w), ng = g_strv_length(g);
+    if (nw != ng && diffs++ < 20)
+      g_string_append_printf(report, "%s: %u rows in the golden, %u printed\n", name, nw - 1,
+                             ng - 1);
+    for (guint i = 1; i < nw && i < ng; i++) {
+      GPtrArray *wr = csv_fields(w[i]), *gr = csv_fields(g[i]);
+      char *rn = NULL;
+      for (guint c = 0; c < wh->len && c < wr->len; c++) {
+        guint gc = GPOINTER_TO_UINT(g_hash_table_lookup(gcol, wh->pdata[c]));
+        if (!gc) continue;
+        const char *gv = gc - 1 < gr->len ? gr->pdata[gc - 1] : "(missing)";
+        if (!strcmp(wr->pdata[c], gv)) continue;
+        if (diffs++ >= 20) continue;
+        if (!rn) rn = row_name(wh, wr);
+        g_string_append_printf(report, "%s: row %u (%s): %s: golden %s, printed %s\n", name, i, rn,
+                               (char *)wh->pdata[c], (char *)wr->pdata[c], gv);
+      }
+      g_free(rn);
+      g_ptr_array_free(wr, TRUE);
+      g_ptr_array_free(gr, TRUE);
+    }
+    if (diffs > 20) g_string_append_printf(report, "%s: ... %d differences in all\n", name, diffs);
+    g_hash_table_destroy(gcol);
+    g_hash_table_destroy(wcol);
+    g_ptr_array_free(wh, TRUE);
+    g_ptr_array_free(gh, TRUE);
+  }
+  g_strfreev(w);
+  g_strfreev(g);
+  return diffs;
+}
+
+static void test_scenario(void) {
+  char *yaml = g_strdup_printf("%s/%s.yaml", configs_dir(), scenario_arg);
+  char *golden = g_strdup_printf("%s/%s.csv", golden_dir(), scenario_arg);
+  char *want = NULL, *got = NULL, *err = NULL;
+  if (!g_file_get_contents(golden, &want, NULL, NULL)) {
+    fprintf(stderr, "\n  %s: no golden; run tools/golden.sh --update and review it\n", golden);
+    CU_FAIL("no golden");
+  } else {
+    int st = tu_trigsim((const char *[]){"run", yaml, "-f", "csv", "-q", NULL}, &got, &err);
+    if (st != 0) fprintf(stderr, "\n  %s: exit %d: %s\n", yaml, st, err);
+    CU_ASSERT_EQUAL(st, 0);
+    GString *report = g_string_new(NULL);
+    int diffs = st == 0 ? compare(scenario_arg, want, got, report) : 0;
+    if (diffs)
+      fprintf(stderr, "\n%s(if the change is meant: tools/golden.sh --update, then review the diff)\n",
+              report->str);
+    CU_ASSERT_EQUAL(diffs, 0);
+    g_string_free(report, TRUE);
+  }
+  g_free(want);
+  g_free(got);
+  g_free(err);
+  g_free(golden);
+  g_free(yaml);
+}
+
+/* Paths under ROOT (relative, without SUFFIX) of the files ending in SUFFIX. */
+static void collect(const char *root, const char *rel, const char *suffix, GPtrArray *out) {
+  char *dir = rel ? g_build_filename(root, rel, NULL) : g_strdup(root);
+  GDir *d = g_dir_open(dir, 0, NULL);
+  for (const char *n; d && (n = g_dir_read_name(d));) {
+    char *sub = rel ? g_build_filename(rel, n, NULL) : g_strdup(n);
+    char *full = g_build_filename(root, sub, NULL);
+    if (g_file_test(full, G_FILE_TEST_IS_DIR)) collect(root, sub, suffix, out);
+    else if (g_str_has_suffix(n, suffix))
+      g_ptr_array_add(out, g_strndup(sub, strlen(sub) - strlen(suffix)));
+    g_free(full);
+    g_free(sub);
+  }
+  if (d) g_dir_close(d);
+  g_free(dir);
+}
+
+static bool contains(const GPtrArray *a, const char *s) {
+  for (guint i = 0; i < a->len; i++)
+    if (!strcmp(a->pdata[i], s)) return true;
+  return false;
+}
+
+static void test_complete(void) {
+  GPtrArray *yamls = g_ptr_array_new_with_free_func(g_free);
+  GPtrArray *goldens = g_ptr_array_new_with_free_func(g_free);
+  collect(configs_dir(), NULL, ".yaml", yamls);
+  collect(golden_dir(), NULL, ".csv", goldens);
+  CU_ASSERT(goldens->len > 0);
+  for (guint i = 0; i < yamls->len; i++) {
+    const char *rel = yamls->pdata[i];
+    if (contains(goldens, rel)) continue;
+    /* Hardware profiles and other includes are not scenarios. */
+    char *yaml = g_strdup_printf("%s/%s.yaml", configs_dir(), rel);
+    bool scenario = tu_trigsim((const char *[]){"validate", yaml, NULL}, NULL, NULL) == 0;
+    if (scenario) fprintf(stderr, "\n  %s: a scenario without a golden (tools/golden.sh --update)\n", yaml);
+    CU_ASSERT_FALSE(scenario);
+    g_free(yaml);
+  }
+  for (guint i = 0; i < goldens->len; i++) {
+    bool ok = contains(yamls, goldens->pdata[i]);
+    if (!ok) fprintf(stderr, "\n  %s/%s.csv: no such scenario in configs/ (tools/golden.sh --update)\n",
+                     golden_dir(), (char *)goldens->pdata[i]);
+    CU_ASSERT_TRUE(ok);
+  }
+  g_ptr_array_free(yamls, TRUE);
+  g_ptr_array_free(goldens, TRUE);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_golden DIR/NAME | --complete\n");
+    return 2;
+  }
+  scenario_arg = argv[1];
+  bool complete = !strcmp(argv[1], "--complete");
+  const struct tu_test tests[] = {
+      {complete ? "every scenario has a golden" : argv[1], complete ? test_complete : test_scenario},
+      {NULL, NULL},
+  };
+  return tu_run_suite("golden", tests);
+}
