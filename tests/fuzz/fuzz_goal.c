@@ -6,20 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fuzzfile.h"
 #include "goal.h"
 #include "program.h"
 
-static char *path;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (!path) {
-    char *dir = g_dir_make_tmp("trigsim-fuzz-XXXXXX", NULL);
-    path = g_build_filename(dir, "s.goal", NULL);
-    g_free(dir);
-  }
-  FILE *f = fopen(path, "w"); /* not g_file_set_contents: it syncs the disk */
-  if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) abort();
+  const char *path = fz_write("s.goal", data, size);
   char *err = NULL;
   uint64_t ranks = 0;
   struct wl_program *p = wl_goal_read(path, 1000, WL_ON_ANY, 64, &ranks, &err);

@@ -7,19 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fuzzfile.h"
 #include "sparse.h"
-
-static char *path;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (!path) {
-    char *dir = g_dir_make_tmp("trigsim-fuzz-XXXXXX", NULL);
-    path = g_build_filename(dir, "m.mtx", NULL);
-    g_free(dir);
-  }
-  FILE *f = fopen(path, "w"); /* not g_file_set_contents: it syncs the disk */
-  if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) abort();
+  const char *path = fz_write("m.mtx", data, size);
   char *err = NULL;
   struct sp_matrix *m = sp_matrix_read(path, &err);
   if (m) {

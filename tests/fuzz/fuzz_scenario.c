@@ -14,33 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzzfile.h"
 #include "scenario.h"
 #include "sweep.h"
 #include "lower.h"
 #include "workload.h"
 
-static char *dir, *main_path, *inc_path;
-
-/* Plain stdio: g_file_set_contents syncs the disk on every input. */
-static void write_part(const char *path, const char *text, size_t len) {
-  FILE *f = fopen(path, "w");
-  if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) abort();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (!dir) {
-    dir = g_dir_make_tmp("trigsim-fuzz-XXXXXX", NULL);
-    main_path = g_build_filename(dir, "main.yaml", NULL);
-    inc_path = g_build_filename(dir, "inc.yaml", NULL);
-  }
   char *text = g_strndup((const char *)data, size);
   char *inc = strstr(text, "\n#%include\n"), *set = strstr(text, "\n#%set\n");
   if (set) *set = '\0', set += 7;
   if (inc && (!set || inc < set)) *inc = '\0', inc += 11;
   else inc = NULL;
-  write_part(main_path, text, strlen(text));
-  write_part(inc_path, inc ? inc : "", inc ? strlen(inc) : 0);
+  const char *main_path = fz_write("main.yaml", text, strlen(text));
+  fz_write("inc.yaml", inc ? inc : "", inc ? strlen(inc) : 0);
   char **sets = set ? g_strsplit(set, "\n", 8) : g_new0(char *, 1);
   GPtrArray *good = g_ptr_array_new();
   for (char **s = sets; *s; s++)
