@@ -148,6 +148,7 @@ static void test_every_parameter_at_both_ends(void) {
     const struct par_group *g = wl_catalog.workloads[w];
     run_group(g, g->name, "workload.", fails, &n_cases);
   }
+  fprintf(stderr, "(%u cases) ", n_cases);
   if (fails->len) fprintf(stderr, "\nparameter-range cases that break the rules:\n%s", fails->str);
   /* At least the ~160 bounded parameters of the catalog, two ends each. */
   CU_ASSERT_TRUE(n_cases > 200);
