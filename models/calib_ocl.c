@@ -5,6 +5,7 @@
 #include "calib.h"
 
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifndef TRIGSIM_HAVE_OPENCL
@@ -27,6 +28,29 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct cali
                            char **err) {
   return calib_dev_open(0, err) != NULL;
 }
+bool calib_dev_stream(struct calib_dev *d, int64_t bytes, int64_t wgs, int reps, double *bps,
+                      char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
+bool calib_dev_barrier(struct calib_dev *d, int64_t wgs, int reps, double *per_s, bool *resident,
+                       char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
+bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
+                       double *per_iter_s, double *spread, bool *resident, char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
+bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
+bool calib_dev_cg_loop(struct calib_dev *d, int64_t side, int iters, int reps, double *per_iter_s,
+                       double *spread, char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
+bool calib_dev_cg_kernel(struct calib_dev *d, int64_t side, int which, int pass2, int reps,
+                         double *b2b_s, double *exec_s, char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
 const char *calib_dev_name(const struct calib_dev *d) { return ""; }
 
 #else
@@ -39,6 +63,100 @@ bool calib_ocl_available(void) { return true; }
 
 static const char kernel_src[] =
     "__kernel void empty(void) {}\n"
+    /* Streaming: PASSES grid-stride passes b = a + p over N floats. */
+    "__kernel void stream(__global const float *a, __global float *b, int n, int passes) {\n"
+    "  int g = get_global_id(0), G = get_global_size(0);\n"
+    "  for (int p = 0; p < passes; p++)\n"
+    "    for (int i = g; i < n; i += G) b[i] = a[i] + (float)p;\n"
+    "}\n"
+    /* Device-wide barrier of NWG WGs: bar[0] counts arrivals, bar[1] is the
+     * generation; a WG spinning past SPIN polls flags err[0] (its WGs were
+     * not all resident) and goes on. */
+    "void gbar(__global volatile int *bar, int nwg, __global volatile int *err, int spin) {\n"
+    "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
+    "  if (get_local_id(0) == 0) {\n"
+    "    int gen = bar[1];\n"
+    "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+    "    if (atomic_inc(&bar[0]) == nwg - 1) {\n"
+    "      atomic_xchg(&bar[0], 0);\n"
+    "      atomic_inc(&bar[1]);\n"
+    "    } else {\n"
+    "      int s = 0;\n"
+    "      while (bar[1] == gen && !err[0]) if (++s > spin) { err[0] = 1; break; }\n"
+    "    }\n"
+    "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+    "  }\n"
+    "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
+    "}\n"
+    "__kernel void barriers(__global volatile int *bar, __global volatile int *err, int nb,\n"
+    "                       int spin) {\n"
+    "  for (int i = 0; i < nb; i++) gbar(bar, get_num_groups(0), err, spin);\n"
+    "}\n"
+    /* Persistent Jacobi: the WGs loop over 16x16 tiles (grid-stride), one
+     * device-wide barrier per iteration. */
+    "__kernel void jacobi_persist(__global float *a, __global float *b, int n, int iters,\n"
+    "                             __global volatile int *bar, __global volatile int *err,\n"
+    "                             int spin) {\n"
+    "  int G = get_num_groups(0), w = get_group_id(0), l = get_local_id(0);\n"
+    "  int tx = (n + 15) / 16, tiles = tx * tx;\n"
+    "  for (int it = 0; it < iters; it++) {\n"
+    "    __global const float *s = (it & 1) ? b : a;\n"
+    "    __global float *d = (it & 1) ? a : b;\n"
+    "    for (int t = w; t < tiles; t += G) {\n"
+    "      int x = (t % tx) * 16 + l % 16, y = (t / tx) * 16 + l / 16;\n"
+    "      if (x >= n || y >= n) continue;\n"
+    "      int i = y * n + x;\n"
+    "      if (x == 0 || y == 0 || x == n - 1 || y == n - 1) d[i] = s[i];\n"
+    "      else d[i] = 0.25f * (s[i - 1] + s[i + 1] + s[i - n] + s[i + n]);\n"
+    "    }\n"
+    "    gbar(bar, G, err, spin);\n"
+    "  }\n"
+    "}\n"
+    /* CG-like kernels on a CSR matrix. */
+    "__kernel void spmv(__global const int *rp, __global const int *col,\n"
+    "                   __global const float *val, __global const float *x,\n"
+    "                   __global float *y, int rows) {\n"
+    "  int r = get_global_id(0);\n"
+    "  if (r >= rows) return;\n"
+    "  float s = 0;\n"
+    "  for (int j = rp[r]; j < rp[r + 1]; j++) s += val[j] * x[col[j]];\n"
+    "  y[r] = s;\n"
+    "}\n"
+    "__kernel void axpy(__global const float *x, __global float *y, float a, int n) {\n"
+    "  int i = get_global_id(0);\n"
+    "  if (i < n) y[i] += a * x[i];\n"
+    "}\n"
+    /* Dot product: per-WG partials; the last WG to finish (an atomic count)
+     * sums them when PASS2 (the second pass). */
+    "__kernel void dotp(__global const float *a, __global const float *b,\n"
+    "                  __global volatile float *part, __global volatile int *cnt,\n"
+    "                  __global float *out, int n, int pass2) {\n"
+    "  __local float s[256];\n"
+    "  __local int last;\n"
+    "  int i = get_global_id(0), l = get_local_id(0), ng = get_num_groups(0);\n"
+    "  s[l] = i < n ? a[i] * b[i] : 0;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (int h = 128; h > 0; h >>= 1) {\n"
+    "    if (l < h) s[l] += s[l + h];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  if (l == 0) {\n"
+    "    part[get_group_id(0)] = s[0];\n"
+    "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+    "    last = pass2 && atomic_inc(cnt) == ng - 1;\n"
+    "  }\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  if (!last) return;\n"
+    "  float t = 0;\n"
+    "  for (int j = l; j < ng; j += 256) t += part[j];\n"
+    "  s[l] = t;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (int h = 128; h > 0; h >>= 1) {\n"
+    "    if (l < h) s[l] += s[l + h];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  if (l == 0) { out[0] = s[0]; cnt[0] = 0; }\n"
+    "}\n"
     "__kernel void jacobi(__global const float *a, __global float *b, int n) {\n"
     "  int x = get_global_id(0), y = get_global_id(1);\n"
     "  if (x >= n || y >= n) return;\n"
@@ -53,9 +171,15 @@ struct calib_dev {
   cl_context ctx;
   cl_command_queue q;
   cl_program prog;
-  cl_kernel empty, jacobi;
+  cl_kernel empty, jacobi, stream, barriers, persist, spmv, axpy, dot;
   cl_mem a, b;       /* Jacobi grids, allocated for the largest grid used */
   size_t grid_bytes;
+  cl_mem sa, sb;     /* streaming buffers */
+  size_t stream_bytes;
+  cl_mem bar, err;   /* barrier counter and generation; the not-resident flag */
+  /* CG-like loop: CSR 5-point Poisson matrix of side cg_side, vectors. */
+  int64_t cg_side;
+  cl_mem rp, col, val, vx, vp, vq, vr, part, cnt, out;
   char name[300];
 };
 
@@ -125,9 +249,27 @@ struct calib_dev *calib_dev_open(int index, char **err) {
   }
   if (!*err && cl_ok(rc, "clCreateProgramWithSource", err))
     cl_ok(clBuildProgram(d->prog, 1, &d->dev, "", NULL, NULL), "clBuildProgram", err);
-  if (!*err) d->empty = clCreateKernel(d->prog, "empty", &rc);
-  if (!*err && cl_ok(rc, "clCreateKernel empty", err)) d->jacobi = clCreateKernel(d->prog, "jacobi", &rc);
-  if (!*err) cl_ok(rc, "clCreateKernel jacobi", err);
+  if (*err) {
+    char log[4096] = "";
+    clGetProgramBuildInfo(d->prog, d->dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    log[sizeof log - 1] = 0;
+    fprintf(stderr, "%s\n", log);
+  }
+  cl_kernel *ks[] = {&d->empty, &d->jacobi, &d->stream, &d->barriers, &d->persist,
+                     &d->spmv, &d->axpy, &d->dot};
+  const char *names[] = {"empty", "jacobi", "stream", "barriers", "jacobi_persist",
+                         "spmv", "axpy", "dotp"};
+  for (size_t i = 0; !*err && i < G_N_ELEMENTS(ks); i++) {
+    *ks[i] = clCreateKernel(d->prog, names[i], &rc);
+    cl_ok(rc, names[i], err);
+  }
+  if (!*err) {
+    int zero[4] = {0, 0, 0, 0};
+    d->bar = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &rc);
+    if (cl_ok(rc, "clCreateBuffer", err))
+      d->err = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &rc);
+    if (!*err) cl_ok(rc, "clCreateBuffer", err);
+  }
   if (*err) {
     calib_dev_close(d);
     return NULL;
@@ -143,8 +285,13 @@ void calib_dev_close(struct calib_dev *d) {
   if (!d) return;
   if (d->a) clReleaseMemObject(d->a);
   if (d->b) clReleaseMemObject(d->b);
-  if (d->empty) clReleaseKernel(d->empty);
-  if (d->jacobi) clReleaseKernel(d->jacobi);
+  cl_mem ms[] = {d->sa, d->sb, d->bar, d->err, d->rp, d->col, d->val, d->vx, d->vp, d->vq,
+                 d->vr, d->part, d->cnt, d->out};
+  for (size_t i = 0; i < G_N_ELEMENTS(ms); i++)
+    if (ms[i]) clReleaseMemObject(ms[i]);
+  cl_kernel ks[] = {d->empty, d->jacobi, d->stream, d->barriers, d->persist, d->spmv, d->axpy, d->dot};
+  for (size_t i = 0; i < G_N_ELEMENTS(ks); i++)
+    if (ks[i]) clReleaseKernel(ks[i]);
   if (d->prog) clReleaseProgram(d->prog);
   if (d->q) clReleaseCommandQueue(d->q);
   if (d->ctx) clReleaseContext(d->ctx);
@@ -240,6 +387,299 @@ bool calib_dev_jacobi_loop(struct calib_dev *d, int64_t n, int iters, bool sync,
     *spread = s.spread;
   }
   g_free(x);
+  return ok;
+}
+
+
+/* ---- occupancy, caches, barriers, persistent loops, CG-like kernels ---- */
+
+#define WG_ITEMS 256
+#define SPIN_LIMIT (1 << 20)
+
+static bool set_args(cl_kernel k, char **err, int n, const size_t *sizes, const void **vals) {
+  for (int i = 0; i < n; i++)
+    if (!cl_ok(clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]), "clSetKernelArg", err))
+      return false;
+  return true;
+}
+
+/* Runs 1D kernel K on WGS WGs of WG_ITEMS, waits; *EXEC_S its START..END
+ * span, *WALL_S host wall time of enqueue + clFinish (either may be NULL). */
+static bool run_1d(struct calib_dev *d, cl_kernel k, size_t wgs, double *exec_s, double *wall_s,
+                   char **err) {
+  size_t g = wgs * WG_ITEMS, l = WG_ITEMS;
+  cl_event ev;
+  double t = now_s();
+  if (!cl_ok(clEnqueueNDRangeKernel(d->q, k, 1, NULL, &g, &l, 0, NULL, &ev),
+             "clEnqueueNDRangeKernel", err))
+    return false;
+  bool ok = cl_ok(clFinish(d->q), "clFinish", err);
+  if (wall_s) *wall_s = now_s() - t;
+  if (ok && exec_s) *exec_s = prof_s(ev, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END);
+  clReleaseEvent(ev);
+  return ok;
+}
+
+/* Whether a barrier kernel found its WGs resident (clears the flag). */
+static bool resident_check(struct calib_dev *d, bool *resident, char **err) {
+  int e[4] = {0, 0, 0, 0}, zero[4] = {0, 0, 0, 0};
+  if (!cl_ok(clEnqueueReadBuffer(d->q, d->err, CL_TRUE, 0, sizeof e, e, 0, NULL, NULL),
+             "clEnqueueReadBuffer", err))
+    return false;
+  *resident = e[0] == 0;
+  return e[0] == 0 ||
+         (cl_ok(clEnqueueWriteBuffer(d->q, d->err, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL),
+                "clEnqueueWriteBuffer", err) &&
+          cl_ok(clEnqueueWriteBuffer(d->q, d->bar, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL),
+                "clEnqueueWriteBuffer", err));
+}
+
+bool calib_dev_stream(struct calib_dev *d, int64_t bytes, int64_t wgs, int reps, double *bps,
+                      char **err) {
+  size_t half = (size_t)bytes / 2 / sizeof(float) * sizeof(float);
+  if (half > d->stream_bytes) {
+    if (d->sa) clReleaseMemObject(d->sa);
+    if (d->sb) clReleaseMemObject(d->sb);
+    d->sa = d->sb = NULL;
+    d->stream_bytes = 0;
+    cl_int rc;
+    d->sa = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, half, NULL, &rc);
+    if (!cl_ok(rc, "clCreateBuffer", err)) return false;
+    d->sb = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, half, NULL, &rc);
+    if (!cl_ok(rc, "clCreateBuffer", err)) return false;
+    float zero = 0;
+    if (!cl_ok(clEnqueueFillBuffer(d->q, d->sa, &zero, sizeof zero, 0, half, 0, NULL, NULL),
+               "clEnqueueFillBuffer", err) ||
+        !cl_ok(clEnqueueFillBuffer(d->q, d->sb, &zero, sizeof zero, 0, half, 0, NULL, NULL),
+               "clEnqueueFillBuffer", err))
+      return false;
+    d->stream_bytes = half;
+  }
+  cl_int n = (cl_int)(half / sizeof(float));
+  /* Passes: 1 and 1 + P, P chosen so that P passes move >= 256 MiB. */
+  cl_int lo = 1, hi = 1 + (cl_int)MAX(2, MIN(64, ((int64_t)256 << 20) / MAX(1, 2 * (int64_t)half)));
+  double *x = g_new(double, (size_t)reps);
+  bool ok = true;
+  for (int r = -1; ok && r < reps; r++) {
+    double t[2];
+    for (int j = 0; ok && j < 2; j++) {
+      cl_int passes = j ? hi : lo;
+      const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof n, sizeof passes};
+      const void *v[] = {&d->sa, &d->sb, &n, &passes};
+      ok = set_args(d->stream, err, 4, sz, v) && run_1d(d, d->stream, (size_t)wgs, &t[j], NULL, err);
+    }
+    if (ok && r >= 0) x[r] = t[1] > t[0] ? (double)(hi - lo) * 2.0 * (double)half * 8 / (t[1] - t[0]) : 0;
+  }
+  if (ok) *bps = calib_stat_of(x, (size_t)reps).median_s;
+  g_free(x);
+  return ok;
+}
+
+bool calib_dev_barrier(struct calib_dev *d, int64_t wgs, int reps, double *per_s, bool *resident,
+                       char **err) {
+  if (!calib_dev_resident(d, wgs, resident, err)) return false;
+  *per_s = 0;
+  if (!*resident) return true;
+  cl_int spin = SPIN_LIMIT, nb[2] = {4, 104};
+  double *x = g_new(double, (size_t)reps);
+  bool ok = true;
+  *resident = true;
+  for (int r = -1; ok && r < reps; r++) {
+    double t[2];
+    for (int j = 0; ok && j < 2; j++) {
+      const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_int), sizeof spin};
+      const void *v[] = {&d->bar, &d->err, &nb[j], &spin};
+      ok = set_args(d->barriers, err, 4, sz, v) && run_1d(d, d->barriers, (size_t)wgs, &t[j], NULL, err);
+    }
+    bool res = true;
+    ok = ok && resident_check(d, &res, err);
+    *resident = *resident && res;
+    if (ok && r >= 0) x[r] = (t[1] - t[0]) / (nb[1] - nb[0]);
+  }
+  if (ok) *per_s = calib_stat_of(x, (size_t)reps).median_s;
+  g_free(x);
+  return ok;
+}
+
+bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char **err) {
+  cl_int spin = SPIN_LIMIT, nb = 1;
+  const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_int), sizeof spin};
+  const void *v[] = {&d->bar, &d->err, &nb, &spin};
+  return set_args(d->barriers, err, 4, sz, v) && run_1d(d, d->barriers, (size_t)wgs, NULL, NULL, err) &&
+         resident_check(d, resident, err);
+}
+
+bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
+                       double *per_iter_s, double *spread, bool *resident, char **err) {
+  if (!calib_dev_resident(d, wgs, resident, err)) return false;
+  if (!*resident) return true; /* a persistent loop cannot run: nothing measured */
+  if (!grids_for(d, n, err)) return false;
+  cl_int ni = (cl_int)n, it = iters, spin = SPIN_LIMIT;
+  const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof ni, sizeof it, sizeof(cl_mem),
+                       sizeof(cl_mem), sizeof spin};
+  const void *v[] = {&d->a, &d->b, &ni, &it, &d->bar, &d->err, &spin};
+  double *x = g_new(double, (size_t)reps);
+  bool ok = set_args(d->persist, err, 7, sz, v);
+  *resident = true;
+  for (int r = -1; ok && r < reps; r++) {
+    double wall;
+    ok = run_1d(d, d->persist, (size_t)wgs, NULL, &wall, err);
+    bool res = true;
+    ok = ok && resident_check(d, &res, err);
+    *resident = *resident && res;
+    if (ok && r >= 0) x[r] = wall / iters;
+  }
+  if (ok) {
+    struct calib_stat st = calib_stat_of(x, (size_t)reps);
+    *per_iter_s = st.median_s;
+    *spread = st.spread;
+  }
+  g_free(x);
+  return ok;
+}
+
+/* The CSR 5-point Poisson matrix of SIDE^2 rows and its vectors. */
+static bool cg_for(struct calib_dev *d, int64_t side, char **err) {
+  if (d->cg_side == side) return true;
+  cl_mem *ms[] = {&d->rp, &d->col, &d->val, &d->vx, &d->vp, &d->vq, &d->vr, &d->part, &d->cnt,
+                  &d->out};
+  for (size_t i = 0; i < G_N_ELEMENTS(ms); i++)
+    if (*ms[i]) {
+      clReleaseMemObject(*ms[i]);
+      *ms[i] = NULL;
+    }
+  d->cg_side = 0;
+  int64_t rows = side * side, nnz = calib_cg_nnz(side);
+  cl_int *rp = g_new(cl_int, rows + 1), *col = g_new(cl_int, nnz);
+  float *val = g_new(float, nnz);
+  int64_t k = 0;
+  for (int64_t r = 0; r < rows; r++) {
+    int64_t x = r % side, y = r / side;
+    rp[r] = (cl_int)k;
+    const int64_t nb[5] = {y > 0 ? r - side : -1, x > 0 ? r - 1 : -1, r, x < side - 1 ? r + 1 : -1,
+                           y < side - 1 ? r + side : -1};
+    for (int j = 0; j < 5; j++)
+      if (nb[j] >= 0) {
+        col[k] = (cl_int)nb[j];
+        val[k++] = nb[j] == r ? 4.0f : -1.0f;
+      }
+  }
+  rp[rows] = (cl_int)k;
+  g_assert(k == nnz);
+  cl_int rc = CL_SUCCESS;
+  cl_mem_flags cp = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+  size_t vb = (size_t)rows * sizeof(float), parts = (size_t)(rows + WG_ITEMS - 1) / WG_ITEMS;
+  d->rp = clCreateBuffer(d->ctx, cp, (size_t)(rows + 1) * sizeof(cl_int), rp, &rc);
+  if (rc == CL_SUCCESS) d->col = clCreateBuffer(d->ctx, cp, (size_t)nnz * sizeof(cl_int), col, &rc);
+  if (rc == CL_SUCCESS) d->val = clCreateBuffer(d->ctx, cp, (size_t)nnz * sizeof(float), val, &rc);
+  cl_mem *vs[] = {&d->vx, &d->vp, &d->vq, &d->vr};
+  for (size_t i = 0; rc == CL_SUCCESS && i < G_N_ELEMENTS(vs); i++) {
+    *vs[i] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, vb, NULL, &rc);
+    float one = 1;
+    if (rc == CL_SUCCESS) rc = clEnqueueFillBuffer(d->q, *vs[i], &one, sizeof one, 0, vb, 0, NULL, NULL);
+  }
+  if (rc == CL_SUCCESS) d->part = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, parts * sizeof(float), NULL, &rc);
+  int zero[4] = {0, 0, 0, 0};
+  if (rc == CL_SUCCESS)
+    d->cnt = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &rc);
+  if (rc == CL_SUCCESS) d->out = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, sizeof(float), NULL, &rc);
+  if (rc == CL_SUCCESS) rc = clFinish(d->q);
+  g_free(rp);
+  g_free(col);
+  g_free(val);
+  if (!cl_ok(rc, "CG buffers", err)) return false;
+  d->cg_side = side;
+  return true;
+}
+
+static bool enq_1d(struct calib_dev *d, cl_kernel k, size_t items, char **err) {
+  size_t l = WG_ITEMS, g = (items + l - 1) / l * l;
+  return cl_ok(clEnqueueNDRangeKernel(d->q, k, 1, NULL, &g, &l, 0, NULL, NULL),
+               "clEnqueueNDRangeKernel", err);
+}
+
+static bool enq_cg_kernel(struct calib_dev *d, int which, int pass2, char **err) {
+  cl_int rows = (cl_int)(d->cg_side * d->cg_side);
+  switch (which) {
+  case CALIB_CG_SPMV: {
+    const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                         sizeof(cl_mem), sizeof rows};
+    const void *v[] = {&d->rp, &d->col, &d->val, &d->vp, &d->vq, &rows};
+    return set_args(d->spmv, err, 6, sz, v) && enq_1d(d, d->spmv, (size_t)rows, err);
+  }
+  case CALIB_CG_DOT: {
+    cl_int p2 = pass2;
+    const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
+                         sizeof(cl_mem), sizeof rows, sizeof p2};
+    const void *v[] = {&d->vp, &d->vq, &d->part, &d->cnt, &d->out, &rows, &p2};
+    return set_args(d->dot, err, 7, sz, v) && enq_1d(d, d->dot, (size_t)rows, err);
+  }
+  default: {
+    float a = 1e-6f;
+    const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof a, sizeof rows};
+    const void *v[] = {&d->vq, &d->vr, &a, &rows};
+    return set_args(d->axpy, err, 4, sz, v) && enq_1d(d, d->axpy, (size_t)rows, err);
+  }
+  }
+}
+
+/* One CG-like iteration: SpMV, dot, AXPY, AXPY, dot, AXPY (calib.h). */
+static const int cg_iter_kernels[CALIB_CG_PER_ITER] = {CALIB_CG_SPMV, CALIB_CG_DOT, CALIB_CG_AXPY,
+                                                       CALIB_CG_AXPY, CALIB_CG_DOT, CALIB_CG_AXPY};
+
+bool calib_dev_cg_loop(struct calib_dev *d, int64_t side, int iters, int reps, double *per_iter_s,
+                       double *spread, char **err) {
+  if (!cg_for(d, side, err)) return false;
+  double *x = g_new(double, (size_t)reps);
+  bool ok = true;
+  for (int r = -1; ok && r < reps; r++) {
+    double t = now_s();
+    for (int i = 0; ok && i < iters; i++) {
+      for (int j = 0; ok && j < CALIB_CG_PER_ITER; j++) ok = enq_cg_kernel(d, cg_iter_kernels[j], 1, err);
+      ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
+    }
+    if (ok && r >= 0) x[r] = (now_s() - t) / iters;
+  }
+  if (ok) {
+    struct calib_stat st = calib_stat_of(x, (size_t)reps);
+    *per_iter_s = st.median_s;
+    *spread = st.spread;
+  }
+  g_free(x);
+  return ok;
+}
+
+bool calib_dev_cg_kernel(struct calib_dev *d, int64_t side, int which, int pass2, int reps,
+                         double *b2b_s, double *exec_s, char **err) {
+  if (!cg_for(d, side, err)) return false;
+  enum { K = 32 };
+  double *x = g_new(double, (size_t)reps), *y = g_new(double, (size_t)reps);
+  bool ok = true;
+  for (int r = -1; ok && r < reps; r++) {
+    double t = now_s();
+    for (int i = 0; ok && i < K; i++) ok = enq_cg_kernel(d, which, pass2, err);
+    ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
+    if (ok && r >= 0) x[r] = (now_s() - t) / K;
+    /* One more with an event for its span. */
+    cl_int rows = (cl_int)(side * side);
+    size_t l = WG_ITEMS, g = ((size_t)rows + l - 1) / l * l;
+    cl_event ev;
+    ok = ok && enq_cg_kernel(d, which, pass2, err) && cl_ok(clFinish(d->q), "clFinish", err);
+    /* enq_cg_kernel set the arguments: re-enqueue the same kernel with an event. */
+    cl_kernel k = which == CALIB_CG_SPMV ? d->spmv : which == CALIB_CG_DOT ? d->dot : d->axpy;
+    ok = ok && cl_ok(clEnqueueNDRangeKernel(d->q, k, 1, NULL, &g, &l, 0, NULL, &ev), "enqueue", err) &&
+         cl_ok(clFinish(d->q), "clFinish", err);
+    if (ok) {
+      if (r >= 0) y[r] = prof_s(ev, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END);
+      clReleaseEvent(ev);
+    }
+  }
+  if (ok) {
+    *b2b_s = calib_stat_of(x, (size_t)reps).median_s;
+    *exec_s = calib_stat_of(y, (size_t)reps).median_s;
+  }
+  g_free(x);
+  g_free(y);
   return ok;
 }
 
@@ -379,6 +819,75 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     m->grid_b2b_s[m->n_grids] = b2b;
     m->grid_b2b_spread[m->n_grids++] = spread;
   }
+  /* Enqueue cost against burst length: host time to enqueue N Jacobi
+   * kernels (arguments set each time, as a real loop does). */
+  ok = ok && grids_for(d, 64, err);
+  for (int64_t n = 1; ok && n <= max_depth; n *= 2) {
+    int reps = n >= 256 ? (R + 3) / 4 : R;
+    for (int r = -m->warmups; ok && r < reps; r++) {
+      ok = cl_ok(clFinish(d->q), "clFinish", err);
+      double t = now_s();
+      for (int64_t i = 0; ok && i < n; i++) ok = enqueue_jacobi(d, 64, (int)(i & 1), NULL, err);
+      if (r >= 0) x[r] = now_s() - t;
+    }
+    ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
+    if (!ok) break;
+    m->burst[m->n_burst] = n;
+    m->burst_enq_s[m->n_burst++] = calib_stat_of(x, (size_t)reps).median_s;
+  }
+  /* Achieved bandwidth against resident WGs per CU, out of the caches. */
+  int sreps = quick ? 3 : 11;
+  m->max_wgs_per_cu = m->is_gpu ? 2048 / CALIB_ITEMS : 1;
+  cl_ulong cache = 0;
+  clGetDeviceInfo(d->dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
+  m->cache_bytes = (int64_t)cache;
+  m->stream_big_bytes = quick ? (int64_t)64 << 20 : (int64_t)1 << 30;
+  for (int64_t k = 1; ok && k <= m->max_wgs_per_cu && m->n_k < CALIB_MAX_K; k++) {
+    ok = calib_dev_stream(d, m->stream_big_bytes, m->cus * k, sreps, &m->k_bps[m->n_k], err);
+    m->k[m->n_k++] = k;
+  }
+  /* Against the working set, at full occupancy; the smallest also at 1. */
+  static const int64_t ws_mib[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 64, 96, 128, 256, 512};
+  for (size_t i = 0; ok && i < G_N_ELEMENTS(ws_mib) && (!quick || ws_mib[i] <= 8); i++) {
+    m->ws[m->n_ws] = ws_mib[i] << 20;
+    ok = calib_dev_stream(d, m->ws[m->n_ws], m->cus * m->max_wgs_per_cu, sreps,
+                          &m->ws_bps[m->n_ws], err);
+    m->n_ws++;
+  }
+  ok = ok && calib_dev_stream(d, m->ws[0], m->cus, sreps, &m->ws_small_k1_bps, err);
+  /* Device-wide barrier against the WG count. */
+  int64_t bw[CALIB_MAX_BAR];
+  int nb = 0;
+  for (int64_t g = 1; g < m->cus && g <= 64; g *= 4) bw[nb++] = g;
+  for (int64_t k = 1; k <= m->max_wgs_per_cu && nb < CALIB_MAX_BAR; k++) bw[nb++] = m->cus * k;
+  for (int i = 0; ok && i < nb && m->n_bar < PAR_TABLE_MAX; i++) {
+    bool res = true;
+    ok = calib_dev_barrier(d, bw[i], quick ? 3 : 9, &m->bar_s[m->n_bar], &res, err);
+    m->bar_resident[m->n_bar] = res;
+    m->bar_wgs[m->n_bar++] = bw[i];
+  }
+  /* A persistent Jacobi loop against grid and WGs per CU. */
+  m->pj_iters = quick ? 10 : 50;
+  static const int64_t pj_grids[] = {512, 1024, 2048, 4096}, pj_quick[] = {64, 128};
+  const int64_t *pg = quick ? pj_quick : pj_grids;
+  size_t npg = quick ? G_N_ELEMENTS(pj_quick) : G_N_ELEMENTS(pj_grids);
+  for (size_t i = 0; ok && i < npg; i++)
+    for (int64_t k = 1; ok && k <= m->max_wgs_per_cu && m->n_pj < CALIB_MAX_PJ; k *= 2) {
+      double sp;
+      bool res;
+      ok = calib_dev_persist(d, pg[i], m->cus * k, m->pj_iters, quick ? 3 : 5,
+                             &m->pj_iter_s[m->n_pj], &sp, &res, err);
+      if (!res) break; /* WGs not co-resident: no persistent loop at k or above */
+      m->pj_grid[m->n_pj] = pg[i];
+      m->pj_k[m->n_pj++] = k;
+    }
+  /* The CG-like kernels, each alone, out of the caches on a GPU. */
+  m->cg_side = quick ? 128 : 2048;
+  for (int w = 0; ok && w < CALIB_CG_KINDS; w++)
+    ok = calib_dev_cg_kernel(d, m->cg_side, w, 1, sreps, &m->cg_b2b_s[w], &m->cg_exec_s[w], err);
+  double b2b_nop2;
+  ok = ok && calib_dev_cg_kernel(d, m->cg_side, CALIB_CG_DOT, 0, sreps, &b2b_nop2,
+                                 &m->dot_nopass2_exec_s, err);
   g_free(x);
   g_free(y);
   g_free(z);

@@ -29,6 +29,7 @@ static const char *const cat_keys[N_CAT] = {
 enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG };
 
 struct cpu_state {
+  uint64_t burst; /* launches since the main thread last waited */
   const struct nodeprog *prog;
   uint32_t node;
   size_t pc;              /* next host step */
@@ -58,6 +59,10 @@ static const struct par_decl cpu_decls[] = {
     PAR(launch_submit, PAR_TIME, "1us", "0ps", "1s", NULL,
       "submit one queue command: write an AQL packet and ring the user-mode queue (~1us; "
       "CUDA/HIP launch calls measure 2-5us)"),
+    {"submit_table", PAR_TABLE, "", "0ps", "1s", NULL,
+     "a launch's submit cost against its place in a burst (launches since the main thread "
+     "last waited, itself included), e.g. \"1:5us, 1024:3.7us\"; empty: launch_submit",
+     offsetof(struct cpu_config, submit_table)},
     PAR(send, PAR_TIME, "1us", "0ps", "1s", NULL,
       "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
     PAR(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
@@ -199,7 +204,9 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
         g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
       s->launched[qc->kernel]++;
     }
-    d = cfg->launch_submit;
+    s->burst++;
+    d = cfg->submit_table.n > 0 ? par_table_eval(&cfg->submit_table, (int64_t)s->burst)
+                                : cfg->launch_submit;
     spend(c, CAT_LAUNCH, now, d);
     s->launches++;
     cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
@@ -482,6 +489,7 @@ static void main_run(struct sim_comp *c) {
     case HS_LAUNCH:
     case HS_NIC_CMD: d = thread_work(c, st, now); break;
     case HS_WAIT_KERNEL: {
+      s->burst = 0;
       uint32_t k = st->kernel;
       if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
       s->kernel_waits++;
@@ -495,6 +503,7 @@ static void main_run(struct sim_comp *c) {
       break;
     }
     case HS_WAIT_FLAG:
+      s->burst = 0;
       check_flag(c, st->flag);
       if (s->flags[st->flag] < st->value) {
         s->wait = MW_FLAG;

@@ -8,7 +8,9 @@
  * and PK_NIC_CMD to the NIC (event kind = pmsg kind).
  *
  * Timing (main thread, steps in order from time 0).
- * - HS_COMPUTE: `time`. HS_LAUNCH: launch_submit, then PK_QUEUE_CMD {queue,
+ * - HS_COMPUTE: `time`. HS_LAUNCH: par_table_eval(submit_table, its place
+ *   in the burst: launches since the last HS_WAIT_*, itself included), or
+ *   launch_submit when the table is empty, then PK_QUEUE_CMD {queue,
  *   a = qcmd} leaves. HS_NIC_CMD: register_trigger (NIC_TPUT/NIC_TGET) or
  *   build_cmd, + send when two_sided, then PK_NIC_CMD leaves.
  * - HS_WAIT_KERNEL k waits for the completion record of the latest launch
@@ -40,6 +42,7 @@ struct cpu_config {
   int64_t cores;
   int64_t clock;              /* Hz (documentation: costs are given as times) */
   sim_time launch_submit;
+  struct par_table submit_table; /* a launch's cost against its place in the burst; empty: launch_submit */
   sim_time send;
   sim_time recv;
   sim_time build_cmd;

@@ -4,6 +4,7 @@
 #include "gpu.h"
 
 #include <glib.h>
+#include <math.h>
 #include <stddef.h>
 
 #include "phase.h"
@@ -34,6 +35,7 @@ struct gpu_queue {
   uint8_t phase;        /* enum qphase */
   const struct kernel *k;
   uint32_t kidx, next_wg, done_wgs, barrier_arrived;
+  uint32_t running, max_running; /* WGs holding slots; at most cus * occupancy */
   int32_t barrier_list; /* WG slots waiting at the barrier, -1 = none */
   int32_t flag_next;    /* next queue waiting on the same flag */
   sim_time t_phase;     /* when the current phase began */
@@ -73,6 +75,15 @@ struct gpu_state {
 };
 
 #define PAR_CONFIG struct gpu_config
+#define PE(name, cls, doc)                                                                     \
+  {"eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                             \
+   doc "'s share of mem_bandwidth, percent", offsetof(struct gpu_config, eff[cls])},           \
+  {"lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                           \
+   doc "'s memory latency, percent of mem_latency", offsetof(struct gpu_config, lat[cls])},     \
+  {"l2eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                           \
+   doc "'s share of l2_bandwidth, percent", offsetof(struct gpu_config, l2eff[cls])},          \
+  {"l2lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                         \
+   doc "'s L2 latency, percent of l2_latency", offsetof(struct gpu_config, l2lat[cls])}
 static const struct par_decl gpu_decls[] = {
     PAR(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock (GPU-TN Table 2)"),
     PAR(cus, PAR_INT, "24", "1", "4096", "compute units (GPU-TN Table 2)"),
@@ -108,8 +119,41 @@ static const struct par_decl gpu_decls[] = {
      "a WG's share of mem_bandwidth: 1/(cus*wgs_per_cu), or 1/(its kernel's WGs) when that "
      "kernel has fewer (it runs alone and its WGs saturate memory)",
      offsetof(struct gpu_config, bw_share)},
+    PAR(wg_items, PAR_INT, "256", "1", "4096", "work-items per WG (256: the workloads' tiles)"),
+    PAR(items_per_cu, PAR_INT, "2560", "1", "1048576",
+      "resident work-items per CU (occupancy limit; GCN: 40 waves x 64)"),
+    PAR(regs_per_cu, PAR_INT, "0", "0", "16777216",
+      "32-bit registers per CU for a kernel's regs_per_item (0: no register limit)"),
+    PAR(local_mem_per_cu, PAR_SIZE, "0B", "0B", "1GiB",
+      "local (shared) memory per CU for a kernel's local_bytes_per_wg (0: no limit)"),
+    PAR(mem_latency, PAR_TIME, "0ps", "0ps", "1ms",
+      "memory latency in Little's law: achieved bandwidth = bytes in flight / mem_latency, up "
+      "to mem_bandwidth (0: always the peak)"),
+    PAR(item_bytes, PAR_SIZE, "4B", "1B", "1MiB",
+      "bytes one work-item keeps in flight (one 4-byte load)"),
+    PAR(l2_bytes, PAR_SIZE, "0B", "0B", "1TiB",
+      "L2 capacity: a working set that fits runs at L2 rate (0: no L2 model)"),
+    PAR(l2_bandwidth, PAR_BANDWIDTH, "1000Tbps", "1Mbps", "10000Tbps", "L2 peak bandwidth"),
+    PAR(l2_latency, PAR_TIME, "0ps", "0ps", "1ms", "L2 latency in Little's law (0: the peak)"),
+    PE(stream, KC_STREAM, "a streaming kernel (class stream)"),
+    PE(stencil, KC_STENCIL, "a stencil kernel (class stencil)"),
+    PE(spmv, KC_SPMV, "an SpMV kernel (class spmv)"),
+    PE(reduce, KC_REDUCE, "a dot product / reduction (class reduce)"),
+    PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
+    PAR(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
+      "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
+    PAR(reduce_pass, PAR_TIME, "0ps", "0ps", "1ms",
+      "a reduction's second pass over the per-WG partials, paid by its last WG"),
+    {"barrier_table", PAR_TABLE, "", "0ps", "1ms", NULL,
+     "device-wide barrier cost against the kernel's WG count, e.g. \"132:2us, 1056:6us\" "
+     "(linear between points); empty: barrier_base + barrier_per_wg * WGs",
+     offsetof(struct gpu_config, barrier_table)},
+    {"poll_table", PAR_TABLE, "", "0ps", "1ms", NULL,
+     "a WG's flag poll period against the kernel's WG count; empty: poll_interval",
+     offsetof(struct gpu_config, poll_table)},
 };
 #undef PAR_CONFIG
+#undef PE
 
 const struct par_group gpu_params = {
     .name = "gpu",
@@ -127,25 +171,93 @@ static sim_time ceil_div_ps(unsigned __int128 num, unsigned __int128 den) {
   return (sim_time)((num + den - 1) / den);
 }
 
-sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st) {
-  return gpu_wg_compute_time(cfg, st, UINT32_MAX);
+int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k) {
+  int64_t occ = cfg->wgs_per_cu, items = cfg->wg_items > 0 ? cfg->wg_items : 1;
+  if (cfg->items_per_cu > 0) occ = MIN(occ, cfg->items_per_cu / items);
+  if (k && k->regs_per_item > 0 && cfg->regs_per_cu > 0)
+    occ = MIN(occ, cfg->regs_per_cu / ((int64_t)k->regs_per_item * items));
+  if (k && k->local_bytes_per_wg > 0 && cfg->local_mem_per_cu > 0)
+    occ = MIN(occ, cfg->local_mem_per_cu / (int64_t)k->local_bytes_per_wg);
+  return occ >= 1 ? occ : 1;
 }
 
-sim_time gpu_wg_compute_time(const struct gpu_config *cfg, const struct kstep *st, uint32_t n_wgs) {
+double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, bool l2, int kclass) {
+  int c = kclass >= 0 && kclass < KC_COUNT ? kclass : KC_STREAM;
+  double peak = (double)(l2 ? cfg->l2_bandwidth : cfg->mem_bandwidth) *
+                (double)(l2 ? cfg->l2eff[c] : cfg->eff[c]) / 100.0;
+  double lat = (double)(l2 ? cfg->l2_latency : cfg->mem_latency) *
+               (double)(l2 ? cfg->l2lat[c] : cfg->lat[c]) / 100.0 / (double)SIM_S;
+  double inflight_bits = (double)r * (double)cfg->wg_items * (double)cfg->item_bytes * 8.0;
+  return 1.0 / (lat / inflight_bits + 1.0 / peak);
+}
+
+/* Picoseconds to move BITS at BPS, shared by R WGs (each gets BPS / R). */
+static double share_ps(double bits, uint64_t r, double bps) {
+  return bits * (double)r * (double)SIM_S / bps;
+}
+
+sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
+                       int64_t occ) {
   if (st->time > 0) return st->time;
-  uint64_t sharers = (uint64_t)(cfg->cus * cfg->wgs_per_cu);
-  if (cfg->bw_share == GPU_BW_KERNEL && n_wgs < sharers) sharers = n_wgs;
+  if (r < 1) r = 1;
   sim_time t = 0;
   if (st->flops > 0) {
-    unsigned __int128 num = (unsigned __int128)st->flops * (uint64_t)cfg->wgs_per_cu * SIM_S;
+    unsigned __int128 num = (unsigned __int128)st->flops * (uint64_t)occ * SIM_S;
     t = ceil_div_ps(num, (unsigned __int128)cfg->flops_per_cu_cycle * (uint64_t)cfg->clock);
   }
-  if (st->bytes > 0) {
-    unsigned __int128 num = (unsigned __int128)st->bytes * 8u * sharers * SIM_S;
-    sim_time tb = ceil_div_ps(num, (uint64_t)cfg->mem_bandwidth);
+  if (st->bytes > 0 || st->reuse_bytes > 0) {
+    int kc = st->kclass < KC_COUNT ? st->kclass : KC_STREAM;
+    double bytes = (double)st->bytes, reuse = (double)st->reuse_bytes, ps;
+    bool l2 = cfg->l2_bytes > 0;
+    if (cfg->mem_latency <= 0 && !l2) { /* the peak, shared: exact in integers */
+      unsigned __int128 num = (unsigned __int128)(st->bytes + st->reuse_bytes) * 8u * r * SIM_S * 100u;
+      sim_time tb = ceil_div_ps(num, (unsigned __int128)cfg->mem_bandwidth *
+                                         (uint64_t)cfg->eff[st->kclass < KC_COUNT ? st->kclass : 0]);
+      return tb > t ? tb : t;
+    }
+    if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cfg->l2_bytes) {
+      ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
+    } else {
+      double h = 0;
+      if (l2 && reuse > 0)
+        h = st->gather_bytes <= cfg->l2_bytes ? 1.0
+                                               : (double)cfg->l2_bytes / (double)st->gather_bytes;
+      ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, gpu_achieved_bps(cfg, r, false, kc));
+      if (h > 0) ps += share_ps(h * reuse * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
+    }
+    sim_time tb = (sim_time)ceil(ps - 1e-6);
     if (tb > t) t = tb;
   }
   return t;
+}
+
+sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st) {
+  int64_t occ = gpu_occupancy(cfg, NULL);
+  return gpu_step_time(cfg, st, (uint64_t)(cfg->cus * occ), occ);
+}
+
+sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
+                     const struct kstep *st, uint32_t wg) {
+  int64_t occ = gpu_occupancy(cfg, k);
+  uint64_t wave = (uint64_t)(cfg->cus * occ), r = wave;
+  if (cfg->bw_share == GPU_BW_KERNEL) {
+    uint64_t first = (uint64_t)wg / wave * wave;
+    r = MIN(wave, (uint64_t)k->n_wgs - first);
+    if (st->sel_count > 0) r = MIN(r, st->sel_count); /* only the selected WGs move data */
+  }
+  sim_time t = gpu_step_time(cfg, st, r, occ);
+  if (st->kclass == KC_REDUCE && k->n_wgs > 1 && wg == k->n_wgs - 1) t += cfg->reduce_pass;
+  return t;
+}
+
+sim_time gpu_barrier_time(const struct gpu_config *cfg, uint32_t n_wgs) {
+  if (cfg->barrier_table.n > 0) return par_table_eval(&cfg->barrier_table, n_wgs);
+  return cfg->barrier_base + cfg->barrier_per_wg * (sim_time)n_wgs;
+}
+
+sim_time gpu_poll_period(const struct gpu_config *cfg, uint32_t n_wgs) {
+  if (cfg->poll_table.n > 0) return par_table_eval(&cfg->poll_table, n_wgs);
+  return cfg->poll_interval;
 }
 
 sim_time gpu_launch_time(const struct gpu_config *cfg, int64_t depth) {
@@ -367,6 +479,7 @@ static void wg_finish(struct sim_comp *c, uint32_t slot) {
   s->wgs_done++;
   uint32_t qi = (uint32_t)w->queue;
   w->queue = -1;
+  q->running--;
   s->free_slots[s->n_free++] = (int32_t)slot;
   if (++q->done_wgs == q->k->n_wgs) teardown_start(c, qi);
 }
@@ -390,7 +503,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     }
     sim_time d = 0;
     switch (st->kind) {
-    case KS_COMPUTE: d = gpu_wg_compute_time(cfg, st, k->n_wgs); break;
+    case KS_COMPUTE: d = gpu_wg_time(cfg, k, st, w->wg); break;
     case KS_WAIT_FLAG: {
       uint32_t flag = st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
       check_flag(c, flag);
@@ -430,7 +543,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       w->next = q->barrier_list;
       q->barrier_list = (int32_t)slot;
       if (++q->barrier_arrived == k->n_wgs) {
-        sim_time cost = cfg->barrier_base + cfg->barrier_per_wg * (sim_time)k->n_wgs;
+        sim_time cost = gpu_barrier_time(cfg, k->n_wgs);
         q->barrier_arrived = 0;
         s->barriers++;
         s->barrier_time += cost;
@@ -448,27 +561,32 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
   }
 }
 
-/* Fills free slots with pending WGs, oldest kernel first. */
+/* Fills free slots with pending WGs, oldest kernel first, each kernel up
+ * to cus * its occupancy WGs at a time. */
 static void dispatch(struct sim_comp *c) {
   struct gpu_state *s = c->state;
-  while (s->n_free > 0 && s->disp_len > 0) {
-    uint32_t qi = s->disp[s->disp_head];
+  uint32_t kept = 0, n = s->disp_len;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t qi = s->disp[(s->disp_head + i) % s->n_q];
     struct gpu_queue *q = &s->q[qi];
-    uint32_t slot = (uint32_t)s->free_slots[--s->n_free];
-    struct gpu_wg *w = &s->wg[slot];
-    w->queue = (int32_t)qi;
-    w->wg = q->next_wg++;
-    w->step = 0;
-    w->start = sim_now(c->eng);
-    w->next = -1;
-    uint32_t used = s->n_slots - s->n_free;
-    if (used > s->slots_max) s->slots_max = used;
-    if (q->next_wg == q->k->n_wgs) {
-      s->disp_head = (s->disp_head + 1) % s->n_q;
-      s->disp_len--;
+    while (s->n_free > 0 && q->running < q->max_running && q->next_wg < q->k->n_wgs) {
+      uint32_t slot = (uint32_t)s->free_slots[--s->n_free];
+      struct gpu_wg *w = &s->wg[slot];
+      w->queue = (int32_t)qi;
+      w->wg = q->next_wg++;
+      w->step = 0;
+      w->start = sim_now(c->eng);
+      w->next = -1;
+      q->running++;
+      uint32_t used = s->n_slots - s->n_free;
+      if (used > s->slots_max) s->slots_max = used;
+      const struct gpu_config *cfg = c->config;
+      if (cfg->wg_start > 0) sim_schedule(c, cfg->wg_start, EV_WG, slot);
+      else wg_run(c, slot);
     }
-    wg_run(c, slot);
+    if (q->next_wg < q->k->n_wgs) s->disp[(s->disp_head + kept++) % s->n_q] = qi;
   }
+  s->disp_len = kept;
 }
 
 static void launch_done(struct sim_comp *c, uint32_t qi) {
@@ -484,9 +602,12 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   q->barrier_list = -1;
   q->phase = QP_RUN;
   q->t_phase = now;
-  if (q->k->n_wgs > s->n_slots && kernel_has_barrier(q->k))
-    g_error("%s: kernel %s has a device-wide barrier but %u WGs > %u slots (cus * wgs_per_cu)",
-            c->name, kernel_name(q->k), q->k->n_wgs, s->n_slots);
+  const struct gpu_config *cfg = c->config;
+  q->running = 0;
+  q->max_running = (uint32_t)(cfg->cus * gpu_occupancy(cfg, q->k));
+  if (q->k->n_wgs > q->max_running && kernel_has_barrier(q->k))
+    g_error("%s: kernel %s has a device-wide barrier but %u WGs > %u resident (cus * occupancy)",
+            c->name, kernel_name(q->k), q->k->n_wgs, q->max_running);
   if (q->k->n_wgs == 0) {
     teardown_start(c, qi);
   } else {
@@ -516,10 +637,12 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   s->flag_updates++;
   s->flags[flag] += inc;
   uint64_t v = s->flags[flag];
-  sim_time now = sim_now(c->eng), p = cfg->poll_interval;
+  sim_time now = sim_now(c->eng);
   for (int32_t *link = &s->flag_wgs[flag]; *link >= 0;) {
     struct gpu_wg *w = &s->wg[*link];
-    const struct kstep *st = &s->q[w->queue].k->steps[w->step];
+    const struct kernel *wk = s->q[w->queue].k;
+    const struct kstep *st = &wk->steps[w->step];
+    sim_time p = gpu_poll_period(cfg, wk->n_wgs);
     if (v < st->value) {
       link = &w->next;
       continue;

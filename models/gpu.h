@@ -17,26 +17,47 @@
  *   head kernel became ready. A queue serves its commands one at a time: a
  *   kernel occupies its queue from launch to the end of its teardown.
  * - After launch the kernel's WGs are dispatched, oldest kernel first, onto
- *   cus * wgs_per_cu slots shared by all kernels; a WG holds its slot until
- *   its last step ends. When the last WG ends: teardown_latency, then
- *   PK_KERNEL_DONE {a = kernel index} to the CPU and the queue moves on.
- * - KS_COMPUTE: `time` if > 0, else
- *   max(flops / (flops_per_cu_cycle * clock / wgs_per_cu),
- *       bytes / (mem_bandwidth / 8 / sharers)), rounded up to ps, where
- *   sharers = cus * wgs_per_cu, or with bw_share kernel the kernel's WG
- *   count when that is smaller.
- * - KS_WAIT_FLAG started at s continues at the first s + k*poll_interval
- *   (k >= 0) at or after the flag reaches the value.
+ *   cus * wgs_per_cu slots shared by all kernels, at most cus * occ of one
+ *   kernel at a time; a WG holds its slot until its last step ends. When the
+ *   last WG ends: teardown_latency, then PK_KERNEL_DONE {a = kernel index}
+ *   to the CPU and the queue moves on.
+ * - Occupancy: occ = resident WGs per CU of a kernel = min(wgs_per_cu,
+ *   items_per_cu / wg_items, regs_per_cu / (regs_per_item * wg_items),
+ *   local_mem_per_cu / local_bytes_per_wg), at least 1 (gpu_occupancy).
+ * - KS_COMPUTE: `time` if > 0, else the larger of the flops time
+ *   flops / (flops_per_cu_cycle * clock / occ) and the memory time, rounded
+ *   up to ps. R = WGs sharing the memory: cus * occ (bw_share slots), or the
+ *   WGs of the kernel's own wave when fewer (bw_share kernel: WG w is in
+ *   wave w / (cus * occ); the last wave holds the rest: the tail; a step
+ *   that only sel_count WGs perform: at most sel_count).
+ *   Achieved bandwidth (Little's law with the loaded latency: a request
+ *   waits its latency, then its turn at the peak rate), for class c:
+ *     1 / dram(R) = lat_c% mem_latency / (R wg_items item_bytes 8) + 1 / (eff_c% mem_bandwidth)
+ *     1 / l2(R)   = l2lat_c% l2_latency / (R wg_items item_bytes 8) + 1 / (l2eff_c% l2_bandwidth)
+ *   (latency-bound, linear in R, at low occupancy; saturating at the
+ *   peak). If 0 < ws_bytes <= l2_bytes every byte is served by L2:
+ *   t = (bytes + reuse_bytes) * 8 * R / l2(R). Else h = min(1, l2_bytes /
+ *   gather_bytes) (0 without L2) of reuse_bytes come from L2, the rest and
+ *   `bytes` from memory:
+ *     t = (bytes + (1-h) reuse) * 8 * R / dram(R) + h reuse * 8 * R / l2(R).
+ *   Each WG pays wg_start before its first step (dispatch).
+ *   KC_REDUCE: the kernel's last WG also pays reduce_pass (the second
+ *   pass over the partials).
+ * - KS_WAIT_FLAG started at s continues at the first s + k*p (k >= 0) at
+ *   or after the flag reaches the value; p = par_table_eval(poll_table,
+ *   kernel's WGs), or poll_interval when the table is empty.
  * - KS_TRIGGER / KS_HOST_REQUEST / KS_NIC_CMD: fence_latency, then the
  *   posted message leaves for the bus and the WG goes on at once.
  * - KS_BARRIER: when the kernel's last WG arrives, all go on after
- *   barrier_base + barrier_per_wg * n_wgs. All WGs must fit at once (assert).
+ *   par_table_eval(barrier_table, n_wgs), or barrier_base + barrier_per_wg
+ *   * n_wgs when the table is empty. All WGs must fit at once (error).
  * - Q_WAIT_FLAG: the queue goes on stream_wait_latency after the later of
  *   reaching the command and the flag reaching the value. Q_DOORBELL sends
  *   PK_DOORBELL {a = cmd_id} to the NIC and moves on at once. */
 #ifndef MODELS_GPU_H
 #define MODELS_GPU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -62,6 +83,23 @@ struct gpu_config {
   sim_time barrier_base;
   sim_time barrier_per_wg;
   int bw_share;                /* enum gpu_bw_share (PAR_ENUM) */
+  int64_t wg_items;            /* work-items per WG */
+  int64_t items_per_cu;        /* resident work-items per CU */
+  int64_t regs_per_cu;         /* 32-bit registers per CU */
+  int64_t local_mem_per_cu;    /* bytes */
+  sim_time mem_latency;        /* 0: memory never latency-bound */
+  int64_t item_bytes;          /* bytes a work-item keeps in flight */
+  int64_t l2_bytes;            /* 0: no L2 model */
+  int64_t l2_bandwidth;        /* bits per second */
+  sim_time l2_latency;
+  int64_t eff[KC_COUNT];       /* percent of mem_bandwidth's asymptote, per enum kclass */
+  int64_t lat[KC_COUNT];       /* percent of mem_latency, per enum kclass */
+  int64_t l2eff[KC_COUNT];     /* percent of l2_bandwidth */
+  int64_t l2lat[KC_COUNT];     /* percent of l2_latency */
+  sim_time wg_start;           /* dispatch cost of each WG before its first step */
+  sim_time reduce_pass;
+  struct par_table barrier_table; /* device-wide barrier cost against WGs; empty: linear */
+  struct par_table poll_table;    /* flag poll period against the kernel's WGs; empty: poll_interval */
 };
 
 /* How a WG's share of mem_bandwidth is counted: among all WG slots, or
@@ -76,12 +114,26 @@ extern const struct sim_type gpu_type;
 struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,
                          const struct nodeprog *prog, uint32_t node);
 
-/* Duration of one KS_COMPUTE step under CFG (the roofline above, the
- * bandwidth shared by all slots). */
+/* Resident WGs per CU of kernel K under CFG (K NULL: no kernel limits). */
+int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k);
+
+/* Achieved memory (L2: L2) bandwidth in bits/s of class KCLASS with R
+ * WGs of wg_items in flight (the formula above). */
+double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, bool l2, int kclass);
+
+/* Duration of one KS_COMPUTE step under CFG (the bandwidth shared by all
+ * cus * wgs_per_cu slots). */
 sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st);
-/* Same, for a WG of a kernel of N_WGS WGs: with bw_share kernel and fewer
- * WGs than slots, the bandwidth is shared by N_WGS. */
-sim_time gpu_wg_compute_time(const struct gpu_config *cfg, const struct kstep *st, uint32_t n_wgs);
+/* Same, for WG WG of kernel K (waves, tails and occupancy as above). */
+sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
+                     const struct kstep *st, uint32_t wg);
+/* Same, for a WG sharing memory with R WGs at occupancy OCC. */
+sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
+                       int64_t occ);
+
+/* Device-wide barrier cost for N_WGS WGs, and the flag poll period. */
+sim_time gpu_barrier_time(const struct gpu_config *cfg, uint32_t n_wgs);
+sim_time gpu_poll_period(const struct gpu_config *cfg, uint32_t n_wgs);
 
 /* Launch latency of a kernel enqueued at DEPTH (>= 1) under CFG. */
 sim_time gpu_launch_time(const struct gpu_config *cfg, int64_t depth);

@@ -25,11 +25,28 @@ enum kstep_kind {
   KS_BARRIER,      /* device-wide barrier of all the kernel's WGs */
 };
 
+/* What a KS_COMPUTE step is (its kernel class): each has its efficiency
+ * (gpu.eff_*) and cache behaviour (gpu.h). */
+enum kclass {
+  KC_STREAM,  /* reads and writes each byte once (copy, scale): the default */
+  KC_STENCIL, /* neighbours re-read through the caches (Jacobi) */
+  KC_SPMV,    /* a sparse matrix streamed, the input vector gathered */
+  KC_REDUCE,  /* dot product / norm: per-WG partials, then a second pass */
+  KC_AXPY,    /* vector update y = a x + y (two reads, one write per element) */
+  KC_COUNT
+};
+
 struct kstep {
   uint8_t kind;        /* enum kstep_kind */
+  uint8_t kclass;      /* KS_COMPUTE: enum kclass */
   int64_t flops;       /* KS_COMPUTE */
   int64_t bytes;       /* KS_COMPUTE: bytes of memory traffic */
   sim_time time;       /* KS_COMPUTE: fixed duration, overrides the roofline */
+  int64_t ws_bytes;    /* KS_COMPUTE: the kernel's whole working set (all WGs, every
+                          array it touches); <= gpu.l2_bytes: served at L2 rate. 0: unknown */
+  int64_t reuse_bytes; /* KS_COMPUTE: bytes per WG re-read from a gathered vector of
+                          gather_bytes (SpMV's x), beyond `bytes` */
+  int64_t gather_bytes;/* KS_COMPUTE: size of that vector (all WGs) */
   uint32_t flag;       /* KS_WAIT_FLAG: first flag */
   uint32_t flag_div;   /* KS_WAIT_FLAG: WGs per flag (0: all WGs wait on `flag`) */
   uint32_t value;      /* KS_WAIT_FLAG */
@@ -50,6 +67,8 @@ struct kstep {
 struct kernel {
   const char *name;
   uint32_t n_wgs;
+  uint32_t regs_per_item;      /* registers a work-item needs; 0: no register limit */
+  uint32_t local_bytes_per_wg; /* local (shared) memory a WG needs; 0: none */
   const struct kstep *steps;
   size_t n_steps;
 };

@@ -77,12 +77,31 @@ static char *describe(const struct sc_node *n) {
   return d;
 }
 
-/* "expected WANT, got <what N is>" at N. */
-static char *scalar_error(const struct sc_node *n, const char *path, const char *want) {
+char *sc_error_expected(const struct sc_node *n, const char *path, const char *want) {
   char *got = describe(n);
   char *msg = sc_error_at(n, path, "expected %s, got %s", want, got);
   g_free(got);
   return msg;
+}
+
+bool sc_check_keys(const struct sc_node *m, const char *path, const char *const *keys,
+                   size_t n_keys, char **err) {
+  for (size_t i = 0; i < m->n_pairs; i++) {
+    const struct sc_pair *p = &m->pairs[i];
+    bool known = false;
+    for (size_t k = 0; k < n_keys; k++) known = known || !strcmp(p->key, keys[k]);
+    if (known) continue;
+    const char *hint = par_suggest(p->key, keys, n_keys);
+    GString *list = g_string_new(NULL);
+    for (size_t k = 0; k < n_keys; k++) g_string_append_printf(list, "%s%s", k ? ", " : "", keys[k]);
+    char *kpath = path ? g_strdup_printf("%s.%s", path, p->key) : g_strdup(p->key);
+    *err = msg_at(p->file, p->line, p->col, kpath, "expected one of %s%s%s%s, got '%s'", list->str,
+                  hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "", p->key);
+    g_free(kpath);
+    g_string_free(list, TRUE);
+    return false;
+  }
+  return true;
 }
 
 /* " (did you mean 'x'?)" or "" (g_free). */
@@ -650,7 +669,7 @@ bool sc_apply_set(struct sc_node *root, const char *assignment, char **err) {
   const char *eq = strchr(assignment, '=');
   char **comps = eq ? split_path(assignment, (size_t)(eq - assignment)) : NULL;
   if (comps && (!root || root->kind != SC_MAP)) {
-    *err = scalar_error(root, NULL, "a mapping to assign into");
+    *err = sc_error_expected(root, NULL, "a mapping to assign into");
     g_strfreev(comps);
     return false;
   }
@@ -824,7 +843,7 @@ static bool check_top_keys(const struct sc_node *root, char **err) {
 static bool load_name(struct scenario *s, char **err) {
   const struct sc_node *n = sc_map_get(s->root, "name");
   if (n && (n->kind != SC_SCALAR || !*n->scalar)) {
-    *err = scalar_error(n, "name", "a non-empty name");
+    *err = sc_error_expected(n, "name", "a non-empty name");
     return false;
   }
   if (n) {
@@ -843,13 +862,13 @@ static bool load_seed(struct scenario *s, char **err) {
   bool digits = n->kind == SC_SCALAR && *n->scalar;
   for (const char *c = digits ? n->scalar : ""; *c; c++) digits = digits && g_ascii_isdigit(*c);
   if (!digits) {
-    *err = scalar_error(n, "seed", "a non-negative integer");
+    *err = sc_error_expected(n, "seed", "a non-negative integer");
     return false;
   }
   errno = 0;
   s->seed = g_ascii_strtoull(n->scalar, NULL, 10);
   if (errno == ERANGE) {
-    *err = scalar_error(n, "seed", "a non-negative integer of at most 18446744073709551615");
+    *err = sc_error_expected(n, "seed", "a non-negative integer of at most 18446744073709551615");
     return false;
   }
   return true;
@@ -876,7 +895,7 @@ static bool load_hardware(struct scenario *s, char **err) {
   const struct sc_catalog *cat = s->catalog;
   const struct sc_node *hw = sc_map_get(s->root, "hardware");
   if (hw && !is_null(hw) && hw->kind != SC_MAP) {
-    *err = scalar_error(hw, "hardware", "a mapping of hardware groups");
+    *err = sc_error_expected(hw, "hardware", "a mapping of hardware groups");
     return false;
   }
   if (hw && hw->kind == SC_MAP && !check_hardware_names(hw, cat, err)) return false;
@@ -901,7 +920,7 @@ static bool find_workload(const struct scenario *s, const struct sc_node *w, siz
   long i = kind && kind->kind == SC_SCALAR ? name_index(kind->scalar, names, cat->n_workloads) : -1;
   char *want = g_strdup_printf("a workload kind (one of %s)", list);
   if (!kind) *err = sc_error_at(w, "workload.kind", "expected %s, got nothing", want);
-  else if (kind->kind != SC_SCALAR || !*kind->scalar) *err = scalar_error(kind, "workload.kind", want);
+  else if (kind->kind != SC_SCALAR || !*kind->scalar) *err = sc_error_expected(kind, "workload.kind", want);
   else if (i < 0)
     *err = unknown_name(kind->file, kind->line, kind->col, "workload.kind", "a workload kind",
                         kind->scalar, names, cat->n_workloads);
@@ -920,7 +939,7 @@ static bool load_workload(struct scenario *s, char **err) {
     return false;
   }
   if (w->kind != SC_MAP) {
-    *err = scalar_error(w, "workload", "a mapping with a 'kind'");
+    *err = sc_error_expected(w, "workload", "a mapping with a 'kind'");
     return false;
   }
   size_t idx;
@@ -934,7 +953,7 @@ static bool load_workload(struct scenario *s, char **err) {
 static bool add_policy(struct scenario *s, const struct sc_node *n, char **err) {
   const struct sc_catalog *cat = s->catalog;
   if (n->kind != SC_SCALAR || !*n->scalar) {
-    *err = scalar_error(n, "policies", "a policy name");
+    *err = sc_error_expected(n, "policies", "a policy name");
     return false;
   }
   if (name_index(n->scalar, cat->policies, cat->n_policies) < 0) {
@@ -962,7 +981,7 @@ static bool load_policies(struct scenario *s, char **err) {
     return true;
   }
   if (n->kind == SC_MAP || (n->kind == SC_SEQ && !n->n_items)) {
-    *err = scalar_error(n, "policies", "a list of policy names");
+    *err = sc_error_expected(n, "policies", "a list of policy names");
     return false;
   }
   s->policies = g_new0(char *, n->kind == SC_SEQ ? n->n_items + 1 : 2);

@@ -72,6 +72,16 @@ const struct sc_node *sc_node_near(const struct sc_node *root, const char *path)
 char *sc_error_at(const struct sc_node *n, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* "file:line:col: PATH: expected WANT, got <what N is>" ('x', a mapping,
+ * nothing ...), newly allocated (g_free). */
+char *sc_error_expected(const struct sc_node *n, const char *path, const char *want);
+
+/* True when every key of map M is one of KEYS; else false and *ERR at the
+ * first other key ("PATH.key: expected one of ..., got 'key'", with a
+ * did-you-mean hint). PATH NULL: top-level keys. */
+bool sc_check_keys(const struct sc_node *m, const char *path, const char *const *keys,
+                   size_t n_keys, char **err);
+
 /* Binds map node M (found at key path PATH, e.g. "hardware.gpu") onto a
  * config struct of group G: starts from the defaults, then parses each key.
  * Unknown keys are errors with a did-you-mean hint; a non-scalar value where

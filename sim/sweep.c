@@ -19,34 +19,8 @@ static const char *const plot_keys[] = {"x",      "y",      "series", "logx",   
 static const char *const range_keys[] = {"from", "to", "steps", "scale"};
 
 static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {
-  const char *got = !n                     ? "nothing"
-                    : n->kind == SC_MAP    ? "a mapping"
-                    : n->kind == SC_SEQ    ? "a sequence"
-                    : !*n->scalar          ? "an empty value"
-                                           : NULL;
-  if (got) *err = sc_error_at(n, path, "expected %s, got %s", want, got);
-  else *err = sc_error_at(n, path, "expected %s, got '%s'", want, n->scalar);
+  *err = sc_error_expected(n, path, want);
   return false;
-}
-
-/* Every key of map M is one of KEYS. */
-static bool check_keys(const struct sc_node *m, const char *path, const char *const *keys,
-                       size_t n_keys, char **err) {
-  for (size_t i = 0; i < m->n_pairs; i++) {
-    const struct sc_pair *p = &m->pairs[i];
-    bool known = false;
-    for (size_t k = 0; k < n_keys; k++) known = known || !strcmp(p->key, keys[k]);
-    if (known) continue;
-    GString *list = g_string_new(NULL);
-    for (size_t k = 0; k < n_keys; k++) g_string_append_printf(list, "%s%s", k ? ", " : "", keys[k]);
-    char *kpath = g_strdup_printf("%s.%s", path, p->key);
-    struct sc_node at = {.file = p->file, .line = p->line, .col = p->col};
-    *err = sc_error_at(&at, kpath, "expected one of %s, got '%s'", list->str, p->key);
-    g_free(kpath);
-    g_string_free(list, TRUE);
-    return false;
-  }
-  return true;
 }
 
 /* A whole number in [LO, HI] from scalar N. */
@@ -89,7 +63,7 @@ static char *format_step(double v, const char *unit) {
 static bool parse_range(const struct sc_node *r, const char *path, struct sw_axis *ax, char **err) {
   if (r->kind != SC_MAP)
     return fail(err, r, path, "a mapping {from, to, steps, scale: linear|log}");
-  if (!check_keys(r, path, range_keys, G_N_ELEMENTS(range_keys), err)) return false;
+  if (!sc_check_keys(r, path, range_keys, G_N_ELEMENTS(range_keys), err)) return false;
   char *fpath = g_strdup_printf("%s.from", path), *tpath = g_strdup_printf("%s.to", path);
   char *spath = g_strdup_printf("%s.steps", path), *cpath = g_strdup_printf("%s.scale", path);
   const struct sc_node *from = sc_map_get(r, "from"), *to = sc_map_get(r, "to");
@@ -136,7 +110,7 @@ static bool parse_range(const struct sc_node *r, const char *path, struct sw_axi
 static bool parse_axis(const struct sc_node *a, const char *path, struct sw_axis *ax, char **err) {
   if (a->kind != SC_MAP)
     return fail(err, a, path, "an axis mapping {path: P, values: [...]} or {path: P, range: {...}}");
-  if (!check_keys(a, path, axis_keys, G_N_ELEMENTS(axis_keys), err)) return false;
+  if (!sc_check_keys(a, path, axis_keys, G_N_ELEMENTS(axis_keys), err)) return false;
   ax->at = a;
   const struct sc_node *p = sc_map_get(a, "path");
   const struct sc_node *values = sc_map_get(a, "values"), *range = sc_map_get(a, "range");
@@ -211,7 +185,7 @@ struct sw_plan *sw_plan_parse(const struct sc_node *sweep, char **err) {
   bool ok = true;
   if (sweep->kind != SC_MAP)
     ok = fail(err, sweep, "sweep", "a mapping with axes, combine and repeat");
-  ok = ok && check_keys(sweep, "sweep", sweep_keys, G_N_ELEMENTS(sweep_keys), err);
+  ok = ok && sc_check_keys(sweep, "sweep", sweep_keys, G_N_ELEMENTS(sweep_keys), err);
   const struct sc_node *combine = ok ? sc_map_get(sweep, "combine") : NULL;
   if (combine) {
     p->zip = combine->kind == SC_SCALAR && !strcmp(combine->scalar, "zip");
@@ -293,7 +267,7 @@ char *sw_fingerprint(const struct sc_node *root, const char *extra) {
 
 bool sw_plot_check(const struct sc_node *plot, char **err) {
   if (plot->kind != SC_MAP) return fail(err, plot, "plot", "a mapping with x, y, series, ...");
-  if (!check_keys(plot, "plot", plot_keys, G_N_ELEMENTS(plot_keys), err)) return false;
+  if (!sc_check_keys(plot, "plot", plot_keys, G_N_ELEMENTS(plot_keys), err)) return false;
   for (size_t i = 0; i < plot->n_pairs; i++) {
     const struct sc_pair *p = &plot->pairs[i];
     const struct sc_node *v = p->value;

@@ -123,6 +123,85 @@ static void test_derive(void) {
   g_free(err);
 }
 
+/* Synthetic sweeps of a 2-CU GPU with 4 WGs per CU: streaming bandwidth
+ * from the law 1/bw(k) = L / (k 2 256 4 B 8) + 1/P with L = 200 ns and P =
+ * 8 Tbps (k = 1: 16384 bits in flight, bw = 1 / (200e-9 / 16384 + 1 / 8e12)
+ * = 80.4 Gbps); the working-set sweep by the law with 1 ns and 32 Tbps up
+ * to 4 MiB (21.6 Tbps at k = 4: over 1.3 P, so L2) and by the memory's
+ * beyond; the device cache 4 MiB; a barrier table; the profile
+ * written, its measurements read back (calibrate --from) and derived
+ * again give the same hardware. */
+static double law_bps(double k, double lat_s, double peak) {
+  return 1.0 / (lat_s / (k * 2 * 256 * 4 * 8) + 1.0 / peak);
+}
+
+static void test_derive_kernels_round_trip(void) {
+  struct calib_meas m;
+  synth(&m);
+  m.is_gpu = true;
+  m.max_wgs_per_cu = 4;
+  m.cache_bytes = 4 << 20;
+  m.n_k = 4;
+  for (int i = 0; i < 4; i++) {
+    m.k[i] = i + 1;
+    m.k_bps[i] = law_bps(i + 1, 200e-9, 8e12);
+  }
+  m.n_ws = 3;
+  m.ws[0] = 1 << 20, m.ws[1] = 4 << 20, m.ws[2] = 64 << 20;
+  m.ws_bps[0] = m.ws_bps[1] = law_bps(4, 1e-9, 32e12), m.ws_bps[2] = law_bps(4, 200e-9, 8e12);
+  m.ws_small_k1_bps = law_bps(1, 1e-9, 32e12);
+  m.n_bar = 2;
+  m.bar_wgs[0] = 2, m.bar_wgs[1] = 8;
+  m.bar_s[0] = 1e-6, m.bar_s[1] = 3e-6;
+  m.bar_resident[0] = m.bar_resident[1] = true;
+  struct calib_hw hw, again;
+  struct calib_fit fit;
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  /* The law recovered: L = 200 ns, P = 8 Tbps; L2 = 4 MiB (the device's
+   * size, which the sweep brackets: fast at 4 MiB, slow at 64), its law
+   * 1 ns and 32 Tbps; the barrier table as measured. */
+  CU_ASSERT_TRUE(llabs(hw.gpu.mem_latency - 200000) <= 2);
+  CU_ASSERT_TRUE(llabs(hw.gpu.mem_bandwidth - 8000000000000) < 1000000);
+  CU_ASSERT_EQUAL(hw.gpu.l2_bytes, 4 << 20);
+  CU_ASSERT_TRUE(llabs(hw.gpu.l2_latency - 1000) <= 2);
+  CU_ASSERT_TRUE(llabs(hw.gpu.l2_bandwidth - 32000000000000) < 10000000);
+  CU_ASSERT_EQUAL(hw.gpu.wgs_per_cu, 4);
+  CU_ASSERT_EQUAL(hw.gpu.items_per_cu, 1024);
+  CU_ASSERT_EQUAL(hw.gpu.barrier_table.n, 2);
+  CU_ASSERT_EQUAL(hw.gpu.barrier_table.y[1], 3 * US);
+  char *dir = g_dir_make_tmp("calib-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "p.yaml", NULL);
+  CU_ASSERT_TRUE_FATAL(calib_write_profile(path, &m, &fit, &hw, &err));
+  struct calib_meas back;
+  CU_ASSERT_TRUE_FATAL(calib_read_meas(path, &back, &err));
+  CU_ASSERT_EQUAL(back.n_k, 4);
+  CU_ASSERT_EQUAL(back.n_ws, 3);
+  CU_ASSERT_TRUE(back.is_gpu);
+  CU_ASSERT_TRUE_FATAL(calib_derive(&back, &again, &fit, &err));
+  /* Written in whole ps and bps, read back: the same within rounding. */
+  CU_ASSERT_TRUE(llabs(again.gpu.mem_latency - hw.gpu.mem_latency) <= 2);
+  CU_ASSERT_TRUE(llabs(again.gpu.mem_bandwidth - hw.gpu.mem_bandwidth) < 1000000);
+  CU_ASSERT_EQUAL(again.gpu.l2_bytes, hw.gpu.l2_bytes);
+  CU_ASSERT_EQUAL(memcmp(&again.gpu.barrier_table, &hw.gpu.barrier_table, sizeof hw.gpu.barrier_table), 0);
+  struct calib_hw prof;
+  CU_ASSERT_TRUE_FATAL(calib_read_profile(path, &prof, &err));
+  CU_ASSERT_EQUAL(prof.gpu.mem_latency, hw.gpu.mem_latency);
+  CU_ASSERT_EQUAL(prof.gpu.bw_share, GPU_BW_KERNEL);
+  /* A profile without measurements cannot be derived again. */
+  char *bare = g_build_filename(dir, "bare.yaml", NULL);
+  g_file_set_contents(bare, "hardware:\n  gpu:\n    cus: 2\n", -1, NULL);
+  CU_ASSERT_FALSE(calib_read_meas(bare, &back, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "provenance.measured: expected the measurements"));
+  g_free(err);
+  g_unlink(bare);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(bare);
+  g_free(path);
+  g_free(dir);
+}
+
 static void test_profile_round_trip(void) {
   struct calib_meas m;
   struct calib_hw hw, back;
@@ -272,11 +351,17 @@ static void test_measured_compute_cache(void) {
 }
 
 /* A scenario including the committed H100 profile runs deterministically
- * from it. Sync, grid 4096: 256^2 = 65536 WGs on 132 x 8 = 1056 slots = 63
- * waves of ceil(2048 B * 8 * 1056 / 15153301810963 bps) = 1141765 ps each =
- * 71931195 ps; plus the profile's round trip: launch_submit 5011391 + bus
- * 1411152 + launch 2822305 + teardown 0 + bus 1411152 = 10656000 ps (the
- * measured roundtrip). Per iteration 82587195 ps, as validate-real printed. */
+ * from it. Sync, grid 4096: 256^2 = 65536 WGs of 2048 B (16384 bits) on
+ * 132 x 8 = 1056 slots: 62 full waves and a tail of 64. The stencil class
+ * out of L2 (2 x 4096^2 x 4 B = 128 MiB > 48 MiB): latency 1.45 x
+ * 172161 ps, asymptote 1.31 x 33756070575862 bps; a WG among R takes
+ * 16384 R (lat / (R 8192) + 1 / asym) = 2 lat + 16384 R / asym:
+ * R = 1056: 499266.9 + 391256.6 -> 890524 ps (890523 after the
+ * double's rounding); R = 64: 499266.9 + 23712.5 -> 522980 ps; each wave
+ * also pays wg_start 388641 ps: 62 x (890523 + 388641) + 522980 + 388641
+ * = 80219789 ps. Plus the profile's round trip: launch_submit 3806312 +
+ * bus 1337172 + launch 2674344 + teardown 0 + bus 1337172 = 9155000 ps
+ * (the measured roundtrip): 89374789 ps per iteration. */
 static void test_run_on_committed_profile(void) {
   const char *configs = g_getenv("TRIGSIM_CONFIGS");
   CU_ASSERT_PTR_NOT_NULL_FATAL(configs);
@@ -290,9 +375,9 @@ static void test_run_on_committed_profile(void) {
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &a, NULL), 0);
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &b, NULL), 0);
   CU_ASSERT_STRING_EQUAL(a, b);
-  /* Events, as in the cached case: per iteration one per WG and 8 of
-   * control, 2 x (65536 + 8) = 131088. */
-  CU_ASSERT_PTR_NOT_NULL(strstr(a, ",hdn,165174390,131088,82587195,"));
+  /* Events: per iteration two per WG (its dispatch, wg_start > 0, and
+   * its step) and 8 of control, 2 x (2 x 65536 + 8) = 262160. */
+  CU_ASSERT_PTR_NOT_NULL(strstr(a, ",hdn,178749578,262160,89374789,"));
   g_free(a);
   g_free(b);
   g_free(sc);
@@ -307,6 +392,7 @@ int main(void) {
       {"Jacobi work in the model", test_jacobi_work},
       {"parameters derived from measurements", test_derive},
       {"profile writer/reader round trip", test_profile_round_trip},
+      {"occupancy, L2 and barrier sweeps: derived, written, read back", test_derive_kernels_round_trip},
       {"Jacobi loop model, sync and async", test_predict_loop},
       {"calibrate and validate-real input errors", test_cli_errors},
       {"committed profiles bind", test_committed_profiles_bind},

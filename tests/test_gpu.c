@@ -3,7 +3,9 @@
  * front-end serialization, WG flag polling (one flag per group of WGs:
  * flag_div), trigger stores (per WG and per work-item), step selectors,
  * commands and host requests by parts, device-wide barriers, stream
- * wait-on-flag, the bandwidth share (bw_share); every time derived by hand.
+ * wait-on-flag, the bandwidth share (bw_share), occupancy and achieved
+ * bandwidth (Little's law), tail waves, L2, kernel classes, persistent
+ * loops and the barrier table; every time derived by hand.
  *
  * The rig: a node's bus (latency B = 100 ns, control messages free), the
  * GPU, the CPU and a fake NIC that records what it receives. Unless a test
@@ -598,11 +600,12 @@ static void test_bw_share(void) {
   const uint32_t n[] = {1, 2, 3, 4, 8};
   const sim_time kern[] = {750 * NS, 1500 * NS, 2250 * NS, 3 * US, 3 * US};
   for (size_t i = 0; i < G_N_ELEMENTS(n); i++) {
+    const struct kernel kn = {.n_wgs = n[i]};
     g.bw_share = GPU_BW_SLOTS;
-    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &mem, n[i]), 3 * US);
+    CU_ASSERT_EQUAL(gpu_wg_time(&g, &kn, &mem, 0), 3 * US);
     g.bw_share = GPU_BW_KERNEL;
-    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &mem, n[i]), kern[i]);
-    CU_ASSERT_EQUAL(gpu_wg_compute_time(&g, &fl, n[i]), 1 * US);
+    CU_ASSERT_EQUAL(gpu_wg_time(&g, &kn, &mem, 0), kern[i]);
+    CU_ASSERT_EQUAL(gpu_wg_time(&g, &kn, &fl, 0), 1 * US);
   }
   /* gpu_compute_time is the all-slots share in either mode. */
   CU_ASSERT_EQUAL(gpu_compute_time(&g, &mem), 3 * US);
@@ -645,8 +648,189 @@ static void test_params(void) {
   CU_ASSERT_EQUAL(gpu_params.config_size, sizeof g);
 }
 
+/* A GPU of 2 CUs and 256-item WGs each keeping 4 B in flight (8192 bits),
+ * memory latency 1 us and an asymptote of 8.192 Tbps: a WG moving 1024 B
+ * (8192 bits) while R WGs share the memory takes
+ *   8192 R (1us / (R 8192) + 1 / 8.192e12) s = 1 us + R ns. */
+static void little_gpu(struct gpu_config *g) {
+  par_group_defaults(&gpu_params, g);
+  g->cus = 2;
+  g->wgs_per_cu = 8;
+  g->items_per_cu = 2048;
+  g->wg_items = 256;
+  g->item_bytes = 4;
+  g->mem_latency = 1 * US;
+  g->mem_bandwidth = 8192000000000;
+  g->flops_per_cu_cycle = 1048576; /* flops negligible */
+  g->bw_share = GPU_BW_KERNEL;
+}
+
+static void test_occupancy_little(void) {
+  struct gpu_config g;
+  little_gpu(&g);
+  const struct kstep st = {.kind = KS_COMPUTE, .bytes = 1024};
+  /* Occupancy: min(8 WGs, 2048 / 256 = 8 items) = 8; 1024 items per CU:
+   * 4; registers 65536 / (128 * 256) = 2; local memory 48 KiB / 20 KiB = 2;
+   * one WG's worth of items: 1. */
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, NULL), 8);
+  g.items_per_cu = 1024;
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, NULL), 4);
+  g.items_per_cu = 2048;
+  g.regs_per_cu = 65536;
+  g.local_mem_per_cu = 48 * 1024;
+  const struct kernel kr = {.n_wgs = 1, .regs_per_item = 128};
+  const struct kernel kl = {.n_wgs = 1, .local_bytes_per_wg = 20 * 1024};
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &kr), 2);
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &kl), 2);
+  g.items_per_cu = 256;
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, NULL), 1);
+  /* Occupancy 1: a kernel of 2 WGs (one per CU), R = 2: 1.002 us each.
+   * Full occupancy (8): 16 WGs, R = 16: 1.016 us; the device moves
+   * 16 x 1024 B in 1.016 us instead of 2 x 1024 B in 1.002 us: 7.9 x the
+   * bandwidth (latency-bound: it grows with the WGs in flight). */
+  const struct kernel k2 = {.n_wgs = 2}, k16 = {.n_wgs = 16};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k2, &st, 0), 1002 * NS);
+  g.items_per_cu = 2048;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 15), 1016 * NS);
+  /* Achieved bandwidth at R = 16: 1 / (1e-6 / 131072 + 1 / 8.192e12) =
+   * 131072 / 1.016e-6 bps. */
+  CU_ASSERT_DOUBLE_EQUAL(gpu_achieved_bps(&g, 16, false, KC_STREAM), 131072 / 1.016e-6, 1);
+  /* No latency: the asymptote, shared (the old model): 8192 x 16 bits at
+   * 8.192 Tbps = 16 ns. */
+  g.mem_latency = 0;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 16 * NS);
+  /* A class with half the asymptote and twice the latency: 2 us + 32 ns. */
+  g.mem_latency = 1 * US;
+  g.eff[KC_SPMV] = 50;
+  g.lat[KC_SPMV] = 200;
+  const struct kstep sp = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .bytes = 1024};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &sp, 0), 2032 * NS);
+}
+
+/* Waves and a tail: 20 WGs on 2 CUs x 8 = 16 slots: WGs 0-15 share with
+ * 16 (1.016 us), the tail's 4 WGs (16-19) with 4 (1.004 us). Through the
+ * engine the kernel ends launch + 1.016 + 1.004 us + teardown after the
+ * launch, and the dispatch cost wg_start (0.5 us) adds once per wave. */
+static void test_tail_wave(void) {
+  struct gpu_config g;
+  little_gpu(&g);
+  const struct kstep st = {.kind = KS_COMPUTE, .bytes = 1024};
+  const struct kernel k = {.n_wgs = 20};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &st, 0), 1016 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &st, 15), 1016 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &st, 16), 1004 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &st, 19), 1004 * NS);
+  /* Slots mode shares among all 16 slots, tail or not. */
+  g.bw_share = GPU_BW_SLOTS;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &st, 19), 1016 * NS);
+  g.bw_share = GPU_BW_KERNEL;
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .bytes = 1024}};
+  static const struct kernel ks[] = {{.name = "tail", .n_wgs = 20, .steps = steps, .n_steps = 1}};
+  static const struct nodeprog prog = {.kernels = ks, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  little_gpu(&r.g);
+  r.g.wg_start = 500 * NS;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* WGs start at B + L = 1.6 us: wave 1 ends 1.6 + 0.5 + 1.016, the tail
+   * 0.5 + 1.004 later: 4.62 us. */
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_last_end"), 4620 * NS);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.slots_max"), 16);
+  rig_free(&r);
+}
+
+/* A persistent loop: 40 tiles of 1024 B on 16 slots folded by 3 into 14
+ * WGs (kernel.c does the folding; see test_policy), three iterations with
+ * a device-wide barrier between them, barrier table "8:1us, 24:3us".
+ * A WG's 3 tiles among 14: 8192 x 3 x 14 x (1us / (14 x 8192) + 1 /
+ * 8.192e12) s = 3 us + 42 ns; barrier(14) = 1.75 us. Last WG end: 1.6 +
+ * 3 x 3.042 + 2 x 1.75 = 14.226 us; main_done + T + B = 15.826 us. */
+static void test_persistent_loop(void) {
+  static const struct kstep it = {.kind = KS_COMPUTE, .bytes = 3 * 1024};
+  static const struct kstep bar = {.kind = KS_BARRIER};
+  static const struct kstep steps[] = {it, bar, it, bar, it};
+  static const struct kernel ks[] = {{.name = "pers", .n_wgs = 14, .steps = steps, .n_steps = 5}};
+  static const struct nodeprog prog = {.kernels = ks, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  little_gpu(&r.g);
+  char *err = NULL;
+  for (size_t i = 0; i < gpu_params.n_decls; i++)
+    if (strcmp(gpu_params.decls[i].key, "barrier_table") == 0)
+      CU_ASSERT_TRUE(par_set(&gpu_params.decls[i], &r.g, "8:1us, 24:3us", &err));
+  rig_build(&r, &prog);
+  rig_run(&r);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_last_end"), 14226 * NS);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), 15826 * NS);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barriers"), 2);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barrier_time"), 3500 * NS);
+  rig_free(&r);
+  g_free(err);
+}
+
+/* L2 of 1 MiB at 4 x the memory asymptote (32.768 Tbps) and 0.25 us
+ * latency: a WG of 1024 B among 16 takes 0.25 us + 8192 x 16 / 32.768e12 s
+ * = 0.254 us when the kernel's working set fits (1 MiB), 1.016 us from
+ * memory when it does not (1 MiB + 1 B). SpMV re-reads of a 2 MiB vector:
+ * half of them from L2 (h = 1 MiB / 2 MiB). */
+static void test_l2_working_set(void) {
+  struct gpu_config g;
+  little_gpu(&g);
+  g.l2_bytes = 1 << 20;
+  g.l2_bandwidth = 32768000000000;
+  g.l2_latency = 250 * NS;
+  const struct kernel k = {.n_wgs = 16};
+  struct kstep st = {.kind = KS_COMPUTE, .bytes = 1024, .ws_bytes = 1 << 20};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &st, 0), 254 * NS);
+  st.ws_bytes = (1 << 20) + 1;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &st, 0), 1016 * NS);
+  /* 1024 B streamed + 2048 B re-read, h = 0.5: memory 2048 B = 2 x 1.016,
+   * L2 1024 B = 0.254: 2.286 us. With the vector in L2 (1 MiB): memory
+   * 1.016 + L2 2048 B = 0.25 x 2 + 0.004 x 2 = 0.508: 1.524 us. */
+  const struct kstep sp = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .bytes = 1024,
+                           .reuse_bytes = 2048, .gather_bytes = 2 << 20, .ws_bytes = 8 << 20};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &sp, 0), 2286 * NS);
+  struct kstep sp2 = sp;
+  sp2.gather_bytes = 1 << 20;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &sp2, 0), 1524 * NS);
+  /* A reduction's last WG also pays the second pass. */
+  g.reduce_pass = 3 * US;
+  const struct kstep red = {.kind = KS_COMPUTE, .kclass = KC_REDUCE, .bytes = 1024};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &red, 14), 1016 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k, &red, 15), 4016 * NS);
+}
+
+/* Barrier table "8:1us, 24:3us": 14 WGs -> 1 + (14 - 8) / 16 x 2 = 1.75 us;
+ * under 8: 1 us; over 24: 3 us. Empty: base + per WG. Poll table alike. */
+static void test_barrier_table(void) {
+  struct gpu_config g;
+  par_group_defaults(&gpu_params, &g);
+  char *err = NULL;
+  const struct par_decl *d = NULL;
+  for (size_t i = 0; i < gpu_params.n_decls; i++)
+    if (strcmp(gpu_params.decls[i].key, "barrier_table") == 0) d = &gpu_params.decls[i];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  CU_ASSERT_EQUAL(gpu_barrier_time(&g, 14), 1 * US + 14 * 10 * NS); /* defaults: 1us + 10ns/WG */
+  CU_ASSERT_TRUE(par_set(d, &g, "8:1us, 24:3us", &err));
+  CU_ASSERT_EQUAL(gpu_barrier_time(&g, 14), 1750 * NS);
+  CU_ASSERT_EQUAL(gpu_barrier_time(&g, 2), 1 * US);
+  CU_ASSERT_EQUAL(gpu_barrier_time(&g, 100), 3 * US);
+  CU_ASSERT_EQUAL(gpu_poll_period(&g, 14), g.poll_interval);
+  g.poll_table = g.barrier_table;
+  CU_ASSERT_EQUAL(gpu_poll_period(&g, 16), 2 * US);
+  g_free(err);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
+      {"occupancy; a kernel at 1 and at full occupancy (Little's law)", test_occupancy_little},
+      {"waves and a tail wave, WG dispatch", test_tail_wave},
+      {"working set just under and just over L2; SpMV gathers; second pass", test_l2_working_set},
+      {"barrier table interpolation", test_barrier_table},
+      {"a persistent loop over tiles with its barriers", test_persistent_loop},
       {"two waves at occupancy 1", test_two_waves},
       {"launch + work + teardown = span (roofline, trace)", test_span_roofline},
       {"launch cost from the depth table", test_launch_table},

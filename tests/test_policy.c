@@ -78,8 +78,14 @@ static void test_ping_hdn(void) {
   /* Submit 1000; queue command at the GPU 1102; launch 1500 = 2602; WG
    * 8 ns = 2610; teardown 1500 = 4110; completion at the CPU 4212; the
    * CPU began waiting at 1000 and polls every 500: 4500. Send 200 + 1000 =
-   * 5700, c = 5802; flag + LEG, recv 500. */
-  CU_ASSERT_EQUAL(ping_time("hdn"), 5802000 + LEG + 500000);
+   * 5700, c = 5802; the target's host polls the flag (GPU-TN Sec. 5.2):
+   * done at c + LEG. */
+  CU_ASSERT_EQUAL(ping_time("hdn"), 5802000 + LEG);
+}
+
+static void test_ping_hdn2s(void) {
+  /* As hdn, but the target completes a two-sided receive: + recv 500. */
+  CU_ASSERT_EQUAL(ping_time("hdn2s"), 5802000 + LEG + 500000);
 }
 
 static void test_ping_gds(void) {
@@ -259,25 +265,29 @@ static struct wl_program *edge_pingpong(void) {
   return p;
 }
 
-/* One-kernel policies fold a kernel that waits (a receive) and has more
- * WGs than slots by the smallest power of two >= ceil(wgs / slots); the
- * edge selectors fold with it. */
+/* One-kernel policies size the kernel to residency: with more WGs than
+ * slots, each WG does fold = ceil(wgs / slots) WGs' work, or up to twice
+ * that when a larger fold keeps the edge selectors progressions; the
+ * selectors fold with it. */
 static void test_fold_keeps_edges(void) {
   struct fold_case {
     int64_t cus, wgs_per_cu;
     int64_t wgs;             /* the folded kernel's WGs (ranks 0 and 1) */
+    int64_t wgs2;            /* rank 2's (no selectors) */
     int64_t stores0, stores1; /* trigger stores at node0's and node1's NIC */
   };
-  /* 12 slots: ceil(32 / 12) = 3 -> fold 4 (not 3): 32 / 4 = 8 WGs. Right
-   * edge {7, 8, 4} -> {7 / 4, 8 / 4, 4} = {1, 2, 4}: WGs 1, 3, 5, 7, four
-   * of 8, 4 x 2 = 8 stores; left {0, 8, 4} -> {0, 2, 4}: 4 x 3 = 12.
-   * 16 slots: ceil 2 -> fold 2, 16 WGs; {3, 4, 4} and {0, 4, 4}: 8 and 12.
+  /* 12 slots: fold ceil(32 / 12) = 3 would lose the edges (stride 8 is
+   * neither <= 3 nor a multiple of 3: the image {2, 5, 7, 10} is no
+   * progression, all 11 WGs would send); 4 keeps them: 8 WGs. Right edge
+   * {7, 8, 4} -> {1, 2, 4}: 4 x 2 = 8 stores; left {0, 2, 4}: 4 x 3 = 12.
+   * Rank 2 has no selectors: fold 3, ceil(32 / 3) = 11 WGs.
+   * 16 slots: fold 2, 16 WGs; {3, 4, 4} and {0, 4, 4}: 8 and 12.
    * 32 slots: no fold, 32 WGs; the edges as given: 8 and 12.
-   * 1 slot: fold 32, 1 WG; stride 8 is not a multiple of 32: the image is
-   * not a progression, so the one WG makes the whole send: 2 and 3. With
-   * the selectors lost, 12 slots would give 8 x 2 = 16 and 8 x 3 = 24. */
+   * 1 slot: fold 32, 1 WG; the image is WG 0 alone: it makes the whole
+   * send, 2 and 3. With the selectors lost at 16 slots: 16 x 2 = 32 and
+   * 16 x 3 = 48. */
   const struct fold_case cases[] = {
-      {6, 2, 8, 8, 12}, {4, 4, 16, 8, 12}, {8, 4, 32, 8, 12}, {1, 1, 1, 2, 3}};
+      {6, 2, 8, 11, 8, 12}, {4, 4, 16, 16, 8, 12}, {8, 4, 32, 32, 8, 12}, {1, 1, 1, 1, 2, 3}};
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     const struct fold_case *fc = &cases[i];
     struct hw h;
@@ -291,8 +301,9 @@ static void test_fold_keeps_edges(void) {
     if (err) fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), fc->wgs);
     CU_ASSERT_EQUAL(counter(&r, "node1.gpu.wgs"), fc->wgs);
-    /* Rank 2 neither waits nor syncs: its 32 WGs run in waves. */
-    CU_ASSERT_EQUAL(counter(&r, "node2.gpu.wgs"), 32);
+    /* Rank 2 neither waits nor syncs, but its one kernel is the whole
+     * program: persistent, sized to residency too. */
+    CU_ASSERT_EQUAL(counter(&r, "node2.gpu.wgs"), fc->wgs2);
     CU_ASSERT_EQUAL(counter(&r, "node0.nic.triggers_stored"), fc->stores0);
     CU_ASSERT_EQUAL(counter(&r, "node1.nic.triggers_stored"), fc->stores1);
     /* One message per storing WG: stores / stores per WG. */
@@ -324,13 +335,13 @@ static void test_fold_keeps_edges(void) {
   }
 }
 
-/* A selection whose stride is below the fold: 32 WGs folded by 4 (12
- * slots, as above) into 8; rank 0's send is made by WGs {0, 2, 4} = 0, 2,
- * 4, 6, which folded WGs 0 (originals 0-3) and 1 (4-7) cover. The image
- * {0, 0, 1, 1} = {0, 1} is a progression (first 0, stride 1, count 2), so
- * by fold_sel's rule (lower.c: all WGs only when the image is not one)
- * 2 WGs store, once each: 2 stores, not 8; the threshold counts the same
- * 2. Rank 1's reply is made by all 8: 8 stores. */
+/* A selection whose stride is below the fold: 32 WGs folded by 3 (12
+ * slots, as above) into 11; rank 0's send is made by WGs {0, 2, 4} = 0, 2,
+ * 4, 6, which folded WGs 0 (originals 0-2), 1 (3-5) and 2 (6-8) cover.
+ * The image {0, 0, 1, 2} = {0, 1, 2} is a progression (first 0, stride 1,
+ * count 3), so by fold_sel's rule (kernel.c: all WGs only when the image
+ * is not one) 3 WGs store, once each: 3 stores, not 11; the threshold
+ * counts the same 3. Rank 1's reply is made by all 11: 11 stores. */
 static void test_fold_small_stride(void) {
   struct hw h;
   hw_nodes(&h, 2);
@@ -348,14 +359,52 @@ static void test_fold_small_stride(void) {
   char *err = NULL;
   CU_ASSERT_TRUE(run(p, "gputn", &h, &r, &err) > 0);
   if (err) fprintf(stderr, "%s\n", err);
-  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), 8);
-  CU_ASSERT_EQUAL(counter(&r, "node0.nic.triggers_stored"), 2);
-  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.triggers"), 2);
+  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), 11);
+  CU_ASSERT_EQUAL(counter(&r, "node0.nic.triggers_stored"), 3);
+  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.triggers"), 3);
   CU_ASSERT_EQUAL(counter(&r, "node0.nic.ops_fired"), 1);
-  CU_ASSERT_EQUAL(counter(&r, "node1.nic.triggers_stored"), 8);
+  CU_ASSERT_EQUAL(counter(&r, "node1.nic.triggers_stored"), 11);
   g_free(err);
   sim_result_clear(&r);
   wl_program_free(p);
+}
+
+/* A persistent kernel is sized to residency: 40 tiles of 1024 B, three
+ * iterations with a sync between, on 2 CUs x 8 WGs of 256 items (16
+ * slots): monolithic launches one kernel of ceil(40 / ceil(40 / 16)) = 14
+ * WGs each looping over 3 tiles; each sync is a grid barrier, the
+ * cross-rank barrier (no rounds for one rank) and a grid barrier again:
+ * 4 device-wide barriers of 14 WGs, 1.75 us each from the table "8:1us,
+ * 24:3us" (test_gpu derives such a loop's time). With 48 slots: 40 WGs of
+ * one tile, barriers of 1 + (40 - 8) / 16 x 2 = 5 us clamped to the last
+ * point, 3 us. */
+static void test_persistent_residency(void) {
+  for (int wpc = 8; wpc <= 24; wpc += 16) {
+    struct hw h;
+    hw_nodes(&h, 1);
+    h.gpu.cus = 2;
+    h.gpu.wgs_per_cu = wpc;
+    h.gpu.items_per_cu = 256 * wpc;
+    char *err = NULL;
+    for (size_t i = 0; i < gpu_params.n_decls; i++)
+      if (strcmp(gpu_params.decls[i].key, "barrier_table") == 0)
+        CU_ASSERT_TRUE(par_set(&gpu_params.decls[i], &h.gpu, "8:1us, 24:3us", &err));
+    struct wl_program *p = wl_program_new(1);
+    for (int it = 0; it < 3; it++) {
+      if (it) wl_sync(p, 0);
+      wl_compute(p, 0, 40, 0, 1024);
+      wl_kclass(p, 0, KC_STENCIL, 40 * 1024, 0, 0);
+    }
+    struct sim_result r;
+    CU_ASSERT_TRUE(run(p, "monolithic", &h, &r, &err) > 0);
+    if (err) fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), wpc == 8 ? 14 : 40);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barriers"), 4);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barrier_time"), wpc == 8 ? 7 * US : 12 * US);
+    g_free(err);
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
 }
 
 static void test_unmatched_send_is_an_error(void) {
@@ -392,7 +441,9 @@ static void test_deadlock_is_an_error(void) {
  * (rows 0-3 and 4-7: 11 non-zeros each, a halo of one entry each way), on
  * the defaults with a memory bandwidth of 8 Tbps (1 B/ps), bw_share kernel
  * and a flop rate that makes flops negligible (1 ps): one 1024-row WG per
- * op, SpMV 12 * 11 + 24 * 4 = 228 ps, a dot 16 * 4 = 64 ps, an AXPY 96 ps. */
+ * op, SpMV 12 * 11 + 24 * 4 = 228 ps plus its gathers of x beyond one per
+ * row, 8 * (11 - 4) = 56 ps (no L2: from memory): 284 ps, a dot 16 * 4 =
+ * 64 ps, an AXPY 96 ps. */
 static sim_time cg_time(const char *policy) {
   struct hw h;
   hw_nodes(&h, 2);
@@ -420,29 +471,32 @@ static void test_cg_cpufree(void) {
   /* One persistent kernel per rank, launched at 1102 + 1500 = 2602 (ns).
    * Halo put: fence 200, at the NIC c = 2802 + 102 = 2904, the peer's flag
    * at c + LEG = 3590.26; the WG polls from 2802 every 100: 3602. SpMV and
-   * the dot: 3602.292; grid barrier 1000 + 10 * 1 WG: 4612.292. Allreduce
-   * (2 ranks: one round): put at the NIC 4612.292 + 302, flag 5600.552,
-   * seen 4812.292 + 800 = 5612.292; barrier 6622.292; 2 AXPYs and a dot
-   * (0.256): 6622.548; barrier 7632.548; allreduce: seen 8632.548; barrier
-   * 9642.548; AXPY 9642.644; barrier 10652.644. */
-  CU_ASSERT_EQUAL(cg_time("cpufree"), 10652644);
+   * the dot: 3602.348; grid barrier 1000 + 10 * 1 WG: 4612.348. Allreduce
+   * (2 ranks: one round): put at the NIC 4612.348 + 302, flag 5600.608,
+   * seen 4812.348 + 800 = 5612.348; barrier 6622.348; 2 AXPYs and a dot
+   * (0.256): 6622.604; barrier 7632.604; allreduce: seen 8632.604; barrier
+   * 9642.604; AXPY 9642.700; barrier 10652.700. */
+  CU_ASSERT_EQUAL(cg_time("cpufree"), 10652700);
 }
 
 static void test_cg_hdn(void) {
   /* Halo: build 200 + send 1000, c = 1302, the peer's flag at 1988.26,
-   * + recv 500 = 2488.26. A kernel costs 4500 when its work is < 398 ps:
-   * submit 1000; done at the CPU 102 + 1500 + work + 1500 + 102 later,
-   * noticed at the next 500 ns poll tick: 3500 after the submit. SpMV and
-   * the dot: 11488.26. Allreduce: 1200 + 102 to the NIC, + LEG, + recv
-   * 500: 13976.52. 3 kernels: 27476.52. Allreduce: 29964.78. AXPY:
-   * 34464.78. */
-  CU_ASSERT_EQUAL(cg_time("hdn"), 34464780);
+   * seen by the polling host at once. A kernel costs 4500 when its work is
+   * < 398 ps: submit 1000; done at the CPU 102 + 1500 + work + 1500 + 102
+   * later, noticed at the next 500 ns poll tick: 3500 after the submit.
+   * SpMV and the dot: 10988.26. Allreduce: 1200 + 102 to the NIC, + LEG:
+   * 12976.52. 3 kernels: 26476.52. Allreduce: 28464.78. AXPY: 32964.78.
+   * hdn2s pays recv 500 on each of the 3 receives: 34464.78. */
+  CU_ASSERT_EQUAL(cg_time("hdn"), 32964780);
+  CU_ASSERT_EQUAL(cg_time("hdn2s"), 34464780);
 }
 
 int main(void) {
   static const struct tu_test tests[] = {
+      {"persistent kernels sized to residency", test_persistent_residency},
       {"ping under cpu, by hand", test_ping_cpu},
       {"ping under hdn, by hand", test_ping_hdn},
+      {"ping under hdn2s (two-sided receive), by hand", test_ping_hdn2s},
       {"ping under gds, by hand", test_ping_gds},
       {"ping under gputn, by hand", test_ping_gputn},
       {"ping under cpufree, by hand", test_ping_cpufree},
@@ -456,7 +510,7 @@ int main(void) {
       {"an unmatched send is an error", test_unmatched_send_is_an_error},
       {"a deadlocked run is an error", test_deadlock_is_an_error},
       {"one CG iteration under cpufree, by hand", test_cg_cpufree},
-      {"one CG iteration under hdn, by hand", test_cg_hdn},
+      {"one CG iteration under hdn and hdn2s, by hand", test_cg_hdn},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }

@@ -138,7 +138,8 @@ static void assert_error(const char *text, const char *want) {
 static void test_errors_name_the_place(void) {
   assert_error("sweep: 3\n", "t.yaml:1:8: sweep: expected a mapping with axes, combine and repeat, got '3'");
   assert_error("sweep:\n  axis: []\n",
-               "t.yaml:2:3: sweep.axis: expected one of axes, combine, repeat, got 'axis'");
+               "t.yaml:2:3: sweep.axis: expected one of axes, combine, repeat (did you mean 'axes'?), got "
+               "'axis'");
   assert_error("sweep:\n  axes: []\n", "t.yaml:2:9: sweep.axes: expected a non-empty list of axes, got a sequence");
   assert_error("sweep:\n  axes: [{path: a}]\n",
                "t.yaml:2:10: sweep.axes[0].values: expected a values list or a range, got a mapping");

@@ -3,7 +3,8 @@
 # `sweep:` or `plot:` section, runs `trigsim sweep` into NAME.csv, then plots
 # NAME.png with tools/plot.sh from the file's `plot:` section (default: x the
 # first axis, or policy; y total_time_ps; series policy) and writes the same
-# numbers as a markdown table NAME.md. Prints the time taken.
+# numbers as a markdown table NAME.md. Prints the time taken. NAME.fit.yaml
+# files are `trigsim fit` files, not scenarios: skipped.
 #   tools/reproduce.sh gputn-sc17 [--out DIR] [-j N]
 # DIR defaults to build/reproduce/PAPER. TRIGSIM names the binary (default
 # build/trigsim, built first when missing).
@@ -36,6 +37,7 @@ mkdir -p "$out"
 figures=0
 for f in "$dir"/*.yaml; do
   [ -e "$f" ] || continue
+  case $f in *.fit.yaml) continue ;; esac   # fit files (trigsim fit), not scenarios
   name=$(basename "$f" .yaml)
   plan=$("$trigsim" validate --plan "$f") || exit 2
   declare -A p=()

@@ -58,7 +58,10 @@ struct wl_program *wl_allreduce_program(const struct allreduce_config *c, uint32
     for (uint32_t s = 0; s < 2 * (n - 1); s++) {
       wl_send_parts(p, r, right, chunk, s, parts, stores);
       wl_recv_parts(p, r, left, chunk, s, parts);
-      if (s < n - 1) wl_compute(p, r, wgs, per_wg * c->flops_per_elem, per_wg * 3 * c->elem);
+      if (s < n - 1) {
+        wl_compute(p, r, wgs, per_wg * c->flops_per_elem, per_wg * 3 * c->elem);
+        wl_kclass(p, r, KC_AXPY, 3 * chunk, 0, 0); /* acc += recv: two reads, one write */
+      }
     }
   }
   return p;

@@ -70,6 +70,9 @@ static void vec_op(struct wl_program *p, uint32_t r, const struct sp_rank *rk, i
   uint32_t wgs = wgs_for(rk->rows, per_wg);
   int64_t rows = (rk->rows + wgs - 1) / wgs;
   wl_compute(p, r, wgs, rows * flops, rows * bytes);
+  /* 16 B a row: a dot product (two reads, partials, a second pass);
+   * 24 B: an AXPY-like update (two reads, one write). */
+  wl_kclass(p, r, bytes == 16 ? KC_REDUCE : KC_AXPY, rk->rows * bytes, 0, 0);
 }
 
 /* SpMV over the rank's rows and non-zeros, all on the vector op's grid. */
@@ -77,6 +80,12 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
   uint32_t wgs = wgs_for(rk->rows, per_wg);
   int64_t nnz = (rk->nnz + wgs - 1) / wgs, rows = (rk->rows + wgs - 1) / wgs;
   wl_compute(p, r, wgs, 2 * nnz, 12 * nnz + 24 * rows);
+  /* x is read once per row in the 24 B; the other nnz - rows reads of it
+   * are gathers, cached as far as x (its rows and its halo) fits in L2. */
+  int64_t halo = 0;
+  for (size_t j = 0; j < rk->n_recv; j++) halo += rk->recv[j].elems;
+  wl_kclass(p, r, KC_SPMV, 12 * rk->nnz + 24 * rk->rows, 8 * MAX(0, nnz - rows),
+            8 * (rk->rows + halo));
 }
 
 /* The halo of a vector: what every peer reads of rank R, and what R reads. */

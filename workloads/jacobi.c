@@ -122,6 +122,7 @@ static struct wl_program *stencil_program(const struct stencil *s) {
   uint32_t ty = (uint32_t)((s->n[1] + s->tile - 1) / s->tile), nz = (uint32_t)s->n[2];
   uint32_t wgs = tx * ty * nz;
   int64_t pts = s->tile * s->tile;
+  int64_t ws = s->n[0] * s->n[1] * s->n[2] * s->bytes; /* both grids */
   /* With overlap (2D): the boundary ring's 4 * grid points on WGs of pts
    * points each, `edge` WGs per face, face f on [f * edge, (f+1) * edge). */
   uint32_t edge = (uint32_t)((s->n[0] + pts - 1) / pts);
@@ -133,11 +134,14 @@ static struct wl_program *stencil_program(const struct stencil *s) {
       if (s->overlap) {
         wl_lane(p, r, 1);
         wl_compute(p, r, 4 * edge, pts * s->flops, pts * s->bytes);
+        wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
         wl_lane(p, r, 0);
         wl_compute(p, r, inner, pts * s->flops, pts * s->bytes);
+        wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
         wl_lane(p, r, 1);
       } else {
         wl_compute(p, r, wgs, pts * s->flops, pts * s->bytes);
+        wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
       }
       /* A face sent towards F is tagged (it, F); its receiver gets it from
        * its opposite side. */

@@ -14,8 +14,21 @@ struct kshape {
   uint32_t fold;  /* lane 0 WGs each do the work of `fold` of the program's */
 };
 
+static struct wl_wgsel fold_sel(struct wl_wgsel sel, uint32_t fold);
+
+/* Whether folding by FOLD keeps every lane 0 selector of ops [A, B) of R
+ * a progression. */
+static bool folds_selectors(const struct wl_rank *r, size_t a, size_t b, uint32_t fold) {
+  for (size_t i = a; i < b; i++) {
+    const struct wl_op *o = &r->ops[i];
+    if (o->lane == 0 && o->sel.count > 0 && fold_sel(o->sel, fold).count == 0) return false;
+  }
+  return true;
+}
+
 static bool shape_of(const char *name, const struct wl_program *p, uint32_t rank, size_t a,
-                     size_t b, const struct hw_config *hw, struct kshape *k, char **err) {
+                     size_t b, const struct hw_config *hw, bool whole, struct kshape *k,
+                     char **err) {
   const struct wl_rank *r = &p->ranks[rank];
   uint32_t n0 = 0, n1 = 0;
   bool lane1 = false, waits = false;
@@ -37,18 +50,27 @@ static bool shape_of(const char *name, const struct wl_program *p, uint32_t rank
   }
   if (!n0) n0 = 1;
   if (lane1 && !n1) n1 = 1;
-  /* Waves and waits do not mix: a wave's WGs waiting for data that later
-   * waves make would hold every slot. A kernel that waits runs resident,
-   * each lane 0 WG doing `fold` WGs' work (a power of two, so that
-   * power-of-two tilings fold evenly). */
-  uint32_t slots = (uint32_t)(hw->gpu->cus * hw->gpu->wgs_per_cu), fold = 1;
-  if (waits && n0 + n1 > slots) {
+  /* A persistent kernel (the whole program, or a range that waits: waves
+   * and waits do not mix, a wave's WGs waiting for data that later waves
+   * make would hold every slot) is sized to residency, as real persistent
+   * codes are: cus * occupancy WGs in all, lane 0 WG w looping over tiles
+   * [w * fold, (w + 1) * fold), fold = ceil(tiles / lane 0 WGs). */
+  uint32_t slots = (uint32_t)(hw->gpu->cus * gpu_occupancy(hw->gpu, NULL)), fold = 1;
+  if ((whole || waits) && n0 + n1 > slots) {
     if (n1 >= slots) {
       *err = g_strdup_printf("%s: rank %u: expected fewer than %u communication WGs, got %u",
                              name, rank, slots, n1);
       return false;
     }
-    while ((n0 + fold - 1) / fold > slots - n1) fold *= 2;
+    fold = (n0 + (slots - n1) - 1) / (slots - n1);
+    /* A fold up to twice that which keeps every selector a progression
+     * (a halo's edge WGs stay the ones that send it) wins over the
+     * smallest: otherwise every WG would make that send. */
+    for (uint32_t f = fold; f <= 2 * fold; f++)
+      if (folds_selectors(r, a, b, f)) {
+        fold = f;
+        break;
+      }
   }
   *k = (struct kshape){(n0 + fold - 1) / fold, n1, fold};
   return true;
@@ -83,12 +105,12 @@ static struct wl_wgsel op_sel(const struct wl_op *o, const struct kshape *k) {
   return s;
 }
 
-int32_t pol_kernel_of(const char *name, const struct wl_program *p, uint32_t rank, size_t a,
-                      size_t b, const struct hw_config *hw, pol_send_step send,
-                      struct pol_prog *pp, char **err) {
+static int32_t kernel_of(const char *name, const struct wl_program *p, uint32_t rank, size_t a,
+                         size_t b, const struct hw_config *hw, bool whole, pol_send_step send,
+                         struct pol_prog *pp, char **err) {
   const struct wl_rank *r = &p->ranks[rank];
   struct kshape k;
-  if (!shape_of(name, p, rank, a, b, hw, &k, err)) return -1;
+  if (!shape_of(name, p, rank, a, b, hw, whole, &k, err)) return -1;
   uint32_t wgs = k.n0 + k.n1;
   struct kstep *steps = g_new0(struct kstep, b - a);
   size_t n = 0;
@@ -130,13 +152,19 @@ int32_t pol_kernel_of(const char *name, const struct wl_program *p, uint32_t ran
   return (int32_t)kid;
 }
 
+int32_t pol_kernel_of(const char *name, const struct wl_program *p, uint32_t rank, size_t a,
+                      size_t b, const struct hw_config *hw, pol_send_step send,
+                      struct pol_prog *pp, char **err) {
+  return kernel_of(name, p, rank, a, b, hw, false, send, pp, err);
+}
+
 bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
                     const struct hw_config *hw, pol_send_step send, struct pol_prog *pp,
                     char **err) {
   const struct wl_rank *r = &p->ranks[rank];
   if (r->n_ops == 0) return true;
   guint host_before = pp->host->len;
-  int32_t k = pol_kernel_of(name, p, rank, 0, r->n_ops, hw, send, pp, err);
+  int32_t k = kernel_of(name, p, rank, 0, r->n_ops, hw, true, send, pp, err);
   if (k < 0) return false;
   uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
   /* Host steps the sends asked for (gputn's registrations) follow the

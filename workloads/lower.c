@@ -68,8 +68,9 @@ void pol_add_host(struct pol_prog *pp, struct hstep st) { g_array_append_val(pp-
 
 struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {
   if (o->time_ps > 0) return (struct kstep){.kind = KS_COMPUTE, .time = o->time_ps * fold};
-  return (struct kstep){.kind = KS_COMPUTE, .flops = o->flops_per_wg * fold,
-                        .bytes = o->bytes_per_wg * fold};
+  return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass, .flops = o->flops_per_wg * fold,
+                        .bytes = o->bytes_per_wg * fold, .ws_bytes = o->ws_bytes,
+                        .reuse_bytes = o->reuse_per_wg * fold, .gather_bytes = o->gather_bytes};
 }
 
 static sim_time ceil_ps(unsigned __int128 num, unsigned __int128 den) {
@@ -145,7 +146,8 @@ void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint
       break;
     }
     case WL_RECV:
-      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = two, .flag = o->flag,
+      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = two && !pol->graph.recv_polls,
+                                    .flag = o->flag,
                                     .value = 1},
                  op, dv, deps->len);
       break;

@@ -39,6 +39,7 @@ struct pol_graph {
                      order of it (wl_linearize) is lowered as a sequence */
   bool gpu;       /* computes run on the GPU (else on the CPU) */
   bool two_sided; /* host sends and receives go through the host stack */
+  bool recv_polls; /* with two_sided: receives poll the flag in memory instead */
 };
 
 /* One policy: how a program's ranks become node programs. */
@@ -62,7 +63,8 @@ struct pol_type {
   struct pol_graph graph;
 };
 
-/* The kernel step of compute op O, each WG doing FOLD WGs' work. */
+/* The kernel step of compute op O, each WG doing FOLD WGs' work: its
+ * flops, bytes and re-read bytes times FOLD, its class and working set. */
 struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
 /* Compute op O on every core of CPU, through a roofline, or its time_ps. */
 sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o);
@@ -129,11 +131,13 @@ void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct p
 
 /* The policy table: one X(name) per policy, in the order scenarios list
  * and `params` shows them. Policy NAME is `const struct pol_type pol_NAME`
- * in its own file, workloads/policy_NAME.c; adding one is that file plus
+ * in its own file, workloads/policy_NAME.c (a variant may share its
+ * base's file: hdn2s is in policy_hdn.c); adding one is that file plus
  * one entry here. Everything else (the declarations below, pol_find, the
  * names, the count, the catalog) is derived from this list. */
 #define POL_TABLE(X) \
-  X(cpu) X(hdn) X(gds) X(gputn) X(ghn) X(cpufree) X(copy) X(overlap) X(p2p) X(monolithic)
+  X(cpu) X(hdn) X(gds) X(gputn) X(ghn) X(cpufree) X(copy) X(overlap) X(p2p) X(monolithic) \
+  X(hdn2s)
 
 #define POL_DECLARE_(name) extern const struct pol_type pol_##name;
 POL_TABLE(POL_DECLARE_)

@@ -1,6 +1,9 @@
 /* Policy "hdn", host-driven networking (DESIGN.md Sec. 2; GPU-TN Sec. 1 and
  * 5.1 "HDN", Fig. 3): the CPU launches one kernel per compute phase, waits
- * for it (control-flow switch), then sends and receives two-sided. */
+ * for it (control-flow switch), then sends through the host stack. The
+ * receiving host polls the data's flag in memory, as the target of GPU-TN
+ * Fig. 8 does (Sec. 5.2); "hdn2s" completes a two-sided receive instead
+ * (Sec. 5.1's send/recv), paying cpu.recv. */
 #include "lower.h"
 
 /* Launch the phase's kernel on queue 0 and wait until the host notices it
@@ -13,16 +16,20 @@ static void hdn_compute(const struct wl_op *o, struct pol_prog *pp) {
   pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = k});
 }
 
-static bool hdn_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
-                      struct pol_prog *pp, char **err) {
-  (void)hw, (void)err;
+static bool hdn_lower_as(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                         struct pol_prog *pp) {
   const struct wl_rank *r = &p->ranks[rank];
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
     switch (o->kind) {
     case WL_COMPUTE: hdn_compute(o, pp); break;
-    case WL_SEND: pol_host_send(&pol_hdn, p, rank, i, pp); break;
-    case WL_RECV: pol_host_recv(p, rank, i, pp); break;
+    case WL_SEND: pol_host_send(pol, p, rank, i, pp); break;
+    case WL_RECV:
+      if (pol->graph.recv_polls)
+        pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = 1});
+      else
+        pol_host_recv(p, rank, i, pp);
+      break;
     case WL_SYNC: break; /* each phase's kernel ends before the host goes on */
     default: g_assert_not_reached();
     }
@@ -30,10 +37,30 @@ static bool hdn_lower(const struct wl_program *p, uint32_t rank, const struct hw
   return true;
 }
 
+static bool hdn_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
+                      struct pol_prog *pp, char **err) {
+  (void)hw, (void)err;
+  return hdn_lower_as(&pol_hdn, p, rank, pp);
+}
+
+static bool hdn2s_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
+                        struct pol_prog *pp, char **err) {
+  (void)hw, (void)err;
+  return hdn_lower_as(&pol_hdn2s, p, rank, pp);
+}
+
 const struct pol_type pol_hdn = {
     .name = "hdn",
     .recv_watcher = pol_watch_cpu,
     .lower = hdn_lower,
+    .done_key = "cpu.main_done",
+    .graph = {.host = true, .gpu = true, .two_sided = true, .recv_polls = true},
+};
+
+const struct pol_type pol_hdn2s = {
+    .name = "hdn2s",
+    .recv_watcher = pol_watch_cpu,
+    .lower = hdn2s_lower,
     .done_key = "cpu.main_done",
     .graph = {.host = true, .gpu = true, .two_sided = true},
 };

@@ -6,6 +6,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "nodeprog.h"
+
 struct wl_program *wl_program_new(uint32_t n_ranks) {
   g_assert(n_ranks >= 1);
   struct wl_program *p = g_new0(struct wl_program, 1);
@@ -64,6 +66,23 @@ void wl_send(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes, 
 
 void wl_recv(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes, uint32_t tag) {
   wl_recv_parts(p, rank, peer, bytes, tag, 1);
+}
+
+void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
+               int64_t reuse_per_wg, int64_t gather_bytes) {
+  g_assert(rank < p->n_ranks && kclass < KC_COUNT && ws_bytes >= 0 && reuse_per_wg >= 0 &&
+           gather_bytes >= 0);
+  struct wl_rank *r = &p->ranks[rank];
+  for (size_t i = r->n_ops; i-- > 0;) {
+    struct wl_op *o = &r->ops[i];
+    if (o->kind != WL_COMPUTE) continue;
+    o->kclass = kclass;
+    o->ws_bytes = ws_bytes;
+    o->reuse_per_wg = reuse_per_wg;
+    o->gather_bytes = gather_bytes;
+    return;
+  }
+  g_error("wl_kclass: rank %u has no compute op", rank);
 }
 
 void wl_sync(struct wl_program *p, uint32_t rank) {

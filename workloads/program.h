@@ -82,6 +82,12 @@ struct wl_op {
                             work-item at work-item granularity), >= 1 */
   struct wl_wgsel sel;   /* WL_SEND, WL_RECV with parts 1: the WGs that make
                             (consume) it, e.g. a halo's edge; default all */
+  /* WL_COMPUTE: the kernel class (enum kclass, models/nodeprog.h; 0 =
+   * streaming) and what it needs, set by wl_kclass. */
+  uint8_t kclass;
+  int64_t ws_bytes;      /* the phase's whole working set (all WGs); 0: unknown */
+  int64_t reuse_per_wg;  /* bytes per WG re-read from a gathered vector */
+  int64_t gather_bytes;  /* that vector's size */
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
                             second stream, or specialized WGs) */
@@ -139,6 +145,12 @@ void wl_send_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t b
 void wl_recv_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes,
                    uint32_t tag, uint32_t parts);
 void wl_sync(struct wl_program *p, uint32_t rank);
+/* Declares the LAST compute op of RANK to be of class KCLASS (enum kclass)
+ * with working set WS_BYTES (all its WGs; 0: unknown), REUSE_PER_WG bytes
+ * per WG re-read from a gathered vector of GATHER_BYTES (SpMV's x; 0, 0
+ * for other classes). */
+void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
+               int64_t reuse_per_wg, int64_t gather_bytes);
 /* A compute op of a fixed TIME_PS (one WG) on device ON (enum wl_where):
  * GOAL's calc. */
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "nodeprog.h"
 #include "lower.h"
 #include "workload.h"
 
@@ -351,14 +352,37 @@ static bool message(struct ybuild *b, const char *kind, const struct sc_node *m,
   return true;
 }
 
+/* Kernel classes by name, in enum kclass order (models/nodeprog.h). */
+static const char *const kclass_names[KC_COUNT] = {"streaming", "stencil", "spmv", "reduction",
+                                                   "axpy"};
+
 static bool compute(struct ybuild *b, const struct sc_node *m, const char *path) {
-  int64_t wgs, flops, bytes, time;
+  int64_t wgs, flops, bytes, time, ws, reuse, gather;
+  const int64_t big = INT64_MAX / (1 << 24);
   if (!bounded(b, m, path, "wgs", UNIT_NONE, true, 1, 1, 1 << 24, &wgs) ||
-      !bounded(b, m, path, "flops", UNIT_NONE, true, 0, 0, INT64_MAX / (1 << 24), &flops) ||
-      !bounded(b, m, path, "bytes", UNIT_SIZE, true, 0, 0, INT64_MAX / (1 << 24), &bytes) ||
-      !bounded(b, m, path, "time", UNIT_TIME, true, 0, 0, INT64_MAX / (1 << 24), &time))
+      !bounded(b, m, path, "flops", UNIT_NONE, true, 0, 0, big, &flops) ||
+      !bounded(b, m, path, "bytes", UNIT_SIZE, true, 0, 0, big, &bytes) ||
+      !bounded(b, m, path, "time", UNIT_TIME, true, 0, 0, big, &time) ||
+      !bounded(b, m, path, "working_set", UNIT_SIZE, true, 0, 0, big, &ws) ||
+      !bounded(b, m, path, "reuse", UNIT_SIZE, true, 0, 0, big, &reuse) ||
+      !bounded(b, m, path, "gather", UNIT_SIZE, true, 0, 0, big, &gather))
     return false;
+  long k = 0;
+  const struct sc_node *cls = sc_map_get(m, "class");
+  if (cls) {
+    k = -1;
+    for (int i = 0; cls->kind == SC_SCALAR && i < KC_COUNT; i++)
+      if (!strcmp(cls->scalar, kclass_names[i])) k = i;
+    if (k < 0) {
+      char *kp = g_strdup_printf("%s.class", path);
+      *b->err = sc_error_at(cls, kp, "expected a kernel class (streaming, stencil, spmv, "
+                            "reduction, axpy), got %s", cls->kind == SC_SCALAR ? cls->scalar : "a list or mapping");
+      g_free(kp);
+      return false;
+    }
+  }
   wl_compute(b->p, b->rank, (uint32_t)wgs, flops, bytes);
+  wl_kclass(b->p, b->rank, (uint8_t)k, ws, reuse, gather);
   b->p->ranks[b->rank].ops[wl_last(b->p, b->rank)].time_ps = time;
   return true;
 }

@@ -18,6 +18,7 @@
 #include "sweep_run.h"
 #include "calib.h"
 #include "cli.h"
+#include "points.h"
 #include "trace.h"
 #include "system.h"
 #include "workload.h"
@@ -26,7 +27,7 @@
 #define EXIT_MODEL 3
 
 static const char *const commands[] = {"run", "sweep", "validate", "params", "calibrate",
-                                      "validate-real", "export-goal"};
+                                      "validate-real", "export-goal", "fit"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -49,57 +50,12 @@ static void print_help(FILE *out) {
         "  params [GROUP]     list every parameter with unit, default, range and doc\n"
         "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
         "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n"
-        "  export-goal SCENARIO     write the scenario's per-rank program as a GOAL schedule\n\n"
+        "  export-goal SCENARIO     write the scenario's per-rank program as a GOAL schedule\n"
+        "  fit FIT                  fit parameters to targets; write them as a profile fragment\n\n"
         "Options:\n"
         "  -h, --help         show this help (also: trigsim COMMAND --help)\n"
         "  --version          print the version\n",
         out);
-}
-
-/* A scenario's points: one without a `sweep:` section, else one per sweep
- * point, each bound (and so checked) before anything runs. */
-struct points {
-  struct sc_node *base;  /* the loaded tree, holding the sweep section */
-  struct sw_plan *plan;  /* NULL: no sweep */
-  struct scenario **sc;
-  size_t n;
-};
-
-static void points_free(struct points *p) {
-  for (size_t i = 0; i < p->n; i++) scenario_free(p->sc[i]);
-  g_free(p->sc);
-  sw_plan_free(p->plan);
-  sc_node_free(p->base);
-  *p = (struct points){0};
-}
-
-/* Loads PATH with SETS and binds every point; SEED, if not NULL, replaces
- * the scenario's seed before repetitions derive theirs. */
-static bool load_points(const char *path, char **sets, const guint64 *seed, struct points *p,
-                        char **err) {
-  size_t n_sets = sets ? g_strv_length(sets) : 0;
-  *p = (struct points){0};
-  p->base = sc_load_scenario_tree(path, (const char *const *)sets, n_sets, err);
-  if (!p->base) return false;
-  const struct sc_node *sweep = sc_map_get(p->base, "sweep");
-  if (sweep && !(p->plan = sw_plan_parse(sweep, err))) return false;
-  size_t n = p->plan ? p->plan->n_points : 1;
-  p->sc = g_new0(struct scenario *, n);
-  while (p->n < n) {
-    size_t i = p->n;
-    struct sc_node *tree = sc_node_copy(p->base);
-    if (p->plan && !sw_apply_point(p->plan, i, tree, err)) {
-      sc_node_free(tree);
-      return false;
-    }
-    struct scenario *sc = scenario_from_tree(tree, path, &wl_catalog, err);
-    if (!sc) return false;
-    p->sc[p->n++] = sc;
-    if (!wl_check(sc, err)) return false; /* everything run would reject */
-    if (seed) sc->seed = *seed;
-    if (p->plan) sc->seed = sw_seed(sc->seed, sw_point_rep(p->plan, i));
-  }
-  return true;
 }
 
 /* The result columns of the sweep axes: each axis path but `policy` (the
@@ -243,20 +199,6 @@ static bool emit_points(const struct points *pts, struct sim_result *const *runs
   return ok;
 }
 
-/* Runs every policy of point I of the struct points USER (a swr_point_fn). */
-static bool run_point(void *user, size_t i, struct sim_result **runs, size_t *n_runs, char **err) {
-  const struct points *pts = user;
-  const struct scenario *sc = pts->sc[i];
-  *runs = g_new0(struct sim_result, sc->n_policies);
-  for (*n_runs = 0; *n_runs < sc->n_policies;) {
-    struct sim_result *r = &(*runs)[*n_runs];
-    sim_result_init(r, sc->policies[*n_runs]);
-    (*n_runs)++;
-    if (!wl_run(sc, *n_runs - 1, NULL, r, err)) return false;
-  }
-  return true;
-}
-
 static int cmd_sweep(int argc, char **argv) {
   char **sets = NULL;
   char *format = NULL, *seed_text = NULL, *output = NULL;
@@ -315,7 +257,7 @@ static int cmd_sweep(int argc, char **argv) {
     usage_error("--seed: expected a non-negative integer, got %s", seed_text);
     goto out;
   }
-  if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
+  if (!pts_load(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
   loaded = true;
   if (dump) {
     if (mpi.rank == 0) dump_config(&pts, seed_text != NULL);
@@ -339,7 +281,7 @@ static int cmd_sweep(int argc, char **argv) {
                        .progress = quiet || mpi.rank != 0 ? SWR_QUIET : SWR_AUTO,
                        .stride = (size_t)mpi.size,
                        .offset = (size_t)mpi.rank};
-  status = swm_max_status(&mpi, (int)swr_run(&o, run_point, &pts, &res, &err));
+  status = swm_max_status(&mpi, (int)swr_run(&o, pts_run_point, &pts, &res, &err));
   if (status != 0) goto out;
   if (!swm_gather(&mpi, &res)) {
     err = g_strdup("trigsim: sweep: a rank sent results that could not be read");
@@ -357,7 +299,7 @@ out:
   /* A scenario error is the same on every rank: rank 0 tells it. */
   if (err && (mpi.rank == 0 || loaded)) fprintf(stderr, "%s\n", err);
   swr_results_clear(&res);
-  points_free(&pts);
+  pts_free(&pts);
   swm_finalize(&mpi);
   g_free(err);
   g_free(extra);
@@ -421,7 +363,7 @@ static int cmd_run(int argc, char **argv) {
     g_error_free(gerr);
     goto out;
   }
-  if (!load_points(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
+  if (!pts_load(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
   if (dump) {
     dump_config(&pts, seed_text != NULL);
     status = 0;
@@ -461,7 +403,7 @@ out:
   if (err) fprintf(stderr, "%s\n", err);
   if (trace) trace_abort(trace);
   swr_results_clear(&prs);
-  points_free(&pts);
+  pts_free(&pts);
   g_free(err);
   g_strfreev(sets);
   g_free(format);
@@ -504,15 +446,15 @@ static int cmd_validate(int argc, char **argv) {
   }
   char *err = NULL;
   struct points pts;
-  if (!load_points(argv[1], sets, NULL, &pts, &err)) {
+  if (!pts_load(argv[1], sets, NULL, &pts, &err)) {
     fprintf(stderr, "%s\n", err);
     g_free(err);
-    points_free(&pts);
+    pts_free(&pts);
     goto out;
   }
   if (dump) {
     dump_config(&pts, false);
-    points_free(&pts);
+    pts_free(&pts);
     status = 0;
     goto out;
   }
@@ -520,7 +462,7 @@ static int cmd_validate(int argc, char **argv) {
     bool ok = print_plan(&pts, &err);
     if (!ok) fprintf(stderr, "%s\n", err);
     g_free(err);
-    points_free(&pts);
+    pts_free(&pts);
     status = ok ? 0 : EXIT_INPUT;
     goto out;
   }
@@ -528,7 +470,7 @@ static int cmd_validate(int argc, char **argv) {
   if (plot && !sw_plot_check(plot, &err)) {
     fprintf(stderr, "%s\n", err);
     g_free(err);
-    points_free(&pts);
+    pts_free(&pts);
     goto out;
   }
   const struct scenario *sc = pts.sc[0];
@@ -539,7 +481,7 @@ static int cmd_validate(int argc, char **argv) {
     printf(", sweep of %zu point%s (%zu ax%s)", pts.n, pts.n == 1 ? "" : "s", pts.plan->n_axes,
            pts.plan->n_axes == 1 ? "is" : "es");
   printf("\n");
-  points_free(&pts);
+  pts_free(&pts);
   status = 0;
 out:
   g_strfreev(sets);
@@ -598,8 +540,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "calibrate")) return calib_cmd_calibrate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate-real")) return calib_cmd_validate_real(argc - 1, argv + 1);
   if (!strcmp(cmd, "export-goal")) return export_cmd_goal(argc - 1, argv + 1);
+  if (!strcmp(cmd, "fit")) return fit_cmd_fit(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
   return usage_error("expected a command (run, sweep, validate, params, calibrate, "
-                     "validate-real, export-goal)%s%s%s, got '%s'",
+                     "validate-real, export-goal, fit)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }
