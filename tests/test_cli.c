@@ -221,6 +221,88 @@ static void test_cg_from_a_file_to_a_tolerance(void) {
   g_free(mtx);
 }
 
+/* A model deadlock is not bad input: exit 3, naming the rank, the stalled
+ * NICs and what they wait on; located at the policy. gputn is on line 7,
+ * column 12 of deadlock.yaml. */
+static void test_deadlock_exits_3(void) {
+  char *sc = data("deadlock.yaml"), *err = NULL, *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", sc, NULL}, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, NULL}, &out, &err), 3);
+  char *want = g_strdup_printf("%s:7:12: policies: policy gputn: the model deadlocked: rank 0 "
+                               "never finished", sc);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "node 0's NIC stalled with all 2 trigger entries held"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "raise hardware.nic.trigger_entries"));
+  CU_ASSERT_STRING_EQUAL(out, "");
+  g_free(want);
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+}
+
+/* validate rejects what run would, so a sweep never dies half-way: the
+ * second point's 3 nodes are too few for 2 x 2 ranks, and nothing is
+ * written (-j2: a short option's value attached). */
+static void test_validate_catches_what_run_rejects(void) {
+  char *sc = data("sweep_nodes.yaml"), *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", sc, NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "hardware.network.nodes: expected at least 4 nodes for "
+                                     "jacobi2d (px * py), got 3"));
+  g_free(err);
+  char *dir = g_dir_make_tmp("trigsim-cli-XXXXXX", NULL);
+  char *res = g_build_filename(dir, "out.csv", NULL);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"sweep", sc, "-j2", "-q", "-o", res, NULL}, NULL, NULL),
+                  2);
+  CU_ASSERT_FALSE(g_file_test(res, G_FILE_TEST_EXISTS));
+  char *journal = g_strdup_printf("%s.journal", res);
+  CU_ASSERT_FALSE(g_file_test(journal, G_FILE_TEST_EXISTS));
+  g_free(journal);
+  g_rmdir(dir);
+  g_free(res);
+  g_free(dir);
+  g_free(sc);
+  /* A policy's needs too: ghn without a helper thread, at the key. */
+  char *good = data("no_policies.yaml");
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", good, "--set", "policies=[ghn]", NULL},
+                             NULL, &err),
+                  2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "hardware.cpu.helper_threads: expected at least 1 for "
+                                     "policy ghn"));
+  g_free(err);
+  g_free(good);
+}
+
+/* Inputs that used to eat memory or pass silently. */
+static void test_input_limits(void) {
+  char *sc = data("include_device.yaml"), *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", sc, NULL}, NULL, &err), 2);
+  char *want = g_strdup_printf("%s:1:10: include: expected a readable file, got '/dev/zero' "
+                               "(not a regular file (a character device))", sc);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  g_free(want);
+  g_free(err);
+  g_free(sc);
+  /* link_latency: 1 is no time (it was 1 ps); line 3, column 27. */
+  sc = data("bare_number.yaml");
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", sc, NULL}, NULL, &err), 2);
+  want = g_strdup_printf("%s:3:27: hardware.network.link_latency: expected a time such as 1.5us, "
+                         "got 1 (a bare number: write its unit, e.g. 1.5us)", sc);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  g_free(want);
+  g_free(err);
+  g_free(sc);
+}
+
+/* Without policies:, a ping runs under its default, gputn (none, the
+ * catalog's first, runs no GPU workload). */
+static void test_default_policy(void) {
+  char *sc = data("no_policies.yaml"), *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nno_policies,ping,1,gputn,"));
+  g_free(out);
+  g_free(sc);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"version and help", test_version_and_help},
@@ -232,6 +314,10 @@ int main(void) {
       {"trace written", test_trace_written},
       {"params listing", test_params_listing},
       {"cg from a Matrix Market file to a tolerance", test_cg_from_a_file_to_a_tolerance},
+      {"a deadlock exits 3", test_deadlock_exits_3},
+      {"validate catches what run rejects", test_validate_catches_what_run_rejects},
+      {"input limits", test_input_limits},
+      {"default policy", test_default_policy},
       {NULL, NULL}};
   return tu_run_suite("cli", tests);
 }

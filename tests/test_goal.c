@@ -413,10 +413,18 @@ static void test_yprog_errors(void) {
   expect_yprog_error("- ops:\n  - allreduce: {size: 1KiB, algorithm: binomial}\n", 2,
                      "workload.groups[0].ops[0].allreduce.algorithm: expected an algorithm of "
                      "allreduce (auto, ring, recursive-doubling), got binomial");
-  expect_yprog_error("- ops:\n  - loop:\n      count: 65536\n      ops:\n"
-                     "        - loop: {count: 65536, ops: [{calc: 1ns}]}\n", 2,
+  /* 4096 x 4096 = 2^24 iterations of 4 ops: 2^26 ops, past 2^25. */
+  expect_yprog_error("- ops:\n  - loop:\n      count: 4096\n      ops:\n"
+                     "        - loop: {count: 4096, ops: [{calc: 1ns}, {calc: 1ns}, {calc: 1ns}, "
+                     "{calc: 1ns}]}\n", 2,
                      "t.yaml:5:25: workload.groups[0].ops[0].loop.ops[0].loop.count: expected loops "
                      "that make at most 2^25 ops in all, got more (the counts multiply)");
+  /* 65536 x 65536 = 2^32 iterations, refused before any though they make
+   * no op (the body never runs: if 0). */
+  expect_yprog_error("- ops:\n  - loop:\n      count: 65536\n      ops:\n"
+                     "        - loop: {count: 65536, ops: [{calc: 1ns, if: 0}]}\n", 2,
+                     "t.yaml:5:25: workload.groups[0].ops[0].loop.ops[0].loop.count: expected loops "
+                     "that iterate at most 2^25 times in all, got more (the counts multiply)");
   expect_yprog_error("- ops:\n  - compute: {wgs: 4, bytes: 1KiB, class: sparse}\n", 2,
                      "t.yaml:2:43: workload.groups[0].ops[0].compute.class: expected a kernel class "
                      "(streaming, stencil, spmv, reduction, axpy), got sparse");

@@ -21,3 +21,10 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DTRIGSIM_WERROR=ON -DTRIGSIM_
 cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
+
+if command -v clang >/dev/null || command -v clang-14 >/dev/null; then
+  echo "== fuzz each harness briefly (tests/fuzz/; longer: tools/fuzz.sh SECONDS)"
+  FUZZ_JOBS=$jobs tools/fuzz.sh "${FUZZ_SECONDS:-20}"
+else
+  echo "== fuzzing skipped: no clang (tools/deps.sh installs clang-14)"
+fi

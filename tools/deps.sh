@@ -10,6 +10,7 @@ trigsim_packages=(
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
   libmetis-dev
   time
+  clang-14 libclang-rt-14-dev   # tools/fuzz.sh: libFuzzer harnesses (tests/fuzz/)
 )
 
 trigsim_install_deps() {

@@ -74,4 +74,5 @@ for f in "$dir"/*.yaml; do
   unset p
 done
 end=$(date +%s.%N)
+[ "$figures" -gt 0 ] || { echo "reproduce.sh: $paper: no figure made (no scenario with a sweep: or plot: section)" >&2; exit 1; }
 awk -v p="$paper" -v n="$figures" -v a="$start" -v b="$end" 'BEGIN { printf "%s: %d figure(s) in %.2f s\n", p, n, b - a }'

@@ -407,6 +407,7 @@ const struct wl_type wl_goal = {
     .params = &goal_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
     .run = goal_run,
     .program = goal_program,
 };

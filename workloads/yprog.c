@@ -219,8 +219,26 @@ struct ybuild {
   uint32_t colls;      /* collectives so far on this rank: their tag */
   uint64_t total;      /* ops in the program so far, every rank */
   uint64_t mult;       /* the product of the enclosing loops' counts */
+  uint64_t steps;      /* ops and loop iterations expanded, all ranks */
   char **err;
 };
+
+/* What one program may expand to: WL_MAX_OPS ops and loop iterations
+ * together, over all ranks (memory; and time: nested loops of empty or
+ * `if: 0` bodies add no op, and expanding 2^25 steps takes ~10 s). */
+#define YPROG_MAX_STEPS WL_MAX_OPS
+
+/* Counts N expansion steps at node M; false and *ERR past the budget. */
+static bool spend(struct ybuild *b, uint64_t n, const struct sc_node *m, const char *path) {
+  b->steps += n;
+  if (b->steps <= YPROG_MAX_STEPS) return true;
+  *b->err = sc_error_at(m, path,
+                        "expected a program that expands to at most %" G_GUINT64_FORMAT
+                        " ops and loop iterations over all ranks (memory and time), got more "
+                        "(loops and ranks multiply)",
+                        (uint64_t)YPROG_MAX_STEPS);
+  return false;
+}
 
 #define COLL_TAG_BASE 0x80000000u
 
@@ -424,6 +442,15 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
   bool ok = true;
   uint64_t start = b->total, outer = b->mult;
   b->mult = pol_mul_sat(outer, (uint64_t)count);
+  /* Nested loops iterate the product of their counts, ops or not. */
+  if (b->mult > YPROG_MAX_STEPS) {
+    char *kp = g_strdup_printf("%s.count", path);
+    ok = node_fail(b, sc_map_get(m, "count"), kp,
+                   "expected loops that iterate at most 2^25 times in all, got %s",
+                   "more (the counts multiply)");
+    g_free(kp);
+    count = 0;
+  }
   for (int64_t i = 0; i < count && ok; i++) {
     /* After one iteration, what every iteration of this and the enclosing
      * loops would make must fit (WL_MAX_OPS). */
@@ -435,6 +462,7 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
       g_free(kp);
       break;
     }
+    if (!(ok = spend(b, 1, m, path))) break;
     g_array_append_val(b->vals, i);
     char *kp = g_strdup_printf("%s.ops", path);
     ok = ops(b, body, kp);
@@ -551,7 +579,9 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
 static bool ops(struct ybuild *b, const struct sc_node *list, const char *path) {
   for (size_t i = 0; i < list->n_items; i++) {
     char *kp = g_strdup_printf("%s[%zu]", path, i);
-    bool ok = op(b, list->items[i], kp);
+    size_t before = b->p->ranks[b->rank].n_ops;
+    bool ok = op(b, list->items[i], kp) &&
+              spend(b, b->p->ranks[b->rank].n_ops - before, list->items[i], kp);
     g_free(kp);
     if (!ok) return false;
   }
@@ -679,6 +709,7 @@ const struct wl_type wl_yprog = {
     .params = &program_params,
     .policies = pol_names,
     .n_policies = POL_COUNT,
+    .default_policy = "gputn",
     .run = yprog_run,
     .program = yprog_program,
 };

@@ -3,9 +3,10 @@
 
 #include <stdio.h>
 
-/* The split arguments, kept reachable for the rest of the process (argv
- * points into them after parsing). */
-static GPtrArray *split_args;
+/* The split arguments and the strings made for them, kept reachable for
+ * the rest of the process: argv points into them after parsing, and
+ * parsing drops the options it consumed from argv. */
+static GPtrArray *split_args, *split_strings;
 
 /* "-j2" as "-j" "2" for a short option that takes a value: GLib takes a
  * short option's value only as the next argument. */
@@ -22,8 +23,11 @@ static void split_attached(int *argc, char ***argv, const GOptionEntry *entries)
       for (int k = 0; k < i; k++) g_ptr_array_add(a, (*argv)[k]);
     }
     if (takes) {
-      g_ptr_array_add(a, g_strndup(s, 2));
-      g_ptr_array_add(a, g_strdup(s + 2));
+      if (!split_strings) split_strings = g_ptr_array_new();
+      g_ptr_array_add(split_strings, g_strndup(s, 2));
+      g_ptr_array_add(split_strings, g_strdup(s + 2));
+      g_ptr_array_add(a, split_strings->pdata[split_strings->len - 2]);
+      g_ptr_array_add(a, split_strings->pdata[split_strings->len - 1]);
     } else if (a) {
       g_ptr_array_add(a, (*argv)[i]);
     }
