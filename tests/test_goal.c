@@ -546,6 +546,30 @@ static void test_cli_statuses(void) {
   g_free(err);
 }
 
+static void test_loggp_profile(void) {
+  /* configs/hw/loggp.yaml makes a ping o + L + s G + o: 1500 + 2 x 1250 +
+   * ceil(8000 bits / 1333333333 bps) = 6000.001 + 1500 ns, plus the bus's
+   * DMA read and memory write of 1000 B at 100 Tbps (0.08 ns each):
+   * 11500.161 ns. */
+  const char *dir = g_getenv("TRIGSIM_CONFIGS");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  const char *g = "num_ranks 2\nrank 0 {\nl1: send 1000b to 1\n}\nrank 1 {\nl1: recv 1000b from 0\n}\n";
+  char *gp = tu_temp_file(".goal", g, strlen(g));
+  char *yaml = g_strdup_printf("include: %s/hw/loggp.yaml\nworkload: {kind: goal, file: %s}\n"
+                               "policies: [cpu]\n", dir, gp);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  const char *argv[] = {"run", sc, "-f", "csv", "--counters", "none", NULL};
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, ",cpu,11500161,"));
+  if (!out || !strstr(out, ",cpu,11500161,")) fprintf(stderr, "%s%s\n", out ? out : "", err ? err : "");
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(gp);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"GOAL ping, timed by hand", test_ping},
@@ -562,6 +586,7 @@ int main(void) {
       {"collectives timed by hand", test_collectives_by_hand},
       {"a workload exported as GOAL runs the same", test_export_round_trip},
       {"exit statuses: a deadlock 3, a malformed file 2", test_cli_statuses},
+      {"the LogGP profile: a ping is o + L + s G + o", test_loggp_profile},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }
