@@ -102,11 +102,17 @@ void sys_limits_print(const struct sys_limits *t, FILE *out) {
             " runs: %" G_GINT64_FORMAT " stalls, %s stalled in all (hardware.nic.trigger_full)\n",
             t->hit[SYS_STALL], t->runs, t->stalls,
             units_format(t->stall_time_ps, UNIT_TIME, a, sizeof a));
-  if (t->hit[SYS_QUEUE])
-    fprintf(out,
-            "trigsim: note: queues grew in %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-            " runs: packets waited up to %s at a switch port, requests up to %s for a helper "
-            "thread\n",
-            t->hit[SYS_QUEUE], t->runs, units_format(t->switch_wait_ps, UNIT_TIME, a, sizeof a),
-            units_format(t->helper_wait_ps, UNIT_TIME, b, sizeof b));
+  if (t->hit[SYS_QUEUE]) {
+    /* Only the queues that did wait (a ping's helper request waits for a
+     * poll tick, its packets for no port). */
+    fprintf(out, "trigsim: note: queues grew in %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " runs:",
+            t->hit[SYS_QUEUE], t->runs);
+    if (t->switch_wait_ps)
+      fprintf(out, " packets waited up to %s at a switch port%s",
+              units_format(t->switch_wait_ps, UNIT_TIME, a, sizeof a), t->helper_wait_ps ? "," : "");
+    if (t->helper_wait_ps)
+      fprintf(out, " requests waited up to %s for a helper thread (its poll included)",
+              units_format(t->helper_wait_ps, UNIT_TIME, b, sizeof b));
+    fprintf(out, "\n");
+  }
 }
