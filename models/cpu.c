@@ -366,7 +366,7 @@ static void graph_ready(struct sim_comp *c, uint32_t i) {
   const struct hstep *st = &pr->host[i];
   sim_time now = sim_now(c->eng);
   g->phase[i] = GS_READY;
-  g->since[i] = now;
+  g->since[i] = now; /* when its wait began; graph_queue sets it again for the thread */
   switch (st->kind) {
   case HS_WAIT_KERNEL: {
     uint32_t k = st->kernel;
@@ -410,20 +410,19 @@ static void graph_run(struct sim_comp *c) {
       graph_ready(c, i);
     }
     if (g->running >= 0) return;
-    sim_time now0 = sim_now(c->eng);
+    sim_time now = sim_now(c->eng), d = 0;
     if (g_sequence_get_length(g->runq) == 0) {
-      if (g->idle_since < 0) g->idle_since = now0;
+      if (g->idle_since < 0) g->idle_since = now;
       return;
     }
     /* A thread that waited with steps left waited for a flag or a kernel. */
     if (g->idle_since >= 0 && g->n_done < pr->n_host)
-      spend(c, CAT_WAIT_FLAG, g->idle_since, now0 - g->idle_since);
+      spend(c, CAT_WAIT_FLAG, g->idle_since, now - g->idle_since);
     g->idle_since = -1;
     GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
     uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
     g_sequence_remove(it);
     const struct hstep *st = &pr->host[i];
-    sim_time now = sim_now(c->eng), d = 0;
     if (g->phase[i] == GS_READY) graph_start(g, i);
     if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
       d = cfg->recv;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,4 +72,12 @@ bool in_read_regular(const char *path, int64_t max_bytes, char **text, size_t *l
   *len = buf->len;
   *text = g_string_free(buf, FALSE);
   return true;
+}
+
+char *in_path_beside(const char *file, const char *path) {
+  if (!file || g_path_is_absolute(path)) return g_strdup(path);
+  char *dir = g_path_get_dirname(file);
+  char *out = strcmp(dir, ".") ? g_build_filename(dir, path, NULL) : g_strdup(path);
+  g_free(dir);
+  return out;
 }

@@ -24,4 +24,9 @@ int in_open_regular(const char *path, int64_t max_bytes, char **why);
  * (also when it grew past the limit while read). */
 bool in_read_regular(const char *path, int64_t max_bytes, char **text, size_t *len, char **why);
 
+/* PATH as written in FILE (a scenario, a fit file): PATH itself when
+ * absolute or when FILE is NULL or in the current folder, else PATH in
+ * FILE's folder. Newly allocated (g_free). */
+char *in_path_beside(const char *file, const char *path);
+
 #endif

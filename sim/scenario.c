@@ -544,11 +544,6 @@ static bool include_items(const struct sc_node *inc, GPtrArray *items, char **er
   return false;
 }
 
-static char *resolve(const char *dir, const char *name) {
-  if (g_path_is_absolute(name) || !strcmp(dir, ".")) return g_strdup(name);
-  return g_build_filename(dir, name, NULL);
-}
-
 /* Replaces ROOT's `include:` by the included files' contents, ROOT's own
  * keys winning, later includes winning over earlier ones. */
 static bool expand_includes(struct sc_node *root, const char *path, struct chain *c, char **err) {
@@ -556,18 +551,16 @@ static bool expand_includes(struct sc_node *root, const char *path, struct chain
   if (!inc) return true;
   GPtrArray *items = g_ptr_array_new();
   bool ok = include_items(inc, items, err);
-  char *dir = g_path_get_dirname(path);
   struct sc_node *all = new_node(SC_MAP, root->file, root->line, root->col);
   for (guint i = 0; ok && i < items->len; i++) {
     const struct sc_node *item = items->pdata[i];
-    char *ipath = resolve(dir, item->scalar);
+    char *ipath = in_path_beside(path, item->scalar);
     struct sc_node *sub = load_tree(ipath, item, c, err);
     g_free(ipath);
     if (sub) merge(all, sub, true);
     ok = sub != NULL;
   }
   merge(root, all, false);
-  g_free(dir);
   g_ptr_array_free(items, TRUE);
   sc_node_free(inc);
   return ok;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cg.h"
+#include "input.h"
 #include "lower.h"
 #include "matgen.h"
 #include "workload.h"
@@ -222,11 +223,7 @@ static uint64_t cg_ops(const struct sp_part *part, int64_t iterations) {
 
 /* PATH (a scenario value at KEY) resolved against the scenario's folder. */
 static char *scenario_path(const struct wl_ctx *ctx, const char *key, const char *path) {
-  const struct sc_node *fn = key_node(ctx->sc, key);
-  char *dir = g_path_get_dirname(fn->file ? fn->file : ".");
-  char *out = g_path_is_absolute(path) ? g_strdup(path) : g_build_filename(dir, path, NULL);
-  g_free(dir);
-  return out;
+  return in_path_beside(key_node(ctx->sc, key)->file, path);
 }
 
 static struct sp_matrix *load_matrix(const struct wl_ctx *ctx, char **err) {

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "input.h"
 #include "points.h"
 #include "sweep_run.h"
 #include "units.h"
@@ -319,9 +320,7 @@ static const struct sc_node *measured_value(const struct fit *f, const struct sc
   const struct sc_node *key = from ? want_scalar(sc_map_get(value, "key"), kp, "a dotted key path", err) : NULL;
   const struct sc_node *n = NULL;
   if (key) {
-    char *dir = g_path_get_dirname(f->path);
-    char *file = g_path_is_absolute(from->scalar) ? g_strdup(from->scalar)
-                                                  : g_build_filename(dir, from->scalar, NULL);
+    char *file = in_path_beside(f->path, from->scalar);
     if (!g_file_test(file, G_FILE_TEST_IS_REGULAR))
       fail(err, from, fp, "an existing YAML file, relative to the fit file");
     else if ((*tree = sc_load_file(file, err))) {
@@ -340,7 +339,6 @@ static const struct sc_node *measured_value(const struct fit *f, const struct sc
       g_strfreev(c);
     }
     g_free(file);
-    g_free(dir);
   }
   g_free(fp);
   g_free(kp);
@@ -509,12 +507,9 @@ struct fit *fit_load(const char *path, char **err) {
   if (n) g_free(base);
   if ((n = sc_map_get(f->root, "extends"))) {
     if (!want_scalar(n, "extends", "a profile file, relative to the fit file", err)) goto fail;
-    char *dir = g_path_get_dirname(path);
-    char *p = g_path_is_absolute(n->scalar) ? g_strdup(n->scalar)
-                                            : g_build_filename(dir, n->scalar, NULL);
+    char *p = in_path_beside(path, n->scalar);
     f->extends = g_canonicalize_filename(p, NULL);
     g_free(p);
-    g_free(dir);
     if (!g_file_test(f->extends, G_FILE_TEST_IS_REGULAR)) {
       fail(err, n, "extends", "an existing profile file");
       goto fail;

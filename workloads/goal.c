@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "input.h"
 #include "lower.h"
 #include "workload.h"
 
@@ -367,8 +368,7 @@ static struct wl_program *goal_program(const struct wl_ctx *ctx, char **err) {
                        "expected the path of a GOAL schedule, got none");
     return NULL;
   }
-  char *dir = g_path_get_dirname(fn && fn->file ? fn->file : ".");
-  char *path = g_path_is_absolute(c->file) ? g_strdup(c->file) : g_build_filename(dir, c->file, NULL);
+  char *path = in_path_beside(fn ? fn->file : NULL, c->file);
   static const uint8_t where[] = {WL_ON_ANY, WL_ON_CPU, WL_ON_GPU};
   uint64_t num_ranks = 0;
   struct wl_program *p = wl_goal_read(path, c->time_unit, where[c->calc_on],
@@ -383,11 +383,11 @@ static struct wl_program *goal_program(const struct wl_ctx *ctx, char **err) {
     g_free(why);
   }
   g_free(path);
-  g_free(dir);
   return p;
 }
 
-static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+/* A calc placed where the policy runs no compute (calc_on). */
+static bool goal_check(const struct wl_ctx *ctx, char **err) {
   const struct goal_config *c = ctx->config;
   const struct pol_type *pol = pol_find(ctx->policy);
   const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
@@ -400,6 +400,10 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
                        c->calc_on == GOAL_ON_CPU ? "cpu" : "gpu");
     return false;
   }
+  return true;
+}
+
+static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   return pol_run_program(ctx, goal_program, out, err);
 }
 
@@ -408,6 +412,7 @@ const struct wl_type wl_goal = {
     .policies = pol_names,
     .n_policies = POL_COUNT,
     .default_policy = "gputn",
+    .check = goal_check,
     .run = goal_run,
     .program = goal_program,
 };

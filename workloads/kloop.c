@@ -15,6 +15,7 @@
 #include "calib.h"
 #include "cpu.h"
 #include "gpu.h"
+#include "input.h"
 #include "nic.h"
 #include "outfile.h"
 #include "topology.h"
@@ -125,9 +126,7 @@ static bool cache_put(const char *path, const char *key, const char *entry, char
  * the cache has it or the device opens. */
 static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *cfg,
                           int64_t *exec_ps, char **err) {
-  char *dir = g_path_get_dirname(ctx->sc->path);
-  char *path = g_path_is_absolute(cfg->measure_cache) ? g_strdup(cfg->measure_cache)
-                                                      : g_build_filename(dir, cfg->measure_cache, NULL);
+  char *path = in_path_beside(ctx->sc->path, cfg->measure_cache);
   char *key = g_strdup_printf("jacobi-%" PRId64, cfg->grid);
   bool found = false, ok = cache_get(path, key, exec_ps, &found, err);
   if (ok && !found) {
@@ -163,7 +162,6 @@ static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *c
   }
   g_free(key);
   g_free(path);
-  g_free(dir);
   return ok;
 }
 

@@ -418,17 +418,6 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
    * when simulating (exit 3), not an input error of `validate`. */
   if (!ctx->check_only && wl_program_unmatched(p, err)) return false;
   if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
-  for (uint32_t r = 0; r < p->n_ranks; r++)
-    for (size_t i = 0; p->ranks[r].graph && i < p->ranks[r].n_ops; i++) {
-      const struct wl_op *o = &p->ranks[r].ops[i];
-      bool cpu_only = o->on == WL_ON_CPU && !pol->graph.host, gpu_only = o->on == WL_ON_GPU && !pol->graph.gpu;
-      if (o->kind != WL_COMPUTE || (!cpu_only && !gpu_only)) continue;
-      char where[64];
-      *err = g_strdup_printf("%s: expected a compute policy %s can place, got one on the %s",
-                             wl_op_where(p, r, i, where, sizeof where), pol->name,
-                             cpu_only ? "CPU (the host drives nothing under it)" : "GPU (it has none)");
-      return false;
-    }
   /* Policies that drive from the GPU run one order of a graph. */
   struct wl_program *lin = NULL;
   if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p);

@@ -222,8 +222,8 @@ static uint32_t next_seq(GHashTable *count, uint32_t dst, uint32_t src, uint32_t
  * flags. Counting k costs two more lookups a message, so it is kept in
  * DUPS (a message counter) only for the (receiver, sender, tag) that recur:
  * most programs have none. */
-static bool index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *keys,
-                        GHashTable *dups, char **err) {
+static void index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *keys,
+                        GHashTable *dups) {
   size_t n = 0;
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     struct wl_rank *rk = &p->ranks[r];
@@ -232,6 +232,7 @@ static bool index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *key
       struct wl_op *o = &rk->ops[i];
       if (o->kind != WL_RECV) continue;
       o->flag = flag;
+      o->match = 0; /* no send yet */
       flag += o->parts;
       struct msg_key *k = &keys[n++];
       *k = (struct msg_key){r, o->peer, o->tag, 0};
@@ -243,15 +244,12 @@ static bool index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *key
     }
     rk->n_flags = flag - 1;
   }
-  (void)err;
-  return true;
 }
 
-/* Matches every send against the index, counting what each receive got. */
-static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got,
-                        const GHashTable *dups, char **err) {
+/* Matches every send against the index, marking each receive it meets. */
+static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *dups, char **err) {
   GHashTable *count = counts_new();
-  bool any = g_hash_table_size((GHashTable *)dups) > 0;
+  bool any = g_hash_table_size(dups) > 0;
   bool ok = true;
   for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
     struct wl_rank *rk = &p->ranks[r];
@@ -259,10 +257,10 @@ static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got,
       struct wl_op *o = &rk->ops[i];
       if (o->kind != WL_SEND) continue;
       struct msg_key k = {o->peer, r, o->tag, 0};
-      if (any && g_hash_table_contains((GHashTable *)dups, &k)) k.seq = next_seq(count, o->peer, r, o->tag);
+      if (any && g_hash_table_contains(dups, &k)) k.seq = next_seq(count, o->peer, r, o->tag);
       size_t j = GPOINTER_TO_SIZE(g_hash_table_lookup(h, &k));
-      const struct wl_op *rv = j ? &p->ranks[o->peer].ops[j - 1] : NULL;
-      if (rv && g_hash_table_contains(got, rv)) {
+      struct wl_op *rv = j ? &p->ranks[o->peer].ops[j - 1] : NULL;
+      if (rv && rv->match) {
         /* A later send of a (receiver, sender, tag) that has one receive:
          * count which (an error, so the scan is rare). */
         rv = NULL;
@@ -285,8 +283,7 @@ static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *got,
         ok = false;
         break;
       }
-      g_hash_table_add(got, (gpointer)rv);
-      ((struct wl_op *)rv)->match = 1; /* a receive's match: it has a send */
+      rv->match = 1; /* a receive's match: it has a send */
       o->match = (uint32_t)(j - 1);
     }
   }
@@ -373,12 +370,11 @@ bool wl_program_check(struct wl_program *p, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) n_recv += wl_count(p, r, WL_RECV);
   struct msg_key *keys = g_new(struct msg_key, n_recv ? n_recv : 1);
   GHashTable *h = g_hash_table_new(key_hash, key_equal);
-  GHashTable *got = g_hash_table_new(g_direct_hash, g_direct_equal);
   GHashTable *dups = counts_new();
-  bool ok = check_graphs(p, err) && index_recvs(p, h, keys, dups, err) &&
-            match_sends(p, h, got, dups, err);
+  bool ok = check_graphs(p, err);
+  if (ok) index_recvs(p, h, keys, dups);
+  ok = ok && match_sends(p, h, dups, err);
   g_hash_table_destroy(dups);
-  g_hash_table_destroy(got);
   g_hash_table_destroy(h);
   g_free(keys);
   p->checked = ok;

@@ -66,7 +66,8 @@ struct wl_op {
   int64_t bytes_per_wg;  /* WL_COMPUTE: bytes of memory traffic */
   int64_t time_ps;       /* WL_COMPUTE: if > 0, each WG takes this long (a GOAL
                             calc), overriding flops and bytes */
-  uint8_t on;            /* WL_COMPUTE: enum wl_where */
+  uint8_t on;            /* WL_COMPUTE: enum wl_where; a producer that places
+                            computes checks the policy can (pol_graph) */
   uint8_t one_sided;     /* WL_SEND, WL_RECV: a put and its signal wait, no host
                             receive (both ends must agree) */
   uint32_t peer;         /* WL_SEND, WL_RECV */

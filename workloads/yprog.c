@@ -252,26 +252,34 @@ static bool node_fail(struct ybuild *b, const struct sc_node *n, const char *pat
 
 /* The scalar KEY of map M evaluated in DIM into *OUT; DEF when absent
  * (HAS_DEF), else an error. */
+/* Scalar V at key path KP evaluated in DIM (wl_yprog_eval) into *OUT. */
+static bool value_of(struct ybuild *b, const struct sc_node *v, const char *kp, enum unit_dim dim,
+                     int64_t *out) {
+  if (v->kind != SC_SCALAR)
+    return node_fail(b, v, kp, "expected %s, got a list or mapping",
+                     dim == UNIT_NONE ? "an integer expression" : units_dim_name(dim));
+  char *why = NULL;
+  bool ok = wl_yprog_eval(v->scalar, dim, (const char *const *)b->vars->pdata,
+                          (const int64_t *)(void *)b->vals->data, b->vals->len, out, &why);
+  if (!ok) {
+    *b->err = sc_error_at(v, kp, "%s", why);
+    g_free(why);
+  }
+  return ok;
+}
+
 static bool field(struct ybuild *b, const struct sc_node *m, const char *path, const char *key,
                   enum unit_dim dim, bool has_def, int64_t def, int64_t *out) {
   const struct sc_node *v = sc_map_get(m, key);
   char *kp = g_strdup_printf("%s.%s", path, key);
   bool ok = true;
-  if (!v) {
-    if (has_def) *out = def;
-    else ok = node_fail(b, m, kp, "expected %s, got nothing", dim == UNIT_NONE ? "an integer expression" : units_dim_name(dim));
-  } else if (v->kind != SC_SCALAR) {
-    ok = node_fail(b, v, kp, "expected %s, got a list or mapping",
+  if (v)
+    ok = value_of(b, v, kp, dim, out);
+  else if (has_def)
+    *out = def;
+  else
+    ok = node_fail(b, m, kp, "expected %s, got nothing",
                    dim == UNIT_NONE ? "an integer expression" : units_dim_name(dim));
-  } else {
-    char *why = NULL;
-    ok = wl_yprog_eval(v->scalar, dim, (const char *const *)b->vars->pdata,
-                       (const int64_t *)(void *)b->vals->data, b->vals->len, out, &why);
-    if (!ok) {
-      *b->err = sc_error_at(v, kp, "%s", why);
-      g_free(why);
-    }
-  }
   g_free(kp);
   return ok;
 }
@@ -517,15 +525,7 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
   if (!ok) {
   } else if (!strcmp(kind, "calc")) {
     int64_t t;
-    ok = body->kind == SC_SCALAR
-             ? wl_yprog_eval(body->scalar, UNIT_TIME, (const char *const *)b->vars->pdata,
-                             (const int64_t *)(void *)b->vals->data, b->vals->len, &t, b->err)
-             : node_fail(b, body, kp, "expected a time, got %s", "a list or mapping");
-    if (!ok && body->kind == SC_SCALAR) {
-      char *why = *b->err;
-      *b->err = sc_error_at(body, kp, "%s", why);
-      g_free(why);
-    }
+    ok = value_of(b, body, kp, UNIT_TIME, &t);
     if (ok && t < 0) ok = node_fail(b, body, kp, "expected a time of at least 0ps, got %s", body->scalar);
     if (ok) wl_calc(b->p, b->rank, t, WL_ON_ANY);
   } else if (body->kind != SC_MAP && !(!strcmp(kind, "barrier") && body->kind == SC_SCALAR)) {
