@@ -23,6 +23,8 @@ enum kstep_kind {
    * w / tag_div; every WG pays the fence (and an atomic arrive), and the
    * last WG of a part to arrive posts command `cmd + part`. */
   KS_BARRIER,      /* device-wide barrier of all the kernel's WGs */
+  KS_LOOP,         /* the steps up to the matching KS_END run `count` times (np_loops) */
+  KS_END,          /* end of the innermost open KS_LOOP's body */
 };
 
 /* What a KS_COMPUTE step is (its kernel class): each has its efficiency
@@ -55,6 +57,8 @@ struct kstep {
                           KS_HOST_REQUEST, KS_NIC_CMD: WGs per part (0: every WG posts) */
   uint32_t stores;     /* KS_TRIGGER: stores per WG (work-item granularity: one per
                           work-item); 0 means 1 */
+  uint32_t tag_stride; /* KS_TRIGGER in a loop: the tag of execution j is tag + j * tag_stride */
+  uint32_t count;      /* KS_LOOP: iterations, >= 1 */
   uint32_t cmd;        /* KS_HOST_REQUEST, KS_NIC_CMD: index into nodeprog.cmds */
   uint32_t only_wg;    /* if > 0, only WG only_wg-1 performs this step */
   /* If sel_count > 0, only WGs sel_first + j * sel_stride (0 <= j <
@@ -80,11 +84,16 @@ enum qcmd_kind {
   Q_DOORBELL,   /* ring the NIC for pre-posted command `cmd_id` (GDS) */
 };
 
+/* A queue command submitted by a host step in a loop carries that step's
+ * execution index j (np_loops) with it (pmsg.b of PK_QUEUE_CMD): a
+ * Q_WAIT_FLAG waits for value * (j + 1), a Q_DOORBELL rings cmd_id + j *
+ * id_stride. */
 struct qcmd {
   uint8_t kind;        /* enum qcmd_kind */
   uint32_t kernel;     /* Q_KERNEL: index into nodeprog.kernels */
   uint32_t flag, value;/* Q_WAIT_FLAG */
   uint32_t cmd_id;     /* Q_DOORBELL */
+  uint32_t id_stride;  /* Q_DOORBELL */
 };
 
 /* One step of a CPU thread's program. */
@@ -96,6 +105,9 @@ enum hstep_kind {
                      cpu.register_trigger for triggered ones, or cpu.send for puts
                      made by the host network stack when `two_sided`) */
   HS_WAIT_FLAG,   /* wait until `flag` >= `value`; pays cpu.recv when `two_sided` */
+  HS_LOOP,        /* the steps up to the matching HS_END run `count` times (np_loops);
+                     sequence programs only */
+  HS_END,         /* end of the innermost open HS_LOOP's body */
 };
 
 struct hstep {
@@ -111,6 +123,11 @@ struct hstep {
    * are host_deps[dep_first .. dep_first + n_deps). */
   uint32_t dep_first, n_deps;
   uint32_t op;         /* 1 + the program op this step lowers (for messages), 0: none */
+  uint32_t count;      /* HS_LOOP: iterations, >= 1 */
+  /* HS_NIC_CMD in a loop: execution j posts the command with tag + j *
+   * tag_stride (a triggered put's registration) and cmd_id + j * id_stride
+   * (a GDS pre-post). HS_LAUNCH passes j with the queue command. */
+  uint32_t tag_stride, id_stride;
 };
 
 /* A dependency of a graph host step: step `step` has completed, or (when
@@ -119,6 +136,28 @@ struct hdep {
   uint32_t step;
   uint32_t on_start;
 };
+
+/* Loops (np_loops). A program is the same whether a body is written once
+ * in a loop or `count` times one after another: a loop is how a node
+ * program stays as long as what one rank does is to write, not as long as
+ * the run (the scale issue). HS_LOOP/HS_END in a sequence host program and
+ * KS_LOOP/KS_END in a kernel's steps nest at most NP_MAX_DEPTH deep; they
+ * take no time and make no event. A step inside loops runs once per
+ * iteration; its execution index j is the flattened iteration of the loops
+ * around it, outermost most significant (loops of counts c1 > c2 at
+ * iterations i1, i2: j = i1 * c2 + i2; 0 outside any loop). What changes
+ * from one execution to the next is scaled by j, so that the flags, tags
+ * and NIC command ids the executions use are those of the unrolled program:
+ * - a flag counts what arrived: a wait (HS_WAIT_FLAG, KS_WAIT_FLAG,
+ *   Q_WAIT_FLAG) of execution j waits for value * (j + 1) (each execution
+ *   of the receive it lowers adds `value`);
+ * - trigger tags (KS_TRIGGER, a registration's nic_cmd.tag) are tag + j *
+ *   tag_stride; pre-posted command ids (NIC_POST's cmd_id, Q_DOORBELL)
+ *   cmd_id + j * id_stride;
+ * - a kernel launched once per iteration is one kernel: the host's
+ *   HS_WAIT_KERNEL waits for its latest launch; the parts of a KS_NIC_CMD /
+ *   KS_HOST_REQUEST count arrivals per execution. */
+#define NP_MAX_DEPTH 4
 
 /* Everything one node runs. Flag ids index a node-wide array of flag words
  * (0 unused); their watcher is the device that polls them. */
