@@ -410,11 +410,12 @@ static uint64_t loop_index(const struct gpu_loop *stack, uint32_t depth) {
  * handler opened last when that batch goes on at the same time and no
  * other self event was scheduled since: then the WGs' own events would
  * have run one right after another (the queue breaks ties by insertion),
- * with at most other components' events between them, which a WG's step
- * does not observe at the same instant (every path back to the GPU takes
- * time). So a batch runs its WGs in that order, calling dispatch after
- * each as EV_WG did: the same simulated times, one event for all of them
- * (gpu.aggregate; false: one event per WG, to check that). */
+ * with between them only the bus's arrivals of messages those WGs sent,
+ * which go on to the NIC or the CPU and so make no event the GPU or its
+ * WGs see. So a batch runs its WGs in that order, calling dispatch after
+ * each as EV_WG did: every component sees the same events in the same
+ * order, one event for all of them (gpu.aggregate; false: one event per
+ * WG, to check that). */
 
 static void gpu_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
   struct gpu_state *s = c->state;

@@ -5,7 +5,10 @@
  * commands and host requests by parts, device-wide barriers, stream
  * wait-on-flag, the bandwidth share (bw_share), occupancy and achieved
  * bandwidth (Little's law), tail waves, L2, kernel classes, persistent
- * loops and the barrier table; every time derived by hand.
+ * loops and the barrier table; loops (KS_LOOP: the same as the body
+ * unrolled, execution indices, parts per execution, queue commands with
+ * j); aggregation (gpu.aggregate: the same outcome with one event per WG
+ * and per group); every time derived by hand.
  *
  * The rig: a node's bus (latency B = 100 ns, control messages free), the
  * GPU, the CPU and a fake NIC that records what it receives. Unless a test
