@@ -36,6 +36,7 @@ struct gpu_queue {
   uint8_t phase;        /* enum qphase */
   const struct kernel *k;
   uint32_t kidx, next_wg, done_wgs, barrier_arrived;
+  uint32_t launch_j;    /* the running kernel's launch: its execution index (np_loops) */
   uint32_t running, max_running; /* WGs holding slots; at most cus * occupancy */
   int32_t barrier_list; /* WG slots waiting at the barrier, -1 = none */
   int32_t flag_next;    /* next queue waiting on the same flag */
@@ -396,10 +397,12 @@ static bool part_arrive(struct sim_comp *c, uint32_t qi, const struct gpu_wg *w,
   return true;
 }
 
-/* The execution index of a WG with loops STACK of DEPTH open: their
- * iterations flattened, outermost most significant (np_loops). */
-static uint64_t loop_index(const struct gpu_loop *stack, uint32_t depth) {
-  uint64_t j = 0;
+/* The execution index of a step of a kernel launched at execution index
+ * LAUNCH_J, in a WG with loops STACK of DEPTH open: the iterations of the
+ * host's loops around the launch and of these flattened, outermost most
+ * significant (np_loops). */
+static uint64_t loop_index(uint32_t launch_j, const struct gpu_loop *stack, uint32_t depth) {
+  uint64_t j = launch_j;
   for (uint32_t d = 0; d < depth; d++) j = j * stack[d].count + stack[d].i;
   return j;
 }
@@ -635,7 +638,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       continue;
     }
     sim_time d = 0;
-    uint64_t j = loop_index(w->loop, w->depth);
+    uint64_t j = loop_index(q->launch_j, w->loop, w->depth);
     switch (st->kind) {
     case KS_COMPUTE: d = gpu_wg_time(cfg, k, st, w->wg); break;
     case KS_WAIT_FLAG: {
@@ -734,6 +737,7 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   s->fe_busy = false;
   q->k = &s->prog->kernels[qc->kernel];
   q->kidx = qc->kernel;
+  q->launch_j = q->cmds[q->head].j;
   q->next_wg = q->done_wgs = q->barrier_arrived = 0;
   q->barrier_list = -1;
   q->phase = QP_RUN;

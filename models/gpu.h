@@ -58,7 +58,9 @@
  *   at once.
  * - Loops (nodeprog.h, np_loops): every WG keeps its own stack of open
  *   KS_LOOPs (whatever only_wg / sel_*), at no cost and with no event; a
- *   step's execution index j scales its wait (value * (j + 1)) and its
+ *   step's execution index j (the host loops around its kernel's launch,
+ *   pmsg.b, outermost, then the kernel's own loops) scales its wait
+ *   (value * (j + 1)) and its
  *   trigger tag (+ j * tag_stride); parts count arrivals per execution,
  *   an entry living from a part's first arrival to its post.
  * - Events: a WG waiting on a flag makes no event until the flag's update

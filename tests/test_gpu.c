@@ -1080,6 +1080,42 @@ static void test_loop_queue_cmds(void) {
   rig_free(&r);
 }
 
+/* A kernel launched by a host loop's third execution (j = 2, pmsg.b):
+ * the host's loops are outermost around its steps, so in its own loop of
+ * 2 the step of iteration i has j = 2 x 2 + i: tags 10 + 4 + i, waits for
+ * 1 x (5 + i). */
+static void test_loop_launch_index(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_LOOP, .count = 2},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1, .tag_stride = 1},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+      {.kind = KS_END},
+  };
+  static const struct kernel k[] = {{.name = "lj", .n_wgs = 1, .steps = steps, .n_steps = 4}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .n_flags = 1};
+  struct rig r;
+  gpu_rig(&r);
+  r.script = (struct fn_script){3, {{0, PK_QUEUE_CMD, DEV_GPU, 0, 0, 2},
+                                    {0, PK_FLAG, DEV_GPU, 0, 1, 5},
+                                    {5 * US, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* Launch 0.1-1.6 us. Fence to 1.8: tag 14 at the NIC 1.9; the flag (5
+   * since 0.1) passes the wait for 5. Fence to 2.0: tag 15 at 2.1; the
+   * wait for 6 from 2.0 sees the increment of 5.1 at its 31st tick: the
+   * WG ends at 5.1 us. */
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 2);
+  CU_ASSERT_EQUAL(f->a[0], 14);
+  CU_ASSERT_EQUAL(f->at[0], B + L + F + B);
+  CU_ASSERT_EQUAL(f->a[1], 15);
+  CU_ASSERT_EQUAL(f->at[1], B + L + 2 * F + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_last_end"), 5 * US + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.poll_time"), 5 * US + B - (B + L + 2 * F));
+  rig_free(&r);
+}
+
 /* ---- aggregation (gpu.aggregate) ---- */
 
 /* One kernel of 4 WGs of 10 us on 4 slots: per WG, each WG's end is an
@@ -1289,6 +1325,7 @@ int main(void) {
       {"loops: nested execution index (tags, counted waits)", test_loop_nested},
       {"loops: parts count arrivals per execution", test_loop_parts},
       {"loops: queue commands carry j (wait value, doorbell id)", test_loop_queue_cmds},
+      {"loops: a kernel's launch index is outermost", test_loop_launch_index},
       {"aggregate: WGs of one instant share an event (hand count)", test_aggregate_events},
       {"aggregate: representative kernels per WG and aggregated agree", test_aggregate_same},
       {"aggregate: the order of one instant is kept", test_aggregate_order},
