@@ -197,6 +197,12 @@ static void allreduce_recdoub(struct build *b) {
   fold_out(b, &f, last, last_send);
 }
 
+/* Elements in pieces [0, I) of COUNT cut into P2 pieces, the first
+ * count % p2 one element longer (MPICH's cnts[]). */
+static int64_t below(int64_t count, uint32_t p2, uint32_t i) {
+  return (int64_t)i * (count / p2) + MIN((int64_t)i, count % p2);
+}
+
 /* Rabenseifner's allreduce as MPICH writes it
  * (src/mpi/coll/allreduce/allreduce_intra_reduce_scatter_allgather.c; Thakur
  * et al. Sec. 4.4): after the fold, the vector is cut into p2 pieces of
@@ -222,13 +228,12 @@ static void allreduce_rabenseifner(struct build *b) {
   uint32_t nr = (uint32_t)f.newrank, lo = 0, hi = p2, steps = 0;
   int64_t kept[32], sent[32]; /* bytes kept and sent at each halving */
   uint32_t peers[32];
-  /* Elements of pieces [0, i). */
-#define BELOW(i) ((int64_t)(i) * (count / p2) + MIN((int64_t)(i), count % p2))
   uint32_t last = f.last, ls = NONE;
   for (uint32_t mask = 1; mask < p2; mask <<= 1, steps++) {
     uint32_t peer = fold_rank(&f, nr ^ mask), mid = lo + (hi - lo) / 2;
     bool lower = !(nr & mask);
-    int64_t low = (BELOW(mid) - BELOW(lo)) * elem, high = (BELOW(hi) - BELOW(mid)) * elem;
+    int64_t low = (below(count, p2, mid) - below(count, p2, lo)) * elem;
+    int64_t high = (below(count, p2, hi) - below(count, p2, mid)) * elem;
     kept[steps] = lower ? low : high;
     sent[steps] = lower ? high : low;
     peers[steps] = peer;
@@ -238,7 +243,6 @@ static void allreduce_rabenseifner(struct build *b) {
     uint32_t got = recv(b, peer, kept[steps], last);
     last = reduce(b, kept[steps], got, ls);
   }
-#undef BELOW
   while (steps-- > 0) {
     uint32_t s = send(b, peers[steps], kept[steps], last, ls);
     last = recv_on(b, 0, peers[steps], sent[steps], last, ls);
@@ -295,8 +299,7 @@ static struct tnode dtree_second(uint32_t n, uint32_t v) {
   return tmap(btree(n, n - 1 - v), n, -1, (int64_t)n - 1);
 }
 
-/* Runs ELEMS elements (BYTES in all, the last element maybe partial)
- * through tree node T of this rank (real ranks), on tag offset TREE, in
+/* Runs BYTES (whole elements, the last maybe partial) through tree node T of this rank (real ranks), on tag offset TREE, in
  * segments of the call's segment_bytes: with UP each segment is received
  * from the children, reduced into the local one (child 0 then child 1,
  * one reduction after another) and sent to the parent; with DOWN it is
