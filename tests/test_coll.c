@@ -29,15 +29,6 @@
 /* Its flight alone: from the end of the send to the arrival. */
 #define FLY(s) (L + (s) * G + BUS2(s))
 
-#define EXPECT_TIME(got, want)                                                             \
-  do {                                                                                     \
-    sim_time got_ = (got), want_ = (want);                                                 \
-    if (got_ != want_)                                                                     \
-      fprintf(stderr, "line %d: got %" G_GINT64_FORMAT " ps, want %" G_GINT64_FORMAT "\n", \
-              __LINE__, got_, want_);                                                      \
-    CU_ASSERT_EQUAL(got_, want_);                                                          \
-  } while (0)
-
 static void machine(struct hw *h, int64_t nodes) {
   hw_defaults(h);
   h->cpu.send = h->cpu.recv = O;
@@ -58,13 +49,7 @@ static void machine(struct hw *h, int64_t nodes) {
 
 /* Collective C on N ranks as a program (checked). */
 static struct wl_program *build(struct wl_coll c, uint32_t n) {
-  struct wl_program *p = wl_program_new(n);
-  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  for (uint32_t r = 0; r < n; r++) {
-    g_array_set_size(after, 0);
-    wl_coll(p, r, &c, after);
-  }
-  g_array_free(after, TRUE);
+  struct wl_program *p = wl_coll_program(n, &c);
   char *err = NULL;
   CU_ASSERT_TRUE(wl_program_check(p, &err));
   if (err) fprintf(stderr, "%s\n", err);

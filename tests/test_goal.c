@@ -24,16 +24,6 @@
 #define BUS 102000   /* command over the bus */
 #define RECV 500000
 
-/* CU_ASSERT_EQUAL that prints both times when they differ. */
-#define EXPECT_TIME(got, want)                                                             \
-  do {                                                                                     \
-    sim_time got_ = (got), want_ = (want);                                                 \
-    if (got_ != want_)                                                                     \
-      fprintf(stderr, "line %d: got %" G_GINT64_FORMAT " ps, want %" G_GINT64_FORMAT "\n", \
-              __LINE__, got_, want_);                                                      \
-    CU_ASSERT_EQUAL(got_, want_);                                                          \
-  } while (0)
-
 static struct wl_program *goal(const char *text, char **err) {
   char *path = tu_temp_file(".goal", text, strlen(text));
   uint64_t n = 0;
@@ -146,14 +136,8 @@ static void test_binomial_bcast(void) {
    * once its receive completed. Rank 7 is last: 0 -> 4 (done 2488.26), 4
    * -> 6 (its first send: done 4976.52), 6 -> 7: 7464.78 ns. */
   GString *g = g_string_new("num_ranks 8\n");
-  struct wl_program *p = wl_program_new(8);
-  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   struct wl_coll c = {.kind = WL_BCAST, .bytes = 8, .elem = 1, .wgs = 1, .root = 0};
-  for (uint32_t r = 0; r < 8; r++) {
-    g_array_set_size(after, 0);
-    wl_coll(p, r, &c, after);
-  }
-  g_array_free(after, TRUE);
+  struct wl_program *p = wl_coll_program(8, &c);
   sim_time one = SEND + BUS + LEG + RECV;
   EXPECT_TIME(run(p, "cpu", 8, NULL), 3 * one);
   /* The same tree written in GOAL. */
@@ -435,15 +419,8 @@ static void test_yprog_errors(void) {
 
 /* The collective C's time on N ranks under cpu. */
 static sim_time coll_time(struct wl_coll c, uint32_t n) {
-  struct wl_program *p = wl_program_new(n);
-  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  for (uint32_t r = 0; r < n; r++) {
-    g_array_set_size(after, 0);
-    wl_coll(p, r, &c, after);
-  }
-  g_array_free(after, TRUE);
   char *err = NULL;
-  sim_time t = run(p, "cpu", MAX(n, 2), &err);
+  sim_time t = run(wl_coll_program(n, &c), "cpu", MAX(n, 2), &err);
   if (err) fprintf(stderr, "%s\n", err);
   g_free(err);
   return t;

@@ -454,3 +454,14 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
   default: g_assert_not_reached();
   }
 }
+
+struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c) {
+  struct wl_program *p = wl_program_new(n_ranks);
+  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t r = 0; r < n_ranks; r++) {
+    g_array_set_size(after, 0);
+    wl_coll(p, r, c, after);
+  }
+  g_array_free(after, TRUE);
+  return p;
+}

@@ -92,4 +92,8 @@ char *wl_coll_algo_list(enum wl_coll_kind kind);
  * no synchronization). */
 void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArray *after);
 
+/* A program of N_RANKS ranks running collective C alone (unchecked); free
+ * with wl_program_free. */
+struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c);
+
 #endif
