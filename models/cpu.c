@@ -43,6 +43,11 @@ struct cpu_state {
   sim_time *helper_free;  /* per helper: when it is free */
   uint32_t n_helpers;
   int main_track, *helper_track;
+  /* The main thread's open loops (nodeprog.h, np_loops), outermost first. */
+  struct {
+    uint32_t begin, count, i;
+  } loop[NP_MAX_DEPTH];
+  uint32_t depth;
   /* Graph host programs (nodeprog.host_deps), see "the graph executor". */
   struct graph *g;
   /* Statistics. */
@@ -133,8 +138,23 @@ static void spend(struct sim_comp *c, enum cpu_cat cat, sim_time start, sim_time
   if (G_UNLIKELY(c->traced) && d > 0) cpu_span(c, main_track(c), cat_names[cat], start, start + d);
 }
 
+/* The execution index of the main thread's current step (np_loops). */
+static uint64_t main_j(const struct cpu_state *s) {
+  uint64_t j = 0;
+  for (uint32_t d = 0; d < s->depth; d++) j = j * s->loop[d].count + s->loop[d].i;
+  return j;
+}
+
+/* What wait step ST waits its flag for: value, times the executions so far. */
+static uint64_t flag_want(const struct cpu_state *s, const struct hstep *st) {
+  return (uint64_t)st->value * (main_j(s) + 1);
+}
+
+/* Sends a message of KIND with A (and B) to DST after DELAY; a NIC
+ * command A goes with its tag and id moved by ST's strides for execution
+ * J (ST NULL: as written). */
 static void cpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
-                     uint8_t queue, uint32_t a) {
+                     uint8_t queue, uint32_t a, uint32_t b, const struct hstep *st, uint64_t j) {
   struct cpu_state *s = c->state;
   struct pmsg *m;
   uint64_t h = pmsg_new(c->eng, kind, &m);
@@ -143,11 +163,17 @@ static void cpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
   m->src_node = m->dst_node = s->node;
   m->queue = queue;
   m->a = a;
+  m->b = b;
   if (kind == PK_NIC_CMD) {
     if (a >= s->prog->n_cmds)
       g_error("%s: NIC command %u of %zu", c->name, a, s->prog->n_cmds);
     uint64_t hc = sim_payload_new(c->eng);
-    *(struct nic_cmd *)sim_payload(c->eng, hc) = s->prog->cmds[a];
+    struct nic_cmd *cmd = sim_payload(c->eng, hc);
+    *cmd = s->prog->cmds[a];
+    if (st) {
+      cmd->tag += (uint32_t)(j * st->tag_stride);
+      cmd->cmd_id += (uint32_t)(j * st->id_stride);
+    }
     m->op = hc;
   }
   sim_send(c, 0, delay, (uint16_t)kind, h);
@@ -209,7 +235,7 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
                                 : cfg->launch_submit;
     spend(c, CAT_LAUNCH, now, d);
     s->launches++;
-    cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd);
+    cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd, (uint32_t)main_j(s), NULL, 0);
     break;
   }
   case HS_NIC_CMD: {
@@ -225,7 +251,7 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       d += cfg->send;
     }
     s->nic_cmds++;
-    cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd);
+    cpu_send(c, d, PK_NIC_CMD, DEV_NIC, 0, st->cmd, 0, st, main_j(s));
     break;
   }
   default: g_error("%s: host step of unknown kind %u", c->name, st->kind);
@@ -501,10 +527,25 @@ static void main_run(struct sim_comp *c) {
       if (s->launched[k] > 0) d = kernel_wait_end(c, now, s->last_done[k]) - now;
       break;
     }
+    case HS_LOOP:
+      if (s->depth == NP_MAX_DEPTH || st->count == 0)
+        g_error("%s: a loop of %u iterations at depth %u", c->name, st->count, s->depth);
+      s->loop[s->depth].begin = (uint32_t)s->pc;
+      s->loop[s->depth].count = st->count;
+      s->loop[s->depth++].i = 0;
+      break;
+    case HS_END:
+      if (s->depth == 0) g_error("%s: a loop end outside a loop", c->name);
+      if (++s->loop[s->depth - 1].i < s->loop[s->depth - 1].count) {
+        s->pc = s->loop[s->depth - 1].begin; /* the body again, after the increment below */
+      } else {
+        s->depth--;
+      }
+      break;
     case HS_WAIT_FLAG:
       s->burst = 0;
       check_flag(c, st->flag);
-      if (s->flags[st->flag] < st->value) {
+      if (s->flags[st->flag] < flag_want(s, st)) {
         s->wait = MW_FLAG;
         s->wait_id = st->flag;
         s->wait_start = now;
@@ -560,7 +601,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   }
   if (s->wait != MW_FLAG || s->wait_id != flag) return;
   const struct hstep *st = &s->prog->host[s->pc];
-  if (s->flags[flag] < st->value) return;
+  if (s->flags[flag] < flag_want(s, st)) return;
   sim_time now = sim_now(c->eng), d = st->two_sided ? cfg->recv : 0;
   spend(c, CAT_WAIT_FLAG, s->wait_start, now - s->wait_start);
   spend(c, CAT_RECV, now, d);
@@ -603,7 +644,7 @@ static void host_request(struct sim_comp *c, uint32_t cmd) {
     }
     cpu_span(c, s->helper_track[best], "service", take, take + cfg->helper_service);
   }
-  cpu_send(c, s->helper_free[best] - now, PK_NIC_CMD, DEV_NIC, 0, cmd);
+  cpu_send(c, s->helper_free[best] - now, PK_NIC_CMD, DEV_NIC, 0, cmd, 0, NULL, 0);
 }
 
 /* ---- the component ---- */

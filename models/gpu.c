@@ -27,6 +27,7 @@ enum qphase {
 struct gpu_cmd {
   uint32_t qcmd;
   uint32_t depth; /* commands in the queue when it was appended, itself included */
+  uint32_t j;     /* the submitting host step's execution index (np_loops) */
 };
 
 struct gpu_queue {
@@ -42,11 +43,20 @@ struct gpu_queue {
   int track;
 };
 
+/* An open KS_LOOP of a WG: its body starts at step `begin`; iteration i
+ * of count. */
+struct gpu_loop {
+  uint32_t begin, count, i;
+};
+
 struct gpu_wg {
   int32_t queue; /* its kernel's queue; -1: free slot */
   uint32_t wg, step;
   sim_time start, wait_start;
+  uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
   int32_t next;  /* next WG slot on a flag or barrier list */
+  uint32_t depth; /* open loops */
+  struct gpu_loop loop[NP_MAX_DEPTH];
   int track;
 };
 
@@ -70,7 +80,7 @@ struct gpu_state {
   uint64_t doorbells, flag_updates, barriers, stream_waits;
   sim_time launch_time, teardown_time, barrier_time, poll_time, stream_wait_time, wg_time;
   sim_time wg_last_end; /* when the latest WG ended its last step; -1 before */
-  GHashTable *arrivals; /* part key (see part_arrive) -> WGs of the part arrived so far */
+  GHashTable *arrivals; /* struct gpu_part -> itself: parts with WGs arrived, not yet posted */
   uint32_t slots_max;
 };
 
@@ -328,26 +338,55 @@ static bool wg_selected(const struct kstep *st, uint32_t wg) {
   return d % stride == 0 && d / stride < st->sel_count;
 }
 
-/* WG W of queue QI's kernel arrives at step ST (tag_div > 0): true when it
- * is the last of its part, which then posts. */
+/* A part of a KS_HOST_REQUEST / KS_NIC_CMD step with WGs arrived: the
+ * step of queue qi's kernel, the part, the execution index j. */
+struct gpu_part {
+  uint32_t qi, step, part, arrived;
+  uint64_t j;
+};
+
+static guint part_hash(gconstpointer p) {
+  const struct gpu_part *a = p;
+  uint64_t h = ((uint64_t)a->qi << 40) ^ ((uint64_t)a->step << 20) ^ a->part;
+  h ^= a->j * 0x9e3779b97f4a7c15u;
+  return (guint)(h ^ (h >> 32));
+}
+
+static gboolean part_equal(gconstpointer pa, gconstpointer pb) {
+  const struct gpu_part *a = pa, *b = pb;
+  return a->qi == b->qi && a->step == b->step && a->part == b->part && a->j == b->j;
+}
+
+/* WG W of queue QI's kernel arrives at step ST (tag_div > 0) in execution
+ * J: true when it is the last of its part, which then posts. An entry
+ * lives from its part's first arrival to its last: memory follows what is
+ * in flight. */
 static bool part_arrive(struct sim_comp *c, uint32_t qi, const struct gpu_wg *w,
-                        const struct kstep *st) {
+                        const struct kstep *st, uint64_t j) {
   struct gpu_state *s = c->state;
   uint32_t n_wgs = st->sel_count ? st->sel_count : s->q[qi].k->n_wgs;
   uint32_t part = w->wg / st->tag_div;
   uint32_t size = st->sel_count ? st->sel_count : MIN(st->tag_div, n_wgs - part * st->tag_div);
   if (size <= 1) return true;
-  uint64_t key = ((uint64_t)qi << 56) | ((uint64_t)w->step << 28) | part;
-  if (!s->arrivals) s->arrivals = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-  uint64_t *k = g_hash_table_lookup(s->arrivals, &key);
-  if (!k) {
-    k = g_new0(uint64_t, 2);
-    k[0] = key;
-    g_hash_table_insert(s->arrivals, k, k);
+  struct gpu_part key = {.qi = qi, .step = w->step, .part = part, .j = j};
+  if (!s->arrivals) s->arrivals = g_hash_table_new_full(part_hash, part_equal, NULL, g_free);
+  struct gpu_part *e = g_hash_table_lookup(s->arrivals, &key);
+  if (!e) {
+    e = g_new(struct gpu_part, 1);
+    *e = key;
+    g_hash_table_add(s->arrivals, e);
   }
-  if (++k[1] < size) return false;
-  g_hash_table_remove(s->arrivals, &key); /* frees k */
+  if (++e->arrived < size) return false;
+  g_hash_table_remove(s->arrivals, &key); /* frees e */
   return true;
+}
+
+/* The execution index of a WG with loops STACK of DEPTH open: their
+ * iterations flattened, outermost most significant (np_loops). */
+static uint64_t loop_index(const struct gpu_loop *stack, uint32_t depth) {
+  uint64_t j = 0;
+  for (uint32_t d = 0; d < depth; d++) j = j * stack[d].count + stack[d].i;
+  return j;
 }
 
 static void check_flag(struct sim_comp *c, uint32_t flag) {
@@ -357,6 +396,11 @@ static void check_flag(struct sim_comp *c, uint32_t flag) {
 }
 
 /* ---- the front end and the queues ---- */
+
+/* The value a Q_WAIT_FLAG command CMD waits for: value * (j + 1). */
+static uint64_t qwait_value(const struct qcmd *qc, const struct gpu_cmd *cmd) {
+  return (uint64_t)qc->value * ((uint64_t)cmd->j + 1);
+}
 
 static void fe_try(struct sim_comp *c) {
   struct gpu_state *s = c->state;
@@ -407,7 +451,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
     case Q_WAIT_FLAG:
       check_flag(c, qc->flag);
       s->stream_waits++;
-      if (s->flags[qc->flag] >= qc->value) {
+      if (s->flags[qc->flag] >= qwait_value(qc, &q->cmds[q->head])) {
         q->phase = QP_FLAG_SEEN;
         sim_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
       } else {
@@ -418,7 +462,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
       break;
     case Q_DOORBELL:
       s->doorbells++;
-      gpu_send(c, 0, PK_DOORBELL, DEV_NIC, qc->cmd_id);
+      gpu_send(c, 0, PK_DOORBELL, DEV_NIC, qc->cmd_id + q->cmds[q->head].j * qc->id_stride);
       q->head = (q->head + 1) % q->cap;
       q->len--;
       break;
@@ -427,7 +471,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
   }
 }
 
-static void queue_append(struct sim_comp *c, uint32_t qi, uint32_t qcmd) {
+static void queue_append(struct sim_comp *c, uint32_t qi, uint32_t qcmd, uint32_t j) {
   struct gpu_state *s = c->state;
   if (qi >= s->n_q) g_error("%s: queue %u of %u", c->name, qi, s->n_q);
   if (qcmd >= s->prog->n_qcmds)
@@ -442,7 +486,7 @@ static void queue_append(struct sim_comp *c, uint32_t qi, uint32_t qcmd) {
     q->cap = cap;
     q->head = 0;
   }
-  q->cmds[(q->head + q->len) % q->cap] = (struct gpu_cmd){qcmd, (uint32_t)(q->len + 1)};
+  q->cmds[(q->head + q->len) % q->cap] = (struct gpu_cmd){qcmd, (uint32_t)(q->len + 1), j};
   q->len++;
   s->cmds++;
   if (q->phase == QP_IDLE) queue_advance(c, qi);
@@ -484,6 +528,30 @@ static void wg_finish(struct sim_comp *c, uint32_t slot) {
   if (++q->done_wgs == q->k->n_wgs) teardown_start(c, qi);
 }
 
+/* KS_LOOP / KS_END (ST) at WG W's current step: structure, performed by
+ * every WG at no cost. KS_LOOP opens a loop; KS_END goes back to its
+ * body's first step while iterations are left, else closes it. */
+static void wg_loop_step(struct sim_comp *c, struct gpu_wg *w, const struct kernel *k,
+                         const struct kstep *st) {
+  if (st->kind == KS_LOOP) {
+    if (w->depth == NP_MAX_DEPTH || st->count == 0)
+      g_error("%s: kernel %s: step %u opens a loop of count %u at depth %u (at most %d)",
+              c->name, kernel_name(k), w->step, st->count, w->depth, NP_MAX_DEPTH);
+    w->loop[w->depth++] = (struct gpu_loop){w->step + 1, st->count, 0};
+    w->step++;
+    return;
+  }
+  if (w->depth == 0)
+    g_error("%s: kernel %s: step %u ends no loop", c->name, kernel_name(k), w->step);
+  struct gpu_loop *l = &w->loop[w->depth - 1];
+  if (++l->i < l->count) {
+    w->step = l->begin;
+  } else {
+    w->depth--;
+    w->step++;
+  }
+}
+
 /* Runs WG SLOT's steps from its current one until it must wait or ends. */
 static void wg_run(struct sim_comp *c, uint32_t slot) {
   const struct gpu_config *cfg = c->config;
@@ -497,17 +565,23 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       return;
     }
     const struct kstep *st = &k->steps[w->step];
+    if (st->kind == KS_LOOP || st->kind == KS_END) {
+      wg_loop_step(c, w, k, st);
+      continue;
+    }
     if (st->kind != KS_BARRIER && !wg_selected(st, w->wg)) {
       w->step++;
       continue;
     }
     sim_time d = 0;
+    uint64_t j = loop_index(w->loop, w->depth);
     switch (st->kind) {
     case KS_COMPUTE: d = gpu_wg_time(cfg, k, st, w->wg); break;
     case KS_WAIT_FLAG: {
       uint32_t flag = st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
       check_flag(c, flag);
-      if (s->flags[flag] >= st->value) break;
+      w->wait_value = (uint64_t)st->value * (j + 1);
+      if (s->flags[flag] >= w->wait_value) break;
       w->wait_start = sim_now(c->eng);
       w->next = s->flag_wgs[flag];
       s->flag_wgs[flag] = (int32_t)slot;
@@ -516,8 +590,8 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     case KS_TRIGGER: {
       uint32_t div = st->tag_div ? st->tag_div : 1;
       s->triggers++;
-      gpu_send_b(c, cfg->fence_latency, PK_TRIGGER, DEV_NIC, st->tag + w->wg / div,
-                 st->stores ? st->stores : 1);
+      uint32_t tag = st->tag + w->wg / div + (uint32_t)(j * st->tag_stride);
+      gpu_send_b(c, cfg->fence_latency, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
       d = cfg->fence_latency;
       break;
     }
@@ -525,7 +599,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     case KS_NIC_CMD: {
       d = cfg->fence_latency;
       uint32_t cmd = st->cmd + (st->tag_div ? w->wg / st->tag_div : 0);
-      if (st->tag_div && !part_arrive(c, (uint32_t)w->queue, w, st)) break;
+      if (st->tag_div && !part_arrive(c, (uint32_t)w->queue, w, st, j)) break;
       if (cmd >= s->prog->n_cmds)
         g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(k), cmd,
                 s->prog->n_cmds);
@@ -575,6 +649,7 @@ static void dispatch(struct sim_comp *c) {
       w->queue = (int32_t)qi;
       w->wg = q->next_wg++;
       w->step = 0;
+      w->depth = 0;
       w->start = sim_now(c->eng);
       w->next = -1;
       q->running++;
@@ -641,9 +716,8 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   for (int32_t *link = &s->flag_wgs[flag]; *link >= 0;) {
     struct gpu_wg *w = &s->wg[*link];
     const struct kernel *wk = s->q[w->queue].k;
-    const struct kstep *st = &wk->steps[w->step];
     sim_time p = gpu_poll_period(cfg, wk->n_wgs);
-    if (v < st->value) {
+    if (v < w->wait_value) {
       link = &w->next;
       continue;
     }
@@ -658,7 +732,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   for (int32_t *link = &s->flag_queues[flag]; *link >= 0;) {
     struct gpu_queue *q = &s->q[*link];
     const struct qcmd *qc = &s->prog->qcmds[q->cmds[q->head].qcmd];
-    if (v < qc->value) {
+    if (v < qwait_value(qc, &q->cmds[q->head])) {
       link = &q->flag_next;
       continue;
     }
@@ -675,7 +749,7 @@ static void gpu_bus_arrive(struct sim_comp *c, uint64_t h) {
   struct pmsg m = *(struct pmsg *)sim_payload(c->eng, h);
   sim_payload_free(c->eng, h);
   switch (m.kind) {
-  case PK_QUEUE_CMD: queue_append(c, m.queue, m.a); break;
+  case PK_QUEUE_CMD: queue_append(c, m.queue, m.a, m.b); break;
   case PK_FLAG: flag_update(c, m.a, m.b); break;
   default: g_error("%s: unexpected message kind %u from the bus", c->name, m.kind);
   }

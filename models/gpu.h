@@ -8,7 +8,8 @@
  * PK_TRIGGER, PK_NIC_CMD and PK_DOORBELL to the NIC (event kind = pmsg kind).
  *
  * Timing.
- * - PK_QUEUE_CMD {queue, a = qcmd index} appends to queue `queue`. Its depth
+ * - PK_QUEUE_CMD {queue, a = qcmd index, b = the host step's execution
+ *   index j (np_loops)} appends to queue `queue`. Its depth
  *   is fixed then: 1 + the commands of that queue not yet complete (the one
  *   being served included). Launch latency = par_table_eval(launch_table,
  *   depth), or launch_latency + launch_per_queued * (depth - 1) when the
@@ -52,8 +53,14 @@
  *   par_table_eval(barrier_table, n_wgs), or barrier_base + barrier_per_wg
  *   * n_wgs when the table is empty. All WGs must fit at once (error).
  * - Q_WAIT_FLAG: the queue goes on stream_wait_latency after the later of
- *   reaching the command and the flag reaching the value. Q_DOORBELL sends
- *   PK_DOORBELL {a = cmd_id} to the NIC and moves on at once. */
+ *   reaching the command and the flag reaching value * (j + 1). Q_DOORBELL
+ *   sends PK_DOORBELL {a = cmd_id + j * id_stride} to the NIC and moves on
+ *   at once.
+ * - Loops (nodeprog.h, np_loops): every WG keeps its own stack of open
+ *   KS_LOOPs (whatever only_wg / sel_*), at no cost and with no event; a
+ *   step's execution index j scales its wait (value * (j + 1)) and its
+ *   trigger tag (+ j * tag_stride); parts count arrivals per execution,
+ *   an entry living from a part's first arrival to its post. */
 #ifndef MODELS_GPU_H
 #define MODELS_GPU_H
 

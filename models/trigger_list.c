@@ -1,6 +1,9 @@
 /* The trigger list of GPU-TN (SC17, Sec. 3): a fixed set of on-NIC entries
  * matched associatively (a linear scan stands for the CAM), and an overflow
- * list in host memory for the spill mode. See trigger_list.h. */
+ * list in host memory for the spill mode, kept in age order and indexed by
+ * tag (a lookup, an insert and a removal cost O(1) in its length, not a
+ * scan: the list grows with a program's length when stores run ahead of
+ * their registrations). See trigger_list.h. */
 #include "trigger_list.h"
 
 #include <glib.h>
@@ -10,11 +13,18 @@ struct tl_slot {
   bool used;
 };
 
+/* An overflow entry: in the age-ordered list and in its tag's list. */
+struct tl_over {
+  struct tl_entry e;
+  GList *age_link, *tag_link;
+};
+
 struct tl_list {
   enum tl_full mode;
   uint32_t capacity, in_use, max_in_use;
   struct tl_slot *slots;  /* capacity */
-  GArray *overflow;       /* struct tl_entry, oldest first */
+  GQueue overflow;        /* struct tl_over *, oldest first */
+  GHashTable *by_tag;     /* tag -> GQueue of its struct tl_over *, oldest first */
   uint64_t next_seq, overflowed, fired;
 };
 
@@ -24,7 +34,9 @@ struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
   t->mode = mode;
   t->capacity = capacity;
   t->slots = g_new0(struct tl_slot, capacity);
-  t->overflow = g_array_new(FALSE, FALSE, sizeof(struct tl_entry));
+  g_queue_init(&t->overflow);
+  t->by_tag = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                    (GDestroyNotify)g_queue_free);
   t->next_seq = 1;
   return t;
 }
@@ -32,15 +44,26 @@ struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
 void tl_free(struct tl_list *t) {
   if (!t) return;
   g_free(t->slots);
-  g_array_free(t->overflow, TRUE);
+  g_queue_clear_full(&t->overflow, g_free);
+  g_hash_table_destroy(t->by_tag);
   g_free(t);
 }
 
-/* Where an entry lives: an on-NIC slot index, or an overflow index. */
+/* Where an entry lives: an on-NIC slot index, or an overflow entry. */
 struct tl_loc {
-  bool found, in_overflow;
+  bool found;
   size_t i;
+  struct tl_over *over; /* non-NULL: in the overflow */
 };
+
+static void over_remove(struct tl_list *t, struct tl_over *o) {
+  g_queue_delete_link(&t->overflow, o->age_link);
+  gpointer key = GUINT_TO_POINTER(o->e.tag);
+  GQueue *q = g_hash_table_lookup(t->by_tag, key);
+  g_queue_delete_link(q, o->tag_link);
+  if (g_queue_is_empty(q)) g_hash_table_remove(t->by_tag, key); /* frees q */
+  g_free(o);
+}
 
 /* The oldest live entry with TAG (and no operation, when FREE_ONLY); sets
  * *SEARCHED when the lookup had to search the overflow. */
@@ -56,18 +79,18 @@ static struct tl_loc tl_lookup(const struct tl_list *t, uint32_t tag, bool free_
       best = (struct tl_loc){.found = true, .i = i};
     }
   }
-  if (best.found || t->overflow->len == 0) return best;
+  if (best.found || t->overflow.length == 0) return best;
   *searched = true;
-  for (guint i = 0; i < t->overflow->len; i++) {
-    const struct tl_entry *e = &g_array_index(t->overflow, struct tl_entry, i);
-    if (e->tag == tag && !(free_only && e->op))
-      return (struct tl_loc){.found = true, .in_overflow = true, .i = i};
+  GQueue *q = g_hash_table_lookup(t->by_tag, GUINT_TO_POINTER(tag));
+  for (GList *l = q ? q->head : NULL; l; l = l->next) {
+    struct tl_over *o = l->data;
+    if (!(free_only && o->e.op)) return (struct tl_loc){.found = true, .over = o};
   }
   return best;
 }
 
 static struct tl_entry *tl_at(struct tl_list *t, struct tl_loc l) {
-  return l.in_overflow ? &g_array_index(t->overflow, struct tl_entry, l.i) : &t->slots[l.i].e;
+  return l.over ? &l.over->e : &t->slots[l.i].e;
 }
 
 /* Allocates a new entry {TAG, COUNTER} into *L: an on-NIC slot, else
@@ -92,8 +115,16 @@ static bool tl_alloc(struct tl_list *t, uint32_t tag, uint32_t counter, struct t
     r->allocated = false;
     return false;
   }
-  g_array_append_val(t->overflow, e);
-  *l = (struct tl_loc){.found = true, .in_overflow = true, .i = t->overflow->len - 1};
+  struct tl_over *o = g_new(struct tl_over, 1);
+  o->e = e;
+  g_queue_push_tail(&t->overflow, o);
+  o->age_link = t->overflow.tail;
+  gpointer key = GUINT_TO_POINTER(tag);
+  GQueue *q = g_hash_table_lookup(t->by_tag, key);
+  if (!q) g_hash_table_insert(t->by_tag, key, q = g_queue_new());
+  g_queue_push_tail(q, o);
+  o->tag_link = q->tail;
+  *l = (struct tl_loc){.found = true, .over = o};
   t->overflowed++;
   r->overflow = true;
   return true;
@@ -106,16 +137,16 @@ static void tl_fire_if_ready(struct tl_list *t, struct tl_loc l, struct tl_resul
   r->status = TL_FIRED;
   r->op = e->op;
   t->fired++;
-  if (l.in_overflow) {
-    g_array_remove_index(t->overflow, (guint)l.i);
+  if (l.over) {
+    over_remove(t, l.over);
     return;
   }
   t->slots[l.i].used = false;
   t->in_use--;
-  if (t->overflow->len) { /* refill from the oldest overflow entry */
-    t->slots[l.i] = (struct tl_slot){.e = g_array_index(t->overflow, struct tl_entry, 0),
-                                     .used = true};
-    g_array_remove_index(t->overflow, 0);
+  if (!g_queue_is_empty(&t->overflow)) { /* refill from the oldest overflow entry */
+    struct tl_over *o = g_queue_peek_head(&t->overflow);
+    t->slots[l.i] = (struct tl_slot){.e = o->e, .used = true};
+    over_remove(t, o);
     t->in_use++;
   }
 }
@@ -157,6 +188,6 @@ bool tl_find(const struct tl_list *t, uint32_t tag, struct tl_entry *out) {
 
 uint32_t tl_in_use(const struct tl_list *t) { return t->in_use; }
 uint32_t tl_max_in_use(const struct tl_list *t) { return t->max_in_use; }
-size_t tl_overflow_len(const struct tl_list *t) { return t->overflow->len; }
+size_t tl_overflow_len(const struct tl_list *t) { return t->overflow.length; }
 uint64_t tl_overflowed(const struct tl_list *t) { return t->overflowed; }
 uint64_t tl_fired(const struct tl_list *t) { return t->fired; }

@@ -824,6 +824,257 @@ static void test_barrier_table(void) {
   g_free(err);
 }
 
+
+/* ---- loops (np_loops) ---- */
+
+/* What a run shows from outside: the fake NIC's record and the GPU's and
+ * CPU's counters. */
+static const char *const gpu_keys[] = {
+    "queue_cmds", "kernels", "kernels_launched", "wgs", "slots_max", "triggers",
+    "host_requests", "nic_cmds", "doorbells", "flag_updates", "barriers", "stream_waits",
+    "launch_time", "teardown_time", "barrier_time", "poll_time", "stream_wait_time", "wg_time",
+    "wg_last_end"};
+#define N_GPU_KEYS G_N_ELEMENTS(gpu_keys)
+
+struct outcome {
+  struct fnic nic;
+  int64_t v[N_GPU_KEYS + 1]; /* the GPU's counters, then the CPU's main_done */
+};
+
+/* Runs PROG on rig R (set up, not built) and records what it shows. */
+static void run_outcome(struct rig *r, const struct nodeprog *prog, struct outcome *o) {
+  rig_build(r, prog);
+  rig_run(r);
+  o->nic = *rig_nic(r);
+  for (size_t i = 0; i < N_GPU_KEYS; i++) {
+    char key[64];
+    g_snprintf(key, sizeof key, "node0.gpu.%s", gpu_keys[i]);
+    o->v[i] = rep(r, key);
+  }
+  o->v[N_GPU_KEYS] = rep(r, "node0.cpu.main_done");
+  rig_free(r);
+}
+
+/* Two outcomes are the same: every message at the same time with the same
+ * contents, every counter equal. */
+static void assert_same_outcome(const struct outcome *a, const struct outcome *b) {
+  CU_ASSERT_EQUAL_FATAL(a->nic.n, b->nic.n);
+  for (int i = 0; i < a->nic.n; i++) {
+    CU_ASSERT_EQUAL(a->nic.kind[i], b->nic.kind[i]);
+    CU_ASSERT_EQUAL(a->nic.at[i], b->nic.at[i]);
+    CU_ASSERT_EQUAL(a->nic.a[i], b->nic.a[i]);
+    CU_ASSERT_EQUAL(a->nic.b[i], b->nic.b[i]);
+  }
+  for (size_t i = 0; i <= N_GPU_KEYS; i++) {
+    CU_ASSERT_EQUAL(a->v[i], b->v[i]);
+    if (a->v[i] != b->v[i])
+      fprintf(stderr, "%s: %lld vs %lld\n", i < N_GPU_KEYS ? gpu_keys[i] : "main_done",
+              (long long)a->v[i], (long long)b->v[i]);
+  }
+}
+
+/* A body of {compute, trigger, wait} written three times (flags 1, 2, 3,
+ * tags 10 + 2i + w) and as a loop of 3 (tag 10, tag_stride 2; ONE flag,
+ * counted: execution j waits for (j + 1) x 1) on 2 WGs, fed the same
+ * increments at the same times: the same messages at the same times and
+ * the same counters. A device-wide barrier in the body works once per
+ * iteration. */
+static void test_loop_unrolled_same(void) {
+  static const struct kstep unrolled[] = {
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 12, .tag_div = 1},
+      {.kind = KS_WAIT_FLAG, .flag = 2, .value = 1},
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 14, .tag_div = 1},
+      {.kind = KS_WAIT_FLAG, .flag = 3, .value = 1},
+  };
+  static const struct kstep looped[] = {
+      {.kind = KS_LOOP, .count = 3},
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1, .tag_stride = 2},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+      {.kind = KS_END},
+  };
+  static const struct kernel ku[] = {{.name = "u", .n_wgs = 2, .steps = unrolled, .n_steps = 9}};
+  static const struct kernel kl[] = {{.name = "l", .n_wgs = 2, .steps = looped, .n_steps = 5}};
+  static const struct nodeprog pu = {.kernels = ku, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                     .host = h_launch_wait0, .n_host = 2, .n_flags = 3};
+  static const struct nodeprog pl = {.kernels = kl, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                     .host = h_launch_wait0, .n_host = 2, .n_flags = 1};
+  struct outcome *ou = g_new0(struct outcome, 1), *ol = g_new0(struct outcome, 1);
+  struct rig r;
+  gpu_rig(&r);
+  r.script = (struct fn_script){3, {{2000 * NS, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                    {2100 * NS, PK_FLAG, DEV_GPU, 0, 2, 1},
+                                    {6000 * NS, PK_FLAG, DEV_GPU, 0, 3, 1}}};
+  run_outcome(&r, &pu, ou);
+  gpu_rig(&r);
+  r.script = (struct fn_script){3, {{2000 * NS, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                    {2100 * NS, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                    {6000 * NS, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  run_outcome(&r, &pl, ol);
+  assert_same_outcome(ou, ol);
+  /* The looped run by hand (poll 100 ns): S = 1.6 us. j = 0: compute to
+   * 2.6, fence to 2.8 (tags 10, 11 at the NIC 2.9); flag 1 >= 1 since 2.1:
+   * on. j = 1: to 3.8, fence to 4.0 (tags 12, 13 at 4.1); flag 1 >= 2
+   * since 2.2: on. j = 2: to 5.0, fence to 5.2 (tags 14, 15 at 5.3);
+   * flag 1 >= 3 at 6.1 = 5.2 + 9 x 0.1 us (a tick): on at 6.1, the loop
+   * ends, so do the WGs. Poll 2 x 0.9 us, wg_time 2 x 4.5 us; teardown to
+   * 7.6, CPU 7.7 us. */
+  const sim_time s0 = B + L;
+  CU_ASSERT_EQUAL_FATAL(ol->nic.n, 6);
+  for (int i = 0; i < 6; i++) {
+    CU_ASSERT_EQUAL(ol->nic.kind[i], PK_TRIGGER);
+    CU_ASSERT_EQUAL(ol->nic.at[i], s0 + (i / 2 + 1) * (1 * US + F) + B);
+  }
+  uint32_t lo, hi;
+  for (int i = 0; i < 3; i++) {
+    pair_sorted(&ol->nic.a[2 * i], &lo, &hi);
+    CU_ASSERT_EQUAL(lo, 10 + 2 * (uint32_t)i);
+    CU_ASSERT_EQUAL(hi, 11 + 2 * (uint32_t)i);
+  }
+  CU_ASSERT_EQUAL(ol->v[15], 2 * 900 * NS);        /* poll_time */
+  CU_ASSERT_EQUAL(ol->v[17], 2 * 4500 * NS);       /* wg_time */
+  CU_ASSERT_EQUAL(ol->v[18], 6100 * NS);           /* wg_last_end */
+  CU_ASSERT_EQUAL(ol->v[N_GPU_KEYS], 7700 * NS);   /* main_done */
+  CU_ASSERT_STRING_EQUAL(gpu_keys[15], "poll_time");
+  CU_ASSERT_STRING_EQUAL(gpu_keys[17], "wg_time");
+  CU_ASSERT_STRING_EQUAL(gpu_keys[18], "wg_last_end");
+
+  /* A barrier body: WG 0 computes 1 us, then both meet; three times. */
+  static const struct kstep bu[] = {
+      {.kind = KS_COMPUTE, .time = 1 * US, .only_wg = 1}, {.kind = KS_BARRIER},
+      {.kind = KS_COMPUTE, .time = 1 * US, .only_wg = 1}, {.kind = KS_BARRIER},
+      {.kind = KS_COMPUTE, .time = 1 * US, .only_wg = 1}, {.kind = KS_BARRIER},
+  };
+  static const struct kstep bl[] = {
+      {.kind = KS_LOOP, .count = 3},
+      {.kind = KS_COMPUTE, .time = 1 * US, .only_wg = 1},
+      {.kind = KS_BARRIER},
+      {.kind = KS_END},
+  };
+  static const struct kernel kbu[] = {{.name = "bu", .n_wgs = 2, .steps = bu, .n_steps = 6}};
+  static const struct kernel kbl[] = {{.name = "bl", .n_wgs = 2, .steps = bl, .n_steps = 4}};
+  static const struct nodeprog pbu = {.kernels = kbu, .n_kernels = 1, .qcmds = q_k0,
+                                      .n_qcmds = 1, .host = h_launch_wait0, .n_host = 2};
+  static const struct nodeprog pbl = {.kernels = kbl, .n_kernels = 1, .qcmds = q_k0,
+                                      .n_qcmds = 1, .host = h_launch_wait0, .n_host = 2};
+  gpu_rig(&r);
+  run_outcome(&r, &pbu, ou);
+  gpu_rig(&r);
+  run_outcome(&r, &pbl, ol);
+  assert_same_outcome(ou, ol);
+  /* Each iteration: 1 us, then the barrier of 2 WGs, 1 us + 2 x 10 ns:
+   * the WGs end at S + 3 x 2.02 = 7.66 us; 3 barriers. */
+  CU_ASSERT_EQUAL(ol->v[18], s0 + 3 * 2020 * NS);
+  CU_ASSERT_EQUAL(ol->v[10], 3); /* barriers */
+  CU_ASSERT_STRING_EQUAL(gpu_keys[10], "barriers");
+  g_free(ou);
+  g_free(ol);
+}
+
+/* Nested loops: LOOP 2 { LOOP 3 { trigger tag 100, stride 1 } wait flag
+ * 1 >= 1 x (i1 + 1) }. The trigger's execution index is j = i1 x 3 + i2:
+ * tags 100 .. 105; the wait's is i1: it waits for 1, then 2. One WG,
+ * one increment at 0 and one at 3 us (at the GPU 3.1 us). */
+static void test_loop_nested(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_LOOP, .count = 2},
+      {.kind = KS_LOOP, .count = 3},
+      {.kind = KS_TRIGGER, .tag = 100, .tag_div = 1, .tag_stride = 1},
+      {.kind = KS_END},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+      {.kind = KS_END},
+  };
+  static const struct kernel k[] = {{.name = "nest", .n_wgs = 1, .steps = steps, .n_steps = 6}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2, .n_flags = 1};
+  struct rig r;
+  gpu_rig(&r);
+  r.script = (struct fn_script){2, {{0, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                    {3000 * NS, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* S = 1.6 us: three fences, tags 100, 101, 102 at the NIC at S + kF + B
+   * (1.9, 2.1, 2.3); the wait (flag 1 >= 1, there since 0.1) passes at
+   * 2.2; three more: 103, 104, 105 at 2.5, 2.7, 2.9; the wait for 2 starts
+   * at 2.8, the flag reaches 2 at 3.1 = 2.8 + 3 ticks of 100 ns: the WG
+   * ends at 3.1 us. */
+  const sim_time s0 = B + L;
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 6);
+  for (int i = 0; i < 6; i++) {
+    CU_ASSERT_EQUAL(f->a[i], 100 + (uint32_t)i);
+    CU_ASSERT_EQUAL(f->at[i], s0 + (i + 1) * F + B);
+  }
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_last_end"), 3100 * NS);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.poll_time"), 300 * NS);
+  rig_free(&r);
+}
+
+/* A command by parts in a loop counts its arrivals per execution: WG 0
+ * runs ahead (WG 1 computes 3 us each iteration), so WG 0's arrivals of
+ * executions 0 and 1 must not complete a part between them. */
+static void test_loop_parts(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_LOOP, .count = 2},
+      {.kind = KS_COMPUTE, .time = 3 * US, .only_wg = 2},
+      {.kind = KS_NIC_CMD, .cmd = 0, .tag_div = 2},
+      {.kind = KS_END},
+  };
+  static const struct kernel k[] = {{.name = "lp", .n_wgs = 2, .steps = steps, .n_steps = 4}};
+  static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 100}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .cmds = cmds, .n_cmds = 1, .host = h_launch_wait0,
+                                       .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* S = 1.6 us. WG 0 arrives for j = 0 at S, for j = 1 at S + F, ends at
+   * S + 2F. WG 1 arrives for j = 0 at S + 3 (last: cmd 0 at the NIC S + 3
+   * + F + B = 4.9 us), for j = 1 at S + 3 + F + 3 = 7.8 (cmd 0 at 8.1 us). */
+  const sim_time s0 = B + L;
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 2);
+  CU_ASSERT_EQUAL(f->kind[0], PK_NIC_CMD);
+  CU_ASSERT_EQUAL(f->at[0], s0 + 3 * US + F + B);
+  CU_ASSERT_EQUAL(f->at[1], s0 + 6 * US + 2 * F + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.nic_cmds"), 2);
+  rig_free(&r);
+}
+
+/* Queue commands carry the host step's execution index j (pmsg.b): the
+ * fake NIC submits them here as a host loop's third execution (j = 2)
+ * would. Q_WAIT_FLAG value 2 waits for 2 x 3 = 6; Q_DOORBELL cmd_id 5,
+ * id_stride 3 rings 5 + 2 x 3 = 11. */
+static void test_loop_queue_cmds(void) {
+  static const struct qcmd qc[] = {{.kind = Q_WAIT_FLAG, .flag = 1, .value = 2},
+                                   {.kind = Q_DOORBELL, .cmd_id = 5, .id_stride = 3}};
+  static const struct nodeprog prog = {.qcmds = qc, .n_qcmds = 2, .n_flags = 1};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.stream_wait_latency = 1 * US;
+  r.script = (struct fn_script){4, {{0, PK_QUEUE_CMD, DEV_GPU, 0, 0, 2},
+                                    {0, PK_QUEUE_CMD, DEV_GPU, 0, 1, 2},
+                                    {1 * US, PK_FLAG, DEV_GPU, 0, 1, 5},
+                                    {3 * US, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* The flag is 5 at 1.1 us (enough for j = 0, not for j = 2), 6 at 3.1:
+   * + 1 us, the doorbell leaves at 4.1, at the NIC 4.2 us. */
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 1);
+  CU_ASSERT_EQUAL(f->kind[0], PK_DOORBELL);
+  CU_ASSERT_EQUAL(f->a[0], 11);
+  CU_ASSERT_EQUAL(f->at[0], 3 * US + B + 1 * US + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.stream_wait_time"), 3 * US + B + 1 * US - B);
+  rig_free(&r);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"occupancy; a kernel at 1 and at full occupancy (Little's law)", test_occupancy_little},
@@ -847,6 +1098,11 @@ int main(void) {
       {"host requests by parts: the last WG of each posts", test_parts_host_request},
       {"bw_share kernel vs slots", test_bw_share},
       {"parameters", test_params},
+      {"loops: a looped body = the same body unrolled (waits, triggers, barriers)",
+       test_loop_unrolled_same},
+      {"loops: nested execution index (tags, counted waits)", test_loop_nested},
+      {"loops: parts count arrivals per execution", test_loop_parts},
+      {"loops: queue commands carry j (wait value, doorbell id)", test_loop_queue_cmds},
       {NULL, NULL},
   };
   return tu_run_suite("gpu", tests);

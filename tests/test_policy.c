@@ -147,18 +147,34 @@ static void test_allreduce_ring_shape(void) {
   struct wl_program *p = wl_allreduce_program(&c, 4, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   CU_ASSERT_TRUE(wl_program_check(p, &err));
+  /* Written once: loop(3){send, recv, reduce} loop(3){send, recv}, a
+   * flag per piece of each receive as written (a flag counts arrivals). */
   for (uint32_t r = 0; r < 4; r++) {
-    CU_ASSERT_EQUAL(wl_count(p, r, WL_SEND), 6);
-    CU_ASSERT_EQUAL(wl_count(p, r, WL_RECV), 6);
-    CU_ASSERT_EQUAL(wl_count(p, r, WL_COMPUTE), 3);
-    CU_ASSERT_EQUAL(p->ranks[r].n_flags, 6 * 8); /* a flag per piece */
+    CU_ASSERT_EQUAL(wl_count(p, r, WL_LOOP), 2);
+    CU_ASSERT_EQUAL(wl_count(p, r, WL_SEND), 2);
+    CU_ASSERT_EQUAL(wl_count(p, r, WL_RECV), 2);
+    CU_ASSERT_EQUAL(wl_count(p, r, WL_COMPUTE), 1);
+    CU_ASSERT_EQUAL(p->ranks[r].n_flags, 2 * 8);
+    CU_ASSERT_EQUAL(p->ranks[r].ops[0].count, 3);
   }
-  const struct wl_op *o = &p->ranks[1].ops[0];
+  CU_ASSERT_EQUAL(wl_unrolled_ops(p), 4 * 15);
+  /* Written out: 6 steps of a send and a receive, 3 with a reduction. */
+  struct wl_program *u = wl_unroll(p);
+  CU_ASSERT_FALSE(wl_has_loops(u));
+  CU_ASSERT_TRUE(wl_program_check(u, &err));
+  for (uint32_t r = 0; r < 4; r++) {
+    CU_ASSERT_EQUAL(wl_count(u, r, WL_SEND), 6);
+    CU_ASSERT_EQUAL(wl_count(u, r, WL_RECV), 6);
+    CU_ASSERT_EQUAL(wl_count(u, r, WL_COMPUTE), 3);
+    CU_ASSERT_EQUAL(u->ranks[r].n_flags, 6 * 8); /* a flag per piece */
+  }
+  wl_program_free(u);
+  const struct wl_op *o = &p->ranks[1].ops[1];
   CU_ASSERT_EQUAL(o->kind, WL_SEND);
   CU_ASSERT_EQUAL(o->peer, 2);
   CU_ASSERT_EQUAL(o->bytes, 262144);
   CU_ASSERT_EQUAL(o->parts, 8);
-  const struct wl_op *red = &p->ranks[1].ops[2];
+  const struct wl_op *red = &p->ranks[1].ops[3];
   CU_ASSERT_EQUAL(red->kind, WL_COMPUTE);
   CU_ASSERT_EQUAL(red->flops_per_wg, 8192);
   CU_ASSERT_EQUAL(red->bytes_per_wg, 98304);

@@ -52,17 +52,22 @@ struct wl_program *wl_allreduce_program(const struct allreduce_config *c, uint32
   }
   int64_t elems = (c->size / c->elem + n - 1) / n; /* per chunk, rounded up */
   int64_t chunk = elems * c->elem, per_wg = (elems + wgs - 1) / wgs;
+  /* Two loops of n - 1 steps: reduce-scatter (a step sends a chunk right,
+   * receives one from the left and adds it in), then allgather (a step
+   * passes a reduced chunk on). Messages match in order: one tag each. */
   struct wl_program *p = wl_program_new(n);
   for (uint32_t r = 0; r < n; r++) {
     uint32_t right = (r + 1) % n, left = (r + n - 1) % n;
-    for (uint32_t s = 0; s < 2 * (n - 1); s++) {
-      wl_send_parts(p, r, right, chunk, s, parts, stores);
-      wl_recv_parts(p, r, left, chunk, s, parts);
-      if (s < n - 1) {
-        wl_compute(p, r, wgs, per_wg * c->flops_per_elem, per_wg * 3 * c->elem);
-        wl_kclass(p, r, KC_AXPY, 3 * chunk, 0, 0); /* acc += recv: two reads, one write */
-      }
-    }
+    wl_loop(p, r, n - 1);
+    wl_send_parts(p, r, right, chunk, 0, parts, stores);
+    wl_recv_parts(p, r, left, chunk, 0, parts);
+    wl_compute(p, r, wgs, per_wg * c->flops_per_elem, per_wg * 3 * c->elem);
+    wl_kclass(p, r, KC_AXPY, 3 * chunk, 0, 0); /* acc += recv: two reads, one write */
+    wl_end(p, r);
+    wl_loop(p, r, n - 1);
+    wl_send_parts(p, r, right, chunk, 1, parts, stores);
+    wl_recv_parts(p, r, left, chunk, 1, parts);
+    wl_end(p, r);
   }
   return p;
 }
@@ -77,12 +82,9 @@ bool wl_allreduce_check(const struct wl_ctx *ctx, const struct allreduce_config 
                         c->wgs, c->mixed_wgs);
     return false;
   }
-  /* 2 (n - 1) steps of a send, a receive and (n - 1 of them) a reduction,
-   * on each of the n ranks. */
-  uint64_t n = (uint64_t)hw.net->nodes;
-  return pol_check_at_most(ctx->sc, "hardware.network.nodes",
-                           "program ops (6 n (n - 1) for a ring allreduce on n nodes)",
-                           pol_mul_sat(6 * n, n - 1), WL_MAX_OPS, err);
+  /* The program is two loops per rank whatever n; a policy that runs it
+   * written out holds it to WL_MAX_OPS (pol_run). */
+  return true;
 }
 
 static bool allreduce_check(const struct wl_ctx *ctx, char **err) {

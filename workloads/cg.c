@@ -158,12 +158,16 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
 
 struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part *part,
                                      int64_t iterations) {
+  /* One iteration written once, in a loop: messages match in order, so
+   * every iteration's are tagged as the first's. */
+  g_assert(iterations >= 1 && iterations <= UINT32_MAX);
   struct wl_program *p = wl_program_new(part->n_ranks);
-  for (uint32_t r = 0; r < part->n_ranks; r++)
-    for (int64_t it = 0; it < iterations; it++) {
-      if (c->variant == CG_PIPELINED) pipelined_iteration(p, part, r, it, c->rows_per_wg);
-      else standard_iteration(p, part, r, it, c->rows_per_wg);
-    }
+  for (uint32_t r = 0; r < part->n_ranks; r++) {
+    if (iterations > 1) wl_loop(p, r, (uint32_t)iterations);
+    if (c->variant == CG_PIPELINED) pipelined_iteration(p, part, r, 0, c->rows_per_wg);
+    else standard_iteration(p, part, r, 0, c->rows_per_wg);
+    if (iterations > 1) wl_end(p, r);
+  }
   return p;
 }
 
@@ -210,15 +214,15 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
   return true;
 }
 
-/* Ops of the program of ITERATIONS on PART: per rank and iteration its
+/* Ops of one iteration on PART (the program is a loop of it): per rank its
  * halo sends and receives, the reductions' 2 ceil(log2 n) per allreduce
  * (two of them), and at most 12 computes and syncs. */
-static uint64_t cg_ops(const struct sp_part *part, int64_t iterations) {
+static uint64_t cg_ops(const struct sp_part *part) {
   uint64_t rounds = 0, per_it = 0;
   while ((UINT64_C(1) << rounds) < part->n_ranks) rounds++;
   for (uint32_t r = 0; r < part->n_ranks; r++)
     per_it += 2 * part->ranks[r].n_recv + 4 * rounds + 12;
-  return pol_mul_sat(per_it, (uint64_t)iterations);
+  return per_it;
 }
 
 /* PATH (a scenario value at KEY) resolved against the scenario's folder. */
@@ -430,9 +434,9 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
     if (!part) return false;
   }
   /* The halos are known once partitioned: the program's size is checked here. */
-  if (!pol_check_at_most(ctx->sc, "workload.iterations",
-                         "program ops (per iteration and rank: halos, reductions, 12 phases)",
-                         cg_ops(part, iterations), WL_MAX_OPS, err)) {
+  if (!pol_check_at_most(ctx->sc, "hardware.network.nodes",
+                         "program ops of one iteration (per rank: halos, reductions, 12 phases)",
+                         cg_ops(part), WL_MAX_OPS, err)) {
     if (owned) sp_part_free(part);
     return false;
   }

@@ -125,6 +125,13 @@ static int32_t kernel_of(const char *name, const struct wl_program *p, uint32_t 
     }
     struct kstep st = {0};
     switch (o->kind) {
+    case WL_LOOP:
+    case WL_END:
+      /* Every WG runs the loop; the host's steps the sends add (gputn's
+       * registrations) loop alike (empty host loops are dropped after). */
+      steps[n++] = pol_loop_kstep(o);
+      if (send) pol_add_host(pp, pol_loop_hstep(o));
+      continue;
     case WL_COMPUTE: {
       uint32_t f = o->lane == 1 ? 1 : k.fold;
       st = pol_compute_step(o, f);
@@ -158,6 +165,17 @@ int32_t pol_kernel_of(const char *name, const struct wl_program *p, uint32_t ran
   return kernel_of(name, p, rank, a, b, hw, false, send, pp, err);
 }
 
+/* Removes host loops from step FROM on whose body is empty. */
+static void drop_empty_loops(struct pol_prog *pp, guint from) {
+  struct hstep *h = (struct hstep *)(void *)pp->host->data;
+  guint n = from;
+  for (guint i = from; i < pp->host->len; i++) {
+    h[n++] = h[i];
+    while (n >= from + 2 && h[n - 1].kind == HS_END && h[n - 2].kind == HS_LOOP) n -= 2;
+  }
+  g_array_set_size(pp->host, n);
+}
+
 bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
                     const struct hw_config *hw, pol_send_step send, struct pol_prog *pp,
                     char **err) {
@@ -166,6 +184,7 @@ bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
   guint host_before = pp->host->len;
   int32_t k = kernel_of(name, p, rank, 0, r->n_ops, hw, true, send, pp, err);
   if (k < 0) return false;
+  drop_empty_loops(pp, host_before);
   uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
   /* Host steps the sends asked for (gputn's registrations) follow the
    * launch: GPU-TN's relaxed synchronization (Sec. 3.2) lets them land

@@ -159,6 +159,18 @@ void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint
   g_free(first);
 }
 
+struct hstep pol_loop_hstep(const struct wl_op *o) {
+  g_assert(o->kind == WL_LOOP || o->kind == WL_END);
+  return o->kind == WL_LOOP ? (struct hstep){.kind = HS_LOOP, .count = o->count}
+                            : (struct hstep){.kind = HS_END};
+}
+
+struct kstep pol_loop_kstep(const struct wl_op *o) {
+  g_assert(o->kind == WL_LOOP || o->kind == WL_END);
+  return o->kind == WL_LOOP ? (struct kstep){.kind = KS_LOOP, .count = o->count}
+                            : (struct kstep){.kind = KS_END};
+}
+
 uint8_t pol_watch_cpu(const struct wl_program *p, uint32_t rank, size_t i) {
   (void)p, (void)rank, (void)i;
   return DEV_CPU;
@@ -400,6 +412,10 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   return ok;
 }
 
+static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
+                            const struct hw_config *hw, const struct wl_ctx *ctx,
+                            struct sim_result *out, char **err);
+
 bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
              const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct pol_type *pol = pol_find(policy);
@@ -413,6 +429,41 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
                         hw->net->nodes);
     return false;
   }
+  /* Loops: kept when the policy lowers them and the messages match loop
+   * for loop; else written out, as long as that fits. */
+  struct wl_program *orig = p, *own = NULL;
+  if (wl_has_loops(p)) {
+    bool kept = false;
+    if (pol->loops) {
+      if (pol->peel_last) p = own = wl_peel_last(orig);
+      char *why = NULL;
+      kept = wl_program_check(p, &why);
+      g_free(why);
+      if (!kept) {
+        wl_program_free(own);
+        own = NULL;
+      }
+    }
+    if (!kept) {
+      uint64_t n = wl_unrolled_ops(orig);
+      if (n > WL_MAX_OPS) {
+        *err = pol_error_at(ctx->sc, "policies",
+                            "policy %s runs this program written out: expected at most %"
+                            G_GUINT64_FORMAT " ops, got %" G_GUINT64_FORMAT,
+                            pol->name, (uint64_t)WL_MAX_OPS, n);
+        return false;
+      }
+      p = own = wl_unroll(orig);
+    }
+  }
+  bool ok = pol_run_checked(p, pol, hw, ctx, out, err);
+  wl_program_free(own);
+  return ok;
+}
+
+static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
+                            const struct hw_config *hw, const struct wl_ctx *ctx,
+                            struct sim_result *out, char **err) {
   if (!wl_program_check(p, err)) return false;
   /* A receive no send matches deadlocks the run: a model failure, said
    * when simulating (exit 3), not an input error of `validate`. */

@@ -61,7 +61,18 @@ struct pol_type {
   /* Report key after "node<i>." that holds when a rank's program is done. */
   const char *done_key;
   struct pol_graph graph;
+  /* The lowering keeps a program's loops (program.h) as loops of the node
+   * programs (nodeprog.h, np_loops); else it gets the program written out. */
+  bool loops;
+  /* With loops: it gets them with the last iteration peeled (wl_peel_last),
+   * its lowering of an op looking at what follows the op. */
+  bool peel_last;
 };
+
+/* Host step ST for a loop marker (WL_LOOP / WL_END) O; kernels' steps take
+ * pol_loop_kstep. */
+struct hstep pol_loop_hstep(const struct wl_op *o);
+struct kstep pol_loop_kstep(const struct wl_op *o);
 
 /* The kernel step of compute op O, each WG doing FOLD WGs' work: its
  * flops, bytes and re-read bytes times FOLD, its class and working set. */

@@ -16,6 +16,8 @@ static bool cpu_lower(const struct wl_program *p, uint32_t rank, const struct hw
     case WL_SEND: pol_host_send(&pol_cpu, p, rank, i, pp); break;
     case WL_RECV: pol_host_recv(p, rank, i, pp); break;
     case WL_SYNC: break; /* the host runs the phases in order */
+    case WL_LOOP:
+    case WL_END: pol_add_host(pp, pol_loop_hstep(o)); break;
     default: g_assert_not_reached();
     }
   }
@@ -28,4 +30,5 @@ const struct pol_type pol_cpu = {
     .lower = cpu_lower,
     .done_key = "cpu.main_done",
     .graph = {.host = true, .two_sided = true},
+    .loops = true,
 };

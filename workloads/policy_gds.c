@@ -43,12 +43,17 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
                       struct pol_prog *pp, char **err) {
   (void)hw, (void)err;
   const struct wl_rank *r = &p->ranks[rank];
-  uint32_t post = 0; /* cmd_id of the n-th send: n, from 1 */
+  /* In a loop, execution j of the n-th send posts id n + j * sends: the
+   * ids of the program written out, each live once. */
+  uint32_t post = 0, sends = wl_count(p, rank, WL_SEND);
   for (size_t i = 0; i < r->n_ops; i++) {
-    if (r->ops[i].kind != WL_SEND) continue;
+    uint8_t kind = r->ops[i].kind;
+    if (kind == WL_LOOP || kind == WL_END) pol_add_host(pp, pol_loop_hstep(&r->ops[i]));
+    if (kind != WL_SEND) continue;
     struct nic_cmd c = pol_put_for(&pol_gds, p, rank, i, NIC_POST);
     c.cmd_id = ++post;
-    pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c)});
+    pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c),
+                                    .id_stride = sends});
   }
   post = 0;
   int64_t last = -1; /* the latest kernel on the stream */
@@ -56,9 +61,13 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
     const struct wl_op *o = &r->ops[i];
     switch (o->kind) {
     case WL_COMPUTE: last = gds_compute(o, pp); break;
-    case WL_SEND: gds_launch(pp, (struct qcmd){.kind = Q_DOORBELL, .cmd_id = ++post}); break;
+    case WL_SEND:
+      gds_launch(pp, (struct qcmd){.kind = Q_DOORBELL, .cmd_id = ++post, .id_stride = sends});
+      break;
     case WL_RECV: gds_recv(p, rank, i, pp); break;
     case WL_SYNC: break; /* kernels on one stream: each boundary is a sync */
+    case WL_LOOP:
+    case WL_END: pol_add_host(pp, pol_loop_hstep(o)); break;
     default: g_assert_not_reached();
     }
   }
@@ -76,4 +85,6 @@ const struct pol_type pol_gds = {
     .lower = gds_lower,
     .done_key = "cpu.main_done",
     .graph = {.gpu = true},
+    .loops = false, /* until the GPU model scales queue commands by j */
+    .peel_last = true, /* a receive's watcher looks at what follows it */
 };

@@ -23,23 +23,58 @@ static uint32_t first_tag(const struct wl_program *p, uint32_t rank, size_t i,
   return pp->tag_next;
 }
 
+/* The pieces of all of RANK's sends as written: in a loop, execution j of
+ * a piece of tag t stores and registers t + j * pieces (nodeprog.h). */
+static uint32_t pieces(const struct wl_rank *r) {
+  uint64_t n = 0;
+  for (size_t k = 0; k < r->n_ops; k++)
+    if (r->ops[k].kind == WL_SEND) n += r->ops[k].parts;
+  return (uint32_t)MIN(n, UINT32_MAX);
+}
+
 /* Registers the send's pieces (host steps after the launch) and stores
  * its tag. */
 static struct kstep gputn_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
                                uint32_t selected, struct pol_prog *pp) {
   const struct wl_op *o = &p->ranks[rank].ops[i];
   uint32_t tag = first_tag(p, rank, i, pp), per_part = wgs / o->parts;
+  uint32_t stride = pieces(&p->ranks[rank]);
   for (uint32_t j = 0; j < o->parts; j++) {
     struct nic_cmd c = pol_put_part(&pol_gputn, p, rank, i, NIC_TPUT, j);
     c.tag = tag + j;
     c.threshold = (o->parts > 1 ? per_part : selected) * o->stores;
-    pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c)});
+    pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c),
+                                    .tag_stride = stride});
   }
-  return (struct kstep){.kind = KS_TRIGGER, .tag = tag, .tag_div = per_part, .stores = o->stores};
+  return (struct kstep){.kind = KS_TRIGGER, .tag = tag, .tag_div = per_part, .stores = o->stores,
+                        .tag_stride = stride};
+}
+
+/* The most times an op of R runs (the product of its loops' counts). */
+static uint64_t most_runs(const struct wl_rank *r) {
+  uint64_t mult[WL_MAX_DEPTH + 1] = {1}, most = 1;
+  int d = 0;
+  for (size_t i = 0; i < r->n_ops; i++) {
+    if (r->ops[i].kind == WL_LOOP) {
+      mult[d + 1] = pol_mul_sat(mult[d], r->ops[i].count);
+      most = MAX(most, mult[++d]);
+    } else if (r->ops[i].kind == WL_END) {
+      d--;
+    }
+  }
+  return most;
 }
 
 static bool gputn_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                         struct pol_prog *pp, char **err) {
+  /* Tags run to pieces * runs: they must fit the NIC's 32 bits. */
+  const struct wl_rank *r = &p->ranks[rank];
+  if (pol_mul_sat(pieces(r) + 1u, most_runs(r)) > UINT32_MAX) {
+    *err = g_strdup_printf("gputn: rank %u: expected at most 2^32 trigger tags, got %u pieces "
+                           "run up to %" G_GUINT64_FORMAT " times",
+                           rank, pieces(r), most_runs(r));
+    return false;
+  }
   return pol_one_kernel("gputn", p, rank, hw, gputn_send, pp, err);
 }
 
@@ -51,4 +86,5 @@ const struct pol_type pol_gputn = {
     .lower = gputn_lower,
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
+    .loops = false, /* until the GPU model runs KS_LOOP */
 };

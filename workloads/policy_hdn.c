@@ -31,6 +31,8 @@ static bool hdn_lower_as(const struct pol_type *pol, const struct wl_program *p,
         pol_host_recv(p, rank, i, pp);
       break;
     case WL_SYNC: break; /* each phase's kernel ends before the host goes on */
+    case WL_LOOP:
+    case WL_END: pol_add_host(pp, pol_loop_hstep(o)); break;
     default: g_assert_not_reached();
     }
   }
@@ -55,6 +57,7 @@ const struct pol_type pol_hdn = {
     .lower = hdn_lower,
     .done_key = "cpu.main_done",
     .graph = {.host = true, .gpu = true, .two_sided = true, .recv_polls = true},
+    .loops = true,
 };
 
 const struct pol_type pol_hdn2s = {
@@ -63,4 +66,5 @@ const struct pol_type pol_hdn2s = {
     .lower = hdn2s_lower,
     .done_key = "cpu.main_done",
     .graph = {.host = true, .gpu = true, .two_sided = true},
+    .loops = true,
 };

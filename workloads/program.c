@@ -34,7 +34,7 @@ static void push(struct wl_program *p, uint32_t rank, struct wl_op op) {
     r->cap = r->cap ? 2 * r->cap : 8;
     r->ops = g_renew(struct wl_op, r->ops, r->cap);
   }
-  op.lane = op.kind == WL_SYNC ? 0 : r->lane;
+  op.lane = op.kind == WL_SYNC || op.kind == WL_LOOP || op.kind == WL_END ? 0 : r->lane;
   r->ops[r->n_ops++] = op;
   p->checked = false;
 }
@@ -88,6 +88,108 @@ void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_b
 void wl_sync(struct wl_program *p, uint32_t rank) {
   push(p, rank, (struct wl_op){.kind = WL_SYNC});
 }
+
+void wl_loop(struct wl_program *p, uint32_t rank, uint32_t count) {
+  g_assert(rank < p->n_ranks && count >= 1 && !p->ranks[rank].graph);
+  struct wl_rank *r = &p->ranks[rank];
+  g_assert(r->depth < WL_MAX_DEPTH);
+  r->depth++;
+  push(p, rank, (struct wl_op){.kind = WL_LOOP, .count = count});
+}
+
+void wl_end(struct wl_program *p, uint32_t rank) {
+  g_assert(rank < p->n_ranks && p->ranks[rank].depth > 0);
+  p->ranks[rank].depth--;
+  push(p, rank, (struct wl_op){.kind = WL_END});
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) {
+  return (a && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
+}
+
+bool wl_has_loops(const struct wl_program *p) {
+  for (uint32_t r = 0; r < p->n_ranks; r++)
+    for (size_t i = 0; i < p->ranks[r].n_ops; i++)
+      if (p->ranks[r].ops[i].kind == WL_LOOP) return true;
+  return false;
+}
+
+uint64_t wl_unrolled_ops(const struct wl_program *p) {
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    uint64_t mult[WL_MAX_DEPTH + 1] = {1};
+    int d = 0;
+    for (size_t i = 0; i < rk->n_ops; i++) {
+      const struct wl_op *o = &rk->ops[i];
+      if (o->kind == WL_LOOP) {
+        mult[d + 1] = mul_sat(mult[d], o->count);
+        d++;
+      } else if (o->kind == WL_END) {
+        d--;
+      } else {
+        total = total + mult[d] < total ? UINT64_MAX : total + mult[d];
+      }
+    }
+  }
+  return total;
+}
+
+/* Appends ops [A, B) of SRC (balanced loops) to DST, loops written out;
+ * PEEL: loops of n >= 2 kept as n - 1 iterations and one body after. */
+static void copy_ops(const struct wl_rank *src, size_t a, size_t b, struct wl_program *q,
+                     uint32_t rank, bool peel) {
+  for (size_t i = a; i < b; i++) {
+    const struct wl_op *o = &src->ops[i];
+    if (o->kind != WL_LOOP) {
+      struct wl_rank *r = &q->ranks[rank];
+      uint8_t lane = r->lane;
+      r->lane = o->lane;
+      push(q, rank, *o);
+      r->lane = lane;
+      continue;
+    }
+    size_t end = i + 1;
+    for (int d = 1; d > 0; end++) d += src->ops[end].kind == WL_LOOP ? 1 : src->ops[end].kind == WL_END ? -1 : 0;
+    end--; /* the matching WL_END */
+    if (peel) {
+      if (o->count >= 2) {
+        wl_loop(q, rank, o->count - 1);
+        copy_ops(src, i + 1, end, q, rank, true);
+        wl_end(q, rank);
+      }
+      copy_ops(src, i + 1, end, q, rank, true);
+    } else {
+      for (uint32_t k = 0; k < o->count; k++) copy_ops(src, i + 1, end, q, rank, false);
+    }
+    i = end;
+  }
+}
+
+static struct wl_program *transform(const struct wl_program *p, bool peel) {
+  struct wl_program *q = wl_program_new(p->n_ranks);
+  q->measured_rank = p->measured_rank;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *src = &p->ranks[r];
+    g_assert(src->depth == 0);
+    if (src->graph) { /* graphs hold no loops: a copy */
+      struct wl_rank *dst = &q->ranks[r];
+      dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
+      dst->n_ops = dst->cap = src->n_ops;
+      dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
+      dst->n_deps = dst->deps_cap = src->n_deps;
+      dst->graph = true;
+      continue;
+    }
+    copy_ops(src, 0, src->n_ops, q, r, peel);
+    q->ranks[r].lane = src->lane;
+  }
+  return q;
+}
+
+struct wl_program *wl_unroll(const struct wl_program *p) { return transform(p, false); }
+
+struct wl_program *wl_peel_last(const struct wl_program *p) { return transform(p, true); }
 
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on) {
   g_assert(time_ps >= 0 && on <= WL_ON_GPU);
@@ -246,8 +348,65 @@ static void index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *key
   }
 }
 
+/* Where each op of a rank with loops sits: encl[i] = index of the
+ * innermost loop around op i (for a WL_LOOP: around it), NO_LOOP: none;
+ * ord[i] of a WL_LOOP = how many loops come before it in the rank. */
+#define NO_LOOP UINT32_MAX
+struct loops {
+  uint32_t *encl, *ord; /* per op; NULL: the rank has no loop */
+};
+
+static struct loops *loops_of(const struct wl_program *p) {
+  if (!wl_has_loops(p)) return NULL;
+  struct loops *l = g_new0(struct loops, p->n_ranks);
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    g_assert(rk->depth == 0); /* every loop closed */
+    uint32_t stack[WL_MAX_DEPTH + 1], d = 0, n = 0;
+    bool any = false;
+    for (size_t i = 0; i < rk->n_ops && !any; i++) any = rk->ops[i].kind == WL_LOOP;
+    if (!any) continue;
+    l[r].encl = g_new(uint32_t, rk->n_ops);
+    l[r].ord = g_new0(uint32_t, rk->n_ops);
+    for (size_t i = 0; i < rk->n_ops; i++) {
+      uint8_t k = rk->ops[i].kind;
+      if (k == WL_END) d--;
+      l[r].encl[i] = d ? stack[d - 1] : NO_LOOP;
+      if (k == WL_LOOP) {
+        l[r].ord[i] = n++;
+        stack[d++] = (uint32_t)i;
+      }
+    }
+  }
+  return l;
+}
+
+static void loops_free(struct loops *l, uint32_t n_ranks) {
+  if (!l) return;
+  for (uint32_t r = 0; r < n_ranks; r++) {
+    g_free(l[r].encl);
+    g_free(l[r].ord);
+  }
+  g_free(l);
+}
+
+/* Whether op I of rank A and op J of rank B sit in the same loops: as
+ * many, numbered alike in their ranks, of the same counts. */
+static bool same_loops(const struct wl_program *p, const struct loops *l, uint32_t a, size_t i,
+                       uint32_t b, size_t j) {
+  uint32_t x = l[a].encl ? l[a].encl[i] : NO_LOOP, y = l[b].encl ? l[b].encl[j] : NO_LOOP;
+  while (x != NO_LOOP && y != NO_LOOP) {
+    if (l[a].ord[x] != l[b].ord[y] || p->ranks[a].ops[x].count != p->ranks[b].ops[y].count)
+      return false;
+    x = l[a].encl[x];
+    y = l[b].encl[y];
+  }
+  return x == y;
+}
+
 /* Matches every send against the index, marking each receive it meets. */
-static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *dups, char **err) {
+static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *dups,
+                        const struct loops *loops, char **err) {
   GHashTable *count = counts_new();
   bool any = g_hash_table_size(dups) > 0;
   bool ok = true;
@@ -280,6 +439,15 @@ static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *dups, c
                                wl_op_where(p, r, i, at, sizeof at), o->bytes, o->parts,
                                o->one_sided ? " (one-sided)" : "", o->tag, o->peer, nth, got_txt);
         g_free(got_txt);
+        ok = false;
+        break;
+      }
+      if (loops && !same_loops(p, loops, r, i, o->peer, j - 1)) {
+        char at[64], rat[64];
+        *err = g_strdup_printf("%s: expected the receive it meets (%s) in the same loops "
+                               "(written out, the program lowers as is)",
+                               wl_op_where(p, r, i, at, sizeof at),
+                               wl_op_where(p, o->peer, j - 1, rat, sizeof rat));
         ok = false;
         break;
       }
@@ -342,8 +510,8 @@ static bool check_graphs(const struct wl_program *p, char **err) {
     if (!rk->graph) continue;
     char at[64];
     for (size_t i = 0; i < rk->n_ops; i++)
-      if (rk->ops[i].kind == WL_SYNC) {
-        *err = g_strdup_printf("%s: expected no device sync in a rank with dependencies",
+      if (rk->ops[i].kind == WL_SYNC || rk->ops[i].kind == WL_LOOP) {
+        *err = g_strdup_printf("%s: expected no device sync or loop in a rank with dependencies",
                                wl_op_where(p, r, i, at, sizeof at));
         return false;
       }
@@ -372,8 +540,10 @@ bool wl_program_check(struct wl_program *p, char **err) {
   GHashTable *h = g_hash_table_new(key_hash, key_equal);
   GHashTable *dups = counts_new();
   bool ok = check_graphs(p, err);
+  struct loops *loops = ok ? loops_of(p) : NULL;
   if (ok) index_recvs(p, h, keys, dups);
-  ok = ok && match_sends(p, h, dups, err);
+  ok = ok && match_sends(p, h, dups, loops, err);
+  loops_free(loops, p->n_ranks);
   g_hash_table_destroy(dups);
   g_hash_table_destroy(h);
   g_free(keys);

@@ -16,7 +16,15 @@
  * meets the k-th receive at B from A with tag T (LogGOPSim matches in
  * arrival order; the two agree when a rank's sends to one peer and tag are
  * ordered by its dependencies, as in every schedule Schedgen writes).
- * Loops are unrolled by the workload (iterations, ring steps); see
+ * Sequence ranks may hold loops (wl_loop .. wl_end): the body runs `count`
+ * times, exactly as if written out that many times (wl_unroll), so a
+ * workload states what one rank does in as many ops as it takes to write,
+ * not as many as it runs (iterations, ring steps). Policies that lower
+ * loops (pol_type.loops) keep them in the node programs (nodeprog.h,
+ * np_loops); the others run the unrolled program. A looped program is
+ * lowered as written when its messages match loop for loop (wl_program_check:
+ * a send and the receive it meets sit in the same loops, numbered in each
+ * rank's order, with the same counts); otherwise it is unrolled first. See
  * wl_coll for collectives written as one call.
  *
  * Where this form goes next (DESIGN.md Sec. 8; the scale, libraries and
@@ -44,6 +52,9 @@ enum wl_op_kind {
   WL_SYNC,    /* all of the rank's compute before it ends before any after it
                  starts (a kernel boundary, or a device-wide barrier); sequence
                  ranks only */
+  WL_LOOP,    /* the ops up to the matching WL_END run `count` times; sequence
+                 ranks only (wl_loop) */
+  WL_END,     /* end of the innermost open loop's body */
 };
 
 /* Where a compute op runs (WL_COMPUTE's `on`). */
@@ -96,6 +107,7 @@ struct wl_op {
                             built by a workload; for messages */
   uint32_t dep_first;    /* graph ranks: deps[dep_first .. + n_deps) */
   uint32_t n_deps;
+  uint32_t count;        /* WL_LOOP: iterations, >= 1 */
   /* Filled by wl_program_check: */
   uint32_t match;        /* WL_SEND: index of the matching receive at peer;
                             WL_RECV: 1 when a send matches it */
@@ -116,6 +128,7 @@ struct wl_rank {
   size_t n_deps, deps_cap;
   bool graph;            /* a dependency graph, not a sequence */
   uint8_t lane;          /* the lane ops are added to (wl_lane) */
+  uint8_t depth;         /* loops open (wl_loop) */
   uint32_t n_flags;      /* filled by wl_program_check */
 };
 
@@ -176,6 +189,27 @@ bool wl_has_graph(const struct wl_program *p);
 /* "rank R op I" plus " (line L)" when the op has a line, into BUF. */
 const char *wl_op_where(const struct wl_program *p, uint32_t rank, size_t i, char *buf,
                         size_t size);
+/* Opens a loop of COUNT (>= 1) iterations on sequence rank RANK: the ops
+ * added until the matching wl_end form its body. Loops nest at most
+ * WL_MAX_DEPTH deep; every loop is closed before the program is checked. */
+void wl_loop(struct wl_program *p, uint32_t rank, uint32_t count);
+void wl_end(struct wl_program *p, uint32_t rank);
+#define WL_MAX_DEPTH 4
+/* Whether any rank of P holds a loop. */
+bool wl_has_loops(const struct wl_program *p);
+/* The ops of P's ranks once every loop is written out (loop markers not
+ * counted), saturating at UINT64_MAX. */
+uint64_t wl_unrolled_ops(const struct wl_program *p);
+/* A copy of P with every loop written out; unchecked. Free with
+ * wl_program_free. */
+struct wl_program *wl_unroll(const struct wl_program *p);
+/* A copy of P in which every loop of COUNT >= 2 iterations runs COUNT - 1
+ * and its body follows it once more (innermost loops too): every
+ * iteration of a loop then has an iteration or the same body after it, for
+ * a lowering that looks at what follows an op (gds's receive watcher).
+ * Unchecked. */
+struct wl_program *wl_peel_last(const struct wl_program *p);
+
 /* Ops added to RANK from now on go to LANE (0 or 1). */
 void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane);
 /* Restricts the last op of RANK (a send or receive of one part) to SEL. */
@@ -192,7 +226,10 @@ uint32_t wl_count(const struct wl_program *p, uint32_t rank, enum wl_op_kind kin
 
 /* Checks that every send has exactly one matching receive of the same size
  * and parts, and that graph ranks have no cycle; fills match, flag and
- * n_flags. False and *ERR (g_free) naming the op when not. Idempotent. A
+ * n_flags. False and *ERR (g_free) naming the op when not. Idempotent. In a
+ * program with loops, a send and its receive must also sit in the same
+ * loops (see above); when they do not, the error says so, and the unrolled
+ * program (wl_unroll) is the one to check and lower. A
  * receive that no send matches is no input error (the program is well
  * formed; it deadlocks): see wl_program_unmatched. */
 bool wl_program_check(struct wl_program *p, char **err);

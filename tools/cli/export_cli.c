@@ -55,6 +55,11 @@ int export_cmd_goal(int argc, char **argv) {
   struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[0],
                        .seed = sc->seed};
   p = w->program(&ctx, &err);
+  if (p && wl_has_loops(p)) { /* GOAL has no loops: written out */
+    struct wl_program *u = wl_unroll(p);
+    wl_program_free(p);
+    p = u;
+  }
   if (!p || !wl_program_check(p, &err)) {
     fprintf(stderr, "%s\n", err);
     goto out;
