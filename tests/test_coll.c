@@ -314,13 +314,18 @@ static void test_double_binary_tree(void) {
 static void test_every_algorithm_every_count(void) {
   /* Every kind under every algorithm it has, on 2..9 ranks, with a size
    * that does not divide evenly (804 B: 201 elements) and a non-zero
-   * root: the program matches (build checks) and runs to its end. */
+   * root: the program matches (build checks), stays within
+   * wl_coll_max_ops, and runs to its end. */
   for (int k = 0; k < WL_COLL_COUNT; k++)
     for (int a = 0; a < WL_ALG_COUNT; a++) {
       if (!wl_coll_has_algo((enum wl_coll_kind)k, (enum wl_coll_algo)a)) continue;
       for (uint32_t n = 2; n <= 9; n++) {
         struct wl_coll c = {.kind = (uint8_t)k, .algo = (uint8_t)a, .bytes = 804, .elem = 4,
                             .wgs = 1, .root = n / 2, .segment_bytes = 200};
+        /* wl_coll_max_ops bounds every rank's ops. */
+        struct wl_program *p = build(c, n);
+        for (uint32_t r = 0; r < n; r++) CU_ASSERT(p->ranks[r].n_ops <= wl_coll_max_ops(&c, n));
+        wl_program_free(p);
         sim_time t = coll_time(c, n);
         if (t <= 0) fprintf(stderr, "%s %s on %u: %" G_GINT64_FORMAT "\n", wl_coll_names[k],
                             wl_coll_algo_names[a], n, t);
@@ -410,7 +415,8 @@ static void test_yaml_algorithm(void) {
   g_free(err);
   /* An unknown algorithm is bad input: exit 2 naming the file, line,
    * column and key; so is one the collective does not have, a mistyped
-   * key, and a segment that would make more than 2^20 of them. */
+   * key, and a segment so small that the tree would exceed the ops a
+   * program may have. */
   CU_ASSERT_EQUAL(run_program("      - allreduce: {size: 1KiB, algorithm: bogus}\n", 4, &out, &err), 2);
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:13:44: workload.groups[0].ops[0].allreduce."
                                             "algorithm: expected an algorithm of allreduce (auto, "
@@ -429,9 +435,12 @@ static void test_yaml_algorithm(void) {
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.algoritm: expected one of"));
   g_free(out);
   g_free(err);
-  CU_ASSERT_EQUAL(run_program("      - bcast: {size: 1GiB, algorithm: binary_tree, segment: 512B}\n",
+  /* 1 GiB in segments of 64 B: 2^24 segments, up to 16 ops each. */
+  CU_ASSERT_EQUAL(run_program("      - bcast: {size: 1GiB, algorithm: binary_tree, segment: 64B}\n",
                               4, &out, &err), 2);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.segment: expected a segment of at least 1/2^20"));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.segment: expected a collective that expands to "
+                                            "at most 2^25 ops on a rank, got up to 268435456 (a "
+                                            "larger segment makes fewer)"));
   g_free(out);
   g_free(err);
 }

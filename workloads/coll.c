@@ -455,6 +455,19 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
   }
 }
 
+uint64_t wl_coll_max_ops(const struct wl_coll *c, uint32_t n_ranks) {
+  if (n_ranks < 2 || (c->bytes == 0 && c->kind != WL_BARRIER)) return 0;
+  if (c->algo == WL_ALG_BINARY_TREE || c->algo == WL_ALG_DOUBLE_BINARY_TREE) {
+    /* Per segment and tree: 2 receives and 2 reductions up, a send up, a
+     * receive and 2 sends down. */
+    uint64_t count = (uint64_t)elems(c), seg = count;
+    if (c->segment_bytes > 0) seg = (uint64_t)MAX(c->segment_bytes / c->elem, 1);
+    return 2 * 8 * ((count + seg - 1) / seg);
+  }
+  /* The ring's 3 (n - 1) ops twice is the most of the others. */
+  return 6 * (uint64_t)n_ranks + 64;
+}
+
 struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c) {
   struct wl_program *p = wl_program_new(n_ranks);
   GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));

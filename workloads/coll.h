@@ -92,6 +92,10 @@ char *wl_coll_algo_list(enum wl_coll_kind kind);
  * no synchronization). */
 void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArray *after);
 
+/* At most how many ops wl_coll adds for C on one rank of N_RANKS (a bound
+ * to refuse a collective before expanding it). */
+uint64_t wl_coll_max_ops(const struct wl_coll *c, uint32_t n_ranks);
+
 /* A program of N_RANKS ranks running collective C alone (unchecked); free
  * with wl_program_free. */
 struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c);

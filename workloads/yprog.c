@@ -414,15 +414,6 @@ static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc
     return false;
   c.bytes = v[0], c.elem = v[1], c.flops_per_elem = v[2], c.wgs = (uint32_t)v[3];
   c.root = (uint32_t)v[4], c.segment_bytes = v[5];
-  /* A tree's segments each make a few ops: at most 2^20 of them. */
-  if (c.segment_bytes > 0 && c.bytes / MAX(c.segment_bytes / c.elem * c.elem, c.elem) >= 1 << 20) {
-    char *kp = g_strdup_printf("%s.segment", path);
-    *b->err = sc_error_at(sc_map_get(m, "segment"), kp, "expected a segment of at least 1/2^20 of "
-                          "the size, got %" G_GINT64_FORMAT " B for %" G_GINT64_FORMAT " B on rank %u",
-                          c.segment_bytes, c.bytes, b->rank);
-    g_free(kp);
-    return false;
-  }
   const struct sc_node *alg = sc_map_get(m, "algorithm");
   if (alg) {
     char *kp = g_strdup_printf("%s.algorithm", path), *want = wl_coll_algo_list(kind);
@@ -436,6 +427,18 @@ static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc
     g_free(want);
     if (!ok) return false;
     c.algo = (uint8_t)a;
+  }
+  /* Refused before it is expanded: a collective past the ops a whole
+   * program may have (a tree in too many segments). */
+  uint64_t most = wl_coll_max_ops(&c, b->p->n_ranks);
+  if (most > WL_MAX_OPS) {
+    const struct sc_node *seg = sc_map_get(m, "segment");
+    char *kp = seg ? g_strdup_printf("%s.segment", path) : g_strdup(path);
+    *b->err = sc_error_at(seg ? seg : m, kp, "expected a collective that expands to at most 2^25 "
+                          "ops on a rank, got up to %" G_GUINT64_FORMAT "%s", most,
+                          seg ? " (a larger segment makes fewer)" : "");
+    g_free(kp);
+    return false;
   }
   uint32_t before = (uint32_t)b->p->ranks[b->rank].n_ops;
   wl_coll(b->p, b->rank, &c, deps);
