@@ -309,6 +309,38 @@ static void test_double_binary_tree(void) {
     }
     wl_program_free(p);
   }
+  /* A broadcast from rank 0 on 4 ranks: tree 0 is 0 -> 2 -> {1, 3}; tree
+   * 1, NCCL's 3 - 1 - {2, 0} re-rooted at 0, is the chain 0 -> 3 -> 1 ->
+   * 2. Rank 0 sends its halves to 2, then 3 (until 2000 ns); 3 receives
+   * at 3400.064 until 4400.064 and sends to 1 until 5400.064; 1, busy
+   * with tree 0's half from 2 until 6800.128 (2 sent it 3400.064..4400.064),
+   * receives 3's at 6800.128 (just there) until 7800.128 and sends to 2
+   * until 8800.128; 2 receives it at 10200.192 until 11200.192 ns: 7
+   * host costs and 3 flights on the longest chain. */
+  struct wl_coll bc = {.kind = WL_BCAST, .algo = WL_ALG_DOUBLE_BINARY_TREE, .bytes = 800,
+                       .elem = 4, .wgs = 1};
+  EXPECT_TIME(coll_time(bc, 4), 7 * O + 3 * FLY(400));
+  /* Broadcast and reduce from any root on 2..9 ranks: every other rank
+   * receives (bcast) or sends (reduce) the whole vector once, half on
+   * each tree; the root neither. */
+  struct wl_coll rd = bc;
+  rd.kind = WL_REDUCE;
+  for (uint32_t n = 2; n <= 9; n++)
+    for (int k = 0; k < 2; k++) {
+      struct wl_coll x = k ? rd : bc;
+      x.root = (n + 1) / 2;
+      struct wl_program *p = build(x, n);
+      for (uint32_t r = 0; r < n; r++) {
+        int64_t moved[2] = {0, 0};
+        for (size_t i = 0; i < p->ranks[r].n_ops; i++) {
+          const struct wl_op *o = &p->ranks[r].ops[i];
+          if (o->kind == (k ? WL_SEND : WL_RECV)) moved[o->tag - x.tag] += o->bytes;
+        }
+        CU_ASSERT_EQUAL(moved[0], r == x.root ? 0 : 400);
+        CU_ASSERT_EQUAL(moved[1], r == x.root ? 0 : 400);
+      }
+      wl_program_free(p);
+    }
 }
 
 static void test_every_algorithm_every_count(void) {
@@ -368,7 +400,7 @@ static void test_algorithm_names(void) {
   CU_ASSERT_FALSE(wl_coll_algo_parse("recursive-doubling", &a));
   CU_ASSERT_FALSE(wl_coll_algo_parse("tree", &a));
   char *l = wl_coll_algo_list(WL_BCAST);
-  CU_ASSERT_STRING_EQUAL(l, "auto, binary_tree, binomial");
+  CU_ASSERT_STRING_EQUAL(l, "auto, binary_tree, double_binary_tree, binomial");
   g_free(l);
 }
 
@@ -451,7 +483,7 @@ int main(void) {
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
       {"Rabenseifner on 8 and 6 ranks by hand", test_rabenseifner},
       {"binary tree broadcast, whole and in segments", test_tree_bcast},
-      {"double binary tree allreduce", test_double_binary_tree},
+      {"double binary tree allreduce, bcast and reduce", test_double_binary_tree},
       {"every algorithm on 2..9 ranks", test_every_algorithm_every_count},
       {"zero bytes: nothing; the barrier still synchronizes", test_zero_bytes},
       {"algorithm names", test_algorithm_names},

@@ -16,9 +16,9 @@ bool wl_coll_has_algo(enum wl_coll_kind kind, enum wl_coll_algo algo) {
   case WL_ALG_AUTO: return true;
   case WL_ALG_RING: return kind == WL_ALLREDUCE || kind == WL_REDUCE_SCATTER || kind == WL_ALLGATHER;
   case WL_ALG_RECDOUB:
-  case WL_ALG_RABENSEIFNER:
-  case WL_ALG_DOUBLE_BINARY_TREE: return kind == WL_ALLREDUCE;
-  case WL_ALG_BINARY_TREE: return kind == WL_ALLREDUCE || kind == WL_BCAST || kind == WL_REDUCE;
+  case WL_ALG_RABENSEIFNER: return kind == WL_ALLREDUCE;
+  case WL_ALG_BINARY_TREE:
+  case WL_ALG_DOUBLE_BINARY_TREE: return kind == WL_ALLREDUCE || kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_BINOMIAL: return kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_DISSEMINATION: return kind == WL_BARRIER;
   case WL_ALG_DIRECT: return kind == WL_ALLTOALL;
@@ -299,6 +299,32 @@ static struct tnode dtree_second(uint32_t n, uint32_t v) {
   return tmap(btree(n, n - 1 - v), n, -1, (int64_t)n - 1);
 }
 
+/* The second tree of a bcast or reduce from rank 0 (ranks renumbered so
+ * that the root is 0): NCCL's second tree is rooted at r1 (n - 1, or 1
+ * on an odd count), where rank 0 is a leaf (even n) or has one child (odd
+ * n: the shifted node n - 1 has only v - bit / 2). It is re-rooted at 0:
+ * rank 0 leaves its parent and takes r1 as a child, so that the root
+ * sends the second half to r1 (bcast) or gets it from r1 (reduce), and
+ * the rest of the tree is NCCL's. The first tree carries the other half
+ * from (to) 0 as in the binary tree. (NCCL runs its trees for allreduce
+ * only; this is the double tree's bcast and reduce of Sanders et al.) */
+static struct tnode dtree_rooted(uint32_t n, uint32_t v) {
+  struct tnode t = dtree_second(n, v), owner = dtree_second(n, 0);
+  uint32_t r1 = n % 2 ? 1 : n - 1;
+  if (v == 0) {
+    g_assert(t.down[1] == NONE);
+    t.up = NONE;
+    t.down[t.down[0] == NONE ? 0 : 1] = r1;
+    return t;
+  }
+  if (v == owner.up) {
+    for (int k = 0; k < 2; k++)
+      if (t.down[k] == 0) t.down[k] = NONE;
+  }
+  if (v == r1) t.up = 0;
+  return t;
+}
+
 /* Runs BYTES (whole elements, the last maybe partial) through tree node T of this rank (real ranks), on tag offset TREE, in
  * segments of the call's segment_bytes: with UP each segment is received
  * from the children, reduced into the local one (child 0 then child 1,
@@ -341,7 +367,8 @@ static void tree_run(struct build *b, struct tnode t, uint32_t tree, int64_t byt
 /* Trees of the whole program: allreduce on NCCL's trees rooted at rank 0
  * (reduce up, broadcast down; the double tree carries the first half of
  * the elements, rounded up, on the first tree and the rest on the second),
- * bcast and reduce on the binary tree renumbered so that the root is 0. */
+ * bcast and reduce on the trees renumbered so that the root is 0 (the
+ * second one re-rooted: dtree_rooted). */
 static void coll_tree(struct build *b, bool two) {
   const struct wl_coll *c = b->c;
   uint32_t n = b->n, root = c->kind == WL_ALLREDUCE ? 0 : c->root;
@@ -352,7 +379,8 @@ static void coll_tree(struct build *b, bool two) {
   int64_t first = two ? (elems(c) + 1) / 2 * c->elem : c->bytes;
   first = MIN(first, c->bytes);
   tree_run(b, t0, 0, first, up, down, ends);
-  if (two) tree_run(b, dtree_second(n, b->rank), 1, c->bytes - first, up, down, ends);
+  struct tnode t1 = c->kind == WL_ALLREDUCE ? dtree_second(n, v) : tmap(dtree_rooted(n, v), n, 1, root);
+  if (two) tree_run(b, t1, 1, c->bytes - first, up, down, ends);
   if (ends->len) {
     g_array_set_size(b->entry, 0);
     g_array_append_vals(b->entry, ends->data, ends->len);

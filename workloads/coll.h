@@ -43,7 +43,9 @@ enum wl_coll_algo {
   WL_ALG_BINARY_TREE,   /* allreduce (reduce up, broadcast down), bcast, reduce:
                            NCCL's binary tree, pipelined in segments */
   WL_ALG_DOUBLE_BINARY_TREE, /* allreduce: NCCL's two complementary binary
-                           trees, each carrying half the vector */
+                           trees, each carrying half the vector; bcast and
+                           reduce: the same, the second tree re-rooted at the
+                           root */
   WL_ALG_BINOMIAL,      /* bcast, reduce */
   WL_ALG_DISSEMINATION, /* barrier */
   WL_ALG_DIRECT,        /* alltoall */
