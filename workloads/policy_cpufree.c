@@ -24,4 +24,5 @@ const struct pol_type pol_cpufree = {
     .lower = cpufree_lower,
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
+    .loops = true,
 };

@@ -85,6 +85,6 @@ const struct pol_type pol_gds = {
     .lower = gds_lower,
     .done_key = "cpu.main_done",
     .graph = {.gpu = true},
-    .loops = false, /* until the GPU model scales queue commands by j */
+    .loops = true,
     .peel_last = true, /* a receive's watcher looks at what follows it */
 };

@@ -44,4 +44,5 @@ const struct pol_type pol_ghn = {
     .lower = ghn_lower,
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
+    .loops = true,
 };

@@ -86,5 +86,5 @@ const struct pol_type pol_gputn = {
     .lower = gputn_lower,
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
-    .loops = false, /* until the GPU model runs KS_LOOP */
+    .loops = true,
 };
