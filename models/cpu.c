@@ -26,7 +26,7 @@ static const char *const cat_keys[N_CAT] = {
     "compute_time", "launch_time", "build_time", "register_time",   "send_time",
     "recv_time",    "wait_kernel_time", "switch_time", "wait_flag_time"};
 
-enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG };
+enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG, MW_QUEUE };
 
 struct cpu_state {
   uint64_t burst; /* launches since the main thread last waited */
@@ -39,6 +39,9 @@ struct cpu_state {
   sim_time done_at;       /* main thread finished; -1 before */
   uint64_t *flags;        /* n_flags + 1 */
   uint32_t *launched, *completed; /* per kernel */
+  uint8_t *kernel_queue;  /* per kernel: the queue of its latest launch */
+  uint32_t queued[256];   /* per queue: kernels launched and not completed */
+  uint64_t launch_blocks; /* launches that found their queue full */
   sim_time *last_done;    /* per kernel: arrival of its latest completion record */
   sim_time *helper_free;  /* per helper: when it is free */
   uint32_t n_helpers;
@@ -90,6 +93,10 @@ static const struct par_decl cpu_decls[] = {
       "a helper reads a request, builds the command and posts it (~build + send)"),
     PAR(flops_per_cycle, PAR_INT, "8", "1", "4096", NULL,
       "flops per core per cycle a CPU-computed phase sustains (8-wide OOO, GPU-TN Table 2)"),
+    PAR(launch_queue_depth, PAR_INT, "1024", "1", "16777216", NULL,
+      "kernels a GPU queue holds launched and not completed; the next launch blocks until "
+      "one completes (CUDA: ~1000 per stream, measured in NVIDIA forum thread 68937 / "
+      "StackOverflow 53970187; a host program that runs ahead is held to it)"),
     PAR(mem_bandwidth, PAR_BANDWIDTH, "320Gbps", "1Mbps", "1000Tbps", NULL,
       "memory bandwidth all cores together sustain in a CPU-computed phase (~40 GB/s: "
       "STREAM-like, ~5 GB/s per core on DDR4)"),
@@ -229,6 +236,8 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       if (qc->kernel >= pr->n_kernels)
         g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
       s->launched[qc->kernel]++;
+      s->kernel_queue[qc->kernel] = st->queue;
+      s->queued[st->queue]++;
     }
     s->burst++;
     d = cfg->submit_table.n > 0 ? par_table_eval(&cfg->submit_table, (int64_t)s->burst)
@@ -510,8 +519,18 @@ static void main_run(struct sim_comp *c) {
     const struct hstep *st = &pr->host[s->pc];
     sim_time d = 0;
     switch (st->kind) {
-    case HS_COMPUTE:
     case HS_LAUNCH:
+      if (st->qcmd < pr->n_qcmds && pr->qcmds[st->qcmd].kind == Q_KERNEL &&
+          s->queued[st->queue] >= (uint64_t)cfg->launch_queue_depth) {
+        s->launch_blocks++; /* the launch blocks until a kernel of its queue completes */
+        s->wait = MW_QUEUE;
+        s->wait_id = st->queue;
+        s->wait_start = now;
+        return;
+      }
+      d = thread_work(c, st, now);
+      break;
+    case HS_COMPUTE:
     case HS_NIC_CMD: d = thread_work(c, st, now); break;
     case HS_WAIT_KERNEL: {
       s->burst = 0;
@@ -582,6 +601,14 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   sim_time now = sim_now(c->eng);
   s->completed[k]++;
   s->last_done[k] = now;
+  uint8_t q = s->kernel_queue[k];
+  s->queued[q]--;
+  if (s->wait == MW_QUEUE && s->wait_id == q) { /* the blocked launch goes on */
+    spend(c, CAT_WAIT_KERNEL, s->wait_start, now - s->wait_start);
+    s->wait = MW_NONE;
+    sim_schedule(c, 0, EV_MAIN, 0);
+    return;
+  }
   if (s->g) {
     graph_kernel_done(c, k);
     return;
@@ -699,6 +726,7 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "launches", UNIT_NONE, (int64_t)s->launches);
   sim_report_comp_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
   sim_report_comp_int(r, c, "kernel_waits", UNIT_NONE, (int64_t)s->kernel_waits);
+  sim_report_comp_int(r, c, "launch_blocks", UNIT_NONE, (int64_t)s->launch_blocks);
   for (int i = 0; i < N_CAT; i++) sim_report_comp_int(r, c, cat_keys[i], UNIT_TIME, s->time[i]);
   sim_report_comp_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
   sim_report_comp_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
@@ -717,6 +745,7 @@ static void cpu_destroy(struct sim_comp *c) {
   g_free(s->flags);
   g_free(s->launched);
   g_free(s->completed);
+  g_free(s->kernel_queue);
   g_free(s->last_done);
   g_free(s->helper_free);
   g_free(s->helper_track);
@@ -752,6 +781,7 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   size_t nk = s->prog->n_kernels ? s->prog->n_kernels : 1;
   s->launched = g_new0(uint32_t, nk);
   s->completed = g_new0(uint32_t, nk);
+  s->kernel_queue = g_new0(uint8_t, nk);
   s->last_done = g_new0(sim_time, nk);
   if (s->prog->host_deps) s->g = graph_new(s->prog);
   s->n_helpers = (uint32_t)cfg->helper_threads;

@@ -55,6 +55,8 @@ struct cpu_config {
   sim_time helper_service;
   int64_t flops_per_cycle;    /* per core: the compute rate of HS_COMPUTE phases' work */
   int64_t mem_bandwidth;      /* bits per second all cores together sustain */
+  int64_t launch_queue_depth; /* kernels a GPU queue holds launched and not completed
+                                 before the next launch blocks (sequence programs) */
 };
 
 extern const struct par_group cpu_params;

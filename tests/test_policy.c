@@ -89,11 +89,12 @@ static void test_ping_hdn2s(void) {
 }
 
 static void test_ping_gds(void) {
-  /* Post: build 200, at the NIC 302, posted 402. Kernel submitted 1000 ->
-   * 1200, at the GPU 1302, launched 2802, WG 2810, teardown 4310; the
-   * doorbell (submitted 2200, queued behind) rings then: at the NIC
-   * c = 4412. The receiver's CPU polls the flag: done at c + LEG. */
-  CU_ASSERT_EQUAL(ping_time("gds"), 4412000 + LEG);
+  /* Kernel submitted 1000, at the GPU 1102, launched 2602, WG 2610,
+   * teardown 4110. The put is posted in program order: build 200 (1000 ->
+   * 1200), at the NIC 1302, posted 1402; the doorbell (submitted 2200,
+   * queued behind the kernel) rings at teardown: at the NIC c = 4212. The
+   * receiver's CPU polls the flag: done at c + LEG. */
+  CU_ASSERT_EQUAL(ping_time("gds"), 4212000 + LEG);
 }
 
 static void test_ping_gputn(void) {

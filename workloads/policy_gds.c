@@ -1,7 +1,9 @@
 /* Policy "gds", GPUDirect-Async-like (DESIGN.md Sec. 2; GPU-TN Sec. 1 and
- * 5.1 "GDS", Fig. 3): the CPU pre-posts every put on the NIC, then enqueues
- * kernels and doorbells on one stream; the front end rings the NIC when the
- * kernel before the doorbell has completed. No CPU on the send's path. */
+ * 5.1 "GDS", Fig. 3): the CPU enqueues kernels and doorbells on one stream,
+ * posting each put on the NIC just before the doorbell that rings it (in
+ * program order, as libmp's mp_isend_on_stream does); the front end rings
+ * the NIC when the kernel before the doorbell has completed. No CPU on the
+ * send's path. */
 #include "lower.h"
 
 static bool stream_work_follows(const struct wl_program *p, uint32_t rank, size_t i) {
@@ -43,27 +45,23 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
                       struct pol_prog *pp, char **err) {
   (void)hw, (void)err;
   const struct wl_rank *r = &p->ranks[rank];
-  /* In a loop, execution j of the n-th send posts id n + j * sends: the
-   * ids of the program written out, each live once. */
+  /* The n-th send is posted as id n, in program order, just before the
+   * stream command that rings it; in a loop, execution j posts and rings
+   * n + j * sends: the ids of the program written out, each live once. */
   uint32_t post = 0, sends = wl_count(p, rank, WL_SEND);
-  for (size_t i = 0; i < r->n_ops; i++) {
-    uint8_t kind = r->ops[i].kind;
-    if (kind == WL_LOOP || kind == WL_END) pol_add_host(pp, pol_loop_hstep(&r->ops[i]));
-    if (kind != WL_SEND) continue;
-    struct nic_cmd c = pol_put_for(&pol_gds, p, rank, i, NIC_POST);
-    c.cmd_id = ++post;
-    pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c),
-                                    .id_stride = sends});
-  }
-  post = 0;
   int64_t last = -1; /* the latest kernel on the stream */
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
     switch (o->kind) {
     case WL_COMPUTE: last = gds_compute(o, pp); break;
-    case WL_SEND:
-      gds_launch(pp, (struct qcmd){.kind = Q_DOORBELL, .cmd_id = ++post, .id_stride = sends});
+    case WL_SEND: {
+      struct nic_cmd c = pol_put_for(&pol_gds, p, rank, i, NIC_POST);
+      c.cmd_id = ++post;
+      pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = pol_add_cmd(pp, c),
+                                      .id_stride = sends});
+      gds_launch(pp, (struct qcmd){.kind = Q_DOORBELL, .cmd_id = post, .id_stride = sends});
       break;
+    }
     case WL_RECV: gds_recv(p, rank, i, pp); break;
     case WL_SYNC: break; /* kernels on one stream: each boundary is a sync */
     case WL_LOOP:

@@ -28,16 +28,17 @@
  * wl_coll for collectives written as one call.
  *
  * Where this form goes next (DESIGN.md Sec. 8; the scale, libraries and
- * bring-your-own issues): the graph rank is the one shape every producer
- * (built-in workloads, GOAL, YAML programs, collectives) writes and every
- * policy lowers. Two steps remain, both inside this header's contract:
- * (1) a rank's ops produced a window at a time by a cursor (a GOAL file
- * offset, a loop's iteration, a rank-relative template shared by ranks),
- * lowered a window at a time into node programs whose steps, commands and
- * flags the models release once passed, so that memory follows what is in
- * flight; (2) a collective kept as one op that a communication library
- * lowers its own way (an NCCL-like kernel, NVSHMEM-like device puts),
- * expanding into these sends and receives only for a host MPI. */
+ * bring-your-own issues): loops (above) keep a built-in workload's program
+ * as long as what one rank does, and memory follows what is in flight
+ * (queues bounded by the hardware's depths, flags counted, not one per
+ * message). Two steps remain, both inside this header's contract: (1) a
+ * graph rank (a GOAL file) read a window at a time by a cursor per rank and
+ * lowered a window at a time, with messages matched as they arrive rather
+ * than all at once, so that a schedule of millions of ops needs memory for
+ * the ops in flight only; (2) a collective kept as one op that a
+ * communication library lowers its own way (an NCCL-like kernel,
+ * NVSHMEM-like device puts), expanding into these sends and receives only
+ * for a host MPI. */
 #ifndef WL_PROGRAM_H
 #define WL_PROGRAM_H
 
