@@ -10,7 +10,7 @@
 #include "phase.h"
 #include "trace.h"
 
-/* Self events; data = queue or slot. */
+/* Self events; data = queue, or for EV_WG a batch (struct gpu_batch). */
 enum { EV_LAUNCH_DONE = 1, EV_WG, EV_TEARDOWN_DONE, EV_QUEUE_GO, EV_BARRIER_DONE };
 
 /* What a queue's head command is doing. */
@@ -36,6 +36,7 @@ struct gpu_queue {
   uint8_t phase;        /* enum qphase */
   const struct kernel *k;
   uint32_t kidx, next_wg, done_wgs, barrier_arrived;
+  uint32_t launch_j;    /* the running kernel's launch: its execution index (np_loops) */
   uint32_t running, max_running; /* WGs holding slots; at most cus * occupancy */
   int32_t barrier_list; /* WG slots waiting at the barrier, -1 = none */
   int32_t flag_next;    /* next queue waiting on the same flag */
@@ -60,6 +61,13 @@ struct gpu_wg {
   int track;
 };
 
+/* WGs that go on at the same time, in the order they would have if each
+ * had its own event (see wg_schedule). */
+struct gpu_batch {
+  uint32_t *slots;
+  uint32_t n, cap;
+};
+
 struct gpu_state {
   const struct nodeprog *prog;
   uint32_t node;
@@ -81,6 +89,11 @@ struct gpu_state {
   sim_time launch_time, teardown_time, barrier_time, poll_time, stream_wait_time, wg_time;
   sim_time wg_last_end; /* when the latest WG ended its last step; -1 before */
   GHashTable *arrivals; /* struct gpu_part -> itself: parts with WGs arrived, not yet posted */
+  struct gpu_batch *batch; /* n_batch of them; pending ones hold the WGs of one EV_WG */
+  uint32_t n_batch;
+  uint32_t *batch_free, n_batch_free; /* indices of unused batches (stack) */
+  int64_t open_batch;      /* the batch wg_schedule may still add to; -1: none */
+  sim_time open_at;        /* when it goes on */
   uint32_t slots_max;
 };
 
@@ -152,6 +165,9 @@ static const struct par_decl gpu_decls[] = {
     PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
     PAR(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
       "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
+    PAR(aggregate, PAR_BOOL, "true", NULL, NULL,
+      "WGs that go on at the same instant share one event, run one after another in the order "
+      "their own events would have (same simulated times); false: one event per WG (to check)"),
     PAR(reduce_pass, PAR_TIME, "0ps", "0ps", "1ms",
       "a reduction's second pass over the per-WG partials, paid by its last WG"),
     {"barrier_table", PAR_TABLE, "", "0ps", "1ms", NULL,
@@ -381,12 +397,60 @@ static bool part_arrive(struct sim_comp *c, uint32_t qi, const struct gpu_wg *w,
   return true;
 }
 
-/* The execution index of a WG with loops STACK of DEPTH open: their
- * iterations flattened, outermost most significant (np_loops). */
-static uint64_t loop_index(const struct gpu_loop *stack, uint32_t depth) {
-  uint64_t j = 0;
+/* The execution index of a step of a kernel launched at execution index
+ * LAUNCH_J, in a WG with loops STACK of DEPTH open: the iterations of the
+ * host's loops around the launch and of these flattened, outermost most
+ * significant (np_loops). */
+static uint64_t loop_index(uint32_t launch_j, const struct gpu_loop *stack, uint32_t depth) {
+  uint64_t j = launch_j;
   for (uint32_t d = 0; d < depth; d++) j = j * stack[d].count + stack[d].i;
   return j;
+}
+
+/* ---- events ----
+ * Every self event but EV_WG goes through gpu_schedule. A WG that goes on
+ * later goes through wg_schedule, which adds it to the batch the same
+ * handler opened last when that batch goes on at the same time and no
+ * other self event was scheduled since: then the WGs' own events would
+ * have run one right after another (the queue breaks ties by insertion),
+ * with between them only the bus's arrivals of messages those WGs sent,
+ * which go on to the NIC or the CPU and so make no event the GPU or its
+ * WGs see. So a batch runs its WGs in that order, calling dispatch after
+ * each as EV_WG did: every component sees the same events in the same
+ * order, one event for all of them (gpu.aggregate; false: one event per
+ * WG, to check that). */
+
+static void gpu_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
+  struct gpu_state *s = c->state;
+  s->open_batch = -1;
+  sim_schedule(c, delay, kind, data);
+}
+
+static void wg_schedule(struct sim_comp *c, uint32_t slot, sim_time delay) {
+  const struct gpu_config *cfg = c->config;
+  struct gpu_state *s = c->state;
+  sim_time at = sim_now(c->eng) + delay;
+  if (!cfg->aggregate || s->open_batch < 0 || s->open_at != at) {
+    uint32_t bi;
+    if (s->n_batch_free > 0) {
+      bi = s->batch_free[--s->n_batch_free];
+    } else {
+      bi = s->n_batch++;
+      s->batch = g_renew(struct gpu_batch, s->batch, s->n_batch);
+      s->batch_free = g_renew(uint32_t, s->batch_free, s->n_batch);
+      s->batch[bi] = (struct gpu_batch){0};
+    }
+    s->batch[bi].n = 0;
+    sim_schedule(c, delay, EV_WG, bi);
+    s->open_batch = bi;
+    s->open_at = at;
+  }
+  struct gpu_batch *b = &s->batch[s->open_batch];
+  if (b->n == b->cap) {
+    b->cap = b->cap ? 2 * b->cap : 4;
+    b->slots = g_renew(uint32_t, b->slots, b->cap);
+  }
+  b->slots[b->n++] = slot;
 }
 
 static void check_flag(struct sim_comp *c, uint32_t flag) {
@@ -415,7 +479,7 @@ static void fe_try(struct sim_comp *c) {
   q->t_phase = sim_now(c->eng);
   s->kernels_launched++;
   s->launch_time += lat;
-  sim_schedule(c, lat, EV_LAUNCH_DONE, qi);
+  gpu_schedule(c, lat, EV_LAUNCH_DONE, qi);
 }
 
 /* Completes queue QI's head command and looks at the next ones. */
@@ -453,7 +517,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
       s->stream_waits++;
       if (s->flags[qc->flag] >= qwait_value(qc, &q->cmds[q->head])) {
         q->phase = QP_FLAG_SEEN;
-        sim_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
+        gpu_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
       } else {
         q->phase = QP_FLAG;
         q->flag_next = s->flag_queues[qc->flag];
@@ -509,7 +573,7 @@ static void teardown_start(struct sim_comp *c, uint32_t qi) {
   q->phase = QP_TEARDOWN;
   q->t_phase = now;
   s->teardown_time += cfg->teardown_latency;
-  sim_schedule(c, cfg->teardown_latency, EV_TEARDOWN_DONE, qi);
+  gpu_schedule(c, cfg->teardown_latency, EV_TEARDOWN_DONE, qi);
 }
 
 static void wg_finish(struct sim_comp *c, uint32_t slot) {
@@ -574,7 +638,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       continue;
     }
     sim_time d = 0;
-    uint64_t j = loop_index(w->loop, w->depth);
+    uint64_t j = loop_index(q->launch_j, w->loop, w->depth);
     switch (st->kind) {
     case KS_COMPUTE: d = gpu_wg_time(cfg, k, st, w->wg); break;
     case KS_WAIT_FLAG: {
@@ -621,7 +685,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
         q->barrier_arrived = 0;
         s->barriers++;
         s->barrier_time += cost;
-        sim_schedule(c, cost, EV_BARRIER_DONE, (uint64_t)(w->queue));
+        gpu_schedule(c, cost, EV_BARRIER_DONE, (uint64_t)(w->queue));
       }
       return;
     default: g_error("%s: kernel %s has a step of unknown kind %u", c->name, kernel_name(k),
@@ -629,7 +693,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     }
     w->step++;
     if (d > 0) {
-      sim_schedule(c, d, EV_WG, slot);
+      wg_schedule(c, slot, d);
       return;
     }
   }
@@ -656,7 +720,7 @@ static void dispatch(struct sim_comp *c) {
       uint32_t used = s->n_slots - s->n_free;
       if (used > s->slots_max) s->slots_max = used;
       const struct gpu_config *cfg = c->config;
-      if (cfg->wg_start > 0) sim_schedule(c, cfg->wg_start, EV_WG, slot);
+      if (cfg->wg_start > 0) wg_schedule(c, slot, cfg->wg_start);
       else wg_run(c, slot);
     }
     if (q->next_wg < q->k->n_wgs) s->disp[(s->disp_head + kept++) % s->n_q] = qi;
@@ -673,6 +737,7 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   s->fe_busy = false;
   q->k = &s->prog->kernels[qc->kernel];
   q->kidx = qc->kernel;
+  q->launch_j = q->cmds[q->head].j;
   q->next_wg = q->done_wgs = q->barrier_arrived = 0;
   q->barrier_list = -1;
   q->phase = QP_RUN;
@@ -727,7 +792,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     if (p > 0) tick = w->wait_start + (now - w->wait_start + p - 1) / p * p;
     s->poll_time += tick - w->wait_start;
     w->step++;
-    sim_schedule(c, tick - now, EV_WG, slot);
+    wg_schedule(c, slot, tick - now);
   }
   for (int32_t *link = &s->flag_queues[flag]; *link >= 0;) {
     struct gpu_queue *q = &s->q[*link];
@@ -739,7 +804,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     uint32_t qi = (uint32_t)*link;
     *link = q->flag_next;
     q->phase = QP_FLAG_SEEN;
-    sim_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
+    gpu_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
   }
 }
 
@@ -755,8 +820,20 @@ static void gpu_bus_arrive(struct sim_comp *c, uint64_t h) {
   }
 }
 
+/* Runs the WGs of batch BI, each as its own EV_WG would have. */
+static void batch_run(struct sim_comp *c, uint32_t bi) {
+  struct gpu_state *s = c->state;
+  uint32_t *slots = s->batch[bi].slots, n = s->batch[bi].n; /* s->batch may move below */
+  for (uint32_t i = 0; i < n; i++) {
+    wg_run(c, slots[i]);
+    dispatch(c);
+  }
+  s->batch_free[s->n_batch_free++] = bi;
+}
+
 static void gpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   struct gpu_state *s = c->state;
+  s->open_batch = -1; /* a batch only gathers the events of one handler */
   if (ev->port == 0) {
     gpu_bus_arrive(c, ev->data);
     return;
@@ -764,10 +841,7 @@ static void gpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   uint32_t x = (uint32_t)ev->data;
   switch (ev->kind) {
   case EV_LAUNCH_DONE: launch_done(c, x); break;
-  case EV_WG:
-    wg_run(c, x);
-    dispatch(c);
-    break;
+  case EV_WG: batch_run(c, x); break;
   case EV_TEARDOWN_DONE: kernel_done(c, x); break;
   case EV_QUEUE_GO:
     s->stream_wait_time += sim_now(c->eng) - s->q[x].t_phase;
@@ -828,6 +902,9 @@ static void gpu_destroy(struct sim_comp *c) {
   g_free(s->flag_wgs);
   g_free(s->flag_queues);
   if (s->arrivals) g_hash_table_destroy(s->arrivals);
+  for (uint32_t i = 0; i < s->n_batch; i++) g_free(s->batch[i].slots);
+  g_free(s->batch);
+  g_free(s->batch_free);
 }
 
 const struct sim_type gpu_type = {
@@ -853,6 +930,7 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
   s->prog = prog ? prog : &empty;
   s->node = node;
   s->wg_last_end = -1;
+  s->open_batch = -1;
   uint32_t nf = s->prog->n_flags + 1;
   s->flags = g_new0(uint64_t, nf);
   s->flag_wgs = g_new(int32_t, nf);

@@ -58,9 +58,17 @@
  *   at once.
  * - Loops (nodeprog.h, np_loops): every WG keeps its own stack of open
  *   KS_LOOPs (whatever only_wg / sel_*), at no cost and with no event; a
- *   step's execution index j scales its wait (value * (j + 1)) and its
+ *   step's execution index j (the host loops around its kernel's launch,
+ *   pmsg.b, outermost, then the kernel's own loops) scales its wait
+ *   (value * (j + 1)) and its
  *   trigger tag (+ j * tag_stride); parts count arrivals per execution,
- *   an entry living from a part's first arrival to its post. */
+ *   an entry living from a part's first arrival to its post.
+ * - Events: a WG waiting on a flag makes no event until the flag's update
+ *   (the tick it goes on at is computed then, not polled), and with
+ *   gpu.aggregate (default) WGs that go on at the same instant share one
+ *   event, run in the order their own events would have run: a wave, a
+ *   flag's waiters, a persistent kernel's WGs move as one group; the
+ *   simulated times are those of one event per WG (aggregate false). */
 #ifndef MODELS_GPU_H
 #define MODELS_GPU_H
 
@@ -107,6 +115,7 @@ struct gpu_config {
   sim_time reduce_pass;
   struct par_table barrier_table; /* device-wide barrier cost against WGs; empty: linear */
   struct par_table poll_table;    /* flag poll period against the kernel's WGs; empty: poll_interval */
+  bool aggregate;              /* WGs going on at one instant share an event (gpu.c) */
 };
 
 /* How a WG's share of mem_bandwidth is counted: among all WG slots, or

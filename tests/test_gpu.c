@@ -5,7 +5,10 @@
  * commands and host requests by parts, device-wide barriers, stream
  * wait-on-flag, the bandwidth share (bw_share), occupancy and achieved
  * bandwidth (Little's law), tail waves, L2, kernel classes, persistent
- * loops and the barrier table; every time derived by hand.
+ * loops and the barrier table; loops (KS_LOOP: the same as the body
+ * unrolled, execution indices, parts per execution, queue commands with
+ * j); aggregation (gpu.aggregate: the same outcome with one event per WG
+ * and per group); every time derived by hand.
  *
  * The rig: a node's bus (latency B = 100 ns, control messages free), the
  * GPU, the CPU and a fake NIC that records what it receives. Unless a test
@@ -839,6 +842,7 @@ static const char *const gpu_keys[] = {
 struct outcome {
   struct fnic nic;
   int64_t v[N_GPU_KEYS + 1]; /* the GPU's counters, then the CPU's main_done */
+  uint64_t events;           /* the engine's events (not a simulated quantity) */
 };
 
 /* Runs PROG on rig R (set up, not built) and records what it shows. */
@@ -852,6 +856,7 @@ static void run_outcome(struct rig *r, const struct nodeprog *prog, struct outco
     o->v[i] = rep(r, key);
   }
   o->v[N_GPU_KEYS] = rep(r, "node0.cpu.main_done");
+  o->events = sim_events_executed(r->e);
   rig_free(r);
 }
 
@@ -1075,6 +1080,223 @@ static void test_loop_queue_cmds(void) {
   rig_free(&r);
 }
 
+/* A kernel launched by a host loop's third execution (j = 2, pmsg.b):
+ * the host's loops are outermost around its steps, so in its own loop of
+ * 2 the step of iteration i has j = 2 x 2 + i: tags 10 + 4 + i, waits for
+ * 1 x (5 + i). */
+static void test_loop_launch_index(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_LOOP, .count = 2},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1, .tag_stride = 1},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+      {.kind = KS_END},
+  };
+  static const struct kernel k[] = {{.name = "lj", .n_wgs = 1, .steps = steps, .n_steps = 4}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .n_flags = 1};
+  struct rig r;
+  gpu_rig(&r);
+  r.script = (struct fn_script){3, {{0, PK_QUEUE_CMD, DEV_GPU, 0, 0, 2},
+                                    {0, PK_FLAG, DEV_GPU, 0, 1, 5},
+                                    {5 * US, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  rig_build(&r, &prog);
+  rig_run(&r);
+  /* Launch 0.1-1.6 us. Fence to 1.8: tag 14 at the NIC 1.9; the flag (5
+   * since 0.1) passes the wait for 5. Fence to 2.0: tag 15 at 2.1; the
+   * wait for 6 from 2.0 sees the increment of 5.1 at its 31st tick: the
+   * WG ends at 5.1 us. */
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 2);
+  CU_ASSERT_EQUAL(f->a[0], 14);
+  CU_ASSERT_EQUAL(f->at[0], B + L + F + B);
+  CU_ASSERT_EQUAL(f->a[1], 15);
+  CU_ASSERT_EQUAL(f->at[1], B + L + 2 * F + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_last_end"), 5 * US + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.poll_time"), 5 * US + B - (B + L + 2 * F));
+  rig_free(&r);
+}
+
+/* ---- aggregation (gpu.aggregate) ---- */
+
+/* One kernel of 4 WGs of 10 us on 4 slots: per WG, each WG's end is an
+ * event; aggregated, the four go on at the same instant in one: 3 events
+ * fewer, everything else the same. */
+static void test_aggregate_events(void) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 10 * US}};
+  static const struct kernel k[] = {{.name = "w", .n_wgs = 4, .steps = steps, .n_steps = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct outcome *o[2];
+  for (int agg = 0; agg < 2; agg++) {
+    o[agg] = g_new0(struct outcome, 1);
+    struct rig r;
+    gpu_rig(&r);
+    r.g.cus = 4;
+    r.g.wgs_per_cu = 1;
+    r.g.aggregate = agg;
+    run_outcome(&r, &prog, o[agg]);
+  }
+  assert_same_outcome(o[0], o[1]);
+  CU_ASSERT_EQUAL(o[0]->events - o[1]->events, 3);
+  /* The tail-wave kernel of test_tail_wave (20 WGs on 16 slots, wg_start
+   * 0.5 us): per WG 16 + 4 starts and 16 + 4 ends; aggregated one start and
+   * one end per wave: 40 - 4 = 36 fewer. */
+  static const struct kstep ts[] = {{.kind = KS_COMPUTE, .bytes = 1024}};
+  static const struct kernel tk[] = {{.name = "tail", .n_wgs = 20, .steps = ts, .n_steps = 1}};
+  static const struct nodeprog tp = {.kernels = tk, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                     .host = h_launch_wait0, .n_host = 2};
+  for (int agg = 0; agg < 2; agg++) {
+    struct rig r;
+    gpu_rig(&r);
+    little_gpu(&r.g);
+    r.g.wg_start = 500 * NS;
+    r.g.aggregate = agg;
+    run_outcome(&r, &tp, o[agg]);
+  }
+  assert_same_outcome(o[0], o[1]);
+  CU_ASSERT_EQUAL(o[1]->v[18], 4620 * NS); /* wg_last_end, as in test_tail_wave */
+  CU_ASSERT_EQUAL(o[0]->events - o[1]->events, 36);
+  g_free(o[0]);
+  g_free(o[1]);
+}
+
+/* Representative kernels side by side on three queues, run per WG and
+ * aggregated: a persistent kernel with a loop (work-group triggers with a
+ * tag stride, per-pair flags counted, a barrier each iteration), a waves
+ * kernel with a tail (a kernel-level trigger of work-item stores, a
+ * reduction's last WG) and a tiling with selectors, a command by parts and
+ * a flag. Same messages at the same times in the same order, same
+ * counters, same completion; fewer events aggregated. */
+static void test_aggregate_same(void) {
+  static const struct kstep pers[] = {
+      {.kind = KS_LOOP, .count = 3},
+      {.kind = KS_COMPUTE, .bytes = 1024},
+      {.kind = KS_TRIGGER, .tag = 1, .tag_div = 1, .tag_stride = 4},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .flag_div = 2, .value = 1},
+      {.kind = KS_BARRIER},
+      {.kind = KS_END},
+  };
+  static const struct kstep waves[] = {
+      {.kind = KS_COMPUTE, .kclass = KC_REDUCE, .bytes = 2048},
+      {.kind = KS_TRIGGER, .tag = 100, .tag_div = 20, .stores = 64},
+  };
+  static const struct kstep edges[] = {
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 200, .tag_div = 1, .sel_first = 0, .sel_stride = 4,
+       .sel_count = 2},
+      {.kind = KS_WAIT_FLAG, .flag = 3, .value = 1, .sel_first = 3, .sel_stride = 4,
+       .sel_count = 2},
+      {.kind = KS_NIC_CMD, .cmd = 0, .tag_div = 4},
+      {.kind = KS_COMPUTE, .time = 500 * NS, .only_wg = 6},
+  };
+  static const struct kernel k[] = {
+      {.name = "pers", .n_wgs = 4, .steps = pers, .n_steps = 6},
+      {.name = "waves", .n_wgs = 20, .steps = waves, .n_steps = 2},
+      {.name = "edges", .n_wgs = 8, .steps = edges, .n_steps = 5},
+  };
+  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
+                                   {.kind = Q_KERNEL, .kernel = 1},
+                                   {.kind = Q_KERNEL, .kernel = 2}};
+  static const struct hstep h[] = {
+      {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0}, {.kind = HS_LAUNCH, .queue = 1, .qcmd = 1},
+      {.kind = HS_LAUNCH, .queue = 2, .qcmd = 2}, {.kind = HS_WAIT_KERNEL, .kernel = 0},
+      {.kind = HS_WAIT_KERNEL, .kernel = 1},      {.kind = HS_WAIT_KERNEL, .kernel = 2}};
+  static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 64},
+                                        {.op = NIC_PUT, .bytes = 128}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = qc, .n_qcmds = 3,
+                                       .cmds = cmds, .n_cmds = 2, .host = h, .n_host = 6,
+                                       .n_flags = 3};
+  struct outcome *o[2];
+  for (int agg = 0; agg < 2; agg++) {
+    o[agg] = g_new0(struct outcome, 1);
+    struct rig r;
+    gpu_rig(&r);
+    little_gpu(&r.g);
+    r.g.wg_start = 100 * NS;
+    r.g.reduce_pass = 2 * US;
+    r.g.aggregate = agg;
+    r.bus.control_bytes = 64; /* stores of one instant serialize: their order shows */
+    r.script = (struct fn_script){7, {{2 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                      {3 * US, PK_FLAG, DEV_GPU, 0, 2, 1},
+                                      {6 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                      {6 * US, PK_FLAG, DEV_GPU, 0, 2, 1},
+                                      {9 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                      {12 * US, PK_FLAG, DEV_GPU, 0, 2, 1},
+                                      {4 * US, PK_FLAG, DEV_GPU, 0, 3, 1}}};
+    run_outcome(&r, &prog, o[agg]);
+  }
+  assert_same_outcome(o[0], o[1]);
+  /* 3 x 4 work-group stores, 20 kernel-level ones, 2 edge ones; commands:
+   * the 2 parts of 4 WGs. */
+  CU_ASSERT_EQUAL(o[1]->v[5], 3 * 4 + 20 + 2); /* triggers */
+  CU_ASSERT_EQUAL(o[1]->v[7], 2);              /* nic_cmds */
+  CU_ASSERT_EQUAL(o[1]->v[10], 3);             /* barriers */
+  CU_ASSERT(o[1]->events < o[0]->events);
+  g_free(o[0]);
+  g_free(o[1]);
+}
+
+/* The order of one instant: WGs released by one flag go on in the order of
+ * their own events, and a self event scheduled between two of them (a
+ * barrier's end) stays between them. Kernel A (1 WG): compute 1.9 us, wait
+ * flag 1, barrier (1 us), store tag 50. Kernel B (2 WGs): WG 1 computes
+ * 1 us, both wait flag 1, compute 1 us, store tag 60 + w. Poll period 0,
+ * control messages 1 ns on the bus (c). */
+static void test_aggregate_order(void) {
+  static const struct kstep sa[] = {
+      {.kind = KS_COMPUTE, .time = 1900 * NS},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+      {.kind = KS_BARRIER},
+      {.kind = KS_TRIGGER, .tag = 50, .tag_div = 1},
+  };
+  static const struct kstep sb[] = {
+      {.kind = KS_COMPUTE, .time = 1 * US, .only_wg = 2},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 60, .tag_div = 1},
+  };
+  static const struct kernel k[] = {{.name = "a", .n_wgs = 1, .steps = sa, .n_steps = 4},
+                                    {.name = "b", .n_wgs = 2, .steps = sb, .n_steps = 4}};
+  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
+                                   {.kind = Q_KERNEL, .kernel = 1}};
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+                                   {.kind = HS_LAUNCH, .queue = 1, .qcmd = 1},
+                                   {.kind = HS_WAIT_KERNEL, .kernel = 0},
+                                   {.kind = HS_WAIT_KERNEL, .kernel = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 2, .qcmds = qc, .n_qcmds = 2,
+                                       .host = h, .n_host = 4, .n_flags = 1};
+  struct outcome *o[2];
+  for (int agg = 0; agg < 2; agg++) {
+    o[agg] = g_new0(struct outcome, 1);
+    struct rig r;
+    gpu_rig(&r);
+    r.g.poll_interval = 0;
+    r.g.barrier_base = 1 * US;
+    r.g.barrier_per_wg = 0;
+    r.g.aggregate = agg;
+    r.bus.control_bytes = 64;
+    r.script = (struct fn_script){1, {{5 * US, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+    run_outcome(&r, &prog, o[agg]);
+  }
+  assert_same_outcome(o[0], o[1]);
+  /* The queue commands reach the GPU at 0.101 and 0.102 us. A: launch to
+   * 1.601, its WG waits from 3.501. B: launch 1.601-3.101; WG 0 waits from
+   * 3.101, WG 1 from 4.101. The flag (sent at 5) reaches the GPU at 5.101
+   * and releases the waiters, latest first: B1, A0, B0. B1 computes to
+   * 6.101; A0 is its barrier's last WG: the barrier ends at 6.101; B0
+   * computes to 6.101. At 6.101, in that order: B1 stores 61, the barrier
+   * releases A0 (50), B0 stores 60; after the fence they leave at 6.301
+   * and reach the NIC 1 ns apart from 6.402 us: 61, 50, 60. */
+  const uint32_t tags[] = {61, 50, 60};
+  CU_ASSERT_EQUAL_FATAL(o[1]->nic.n, 3);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(o[1]->nic.a[i], tags[i]);
+    CU_ASSERT_EQUAL(o[1]->nic.at[i], 6402 * NS + i * NS);
+  }
+  g_free(o[0]);
+  g_free(o[1]);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"occupancy; a kernel at 1 and at full occupancy (Little's law)", test_occupancy_little},
@@ -1103,6 +1325,10 @@ int main(void) {
       {"loops: nested execution index (tags, counted waits)", test_loop_nested},
       {"loops: parts count arrivals per execution", test_loop_parts},
       {"loops: queue commands carry j (wait value, doorbell id)", test_loop_queue_cmds},
+      {"loops: a kernel's launch index is outermost", test_loop_launch_index},
+      {"aggregate: WGs of one instant share an event (hand count)", test_aggregate_events},
+      {"aggregate: representative kernels per WG and aggregated agree", test_aggregate_same},
+      {"aggregate: the order of one instant is kept", test_aggregate_order},
       {NULL, NULL},
   };
   return tu_run_suite("gpu", tests);
