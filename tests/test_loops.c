@@ -169,7 +169,7 @@ static void test_cg_both_ways(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(part);
   for (int v = 0; v < 2; v++) {
     struct cg_config c = {.variant = v ? CG_PIPELINED : CG_STANDARD, .rows_per_wg = 16};
-    struct wl_program *p = wl_cg_program(&c, part, 4);
+    struct wl_program *p = wl_cg_program(&c, part, NULL, 4);
     CU_ASSERT_TRUE(wl_has_loops(p));
     for (size_t k = 0; k < POL_COUNT; k++) {
       struct hw h;

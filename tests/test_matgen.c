@@ -2,8 +2,12 @@
  * non-zeros, a symmetric SPD matrix (a real CG converges), row lengths
  * that meet their targets, streamed block partitions equal to those of the
  * assembled matrix, a 2D stencil's halo derived by hand, errors; and the
- * cg workload's per-rank counters on a hand-built matrix. */
+ * cg workload's per-rank counters on a hand-built matrix, and its SpMV
+ * stretched to the longest row. */
+#include "cg.h"
+#include "gpu.h"
 #include "matgen.h"
+#include "program.h"
 #include "scenario.h"
 #include "testutil.h"
 
@@ -275,7 +279,8 @@ static void test_impossible_targets(void) {
  * 3 block (9), rows 3-5 only their diagonal (3), and (2, 3) couples them.
  * Rank 0: 9 + 1 = 10 non-zeros, rank 1: 3 + 1 = 4; mean 7, so the
  * imbalance is 10 / 7 = 1.4286; each reads 1 value of the other (halo in
- * 1, out 1) and has 1 neighbour. */
+ * 1, out 1) and has 1 neighbour. Longest rows: row 2 (columns 0-3) 4,
+ * row 3 (columns 2, 3) 2. */
 static void test_cg_reports_per_rank_load(void) {
   static const char mtx[] = "%%MatrixMarket matrix coordinate pattern symmetric\n"
                             "6 6 10\n1 1\n2 1\n3 1\n2 2\n3 2\n3 3\n4 3\n4 4\n5 5\n6 6\n";
@@ -287,6 +292,7 @@ static void test_cg_reports_per_rank_load(void) {
   static const char *const want[] = {
       "\"node0.cg.rows\": 3",      "\"node0.cg.nnz\": 10",      "\"node1.cg.nnz\": 4",
       "\"node0.cg.halo_in\": 1",   "\"node0.cg.halo_out\": 1",  "\"node1.cg.neighbours\": 1",
+      "\"node0.cg.max_row\": 4",   "\"node1.cg.max_row\": 2",
       "\"node.cg.nnz\": {\"n\": 2, \"sum\": 14, \"mean\": 7, \"max\": 10, \"max_at\": \"node0.cg\"}",
       "\"cg.nnz_imbalance\": 1.42857",
   };
@@ -300,6 +306,48 @@ static void test_cg_reports_per_rank_load(void) {
   g_free(text);
   g_free(sc);
   g_free(m);
+}
+
+/* The SpMV of one rank: 2 rows of 1 and 3 non-zeros (nnz 4, longest 3),
+ * one row per WG (rows_per_wg 1), on a GPU of 1 CU x 1 WG of 1 item with
+ * 8 B in flight, 64 ns memory latency, 1 Gbps, no L2. Per WG, the mean
+ * work: 2 non-zeros and 1 row: 12 x 2 + 24 = 48 B plus 8 x (2 - 1) = 8 B
+ * of x gathers: 56 B = 448 bit. R = 1: 1 / bw = 64 ns / 64 bit + 1 ns/bit
+ * = 2 ns/bit, so a WG takes 896 ns and the two (two waves of 1) 1792 ns.
+ * The longest row's WG: 12 x 3 + 24 = 60 B + 8 x 2 = 16 B = 608 bit =
+ * 1216 ns, longer than the last wave's 896 ns: the kernel lasts 1792 - 896
+ * + 1216 = 2112 ns, a stretch of 2112 / 1792 = 1.178571. Per WG: flops
+ * ceil(4 x 1.178571) = 5, bytes ceil(48 x 1.178571) = ceil(56.57) = 57,
+ * gathers ceil(8 x 1.178571) = ceil(9.43) = 10. With a longest row of 2
+ * (the mean: regular) nothing stretches: 4, 48, 8. Without a GPU model
+ * neither. */
+static void test_spmv_stretched_to_longest_row(void) {
+  struct gpu_config g = {.clock = 1000000000, .cus = 1, .wgs_per_cu = 1, .flops_per_cu_cycle = 1,
+                         .mem_bandwidth = 1000000000, .mem_latency = 64000, .wg_items = 1,
+                         .item_bytes = 8, .bw_share = GPU_BW_KERNEL};
+  g.eff[KC_SPMV] = g.lat[KC_SPMV] = 100;
+  struct sp_rank rk = {.row0 = 0, .rows = 2, .nnz = 4};
+  struct sp_part part = {.n_ranks = 1, .rows = 2, .nnz = 4, .ranks = &rk};
+  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1};
+  static const struct {
+    int64_t max_row;
+    bool gpu;
+    int64_t flops, bytes, reuse;
+  } cases[] = {{3, true, 5, 57, 10}, {2, true, 4, 48, 8}, {3, false, 4, 48, 8}};
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    rk.max_row = cases[k].max_row;
+    struct wl_program *p = wl_cg_program(&c, &part, cases[k].gpu ? &g : NULL, 1);
+    const struct wl_op *spmv = NULL;
+    for (size_t i = 0; i < p->ranks[0].n_ops && !spmv; i++)
+      if (p->ranks[0].ops[i].kind == WL_COMPUTE && p->ranks[0].ops[i].kclass == KC_SPMV)
+        spmv = &p->ranks[0].ops[i];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
+    CU_ASSERT_EQUAL(spmv->n_wgs, 2);
+    CU_ASSERT_EQUAL(spmv->flops_per_wg, cases[k].flops);
+    CU_ASSERT_EQUAL(spmv->bytes_per_wg, cases[k].bytes);
+    CU_ASSERT_EQUAL(spmv->reuse_per_wg, cases[k].reuse);
+    wl_program_free(p);
+  }
 }
 
 /* A catalogue entry runs by name; an unknown name is an error at its key. */
@@ -351,6 +399,12 @@ static void test_shipped_catalogue(void) {
     struct mg_gen *g = gen(c);
     struct sp_part *p = mg_gen_partition(g, 8);
     CU_ASSERT_EQUAL(p->nnz, c.nnz);
+    /* The ranks' longest rows, streamed, meet the whole matrix's. */
+    struct mg_row_stats st;
+    mg_gen_row_stats(g, &st);
+    int64_t longest = 0;
+    for (uint32_t r = 0; r < p->n_ranks; r++) longest = MAX(longest, p->ranks[r].max_row);
+    CU_ASSERT_EQUAL(longest, st.max);
     sp_part_free(p);
     mg_gen_free(g);
   }
@@ -370,6 +424,7 @@ int main(void) {
       {"deterministic from the seed", test_deterministic_from_seed},
       {"impossible targets", test_impossible_targets},
       {"cg reports per-rank load", test_cg_reports_per_rank_load},
+      {"SpMV stretched to its longest row", test_spmv_stretched_to_longest_row},
       {"cg from the catalogue", test_cg_from_the_catalogue},
       {"shipped catalogue", test_shipped_catalogue},
       {NULL, NULL},

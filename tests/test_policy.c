@@ -472,7 +472,7 @@ static sim_time cg_time(const char *policy) {
   struct sp_part *part = sp_partition(m, 2, SP_BLOCKS, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(part);
   struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024};
-  struct wl_program *p = wl_cg_program(&c, part, 1);
+  struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
   struct sim_result r;
   sim_time t = run(p, policy, &h, &r, &err);
   if (err) fprintf(stderr, "%s\n", err);

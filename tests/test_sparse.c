@@ -465,6 +465,13 @@ static void test_banded_halfwidth(void) {
   struct sp_part *p = sp_partition_banded(3, 1e300, 1);
   CU_ASSERT_EQUAL(p->nnz, 9);
   sp_part_free(p);
+  /* 4 rows, 5 per row (h = 2), 2 ranks: rows 0-1 and 2-3; the edges cut
+   * rows 1 and 2 to columns 0-3: 4 each, the longest in both ranks. */
+  p = sp_partition_banded(4, 5, 2);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->ranks[0].max_row, 4);
+  CU_ASSERT_EQUAL(p->ranks[1].max_row, 4);
+  sp_part_free(p);
   CU_ASSERT_PTR_NULL(sp_partition_banded(10, 0.5, 2));
   CU_ASSERT_PTR_NULL(sp_partition_banded(0, 3, 2));
   CU_ASSERT_PTR_NULL(sp_partition_banded(10, 3, 0));

@@ -19,6 +19,7 @@
  * AXPY 2 flops and 24 B per row. The run's time is the slowest rank's. */
 #include <glib.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -84,17 +85,56 @@ static void vec_op(struct wl_program *p, uint32_t r, const struct sp_rank *rk, i
   wl_kclass(p, r, bytes == 16 ? KC_REDUCE : KC_AXPY, rk->rows * bytes, 0, 0);
 }
 
-/* SpMV over the rank's rows and non-zeros, all on the vector op's grid. */
-static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg) {
+/* The factor (>= 1) that stretches a rank's SpMV WGs to the time of its
+ * longest row. The SpMV is thread-per-row (the CUDA samples' multi-GPU CG
+ * kernel, gpuSpMV, the paper's starting point, Sec. 4.2: each work-item
+ * loops over one row), so the kernel lasts at least as long as the
+ * work-item with the longest row, however short the others are (Bell and
+ * Garland, "Efficient sparse matrix-vector multiplication on CUDA", NVIDIA
+ * NVR-2008-004, Sec. 4.3: the scalar CSR kernel). The GPU model gives each
+ * WG the mean work BULK; the longest row's WG is one whose every row has
+ * MAX_ROW non-zeros, timed alone (R = 1: latency-bound, item_bytes in
+ * flight per work-item). The kernel's last wave lasts the longer of its
+ * own time and that WG's: T = T_bulk - t_last + max(t_last, t_chain), and
+ * the factor is T / T_bulk. 1 without a GPU model or when the mean row
+ * is the longest (a regular matrix). */
+static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
+                           const struct sp_rank *rk, int64_t per_wg, uint32_t wgs) {
+  int64_t rows = (rk->rows + wgs - 1) / wgs;
+  if (!g || rk->max_row * rows <= (rk->nnz + wgs - 1) / wgs) return 1.0;
+  int64_t occ = gpu_occupancy(g, NULL);
+  uint64_t wave = (uint64_t)(g->cus * occ), full = wgs / wave, tail = wgs % wave;
+  bool kernel_share = g->bw_share == GPU_BW_KERNEL;
+  sim_time t_full = gpu_step_time(g, bulk, wave, occ);
+  sim_time t_tail = tail ? gpu_step_time(g, bulk, kernel_share ? tail : wave, occ) : 0;
+  sim_time t_bulk = (sim_time)full * t_full + t_tail, t_last = tail ? t_tail : t_full;
+  int64_t l = rk->max_row;
+  struct kstep chain = *bulk;
+  chain.flops = 2 * l * per_wg;
+  chain.bytes = (12 * l + 24) * per_wg;
+  chain.reuse_bytes = 8 * (l - 1) * per_wg;
+  sim_time t_chain = gpu_step_time(g, &chain, 1, occ);
+  if (t_chain <= t_last || t_bulk <= 0) return 1.0;
+  return (double)(t_bulk - t_last + t_chain) / (double)t_bulk;
+}
+
+/* SpMV over the rank's rows and non-zeros, all on the vector op's grid,
+ * stretched to its longest row on GPU (NULL: not). */
+static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
+                 const struct gpu_config *gpu) {
   uint32_t wgs = wgs_for(rk->rows, per_wg);
   int64_t nnz = (rk->nnz + wgs - 1) / wgs, rows = (rk->rows + wgs - 1) / wgs;
-  wl_compute(p, r, wgs, 2 * nnz, 12 * nnz + 24 * rows);
   /* x is read once per row in the 24 B; the other nnz - rows reads of it
    * are gathers, cached as far as x (its rows and its halo) fits in L2. */
   int64_t halo = 0;
   for (size_t j = 0; j < rk->n_recv; j++) halo += rk->recv[j].elems;
-  wl_kclass(p, r, KC_SPMV, 12 * rk->nnz + 24 * rk->rows, 8 * MAX(0, nnz - rows),
-            8 * (rk->rows + halo));
+  struct kstep bulk = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * nnz,
+                       .bytes = 12 * nnz + 24 * rows, .ws_bytes = 12 * rk->nnz + 24 * rk->rows,
+                       .reuse_bytes = 8 * MAX(0, nnz - rows), .gather_bytes = 8 * (rk->rows + halo)};
+  double s = spmv_stretch(gpu, &bulk, rk, per_wg, wgs);
+  wl_compute(p, r, wgs, (int64_t)ceil(s * (double)bulk.flops), (int64_t)ceil(s * (double)bulk.bytes));
+  wl_kclass(p, r, KC_SPMV, bulk.ws_bytes, (int64_t)ceil(s * (double)bulk.reuse_bytes),
+            bulk.gather_bytes);
 }
 
 /* The halo of a vector: what every peer reads of rank R, and what R reads. */
@@ -122,10 +162,10 @@ static void allreduce(struct wl_program *p, uint32_t r, int64_t it, uint32_t use
 }
 
 static void standard_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
-                               int64_t it, int64_t per_wg) {
+                               int64_t it, int64_t per_wg, const struct gpu_config *gpu) {
   const struct sp_rank *rk = &part->ranks[r];
   halo(p, part, r, it);
-  spmv(p, r, rk, per_wg);
+  spmv(p, r, rk, per_wg, gpu);
   vec_op(p, r, rk, per_wg, 2, 16); /* (p, q) */
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
@@ -141,7 +181,7 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
 }
 
 static void pipelined_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
-                                int64_t it, int64_t per_wg) {
+                                int64_t it, int64_t per_wg, const struct gpu_config *gpu) {
   const struct sp_rank *rk = &part->ranks[r];
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
   vec_op(p, r, rk, per_wg, 2, 16); /* (w, r) */
@@ -150,22 +190,22 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   allreduce(p, r, it, 0, 2); /* gamma and delta in one reduction */
   wl_lane(p, r, 0);
   halo(p, part, r, it);
-  spmv(p, r, rk, per_wg); /* q = A w */
+  spmv(p, r, rk, per_wg, gpu); /* q = A w */
   wl_sync(p, r);
   for (int k = 0; k < 6; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p x r w */
   wl_sync(p, r);
 }
 
 struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part *part,
-                                     int64_t iterations) {
+                                 const struct gpu_config *gpu, int64_t iterations) {
   /* One iteration written once, in a loop: messages match in order, so
    * every iteration's are tagged as the first's. */
   g_assert(iterations >= 1 && iterations <= UINT32_MAX);
   struct wl_program *p = wl_program_new(part->n_ranks);
   for (uint32_t r = 0; r < part->n_ranks; r++) {
     if (iterations > 1) wl_loop(p, r, (uint32_t)iterations);
-    if (c->variant == CG_PIPELINED) pipelined_iteration(p, part, r, 0, c->rows_per_wg);
-    else standard_iteration(p, part, r, 0, c->rows_per_wg);
+    if (c->variant == CG_PIPELINED) pipelined_iteration(p, part, r, 0, c->rows_per_wg, gpu);
+    else standard_iteration(p, part, r, 0, c->rows_per_wg, gpu);
     if (iterations > 1) wl_end(p, r);
   }
   return p;
@@ -292,17 +332,17 @@ static struct mg_gen *catalogue_gen(const struct wl_ctx *ctx, char **err) {
   return g;
 }
 
-/* Per partition: rows, non-zeros, halo values in and out, neighbours, as
- * counters node<r>.cg.* (the report summarizes them over nodes: sum, mean,
- * max and where), and cg.nnz_imbalance (the most non-zeros over the mean),
- * so imbalance and communication volume show. */
+/* Per partition: rows, non-zeros, halo values in and out, neighbours and
+ * the longest row, as counters node<r>.cg.* (the report summarizes them
+ * over nodes: sum, mean, max and where), and cg.nnz_imbalance (the most
+ * non-zeros over the mean), so imbalance and communication volume show. */
 static void report_part(struct sim_report *rep, const struct sp_part *part) {
   uint32_t n = part->n_ranks;
   int64_t *out = g_new0(int64_t, n), *nbr = g_new0(int64_t, n);
   for (uint32_t r = 0; r < n; r++)
     for (size_t k = 0; k < part->ranks[r].n_recv; k++)
       if (part->ranks[r].recv[k].peer != r) out[part->ranks[r].recv[k].peer] += part->ranks[r].recv[k].elems;
-  static const char *const what[] = {"rows", "nnz", "halo_in", "halo_out", "neighbours"};
+  static const char *const what[] = {"rows", "nnz", "halo_in", "halo_out", "neighbours", "max_row"};
   int64_t max_nnz = 0, sum_nnz = 0;
   for (uint32_t r = 0; r < n; r++) {
     const struct sp_rank *rk = &part->ranks[r];
@@ -317,8 +357,8 @@ static void report_part(struct sim_report *rep, const struct sp_part *part) {
       for (size_t k = 0; k < part->ranks[q].n_recv; k++) read |= part->ranks[q].recv[k].peer == r;
       nbr[r] += reads || read;
     }
-    int64_t v[5] = {rk->rows, rk->nnz, in, out[r], nbr[r]};
-    for (int k = 0; k < 5; k++) {
+    int64_t v[6] = {rk->rows, rk->nnz, in, out[r], nbr[r], rk->max_row};
+    for (int k = 0; k < 6; k++) {
       char key[64];
       g_snprintf(key, sizeof key, "node%u.cg.%s", r, what[k]);
       sim_report_int(rep, key, UNIT_NONE, v[k]);
@@ -440,7 +480,7 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
     if (owned) sp_part_free(part);
     return false;
   }
-  struct wl_program *p = wl_cg_program(c, part, iterations);
+  struct wl_program *p = wl_cg_program(c, part, hw.gpu, iterations);
   bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
   wl_program_free(p);
   if (ok) {

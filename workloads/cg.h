@@ -30,9 +30,12 @@ struct cg_config {
 
 extern const struct par_group cg_params;
 
-/* ITERATIONS of CFG's variant over PART's ranks; free with
- * wl_program_free. */
+struct gpu_config;
+
+/* ITERATIONS of CFG's variant over PART's ranks, each SpMV stretched to
+ * its rank's longest row on GPU (NULL: the mean row's work only); free
+ * with wl_program_free. */
 struct wl_program *wl_cg_program(const struct cg_config *cfg, const struct sp_part *part,
-                                 int64_t iterations);
+                                 const struct gpu_config *gpu, int64_t iterations);
 
 #endif

@@ -479,10 +479,11 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
     int64_t lo = f->owner ? start[r] : rk->row0;
     int64_t hi = f->owner ? start[r + 1] : rk->row0 + rk->rows;
     size_t nt = 0;
-    int64_t nnz = 0;
+    int64_t nnz = 0, longest = 0;
     for (int64_t k = lo; k < hi; k++) {
       int64_t i = f->owner ? order[k] : k;
       nnz += a->p[i + 1] - a->p[i];
+      longest = MAX(longest, (int64_t)(a->p[i + 1] - a->p[i]));
       for (int q = a->p[i]; q < a->p[i + 1]; q++) {
         int64_t c = a->i[q];
         if (mark[c] == r) continue;
@@ -493,6 +494,7 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
       }
     }
     rk->nnz = nnz;
+    rk->max_row = longest;
     qsort(touched, nt, sizeof *touched, cmp_u32);
     rk->n_recv = nt;
     rk->recv = nt ? g_new(struct sp_halo, nt) : NULL;
@@ -710,6 +712,9 @@ struct sp_part *sp_partition_banded(int64_t rows, double nnz_per_row, uint32_t r
       nnz -= (s + b - 1) * (b - s) / 2 - base * (b - s);
     }
     rk->nnz = nnz;
+    /* A row's length is largest nearest the middle row (the edges cut it). */
+    int64_t mid = CLAMP((rows - 1) / 2, a, b - 1);
+    rk->max_row = 2 * h + 1 - MAX(0, h - mid) - MAX(0, mid + h - (rows - 1));
     total += nnz;
     /* Columns read outside [a, b): [max(0, a - h), a) and [b, min(rows, b + h)). */
     int64_t lo0 = a - h > 0 ? a - h : 0, hi1 = b + h < rows ? b + h : rows;

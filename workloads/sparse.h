@@ -26,6 +26,7 @@ struct sp_rank {
    * is -1, as they are scattered; sp_part_owner says whose each row is. */
   int64_t row0, rows;
   int64_t nnz;             /* non-zeros in its rows */
+  int64_t max_row;         /* its longest row's non-zeros (0 without rows) */
   struct sp_halo *recv;    /* peers it reads from, ascending peer order */
   size_t n_recv;
 };
