@@ -4,6 +4,18 @@
 #define TESTUTIL_H
 
 #include <CUnit/Basic.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+/* CU_ASSERT_EQUAL on two times (ps) that prints both when they differ. */
+#define EXPECT_TIME(got, want)                                                        \
+  do {                                                                                \
+    int64_t got_ = (got), want_ = (want);                                             \
+    if (got_ != want_)                                                                \
+      fprintf(stderr, "line %d: got %" PRId64 " ps, want %" PRId64 " ps\n", __LINE__, \
+              got_, want_);                                                           \
+    CU_ASSERT_EQUAL(got_, want_);                                                     \
+  } while (0)
 
 struct tu_test {
   const char *name;

@@ -1,22 +1,46 @@
 /* Collectives as graph ops (coll.h): each algorithm written per rank with
- * the dependencies MPICH's implementation has between its steps. */
+ * the dependencies MPICH's implementation has between its steps (NCCL's,
+ * for the trees). */
 #include "coll.h"
+
+#include <string.h>
 
 const char *const wl_coll_names[WL_COLL_COUNT] = {
     "allreduce", "reduce_scatter", "allgather", "bcast", "reduce", "alltoall", "barrier"};
 const char *const wl_coll_algo_names[WL_ALG_COUNT] = {
-    "auto", "ring", "recursive-doubling", "binomial", "dissemination", "direct"};
+    "auto", "ring", "recursive_doubling", "rabenseifner", "binary_tree", "double_binary_tree",
+    "binomial", "dissemination", "direct"};
 
 bool wl_coll_has_algo(enum wl_coll_kind kind, enum wl_coll_algo algo) {
   switch (algo) {
   case WL_ALG_AUTO: return true;
   case WL_ALG_RING: return kind == WL_ALLREDUCE || kind == WL_REDUCE_SCATTER || kind == WL_ALLGATHER;
-  case WL_ALG_RECDOUB: return kind == WL_ALLREDUCE;
+  case WL_ALG_RECDOUB:
+  case WL_ALG_RABENSEIFNER: return kind == WL_ALLREDUCE;
+  case WL_ALG_BINARY_TREE:
+  case WL_ALG_DOUBLE_BINARY_TREE: return kind == WL_ALLREDUCE || kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_BINOMIAL: return kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_DISSEMINATION: return kind == WL_BARRIER;
   case WL_ALG_DIRECT: return kind == WL_ALLTOALL;
   default: return false;
   }
+}
+
+bool wl_coll_algo_parse(const char *name, enum wl_coll_algo *algo) {
+  for (int i = 0; i < WL_ALG_COUNT; i++)
+    if (!strcmp(name, wl_coll_algo_names[i])) {
+      *algo = (enum wl_coll_algo)i;
+      return true;
+    }
+  return false;
+}
+
+char *wl_coll_algo_list(enum wl_coll_kind kind) {
+  GString *s = g_string_new(NULL);
+  for (int i = 0; i < WL_ALG_COUNT; i++)
+    if (wl_coll_has_algo(kind, (enum wl_coll_algo)i))
+      g_string_append_printf(s, "%s%s", s->len ? ", " : "", wl_coll_algo_names[i]);
+  return g_string_free(s, FALSE);
 }
 
 /* One rank's expansion under way. */
@@ -42,14 +66,28 @@ static uint32_t after(struct build *b, uint32_t a, uint32_t c) {
   return op;
 }
 
-static uint32_t send(struct build *b, uint32_t peer, int64_t bytes, uint32_t a, uint32_t c) {
-  wl_send(b->p, b->rank, peer, bytes, b->c->tag);
+/* A send (receive) of BYTES to (from) PEER with the call's tag plus
+ * TREE, after ops A and C (after()). */
+static uint32_t send_on(struct build *b, uint32_t tree, uint32_t peer, int64_t bytes, uint32_t a,
+                        uint32_t c) {
+  g_assert(bytes >= 0);
+  wl_send(b->p, b->rank, peer, bytes, b->c->tag + tree);
   return after(b, a, c);
 }
 
+static uint32_t recv_on(struct build *b, uint32_t tree, uint32_t peer, int64_t bytes, uint32_t a,
+                        uint32_t c) {
+  g_assert(bytes >= 0);
+  wl_recv(b->p, b->rank, peer, bytes, b->c->tag + tree);
+  return after(b, a, c);
+}
+
+static uint32_t send(struct build *b, uint32_t peer, int64_t bytes, uint32_t a, uint32_t c) {
+  return send_on(b, 0, peer, bytes, a, c);
+}
+
 static uint32_t recv(struct build *b, uint32_t peer, int64_t bytes, uint32_t a) {
-  wl_recv(b->p, b->rank, peer, bytes, b->c->tag);
-  return after(b, a, NONE);
+  return recv_on(b, 0, peer, bytes, a, NONE);
 }
 
 /* Reducing BYTES of received data into the local ones: reads two, writes
@@ -66,6 +104,56 @@ static void finish(struct build *b, uint32_t a, uint32_t c) {
   g_array_set_size(b->entry, 0);
   if (a != NONE) g_array_append_val(b->entry, a);
   if (c != NONE) g_array_append_val(b->entry, c);
+}
+
+/* Elements of the vector (the last one may be partial). */
+static int64_t elems(const struct wl_coll *c) {
+  return (c->bytes + c->elem - 1) / c->elem;
+}
+
+/* The fold of a non-power-of-two rank count (Thakur et al. Sec. 4.4, as
+ * MPICH's recursive doubling and Rabenseifner allreduce have it): with p2
+ * the largest power of two <= n and rem = n - p2, each even rank below
+ * 2 rem sends its vector to the odd rank above, which reduces it, and gets
+ * the result back at the end; the p2 ranks left renumber to newrank. */
+struct fold {
+  uint32_t p2, rem;
+  int64_t newrank; /* -1: folded away */
+  uint32_t last;   /* the fold's reduction (odd ranks below 2 rem), or NONE */
+};
+
+static struct fold fold_in(struct build *b) {
+  struct fold f = {.p2 = 1, .last = NONE};
+  uint32_t n = b->n, r = b->rank;
+  while (f.p2 * 2 <= n) f.p2 *= 2;
+  f.rem = n - f.p2;
+  if (r < 2 * f.rem) {
+    if (r % 2 == 0) {
+      uint32_t s = send(b, r + 1, b->c->bytes, NONE, NONE);
+      uint32_t got = recv(b, r + 1, b->c->bytes, NONE);
+      finish(b, s, got);
+      f.newrank = -1;
+      return f;
+    }
+    uint32_t got = recv(b, r - 1, b->c->bytes, NONE);
+    f.last = reduce(b, b->c->bytes, got, NONE);
+    f.newrank = r / 2;
+  } else {
+    f.newrank = (int64_t)r - f.rem;
+  }
+  return f;
+}
+
+/* The real rank of NEWRANK under fold F. */
+static uint32_t fold_rank(const struct fold *f, uint32_t newrank) {
+  return newrank < f->rem ? newrank * 2 + 1 : newrank + f->rem;
+}
+
+/* The end of the fold: odd ranks below 2 rem send the result back, after
+ * LAST and LS; the collective completes with those. */
+static void fold_out(struct build *b, const struct fold *f, uint32_t last, uint32_t ls) {
+  if (b->rank < 2 * f->rem) ls = send(b, b->rank - 1, b->c->bytes, last, ls);
+  finish(b, last, ls);
 }
 
 /* Ring over n - 1 steps (Thakur et al. Sec. 4.2): each step sends the
@@ -92,39 +180,212 @@ static void allreduce_ring(struct build *b) {
   finish(b, ag, ls);
 }
 
-/* Recursive doubling (Thakur et al. Sec. 4.4): with p2 the largest power of
- * two <= n and rem = n - p2, the first 2 rem ranks fold in pairs (the even
- * one sends its vector to the odd one and gets the result back at the
- * end); the p2 ranks left exchange and reduce whole vectors with partner
- * newrank ^ mask for mask = 1, 2, 4, ... */
+/* Recursive doubling (Thakur et al. Sec. 4.4): after the fold, the p2
+ * ranks left exchange and reduce whole vectors with partner newrank ^ mask
+ * for mask = 1, 2, 4, ... */
 static void allreduce_recdoub(struct build *b) {
-  uint32_t n = b->n, r = b->rank, p2 = 1;
+  struct fold f = fold_in(b);
+  if (f.newrank < 0) return;
+  uint32_t last = f.last, last_send = NONE;
   int64_t bytes = b->c->bytes;
-  while (p2 * 2 <= n) p2 *= 2;
-  uint32_t rem = n - p2, last = NONE;
-  int64_t newrank;
-  if (r < 2 * rem) {
-    if (r % 2 == 0) {
-      uint32_t s = send(b, r + 1, bytes, NONE, NONE);
-      uint32_t got = recv(b, r + 1, bytes, NONE);
-      finish(b, s, got);
-      return;
-    }
-    uint32_t got = recv(b, r - 1, bytes, NONE);
-    last = reduce(b, bytes, got, NONE);
-    newrank = r / 2;
-  } else {
-    newrank = (int64_t)r - rem;
-  }
-  uint32_t last_send = NONE;
-  for (uint32_t mask = 1; mask < p2; mask <<= 1) {
-    uint32_t nr = (uint32_t)newrank ^ mask, peer = nr < rem ? nr * 2 + 1 : nr + rem;
+  for (uint32_t mask = 1; mask < f.p2; mask <<= 1) {
+    uint32_t peer = fold_rank(&f, (uint32_t)f.newrank ^ mask);
     last_send = send(b, peer, bytes, last, NONE);
     uint32_t got = recv(b, peer, bytes, last);
     last = reduce(b, bytes, got, last_send);
   }
-  if (r < 2 * rem) last_send = send(b, r - 1, bytes, last, NONE); /* odd: the result back */
-  finish(b, last, last_send);
+  fold_out(b, &f, last, last_send);
+}
+
+/* Elements in pieces [0, I) of COUNT cut into P2 pieces, the first
+ * count % p2 one element longer (MPICH's cnts[]). */
+static int64_t below(int64_t count, uint32_t p2, uint32_t i) {
+  return (int64_t)i * (count / p2) + MIN((int64_t)i, count % p2);
+}
+
+/* Rabenseifner's allreduce as MPICH writes it
+ * (src/mpi/coll/allreduce/allreduce_intra_reduce_scatter_allgather.c; Thakur
+ * et al. Sec. 4.4): after the fold, the vector is cut into p2 pieces of
+ * count / p2 elements (the first count % p2 one more); a reduce-scatter by
+ * recursive halving (mask 1, 2, .. p2 / 2: the rank whose newrank has the
+ * mask's bit clear keeps the lower half of its range and sends the upper
+ * one, the other the reverse; it reduces the half it keeps) leaves each
+ * rank one piece, and an allgather by recursive doubling (the same
+ * partners in reverse order, exchanging the range kept at that step for
+ * the one sent) gathers them. Each step is a sendrecv: the next begins
+ * once both ended. Below one element per piece MPICH uses recursive
+ * doubling instead, and so does this. */
+static void allreduce_rabenseifner(struct build *b) {
+  int64_t count = elems(b->c), elem = b->c->elem;
+  uint32_t p2 = 1;
+  while (p2 * 2 <= b->n) p2 *= 2;
+  if (count < p2) {
+    allreduce_recdoub(b);
+    return;
+  }
+  struct fold f = fold_in(b);
+  if (f.newrank < 0) return;
+  uint32_t nr = (uint32_t)f.newrank, lo = 0, hi = p2, steps = 0;
+  int64_t kept[32], sent[32]; /* bytes kept and sent at each halving */
+  uint32_t peers[32];
+  uint32_t last = f.last, ls = NONE;
+  for (uint32_t mask = 1; mask < p2; mask <<= 1, steps++) {
+    uint32_t peer = fold_rank(&f, nr ^ mask), mid = lo + (hi - lo) / 2;
+    bool lower = !(nr & mask);
+    int64_t low = (below(count, p2, mid) - below(count, p2, lo)) * elem;
+    int64_t high = (below(count, p2, hi) - below(count, p2, mid)) * elem;
+    kept[steps] = lower ? low : high;
+    sent[steps] = lower ? high : low;
+    peers[steps] = peer;
+    if (lower) hi = mid;
+    else lo = mid;
+    ls = send(b, peer, sent[steps], last, NONE);
+    uint32_t got = recv(b, peer, kept[steps], last);
+    last = reduce(b, kept[steps], got, ls);
+  }
+  while (steps-- > 0) {
+    uint32_t s = send(b, peers[steps], kept[steps], last, ls);
+    last = recv_on(b, 0, peers[steps], sent[steps], last, ls);
+    ls = s;
+  }
+  fold_out(b, &f, last, ls);
+}
+
+/* NCCL's binary tree (ncclGetBtree, src/graph/trees.cc) over N ranks
+ * rooted at 0, for rank V: its parent and its up to two children (NONE
+ * where there is none). With bit the lowest set bit of v, the parent is
+ * (v ^ bit) | (bit << 1), or v ^ bit where that is out of range; the
+ * children are v - bit / 2 and v + l for the largest l in bit / 2, bit /
+ * 4, .. 1 that stays in range; the root's one child is the largest power
+ * of two below n. Leaves and inner nodes alternate: every odd rank is a
+ * leaf. */
+struct tnode {
+  uint32_t up, down[2];
+};
+
+static struct tnode btree(uint32_t n, uint32_t v) {
+  struct tnode t = {NONE, {NONE, NONE}};
+  uint32_t bit = 1;
+  while (bit < n && !(bit & v)) bit <<= 1;
+  if (v == 0) {
+    if (n > 1) t.down[0] = bit >> 1;
+    return t;
+  }
+  t.up = (v ^ bit) | (bit << 1);
+  if (t.up >= n) t.up = v ^ bit;
+  if (bit > 1) t.down[0] = v - (bit >> 1);
+  for (uint32_t l = bit >> 1; l > 0 && t.down[1] == NONE; l >>= 1)
+    if (v + l < n) t.down[1] = v + l;
+  return t;
+}
+
+/* The tree T's node of V with every rank mapped through MAP: x -> (x *
+ * MUL + ADD) mod n for MUL +1 or -1. */
+static struct tnode tmap(struct tnode t, uint32_t n, int64_t mul, int64_t add) {
+  uint32_t *f[3] = {&t.up, &t.down[0], &t.down[1]};
+  for (int i = 0; i < 3; i++)
+    if (*f[i] != NONE) *f[i] = (uint32_t)((((int64_t)*f[i] * mul + add) % n + n) % n);
+  return t;
+}
+
+/* NCCL's double binary tree (ncclGetDtree): the first tree is the binary
+ * tree; the second mirrors it (rank n - 1 - v) when n is even and shifts
+ * it by one rank (v + 1) when n is odd, so that a leaf of one tree is an
+ * inner node of the other (Sanders, Speck and Traeff, "Two-tree algorithms
+ * for full bandwidth broadcast, reduction and scan", Parallel Computing
+ * 2009; NCCL 2.4). */
+static struct tnode dtree_second(uint32_t n, uint32_t v) {
+  if (n % 2) return tmap(btree(n, (v + n - 1) % n), n, 1, 1);
+  return tmap(btree(n, n - 1 - v), n, -1, (int64_t)n - 1);
+}
+
+/* The second tree of a bcast or reduce from rank 0 (ranks renumbered so
+ * that the root is 0): NCCL's second tree is rooted at r1 (n - 1, or 1
+ * on an odd count), where rank 0 is a leaf (even n) or has one child (odd
+ * n: the shifted node n - 1 has only v - bit / 2). It is re-rooted at 0:
+ * rank 0 leaves its parent and takes r1 as a child, so that the root
+ * sends the second half to r1 (bcast) or gets it from r1 (reduce), and
+ * the rest of the tree is NCCL's. The first tree carries the other half
+ * from (to) 0 as in the binary tree. (NCCL runs its trees for allreduce
+ * only; this is the double tree's bcast and reduce of Sanders et al.) */
+static struct tnode dtree_rooted(uint32_t n, uint32_t v) {
+  struct tnode t = dtree_second(n, v), owner = dtree_second(n, 0);
+  uint32_t r1 = n % 2 ? 1 : n - 1;
+  if (v == 0) {
+    g_assert(t.down[1] == NONE);
+    t.up = NONE;
+    t.down[t.down[0] == NONE ? 0 : 1] = r1;
+    return t;
+  }
+  if (v == owner.up) {
+    for (int k = 0; k < 2; k++)
+      if (t.down[k] == 0) t.down[k] = NONE;
+  }
+  if (v == r1) t.up = 0;
+  return t;
+}
+
+/* Runs BYTES (whole elements, the last maybe partial) through tree node T of this rank (real ranks), on tag offset TREE, in
+ * segments of the call's segment_bytes: with UP each segment is received
+ * from the children, reduced into the local one (child 0 then child 1,
+ * one reduction after another) and sent to the parent; with DOWN it is
+ * received from the parent (the root: taken from its reduction, or from
+ * its own buffer) and sent to each child. Sends to one peer go in segment
+ * order; every receive is posted at the start, as NCCL's kernel and a
+ * segmented MPI tree post theirs. The last op of each chain goes to
+ * ENDS. */
+static void tree_run(struct build *b, struct tnode t, uint32_t tree, int64_t bytes, bool up,
+                     bool down, GArray *ends) {
+  if (bytes <= 0) return;
+  int64_t elem = b->c->elem, count = (bytes + elem - 1) / elem;
+  int64_t seg = b->c->segment_bytes > 0 ? MAX(b->c->segment_bytes / elem, 1) : count;
+  uint32_t red = NONE, up_send = NONE, got = NONE, down_send[2] = {NONE, NONE};
+  for (int64_t first = 0; first < count; first += seg) {
+    int64_t sb = MIN(seg * elem, bytes - first * elem);
+    uint32_t ready = NONE;
+    if (up) {
+      for (int k = 0; k < 2; k++) {
+        if (t.down[k] == NONE) continue;
+        uint32_t r = recv_on(b, tree, t.down[k], sb, NONE, NONE);
+        red = reduce(b, sb, r, red);
+        ready = red;
+      }
+      if (t.up != NONE) up_send = send_on(b, tree, t.up, sb, ready, up_send);
+    }
+    if (down) {
+      if (t.up != NONE) ready = got = recv_on(b, tree, t.up, sb, NONE, NONE);
+      for (int k = 0; k < 2; k++)
+        if (t.down[k] != NONE)
+          down_send[k] = send_on(b, tree, t.down[k], sb, ready, down_send[k]);
+    }
+  }
+  uint32_t chain[5] = {red, up_send, got, down_send[0], down_send[1]};
+  for (int i = 0; i < 5; i++)
+    if (chain[i] != NONE) g_array_append_val(ends, chain[i]);
+}
+
+/* Trees of the whole program: allreduce on NCCL's trees rooted at rank 0
+ * (reduce up, broadcast down; the double tree carries the first half of
+ * the elements, rounded up, on the first tree and the rest on the second),
+ * bcast and reduce on the trees renumbered so that the root is 0 (the
+ * second one re-rooted: dtree_rooted). */
+static void coll_tree(struct build *b, bool two) {
+  const struct wl_coll *c = b->c;
+  uint32_t n = b->n, root = c->kind == WL_ALLREDUCE ? 0 : c->root;
+  uint32_t v = (b->rank + n - root) % n;
+  bool up = c->kind != WL_BCAST, down = c->kind != WL_REDUCE;
+  struct tnode t0 = tmap(btree(n, v), n, 1, root);
+  GArray *ends = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  int64_t first = two ? (elems(c) + 1) / 2 * c->elem : c->bytes;
+  first = MIN(first, c->bytes);
+  tree_run(b, t0, 0, first, up, down, ends);
+  struct tnode t1 = c->kind == WL_ALLREDUCE ? dtree_second(n, v) : tmap(dtree_rooted(n, v), n, 1, root);
+  if (two) tree_run(b, t1, 1, c->bytes - first, up, down, ends);
+  if (ends->len) {
+    g_array_set_size(b->entry, 0);
+    g_array_append_vals(b->entry, ends->data, ends->len);
+  }
+  g_array_free(ends, TRUE);
 }
 
 /* Binomial tree from root (Thakur et al. Sec. 4.1), on ranks renumbered so
@@ -188,16 +449,21 @@ static void barrier_dissemination(struct build *b) {
 
 void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArray *entry) {
   g_assert(rank < p->n_ranks && c->kind < WL_COLL_COUNT && c->elem >= 1 && c->wgs >= 1 &&
-           c->bytes >= 0 && c->root < p->n_ranks && wl_coll_has_algo(c->kind, c->algo));
+           c->bytes >= 0 && c->segment_bytes >= 0 && c->root < p->n_ranks &&
+           wl_coll_has_algo(c->kind, c->algo));
   struct build b = {p, rank, p->n_ranks, c, entry};
   wl_graph(p, rank);
-  if (b.n < 2) return;
+  if (b.n < 2 || (c->bytes == 0 && c->kind != WL_BARRIER)) return;
+  if (c->algo == WL_ALG_BINARY_TREE || c->algo == WL_ALG_DOUBLE_BINARY_TREE) {
+    coll_tree(&b, c->algo == WL_ALG_DOUBLE_BINARY_TREE);
+    return;
+  }
   switch (c->kind) {
   case WL_ALLREDUCE:
-    if (c->algo == WL_ALG_RECDOUB || (c->algo == WL_ALG_AUTO && c->bytes < 2048))
+    if (c->algo == WL_ALG_RING) allreduce_ring(&b);
+    else if (c->algo == WL_ALG_RECDOUB || (c->algo == WL_ALG_AUTO && c->bytes <= 2048))
       allreduce_recdoub(&b);
-    else
-      allreduce_ring(&b);
+    else allreduce_rabenseifner(&b);
     break;
   case WL_REDUCE_SCATTER: {
     uint32_t ls, made = ring(&b, (c->bytes / c->elem + b.n - 1) / b.n * c->elem, true, NONE, &ls);
@@ -215,4 +481,28 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
   case WL_BARRIER: barrier_dissemination(&b); break;
   default: g_assert_not_reached();
   }
+}
+
+uint64_t wl_coll_max_ops(const struct wl_coll *c, uint32_t n_ranks) {
+  if (n_ranks < 2 || (c->bytes == 0 && c->kind != WL_BARRIER)) return 0;
+  if (c->algo == WL_ALG_BINARY_TREE || c->algo == WL_ALG_DOUBLE_BINARY_TREE) {
+    /* Per segment and tree: 2 receives and 2 reductions up, a send up, a
+     * receive and 2 sends down. */
+    uint64_t count = (uint64_t)elems(c), seg = count;
+    if (c->segment_bytes > 0) seg = (uint64_t)MAX(c->segment_bytes / c->elem, 1);
+    return 2 * 8 * ((count + seg - 1) / seg);
+  }
+  /* The ring's 3 (n - 1) ops twice is the most of the others. */
+  return 6 * (uint64_t)n_ranks + 64;
+}
+
+struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c) {
+  struct wl_program *p = wl_program_new(n_ranks);
+  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t r = 0; r < n_ranks; r++) {
+    g_array_set_size(after, 0);
+    wl_coll(p, r, c, after);
+  }
+  g_array_free(after, TRUE);
+  return p;
 }

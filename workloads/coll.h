@@ -3,9 +3,11 @@
  * (program.h), so that every policy lowers them. The algorithms are those
  * of MPICH's classic collectives (Thakur, Rabenseifner and Gropp,
  * "Optimization of Collective Communication Operations in MPICH", IJHPCA
- * 2005): ring, recursive doubling (non-powers of two folded into a power of
- * two first), binomial tree, dissemination (Hensgen et al. 1988) and
- * direct (pairwise). Every rank of the program takes part. */
+ * 2005): ring, recursive doubling, Rabenseifner's reduce-scatter + allgather
+ * (non-powers of two folded into a power of two first), binomial tree,
+ * dissemination (Hensgen et al. 1988) and direct (pairwise); and NCCL's
+ * pipelined binary and double binary trees (NVIDIA/nccl src/graph/trees.cc).
+ * Every rank of the program takes part. */
 #ifndef WL_COLL_H
 #define WL_COLL_H
 
@@ -26,11 +28,24 @@ enum wl_coll_kind {
 };
 
 enum wl_coll_algo {
-  WL_ALG_AUTO,          /* as MPICH picks: allreduce recursive doubling below 2 KiB
-                           (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE), ring above;
-                           the only algorithm of the others */
+  WL_ALG_AUTO,          /* as MPICH picks (src/mpi/coll/allreduce.c): allreduce by
+                           recursive doubling up to 2 KiB
+                           (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE) or below one
+                           element per power-of-two rank, Rabenseifner above;
+                           bcast and reduce binomial; the only algorithm of
+                           the others */
   WL_ALG_RING,          /* allreduce, reduce-scatter, allgather */
   WL_ALG_RECDOUB,       /* allreduce */
+  WL_ALG_RABENSEIFNER,  /* allreduce: reduce-scatter by recursive halving,
+                           allgather by recursive doubling (falls back to
+                           recursive doubling below one element per
+                           power-of-two rank, as MPICH does) */
+  WL_ALG_BINARY_TREE,   /* allreduce (reduce up, broadcast down), bcast, reduce:
+                           NCCL's binary tree, pipelined in segments */
+  WL_ALG_DOUBLE_BINARY_TREE, /* allreduce: NCCL's two complementary binary
+                           trees, each carrying half the vector; bcast and
+                           reduce: the same, the second tree re-rooted at the
+                           root */
   WL_ALG_BINOMIAL,      /* bcast, reduce */
   WL_ALG_DISSEMINATION, /* barrier */
   WL_ALG_DIRECT,        /* alltoall */
@@ -49,16 +64,42 @@ struct wl_coll {
   int64_t flops_per_elem; /* a reduction's flops per element */
   uint32_t wgs;           /* WGs of each reduction step (>= 1) */
   uint32_t root;          /* bcast, reduce */
-  uint32_t tag;           /* the tag of every message; the same on every rank for one call */
+  uint32_t tag;           /* the tag of every message (tag + 1: a double binary
+                             tree's second tree); the same on every rank for one
+                             call, WL_COLL_TAGS apart between calls */
+  int64_t segment_bytes;  /* trees: the pipeline's segment (rounded down to
+                             whole elements, at least one); 0: the whole vector
+                             at once */
 };
+
+/* Tags one call uses (coll.tag, coll.tag + 1). */
+#define WL_COLL_TAGS 2
 
 /* Whether ALGO implements KIND (WL_ALG_AUTO always does). */
 bool wl_coll_has_algo(enum wl_coll_kind kind, enum wl_coll_algo algo);
 
+/* The algorithm called NAME (wl_coll_algo_names) in *ALGO; false when
+ * there is none. */
+bool wl_coll_algo_parse(const char *name, enum wl_coll_algo *algo);
+
+/* The names of the algorithms of KIND, ", "-separated (g_free). */
+char *wl_coll_algo_list(enum wl_coll_kind kind);
+
 /* Appends collective C on RANK of graph program P (all its ranks take
  * part): its first ops require every op in AFTER (op indices of RANK); on
  * return AFTER holds the ops whose completion is the collective's (left as
- * it was when the rank takes no part, e.g. on one rank). */
+ * it was when the rank takes no part: on one rank, and in a collective of
+ * zero bytes other than the barrier, which returns at once as Open MPI's
+ * MPI_Allreduce does for a count of 0, ompi/mpi/c/allreduce.c: no message,
+ * no synchronization). */
 void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArray *after);
+
+/* At most how many ops wl_coll adds for C on one rank of N_RANKS (a bound
+ * to refuse a collective before expanding it). */
+uint64_t wl_coll_max_ops(const struct wl_coll *c, uint32_t n_ranks);
+
+/* A program of N_RANKS ranks running collective C alone (unchecked); free
+ * with wl_program_free. */
+struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c);
 
 #endif

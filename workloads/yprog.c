@@ -399,34 +399,46 @@ static bool compute(struct ybuild *b, const struct sc_node *m, const char *path)
  * null scalar), entered after DEPS; leaves its completion in DEPS. */
 static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc_node *m,
                        const char *path, GArray *deps) {
-  struct wl_coll c = {.kind = (uint8_t)kind, .tag = COLL_TAG_BASE + b->colls++};
-  int64_t v[5];
+  static const char *const keys[] = {"size", "elem", "flops_per_elem", "wgs", "root", "algorithm",
+                                     "segment"};
+  if (m->kind == SC_MAP && !sc_check_keys(m, path, keys, G_N_ELEMENTS(keys), b->err)) return false;
+  struct wl_coll c = {.kind = (uint8_t)kind, .tag = COLL_TAG_BASE + WL_COLL_TAGS * b->colls++};
+  int64_t v[6];
   bool sized = kind != WL_BARRIER;
   if (!bounded(b, m, path, "size", UNIT_SIZE, !sized, 0, 0, INT64_MAX / 4, &v[0]) ||
       !bounded(b, m, path, "elem", UNIT_SIZE, true, 4, 1, 1 << 20, &v[1]) ||
       !bounded(b, m, path, "flops_per_elem", UNIT_NONE, true, 1, 0, 1 << 20, &v[2]) ||
       !bounded(b, m, path, "wgs", UNIT_NONE, true, 24, 1, 1 << 24, &v[3]) ||
-      !bounded(b, m, path, "root", UNIT_NONE, true, 0, 0, b->p->n_ranks - 1, &v[4]))
+      !bounded(b, m, path, "root", UNIT_NONE, true, 0, 0, b->p->n_ranks - 1, &v[4]) ||
+      !bounded(b, m, path, "segment", UNIT_SIZE, true, 0, 0, INT64_MAX / 4, &v[5]))
     return false;
   c.bytes = v[0], c.elem = v[1], c.flops_per_elem = v[2], c.wgs = (uint32_t)v[3];
-  c.root = (uint32_t)v[4];
+  c.root = (uint32_t)v[4], c.segment_bytes = v[5];
   const struct sc_node *alg = sc_map_get(m, "algorithm");
   if (alg) {
-    char *kp = g_strdup_printf("%s.algorithm", path);
-    long a = -1;
-    for (int i = 0; alg->kind == SC_SCALAR && i < WL_ALG_COUNT; i++)
-      if (!strcmp(alg->scalar, wl_coll_algo_names[i]) && wl_coll_has_algo(kind, i)) a = i;
-    if (a < 0) {
-      GString *want = g_string_new(NULL);
-      for (int i = 0; i < WL_ALG_COUNT; i++)
-        if (wl_coll_has_algo(kind, i)) g_string_append_printf(want, "%s%s", want->len ? ", " : "", wl_coll_algo_names[i]);
+    char *kp = g_strdup_printf("%s.algorithm", path), *want = wl_coll_algo_list(kind);
+    enum wl_coll_algo a;
+    bool ok = alg->kind == SC_SCALAR && wl_coll_algo_parse(alg->scalar, &a) &&
+              wl_coll_has_algo(kind, a);
+    if (!ok)
       *b->err = sc_error_at(alg, kp, "expected an algorithm of %s (%s), got %s", wl_coll_names[kind],
-                            want->str, alg->kind == SC_SCALAR ? alg->scalar : "a list or mapping");
-      g_string_free(want, TRUE);
-    }
+                            want, alg->kind == SC_SCALAR ? alg->scalar : "a list or mapping");
     g_free(kp);
-    if (a < 0) return false;
+    g_free(want);
+    if (!ok) return false;
     c.algo = (uint8_t)a;
+  }
+  /* Refused before it is expanded: a collective past the ops a whole
+   * program may have (a tree in too many segments). */
+  uint64_t most = wl_coll_max_ops(&c, b->p->n_ranks);
+  if (most > WL_MAX_OPS) {
+    const struct sc_node *seg = sc_map_get(m, "segment");
+    char *kp = seg ? g_strdup_printf("%s.segment", path) : g_strdup(path);
+    *b->err = sc_error_at(seg ? seg : m, kp, "expected a collective that expands to at most 2^25 "
+                          "ops on a rank, got up to %" G_GUINT64_FORMAT "%s", most,
+                          seg ? " (a larger segment makes fewer)" : "");
+    g_free(kp);
+    return false;
   }
   uint32_t before = (uint32_t)b->p->ranks[b->rank].n_ops;
   wl_coll(b->p, b->rank, &c, deps);

@@ -1,0 +1,493 @@
+/* Collective algorithms (workloads/coll.c) timed by hand on a small
+ * uncontended LogGP-like machine under the `cpu` policy, their messages
+ * counted and sized, rank counts that are not powers of two, zero bytes,
+ * and the YAML program's `algorithm:` key (workloads/yprog.c). */
+#include <glib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "lower.h"
+#include "noderig.h"
+#include "scenario.h"
+#include "testutil.h"
+#include "yprog.h"
+
+/* The machine (configs/hw/loggp.yaml with round numbers): the host's send
+ * and receive cost O each on the rank's one thread; a message then takes L
+ * = 2 links x 500 ns through the star's switch plus G = 1 ns per byte (8
+ * Gbps, serialized once: cut-through, one packet); the bus's DMA read and
+ * memory write add 0.08 ps per byte each (100 Tbps); a reduction of s
+ * bytes moves 3 s bytes at 24 Gbps: 1 ns per byte reduced. Everything else
+ * is free. Sizes below are multiples of 25 B, so every term is whole ps. */
+#define O 1000000
+#define L 1000000
+#define G 1000                     /* ps per byte on the wire */
+#define BUS2(s) ((s) * 16 / 100)   /* DMA read + memory write, ps */
+#define RED(s) ((s) * 1000)        /* reducing s bytes */
+/* One message of S bytes: its send, its flight, its receive. */
+#define MSG(s) (O + L + (s) * G + BUS2(s) + O)
+/* Its flight alone: from the end of the send to the arrival. */
+#define FLY(s) (L + (s) * G + BUS2(s))
+
+static void machine(struct hw *h, int64_t nodes) {
+  hw_defaults(h);
+  h->cpu.send = h->cpu.recv = O;
+  h->cpu.build_cmd = h->cpu.register_trigger = h->cpu.launch_submit = 0;
+  h->cpu.switch_poll_interval = 0;
+  h->cpu.mem_bandwidth = 24000000000;
+  h->bus.latency = h->bus.mem_latency = 0;
+  h->bus.bandwidth = 100000000000000;
+  h->bus.control_bytes = 0;
+  h->nic.cmd_cost = h->nic.match_latency = h->nic.overflow_lookup = 0;
+  h->net.nodes = nodes;
+  h->net.link_latency = L / 2;
+  h->net.switch_latency = 0;
+  h->net.link_bandwidth = 8000000000;
+  h->net.mtu = 1 << 30;
+  h->net.header_bytes = 0;
+}
+
+/* Collective C on N ranks as a program (checked). */
+static struct wl_program *build(struct wl_coll c, uint32_t n) {
+  struct wl_program *p = wl_coll_program(n, &c);
+  char *err = NULL;
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  CU_ASSERT_FALSE(wl_program_unmatched(p, &err));
+  g_free(err);
+  return p;
+}
+
+/* C's time on N ranks of the machine under cpu. */
+static sim_time coll_time(struct wl_coll c, uint32_t n) {
+  struct wl_program *p = build(c, n);
+  struct hw h;
+  machine(&h, MAX(n, 2));
+  struct sim_result r;
+  sim_result_init(&r, "cpu");
+  struct wl_ctx ctx = {.seed = 1};
+  char *err = NULL;
+  sim_time t = pol_run(p, "cpu", &h.cfg, &ctx, &r, &err) ? r.total_ps : -1;
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  return t;
+}
+
+/* Messages of C on N ranks: their number, the bytes of all, and the
+ * sizes sent by RANK into SIZES (up to MAX of them; their number in
+ * *N_SIZES). */
+static int64_t messages(struct wl_coll c, uint32_t n, int64_t *total, uint32_t rank,
+                        int64_t *sizes, size_t max, size_t *n_sizes) {
+  struct wl_program *p = build(c, n);
+  int64_t count = 0;
+  *total = 0;
+  if (n_sizes) *n_sizes = 0;
+  for (uint32_t r = 0; r < n; r++)
+    for (size_t i = 0; i < p->ranks[r].n_ops; i++) {
+      const struct wl_op *o = &p->ranks[r].ops[i];
+      if (o->kind != WL_SEND) continue;
+      CU_ASSERT(o->bytes >= 0);
+      count++;
+      *total += o->bytes;
+      if (r == rank && n_sizes && *n_sizes < max) sizes[(*n_sizes)++] = o->bytes;
+    }
+  wl_program_free(p);
+  return count;
+}
+
+static struct wl_coll allreduce(enum wl_coll_algo a, int64_t bytes) {
+  return (struct wl_coll){.kind = WL_ALLREDUCE, .algo = (uint8_t)a, .bytes = bytes, .elem = 4,
+                          .flops_per_elem = 0, .wgs = 1};
+}
+
+
+static void test_ring(void) {
+  /* 800 B (200 elements of 4 B) on 4 ranks: chunks of ceil(200 / 4) = 50
+   * elements, 200 B. Every rank sends right and receives from the left at
+   * once, so one step is a message MSG(200) = 1000 + 1000 + 200 + 0.032 +
+   * 1000 = 3200.032 ns; the n - 1 = 3 reduce-scatter steps each add the
+   * reduction of the chunk before the next send (200 ns), the 3 allgather
+   * steps do not: 3 x 3400.032 + 3 x 3200.032 = 19800.192 ns. */
+  struct wl_coll c = allreduce(WL_ALG_RING, 800);
+  EXPECT_TIME(coll_time(c, 4), 3 * (MSG(200) + RED(200)) + 3 * MSG(200));
+  CU_ASSERT_EQUAL(MSG(200), 3200032);
+  /* On 8 ranks: chunks of 25 elements, 100 B; 7 + 7 steps: 7 x 3200.016 +
+   * 7 x 3100.016 = 44100.224 ns. */
+  EXPECT_TIME(coll_time(c, 8), 7 * (MSG(100) + RED(100)) + 7 * MSG(100));
+  /* 2 (n - 1) messages per rank, each of the chunk: on 8 ranks 8 x 14 of
+   * 100 B; on 6 (not a power of two) 6 x 10 of ceil(200 / 6) = 34
+   * elements, 136 B. */
+  int64_t total, sizes[16];
+  size_t n_sizes;
+  CU_ASSERT_EQUAL(messages(c, 8, &total, 0, sizes, 16, &n_sizes), 8 * 14);
+  CU_ASSERT_EQUAL(total, 8 * 14 * 100);
+  CU_ASSERT_EQUAL(messages(c, 6, &total, 0, sizes, 16, &n_sizes), 6 * 10);
+  CU_ASSERT_EQUAL(total, 6 * 10 * 136);
+}
+
+static void test_recursive_doubling(void) {
+  /* Whole vectors of 800 B with partner rank ^ mask: each step both
+   * partners send at once (one send each way, no link shared), receive,
+   * then reduce the 800 B (800 ns) before the next step's send. 4 ranks: 2
+   * x (MSG(800) + 800) = 2 x 4600.128 = 9200.256 ns; 8 ranks: 3 steps,
+   * 13800.384 ns. */
+  struct wl_coll c = allreduce(WL_ALG_RECDOUB, 800);
+  EXPECT_TIME(coll_time(c, 4), 2 * (MSG(800) + RED(800)));
+  EXPECT_TIME(coll_time(c, 8), 3 * (MSG(800) + RED(800)));
+  CU_ASSERT_EQUAL(MSG(800), 3800128);
+  /* n log2 n messages of the whole vector. */
+  int64_t total;
+  CU_ASSERT_EQUAL(messages(c, 8, &total, 0, NULL, 0, NULL), 8 * 3);
+  CU_ASSERT_EQUAL(total, 8 * 3 * 800);
+}
+
+static void test_rabenseifner(void) {
+  /* 800 B on 8 ranks: 8 pieces of 25 elements (100 B). The reduce-scatter
+   * by recursive halving exchanges 400, 200, 100 B (each a message and the
+   * reduction of what was received), the allgather by recursive doubling
+   * 100, 200, 400 B:
+   *   (3400.064 + 400) + (3200.032 + 200) + (3100.016 + 100)
+   *   + 3100.016 + 3200.032 + 3400.064 = 20100.224 ns. */
+  struct wl_coll c = allreduce(WL_ALG_RABENSEIFNER, 800);
+  sim_time rs = MSG(400) + RED(400) + MSG(200) + RED(200) + MSG(100) + RED(100);
+  EXPECT_TIME(coll_time(c, 8), rs + MSG(100) + MSG(200) + MSG(400));
+  int64_t total, sizes[8];
+  size_t n_sizes;
+  /* Each rank sends 2 log2 8 = 6 messages, 2 (n - 1) / n of the vector:
+   * 1400 B. */
+  CU_ASSERT_EQUAL(messages(c, 8, &total, 5, sizes, 8, &n_sizes), 8 * 6);
+  CU_ASSERT_EQUAL(total, 8 * 1400);
+  static const int64_t want8[] = {400, 200, 100, 100, 200, 400};
+  CU_ASSERT_EQUAL_FATAL(n_sizes, 6);
+  for (size_t i = 0; i < 6; i++) CU_ASSERT_EQUAL(sizes[i], want8[i]);
+  /* 6 ranks: p2 = 4, rem = 2. Ranks 0 and 2 send their 800 B to ranks 1
+   * and 3 (arriving at 2800.128, received at 3800.128, reduced at
+   * 4600.128) and get the result back at the end; 4 pieces of 200 B among
+   * ranks 1, 3, 4, 5 (newranks 0..3). Rank 4 (and 5) start at once: the
+   * 400 B exchange with 5 ends at 3400.064, its reduction at 3800.064; it
+   * sends 200 B to rank 1 (mask 2) until 4800.064. Rank 1 (and 3): the
+   * 400 B exchange with 3 sends 4600.128..5600.128, receives at 7000.192
+   * until 8000.192, reduces until 8400.192; its mask-2 send to 4 runs
+   * until 9400.192, then the receive from 4 (there since 6000.096) until
+   * 10400.192, the reduction until 10600.192. Rank 4 gets rank 1's 200 B
+   * at 9400.192 + 1200.032 = 10600.224, receives until 11600.224, reduces
+   * until 11800.224. Allgather, mask 2: rank 1 sends 200 B
+   * 10600.192..11600.192; rank 4 sends 11800.224..12800.224, which rank 1
+   * receives 14000.256..15000.256 (rank 4 receives until 13800.224).
+   * Mask 1: rank 1 sends 400 B to 3 15000.256..16000.256, 3 receives it at
+   * 17400.32 until 18400.32 (and rank 3's reaches 1 alike), then sends the
+   * 800 B result to rank 2 until 19400.32: it arrives at 21200.448, is
+   * received at 22200.448 ns. */
+  sim_time r1 = O + FLY(800) + O + RED(800);            /* ranks 1, 3 after the fold */
+  sim_time r4 = O + FLY(200) + MSG(400) + RED(400);     /* 4's mask-2 message at 1 */
+  CU_ASSERT_EQUAL(r4, 6000096);
+  sim_time r1rs = r1 + O + FLY(400) + O + RED(400) + O + O + RED(200); /* 1 ends its share */
+  sim_time r4rs = r1 + O + FLY(400) + O + RED(400) + O + FLY(200) + O + RED(200);
+  sim_time ag1 = r4rs + O + FLY(200) + O;                /* rank 1 has its half */
+  sim_time t6 = ag1 + O + FLY(400) + O + O + FLY(800) + O;
+  CU_ASSERT_EQUAL(r1rs, 10600192);
+  CU_ASSERT_EQUAL(r4rs, 11800224);
+  EXPECT_TIME(coll_time(c, 6), t6);
+  CU_ASSERT_EQUAL(t6, 22200448);
+  /* Rank 0 sends only its vector; rank 1 the fold-in partner's 400, 200
+   * on halving, 200, 400 on doubling, the result's 800. */
+  CU_ASSERT_EQUAL(messages(c, 6, &total, 0, sizes, 8, &n_sizes), 2 + 4 * 4 + 2);
+  CU_ASSERT_EQUAL(n_sizes, 1);
+  CU_ASSERT_EQUAL(sizes[0], 800);
+  messages(c, 6, &total, 1, sizes, 8, &n_sizes);
+  static const int64_t want6[] = {400, 200, 200, 400, 800};
+  CU_ASSERT_EQUAL_FATAL(n_sizes, 5);
+  for (size_t i = 0; i < 5; i++) CU_ASSERT_EQUAL(sizes[i], want6[i]);
+  /* Auto picks it above 2 KiB (MPICH's short-message size), recursive
+   * doubling at 2 KiB; below one element per piece (8 B on 8 ranks: 2
+   * elements) Rabenseifner itself falls back to recursive doubling. */
+  struct wl_coll a = allreduce(WL_ALG_AUTO, 4000);
+  c.bytes = 4000;
+  EXPECT_TIME(coll_time(a, 8), coll_time(c, 8));
+  a.bytes = 2048;
+  struct wl_coll rd = allreduce(WL_ALG_RECDOUB, 2048);
+  EXPECT_TIME(coll_time(a, 8), coll_time(rd, 8));
+  c.bytes = rd.bytes = 8;
+  EXPECT_TIME(coll_time(c, 8), coll_time(rd, 8));
+}
+
+static void test_tree_bcast(void) {
+  /* NCCL's binary tree on 8 ranks: 0 -> 4; 4 -> 2, 6; 2 -> 1, 3; 6 -> 5,
+   * 7. 800 B at once: 4 receives at MSG(800) = 3800.128, sends to 2 then
+   * to 6 (1000 ns each on its thread; 800 ns on the wire, so the link is
+   * free again before the second); 6 receives at 3800.128 + 2000 + 1800.128
+   * + 1000, sends to 5 then 7; 7 is last: 3 MSG(800) + 2 x 1000 (the
+   * sends before it) = 13400.384 ns. */
+  struct wl_coll c = {.kind = WL_BCAST, .algo = WL_ALG_BINARY_TREE, .bytes = 800, .elem = 4,
+                      .wgs = 1};
+  EXPECT_TIME(coll_time(c, 8), 3 * MSG(800) + 2 * O);
+  /* In segments of 400 B: each node receives segment 0, forwards it to
+   * its children, then receives and forwards segment 1 (every receive is
+   * posted at once; a segment that arrived waits for the thread). Root:
+   * sends end at 1000, 2000; 4 gets them at 2400.064 and 3400.064,
+   * receives 2400.064..3400.064, sends s0 to 2 and 6 until 5400.064,
+   * receives s1 until 6400.064, sends it until 8400.064. 6 gets s0 at
+   * 6800.128 and s1 at 9800.128; it receives s0, sends it to 5 and 7
+   * until 9800.128, receives s1 until 10800.128, sends it to 5 and 7 until
+   * 12800.128; 7 gets s1 at 14200.192 and receives it at 15200.192 ns:
+   * pipelining loses here, where the host's 1000 ns per message outweighs
+   * the wire's 400 ns per segment. */
+  c.segment_bytes = 400;
+  sim_time at6 = O + FLY(400) + O + 2 * O + FLY(400); /* 6 gets s0 */
+  CU_ASSERT_EQUAL(at6, 6800128);
+  EXPECT_TIME(coll_time(c, 8), at6 + O + 2 * O + O + 2 * O + FLY(400) + O);
+  /* Every rank but the root receives the vector once, in 2 segments; the
+   * root (3 where there is one, renumbered to 0) receives nothing; on
+   * powers of two and not. */
+  for (uint32_t n = 2; n <= 9; n++) {
+    c.root = 3 % n;
+    struct wl_program *p = build(c, n);
+    for (uint32_t r = 0; r < n; r++) {
+      int64_t got = 0;
+      uint32_t recvs = 0;
+      for (size_t i = 0; i < p->ranks[r].n_ops; i++)
+        if (p->ranks[r].ops[i].kind == WL_RECV) got += p->ranks[r].ops[i].bytes, recvs++;
+      CU_ASSERT_EQUAL(got, r == c.root ? 0 : 800);
+      CU_ASSERT_EQUAL(recvs, r == c.root ? 0u : 2u);
+    }
+    wl_program_free(p);
+  }
+}
+
+static void test_double_binary_tree(void) {
+  /* 800 B on 4 ranks: tree 0 is 0 - 2 - {1, 3} (NCCL's binary tree), tree
+   * 1 its mirror 3 - 1 - {2, 0}; each carries 400 B, reduced up and
+   * broadcast down; a rank is inner in one tree and a leaf in the other.
+   * At 0 the leaves send up (0 -> 1 and 2 -> 1 on tree 1, 1 -> 2 and 3 -> 2
+   * on tree 0): the two messages into one rank share its link, so the
+   * second arrives 400 ns after the first (2400.064, 2800.064). Rank 2
+   * receives both until 4400.064 (a message that arrived runs before a
+   * reduction made ready later), reduces both until 5200.064, sends to 0
+   * until 6200.064; 0 receives at 7600.128 until 8600.128, reduces until
+   * 9000.128, sends back to 2 until 10000.128; 2 receives at 11400.192
+   * until 12400.192, sends to 1, then 3 until 14400.192; 3 receives at
+   * 15800.256 until 16800.256. Tree 1 is the same with 1 and 3 in the
+   * roles of 2 and 0: 16800.256 ns. */
+  struct wl_coll c = allreduce(WL_ALG_DOUBLE_BINARY_TREE, 800);
+  sim_time up = O + FLY(400) + 2 * O + 2 * RED(400); /* inner node reduced */
+  sim_time root = up + O + FLY(400) + O + RED(400);             /* root reduced */
+  EXPECT_TIME(coll_time(c, 4), root + O + FLY(400) + O + 2 * O + FLY(400) + O);
+  CU_ASSERT_EQUAL(root + O, 10000128);
+  /* Each tree: n - 1 messages up and n - 1 down, of half the vector; with
+   * an odd number of elements the first tree carries one more: 804 B =
+   * 201 elements, 404 + 400 B. On an even rank count no rank sends down
+   * on both trees (mirror); on an odd one the second tree is the first
+   * shifted by one rank. */
+  int64_t total;
+  for (uint32_t n = 2; n <= 9; n++) {
+    CU_ASSERT_EQUAL(messages(c, n, &total, 0, NULL, 0, NULL), 4 * (n - 1));
+    CU_ASSERT_EQUAL(total, 2 * (n - 1) * 800);
+  }
+  c.bytes = 804;
+  CU_ASSERT_EQUAL(messages(c, 5, &total, 0, NULL, 0, NULL), 16);
+  CU_ASSERT_EQUAL(total, 4 * 404 + 4 * 400 + 4 * 404 + 4 * 400);
+  c.bytes = 800;
+  for (uint32_t n = 4; n <= 8; n += 2) {
+    struct wl_program *p = build(c, n);
+    for (uint32_t r = 0; r < n; r++) {
+      /* The peers a rank talks to on each tree: 1 for a leaf (and for the
+       * root, which has one child), more for an inner node. */
+      uint32_t deg[2] = {0, 0};
+      for (uint32_t q = 0; q < n; q++)
+        for (uint32_t t = 0; t < 2; t++)
+          for (size_t i = 0; i < p->ranks[r].n_ops; i++) {
+            const struct wl_op *o = &p->ranks[r].ops[i];
+            if ((o->kind == WL_SEND || o->kind == WL_RECV) && o->peer == q && o->tag == c.tag + t) {
+              deg[t]++;
+              break;
+            }
+          }
+      CU_ASSERT(deg[0] >= 1 && deg[1] >= 1 && MIN(deg[0], deg[1]) == 1);
+    }
+    wl_program_free(p);
+  }
+  /* A broadcast from rank 0 on 4 ranks: tree 0 is 0 -> 2 -> {1, 3}; tree
+   * 1, NCCL's 3 - 1 - {2, 0} re-rooted at 0, is the chain 0 -> 3 -> 1 ->
+   * 2. Rank 0 sends its halves to 2, then 3 (until 2000 ns); 3 receives
+   * at 3400.064 until 4400.064 and sends to 1 until 5400.064; 1, busy
+   * with tree 0's half from 2 until 6800.128 (2 sent it 3400.064..4400.064),
+   * receives 3's at 6800.128 (just there) until 7800.128 and sends to 2
+   * until 8800.128; 2 receives it at 10200.192 until 11200.192 ns: 7
+   * host costs and 3 flights on the longest chain. */
+  struct wl_coll bc = {.kind = WL_BCAST, .algo = WL_ALG_DOUBLE_BINARY_TREE, .bytes = 800,
+                       .elem = 4, .wgs = 1};
+  EXPECT_TIME(coll_time(bc, 4), 7 * O + 3 * FLY(400));
+  /* Broadcast and reduce from any root on 2..9 ranks: every other rank
+   * receives (bcast) or sends (reduce) the whole vector once, half on
+   * each tree; the root neither. */
+  struct wl_coll rd = bc;
+  rd.kind = WL_REDUCE;
+  for (uint32_t n = 2; n <= 9; n++)
+    for (int k = 0; k < 2; k++) {
+      struct wl_coll x = k ? rd : bc;
+      x.root = (n + 1) / 2;
+      struct wl_program *p = build(x, n);
+      for (uint32_t r = 0; r < n; r++) {
+        int64_t moved[2] = {0, 0};
+        for (size_t i = 0; i < p->ranks[r].n_ops; i++) {
+          const struct wl_op *o = &p->ranks[r].ops[i];
+          if (o->kind == (k ? WL_SEND : WL_RECV)) moved[o->tag - x.tag] += o->bytes;
+        }
+        CU_ASSERT_EQUAL(moved[0], r == x.root ? 0 : 400);
+        CU_ASSERT_EQUAL(moved[1], r == x.root ? 0 : 400);
+      }
+      wl_program_free(p);
+    }
+}
+
+static void test_every_algorithm_every_count(void) {
+  /* Every kind under every algorithm it has, on 2..9 ranks, with a size
+   * that does not divide evenly (804 B: 201 elements) and a non-zero
+   * root: the program matches (build checks), stays within
+   * wl_coll_max_ops, and runs to its end. */
+  for (int k = 0; k < WL_COLL_COUNT; k++)
+    for (int a = 0; a < WL_ALG_COUNT; a++) {
+      if (!wl_coll_has_algo((enum wl_coll_kind)k, (enum wl_coll_algo)a)) continue;
+      for (uint32_t n = 2; n <= 9; n++) {
+        struct wl_coll c = {.kind = (uint8_t)k, .algo = (uint8_t)a, .bytes = 804, .elem = 4,
+                            .wgs = 1, .root = n / 2, .segment_bytes = 200};
+        /* wl_coll_max_ops bounds every rank's ops. */
+        struct wl_program *p = build(c, n);
+        for (uint32_t r = 0; r < n; r++) CU_ASSERT(p->ranks[r].n_ops <= wl_coll_max_ops(&c, n));
+        wl_program_free(p);
+        sim_time t = coll_time(c, n);
+        if (t <= 0) fprintf(stderr, "%s %s on %u: %" G_GINT64_FORMAT "\n", wl_coll_names[k],
+                            wl_coll_algo_names[a], n, t);
+        CU_ASSERT(t > 0);
+      }
+    }
+}
+
+static void test_zero_bytes(void) {
+  /* A collective of 0 B returns at once on every rank, as Open MPI's
+   * MPI_Allreduce does for a count of 0: no op, no message, no
+   * synchronization; the barrier still synchronizes. */
+  for (int k = 0; k < WL_COLL_COUNT; k++)
+    for (int a = 0; a < WL_ALG_COUNT; a++) {
+      if (k == WL_BARRIER || !wl_coll_has_algo((enum wl_coll_kind)k, (enum wl_coll_algo)a))
+        continue;
+      struct wl_coll c = {.kind = (uint8_t)k, .algo = (uint8_t)a, .bytes = 0, .elem = 4, .wgs = 1};
+      struct wl_program *p = build(c, 6);
+      for (uint32_t r = 0; r < 6; r++) CU_ASSERT_EQUAL(p->ranks[r].n_ops, 0);
+      wl_program_free(p);
+      EXPECT_TIME(coll_time(c, 6), 0);
+    }
+  /* The barrier on 4 ranks: 2 rounds of a 0 B message, each O + L + O
+   * plus 1 ps: the NIC's flag write is one 64-bit word over the bus (8 B
+   * at 100 Tbps, 0.64 ps, rounded up), which with data hides behind the
+   * data's memory write (from 13 B on, as in every size above). */
+  struct wl_coll bar = {.kind = WL_BARRIER, .elem = 1, .wgs = 1};
+  EXPECT_TIME(coll_time(bar, 4), 2 * (MSG(0) + 1));
+  int64_t total;
+  CU_ASSERT_EQUAL(messages(bar, 4, &total, 0, NULL, 0, NULL), 8);
+  CU_ASSERT_EQUAL(total, 0);
+}
+
+static void test_algorithm_names(void) {
+  enum wl_coll_algo a;
+  for (int i = 0; i < WL_ALG_COUNT; i++) {
+    CU_ASSERT_TRUE(wl_coll_algo_parse(wl_coll_algo_names[i], &a));
+    CU_ASSERT_EQUAL(a, i);
+  }
+  CU_ASSERT_FALSE(wl_coll_algo_parse("recursive-doubling", &a));
+  CU_ASSERT_FALSE(wl_coll_algo_parse("tree", &a));
+  char *l = wl_coll_algo_list(WL_BCAST);
+  CU_ASSERT_STRING_EQUAL(l, "auto, binary_tree, double_binary_tree, binomial");
+  g_free(l);
+}
+
+/* The machine above as a scenario's hardware, on N nodes. */
+#define MACHINE_YAML                                                                           \
+  "hardware:\n"                                                                                \
+  "  cpu: {send: 1us, recv: 1us, build_cmd: 0ps, register_trigger: 0ps, launch_submit: 0ps,\n" \
+  "        switch_poll_interval: 0ps, mem_bandwidth: 24Gbps}\n"                                \
+  "  bus: {latency: 0ps, bandwidth: 100Tbps, mem_latency: 0ps, control_bytes: 0B}\n"           \
+  "  nic: {cmd_cost: 0ps, match_latency: 0ps, overflow_lookup: 0ps}\n"                         \
+  "  network: {nodes: %d, link_latency: 500ns, switch_latency: 0ps, link_bandwidth: 8Gbps,\n"   \
+  "            mtu: 1GiB, header_bytes: 0B}\n"                                                 \
+  "policies: [cpu]\n"
+
+/* `trigsim run` on the machine with program OPS (one op list for all
+ * ranks) on N nodes: its status, stdout, stderr. */
+static int run_program(const char *ops, int n, char **out, char **err) {
+  char *hw = g_strdup_printf(MACHINE_YAML, n);
+  char *yaml = g_strdup_printf("%sworkload:\n  kind: program\n  groups:\n    - ops:\n%s", hw, ops);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  const char *argv[] = {"run", sc, "-f", "csv", "--counters", "none", NULL};
+  int status = tu_trigsim(argv, out, err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(hw);
+  return status;
+}
+
+static void test_yaml_algorithm(void) {
+  /* The YAML program's allreduce by name runs the same expansion:
+   * Rabenseifner on 8 ranks, 20100.224 ns as in test_rabenseifner. */
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(run_program("      - allreduce: {size: 800B, algorithm: rabenseifner, "
+                              "flops_per_elem: 0, wgs: 1}\n", 8, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, ",cpu,20100224,"));
+  if (!out || !strstr(out, ",cpu,20100224,")) fprintf(stderr, "%s%s\n", out, err);
+  g_free(out);
+  g_free(err);
+  /* A segmented tree broadcast: 15200.192 ns as in test_tree_bcast. */
+  CU_ASSERT_EQUAL(run_program("      - bcast: {size: 800B, algorithm: binary_tree, segment: 400B}\n",
+                              8, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, ",cpu,15200192,"));
+  g_free(out);
+  g_free(err);
+  /* An unknown algorithm is bad input: exit 2 naming the file, line,
+   * column and key; so is one the collective does not have, a mistyped
+   * key, and a segment so small that the tree would exceed the ops a
+   * program may have. */
+  CU_ASSERT_EQUAL(run_program("      - allreduce: {size: 1KiB, algorithm: bogus}\n", 4, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:13:44: workload.groups[0].ops[0].allreduce."
+                                            "algorithm: expected an algorithm of allreduce (auto, "
+                                            "ring, recursive_doubling, rabenseifner, binary_tree, "
+                                            "double_binary_tree), got bogus"));
+  if (err) fprintf(stderr, "%s", err);
+  CU_ASSERT_PTR_NOT_NULL(out && !*out);
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(run_program("      - barrier: {algorithm: ring}\n", 4, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "barrier.algorithm: expected an algorithm of barrier "
+                                            "(auto, dissemination), got ring"));
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(run_program("      - bcast: {size: 1KiB, algoritm: binomial}\n", 4, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.algoritm: expected one of"));
+  g_free(out);
+  g_free(err);
+  /* 1 GiB in segments of 64 B: 2^24 segments, up to 16 ops each. */
+  CU_ASSERT_EQUAL(run_program("      - bcast: {size: 1GiB, algorithm: binary_tree, segment: 64B}\n",
+                              4, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.segment: expected a collective that expands to "
+                                            "at most 2^25 ops on a rank, got up to 268435456 (a "
+                                            "larger segment makes fewer)"));
+  g_free(out);
+  g_free(err);
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"ring allreduce on 4 and 8 ranks by hand", test_ring},
+      {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
+      {"Rabenseifner on 8 and 6 ranks by hand", test_rabenseifner},
+      {"binary tree broadcast, whole and in segments", test_tree_bcast},
+      {"double binary tree allreduce, bcast and reduce", test_double_binary_tree},
+      {"every algorithm on 2..9 ranks", test_every_algorithm_every_count},
+      {"zero bytes: nothing; the barrier still synchronizes", test_zero_bytes},
+      {"algorithm names", test_algorithm_names},
+      {"the YAML program's algorithm key", test_yaml_algorithm},
+      {NULL, NULL}};
+  return tu_run_suite("coll", tests);
+}
