@@ -374,23 +374,38 @@ static void report_part(struct sim_report *rep, const struct sp_part *part) {
 /* A catalogue matrix's partition. The last matrix's generator and its
  * block partitions stay cached (a sweep runs each matrix under several
  * policies and GPU counts; generating Table 1's largest takes seconds);
- * the cache owns them. */
+ * the cache owns them. One cache per thread: a sweep's points run on a
+ * thread pool, and a point uses its partition while another thread moves
+ * to the next matrix. */
 #define CAT_PARTS 16
-static struct {
+struct cat_cache {
   char *key;
   struct mg_gen *gen;
   uint32_t ranks[CAT_PARTS];
   struct sp_part *part[CAT_PARTS];
   size_t n;
-} cat_cache;
+};
 
-static void cat_cache_reset(char *key, struct mg_gen *g) {
-  g_free(cat_cache.key);
-  mg_gen_free(cat_cache.gen);
-  for (size_t k = 0; k < cat_cache.n; k++) sp_part_free(cat_cache.part[k]);
-  cat_cache.key = key;
-  cat_cache.gen = g;
-  cat_cache.n = 0;
+static void cat_cache_reset(struct cat_cache *cc, char *key, struct mg_gen *g) {
+  g_free(cc->key);
+  mg_gen_free(cc->gen);
+  for (size_t k = 0; k < cc->n; k++) sp_part_free(cc->part[k]);
+  cc->key = key;
+  cc->gen = g;
+  cc->n = 0;
+}
+
+static void cat_cache_free(gpointer p) {
+  cat_cache_reset(p, NULL, NULL);
+  g_free(p);
+}
+
+static GPrivate cat_private = G_PRIVATE_INIT(cat_cache_free);
+
+static struct cat_cache *cat_cache_mine(void) {
+  struct cat_cache *cc = g_private_get(&cat_private);
+  if (!cc) g_private_set(&cat_private, cc = g_new0(struct cat_cache, 1));
+  return cc;
 }
 
 /* The partition of C->matrix over RANKS; owned by the cache when *OWNED
@@ -398,29 +413,30 @@ static void cat_cache_reset(char *key, struct mg_gen *g) {
 static struct sp_part *catalogue_part(const struct wl_ctx *ctx, uint32_t ranks, int64_t *iterations,
                                       bool *owned, char **err) {
   const struct cg_config *c = ctx->config;
+  struct cat_cache *cc = cat_cache_mine();
   char *key = g_strdup_printf("%s|%s|%s|%" PRIu64, ctx->sc->path ? ctx->sc->path : "",
                               c->catalogue, c->matrix, ctx->seed);
-  if (!cat_cache.key || strcmp(cat_cache.key, key)) {
+  if (!cc->key || strcmp(cc->key, key)) {
     struct mg_gen *g = catalogue_gen(ctx, err);
     if (!g) {
       g_free(key);
       return NULL;
     }
-    cat_cache_reset(key, g);
+    cat_cache_reset(cc, key, g);
   } else {
     g_free(key);
   }
-  const struct mg_gen *g = cat_cache.gen;
+  const struct mg_gen *g = cc->gen;
   *owned = false;
   if (c->partitioner == SP_BLOCKS && c->tolerance == 0) {
-    for (size_t k = 0; k < cat_cache.n; k++)
-      if (cat_cache.ranks[k] == ranks) return cat_cache.part[k];
+    for (size_t k = 0; k < cc->n; k++)
+      if (cc->ranks[k] == ranks) return cc->part[k];
     struct sp_part *part = mg_gen_partition(g, ranks);
-    if (cat_cache.n == CAT_PARTS) {
+    if (cc->n == CAT_PARTS) {
       *owned = true;
     } else {
-      cat_cache.ranks[cat_cache.n] = ranks;
-      cat_cache.part[cat_cache.n++] = part;
+      cc->ranks[cc->n] = ranks;
+      cc->part[cc->n++] = part;
     }
     return part;
   }
