@@ -290,8 +290,43 @@ static void test_params(void) {
   CU_ASSERT_EQUAL(c.switch_mode, CPU_SWITCH_INTERRUPT);
 }
 
+/* Three launches of the 1 us kernel in a host loop, the queue holding at
+ * most DEPTH kernels launched and not completed. */
+static void queue_depth_run(int64_t depth, sim_time done, int64_t blocks, sim_time waited) {
+  static const struct hstep h[] = {{.kind = HS_LOOP, .count = 3},
+                                   {.kind = HS_LAUNCH, .qcmd = 0},
+                                   {.kind = HS_END}};
+  static const struct nodeprog prog = {.kernels = k1, .n_kernels = 1, .qcmds = q_gds,
+                                       .n_qcmds = 2, .cmds = put_cmds, .n_cmds = 2, .host = h,
+                                       .n_host = 3};
+  struct rig r;
+  rig_init(&r);
+  r.cpu.launch_queue_depth = depth;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), done);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.launches"), 3);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.launch_blocks"), blocks);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_kernel_time"), waited);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.kernels"), 3);
+  rig_free(&r);
+}
+
+static void test_launch_queue_depth(void) {
+  /* Unbounded (the default 1024): three submits back to back, done at 3 us.
+   * Depth 2: the third launch (at 2 us) finds two kernels outstanding and
+   * waits for the first one's completion record, which reaches the CPU at
+   * 5.2 us (submit 0-1, GPU 1.1, launch to 2.6, run to 3.6, teardown to
+   * 5.1, + B); its submit then takes 5.2-6.2 us. The 3.2 us blocked count
+   * as waiting for a kernel. */
+  queue_depth_run(1024, 3 * US, 0, 0);
+  queue_depth_run(2, 6200 * NS, 1, 3200 * NS);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
+      {"a launch blocks on a full queue (cpu.launch_queue_depth), in a host loop",
+       test_launch_queue_depth},
       {"host step costs and categories", test_host_costs},
       {"HDN control-flow switch, poll", test_switch_poll},
       {"HDN control-flow switch, interrupt", test_switch_interrupt},
