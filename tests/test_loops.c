@@ -39,6 +39,7 @@ static void test_unroll_and_peel(void) {
   wl_end(p, 1);
   wl_send(p, 1, 0, 8, 1);
   CU_ASSERT_TRUE(wl_has_loops(p));
+  CU_ASSERT_FALSE(wl_loops_at_syncs(p)); /* the loop opens after a compute */
   CU_ASSERT_EQUAL(wl_unrolled_ops(p), 11 + 4);
   char k[64];
   struct wl_program *u = wl_unroll(p);
@@ -171,6 +172,8 @@ static void test_cg_both_ways(void) {
     struct cg_config c = {.variant = v ? CG_PIPELINED : CG_STANDARD, .rows_per_wg = 16};
     struct wl_program *p = wl_cg_program(&c, part, NULL, 4);
     CU_ASSERT_TRUE(wl_has_loops(p));
+    /* An iteration ends with a sync: copy, overlap and p2p keep the loop. */
+    CU_ASSERT_TRUE(wl_loops_at_syncs(p));
     for (size_t k = 0; k < POL_COUNT; k++) {
       struct hw h;
       hw_defaults(&h);
@@ -193,6 +196,9 @@ static void test_jacobi_both_ways(void) {
                                 .overlap = ov};
     struct wl_program *p = wl_jacobi2d_program(&c);
     CU_ASSERT_TRUE(wl_has_loops(p));
+    /* A sweep ends with its faces, not a sync: copy, overlap and p2p get
+     * it written out. */
+    CU_ASSERT_FALSE(wl_loops_at_syncs(p));
     for (size_t k = 0; k < POL_COUNT; k++) {
       struct hw h;
       hw_defaults(&h);

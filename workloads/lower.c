@@ -248,6 +248,11 @@ bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uin
       wait_lane(&h, 0, pp);
       wait_lane(&h, 1, pp);
       break;
+    case WL_LOOP:
+    case WL_END: /* after a sync (loops_at_syncs): no kernel outstanding */
+      g_assert(h.last[0] < 0 && h.last[1] < 0);
+      pol_add_host(pp, pol_loop_hstep(o));
+      break;
     default: g_assert_not_reached();
     }
   }
@@ -434,7 +439,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   struct wl_program *orig = p, *own = NULL;
   if (wl_has_loops(p)) {
     bool kept = false;
-    if (pol->loops) {
+    if (pol->loops && (!pol->loops_at_syncs || wl_loops_at_syncs(orig))) {
       if (pol->peel_last) p = own = wl_peel_last(orig);
       char *why = NULL;
       kept = wl_program_check(p, &why);

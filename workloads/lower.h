@@ -67,6 +67,9 @@ struct pol_type {
   /* With loops: it gets them with the last iteration peeled (wl_peel_last),
    * its lowering of an op looking at what follows the op. */
   bool peel_last;
+  /* With loops: only where they start and end at syncs (wl_loops_at_syncs),
+   * its lowering carrying kernels from op to op until a sync. */
+  bool loops_at_syncs;
 };
 
 /* Host step ST for a loop marker (WL_LOOP / WL_END) O; kernels' steps take

@@ -18,4 +18,6 @@ const struct pol_type pol_copy = {
     .lower = copy_lower,
     .done_key = "cpu.main_done",
     .graph = {.host = true, .gpu = true},
+    .loops = true,
+    .loops_at_syncs = true,
 };

@@ -30,4 +30,6 @@ const struct pol_type pol_overlap = {
     .lower = overlap_lower,
     .done_key = "cpu.main_done",
     .graph = {.host = true, .gpu = true},
+    .loops = true,
+    .loops_at_syncs = true,
 };

@@ -17,7 +17,9 @@ static bool p2p_lower(const struct wl_program *p, uint32_t rank, const struct hw
   const struct wl_rank *r = &p->ranks[rank];
   for (size_t a = 0; a < r->n_ops;) {
     size_t b = a;
-    while (b < r->n_ops && r->ops[b].kind != WL_SYNC) b++;
+    while (b < r->n_ops && r->ops[b].kind != WL_SYNC && r->ops[b].kind != WL_LOOP &&
+           r->ops[b].kind != WL_END)
+      b++;
     if (b > a) {
       int32_t k = pol_kernel_of("p2p", p, rank, a, b, hw, p2p_send, pp, err);
       if (k < 0) return false;
@@ -25,7 +27,10 @@ static bool p2p_lower(const struct wl_program *p, uint32_t rank, const struct hw
       pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
       pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k});
     }
-    a = b + 1; /* the sync is the kernel boundary */
+    /* The sync is the kernel boundary; a loop marker comes after one
+     * (loops_at_syncs): the host loops over the kernels. */
+    if (b < r->n_ops && r->ops[b].kind != WL_SYNC) pol_add_host(pp, pol_loop_hstep(&r->ops[b]));
+    a = b + 1;
   }
   return true;
 }
@@ -36,4 +41,6 @@ const struct pol_type pol_p2p = {
     .lower = p2p_lower,
     .done_key = "cpu.main_done",
     .graph = {.gpu = true},
+    .loops = true,
+    .loops_at_syncs = true,
 };

@@ -114,6 +114,19 @@ bool wl_has_loops(const struct wl_program *p) {
   return false;
 }
 
+bool wl_loops_at_syncs(const struct wl_program *p) {
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    uint8_t before = WL_SYNC; /* the last op that is no loop marker; the start counts as a sync */
+    for (size_t i = 0; i < rk->n_ops; i++) {
+      uint8_t k = rk->ops[i].kind;
+      if (k != WL_LOOP && k != WL_END) before = k;
+      else if (before != WL_SYNC) return false;
+    }
+  }
+  return true;
+}
+
 uint64_t wl_unrolled_ops(const struct wl_program *p) {
   uint64_t total = 0;
   for (uint32_t r = 0; r < p->n_ranks; r++) {

@@ -198,6 +198,11 @@ void wl_end(struct wl_program *p, uint32_t rank);
 #define WL_MAX_DEPTH 4
 /* Whether any rank of P holds a loop. */
 bool wl_has_loops(const struct wl_program *p);
+/* Whether every loop's start and end in P come right after a sync (or at a
+ * rank's start): where no compute is outstanding, so that a lowering that
+ * carries state from op to op (kernels not yet waited for) is in the same
+ * state at every iteration's start. */
+bool wl_loops_at_syncs(const struct wl_program *p);
 /* The ops of P's ranks once every loop is written out (loop markers not
  * counted), saturating at UINT64_MAX. */
 uint64_t wl_unrolled_ops(const struct wl_program *p);
