@@ -47,9 +47,7 @@ struct cpu_state {
   uint32_t n_helpers;
   int main_track, *helper_track;
   /* The main thread's open loops (nodeprog.h, np_loops), outermost first. */
-  struct {
-    uint32_t begin, count, i;
-  } loop[NP_MAX_DEPTH];
+  struct np_loop loop[NP_MAX_DEPTH];
   uint32_t depth;
   /* Graph host programs (nodeprog.host_deps), see "the graph executor". */
   struct graph *g;
@@ -146,15 +144,11 @@ static void spend(struct sim_comp *c, enum cpu_cat cat, sim_time start, sim_time
 }
 
 /* The execution index of the main thread's current step (np_loops). */
-static uint64_t main_j(const struct cpu_state *s) {
-  uint64_t j = 0;
-  for (uint32_t d = 0; d < s->depth; d++) j = j * s->loop[d].count + s->loop[d].i;
-  return j;
-}
+static uint64_t main_j(const struct cpu_state *s) { return np_loop_index(0, s->loop, s->depth); }
 
 /* What wait step ST waits its flag for: value, times the executions so far. */
 static uint64_t flag_want(const struct cpu_state *s, const struct hstep *st) {
-  return (uint64_t)st->value * (main_j(s) + 1);
+  return np_wait_value(st->value, main_j(s));
 }
 
 /* Sends a message of KIND with A (and B) to DST after DELAY; a NIC
@@ -547,20 +541,15 @@ static void main_run(struct sim_comp *c) {
       break;
     }
     case HS_LOOP:
-      if (s->depth == NP_MAX_DEPTH || st->count == 0)
-        g_error("%s: a loop of %u iterations at depth %u", c->name, st->count, s->depth);
-      s->loop[s->depth].begin = (uint32_t)s->pc;
-      s->loop[s->depth].count = st->count;
-      s->loop[s->depth++].i = 0;
-      break;
-    case HS_END:
-      if (s->depth == 0) g_error("%s: a loop end outside a loop", c->name);
-      if (++s->loop[s->depth - 1].i < s->loop[s->depth - 1].count) {
-        s->pc = s->loop[s->depth - 1].begin; /* the body again, after the increment below */
-      } else {
-        s->depth--;
-      }
-      break;
+    case HS_END: {
+      uint32_t next = np_loop_step(s->loop, &s->depth, st->kind == HS_LOOP, st->count,
+                                   (uint32_t)s->pc);
+      if (next == UINT32_MAX)
+        g_error("%s: host step %zu: a loop of %u iterations at depth %u, or an end outside "
+                "any", c->name, s->pc, st->count, s->depth);
+      s->pc = next;
+      continue; /* no time, no event */
+    }
     case HS_WAIT_FLAG:
       s->burst = 0;
       check_flag(c, st->flag);

@@ -44,12 +44,6 @@ struct gpu_queue {
   int track;
 };
 
-/* An open KS_LOOP of a WG: its body starts at step `begin`; iteration i
- * of count. */
-struct gpu_loop {
-  uint32_t begin, count, i;
-};
-
 struct gpu_wg {
   int32_t queue; /* its kernel's queue; -1: free slot */
   uint32_t wg, step;
@@ -57,7 +51,7 @@ struct gpu_wg {
   uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
   int32_t next;  /* next WG slot on a flag or barrier list */
   uint32_t depth; /* open loops */
-  struct gpu_loop loop[NP_MAX_DEPTH];
+  struct np_loop loop[NP_MAX_DEPTH];
   int track;
 };
 
@@ -397,14 +391,10 @@ static bool part_arrive(struct sim_comp *c, uint32_t qi, const struct gpu_wg *w,
   return true;
 }
 
-/* The execution index of a step of a kernel launched at execution index
- * LAUNCH_J, in a WG with loops STACK of DEPTH open: the iterations of the
- * host's loops around the launch and of these flattened, outermost most
- * significant (np_loops). */
-static uint64_t loop_index(uint32_t launch_j, const struct gpu_loop *stack, uint32_t depth) {
-  uint64_t j = launch_j;
-  for (uint32_t d = 0; d < depth; d++) j = j * stack[d].count + stack[d].i;
-  return j;
+/* The execution index of WG W's step in queue Q's kernel: the host's
+ * loops around the launch (its index) outside the WG's own (np_loops). */
+static uint64_t wg_j(const struct gpu_queue *q, const struct gpu_wg *w) {
+  return np_loop_index(q->launch_j, w->loop, w->depth);
 }
 
 /* ---- events ----
@@ -461,11 +451,6 @@ static void check_flag(struct sim_comp *c, uint32_t flag) {
 
 /* ---- the front end and the queues ---- */
 
-/* The value a Q_WAIT_FLAG command CMD waits for: value * (j + 1). */
-static uint64_t qwait_value(const struct qcmd *qc, const struct gpu_cmd *cmd) {
-  return (uint64_t)qc->value * ((uint64_t)cmd->j + 1);
-}
-
 static void fe_try(struct sim_comp *c) {
   struct gpu_state *s = c->state;
   if (s->fe_busy || s->fe_len == 0) return;
@@ -515,7 +500,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
     case Q_WAIT_FLAG:
       check_flag(c, qc->flag);
       s->stream_waits++;
-      if (s->flags[qc->flag] >= qwait_value(qc, &q->cmds[q->head])) {
+      if (s->flags[qc->flag] >= np_wait_value(qc->value, q->cmds[q->head].j)) {
         q->phase = QP_FLAG_SEEN;
         gpu_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
       } else {
@@ -592,30 +577,6 @@ static void wg_finish(struct sim_comp *c, uint32_t slot) {
   if (++q->done_wgs == q->k->n_wgs) teardown_start(c, qi);
 }
 
-/* KS_LOOP / KS_END (ST) at WG W's current step: structure, performed by
- * every WG at no cost. KS_LOOP opens a loop; KS_END goes back to its
- * body's first step while iterations are left, else closes it. */
-static void wg_loop_step(struct sim_comp *c, struct gpu_wg *w, const struct kernel *k,
-                         const struct kstep *st) {
-  if (st->kind == KS_LOOP) {
-    if (w->depth == NP_MAX_DEPTH || st->count == 0)
-      g_error("%s: kernel %s: step %u opens a loop of count %u at depth %u (at most %d)",
-              c->name, kernel_name(k), w->step, st->count, w->depth, NP_MAX_DEPTH);
-    w->loop[w->depth++] = (struct gpu_loop){w->step + 1, st->count, 0};
-    w->step++;
-    return;
-  }
-  if (w->depth == 0)
-    g_error("%s: kernel %s: step %u ends no loop", c->name, kernel_name(k), w->step);
-  struct gpu_loop *l = &w->loop[w->depth - 1];
-  if (++l->i < l->count) {
-    w->step = l->begin;
-  } else {
-    w->depth--;
-    w->step++;
-  }
-}
-
 /* Runs WG SLOT's steps from its current one until it must wait or ends. */
 static void wg_run(struct sim_comp *c, uint32_t slot) {
   const struct gpu_config *cfg = c->config;
@@ -629,8 +590,13 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       return;
     }
     const struct kstep *st = &k->steps[w->step];
-    if (st->kind == KS_LOOP || st->kind == KS_END) {
-      wg_loop_step(c, w, k, st);
+    if (st->kind == KS_LOOP || st->kind == KS_END) { /* structure: every WG, no cost */
+      uint32_t next = np_loop_step(w->loop, &w->depth, st->kind == KS_LOOP, st->count, w->step);
+      if (next == UINT32_MAX)
+        g_error("%s: kernel %s: step %u: a loop of count %u at depth %u (at most %d), or an "
+                "end outside any", c->name, kernel_name(k), w->step, st->count, w->depth,
+                NP_MAX_DEPTH);
+      w->step = next;
       continue;
     }
     if (st->kind != KS_BARRIER && !wg_selected(st, w->wg)) {
@@ -638,13 +604,12 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       continue;
     }
     sim_time d = 0;
-    uint64_t j = loop_index(q->launch_j, w->loop, w->depth);
     switch (st->kind) {
     case KS_COMPUTE: d = gpu_wg_time(cfg, k, st, w->wg); break;
     case KS_WAIT_FLAG: {
       uint32_t flag = st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
       check_flag(c, flag);
-      w->wait_value = (uint64_t)st->value * (j + 1);
+      w->wait_value = np_wait_value(st->value, wg_j(q, w));
       if (s->flags[flag] >= w->wait_value) break;
       w->wait_start = sim_now(c->eng);
       w->next = s->flag_wgs[flag];
@@ -654,7 +619,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     case KS_TRIGGER: {
       uint32_t div = st->tag_div ? st->tag_div : 1;
       s->triggers++;
-      uint32_t tag = st->tag + w->wg / div + (uint32_t)(j * st->tag_stride);
+      uint32_t tag = st->tag + w->wg / div + (uint32_t)(wg_j(q, w) * st->tag_stride);
       gpu_send_b(c, cfg->fence_latency, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
       d = cfg->fence_latency;
       break;
@@ -663,7 +628,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     case KS_NIC_CMD: {
       d = cfg->fence_latency;
       uint32_t cmd = st->cmd + (st->tag_div ? w->wg / st->tag_div : 0);
-      if (st->tag_div && !part_arrive(c, (uint32_t)w->queue, w, st, j)) break;
+      if (st->tag_div && !part_arrive(c, (uint32_t)w->queue, w, st, wg_j(q, w))) break;
       if (cmd >= s->prog->n_cmds)
         g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(k), cmd,
                 s->prog->n_cmds);
@@ -797,7 +762,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   for (int32_t *link = &s->flag_queues[flag]; *link >= 0;) {
     struct gpu_queue *q = &s->q[*link];
     const struct qcmd *qc = &s->prog->qcmds[q->cmds[q->head].qcmd];
-    if (v < qwait_value(qc, &q->cmds[q->head])) {
+    if (v < np_wait_value(qc->value, q->cmds[q->head].j)) {
       link = &q->flag_next;
       continue;
     }

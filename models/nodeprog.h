@@ -4,6 +4,7 @@
 #ifndef MODELS_NODEPROG_H
 #define MODELS_NODEPROG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -158,6 +159,42 @@ struct hdep {
  *   HS_WAIT_KERNEL waits for its latest launch; the parts of a KS_NIC_CMD /
  *   KS_HOST_REQUEST count arrivals per execution. */
 #define NP_MAX_DEPTH 4
+
+/* An open loop of a thread or WG: its body starts at step `begin`;
+ * iteration i of count. Both models run loops with the helpers below. */
+struct np_loop {
+  uint32_t begin, count, i;
+};
+
+/* The execution index of a step inside the DEPTH loops L, those around
+ * it in turn inside loops whose index is OUTER (0: none). */
+static inline uint64_t np_loop_index(uint64_t outer, const struct np_loop *l, uint32_t depth) {
+  for (uint32_t d = 0; d < depth; d++) outer = outer * l[d].count + l[d].i;
+  return outer;
+}
+
+/* What a wait for VALUE per execution waits for at execution J. */
+static inline uint64_t np_wait_value(uint32_t value, uint64_t j) {
+  return (uint64_t)value * (j + 1);
+}
+
+/* A loop marker (HS_LOOP/KS_LOOP when OPEN, else HS_END/KS_END) of COUNT
+ * at step AT, with *DEPTH loops L open: the step to go on at, or
+ * UINT32_MAX when the program is malformed (a loop of no iteration, too
+ * deep, or an end outside any). */
+static inline uint32_t np_loop_step(struct np_loop *l, uint32_t *depth, bool open, uint32_t count,
+                                    uint32_t at) {
+  if (open) {
+    if (*depth == NP_MAX_DEPTH || count == 0) return UINT32_MAX;
+    l[(*depth)++] = (struct np_loop){at + 1, count, 0};
+    return at + 1;
+  }
+  if (*depth == 0) return UINT32_MAX;
+  struct np_loop *top = &l[*depth - 1];
+  if (++top->i < top->count) return top->begin;
+  (*depth)--;
+  return at + 1;
+}
 
 /* Everything one node runs. Flag ids index a node-wide array of flag words
  * (0 unused); their watcher is the device that polls them. */

@@ -164,11 +164,6 @@ void q_push(struct q_queue *q, const struct sim_event *ev) {
   else add_to_bucket(q, i, ev);
 }
 
-static int cmp_seq(const void *a, const void *b) {
-  const struct sim_event *x = a, *y = b;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* Orders `now` by seq. It is a few runs already in seq order (each a
  * stretch of one bucket's pushes): runs are merged pairwise, O(n log
  * runs), and a sorted `now` costs one pass (a synchronous program puts
@@ -178,10 +173,6 @@ static void sort_now(struct q_queue *q) {
   size_t n = q->now_n, runs = 1;
   for (size_t k = 1; k < n; k++) runs += a[k].seq < a[k - 1].seq;
   if (runs == 1) return;
-  if (runs > n / 4) {
-    qsort(a, n, sizeof *a, cmp_seq);
-    return;
-  }
   if (q->tmp_cap < n) {
     q->tmp_cap = q->now_cap;
     g_free(q->tmp);

@@ -140,6 +140,18 @@ static void same_both_ways(const char *what, struct wl_program *p, const char *p
   wl_program_free(u);
 }
 
+/* same_both_ways under every policy on NODES nodes of the defaults, with a
+ * helper thread (for ghn). */
+static void every_policy(const char *what, struct wl_program *p, int64_t nodes) {
+  for (size_t k = 0; k < POL_COUNT; k++) {
+    struct hw h;
+    hw_defaults(&h);
+    h.net.nodes = nodes;
+    h.cpu.helper_threads = 1;
+    same_both_ways(what, p, pol_names[k], &h);
+  }
+}
+
 static void test_allreduce_both_ways(void) {
   /* 5 ranks (not a power of two), 20 KiB, 4 WGs: every trigger granularity
    * under every policy. */
@@ -150,13 +162,7 @@ static void test_allreduce_both_ways(void) {
     char *err = NULL;
     struct wl_program *p = wl_allreduce_program(&c, 5, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    for (size_t k = 0; k < POL_COUNT; k++) {
-      struct hw h;
-      hw_defaults(&h);
-      h.net.nodes = 5;
-      h.cpu.helper_threads = 1;
-      same_both_ways("allreduce", p, pol_names[k], &h);
-    }
+    every_policy("allreduce", p, 5);
     wl_program_free(p);
   }
 }
@@ -174,13 +180,7 @@ static void test_cg_both_ways(void) {
     CU_ASSERT_TRUE(wl_has_loops(p));
     /* An iteration ends with a sync: copy, overlap and p2p keep the loop. */
     CU_ASSERT_TRUE(wl_loops_at_syncs(p));
-    for (size_t k = 0; k < POL_COUNT; k++) {
-      struct hw h;
-      hw_defaults(&h);
-      h.net.nodes = 4;
-      h.cpu.helper_threads = 1;
-      same_both_ways(v ? "pipelined cg" : "standard cg", p, pol_names[k], &h);
-    }
+    every_policy(v ? "pipelined cg" : "standard cg", p, 4);
     wl_program_free(p);
   }
   sp_part_free(part);
@@ -199,13 +199,7 @@ static void test_jacobi_both_ways(void) {
     /* A sweep ends with its faces, not a sync: copy, overlap and p2p get
      * it written out. */
     CU_ASSERT_FALSE(wl_loops_at_syncs(p));
-    for (size_t k = 0; k < POL_COUNT; k++) {
-      struct hw h;
-      hw_defaults(&h);
-      h.net.nodes = 4;
-      h.cpu.helper_threads = 1;
-      same_both_ways(ov ? "jacobi overlap" : "jacobi", p, pol_names[k], &h);
-    }
+    every_policy(ov ? "jacobi overlap" : "jacobi", p, 4);
     wl_program_free(p);
   }
 }

@@ -102,12 +102,13 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
                            const struct sp_rank *rk, int64_t per_wg, uint32_t wgs) {
   int64_t rows = (rk->rows + wgs - 1) / wgs;
   if (!g || rk->max_row * rows <= (rk->nnz + wgs - 1) / wgs) return 1.0;
-  int64_t occ = gpu_occupancy(g, NULL);
-  uint64_t wave = (uint64_t)(g->cus * occ), full = wgs / wave, tail = wgs % wave;
-  bool kernel_share = g->bw_share == GPU_BW_KERNEL;
-  sim_time t_full = gpu_step_time(g, bulk, wave, occ);
-  sim_time t_tail = tail ? gpu_step_time(g, bulk, kernel_share ? tail : wave, occ) : 0;
-  sim_time t_bulk = (sim_time)full * t_full + t_tail, t_last = tail ? t_tail : t_full;
+  /* The kernel's waves as the GPU model times them: full ones, and the
+   * last (a tail, or a full one). */
+  struct kernel k = {.n_wgs = wgs};
+  int64_t occ = gpu_occupancy(g, &k);
+  uint64_t wave = (uint64_t)(g->cus * occ), full = wgs / wave;
+  sim_time t_full = gpu_wg_time(g, &k, bulk, 0), t_last = gpu_wg_time(g, &k, bulk, wgs - 1);
+  sim_time t_bulk = (sim_time)full * t_full + (wgs % wave ? t_last : 0);
   int64_t l = rk->max_row;
   struct kstep chain = *bulk;
   chain.flops = 2 * l * per_wg;

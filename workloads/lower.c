@@ -417,9 +417,27 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   return ok;
 }
 
+/* Checks, lowers and (unless checking only) runs P as POL writes it. */
 static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
                             const struct hw_config *hw, const struct wl_ctx *ctx,
-                            struct sim_result *out, char **err);
+                            struct sim_result *out, char **err) {
+  if (!wl_program_check(p, err)) return false;
+  /* A receive no send matches deadlocks the run: a model failure, said
+   * when simulating (exit 3), not an input error of `validate`. */
+  if (!ctx->check_only && wl_program_unmatched(p, err)) return false;
+  if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
+  /* Policies that drive from the GPU run one order of a graph. */
+  struct wl_program *lin = NULL;
+  if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p);
+  struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
+  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
+  bool ok = lower_all(pol, p, hw, pp, err);
+  if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->trace, out, err);
+  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
+  g_free(pp);
+  wl_program_free(lin);
+  return ok;
+}
 
 bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
              const struct wl_ctx *ctx, struct sim_result *out, char **err) {
@@ -463,27 +481,6 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   }
   bool ok = pol_run_checked(p, pol, hw, ctx, out, err);
   wl_program_free(own);
-  return ok;
-}
-
-static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
-                            const struct hw_config *hw, const struct wl_ctx *ctx,
-                            struct sim_result *out, char **err) {
-  if (!wl_program_check(p, err)) return false;
-  /* A receive no send matches deadlocks the run: a model failure, said
-   * when simulating (exit 3), not an input error of `validate`. */
-  if (!ctx->check_only && wl_program_unmatched(p, err)) return false;
-  if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
-  /* Policies that drive from the GPU run one order of a graph. */
-  struct wl_program *lin = NULL;
-  if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p);
-  struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
-  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
-  bool ok = lower_all(pol, p, hw, pp, err);
-  if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->trace, out, err);
-  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
-  g_free(pp);
-  wl_program_free(lin);
   return ok;
 }
 

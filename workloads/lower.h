@@ -23,6 +23,7 @@ struct pol_prog {
   GPtrArray *steps;   /* each kernel's step array */
   size_t tag_op;      /* gputn: trigger tags used by the sends before op */
   uint32_t tag_next;  /* tag_op, the next tag (from 1) */
+  uint32_t tag_stride;/* gputn: the rank's pieces as written, 0 before the first send */
 };
 
 

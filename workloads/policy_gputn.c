@@ -38,7 +38,8 @@ static struct kstep gputn_send(const struct wl_program *p, uint32_t rank, size_t
                                uint32_t selected, struct pol_prog *pp) {
   const struct wl_op *o = &p->ranks[rank].ops[i];
   uint32_t tag = first_tag(p, rank, i, pp), per_part = wgs / o->parts;
-  uint32_t stride = pieces(&p->ranks[rank]);
+  if (!pp->tag_stride) pp->tag_stride = pieces(&p->ranks[rank]); /* once: linear */
+  uint32_t stride = pp->tag_stride;
   for (uint32_t j = 0; j < o->parts; j++) {
     struct nic_cmd c = pol_put_part(&pol_gputn, p, rank, i, NIC_TPUT, j);
     c.tag = tag + j;
@@ -50,29 +51,15 @@ static struct kstep gputn_send(const struct wl_program *p, uint32_t rank, size_t
                         .tag_stride = stride};
 }
 
-/* The most times an op of R runs (the product of its loops' counts). */
-static uint64_t most_runs(const struct wl_rank *r) {
-  uint64_t mult[WL_MAX_DEPTH + 1] = {1}, most = 1;
-  int d = 0;
-  for (size_t i = 0; i < r->n_ops; i++) {
-    if (r->ops[i].kind == WL_LOOP) {
-      mult[d + 1] = pol_mul_sat(mult[d], r->ops[i].count);
-      most = MAX(most, mult[++d]);
-    } else if (r->ops[i].kind == WL_END) {
-      d--;
-    }
-  }
-  return most;
-}
-
 static bool gputn_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                         struct pol_prog *pp, char **err) {
   /* Tags run to pieces * runs: they must fit the NIC's 32 bits. */
   const struct wl_rank *r = &p->ranks[rank];
-  if (pol_mul_sat(pieces(r) + 1u, most_runs(r)) > UINT32_MAX) {
+  uint64_t runs = wl_most_runs(p, rank);
+  if (pol_mul_sat(pieces(r) + 1u, runs) > UINT32_MAX) {
     *err = g_strdup_printf("gputn: rank %u: expected at most 2^32 trigger tags, got %u pieces "
                            "run up to %" G_GUINT64_FORMAT " times",
-                           rank, pieces(r), most_runs(r));
+                           rank, pieces(r), runs);
     return false;
   }
   return pol_one_kernel("gputn", p, rank, hw, gputn_send, pp, err);

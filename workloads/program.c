@@ -127,25 +127,46 @@ bool wl_loops_at_syncs(const struct wl_program *p) {
   return true;
 }
 
-uint64_t wl_unrolled_ops(const struct wl_program *p) {
-  uint64_t total = 0;
-  for (uint32_t r = 0; r < p->n_ranks; r++) {
-    const struct wl_rank *rk = &p->ranks[r];
-    uint64_t mult[WL_MAX_DEPTH + 1] = {1};
-    int d = 0;
-    for (size_t i = 0; i < rk->n_ops; i++) {
-      const struct wl_op *o = &rk->ops[i];
-      if (o->kind == WL_LOOP) {
-        mult[d + 1] = mul_sat(mult[d], o->count);
-        d++;
-      } else if (o->kind == WL_END) {
-        d--;
-      } else {
-        total = total + mult[d] < total ? UINT64_MAX : total + mult[d];
-      }
+/* Calls EACH(op, times it runs) for every op of R that is no loop marker. */
+static void for_runs(const struct wl_rank *r, void (*each)(const struct wl_op *, uint64_t, void *),
+                     void *data) {
+  uint64_t mult[WL_MAX_DEPTH + 1] = {1};
+  int d = 0;
+  for (size_t i = 0; i < r->n_ops; i++) {
+    const struct wl_op *o = &r->ops[i];
+    if (o->kind == WL_LOOP) {
+      mult[d + 1] = mul_sat(mult[d], o->count);
+      d++;
+    } else if (o->kind == WL_END) {
+      d--;
+    } else {
+      each(o, mult[d], data);
     }
   }
+}
+
+static void add_runs(const struct wl_op *o, uint64_t runs, void *total) {
+  (void)o;
+  uint64_t *t = total;
+  *t = *t + runs < *t ? UINT64_MAX : *t + runs;
+}
+
+static void most_runs(const struct wl_op *o, uint64_t runs, void *most) {
+  (void)o;
+  uint64_t *m = most;
+  if (runs > *m) *m = runs;
+}
+
+uint64_t wl_unrolled_ops(const struct wl_program *p) {
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < p->n_ranks; r++) for_runs(&p->ranks[r], add_runs, &total);
   return total;
+}
+
+uint64_t wl_most_runs(const struct wl_program *p, uint32_t rank) {
+  uint64_t most = 1;
+  for_runs(&p->ranks[rank], most_runs, &most);
+  return most;
 }
 
 /* Appends ops [A, B) of SRC (balanced loops) to DST, loops written out;

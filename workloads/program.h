@@ -206,6 +206,8 @@ bool wl_loops_at_syncs(const struct wl_program *p);
 /* The ops of P's ranks once every loop is written out (loop markers not
  * counted), saturating at UINT64_MAX. */
 uint64_t wl_unrolled_ops(const struct wl_program *p);
+/* The most times any op of RANK runs (the product of its loops' counts). */
+uint64_t wl_most_runs(const struct wl_program *p, uint32_t rank);
 /* A copy of P with every loop written out; unchecked. Free with
  * wl_program_free. */
 struct wl_program *wl_unroll(const struct wl_program *p);
