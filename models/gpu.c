@@ -42,6 +42,11 @@ struct gpu_queue {
   int32_t flag_next;    /* next queue waiting on the same flag */
   sim_time t_phase;     /* when the current phase began */
   int track;
+  /* The running kernel's skip runs (skip_runs): skip[i] is where a WG that
+   * does not perform step i goes on. Kept for kernel skip_k. */
+  uint32_t *skip;
+  size_t skip_cap;
+  const struct kernel *skip_k;
 };
 
 struct gpu_wg {
@@ -89,6 +94,12 @@ struct gpu_state {
   int64_t open_batch;      /* the batch wg_schedule may still add to; -1: none */
   sim_time open_at;        /* when it goes on */
   uint32_t slots_max;
+  /* The last WG compute time worked out (wg_compute_time): step memo_st of
+   * kernel memo_k takes memo_t for WGs memo_first .. memo_end - 1. */
+  const struct kernel *memo_k;
+  const struct kstep *memo_st;
+  uint32_t memo_first, memo_end;
+  sim_time memo_t;
 };
 
 #define PAR_CONFIG struct gpu_config
@@ -268,6 +279,29 @@ sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
   sim_time t = gpu_step_time(cfg, st, r, occ);
   if (st->kclass == KC_REDUCE && k->n_wgs > 1 && wg == k->n_wgs - 1) t += cfg->reduce_pass;
   return t;
+}
+
+/* gpu_wg_time for WG WG of kernel K at step ST, from the memo when the
+ * previous call was for the same step and a WG of the same time: the WGs of
+ * one wave (bw_share), but the last WG of a reduction (reduce_pass), take
+ * the same time, and a batch runs a kernel's WGs one after another. */
+static sim_time wg_compute_time(const struct gpu_config *cfg, struct gpu_state *s,
+                                const struct kernel *k, const struct kstep *st, uint32_t wg) {
+  if (s->memo_st == st && s->memo_k == k && wg >= s->memo_first && wg < s->memo_end)
+    return s->memo_t;
+  uint64_t wave = (uint64_t)(cfg->cus * gpu_occupancy(cfg, k));
+  uint32_t first = (uint32_t)((uint64_t)wg / wave * wave);
+  uint32_t end = (uint32_t)MIN((uint64_t)first + wave, (uint64_t)k->n_wgs);
+  if (st->kclass == KC_REDUCE && k->n_wgs > 1) { /* the last WG pays reduce_pass */
+    if (wg == k->n_wgs - 1) first = wg;
+    else end = MIN(end, k->n_wgs - 1);
+  }
+  s->memo_k = k;
+  s->memo_st = st;
+  s->memo_first = first;
+  s->memo_end = end;
+  s->memo_t = gpu_wg_time(cfg, k, st, wg);
+  return s->memo_t;
 }
 
 sim_time gpu_barrier_time(const struct gpu_config *cfg, uint32_t n_wgs) {
@@ -600,12 +634,12 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       continue;
     }
     if (st->kind != KS_BARRIER && !wg_selected(st, w->wg)) {
-      w->step++;
+      w->step = q->skip[w->step];
       continue;
     }
     sim_time d = 0;
     switch (st->kind) {
-    case KS_COMPUTE: d = gpu_wg_time(cfg, k, st, w->wg); break;
+    case KS_COMPUTE: d = wg_compute_time(cfg, s, k, st, w->wg); break;
     case KS_WAIT_FLAG: {
       uint32_t flag = st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
       check_flag(c, flag);
@@ -693,6 +727,33 @@ static void dispatch(struct sim_comp *c) {
   s->disp_len = kept;
 }
 
+/* Whether steps A and B select the same WGs (nodeprog.h: only_wg, sel_*). */
+static bool same_selection(const struct kstep *a, const struct kstep *b) {
+  return a->only_wg == b->only_wg && a->sel_first == b->sel_first &&
+         a->sel_stride == b->sel_stride && a->sel_count == b->sel_count;
+}
+
+/* Fills Q's skip runs for kernel K: a WG that does not perform step i
+ * performs none of the steps after it with the same selection up to the
+ * next loop marker or barrier (which every WG goes through), so it goes on
+ * at the first step after that run. Only a step some WG skips is read. */
+static void skip_runs(struct gpu_queue *q, const struct kernel *k) {
+  if (q->skip_k == k) return;
+  if (k->n_steps > q->skip_cap) {
+    q->skip_cap = k->n_steps;
+    q->skip = g_renew(uint32_t, q->skip, q->skip_cap);
+  }
+  q->skip_k = k;
+  for (size_t i = k->n_steps; i-- > 0;) {
+    const struct kstep *st = &k->steps[i];
+    size_t next = i + 1;
+    bool runs_on = next < k->n_steps && k->steps[next].kind != KS_LOOP &&
+                   k->steps[next].kind != KS_END && k->steps[next].kind != KS_BARRIER &&
+                   same_selection(st, &k->steps[next]);
+    q->skip[i] = runs_on ? q->skip[next] : (uint32_t)next;
+  }
+}
+
 static void launch_done(struct sim_comp *c, uint32_t qi) {
   struct gpu_state *s = c->state;
   struct gpu_queue *q = &s->q[qi];
@@ -702,6 +763,7 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   s->fe_busy = false;
   q->k = &s->prog->kernels[qc->kernel];
   q->kidx = qc->kernel;
+  skip_runs(q, q->k);
   q->launch_j = q->cmds[q->head].j;
   q->next_wg = q->done_wgs = q->barrier_arrived = 0;
   q->barrier_list = -1;
@@ -857,7 +919,10 @@ static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
 
 static void gpu_destroy(struct sim_comp *c) {
   struct gpu_state *s = c->state;
-  for (uint32_t i = 0; i < s->n_q; i++) g_free(s->q[i].cmds);
+  for (uint32_t i = 0; i < s->n_q; i++) {
+    g_free(s->q[i].cmds);
+    g_free(s->q[i].skip);
+  }
   g_free(s->q);
   g_free(s->wg);
   g_free(s->free_slots);
