@@ -85,13 +85,12 @@ static sim_time bus_serialize(struct sim_comp *c, int dir, int64_t bytes, sim_ti
   return s->busy[dir];
 }
 
-static void bus_handle(struct sim_comp *c, const struct sim_event *ev) {
+/* Handles message H from device SRC. */
+static void bus_message(struct sim_comp *c, int src, uint64_t h) {
   const struct bus_config *cfg = c->config;
   struct bus_state *s = c->state;
-  if (ev->port >= DEV_COUNT) g_error("%s: unexpected self event", c->name);
   sim_time now = sim_now(c->eng);
-  struct pmsg *m = sim_payload(c->eng, ev->data);
-  int src = ev->port;
+  struct pmsg *m = sim_payload(c->eng, h);
   m->src_dev = (uint8_t)src;
   s->msgs_from[src]++;
   s->bytes_from[src] += m->bytes > 0 ? m->bytes : cfg->control_bytes;
@@ -106,11 +105,11 @@ static void bus_handle(struct sim_comp *c, const struct sim_event *ev) {
       m->kind = PK_DMA_DATA;
       m->dst_dev = (uint8_t)src;
       m->src_dev = DEV_MEM;
-      sim_send(c, src, at - now, PK_DMA_DATA, ev->data);
+      sim_send(c, src, at - now, PK_DMA_DATA, h);
     } else if (m->kind == PK_MEM_WRITE) {
       sim_time at = bus_serialize(c, DEV_MEM, m->bytes, now, m->kind) + cfg->latency;
       if (at > s->last_from[src]) s->last_from[src] = at;
-      sim_payload_free(c->eng, ev->data);
+      sim_payload_free(c->eng, h);
     } else {
       g_error("%s: message kind %u (%s) cannot go to memory", c->name, m->kind,
               kind_name(m->kind));
@@ -124,7 +123,21 @@ static void bus_handle(struct sim_comp *c, const struct sim_event *ev) {
   sim_time at = bus_serialize(c, dst, m->bytes, now, m->kind) + cfg->latency;
   if (at < s->last_from[src]) at = s->last_from[src];
   s->last_from[src] = at;
-  sim_send(c, dst, at - now, m->kind, ev->data);
+  sim_send(c, dst, at - now, m->kind, h);
+}
+
+/* A message, and the ones chained behind it (pmsg.next), one after the
+ * other: what their own events would have done, those events having run
+ * one right after another. */
+static void bus_handle(struct sim_comp *c, const struct sim_event *ev) {
+  if (ev->port >= DEV_COUNT) g_error("%s: unexpected self event", c->name);
+  for (uint64_t h = ev->data; h;) {
+    struct pmsg *m = sim_payload(c->eng, h);
+    uint64_t next = m->next;
+    m->next = 0;
+    bus_message(c, ev->port, h);
+    h = next;
+  }
 }
 
 static void bus_finish(struct sim_comp *c, struct sim_report *r) {

@@ -20,7 +20,14 @@
  * is answered to its source with PK_DMA_DATA {bytes, op} (the same slot):
  * the data leaves memory at now + mem_latency, is serialized on the source's
  * direction and arrives latency later: uncontended
- * latency + mem_latency + bytes*8/bandwidth after the request. */
+ * latency + mem_latency + bytes*8/bandwidth after the request.
+ * Chains. A device that sends several messages to the bus for one instant,
+ * one right after another, may send them as one event: the first, with the
+ * handle of the second in pmsg.next, and so on. Their own events would have
+ * had consecutive sequence numbers at one time, so the bus would have run
+ * them one right after another with nothing between: it handles a chain in
+ * that order, each message as above (the NIC's write of a message's last
+ * packet and the completion flag behind it). */
 #ifndef MODELS_BUS_H
 #define MODELS_BUS_H
 

@@ -202,8 +202,9 @@ static void op_free(struct nic_state *s, uint64_t h) {
   g_array_append_val(s->ops_free, i);
 }
 
-static void send_bus(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst_dev,
-                     int64_t bytes, uint32_t a, uint32_t b, uint64_t op) {
+/* A bus message of KIND to DST_DEV; NEXT chains another behind it (bus.h). */
+static uint64_t bus_msg(struct sim_comp *c, enum pkind kind, uint8_t dst_dev, int64_t bytes,
+                        uint32_t a, uint32_t b, uint64_t op, uint64_t next) {
   struct nic_state *s = c->state;
   struct pmsg *m;
   uint64_t h = pmsg_new(c->eng, kind, &m);
@@ -214,12 +215,38 @@ static void send_bus(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
   m->a = a;
   m->b = b;
   m->op = op;
-  sim_send(c, NIC_PORT_BUS, delay, (uint16_t)kind, h);
+  g_assert(next <= UINT32_MAX);
+  m->next = (uint32_t)next;
+  return h;
+}
+
+static void send_bus(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst_dev,
+                     int64_t bytes, uint32_t a, uint32_t b, uint64_t op) {
+  sim_send(c, NIC_PORT_BUS, delay, (uint16_t)kind, bus_msg(c, kind, dst_dev, bytes, a, b, op, 0));
+}
+
+/* The flag message for F (0: none). */
+static uint64_t flag_msg(struct sim_comp *c, struct pflag f) {
+  return f.id ? bus_msg(c, PK_FLAG, f.watcher, NIC_FLAG_BYTES, f.id, 1, 0, 0) : 0;
 }
 
 static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
   if (f.id == 0) return;
-  send_bus(c, delay, PK_FLAG, f.watcher, NIC_FLAG_BYTES, f.id, 1, 0);
+  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, flag_msg(c, f));
+}
+
+/* A received packet's payload (when WRITE) written to memory DELAY from
+ * now, then, when FLAG names one, the message's completion flag: the flag
+ * rides behind the write as one chain (bus.h) where both go. */
+static void deliver(struct sim_comp *c, sim_time delay, bool write, int64_t payload, uint64_t op,
+                    struct pflag flag) {
+  uint64_t fh = flag_msg(c, flag);
+  if (write) {
+    sim_send(c, NIC_PORT_BUS, delay, PK_MEM_WRITE,
+             bus_msg(c, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, op, fh));
+  } else if (fh) {
+    sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, fh);
+  }
 }
 
 /* The port a packet to DST leaves by, and that port's egress (nic.h). */
@@ -537,23 +564,22 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     sim_schedule(c, done, EV_GET_SERVE, oh);
     break;
   }
-  case NIC_PT_PUT:
-    if (payload > 0 && !(direct && port == NIC_PORT_NVL))
-      send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
-    if (rx_last(s, p.m.src_node, p.m.op, p.m.count)) {
-      nic_span(c, TR_RX, "put received", now, now + done);
-      send_flag(c, (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher}, done);
-    }
+  case NIC_PT_PUT: {
+    bool last = rx_last(s, p.m.src_node, p.m.op, p.m.count);
+    if (last) nic_span(c, TR_RX, "put received", now, now + done);
+    deliver(c, done, payload > 0 && !(direct && port == NIC_PORT_NVL), payload, p.m.op,
+            last ? (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher} : (struct pflag){0});
     break;
+  }
   case NIC_PT_GET_REP: {
     uint64_t oh = GPOINTER_TO_SIZE(g_hash_table_lookup(s->gets, GUINT_TO_POINTER((guint)p.m.op)));
     g_assert(oh != 0);
     struct nic_opr *o = op_get(s, oh);
-    if (payload > 0 && !(direct && port == NIC_PORT_NVL))
-      send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
-    if (++o->rx == p.m.count) {
-      nic_span(c, TR_RX, "get reply received", now, now + done);
-      send_flag(c, o->cmd.local, done);
+    bool last = ++o->rx == p.m.count;
+    if (last) nic_span(c, TR_RX, "get reply received", now, now + done);
+    deliver(c, done, payload > 0 && !(direct && port == NIC_PORT_NVL), payload, p.m.op,
+            last ? o->cmd.local : (struct pflag){0});
+    if (last) {
       g_hash_table_remove(s->gets, GUINT_TO_POINTER((guint)p.m.op));
       op_free(s, oh);
     }

@@ -62,6 +62,9 @@ struct pmsg {
   uint8_t src_dev;
   uint8_t queue;       /* PK_QUEUE_CMD: which GPU queue */
   uint32_t src_node, dst_node;
+  uint32_t next;       /* to the bus only: the handle of a message the same device sent
+                          to the bus right after this one for the same instant (0: none),
+                          handled by the bus right after it (bus.h) */
   int64_t bytes;       /* bytes this message moves across a bus or link */
   uint32_t a, b;       /* kind-specific: PK_QUEUE_CMD a = command index into the
                           node's queue program; PK_TRIGGER a = tag; PK_DOORBELL

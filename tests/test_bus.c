@@ -24,6 +24,7 @@ struct dsend {
   uint8_t kind, dst_dev;
   int64_t bytes;
   uint64_t op;
+  bool chained; /* rides behind the send before it, in one chain (bus.h); same `at` */
 };
 
 struct dscript {
@@ -41,19 +42,32 @@ struct dev {
 
 static void dev_init(struct sim_comp *c) {
   const struct dscript *sc = c->config;
-  for (int i = 0; i < sc->n; i++) sim_schedule(c, sc->s[i].at, 1, (uint64_t)i);
+  for (int i = 0; i < sc->n; i++)
+    if (!sc->s[i].chained) sim_schedule(c, sc->s[i].at, 1, (uint64_t)i);
+}
+
+static uint64_t dev_msg(struct sim_comp *c, const struct dsend *x) {
+  struct pmsg *m;
+  uint64_t h = pmsg_new(c->eng, x->kind, &m);
+  m->dst_dev = x->dst_dev;
+  m->src_dev = 0xEE; /* the bus sets it from the port */
+  m->bytes = x->bytes;
+  m->op = x->op;
+  return h;
 }
 
 static void dev_handle(struct sim_comp *c, const struct sim_event *ev) {
   struct dev *d = c->state;
   if (ev->port == SIM_PORT_SELF) {
-    const struct dsend *x = &((const struct dscript *)c->config)->s[ev->data];
-    struct pmsg *m;
-    uint64_t h = pmsg_new(c->eng, x->kind, &m);
-    m->dst_dev = x->dst_dev;
-    m->src_dev = 0xEE; /* the bus sets it from the port */
-    m->bytes = x->bytes;
-    m->op = x->op;
+    const struct dscript *sc = c->config;
+    const struct dsend *x = &sc->s[ev->data];
+    uint64_t h = dev_msg(c, x);
+    struct pmsg *last = sim_payload(c->eng, h);
+    for (uint64_t i = ev->data + 1; i < (uint64_t)sc->n && sc->s[i].chained; i++) {
+      uint64_t hn = dev_msg(c, &sc->s[i]);
+      last->next = (uint32_t)hn;
+      last = sim_payload(c->eng, hn);
+    }
     sim_send(c, 0, 0, x->kind, h);
     return;
   }
@@ -126,10 +140,10 @@ static void test_serialization(void) {
   rig_init(&r);
   /* NIC at 0: 4096 B to the CPU, 64 B to the CPU, a control message to the
    * GPU. GPU at 0: a control message to the NIC. */
-  r.script[DEV_NIC] = (struct dscript){3, {{0, PK_FLAG, DEV_CPU, 4096, 1},
-                                           {0, PK_FLAG, DEV_CPU, 64, 2},
-                                           {0, PK_FLAG, DEV_GPU, 0, 3}}};
-  r.script[DEV_GPU] = (struct dscript){1, {{0, PK_TRIGGER, DEV_NIC, 0, 4}}};
+  r.script[DEV_NIC] = (struct dscript){3, {{0, PK_FLAG, DEV_CPU, 4096, 1, false},
+                                           {0, PK_FLAG, DEV_CPU, 64, 2, false},
+                                           {0, PK_FLAG, DEV_GPU, 0, 3, false}}};
+  r.script[DEV_GPU] = (struct dscript){1, {{0, PK_TRIGGER, DEV_NIC, 0, 4, false}}};
   rig_run(&r);
   /* To the CPU: 4096 B on [0, 64 ns], at 64 + 100 = 164 ns; 64 B on
    * [64, 65], at 165 ns. To the GPU: 64 B (control) on [0, 1], would arrive
@@ -160,8 +174,8 @@ static void test_serialization(void) {
 static void test_dma_read(void) {
   struct rig r;
   rig_init(&r);
-  r.script[DEV_NIC] = (struct dscript){1, {{0, PK_DMA_READ, DEV_MEM, 4096, 77}}};
-  r.script[DEV_GPU] = (struct dscript){1, {{100 * NS, PK_TRIGGER, DEV_NIC, 0, 5}}};
+  r.script[DEV_NIC] = (struct dscript){1, {{0, PK_DMA_READ, DEV_MEM, 4096, 77, false}}};
+  r.script[DEV_GPU] = (struct dscript){1, {{100 * NS, PK_TRIGGER, DEV_NIC, 0, 5, false}}};
   rig_run(&r);
   /* The data leaves memory at M = 80 ns, is serialized towards the NIC on
    * [80, 144] and arrives at 144 + 100 = 244 ns = B + M + 64 ns. The GPU's
@@ -186,8 +200,8 @@ static void test_dma_read(void) {
 static void test_mem_write_then_flag(void) {
   struct rig r;
   rig_init(&r);
-  r.script[DEV_NIC] = (struct dscript){2, {{0, PK_MEM_WRITE, DEV_MEM, 4096, 1},
-                                           {0, PK_FLAG, DEV_GPU, 8, 2}}};
+  r.script[DEV_NIC] = (struct dscript){2, {{0, PK_MEM_WRITE, DEV_MEM, 4096, 1, false},
+                                           {0, PK_FLAG, DEV_GPU, 8, 2, false}}};
   rig_run(&r);
   /* Write: [0, 64 ns] on the memory direction, absorbed at 164 ns. Flag:
    * 8 B = 125 ps on the GPU direction, would arrive at 100.125 ns; after the
@@ -200,6 +214,46 @@ static void test_mem_write_then_flag(void) {
   CU_ASSERT_EQUAL(rep(&r, "node0.bus.to_mem_bytes"), 4096);
   CU_ASSERT_EQUAL(rep(&r, "node0.bus.to_gpu_busy"), 125);
   rig_free(&r);
+}
+
+/* A chain (bus.h) does what its messages sent one right after another do:
+ * the NIC's write, a flag to the GPU and one to the CPU, once as three
+ * sends and once as one chain, with the CPU's command to the GPU at the
+ * same instant before them. By hand: CPU command 64 B on the GPU direction
+ * [0, 1 ns], at the GPU at 101 ns. Write [0, 64 ns] on memory, absorbed at
+ * 164 ns. Flag to the GPU [1, 1.125 ns] + B = 101.125 ns, held behind the
+ * write: 164 ns. Flag to the CPU [0, 0.125 ns], 100.125 ns, held: 164 ns. */
+static void test_chain(void) {
+  struct rig r[2];
+  for (int chained = 0; chained < 2; chained++) {
+    struct rig *x = &r[chained];
+    rig_init(x);
+    x->script[DEV_CPU] = (struct dscript){1, {{0, PK_QUEUE_CMD, DEV_GPU, 64, 9, false}}};
+    x->script[DEV_NIC] = (struct dscript){3, {{0, PK_MEM_WRITE, DEV_MEM, 4096, 1, false},
+                                              {0, PK_FLAG, DEV_GPU, 8, 2, chained},
+                                              {0, PK_FLAG, DEV_CPU, 8, 3, chained}}};
+    rig_run(x);
+    struct dev *gpu = dev(x, DEV_GPU), *cpu = dev(x, DEV_CPU);
+    CU_ASSERT_EQUAL_FATAL(gpu->n, 2);
+    CU_ASSERT_EQUAL(gpu->op[0], 9);
+    CU_ASSERT_EQUAL(gpu->at[0], 101 * NS);
+    CU_ASSERT_EQUAL(gpu->op[1], 2);
+    CU_ASSERT_EQUAL(gpu->at[1], 164 * NS);
+    CU_ASSERT_EQUAL(gpu->src[1], DEV_NIC);
+    CU_ASSERT_EQUAL_FATAL(cpu->n, 1);
+    CU_ASSERT_EQUAL(cpu->at[0], 164 * NS);
+    CU_ASSERT_EQUAL(cpu->kind[0], PK_FLAG);
+  }
+  /* Every counter alike. Per message chained, one event fewer at the bus
+   * and one at the fake NIC, which sends a chain from one event. */
+  CU_ASSERT_EQUAL_FATAL(r[0].rep.n, r[1].rep.n);
+  for (size_t i = 0; i < r[0].rep.n; i++) {
+    CU_ASSERT_STRING_EQUAL(r[0].rep.entries[i].key, r[1].rep.entries[i].key);
+    CU_ASSERT_EQUAL(r[0].rep.entries[i].i, r[1].rep.entries[i].i);
+  }
+  CU_ASSERT_EQUAL(rep(&r[0], "node0.bus.from_nic_msgs"), 3);
+  CU_ASSERT_EQUAL(sim_events_executed(r[0].e) - sim_events_executed(r[1].e), 4);
+  for (int i = 0; i < 2; i++) rig_free(&r[i]);
 }
 
 static void test_params(void) {
@@ -218,6 +272,7 @@ int main(void) {
       {"serialization and order", test_serialization},
       {"DMA read round trip and contention", test_dma_read},
       {"memory write, then flag", test_mem_write_then_flag},
+      {"a chain does what its messages one after another do", test_chain},
       {"parameters", test_params},
       {NULL, NULL},
   };
