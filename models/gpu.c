@@ -55,6 +55,10 @@ struct gpu_wg {
   sim_time start, wait_start;
   uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
   int32_t next;  /* next WG slot on a flag or barrier list */
+  int32_t held;  /* on a flag list ahead of its wait: the held batch that resumes it
+                    (see "held waits"); -1: none */
+  sim_time reg_at; /* on a flag list: when it went on it (with reg_seq: its place) */
+  uint64_t reg_seq;
   uint32_t depth; /* open loops */
   struct np_loop loop[NP_MAX_DEPTH];
   int track;
@@ -65,6 +69,10 @@ struct gpu_wg {
 struct gpu_batch {
   uint32_t *slots;
   uint32_t n, cap;
+  sim_time at;     /* when it goes on */
+  uint64_t seq;    /* its event's reserved sequence number (sim_reserve_seq) */
+  bool pushed;     /* its event is in the queue */
+  uint32_t held;   /* held (see "held waits"): members still on flag lists; 0: not held */
 };
 
 struct gpu_state {
@@ -444,9 +452,11 @@ static uint64_t wg_j(const struct gpu_queue *q, const struct gpu_wg *w) {
  * order, one event for all of them (gpu.aggregate; false: one event per
  * WG, to check that). */
 
+static void batch_close(struct sim_comp *c);
+static void check_flag(struct sim_comp *c, uint32_t flag);
+
 static void gpu_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
-  struct gpu_state *s = c->state;
-  s->open_batch = -1;
+  batch_close(c);
   sim_schedule(c, delay, kind, data);
 }
 
@@ -455,6 +465,7 @@ static void wg_schedule(struct sim_comp *c, uint32_t slot, sim_time delay) {
   struct gpu_state *s = c->state;
   sim_time at = sim_now(c->eng) + delay;
   if (!cfg->aggregate || s->open_batch < 0 || s->open_at != at) {
+    batch_close(c);
     uint32_t bi;
     if (s->n_batch_free > 0) {
       bi = s->batch_free[--s->n_batch_free];
@@ -464,8 +475,12 @@ static void wg_schedule(struct sim_comp *c, uint32_t slot, sim_time delay) {
       s->batch_free = g_renew(uint32_t, s->batch_free, s->n_batch);
       s->batch[bi] = (struct gpu_batch){0};
     }
-    s->batch[bi].n = 0;
-    sim_schedule(c, delay, EV_WG, bi);
+    struct gpu_batch *b = &s->batch[bi];
+    b->n = 0;
+    b->at = at;
+    b->seq = sim_reserve_seq(c->eng); /* its event's place, pushed at batch_close */
+    b->pushed = false;
+    b->held = 0;
     s->open_batch = bi;
     s->open_at = at;
   }
@@ -475,6 +490,112 @@ static void wg_schedule(struct sim_comp *c, uint32_t slot, sim_time delay) {
     b->slots = g_renew(uint32_t, b->slots, b->cap);
   }
   b->slots[b->n++] = slot;
+}
+
+/* ---- held waits ----
+ * A batch whose WGs all go on at a flag wait that does not hold yet would,
+ * when its event runs, only put them on their flags' lists. Aggregated
+ * (gpu.aggregate), such a batch is held instead of pushed: its WGs go on
+ * the lists at once, each at the place it would take when the event ran
+ * (lists are kept in order of that place, latest first, as the event would
+ * have left them), marked held. A flag update that comes before the
+ * batch's place and satisfies a held WG pushes the batch's event with its
+ * reserved sequence number (sim_schedule_reserved): it runs where it would
+ * have, and its WGs wait or go on as they would have. An update after that
+ * place finds the WGs waiting since the batch's time, as they would have
+ * been. Either way the same times and the same order; one event fewer per
+ * wait that the event would only have begun. */
+
+/* Whether flag-list entry W went on the list after place (AT, SEQ). */
+static bool reg_after(const struct gpu_wg *w, sim_time at, uint64_t seq) {
+  return w->reg_at > at || (w->reg_at == at && w->reg_seq > seq);
+}
+
+/* Puts WG SLOT on FLAG's list at place (AT, SEQ): below every entry placed
+ * after it. */
+static void flag_list_add(struct gpu_state *s, uint32_t flag, uint32_t slot, sim_time at,
+                          uint64_t seq) {
+  struct gpu_wg *w = &s->wg[slot];
+  w->reg_at = at;
+  w->reg_seq = seq;
+  int32_t *link = &s->flag_wgs[flag];
+  while (*link >= 0 && reg_after(&s->wg[*link], at, seq)) link = &s->wg[*link].next;
+  w->next = *link;
+  *link = (int32_t)slot;
+}
+
+/* The flag WG W of queue Q waits on at step ST. */
+static uint32_t wait_flag(const struct kstep *st, const struct gpu_wg *w) {
+  return st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
+}
+
+/* Takes WG SLOT off FLAG's list. */
+static void flag_list_remove(struct gpu_state *s, uint32_t flag, uint32_t slot) {
+  int32_t *link = &s->flag_wgs[flag];
+  while (*link != (int32_t)slot) {
+    g_assert(*link >= 0);
+    link = &s->wg[*link].next;
+  }
+  *link = s->wg[slot].next;
+}
+
+/* Held batch BI must run: its WGs leave the lists, its event is pushed. */
+static void batch_release(struct sim_comp *c, uint32_t bi) {
+  struct gpu_state *s = c->state;
+  struct gpu_batch *b = &s->batch[bi];
+  for (uint32_t i = 0; i < b->n; i++) {
+    struct gpu_wg *w = &s->wg[b->slots[i]];
+    if (w->held != (int32_t)bi) continue;
+    flag_list_remove(s, wait_flag(&s->q[w->queue].k->steps[w->step], w), b->slots[i]);
+    w->held = -1;
+  }
+  b->held = 0;
+  b->pushed = true;
+  sim_schedule_reserved(c, b->at, b->seq, EV_WG, bi);
+}
+
+/* Held batch BI's WG W has gone on after the batch's place. */
+static void held_done(struct gpu_state *s, struct gpu_wg *w) {
+  uint32_t bi = (uint32_t)w->held;
+  w->held = -1;
+  if (--s->batch[bi].held == 0) s->batch_free[s->n_batch_free++] = bi;
+}
+
+/* The open batch is complete: pushes its event, or holds it. */
+static void batch_close(struct sim_comp *c) {
+  const struct gpu_config *cfg = c->config;
+  struct gpu_state *s = c->state;
+  if (s->open_batch < 0) return;
+  uint32_t bi = (uint32_t)s->open_batch;
+  struct gpu_batch *b = &s->batch[bi];
+  s->open_batch = -1;
+  bool hold = cfg->aggregate;
+  for (uint32_t i = 0; hold && i < b->n; i++) {
+    const struct gpu_wg *w = &s->wg[b->slots[i]];
+    const struct gpu_queue *q = &s->q[w->queue];
+    const struct kstep *st = w->step < q->k->n_steps ? &q->k->steps[w->step] : NULL;
+    hold = st && st->kind == KS_WAIT_FLAG && wg_selected(st, w->wg);
+    if (hold) {
+      uint32_t flag = wait_flag(st, w);
+      check_flag(c, flag);
+      hold = s->flags[flag] < np_wait_value(st->value, wg_j(q, w));
+    }
+  }
+  if (!hold) {
+    b->pushed = true;
+    sim_schedule_reserved(c, b->at, b->seq, EV_WG, bi);
+    return;
+  }
+  for (uint32_t i = 0; i < b->n; i++) { /* as batch_run would, one after another */
+    struct gpu_wg *w = &s->wg[b->slots[i]];
+    const struct gpu_queue *q = &s->q[w->queue];
+    const struct kstep *st = &q->k->steps[w->step];
+    w->wait_value = np_wait_value(st->value, wg_j(q, w));
+    w->wait_start = b->at;
+    w->held = (int32_t)bi;
+    flag_list_add(s, wait_flag(st, w), b->slots[i], b->at, b->seq);
+  }
+  b->held = b->n;
 }
 
 static void check_flag(struct sim_comp *c, uint32_t flag) {
@@ -641,13 +762,12 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     switch (st->kind) {
     case KS_COMPUTE: d = wg_compute_time(cfg, s, k, st, w->wg); break;
     case KS_WAIT_FLAG: {
-      uint32_t flag = st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
+      uint32_t flag = wait_flag(st, w);
       check_flag(c, flag);
       w->wait_value = np_wait_value(st->value, wg_j(q, w));
       if (s->flags[flag] >= w->wait_value) break;
       w->wait_start = sim_now(c->eng);
-      w->next = s->flag_wgs[flag];
-      s->flag_wgs[flag] = (int32_t)slot;
+      flag_list_add(s, flag, slot, w->wait_start, sim_now_seq(c->eng));
       return; /* the flag's update moves it on */
     }
     case KS_TRIGGER: {
@@ -807,14 +927,25 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   sim_time now = sim_now(c->eng);
   for (int32_t *link = &s->flag_wgs[flag]; *link >= 0;) {
     struct gpu_wg *w = &s->wg[*link];
-    const struct kernel *wk = s->q[w->queue].k;
-    sim_time p = gpu_poll_period(cfg, wk->n_wgs);
+    if (w->held >= 0 && sim_after_now(c->eng, w->reg_at, w->reg_seq)) {
+      /* Held, its batch's event still ahead: that event would see the flag. */
+      if (v >= w->wait_value) {
+        batch_release(c, (uint32_t)w->held);
+        link = &s->flag_wgs[flag]; /* the list changed: from the top again */
+      } else {
+        link = &w->next;
+      }
+      continue;
+    }
     if (v < w->wait_value) {
       link = &w->next;
       continue;
     }
+    const struct kernel *wk = s->q[w->queue].k;
+    sim_time p = gpu_poll_period(cfg, wk->n_wgs);
     uint32_t slot = (uint32_t)*link;
     *link = w->next;
+    if (w->held >= 0) held_done(s, w);
     sim_time tick = now;
     if (p > 0) tick = w->wait_start + (now - w->wait_start + p - 1) / p * p;
     s->poll_time += tick - w->wait_start;
@@ -858,9 +989,15 @@ static void batch_run(struct sim_comp *c, uint32_t bi) {
   s->batch_free[s->n_batch_free++] = bi;
 }
 
+static void gpu_event(struct sim_comp *c, const struct sim_event *ev);
+
 static void gpu_handle(struct sim_comp *c, const struct sim_event *ev) {
+  gpu_event(c, ev);
+  batch_close(c); /* a batch only gathers the events of one handler */
+}
+
+static void gpu_event(struct sim_comp *c, const struct sim_event *ev) {
   struct gpu_state *s = c->state;
-  s->open_batch = -1; /* a batch only gathers the events of one handler */
   if (ev->port == 0) {
     gpu_bus_arrive(c, ev->data);
     return;
@@ -979,6 +1116,7 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
   s->free_slots = g_new(int32_t, s->n_slots);
   for (uint32_t i = 0; i < s->n_slots; i++) {
     s->wg[i].queue = -1;
+    s->wg[i].held = -1;
     s->wg[i].track = -1;
     s->free_slots[i] = (int32_t)(s->n_slots - 1 - i);
   }

@@ -17,6 +17,7 @@ struct sim_engine {
   uint64_t next_seq;
   uint64_t executed;
   sim_time now;
+  uint64_t cur_seq;      /* the running event's sequence number */
   sim_time min_latency;
   struct trace *trace;
   char *trace_prefix;
@@ -165,7 +166,23 @@ void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t da
   push(c->eng, c->eng->now + delay, c->id, SIM_PORT_SELF, kind, data);
 }
 
+uint64_t sim_reserve_seq(struct sim_engine *e) { return e->next_seq++; }
+
+bool sim_after_now(const struct sim_engine *e, sim_time at, uint64_t seq) {
+  return at > e->now || (at == e->now && seq > e->cur_seq);
+}
+
+void sim_schedule_reserved(struct sim_comp *c, sim_time at, uint64_t seq, uint16_t kind,
+                           uint64_t data) {
+  struct sim_engine *e = c->eng;
+  g_assert(seq < e->next_seq && sim_after_now(e, at, seq));
+  struct sim_event ev = {
+      .time = at, .seq = seq, .comp = c->id, .port = SIM_PORT_SELF, .kind = kind, .data = data};
+  q_push(e->q, &ev);
+}
+
 sim_time sim_now(const struct sim_engine *e) { return e->now; }
+uint64_t sim_now_seq(const struct sim_engine *e) { return e->cur_seq; }
 
 uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
   if (!e->started) {
@@ -186,6 +203,7 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
       break;
     }
     e->now = ev.time;
+    e->cur_seq = ev.seq;
     /* While this event runs, fetch the block of the component that the next
      * one most likely goes to (its first four lines: the component, stream,
      * state and ports of small models), which would otherwise miss cache. */

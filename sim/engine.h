@@ -90,7 +90,22 @@ void sim_send(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint6
 /* Schedules an event for C itself after DELAY (>= 0), on SIM_PORT_SELF. */
 void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data);
 
+/* Reserved self events. sim_reserve_seq takes the sequence number the
+ * next push would have taken, pushing nothing; sim_schedule_reserved later
+ * pushes C's self event at absolute time AT with it, which then runs where
+ * an event pushed at the reservation would have run (the order is time,
+ * then sequence). So a model may hold back an event that often turns out to
+ * do nothing, and push it, unchanged in the order, only when it must run.
+ * (AT, SEQ) must still be ahead: sim_after_now. */
+uint64_t sim_reserve_seq(struct sim_engine *e);
+void sim_schedule_reserved(struct sim_comp *c, sim_time at, uint64_t seq, uint16_t kind,
+                           uint64_t data);
+/* Whether an event at (AT, SEQ) would run after the running one. */
+bool sim_after_now(const struct sim_engine *e, sim_time at, uint64_t seq);
+
 sim_time sim_now(const struct sim_engine *e);
+/* The running event's sequence number: with sim_now, its place in the order. */
+uint64_t sim_now_seq(const struct sim_engine *e);
 
 /* Runs init on every component (first run only), then events in order until
  * the queue is empty, time would pass UNTIL, MAX_EVENTS have run (0: no

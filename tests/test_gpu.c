@@ -1297,6 +1297,101 @@ static void test_aggregate_order(void) {
   g_free(o[1]);
 }
 
+/* ---- held waits (gpu.aggregate) ---- */
+
+/* Runs PROG per WG and aggregated under flag script SC; both agree, and the
+ * stores after the wait reach the NIC as TAGS at AT (records 4.. of the
+ * fake NIC: after each WG's first store). Returns per-WG events minus
+ * aggregated ones. */
+static int64_t held_case(const struct nodeprog *prog, uint32_t cus, const struct fn_script *sc,
+                         int n, const uint32_t *tags, const sim_time *at) {
+  struct outcome *o[2];
+  for (int agg = 0; agg < 2; agg++) {
+    o[agg] = g_new0(struct outcome, 1);
+    struct rig r;
+    gpu_rig(&r);
+    r.g.cus = cus;
+    r.g.wgs_per_cu = 1;
+    r.g.aggregate = agg;
+    r.script = *sc;
+    run_outcome(&r, prog, o[agg]);
+  }
+  assert_same_outcome(o[0], o[1]);
+  int first = o[1]->nic.n - n;
+  CU_ASSERT_EQUAL(first, 4); /* the four first stores */
+  for (int i = 0; i < n && first >= 0; i++) {
+    CU_ASSERT_EQUAL(o[1]->nic.a[first + i], tags[i]);
+    CU_ASSERT_EQUAL(o[1]->nic.at[first + i], at[i]);
+  }
+  int64_t d = (int64_t)o[0]->events - (int64_t)o[1]->events;
+  g_free(o[0]);
+  g_free(o[1]);
+  return d;
+}
+
+/* A batch that only begins flag waits is held, not run (gpu.c "held
+ * waits"); flags before its time, at its time, after it, and a WG already
+ * waiting when it is held give what its event gives. Kernel: 4 WGs (one
+ * per CU) store tag 1 + w (fence F), wait flag 1 + w / 2, compute 1 us,
+ * store tag 10 + w. The launch reaches the GPU at B = 0.1 us and ends at
+ * 1.6 us; the WGs store at once and would go on to their waits at 1.8 us;
+ * a flag sent at t is at the GPU at t + B; polls every 100 ns from 1.8 us;
+ * a store at s is at the NIC at s + F + B = s + 0.3 us. WGs released
+ * together go on latest first (the list is LIFO): WG 1, then WG 0. */
+static void test_held_waits(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_TRIGGER, .tag = 1, .tag_div = 1},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .flag_div = 2, .value = 1},
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1},
+  };
+  static const struct kernel k[] = {{.name = "h", .n_wgs = 4, .steps = steps, .n_steps = 4}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2, .n_flags = 2};
+  /* After: flag 1 at 2.1 us, flag 2 at 2.4 us: WGs 1, 0 go on at 2.1 and
+   * store at 3.1 (NIC 3.4); WGs 3, 2 at 2.4, NIC 3.7. Per WG: 4 events at
+   * 1.8, 4 resumptions, 4 compute ends, 4 store ends; aggregated: none at
+   * 1.8 (held), and one per instant for the rest: 2 + 2 + 2. */
+  struct fn_script after = {2, {{2000 * NS, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                {2300 * NS, PK_FLAG, DEV_GPU, 0, 2, 1}}};
+  const uint32_t t_after[] = {11, 10, 13, 12};
+  const sim_time at_after[] = {3400 * NS, 3400 * NS, 3700 * NS, 3700 * NS};
+  CU_ASSERT_EQUAL(held_case(&prog, 4, &after, 4, t_after, at_after), 16 - 6);
+  /* Before: flag 1 at 1.7 us frees the held batch: at 1.8 WGs 0, 1 find
+   * it and go on in batch order (stores at 2.8, NIC 3.1); 2, 3 wait. */
+  struct fn_script before = {2, {{1600 * NS, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                 {2300 * NS, PK_FLAG, DEV_GPU, 0, 2, 1}}};
+  const uint32_t t_before[] = {10, 11, 13, 12};
+  const sim_time at_before[] = {3100 * NS, 3100 * NS, 3700 * NS, 3700 * NS};
+  CU_ASSERT(held_case(&prog, 4, &before, 4, t_before, at_before) > 0);
+  /* At: flag 1 at 1.8 us, after the batch's event in the order (that
+   * event was placed at 1.6 us, the flag's at 1.7 us): WGs 1, 0 wait, then
+   * go on at once, latest first. */
+  struct fn_script at = {2, {{1700 * NS, PK_FLAG, DEV_GPU, 0, 1, 1},
+                             {2300 * NS, PK_FLAG, DEV_GPU, 0, 2, 1}}};
+  const uint32_t t_at[] = {11, 10, 13, 12};
+  const sim_time at_at[] = {3100 * NS, 3100 * NS, 3700 * NS, 3700 * NS};
+  CU_ASSERT(held_case(&prog, 4, &at, 4, t_at, at_at) > 0);
+  /* A WG already waiting: 5 WGs on one flag; WG 4 skips the first store
+   * and waits from 1.6 us, below the held ones. Flag 1 at 2.1 us releases
+   * them latest first: 3, 2, 1, 0, then 4 (its poll: 1.6 + 5 x 0.1). */
+  static const struct kstep steps5[] = {
+      {.kind = KS_TRIGGER, .tag = 1, .tag_div = 1, .sel_first = 0, .sel_stride = 1,
+       .sel_count = 4},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
+      {.kind = KS_COMPUTE, .time = 1 * US},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 1},
+  };
+  static const struct kernel k5[] = {{.name = "h5", .n_wgs = 5, .steps = steps5, .n_steps = 4}};
+  static const struct nodeprog prog5 = {.kernels = k5, .n_kernels = 1, .qcmds = q_k0,
+                                        .n_qcmds = 1, .host = h_launch_wait0, .n_host = 2,
+                                        .n_flags = 1};
+  struct fn_script one = {1, {{2000 * NS, PK_FLAG, DEV_GPU, 0, 1, 1}}};
+  const uint32_t t5[] = {13, 12, 11, 10, 14};
+  const sim_time at5[] = {3400 * NS, 3400 * NS, 3400 * NS, 3400 * NS, 3400 * NS};
+  CU_ASSERT(held_case(&prog5, 5, &one, 5, t5, at5) > 0);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"occupancy; a kernel at 1 and at full occupancy (Little's law)", test_occupancy_little},
@@ -1329,6 +1424,7 @@ int main(void) {
       {"aggregate: WGs of one instant share an event (hand count)", test_aggregate_events},
       {"aggregate: representative kernels per WG and aggregated agree", test_aggregate_same},
       {"aggregate: the order of one instant is kept", test_aggregate_order},
+      {"held waits: flags before, at and after a held batch", test_held_waits},
       {NULL, NULL},
   };
   return tu_run_suite("gpu", tests);
