@@ -12,6 +12,7 @@
 #include "goal.h"
 #include "yprog.h"
 #include "jacobi.h"
+#include "library.h"
 #include "lower.h"
 #include "phold.h"
 #include "ping.h"
@@ -50,7 +51,7 @@ static const char *const policies[] = {"none", POL_TABLE(POL_NAME_)};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,
-                                                   &nic_params, &net_params};
+                                                   &nic_params, &net_params, &comm_params};
 
 static const char *wl_default_policy(size_t workload);
 
