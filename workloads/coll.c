@@ -545,6 +545,13 @@ bool wl_has_colls(const struct wl_program *p) {
   return false;
 }
 
+/* Largest allreduce NCCL runs as a tree across nodes; above, the ring's
+ * bandwidth wins. An estimate (NCCL's tuner decides per system from its
+ * latency and bandwidth model, src/graph/tuning.cc; 256 KiB is where
+ * that model's Tree/LL and Ring/LL128 cross on 2-8 A100 nodes by a hand
+ * evaluation, not a measurement). */
+#define NCCL_TREE_MAX_BYTES (256 * 1024)
+
 /* The algorithm LIB runs collective C with when C asks for none (auto),
  * on ranks that share nodes ACROSS = false or not. */
 static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool across) {
@@ -555,12 +562,13 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool
      * double binary tree (NCCL 2.4, "Massively Scale Your Deep Learning
      * Training with NCCL 2.4", NVIDIA blog 2019: trees for latency at
      * scale; its tuner, src/graph/tuning.cc, gives Tree/LL 27.5 us
-     * against Ring/LL 32.7 us on 16 A100s, configs/libs/README.md row 12;
-     * `algorithm: ring` asks for the ring at sizes where it wins). Bcast
+     * against Ring/LL 32.7 us on 16 A100s, configs/libs/README.md row 12)
+     * up to NCCL_TREE_MAX_BYTES, the ring above. Bcast
      * and reduce are rings in NCCL (src/device/broadcast.h, reduce.h),
      * modelled by the double binary tree re-rooted at the root, the
      * closest pipelined form coll.h has. */
-    if (across && wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE))
+    if (across && c->bytes <= NCCL_TREE_MAX_BYTES &&
+        wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE))
       return WL_ALG_DOUBLE_BINARY_TREE;
     if (wl_coll_has_algo(c->kind, WL_ALG_RING)) return WL_ALG_RING;
     if (wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE)) return WL_ALG_DOUBLE_BINARY_TREE;
