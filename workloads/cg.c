@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cg.h"
+#include "coll.h"
 #include "input.h"
 #include "lower.h"
 #include "matgen.h"
@@ -152,14 +153,15 @@ static void halo(struct wl_program *p, const struct sp_part *part, uint32_t r, i
       wl_recv(p, r, rk->recv[j].peer, rk->recv[j].elems * 8, tag_of(it, TAG_HALO));
 }
 
-/* An allreduce of SCALARS doubles over all ranks, tagged (it, USE + round). */
+/* An allreduce of SCALARS doubles over all ranks, tagged (it, USE): one
+ * collective op, which the run's library writes out (coll.h): NVSHMEM's
+ * dissemination rounds under cpufree, as the paper's code does; its
+ * reductions of a few scalars cost no phase of their own. */
 static void allreduce(struct wl_program *p, uint32_t r, int64_t it, uint32_t use,
                       int64_t scalars) {
-  uint32_t n = p->n_ranks;
-  for (uint32_t k = 0; (1u << k) < n; k++) {
-    wl_send(p, r, (r + (1u << k)) % n, 8 * scalars, tag_of(it, use + k));
-    wl_recv(p, r, (r + n - (1u << k) % n) % n, 8 * scalars, tag_of(it, use + k));
-  }
+  wl_collective(p, r, &(struct wl_coll){.kind = WL_ALLREDUCE, .algo = WL_ALG_AUTO,
+                                        .bytes = 8 * scalars, .elem = 8, .flops_per_elem = 1,
+                                        .wgs = 0, .tag = tag_of(it, use)});
 }
 
 static void standard_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
