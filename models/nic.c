@@ -65,6 +65,7 @@ enum nic_role { ROLE_PUT, ROLE_GET, ROLE_SERVE /* target side of a get */ };
 struct nic_opr {
   struct nic_cmd cmd;
   uint8_t role;     /* enum nic_role */
+  bool store;       /* an NVLink store (nic.h) */
   bool live;
   uint32_t peer;    /* ROLE_SERVE: the initiator */
   uint32_t rx;      /* ROLE_GET: reply packets received */
@@ -111,7 +112,7 @@ struct nic_state {
   bool released;
   /* Statistics. */
   struct stat_tw in_use;
-  uint64_t commands, doorbells_rung, registrations, puts, gets_started, dma_reads;
+  uint64_t commands, doorbells_rung, registrations, puts, gets_started, dma_reads, nvl_stores;
   uint64_t triggers_stored, triggers_matched, triggers_allocated, ops_fired;
   uint64_t overflow_lookups, stalls, packets_sent, packets_received;
   int64_t bytes_sent, bytes_received, payload_sent, payload_received;
@@ -225,28 +226,37 @@ static void send_bus(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
   sim_send(c, NIC_PORT_BUS, delay, (uint16_t)kind, bus_msg(c, kind, dst_dev, bytes, a, b, op, 0));
 }
 
-/* The flag message for F (0: none). */
-static uint64_t flag_msg(struct sim_comp *c, struct pflag f) {
-  return f.id ? bus_msg(c, PK_FLAG, f.watcher, NIC_FLAG_BYTES, f.id, 1, 0, 0) : 0;
+/* The flag message for F (0: none); STORE: an NVLink store (pmsg.nvl). */
+static uint64_t flag_msg(struct sim_comp *c, struct pflag f, bool store) {
+  if (f.id == 0) return 0;
+  uint64_t h = bus_msg(c, PK_FLAG, f.watcher, NIC_FLAG_BYTES, f.id, 1, 0, 0);
+  if (store) ((struct pmsg *)sim_payload(c->eng, h))->nvl = 1;
+  return h;
 }
 
 static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
   if (f.id == 0) return;
-  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, flag_msg(c, f));
+  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, flag_msg(c, f, false));
 }
 
 /* A received packet's payload (when WRITE) written to memory DELAY from
  * now, then, when FLAG names one, the message's completion flag: the flag
  * rides behind the write as one chain (bus.h) where both go. */
 static void deliver(struct sim_comp *c, sim_time delay, bool write, int64_t payload, uint64_t op,
-                    struct pflag flag) {
-  uint64_t fh = flag_msg(c, flag);
+                    struct pflag flag, bool store) {
+  uint64_t fh = flag_msg(c, flag, store);
   if (write) {
     sim_send(c, NIC_PORT_BUS, delay, PK_MEM_WRITE,
              bus_msg(c, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, op, fh));
   } else if (fh) {
     sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, fh);
   }
+}
+
+/* Same, written by an NVLink store (the bus passes it at once). */
+static void store_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
+  if (f.id == 0) return;
+  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, flag_msg(c, f, true));
 }
 
 /* The port a packet to DST leaves by, and that port's egress (nic.h). */
@@ -262,7 +272,7 @@ static struct net_egress *egress_to(struct nic_state *s, uint32_t dst, int *port
 /* Reserves the egress for one packet and sends it; returns its tail time. */
 static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype type, int64_t payload,
                             uint64_t msg_id, uint32_t seq, uint32_t count, int64_t msg_bytes,
-                            struct pflag flag) {
+                            struct pflag flag, bool store) {
   struct nic_state *s = c->state;
   uint64_t h = sim_payload_new(c->eng);
   struct nic_packet *p = sim_payload(c->eng, h);
@@ -273,6 +283,7 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   p->flag_id = flag.id;
   p->flag_watcher = flag.watcher;
   p->msg_bytes = msg_bytes;
+  p->store = store;
   sim_time now = sim_now(c->eng), ser;
   int port;
   struct net_egress *q = egress_to(s, dst, &port);
@@ -313,10 +324,13 @@ static void inject(struct sim_comp *c, uint64_t h) {
   for (int64_t i = 0; i < n; i++) {
     int64_t payload = MIN(mtu, bytes - i * mtu);
     end = send_packet(c, dst, serve ? NIC_PT_GET_REP : NIC_PT_PUT, payload, o.msg_id, (uint32_t)i,
-                      (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote);
+                      (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote, o.store);
   }
   nic_span(c, TR_TX, serve ? "tx get reply" : "tx put", start, end);
-  if (!serve) send_flag(c, o.cmd.local, end - now); /* the send buffer is reusable */
+  if (!serve) { /* the send buffer is reusable */
+    if (o.store) store_flag(c, o.cmd.local, end - now);
+    else send_flag(c, o.cmd.local, end - now);
+  }
 }
 
 /* Starts operation H: a put (DMA read, then packets) or a get (request). */
@@ -330,7 +344,7 @@ static void op_start(struct sim_comp *c, uint64_t h) {
     s->gets_started++;
     g_hash_table_insert(s->gets, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
     sim_time end = send_packet(c, o->cmd.dst_node, NIC_PT_GET_REQ, 0, o->msg_id, 0, 1,
-                               o->cmd.bytes, (struct pflag){0});
+                               o->cmd.bytes, (struct pflag){0}, false);
     int port;
     int64_t bw = egress_to(s, o->cmd.dst_node, &port)->bw_bps;
     nic_span(c, TR_TX, "tx get request", end - net_ser_time(s->net->header_bytes, bw), end);
@@ -339,7 +353,7 @@ static void op_start(struct sim_comp *c, uint64_t h) {
   o->role = ROLE_PUT;
   s->puts++;
   const struct nic_config *cfg = c->config;
-  bool direct = cfg->nvl_direct && net_same_node(s->net, s->node, o->cmd.dst_node);
+  bool direct = (cfg->nvl_direct || o->store) && net_same_node(s->net, s->node, o->cmd.dst_node);
   if (o->cmd.bytes > 0 && !direct) dma_read(c, h);
   else inject(c, h);
 }
@@ -567,8 +581,10 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
   case NIC_PT_PUT: {
     bool last = rx_last(s, p.m.src_node, p.m.op, p.m.count);
     if (last) nic_span(c, TR_RX, "put received", now, now + done);
-    deliver(c, done, payload > 0 && !(direct && port == NIC_PORT_NVL), payload, p.m.op,
-            last ? (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher} : (struct pflag){0});
+    deliver(c, done, payload > 0 && !((direct || p.store) && port == NIC_PORT_NVL), payload,
+            p.m.op, last ? (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher}
+                         : (struct pflag){0},
+            p.store);
     break;
   }
   case NIC_PT_GET_REP: {
@@ -578,7 +594,7 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     bool last = ++o->rx == p.m.count;
     if (last) nic_span(c, TR_RX, "get reply received", now, now + done);
     deliver(c, done, payload > 0 && !(direct && port == NIC_PORT_NVL), payload, p.m.op,
-            last ? o->cmd.local : (struct pflag){0});
+            last ? o->cmd.local : (struct pflag){0}, false);
     if (last) {
       g_hash_table_remove(s->gets, GUINT_TO_POINTER((guint)p.m.op));
       op_free(s, oh);
@@ -599,6 +615,15 @@ static void bus_arrive(struct sim_comp *c, uint64_t h) {
   case PK_NIC_CMD: {
     struct nic_cmd cmd = *(struct nic_cmd *)sim_payload(c->eng, m.op);
     sim_payload_free(c->eng, m.op);
+    if (m.nvl) { /* an NVLink store: the GPU's own writes, no command processing */
+      if (cmd.op != NIC_PUT || !net_same_node(s->net, s->node, cmd.dst_node))
+        g_error("%s: an NVLink store must be a put to a GPU of the same node", c->name);
+      s->nvl_stores++;
+      uint64_t oh = op_new(s, &cmd, ROLE_PUT);
+      op_get(s, oh)->store = true;
+      op_start(c, oh);
+      break;
+    }
     s->commands++;
     struct nic_qitem it = {.op = op_new(s, &cmd, ROLE_PUT)};
     cmd_arrive(c, &it);
@@ -694,6 +719,7 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   s->overflowed_final = tl_overflowed(s->tl);
   s->left_final = tl_in_use(s->tl) + tl_overflow_len(s->tl);
   sim_report_comp_int(r, c, "commands", UNIT_NONE, (int64_t)(s->commands));
+  sim_report_comp_int(r, c, "nvl_stores", UNIT_NONE, (int64_t)(s->nvl_stores));
   sim_report_comp_int(r, c, "doorbells", UNIT_NONE, (int64_t)(s->doorbells_rung));
   sim_report_comp_int(r, c, "registrations", UNIT_NONE, (int64_t)(s->registrations));
   sim_report_comp_int(r, c, "puts", UNIT_NONE, (int64_t)(s->puts));

@@ -61,18 +61,23 @@ struct pmsg {
   uint8_t dst_dev;     /* enum pdev, for the bus */
   uint8_t src_dev;
   uint8_t queue;       /* PK_QUEUE_CMD: which GPU queue */
+  uint8_t nvl;         /* PK_NIC_CMD from the GPU, PK_FLAG: an NVLink store
+                          (the SMs write a same-node GPU's memory, kstep.nvl):
+                          the bus passes it on at once, it never crosses PCIe */
   uint32_t src_node, dst_node;
-  uint32_t next;       /* to the bus only: the handle of a message the same device sent
-                          to the bus right after this one for the same instant (0: none),
-                          handled by the bus right after it (bus.h) */
   int64_t bytes;       /* bytes this message moves across a bus or link */
   uint32_t a, b;       /* kind-specific: PK_QUEUE_CMD a = command index into the
                           node's queue program; PK_TRIGGER a = tag; PK_DOORBELL
                           a = cmd_id; PK_FLAG a = flag id, b = increment;
                           PK_KERNEL_DONE a = kernel index */
   uint64_t op;         /* operation id, for matching replies (DMA, packets) */
-  uint32_t seq, count; /* PK_PACKET: index of this packet in its message, and
-                          how many the message has */
+  uint32_t seq;        /* PK_PACKET: index of this packet in its message */
+  union {
+    uint32_t count;    /* PK_PACKET: how many packets its message has */
+    uint32_t next;     /* to the bus (never a packet): the handle of a message the same
+                          device sent to the bus right after this one for the same
+                          instant (0: none), handled by the bus right after it (bus.h) */
+  };
 };
 _Static_assert(sizeof(struct pmsg) <= SIM_PAYLOAD_BYTES, "pmsg fits a payload slot");
 _Static_assert(sizeof(struct nic_cmd) <= SIM_PAYLOAD_BYTES, "nic_cmd fits a payload slot");
