@@ -24,7 +24,8 @@ struct sim_engine {
   bool started, stopped;
   /* Payload pool: chunks of PAYLOAD_CHUNK slots and a free list of handles. */
   GPtrArray *payload_chunks;
-  GArray *payload_free;
+  uint64_t *payload_free; /* a stack of free handles (a plain array: on every message) */
+  size_t n_payload_free, payload_free_cap;
   size_t payloads_live;
 };
 
@@ -37,7 +38,6 @@ struct sim_engine *sim_new(uint64_t seed) {
   e->seed = seed;
   e->min_latency = SIM_TIME_MAX;
   e->payload_chunks = g_ptr_array_new_with_free_func(g_free);
-  e->payload_free = g_array_new(FALSE, FALSE, sizeof(uint64_t));
   return e;
 }
 
@@ -53,7 +53,7 @@ void sim_free(struct sim_engine *e) {
   g_ptr_array_free(e->comps, TRUE);
   q_free(e->q);
   g_ptr_array_free(e->payload_chunks, TRUE);
-  g_array_free(e->payload_free, TRUE);
+  g_free(e->payload_free);
   g_free(e->trace_prefix);
   g_free(e);
 }
@@ -262,19 +262,23 @@ int sim_track_sub(struct sim_comp *c, const char *suffix) {
   return c->eng->trace ? new_track(c, suffix) : -1;
 }
 
+static void sim_payload_free_push(struct sim_engine *e, uint64_t h) {
+  if (e->n_payload_free == e->payload_free_cap) {
+    e->payload_free_cap = e->payload_free_cap ? 2 * e->payload_free_cap : PAYLOAD_CHUNK;
+    e->payload_free = g_renew(uint64_t, e->payload_free, e->payload_free_cap);
+  }
+  e->payload_free[e->n_payload_free++] = h;
+}
+
 /* Handles are slot index + 1, so that 0 never names a payload. */
 uint64_t sim_payload_new(struct sim_engine *e) {
   uint64_t h;
-  if (e->payload_free->len) {
-    h = g_array_index(e->payload_free, uint64_t, e->payload_free->len - 1);
-    g_array_set_size(e->payload_free, e->payload_free->len - 1);
+  if (e->n_payload_free) {
+    h = e->payload_free[--e->n_payload_free];
   } else {
     uint64_t base = (uint64_t)e->payload_chunks->len * PAYLOAD_CHUNK;
     g_ptr_array_add(e->payload_chunks, g_malloc(PAYLOAD_CHUNK * SIM_PAYLOAD_BYTES));
-    for (uint64_t i = PAYLOAD_CHUNK; i > 1; i--) {
-      uint64_t free_h = base + i;
-      g_array_append_val(e->payload_free, free_h);
-    }
+    for (uint64_t i = PAYLOAD_CHUNK; i > 1; i--) sim_payload_free_push(e, base + i);
     h = base + 1;
   }
   e->payloads_live++;
@@ -290,7 +294,7 @@ void *sim_payload(struct sim_engine *e, uint64_t handle) {
 
 void sim_payload_free(struct sim_engine *e, uint64_t handle) {
   g_assert(handle >= 1 && e->payloads_live > 0);
-  g_array_append_val(e->payload_free, handle);
+  sim_payload_free_push(e, handle);
   e->payloads_live--;
 }
 
