@@ -281,6 +281,22 @@ static void test_jacobi_halos(void) {
   CU_ASSERT_EQUAL(wl_count(p, 0, WL_COMPUTE), 1);
   CU_ASSERT_EQUAL(p->ranks[0].ops[1].kind, WL_SEND);
   wl_program_free(p);
+  /* 3D, 8^3 points of 8 B split along y (py = 2): a y face is 8 rows of
+   * nx = 8 points, 64 B apart from one z plane to the next: 8 runs of 64 B
+   * (2 sectors each) read, 512 B written: 1024 B in one WG (32 x 32 work-
+   * items). Split along z instead, the face is a whole plane: no pack. */
+  struct jacobi3d_config c3 = {.nx = 8, .ny = 8, .nz = 8, .px = 1, .py = 2, .pz = 1,
+                               .iterations = 1, .elem = 8, .flops_per_point = 7,
+                               .bytes_per_point = 16, .wg_tile = 32, .compute = true};
+  p = wl_jacobi3d_program(&c3);
+  CU_ASSERT_TRUE(p->ranks[0].ops[1].pack);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[1].n_wgs, 1);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[1].bytes_per_wg, 1024);
+  wl_program_free(p);
+  c3.py = 1, c3.pz = 2;
+  p = wl_jacobi3d_program(&c3);
+  CU_ASSERT_EQUAL(wl_count(p, 0, WL_COMPUTE), 1);
+  wl_program_free(p);
   /* pack: fused: the sweep writes the columns itself. */
   c.px = 2, c.py = 1, c.pack = JACOBI_PACK_FUSED;
   p = wl_jacobi2d_program(&c);
