@@ -21,12 +21,17 @@
 #include "topology.h"
 
 /* The bound hardware groups (borrowed; they must outlive the system). */
+struct comm_config;
+
 struct hw_config {
   const struct gpu_config *gpu;
   const struct cpu_config *cpu;
   const struct bus_config *bus;
   const struct nic_config *nic;
   const struct net_config *net;
+  /* The communication library (workloads/library.h); NULL: the policy's
+   * default. Read by the lowering only, never by the models. */
+  const struct comm_config *comm;
 };
 
 struct system {

@@ -96,5 +96,5 @@ void hw_defaults(struct hw *h) {
   par_group_defaults(&bus_params, &h->bus);
   par_group_defaults(&nic_params, &h->nic);
   par_group_defaults(&net_params, &h->net);
-  h->cfg = (struct hw_config){&h->gpu, &h->cpu, &h->bus, &h->nic, &h->net};
+  h->cfg = (struct hw_config){&h->gpu, &h->cpu, &h->bus, &h->nic, &h->net, NULL};
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "library.h"
 #include "lower.h"
 #include "noderig.h"
 #include "scenario.h"
@@ -453,7 +454,7 @@ static void test_yaml_algorithm(void) {
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:13:44: workload.groups[0].ops[0].allreduce."
                                             "algorithm: expected an algorithm of allreduce (auto, "
                                             "ring, recursive_doubling, rabenseifner, binary_tree, "
-                                            "double_binary_tree), got bogus"));
+                                            "double_binary_tree, dissemination), got bogus"));
   if (err) fprintf(stderr, "%s", err);
   CU_ASSERT_PTR_NOT_NULL(out && !*out);
   g_free(out);
@@ -477,8 +478,210 @@ static void test_yaml_algorithm(void) {
   g_free(err);
 }
 
+/* ---- collectives as one op, expanded per library (coll.h) ---- */
+
+/* N sequence ranks, each running compute (when WITH_COMPUTE), collective
+ * C, compute. */
+static struct wl_program *one_call(struct wl_coll c, uint32_t n, bool with_compute) {
+  struct wl_program *p = wl_program_new(n);
+  for (uint32_t r = 0; r < n; r++) {
+    if (with_compute) wl_compute(p, r, 4, 1000, 4096);
+    wl_collective(p, r, &c);
+    if (with_compute) wl_compute(p, r, 4, 1000, 4096);
+  }
+  return p;
+}
+
+static void test_library_expansion(void) {
+  /* 800 B on 4 ranks, reductions of 1 WG. */
+  struct wl_coll c = allreduce(WL_ALG_AUTO, 800);
+  struct wl_program *p = one_call(c, 4, false);
+  CU_ASSERT_TRUE(wl_has_colls(p));
+  /* mpi: MPICH's recursive doubling (800 B <= 2 KiB): per round a send to
+   * rank ^ mask, its receive, the reduction: 2 rounds, 6 ops, no region. */
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_MPI, 1);
+  CU_ASSERT_FALSE(wl_has_colls(q));
+  const struct wl_rank *r1 = &q->ranks[1];
+  CU_ASSERT_EQUAL(r1->n_ops, 6);
+  CU_ASSERT_EQUAL(r1->ops[0].kind, WL_SEND);
+  CU_ASSERT_EQUAL(r1->ops[0].peer, 0);
+  CU_ASSERT_EQUAL(r1->ops[3].peer, 3);
+  CU_ASSERT_EQUAL(r1->ops[2].kind, WL_COMPUTE);
+  for (size_t i = 0; i < r1->n_ops; i++) CU_ASSERT_EQUAL(r1->ops[i].region, 0);
+  char *err = NULL;
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  wl_program_free(q);
+  /* nvshmem: dissemination, to rank + 1 then rank + 2, whole vectors,
+   * one region (the call's kernel). */
+  q = wl_expand_colls(p, WL_LIB_NVSHMEM, 1);
+  r1 = &q->ranks[1];
+  CU_ASSERT_EQUAL(r1->n_ops, 6);
+  CU_ASSERT_EQUAL(r1->ops[0].peer, 2);
+  CU_ASSERT_EQUAL(r1->ops[1].peer, 0);
+  CU_ASSERT_EQUAL(r1->ops[3].peer, 3);
+  CU_ASSERT_EQUAL(r1->ops[4].peer, 3);
+  CU_ASSERT_EQUAL(r1->ops[3].bytes, 800);
+  for (size_t i = 0; i < r1->n_ops; i++) CU_ASSERT_EQUAL(r1->ops[i].region, 1);
+  wl_program_free(q);
+  /* nccl on one node of 4: the ring, 2 (n - 1) = 6 sends of 200 B a rank;
+   * across 2 nodes of 2: the double binary tree (rank 1 of 4 is an inner
+   * node of one tree and a leaf of the other: no ring's 6 sends). */
+  q = wl_expand_colls(p, WL_LIB_NCCL, 4);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 6);
+  CU_ASSERT_EQUAL(q->ranks[1].ops[0].bytes, 200);
+  wl_program_free(q);
+  q = wl_expand_colls(p, WL_LIB_NCCL, 2);
+  CU_ASSERT_NOT_EQUAL(wl_count(q, 1, WL_SEND), 6);
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  wl_program_free(q);
+  wl_program_free(p);
+  /* A reduction of a few scalars (wgs 0) costs no phase: sends and
+   * receives only. */
+  c.wgs = 0;
+  p = one_call(c, 4, false);
+  q = wl_expand_colls(p, WL_LIB_MPI, 1);
+  CU_ASSERT_EQUAL(q->ranks[1].n_ops, 4);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_COMPUTE), 0);
+  wl_program_free(q);
+  wl_program_free(p);
+}
+
+/* P's run under POLICY with library LIB on H (true when it ran); its
+ * result in *R (cleared by the caller), an error in *ERR. */
+static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw *h,
+                    struct sim_result *r, char **err) {
+  struct comm_config comm = {.library = lib, .nvshmem_transport = COMM_IBGDA};
+  h->cfg.comm = &comm;
+  sim_result_init(r, policy);
+  struct wl_ctx ctx = {.seed = 1};
+  bool ok = pol_run(p, policy, &h->cfg, &ctx, r, err);
+  h->cfg.comm = NULL;
+  return ok;
+}
+
+static int64_t counter(const struct sim_result *r, const char *key) {
+  const struct sim_report_entry *e = sim_report_find(&r->counters, key);
+  CU_ASSERT_PTR_NOT_NULL(e);
+  return e ? e->i : -1;
+}
+
+static void test_library_mpi_time(void) {
+  /* The collective op under mpi is the algorithm's messages: on the cpu
+   * policy's machine the same time as the written-out graph, recursive
+   * doubling on 4 ranks 2 x (MSG(800) + RED(800)) = 9200.256 ns (as
+   * test_recursive_doubling): per round a send (O), the partner's message
+   * flying (FLY), the receive (O), then the reduction. */
+  struct wl_program *p = one_call(allreduce(WL_ALG_AUTO, 800), 4, false);
+  struct hw h;
+  machine(&h, 4);
+  struct sim_result r;
+  char *err = NULL;
+  CU_ASSERT_TRUE(run_lib(p, "cpu", COMM_AUTO, &h, &r, &err));
+  EXPECT_TIME(r.total_ps, 2 * (MSG(800) + RED(800)));
+  sim_result_clear(&r);
+  CU_ASSERT_TRUE(run_lib(p, "cpu", COMM_MPI, &h, &r, &err));
+  EXPECT_TIME(r.total_ps, 2 * (MSG(800) + RED(800)));
+  sim_result_clear(&r);
+  /* A library the policy cannot use is bad input, naming the key. */
+  CU_ASSERT_FALSE(run_lib(p, "cpu", COMM_NCCL, &h, &r, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "expected a library policy cpu runs with (mpi), "
+                                            "got nccl"));
+  g_free(err);
+  err = NULL;
+  sim_result_clear(&r);
+  CU_ASSERT_FALSE(run_lib(p, "cpufree", COMM_MPI, &h, &r, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpufree runs with (nvshmem), got mpi"));
+  g_free(err);
+  err = NULL;
+  sim_result_clear(&r);
+  wl_program_free(p);
+}
+
+static void test_library_kernels(void) {
+  /* Under hdn, each compute phase is a kernel the host launches and waits
+   * for. mpi moves the collective's messages through the host stack and
+   * reduces on the policy's compute device: 2 compute kernels and one per
+   * round of recursive doubling (2 on 4 ranks), 4 a rank; nccl and
+   * nvshmem run the whole call as one kernel of its own: 3 a rank. 4 ranks
+   * on one node of 4 (NVLink: no proxy thread needed). */
+  struct wl_program *p = one_call(allreduce(WL_ALG_AUTO, 800), 4, true);
+  int libs[] = {COMM_MPI, COMM_NCCL, COMM_NVSHMEM};
+  int64_t kernels[] = {4, 3, 3};
+  for (int k = 0; k < 3; k++) {
+    struct hw h;
+    hw_defaults(&h);
+    h.net.nodes = 4;
+    h.net.gpus_per_node = 4;
+    struct sim_result r;
+    char *err = NULL;
+    CU_ASSERT_TRUE(run_lib(p, "hdn", libs[k], &h, &r, &err));
+    if (err) fprintf(stderr, "%s\n", err);
+    g_free(err);
+    CU_ASSERT_EQUAL(counter(&r, "node1.gpu.kernels"), kernels[k]);
+    CU_ASSERT(r.total_ps > 0);
+    sim_result_clear(&r);
+  }
+  /* nccl across 2 nodes needs its proxy thread. */
+  struct hw h;
+  hw_defaults(&h);
+  h.net.nodes = 4;
+  h.net.gpus_per_node = 2;
+  struct sim_result r;
+  char *err = NULL;
+  CU_ASSERT_FALSE(run_lib(p, "hdn", COMM_NCCL, &h, &r, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "expected at least 1 for library nccl"));
+  g_free(err);
+  sim_result_clear(&r);
+  h.cpu.helper_threads = 1;
+  err = NULL;
+  CU_ASSERT_TRUE(run_lib(p, "hdn", COMM_NCCL, &h, &r, &err));
+  g_free(err);
+  /* Its inter-node messages went through the proxy (helper) thread. */
+  CU_ASSERT(counter(&r, "node1.cpu.host_requests") > 0);
+  sim_result_clear(&r);
+  wl_program_free(p);
+}
+
+static void test_library_cpufree_same(void) {
+  /* Under cpufree (nvshmem) the collective op is exactly the
+   * dissemination rounds written by hand: same time, same events. 5 ranks
+   * (not a power of two): rounds to rank + 1, + 2, + 4. */
+  struct wl_coll c = allreduce(WL_ALG_AUTO, 16);
+  c.wgs = 0;
+  struct wl_program *a = one_call(c, 5, true), *b = wl_program_new(5);
+  for (uint32_t r = 0; r < 5; r++) {
+    wl_compute(b, r, 4, 1000, 4096);
+    for (uint32_t m = 1; m < 5; m <<= 1) {
+      wl_send(b, r, (r + m) % 5, 16, 0);
+      wl_recv(b, r, (r + 5 - m) % 5, 16, 0);
+    }
+    wl_compute(b, r, 4, 1000, 4096);
+  }
+  struct hw h;
+  hw_defaults(&h);
+  h.net.nodes = 5;
+  struct sim_result ra, rb;
+  char *err = NULL;
+  CU_ASSERT_TRUE(run_lib(a, "cpufree", COMM_AUTO, &h, &ra, &err));
+  CU_ASSERT_TRUE(run_lib(b, "cpufree", COMM_AUTO, &h, &rb, &err));
+  CU_ASSERT(ra.total_ps > 0);
+  CU_ASSERT_EQUAL(ra.total_ps, rb.total_ps);
+  CU_ASSERT_EQUAL(ra.events, rb.events);
+  g_free(err);
+  sim_result_clear(&ra);
+  sim_result_clear(&rb);
+  wl_program_free(a);
+  wl_program_free(b);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
+      {"a collective op written out per library", test_library_expansion},
+      {"mpi: the algorithm's messages, timed by hand; libraries a policy lacks", test_library_mpi_time},
+      {"nccl and nvshmem: one kernel per collective; nccl's proxy", test_library_kernels},
+      {"cpufree: the op is the dissemination rounds", test_library_cpufree_same},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
       {"Rabenseifner on 8 and 6 ranks by hand", test_rabenseifner},

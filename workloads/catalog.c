@@ -12,6 +12,7 @@
 #include "goal.h"
 #include "yprog.h"
 #include "jacobi.h"
+#include "library.h"
 #include "lower.h"
 #include "phold.h"
 #include "ping.h"
@@ -31,7 +32,8 @@
   X(wl_cg, cg_params)                \
   X(wl_kloop, kloop_params)          \
   X(wl_goal, goal_params)            \
-  X(wl_yprog, program_params)
+  X(wl_yprog, program_params)       \
+  X(wl_collective_wl, collective_params)
 
 #define WL_DECLARE_(type, group) \
   extern const struct wl_type type; \
@@ -50,7 +52,7 @@ static const char *const policies[] = {"none", POL_TABLE(POL_NAME_)};
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,
-                                                   &nic_params, &net_params};
+                                                   &nic_params, &net_params, &comm_params};
 
 static const char *wl_default_policy(size_t workload);
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cg.h"
+#include "coll.h"
 #include "input.h"
 #include "lower.h"
 #include "matgen.h"
@@ -155,31 +156,26 @@ static void halo(struct wl_program *p, const struct sp_part *part, uint32_t r, i
       wl_recv(p, r, rk->recv[j].peer, rk->recv[j].elems * 8, tag_of(it, TAG_HALO));
 }
 
-/* An allreduce of SCALARS doubles over all ranks, tagged (it, USE + round). */
+/* An allreduce of SCALARS doubles over all ranks, tagged (it, USE): one
+ * collective op, which the run's library writes out (coll.h): NVSHMEM's
+ * dissemination rounds under cpufree, as the paper's code does; its
+ * reductions of a few scalars cost no phase of their own. */
 static void allreduce(struct wl_program *p, uint32_t r, int64_t it, uint32_t use,
                       int64_t scalars) {
-  uint32_t n = p->n_ranks;
-  for (uint32_t k = 0; (1u << k) < n; k++) {
-    wl_send(p, r, (r + (1u << k)) % n, 8 * scalars, tag_of(it, use + k));
-    wl_recv(p, r, (r + n - (1u << k) % n) % n, 8 * scalars, tag_of(it, use + k));
-  }
+  wl_collective(p, r, &(struct wl_coll){.kind = WL_ALLREDUCE, .algo = WL_ALG_AUTO,
+                                        .bytes = 8 * scalars, .elem = 8, .flops_per_elem = 1,
+                                        .wgs = 0, .tag = tag_of(it, use)});
 }
 
-/* nvshmem_barrier_all() called by one thread (WG 0's), as the CPU-free
- * code does before a grid sync: dissemination rounds (round k: to rank +
- * 2^k, from rank - 2^k) of zero-byte messages, NVSHMEM's sync algorithm,
- * sent and waited for by WG 0 alone. Tagged (it, TAG_BARRIER + round);
- * successive barriers match in order. */
+/* nvshmem_barrier_all(), the K-th of an iteration: a barrier collective
+ * (coll.h: dissemination rounds of zero-byte messages), tagged (it,
+ * TAG_BARRIER + 2 K). The CPU-free code calls it from one thread before a
+ * grid sync; the collective's kernel (NVSHMEM-like libraries) or rounds
+ * start once the phase before it has ended. */
 #define TAG_BARRIER 40
-static void barrier_all(struct wl_program *p, uint32_t r, int64_t it) {
-  uint32_t n = p->n_ranks;
-  const struct wl_wgsel wg0 = {0, 1, 1};
-  for (uint32_t k = 0; (1u << k) < n; k++) {
-    wl_send(p, r, (r + (1u << k)) % n, 0, tag_of(it, TAG_BARRIER + k));
-    wl_select(p, r, wg0);
-    wl_recv(p, r, (r + n - (1u << k) % n) % n, 0, tag_of(it, TAG_BARRIER + k));
-    wl_select(p, r, wg0);
-  }
+static void barrier_all(struct wl_program *p, uint32_t r, int64_t it, uint32_t k) {
+  wl_collective(p, r, &(struct wl_coll){.kind = WL_BARRIER, .algo = WL_ALG_AUTO, .elem = 8,
+                                        .tag = tag_of(it, TAG_BARRIER + WL_COLL_TAGS * k)});
 }
 
 /* The syncs of one iteration are the CPU-free code's (ParCoreLab/
@@ -204,13 +200,13 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   const struct sp_rank *rk = &part->ranks[r];
   halo(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu); /* s = A p */
-  barrier_all(p, r, it);
+  barrier_all(p, r, it, 0);
   wl_sync(p, r);
   wl_sync(p, r); /* delta reset */
   vec_op(p, r, rk, per_wg, 2, 16); /* (p, s) */
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
-  barrier_all(p, r, it);
+  barrier_all(p, r, it, 1);
   wl_sync(p, r);
   vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
   vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha s; gamma reset */
@@ -218,10 +214,10 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
   wl_sync(p, r);
   allreduce(p, r, it, 20, 1);
-  barrier_all(p, r, it);
+  barrier_all(p, r, it, 2);
   wl_sync(p, r);
   vec_op(p, r, rk, per_wg, 2, 24); /* p = r + beta p */
-  barrier_all(p, r, it);
+  barrier_all(p, r, it, 3);
   wl_sync(p, r);
 }
 
@@ -241,12 +237,12 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   wl_lane(p, r, 0);
   halo(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu); /* q = A w */
-  barrier_all(p, r, it);
+  barrier_all(p, r, it, 0);
   wl_sync(p, r);
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p */
   wl_sync(p, r);
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* x r w */
-  barrier_all(p, r, it);
+  barrier_all(p, r, it, 1);
   wl_sync(p, r);
 }
 

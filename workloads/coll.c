@@ -20,7 +20,7 @@ bool wl_coll_has_algo(enum wl_coll_kind kind, enum wl_coll_algo algo) {
   case WL_ALG_BINARY_TREE:
   case WL_ALG_DOUBLE_BINARY_TREE: return kind == WL_ALLREDUCE || kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_BINOMIAL: return kind == WL_BCAST || kind == WL_REDUCE;
-  case WL_ALG_DISSEMINATION: return kind == WL_BARRIER;
+  case WL_ALG_DISSEMINATION: return kind == WL_BARRIER || kind == WL_ALLREDUCE;
   case WL_ALG_DIRECT: return kind == WL_ALLTOALL;
   default: return false;
   }
@@ -447,6 +447,20 @@ static void barrier_dissemination(struct build *b) {
   finish(b, last, ls);
 }
 
+/* Allreduce by dissemination: round k sends the whole vector to rank +
+ * 2^k, waits for rank - 2^k and reduces it: ceil(log2 n) rounds on any
+ * rank count, as NVSHMEM's device reductions do for small vectors (the
+ * CPU-free CG, ICS23 Sec. 4.2). */
+static void allreduce_dissemination(struct build *b) {
+  uint32_t last = NONE, ls = NONE;
+  for (uint32_t mask = 1; mask < b->n; mask <<= 1) {
+    ls = send(b, (b->rank + mask) % b->n, b->c->bytes, last, NONE);
+    uint32_t got = recv(b, (b->rank + b->n - mask) % b->n, b->c->bytes, last);
+    last = reduce(b, b->c->bytes, got, last);
+  }
+  finish(b, last, ls);
+}
+
 void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArray *entry) {
   g_assert(rank < p->n_ranks && c->kind < WL_COLL_COUNT && c->elem >= 1 && c->wgs >= 1 &&
            c->bytes >= 0 && c->segment_bytes >= 0 && c->root < p->n_ranks &&
@@ -461,6 +475,7 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
   switch (c->kind) {
   case WL_ALLREDUCE:
     if (c->algo == WL_ALG_RING) allreduce_ring(&b);
+    else if (c->algo == WL_ALG_DISSEMINATION) allreduce_dissemination(&b);
     else if (c->algo == WL_ALG_RECDOUB || (c->algo == WL_ALG_AUTO && c->bytes <= 2048))
       allreduce_recdoub(&b);
     else allreduce_rabenseifner(&b);
@@ -505,4 +520,117 @@ struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c) {
   }
   g_array_free(after, TRUE);
   return p;
+}
+
+/* ---- collectives as one op, expanded per library ---- */
+
+const char *const wl_lib_names[WL_LIB_COUNT] = {"mpi", "nccl", "nvshmem", "gputn"};
+
+void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c) {
+  g_assert(rank < p->n_ranks && !p->ranks[rank].graph && c->kind < WL_COLL_COUNT &&
+           c->elem >= 1 && c->bytes >= 0 && c->segment_bytes >= 0 && c->root < p->n_ranks &&
+           wl_coll_has_algo(c->kind, c->algo));
+  wl_push_op(p, rank, &(struct wl_op){.kind = WL_COLL, .coll_kind = c->kind, .coll_algo = c->algo,
+                                      .bytes = c->bytes, .elem_bytes = c->elem,
+                                      .flops_per_wg = c->flops_per_elem, .n_wgs = c->wgs,
+                                      .peer = c->root, .tag = c->tag,
+                                      .segment_bytes = c->segment_bytes,
+                                      .lane = p->ranks[rank].lane});
+}
+
+bool wl_has_colls(const struct wl_program *p) {
+  for (uint32_t r = 0; r < p->n_ranks; r++)
+    for (size_t i = 0; i < p->ranks[r].n_ops; i++)
+      if (p->ranks[r].ops[i].kind == WL_COLL) return true;
+  return false;
+}
+
+/* Largest allreduce NCCL runs as a tree across nodes; above, the ring's
+ * bandwidth wins. An estimate (NCCL's tuner decides per system from its
+ * latency and bandwidth model, src/graph/tuning.cc; 256 KiB is where
+ * that model's Tree/LL and Ring/LL128 cross on 2-8 A100 nodes by a hand
+ * evaluation, not a measurement). */
+#define NCCL_TREE_MAX_BYTES (256 * 1024)
+
+/* The algorithm LIB runs collective C with when C asks for none (auto),
+ * on ranks that share nodes ACROSS = false or not. */
+static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool across) {
+  if (c->algo != WL_ALG_AUTO) return (enum wl_coll_algo)c->algo;
+  switch (lib) {
+  case WL_LIB_NCCL:
+    /* NCCL's ring inside a node; across nodes its allreduce takes the
+     * double binary tree (NCCL 2.4, "Massively Scale Your Deep Learning
+     * Training with NCCL 2.4", NVIDIA blog 2019: trees for latency at
+     * scale; its tuner, src/graph/tuning.cc, gives Tree/LL 27.5 us
+     * against Ring/LL 32.7 us on 16 A100s, configs/libs/README.md row 12)
+     * up to NCCL_TREE_MAX_BYTES, the ring above. Bcast
+     * and reduce are rings in NCCL (src/device/broadcast.h, reduce.h),
+     * modelled by the double binary tree re-rooted at the root, the
+     * closest pipelined form coll.h has. */
+    if (across && c->bytes <= NCCL_TREE_MAX_BYTES &&
+        wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE))
+      return WL_ALG_DOUBLE_BINARY_TREE;
+    if (wl_coll_has_algo(c->kind, WL_ALG_RING)) return WL_ALG_RING;
+    if (wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE)) return WL_ALG_DOUBLE_BINARY_TREE;
+    return WL_ALG_AUTO;
+  case WL_LIB_NVSHMEM:
+    return c->kind == WL_ALLREDUCE ? WL_ALG_DISSEMINATION : WL_ALG_AUTO;
+  default: return WL_ALG_AUTO; /* MPICH's choice by size (WL_ALG_AUTO) */
+  }
+}
+
+struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
+                                   uint32_t per_node) {
+  bool across = p->n_ranks > MAX(per_node, 1);
+  struct wl_program *q = wl_program_new(p->n_ranks), *tmp = wl_program_new(p->n_ranks);
+  q->measured_rank = p->measured_rank;
+  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  bool device = lib == WL_LIB_NCCL || lib == WL_LIB_NVSHMEM;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *src = &p->ranks[r];
+    if (src->graph) { /* no collective op on a graph rank (wl_collective) */
+      struct wl_rank *dst = &q->ranks[r];
+      dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
+      dst->n_ops = dst->cap = src->n_ops;
+      dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
+      dst->n_deps = dst->deps_cap = src->n_deps;
+      dst->graph = true;
+      continue;
+    }
+    uint32_t calls = 0;
+    for (size_t i = 0; i < src->n_ops; i++) {
+      const struct wl_op *o = &src->ops[i];
+      if (o->kind != WL_COLL) {
+        wl_push_op(q, r, o);
+        continue;
+      }
+      calls++;
+      struct wl_coll c = {.kind = o->coll_kind, .algo = o->coll_algo, .bytes = o->bytes,
+                          .elem = o->elem_bytes, .flops_per_elem = o->flops_per_wg,
+                          .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
+                          .segment_bytes = o->segment_bytes};
+      c.algo = lib_algo(lib, &c, across);
+      struct wl_rank *t = &tmp->ranks[r];
+      t->n_ops = t->n_deps = 0;
+      g_array_set_size(after, 0);
+      wl_coll(tmp, r, &c, after);
+      /* The graph's ops in the order written: each algorithm adds a rank's
+       * ops in an order its dependencies allow (a send after what it
+       * forwards, a reduction after its receive). */
+      for (size_t k = 0; k < t->n_ops; k++) {
+        struct wl_op e = t->ops[k];
+        e.n_deps = e.dep_first = 0;
+        if (e.kind == WL_COMPUTE && o->n_wgs == 0) continue; /* too small to cost a phase */
+        e.lane = o->lane;
+        e.region = device ? calls : 0;
+        wl_push_op(q, r, &e);
+      }
+    }
+    g_free(tmp->ranks[r].ops);
+    g_free(tmp->ranks[r].deps);
+    tmp->ranks[r] = (struct wl_rank){0};
+  }
+  g_array_free(after, TRUE);
+  wl_program_free(tmp);
+  return q;
 }

@@ -102,4 +102,39 @@ uint64_t wl_coll_max_ops(const struct wl_coll *c, uint32_t n_ranks);
  * with wl_program_free. */
 struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c);
 
+/* ---- collectives as one op, lowered by a communication library ----
+ * A workload states a collective with wl_collective; the library a run
+ * uses (the scenario's hardware.comm.library, else its policy's default)
+ * decides what it becomes when the program is lowered:
+ * - mpi: the algorithm's point-to-point messages (MPICH's choice by size
+ *   when the call asks for none), each moved as the policy moves a
+ *   message (the host stack under cpu and hdn, stream-triggered puts
+ *   under gds, ...); reductions are phases of the policy's compute device;
+ * - gputn: the same messages, as GPU-TN triggered puts;
+ * - nccl: the same for NCCL's algorithm (ring in a node, double binary
+ *   tree for an allreduce across nodes), but the whole call is one
+ *   kernel (ncclAllReduce enqueues one on the stream): device-side puts
+ *   and flag waits, NVLink inside a node, a CPU proxy thread across nodes;
+ * - nvshmem: dissemination for allreduce (NVSHMEM's device reductions), as
+ *   one kernel under the host-driven and stream policies
+ *   (nvshmemx_*_on_stream), inside the persistent kernel under cpufree;
+ *   device-initiated puts (IBGDA) or a CPU proxy (IBRC). */
+enum wl_lib { WL_LIB_MPI, WL_LIB_NCCL, WL_LIB_NVSHMEM, WL_LIB_GPUTN, WL_LIB_COUNT };
+extern const char *const wl_lib_names[WL_LIB_COUNT];
+
+/* Appends collective C (checked as wl_coll asserts; wgs 0: its reductions
+ * cost no phase) on sequence rank RANK as one op, in the rank's lane. */
+void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c);
+
+/* Whether any rank of P holds a collective op. */
+bool wl_has_colls(const struct wl_program *p);
+
+/* A copy of P in which every collective op is written out as LIB runs it
+ * (above): its ops in place of the call, in the call's lane and loops,
+ * marked with region = 1 + the call's number on its rank under nccl and
+ * nvshmem. PER_NODE ranks share a node (nccl's choice of algorithm).
+ * Unchecked; free with wl_program_free. */
+struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
+                                   uint32_t per_node);
+
 #endif

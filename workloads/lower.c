@@ -3,6 +3,7 @@
  * runs it and reads the result from the components' reports. */
 #include "lower.h"
 
+#include "library.h"
 #include "phase.h"
 
 #include <stdarg.h>
@@ -184,7 +185,9 @@ uint8_t pol_watch_gpu(const struct wl_program *p, uint32_t rank, size_t i) {
 struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
                            size_t i, uint8_t op) {
   const struct wl_op *o = &p->ranks[rank].ops[i];
-  uint8_t watcher = pol->recv_watcher(p, o->peer, o->match);
+  /* A collective's kernel waits for its own data (pol_coll_kernel). */
+  uint8_t watcher = wl_matching_recv(p, rank, i)->region ? DEV_GPU
+                                                          : pol->recv_watcher(p, o->peer, o->match);
   return (struct nic_cmd){.op = op, .dst_node = o->peer, .bytes = o->bytes, .threshold = 1,
                           .remote = {.id = wl_matching_recv(p, rank, i)->flag,
                                      .watcher = watcher}};
@@ -199,6 +202,49 @@ struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program 
   c.bytes = part + 1 < o->parts ? piece : o->bytes - piece * (o->parts - 1);
   c.remote.id += part;
   return c;
+}
+
+/* ---- communication libraries (library.h, coll.h) ---- */
+
+struct kstep pol_lib_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                          size_t i, uint32_t wgs, struct pol_prog *pp) {
+  const struct wl_op *o = &p->ranks[rank].ops[i];
+  /* NCCL moves data inside a node with the GPU's own stores over NVLink
+   * and hands what crosses nodes to its proxy thread (one per GPU), which
+   * posts it to the NIC; NVSHMEM posts from the GPU (IBGDA) or through its
+   * proxy thread (IBRC). */
+  bool proxy = pp->lib == COMM_NCCL ? !net_same_node(pp->net, rank, o->peer)
+                                    : pp->lib == COMM_NVSHMEM && pp->transport == COMM_IBRC;
+  if (!proxy) return pol_device_put(pol, p, rank, i, wgs, pp);
+  uint32_t first = 0;
+  for (uint32_t j = 0; j < o->parts; j++) {
+    uint32_t c = pol_add_cmd(pp, pol_put_part(pol, p, rank, i, NIC_PUT, j));
+    if (j == 0) first = c;
+  }
+  return (struct kstep){.kind = KS_HOST_REQUEST, .cmd = first, .tag_div = pol_part_div(o, wgs)};
+}
+
+/* Both ends of a collective's message lie in its kernels (every rank
+ * expands the call alike), so its watcher is the GPU's whatever the
+ * policy (pol_put_for): pol_cpufree stands for any. */
+static struct kstep coll_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
+                              uint32_t selected, struct pol_prog *pp) {
+  (void)selected;
+  return pol_lib_send(&pol_cpufree, p, rank, i, wgs, pp);
+}
+
+bool pol_coll_starts(const struct wl_program *p, uint32_t rank, size_t i) {
+  const struct wl_op *o = &p->ranks[rank].ops[i];
+  return o->region && (i == 0 || p->ranks[rank].ops[i - 1].region != o->region);
+}
+
+int32_t pol_coll_kernel(const struct wl_program *p, uint32_t rank, size_t i, size_t *end,
+                        const struct hw_config *hw, struct pol_prog *pp, char **err) {
+  const struct wl_rank *r = &p->ranks[rank];
+  size_t b = i;
+  while (b < r->n_ops && r->ops[b].region == r->ops[i].region) b++;
+  *end = b;
+  return pol_kernel_of(wl_lib_names[comm_wl_lib(pp->lib)], p, rank, i, b, hw, coll_send, pp, err);
 }
 
 void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
@@ -219,12 +265,23 @@ static void wait_lane(struct host_lanes *h, int lane, struct pol_prog *pp) {
 }
 
 bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                     struct pol_prog *pp, bool overlap) {
+                     const struct hw_config *hw, struct pol_prog *pp, bool overlap, char **err) {
   const struct wl_rank *r = &p->ranks[rank];
   struct host_lanes h = {{-1, -1}};
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
     int lane = overlap ? o->lane : 0;
+    if (pol_coll_starts(p, rank, i)) { /* a library's collective: its kernel on the lane's stream */
+      size_t end;
+      int32_t k = pol_coll_kernel(p, rank, i, &end, hw, pp, err);
+      if (k < 0) return false;
+      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
+      pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = (uint8_t)lane, .qcmd = qc});
+      h.last[lane] = k;
+      if (!overlap) wait_lane(&h, lane, pp);
+      i = end - 1;
+      continue;
+    }
     switch (o->kind) {
     case WL_COMPUTE: {
       const struct kstep step = pol_compute_step(o, 1);
@@ -282,7 +339,8 @@ struct hw_config pol_hw_of(const struct scenario *sc) {
                             .cpu = sc_hardware(sc, &cpu_params),
                             .bus = sc_hardware(sc, &bus_params),
                             .nic = sc_hardware(sc, &nic_params),
-                            .net = sc_hardware(sc, &net_params)};
+                            .net = sc_hardware(sc, &net_params),
+                            .comm = sc_hardware(sc, &comm_params)};
 }
 
 char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...) {
@@ -330,8 +388,12 @@ static int64_t node_int(const struct sim_report *r, uint32_t node, const char *w
 /* ---- the driver ---- */
 
 static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
-                      const struct hw_config *hw, struct pol_prog *pp, char **err) {
+                      const struct hw_config *hw, uint8_t lib, struct pol_prog *pp, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
+    pp[r].lib = lib;
+    pp[r].transport = hw->comm ? (uint8_t)hw->comm->nvshmem_transport : COMM_IBGDA;
+    pp[r].net = hw->net;
+    pp[r].rank = r;
     if (p->ranks[r].graph && pol->graph.host)
       pol_host_graph(pol, p, r, hw, &pp[r]);
     else if (!pol->lower(p, r, hw, &pp[r], err))
@@ -419,7 +481,7 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
 
 /* Checks, lowers and (unless checking only) runs P as POL writes it. */
 static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
-                            const struct hw_config *hw, const struct wl_ctx *ctx,
+                            const struct hw_config *hw, uint8_t lib, const struct wl_ctx *ctx,
                             struct sim_result *out, char **err) {
   if (!wl_program_check(p, err)) return false;
   /* A receive no send matches deadlocks the run: a model failure, said
@@ -431,7 +493,7 @@ static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
   if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p);
   struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
-  bool ok = lower_all(pol, p, hw, pp, err);
+  bool ok = lower_all(pol, p, hw, lib, pp, err);
   if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->trace, out, err);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
   g_free(pp);
@@ -452,6 +514,37 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
                         hw->net->nodes);
     return false;
   }
+  /* The library: the scenario's, else the policy's; collectives become
+   * what it makes of them. */
+  uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
+                                                          : pol->lib_default;
+  if (!(pol->libs & (1u << lib))) {
+    GString *can = g_string_new(NULL);
+    for (int l = COMM_MPI; l <= COMM_GPUTN; l++)
+      if (pol->libs & (1u << l))
+        g_string_append_printf(can, "%s%s", can->len ? ", " : "", wl_lib_names[comm_wl_lib(l)]);
+    *err = pol_error_at(ctx->sc, "hardware.comm.library",
+                        "expected a library policy %s runs with (%s), got %s", pol->name,
+                        can->str, wl_lib_names[comm_wl_lib(lib)]);
+    g_string_free(can, TRUE);
+    return false;
+  }
+  if (lib == COMM_NCCL || (lib == COMM_NVSHMEM && hw->comm &&
+                           hw->comm->nvshmem_transport == COMM_IBRC)) {
+    /* A proxy thread is a helper thread that holds its core. */
+    bool across = lib == COMM_NVSHMEM;
+    for (uint32_t r = 0; r < p->n_ranks && !across; r++)
+      across = !net_same_node(hw->net, r, (r + 1) % p->n_ranks);
+    if (across && hw->cpu->helper_threads < 1 && wl_has_colls(p)) {
+      *err = pol_error_at(ctx->sc, "hardware.cpu.helper_threads",
+                          "expected at least 1 for library %s (its proxy thread posts what "
+                          "crosses nodes), got 0", wl_lib_names[comm_wl_lib(lib)]);
+      return false;
+    }
+  }
+  struct wl_program *expanded = NULL;
+  if (wl_has_colls(p))
+    p = expanded = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw->net->gpus_per_node);
   /* Loops: kept when the policy lowers them and the messages match loop
    * for loop; else written out, as long as that fits. */
   struct wl_program *orig = p, *own = NULL;
@@ -474,13 +567,15 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
                             "policy %s runs this program written out: expected at most %"
                             G_GUINT64_FORMAT " ops, got %" G_GUINT64_FORMAT,
                             pol->name, (uint64_t)WL_MAX_OPS, n);
+        wl_program_free(expanded);
         return false;
       }
       p = own = wl_unroll(orig);
     }
   }
-  bool ok = pol_run_checked(p, pol, hw, ctx, out, err);
+  bool ok = pol_run_checked(p, pol, hw, lib, ctx, out, err);
   wl_program_free(own);
+  wl_program_free(expanded);
   return ok;
 }
 

@@ -12,6 +12,7 @@
 #include "result.h"
 #include "system.h"
 #include "workload.h"
+#include "library.h"
 
 /* A node program under construction; it owns every array it points at.
  * The driver (pol_run) creates, seals and frees it around a policy's lower. */
@@ -24,6 +25,12 @@ struct pol_prog {
   size_t tag_op;      /* gputn: trigger tags used by the sends before op */
   uint32_t tag_next;  /* tag_op, the next tag (from 1) */
   uint32_t tag_stride;/* gputn: the rank's pieces as written, 0 before the first send */
+  /* The run's library (enum comm_library, never COMM_AUTO) and, for
+   * nvshmem, its transport (enum comm_transport): how a collective's
+   * kernel (pol_coll_kernel) and a persistent kernel's sends move data. */
+  uint8_t lib, transport;
+  const struct net_config *net; /* which ranks share a node */
+  uint32_t rank;
 };
 
 
@@ -71,7 +78,30 @@ struct pol_type {
   /* With loops: only where they start and end at syncs (wl_loops_at_syncs),
    * its lowering carrying kernels from op to op until a sync. */
   bool loops_at_syncs;
+  /* The libraries it runs with (bit 1 << enum comm_library) and the one a
+   * scenario gets with hardware.comm.library: auto. */
+  uint8_t libs, lib_default;
 };
+
+/* pol_type.libs of the policies that drive kernels from the host or a
+ * stream: mpi (their own messages), nccl and nvshmem (a kernel per
+ * collective, pol_coll_kernel). */
+#define POL_LIBS_STREAM ((1u << COMM_MPI) | (1u << COMM_NCCL) | (1u << COMM_NVSHMEM))
+
+/* Whether op I of RANK starts a collective's kernel (region, program.h);
+ * then pol_coll_kernel lowers ops [I, *END) into it. */
+bool pol_coll_starts(const struct wl_program *p, uint32_t rank, size_t i);
+/* The kernel of the collective whose ops start at I (pol_coll_starts):
+ * one WG per... its steps as pol_kernel_of writes them, each send a
+ * device-initiated put (nvshmem over IBGDA; nccl inside a node) or a
+ * request to a CPU proxy thread (nvshmem over IBRC; nccl across nodes).
+ * Returns the kernel's index and *END, or -1 and *ERR. */
+int32_t pol_coll_kernel(const struct wl_program *p, uint32_t rank, size_t i, size_t *end,
+                        const struct hw_config *hw, struct pol_prog *pp, char **err);
+/* The send step of a persistent kernel under the run's library (pp->lib):
+ * pol_coll_kernel's puts. */
+struct kstep pol_lib_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                          size_t i, uint32_t wgs, struct pol_prog *pp);
 
 /* Host step ST for a loop marker (WL_LOOP / WL_END) O; kernels' steps take
  * pol_loop_kstep. */
@@ -136,7 +166,7 @@ void pol_kernel_set_steps(struct pol_prog *pp, uint32_t k, struct kstep *steps, 
  * copy's flag. OVERLAP: lane 1 on a second stream, and the host waits for
  * a kernel only when a send, a sync or the end needs it. */
 bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                     struct pol_prog *pp, bool overlap);
+                     const struct hw_config *hw, struct pol_prog *pp, bool overlap, char **err);
 
 /* The host network stack (cpu, hdn): a two-sided send of op I of RANK, and
  * a two-sided receive (op I) completed when its flag is set. */

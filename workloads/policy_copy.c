@@ -8,8 +8,7 @@
 
 static bool copy_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                        struct pol_prog *pp, char **err) {
-  (void)hw, (void)err;
-  return pol_host_copies(&pol_copy, p, rank, pp, false);
+  return pol_host_copies(&pol_copy, p, rank, hw, pp, false, err);
 }
 
 const struct pol_type pol_copy = {
@@ -20,4 +19,6 @@ const struct pol_type pol_copy = {
     .graph = {.host = true, .gpu = true},
     .loops = true,
     .loops_at_syncs = true,
+    .libs = POL_LIBS_STREAM,
+    .lib_default = COMM_MPI,
 };

@@ -31,4 +31,6 @@ const struct pol_type pol_cpu = {
     .done_key = "cpu.main_done",
     .graph = {.host = true, .two_sided = true},
     .loops = true,
+    .libs = 1u << COMM_MPI,
+    .lib_default = COMM_MPI,
 };

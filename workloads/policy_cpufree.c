@@ -10,7 +10,7 @@
 static struct kstep cpufree_send(const struct wl_program *p, uint32_t rank, size_t i,
                                  uint32_t wgs, uint32_t selected, struct pol_prog *pp) {
   (void)selected; /* the GPU counts the selected WGs' arrivals */
-  return pol_device_put(&pol_cpufree, p, rank, i, wgs, pp);
+  return pol_lib_send(&pol_cpufree, p, rank, i, wgs, pp);
 }
 
 static bool cpufree_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
@@ -25,4 +25,6 @@ const struct pol_type pol_cpufree = {
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
     .loops = true,
+    .libs = 1u << COMM_NVSHMEM,
+    .lib_default = COMM_NVSHMEM,
 };

@@ -43,7 +43,6 @@ static void gds_recv(const struct wl_program *p, uint32_t rank, size_t i, struct
 
 static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                       struct pol_prog *pp, char **err) {
-  (void)hw, (void)err;
   const struct wl_rank *r = &p->ranks[rank];
   /* The n-th send is posted as id n, in program order, just before the
    * stream command that rings it; in a loop, execution j posts and rings
@@ -52,6 +51,15 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
   int64_t last = -1; /* the latest kernel on the stream */
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
+    if (pol_coll_starts(p, rank, i)) { /* a library's collective: one kernel on the stream */
+      size_t end;
+      int32_t k = pol_coll_kernel(p, rank, i, &end, hw, pp, err);
+      if (k < 0) return false;
+      gds_launch(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
+      last = k;
+      i = end - 1;
+      continue;
+    }
     switch (o->kind) {
     case WL_COMPUTE: last = gds_compute(o, pp); break;
     case WL_SEND: {
@@ -85,4 +93,6 @@ const struct pol_type pol_gds = {
     .graph = {.gpu = true},
     .loops = true,
     .peel_last = true, /* a receive's watcher looks at what follows it */
+    .libs = POL_LIBS_STREAM,
+    .lib_default = COMM_MPI,
 };

@@ -17,10 +17,20 @@ static void hdn_compute(const struct wl_op *o, struct pol_prog *pp) {
 }
 
 static bool hdn_lower_as(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                         struct pol_prog *pp) {
+                         const struct hw_config *hw, struct pol_prog *pp, char **err) {
   const struct wl_rank *r = &p->ranks[rank];
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
+    if (pol_coll_starts(p, rank, i)) { /* a library's collective: its kernel, waited for */
+      size_t end;
+      int32_t k = pol_coll_kernel(p, rank, i, &end, hw, pp, err);
+      if (k < 0) return false;
+      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
+      pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
+      pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k});
+      i = end - 1;
+      continue;
+    }
     switch (o->kind) {
     case WL_COMPUTE: hdn_compute(o, pp); break;
     case WL_SEND: pol_host_send(pol, p, rank, i, pp); break;
@@ -41,14 +51,12 @@ static bool hdn_lower_as(const struct pol_type *pol, const struct wl_program *p,
 
 static bool hdn_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                       struct pol_prog *pp, char **err) {
-  (void)hw, (void)err;
-  return hdn_lower_as(&pol_hdn, p, rank, pp);
+  return hdn_lower_as(&pol_hdn, p, rank, hw, pp, err);
 }
 
 static bool hdn2s_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                         struct pol_prog *pp, char **err) {
-  (void)hw, (void)err;
-  return hdn_lower_as(&pol_hdn2s, p, rank, pp);
+  return hdn_lower_as(&pol_hdn2s, p, rank, hw, pp, err);
 }
 
 const struct pol_type pol_hdn = {
@@ -58,6 +66,8 @@ const struct pol_type pol_hdn = {
     .done_key = "cpu.main_done",
     .graph = {.host = true, .gpu = true, .two_sided = true, .recv_polls = true},
     .loops = true,
+    .libs = POL_LIBS_STREAM,
+    .lib_default = COMM_MPI,
 };
 
 const struct pol_type pol_hdn2s = {
@@ -67,4 +77,6 @@ const struct pol_type pol_hdn2s = {
     .done_key = "cpu.main_done",
     .graph = {.host = true, .gpu = true, .two_sided = true},
     .loops = true,
+    .libs = POL_LIBS_STREAM,
+    .lib_default = COMM_MPI,
 };

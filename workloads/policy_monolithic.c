@@ -101,4 +101,6 @@ const struct pol_type pol_monolithic = {
     .lower = monolithic_lower,
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
+    .libs = 1u << COMM_NVSHMEM,
+    .lib_default = COMM_NVSHMEM,
 };

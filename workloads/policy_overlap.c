@@ -19,8 +19,7 @@ static bool overlap_check(const struct scenario *sc, const struct hw_config *hw,
 
 static bool overlap_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                           struct pol_prog *pp, char **err) {
-  (void)hw, (void)err;
-  return pol_host_copies(&pol_overlap, p, rank, pp, true);
+  return pol_host_copies(&pol_overlap, p, rank, hw, pp, true, err);
 }
 
 const struct pol_type pol_overlap = {
@@ -32,4 +31,6 @@ const struct pol_type pol_overlap = {
     .graph = {.host = true, .gpu = true},
     .loops = true,
     .loops_at_syncs = true,
+    .libs = POL_LIBS_STREAM,
+    .lib_default = COMM_MPI,
 };

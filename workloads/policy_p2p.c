@@ -17,19 +17,33 @@ static bool p2p_lower(const struct wl_program *p, uint32_t rank, const struct hw
   const struct wl_rank *r = &p->ranks[rank];
   for (size_t a = 0; a < r->n_ops;) {
     size_t b = a;
-    while (b < r->n_ops && r->ops[b].kind != WL_SYNC && r->ops[b].kind != WL_LOOP &&
-           r->ops[b].kind != WL_END)
-      b++;
+    bool coll = pol_coll_starts(p, rank, a);
+    /* A segment, or a library's collective (its own kernel). */
+    if (coll)
+      while (b < r->n_ops && r->ops[b].region == r->ops[a].region) b++;
+    else
+      while (b < r->n_ops && r->ops[b].kind != WL_SYNC && r->ops[b].kind != WL_LOOP &&
+             r->ops[b].kind != WL_END && !pol_coll_starts(p, rank, b))
+        b++;
     if (b > a) {
-      int32_t k = pol_kernel_of("p2p", p, rank, a, b, hw, p2p_send, pp, err);
+      size_t end = b;
+      int32_t k = coll ? pol_coll_kernel(p, rank, a, &end, hw, pp, err)
+                       : pol_kernel_of("p2p", p, rank, a, b, hw, p2p_send, pp, err);
+      g_assert(end == b);
       if (k < 0) return false;
       uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
       pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
       pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k});
     }
     /* The sync is the kernel boundary; a loop marker comes after one
-     * (loops_at_syncs): the host loops over the kernels. */
-    if (b < r->n_ops && r->ops[b].kind != WL_SYNC) pol_add_host(pp, pol_loop_hstep(&r->ops[b]));
+     * (loops_at_syncs): the host loops over the kernels. A collective's
+     * kernel ends where its ops do. */
+    if (b == r->n_ops || (r->ops[b].kind != WL_SYNC && r->ops[b].kind != WL_LOOP &&
+                          r->ops[b].kind != WL_END)) {
+      a = b;
+      continue;
+    }
+    if (r->ops[b].kind != WL_SYNC) pol_add_host(pp, pol_loop_hstep(&r->ops[b]));
     a = b + 1;
   }
   return true;
@@ -43,4 +57,6 @@ const struct pol_type pol_p2p = {
     .graph = {.gpu = true},
     .loops = true,
     .loops_at_syncs = true,
+    .libs = POL_LIBS_STREAM,
+    .lib_default = COMM_MPI,
 };

@@ -27,16 +27,26 @@ void wl_program_free(struct wl_program *p) {
   g_free(p);
 }
 
-static void push(struct wl_program *p, uint32_t rank, struct wl_op op) {
+void wl_push_op(struct wl_program *p, uint32_t rank, const struct wl_op *o) {
   g_assert(rank < p->n_ranks);
   struct wl_rank *r = &p->ranks[rank];
   if (r->n_ops == r->cap) {
     r->cap = r->cap ? 2 * r->cap : 8;
     r->ops = g_renew(struct wl_op, r->ops, r->cap);
   }
-  op.lane = op.kind == WL_SYNC || op.kind == WL_LOOP || op.kind == WL_END ? 0 : r->lane;
-  r->ops[r->n_ops++] = op;
+  r->ops[r->n_ops++] = *o;
   p->checked = false;
+  if (o->kind == WL_LOOP) r->depth++;
+  else if (o->kind == WL_END) r->depth--;
+}
+
+static void push(struct wl_program *p, uint32_t rank, struct wl_op op) {
+  g_assert(rank < p->n_ranks);
+  struct wl_rank *r = &p->ranks[rank];
+  op.lane = op.kind == WL_SYNC || op.kind == WL_LOOP || op.kind == WL_END ? 0 : r->lane;
+  uint8_t depth = r->depth; /* wl_loop and wl_end keep it */
+  wl_push_op(p, rank, &op);
+  r->depth = depth;
 }
 
 void wl_compute(struct wl_program *p, uint32_t rank, uint32_t n_wgs, int64_t flops_per_wg,

@@ -56,6 +56,9 @@ enum wl_op_kind {
   WL_LOOP,    /* the ops up to the matching WL_END run `count` times; sequence
                  ranks only (wl_loop) */
   WL_END,     /* end of the innermost open loop's body */
+  WL_COLL,    /* a collective of every rank, as one op (wl_collective): the
+                 communication library expands it when the program is
+                 lowered (wl_expand_colls, coll.h); sequence ranks */
 };
 
 /* Where a compute op runs (WL_COMPUTE's `on`). */
@@ -115,6 +118,17 @@ struct wl_op {
   uint32_t dep_first;    /* graph ranks: deps[dep_first .. + n_deps) */
   uint32_t n_deps;
   uint32_t count;        /* WL_LOOP: iterations, >= 1 */
+  /* WL_COLL: the collective (struct wl_coll, coll.h) in the fields above
+   * and these: kind and algorithm, bytes, peer = root, tag, n_wgs =
+   * reduction WGs (0: a reduction too small to cost a phase, e.g. CG's
+   * scalars), flops_per_wg = flops per element, and: */
+  uint8_t coll_kind, coll_algo;
+  int64_t elem_bytes, segment_bytes;
+  /* Set by wl_expand_colls on the ops a collective became under a library
+   * that runs it on the GPU as one kernel (NCCL-like, NVSHMEM-like): 1 +
+   * the rank's collective call, the same on each op of one call; 0:
+   * not (the policy moves those messages its own way). */
+  uint32_t region;
   /* Filled by wl_program_check: */
   uint32_t match;        /* WL_SEND: index of the matching receive at peer;
                             WL_RECV: 1 when a send matches it */
@@ -226,6 +240,10 @@ struct wl_program *wl_peel_last(const struct wl_program *p);
 
 /* Marks RANK's last op (a compute) as a pack or unpack phase (wl_op.pack). */
 void wl_pack(struct wl_program *p, uint32_t rank);
+
+/* Appends O to RANK as it is (its lane, its loop marker: opens or closes
+ * a loop), for copies and expansions; no dependency. */
+void wl_push_op(struct wl_program *p, uint32_t rank, const struct wl_op *o);
 
 /* Ops added to RANK from now on go to LANE (0 or 1). */
 void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane);

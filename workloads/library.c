@@ -1,0 +1,30 @@
+/* Group "comm": the communication library of a run (library.h). */
+#include "library.h"
+
+#include <stddef.h>
+
+#define PAR_CONFIG struct comm_config
+static const struct par_decl comm_decls[] = {
+    PAR(library, PAR_ENUM, "auto", NULL, NULL, "auto|mpi|nccl|nvshmem|gputn",
+      "how collectives and their messages are lowered (workloads/coll.h): auto = the "
+      "policy's own (mpi for cpu, hdn, hdn2s, gds, ghn, copy, overlap, p2p; nvshmem for "
+      "cpufree and monolithic; gputn for gputn); mpi = the algorithm's point-to-point "
+      "messages moved as the policy moves messages; nccl = one kernel per collective "
+      "(ring), NVLink puts inside a node and a CPU proxy thread across nodes (needs "
+      "cpu.helper_threads >= 1 then); nvshmem = one kernel per collective "
+      "(nvshmemx_*_on_stream; inside the persistent kernel under cpufree), dissemination "
+      "allreduce, device-initiated puts; gputn = GPU-TN triggered puts"),
+    PAR(nvshmem_transport, PAR_ENUM, "ibgda", NULL, NULL, "ibgda|ibrc",
+      "how an nvshmem put reaches the NIC: ibgda = the GPU posts it (GPUDirect Async "
+      "kernel-initiated, NVSHMEM >= 2.6); ibrc = a CPU proxy thread posts each request "
+      "(cpu.helper_threads >= 1) (NVSHMEM 2.8.0 release notes)"),
+};
+#undef PAR_CONFIG
+
+const struct par_group comm_params = {
+    .name = "comm",
+    .doc = "communication library: how collectives and messages are lowered",
+    .decls = comm_decls,
+    .n_decls = PAR_COUNT(comm_decls),
+    .config_size = sizeof(struct comm_config),
+};

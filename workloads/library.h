@@ -1,0 +1,34 @@
+/* The communication library a run uses (DESIGN.md Sec. 8: control style x
+ * library x hardware): scenario group `hardware.comm` (a library belongs
+ * to the system's software stack as the profile describes it). Which
+ * library a policy runs with by default and which it can use are in the
+ * policy table (lower.h, pol_type.libs); what each library makes of a
+ * collective is in coll.h (wl_expand_colls). */
+#ifndef WL_LIBRARY_H
+#define WL_LIBRARY_H
+
+#include <stdint.h>
+
+#include "coll.h"
+#include "param.h"
+
+enum comm_library { COMM_AUTO, COMM_MPI, COMM_NCCL, COMM_NVSHMEM, COMM_GPUTN };
+enum comm_transport { COMM_IBGDA, COMM_IBRC };
+
+/* Group "comm". */
+struct comm_config {
+  int library;           /* enum comm_library: auto = the policy's default */
+  int nvshmem_transport; /* enum comm_transport */
+};
+
+extern const struct par_group comm_params;
+
+/* LIBRARY (not COMM_AUTO) as the collectives' enum. */
+static inline enum wl_lib comm_wl_lib(int library) {
+  return library == COMM_NCCL      ? WL_LIB_NCCL
+         : library == COMM_NVSHMEM ? WL_LIB_NVSHMEM
+         : library == COMM_GPUTN   ? WL_LIB_GPUTN
+                                   : WL_LIB_MPI;
+}
+
+#endif
