@@ -14,8 +14,9 @@
  * Syncs and barriers across GPUs where the CPU-free code has them (see
  * standard_iteration): 8 grid syncs and 4 barriers (standard), 5 and 2
  * (pipelined).
- * Allreduce: ceil(log2 N) dissemination rounds (round k: to rank + 2^k,
- * from rank - 2^k) of the scalars' 8 B each, as NVSHMEM's reductions do.
+ * Allreduces (the scalars' 8 B each) and barriers are collective ops
+ * (coll.h) that the run's library writes out: NVSHMEM's dissemination
+ * rounds under cpufree.
  * Costs on the GPU model: one row per work-item, 1024-item WGs (the paper's
  * block size); SpMV 2 flops and 12 B (value + column index) per non-zero
  * plus 24 B per row (row pointer, x, y); a dot 2 flops and 16 B per row, an
