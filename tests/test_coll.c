@@ -528,8 +528,13 @@ static void test_library_expansion(void) {
    * across 2 nodes of 2: the double binary tree (rank 1 of 4 is an inner
    * node of one tree and a leaf of the other: no ring's 6 sends). */
   q = wl_expand_colls(p, WL_LIB_NCCL, 4);
-  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 6);
-  CU_ASSERT_EQUAL(q->ranks[1].ops[0].bytes, 200);
+  /* The ring as two loops of n - 1 = 3 steps (reduce-scatter, allgather). */
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_LOOP), 2);
+  CU_ASSERT_EQUAL(q->ranks[1].ops[0].count, 3);
+  struct wl_program *u = wl_unroll(q);
+  CU_ASSERT_EQUAL(wl_count(u, 1, WL_SEND), 6);
+  CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 200);
+  wl_program_free(u);
   wl_program_free(q);
   q = wl_expand_colls(p, WL_LIB_NCCL, 2);
   CU_ASSERT_NOT_EQUAL(wl_count(q, 1, WL_SEND), 6);

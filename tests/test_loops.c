@@ -8,6 +8,7 @@
 
 #include "allreduce.h"
 #include "cg.h"
+#include "coll.h"
 #include "jacobi.h"
 #include "lower.h"
 #include "noderig.h"
@@ -160,10 +161,14 @@ static void test_allreduce_both_ways(void) {
     struct allreduce_config c = {.size = 20480, .elem = 4, .wgs = 4, .granularity = grans[g],
                                  .mixed_wgs = 2, .wg_items = 8, .flops_per_elem = 1};
     char *err = NULL;
-    struct wl_program *p = wl_allreduce_program(&c, 5, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    struct wl_program *call = wl_allreduce_program(&c, 5, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(call);
+    /* The ring's two loops, as the mpi and gputn libraries write it. */
+    struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, 1);
+    CU_ASSERT_TRUE(wl_has_loops(p));
     every_policy("allreduce", p, 5);
     wl_program_free(p);
+    wl_program_free(call);
   }
 }
 

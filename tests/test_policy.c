@@ -9,6 +9,7 @@
 #include "allreduce.h"
 #include "cg.h"
 #include "jacobi.h"
+#include "coll.h"
 #include "lower.h"
 #include "ping.h"
 #include "noderig.h"
@@ -145,8 +146,13 @@ static void test_allreduce_ring_shape(void) {
                                .granularity = AR_WORK_GROUP, .mixed_wgs = 2, .wg_items = 64,
                                .flops_per_elem = 1};
   char *err = NULL;
-  struct wl_program *p = wl_allreduce_program(&c, 4, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  struct wl_program *call = wl_allreduce_program(&c, 4, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(call);
+  /* One collective op a rank, which GPU-TN's library writes out. */
+  CU_ASSERT_EQUAL(call->ranks[0].n_ops, 1);
+  CU_ASSERT_EQUAL(call->ranks[0].ops[0].kind, WL_COLL);
+  struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, 1);
+  wl_program_free(call);
   CU_ASSERT_TRUE(wl_program_check(p, &err));
   /* Written once: loop(3){send, recv, reduce} loop(3){send, recv}, a
    * flag per piece of each receive as written (a flag counts arrivals). */

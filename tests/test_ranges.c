@@ -34,6 +34,7 @@ static const struct {
     {"cg", "iterations", "1000000", "policies=[cpu]"},
     /* 64 GiB in 4 KiB packets is 10^7 packets per step: 1 GiB ones. */
     {"allreduce", "size", "64GiB", "hardware.network.mtu=1GiB"},
+    {"collective", "size", "16GiB", "hardware.network.mtu=1GiB"},
 };
 
 /* The status of trigsim ARGS..., killed after CASE_LIMIT_S; *ERR stderr. */

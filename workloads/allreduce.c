@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <stddef.h>
 
+#include "coll.h"
 #include "lower.h"
 #include "workload.h"
 
@@ -50,25 +51,17 @@ struct wl_program *wl_allreduce_program(const struct allreduce_config *c, uint32
     break;
   default: break;
   }
-  int64_t elems = (c->size / c->elem + n - 1) / n; /* per chunk, rounded up */
-  int64_t chunk = elems * c->elem, per_wg = (elems + wgs - 1) / wgs;
-  /* Two loops of n - 1 steps: reduce-scatter (a step sends a chunk right,
-   * receives one from the left and adds it in), then allgather (a step
-   * passes a reduced chunk on). Messages match in order: one tag each. */
+  /* One ring allreduce, as one collective op: the library writes it out
+   * (coll.h). Under mpi and gputn that is two loops of n - 1 steps:
+   * reduce-scatter (a step sends a chunk right, receives one from the left
+   * and adds it in: 3 elem bytes of traffic per element, KC_AXPY), then
+   * allgather (a step passes a reduced chunk on); each message in the
+   * granularity's pieces. */
   struct wl_program *p = wl_program_new(n);
-  for (uint32_t r = 0; r < n; r++) {
-    uint32_t right = (r + 1) % n, left = (r + n - 1) % n;
-    wl_loop(p, r, n - 1);
-    wl_send_parts(p, r, right, chunk, 0, parts, stores);
-    wl_recv_parts(p, r, left, chunk, 0, parts);
-    wl_compute(p, r, wgs, per_wg * c->flops_per_elem, per_wg * 3 * c->elem);
-    wl_kclass(p, r, KC_AXPY, 3 * chunk, 0, 0); /* acc += recv: two reads, one write */
-    wl_end(p, r);
-    wl_loop(p, r, n - 1);
-    wl_send_parts(p, r, right, chunk, 1, parts, stores);
-    wl_recv_parts(p, r, left, chunk, 1, parts);
-    wl_end(p, r);
-  }
+  struct wl_coll ring = {.kind = WL_ALLREDUCE, .algo = WL_ALG_RING, .bytes = c->size,
+                         .elem = c->elem, .flops_per_elem = c->flops_per_elem, .wgs = wgs,
+                         .tag = 0, .parts = parts, .stores = stores};
+  for (uint32_t r = 0; r < n; r++) wl_collective(p, r, &ring);
   return p;
 }
 

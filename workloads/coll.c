@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "nodeprog.h"
+
 const char *const wl_coll_names[WL_COLL_COUNT] = {
     "allreduce", "reduce_scatter", "allgather", "bcast", "reduce", "alltoall", "barrier"};
 const char *const wl_coll_algo_names[WL_ALG_COUNT] = {
@@ -96,6 +98,7 @@ static uint32_t reduce(struct build *b, int64_t bytes, uint32_t a, uint32_t c) {
   const struct wl_coll *k = b->c;
   int64_t elems = (bytes + k->elem - 1) / k->elem, per_wg = (elems + k->wgs - 1) / k->wgs;
   wl_compute(b->p, b->rank, k->wgs, per_wg * k->flops_per_elem, per_wg * 3 * k->elem);
+  wl_kclass(b->p, b->rank, KC_AXPY, 3 * bytes, 0, 0); /* acc += recv: two reads, one write */
   return after(b, a, c);
 }
 
@@ -535,6 +538,7 @@ void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c)
                                       .flops_per_wg = c->flops_per_elem, .n_wgs = c->wgs,
                                       .peer = c->root, .tag = c->tag,
                                       .segment_bytes = c->segment_bytes,
+                                      .parts = MAX(c->parts, 1), .stores = MAX(c->stores, 1),
                                       .lane = p->ranks[rank].lane});
 }
 
@@ -579,6 +583,40 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool
   }
 }
 
+/* Appends O to rank R of Q in the lane and region of collective op CALL. */
+static void push_in(struct wl_program *q, uint32_t r, struct wl_op o, const struct wl_op *call,
+                    uint32_t region) {
+  o.lane = o.kind == WL_LOOP || o.kind == WL_END ? 0 : call->lane;
+  o.region = region;
+  wl_push_op(q, r, &o);
+}
+
+/* The ring allreduce of C on rank R of Q's N ranks as the allreduce
+ * workload has always written it: two loops of n - 1 steps (the program
+ * stays as long as one step whatever n), reduce-scatter with tag, then
+ * allgather with tag + 1; each message in CALL's parts and stores, each
+ * reduction C's WGs (none when CALL's n_wgs is 0). */
+static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
+                     const struct wl_coll *c, uint32_t region) {
+  uint32_t n = q->n_ranks, right = (r + 1) % n, left = (r + n - 1) % n;
+  int64_t elems = (c->bytes / c->elem + n - 1) / n, chunk = elems * c->elem;
+  int64_t per_wg = (elems + c->wgs - 1) / c->wgs;
+  uint32_t parts = MAX(call->parts, 1), stores = MAX(call->stores, 1);
+  for (uint32_t half = 0; half < 2; half++) {
+    push_in(q, r, (struct wl_op){.kind = WL_LOOP, .count = n - 1}, call, region);
+    push_in(q, r, (struct wl_op){.kind = WL_SEND, .peer = right, .bytes = chunk, .tag = c->tag + half,
+                                 .parts = parts, .stores = stores}, call, region);
+    push_in(q, r, (struct wl_op){.kind = WL_RECV, .peer = left, .bytes = chunk, .tag = c->tag + half,
+                                 .parts = parts}, call, region);
+    if (half == 0 && call->n_wgs > 0)
+      push_in(q, r, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = c->wgs,
+                                   .flops_per_wg = per_wg * c->flops_per_elem,
+                                   .bytes_per_wg = per_wg * 3 * c->elem, .kclass = KC_AXPY,
+                                   .ws_bytes = 3 * chunk}, call, region);
+    push_in(q, r, (struct wl_op){.kind = WL_END}, call, region);
+  }
+}
+
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    uint32_t per_node) {
   bool across = p->n_ranks > MAX(per_node, 1);
@@ -610,6 +648,11 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                           .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
                           .segment_bytes = o->segment_bytes};
       c.algo = lib_algo(lib, &c, across);
+      if (p->n_ranks < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
+      if (c.kind == WL_ALLREDUCE && c.algo == WL_ALG_RING) {
+        seq_ring(q, r, o, &c, device ? calls : 0);
+        continue;
+      }
       struct wl_rank *t = &tmp->ranks[r];
       t->n_ops = t->n_deps = 0;
       g_array_set_size(after, 0);
@@ -621,9 +664,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
         struct wl_op e = t->ops[k];
         e.n_deps = e.dep_first = 0;
         if (e.kind == WL_COMPUTE && o->n_wgs == 0) continue; /* too small to cost a phase */
-        e.lane = o->lane;
-        e.region = device ? calls : 0;
-        wl_push_op(q, r, &e);
+        push_in(q, r, e, o, device ? calls : 0);
       }
     }
     g_free(tmp->ranks[r].ops);

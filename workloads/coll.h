@@ -70,6 +70,10 @@ struct wl_coll {
   int64_t segment_bytes;  /* trees: the pipeline's segment (rounded down to
                              whole elements, at least one); 0: the whole vector
                              at once */
+  /* A collective op's ring allreduce (wl_collective, the allreduce
+   * workload): every message in `parts` pieces made by the reduction's
+   * WGs, each storing `stores` triggers (program.h's send parts; 0 = 1). */
+  uint32_t parts, stores;
 };
 
 /* Tags one call uses (coll.tag, coll.tag + 1). */

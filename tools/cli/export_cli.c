@@ -55,6 +55,16 @@ int export_cmd_goal(int argc, char **argv) {
   struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[0],
                        .seed = sc->seed};
   p = w->program(&ctx, &err);
+  if (p && wl_has_colls(p)) { /* collectives as the run's library writes them out */
+    struct hw_config hw = pol_hw_of(sc);
+    const struct pol_type *pol = pol_find(ctx.policy);
+    int lib = hw.comm->library != COMM_AUTO ? hw.comm->library
+              : pol                         ? pol->lib_default
+                                            : COMM_MPI;
+    struct wl_program *x = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw.net->gpus_per_node);
+    wl_program_free(p);
+    p = x;
+  }
   if (p && wl_has_loops(p)) { /* GOAL has no loops: written out */
     struct wl_program *u = wl_unroll(p);
     wl_program_free(p);
