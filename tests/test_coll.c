@@ -555,9 +555,12 @@ static void test_library_expansion(void) {
 
 /* P's run under POLICY with library LIB on H (true when it ran); its
  * result in *R (cleared by the caller), an error in *ERR. */
+static int64_t eager_limit = INT64_MAX; /* mpi: every message eager unless a test lowers it */
+
 static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw *h,
                     struct sim_result *r, char **err) {
-  struct comm_config comm = {.library = lib, .nvshmem_transport = COMM_IBGDA};
+  struct comm_config comm = {.library = lib, .nvshmem_transport = COMM_IBGDA,
+                             .mpi_eager_limit = eager_limit};
   h->cfg.comm = &comm;
   sim_result_init(r, policy);
   struct wl_ctx ctx = {.seed = 1};
@@ -601,6 +604,50 @@ static void test_library_mpi_time(void) {
   g_free(err);
   err = NULL;
   sim_result_clear(&r);
+  wl_program_free(p);
+}
+
+static void test_rendezvous(void) {
+  /* 800 B from rank 0 to rank 1 under cpu, eager limit 100 B: rank 1
+   * posts its receive and sends a clear-to-send at once (O), which flies
+   * L (zero bytes; its 8-byte flag word crosses the bus in 0.64 ps, a
+   * whole 1 ps) and is received by rank 0 (O) before it sends the data
+   * (O + FLY(800)) and rank 1 receives it (O): 4 O + L + 1 ps + FLY(800)
+   * = 6800.129 ns, a zero-byte message (2 O + L + 1 ps) more than the
+   * eager MSG(800). */
+  struct wl_program *p = wl_program_new(2);
+  wl_send(p, 0, 1, 800, 7);
+  wl_recv(p, 1, 0, 800, 7);
+  struct hw h;
+  machine(&h, 2);
+  struct sim_result r;
+  char *err = NULL;
+  eager_limit = 100;
+  CU_ASSERT_TRUE(run_lib(p, "cpu", COMM_MPI, &h, &r, &err));
+  EXPECT_TIME(r.total_ps, 4 * O + L + 1 + FLY(800));
+  CU_ASSERT_EQUAL(4 * O + L + 1 + FLY(800), MSG(800) + 2 * O + L + 1);
+  sim_result_clear(&r);
+  /* At the limit the message is eager. */
+  eager_limit = 800;
+  CU_ASSERT_TRUE(run_lib(p, "cpu", COMM_MPI, &h, &r, &err));
+  EXPECT_TIME(r.total_ps, MSG(800));
+  sim_result_clear(&r);
+  /* Both ranks exchanging (a halo): each posts its CTS before waiting for
+   * the other's, so neither deadlocks: both finish at 4 O + L + 1 ps +
+   * FLY(800), the CTSs crossing at once. */
+  wl_program_free(p);
+  p = wl_program_new(2);
+  for (uint32_t k = 0; k < 2; k++) {
+    wl_send(p, k, 1 - k, 800, 7);
+    wl_recv(p, k, 1 - k, 800, 7);
+  }
+  eager_limit = 100;
+  CU_ASSERT_TRUE(run_lib(p, "cpu", COMM_MPI, &h, &r, &err));
+  if (err) fprintf(stderr, "%s\n", err);
+  EXPECT_TIME(r.total_ps, 4 * O + L + 1 + FLY(800));
+  sim_result_clear(&r);
+  eager_limit = INT64_MAX;
+  g_free(err);
   wl_program_free(p);
 }
 
@@ -686,6 +733,7 @@ int main(void) {
       {"a collective op written out per library", test_library_expansion},
       {"mpi: the algorithm's messages, timed by hand; libraries a policy lacks", test_library_mpi_time},
       {"nccl and nvshmem: one kernel per collective; nccl's proxy", test_library_kernels},
+      {"mpi's rendezvous: a clear-to-send first, by hand", test_rendezvous},
       {"cpufree: the op is the dissemination rounds", test_library_cpufree_same},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},

@@ -710,6 +710,34 @@ static void test_occupancy_little(void) {
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &sp, 0), 2032 * NS);
 }
 
+/* Register-limited occupancy against the CUDA occupancy calculator
+ * (cudaOccupancyMaxActiveBlocksPerMultiprocessor, 1024-thread blocks, on
+ * an H100; issue 12): the single-kernel CG compiled to 64 registers (one
+ * block per SM), its discrete SpMV to 32 and AXPY to 14 (two), a dot of
+ * 26 registers and 528 B of shared memory (two). Limits of compute
+ * capability 8.0/9.0: 32 blocks, 2048 threads, 64K registers per SM.
+ * Hand-derived: 65536 / (64 x 1024) = 1; 65536 / (32 x 1024) = 2;
+ * 65536 / (14 x 1024) = 4.6, 2048 / 1024 = 2 binds: 2; 26 registers: 2.46
+ * -> 2, and 167936 / 528 = 318 does not bind. cuda-samples'
+ * conjugateGradientMultiDeviceCG at 48 registers (sm_80) in 512-thread
+ * blocks: 65536 / (48 x 512) = 2.67 -> 2 (the calculator's 1536-register
+ * warps agree: 24576 per block, 2 blocks). */
+static void test_occupancy_registers(void) {
+  struct gpu_config g = {.cus = 132, .wgs_per_cu = 32, .items_per_cu = 2048, .wg_items = 1024,
+                         .regs_per_cu = 65536, .local_mem_per_cu = 167936};
+  const struct kernel fused = {.n_wgs = 132, .regs_per_item = 64};
+  const struct kernel spmv = {.n_wgs = 264, .regs_per_item = 32};
+  const struct kernel axpy = {.n_wgs = 264, .regs_per_item = 14};
+  const struct kernel dot = {.n_wgs = 264, .regs_per_item = 26, .local_bytes_per_wg = 528};
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &fused), 1);
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &spmv), 2);
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &axpy), 2);
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &dot), 2);
+  g.wg_items = 512;
+  const struct kernel samples = {.n_wgs = 216, .regs_per_item = 48};
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &samples), 2);
+}
+
 /* Waves and a tail: 20 WGs on 2 CUs x 8 = 16 slots: WGs 0-15 share with
  * 16 (1.016 us), the tail's 4 WGs (16-19) with 4 (1.004 us). Through the
  * engine the kernel ends launch + 1.016 + 1.004 us + teardown after the
@@ -1300,6 +1328,7 @@ static void test_aggregate_order(void) {
 int main(void) {
   static const struct tu_test tests[] = {
       {"occupancy; a kernel at 1 and at full occupancy (Little's law)", test_occupancy_little},
+      {"register-limited occupancy as CUDA's calculator gives it", test_occupancy_registers},
       {"waves and a tail wave, WG dispatch", test_tail_wave},
       {"working set just under and just over L2; SpMV gathers; second pass", test_l2_working_set},
       {"barrier table interpolation", test_barrier_table},

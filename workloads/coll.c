@@ -675,3 +675,63 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
   wl_program_free(tmp);
   return q;
 }
+
+/* ---- MPI's rendezvous protocol ---- */
+
+bool wl_rendezvous_needed(const struct wl_program *p, int64_t eager_limit) {
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    if (p->ranks[r].graph) continue;
+    for (size_t i = 0; i < p->ranks[r].n_ops; i++) {
+      const struct wl_op *o = &p->ranks[r].ops[i];
+      if ((o->kind == WL_SEND || o->kind == WL_RECV) && o->bytes > eager_limit) return true;
+    }
+  }
+  return false;
+}
+
+/* Whether op O ends a phase (where receives are posted anew). */
+static bool phase_mark(const struct wl_op *o) {
+  return o->kind == WL_SYNC || o->kind == WL_LOOP || o->kind == WL_END;
+}
+
+struct wl_program *wl_rendezvous(const struct wl_program *p, int64_t eager_limit) {
+  struct wl_program *q = wl_program_new(p->n_ranks);
+  q->measured_rank = p->measured_rank;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *src = &p->ranks[r];
+    if (src->graph) { /* graph ranks keep their eager messages */
+      struct wl_rank *dst = &q->ranks[r];
+      dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
+      dst->n_ops = dst->cap = src->n_ops;
+      dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
+      dst->n_deps = dst->deps_cap = src->n_deps;
+      dst->graph = true;
+      continue;
+    }
+    for (size_t a = 0; a < src->n_ops;) {
+      size_t b = a;
+      while (b < src->n_ops && !phase_mark(&src->ops[b])) b++;
+      /* The phase's receives are posted at its start (MPI_Irecv before
+       * the MPI_Isends, as halo exchanges are written): each large one
+       * sends its clear-to-send now. */
+      for (size_t i = a; i < b; i++) {
+        const struct wl_op *o = &src->ops[i];
+        if (o->kind != WL_RECV || o->bytes <= eager_limit) continue;
+        wl_push_op(q, r, &(struct wl_op){.kind = WL_SEND, .peer = o->peer, .bytes = 0,
+                                         .tag = o->tag | WL_CTS_TAG, .parts = 1, .stores = 1,
+                                         .lane = o->lane, .line = o->line});
+      }
+      for (size_t i = a; i < b; i++) {
+        const struct wl_op *o = &src->ops[i];
+        if (o->kind == WL_SEND && o->bytes > eager_limit) /* the data waits for its CTS */
+          wl_push_op(q, r, &(struct wl_op){.kind = WL_RECV, .peer = o->peer, .bytes = 0,
+                                           .tag = o->tag | WL_CTS_TAG, .parts = 1,
+                                           .lane = o->lane, .line = o->line});
+        wl_push_op(q, r, o);
+      }
+      if (b < src->n_ops) wl_push_op(q, r, &src->ops[b]);
+      a = b + 1;
+    }
+  }
+  return q;
+}

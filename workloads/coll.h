@@ -141,4 +141,19 @@ bool wl_has_colls(const struct wl_program *p);
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    uint32_t per_node);
 
+/* MPI's rendezvous protocol (host MPI, two-sided policies): a message of
+ * more than EAGER_LIMIT bytes moves only once its receiver has posted the
+ * receive and answered with a clear-to-send. A copy of P in which, on
+ * sequence ranks, every such receive sends a zero-byte CTS (tag |
+ * WL_CTS_TAG) to its sender at the start of its phase (the ops between
+ * syncs and loop markers: receives are posted first, as halo exchanges
+ * post MPI_Irecv before MPI_Isend), and every such send first waits for
+ * its CTS. Progress happens only inside these calls: the sender's host is
+ * held until the CTS arrives. Graph ranks keep eager messages. Unchecked;
+ * free with wl_program_free. */
+#define WL_CTS_TAG (UINT32_C(1) << 31)
+struct wl_program *wl_rendezvous(const struct wl_program *p, int64_t eager_limit);
+/* Whether any message of a sequence rank of P exceeds EAGER_LIMIT. */
+bool wl_rendezvous_needed(const struct wl_program *p, int64_t eager_limit);
+
 #endif

@@ -18,6 +18,11 @@ static const struct par_decl comm_decls[] = {
       "how an nvshmem put reaches the NIC: ibgda = the GPU posts it (GPUDirect Async "
       "kernel-initiated, NVSHMEM >= 2.6); ibrc = a CPU proxy thread posts each request "
       "(cpu.helper_threads >= 1) (NVSHMEM 2.8.0 release notes)"),
+    PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
+      "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
+      "clear-to-send (rendezvous; workloads/coll.h wl_rendezvous). Estimate: UCX picks "
+      "its threshold per transport (UCX_RNDV_THRESH=auto); UCX-Py sets 8192 B; Sun MPI's "
+      "defaults are 16-48 KiB"),
 };
 #undef PAR_CONFIG
 

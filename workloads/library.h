@@ -19,6 +19,7 @@ enum comm_transport { COMM_IBGDA, COMM_IBRC };
 struct comm_config {
   int library;           /* enum comm_library: auto = the policy's default */
   int nvshmem_transport; /* enum comm_transport */
+  int64_t mpi_eager_limit; /* bytes; larger messages go by rendezvous */
 };
 
 extern const struct par_group comm_params;

@@ -542,9 +542,13 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
       return false;
     }
   }
-  struct wl_program *expanded = NULL;
+  struct wl_program *expanded = NULL, *rndv = NULL;
   if (wl_has_colls(p))
     p = expanded = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw->net->gpus_per_node);
+  /* Host MPI's large messages go by rendezvous. */
+  int64_t eager = hw->comm ? hw->comm->mpi_eager_limit : INT64_MAX;
+  if (lib == COMM_MPI && pol->graph.two_sided && wl_rendezvous_needed(p, eager))
+    p = rndv = wl_rendezvous(p, eager);
   /* Loops: kept when the policy lowers them and the messages match loop
    * for loop; else written out, as long as that fits. */
   struct wl_program *orig = p, *own = NULL;
@@ -568,6 +572,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
                             G_GUINT64_FORMAT " ops, got %" G_GUINT64_FORMAT,
                             pol->name, (uint64_t)WL_MAX_OPS, n);
         wl_program_free(expanded);
+        wl_program_free(rndv);
         return false;
       }
       p = own = wl_unroll(orig);
@@ -576,6 +581,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   bool ok = pol_run_checked(p, pol, hw, lib, ctx, out, err);
   wl_program_free(own);
   wl_program_free(expanded);
+  wl_program_free(rndv);
   return ok;
 }
 
