@@ -180,7 +180,8 @@ static const struct par_decl gpu_decls[] = {
       "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
     PAR(aggregate, PAR_BOOL, "true", NULL, NULL,
       "WGs that go on at the same instant share one event, run one after another in the order "
-      "their own events would have (same simulated times); false: one event per WG (to check)"),
+      "their own events would have, and a batch that would only begin flag waits is held until "
+      "a flag needs it (same simulated times); false: one event per WG (to check)"),
     PAR(reduce_pass, PAR_TIME, "0ps", "0ps", "1ms",
       "a reduction's second pass over the per-WG partials, paid by its last WG"),
     {"barrier_table", PAR_TABLE, "", "0ps", "1ms", NULL,
