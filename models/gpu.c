@@ -268,7 +268,8 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
       ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, gpu_achieved_bps(cfg, r, false, kc));
       if (h > 0) ps += share_ps(h * reuse * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
     }
-    if (l1_miss > 0) ps += share_ps(l1_miss * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
+    if (l1_miss > 0) /* at L2's peak: measured no faster at twice the threads (gpu.h) */
+      ps += share_ps(l1_miss * 8.0, r, (double)cfg->l2_bandwidth * (double)cfg->l2eff[kc] / 100.0);
     sim_time tb = (sim_time)ceil(ps - 1e-6);
     if (tb > t) t = tb;
   }

@@ -54,8 +54,10 @@
  *   nnz / rows. With occ * wg_items work-items resident per CU, the
  *   fraction that fits is hit = min(1, l1_bytes / (occ wg_items fp)); the
  *   other steps re-read their sectors from L2, one per line touched:
- *   (1 - hit) * nnz * fp * l1_sector / l1_line bytes more, at l2(R):
- *     t += (1 - hit) nnz fp (l1_sector / l1_line) * 8 * R / l2(R).
+ *   (1 - hit) * nnz * fp * l1_sector / l1_line bytes more, at L2's peak
+ *   (a throughput limit: on an H100 the SpMV with its matrix read through
+ *   L2 only ran no faster at 2048 threads per SM than at 1024):
+ *     t += (1 - hit) nnz fp (l1_sector / l1_line) * 8 * R / (l2eff_c% l2_bandwidth).
  *   Each WG pays wg_start before its first step (dispatch).
  *   KC_REDUCE: the kernel's last WG also pays reduce_pass (the second
  *   pass over the partials).
