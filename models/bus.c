@@ -121,6 +121,10 @@ static void bus_handle(struct sim_comp *c, const struct sim_event *ev) {
     g_error("%s: message kind %u (%s) to unknown device %u", c->name, m->kind, kind_name(m->kind),
             m->dst_dev);
   int dst = m->dst_dev;
+  if (m->nvl) { /* an NVLink store: the GPU's own fabric, not this bus */
+    sim_send(c, dst, 0, m->kind, ev->data);
+    return;
+  }
   sim_time at = bus_serialize(c, dst, m->bytes, now, m->kind) + cfg->latency;
   if (at < s->last_from[src]) at = s->last_from[src];
   s->last_from[src] = at;

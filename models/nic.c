@@ -65,6 +65,7 @@ enum nic_role { ROLE_PUT, ROLE_GET, ROLE_SERVE /* target side of a get */ };
 struct nic_opr {
   struct nic_cmd cmd;
   uint8_t role;     /* enum nic_role */
+  bool store;       /* an NVLink store (nic.h) */
   bool live;
   uint32_t peer;    /* ROLE_SERVE: the initiator */
   uint32_t rx;      /* ROLE_GET: reply packets received */
@@ -111,7 +112,7 @@ struct nic_state {
   bool released;
   /* Statistics. */
   struct stat_tw in_use;
-  uint64_t commands, doorbells_rung, registrations, puts, gets_started, dma_reads;
+  uint64_t commands, doorbells_rung, registrations, puts, gets_started, dma_reads, nvl_stores;
   uint64_t triggers_stored, triggers_matched, triggers_allocated, ops_fired;
   uint64_t overflow_lookups, stalls, packets_sent, packets_received;
   int64_t bytes_sent, bytes_received, payload_sent, payload_received;
@@ -222,6 +223,22 @@ static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
   send_bus(c, delay, PK_FLAG, f.watcher, NIC_FLAG_BYTES, f.id, 1, 0);
 }
 
+/* Same, written by an NVLink store (the bus passes it at once). */
+static void store_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
+  if (f.id == 0) return;
+  struct nic_state *s = c->state;
+  struct pmsg *m;
+  uint64_t h = pmsg_new(c->eng, PK_FLAG, &m);
+  m->dst_dev = f.watcher;
+  m->src_dev = DEV_NIC;
+  m->src_node = m->dst_node = s->node;
+  m->bytes = NIC_FLAG_BYTES;
+  m->a = f.id;
+  m->b = 1;
+  m->nvl = 1;
+  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, h);
+}
+
 /* The port a packet to DST leaves by, and that port's egress (nic.h). */
 static struct net_egress *egress_to(struct nic_state *s, uint32_t dst, int *port) {
   if (net_same_node(s->net, s->node, dst)) {
@@ -235,7 +252,7 @@ static struct net_egress *egress_to(struct nic_state *s, uint32_t dst, int *port
 /* Reserves the egress for one packet and sends it; returns its tail time. */
 static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype type, int64_t payload,
                             uint64_t msg_id, uint32_t seq, uint32_t count, int64_t msg_bytes,
-                            struct pflag flag) {
+                            struct pflag flag, bool store) {
   struct nic_state *s = c->state;
   uint64_t h = sim_payload_new(c->eng);
   struct nic_packet *p = sim_payload(c->eng, h);
@@ -246,6 +263,7 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   p->flag_id = flag.id;
   p->flag_watcher = flag.watcher;
   p->msg_bytes = msg_bytes;
+  p->store = store;
   sim_time now = sim_now(c->eng), ser;
   int port;
   struct net_egress *q = egress_to(s, dst, &port);
@@ -286,10 +304,13 @@ static void inject(struct sim_comp *c, uint64_t h) {
   for (int64_t i = 0; i < n; i++) {
     int64_t payload = MIN(mtu, bytes - i * mtu);
     end = send_packet(c, dst, serve ? NIC_PT_GET_REP : NIC_PT_PUT, payload, o.msg_id, (uint32_t)i,
-                      (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote);
+                      (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote, o.store);
   }
   nic_span(c, TR_TX, serve ? "tx get reply" : "tx put", start, end);
-  if (!serve) send_flag(c, o.cmd.local, end - now); /* the send buffer is reusable */
+  if (!serve) { /* the send buffer is reusable */
+    if (o.store) store_flag(c, o.cmd.local, end - now);
+    else send_flag(c, o.cmd.local, end - now);
+  }
 }
 
 /* Starts operation H: a put (DMA read, then packets) or a get (request). */
@@ -303,7 +324,7 @@ static void op_start(struct sim_comp *c, uint64_t h) {
     s->gets_started++;
     g_hash_table_insert(s->gets, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
     sim_time end = send_packet(c, o->cmd.dst_node, NIC_PT_GET_REQ, 0, o->msg_id, 0, 1,
-                               o->cmd.bytes, (struct pflag){0});
+                               o->cmd.bytes, (struct pflag){0}, false);
     int port;
     int64_t bw = egress_to(s, o->cmd.dst_node, &port)->bw_bps;
     nic_span(c, TR_TX, "tx get request", end - net_ser_time(s->net->header_bytes, bw), end);
@@ -312,7 +333,7 @@ static void op_start(struct sim_comp *c, uint64_t h) {
   o->role = ROLE_PUT;
   s->puts++;
   const struct nic_config *cfg = c->config;
-  bool direct = cfg->nvl_direct && net_same_node(s->net, s->node, o->cmd.dst_node);
+  bool direct = (cfg->nvl_direct || o->store) && net_same_node(s->net, s->node, o->cmd.dst_node);
   if (o->cmd.bytes > 0 && !direct) dma_read(c, h);
   else inject(c, h);
 }
@@ -538,11 +559,13 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     break;
   }
   case NIC_PT_PUT:
-    if (payload > 0 && !(direct && port == NIC_PORT_NVL))
+    if (payload > 0 && !((direct || p.store) && port == NIC_PORT_NVL))
       send_bus(c, done, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, p.m.op);
     if (rx_last(s, p.m.src_node, p.m.op, p.m.count)) {
       nic_span(c, TR_RX, "put received", now, now + done);
-      send_flag(c, (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher}, done);
+      struct pflag f = {.id = p.flag_id, .watcher = p.flag_watcher};
+      if (p.store) store_flag(c, f, done);
+      else send_flag(c, f, done);
     }
     break;
   case NIC_PT_GET_REP: {
@@ -573,6 +596,15 @@ static void bus_arrive(struct sim_comp *c, uint64_t h) {
   case PK_NIC_CMD: {
     struct nic_cmd cmd = *(struct nic_cmd *)sim_payload(c->eng, m.op);
     sim_payload_free(c->eng, m.op);
+    if (m.nvl) { /* an NVLink store: the GPU's own writes, no command processing */
+      if (cmd.op != NIC_PUT || !net_same_node(s->net, s->node, cmd.dst_node))
+        g_error("%s: an NVLink store must be a put to a GPU of the same node", c->name);
+      s->nvl_stores++;
+      uint64_t oh = op_new(s, &cmd, ROLE_PUT);
+      op_get(s, oh)->store = true;
+      op_start(c, oh);
+      break;
+    }
     s->commands++;
     struct nic_qitem it = {.op = op_new(s, &cmd, ROLE_PUT)};
     cmd_arrive(c, &it);
@@ -668,6 +700,7 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   s->overflowed_final = tl_overflowed(s->tl);
   s->left_final = tl_in_use(s->tl) + tl_overflow_len(s->tl);
   sim_report_comp_int(r, c, "commands", UNIT_NONE, (int64_t)(s->commands));
+  sim_report_comp_int(r, c, "nvl_stores", UNIT_NONE, (int64_t)(s->nvl_stores));
   sim_report_comp_int(r, c, "doorbells", UNIT_NONE, (int64_t)(s->doorbells_rung));
   sim_report_comp_int(r, c, "registrations", UNIT_NONE, (int64_t)(s->registrations));
   sim_report_comp_int(r, c, "puts", UNIT_NONE, (int64_t)(s->puts));

@@ -38,6 +38,11 @@
  *   the DMA) are reserved back to back on the net port with net_egress_send
  *   at net.link_bandwidth (net.h). The local flag is written when the last
  *   packet's tail has left the NIC.
+ * - An NVLink store (a PK_NIC_CMD with pmsg.nvl, kstep.nvl): the GPU's SMs
+ *   write the peer GPU's memory themselves. The NIC model stands in for the
+ *   GPU's NVLink port: the put starts at once (no command queue, no
+ *   cmd_cost, no DMA read), leaves by the nvl port, is not written across
+ *   the target's bus, and its flags (target and local) are NVLink stores.
  * - nic.nvl_direct: a put to a same-node GPU skips the DMA read, and at the
  *   target a packet that came by the nvl port is not written across the
  *   bus (NVLink moves it between the GPUs' memories); its flag still is.
@@ -94,6 +99,7 @@ struct nic_packet {
   struct pmsg m;
   uint8_t type;         /* enum nic_ptype */
   uint8_t flag_watcher; /* NIC_PT_PUT: enum pdev of the remote flag's watcher */
+  uint8_t store;        /* NIC_PT_PUT: the GPU's NVLink stores (pmsg.nvl) */
   uint32_t flag_id;     /* NIC_PT_PUT: remote flag id (0: none) */
   int64_t msg_bytes;    /* payload bytes of the whole message (get request: asked for) */
 };

@@ -64,6 +64,10 @@ struct kstep {
   uint32_t tag_stride; /* KS_TRIGGER in a loop: the tag of execution j is tag + j * tag_stride */
   uint32_t count;      /* KS_LOOP: iterations, >= 1 */
   uint32_t cmd;        /* KS_HOST_REQUEST, KS_NIC_CMD: index into nodeprog.cmds */
+  uint8_t nvl;         /* KS_NIC_CMD: a put to a GPU of the same node made of the
+                          SMs' own stores over NVLink (NVSHMEM's and NCCL's P2P
+                          transport): no PCIe crossing, no NIC command processing,
+                          no DMA; the target's flag is written over NVLink too */
   uint32_t only_wg;    /* if > 0, only WG only_wg-1 performs this step */
   /* If sel_count > 0, only WGs sel_first + j * sel_stride (0 <= j <
    * sel_count) perform this step (e.g. the WGs on one edge of a 2D tiling

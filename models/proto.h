@@ -61,6 +61,9 @@ struct pmsg {
   uint8_t dst_dev;     /* enum pdev, for the bus */
   uint8_t src_dev;
   uint8_t queue;       /* PK_QUEUE_CMD: which GPU queue */
+  uint8_t nvl;         /* PK_NIC_CMD from the GPU, PK_FLAG: an NVLink store
+                          (the SMs write a same-node GPU's memory, kstep.nvl):
+                          the bus passes it on at once, it never crosses PCIe */
   uint32_t src_node, dst_node;
   int64_t bytes;       /* bytes this message moves across a bus or link */
   uint32_t a, b;       /* kind-specific: PK_QUEUE_CMD a = command index into the

@@ -696,6 +696,51 @@ static void test_library_kernels(void) {
   wl_program_free(p);
 }
 
+static void test_nvlink_stores(void) {
+  /* 2 ranks on one node of 2, cpufree: rank 0 computes then puts 8 B to
+   * rank 1. With hardware.comm.nvlink_stores the put is the SMs' own
+   * NVLink stores: the NIC model starts it at once (no command counted,
+   * no DMA read), the target's bus carries neither the data nor the flag;
+   * without, the put is a NIC command: its PCIe crossing (bus latency
+   * 500 ns here), cmd_cost (300 ns), the DMA read (mem_latency 80 ns plus
+   * a bus crossing back) and the target's flag crossing (500 ns) are on
+   * the path, so the store is faster by at least 500 + 300 + 80 + 500 +
+   * 500 ns. */
+  struct wl_program *p = wl_program_new(2);
+  wl_compute(p, 0, 1, 100, 64);
+  wl_send(p, 0, 1, 8, 0);
+  wl_recv(p, 1, 0, 8, 0);
+  sim_time t[2];
+  for (int k = 0; k < 2; k++) {
+    struct hw h;
+    hw_defaults(&h);
+    h.net.nodes = 2;
+    h.net.gpus_per_node = 2;
+    h.bus.latency = 500 * SIM_NS;
+    h.bus.mem_latency = 80 * SIM_NS;
+    h.nic.cmd_cost = 300 * SIM_NS;
+    struct comm_config comm = {.library = COMM_AUTO, .mpi_eager_limit = INT64_MAX,
+                               .nvlink_stores = k == 1};
+    h.cfg.comm = &comm;
+    struct sim_result r;
+    sim_result_init(&r, "cpufree");
+    struct wl_ctx ctx = {.seed = 1};
+    char *err = NULL;
+    CU_ASSERT_TRUE(pol_run(p, "cpufree", &h.cfg, &ctx, &r, &err));
+    g_free(err);
+    t[k] = r.total_ps;
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.nvl_stores"), k == 1 ? 1 : 0);
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.commands"), k == 1 ? 0 : 1);
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.dma_reads"), k == 1 ? 0 : 1);
+    /* Rank 1's GPU gets its kernel's launch over PCIe, and without stores
+     * the flag too. */
+    CU_ASSERT_EQUAL(counter(&r, "node1.bus.to_gpu_msgs"), k == 1 ? 1 : 2);
+    sim_result_clear(&r);
+  }
+  CU_ASSERT(t[0] - t[1] >= (500 + 300 + 80 + 500 + 500) * SIM_NS);
+  wl_program_free(p);
+}
+
 static void test_library_cpufree_same(void) {
   /* Under cpufree (nvshmem) the collective op is exactly the
    * dissemination rounds written by hand: same time, same events. 5 ranks
@@ -735,6 +780,7 @@ int main(void) {
       {"nccl and nvshmem: one kernel per collective; nccl's proxy", test_library_kernels},
       {"mpi's rendezvous: a clear-to-send first, by hand", test_rendezvous},
       {"cpufree: the op is the dissemination rounds", test_library_cpufree_same},
+      {"NVLink stores: no NIC command, no DMA, no PCIe crossing", test_nvlink_stores},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
       {"Rabenseifner on 8 and 6 ranks by hand", test_rabenseifner},

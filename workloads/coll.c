@@ -735,3 +735,40 @@ struct wl_program *wl_rendezvous(const struct wl_program *p, int64_t eager_limit
   }
   return q;
 }
+
+/* ---- point-to-point through a device library ---- */
+
+struct wl_program *wl_group_p2p(const struct wl_program *p) {
+  struct wl_program *q = wl_program_new(p->n_ranks);
+  q->measured_rank = p->measured_rank;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *src = &p->ranks[r];
+    if (src->graph) {
+      struct wl_rank *dst = &q->ranks[r];
+      dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
+      dst->n_ops = dst->cap = src->n_ops;
+      dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
+      dst->n_deps = dst->deps_cap = src->n_deps;
+      dst->graph = true;
+      continue;
+    }
+    uint32_t next = 0; /* regions: the collectives' first, then the groups' */
+    for (size_t i = 0; i < src->n_ops; i++) next = MAX(next, src->ops[i].region);
+    bool open = false;
+    uint8_t lane = 0;
+    for (size_t i = 0; i < src->n_ops; i++) {
+      struct wl_op o = src->ops[i];
+      bool msg = (o.kind == WL_SEND || o.kind == WL_RECV) && !o.region;
+      if (msg && (!open || o.lane != lane)) {
+        next++;
+        open = true;
+        lane = o.lane;
+      } else if (!msg) {
+        open = false;
+      }
+      if (msg) o.region = next;
+      wl_push_op(q, r, &o);
+    }
+  }
+  return q;
+}

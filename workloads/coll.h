@@ -141,6 +141,15 @@ bool wl_has_colls(const struct wl_program *p);
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    uint32_t per_node);
 
+/* Point-to-point under nccl and nvshmem from the host (hdn, hdn2s): every
+ * run of consecutive sends and receives of one lane that belongs to no
+ * collective becomes one region, which the policy runs as one kernel
+ * (pol_coll_kernel): ncclGroupStart .. ncclSend/ncclRecv .. ncclGroupEnd
+ * enqueues one kernel; NVSHMEM's put-with-signal and signal waits on the
+ * stream likewise. Graph ranks are kept. Unchecked; free with
+ * wl_program_free. */
+struct wl_program *wl_group_p2p(const struct wl_program *p);
+
 /* MPI's rendezvous protocol (host MPI, two-sided policies): a message of
  * more than EAGER_LIMIT bytes moves only once its receiver has posted the
  * receive and answered with a clear-to-send. A copy of P in which, on

@@ -18,6 +18,11 @@ static const struct par_decl comm_decls[] = {
       "how an nvshmem put reaches the NIC: ibgda = the GPU posts it (GPUDirect Async "
       "kernel-initiated, NVSHMEM >= 2.6); ibrc = a CPU proxy thread posts each request "
       "(cpu.helper_threads >= 1) (NVSHMEM 2.8.0 release notes)"),
+    PAR(nvlink_stores, PAR_BOOL, "false", NULL, NULL, NULL,
+      "a device-initiated put (nvshmem, nccl, cpufree, p2p) to a GPU of the same node is the "
+      "SMs' own stores over NVLink, as NVSHMEM's and NCCL's P2P transports do it: no PCIe "
+      "crossing, no NIC command, no DMA (models/nic.h); false: it goes through the NIC "
+      "model's command path like a network put"),
     PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
       "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
       "clear-to-send (rendezvous; workloads/coll.h wl_rendezvous). Estimate: UCX picks "

@@ -20,6 +20,7 @@ struct comm_config {
   int library;           /* enum comm_library: auto = the policy's default */
   int nvshmem_transport; /* enum comm_transport */
   int64_t mpi_eager_limit; /* bytes; larger messages go by rendezvous */
+  bool nvlink_stores;      /* device puts inside a node are NVLink stores (kstep.nvl) */
 };
 
 extern const struct par_group comm_params;

@@ -210,13 +210,18 @@ struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program 
 struct kstep pol_lib_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
                           size_t i, uint32_t wgs, struct pol_prog *pp) {
   const struct wl_op *o = &p->ranks[rank].ops[i];
-  /* NCCL moves data inside a node with the GPU's own stores over NVLink
-   * and hands what crosses nodes to its proxy thread (one per GPU), which
-   * posts it to the NIC; NVSHMEM posts from the GPU (IBGDA) or through its
-   * proxy thread (IBRC). */
-  bool proxy = pp->lib == COMM_NCCL ? !net_same_node(pp->net, rank, o->peer)
-                                    : pp->lib == COMM_NVSHMEM && pp->transport == COMM_IBRC;
-  if (!proxy) return pol_device_put(pol, p, rank, i, wgs, pp);
+  /* Inside a node both libraries move data from the GPU (P2P over
+   * NVLink). Across nodes NCCL hands it to its proxy thread (one per GPU),
+   * which posts it to the NIC; NVSHMEM posts from the GPU (IBGDA) or
+   * through its proxy thread (IBRC). */
+  bool across = !net_same_node(pp->net, rank, o->peer);
+  bool proxy = across && (pp->lib == COMM_NCCL ||
+                          (pp->lib == COMM_NVSHMEM && pp->transport == COMM_IBRC));
+  if (!proxy) {
+    struct kstep st = pol_device_put(pol, p, rank, i, wgs, pp);
+    st.nvl = pp->nvlink_stores && !across;
+    return st;
+  }
   uint32_t first = 0;
   for (uint32_t j = 0; j < o->parts; j++) {
     uint32_t c = pol_add_cmd(pp, pol_put_part(pol, p, rank, i, NIC_PUT, j));
@@ -393,6 +398,7 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     pp[r].lib = lib;
     pp[r].transport = hw->comm ? (uint8_t)hw->comm->nvshmem_transport : COMM_IBGDA;
+    pp[r].nvlink_stores = hw->comm && hw->comm->nvlink_stores;
     pp[r].net = hw->net;
     pp[r].rank = r;
     if (p->ranks[r].graph && pol->graph.host)
@@ -546,6 +552,8 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   struct wl_program *expanded = NULL, *rndv = NULL;
   if (wl_has_colls(p))
     p = expanded = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw->net->gpus_per_node);
+  struct wl_program *grouped = NULL;
+  if ((lib == COMM_NCCL || lib == COMM_NVSHMEM) && pol->lib_p2p) p = grouped = wl_group_p2p(p);
   /* Host MPI's large messages go by rendezvous. */
   int64_t eager = hw->comm ? hw->comm->mpi_eager_limit : INT64_MAX;
   if (lib == COMM_MPI && pol->graph.two_sided && wl_rendezvous_needed(p, eager))
@@ -573,6 +581,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
                             G_GUINT64_FORMAT " ops, got %" G_GUINT64_FORMAT,
                             pol->name, (uint64_t)WL_MAX_OPS, n);
         wl_program_free(expanded);
+        wl_program_free(grouped);
         wl_program_free(rndv);
         return false;
       }
@@ -582,6 +591,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   bool ok = pol_run_checked(p, pol, hw, lib, ctx, out, err);
   wl_program_free(own);
   wl_program_free(expanded);
+  wl_program_free(grouped);
   wl_program_free(rndv);
   return ok;
 }

@@ -29,6 +29,7 @@ struct pol_prog {
    * nvshmem, its transport (enum comm_transport): how a collective's
    * kernel (pol_coll_kernel) and a persistent kernel's sends move data. */
   uint8_t lib, transport;
+  bool nvlink_stores; /* hardware.comm.nvlink_stores */
   const struct net_config *net; /* which ranks share a node */
   uint32_t rank;
 };
@@ -81,6 +82,11 @@ struct pol_type {
   /* The libraries it runs with (bit 1 << enum comm_library) and the one a
    * scenario gets with hardware.comm.library: auto. */
   uint8_t libs, lib_default;
+  /* Under nccl and nvshmem, its point-to-point messages go through the
+   * library too (wl_group_p2p): the host-driven styles, whose code calls
+   * the library; the others move them their own way (stream-triggered,
+   * host copies, device puts). */
+  bool lib_p2p;
 };
 
 /* pol_type.libs of the policies that drive kernels from the host or a

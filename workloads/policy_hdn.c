@@ -68,6 +68,7 @@ const struct pol_type pol_hdn = {
     .loops = true,
     .libs = POL_LIBS_STREAM,
     .lib_default = COMM_MPI,
+    .lib_p2p = true,
 };
 
 const struct pol_type pol_hdn2s = {
@@ -79,4 +80,5 @@ const struct pol_type pol_hdn2s = {
     .loops = true,
     .libs = POL_LIBS_STREAM,
     .lib_default = COMM_MPI,
+    .lib_p2p = true,
 };

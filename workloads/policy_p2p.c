@@ -9,7 +9,7 @@
 static struct kstep p2p_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
                              uint32_t selected, struct pol_prog *pp) {
   (void)selected;
-  return pol_device_put(&pol_p2p, p, rank, i, wgs, pp);
+  return pol_lib_send(&pol_p2p, p, rank, i, wgs, pp);
 }
 
 static bool p2p_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
