@@ -8,8 +8,9 @@
 
 #include "allreduce.h"
 #include "cg.h"
-#include "jacobi.h"
 #include "coll.h"
+#include "jacobi.h"
+#include "library.h"
 #include "lower.h"
 #include "ping.h"
 #include "noderig.h"
@@ -121,6 +122,65 @@ static void test_ping_ghn(void) {
    * the NIC c = 4102; flag 4788.26; the receiver's poll sees it at
    * 2602 + 22 * 100 = 4802. */
   CU_ASSERT_EQUAL(ping_time("ghn"), 4802000);
+}
+
+/* The ping's time under POLICY with library LIB (nvshmem over
+ * TRANSPORT), or an allreduce of 8 B on 2 ranks when ALLREDUCE. */
+static sim_time lib_time(const char *policy, int lib, int transport, bool allreduce) {
+  struct hw h;
+  hw_nodes(&h, 2);
+  struct comm_config comm = {.library = lib, .nvshmem_transport = transport,
+                             .mpi_eager_limit = INT64_MAX};
+  h.cfg.comm = &comm;
+  struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
+  struct wl_program *p;
+  if (allreduce) {
+    p = wl_program_new(2);
+    struct wl_coll c = {.kind = WL_ALLREDUCE, .algo = WL_ALG_AUTO, .bytes = 8, .elem = 8,
+                        .flops_per_elem = 1, .wgs = 0};
+    for (uint32_t r = 0; r < 2; r++) wl_collective(p, r, &c);
+  } else {
+    p = wl_ping_program(&cfg);
+  }
+  struct sim_result r;
+  char *err = NULL;
+  sim_time t = run(p, policy, &h, &r, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  return t;
+}
+
+static void test_library_ping(void) {
+  /* nvshmem over IBRC under cpufree: the WG's put goes to the proxy
+   * thread as ghn's request does: 4802 ns (test_ping_ghn). */
+  CU_ASSERT_EQUAL(lib_time("cpufree", COMM_NVSHMEM, COMM_IBRC, false), 4802000);
+  CU_ASSERT_EQUAL(lib_time("cpufree", COMM_NVSHMEM, COMM_IBGDA, false), 3602000);
+  /* nccl under hdn, the two ranks on different nodes: rank 0's compute
+   * kernel as in test_ping_hdn, noticed at 4500; the send is an NCCL
+   * kernel: submit 1000 (5500), at the GPU 5602, launched 7102; its WG's
+   * fence 200: the request for the proxy thread leaves 7302, at the CPU
+   * 7404; the proxy polls every 1 us: takes it at 8000, service 1000,
+   * the command at the NIC c = 9102; the flag at c + LEG = 9788.26.
+   * Rank 1's receive is an NCCL kernel too: submitted 1000, launched 2602,
+   * its WG polls every 100 ns: sees the flag at 9802; teardown 1500 =
+   * 11302, the completion at the CPU 11404, which polls every 500 from
+   * 1000: 11500. */
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, false), 11500000);
+}
+
+static void test_library_allreduce(void) {
+  /* 8 B on 2 ranks under cpufree (nvshmem: one dissemination round): each
+   * rank's kernel launched at 2602, its WG posts the put after the fence
+   * (2802, at the NIC c = 2904: flag at c + LEG = 3590.26) and polls its
+   * own flag from 2802 every 100 ns: 3602 on both ranks. */
+  CU_ASSERT_EQUAL(lib_time("cpufree", COMM_NVSHMEM, COMM_IBGDA, true), 3602000);
+  /* Under hdn with nvshmem: the same round as one on-stream kernel per
+   * rank, launched by the host (submit 1000, at the GPU 1102, launched
+   * 2602), then as above the WG ends at 3602; teardown 1500 = 5102, the
+   * completion at the CPU 5204, which polls every 500 from 1000: 5500. */
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NVSHMEM, COMM_IBGDA, true), 5500000);
 }
 
 static void test_ghn_needs_a_helper(void) {
@@ -547,6 +607,8 @@ int main(void) {
       {"ping under gds, by hand", test_ping_gds},
       {"ping under gputn, by hand", test_ping_gputn},
       {"ping under cpufree, by hand", test_ping_cpufree},
+      {"a ping through nvshmem (IBGDA, IBRC) and nccl, by hand", test_library_ping},
+      {"an allreduce through nvshmem, in and on the stream, by hand", test_library_allreduce},
       {"ping under ghn, by hand", test_ping_ghn},
       {"ghn needs a helper thread", test_ghn_needs_a_helper},
       {"allreduce: the ring's steps", test_allreduce_ring_shape},

@@ -627,12 +627,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
     if (src->graph) { /* no collective op on a graph rank (wl_collective) */
-      struct wl_rank *dst = &q->ranks[r];
-      dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
-      dst->n_ops = dst->cap = src->n_ops;
-      dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
-      dst->n_deps = dst->deps_cap = src->n_deps;
-      dst->graph = true;
+      wl_copy_rank(q, r, src);
       continue;
     }
     uint32_t calls = 0;
@@ -700,12 +695,7 @@ struct wl_program *wl_rendezvous(const struct wl_program *p, int64_t eager_limit
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
     if (src->graph) { /* graph ranks keep their eager messages */
-      struct wl_rank *dst = &q->ranks[r];
-      dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
-      dst->n_ops = dst->cap = src->n_ops;
-      dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
-      dst->n_deps = dst->deps_cap = src->n_deps;
-      dst->graph = true;
+      wl_copy_rank(q, r, src);
       continue;
     }
     for (size_t a = 0; a < src->n_ops;) {
@@ -744,12 +734,7 @@ struct wl_program *wl_group_p2p(const struct wl_program *p) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
     if (src->graph) {
-      struct wl_rank *dst = &q->ranks[r];
-      dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
-      dst->n_ops = dst->cap = src->n_ops;
-      dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
-      dst->n_deps = dst->deps_cap = src->n_deps;
-      dst->graph = true;
+      wl_copy_rank(q, r, src);
       continue;
     }
     uint32_t next = 0; /* regions: the collectives' first, then the groups' */

@@ -27,6 +27,19 @@ void wl_program_free(struct wl_program *p) {
   g_free(p);
 }
 
+void wl_copy_rank(struct wl_program *q, uint32_t rank, const struct wl_rank *src) {
+  g_assert(rank < q->n_ranks && q->ranks[rank].n_ops == 0);
+  struct wl_rank *dst = &q->ranks[rank];
+  g_free(dst->ops);
+  g_free(dst->deps);
+  dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
+  dst->n_ops = dst->cap = src->n_ops;
+  dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
+  dst->n_deps = dst->deps_cap = src->n_deps;
+  dst->graph = src->graph;
+  q->checked = false;
+}
+
 void wl_push_op(struct wl_program *p, uint32_t rank, const struct wl_op *o) {
   g_assert(rank < p->n_ranks);
   struct wl_rank *r = &p->ranks[rank];
@@ -226,12 +239,7 @@ static struct wl_program *transform(const struct wl_program *p, bool peel) {
     const struct wl_rank *src = &p->ranks[r];
     g_assert(src->depth == 0);
     if (src->graph) { /* graphs hold no loops: a copy */
-      struct wl_rank *dst = &q->ranks[r];
-      dst->ops = g_memdup2(src->ops, MAX(src->n_ops, 1) * sizeof *src->ops);
-      dst->n_ops = dst->cap = src->n_ops;
-      dst->deps = g_memdup2(src->deps, MAX(src->n_deps, 1) * sizeof *src->deps);
-      dst->n_deps = dst->deps_cap = src->n_deps;
-      dst->graph = true;
+      wl_copy_rank(q, r, src);
       continue;
     }
     copy_ops(src, 0, src->n_ops, q, r, peel);

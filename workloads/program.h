@@ -238,6 +238,9 @@ struct wl_program *wl_unroll(const struct wl_program *p);
  * Unchecked. */
 struct wl_program *wl_peel_last(const struct wl_program *p);
 
+/* Makes empty rank RANK of Q a copy of SRC (ops, dependencies, shape). */
+void wl_copy_rank(struct wl_program *q, uint32_t rank, const struct wl_rank *src);
+
 /* Appends O to RANK as it is (its lane, its loop marker: opens or closes
  * a loop), for copies and expansions; no dependency. */
 void wl_push_op(struct wl_program *p, uint32_t rank, const struct wl_op *o);
