@@ -126,11 +126,13 @@ static void test_ping_ghn(void) {
 
 /* The ping's time under POLICY with library LIB (nvshmem over
  * TRANSPORT), or an allreduce of 8 B on 2 ranks when ALLREDUCE. */
+static int64_t step_latency; /* nccl_step_latency of lib_time's runs */
+
 static sim_time lib_time(const char *policy, int lib, int transport, bool allreduce) {
   struct hw h;
   hw_nodes(&h, 2);
   struct comm_config comm = {.library = lib, .nvshmem_transport = transport,
-                             .mpi_eager_limit = INT64_MAX};
+                             .mpi_eager_limit = INT64_MAX, .nccl_step_latency = step_latency};
   h.cfg.comm = &comm;
   struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
   struct wl_program *p;
@@ -168,6 +170,14 @@ static void test_library_ping(void) {
    * 11302, the completion at the CPU 11404, which polls every 500 from
    * 1000: 11500. */
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, false), 11500000);
+  /* With a step latency of 1 us, the send's WG takes 1 us more: the
+   * request reaches the CPU at 8404, the proxy takes it at 9000, the
+   * command is at the NIC at 10102, the flag at 10788.26; the receiver's
+   * WG sees it at 10802, ends, teardown 12302, completion at the CPU
+   * 12404, noticed 12500. */
+  step_latency = SIM_US;
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, false), 12500000);
+  step_latency = 0;
 }
 
 static void test_library_allreduce(void) {

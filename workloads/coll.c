@@ -757,3 +757,33 @@ struct wl_program *wl_group_p2p(const struct wl_program *p) {
   }
   return q;
 }
+
+/* ---- a library's protocol cost per step ---- */
+
+struct wl_program *wl_step_cost(const struct wl_program *p, int64_t step_ps) {
+  g_assert(step_ps > 0);
+  struct wl_program *q = wl_program_new(p->n_ranks);
+  q->measured_rank = p->measured_rank;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *src = &p->ranks[r];
+    if (src->graph) {
+      wl_copy_rank(q, r, src);
+      continue;
+    }
+    for (size_t i = 0; i < src->n_ops; i++) {
+      const struct wl_op *o = &src->ops[i];
+      if (o->kind == WL_SEND && o->region) {
+        /* On the grid of the region's reductions (one kernel, one grid). */
+        uint32_t wgs = 1;
+        for (size_t k = i; k-- > 0 && src->ops[k].region == o->region;)
+          if (src->ops[k].kind == WL_COMPUTE) wgs = src->ops[k].n_wgs;
+        for (size_t k = i + 1; wgs == 1 && k < src->n_ops && src->ops[k].region == o->region; k++)
+          if (src->ops[k].kind == WL_COMPUTE) wgs = src->ops[k].n_wgs;
+        wl_push_op(q, r, &(struct wl_op){.kind = WL_COMPUTE, .n_wgs = wgs, .time_ps = step_ps,
+                                         .lane = o->lane, .region = o->region});
+      }
+      wl_push_op(q, r, o);
+    }
+  }
+  return q;
+}

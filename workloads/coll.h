@@ -150,6 +150,12 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
  * wl_program_free. */
 struct wl_program *wl_group_p2p(const struct wl_program *p);
 
+/* A copy of P in which every send of a library kernel (region) is
+ * preceded by STEP_PS of the kernel's WGs' time: a protocol's cost per
+ * step beyond the modelled put and flag wait (hardware.comm.
+ * nccl_step_latency). Graph ranks are kept. Free with wl_program_free. */
+struct wl_program *wl_step_cost(const struct wl_program *p, int64_t step_ps);
+
 /* MPI's rendezvous protocol (host MPI, two-sided policies): a message of
  * more than EAGER_LIMIT bytes moves only once its receiver has posted the
  * receive and answered with a clear-to-send. A copy of P in which, on

@@ -23,6 +23,11 @@ static const struct par_decl comm_decls[] = {
       "SMs' own stores over NVLink, as NVSHMEM's and NCCL's P2P transports do it: no PCIe "
       "crossing, no NIC command, no DMA (models/nic.h); false: it goes through the NIC "
       "model's command path like a network put"),
+    PAR(nccl_step_latency, PAR_TIME, "0ps", "0ps", "1ms", NULL,
+      "nccl: the protocol's cost per step (a send of an NCCL kernel) beyond the put and the "
+      "flag wait the models time: 0 by default, as those already take about 2.6 us a step "
+      "on the A100 profile (configs/libs/README.md); NCCL's own tuning model puts a whole "
+      "LL step at 0.47 us over NVLink and 2.7 us over the network (src/graph/tuning.cc)"),
     PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
       "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
       "clear-to-send (rendezvous; workloads/coll.h wl_rendezvous). Estimate: UCX picks "

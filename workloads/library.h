@@ -21,6 +21,7 @@ struct comm_config {
   int nvshmem_transport; /* enum comm_transport */
   int64_t mpi_eager_limit; /* bytes; larger messages go by rendezvous */
   bool nvlink_stores;      /* device puts inside a node are NVLink stores (kstep.nvl) */
+  int64_t nccl_step_latency; /* ps: protocol cost per step of an NCCL kernel */
 };
 
 extern const struct par_group comm_params;

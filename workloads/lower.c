@@ -552,8 +552,10 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   struct wl_program *expanded = NULL, *rndv = NULL;
   if (wl_has_colls(p))
     p = expanded = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw->net->gpus_per_node);
-  struct wl_program *grouped = NULL;
+  struct wl_program *grouped = NULL, *stepped = NULL;
   if ((lib == COMM_NCCL || lib == COMM_NVSHMEM) && pol->lib_p2p) p = grouped = wl_group_p2p(p);
+  if (lib == COMM_NCCL && hw->comm && hw->comm->nccl_step_latency > 0)
+    p = stepped = wl_step_cost(p, hw->comm->nccl_step_latency);
   /* Host MPI's large messages go by rendezvous. */
   int64_t eager = hw->comm ? hw->comm->mpi_eager_limit : INT64_MAX;
   if (lib == COMM_MPI && pol->graph.two_sided && wl_rendezvous_needed(p, eager))
@@ -582,6 +584,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
                             pol->name, (uint64_t)WL_MAX_OPS, n);
         wl_program_free(expanded);
         wl_program_free(grouped);
+        wl_program_free(stepped);
         wl_program_free(rndv);
         return false;
       }
@@ -592,6 +595,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   wl_program_free(own);
   wl_program_free(expanded);
   wl_program_free(grouped);
+  wl_program_free(stepped);
   wl_program_free(rndv);
   return ok;
 }
