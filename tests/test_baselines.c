@@ -121,11 +121,16 @@ static void test_p2p(void) {
   CU_ASSERT_EQUAL(run(two_steps_then_send(), "p2p", 2), 10000000);
 }
 
-/* Every rank: compute, sync, compute (1 WG of 256 flops each). */
+/* Every rank: compute, 8 B to the next rank and from the previous (none
+ * on one rank), sync, compute (1 WG of 256 flops each). */
 static struct wl_program *barrier_program(uint32_t ranks) {
   struct wl_program *p = wl_program_new(ranks);
   for (uint32_t r = 0; r < ranks; r++) {
     wl_compute(p, r, 1, 256, 0);
+    if (ranks > 1) {
+      wl_send(p, r, (r + 1) % ranks, 8, 1);
+      wl_recv(p, r, (r + ranks - 1) % ranks, 8, 1);
+    }
     wl_sync(p, r);
     wl_compute(p, r, 1, 256, 0);
   }
@@ -136,11 +141,13 @@ static void test_monolithic(void) {
   /* Data movement is free: rank 1's receive is dropped, its (empty) WG
    * ends as its kernel launches, at 2602. */
   CU_ASSERT_EQUAL(run(ping(), "monolithic", 2), 2602000);
-  /* One rank: launched 2602, WG 2610, a sync is a grid barrier (1000 + 10
-   * x 1 WG = 1010), no dissemination rounds (ceil(log2 1) = 0), a grid
-   * barrier again: 4630, the second compute: 4638. */
-  CU_ASSERT_EQUAL(run(barrier_program(1), "monolithic", 2), 4638000);
-  /* Two ranks: one round after the first grid barrier (3620): the WG's
+  /* One rank: launched 2602, WG 2610; its sync follows no receive (no
+   * data crossed GPUs): a grid barrier alone (1000 + 10 x 1 WG = 1010):
+   * 3620, the second compute: 3628. */
+  CU_ASSERT_EQUAL(run(barrier_program(1), "monolithic", 2), 3628000);
+  /* Two ranks: the sync follows a receive: a grid barrier, then the
+   * dissemination, then a grid barrier again. One round after the first
+   * grid barrier (3620): the WG's
    * zero-byte put leaves after the fence (3820), crosses the bus (3922),
    * command 100 (4022), no DMA for no bytes, a 64 B header packet over
    * link, switch, link (300 + 5.12), a zero-byte memory write (100): the

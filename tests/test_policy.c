@@ -305,10 +305,23 @@ static void test_gputn_granularities(void) {
   CU_ASSERT_TRUE(twi > twg);
 }
 
+/* The bytes rank 0's op 1 packs in all its WGs, 0 when it is no pack
+ * phase (the faces go straight out); frees P. */
+static int64_t pack_bytes(struct wl_program *p) {
+  const struct wl_op *o = &p->ranks[0].ops[1];
+  int64_t bytes = o->kind == WL_COMPUTE && o->pack ? o->n_wgs * o->bytes_per_wg : 0;
+  wl_program_free(p);
+  return bytes;
+}
+
 static void test_jacobi_halos(void) {
   /* 3 x 3 periodic ranks, 64 x 64 points in 16 x 16 tiles: 4 x 4 = 16 WGs.
    * Rank 4 (the middle) sends to 3, 5, 1, 7 (left, right, up, down), 64 *
-   * 4 B each, made by the WGs of that edge: left = 0, 4, 8, 12. */
+   * 4 B each, made by the WGs of that edge: left = 0, 4, 8, 12. Its left
+   * and right edges are columns (strided) and are packed first by one
+   * kernel: 128 points, one WG of 256 work-items, each point read as a
+   * whole 32 B sector and written as 4 B: 128 x 36 = 4608 B; the same
+   * kernel unpacks after the receives. */
   struct jacobi2d_config c = {.grid = 64, .px = 3, .py = 3, .periodic = true,
                               .iterations = 2, .elem = 4, .flops_per_point = 5,
                               .bytes_per_point = 8, .wg_tile = 16, .compute = true};
@@ -322,20 +335,92 @@ static void test_jacobi_halos(void) {
   CU_ASSERT_EQUAL(o->kind, WL_COMPUTE);
   CU_ASSERT_EQUAL(o->n_wgs, 16);
   CU_ASSERT_EQUAL(o->flops_per_wg, 256 * 5);
+  const struct wl_op *pack = &r->ops[1], *unpack = &r->ops[10];
+  CU_ASSERT_TRUE(pack->kind == WL_COMPUTE && pack->pack && unpack->kind == WL_COMPUTE &&
+                 unpack->pack);
+  CU_ASSERT_EQUAL(pack->n_wgs, 1);
+  CU_ASSERT_EQUAL(pack->bytes_per_wg, 4608);
+  CU_ASSERT_EQUAL(pack->kclass, KC_STREAM);
+  CU_ASSERT_EQUAL(unpack->bytes_per_wg, 4608);
   const uint32_t peers[] = {3, 5, 1, 7};
   for (int d = 0; d < 4; d++) {
-    CU_ASSERT_EQUAL(r->ops[1 + d].peer, peers[d]);
-    CU_ASSERT_EQUAL(r->ops[1 + d].bytes, 256);
+    CU_ASSERT_EQUAL(r->ops[2 + d].peer, peers[d]);
+    CU_ASSERT_EQUAL(r->ops[2 + d].bytes, 256);
   }
-  CU_ASSERT_EQUAL(r->ops[1].sel.first, 0);
-  CU_ASSERT_EQUAL(r->ops[1].sel.stride, 4);
-  CU_ASSERT_EQUAL(r->ops[1].sel.count, 4);
+  CU_ASSERT_EQUAL(r->ops[2].sel.first, 0);
+  CU_ASSERT_EQUAL(r->ops[2].sel.stride, 4);
+  CU_ASSERT_EQUAL(r->ops[2].sel.count, 4);
   wl_program_free(p);
-  /* An open 1 x 2 grid: each rank has one neighbour. */
+  /* An open 1 x 2 grid: each rank has one neighbour, across a column:
+   * packed (64 x 36 = 2304 B), then sent. */
   c.px = 2, c.py = 1, c.periodic = false, c.iterations = 1;
   p = wl_jacobi2d_program(&c);
   CU_ASSERT_EQUAL(wl_count(p, 0, WL_SEND), 1);
-  CU_ASSERT_EQUAL(p->ranks[0].ops[1].peer, 1);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[2].peer, 1);
+  CU_ASSERT_EQUAL(pack_bytes(p), 2304);
+  /* pack: fused: the sweep writes the column itself. */
+  c.pack = JACOBI_PACK_FUSED;
+  CU_ASSERT_EQUAL(pack_bytes(wl_jacobi2d_program(&c)), 0);
+  /* Split by rows (px = 1, the CPU-free reproduction): the faces are rows,
+   * contiguous: no pack. */
+  c.px = 1, c.py = 2, c.pack = JACOBI_PACK_KERNEL;
+  CU_ASSERT_EQUAL(pack_bytes(wl_jacobi2d_program(&c)), 0);
+  /* 3D, 8^3 points of 8 B split along y (py = 2): a y face is 8 rows of
+   * nx = 8 points, 64 B apart from one z plane to the next: 8 runs of 64 B
+   * (2 sectors each) read, 512 B written: 1024 B in one WG (32 x 32 work-
+   * items). Split along z instead, the face is a whole plane: no pack. */
+  struct jacobi3d_config c3 = {.nx = 8, .ny = 8, .nz = 8, .px = 1, .py = 2, .pz = 1,
+                               .iterations = 1, .elem = 8, .flops_per_point = 7,
+                               .bytes_per_point = 16, .wg_tile = 32, .compute = true};
+  CU_ASSERT_EQUAL(pack_bytes(wl_jacobi3d_program(&c3)), 1024);
+  c3.py = 1, c3.pz = 2;
+  CU_ASSERT_EQUAL(pack_bytes(wl_jacobi3d_program(&c3)), 0);
+}
+
+/* The pack kernel of a strided halo: an open 2 x 1 grid of 64 x 64 points
+ * of 4 B, so rank 0 sends its right column (64 points) to rank 1. The
+ * pack is one WG (64 work-items of a 256-item WG) moving 64 x (32 B sector
+ * read + 4 B written) = 2304 B; at a memory bandwidth of 8 Tbps (1 B/ps,
+ * no latency, the kernel alone on the memory) it takes 2304 ps. Under hdn
+ * a short kernel costs 4500 ns (test_cg_hdn: submit 1000, at the CPU 3204
+ * ns + its work later, noticed at the host's next 500 ns poll: 4500 for
+ * work up to 296 ns), so the pack and the unpack add 2 x 4500 ns to the
+ * fused run (the peer's column, as much later, arrives in time); under
+ * cpufree the WGs store the column themselves: no kernel, the same time
+ * as fused. */
+static void test_jacobi_pack_kernel(void) {
+  struct jacobi2d_config c = {.grid = 64, .px = 2, .py = 1, .iterations = 1, .elem = 4,
+                              .flops_per_point = 5, .bytes_per_point = 8, .wg_tile = 16,
+                              .compute = true};
+  struct hw h;
+  hw_nodes(&h, 2);
+  h.gpu.mem_bandwidth = 8000000000000;
+  h.gpu.bw_share = GPU_BW_KERNEL;
+  struct wl_program *p = wl_jacobi2d_program(&c);
+  const struct wl_op *o = &p->ranks[0].ops[1];
+  CU_ASSERT_TRUE_FATAL(o->kind == WL_COMPUTE && o->pack);
+  struct kstep st = pol_compute_step(o, 1);
+  struct kernel k = {.n_wgs = o->n_wgs};
+  CU_ASSERT_EQUAL(gpu_wg_time(&h.gpu, &k, &st, 0), 2304);
+  sim_time t[2][2]; /* [policy hdn, cpufree][pack kernel, fused] */
+  int64_t kernels[2] = {0, 0};
+  char *err = NULL;
+  for (int pol = 0; pol < 2; pol++)
+    for (int f = 0; f < 2; f++) {
+      c.pack = f ? JACOBI_PACK_FUSED : JACOBI_PACK_KERNEL;
+      struct wl_program *q = wl_jacobi2d_program(&c);
+      struct sim_result r;
+      t[pol][f] = run(q, pol ? "cpufree" : "hdn", &h, &r, &err);
+      if (err) fprintf(stderr, "%s\n", err);
+      if (f == 0) kernels[pol] = counter(&r, "node0.gpu.kernels");
+      sim_result_clear(&r);
+      wl_program_free(q);
+    }
+  CU_ASSERT_EQUAL(kernels[0], 3); /* the sweep, the pack, the unpack */
+  CU_ASSERT_EQUAL(t[0][0] - t[0][1], 2 * 4500 * NS);
+  CU_ASSERT_EQUAL(kernels[1], 1);
+  CU_ASSERT_EQUAL(t[1][0], t[1][1]);
+  g_free(err);
   wl_program_free(p);
 }
 
@@ -489,12 +574,11 @@ static void test_fold_small_stride(void) {
 /* A persistent kernel is sized to residency: 40 tiles of 1024 B, three
  * iterations with a sync between, on 2 CUs x 8 WGs of 256 items (16
  * slots): monolithic launches one kernel of ceil(40 / ceil(40 / 16)) = 14
- * WGs each looping over 3 tiles; each sync is a grid barrier, the
- * cross-rank barrier (no rounds for one rank) and a grid barrier again:
- * 4 device-wide barriers of 14 WGs, 1.75 us each from the table "8:1us,
- * 24:3us" (test_gpu derives such a loop's time). With 48 slots: 40 WGs of
- * one tile, barriers of 1 + (40 - 8) / 16 x 2 = 5 us clamped to the last
- * point, 3 us. */
+ * WGs each looping over 3 tiles; each sync (no data crossed GPUs before
+ * it) is a grid barrier: 2 device-wide barriers of 14 WGs, 1.75 us each
+ * from the table "8:1us, 24:3us" (test_gpu derives such a loop's time).
+ * With 48 slots: 40 WGs of one tile, barriers of 1 + (40 - 8) / 16 x 2 =
+ * 5 us clamped to the last point, 3 us. */
 static void test_persistent_residency(void) {
   for (int wpc = 8; wpc <= 24; wpc += 16) {
     struct hw h;
@@ -516,8 +600,8 @@ static void test_persistent_residency(void) {
     CU_ASSERT_TRUE(run(p, "monolithic", &h, &r, &err) > 0);
     if (err) fprintf(stderr, "%s\n", err);
     CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), wpc == 8 ? 14 : 40);
-    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barriers"), 4);
-    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barrier_time"), wpc == 8 ? 7 * US : 12 * US);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barriers"), 2);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barrier_time"), wpc == 8 ? 7 * US / 2 : 6 * US);
     g_free(err);
     sim_result_clear(&r);
     wl_program_free(p);
@@ -584,16 +668,26 @@ static sim_time cg_time(const char *policy) {
   return t;
 }
 
+/* The iteration is the CPU-free code's (workloads/cg.c): halo, SpMV,
+ * barrier, 2 grid syncs, dot, sync, allreduce, barrier, sync, 2 AXPYs,
+ * sync, dot, sync, allreduce, barrier, sync, AXPY, barrier, sync: 8 syncs,
+ * 4 barriers (one dissemination round of a zero-byte message on 2 ranks,
+ * sent and waited for by WG 0), 2 allreduces. */
 static void test_cg_cpufree(void) {
   /* One persistent kernel per rank, launched at 1102 + 1500 = 2602 (ns).
    * Halo put: fence 200, at the NIC c = 2802 + 102 = 2904, the peer's flag
-   * at c + LEG = 3590.26; the WG polls from 2802 every 100: 3602. SpMV and
-   * the dot: 3602.348; grid barrier 1000 + 10 * 1 WG: 4612.348. Allreduce
-   * (2 ranks: one round): put at the NIC 4612.348 + 302, flag 5600.608,
-   * seen 4812.348 + 800 = 5612.348; barrier 6622.348; 2 AXPYs and a dot
-   * (0.256): 6622.604; barrier 7632.604; allreduce: seen 8632.604; barrier
-   * 9642.604; AXPY 9642.700; barrier 10652.700. */
-  CU_ASSERT_EQUAL(cg_time("cpufree"), 10652700);
+   * at c + LEG = 3590.26; the WG polls from 2802 every 100: 3602. SpMV:
+   * 3602.284. A barrier from t: fence 200, bus 102, command 100, a 64 B
+   * header over link, switch, link 305.12, a zero-byte write 100: the
+   * peer's flag at t + 807.12, seen by WG 0 polling from t + 200: t + 900.
+   * A grid barrier: 1000 + 10 x 1 WG = 1010. An allreduce from t: flag at
+   * t + 302 + LEG, seen at t + 1000.
+   *   barrier 4502.284, 2 grid barriers 6522.284, dot (0.064) 6522.348,
+   *   grid 7532.348, allreduce 8532.348, barrier 9432.348, grid 10442.348,
+   *   2 AXPYs (0.096 each) 10442.540, grid 11452.540, dot 11452.604, grid
+   *   12462.604, allreduce 13462.604, barrier 14362.604, grid 15372.604,
+   *   AXPY 15372.700, barrier 16272.700, grid 17282.700. */
+  CU_ASSERT_EQUAL(cg_time("cpufree"), 17282700);
 }
 
 static void test_cg_hdn(void) {
@@ -601,11 +695,57 @@ static void test_cg_hdn(void) {
    * seen by the polling host at once. A kernel costs 4500 when its work is
    * < 398 ps: submit 1000; done at the CPU 102 + 1500 + work + 1500 + 102
    * later, noticed at the next 500 ns poll tick: 3500 after the submit.
-   * SpMV and the dot: 10988.26. Allreduce: 1200 + 102 to the NIC, + LEG:
-   * 12976.52. 3 kernels: 26476.52. Allreduce: 28464.78. AXPY: 32964.78.
-   * hdn2s pays recv 500 on each of the 3 receives: 34464.78. */
-  CU_ASSERT_EQUAL(cg_time("hdn"), 32964780);
-  CU_ASSERT_EQUAL(cg_time("hdn2s"), 34464780);
+   * Syncs cost nothing more (each kernel ends before the host goes on). A
+   * barrier: the zero-byte put's flag 1302 + 100 + 305.12 + 100.25 =
+   * 1807.37 after the host starts it; an allreduce's 1988.26.
+   *   SpMV 6488.26, barrier 8295.63, dot 12795.63, allreduce 14783.89,
+   *   barrier 16591.26, 2 AXPYs 25591.26, dot 30091.26, allreduce
+   *   32079.52, barrier 33886.89, AXPY 38386.89, barrier 40194.26.
+   * hdn2s pays recv 500 on each of the 7 receives: 43694.26. */
+  CU_ASSERT_EQUAL(cg_time("hdn"), 40194260);
+  CU_ASSERT_EQUAL(cg_time("hdn2s"), 43694260);
+}
+
+/* Grid barriers (node.gpu.barriers) per CG iteration, 3 iterations on the
+ * 1D Poisson matrix of 8 rows over 2 ranks: cpufree runs the CPU-free
+ * code's 8 (standard: CG/src_nvshmem/baseline/persistent-standard-nvshmem.cu,
+ * BaselinePersistentStandardNVSHMEM::multiGpuConjugateGradient) and 5
+ * (pipelined: CG/src_nvshmem/single-stream/pipelined-nvshmem.cu,
+ * SingleStreamPipelinedNVSHMEM::multiGpuConjugateGradient) cg::sync(grid)
+ * per iteration, and as many nvshmem_barrier_all() (4 and 2: one
+ * dissemination round each on 2 ranks, a put by WG 0); its NIC commands
+ * per iteration: standard 1 halo + 2 allreduce + 4 barrier puts = 7,
+ * pipelined 1 + 1 + 2 = 4. monolithic (data free) turns the syncs that follow a receive
+ * into grid + dissemination + grid: standard 4 of 8 (after the SpMV's
+ * barrier, both reductions' barriers, the update's barrier): 4 x 2 + 4 =
+ * 12 grid barriers and 4 rounds; pipelined 2 of 5: 7 and 2. */
+static void test_cg_barriers_per_iteration(void) {
+  struct sp_matrix *m = sp_matrix_poisson(1, 8);
+  char *err = NULL;
+  struct sp_part *part = sp_partition(m, 2, SP_BLOCKS, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+  static const struct {
+    int variant;
+    const char *policy;
+    int64_t barriers, cmds;
+  } want[] = {{CG_STANDARD, "cpufree", 8, 7}, {CG_PIPELINED, "cpufree", 5, 4},
+              {CG_STANDARD, "monolithic", 12, 4}, {CG_PIPELINED, "monolithic", 7, 2}};
+  for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+    struct hw h;
+    hw_nodes(&h, 2);
+    struct cg_config c = {.variant = want[i].variant, .rows_per_wg = 1024};
+    struct wl_program *p = wl_cg_program(&c, part, NULL, 3);
+    struct sim_result r;
+    CU_ASSERT_TRUE(run(p, want[i].policy, &h, &r, &err) > 0);
+    if (err) fprintf(stderr, "%s\n", err);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barriers"), 3 * want[i].barriers);
+    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.nic_cmds"), 3 * want[i].cmds);
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
+  g_free(err);
+  sp_part_free(part);
+  sp_matrix_free(m);
 }
 
 int main(void) {
@@ -624,12 +764,14 @@ int main(void) {
       {"allreduce: the ring's steps", test_allreduce_ring_shape},
       {"gputn: trigger granularities", test_gputn_granularities},
       {"jacobi2d: halos and edges", test_jacobi_halos},
+      {"jacobi2d: a strided halo's pack kernel, by hand", test_jacobi_pack_kernel},
       {"one kernel that waits folds; edge selectors fold with it", test_fold_keeps_edges},
       {"a selection with a stride below the fold folds to a range", test_fold_small_stride},
       {"an unmatched send is an error", test_unmatched_send_is_an_error},
       {"a deadlocked run is an error", test_deadlock_is_an_error},
       {"one CG iteration under cpufree, by hand", test_cg_cpufree},
       {"one CG iteration under hdn and hdn2s, by hand", test_cg_hdn},
+      {"CG: grid syncs and barriers per iteration, as the CPU-free code", test_cg_barriers_per_iteration},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }

@@ -11,8 +11,12 @@
  *   pipelined: dots (r, r) and (w, r), one merged allreduce of both in lane 1
  *              overlapping the halo of w and SpMV q = A w in lane 0, then 6
  *              AXPYs: one reduction, overlapped (Sec. 3.4, Listing 2).
- * Allreduce: ceil(log2 N) dissemination rounds (round k: to rank + 2^k,
- * from rank - 2^k) of the scalars' 8 B each, as NVSHMEM's reductions do.
+ * Syncs and barriers across GPUs where the CPU-free code has them (see
+ * standard_iteration): 8 grid syncs and 4 barriers (standard), 5 and 2
+ * (pipelined).
+ * Allreduces (the scalars' 8 B each) and barriers are collective ops
+ * (coll.h) that the run's library writes out: NVSHMEM's dissemination
+ * rounds under cpufree.
  * Costs on the GPU model: one row per work-item, 1024-item WGs (the paper's
  * block size); SpMV 2 flops and 12 B (value + column index) per non-zero
  * plus 24 B per row (row pointer, x, y); a dot 2 flops and 16 B per row, an
@@ -169,28 +173,68 @@ static void allreduce(struct wl_program *p, uint32_t r, int64_t it, uint32_t use
                                         .wgs = 0, .tag = tag_of(it, use)});
 }
 
+/* nvshmem_barrier_all(), the K-th of an iteration: a barrier collective
+ * (coll.h: dissemination rounds of zero-byte messages), tagged (it,
+ * TAG_BARRIER + 2 K). The CPU-free code calls it from one thread before a
+ * grid sync; the collective's kernel (NVSHMEM-like libraries) or rounds
+ * start once the phase before it has ended. */
+#define TAG_BARRIER 40
+static void barrier_all(struct wl_program *p, uint32_t r, int64_t it, uint32_t k) {
+  wl_collective(p, r, &(struct wl_coll){.kind = WL_BARRIER, .algo = WL_ALG_AUTO, .elem = 8,
+                                        .tag = tag_of(it, TAG_BARRIER + WL_COLL_TAGS * k)});
+}
+
+/* The syncs of one iteration are the CPU-free code's (ParCoreLab/
+ * CPU-Free-model, the versions its CG/scripts/measure_runtime.py times):
+ * each wl_sync is a cg::sync(grid) of the persistent kernel (a kernel
+ * boundary under discrete kernels), each barrier_all an
+ * nvshmem_barrier_all(); the CPU-controlled baselines put
+ * nvshmemx_barrier_all_on_stream at the same places (CG/src_nvshmem/
+ * baseline/discrete-standard-nvshmem.cu; the paper, Sec. 5.2.1: "All
+ * versions share the same ... placement of within-device and across-device
+ * barriers"). The one-thread stores that reset a dot's accumulator get a
+ * grid sync of their own (an empty phase). Standard: CG/src_nvshmem/
+ * baseline/persistent-standard-nvshmem.cu, BaselinePersistentStandardNVSHMEM::
+ * multiGpuConjugateGradient, per iteration 8 grid syncs, 4 barriers, 2
+ * one-double reductions. The CUDA samples' single-kernel CG
+ * (Samples/4_CUDA_Libraries/conjugateGradientMultiDeviceCG, the paper's
+ * starting point, Sec. 4.2) has 6 PeerGroup::sync() (each grid.sync(), a
+ * flag barrier across GPUs, grid.sync()) and 2 plain cg::sync(grid): 14
+ * grid syncs, 6 barriers across GPUs. */
 static void standard_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
                                int64_t it, int64_t per_wg, const struct gpu_config *gpu) {
   const struct sp_rank *rk = &part->ranks[r];
   halo(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu);
-  vec_op(p, r, rk, per_wg, 2, 16); /* (p, q) */
+  spmv(p, r, rk, per_wg, gpu); /* s = A p */
+  barrier_all(p, r, it, 0);
+  wl_sync(p, r);
+  wl_sync(p, r); /* delta reset */
+  vec_op(p, r, rk, per_wg, 2, 16); /* (p, s) */
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
+  barrier_all(p, r, it, 1);
   wl_sync(p, r);
   vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
-  vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha q */
+  vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha s; gamma reset */
+  wl_sync(p, r);
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
   wl_sync(p, r);
   allreduce(p, r, it, 20, 1);
+  barrier_all(p, r, it, 2);
   wl_sync(p, r);
   vec_op(p, r, rk, per_wg, 2, 24); /* p = r + beta p */
+  barrier_all(p, r, it, 3);
   wl_sync(p, r);
 }
 
+/* Pipelined: CG/src_nvshmem/single-stream/pipelined-nvshmem.cu,
+ * SingleStreamPipelinedNVSHMEM::multiGpuConjugateGradient, per iteration 5
+ * grid syncs, 2 barriers, one reduction of both dots (the last WG, beside
+ * the SpMV). */
 static void pipelined_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
                                 int64_t it, int64_t per_wg, const struct gpu_config *gpu) {
   const struct sp_rank *rk = &part->ranks[r];
+  wl_sync(p, r); /* the merged dots' reset */
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
   vec_op(p, r, rk, per_wg, 2, 16); /* (w, r) */
   wl_sync(p, r);
@@ -199,8 +243,12 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   wl_lane(p, r, 0);
   halo(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu); /* q = A w */
+  barrier_all(p, r, it, 0);
   wl_sync(p, r);
-  for (int k = 0; k < 6; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p x r w */
+  for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p */
+  wl_sync(p, r);
+  for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* x r w */
+  barrier_all(p, r, it, 1);
   wl_sync(p, r);
 }
 
@@ -263,13 +311,13 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
 }
 
 /* Ops of one iteration on PART (the program is a loop of it): per rank its
- * halo sends and receives, the reductions' 2 ceil(log2 n) per allreduce
- * (two of them), and at most 12 computes and syncs. */
+ * halo sends and receives, 2 ceil(log2 n) per allreduce (two of them) and
+ * per barrier (four), and at most 16 computes and syncs. */
 static uint64_t cg_ops(const struct sp_part *part) {
   uint64_t rounds = 0, per_it = 0;
   while ((UINT64_C(1) << rounds) < part->n_ranks) rounds++;
   for (uint32_t r = 0; r < part->n_ranks; r++)
-    per_it += 2 * part->ranks[r].n_recv + 4 * rounds + 12;
+    per_it += 2 * part->ranks[r].n_recv + 12 * rounds + 16;
   return per_it;
 }
 
@@ -499,7 +547,8 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
   }
   /* The halos are known once partitioned: the program's size is checked here. */
   if (!pol_check_at_most(ctx->sc, "hardware.network.nodes",
-                         "program ops of one iteration (per rank: halos, reductions, 12 phases)",
+                         "program ops of one iteration (per rank: halos, reductions, barriers, 16 "
+                         "phases)",
                          cg_ops(part), WL_MAX_OPS, err)) {
     if (owned) sp_part_free(part);
     return false;

@@ -4,7 +4,16 @@
  * made and consumed by the WGs on that face where they form a progression
  * (x faces always; y faces when nz = 1; z faces: a whole plane), else by
  * all. Iterations are separated by a sync (the next sweep reads the
- * neighbours' points). Runs under every lowering policy. */
+ * neighbours' points). A face that is not contiguous in the row-major
+ * domain (x faces; y faces of a 3D domain) is packed into a contiguous
+ * buffer by a kernel before the sends and unpacked by one after the
+ * receives, as NVIDIA's CUDA-aware MPI Jacobi does for its left and right
+ * edges (NVIDIA-developer-blog/code-samples, posts/cuda-aware-mpi-example/
+ * src/Device.cu: BufferToHaloKernel packs both edges, one thread per row,
+ * HaloToBufferKernel unpacks them); policies that move halos by stores
+ * inside the stencil kernel drop those phases (wl_op.pack). Row slabs (2D,
+ * px = 1) and z slabs (3D) have contiguous faces only: no pack. Runs under
+ * every lowering policy. */
 #include "jacobi.h"
 
 #include <glib.h>
@@ -30,6 +39,9 @@ static const struct par_decl jacobi2d_decls[] = {
       "compute the boundary first on WGs of its own and send it while the interior computes"),
     PAR(compute, PAR_BOOL, "true", NULL, NULL,
       "false: kernels do no work (the communication and control overheads alone)"),
+    PAR(pack, PAR_ENUM, "kernel", NULL, NULL, "kernel|fused",
+      "strided faces (x faces) packed by a kernel before the sends and unpacked by one after "
+      "(NVIDIA's CUDA-aware MPI Jacobi), or written into contiguous buffers by the sweep itself"),
 };
 #undef PAR_CONFIG
 
@@ -58,6 +70,10 @@ static const struct par_decl jacobi3d_decls[] = {
     Q(wg_tile, PAR_INT, "32", "1", "1024", "a WG updates wg_tile x wg_tile points of one plane"),
     Q(compute, PAR_BOOL, "true", NULL, NULL,
       "false: kernels do no work (CPU-free Fig. 6, no-compute)"),
+    {"pack", PAR_ENUM, "kernel", NULL, NULL, "kernel|fused",
+     "strided faces (x, and y when nz > 1) packed by a kernel before the sends and unpacked by "
+     "one after, or written into contiguous buffers by the sweep itself",
+     offsetof(struct jacobi3d_config, pack)},
 };
 #undef Q
 
@@ -73,6 +89,7 @@ const struct par_group jacobi3d_params = {
 struct stencil {
   int64_t n[3], p[3];
   bool periodic, overlap;
+  bool pack; /* strided faces packed and unpacked by kernels of their own */
   int64_t iterations, elem, flops, bytes, tile;
   int faces; /* 4 (2D) or 6 (3D): a face's tag is its index */
 };
@@ -106,6 +123,44 @@ static struct wl_wgsel face_wgs(uint32_t tx, uint32_t ty, uint32_t nz, int f) {
 static int64_t face_points(const struct stencil *s, int f) {
   int axis = f / 2;
   return s->n[0] * s->n[1] * s->n[2] / s->n[axis];
+}
+
+/* Points of face F that lie next to each other in memory (x fastest, then
+ * y, then z): the points of the axes below F's, or the whole face when
+ * F's axis is one point thick. */
+static int64_t face_run(const struct stencil *s, int f) {
+  int axis = f / 2;
+  if (s->n[axis] == 1) return face_points(s, f);
+  int64_t run = 1;
+  for (int k = 0; k < axis; k++) run *= s->n[k];
+  return run;
+}
+
+/* Global memory moves in 32-byte sectors (CUDA C++ Best Practices Guide,
+ * "Coalesced Access to Global Memory"): a strided run costs whole sectors. */
+#define SECTOR_BYTES 32
+
+/* The pack (or unpack) phase of rank R's strided faces towards neighbours
+ * C (none: no phase): one work-item per point, WGs of tile^2 work-items
+ * like the sweep's; each WG reads its points' runs in whole sectors and
+ * writes them contiguous (a streaming kernel). */
+static void pack_faces(struct wl_program *p, const struct stencil *s, uint32_t r,
+                       const int64_t c[3]) {
+  int64_t points = 0, traffic = 0;
+  for (int f = 0; s->pack && f < s->faces; f++) {
+    int64_t pts = face_points(s, f), run = face_run(s, f);
+    if (run == pts || neighbour(s, c, f) < 0) continue;
+    int64_t run_bytes = run * s->elem;
+    points += pts;
+    traffic += pts / run * ((run_bytes + SECTOR_BYTES - 1) / SECTOR_BYTES * SECTOR_BYTES) +
+               pts * s->elem;
+  }
+  if (!points) return;
+  int64_t items = s->tile * s->tile;
+  uint32_t wgs = (uint32_t)((points + items - 1) / items);
+  wl_compute(p, r, wgs, 0, (traffic + wgs - 1) / wgs);
+  wl_kclass(p, r, KC_STREAM, traffic, 0, 0);
+  wl_pack(p, r);
 }
 
 static void add_face(struct wl_program *p, uint32_t r, bool send, uint32_t peer, int64_t bytes,
@@ -144,7 +199,8 @@ static void stencil_iteration(struct wl_program *p, const struct stencil *s, uin
   }
   /* A face sent towards F is tagged F; its receiver gets it from its
    * opposite side (iterations match in order). */
-  for (int dir = 0; dir < 2; dir++)
+  for (int dir = 0; dir < 2; dir++) {
+    if (dir == 0) pack_faces(p, s, r, c);
     for (int f = 0; f < s->faces; f++) {
       int64_t n = neighbour(s, c, f);
       if (n < 0) continue;
@@ -153,6 +209,8 @@ static void stencil_iteration(struct wl_program *p, const struct stencil *s, uin
       uint32_t tag = (uint32_t)(dir == 0 ? f : f ^ 1);
       add_face(p, r, dir == 0, (uint32_t)n, face_points(s, f) * s->elem, tag, sel);
     }
+  }
+  pack_faces(p, s, r, c); /* unpack what came in */
   wl_lane(p, r, 0);
 }
 
@@ -173,7 +231,7 @@ static struct wl_program *stencil_program(const struct stencil *s) {
 static struct stencil stencil_2d(const struct jacobi2d_config *c) {
   return (struct stencil) {.n = {c->grid, c->grid, 1}, .p = {c->px, c->py, 1},
                       .periodic = c->periodic, .overlap = c->overlap,
-                      .iterations = c->iterations, .elem = c->elem,
+                      .pack = c->pack == JACOBI_PACK_KERNEL, .iterations = c->iterations, .elem = c->elem,
                       .flops = c->compute ? c->flops_per_point : 0,
                       .bytes = c->compute ? c->bytes_per_point : 0, .tile = c->wg_tile,
                       .faces = 4};
@@ -186,7 +244,8 @@ struct wl_program *wl_jacobi2d_program(const struct jacobi2d_config *c) {
 
 static struct stencil stencil_3d(const struct jacobi3d_config *c) {
   return (struct stencil) {.n = {c->nx, c->ny, c->nz}, .p = {c->px, c->py, c->pz},
-                      .periodic = c->periodic, .iterations = c->iterations, .elem = c->elem,
+                      .periodic = c->periodic, .pack = c->pack == JACOBI_PACK_KERNEL,
+                      .iterations = c->iterations, .elem = c->elem,
                       .flops = c->compute ? c->flops_per_point : 0,
                       .bytes = c->compute ? c->bytes_per_point : 0, .tile = c->wg_tile,
                       .faces = 6};
@@ -200,8 +259,8 @@ struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *c) {
 /* The sizes of S fit (every product in 64 bits, each term at most 2^20):
  * its ranks the network's nodes (WHAT names them), a kernel's WGs 32 bits,
  * the program WL_MAX_OPS (per rank and iteration written at most a
- * compute, a sync and a send and a receive per face; with overlap two
- * computes). */
+ * compute, a sync, a pack, an unpack and a send and a receive per face;
+ * with overlap two computes). */
 static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, const char *what,
                           char **err) {
   struct hw_config hw = pol_hw_of(ctx->sc);
@@ -212,11 +271,11 @@ static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, con
   const char *grid = s->faces == 4 ? "workload.grid" : "workload.nx";
   const char *wgs_what = s->faces == 4 ? "WGs of a kernel (ceil(grid / wg_tile)^2)"
                                        : "WGs of a kernel (ceil(nx / wg_tile) ceil(ny / wg_tile) nz)";
-  uint64_t ops = pol_mul_sat(ranks * 2, (uint64_t)(3 + 2 * s->faces)); /* two iterations written */
+  uint64_t ops = pol_mul_sat(ranks * 2, (uint64_t)(5 + 2 * s->faces)); /* two iterations written */
   return pol_check_nodes(ctx->sc, &hw, ranks, what, err) &&
          pol_check_at_most(ctx->sc, grid, wgs_what, wgs, WL_MAX_WGS, err) &&
          pol_check_at_most(ctx->sc, "hardware.network.nodes",
-                           "program ops (ranks x 2 x (3 + 2 faces): an iteration, then a loop of "
+                           "program ops (ranks x 2 x (5 + 2 faces): an iteration, then a loop of "
                            "the others)", ops, WL_MAX_OPS, err);
 }
 

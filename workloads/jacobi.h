@@ -4,7 +4,9 @@
  * of nx x ny x nz points, a slab decomposition along z by default (CPU-free
  * Fig. 6). Points are tiled into WGs of wg_tile x wg_tile points of one
  * z-plane; per iteration every rank computes, then exchanges one face with
- * each neighbour, made and consumed by the WGs on that face. With overlap,
+ * each neighbour, made and consumed by the WGs on that face; faces that are
+ * not contiguous in memory are packed before and unpacked after (jacobi.c).
+ * With overlap,
  * the boundary is computed first by WGs of its own (lane 1) and sent while
  * the interior is computed (CPU-free Sec. 3.3, Listing 1). The run's time
  * is when the last rank is done. */
@@ -15,6 +17,9 @@
 
 #include "param.h"
 #include "program.h"
+
+/* How strided faces reach a contiguous buffer (the pack choices). */
+enum jacobi_pack { JACOBI_PACK_KERNEL, JACOBI_PACK_FUSED };
 
 /* Group "jacobi2d": see jacobi2d_params for units, defaults and ranges. */
 struct jacobi2d_config {
@@ -28,6 +33,7 @@ struct jacobi2d_config {
   int64_t wg_tile;         /* a WG updates wg_tile x wg_tile points */
   bool overlap;            /* boundary first, sent while the interior computes */
   bool compute;            /* false: no work, communication and control only */
+  int pack;                /* enum jacobi_pack */
 };
 
 /* Group "jacobi3d". */
@@ -41,6 +47,7 @@ struct jacobi3d_config {
   int64_t bytes_per_point;
   int64_t wg_tile;
   bool compute;
+  int pack;                /* enum jacobi_pack */
 };
 
 extern const struct par_group jacobi2d_params, jacobi3d_params;

@@ -4,7 +4,8 @@
  * sync-delimited segment). Lane 1 ops (communication and the work that
  * feeds it, e.g. a stencil's boundary or pipelined CG's reduction) run on
  * WGs of their own beside the lane 0 grid: thread-block specialization
- * (CPU-free ICS23 Sec. 3.3-3.4). */
+ * (CPU-free ICS23 Sec. 3.3-3.4). Pack phases (wl_op.pack) are dropped: in
+ * one kernel the data leaves by the WGs' own stores. */
 #include "lower.h"
 
 /* The shape of the kernel for ops [A, B) of a rank. */
@@ -35,6 +36,7 @@ static bool shape_of(const char *name, const struct wl_program *p, uint32_t rank
   bool lane1 = false, waits = false;
   for (size_t i = a; i < b; i++) {
     const struct wl_op *o = &r->ops[i];
+    if (o->kind == WL_COMPUTE && o->pack) continue;
     waits |= o->kind == WL_SYNC || o->kind == WL_RECV;
     if (o->lane == 1) {
       lane1 = true;
@@ -135,6 +137,9 @@ static int32_t kernel_of(const char *name, const struct wl_program *p, uint32_t 
       if (send) pol_add_host(pp, pol_loop_hstep(o));
       continue;
     case WL_COMPUTE: {
+      /* A pack: the WGs that compute a face store it into the send
+       * buffer themselves (and read a received one in place). */
+      if (o->pack) continue;
       uint32_t f = o->lane == 1 ? 1 : k.fold;
       st = pol_compute_step(o, f);
       break;

@@ -2,11 +2,16 @@
  * costs besides compute are grid and device-wide barriers (CPU-free ICS23
  * Sec. 4.2: one cooperative kernel; grid.sync() inside a GPU,
  * nvshmem_barrier_all() across GPUs): one persistent kernel; data movement
- * is assumed free (sends and receives dropped), and every sync is a grid
- * barrier, then a dissemination barrier across all ranks (ceil(log2 N)
- * rounds of a zero-byte device-initiated put with a signal, each waited
- * for by WG 0), then a grid barrier again. A lower bound on what moving the
- * control path onto the GPU can reach. */
+ * is assumed free (sends and receives dropped). A sync that data crossed
+ * GPUs before (a receive since the previous sync: a halo, a reduction, a
+ * barrier) is a grid barrier, then a dissemination barrier across all
+ * ranks (ceil(log2 N) rounds of a zero-byte device-initiated put with a
+ * signal, each waited for by WG 0), then a grid barrier again, as the CUDA
+ * samples' PeerGroup::sync() (Samples/4_CUDA_Libraries/
+ * conjugateGradientMultiDeviceCG: grid.sync(), a flag barrier across GPUs,
+ * grid.sync()); any other sync is a grid barrier alone (their plain
+ * cg::sync(grid)). A lower bound on what moving the control path onto the
+ * GPU can reach. */
 #include "lower.h"
 
 static uint32_t rounds(uint32_t n) {
@@ -36,6 +41,21 @@ static size_t barrier_steps(const struct wl_program *p, uint32_t rank, uint32_t 
   return j;
 }
 
+/* Per sync of RANK, in order: whether a receive comes between it and the
+ * sync before (g_free). */
+static bool *syncs_after_data(const struct wl_program *p, uint32_t rank, uint32_t syncs) {
+  const struct wl_rank *r = &p->ranks[rank];
+  bool *cross = g_new0(bool, syncs ? syncs : 1), recv = false;
+  uint32_t m = 0;
+  for (size_t i = 0; i < r->n_ops; i++) {
+    if (r->ops[i].kind == WL_RECV) recv = true;
+    if (r->ops[i].kind != WL_SYNC) continue;
+    cross[m++] = recv;
+    recv = false;
+  }
+  return cross;
+}
+
 static bool monolithic_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                              struct pol_prog *pp, char **err) {
   const struct wl_rank *r = &p->ranks[rank];
@@ -57,13 +77,17 @@ static bool monolithic_lower(const struct wl_program *p, uint32_t rank, const st
   const struct kernel *kk = &g_array_index(pp->kernels, struct kernel, (guint)k);
   size_t cap = kk->n_steps + (size_t)syncs * (2 * n + 1);
   struct kstep *steps = g_new0(struct kstep, cap ? cap : 1);
+  bool *cross = syncs_after_data(p, rank, syncs);
   size_t j = 0;
-  uint32_t m = 0;
+  uint32_t m = 0, s = 0; /* peer barriers so far, syncs so far */
   for (size_t i = 0; i < kk->n_steps; i++) {
-    if (kk->steps[i].kind == KS_BARRIER) j += barrier_steps(p, rank, ++m, cmds, steps + j);
-    else steps[j++] = kk->steps[i];
+    if (kk->steps[i].kind == KS_BARRIER && cross[s++])
+      j += barrier_steps(p, rank, ++m, cmds, steps + j);
+    else
+      steps[j++] = kk->steps[i];
   }
   pol_kernel_set_steps(pp, (uint32_t)k, steps, j);
+  g_free(cross);
   g_free(cmds);
   uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
   pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});

@@ -326,6 +326,13 @@ void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane) {
   p->ranks[rank].lane = lane;
 }
 
+void wl_pack(struct wl_program *p, uint32_t rank) {
+  g_assert(rank < p->n_ranks);
+  struct wl_rank *r = &p->ranks[rank];
+  g_assert(r->n_ops > 0 && r->ops[r->n_ops - 1].kind == WL_COMPUTE);
+  r->ops[r->n_ops - 1].pack = 1;
+}
+
 void wl_select(struct wl_program *p, uint32_t rank, struct wl_wgsel sel) {
   struct wl_rank *r = &p->ranks[rank];
   g_assert(r->n_ops > 0 && sel.count >= 1);

@@ -106,6 +106,12 @@ struct wl_op {
   int64_t gather_bytes;  /* that vector's size */
   int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
   int64_t nnz_per_wg;    /* their non-zeros */
+  uint8_t pack;          /* WL_COMPUTE: packs strided halos into a contiguous
+                            send buffer (or unpacks a received one), for a
+                            library that moves messages by DMA from a kernel
+                            boundary (a NIC, a copy engine); the lowerings of
+                            one kernel (pol_kernel_of: the WGs that compute a
+                            face store it where it goes) drop it (wl_pack) */
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
                             second stream, or specialized WGs) */
@@ -237,6 +243,9 @@ struct wl_program *wl_unroll(const struct wl_program *p);
  * a lowering that looks at what follows an op (gds's receive watcher).
  * Unchecked. */
 struct wl_program *wl_peel_last(const struct wl_program *p);
+
+/* Marks RANK's last op (a compute) as a pack or unpack phase (wl_op.pack). */
+void wl_pack(struct wl_program *p, uint32_t rank);
 
 /* Makes empty rank RANK of Q a copy of SRC (ops, dependencies, shape). */
 void wl_copy_rank(struct wl_program *q, uint32_t rank, const struct wl_rank *src);
