@@ -171,6 +171,15 @@ static const struct par_decl gpu_decls[] = {
       "L2 capacity: a working set that fits runs at L2 rate (0: no L2 model)"),
     PAR(l2_bandwidth, PAR_BANDWIDTH, "1000Tbps", "1Mbps", "10000Tbps", "L2 peak bandwidth"),
     PAR(l2_latency, PAR_TIME, "0ps", "0ps", "1ms", "L2 latency in Little's law (0: the peak)"),
+    PAR(l1_bytes, PAR_SIZE, "0B", "0B", "1GiB",
+      "L1 per CU usable as cache by a row-per-thread SpMV (gpu.h; 0: no L1 model)"),
+    PAR(l1_line, PAR_SIZE, "128B", "1B", "1MiB", "L1 line (allocation unit)"),
+    PAR(l1_sector, PAR_SIZE, "32B", "1B", "1MiB", "bytes an L1 miss moves from L2 per line touched"),
+    PAR(persistent_regs, PAR_INT, "0", "0", "65536",
+      "registers per work-item of a persistent kernel (cpufree, monolithic), for occupancy (0: no "
+      "limit)"),
+    PAR(discrete_regs, PAR_INT, "0", "0", "65536",
+      "registers per work-item of a kernel launched per phase, for occupancy (0: no limit)"),
     PE(stream, KC_STREAM, "a streaming kernel (class stream)"),
     PE(stencil, KC_STENCIL, "a stencil kernel (class stencil)"),
     PE(spmv, KC_SPMV, "an SpMV kernel (class spmv)"),
@@ -214,8 +223,11 @@ static sim_time ceil_div_ps(unsigned __int128 num, unsigned __int128 den) {
 int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k) {
   int64_t occ = cfg->wgs_per_cu, items = cfg->wg_items > 0 ? cfg->wg_items : 1;
   if (cfg->items_per_cu > 0) occ = MIN(occ, cfg->items_per_cu / items);
-  if (k && k->regs_per_item > 0 && cfg->regs_per_cu > 0)
-    occ = MIN(occ, cfg->regs_per_cu / ((int64_t)k->regs_per_item * items));
+  int64_t regs = !k ? 0
+                 : k->regs_per_item > 0 ? k->regs_per_item
+                 : k->persistent       ? cfg->persistent_regs
+                                       : cfg->discrete_regs;
+  if (regs > 0 && cfg->regs_per_cu > 0) occ = MIN(occ, cfg->regs_per_cu / (regs * items));
   if (k && k->local_bytes_per_wg > 0 && cfg->local_mem_per_cu > 0)
     occ = MIN(occ, cfg->local_mem_per_cu / (int64_t)k->local_bytes_per_wg);
   return occ >= 1 ? occ : 1;
@@ -236,6 +248,16 @@ static double share_ps(double bits, uint64_t r, double bps) {
   return bits * (double)r * (double)SIM_S / bps;
 }
 
+/* Bytes a row-per-thread SpMV step re-reads from L2 because its rows'
+ * lines left L1 (gpu.h "L1"); 0 without the L1 model or rows. */
+static double l1_miss_bytes(const struct gpu_config *cfg, const struct kstep *st, int64_t occ) {
+  if (cfg->l1_bytes <= 0 || st->kclass != KC_SPMV || st->rows <= 0 || st->nnz <= 0) return 0;
+  double m = (double)st->nnz / (double)st->rows, line = (double)cfg->l1_line;
+  double fp = fmin(8.0 * m, line) + fmin(4.0 * m, line);
+  double hit = fmin(1.0, (double)cfg->l1_bytes / ((double)occ * (double)cfg->wg_items * fp));
+  return (1.0 - hit) * (double)st->nnz * fp * (double)cfg->l1_sector / line;
+}
+
 sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
                        int64_t occ) {
   if (st->time > 0) return st->time;
@@ -249,7 +271,8 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
     int kc = st->kclass < KC_COUNT ? st->kclass : KC_STREAM;
     double bytes = (double)st->bytes, reuse = (double)st->reuse_bytes, ps;
     bool l2 = cfg->l2_bytes > 0;
-    if (cfg->mem_latency <= 0 && !l2) { /* the peak, shared: exact in integers */
+    double l1_miss = l1_miss_bytes(cfg, st, occ);
+    if (cfg->mem_latency <= 0 && !l2 && l1_miss <= 0) { /* the peak, shared: exact in integers */
       unsigned __int128 num = (unsigned __int128)(st->bytes + st->reuse_bytes) * 8u * r * SIM_S * 100u;
       sim_time tb = ceil_div_ps(num, (unsigned __int128)cfg->mem_bandwidth *
                                          (uint64_t)cfg->eff[st->kclass < KC_COUNT ? st->kclass : 0]);
@@ -265,6 +288,8 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
       ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, gpu_achieved_bps(cfg, r, false, kc));
       if (h > 0) ps += share_ps(h * reuse * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
     }
+    if (l1_miss > 0) /* at L2's peak: measured no faster at twice the threads (gpu.h) */
+      ps += share_ps(l1_miss * 8.0, r, (double)cfg->l2_bandwidth * (double)cfg->l2eff[kc] / 100.0);
     sim_time tb = (sim_time)ceil(ps - 1e-6);
     if (tb > t) t = tb;
   }

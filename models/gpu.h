@@ -25,6 +25,9 @@
  * - Occupancy: occ = resident WGs per CU of a kernel = min(wgs_per_cu,
  *   items_per_cu / wg_items, regs_per_cu / (regs_per_item * wg_items),
  *   local_mem_per_cu / local_bytes_per_wg), at least 1 (gpu_occupancy).
+ *   A kernel that sets no regs_per_item takes persistent_regs if it is
+ *   persistent (sized to residency: cpufree, monolithic), else
+ *   discrete_regs (0: no limit).
  * - KS_COMPUTE: `time` if > 0, else the larger of the flops time
  *   flops / (flops_per_cu_cycle * clock / occ) and the memory time, rounded
  *   up to ps. R = WGs sharing the memory: cus * occ (bw_share slots), or the
@@ -41,6 +44,20 @@
  *   gather_bytes) (0 without L2) of reuse_bytes come from L2, the rest and
  *   `bytes` from memory:
  *     t = (bytes + (1-h) reuse) * 8 * R / dram(R) + h reuse * 8 * R / l2(R).
+ *   L1 (l1_bytes > 0; a row-per-thread CSR SpMV step: rows > 0, nnz > 0,
+ *   8 B values and 4 B column indices, as the workloads' SpMV): each
+ *   work-item walks its own row, so each warp load touches a line per
+ *   thread, and a line brought in is reused by that thread's next steps
+ *   only if it is still in L1. A work-item holds its row's current value
+ *   line and index line, shared with its neighbours when rows are shorter
+ *   than a line: fp = min(8 m, l1_line) + min(4 m, l1_line) bytes, m =
+ *   nnz / rows. With occ * wg_items work-items resident per CU, the
+ *   fraction that fits is hit = min(1, l1_bytes / (occ wg_items fp)); the
+ *   other steps re-read their sectors from L2, one per line touched:
+ *   (1 - hit) * nnz * fp * l1_sector / l1_line bytes more, at L2's peak
+ *   (a throughput limit: on an H100 the SpMV with its matrix read through
+ *   L2 only ran no faster at 2048 threads per SM than at 1024):
+ *     t += (1 - hit) nnz fp (l1_sector / l1_line) * 8 * R / (l2eff_c% l2_bandwidth).
  *   Each WG pays wg_start before its first step (dispatch).
  *   KC_REDUCE: the kernel's last WG also pays reduce_pass (the second
  *   pass over the partials).
@@ -109,6 +126,11 @@ struct gpu_config {
   sim_time l2_latency;
   int64_t eff[KC_COUNT];       /* percent of mem_bandwidth's asymptote, per enum kclass */
   int64_t lat[KC_COUNT];       /* percent of mem_latency, per enum kclass */
+  int64_t l1_bytes;            /* L1 per CU usable as cache; 0: no L1 model */
+  int64_t l1_line;             /* bytes */
+  int64_t l1_sector;           /* bytes moved from L2 on a miss */
+  int64_t persistent_regs;     /* registers per work-item of a persistent kernel; 0: none */
+  int64_t discrete_regs;       /* same, of a kernel launched per phase */
   int64_t l2eff[KC_COUNT];     /* percent of l2_bandwidth */
   int64_t l2lat[KC_COUNT];     /* percent of l2_latency */
   sim_time wg_start;           /* dispatch cost of each WG before its first step */

@@ -50,6 +50,9 @@ struct kstep {
   int64_t reuse_bytes; /* KS_COMPUTE: bytes per WG re-read from a gathered vector of
                           gather_bytes (SpMV's x), beyond `bytes` */
   int64_t gather_bytes;/* KS_COMPUTE: size of that vector (all WGs) */
+  int64_t rows;        /* KS_COMPUTE, KC_SPMV: rows per WG of a row-per-thread CSR SpMV
+                          (8 B values, 4 B column indices; gpu.h "L1"); 0: none */
+  int64_t nnz;         /* KS_COMPUTE, KC_SPMV: the non-zeros of those rows */
   uint32_t flag;       /* KS_WAIT_FLAG: first flag */
   uint32_t flag_div;   /* KS_WAIT_FLAG: WGs per flag (0: all WGs wait on `flag`) */
   uint32_t value;      /* KS_WAIT_FLAG */
@@ -76,7 +79,10 @@ struct kstep {
 struct kernel {
   const char *name;
   uint32_t n_wgs;
-  uint32_t regs_per_item;      /* registers a work-item needs; 0: no register limit */
+  uint32_t regs_per_item;      /* registers a work-item needs; 0: gpu.persistent_regs or
+                                  gpu.discrete_regs, as PERSISTENT says */
+  bool persistent;             /* sized to residency and looping (cpufree, monolithic), not
+                                  launched per phase (gpu_occupancy) */
   uint32_t local_bytes_per_wg; /* local (shared) memory a WG needs; 0: none */
   const struct kstep *steps;
   size_t n_steps;

@@ -738,6 +738,59 @@ static void test_occupancy_registers(void) {
   CU_ASSERT_EQUAL(gpu_occupancy(&g, &samples), 2);
 }
 
+/* L1 reuse of a row-per-thread SpMV (gpu.h "L1"), at the residency the
+ * registers give. 2 CUs, 256-item WGs, 512 items per CU; 65536 registers:
+ * a persistent kernel at 256 a work-item holds 65536 / (256 x 256) = 1 WG
+ * per CU, a discrete one at 64 holds min(4, 512 / 256) = 2. Memory
+ * 8.192 Tbps and L2 16.384 Tbps, no latency; L1 64 KiB, 128 B lines,
+ * 32 B sectors. A WG's step: 256 rows of 32 non-zeros (8192), 12 x 8192 +
+ * 24 x 256 = 104448 B streamed. A thread holds fp = min(8 x 32, 128) +
+ * min(4 x 32, 128) = 256 B of lines.
+ * - 1 WG per CU (the persistent kernel, 2 WGs): 256 threads x 256 B =
+ *   64 KiB fit: hit 1; 104448 x 8 x 2 / 8.192e12 s = 204 ns.
+ * - 2 WGs per CU (discrete, 4 WGs): 512 x 256 B = 128 KiB, hit 0.5: memory
+ *   104448 x 8 x 4 / 8.192e12 = 408 ns, plus 0.5 x 8192 x 256 x 32 / 128
+ *   = 262144 B from L2: 262144 x 8 x 4 / 16.384e12 = 512 ns; 920 ns.
+ * - Rows of 4 (1024 non-zeros, 12 x 1024 + 24 x 256 = 18432 B): fp = 32 +
+ *   16 = 48 B, 512 x 48 = 24 KiB fit at 2 WGs per CU: 18432 x 8 x 4 /
+ *   8.192e12 = 72 ns, as without the L1 model. */
+static void test_spmv_l1_residency(void) {
+  struct gpu_config g;
+  par_group_defaults(&gpu_params, &g);
+  g.cus = 2;
+  g.wgs_per_cu = 8;
+  g.wg_items = 256;
+  g.items_per_cu = 512;
+  g.regs_per_cu = 65536;
+  g.persistent_regs = 256;
+  g.discrete_regs = 64;
+  g.mem_latency = 0;
+  g.mem_bandwidth = 8192000000000;
+  g.l2_bytes = 1 << 20;
+  g.l2_bandwidth = 16384000000000;
+  g.l2_latency = 0;
+  g.l1_bytes = 64 * 1024;
+  g.flops_per_cu_cycle = 1048576; /* flops negligible */
+  g.bw_share = GPU_BW_KERNEL;
+  const struct kernel pers = {.n_wgs = 2, .persistent = true}, disc = {.n_wgs = 4};
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &pers), 1);
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &disc), 2);
+  const struct kstep sp = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * 8192,
+                           .bytes = 104448, .rows = 256, .nnz = 8192};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &sp, 0), 204 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 920 * NS);
+  /* Without the L1 model both stream: 408 ns at 2 WGs per CU. */
+  g.l1_bytes = 0;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 408 * NS);
+  g.l1_bytes = 64 * 1024;
+  const struct kstep shortr = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * 1024,
+                               .bytes = 18432, .rows = 256, .nnz = 1024};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &shortr, 0), 72 * NS);
+  /* A kernel's own register count wins over the defaults: 128 -> 2. */
+  const struct kernel own = {.n_wgs = 4, .persistent = true, .regs_per_item = 128};
+  CU_ASSERT_EQUAL(gpu_occupancy(&g, &own), 2);
+}
+
 /* Waves and a tail: 20 WGs on 2 CUs x 8 = 16 slots: WGs 0-15 share with
  * 16 (1.016 us), the tail's 4 WGs (16-19) with 4 (1.004 us). Through the
  * engine the kernel ends launch + 1.016 + 1.004 us + teardown after the
@@ -1424,6 +1477,7 @@ int main(void) {
   static const struct tu_test tests[] = {
       {"occupancy; a kernel at 1 and at full occupancy (Little's law)", test_occupancy_little},
       {"register-limited occupancy as CUDA's calculator gives it", test_occupancy_registers},
+      {"row-per-thread SpMV: L1 share at 1 and 2 resident WGs per CU", test_spmv_l1_residency},
       {"waves and a tail wave, WG dispatch", test_tail_wave},
       {"working set just under and just over L2; SpMV gathers; second pass", test_l2_working_set},
       {"barrier table interpolation", test_barrier_table},

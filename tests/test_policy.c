@@ -511,6 +511,30 @@ static void test_fold_keeps_edges(void) {
     sim_result_clear(&r);
     wl_program_free(p);
   }
+  /* The persistent kernel's registers set its residency: 8 CUs of 4 slots
+   * (1024 items, 256-item WGs), 65536 registers; persistent_regs 128:
+   * 65536 / (128 x 256) = 2 WGs per CU, 16 slots: the 16-slot case above
+   * (16 WGs a rank). discrete_regs does not apply to it. */
+  struct hw h;
+  hw_nodes(&h, 3);
+  h.gpu.cus = 8;
+  h.gpu.wgs_per_cu = 4;
+  h.gpu.wg_items = 256;
+  h.gpu.items_per_cu = 1024;
+  h.gpu.regs_per_cu = 65536;
+  h.gpu.persistent_regs = 128;
+  h.gpu.discrete_regs = 256;
+  struct wl_program *p = edge_pingpong();
+  struct sim_result r;
+  char *err = NULL;
+  CU_ASSERT_TRUE(run(p, "cpufree", &h, &r, &err) > 0);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.wgs"), 16);
+  CU_ASSERT_EQUAL(counter(&r, "node2.gpu.wgs"), 16);
+  CU_ASSERT_EQUAL(counter(&r, "node0.gpu.slots_max"), 16);
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
 }
 
 /* A selection whose stride is below the fold: 32 WGs folded by 3 (12

@@ -381,13 +381,17 @@ static void test_a100_profile_binds(void) {
   const struct gpu_config *gpu = sc_hardware(sc, &gpu_params);
   const struct cpu_config *cpu = sc_hardware(sc, &cpu_params);
   const struct net_config *net = sc_hardware(sc, &net_params);
-  /* A100-SXM4-40GB: 108 SMs, 1410 MHz boost, 1555 GB/s; one 1024-thread
-   * block per SM (the paper's cooperative launch); DGX A100: 8 GPUs per
-   * node on NVLink 3 (300 GB/s per direction), HDR 200 Gb/s per GPU. */
+  /* A100-SXM4-40GB: 108 SMs, 1410 MHz boost, 1555 GB/s; two 1024-thread
+   * blocks fit an SM (2048 threads), the persistent kernel's 64 registers
+   * allow one (65536 / (64 x 1024)), the discrete SpMV's 32 two; DGX A100:
+   * 8 GPUs per node on NVLink 3 (300 GB/s per direction), HDR 200 Gb/s per
+   * GPU. */
   CU_ASSERT_EQUAL(gpu->cus, 108);
   CU_ASSERT_EQUAL(gpu->clock, 1410000000);
   CU_ASSERT_EQUAL(gpu->mem_bandwidth, 1555LL * 8 * 1000000000);
-  CU_ASSERT_EQUAL(gpu->wgs_per_cu, 1);
+  CU_ASSERT_EQUAL(gpu->wgs_per_cu, 2);
+  CU_ASSERT_EQUAL(gpu_occupancy(gpu, &(struct kernel){.persistent = true}), 1);
+  CU_ASSERT_EQUAL(gpu_occupancy(gpu, &(struct kernel){.persistent = false}), 2);
   CU_ASSERT_EQUAL(cpu->cores, 16); /* 128 cores of two EPYC 7742 over 8 GPUs */
   CU_ASSERT_EQUAL(net->gpus_per_node, 8);
   CU_ASSERT_EQUAL(net->nodes % net->gpus_per_node, 0);

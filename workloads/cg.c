@@ -119,6 +119,8 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
   chain.flops = 2 * l * per_wg;
   chain.bytes = (12 * l + 24) * per_wg;
   chain.reuse_bytes = 8 * (l - 1) * per_wg;
+  chain.rows = per_wg;
+  chain.nnz = l * per_wg;
   sim_time t_chain = gpu_step_time(g, &chain, 1, occ);
   if (t_chain <= t_last || t_bulk <= 0) return 1.0;
   return (double)(t_bulk - t_last + t_chain) / (double)t_bulk;
@@ -136,11 +138,14 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
   for (size_t j = 0; j < rk->n_recv; j++) halo += rk->recv[j].elems;
   struct kstep bulk = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * nnz,
                        .bytes = 12 * nnz + 24 * rows, .ws_bytes = 12 * rk->nnz + 24 * rk->rows,
-                       .reuse_bytes = 8 * MAX(0, nnz - rows), .gather_bytes = 8 * (rk->rows + halo)};
+                       .reuse_bytes = 8 * MAX(0, nnz - rows), .gather_bytes = 8 * (rk->rows + halo),
+                       .rows = rows, .nnz = nnz};
   double s = spmv_stretch(gpu, &bulk, rk, per_wg, wgs);
   wl_compute(p, r, wgs, (int64_t)ceil(s * (double)bulk.flops), (int64_t)ceil(s * (double)bulk.bytes));
   wl_kclass(p, r, KC_SPMV, bulk.ws_bytes, (int64_t)ceil(s * (double)bulk.reuse_bytes),
             bulk.gather_bytes);
+  /* one row per work-item: the L1 reuse of its row's lines (gpu.h) */
+  wl_spmv_rows(p, r, (int64_t)ceil(s * (double)rows), (int64_t)ceil(s * (double)nnz));
 }
 
 /* The halo of a vector: what every peer reads of rank R, and what R reads. */

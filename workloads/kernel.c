@@ -13,6 +13,7 @@ struct kshape {
   uint32_t n0;    /* lane 0 WGs (after folding) */
   uint32_t n1;    /* lane 1 WGs, after the lane 0 ones; 0: no lane 1 */
   uint32_t fold;  /* lane 0 WGs each do the work of `fold` of the program's */
+  bool persistent; /* sized to residency (the whole program, or a range that waits) */
 };
 
 static struct wl_wgsel fold_sel(struct wl_wgsel sel, uint32_t fold);
@@ -57,7 +58,8 @@ static bool shape_of(const char *name, const struct wl_program *p, uint32_t rank
    * make would hold every slot) is sized to residency, as real persistent
    * codes are: cus * occupancy WGs in all, lane 0 WG w looping over tiles
    * [w * fold, (w + 1) * fold), fold = ceil(tiles / lane 0 WGs). */
-  uint32_t slots = (uint32_t)(hw->gpu->cus * gpu_occupancy(hw->gpu, NULL)), fold = 1;
+  struct kernel persistent = {.persistent = true};
+  uint32_t slots = (uint32_t)(hw->gpu->cus * gpu_occupancy(hw->gpu, &persistent)), fold = 1;
   if ((whole || waits) && n0 + n1 > slots) {
     if (n1 >= slots) {
       *err = g_strdup_printf("%s: rank %u: expected fewer than %u communication WGs, got %u",
@@ -74,7 +76,7 @@ static bool shape_of(const char *name, const struct wl_program *p, uint32_t rank
         break;
       }
   }
-  *k = (struct kshape){(n0 + fold - 1) / fold, n1, fold};
+  *k = (struct kshape){(n0 + fold - 1) / fold, n1, fold, whole || waits};
   return true;
 }
 
@@ -160,6 +162,7 @@ static int32_t kernel_of(const char *name, const struct wl_program *p, uint32_t 
     steps[n++] = st;
   }
   uint32_t kid = pol_add_kernel(pp, name, wgs, steps, n);
+  g_array_index(pp->kernels, struct kernel, kid).persistent = k.persistent;
   g_free(steps);
   return (int32_t)kid;
 }

@@ -71,7 +71,8 @@ struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {
   if (o->time_ps > 0) return (struct kstep){.kind = KS_COMPUTE, .time = o->time_ps * fold};
   return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass, .flops = o->flops_per_wg * fold,
                         .bytes = o->bytes_per_wg * fold, .ws_bytes = o->ws_bytes,
-                        .reuse_bytes = o->reuse_per_wg * fold, .gather_bytes = o->gather_bytes};
+                        .reuse_bytes = o->reuse_per_wg * fold, .gather_bytes = o->gather_bytes,
+                        .rows = o->rows_per_wg * fold, .nnz = o->nnz_per_wg * fold};
 }
 
 static sim_time ceil_ps(unsigned __int128 num, unsigned __int128 den) {

@@ -91,21 +91,30 @@ void wl_recv(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes, 
   wl_recv_parts(p, rank, peer, bytes, tag, 1);
 }
 
+/* RANK's last compute op (an error if it has none). */
+static struct wl_op *last_compute(struct wl_program *p, uint32_t rank, const char *who) {
+  struct wl_rank *r = &p->ranks[rank];
+  for (size_t i = r->n_ops; i-- > 0;)
+    if (r->ops[i].kind == WL_COMPUTE) return &r->ops[i];
+  g_error("%s: rank %u has no compute op", who, rank);
+}
+
 void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
                int64_t reuse_per_wg, int64_t gather_bytes) {
   g_assert(rank < p->n_ranks && kclass < KC_COUNT && ws_bytes >= 0 && reuse_per_wg >= 0 &&
            gather_bytes >= 0);
-  struct wl_rank *r = &p->ranks[rank];
-  for (size_t i = r->n_ops; i-- > 0;) {
-    struct wl_op *o = &r->ops[i];
-    if (o->kind != WL_COMPUTE) continue;
-    o->kclass = kclass;
-    o->ws_bytes = ws_bytes;
-    o->reuse_per_wg = reuse_per_wg;
-    o->gather_bytes = gather_bytes;
-    return;
-  }
-  g_error("wl_kclass: rank %u has no compute op", rank);
+  struct wl_op *o = last_compute(p, rank, "wl_kclass");
+  o->kclass = kclass;
+  o->ws_bytes = ws_bytes;
+  o->reuse_per_wg = reuse_per_wg;
+  o->gather_bytes = gather_bytes;
+}
+
+void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg) {
+  g_assert(rank < p->n_ranks && rows_per_wg >= 0 && nnz_per_wg >= 0);
+  struct wl_op *o = last_compute(p, rank, "wl_spmv_rows");
+  o->rows_per_wg = rows_per_wg;
+  o->nnz_per_wg = nnz_per_wg;
 }
 
 void wl_sync(struct wl_program *p, uint32_t rank) {

@@ -104,6 +104,8 @@ struct wl_op {
   int64_t ws_bytes;      /* the phase's whole working set (all WGs); 0: unknown */
   int64_t reuse_per_wg;  /* bytes per WG re-read from a gathered vector */
   int64_t gather_bytes;  /* that vector's size */
+  int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
+  int64_t nnz_per_wg;    /* their non-zeros */
   uint8_t pack;          /* WL_COMPUTE: packs strided halos into a contiguous
                             send buffer (or unpacks a received one), for a
                             library that moves messages by DMA from a kernel
@@ -186,6 +188,10 @@ void wl_sync(struct wl_program *p, uint32_t rank);
  * for other classes). */
 void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
                int64_t reuse_per_wg, int64_t gather_bytes);
+/* Declares the LAST compute op of RANK a row-per-thread CSR SpMV of
+ * ROWS_PER_WG rows holding NNZ_PER_WG non-zeros per WG (its L1 reuse,
+ * models/gpu.h). */
+void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg);
 /* A compute op of a fixed TIME_PS (one WG) on device ON (enum wl_where):
  * GOAL's calc. */
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on);
