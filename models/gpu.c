@@ -382,12 +382,10 @@ static int wg_track(struct sim_comp *c, uint32_t slot) {
   return s->wg[slot].track;
 }
 
-/* Sends a posted message of KIND to device DST through the bus after DELAY. */
-/* gpu_send_b's B for a PK_NIC_CMD that is an NVLink store. */
-#define GPU_NVL_STORE UINT32_MAX
-
-static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
-                       uint32_t a, uint32_t b) {
+/* Sends a posted message of KIND to device DST through the bus after
+ * DELAY; NVL: an NVLink store (pmsg.nvl, kstep.nvl). */
+static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
+                         uint32_t a, uint32_t b, bool nvl) {
   struct gpu_state *s = c->state;
   struct pmsg *m;
   uint64_t h = pmsg_new(c->eng, kind, &m);
@@ -396,10 +394,7 @@ static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint
   m->src_node = m->dst_node = s->node;
   m->a = a;
   m->b = b;
-  if (kind == PK_NIC_CMD && b == GPU_NVL_STORE) { /* an NVLink store (kstep.nvl) */
-    m->b = 0;
-    m->nvl = 1;
-  }
+  m->nvl = nvl;
   if (kind == PK_NIC_CMD) {
     g_assert(a < s->prog->n_cmds);
     uint64_t hc = sim_payload_new(c->eng);
@@ -407,6 +402,11 @@ static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint
     m->op = hc;
   }
   sim_send(c, 0, delay, (uint16_t)kind, h);
+}
+
+static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
+                       uint32_t a, uint32_t b) {
+  gpu_send_nvl(c, delay, kind, dst, a, b, false);
 }
 
 static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
@@ -824,7 +824,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
         gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, cmd);
       } else {
         s->nic_cmds++;
-        gpu_send_b(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, cmd, st->nvl ? GPU_NVL_STORE : 0);
+        gpu_send_nvl(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, cmd, 0, st->nvl);
       }
       break;
     }

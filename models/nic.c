@@ -234,9 +234,11 @@ static uint64_t flag_msg(struct sim_comp *c, struct pflag f, bool store) {
   return h;
 }
 
-static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
+/* Writes flag F (0: none) DELAY from now; STORE: as an NVLink store (the
+ * bus passes it at once). */
+static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay, bool store) {
   if (f.id == 0) return;
-  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, flag_msg(c, f, false));
+  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, flag_msg(c, f, store));
 }
 
 /* A received packet's payload (when WRITE) written to memory DELAY from
@@ -251,12 +253,6 @@ static void deliver(struct sim_comp *c, sim_time delay, bool write, int64_t payl
   } else if (fh) {
     sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, fh);
   }
-}
-
-/* Same, written by an NVLink store (the bus passes it at once). */
-static void store_flag(struct sim_comp *c, struct pflag f, sim_time delay) {
-  if (f.id == 0) return;
-  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, flag_msg(c, f, true));
 }
 
 /* The port a packet to DST leaves by, and that port's egress (nic.h). */
@@ -327,10 +323,7 @@ static void inject(struct sim_comp *c, uint64_t h) {
                       (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote, o.store);
   }
   nic_span(c, TR_TX, serve ? "tx get reply" : "tx put", start, end);
-  if (!serve) { /* the send buffer is reusable */
-    if (o.store) store_flag(c, o.cmd.local, end - now);
-    else send_flag(c, o.cmd.local, end - now);
-  }
+  if (!serve) send_flag(c, o.cmd.local, end - now, o.store); /* the send buffer is reusable */
 }
 
 /* Starts operation H: a put (DMA read, then packets) or a get (request). */

@@ -556,11 +556,12 @@ static void test_library_expansion(void) {
 /* P's run under POLICY with library LIB on H (true when it ran); its
  * result in *R (cleared by the caller), an error in *ERR. */
 static int64_t eager_limit = INT64_MAX; /* mpi: every message eager unless a test lowers it */
+static bool nvlink_stores;              /* run_lib's hardware.comm.nvlink_stores */
 
 static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw *h,
                     struct sim_result *r, char **err) {
   struct comm_config comm = {.library = lib, .nvshmem_transport = COMM_IBGDA,
-                             .mpi_eager_limit = eager_limit};
+                             .mpi_eager_limit = eager_limit, .nvlink_stores = nvlink_stores};
   h->cfg.comm = &comm;
   sim_result_init(r, policy);
   struct wl_ctx ctx = {.seed = 1};
@@ -719,14 +720,11 @@ static void test_nvlink_stores(void) {
     h.bus.latency = 500 * SIM_NS;
     h.bus.mem_latency = 80 * SIM_NS;
     h.nic.cmd_cost = 300 * SIM_NS;
-    struct comm_config comm = {.library = COMM_AUTO, .mpi_eager_limit = INT64_MAX,
-                               .nvlink_stores = k == 1};
-    h.cfg.comm = &comm;
     struct sim_result r;
-    sim_result_init(&r, "cpufree");
-    struct wl_ctx ctx = {.seed = 1};
     char *err = NULL;
-    CU_ASSERT_TRUE(pol_run(p, "cpufree", &h.cfg, &ctx, &r, &err));
+    nvlink_stores = k == 1;
+    CU_ASSERT_TRUE(run_lib(p, "cpufree", COMM_AUTO, &h, &r, &err));
+    nvlink_stores = false;
     g_free(err);
     t[k] = r.total_ps;
     CU_ASSERT_EQUAL(counter(&r, "node0.nic.nvl_stores"), k == 1 ? 1 : 0);

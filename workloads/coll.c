@@ -671,6 +671,23 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
   return q;
 }
 
+/* ---- rewrites of sequence ranks ---- */
+
+/* A copy of P whose sequence ranks REWRITE writes into Q (rank R, from
+ * SRC) and whose graph ranks are copied as they are. */
+typedef void (*seq_rewrite)(struct wl_program *q, uint32_t r, const struct wl_rank *src,
+                            const void *arg);
+static struct wl_program *rewrite_seqs(const struct wl_program *p, seq_rewrite rewrite,
+                                       const void *arg) {
+  struct wl_program *q = wl_program_new(p->n_ranks);
+  q->measured_rank = p->measured_rank;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    if (p->ranks[r].graph) wl_copy_rank(q, r, &p->ranks[r]);
+    else rewrite(q, r, &p->ranks[r], arg);
+  }
+  return q;
+}
+
 /* ---- MPI's rendezvous protocol ---- */
 
 bool wl_rendezvous_needed(const struct wl_program *p, int64_t eager_limit) {
@@ -689,101 +706,84 @@ static bool phase_mark(const struct wl_op *o) {
   return o->kind == WL_SYNC || o->kind == WL_LOOP || o->kind == WL_END;
 }
 
-struct wl_program *wl_rendezvous(const struct wl_program *p, int64_t eager_limit) {
-  struct wl_program *q = wl_program_new(p->n_ranks);
-  q->measured_rank = p->measured_rank;
-  for (uint32_t r = 0; r < p->n_ranks; r++) {
-    const struct wl_rank *src = &p->ranks[r];
-    if (src->graph) { /* graph ranks keep their eager messages */
-      wl_copy_rank(q, r, src);
-      continue;
+static void rendezvous_rank(struct wl_program *q, uint32_t r, const struct wl_rank *src,
+                            const void *arg) {
+  int64_t eager_limit = *(const int64_t *)arg;
+  for (size_t a = 0; a < src->n_ops;) {
+    size_t b = a;
+    while (b < src->n_ops && !phase_mark(&src->ops[b])) b++;
+    /* The phase's receives are posted at its start (MPI_Irecv before the
+     * MPI_Isends, as halo exchanges are written): each large one sends
+     * its clear-to-send now. */
+    for (size_t i = a; i < b; i++) {
+      const struct wl_op *o = &src->ops[i];
+      if (o->kind != WL_RECV || o->bytes <= eager_limit) continue;
+      wl_push_op(q, r, &(struct wl_op){.kind = WL_SEND, .peer = o->peer, .bytes = 0,
+                                       .tag = o->tag | WL_CTS_TAG, .parts = 1, .stores = 1,
+                                       .lane = o->lane, .line = o->line});
     }
-    for (size_t a = 0; a < src->n_ops;) {
-      size_t b = a;
-      while (b < src->n_ops && !phase_mark(&src->ops[b])) b++;
-      /* The phase's receives are posted at its start (MPI_Irecv before
-       * the MPI_Isends, as halo exchanges are written): each large one
-       * sends its clear-to-send now. */
-      for (size_t i = a; i < b; i++) {
-        const struct wl_op *o = &src->ops[i];
-        if (o->kind != WL_RECV || o->bytes <= eager_limit) continue;
-        wl_push_op(q, r, &(struct wl_op){.kind = WL_SEND, .peer = o->peer, .bytes = 0,
-                                         .tag = o->tag | WL_CTS_TAG, .parts = 1, .stores = 1,
+    for (size_t i = a; i < b; i++) {
+      const struct wl_op *o = &src->ops[i];
+      if (o->kind == WL_SEND && o->bytes > eager_limit) /* the data waits for its CTS */
+        wl_push_op(q, r, &(struct wl_op){.kind = WL_RECV, .peer = o->peer, .bytes = 0,
+                                         .tag = o->tag | WL_CTS_TAG, .parts = 1,
                                          .lane = o->lane, .line = o->line});
-      }
-      for (size_t i = a; i < b; i++) {
-        const struct wl_op *o = &src->ops[i];
-        if (o->kind == WL_SEND && o->bytes > eager_limit) /* the data waits for its CTS */
-          wl_push_op(q, r, &(struct wl_op){.kind = WL_RECV, .peer = o->peer, .bytes = 0,
-                                           .tag = o->tag | WL_CTS_TAG, .parts = 1,
-                                           .lane = o->lane, .line = o->line});
-        wl_push_op(q, r, o);
-      }
-      if (b < src->n_ops) wl_push_op(q, r, &src->ops[b]);
-      a = b + 1;
+      wl_push_op(q, r, o);
     }
+    if (b < src->n_ops) wl_push_op(q, r, &src->ops[b]);
+    a = b + 1;
   }
-  return q;
+}
+
+struct wl_program *wl_rendezvous(const struct wl_program *p, int64_t eager_limit) {
+  return rewrite_seqs(p, rendezvous_rank, &eager_limit);
 }
 
 /* ---- point-to-point through a device library ---- */
 
-struct wl_program *wl_group_p2p(const struct wl_program *p) {
-  struct wl_program *q = wl_program_new(p->n_ranks);
-  q->measured_rank = p->measured_rank;
-  for (uint32_t r = 0; r < p->n_ranks; r++) {
-    const struct wl_rank *src = &p->ranks[r];
-    if (src->graph) {
-      wl_copy_rank(q, r, src);
-      continue;
-    }
-    uint32_t next = 0; /* regions: the collectives' first, then the groups' */
-    for (size_t i = 0; i < src->n_ops; i++) next = MAX(next, src->ops[i].region);
-    bool open = false;
-    uint8_t lane = 0;
-    for (size_t i = 0; i < src->n_ops; i++) {
-      struct wl_op o = src->ops[i];
-      bool msg = (o.kind == WL_SEND || o.kind == WL_RECV) && !o.region;
-      if (msg && (!open || o.lane != lane)) {
-        next++;
-        open = true;
-        lane = o.lane;
-      } else if (!msg) {
-        open = false;
-      }
-      if (msg) o.region = next;
-      wl_push_op(q, r, &o);
-    }
+static void group_rank(struct wl_program *q, uint32_t r, const struct wl_rank *src,
+                       const void *arg) {
+  (void)arg;
+  uint32_t next = 0; /* regions: the collectives' first, then the groups' */
+  for (size_t i = 0; i < src->n_ops; i++) next = MAX(next, src->ops[i].region);
+  bool open = false;
+  uint8_t lane = 0;
+  for (size_t i = 0; i < src->n_ops; i++) {
+    struct wl_op o = src->ops[i];
+    bool msg = (o.kind == WL_SEND || o.kind == WL_RECV) && !o.region;
+    if (msg && (!open || o.lane != lane)) next++, lane = o.lane;
+    open = msg;
+    if (msg) o.region = next;
+    wl_push_op(q, r, &o);
   }
-  return q;
+}
+
+struct wl_program *wl_group_p2p(const struct wl_program *p) {
+  return rewrite_seqs(p, group_rank, NULL);
 }
 
 /* ---- a library's protocol cost per step ---- */
 
+static void step_rank(struct wl_program *q, uint32_t r, const struct wl_rank *src,
+                      const void *arg) {
+  int64_t step_ps = *(const int64_t *)arg;
+  for (size_t i = 0; i < src->n_ops; i++) {
+    const struct wl_op *o = &src->ops[i];
+    if (o->kind == WL_SEND && o->region) {
+      /* On the grid of the region's reductions (one kernel, one grid). */
+      uint32_t wgs = 1;
+      for (size_t k = i; k-- > 0 && src->ops[k].region == o->region;)
+        if (src->ops[k].kind == WL_COMPUTE) wgs = src->ops[k].n_wgs;
+      for (size_t k = i + 1; wgs == 1 && k < src->n_ops && src->ops[k].region == o->region; k++)
+        if (src->ops[k].kind == WL_COMPUTE) wgs = src->ops[k].n_wgs;
+      wl_push_op(q, r, &(struct wl_op){.kind = WL_COMPUTE, .n_wgs = wgs, .time_ps = step_ps,
+                                       .lane = o->lane, .region = o->region});
+    }
+    wl_push_op(q, r, o);
+  }
+}
+
 struct wl_program *wl_step_cost(const struct wl_program *p, int64_t step_ps) {
   g_assert(step_ps > 0);
-  struct wl_program *q = wl_program_new(p->n_ranks);
-  q->measured_rank = p->measured_rank;
-  for (uint32_t r = 0; r < p->n_ranks; r++) {
-    const struct wl_rank *src = &p->ranks[r];
-    if (src->graph) {
-      wl_copy_rank(q, r, src);
-      continue;
-    }
-    for (size_t i = 0; i < src->n_ops; i++) {
-      const struct wl_op *o = &src->ops[i];
-      if (o->kind == WL_SEND && o->region) {
-        /* On the grid of the region's reductions (one kernel, one grid). */
-        uint32_t wgs = 1;
-        for (size_t k = i; k-- > 0 && src->ops[k].region == o->region;)
-          if (src->ops[k].kind == WL_COMPUTE) wgs = src->ops[k].n_wgs;
-        for (size_t k = i + 1; wgs == 1 && k < src->n_ops && src->ops[k].region == o->region; k++)
-          if (src->ops[k].kind == WL_COMPUTE) wgs = src->ops[k].n_wgs;
-        wl_push_op(q, r, &(struct wl_op){.kind = WL_COMPUTE, .n_wgs = wgs, .time_ps = step_ps,
-                                         .lane = o->lane, .region = o->region});
-      }
-      wl_push_op(q, r, o);
-    }
-  }
-  return q;
+  return rewrite_seqs(p, step_rank, &step_ps);
 }

@@ -217,6 +217,7 @@ struct kstep pol_lib_send(const struct pol_type *pol, const struct wl_program *p
   bool across = !net_same_node(pp->net, rank, o->peer);
   bool proxy = across && (pp->lib == COMM_NCCL ||
                           (pp->lib == COMM_NVSHMEM && pp->transport == COMM_IBRC));
+  pp->proxied |= proxy;
   if (!proxy) {
     struct kstep st = pol_device_put(pol, p, rank, i, wgs, pp);
     st.nvl = pp->nvlink_stores && !across;
@@ -400,7 +401,6 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
     pp[r].transport = hw->comm ? (uint8_t)hw->comm->nvshmem_transport : COMM_IBGDA;
     pp[r].nvlink_stores = hw->comm && hw->comm->nvlink_stores;
     pp[r].net = hw->net;
-    pp[r].rank = r;
     if (p->ranks[r].graph && pol->graph.host)
       pol_host_graph(pol, p, r, hw, &pp[r]);
     else if (!pol->lower(p, r, hw, &pp[r], err))
@@ -501,6 +501,15 @@ static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
   struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
   bool ok = lower_all(pol, p, hw, lib, pp, err);
+  /* A proxy thread is a helper thread that holds its core: needed when
+   * the lowering sent anything through one. */
+  for (uint32_t r = 0; ok && r < p->n_ranks; r++)
+    if (pp[r].proxied && hw->cpu->helper_threads < 1) {
+      *err = pol_error_at(ctx->sc, "hardware.cpu.helper_threads",
+                          "expected at least 1 for library %s (its proxy thread posts what "
+                          "crosses nodes), got 0", wl_lib_names[comm_wl_lib(lib)]);
+      ok = false;
+    }
   if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->trace, out, err);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
   g_free(pp);
@@ -536,30 +545,19 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
     g_string_free(can, TRUE);
     return false;
   }
-  if (lib == COMM_NCCL || (lib == COMM_NVSHMEM && hw->comm &&
-                           hw->comm->nvshmem_transport == COMM_IBRC)) {
-    /* A proxy thread is a helper thread that holds its core. */
-    bool across = lib == COMM_NVSHMEM;
-    for (uint32_t r = 0; r < p->n_ranks && !across; r++)
-      across = !net_same_node(hw->net, r, (r + 1) % p->n_ranks);
-    if (across && hw->cpu->helper_threads < 1 && wl_has_colls(p)) {
-      *err = pol_error_at(ctx->sc, "hardware.cpu.helper_threads",
-                          "expected at least 1 for library %s (its proxy thread posts what "
-                          "crosses nodes), got 0", wl_lib_names[comm_wl_lib(lib)]);
-      return false;
-    }
-  }
-  struct wl_program *expanded = NULL, *rndv = NULL;
+  /* Each rewrite the library makes is a new program, freed at the end. */
+  struct wl_program *owned[4];
+  size_t n_owned = 0;
   if (wl_has_colls(p))
-    p = expanded = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw->net->gpus_per_node);
-  struct wl_program *grouped = NULL, *stepped = NULL;
-  if ((lib == COMM_NCCL || lib == COMM_NVSHMEM) && pol->lib_p2p) p = grouped = wl_group_p2p(p);
+    p = owned[n_owned++] = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw->net->gpus_per_node);
+  if ((lib == COMM_NCCL || lib == COMM_NVSHMEM) && pol->lib_p2p)
+    p = owned[n_owned++] = wl_group_p2p(p);
   if (lib == COMM_NCCL && hw->comm && hw->comm->nccl_step_latency > 0)
-    p = stepped = wl_step_cost(p, hw->comm->nccl_step_latency);
+    p = owned[n_owned++] = wl_step_cost(p, hw->comm->nccl_step_latency);
   /* Host MPI's large messages go by rendezvous. */
   int64_t eager = hw->comm ? hw->comm->mpi_eager_limit : INT64_MAX;
   if (lib == COMM_MPI && pol->graph.two_sided && wl_rendezvous_needed(p, eager))
-    p = rndv = wl_rendezvous(p, eager);
+    p = owned[n_owned++] = wl_rendezvous(p, eager);
   /* Loops: kept when the policy lowers them and the messages match loop
    * for loop; else written out, as long as that fits. */
   struct wl_program *orig = p, *own = NULL;
@@ -582,10 +580,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
                             "policy %s runs this program written out: expected at most %"
                             G_GUINT64_FORMAT " ops, got %" G_GUINT64_FORMAT,
                             pol->name, (uint64_t)WL_MAX_OPS, n);
-        wl_program_free(expanded);
-        wl_program_free(grouped);
-        wl_program_free(stepped);
-        wl_program_free(rndv);
+        while (n_owned) wl_program_free(owned[--n_owned]);
         return false;
       }
       p = own = wl_unroll(orig);
@@ -593,10 +588,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   }
   bool ok = pol_run_checked(p, pol, hw, lib, ctx, out, err);
   wl_program_free(own);
-  wl_program_free(expanded);
-  wl_program_free(grouped);
-  wl_program_free(stepped);
-  wl_program_free(rndv);
+  while (n_owned) wl_program_free(owned[--n_owned]);
   return ok;
 }
 

@@ -30,8 +30,8 @@ struct pol_prog {
    * kernel (pol_coll_kernel) and a persistent kernel's sends move data. */
   uint8_t lib, transport;
   bool nvlink_stores; /* hardware.comm.nvlink_stores */
+  bool proxied;       /* set by pol_lib_send: a send goes through a CPU proxy thread */
   const struct net_config *net; /* which ranks share a node */
-  uint32_t rank;
 };
 
 
