@@ -226,6 +226,11 @@ static void test_read_errors(void) {
                     ":1: expected a size line 'ROWS COLUMNS ENTRIES', got end of file");
   expect_text_error("%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n",
                     ":2: expected a square size for a symmetric matrix, got '2 3 1'");
+  /* 3 rows + 3 non-zeros = 6 columns at most: the fuzzer's size line
+   * declared 355555555 and sized GSL's workspace to 2.8 GB. */
+  expect_text_error("%%MatrixMarket matrix coordinate real general\n3 7 3\n1 1 1\n2 2 1\n3 7 1\n",
+                    ":2: expected at most rows + non-zeros columns, got '7 columns for 3 rows and 3 "
+                    "non-zeros'");
   expect_text_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1.0\n",
                     ":3: expected a row index in 1..2, got '0'");
   expect_text_error("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 abc\n",

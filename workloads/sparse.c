@@ -125,12 +125,15 @@ static bool parse_double(char **s, double *v, char *tok, size_t toklen) {
 }
 
 /* Appends X at (I, J) to the triplet matrix M (room reserved). */
-static void coo_add(gsl_spmatrix *m, int i, int j, double x) {
-  if (m->nz == m->nzmax) gsl_spmatrix_realloc(2 * m->nzmax, m); /* grows with what is read */
-  m->i[m->nz] = i;
-  m->p[m->nz] = j;
-  m->data[m->nz] = x;
-  m->nz++;
+/* An entry as read, before the matrix is allocated. */
+struct mm_entry {
+  int i, j;
+  double x;
+};
+
+static void coo_add(GArray *entries, int i, int j, double x) {
+  struct mm_entry e = {i, j, x};
+  g_array_append_val(entries, e);
 }
 
 struct col_val {
@@ -187,6 +190,7 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err) {
     return NULL;
   }
   gsl_spmatrix *coo = NULL;
+  GArray *read = NULL;
   struct sp_matrix *out = NULL;
   char tok[64];
   char what[160];
@@ -271,11 +275,11 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err) {
     goto done;
   }
 
-  /* The size line is not trusted before the entries are read: the
-   * triplets grow as entries come (a short file declaring 10^9 entries
-   * fails at its end, not in the allocator). */
-  coo = gsl_spmatrix_alloc_nzmax((size_t)rows, (size_t)cols, (size_t)MIN(MAX(entries, 1), 4096),
-                                 GSL_SPMATRIX_COO);
+  /* The size line is not trusted before the entries are read: they are
+   * kept as read (a short file declaring 10^9 entries fails at its end, not
+   * in the allocator), and the matrix, whose GSL workspace grows with its
+   * rows and columns, is allocated once they bound its size. */
+  read = g_array_sized_new(FALSE, FALSE, sizeof(struct mm_entry), (guint)MIN(MAX(entries, 1), 4096));
   int64_t seen = 0;
   while (seen < entries) {
     if (!mm_next(&r)) {
@@ -322,8 +326,8 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err) {
       mm_fail(&r, what, tok);
       goto done;
     }
-    coo_add(coo, (int)(i - 1), (int)(j - 1), x);
-    if (symmetric && i != j) coo_add(coo, (int)(j - 1), (int)(i - 1), x);
+    coo_add(read, (int)(i - 1), (int)(j - 1), x);
+    if (symmetric && i != j) coo_add(read, (int)(j - 1), (int)(i - 1), x);
     seen++;
   }
   while (mm_next(&r)) {
@@ -334,19 +338,39 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err) {
   }
   /* The CSR form holds a row pointer per row: rows beyond the non-zeros
    * are empty, and a matrix with an empty row is singular (no CG). */
-  if (rows > (int64_t)coo->nz) {
+  int64_t nz = read->len;
+  if (rows > nz) {
     r.lineno = size_line;
-    snprintf(tok, sizeof tok, "%" PRId64 " rows for %zu", rows, coo->nz);
+    snprintf(tok, sizeof tok, "%" PRId64 " rows for %" PRId64, rows, nz);
     mm_fail(&r, "at most as many rows as non-zeros (an empty row makes the matrix singular)",
             tok);
     goto done;
   }
+  /* Likewise a column beyond rows + non-zeros is empty in a matrix of at
+   * most one non-zero per row: such a size line describes mostly nothing
+   * and would only size GSL's per-column workspace. */
+  if (cols > rows + nz) {
+    r.lineno = size_line;
+    snprintf(tok, sizeof tok, "%" PRId64 " columns for %" PRId64 " rows and %" PRId64 " non-zeros",
+             cols, rows, nz);
+    mm_fail(&r, "at most rows + non-zeros columns", tok);
+    goto done;
+  }
+  coo = gsl_spmatrix_alloc_nzmax((size_t)rows, (size_t)cols, (size_t)MAX(nz, 1), GSL_SPMATRIX_COO);
+  for (guint k = 0; k < read->len; k++) {
+    const struct mm_entry *e = &g_array_index(read, struct mm_entry, k);
+    coo->i[k] = e->i;
+    coo->p[k] = e->j;
+    coo->data[k] = e->x;
+  }
+  coo->nz = read->len;
   out = g_new0(struct sp_matrix, 1);
   out->a = gsl_spmatrix_compress(coo, GSL_SPMATRIX_CSR);
   csr_sort_merge(out->a);
 
 done:
   if (coo) gsl_spmatrix_free(coo);
+  if (read) g_array_free(read, TRUE);
   free(r.line);
   fclose(r.f);
   return out;
