@@ -713,20 +713,22 @@ static void test_cg_hdn(void) {
  * per CU, a discrete one at 64 holds 2; memory 8.192 Tbps, L2 16.384
  * Tbps, no latency; L1 64 KiB, 128 B lines, 32 B sectors. The op: 4 WGs
  * of 256 rows of 32 non-zeros, 104448 B a WG as written (rows stretched to
- * the longest, here by 2: the row-balanced form moves 52224 B).
+ * the longest, here by 2: the row-balanced form moves 52224 B, an
+ * in-kernel merge-path one 26112 B more).
  * - Row per work-item, launched (2 WGs per CU, R = 4): 920 ns (test_gpu:
  *   408 ns streamed + 512 ns of L1 misses re-read from L2); fused into a
  *   persistent kernel (1 WG per CU, R = 2; 256 x 256 B of lines fit the
  *   L1): 104448 x 8 x 2 / 8.192e12 = 204 ns.
- * - Coalesced (no row footprint, not stretched), launched: 52224 x 8 x 4 /
- *   8.192e12 = 204 ns; fused: 52224 x 8 x 2 / 8.192e12 = 102 ns.
+ * - Coalesced (no row footprint, not stretched), launched (the library's):
+ *   52224 x 8 x 4 / 8.192e12 = 204 ns; fused (merge-path): 78336 x 8 x 2
+ *   / 8.192e12 = 153 ns.
  * Through the policies, one rank: hdn launches the op (4 WGs, one wave):
  * submit 1000, then bus 102 + launch 1500 + the WG + teardown 1500 + bus
  * 102, noticed at the host's next 500 ns poll: row 5124 -> 5500 ns,
  * library and merge 4408 -> 4500 ns (test_cg_hdn's kernel cost); cpufree
  * folds the 4 WGs onto its 2 resident ones (2 WGs' work each), so library
  * runs as row (the fused kernel cannot call it) and merge is 2 x (204 -
- * 102) = 204 ns faster. */
+ * 153) = 102 ns faster. */
 static void spmv_gpu(struct gpu_config *g) {
   par_group_defaults(&gpu_params, g);
   g->cus = 2;
@@ -751,7 +753,7 @@ static struct wl_program *spmv_program(uint8_t alg) {
   wl_compute(p, 0, 4, 2 * 8192, 104448);
   wl_kclass(p, 0, KC_SPMV, 0, 0, 0);
   wl_spmv_rows(p, 0, 256, 8192);
-  wl_spmv_alg(p, 0, alg, 2 * 8192 / 2, 104448 / 2, 0);
+  wl_spmv_alg(p, 0, alg, 2 * 8192 / 2, 104448 / 2, 0, 26112);
   return p;
 }
 
@@ -782,13 +784,13 @@ static void test_spmv_algorithms(void) {
   CU_ASSERT_EQUAL(launched[WL_SPMV_MERGE], 204 * NS);
   CU_ASSERT_EQUAL(fused[WL_SPMV_ROW], 204 * NS);
   CU_ASSERT_EQUAL(fused[WL_SPMV_LIBRARY], 204 * NS);
-  CU_ASSERT_EQUAL(fused[WL_SPMV_MERGE], 102 * NS);
+  CU_ASSERT_EQUAL(fused[WL_SPMV_MERGE], 153 * NS);
   CU_ASSERT_TRUE(t_hdn[WL_SPMV_ROW] > 0 && t_free[WL_SPMV_ROW] > 0);
   CU_ASSERT_EQUAL(t_hdn[WL_SPMV_ROW], 5500 * NS);
   CU_ASSERT_EQUAL(t_hdn[WL_SPMV_LIBRARY], 4500 * NS);
   CU_ASSERT_EQUAL(t_hdn[WL_SPMV_LIBRARY], t_hdn[WL_SPMV_MERGE]);
   CU_ASSERT_EQUAL(t_free[WL_SPMV_ROW], t_free[WL_SPMV_LIBRARY]);
-  CU_ASSERT_EQUAL(t_free[WL_SPMV_ROW] - t_free[WL_SPMV_MERGE], 204 * NS);
+  CU_ASSERT_EQUAL(t_free[WL_SPMV_ROW] - t_free[WL_SPMV_MERGE], 102 * NS);
 }
 
 /* The cg workload's SpMV (cg.c): written as row per work-item, with its
@@ -797,7 +799,9 @@ static void test_spmv_algorithms(void) {
  * 1024-row WGs: 4 WGs, ceil(28660 / 4) = 7165 non-zeros a WG, 2 flops and
  * 12 B each plus 24 B a row: 14330 flops, 110556 B, and 8 x (7165 - 1024)
  * = 49128 B of x gathered beyond one a row, in both forms (no GPU given:
- * no stretch). */
+ * no stretch); a merge-path SpMV moves 16 x 1024 + ceil(4 x (1024 + 7165)
+ * / 6) = 16384 + 5460 = 21844 B more (y zeroed and updated atomically,
+ * start rows). */
 static void test_cg_spmv_forms(void) {
   struct sp_part *part = sp_partition_banded(4096, 7, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL(part);
@@ -818,6 +822,7 @@ static void test_cg_spmv_forms(void) {
     CU_ASSERT_EQUAL(sp->bal_bytes_per_wg, 110556);
     CU_ASSERT_EQUAL(sp->bal_flops_per_wg, 14330);
     CU_ASSERT_EQUAL(sp->bal_reuse_per_wg, 49128);
+    CU_ASSERT_EQUAL(sp->merge_extra_per_wg, 21844);
     struct kstep l = pol_launch_step(sp);
     CU_ASSERT_EQUAL(l.rows, alg == WL_SPMV_ROW ? 1024 : 0);
     wl_program_free(p);

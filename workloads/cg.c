@@ -152,8 +152,14 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
   /* one row per work-item: the L1 reuse of its row's lines (gpu.h) */
   wl_spmv_rows(p, r, (int64_t)ceil(s * (double)rows), (int64_t)ceil(s * (double)nnz));
   /* coalesced and row-balanced (a library's, a merge-path one): the mean
-   * WG's work, no row footprint (workloads/lower.c) */
-  wl_spmv_alg(p, r, alg, bulk.flops, bulk.bytes, bulk.reuse_bytes);
+   * WG's work, no row footprint (workloads/lower.c). An in-kernel
+   * merge-path SpMV (aCG's csrgemv_merge in its monolithic CG,
+   * ParCoreLab/aCG acg/cg-kernels-cuda.cu) moves more: y zeroed first (8 B
+   * a row: dzero) and updated by atomicAdd (its 8 B read into L2 as well
+   * as written), and each thread's start row (4 B per TASKS_PER_THREAD =
+   * 6 merge items, an item per row and per non-zero). */
+  wl_spmv_alg(p, r, alg, bulk.flops, bulk.bytes, bulk.reuse_bytes,
+              16 * rows + (4 * (rows + nnz) + 5) / 6);
 }
 
 /* The halo of a vector: what every peer reads of rank R, and what R reads. */

@@ -117,7 +117,8 @@ struct kstep pol_loop_kstep(const struct wl_op *o);
 /* The kernel step of compute op O fused into a kernel (pol_kernel_of),
  * each WG doing FOLD WGs' work: its flops, bytes and re-read bytes times
  * FOLD, its class and working set. An SpMV walks one row per work-item
- * unless written merge-path (wl_spmv). */
+ * unless written merge-path (wl_spmv): then coalesced and row-balanced,
+ * moving merge_extra_per_wg more than a library's. */
 struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
 /* The same, for O launched as a kernel of its own (one WG's work each):
  * an SpMV that is a library call (wl_spmv library or merge) runs

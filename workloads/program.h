@@ -130,6 +130,8 @@ struct wl_op {
    * row-per-work-item form's. */
   uint8_t spmv;
   int64_t bal_flops_per_wg, bal_bytes_per_wg, bal_reuse_per_wg;
+  int64_t merge_extra_per_wg; /* bytes an in-kernel merge-path SpMV moves beyond
+                                 the library's (WL_SPMV_MERGE, fused) */
   uint8_t pack;          /* WL_COMPUTE: packs strided halos into a contiguous
                             send buffer (or unpacks a received one), for a
                             library that moves messages by DMA from a kernel
@@ -217,11 +219,12 @@ void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_b
  * models/gpu.h). */
 void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg);
 /* Declares the LAST compute op of RANK an SpMV written as ALG (enum
- * wl_spmv), whose coalesced, row-balanced form (a library's, a
- * merge-path one) moves BYTES_PER_WG and re-reads REUSE_PER_WG per WG
- * for FLOPS_PER_WG (lower.h: pol_launch_step, pol_compute_step). */
+ * wl_spmv), whose coalesced, row-balanced form (a library's) moves
+ * BYTES_PER_WG and re-reads REUSE_PER_WG per WG for FLOPS_PER_WG; an
+ * in-kernel merge-path one moves MERGE_EXTRA_PER_WG more (lower.h:
+ * pol_launch_step, pol_compute_step). */
 void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops_per_wg,
-                 int64_t bytes_per_wg, int64_t reuse_per_wg);
+                 int64_t bytes_per_wg, int64_t reuse_per_wg, int64_t merge_extra_per_wg);
 /* A compute op of a fixed TIME_PS (one WG) on device ON (enum wl_where):
  * GOAL's calc. */
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on);
