@@ -20,7 +20,12 @@
  * Costs on the GPU model: one row per work-item, 1024-item WGs (the paper's
  * block size); SpMV 2 flops and 12 B (value + column index) per non-zero
  * plus 24 B per row (row pointer, x, y); a dot 2 flops and 16 B per row, an
- * AXPY 2 flops and 24 B per row. The run's time is the slowest rank's. */
+ * AXPY 2 flops and 24 B per row. The SpMV walks one row per work-item
+ * (workload.spmv row, the CPU-free code's gpuSpMV), or is a library call
+ * where it is a kernel of its own (library: cuSPARSE, as aCG's host-driven
+ * CG), or merge-path everywhere (merge: aCG's monolithic kernel); the op
+ * carries both forms and the lowering picks (workloads/lower.c). The run's
+ * time is the slowest rank's. */
 #include <glib.h>
 #include <inttypes.h>
 #include <math.h>
