@@ -708,7 +708,7 @@ static void test_cg_hdn(void) {
 
 /* How an SpMV is walked (wl_spmv): a library call where it is a kernel of
  * its own, one row per work-item inside a fused kernel. The GPU of
- * test_gpu.c's L1 test (gpu.h "L1"): 2 CUs, 256-item WGs, 512 items per
+ * test_gpu.c's L1 test (nr_spmv_gpu): 2 CUs, 256-item WGs, 512 items per
  * CU; 65536 registers, a persistent kernel at 256 a work-item holds 1 WG
  * per CU, a discrete one at 64 holds 2; memory 8.192 Tbps, L2 16.384
  * Tbps, no latency; L1 64 KiB, 128 B lines, 32 B sectors. The op: 4 WGs
@@ -729,25 +729,6 @@ static void test_cg_hdn(void) {
  * folds the 4 WGs onto its 2 resident ones (2 WGs' work each), so library
  * runs as row (the fused kernel cannot call it) and merge is 2 x (204 -
  * 153) = 102 ns faster. */
-static void spmv_gpu(struct gpu_config *g) {
-  par_group_defaults(&gpu_params, g);
-  g->cus = 2;
-  g->wgs_per_cu = 8;
-  g->wg_items = 256;
-  g->items_per_cu = 512;
-  g->regs_per_cu = 65536;
-  g->persistent_regs = 256;
-  g->discrete_regs = 64;
-  g->mem_latency = 0;
-  g->mem_bandwidth = 8192000000000;
-  g->l2_bytes = 1 << 20;
-  g->l2_bandwidth = 16384000000000;
-  g->l2_latency = 0;
-  g->l1_bytes = 64 * 1024;
-  g->flops_per_cu_cycle = 1048576; /* flops negligible */
-  g->bw_share = GPU_BW_KERNEL;
-}
-
 static struct wl_program *spmv_program(uint8_t alg) {
   struct wl_program *p = wl_program_new(1);
   wl_compute(p, 0, 4, 2 * 8192, 104448);
@@ -760,7 +741,7 @@ static struct wl_program *spmv_program(uint8_t alg) {
 static void test_spmv_algorithms(void) {
   struct hw h;
   hw_nodes(&h, 1);
-  spmv_gpu(&h.gpu);
+  nr_spmv_gpu(&h.gpu);
   const struct kernel pers = {.n_wgs = 2, .persistent = true}, disc = {.n_wgs = 4};
   sim_time launched[3], fused[3], t_hdn[3], t_free[3];
   for (uint8_t alg = WL_SPMV_ROW; alg <= WL_SPMV_MERGE; alg++) {
