@@ -811,6 +811,23 @@ static void test_cg_spmv_forms(void) {
   sp_part_free(part);
 }
 
+/* workload.spmv takes row, library or merge; anything else exits 2 naming
+ * the key and its place (line 2, column 70: the value). */
+static void test_cg_spmv_bad_value(void) {
+  const char *text = "policies: [hdn]\n"
+                     "workload: {kind: cg, source: banded, rows: 64, nnz_per_row: 7, spmv: vector}\n";
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+  const char *argv[] = {"run", sc, NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ":2:70: workload.spmv: expected one of row, library, "
+                                            "merge, got vector"));
+  if (err && !strstr(err, "workload.spmv")) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL(out && !out[0] ? out : NULL);
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+}
+
 /* Grid barriers (node.gpu.barriers) per CG iteration, 3 iterations on the
  * 1D Poisson matrix of 8 rows over 2 ranks: cpufree runs the CPU-free
  * code's 8 (standard: CG/src_nvshmem/baseline/persistent-standard-nvshmem.cu,
@@ -879,6 +896,7 @@ int main(void) {
       {"CG: grid syncs and barriers per iteration, as the CPU-free code", test_cg_barriers_per_iteration},
       {"SpMV: a library where launched, row per work-item where fused, merge-path both, by hand", test_spmv_algorithms},
       {"CG: the SpMV op as written and row-balanced", test_cg_spmv_forms},
+      {"CG: an unknown workload.spmv exits 2 naming the key", test_cg_spmv_bad_value},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }
