@@ -193,6 +193,9 @@ static const struct par_decl gpu_decls[] = {
       "a flag needs it (same simulated times); false: one event per WG (to check)"),
     PAR(reduce_pass, PAR_TIME, "0ps", "0ps", "1ms",
       "a reduction's second pass over the per-WG partials, paid by its last WG"),
+    PAR(atomic_same_address, PAR_TIME, "0ps", "0ps", "1ms",
+      "one atomic add to a word that every warp of the grid adds to (L2-serialized); a dot "
+      "product that adds one partial per warp pays warps x this (0: free)"),
     {"barrier_table", PAR_TABLE, "", "0ps", "1ms", NULL,
      "device-wide barrier cost against the kernel's WG count, e.g. \"132:2us, 1056:6us\" "
      "(linear between points); empty: barrier_base + barrier_per_wg * WGs",

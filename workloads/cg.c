@@ -70,6 +70,10 @@ static const struct par_decl cg_decls[] = {
       "and its baselines); a library SpMV (cuSPARSE) where the SpMV is a kernel of its own, one "
       "row per work-item inside a fused kernel; or coalesced and row-balanced everywhere (a "
       "merge-path SpMV inside a fused kernel, as aCG's monolithic CG)"),
+    PAR(code, PAR_ENUM, "ics23", NULL, NULL, "ics23|acg",
+      "whose iteration: the CPU-free code's syncs and barriers (ICS23), or aCG's (SC '25): its "
+      "monolithic NVSHMEM kernel under cpufree (grid syncs, per-warp atomic dots, in-kernel halo "
+      "pack / put with signal / quiet / wait / unpack), its host-driven solver under hdn"),
 };
 #undef PAR_CONFIG
 
@@ -139,7 +143,7 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
 /* SpMV over the rank's rows and non-zeros, all on the vector op's grid,
  * stretched to its longest row on GPU (NULL: not). */
 static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
-                 const struct gpu_config *gpu, uint8_t alg) {
+                 const struct gpu_config *gpu, uint8_t alg, bool zeroed) {
   uint32_t wgs = wgs_for(rk->rows, per_wg);
   int64_t nnz = (rk->nnz + wgs - 1) / wgs, rows = (rk->rows + wgs - 1) / wgs;
   /* x is read once per row in the 24 B; the other nnz - rows reads of it
@@ -162,23 +166,43 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
    * ParCoreLab/aCG acg/cg-kernels-cuda.cu) moves more: y zeroed first (8 B
    * a row: dzero) and updated by atomicAdd (its 8 B read into L2 as well
    * as written), and each thread's start row (4 B per TASKS_PER_THREAD =
-   * 6 merge items, an item per row and per non-zero). */
+   * 6 merge items, an item per row and per non-zero). ZEROED: y was
+   * zeroed by a phase of its own (code acg writes aCG's dzero out). */
   wl_spmv_alg(p, r, alg, bulk.flops, bulk.bytes, bulk.reuse_bytes,
-              16 * rows + (4 * (rows + nnz) + 5) / 6);
+              (zeroed ? 8 : 16) * rows + (4 * (rows + nnz) + 5) / 6);
 }
 
-/* The halo of a vector: what every peer reads of rank R, and what R reads. */
-static void halo(struct wl_program *p, const struct sp_part *part, uint32_t r, int64_t it) {
+/* The halo of a vector: what every peer reads of rank R (its sends), and
+ * what R reads (its receives); each returns the values it moves. */
+static int64_t halo_sends(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                          int64_t it) {
+  int64_t n = 0;
   for (uint32_t q = 0; q < part->n_ranks; q++) {
     const struct sp_rank *qk = &part->ranks[q];
     for (size_t j = 0; j < qk->n_recv; j++)
-      if (qk->recv[j].peer == r && q != r)
-        wl_send(p, r, q, qk->recv[j].elems * 8, tag_of(it, TAG_HALO));
+      if (qk->recv[j].peer == r && q != r) {
+        if (p) wl_send(p, r, q, qk->recv[j].elems * 8, tag_of(it, TAG_HALO));
+        n += qk->recv[j].elems;
+      }
   }
+  return n;
+}
+
+static int64_t halo_recvs(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                          int64_t it) {
   const struct sp_rank *rk = &part->ranks[r];
+  int64_t n = 0;
   for (size_t j = 0; j < rk->n_recv; j++)
-    if (rk->recv[j].peer != r)
-      wl_recv(p, r, rk->recv[j].peer, rk->recv[j].elems * 8, tag_of(it, TAG_HALO));
+    if (rk->recv[j].peer != r) {
+      if (p) wl_recv(p, r, rk->recv[j].peer, rk->recv[j].elems * 8, tag_of(it, TAG_HALO));
+      n += rk->recv[j].elems;
+    }
+  return n;
+}
+
+static void halo(struct wl_program *p, const struct sp_part *part, uint32_t r, int64_t it) {
+  halo_sends(p, part, r, it);
+  halo_recvs(p, part, r, it);
 }
 
 /* An allreduce of SCALARS doubles over all ranks, tagged (it, USE): one
@@ -225,7 +249,7 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
                                uint8_t alg) {
   const struct sp_rank *rk = &part->ranks[r];
   halo(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu, alg); /* s = A p */
+  spmv(p, r, rk, per_wg, gpu, alg, false); /* s = A p */
   barrier_all(p, r, it, 0);
   wl_sync(p, r);
   wl_sync(p, r); /* delta reset */
@@ -263,13 +287,207 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   allreduce(p, r, it, 0, 2); /* gamma and delta in one reduction */
   wl_lane(p, r, 0);
   halo(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu, alg); /* q = A w */
+  spmv(p, r, rk, per_wg, gpu, alg, false); /* q = A w */
   barrier_all(p, r, it, 0);
   wl_sync(p, r);
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p */
   wl_sync(p, r);
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* x r w */
   barrier_all(p, r, it, 1);
+  wl_sync(p, r);
+}
+
+/* aCG (ParCoreLab/aCG, the SC '25 study's code; workload.code acg). Its
+ * monolithic kernel, acgsolvercuda_cg_kernel (standard) and
+ * acgsolvercuda_cg_pipelined_preconditioned_kernel (pipelined; Jacobi
+ * off), both in acg/cg-kernels-cuda.cu, launched once by
+ * nvshmemx_collective_launch (acgsolvercuda_solve_device and
+ * ..._preconditioned_device): 1024-thread blocks, as many as are resident
+ * (one per SM: 73 KB of shared memory for the merge-path SpMV). Per
+ * iteration on more than one GPU, standard: 10 cg::sync(grid), 2 ddot,
+ * 2 nvshmem_double_sum_reduce of one double (called by thread 0 between two
+ * grid syncs), one halo exchange, no nvshmem_barrier_all; pipelined: 8
+ * grid syncs, 2 ddot, one reduction of both (thread 0, between two grid
+ * syncs: not overlapped with the SpMV), one halo exchange. On one GPU:
+ * 5 and 5 grid syncs. Each ddot adds one partial per warp into one word
+ * with atomicAdd (acg_dot). The halo: block q packs recipient q's values
+ * (pack_double_block), waits for q's readytoreceive signal and puts them
+ * with nvshmemx_double_put_signal_nbi_block; after the local merge-path
+ * SpMV, grid sync, nvshmem_quiet by thread 0, grid sync; block q waits
+ * for sender q's signal, unpacks (unpack_double_block) and signals
+ * readytoreceive back (nvshmemx_signal_op); grid sync; the border rows'
+ * off-diagonal part (csrgemv, a row per thread). Not modelled: the quiet
+ * (no quiet op: the two syncs around it are), and the readytoreceive
+ * signal back (8 B a neighbour, off the critical path: it arrives while
+ * its receiver still has five phases of the iteration to run). */
+
+/* Halo values of rank R: sent (to every peer that reads them) or received. */
+static int64_t acg_out(const struct sp_part *part, uint32_t r) { return halo_sends(NULL, part, r, 0); }
+static int64_t acg_in(const struct sp_part *part, uint32_t r) { return halo_recvs(NULL, part, r, 0); }
+
+/* A pack (unpack) of N halo values: per value a 4 B index read, the
+ * value gathered (8 B) and stored contiguous (8 B): aCG's pack_double_block
+ * and unpack_double_block in the kernel (FUSED: on the kernel's grid,
+ * spread over its WGs, a phase the one-kernel lowering keeps), the pack and
+ * unpack kernels of acghalo_exchange_cuda_begin / _end (acg/halo.cu)
+ * host-driven (a WG per 1024 values, a pack phase: wl_pack). */
+static void acg_pack(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
+                     int64_t n, bool fused) {
+  uint32_t wgs = wgs_for(fused ? rk->rows : n, per_wg);
+  wl_compute(p, r, wgs, 0, (20 * n + wgs - 1) / wgs);
+  wl_kclass(p, r, KC_STREAM, 20 * n, 0, 0);
+  if (!fused) wl_pack(p, r);
+}
+
+/* The border rows' off-diagonal part once the N received values are in:
+ * csrgemv in the kernel (FUSED: on its grid), cuSPARSE on the
+ * off-diagonal matrix host-driven. Counted as one row and one non-zero per
+ * received value (a lower bound: a banded matrix's border rows read one
+ * to its half-bandwidth ghosts): 2 flops and 12 B a non-zero, 24 B a row. */
+static void acg_border(struct wl_program *p, uint32_t r, const struct sp_rank *rk,
+                       int64_t per_wg, int64_t n, bool fused) {
+  uint32_t wgs = wgs_for(fused ? rk->rows : n, per_wg);
+  wl_compute(p, r, wgs, (2 * n + wgs - 1) / wgs, (36 * n + wgs - 1) / wgs);
+  wl_kclass(p, r, KC_STREAM, 36 * n, 0, 0);
+}
+
+/* The grid of the monolithic kernel over a rank's WGS WGs, as the
+ * one-kernel lowering sizes it (workloads/kernel.c, shape_of: no lane 1):
+ * resident WGs, each doing *FOLD of the program's. */
+static uint64_t acg_grid(const struct gpu_config *gpu, uint32_t wgs, uint64_t *fold) {
+  struct kernel k = {.persistent = true};
+  uint64_t slots = (uint64_t)gpu->cus * (uint64_t)gpu_occupancy(gpu, &k);
+  *fold = wgs > slots ? (wgs + slots - 1) / slots : 1;
+  return (wgs + *fold - 1) / *fold;
+}
+
+/* A dot product of the monolithic kernel (ddot): each work-item's
+ * grid-stride partial, a warp shuffle sum, then one atomicAdd per warp
+ * into one word. The L2 serializes those: after the streaming, a phase on
+ * the same grid as long as the grid's warps times gpu.atomic_same_address
+ * (each persistent WG does FOLD of the program's WGs: its time per
+ * program WG is that / FOLD). On one H100 the atomics add 6.0-6.5 us to
+ * a ddot of up to 2M doubles, 4224 warps x 1.76 ns = 7.4 us in this model
+ * (configs/libs/atomic_dot.cu). Without a GPU model or with a free atomic
+ * the dot alone. */
+static void acg_dot(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
+                    const struct gpu_config *gpu) {
+  vec_op(p, r, rk, per_wg, 2, 16);
+  if (!gpu || gpu->atomic_same_address <= 0) return;
+  uint32_t wgs = wgs_for(rk->rows, per_wg);
+  uint64_t fold, grid = acg_grid(gpu, wgs, &fold);
+  int64_t warps = (int64_t)grid * ((per_wg + 31) / 32);
+  int64_t t = warps * gpu->atomic_same_address;
+  wl_compute(p, r, wgs, 0, 0);
+  struct wl_rank *rr = &p->ranks[r];
+  rr->ops[rr->n_ops - 1].time_ps = (t + (int64_t)fold - 1) / (int64_t)fold;
+}
+
+/* The monolithic kernel's halo of a vector and its SpMV (local part
+ * merge-path into a zeroed y, then the border). */
+static void acg_kernel_spmv(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                            int64_t it, int64_t per_wg, const struct gpu_config *gpu, uint8_t alg) {
+  const struct sp_rank *rk = &part->ranks[r];
+  bool multi = part->n_ranks > 1;
+  int64_t out = acg_out(part, r), in = acg_in(part, r);
+  if (multi && out) acg_pack(p, r, rk, per_wg, out, true);
+  if (multi) halo_sends(p, part, r, it);
+  spmv(p, r, rk, per_wg, gpu, alg, true); /* csrgemv_merge */
+  if (!multi) return;
+  wl_sync(p, r);
+  wl_sync(p, r); /* nvshmem_quiet between (thread 0) */
+  halo_recvs(p, part, r, it);
+  if (in) acg_pack(p, r, rk, per_wg, in, true); /* unpack */
+  wl_sync(p, r);
+  acg_border(p, r, rk, per_wg, in, true);
+}
+
+/* acgsolvercuda_cg_kernel's loop body: 10 grid syncs (5 on one GPU). */
+static void acg_kernel_standard(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                                int64_t it, int64_t per_wg, const struct gpu_config *gpu,
+                                uint8_t alg) {
+  const struct sp_rank *rk = &part->ranks[r];
+  bool multi = part->n_ranks > 1;
+  vec_op(p, r, rk, per_wg, 0, 8); /* dzero t */
+  wl_sync(p, r);
+  wl_sync(p, r); /* thread 0 resets (p, t) and (r, r) */
+  acg_kernel_spmv(p, part, r, it, per_wg, gpu, alg); /* t = A p */
+  wl_sync(p, r);
+  acg_dot(p, r, rk, per_wg, gpu); /* (p, t) */
+  wl_sync(p, r);
+  if (multi) {
+    allreduce(p, r, it, 0, 1);
+    wl_sync(p, r);
+  }
+  vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
+  vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha t */
+  acg_dot(p, r, rk, per_wg, gpu); /* (r, r) */
+  wl_sync(p, r);
+  if (multi) {
+    allreduce(p, r, it, 20, 1);
+    wl_sync(p, r);
+  }
+  vec_op(p, r, rk, per_wg, 2, 24); /* p = beta p + r */
+}
+
+/* acgsolvercuda_cg_pipelined_preconditioned_kernel's loop body without
+ * the Jacobi step (m = w): 8 grid syncs (5 on one GPU). Its 8 vector
+ * updates are one loop: 16 flops, 10 vectors read and 8 written a row. */
+static void acg_kernel_pipelined(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                                 int64_t it, int64_t per_wg, const struct gpu_config *gpu,
+                                 uint8_t alg) {
+  const struct sp_rank *rk = &part->ranks[r];
+  wl_sync(p, r); /* thread 0 resets gamma and delta */
+  acg_dot(p, r, rk, per_wg, gpu); /* (r, u) */
+  acg_dot(p, r, rk, per_wg, gpu); /* (w, u) */
+  vec_op(p, r, rk, per_wg, 0, 8); /* dzero m */
+  vec_op(p, r, rk, per_wg, 0, 8); /* dzero n */
+  wl_sync(p, r);
+  if (part->n_ranks > 1) allreduce(p, r, it, 0, 2); /* gamma and delta, thread 0 */
+  wl_sync(p, r);
+  acg_kernel_spmv(p, part, r, it, per_wg, gpu, alg); /* n = A m */
+  wl_sync(p, r);
+  vec_op(p, r, rk, per_wg, 16, 144); /* z q s p x r u w */
+  wl_sync(p, r);
+}
+
+/* aCG's host-driven CG, acgsolvercuda_solvempi (acg/cgcuda.c; --comm
+ * mpi, nccl or nvshmem through acgcomm_allreduce and acghalo_exchange_cuda_
+ * begin / _end): per iteration a pack kernel and the halo's sends, cuSPARSE
+ * on the local part, the receives and an unpack kernel, cuSPARSE on the
+ * border part, cublasDdot and an allreduce of (p, t), an AXPY kernel for r,
+ * cublasDdot and an allreduce of (r, r), AXPY kernels for x and p, and one
+ * host sync (cudaStreamSynchronize of the copy stream that brings (r, r)
+ * home for the convergence test); no barrier. Not modelled: its two
+ * 8-byte copies (device to device, device to host) and the halo's stream
+ * overlapping the local SpMV (hdn runs phase after phase). Standard CG
+ * only (its pipelined solver, acgsolvercuda_solve_pipelined, is not read
+ * here: cg_check refuses it). */
+static void acg_host_standard(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                              int64_t it, int64_t per_wg, const struct gpu_config *gpu,
+                              uint8_t alg) {
+  const struct sp_rank *rk = &part->ranks[r];
+  bool multi = part->n_ranks > 1;
+  int64_t out = acg_out(part, r), in = acg_in(part, r);
+  if (multi && out) acg_pack(p, r, rk, per_wg, out, false);
+  if (multi) halo_sends(p, part, r, it);
+  spmv(p, r, rk, per_wg, gpu, alg, false); /* t = A p, local */
+  if (multi) {
+    halo_recvs(p, part, r, it);
+    if (in) acg_pack(p, r, rk, per_wg, in, false); /* unpack */
+    acg_border(p, r, rk, per_wg, in, false);
+  }
+  wl_sync(p, r);
+  vec_op(p, r, rk, per_wg, 2, 16); /* (p, t) */
+  if (multi) allreduce(p, r, it, 0, 1);
+  wl_sync(p, r);
+  vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha t */
+  wl_sync(p, r);
+  vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
+  if (multi) allreduce(p, r, it, 20, 1);
+  wl_sync(p, r);
+  vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
+  vec_op(p, r, rk, per_wg, 2, 24); /* p = beta p + r */
   wl_sync(p, r);
 }
 
@@ -281,9 +499,16 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
   struct wl_program *p = wl_program_new(part->n_ranks);
   for (uint32_t r = 0; r < part->n_ranks; r++) {
     if (iterations > 1) wl_loop(p, r, (uint32_t)iterations);
-    if (c->variant == CG_PIPELINED)
-      pipelined_iteration(p, part, r, 0, c->rows_per_wg, gpu, (uint8_t)c->spmv);
-    else standard_iteration(p, part, r, 0, c->rows_per_wg, gpu, (uint8_t)c->spmv);
+    uint8_t alg = (uint8_t)c->spmv;
+    if (c->code == CG_ACG && c->fused && c->variant == CG_PIPELINED)
+      acg_kernel_pipelined(p, part, r, 0, c->rows_per_wg, gpu, alg);
+    else if (c->code == CG_ACG && c->fused)
+      acg_kernel_standard(p, part, r, 0, c->rows_per_wg, gpu, alg);
+    else if (c->code == CG_ACG)
+      acg_host_standard(p, part, r, 0, c->rows_per_wg, gpu, alg);
+    else if (c->variant == CG_PIPELINED)
+      pipelined_iteration(p, part, r, 0, c->rows_per_wg, gpu, alg);
+    else standard_iteration(p, part, r, 0, c->rows_per_wg, gpu, alg);
     if (iterations > 1) wl_end(p, r);
   }
   return p;
@@ -308,6 +533,20 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
   struct mg_config mc;
   if (c->source == CG_CATALOGUE && !catalogue_entry(ctx, &mc, err)) return false;
   struct hw_config hw = pol_hw_of(ctx->sc);
+  if (c->code == CG_ACG) {
+    /* aCG has a monolithic NVSHMEM kernel (cpufree) and a host-driven
+     * solver (hdn); only the latter's standard CG is modelled. */
+    bool kernel = !strcmp(ctx->policy, "cpufree");
+    bool host = !strcmp(ctx->policy, "hdn") || !strcmp(ctx->policy, "hdn2s");
+    if (!kernel && (!host || c->variant == CG_PIPELINED)) {
+      *err = sc_error_at(key_node(ctx->sc, "code"), "workload.code",
+                         "expected ics23 under policy %s with variant %s (aCG: cpufree, its "
+                         "monolithic kernel, or hdn/hdn2s with variant standard, its host-driven "
+                         "solver), got acg",
+                         ctx->policy, c->variant == CG_PIPELINED ? "pipelined" : "standard");
+      return false;
+    }
+  }
   if (c->source == CG_BANDED && c->tolerance > 0) {
     *err = sc_error_at(key_node(ctx->sc, "tolerance"), "workload.tolerance",
                        "expected 0 for a banded matrix (it has no values), got %g", c->tolerance);
@@ -334,12 +573,12 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
 
 /* Ops of one iteration on PART (the program is a loop of it): per rank its
  * halo sends and receives, 2 ceil(log2 n) per allreduce (two of them) and
- * per barrier (four), and at most 16 computes and syncs. */
+ * per barrier (four), and at most 32 computes and syncs (code acg: 26). */
 static uint64_t cg_ops(const struct sp_part *part) {
   uint64_t rounds = 0, per_it = 0;
   while ((UINT64_C(1) << rounds) < part->n_ranks) rounds++;
   for (uint32_t r = 0; r < part->n_ranks; r++)
-    per_it += 2 * part->ranks[r].n_recv + 12 * rounds + 16;
+    per_it += 2 * part->ranks[r].n_recv + 12 * rounds + 32;
   return per_it;
 }
 
@@ -569,13 +808,15 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
   }
   /* The halos are known once partitioned: the program's size is checked here. */
   if (!pol_check_at_most(ctx->sc, "hardware.network.nodes",
-                         "program ops of one iteration (per rank: halos, reductions, barriers, 16 "
+                         "program ops of one iteration (per rank: halos, reductions, barriers, 32 "
                          "phases)",
                          cg_ops(part), WL_MAX_OPS, err)) {
     if (owned) sp_part_free(part);
     return false;
   }
-  struct wl_program *p = wl_cg_program(c, part, hw.gpu, iterations);
+  struct cg_config cc = *c;
+  cc.fused = strcmp(ctx->policy, "cpufree") == 0;
+  struct wl_program *p = wl_cg_program(&cc, part, hw.gpu, iterations);
   bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
   wl_program_free(p);
   if (ok) {

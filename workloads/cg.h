@@ -10,6 +10,9 @@
 
 enum cg_source { CG_POISSON, CG_FILE, CG_BANDED, CG_CATALOGUE };
 enum cg_variant { CG_STANDARD, CG_PIPELINED };
+/* Whose CG an iteration follows: the CPU-free code's (ICS23) or aCG's
+ * (SC '25; workloads/cg.c, acg_kernel_iteration and acg_host_iteration). */
+enum cg_code { CG_ICS23, CG_ACG };
 
 /* Group "cg": see cg_params for units, defaults and ranges. */
 struct cg_config {
@@ -27,6 +30,11 @@ struct cg_config {
   int partitioner;     /* enum sp_partitioner */
   int64_t rows_per_wg; /* work-items (rows) per WG */
   int spmv;            /* enum wl_spmv: how the code walks the matrix */
+  int code;            /* enum cg_code */
+  /* Not a key: set from the policy by the run (cg_run). Code acg builds
+   * aCG's monolithic kernel when the policy runs the program as one
+   * kernel (cpufree), its host-driven solver otherwise (hdn). */
+  bool fused;
 };
 
 extern const struct par_group cg_params;
