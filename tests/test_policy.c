@@ -870,6 +870,189 @@ static void test_cg_barriers_per_iteration(void) {
   sp_matrix_free(m);
 }
 
+/* Ops of one aCG iteration (workload.code acg, workloads/cg.c) on the 1D
+ * Poisson matrix of 8 rows over RANKS ranks, counted by kind: syncs,
+ * collectives, halo sends and receives, atomic phases (computes with a
+ * time of their own), pack phases (wl_op.pack), computes in all. */
+struct acg_count {
+  int64_t syncs, colls, sends, recvs, atomics, packs, computes;
+};
+
+static struct acg_count acg_ops(uint32_t ranks, int variant, bool fused) {
+  struct hw h;
+  hw_nodes(&h, ranks);
+  h.gpu.atomic_same_address = 1000;
+  struct sp_matrix *m = sp_matrix_poisson(1, 8);
+  char *err = NULL;
+  struct sp_part *part = sp_partition(m, ranks, SP_BLOCKS, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = CG_ACG, .fused = fused};
+  struct wl_program *p = wl_cg_program(&c, part, &h.gpu, 1);
+  struct acg_count n = {0};
+  const struct wl_rank *r = &p->ranks[0];
+  for (size_t i = 0; i < r->n_ops; i++) {
+    const struct wl_op *o = &r->ops[i];
+    n.syncs += o->kind == WL_SYNC;
+    n.colls += o->kind == WL_COLL;
+    n.sends += o->kind == WL_SEND;
+    n.recvs += o->kind == WL_RECV;
+    n.computes += o->kind == WL_COMPUTE;
+    n.atomics += o->kind == WL_COMPUTE && o->time_ps > 0;
+    n.packs += o->kind == WL_COMPUTE && o->pack;
+  }
+  wl_program_free(p);
+  sp_part_free(part);
+  sp_matrix_free(m);
+  g_free(err);
+  return n;
+}
+
+/* Counted from ParCoreLab/aCG acg/cg-kernels-cuda.cu and acg/cgcuda.c:
+ * - acgsolvercuda_cg_kernel's loop (standard, fused), 2 GPUs: 10
+ *   cg::sync(grid) (2 around the scalars' reset, 3 in the halo: before
+ *   and after nvshmem_quiet, after the unpack; 1 after the border SpMV, 1
+ *   after each ddot, 1 after each nvshmem_double_sum_reduce), 2 reductions,
+ *   no nvshmem_barrier_all, one halo put and wait; computes: dzero, pack,
+ *   merge SpMV, unpack, border SpMV, ddot + its atomics, 2 AXPYs, ddot +
+ *   atomics, AYPX = 12. One GPU: 5 syncs (the halo's 3 and the reductions'
+ *   2 go), computes 12 - 3 = 9, no reduction.
+ * - acgsolvercuda_cg_pipelined_preconditioned_kernel's loop (Jacobi off),
+ *   2 GPUs: 8 syncs (reset, after the dots, after the reduction, the halo's
+ *   3, after the border SpMV, after the update), 1 reduction of 2 doubles;
+ *   computes: 2 x (ddot + atomics), 2 dzero, pack, SpMV, unpack, border,
+ *   update = 11. One GPU: 5 syncs, 8 computes.
+ * - acgsolvercuda_solvempi's loop (host-driven, 2 GPUs): pack and unpack
+ *   kernels (pack phases), local and border SpMVs, 2 cublasDdot (no
+ *   atomics), 3 AXPY kernels = 9 computes, 2 allreduces, no barrier; 5
+ *   syncs (kernel boundaries where the next phase reads the last's). */
+static void test_cg_acg_structure(void) {
+  static const struct {
+    uint32_t ranks;
+    int variant;
+    bool fused;
+    struct acg_count want;
+  } cases[] = {
+      {2, CG_STANDARD, true, {10, 2, 1, 1, 2, 0, 12}},
+      {1, CG_STANDARD, true, {5, 0, 0, 0, 2, 0, 9}},
+      {2, CG_PIPELINED, true, {8, 1, 1, 1, 2, 0, 11}},
+      {1, CG_PIPELINED, true, {5, 0, 0, 0, 2, 0, 8}},
+      {2, CG_STANDARD, false, {5, 2, 1, 1, 0, 2, 9}},
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    struct acg_count n = acg_ops(cases[k].ranks, cases[k].variant, cases[k].fused);
+    const struct acg_count *w = &cases[k].want;
+    CU_ASSERT_EQUAL(n.syncs, w->syncs);
+    CU_ASSERT_EQUAL(n.colls, w->colls);
+    CU_ASSERT_EQUAL(n.sends, w->sends);
+    CU_ASSERT_EQUAL(n.recvs, w->recvs);
+    CU_ASSERT_EQUAL(n.atomics, w->atomics);
+    CU_ASSERT_EQUAL(n.packs, w->packs);
+    CU_ASSERT_EQUAL(n.computes, w->computes);
+    if (n.syncs != w->syncs || n.computes != w->computes)
+      fprintf(stderr, "case %zu: syncs %" PRId64 " computes %" PRId64 "\n", k, n.syncs, n.computes);
+  }
+}
+
+/* Run by cpufree, 3 iterations of aCG's kernel on 2 ranks: grid barriers
+ * 10 (standard) and 8 (pipelined) an iteration, NIC commands 1 halo put +
+ * 2 reductions (one dissemination round each on 2 ranks) = 3 and 1 + 1 =
+ * 2 (the CPU-free code's: 8 and 5 barriers, 7 and 4 commands, its 4 and 2
+ * nvshmem_barrier_all). The atomics: each dot's phase is the grid's warps
+ * times gpu.atomic_same_address: one 1024-row WG (8 rows fit one), 32
+ * warps, x 1 ns = 32 ns; two dots an iteration: 64 ns over 3 iterations =
+ * 192 ns more than with free atomics (the ranks are symmetric: no wait
+ * absorbs it). */
+static void test_cg_acg_kernel_runs(void) {
+  struct sp_matrix *m = sp_matrix_poisson(1, 8);
+  char *err = NULL;
+  struct sp_part *part = sp_partition(m, 2, SP_BLOCKS, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+  static const struct {
+    int variant;
+    int64_t barriers, cmds;
+  } want[] = {{CG_STANDARD, 10, 3}, {CG_PIPELINED, 8, 2}};
+  for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+    sim_time t[2];
+    for (int a = 0; a < 2; a++) {
+      struct hw h;
+      hw_nodes(&h, 2);
+      h.gpu.atomic_same_address = a ? 1000 : 0;
+      struct cg_config c = {.variant = want[i].variant, .rows_per_wg = 1024, .code = CG_ACG,
+                            .fused = true};
+      struct wl_program *p = wl_cg_program(&c, part, &h.gpu, 3);
+      struct sim_result r;
+      t[a] = run(p, "cpufree", &h, &r, &err);
+      if (err) fprintf(stderr, "%s\n", err);
+      CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barriers"), 3 * want[i].barriers);
+      CU_ASSERT_EQUAL(counter(&r, "node0.gpu.nic_cmds"), 3 * want[i].cmds);
+      sim_result_clear(&r);
+      wl_program_free(p);
+    }
+    CU_ASSERT_EQUAL(t[1] - t[0], 192000);
+  }
+  g_free(err);
+  sp_part_free(part);
+  sp_matrix_free(m);
+}
+
+/* aCG's kernel on one rank, by hand (the defaults of cg_time: 1 B/ps,
+ * flops free; no GPU model to the program: no stretch, no atomic phase):
+ * the 1D Poisson matrix of 8 rows, 22 non-zeros, one WG. Launched at
+ * 1102 + 1500 = 2602 ns; dzero 8 x 8 = 64 ps; 2 grid syncs of 1000 + 10
+ * x 1 WG = 1010 ns; SpMV 12 x 22 + 24 x 8 = 456 ps plus its gathers beyond
+ * one per row, 8 x (22 - 8) = 112: 568 ps; sync; dot 16 x 8 = 128 ps;
+ * sync; 2 AXPYs 2 x 192, dot 128; sync; AYPX 192. 5 syncs: 5050 ns; work
+ * 64 + 568 + 128 + 384 + 128 + 192 = 1464 ps: done at 7653.464 ns. */
+static void test_cg_acg_one_rank_by_hand(void) {
+  struct hw h;
+  hw_nodes(&h, 1);
+  h.gpu.mem_bandwidth = 8000000000000;
+  h.gpu.bw_share = GPU_BW_KERNEL;
+  h.gpu.flops_per_cu_cycle = 1048576;
+  struct sp_matrix *m = sp_matrix_poisson(1, 8);
+  char *err = NULL;
+  struct sp_part *part = sp_partition(m, 1, SP_BLOCKS, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024, .code = CG_ACG, .fused = true};
+  struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
+  struct sim_result r;
+  CU_ASSERT_EQUAL(run(p, "cpufree", &h, &r, &err), 7653464);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  sp_part_free(part);
+  sp_matrix_free(m);
+}
+
+/* workload.code: an unknown value, aCG under a policy it has no solver
+ * for, and aCG's host-driven pipelined CG (not modelled) exit 2 naming
+ * the key, nothing on stdout. */
+static void test_cg_code_bad_input(void) {
+  static const struct {
+    const char *policy, *extra, *want;
+  } cases[] = {
+      {"cpufree", "code: fast", "workload.code: expected one of ics23, acg, got fast"},
+      {"gds", "code: acg", "workload.code: expected ics23 under policy gds with variant standard"},
+      {"hdn", "code: acg, variant: pipelined",
+       "workload.code: expected ics23 under policy hdn with variant pipelined"},
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    char *text = g_strdup_printf("policies: [%s]\nworkload: {kind: cg, source: banded, rows: 64, "
+                                 "nnz_per_row: 7, %s}\n", cases[k].policy, cases[k].extra);
+    char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+    const char *argv[] = {"run", sc, NULL};
+    CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 2);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, cases[k].want) && strstr(err, ":2:") ? err : NULL);
+    if (!err || !strstr(err, cases[k].want)) fprintf(stderr, "%s\n", err ? err : "(no error)");
+    CU_ASSERT_PTR_NOT_NULL(out && !out[0] ? out : NULL);
+    g_free(out);
+    g_free(err);
+    g_free(sc);
+    g_free(text);
+  }
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"persistent kernels sized to residency", test_persistent_residency},
@@ -897,6 +1080,10 @@ int main(void) {
       {"SpMV: a library where launched, row per work-item where fused, merge-path both, by hand", test_spmv_algorithms},
       {"CG: the SpMV op as written and row-balanced", test_cg_spmv_forms},
       {"CG: an unknown workload.spmv exits 2 naming the key", test_cg_spmv_bad_value},
+      {"CG code acg: syncs, reductions, halo, atomics per iteration, as aCG", test_cg_acg_structure},
+      {"CG code acg under cpufree: barriers, NIC commands, atomics by hand", test_cg_acg_kernel_runs},
+      {"CG code acg: one rank's iteration by hand", test_cg_acg_one_rank_by_hand},
+      {"CG: bad workload.code exits 2 naming the key", test_cg_code_bad_input},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }
