@@ -24,7 +24,10 @@
  * (workload.spmv row, the CPU-free code's gpuSpMV), or is a library call
  * where it is a kernel of its own (library: cuSPARSE, as aCG's host-driven
  * CG), or merge-path everywhere (merge: aCG's monolithic kernel); the op
- * carries both forms and the lowering picks (workloads/lower.c). The run's
+ * carries both forms and the lowering picks (workloads/lower.c). Whose
+ * iteration (workload.code): the CPU-free code's (ics23, above), or aCG's
+ * (acg: the SC '25 study's code; its monolithic kernel under cpufree, its
+ * host-driven solver under hdn; see acg_kernel_standard). The run's
  * time is the slowest rank's. */
 #include <glib.h>
 #include <inttypes.h>
