@@ -645,17 +645,18 @@ static void test_deadlock_is_an_error(void) {
  * op, SpMV 12 * 11 + 24 * 4 = 228 ps plus its gathers of x beyond one per
  * row, 8 * (11 - 4) = 56 ps (no L2: from memory): 284 ps, a dot 16 * 4 =
  * 64 ps, an AXPY 96 ps. */
-static sim_time cg_time(const char *policy) {
+static sim_time cg_time_of(const char *policy, uint32_t ranks, int code) {
   struct hw h;
-  hw_nodes(&h, 2);
+  hw_nodes(&h, ranks);
   h.gpu.mem_bandwidth = 8000000000000;
   h.gpu.bw_share = GPU_BW_KERNEL;
   h.gpu.flops_per_cu_cycle = 1048576;
   struct sp_matrix *m = sp_matrix_poisson(1, 8);
   char *err = NULL;
-  struct sp_part *part = sp_partition(m, 2, SP_BLOCKS, &err);
+  struct sp_part *part = sp_partition(m, ranks, SP_BLOCKS, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(part);
-  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024};
+  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024, .code = code,
+                        .fused = code == CG_ACG && !strcmp(policy, "cpufree")};
   struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
   struct sim_result r;
   sim_time t = run(p, policy, &h, &r, &err);
@@ -667,6 +668,8 @@ static sim_time cg_time(const char *policy) {
   sp_matrix_free(m);
   return t;
 }
+
+static sim_time cg_time(const char *policy) { return cg_time_of(policy, 2, CG_ICS23); }
 
 /* The iteration is the CPU-free code's (workloads/cg.c): halo, SpMV,
  * barrier, 2 grid syncs, dot, sync, allreduce, barrier, sync, 2 AXPYs,
@@ -828,6 +831,31 @@ static void test_cg_spmv_bad_value(void) {
   g_free(sc);
 }
 
+/* 3 CG iterations of VARIANT and CODE under POLICY on PART: the time, and
+ * node 0's grid barriers and NIC commands per iteration in *BARRIERS and
+ * *CMDS. Code acg gets the GPU model, its same-address atomics at
+ * ATOMIC_PS (its dots' phases; 0: none); code ics23 none. */
+static sim_time cg_counts(const struct sp_part *part, const char *policy, int variant, int code,
+                          sim_time atomic_ps, int64_t *barriers, int64_t *cmds) {
+  struct hw h;
+  hw_nodes(&h, 2);
+  h.gpu.atomic_same_address = atomic_ps;
+  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = code,
+                        .fused = !strcmp(policy, "cpufree")};
+  struct wl_program *p = wl_cg_program(&c, part, code == CG_ACG ? &h.gpu : NULL, 3);
+  struct sim_result r;
+  char *err = NULL;
+  sim_time t = run(p, policy, &h, &r, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NULL(err);
+  *barriers = counter(&r, "node0.gpu.barriers") / 3;
+  *cmds = counter(&r, "node0.gpu.nic_cmds") / 3;
+  sim_result_clear(&r);
+  wl_program_free(p);
+  g_free(err);
+  return t;
+}
+
 /* Grid barriers (node.gpu.barriers) per CG iteration, 3 iterations on the
  * 1D Poisson matrix of 8 rows over 2 ranks: cpufree runs the CPU-free
  * code's 8 (standard: CG/src_nvshmem/baseline/persistent-standard-nvshmem.cu,
@@ -853,17 +881,10 @@ static void test_cg_barriers_per_iteration(void) {
   } want[] = {{CG_STANDARD, "cpufree", 8, 7}, {CG_PIPELINED, "cpufree", 5, 4},
               {CG_STANDARD, "monolithic", 12, 4}, {CG_PIPELINED, "monolithic", 7, 2}};
   for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
-    struct hw h;
-    hw_nodes(&h, 2);
-    struct cg_config c = {.variant = want[i].variant, .rows_per_wg = 1024};
-    struct wl_program *p = wl_cg_program(&c, part, NULL, 3);
-    struct sim_result r;
-    CU_ASSERT_TRUE(run(p, want[i].policy, &h, &r, &err) > 0);
-    if (err) fprintf(stderr, "%s\n", err);
-    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barriers"), 3 * want[i].barriers);
-    CU_ASSERT_EQUAL(counter(&r, "node0.gpu.nic_cmds"), 3 * want[i].cmds);
-    sim_result_clear(&r);
-    wl_program_free(p);
+    int64_t b, c;
+    CU_ASSERT_TRUE(cg_counts(part, want[i].policy, want[i].variant, CG_ICS23, 0, &b, &c) > 0);
+    CU_ASSERT_EQUAL(b, want[i].barriers);
+    CU_ASSERT_EQUAL(c, want[i].cmds);
   }
   g_free(err);
   sp_part_free(part);
@@ -972,23 +993,13 @@ static void test_cg_acg_kernel_runs(void) {
     int64_t barriers, cmds;
   } want[] = {{CG_STANDARD, 10, 3}, {CG_PIPELINED, 8, 2}};
   for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
-    sim_time t[2];
-    for (int a = 0; a < 2; a++) {
-      struct hw h;
-      hw_nodes(&h, 2);
-      h.gpu.atomic_same_address = a ? 1000 : 0;
-      struct cg_config c = {.variant = want[i].variant, .rows_per_wg = 1024, .code = CG_ACG,
-                            .fused = true};
-      struct wl_program *p = wl_cg_program(&c, part, &h.gpu, 3);
-      struct sim_result r;
-      t[a] = run(p, "cpufree", &h, &r, &err);
-      if (err) fprintf(stderr, "%s\n", err);
-      CU_ASSERT_EQUAL(counter(&r, "node0.gpu.barriers"), 3 * want[i].barriers);
-      CU_ASSERT_EQUAL(counter(&r, "node0.gpu.nic_cmds"), 3 * want[i].cmds);
-      sim_result_clear(&r);
-      wl_program_free(p);
-    }
-    CU_ASSERT_EQUAL(t[1] - t[0], 192000);
+    int64_t b, c, b1, c1;
+    sim_time t0 = cg_counts(part, "cpufree", want[i].variant, CG_ACG, 0, &b, &c);
+    sim_time t1 = cg_counts(part, "cpufree", want[i].variant, CG_ACG, 1000, &b1, &c1);
+    CU_ASSERT_EQUAL(b, want[i].barriers);
+    CU_ASSERT_EQUAL(c, want[i].cmds);
+    CU_ASSERT_EQUAL(b1, want[i].barriers);
+    CU_ASSERT_EQUAL(t1 - t0, 192000);
   }
   g_free(err);
   sp_part_free(part);
@@ -1004,25 +1015,7 @@ static void test_cg_acg_kernel_runs(void) {
  * sync; 2 AXPYs 2 x 192, dot 128; sync; AYPX 192. 5 syncs: 5050 ns; work
  * 64 + 568 + 128 + 384 + 128 + 192 = 1464 ps: done at 7653.464 ns. */
 static void test_cg_acg_one_rank_by_hand(void) {
-  struct hw h;
-  hw_nodes(&h, 1);
-  h.gpu.mem_bandwidth = 8000000000000;
-  h.gpu.bw_share = GPU_BW_KERNEL;
-  h.gpu.flops_per_cu_cycle = 1048576;
-  struct sp_matrix *m = sp_matrix_poisson(1, 8);
-  char *err = NULL;
-  struct sp_part *part = sp_partition(m, 1, SP_BLOCKS, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(part);
-  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024, .code = CG_ACG, .fused = true};
-  struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
-  struct sim_result r;
-  CU_ASSERT_EQUAL(run(p, "cpufree", &h, &r, &err), 7653464);
-  if (err) fprintf(stderr, "%s\n", err);
-  g_free(err);
-  sim_result_clear(&r);
-  wl_program_free(p);
-  sp_part_free(part);
-  sp_matrix_free(m);
+  CU_ASSERT_EQUAL(cg_time_of("cpufree", 1, CG_ACG), 7653464);
 }
 
 /* workload.code: an unknown value, aCG under a policy it has no solver
