@@ -576,12 +576,13 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
 
 /* Ops of one iteration on PART (the program is a loop of it): per rank its
  * halo sends and receives, 2 ceil(log2 n) per allreduce (two of them) and
- * per barrier (four), and at most 32 computes and syncs (code acg: 26). */
-static uint64_t cg_ops(const struct sp_part *part) {
+ * per barrier (four), and at most 16 computes and syncs (code acg: 26). */
+static uint64_t cg_ops(const struct sp_part *part, int code) {
+  uint64_t phases = code == CG_ACG ? 26 : 16;
   uint64_t rounds = 0, per_it = 0;
   while ((UINT64_C(1) << rounds) < part->n_ranks) rounds++;
   for (uint32_t r = 0; r < part->n_ranks; r++)
-    per_it += 2 * part->ranks[r].n_recv + 12 * rounds + 32;
+    per_it += 2 * part->ranks[r].n_recv + 12 * rounds + phases;
   return per_it;
 }
 
@@ -811,9 +812,9 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
   }
   /* The halos are known once partitioned: the program's size is checked here. */
   if (!pol_check_at_most(ctx->sc, "hardware.network.nodes",
-                         "program ops of one iteration (per rank: halos, reductions, barriers, 32 "
-                         "phases)",
-                         cg_ops(part), WL_MAX_OPS, err)) {
+                         "program ops of one iteration (per rank: halos, reductions, barriers, 16 "
+                         "phases, aCG's 26)",
+                         cg_ops(part, c->code), WL_MAX_OPS, err)) {
     if (owned) sp_part_free(part);
     return false;
   }
