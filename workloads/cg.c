@@ -90,6 +90,7 @@ const struct par_group cg_params = {
 
 /* Tags: (iteration, use) unique per pair of ranks. */
 #define TAG_HALO 60
+#define TAG_READY 61 /* aCG's readytoreceive signal back to a halo's sender */
 static uint32_t tag_of(int64_t it, uint32_t use) { return (uint32_t)(it * 64 + use); }
 
 static uint32_t wgs_for(int64_t rows, int64_t per_wg) {
@@ -319,10 +320,11 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
  * SpMV, grid sync, nvshmem_quiet by thread 0, grid sync; block q waits
  * for sender q's signal, unpacks (unpack_double_block) and signals
  * readytoreceive back (nvshmemx_signal_op); grid sync; the border rows'
- * off-diagonal part (csrgemv, a row per thread). Not modelled: the quiet
- * (no quiet op: the two syncs around it are), and the readytoreceive
- * signal back (8 B a neighbour, off the critical path: it arrives while
- * its receiver still has five phases of the iteration to run). */
+ * off-diagonal part (csrgemv, a row per thread). The readytoreceive
+ * signal is an empty message from each receiver back to its sender after
+ * the unpack, waited for at the end of the iteration (aCG waits before its
+ * next put, two grid syncs later: it arrives long before either). Not
+ * modelled: the quiet (no quiet op: the two syncs around it are). */
 
 /* Halo values of rank R: sent (to every peer that reads them) or received. */
 static int64_t acg_out(const struct sp_part *part, uint32_t r) { return halo_sends(NULL, part, r, 0); }
@@ -401,8 +403,18 @@ static void acg_kernel_spmv(struct wl_program *p, const struct sp_part *part, ui
   wl_sync(p, r); /* nvshmem_quiet between (thread 0) */
   halo_recvs(p, part, r, it);
   if (in) acg_pack(p, r, rk, per_wg, in, true); /* unpack */
+  for (size_t j = 0; j < rk->n_recv; j++) /* readytoreceive to each sender */
+    if (rk->recv[j].peer != r) wl_send(p, r, rk->recv[j].peer, 0, tag_of(it, TAG_READY));
   wl_sync(p, r);
   acg_border(p, r, rk, per_wg, in, true);
+}
+
+/* The readytoreceive signals of the peers rank R sent its halo to. */
+static void acg_ready_waits(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                            int64_t it) {
+  for (uint32_t q = 0; q < part->n_ranks; q++)
+    for (size_t j = 0; j < part->ranks[q].n_recv; j++)
+      if (part->ranks[q].recv[j].peer == r && q != r) wl_recv(p, r, q, 0, tag_of(it, TAG_READY));
 }
 
 /* acgsolvercuda_cg_kernel's loop body: 10 grid syncs (5 on one GPU). */
@@ -431,6 +443,7 @@ static void acg_kernel_standard(struct wl_program *p, const struct sp_part *part
     wl_sync(p, r);
   }
   vec_op(p, r, rk, per_wg, 2, 24); /* p = beta p + r */
+  if (multi) acg_ready_waits(p, part, r, it);
 }
 
 /* acgsolvercuda_cg_pipelined_preconditioned_kernel's loop body without
@@ -452,6 +465,7 @@ static void acg_kernel_pipelined(struct wl_program *p, const struct sp_part *par
   wl_sync(p, r);
   vec_op(p, r, rk, per_wg, 16, 144); /* z q s p x r u w */
   wl_sync(p, r);
+  if (part->n_ranks > 1) acg_ready_waits(p, part, r, it);
 }
 
 /* aCG's host-driven CG, acgsolvercuda_solvempi (acg/cgcuda.c; --comm
