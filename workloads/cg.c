@@ -75,8 +75,9 @@ static const struct par_decl cg_decls[] = {
       "merge-path SpMV inside a fused kernel, as aCG's monolithic CG)"),
     PAR(code, PAR_ENUM, "ics23", NULL, NULL, "ics23|acg",
       "whose iteration: the CPU-free code's syncs and barriers (ICS23), or aCG's (SC '25): its "
-      "monolithic NVSHMEM kernel under cpufree (grid syncs, per-warp atomic dots, in-kernel halo "
-      "pack / put with signal / quiet / wait / unpack), its host-driven solver under hdn"),
+      "monolithic NVSHMEM kernel under cpufree (its grid syncs, per-warp atomic dots, in-kernel "
+      "halo pack, puts with signal, unpack and signals back), its host-driven solver under hdn "
+      "(standard CG)"),
 };
 #undef PAR_CONFIG
 
@@ -327,8 +328,13 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
  * modelled: the quiet (no quiet op: the two syncs around it are). */
 
 /* Halo values of rank R: sent (to every peer that reads them) or received. */
-static int64_t acg_out(const struct sp_part *part, uint32_t r) { return halo_sends(NULL, part, r, 0); }
-static int64_t acg_in(const struct sp_part *part, uint32_t r) { return halo_recvs(NULL, part, r, 0); }
+static int64_t acg_out(const struct sp_part *part, uint32_t r) {
+  return halo_sends(NULL, part, r, 0);
+}
+
+static int64_t acg_in(const struct sp_part *part, uint32_t r) {
+  return halo_recvs(NULL, part, r, 0);
+}
 
 /* A pack (unpack) of N halo values: per value a 4 B index read, the
  * value gathered (8 B) and stored contiguous (8 B): aCG's pack_double_block
