@@ -499,7 +499,7 @@ static void test_library_expansion(void) {
   CU_ASSERT_TRUE(wl_has_colls(p));
   /* mpi: MPICH's recursive doubling (800 B <= 2 KiB): per round a send to
    * rank ^ mask, its receive, the reduction: 2 rounds, 6 ops, no region. */
-  struct wl_program *q = wl_expand_colls(p, WL_LIB_MPI, 1);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_MPI, 1, 1);
   CU_ASSERT_FALSE(wl_has_colls(q));
   const struct wl_rank *r1 = &q->ranks[1];
   CU_ASSERT_EQUAL(r1->n_ops, 6);
@@ -514,7 +514,7 @@ static void test_library_expansion(void) {
   wl_program_free(q);
   /* nvshmem: dissemination, to rank + 1 then rank + 2, whole vectors,
    * one region (the call's kernel). */
-  q = wl_expand_colls(p, WL_LIB_NVSHMEM, 1);
+  q = wl_expand_colls(p, WL_LIB_NVSHMEM, 1, 1);
   r1 = &q->ranks[1];
   CU_ASSERT_EQUAL(r1->n_ops, 6);
   CU_ASSERT_EQUAL(r1->ops[0].peer, 2);
@@ -527,7 +527,7 @@ static void test_library_expansion(void) {
   /* nccl on one node of 4: the ring, 2 (n - 1) = 6 sends of 200 B a rank;
    * across 2 nodes of 2: the double binary tree (rank 1 of 4 is an inner
    * node of one tree and a leaf of the other: no ring's 6 sends). */
-  q = wl_expand_colls(p, WL_LIB_NCCL, 4);
+  q = wl_expand_colls(p, WL_LIB_NCCL, 4, 1);
   /* The ring as two loops of n - 1 = 3 steps (reduce-scatter, allgather). */
   CU_ASSERT_EQUAL(wl_count(q, 1, WL_LOOP), 2);
   CU_ASSERT_EQUAL(q->ranks[1].ops[0].count, 3);
@@ -536,7 +536,7 @@ static void test_library_expansion(void) {
   CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 200);
   wl_program_free(u);
   wl_program_free(q);
-  q = wl_expand_colls(p, WL_LIB_NCCL, 2);
+  q = wl_expand_colls(p, WL_LIB_NCCL, 2, 1);
   CU_ASSERT_NOT_EQUAL(wl_count(q, 1, WL_SEND), 6);
   CU_ASSERT_TRUE(wl_program_check(q, &err));
   g_free(err);
@@ -546,7 +546,7 @@ static void test_library_expansion(void) {
    * receives only. */
   c.wgs = 0;
   p = one_call(c, 4, false);
-  q = wl_expand_colls(p, WL_LIB_MPI, 1);
+  q = wl_expand_colls(p, WL_LIB_MPI, 1, 1);
   CU_ASSERT_EQUAL(q->ranks[1].n_ops, 4);
   CU_ASSERT_EQUAL(wl_count(q, 1, WL_COMPUTE), 0);
   wl_program_free(q);

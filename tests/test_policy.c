@@ -221,7 +221,7 @@ static void test_allreduce_ring_shape(void) {
   /* One collective op a rank, which GPU-TN's library writes out. */
   CU_ASSERT_EQUAL(call->ranks[0].n_ops, 1);
   CU_ASSERT_EQUAL(call->ranks[0].ops[0].kind, WL_COLL);
-  struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, 1);
+  struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, 1, 1);
   wl_program_free(call);
   CU_ASSERT_TRUE(wl_program_check(p, &err));
   /* Written once: loop(3){send, recv, reduce} loop(3){send, recv}, a

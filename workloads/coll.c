@@ -591,34 +591,88 @@ static void push_in(struct wl_program *q, uint32_t r, struct wl_op o, const stru
   wl_push_op(q, r, &o);
 }
 
+/* NCCL's channels (hardware.comm.nccl_channels): a collective's bytes are
+ * cut into one part per channel, each a ring of its own run by its own
+ * CUDA block. NCCL uses fewer channels for small calls: while nBytes <
+ * nc x nThreads x threadThreshold it drops one (src/enqueue.cc, "Ring/Tree
+ * channel tuning"), with 512 threads (NCCL_SIMPLE_MAX_NTHREADS) and 64
+ * bytes a thread (NCCL_SIMPLE_THREAD_THRESHOLD, src/include/comm.h) for
+ * the Simple protocol large calls take: one channel per 32 KiB. */
+#define NCCL_CHANNEL_BYTES (512 * 64)
+
+uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels) {
+  int64_t nc = MAX((int64_t)channels, 1);
+  while (nc > 1 && bytes < nc * NCCL_CHANNEL_BYTES) nc--;
+  return (uint32_t)nc;
+}
+
+/* Rank R's neighbours on channel K's ring of N ranks, PER_NODE to a
+ * node: every node's GPUs in order, starting at GPU K (mod the node's
+ * GPUs), then the next node's: channel k leaves each node from its GPU
+ * k - 1 and enters the next at GPU k, so that channels take turns over
+ * the node's NICs (one per GPU, models/net.h), as NCCL's rings on a DGX
+ * A100 do ("Channel 0-1: 0->1->..->7 -> NIC7 ..; Channel 2-3:
+ * 1->2->..->0 -> NIC0", NVIDIA/nccl issue 320; two channels a NIC,
+ * issue 1245). Inside one node every channel is the same ring. */
+static void chan_ring(uint32_t n, uint32_t per_node, uint32_t k, uint32_t r, uint32_t *left,
+                      uint32_t *right) {
+  uint32_t g = MAX(per_node, 1), node = r / g, base = node * g, size = MIN(g, n - base);
+  uint32_t first = base + k % size, last = base + (k % size + size - 1) % size;
+  uint32_t nodes = (n + g - 1) / g;
+  if (nodes == 1) {
+    *left = (r + n - 1) % n, *right = (r + 1) % n;
+    return;
+  }
+  /* The rotated order: first, first + 1, .. wrapping inside the node. */
+  *right = base + (r - base + 1) % size;
+  *left = base + (r - base + size - 1) % size;
+  uint32_t next = (node + 1) % nodes, prev = (node + nodes - 1) % nodes;
+  uint32_t nsize = MIN(g, n - next * g), psize = MIN(g, n - prev * g);
+  if (r == last) *right = next * g + k % nsize;
+  if (r == first) *left = prev * g + (k % psize + psize - 1) % psize;
+}
+
 /* The ring allreduce of C on rank R of Q's N ranks as the allreduce
  * workload has always written it: two loops of n - 1 steps (the program
  * stays as long as one step whatever n), reduce-scatter with tag, then
  * allgather with tag + 1; each message in CALL's parts and stores, each
- * reduction C's WGs (none when CALL's n_wgs is 0). */
+ * reduction C's WGs (none when CALL's n_wgs is 0). On CHANNELS channels
+ * (chan_ring) each step sends one chunk on every channel, then waits for
+ * every channel's, then reduces them together: the channels run in step,
+ * as equal parts of one kernel do. */
 static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
-                     const struct wl_coll *c, uint32_t region) {
-  uint32_t n = q->n_ranks, right = (r + 1) % n, left = (r + n - 1) % n;
-  int64_t elems = (c->bytes / c->elem + n - 1) / n, chunk = elems * c->elem;
-  int64_t per_wg = (elems + c->wgs - 1) / c->wgs;
+                     const struct wl_coll *c, uint32_t region, uint32_t per_node,
+                     uint32_t channels) {
+  uint32_t n = q->n_ranks;
+  int64_t total = c->bytes / c->elem;
+  int64_t elems = ((total + channels - 1) / channels + n - 1) / n, chunk = elems * c->elem;
+  int64_t per_wg = (elems * channels + c->wgs - 1) / c->wgs;
   uint32_t parts = MAX(call->parts, 1), stores = MAX(call->stores, 1);
   for (uint32_t half = 0; half < 2; half++) {
     push_in(q, r, (struct wl_op){.kind = WL_LOOP, .count = n - 1}, call, region);
-    push_in(q, r, (struct wl_op){.kind = WL_SEND, .peer = right, .bytes = chunk, .tag = c->tag + half,
-                                 .parts = parts, .stores = stores}, call, region);
-    push_in(q, r, (struct wl_op){.kind = WL_RECV, .peer = left, .bytes = chunk, .tag = c->tag + half,
-                                 .parts = parts}, call, region);
+    for (uint32_t k = 0; k < channels; k++) {
+      uint32_t left, right;
+      chan_ring(n, per_node, k, r, &left, &right);
+      push_in(q, r, (struct wl_op){.kind = WL_SEND, .peer = right, .bytes = chunk, .tag = c->tag + half,
+                                   .parts = parts, .stores = stores}, call, region);
+    }
+    for (uint32_t k = 0; k < channels; k++) {
+      uint32_t left, right;
+      chan_ring(n, per_node, k, r, &left, &right);
+      push_in(q, r, (struct wl_op){.kind = WL_RECV, .peer = left, .bytes = chunk, .tag = c->tag + half,
+                                   .parts = parts}, call, region);
+    }
     if (half == 0 && call->n_wgs > 0)
       push_in(q, r, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = c->wgs,
                                    .flops_per_wg = per_wg * c->flops_per_elem,
                                    .bytes_per_wg = per_wg * 3 * c->elem, .kclass = KC_AXPY,
-                                   .ws_bytes = 3 * chunk}, call, region);
+                                   .ws_bytes = 3 * chunk * channels}, call, region);
     push_in(q, r, (struct wl_op){.kind = WL_END}, call, region);
   }
 }
 
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
-                                   uint32_t per_node) {
+                                   uint32_t per_node, uint32_t channels) {
   bool across = p->n_ranks > MAX(per_node, 1);
   struct wl_program *q = wl_program_new(p->n_ranks), *tmp = wl_program_new(p->n_ranks);
   q->measured_rank = p->measured_rank;
@@ -645,7 +699,8 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
       c.algo = lib_algo(lib, &c, across);
       if (p->n_ranks < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
       if (c.kind == WL_ALLREDUCE && c.algo == WL_ALG_RING) {
-        seq_ring(q, r, o, &c, device ? calls : 0);
+        uint32_t nc = lib == WL_LIB_NCCL ? wl_nccl_channels(c.bytes, channels) : 1;
+        seq_ring(q, r, o, &c, device ? calls : 0, per_node, nc);
         continue;
       }
       struct wl_rank *t = &tmp->ranks[r];

@@ -136,10 +136,18 @@ bool wl_has_colls(const struct wl_program *p);
 /* A copy of P in which every collective op is written out as LIB runs it
  * (above): its ops in place of the call, in the call's lane and loops,
  * marked with region = 1 + the call's number on its rank under nccl and
- * nvshmem. PER_NODE ranks share a node (nccl's choice of algorithm).
+ * nvshmem. PER_NODE ranks share a node (nccl's choice of algorithm, its
+ * rings' order). Under nccl a ring allreduce runs on up to CHANNELS
+ * channels (wl_nccl_channels; 0 or 1: one ring), each a ring over the
+ * nodes that leaves each node from a different GPU and so its NIC.
  * Unchecked; free with wl_program_free. */
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
-                                   uint32_t per_node);
+                                   uint32_t per_node, uint32_t channels);
+
+/* The channels NCCL runs a call of BYTES on, of CHANNELS at most: one per
+ * 32 KiB (its Simple protocol's 512 threads x 64 B, src/enqueue.cc), at
+ * least one. */
+uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels);
 
 /* Point-to-point under nccl and nvshmem from the host (hdn, hdn2s): every
  * run of consecutive sends and receives of one lane that belongs to no

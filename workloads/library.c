@@ -28,6 +28,14 @@ static const struct par_decl comm_decls[] = {
       "flag wait the models time: 0 by default, as those already take about 2.6 us a step "
       "on the A100 profile (configs/libs/README.md); NCCL's own tuning model puts a whole "
       "LL step at 0.47 us over NVLink and 2.7 us over the network (src/graph/tuning.cc)"),
+    PAR(nccl_channels, PAR_INT, "16", "1", "64", NULL,
+      "nccl: the most channels a ring allreduce runs on, each its own ring over a part of "
+      "the bytes; across nodes channel k leaves every node from a different GPU's NIC "
+      "(workloads/coll.h); a call uses one channel per 32 KiB, at least one, as NCCL's "
+      "src/enqueue.cc does. 16: two channels for each of a DGX A100's 8 HDR NICs, as "
+      "NVIDIA/nccl issues 320 and 1245 describe NCCL's rings there (one node alone gets "
+      "24 in nccl-tests issue 100's log; inside a node the channels share each GPU's "
+      "NVLink port here, so their count changes little there); 64 is NCCL's MAXCHANNELS"),
     PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
       "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
       "clear-to-send (rendezvous; workloads/coll.h wl_rendezvous). Estimate: UCX picks "

@@ -22,6 +22,7 @@ struct comm_config {
   int64_t mpi_eager_limit; /* bytes; larger messages go by rendezvous */
   bool nvlink_stores;      /* device puts inside a node are NVLink stores (kstep.nvl) */
   int64_t nccl_step_latency; /* ps: protocol cost per step of an NCCL kernel */
+  int64_t nccl_channels;     /* most channels (rings) of one NCCL collective */
 };
 
 extern const struct par_group comm_params;
