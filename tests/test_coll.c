@@ -557,11 +557,13 @@ static void test_library_expansion(void) {
  * result in *R (cleared by the caller), an error in *ERR. */
 static int64_t eager_limit = INT64_MAX; /* mpi: every message eager unless a test lowers it */
 static bool nvlink_stores;              /* run_lib's hardware.comm.nvlink_stores */
+static int64_t nccl_channels = 1;       /* run_lib's hardware.comm.nccl_channels */
 
 static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw *h,
                     struct sim_result *r, char **err) {
   struct comm_config comm = {.library = lib, .nvshmem_transport = COMM_IBGDA,
-                             .mpi_eager_limit = eager_limit, .nvlink_stores = nvlink_stores};
+                             .mpi_eager_limit = eager_limit, .nvlink_stores = nvlink_stores,
+                             .nccl_channels = nccl_channels};
   h->cfg.comm = &comm;
   sim_result_init(r, policy);
   struct wl_ctx ctx = {.seed = 1};
@@ -739,6 +741,90 @@ static void test_nvlink_stores(void) {
   wl_program_free(p);
 }
 
+/* The sends of rank R of P (a ring in loops: its first loop's body) into
+ * PEERS and their sizes into BYTES; their number. */
+static size_t ring_sends(const struct wl_program *p, uint32_t r, uint32_t *peers, int64_t *bytes,
+                         size_t max) {
+  size_t n = 0;
+  for (size_t i = 1; i < p->ranks[r].n_ops && p->ranks[r].ops[i].kind != WL_END; i++)
+    if (p->ranks[r].ops[i].kind == WL_SEND && n < max) {
+      peers[n] = p->ranks[r].ops[i].peer;
+      bytes[n++] = p->ranks[r].ops[i].bytes;
+    }
+  return n;
+}
+
+static void test_nccl_channels(void) {
+  /* One channel per 32 KiB (NCCL's 512 threads x 64 B), at least one, at
+   * most the parameter. */
+  CU_ASSERT_EQUAL(wl_nccl_channels(8, 16), 1);
+  CU_ASSERT_EQUAL(wl_nccl_channels(65535, 16), 1);
+  CU_ASSERT_EQUAL(wl_nccl_channels(65536, 16), 2);
+  CU_ASSERT_EQUAL(wl_nccl_channels(INT64_C(1) << 30, 16), 16);
+  CU_ASSERT_EQUAL(wl_nccl_channels(INT64_C(1) << 30, 0), 1);
+  /* 1 MiB (262144 elements of 4 B) on 16 ranks, 8 a node, 2 channels:
+   * 131072 elements a channel, chunks of 8192 (32 KiB). Channel 0 is the
+   * ring 0..7 | 8..15: rank 7 leaves node 0 for rank 8; channel 1 starts
+   * each node at its GPU 1 (1..7, 0 | 9..15, 8): rank 0 leaves for rank 9
+   * and rank 7 sends to rank 0 inside the node. */
+  struct wl_coll c = allreduce(WL_ALG_RING, 1 << 20);
+  struct wl_program *p = one_call(c, 16, false);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, 8, 2);
+  uint32_t peers[4];
+  int64_t bytes[4];
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 7, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[0], 8);
+  CU_ASSERT_EQUAL(peers[1], 0);
+  CU_ASSERT_EQUAL(bytes[0], 32768);
+  CU_ASSERT_EQUAL(bytes[1], 32768);
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 0, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[0], 1);
+  CU_ASSERT_EQUAL(peers[1], 9);
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 15, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[0], 0); /* the last node's exit wraps to node 0 */
+  CU_ASSERT_EQUAL(peers[1], 8);
+  char *err = NULL;
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  wl_program_free(q);
+  /* mpi has no channels: the parameter changes nothing. */
+  q = wl_expand_colls(p, WL_LIB_MPI, 8, 2);
+  struct wl_program *q1 = wl_expand_colls(p, WL_LIB_MPI, 8, 1);
+  CU_ASSERT_EQUAL(q->ranks[3].n_ops, q1->ranks[3].n_ops);
+  wl_program_free(q);
+  wl_program_free(q1);
+  wl_program_free(p);
+  /* Run on 2 nodes of 2 GPUs under hdn: 64 KiB (2 channels, chunks of
+   * 2048 elements, 8 KiB; 2 (n - 1) = 6 steps). One channel (the ring 0, 1
+   * | 2, 3) leaves each node from its second GPU only: rank 0's NIC sends
+   * nothing across nodes, all 6 x 16 KiB over NVLink. Two channels: rank
+   * 0 is channel 1's exit (1, 0 | 3, 2): 6 x 8 KiB across nodes, 6 x
+   * 8 KiB over NVLink, the node's traffic over both NICs. */
+  c.bytes = 65536;
+  p = one_call(c, 4, false);
+  for (int k = 1; k <= 2; k++) {
+    struct hw h;
+    hw_defaults(&h);
+    h.net.nodes = 4;
+    h.net.gpus_per_node = 2;
+    h.cpu.helper_threads = 1;
+    h.net.header_bytes = 0; /* bytes on the wire are payload */
+    struct sim_result r;
+    nccl_channels = k;
+    CU_ASSERT_TRUE(run_lib(p, "hdn", COMM_NCCL, &h, &r, &err));
+    nccl_channels = 1;
+    if (err) fprintf(stderr, "%s\n", err);
+    g_free(err);
+    err = NULL;
+    int64_t all = counter(&r, "node0.nic.bytes_sent"), nvl = counter(&r, "node0.nic.nvl_bytes_sent");
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.payload_sent"), 6 * 16384);
+    CU_ASSERT_EQUAL(all, 6 * 16384);
+    CU_ASSERT_EQUAL(all - nvl, k == 1 ? 0 : 6 * 8192);
+    sim_result_clear(&r);
+  }
+  wl_program_free(p);
+}
+
 static void test_library_cpufree_same(void) {
   /* Under cpufree (nvshmem) the collective op is exactly the
    * dissemination rounds written by hand: same time, same events. 5 ranks
@@ -779,6 +865,7 @@ int main(void) {
       {"mpi's rendezvous: a clear-to-send first, by hand", test_rendezvous},
       {"cpufree: the op is the dissemination rounds", test_library_cpufree_same},
       {"NVLink stores: no NIC command, no DMA, no PCIe crossing", test_nvlink_stores},
+      {"nccl's channels: one ring each, over every NIC", test_nccl_channels},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
       {"Rabenseifner on 8 and 6 ranks by hand", test_rabenseifner},

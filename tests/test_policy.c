@@ -191,6 +191,25 @@ static void test_library_allreduce(void) {
    * 2602), then as above the WG ends at 3602; teardown 1500 = 5102, the
    * completion at the CPU 5204, which polls every 500 from 1000: 5500. */
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NVSHMEM, COMM_IBGDA, true), 5500000);
+  /* Under hdn with nccl, the 2 ranks on different nodes: NCCL's double
+   * binary tree (one element: all on the first tree, rank 0 its root,
+   * rank 1 its leaf), one kernel per rank launched at 2602. Rank 1 sends
+   * up: fence 200, the request for the proxy leaves 2802, at the CPU 2904,
+   * taken at the proxy's poll 3000, service 1000, the command at the NIC
+   * c = 4102, the flag at rank 0 at c + LEG = 4788.26. Rank 0's WG polls
+   * from 2602 every 100 ns: sees it at 4802, sends down: fence 200 (5002),
+   * at the CPU 5104, taken 6000, at the NIC 7102, the flag at rank 1 at
+   * 7788.26. Rank 1's WG polls from 2802: sees it at 7802; teardown 1500
+   * = 9302, the completion at the CPU 9404, noticed at 9500 (polls every
+   * 500 from 1000). */
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, true), 9500000);
+  /* Under gputn: MPICH's recursive doubling, one round of triggered puts
+   * (test_ping_gputn): each kernel launched at 2602, the registration at
+   * the NIC at 1702; the WG's fence 200: its trigger store leaves 2802, at
+   * the NIC 2904, matched 2914 and fires as a command at c = 2814 would:
+   * the flag at c + LEG = 3500.26; the WG polls from 2802 every 100 ns:
+   * sees it at 3502 on both ranks (done: the last WG's end). */
+  CU_ASSERT_EQUAL(lib_time("gputn", COMM_GPUTN, COMM_IBGDA, true), 3502000);
 }
 
 static void test_ghn_needs_a_helper(void) {
@@ -758,7 +777,7 @@ int main(void) {
       {"ping under gputn, by hand", test_ping_gputn},
       {"ping under cpufree, by hand", test_ping_cpufree},
       {"a ping through nvshmem (IBGDA, IBRC) and nccl, by hand", test_library_ping},
-      {"an allreduce through nvshmem, in and on the stream, by hand", test_library_allreduce},
+      {"an allreduce through nvshmem, nccl and gputn, by hand", test_library_allreduce},
       {"ping under ghn, by hand", test_ping_ghn},
       {"ghn needs a helper thread", test_ghn_needs_a_helper},
       {"allreduce: the ring's steps", test_allreduce_ring_shape},
