@@ -530,7 +530,7 @@ struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c) {
 const char *const wl_lib_names[WL_LIB_COUNT] = {"mpi", "nccl", "nvshmem", "gputn"};
 
 void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c) {
-  g_assert(rank < p->n_ranks && !p->ranks[rank].graph && c->kind < WL_COLL_COUNT &&
+  g_assert(rank < p->n_ranks && c->kind < WL_COLL_COUNT &&
            c->elem >= 1 && c->bytes >= 0 && c->segment_bytes >= 0 && c->root < p->n_ranks &&
            wl_coll_has_algo(c->kind, c->algo));
   wl_push_op(p, rank, &(struct wl_op){.kind = WL_COLL, .coll_kind = c->kind, .coll_algo = c->algo,
@@ -671,6 +671,115 @@ static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
   }
 }
 
+/* Whether graph rank SRC holds a collective op. */
+static bool graph_has_colls(const struct wl_rank *src) {
+  for (size_t i = 0; i < src->n_ops; i++)
+    if (src->ops[i].kind == WL_COLL) return true;
+  return false;
+}
+
+/* The dependencies (of Q's rank) an op of graph rank SRC that requires op
+ * J gets: J's copy, the ops a collective's expansion ended with (RES[J]),
+ * or, for a collective that expanded to nothing (one rank, zero bytes),
+ * what it required itself (RES[J] holds that too). On a collective's
+ * start: its first op's (COPY[J]; NONE when it has none). */
+static void dep_on(GArray *out, const struct wl_dep *d, const uint32_t *copy, GArray **res) {
+  if (res[d->op] && d->on_start && copy[d->op] != NONE) { /* the call's start: its first op's */
+    struct wl_dep x = {copy[d->op], 1};
+    g_array_append_val(out, x);
+  } else if (res[d->op]) {
+    for (guint k = 0; k < res[d->op]->len; k++) g_array_append_val(out, g_array_index(res[d->op], struct wl_dep, k));
+  } else {
+    struct wl_dep x = {copy[d->op], d->on_start};
+    g_array_append_val(out, x);
+  }
+}
+
+/* Graph rank R of P (SRC, holding collective ops) into Q with each call
+ * written out as LIB runs it (algorithm C.algo chosen by the caller):
+ * its first ops require what the call required, and what required the
+ * call requires the ops it ended with. A call may only require earlier
+ * ops (YAML programs, the only source of them on graph ranks, refer back
+ * to labels). Its reductions cost a phase whatever their WGs (wgs >= 1). */
+static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_rank *src,
+                              enum wl_lib lib, bool across, bool device) {
+  wl_graph(q, r);
+  uint32_t *copy = g_new0(uint32_t, MAX(src->n_ops, 1));
+  GArray **res = g_new0(GArray *, MAX(src->n_ops, 1));
+  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  GArray *deps = g_array_new(FALSE, FALSE, sizeof(struct wl_dep));
+  uint32_t calls = 0;
+  for (size_t i = 0; i < src->n_ops; i++) {
+    const struct wl_op *o = &src->ops[i];
+    if (o->kind != WL_COLL) {
+      struct wl_op e = *o;
+      e.n_deps = e.dep_first = 0;
+      wl_push_op(q, r, &e);
+      copy[i] = wl_last(q, r);
+      continue;
+    }
+    calls++;
+    g_array_set_size(deps, 0);
+    for (uint32_t d = 0; d < o->n_deps; d++) {
+      const struct wl_dep *dp = &src->deps[o->dep_first + d];
+      g_assert(dp->op < i);
+      dep_on(deps, dp, copy, res);
+    }
+    struct wl_coll c = {.kind = o->coll_kind, .algo = o->coll_algo, .bytes = o->bytes,
+                        .elem = o->elem_bytes, .flops_per_elem = o->flops_per_wg,
+                        .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
+                        .segment_bytes = o->segment_bytes};
+    c.algo = lib_algo(lib, &c, across);
+    size_t before = q->ranks[r].n_ops;
+    g_array_set_size(after, 0);
+    wl_coll(q, r, &c, after);
+    struct wl_rank *t = &q->ranks[r];
+    res[i] = g_array_new(FALSE, FALSE, sizeof(struct wl_dep));
+    copy[i] = t->n_ops > before ? (uint32_t)before : NONE;
+    if (t->n_ops == before) { /* nothing: its dependents wait for what it waited for */
+      g_array_append_vals(res[i], deps->data, deps->len);
+      continue;
+    }
+    for (size_t k = before; k < t->n_ops; k++) {
+      t->ops[k].line = o->line;
+      t->ops[k].lane = o->lane;
+      t->ops[k].region = device ? calls : 0;
+    }
+    /* The call's first ops (those wl_coll gave its empty entry) wait for
+     * what the call waited for. */
+    for (size_t k = before; k < t->n_ops; k++) {
+      if (q->ranks[r].ops[k].n_deps) continue;
+      for (guint d = 0; d < deps->len; d++) {
+        const struct wl_dep *dp = &g_array_index(deps, struct wl_dep, d);
+        if (dp->on_start) wl_irequires(q, r, (uint32_t)k, dp->op);
+        else wl_requires(q, r, (uint32_t)k, dp->op);
+      }
+    }
+    for (guint k = 0; k < after->len; k++) {
+      struct wl_dep x = {g_array_index(after, uint32_t, k), 0};
+      g_array_append_val(res[i], x);
+    }
+  }
+  /* The other ops' dependencies, now that every op has its place. */
+  for (size_t i = 0; i < src->n_ops; i++) {
+    const struct wl_op *o = &src->ops[i];
+    if (o->kind == WL_COLL) continue;
+    g_array_set_size(deps, 0);
+    for (uint32_t d = 0; d < o->n_deps; d++) dep_on(deps, &src->deps[o->dep_first + d], copy, res);
+    for (guint d = 0; d < deps->len; d++) {
+      const struct wl_dep *dp = &g_array_index(deps, struct wl_dep, d);
+      if (dp->on_start) wl_irequires(q, r, copy[i], dp->op);
+      else wl_requires(q, r, copy[i], dp->op);
+    }
+  }
+  for (size_t i = 0; i < src->n_ops; i++)
+    if (res[i]) g_array_free(res[i], TRUE);
+  g_free(res);
+  g_free(copy);
+  g_array_free(after, TRUE);
+  g_array_free(deps, TRUE);
+}
+
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    uint32_t per_node, uint32_t channels) {
   bool across = p->n_ranks > MAX(per_node, 1);
@@ -680,8 +789,9 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
   bool device = lib == WL_LIB_NCCL || lib == WL_LIB_NVSHMEM;
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
-    if (src->graph) { /* no collective op on a graph rank (wl_collective) */
-      wl_copy_rank(q, r, src);
+    if (src->graph) { /* a YAML program's: its calls in place, dependencies kept */
+      if (graph_has_colls(src)) expand_graph_rank(q, r, src, lib, across, device);
+      else wl_copy_rank(q, r, src);
       continue;
     }
     uint32_t calls = 0;

@@ -440,10 +440,14 @@ static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc
     g_free(kp);
     return false;
   }
-  uint32_t before = (uint32_t)b->p->ranks[b->rank].n_ops;
-  wl_coll(b->p, b->rank, &c, deps);
-  for (size_t i = before; i < b->p->ranks[b->rank].n_ops; i++)
-    b->p->ranks[b->rank].ops[i].line = (uint32_t)m->line;
+  /* One op, written out when the program is lowered, as the run's
+   * library runs it (wl_expand_colls): its dependencies are the call's. */
+  wl_collective(b->p, b->rank, &c);
+  uint32_t op = wl_last(b->p, b->rank);
+  b->p->ranks[b->rank].ops[op].line = (uint32_t)m->line;
+  for (guint i = 0; i < deps->len; i++) wl_requires(b->p, b->rank, op, g_array_index(deps, uint32_t, i));
+  g_array_set_size(deps, 0);
+  g_array_append_val(deps, op);
   return true;
 }
 
