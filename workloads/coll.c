@@ -638,8 +638,10 @@ static void chan_ring(uint32_t n, uint32_t per_node, uint32_t k, uint32_t r, uin
  * allgather with tag + 1; each message in CALL's parts and stores, each
  * reduction C's WGs (none when CALL's n_wgs is 0). On CHANNELS channels
  * (chan_ring) each step sends one chunk on every channel, then waits for
- * every channel's, then reduces them together: the channels run in step,
- * as equal parts of one kernel do. */
+ * every channel's, then reduces them: channel k's send and receive are
+ * WG k's (mod the grid; messages in one part), as each NCCL channel is a
+ * CUDA block of its own, so that one channel's put and flag wait do not
+ * wait for another's; the reduction is every WG's. */
 static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
                      const struct wl_coll *c, uint32_t region, uint32_t per_node,
                      uint32_t channels) {
@@ -648,20 +650,19 @@ static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
   int64_t elems = ((total + channels - 1) / channels + n - 1) / n, chunk = elems * c->elem;
   int64_t per_wg = (elems * channels + c->wgs - 1) / c->wgs;
   uint32_t parts = MAX(call->parts, 1), stores = MAX(call->stores, 1);
+  uint32_t grid = call->n_wgs > 0 ? c->wgs : 1;
   for (uint32_t half = 0; half < 2; half++) {
     push_in(q, r, (struct wl_op){.kind = WL_LOOP, .count = n - 1}, call, region);
-    for (uint32_t k = 0; k < channels; k++) {
-      uint32_t left, right;
-      chan_ring(n, per_node, k, r, &left, &right);
-      push_in(q, r, (struct wl_op){.kind = WL_SEND, .peer = right, .bytes = chunk, .tag = c->tag + half,
-                                   .parts = parts, .stores = stores}, call, region);
-    }
-    for (uint32_t k = 0; k < channels; k++) {
-      uint32_t left, right;
-      chan_ring(n, per_node, k, r, &left, &right);
-      push_in(q, r, (struct wl_op){.kind = WL_RECV, .peer = left, .bytes = chunk, .tag = c->tag + half,
-                                   .parts = parts}, call, region);
-    }
+    for (int recv = 0; recv < 2; recv++)
+      for (uint32_t k = 0; k < channels; k++) {
+        uint32_t left, right;
+        chan_ring(n, per_node, k, r, &left, &right);
+        struct wl_op m = {.kind = recv ? WL_RECV : WL_SEND, .peer = recv ? left : right,
+                          .bytes = chunk, .tag = c->tag + half, .parts = parts,
+                          .stores = recv ? 0 : stores};
+        if (channels > 1 && parts == 1) m.sel = (struct wl_wgsel){k % grid, 1, 1};
+        push_in(q, r, m, call, region);
+      }
     if (half == 0 && call->n_wgs > 0)
       push_in(q, r, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = c->wgs,
                                    .flops_per_wg = per_wg * c->flops_per_elem,
@@ -702,7 +703,8 @@ static void dep_on(GArray *out, const struct wl_dep *d, const uint32_t *copy, GA
  * ops (YAML programs, the only source of them on graph ranks, refer back
  * to labels). Its reductions cost a phase whatever their WGs (wgs >= 1). */
 static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_rank *src,
-                              enum wl_lib lib, bool across, bool device) {
+                              enum wl_lib lib, bool across, bool device, uint32_t per_node,
+                              uint32_t channels) {
   wl_graph(q, r);
   uint32_t *copy = g_new0(uint32_t, MAX(src->n_ops, 1));
   GArray **res = g_new0(GArray *, MAX(src->n_ops, 1));
@@ -732,7 +734,25 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
     c.algo = lib_algo(lib, &c, across);
     size_t before = q->ranks[r].n_ops;
     g_array_set_size(after, 0);
-    wl_coll(q, r, &c, after);
+    if (lib == WL_LIB_NCCL && c.kind == WL_ALLREDUCE && c.algo == WL_ALG_RING && c.bytes > 0 &&
+        q->n_ranks > 1) {
+      /* NCCL's ring on its channels, as on sequence ranks (seq_ring):
+       * written out, each op after the one before (one kernel runs them
+       * in order). */
+      struct wl_program *one = wl_program_new(q->n_ranks);
+      seq_ring(one, r, o, &c, 0, per_node, wl_nccl_channels(c.bytes, channels));
+      struct wl_program *flat = wl_unroll(one);
+      for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
+        wl_push_op(q, r, &flat->ranks[r].ops[k]);
+        if (k > 0) wl_requires(q, r, wl_last(q, r), wl_last(q, r) - 1);
+      }
+      uint32_t end = wl_last(q, r);
+      g_array_append_val(after, end);
+      wl_program_free(flat);
+      wl_program_free(one);
+    } else {
+      wl_coll(q, r, &c, after);
+    }
     struct wl_rank *t = &q->ranks[r];
     res[i] = g_array_new(FALSE, FALSE, sizeof(struct wl_dep));
     copy[i] = t->n_ops > before ? (uint32_t)before : NONE;
@@ -790,7 +810,8 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
     if (src->graph) { /* a YAML program's: its calls in place, dependencies kept */
-      if (graph_has_colls(src)) expand_graph_rank(q, r, src, lib, across, device);
+      if (graph_has_colls(src))
+        expand_graph_rank(q, r, src, lib, across, device, per_node, channels);
       else wl_copy_rank(q, r, src);
       continue;
     }
