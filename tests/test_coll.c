@@ -825,6 +825,86 @@ static void test_nccl_channels(void) {
   wl_program_free(p);
 }
 
+/* The YAML program OPS (one op list for all ranks) on N ranks. */
+static struct wl_program *yaml_program(const char *ops, uint32_t n) {
+  char *err = NULL;
+  struct sc_node *node = sc_load_string(ops, "t.yaml", &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(node);
+  struct wl_program *p = wl_yprog_build(node, n, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  sc_node_free(node);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  return p;
+}
+
+static void test_program_library(void) {
+  /* A YAML program's allreduce is one op the library writes out, as a
+   * built-in workload's: 8 B on 2 ranks of different nodes under hdn take
+   * the same time as the same call on sequence ranks, under each library;
+   * and nccl (double binary tree in one kernel, through the proxy) differs
+   * from mpi (recursive doubling through the host stack). Ops after the
+   * call wait for it (calc of 1 us). */
+  struct wl_program *y = yaml_program("- ops:\n  - allreduce: {size: 8B, elem: 8B, wgs: 1}\n"
+                                      "  - calc: 1us\n", 2);
+  CU_ASSERT_EQUAL(wl_count(y, 0, WL_COLL), 1);
+  CU_ASSERT_TRUE(y->ranks[0].graph);
+  struct wl_coll c = {.kind = WL_ALLREDUCE, .bytes = 8, .elem = 8, .flops_per_elem = 1, .wgs = 1};
+  struct wl_program *s = wl_program_new(2);
+  for (uint32_t r = 0; r < 2; r++) {
+    wl_collective(s, r, &c);
+    wl_calc(s, r, SIM_US, WL_ON_ANY);
+  }
+  sim_time t[2];
+  int libs[2] = {COMM_MPI, COMM_NCCL};
+  for (int k = 0; k < 2; k++) {
+    sim_time both[2];
+    struct wl_program *ps[2] = {y, s};
+    for (int j = 0; j < 2; j++) {
+      struct hw h;
+      hw_defaults(&h);
+      h.net.nodes = 2;
+      h.cpu.helper_threads = 1;
+      struct sim_result r;
+      char *err = NULL;
+      CU_ASSERT_TRUE(run_lib(ps[j], "hdn", libs[k], &h, &r, &err));
+      if (err) fprintf(stderr, "%s\n", err);
+      g_free(err);
+      both[j] = r.total_ps;
+      /* nccl: the call's kernel and the calc's. */
+      if (libs[k] == COMM_NCCL) CU_ASSERT_EQUAL(counter(&r, "node1.gpu.kernels"), 2);
+      sim_result_clear(&r);
+    }
+    CU_ASSERT(both[0] > SIM_US);
+    CU_ASSERT_EQUAL(both[0], both[1]);
+    t[k] = both[0];
+  }
+  CU_ASSERT_NOT_EQUAL(t[0], t[1]);
+  wl_program_free(s);
+  /* Written out under mpi: the recursive doubling's send, receive and
+   * reduction, the calc after all three. */
+  struct wl_program *q = wl_expand_colls(y, WL_LIB_MPI, 1, 1);
+  const struct wl_rank *r0 = &q->ranks[0];
+  CU_ASSERT_EQUAL_FATAL(r0->n_ops, 4);
+  CU_ASSERT_EQUAL(r0->ops[0].kind, WL_SEND);
+  CU_ASSERT_EQUAL(r0->ops[1].kind, WL_RECV);
+  CU_ASSERT_EQUAL(r0->ops[2].kind, WL_COMPUTE);
+  CU_ASSERT_EQUAL(r0->ops[3].kind, WL_COMPUTE); /* the calc */
+  CU_ASSERT_EQUAL(r0->ops[3].time_ps, SIM_US);
+  CU_ASSERT_TRUE(r0->ops[3].n_deps >= 1);
+  for (uint32_t d = 0; d < r0->ops[3].n_deps; d++)
+    CU_ASSERT(r0->deps[r0->ops[3].dep_first + d].op <= 2);
+  wl_program_free(q);
+  wl_program_free(y);
+  /* On one rank the call is nothing: the calc starts at once. */
+  y = yaml_program("- ops:\n  - allreduce: {size: 8B}\n  - calc: 1us\n", 1);
+  q = wl_expand_colls(y, WL_LIB_NCCL, 1, 1);
+  CU_ASSERT_EQUAL(q->ranks[0].n_ops, 1);
+  CU_ASSERT_EQUAL(q->ranks[0].ops[0].n_deps, 0);
+  wl_program_free(q);
+  wl_program_free(y);
+}
+
 static void test_library_cpufree_same(void) {
   /* Under cpufree (nvshmem) the collective op is exactly the
    * dissemination rounds written by hand: same time, same events. 5 ranks
@@ -866,6 +946,7 @@ int main(void) {
       {"cpufree: the op is the dissemination rounds", test_library_cpufree_same},
       {"NVLink stores: no NIC command, no DMA, no PCIe crossing", test_nvlink_stores},
       {"nccl's channels: one ring each, over every NIC", test_nccl_channels},
+      {"a YAML program's collective goes through the library", test_program_library},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
       {"Rabenseifner on 8 and 6 ranks by hand", test_rabenseifner},
