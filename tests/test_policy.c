@@ -212,6 +212,52 @@ static void test_library_allreduce(void) {
   CU_ASSERT_EQUAL(lib_time("gputn", COMM_GPUTN, COMM_IBGDA, true), 3502000);
 }
 
+/* The ping as graph ranks with a quiet after the put (when QUIET) and a
+ * calc of 1 us after that, under POLICY. */
+static sim_time quiet_time(const char *policy, bool quiet) {
+  struct hw h;
+  hw_nodes(&h, 2);
+  struct wl_program *p = wl_program_new(2);
+  wl_graph(p, 0);
+  wl_graph(p, 1);
+  wl_compute(p, 0, 1, 256, 0);
+  wl_send(p, 0, 1, 8, 0);
+  p->ranks[0].ops[1].one_sided = 1;
+  wl_requires(p, 0, 1, 0);
+  if (quiet) {
+    wl_quiet(p, 0);
+    wl_requires(p, 0, 2, 1);
+  }
+  wl_calc(p, 0, SIM_US, WL_ON_ANY);
+  wl_requires(p, 0, wl_last(p, 0), wl_last(p, 0) - 1);
+  wl_recv(p, 1, 0, 8, 0);
+  p->ranks[1].ops[0].one_sided = 1;
+  struct sim_result r;
+  char *err = NULL;
+  sim_time t = run(p, policy, &h, &r, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  if (quiet) CU_ASSERT_EQUAL(sim_report_find(&r.counters, "node1.nic.packets_sent")->i, 1);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  return t;
+}
+
+static void test_quiet(void) {
+  /* cpufree: as test_ping_cpufree the put's command reaches the NIC at c
+   * = 2912 and its packet is whole at the target NIC at c + 586.01; the
+   * target's NIC then acknowledges it: a header-only packet (64 B, 5.12
+   * ns) over link, switch and link (300 ns), whole at the initiator at c +
+   * 891.13, whose NIC writes the quiet's flag across the bus (100 + 2 ns):
+   * c + 993.13 = 3905.13. The WG polls from 2810 (after posting the put)
+   * every 100 ns: 3910, then the calc's 1 us: 4910 ns, after the receiver
+   * (3602). Without the quiet the calc runs from 2810: 3810 ns. */
+  CU_ASSERT_EQUAL(quiet_time("cpufree", true), 4910000);
+  CU_ASSERT_EQUAL(quiet_time("cpufree", false), 3810000);
+  /* Under hdn the host waits for the ACK before the calc's kernel. */
+  CU_ASSERT(quiet_time("hdn", true) > quiet_time("hdn", false));
+}
+
 static void test_ghn_needs_a_helper(void) {
   struct hw h;
   hw_nodes(&h, 2);
@@ -778,6 +824,7 @@ int main(void) {
       {"ping under cpufree, by hand", test_ping_cpufree},
       {"a ping through nvshmem (IBGDA, IBRC) and nccl, by hand", test_library_ping},
       {"an allreduce through nvshmem, nccl and gputn, by hand", test_library_allreduce},
+      {"nvshmem_quiet: the put's ACK, by hand", test_quiet},
       {"ping under ghn, by hand", test_ping_ghn},
       {"ghn needs a helper thread", test_ghn_needs_a_helper},
       {"allreduce: the ring's steps", test_allreduce_ring_shape},

@@ -187,6 +187,10 @@ bool pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint
                                     .value = 1},
                  op, dv, deps->len);
       break;
+    case WL_QUIET: /* its puts' ACKs, counted on its flag */
+      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = o->count}, op,
+                 dv, deps->len);
+      break;
     default: g_assert_not_reached(); /* wl_program_check: no syncs in graphs */
     }
     g_assert(pp->host->len == last[i] + 1);
@@ -225,9 +229,15 @@ struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *
   /* A collective's kernel waits for its own data (pol_coll_kernel). */
   uint8_t watcher = wl_matching_recv(p, rank, i)->region ? DEV_GPU
                                                           : pol->recv_watcher(p, o->peer, o->match);
+  /* A put a quiet waits for asks for the target's ACK, which sets the
+   * quiet's flag where the quiet runs: the host under the policies that
+   * run graphs or post from the host (gds), else the GPU's kernel. */
+  uint8_t qw = pol->graph.host || pol == &pol_gds ? DEV_CPU : DEV_GPU;
   return (struct nic_cmd){.op = op, .dst_node = o->peer, .bytes = o->bytes, .threshold = 1,
                           .remote = {.id = wl_matching_recv(p, rank, i)->flag,
-                                     .watcher = watcher}};
+                                     .watcher = watcher},
+                          .local = {.id = o->quiet, .watcher = o->quiet ? qw : 0},
+                          .ack = o->quiet != 0};
 }
 
 struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
