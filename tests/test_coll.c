@@ -215,6 +215,42 @@ static void test_rabenseifner(void) {
   EXPECT_TIME(coll_time(c, 8), coll_time(rd, 8));
 }
 
+static void test_halving_and_doubling(void) {
+  /* Reduce-scatter by recursive halving, 800 B on 4 ranks: blocks of 50
+   * elements (200 B); mask 1 exchanges the other half's 2 blocks (400 B)
+   * and reduces the kept 400 B, mask 2 the same for 200 B, each a message
+   * and its reduction as in test_rabenseifner: 3400.064 + 400 + 3200.032
+   * + 200 = 7200.096 ns. */
+  struct wl_coll rs = {.kind = WL_REDUCE_SCATTER, .algo = WL_ALG_RABENSEIFNER, .bytes = 800,
+                       .elem = 4, .wgs = 1};
+  EXPECT_TIME(coll_time(rs, 4), MSG(400) + RED(400) + MSG(200) + RED(200));
+  CU_ASSERT_EQUAL(MSG(400) + RED(400) + MSG(200) + RED(200), 7200096);
+  /* 6 ranks (p2 = 4, rem = 2), blocks of 34 elements (136 B): rank 0
+   * sends its 800 B to rank 1 and gets its block back; rank 1 (newrank
+   * 0, standing for 2 blocks, as newrank 1 does) sends the upper half
+   * [2, 4) = 2 blocks (272 B), then newrank 1's 2 blocks, then rank 0's
+   * block. */
+  int64_t total, sizes[8];
+  size_t n_sizes;
+  messages(rs, 6, &total, 0, sizes, 8, &n_sizes);
+  CU_ASSERT_EQUAL_FATAL(n_sizes, 1);
+  CU_ASSERT_EQUAL(sizes[0], 800);
+  messages(rs, 6, &total, 1, sizes, 8, &n_sizes);
+  static const int64_t want1[] = {272, 272, 136};
+  CU_ASSERT_EQUAL_FATAL(n_sizes, 3);
+  for (size_t i = 0; i < 3; i++) CU_ASSERT_EQUAL(sizes[i], want1[i]);
+  /* Allgather by recursive doubling, 100 B a rank on 4 ranks: 100 B with
+   * rank ^ 1, then the 200 B gathered with rank ^ 2, each a message:
+   * 3100.016 + 3200.032 = 6300.048 ns. 8 ranks add 400 B. */
+  struct wl_coll ag = {.kind = WL_ALLGATHER, .algo = WL_ALG_RECDOUB, .bytes = 100, .elem = 4,
+                       .wgs = 1};
+  EXPECT_TIME(coll_time(ag, 4), MSG(100) + MSG(200));
+  EXPECT_TIME(coll_time(ag, 8), MSG(100) + MSG(200) + MSG(400));
+  /* On 6 ranks it is the ring: n - 1 = 5 messages of 100 B a rank. */
+  CU_ASSERT_EQUAL(messages(ag, 6, &total, 0, NULL, 0, NULL), 6 * 5);
+  CU_ASSERT_EQUAL(total, 6 * 5 * 100);
+}
+
 static void test_tree_bcast(void) {
   /* NCCL's binary tree on 8 ranks: 0 -> 4; 4 -> 2, 6; 2 -> 1, 3; 6 -> 5,
    * 7. 800 B at once: 4 receives at MSG(800) = 3800.128, sends to 2 then
@@ -951,6 +987,7 @@ int main(void) {
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
       {"Rabenseifner on 8 and 6 ranks by hand", test_rabenseifner},
       {"binary tree broadcast, whole and in segments", test_tree_bcast},
+      {"reduce-scatter by halving, allgather by doubling, by hand", test_halving_and_doubling},
       {"double binary tree allreduce, bcast and reduce", test_double_binary_tree},
       {"every algorithm on 2..9 ranks", test_every_algorithm_every_count},
       {"zero bytes: nothing; the barrier still synchronizes", test_zero_bytes},

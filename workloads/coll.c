@@ -17,8 +17,8 @@ bool wl_coll_has_algo(enum wl_coll_kind kind, enum wl_coll_algo algo) {
   switch (algo) {
   case WL_ALG_AUTO: return true;
   case WL_ALG_RING: return kind == WL_ALLREDUCE || kind == WL_REDUCE_SCATTER || kind == WL_ALLGATHER;
-  case WL_ALG_RECDOUB:
-  case WL_ALG_RABENSEIFNER: return kind == WL_ALLREDUCE;
+  case WL_ALG_RECDOUB: return kind == WL_ALLREDUCE || kind == WL_ALLGATHER;
+  case WL_ALG_RABENSEIFNER: return kind == WL_ALLREDUCE || kind == WL_REDUCE_SCATTER;
   case WL_ALG_BINARY_TREE:
   case WL_ALG_DOUBLE_BINARY_TREE: return kind == WL_ALLREDUCE || kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_BINOMIAL: return kind == WL_BCAST || kind == WL_REDUCE;
@@ -254,6 +254,63 @@ static void allreduce_rabenseifner(struct build *b) {
   fold_out(b, &f, last, ls);
 }
 
+/* Reduce-scatter by recursive halving (MPICH's
+ * reduce_scatter_intra_recursive_halving.c, for commutative operations;
+ * Thakur et al. Sec. 4.3): each rank's result is one block of ceil(count
+ * / n) elements. Non-powers of two fold first: each even rank below 2 rem
+ * sends its whole vector to the odd rank above, which reduces it and later
+ * sends it its block; newrank i < rem then stands for two blocks. The p2
+ * ranks halve their range of newranks each step (mask 1, 2, ..: the lower
+ * half kept where the newrank's bit is clear), sending the other half's
+ * blocks and reducing the kept half's. */
+static void reduce_scatter_halving(struct build *b) {
+  uint32_t n = b->n, r = b->rank, p2 = 1;
+  while (p2 * 2 <= n) p2 *= 2;
+  uint32_t rem = n - p2;
+  int64_t block = (b->c->bytes / b->c->elem + n - 1) / n * b->c->elem;
+  uint32_t last = NONE, ls = NONE, nr;
+  if (r < 2 * rem && r % 2 == 0) { /* folded away: its block comes back at the end */
+    uint32_t s = send(b, r + 1, b->c->bytes, NONE, NONE);
+    finish(b, recv(b, r + 1, block, NONE), s);
+    return;
+  }
+  if (r < 2 * rem) {
+    last = reduce(b, b->c->bytes, recv(b, r - 1, b->c->bytes, NONE), NONE);
+    nr = r / 2;
+  } else {
+    nr = r - rem;
+  }
+  struct fold f = {.p2 = p2, .rem = rem};
+  uint32_t lo = 0, hi = p2;
+  for (uint32_t mask = 1; mask < p2; mask <<= 1) {
+    uint32_t mid = lo + (hi - lo) / 2, peer = fold_rank(&f, nr ^ mask);
+    /* Blocks of newranks [x, y): one each, two below rem. */
+    int64_t low = ((int64_t)(mid - lo) + (MIN(mid, rem) - MIN(lo, rem))) * block;
+    int64_t high = ((int64_t)(hi - mid) + (MIN(hi, rem) - MIN(mid, rem))) * block;
+    bool lower = !(nr & mask);
+    if (lower) hi = mid;
+    else lo = mid;
+    ls = send(b, peer, lower ? high : low, last, NONE);
+    last = reduce(b, lower ? low : high, recv(b, peer, lower ? low : high, last), ls);
+  }
+  if (r < 2 * rem) ls = send(b, r - 1, block, last, ls);
+  finish(b, last, ls);
+}
+
+/* Allgather by recursive doubling (MPICH's
+ * allgather_intra_recursive_doubling.c; Thakur et al. Sec. 4.1) on a
+ * power-of-two count: step k exchanges the 2^k blocks gathered so far with
+ * rank ^ 2^k. Other counts take the ring, as MPICH's choice by size does
+ * for them (it uses Bruck's algorithm for short ones). */
+static void allgather_recdoub(struct build *b) {
+  uint32_t last = NONE, ls = NONE;
+  for (uint32_t mask = 1; mask < b->n; mask <<= 1) {
+    ls = send(b, b->rank ^ mask, b->c->bytes * mask, last, NONE);
+    last = recv_on(b, 0, b->rank ^ mask, b->c->bytes * mask, last, ls);
+  }
+  finish(b, last, ls);
+}
+
 /* NCCL's binary tree (ncclGetBtree, src/graph/trees.cc) over N ranks
  * rooted at 0, for rank V: its parent and its up to two children (NONE
  * where there is none). With bit the lowest set bit of v, the parent is
@@ -484,11 +541,19 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
     else allreduce_rabenseifner(&b);
     break;
   case WL_REDUCE_SCATTER: {
+    if (c->algo == WL_ALG_RABENSEIFNER) {
+      reduce_scatter_halving(&b);
+      break;
+    }
     uint32_t ls, made = ring(&b, (c->bytes / c->elem + b.n - 1) / b.n * c->elem, true, NONE, &ls);
     finish(&b, made, ls);
     break;
   }
   case WL_ALLGATHER: {
+    if (c->algo == WL_ALG_RECDOUB && !(b.n & (b.n - 1))) {
+      allgather_recdoub(&b);
+      break;
+    }
     uint32_t ls, made = ring(&b, c->bytes, false, NONE, &ls);
     finish(&b, made, ls);
     break;

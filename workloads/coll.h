@@ -35,11 +35,13 @@ enum wl_coll_algo {
                            bcast and reduce binomial; the only algorithm of
                            the others */
   WL_ALG_RING,          /* allreduce, reduce-scatter, allgather */
-  WL_ALG_RECDOUB,       /* allreduce */
+  WL_ALG_RECDOUB,       /* allreduce; allgather (powers of two; the ring
+                           otherwise) */
   WL_ALG_RABENSEIFNER,  /* allreduce: reduce-scatter by recursive halving,
                            allgather by recursive doubling (falls back to
                            recursive doubling below one element per
-                           power-of-two rank, as MPICH does) */
+                           power-of-two rank, as MPICH does); reduce-scatter:
+                           its recursive halving alone */
   WL_ALG_BINARY_TREE,   /* allreduce (reduce up, broadcast down), bcast, reduce:
                            NCCL's binary tree, pipelined in segments */
   WL_ALG_DOUBLE_BINARY_TREE, /* allreduce: NCCL's two complementary binary
