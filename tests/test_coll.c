@@ -504,6 +504,39 @@ static void test_yaml_algorithm(void) {
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.algoritm: expected one of"));
   g_free(out);
   g_free(err);
+  /* A library the policy cannot use, and one that does not exist: exit
+   * 2 naming hardware.comm.library where the scenario sets it. */
+  char *hw = g_strdup_printf(MACHINE_YAML, 4);
+  /* The machine's lines, then comm in line 8, before `policies`. */
+  char *base = g_strndup(hw, strlen(hw) - strlen("policies: [cpu]\n"));
+  char *yaml = g_strdup_printf("%s  comm: {library: nccl}\npolicies: [cpu]\nworkload:\n  kind: "
+                               "program\n  groups:\n    - ops:\n      - allreduce: {size: 8B}\n",
+                               base);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  const char *argv[] = {"run", sc, NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:8:19: hardware.comm.library: expected a "
+                                            "library policy cpu runs with (mpi), got nccl"));
+  if (err) fprintf(stderr, "%s", err);
+  CU_ASSERT_PTR_NOT_NULL(out && !*out);
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+  g_free(yaml);
+  yaml = g_strdup_printf("%s  comm: {library: rccl}\npolicies: [cpu]\nworkload:\n  kind: "
+                         "program\n  groups:\n    - ops:\n      - allreduce: {size: 8B}\n", base);
+  sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  argv[1] = sc;
+  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:8:19: hardware.comm.library: expected one of "
+                                            "auto, mpi, nccl, nvshmem, gputn, got rccl"));
+  if (err) fprintf(stderr, "%s", err);
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(base);
+  g_free(hw);
   /* 1 GiB in segments of 64 B: 2^24 segments, up to 16 ops each. */
   CU_ASSERT_EQUAL(run_program("      - bcast: {size: 1GiB, algorithm: binary_tree, segment: 64B}\n",
                               4, &out, &err), 2);
