@@ -647,6 +647,23 @@ static int64_t counter(const struct sim_result *r, const char *key) {
   return e ? e->i : -1;
 }
 
+/* P under POLICY with library LIB on the defaults, NODES GPUs, PER_NODE
+ * to a node, a proxy thread each; true when it ran (its result in *R,
+ * cleared by the caller). */
+static bool run_defaults(struct wl_program *p, const char *policy, int lib, int64_t nodes,
+                         int64_t per_node, struct sim_result *r) {
+  struct hw h;
+  hw_defaults(&h);
+  h.net.nodes = nodes;
+  h.net.gpus_per_node = per_node;
+  h.cpu.helper_threads = 1;
+  char *err = NULL;
+  bool ok = run_lib(p, policy, lib, &h, r, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  return ok;
+}
+
 static void test_library_mpi_time(void) {
   /* The collective op under mpi is the algorithm's messages: on the cpu
    * policy's machine the same time as the written-out graph, recursive
@@ -734,15 +751,8 @@ static void test_library_kernels(void) {
   int libs[] = {COMM_MPI, COMM_NCCL, COMM_NVSHMEM};
   int64_t kernels[] = {4, 3, 3};
   for (int k = 0; k < 3; k++) {
-    struct hw h;
-    hw_defaults(&h);
-    h.net.nodes = 4;
-    h.net.gpus_per_node = 4;
     struct sim_result r;
-    char *err = NULL;
-    CU_ASSERT_TRUE(run_lib(p, "hdn", libs[k], &h, &r, &err));
-    if (err) fprintf(stderr, "%s\n", err);
-    g_free(err);
+    CU_ASSERT_TRUE(run_defaults(p, "hdn", libs[k], 4, 4, &r));
     CU_ASSERT_EQUAL(counter(&r, "node1.gpu.kernels"), kernels[k]);
     CU_ASSERT(r.total_ps > 0);
     sim_result_clear(&r);
@@ -930,15 +940,8 @@ static void test_program_library(void) {
     sim_time both[2];
     struct wl_program *ps[2] = {y, s};
     for (int j = 0; j < 2; j++) {
-      struct hw h;
-      hw_defaults(&h);
-      h.net.nodes = 2;
-      h.cpu.helper_threads = 1;
       struct sim_result r;
-      char *err = NULL;
-      CU_ASSERT_TRUE(run_lib(ps[j], "hdn", libs[k], &h, &r, &err));
-      if (err) fprintf(stderr, "%s\n", err);
-      g_free(err);
+      CU_ASSERT_TRUE(run_defaults(ps[j], "hdn", libs[k], 2, 1, &r));
       both[j] = r.total_ps;
       /* nccl: the call's kernel and the calc's. */
       if (libs[k] == COMM_NCCL) CU_ASSERT_EQUAL(counter(&r, "node1.gpu.kernels"), 2);
