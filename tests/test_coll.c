@@ -865,7 +865,41 @@ static void test_nccl_channels(void) {
   char *err = NULL;
   CU_ASSERT_TRUE(wl_program_check(q, &err));
   g_free(err);
+  err = NULL;
   wl_program_free(q);
+  /* NCCL's allgather and reduce-scatter rings take channels too: an
+   * allgather of 16 KiB a rank is a 256 KiB output (8 channels, at most
+   * 2 here), each step forwarding half a rank's part (8 KiB) on each; a
+   * reduce-scatter of 1 MiB the allreduce's chunks (32 KiB), one loop of
+   * n - 1 steps alone. */
+  struct wl_coll ag = {.kind = WL_ALLGATHER, .algo = WL_ALG_RING, .bytes = 16384, .elem = 4,
+                       .wgs = 1};
+  struct wl_program *pa = one_call(ag, 16, false);
+  q = wl_expand_colls(pa, WL_LIB_NCCL, 8, 2);
+  CU_ASSERT_EQUAL(wl_count(q, 7, WL_LOOP), 1);
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 7, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[0], 8);
+  CU_ASSERT_EQUAL(peers[1], 0);
+  CU_ASSERT_EQUAL(bytes[0], 8192);
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  err = NULL;
+  wl_program_free(q);
+  wl_program_free(pa);
+  struct wl_coll rsc = {.kind = WL_REDUCE_SCATTER, .algo = WL_ALG_RING, .bytes = 1 << 20,
+                        .elem = 4, .wgs = 1};
+  pa = one_call(rsc, 16, false);
+  q = wl_expand_colls(pa, WL_LIB_NCCL, 8, 2);
+  CU_ASSERT_EQUAL(wl_count(q, 0, WL_LOOP), 1);
+  CU_ASSERT_EQUAL(wl_count(q, 0, WL_COMPUTE), 1);
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 0, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[1], 9);
+  CU_ASSERT_EQUAL(bytes[1], 32768);
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  err = NULL;
+  wl_program_free(q);
+  wl_program_free(pa);
   /* mpi has no channels: the parameter changes nothing. */
   q = wl_expand_colls(p, WL_LIB_MPI, 8, 2);
   struct wl_program *q1 = wl_expand_colls(p, WL_LIB_MPI, 8, 1);

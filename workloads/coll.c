@@ -671,6 +671,16 @@ uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels) {
   return (uint32_t)nc;
 }
 
+/* The channels NCCL runs ring collective C on, of N ranks: by its whole
+ * buffer, an allgather's output (src/enqueue.cc: nBytes *= nRanks for
+ * allgather and reduce-scatter, whose count is per rank). */
+static uint32_t ring_channels(const struct wl_coll *c, uint32_t n, uint32_t channels) {
+  int64_t all = c->kind != WL_ALLGATHER ? c->bytes
+                : c->bytes > INT64_MAX / MAX(n, 1) ? INT64_MAX
+                                                   : c->bytes * n;
+  return wl_nccl_channels(all, channels);
+}
+
 /* Rank R's neighbours on channel K's ring of N ranks, PER_NODE to a
  * node: every node's GPUs in order, starting at GPU K (mod the node's
  * GPUs), then the next node's: channel k leaves each node from its GPU
@@ -700,7 +710,8 @@ static void chan_ring(uint32_t n, uint32_t per_node, uint32_t k, uint32_t r, uin
 /* The ring allreduce of C on rank R of Q's N ranks as the allreduce
  * workload has always written it: two loops of n - 1 steps (the program
  * stays as long as one step whatever n), reduce-scatter with tag, then
- * allgather with tag + 1; each message in CALL's parts and stores, each
+ * allgather with tag + 1 (a reduce-scatter or allgather: that loop
+ * alone, an allgather's chunk being a rank's whole part); each message in CALL's parts and stores, each
  * reduction C's WGs (none when CALL's n_wgs is 0). On CHANNELS channels
  * (chan_ring) each step sends one chunk on every channel, then waits for
  * every channel's, then reduces them: channel k's send and receive are
@@ -713,10 +724,14 @@ static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
   uint32_t n = q->n_ranks;
   int64_t total = c->bytes / c->elem;
   int64_t elems = ((total + channels - 1) / channels + n - 1) / n, chunk = elems * c->elem;
+  if (c->kind == WL_ALLGATHER) /* each step forwards one rank's part of a channel */
+    elems = ((c->bytes + c->elem - 1) / c->elem + channels - 1) / channels, chunk = elems * c->elem;
   int64_t per_wg = (elems * channels + c->wgs - 1) / c->wgs;
   uint32_t parts = MAX(call->parts, 1), stores = MAX(call->stores, 1);
   uint32_t grid = call->n_wgs > 0 ? c->wgs : 1;
-  for (uint32_t half = 0; half < 2; half++) {
+  /* allreduce: reduce-scatter, then allgather; the others one of them. */
+  uint32_t from = c->kind == WL_ALLGATHER ? 1 : 0, to = c->kind == WL_REDUCE_SCATTER ? 1 : 2;
+  for (uint32_t half = from; half < to; half++) {
     push_in(q, r, (struct wl_op){.kind = WL_LOOP, .count = n - 1}, call, region);
     for (int recv = 0; recv < 2; recv++)
       for (uint32_t k = 0; k < channels; k++) {
@@ -799,13 +814,12 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
     c.algo = lib_algo(lib, &c, across);
     size_t before = q->ranks[r].n_ops;
     g_array_set_size(after, 0);
-    if (lib == WL_LIB_NCCL && c.kind == WL_ALLREDUCE && c.algo == WL_ALG_RING && c.bytes > 0 &&
-        q->n_ranks > 1) {
-      /* NCCL's ring on its channels, as on sequence ranks (seq_ring):
+    if (lib == WL_LIB_NCCL && c.algo == WL_ALG_RING && c.bytes > 0 && q->n_ranks > 1) {
+      /* NCCL's rings on their channels, as on sequence ranks (seq_ring):
        * written out, each op after the one before (one kernel runs them
        * in order). */
       struct wl_program *one = wl_program_new(q->n_ranks);
-      seq_ring(one, r, o, &c, 0, per_node, wl_nccl_channels(c.bytes, channels));
+      seq_ring(one, r, o, &c, 0, per_node, ring_channels(&c, q->n_ranks, channels));
       struct wl_program *flat = wl_unroll(one);
       for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
         wl_push_op(q, r, &flat->ranks[r].ops[k]);
@@ -894,9 +908,9 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                           .segment_bytes = o->segment_bytes};
       c.algo = lib_algo(lib, &c, across);
       if (p->n_ranks < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
-      if (c.kind == WL_ALLREDUCE && c.algo == WL_ALG_RING) {
-        uint32_t nc = lib == WL_LIB_NCCL ? wl_nccl_channels(c.bytes, channels) : 1;
-        seq_ring(q, r, o, &c, device ? calls : 0, per_node, nc);
+      if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {
+        seq_ring(q, r, o, &c, device ? calls : 0, per_node,
+                 lib == WL_LIB_NCCL ? ring_channels(&c, p->n_ranks, channels) : 1);
         continue;
       }
       struct wl_rank *t = &tmp->ranks[r];

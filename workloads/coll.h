@@ -139,9 +139,10 @@ bool wl_has_colls(const struct wl_program *p);
  * (above): its ops in place of the call, in the call's lane and loops,
  * marked with region = 1 + the call's number on its rank under nccl and
  * nvshmem. PER_NODE ranks share a node (nccl's choice of algorithm, its
- * rings' order). Under nccl a ring allreduce runs on up to CHANNELS
- * channels (wl_nccl_channels; 0 or 1: one ring), each a ring over the
- * nodes that leaves each node from a different GPU and so its NIC.
+ * rings' order). Under nccl a ring (allreduce, reduce-scatter,
+ * allgather) runs on up to CHANNELS channels (wl_nccl_channels; 0 or 1:
+ * one ring), each a ring over the nodes that leaves each node from a
+ * different GPU and so its NIC.
  * Unchecked; free with wl_program_free. */
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    uint32_t per_node, uint32_t channels);

@@ -29,7 +29,7 @@ static const struct par_decl comm_decls[] = {
       "on the A100 profile (configs/libs/README.md); NCCL's own tuning model puts a whole "
       "LL step at 0.47 us over NVLink and 2.7 us over the network (src/graph/tuning.cc)"),
     PAR(nccl_channels, PAR_INT, "16", "1", "64", NULL,
-      "nccl: the most channels a ring allreduce runs on, each its own ring over a part of "
+      "nccl: the most channels a ring (allreduce, reduce-scatter, allgather) runs on, each its own ring over a part of "
       "the bytes; across nodes channel k leaves every node from a different GPU's NIC "
       "(workloads/coll.h); a call uses one channel per 32 KiB, at least one, as NCCL's "
       "src/enqueue.cc does. 16: two channels for each of a DGX A100's 8 HDR NICs, as "
