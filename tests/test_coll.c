@@ -568,7 +568,7 @@ static void test_library_expansion(void) {
   CU_ASSERT_TRUE(wl_has_colls(p));
   /* mpi: MPICH's recursive doubling (800 B <= 2 KiB): per round a send to
    * rank ^ mask, its receive, the reduction: 2 rounds, 6 ops, no region. */
-  struct wl_program *q = wl_expand_colls(p, WL_LIB_MPI, 1, 1);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(1, 1));
   CU_ASSERT_FALSE(wl_has_colls(q));
   const struct wl_rank *r1 = &q->ranks[1];
   CU_ASSERT_EQUAL(r1->n_ops, 6);
@@ -583,7 +583,7 @@ static void test_library_expansion(void) {
   wl_program_free(q);
   /* nvshmem: dissemination, to rank + 1 then rank + 2, whole vectors,
    * one region (the call's kernel). */
-  q = wl_expand_colls(p, WL_LIB_NVSHMEM, 1, 1);
+  q = wl_expand_colls(p, WL_LIB_NVSHMEM, WL_LIB_OPTS(1, 1));
   r1 = &q->ranks[1];
   CU_ASSERT_EQUAL(r1->n_ops, 6);
   CU_ASSERT_EQUAL(r1->ops[0].peer, 2);
@@ -596,7 +596,7 @@ static void test_library_expansion(void) {
   /* nccl on one node of 4: the ring, 2 (n - 1) = 6 sends of 200 B a rank;
    * across 2 nodes of 2: the double binary tree (rank 1 of 4 is an inner
    * node of one tree and a leaf of the other: no ring's 6 sends). */
-  q = wl_expand_colls(p, WL_LIB_NCCL, 4, 1);
+  q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(4, 1));
   /* The ring as two loops of n - 1 = 3 steps (reduce-scatter, allgather). */
   CU_ASSERT_EQUAL(wl_count(q, 1, WL_LOOP), 2);
   CU_ASSERT_EQUAL(q->ranks[1].ops[0].count, 3);
@@ -605,17 +605,49 @@ static void test_library_expansion(void) {
   CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 200);
   wl_program_free(u);
   wl_program_free(q);
-  q = wl_expand_colls(p, WL_LIB_NCCL, 2, 1);
+  q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(2, 1));
   CU_ASSERT_NOT_EQUAL(wl_count(q, 1, WL_SEND), 6);
   CU_ASSERT_TRUE(wl_program_check(q, &err));
   g_free(err);
   wl_program_free(q);
   wl_program_free(p);
+  /* mpi as configured (hardware.comm.mpi_allreduce, _short): 4 KiB on 4
+   * ranks is Rabenseifner under MPICH's 2 KiB threshold (reduce-scatter by
+   * halving, 2 sends; allgather by doubling, 2 sends); recursive doubling
+   * (2 sends of the whole 4 KiB) under an 8 KiB threshold; the ring's
+   * 2 (n - 1) = 6 sends of 1 KiB when forced. */
+  c = allreduce(WL_ALG_AUTO, 4096);
+  p = one_call(c, 4, false);
+  struct wl_lib_opts mo = *WL_LIB_OPTS(1, 1);
+  q = wl_expand_colls(p, WL_LIB_MPI, &mo);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 4);
+  CU_ASSERT_EQUAL(q->ranks[1].ops[0].bytes, 2048); /* halving: half the vector first */
+  wl_program_free(q);
+  mo.mpi_short_bytes = 8192;
+  q = wl_expand_colls(p, WL_LIB_MPI, &mo);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 2);
+  CU_ASSERT_EQUAL(q->ranks[1].ops[0].bytes, 4096);
+  wl_program_free(q);
+  mo.mpi_allreduce = WL_ALG_RING;
+  q = wl_expand_colls(p, WL_LIB_MPI, &mo);
+  u = wl_unroll(q);
+  CU_ASSERT_EQUAL(wl_count(u, 1, WL_SEND), 6);
+  CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 1024);
+  wl_program_free(u);
+  wl_program_free(q);
+  /* A call that names its algorithm keeps it whatever the options. */
+  wl_program_free(p);
+  p = one_call(allreduce(WL_ALG_RECDOUB, 4096), 4, false);
+  q = wl_expand_colls(p, WL_LIB_MPI, &mo);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 2);
+  wl_program_free(q);
+  wl_program_free(p);
   /* A reduction of a few scalars (wgs 0) costs no phase: sends and
    * receives only. */
+  c = allreduce(WL_ALG_AUTO, 800);
   c.wgs = 0;
   p = one_call(c, 4, false);
-  q = wl_expand_colls(p, WL_LIB_MPI, 1, 1);
+  q = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(1, 1));
   CU_ASSERT_EQUAL(q->ranks[1].n_ops, 4);
   CU_ASSERT_EQUAL(wl_count(q, 1, WL_COMPUTE), 0);
   wl_program_free(q);
@@ -630,9 +662,13 @@ static int64_t nccl_channels = 1;       /* run_lib's hardware.comm.nccl_channels
 
 static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw *h,
                     struct sim_result *r, char **err) {
-  struct comm_config comm = {.library = lib, .nvshmem_transport = COMM_IBGDA,
-                             .mpi_eager_limit = eager_limit, .nvlink_stores = nvlink_stores,
-                             .nccl_channels = nccl_channels};
+  struct comm_config comm;
+  par_group_defaults(&comm_params, &comm);
+  comm.library = lib;
+  comm.nvshmem_transport = COMM_IBGDA;
+  comm.mpi_eager_limit = eager_limit;
+  comm.nvlink_stores = nvlink_stores;
+  comm.nccl_channels = nccl_channels;
   h->cfg.comm = &comm;
   sim_result_init(r, policy);
   struct wl_ctx ctx = {.seed = 1};
@@ -848,7 +884,7 @@ static void test_nccl_channels(void) {
    * and rank 7 sends to rank 0 inside the node. */
   struct wl_coll c = allreduce(WL_ALG_RING, 1 << 20);
   struct wl_program *p = one_call(c, 16, false);
-  struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, 8, 2);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
   uint32_t peers[4];
   int64_t bytes[4];
   CU_ASSERT_EQUAL_FATAL(ring_sends(q, 7, peers, bytes, 4), 2);
@@ -875,7 +911,7 @@ static void test_nccl_channels(void) {
   struct wl_coll ag = {.kind = WL_ALLGATHER, .algo = WL_ALG_RING, .bytes = 16384, .elem = 4,
                        .wgs = 1};
   struct wl_program *pa = one_call(ag, 16, false);
-  q = wl_expand_colls(pa, WL_LIB_NCCL, 8, 2);
+  q = wl_expand_colls(pa, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
   CU_ASSERT_EQUAL(wl_count(q, 7, WL_LOOP), 1);
   CU_ASSERT_EQUAL_FATAL(ring_sends(q, 7, peers, bytes, 4), 2);
   CU_ASSERT_EQUAL(peers[0], 8);
@@ -889,7 +925,7 @@ static void test_nccl_channels(void) {
   struct wl_coll rsc = {.kind = WL_REDUCE_SCATTER, .algo = WL_ALG_RING, .bytes = 1 << 20,
                         .elem = 4, .wgs = 1};
   pa = one_call(rsc, 16, false);
-  q = wl_expand_colls(pa, WL_LIB_NCCL, 8, 2);
+  q = wl_expand_colls(pa, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
   CU_ASSERT_EQUAL(wl_count(q, 0, WL_LOOP), 1);
   CU_ASSERT_EQUAL(wl_count(q, 0, WL_COMPUTE), 1);
   CU_ASSERT_EQUAL_FATAL(ring_sends(q, 0, peers, bytes, 4), 2);
@@ -901,8 +937,8 @@ static void test_nccl_channels(void) {
   wl_program_free(q);
   wl_program_free(pa);
   /* mpi has no channels: the parameter changes nothing. */
-  q = wl_expand_colls(p, WL_LIB_MPI, 8, 2);
-  struct wl_program *q1 = wl_expand_colls(p, WL_LIB_MPI, 8, 1);
+  q = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(8, 2));
+  struct wl_program *q1 = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(8, 1));
   CU_ASSERT_EQUAL(q->ranks[3].n_ops, q1->ranks[3].n_ops);
   wl_program_free(q);
   wl_program_free(q1);
@@ -989,7 +1025,7 @@ static void test_program_library(void) {
   wl_program_free(s);
   /* Written out under mpi: the recursive doubling's send, receive and
    * reduction, the calc after all three. */
-  struct wl_program *q = wl_expand_colls(y, WL_LIB_MPI, 1, 1);
+  struct wl_program *q = wl_expand_colls(y, WL_LIB_MPI, WL_LIB_OPTS(1, 1));
   const struct wl_rank *r0 = &q->ranks[0];
   CU_ASSERT_EQUAL_FATAL(r0->n_ops, 4);
   CU_ASSERT_EQUAL(r0->ops[0].kind, WL_SEND);
@@ -1004,7 +1040,7 @@ static void test_program_library(void) {
   wl_program_free(y);
   /* On one rank the call is nothing: the calc starts at once. */
   y = yaml_program("- ops:\n  - allreduce: {size: 8B}\n  - calc: 1us\n", 1);
-  q = wl_expand_colls(y, WL_LIB_NCCL, 1, 1);
+  q = wl_expand_colls(y, WL_LIB_NCCL, WL_LIB_OPTS(1, 1));
   CU_ASSERT_EQUAL(q->ranks[0].n_ops, 1);
   CU_ASSERT_EQUAL(q->ranks[0].ops[0].n_deps, 0);
   wl_program_free(q);

@@ -519,7 +519,7 @@ static void test_export_round_trip(void) {
   char *err = NULL;
   struct wl_program *call = wl_allreduce_program(&c, 4, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(call);
-  struct wl_program *looped = wl_expand_colls(call, WL_LIB_MPI, 1, 1); /* as cpu runs it */
+  struct wl_program *looped = wl_expand_colls(call, WL_LIB_MPI, WL_LIB_OPTS(1, 1)); /* as cpu runs it */
   struct wl_program *p = wl_unroll(looped); /* GOAL has no loops */
   wl_program_free(call);
   wl_program_free(looped);

@@ -131,8 +131,12 @@ static int64_t step_latency; /* nccl_step_latency of lib_time's runs */
 static sim_time lib_time(const char *policy, int lib, int transport, bool allreduce) {
   struct hw h;
   hw_nodes(&h, 2);
-  struct comm_config comm = {.library = lib, .nvshmem_transport = transport,
-                             .mpi_eager_limit = INT64_MAX, .nccl_step_latency = step_latency};
+  struct comm_config comm;
+  par_group_defaults(&comm_params, &comm);
+  comm.library = lib;
+  comm.nvshmem_transport = transport;
+  comm.mpi_eager_limit = INT64_MAX;
+  comm.nccl_step_latency = step_latency;
   h.cfg.comm = &comm;
   struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
   struct wl_program *p;
@@ -286,7 +290,7 @@ static void test_allreduce_ring_shape(void) {
   /* One collective op a rank, which GPU-TN's library writes out. */
   CU_ASSERT_EQUAL(call->ranks[0].n_ops, 1);
   CU_ASSERT_EQUAL(call->ranks[0].ops[0].kind, WL_COLL);
-  struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, 1, 1);
+  struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, WL_LIB_OPTS(1, 1));
   wl_program_free(call);
   CU_ASSERT_TRUE(wl_program_check(p, &err));
   /* Written once: loop(3){send, recv, reduce} loop(3){send, recv}, a

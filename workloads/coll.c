@@ -623,9 +623,17 @@ bool wl_has_colls(const struct wl_program *p) {
 
 /* The algorithm LIB runs collective C with when C asks for none (auto),
  * on ranks that share nodes ACROSS = false or not. */
-static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool across) {
+static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool across,
+                                  const struct wl_lib_opts *opts) {
   if (c->algo != WL_ALG_AUTO) return (enum wl_coll_algo)c->algo;
   switch (lib) {
+  case WL_LIB_MPI:
+    /* MPICH's allreduce choice as configured: a forced algorithm, else by
+     * size (recursive doubling is also what Rabenseifner falls back to
+     * below one element per power-of-two rank, coll_rabenseifner). */
+    if (c->kind != WL_ALLREDUCE) return WL_ALG_AUTO;
+    if (opts->mpi_allreduce != WL_ALG_AUTO) return (enum wl_coll_algo)opts->mpi_allreduce;
+    return c->bytes <= opts->mpi_short_bytes ? WL_ALG_RECDOUB : WL_ALG_RABENSEIFNER;
   case WL_LIB_NCCL:
     /* NCCL's ring inside a node; across nodes its allreduce takes the
      * double binary tree (NCCL 2.4, "Massively Scale Your Deep Learning
@@ -644,7 +652,7 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool
     return WL_ALG_AUTO;
   case WL_LIB_NVSHMEM:
     return c->kind == WL_ALLREDUCE ? WL_ALG_DISSEMINATION : WL_ALG_AUTO;
-  default: return WL_ALG_AUTO; /* MPICH's choice by size (WL_ALG_AUTO) */
+  default: return WL_ALG_AUTO; /* gputn: MPICH's default choice by size (WL_ALG_AUTO) */
   }
 }
 
@@ -783,8 +791,8 @@ static void dep_on(GArray *out, const struct wl_dep *d, const uint32_t *copy, GA
  * ops (YAML programs, the only source of them on graph ranks, refer back
  * to labels). Its reductions cost a phase whatever their WGs (wgs >= 1). */
 static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_rank *src,
-                              enum wl_lib lib, bool across, bool device, uint32_t per_node,
-                              uint32_t channels) {
+                              enum wl_lib lib, bool across, bool device,
+                              const struct wl_lib_opts *opts) {
   wl_graph(q, r);
   uint32_t *copy = g_new0(uint32_t, MAX(src->n_ops, 1));
   GArray **res = g_new0(GArray *, MAX(src->n_ops, 1));
@@ -811,7 +819,7 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
                         .elem = o->elem_bytes, .flops_per_elem = o->flops_per_wg,
                         .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
                         .segment_bytes = o->segment_bytes};
-    c.algo = lib_algo(lib, &c, across);
+    c.algo = lib_algo(lib, &c, across, opts);
     size_t before = q->ranks[r].n_ops;
     g_array_set_size(after, 0);
     if (lib == WL_LIB_NCCL && c.algo == WL_ALG_RING && c.bytes > 0 && q->n_ranks > 1) {
@@ -819,7 +827,7 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
        * written out, each op after the one before (one kernel runs them
        * in order). */
       struct wl_program *one = wl_program_new(q->n_ranks);
-      seq_ring(one, r, o, &c, 0, per_node, ring_channels(&c, q->n_ranks, channels));
+      seq_ring(one, r, o, &c, 0, opts->per_node, ring_channels(&c, q->n_ranks, opts->channels));
       struct wl_program *flat = wl_unroll(one);
       for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
         wl_push_op(q, r, &flat->ranks[r].ops[k]);
@@ -880,7 +888,8 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
 }
 
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
-                                   uint32_t per_node, uint32_t channels) {
+                                   const struct wl_lib_opts *opts) {
+  uint32_t per_node = opts->per_node;
   bool across = p->n_ranks > MAX(per_node, 1);
   struct wl_program *q = wl_program_new(p->n_ranks), *tmp = wl_program_new(p->n_ranks);
   q->measured_rank = p->measured_rank;
@@ -890,7 +899,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
     const struct wl_rank *src = &p->ranks[r];
     if (src->graph) { /* a YAML program's: its calls in place, dependencies kept */
       if (graph_has_colls(src))
-        expand_graph_rank(q, r, src, lib, across, device, per_node, channels);
+        expand_graph_rank(q, r, src, lib, across, device, opts);
       else wl_copy_rank(q, r, src);
       continue;
     }
@@ -906,11 +915,11 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                           .elem = o->elem_bytes, .flops_per_elem = o->flops_per_wg,
                           .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
                           .segment_bytes = o->segment_bytes};
-      c.algo = lib_algo(lib, &c, across);
+      c.algo = lib_algo(lib, &c, across, opts);
       if (p->n_ranks < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
       if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {
         seq_ring(q, r, o, &c, device ? calls : 0, per_node,
-                 lib == WL_LIB_NCCL ? ring_channels(&c, p->n_ranks, channels) : 1);
+                 lib == WL_LIB_NCCL ? ring_channels(&c, p->n_ranks, opts->channels) : 1);
         continue;
       }
       struct wl_rank *t = &tmp->ranks[r];

@@ -620,9 +620,10 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   /* Each rewrite the library makes is a new program, freed at the end. */
   struct wl_program *owned[4];
   size_t n_owned = 0;
-  if (wl_has_colls(p))
-    p = owned[n_owned++] = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw->net->gpus_per_node,
-                                           hw->comm ? (uint32_t)hw->comm->nccl_channels : 1);
+  if (wl_has_colls(p)) {
+    struct wl_lib_opts opts = comm_lib_opts(hw->comm, (uint32_t)hw->net->gpus_per_node);
+    p = owned[n_owned++] = wl_expand_colls(p, comm_wl_lib(lib), &opts);
+  }
   if ((lib == COMM_NCCL || lib == COMM_NVSHMEM) && pol->lib_p2p)
     p = owned[n_owned++] = wl_group_p2p(p);
   if (lib == COMM_NCCL && hw->comm && hw->comm->nccl_step_latency > 0)
