@@ -325,7 +325,8 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
  * signal is an empty message from each receiver back to its sender after
  * the unpack, waited for at the end of the iteration (aCG waits before its
  * next put, two grid syncs later: it arrives long before either). Not
- * modelled: the quiet (no quiet op: the two syncs around it are). */
+ * modelled: the quiet (the two syncs around it are; wl_quiet is for
+ * graph ranks, this program is a sequence with loops). */
 
 /* Halo values of rank R: sent (to every peer that reads them) or received. */
 static int64_t acg_out(const struct sp_part *part, uint32_t r) {
