@@ -394,6 +394,44 @@ static int64_t node_int(const struct sim_report *r, uint32_t node, const char *w
 
 /* ---- the driver ---- */
 
+/* Byte-identical kernel step arrays, from the ranks' programs PP (N of
+ * them), are made one: a rank's kernel points at the first rank's array
+ * of the same steps and its own copy is freed. The GPUs then read one
+ * array instead of one per rank, which at a thousand ranks keeps a
+ * kernel's steps in cache (issue 17). Steps are read-only while the
+ * simulation runs; the arrays are freed with the programs, together. */
+static void share_steps(struct pol_prog *pp, uint32_t n) {
+  GHashTable *seen = g_hash_table_new(g_bytes_hash, g_bytes_equal); /* GBytes -> steps */
+  GPtrArray *keys = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+  for (uint32_t r = 0; r < n; r++) {
+    for (guint i = 0; i < pp[r].kernels->len; i++) {
+      struct kernel *k = &g_array_index(pp[r].kernels, struct kernel, i);
+      if (k->n_steps == 0) continue;
+      GBytes *b = g_bytes_new_static(k->steps, k->n_steps * sizeof *k->steps);
+      const struct kstep *first = g_hash_table_lookup(seen, b);
+      if (!first) {
+        g_hash_table_insert(seen, b, (gpointer)k->steps);
+        g_ptr_array_add(keys, b);
+        continue;
+      }
+      g_bytes_unref(b);
+      if (first == k->steps) continue;
+      for (guint j = 0; j < pp[r].steps->len; j++) /* drops this rank's copy */
+        if (g_ptr_array_index(pp[r].steps, j) == k->steps) {
+          const struct kstep *mine = k->steps;
+          for (guint m = 0; m < pp[r].kernels->len; m++) /* every kernel sharing it */
+            if (g_array_index(pp[r].kernels, struct kernel, m).steps == mine)
+              g_array_index(pp[r].kernels, struct kernel, m).steps = first;
+          g_ptr_array_remove_index_fast(pp[r].steps, j);
+          break;
+        }
+      k->steps = first;
+    }
+  }
+  g_hash_table_destroy(seen);
+  g_ptr_array_free(keys, TRUE);
+}
+
 static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
                       const struct hw_config *hw, uint8_t lib, struct pol_prog *pp, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
@@ -407,6 +445,7 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
       return false;
     pol_prog_seal(&pp[r], p->ranks[r].n_flags + (pol->extra_flags ? pol->extra_flags(p, r) : 0));
   }
+  share_steps(pp, p->n_ranks);
   return true;
 }
 
