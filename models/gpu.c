@@ -54,18 +54,19 @@ struct gpu_queue {
 /* A slot holds a group of n WGs (wg .. wg + n - 1) of one kernel in the
  * same state (see "groups"); n is 1 per WG (gpu.aggregate false, a trace,
  * a kernel whose WGs might end in their first run). */
-struct gpu_wg {
-  int32_t queue; /* its kernel's queue; -1: free slot */
+struct gpu_wg { /* one cache line holds what a flag's update reads first */
+  _Alignas(64) int32_t queue; /* its kernel's queue; -1: free slot */
   uint32_t wg, step;
   uint32_t n;    /* WGs in the group, >= 1 */
   bool desc;     /* its WGs' own events would run them from the highest wg down */
-  sim_time start, wait_start;
-  uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
   int32_t next;  /* next WG slot on a flag or barrier list */
   int32_t held;  /* on a flag list ahead of its wait: the held batch that resumes it
                     (see "held waits"); -1: none */
+  sim_time wait_start;
+  uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
   sim_time reg_at; /* on a flag list: when it went on it (with reg_seq: its place) */
   uint64_t reg_seq;
+  sim_time start;
   uint32_t depth; /* open loops */
   struct np_loop loop[NP_MAX_DEPTH];
   int track;
@@ -1294,7 +1295,7 @@ static void gpu_destroy(struct sim_comp *c) {
     g_free(s->q[i].skip);
   }
   g_free(s->q);
-  g_free(s->wg);
+  g_aligned_free(s->wg);
   g_free(s->free_slots);
   g_free(s->pend);
   g_free(s->fe);
@@ -1346,7 +1347,7 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
   s->fe = g_new(uint32_t, s->n_q);
   s->disp = g_new(uint32_t, s->n_q);
   s->n_slots = (uint32_t)(cfg->cus * cfg->wgs_per_cu);
-  s->wg = g_new0(struct gpu_wg, s->n_slots);
+  s->wg = g_aligned_alloc0(s->n_slots, sizeof *s->wg, _Alignof(struct gpu_wg));
   s->free_slots = g_new(int32_t, s->n_slots);
   for (uint32_t i = 0; i < s->n_slots; i++) {
     s->wg[i].queue = -1;
