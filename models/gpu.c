@@ -878,31 +878,23 @@ static void wg_finish(struct sim_comp *c, uint32_t slot) {
   if (q->done_wgs == q->k->n_wgs) teardown_start(c, qi);
 }
 
-/* Group SLOT's posting step ST of index STEP (KS_HOST_REQUEST,
- * KS_NIC_CMD): the WGs from place I of its order on, N of them, of one
- * part (tag_div) or each posting (none), arrive; those that post do. */
-static void post_cmds(struct sim_comp *c, uint32_t slot, const struct kstep *st, uint32_t step,
-                      uint32_t i, uint32_t n) {
+/* Group SLOT's posting step ST (KS_HOST_REQUEST, KS_NIC_CMD): the post
+ * of the WG at place I of its order, whose part (tag_div) is complete or
+ * which posts alone. */
+static void post_cmd(struct sim_comp *c, uint32_t slot, const struct kstep *st, uint32_t i) {
   const struct gpu_config *cfg = c->config;
   struct gpu_state *s = c->state;
-  struct gpu_wg *w = &s->wg[slot];
-  struct gpu_queue *q = &s->q[w->queue];
-  uint32_t x = member(w, i), cmd = st->cmd + (st->tag_div ? x / st->tag_div : 0);
-  uint32_t posts = n;
-  if (st->tag_div) {
-    posts = part_arrive(c, (uint32_t)w->queue, step, x / st->tag_div, n, st, wg_j(q, w)) ? 1 : 0;
-  }
-  for (uint32_t p = 0; p < posts; p++) {
-    if (cmd >= s->prog->n_cmds)
-      g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(q->k), cmd,
-              s->prog->n_cmds);
-    if (st->kind == KS_HOST_REQUEST) {
-      s->host_requests++;
-      gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, cmd);
-    } else {
-      s->nic_cmds++;
-      gpu_send_nvl(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, cmd, 0, st->nvl);
-    }
+  const struct gpu_wg *w = &s->wg[slot];
+  uint32_t cmd = st->cmd + (st->tag_div ? member(w, i) / st->tag_div : 0);
+  if (cmd >= s->prog->n_cmds)
+    g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(s->q[w->queue].k),
+            cmd, s->prog->n_cmds);
+  if (st->kind == KS_HOST_REQUEST) {
+    s->host_requests++;
+    gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, cmd);
+  } else {
+    s->nic_cmds++;
+    gpu_send_nvl(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, cmd, 0, st->nvl);
   }
 }
 
@@ -975,10 +967,22 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
           s->triggers++;
           uint32_t tag = st->tag + member(w, i) / div + (uint32_t)(j * st->tag_stride);
           gpu_send_b(c, d, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
-        } else {
-          /* The first WG alone (its batch comes next), then the rest a part at a time. */
-          n = i == 0 || !st->tag_div ? 1 : block_run(w, i, st->tag_div);
-          post_cmds(c, slot, st, at, i, n);
+        } else { /* a part's WGs arrive at once; the last of a complete part posts */
+          n = st->tag_div ? block_run(w, i, st->tag_div) : 1;
+          bool posts = !st->tag_div || part_arrive(c, (uint32_t)w->queue, at,
+                                                   member(w, i) / st->tag_div, n, st, j);
+          if (i == 0 && d > 0 && posts && n == 1) { /* the first WG posts, then schedules */
+            post_cmd(c, slot, st, 0);
+            w->step++;
+            wg_schedule(c, slot, d);
+            continue;
+          }
+          if (i == 0 && d > 0) { /* the first WG's scheduling, before a later WG's post */
+            w->step++;
+            wg_schedule(c, slot, d);
+          }
+          if (posts) post_cmd(c, slot, st, i + n - 1);
+          continue;
         }
         if (i == 0 && d > 0) { /* the first WG's own scheduling, before the others' effects */
           w->step++;
