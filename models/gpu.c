@@ -44,11 +44,14 @@ struct gpu_queue {
   int32_t flag_next;    /* next queue waiting on the same flag */
   sim_time t_phase;     /* when the current phase began */
   int track;
-  /* The running kernel's skip runs (skip_runs): skip[i] is where a WG that
-   * does not perform step i goes on. Kept for kernel skip_k. */
-  uint32_t *skip;
-  size_t skip_cap;
-  const struct kernel *skip_k;
+  const uint32_t *skip; /* the running kernel's skip runs (gpu_kinfo) */
+};
+
+/* What launches read of a kernel, worked out at its first launch. */
+struct gpu_kinfo {
+  uint32_t *skip; /* skip runs (skip_runs): where a WG that does not perform step i goes on */
+  bool barrier;   /* it has a KS_BARRIER */
+  bool parks;     /* kernel_parks */
 };
 
 /* A slot holds a group of n WGs (wg .. wg + n - 1) of one kernel in the
@@ -116,6 +119,7 @@ struct gpu_state {
    * kernel memo_k takes memo_t for WGs memo_first .. memo_end - 1. */
   const struct kernel *memo_k;
   const struct kstep *memo_st;
+  struct gpu_kinfo *kinfo; /* per kernel of prog, NULL until launched (skip NULL) */
   uint32_t memo_first, memo_end;
   sim_time memo_t;
 };
@@ -1091,25 +1095,35 @@ static bool same_selection(const struct kstep *a, const struct kstep *b) {
          a->sel_stride == b->sel_stride && a->sel_count == b->sel_count;
 }
 
-/* Fills Q's skip runs for kernel K: a WG that does not perform step i
- * performs none of the steps after it with the same selection up to the
- * next loop marker or barrier (which every WG goes through), so it goes on
- * at the first step after that run. Only a step some WG skips is read. */
-static void skip_runs(struct gpu_queue *q, const struct kernel *k) {
-  if (q->skip_k == k) return;
-  if (k->n_steps > q->skip_cap) {
-    q->skip_cap = k->n_steps;
-    q->skip = g_renew(uint32_t, q->skip, q->skip_cap);
-  }
-  q->skip_k = k;
+/* Kernel K's skip runs into SKIP (n_steps): a WG that does not perform
+ * step i performs none of the steps after it with the same selection up
+ * to the next loop marker or barrier (which every WG goes through), so it
+ * goes on at the first step after that run. Only a step some WG skips is
+ * read. */
+static void skip_runs(uint32_t *skip, const struct kernel *k) {
   for (size_t i = k->n_steps; i-- > 0;) {
     const struct kstep *st = &k->steps[i];
     size_t next = i + 1;
     bool runs_on = next < k->n_steps && k->steps[next].kind != KS_LOOP &&
                    k->steps[next].kind != KS_END && k->steps[next].kind != KS_BARRIER &&
                    same_selection(st, &k->steps[next]);
-    q->skip[i] = runs_on ? q->skip[next] : (uint32_t)next;
+    skip[i] = runs_on ? skip[next] : (uint32_t)next;
   }
+}
+
+/* Kernel KIDX's launch facts, worked out at its first launch. */
+static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
+  struct gpu_state *s = c->state;
+  if (!s->kinfo) s->kinfo = g_new0(struct gpu_kinfo, s->prog->n_kernels);
+  struct gpu_kinfo *ki = &s->kinfo[kidx];
+  if (!ki->skip) {
+    const struct kernel *k = &s->prog->kernels[kidx];
+    ki->skip = g_new(uint32_t, k->n_steps + 1);
+    skip_runs(ki->skip, k);
+    ki->barrier = kernel_has_barrier(k);
+    ki->parks = kernel_parks(c->config, k);
+  }
+  return ki;
 }
 
 static void launch_done(struct sim_comp *c, uint32_t qi) {
@@ -1121,7 +1135,8 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   s->fe_busy = false;
   q->k = &s->prog->kernels[qc->kernel];
   q->kidx = qc->kernel;
-  skip_runs(q, q->k);
+  const struct gpu_kinfo *ki = kernel_info(c, qc->kernel);
+  q->skip = ki->skip;
   q->launch_j = q->cmds[q->head].j;
   q->next_wg = q->done_wgs = q->barrier_arrived = 0;
   q->barrier_list = -1;
@@ -1130,8 +1145,8 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   const struct gpu_config *cfg = c->config;
   q->running = 0;
   q->max_running = (uint32_t)(cfg->cus * gpu_occupancy(cfg, q->k));
-  q->group = cfg->aggregate && !c->traced && (cfg->wg_start > 0 || kernel_parks(cfg, q->k));
-  if (q->k->n_wgs > q->max_running && kernel_has_barrier(q->k))
+  q->group = cfg->aggregate && !c->traced && (cfg->wg_start > 0 || ki->parks);
+  if (q->k->n_wgs > q->max_running && ki->barrier)
     g_error("%s: kernel %s has a device-wide barrier but %u WGs > %u resident (cus * occupancy)",
             c->name, kernel_name(q->k), q->k->n_wgs, q->max_running);
   if (q->k->n_wgs == 0) {
@@ -1296,9 +1311,10 @@ static void gpu_destroy(struct sim_comp *c) {
   struct gpu_state *s = c->state;
   for (uint32_t i = 0; i < s->n_q; i++) {
     g_free(s->q[i].cmds);
-    g_free(s->q[i].skip);
   }
   g_free(s->q);
+  for (uint32_t i = 0; s->kinfo && i < s->prog->n_kernels; i++) g_free(s->kinfo[i].skip);
+  g_free(s->kinfo);
   g_aligned_free(s->wg);
   g_free(s->free_slots);
   g_free(s->pend);
