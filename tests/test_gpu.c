@@ -1199,6 +1199,29 @@ static void test_loop_launch_index(void) {
 
 /* ---- aggregation (gpu.aggregate) ---- */
 
+/* Kernels 0, 1, 2 on queues 0, 1, 2, launched together, then waited for. */
+static const struct qcmd q_k012[] = {{.kind = Q_KERNEL, .kernel = 0},
+                                     {.kind = Q_KERNEL, .kernel = 1},
+                                     {.kind = Q_KERNEL, .kernel = 2}};
+static const struct hstep h_launch_wait012[] = {
+    {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0}, {.kind = HS_LAUNCH, .queue = 1, .qcmd = 1},
+    {.kind = HS_LAUNCH, .queue = 2, .qcmd = 2}, {.kind = HS_WAIT_KERNEL, .kernel = 0},
+    {.kind = HS_WAIT_KERNEL, .kernel = 1},      {.kind = HS_WAIT_KERNEL, .kernel = 2}};
+
+/* The little GPU of kernels side by side, aggregated (AGG) or per WG, with
+ * fence FENCE, dispatch cost START and a reduction's pass PASS; control
+ * messages take 1 ns on the bus, so stores of one instant serialize and
+ * their order shows. */
+static void mixed_rig(struct rig *r, int agg, sim_time fence, sim_time start, sim_time pass) {
+  gpu_rig(r);
+  little_gpu(&r->g);
+  r->g.fence_latency = fence;
+  r->g.wg_start = start;
+  r->g.reduce_pass = pass;
+  r->g.aggregate = agg;
+  r->bus.control_bytes = 64;
+}
+
 /* One kernel of 4 WGs of 10 us on 4 slots: per WG, each WG's end is an
  * event; aggregated, the four go on at the same instant in one: 3 events
  * fewer, everything else the same. */
@@ -1275,28 +1298,16 @@ static void test_aggregate_same(void) {
       {.name = "waves", .n_wgs = 20, .steps = waves, .n_steps = 2},
       {.name = "edges", .n_wgs = 8, .steps = edges, .n_steps = 5},
   };
-  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
-                                   {.kind = Q_KERNEL, .kernel = 1},
-                                   {.kind = Q_KERNEL, .kernel = 2}};
-  static const struct hstep h[] = {
-      {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0}, {.kind = HS_LAUNCH, .queue = 1, .qcmd = 1},
-      {.kind = HS_LAUNCH, .queue = 2, .qcmd = 2}, {.kind = HS_WAIT_KERNEL, .kernel = 0},
-      {.kind = HS_WAIT_KERNEL, .kernel = 1},      {.kind = HS_WAIT_KERNEL, .kernel = 2}};
   static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 64},
                                         {.op = NIC_PUT, .bytes = 128}};
-  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = qc, .n_qcmds = 3,
-                                       .cmds = cmds, .n_cmds = 2, .host = h, .n_host = 6,
-                                       .n_flags = 3};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = q_k012,
+                                       .n_qcmds = 3, .cmds = cmds, .n_cmds = 2,
+                                       .host = h_launch_wait012, .n_host = 6, .n_flags = 3};
   struct outcome *o[2];
   for (int agg = 0; agg < 2; agg++) {
     o[agg] = g_new0(struct outcome, 1);
     struct rig r;
-    gpu_rig(&r);
-    little_gpu(&r.g);
-    r.g.wg_start = 100 * NS;
-    r.g.reduce_pass = 2 * US;
-    r.g.aggregate = agg;
-    r.bus.control_bytes = 64; /* stores of one instant serialize: their order shows */
+    mixed_rig(&r, agg, 200 * NS, 100 * NS, 2 * US);
     r.script = (struct fn_script){7, {{2 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
                                       {3 * US, PK_FLAG, DEV_GPU, 0, 2, 1},
                                       {6 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
@@ -1424,19 +1435,12 @@ static void test_groups_same(void) {
       {.name = "waves", .n_wgs = 40, .steps = waves, .n_steps = G_N_ELEMENTS(waves)},
       {.name = "third", .n_wgs = 6, .steps = third, .n_steps = G_N_ELEMENTS(third)},
   };
-  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
-                                   {.kind = Q_KERNEL, .kernel = 1},
-                                   {.kind = Q_KERNEL, .kernel = 2}};
-  static const struct hstep h[] = {
-      {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0}, {.kind = HS_LAUNCH, .queue = 1, .qcmd = 1},
-      {.kind = HS_LAUNCH, .queue = 2, .qcmd = 2}, {.kind = HS_WAIT_KERNEL, .kernel = 0},
-      {.kind = HS_WAIT_KERNEL, .kernel = 1},      {.kind = HS_WAIT_KERNEL, .kernel = 2}};
-  static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 64}, {.op = NIC_PUT, .bytes = 128},
-                                        {.op = NIC_PUT, .bytes = 192}, {.op = NIC_PUT, .bytes = 256},
-                                        {.op = NIC_PUT, .bytes = 320}};
-  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = qc, .n_qcmds = 3,
-                                       .cmds = cmds, .n_cmds = 5, .host = h, .n_host = 6,
-                                       .n_flags = 5};
+  static const struct nic_cmd cmds[] = {
+      {.op = NIC_PUT, .bytes = 64},  {.op = NIC_PUT, .bytes = 128}, {.op = NIC_PUT, .bytes = 192},
+      {.op = NIC_PUT, .bytes = 256}, {.op = NIC_PUT, .bytes = 320}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = q_k012,
+                                       .n_qcmds = 3, .cmds = cmds, .n_cmds = 5,
+                                       .host = h_launch_wait012, .n_host = 6, .n_flags = 5};
   /* Each wait of execution j needs (j + 1): 3 in all on flags 1 to 5. */
   static const struct fn_script sc = {8, {{2 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
                                           {2 * US, PK_FLAG, DEV_GPU, 0, 2, 1},
@@ -1452,13 +1456,7 @@ static void test_groups_same(void) {
     for (int agg = 0; agg < 2; agg++) {
       o[agg] = g_new0(struct outcome, 1);
       struct rig r;
-      gpu_rig(&r);
-      little_gpu(&r.g);
-      r.g.fence_latency = fences[v];
-      r.g.wg_start = starts[v];
-      r.g.reduce_pass = 1 * US;
-      r.g.aggregate = agg;
-      r.bus.control_bytes = 64; /* stores of one instant serialize: their order shows */
+      mixed_rig(&r, agg, fences[v], starts[v], 1 * US);
       r.script = sc;
       run_outcome(&r, &prog, o[agg]);
     }
