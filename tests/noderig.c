@@ -98,3 +98,22 @@ void hw_defaults(struct hw *h) {
   par_group_defaults(&net_params, &h->net);
   h->cfg = (struct hw_config){&h->gpu, &h->cpu, &h->bus, &h->nic, &h->net, NULL};
 }
+
+void nr_spmv_gpu(struct gpu_config *g) {
+  par_group_defaults(&gpu_params, g);
+  g->cus = 2;
+  g->wgs_per_cu = 8;
+  g->wg_items = 256;
+  g->items_per_cu = 512;
+  g->regs_per_cu = 65536;
+  g->persistent_regs = 256;
+  g->discrete_regs = 64;
+  g->mem_latency = 0;
+  g->mem_bandwidth = 8192000000000;
+  g->l2_bytes = 1 << 20;
+  g->l2_bandwidth = 16384000000000;
+  g->l2_latency = 0;
+  g->l1_bytes = 64 * 1024;
+  g->flops_per_cu_cycle = 1048576; /* flops negligible */
+  g->bw_share = GPU_BW_KERNEL;
+}

@@ -78,4 +78,11 @@ struct hw {
 
 void hw_defaults(struct hw *h);
 
+/* The GPU of the row-per-thread SpMV tests (gpu.h "L1"): 2 CUs, 256-item
+ * WGs, 512 items per CU; 65536 registers (a persistent kernel at 256 a
+ * work-item holds 1 WG per CU, a discrete one at 64 holds 2); memory
+ * 8.192 Tbps and L2 16.384 Tbps (1 MiB), no latency; L1 64 KiB, 128 B
+ * lines, 32 B sectors; flops negligible; bw_share kernel. */
+void nr_spmv_gpu(struct gpu_config *g);
+
 #endif

@@ -756,22 +756,7 @@ static void test_occupancy_registers(void) {
  *   8.192e12 = 72 ns, as without the L1 model. */
 static void test_spmv_l1_residency(void) {
   struct gpu_config g;
-  par_group_defaults(&gpu_params, &g);
-  g.cus = 2;
-  g.wgs_per_cu = 8;
-  g.wg_items = 256;
-  g.items_per_cu = 512;
-  g.regs_per_cu = 65536;
-  g.persistent_regs = 256;
-  g.discrete_regs = 64;
-  g.mem_latency = 0;
-  g.mem_bandwidth = 8192000000000;
-  g.l2_bytes = 1 << 20;
-  g.l2_bandwidth = 16384000000000;
-  g.l2_latency = 0;
-  g.l1_bytes = 64 * 1024;
-  g.flops_per_cu_cycle = 1048576; /* flops negligible */
-  g.bw_share = GPU_BW_KERNEL;
+  nr_spmv_gpu(&g);
   const struct kernel pers = {.n_wgs = 2, .persistent = true}, disc = {.n_wgs = 4};
   CU_ASSERT_EQUAL(gpu_occupancy(&g, &pers), 1);
   CU_ASSERT_EQUAL(gpu_occupancy(&g, &disc), 2);

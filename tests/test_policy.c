@@ -706,6 +706,128 @@ static void test_cg_hdn(void) {
   CU_ASSERT_EQUAL(cg_time("hdn2s"), 43694260);
 }
 
+/* How an SpMV is walked (wl_spmv): a library call where it is a kernel of
+ * its own, one row per work-item inside a fused kernel. The GPU of
+ * test_gpu.c's L1 test (nr_spmv_gpu): 2 CUs, 256-item WGs, 512 items per
+ * CU; 65536 registers, a persistent kernel at 256 a work-item holds 1 WG
+ * per CU, a discrete one at 64 holds 2; memory 8.192 Tbps, L2 16.384
+ * Tbps, no latency; L1 64 KiB, 128 B lines, 32 B sectors. The op: 4 WGs
+ * of 256 rows of 32 non-zeros, 104448 B a WG as written (rows stretched to
+ * the longest, here by 2: the row-balanced form moves 52224 B, an
+ * in-kernel merge-path one 26112 B more).
+ * - Row per work-item, launched (2 WGs per CU, R = 4): 920 ns (test_gpu:
+ *   408 ns streamed + 512 ns of L1 misses re-read from L2); fused into a
+ *   persistent kernel (1 WG per CU, R = 2; 256 x 256 B of lines fit the
+ *   L1): 104448 x 8 x 2 / 8.192e12 = 204 ns.
+ * - Coalesced (no row footprint, not stretched), launched (the library's):
+ *   52224 x 8 x 4 / 8.192e12 = 204 ns; fused (merge-path): 78336 x 8 x 2
+ *   / 8.192e12 = 153 ns.
+ * Through the policies, one rank: hdn launches the op (4 WGs, one wave):
+ * submit 1000, then bus 102 + launch 1500 + the WG + teardown 1500 + bus
+ * 102, noticed at the host's next 500 ns poll: row 5124 -> 5500 ns,
+ * library and merge 4408 -> 4500 ns (test_cg_hdn's kernel cost); cpufree
+ * folds the 4 WGs onto its 2 resident ones (2 WGs' work each), so library
+ * runs as row (the fused kernel cannot call it) and merge is 2 x (204 -
+ * 153) = 102 ns faster. */
+static struct wl_program *spmv_program(uint8_t alg) {
+  struct wl_program *p = wl_program_new(1);
+  wl_compute(p, 0, 4, 2 * 8192, 104448);
+  wl_kclass(p, 0, KC_SPMV, 0, 0, 0);
+  wl_spmv_rows(p, 0, 256, 8192);
+  wl_spmv_alg(p, 0, alg, 2 * 8192 / 2, 104448 / 2, 0, 26112);
+  return p;
+}
+
+static void test_spmv_algorithms(void) {
+  struct hw h;
+  hw_nodes(&h, 1);
+  nr_spmv_gpu(&h.gpu);
+  const struct kernel pers = {.n_wgs = 2, .persistent = true}, disc = {.n_wgs = 4};
+  sim_time launched[3], fused[3], t_hdn[3], t_free[3];
+  for (uint8_t alg = WL_SPMV_ROW; alg <= WL_SPMV_MERGE; alg++) {
+    struct wl_program *p = spmv_program(alg);
+    const struct wl_op *o = &p->ranks[0].ops[0];
+    struct kstep l = pol_launch_step(o), f = pol_compute_step(o, 1);
+    launched[alg] = gpu_wg_time(&h.gpu, &disc, &l, 0);
+    fused[alg] = gpu_wg_time(&h.gpu, &pers, &f, 0);
+    char *err = NULL;
+    struct sim_result r;
+    t_hdn[alg] = run(p, "hdn", &h, &r, &err);
+    sim_result_clear(&r);
+    t_free[alg] = run(p, "cpufree", &h, &r, &err);
+    sim_result_clear(&r);
+    if (err) fprintf(stderr, "%s\n", err);
+    g_free(err);
+    wl_program_free(p);
+  }
+  CU_ASSERT_EQUAL(launched[WL_SPMV_ROW], 920 * NS);
+  CU_ASSERT_EQUAL(launched[WL_SPMV_LIBRARY], 204 * NS);
+  CU_ASSERT_EQUAL(launched[WL_SPMV_MERGE], 204 * NS);
+  CU_ASSERT_EQUAL(fused[WL_SPMV_ROW], 204 * NS);
+  CU_ASSERT_EQUAL(fused[WL_SPMV_LIBRARY], 204 * NS);
+  CU_ASSERT_EQUAL(fused[WL_SPMV_MERGE], 153 * NS);
+  CU_ASSERT_TRUE(t_hdn[WL_SPMV_ROW] > 0 && t_free[WL_SPMV_ROW] > 0);
+  CU_ASSERT_EQUAL(t_hdn[WL_SPMV_ROW], 5500 * NS);
+  CU_ASSERT_EQUAL(t_hdn[WL_SPMV_LIBRARY], 4500 * NS);
+  CU_ASSERT_EQUAL(t_hdn[WL_SPMV_LIBRARY], t_hdn[WL_SPMV_MERGE]);
+  CU_ASSERT_EQUAL(t_free[WL_SPMV_ROW], t_free[WL_SPMV_LIBRARY]);
+  CU_ASSERT_EQUAL(t_free[WL_SPMV_ROW] - t_free[WL_SPMV_MERGE], 102 * NS);
+}
+
+/* The cg workload's SpMV (cg.c): written as row per work-item, with its
+ * row-balanced form beside it. A banded matrix of 4096 rows of 7 (the
+ * band's edges cut 2 x (3 + 2 + 1) = 12: 28660 non-zeros) on one rank in
+ * 1024-row WGs: 4 WGs, ceil(28660 / 4) = 7165 non-zeros a WG, 2 flops and
+ * 12 B each plus 24 B a row: 14330 flops, 110556 B, and 8 x (7165 - 1024)
+ * = 49128 B of x gathered beyond one a row, in both forms (no GPU given:
+ * no stretch); a merge-path SpMV moves 16 x 1024 + ceil(4 x (1024 + 7165)
+ * / 6) = 16384 + 5460 = 21844 B more (y zeroed and updated atomically,
+ * start rows). */
+static void test_cg_spmv_forms(void) {
+  struct sp_part *part = sp_partition_banded(4096, 7, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+  CU_ASSERT_EQUAL(part->ranks[0].nnz, 28660);
+  for (int alg = WL_SPMV_ROW; alg <= WL_SPMV_MERGE; alg++) {
+    struct cg_config c = {.variant = CG_PIPELINED, .rows_per_wg = 1024, .spmv = alg};
+    struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
+    const struct wl_op *sp = NULL;
+    for (size_t i = 0; i < p->ranks[0].n_ops; i++)
+      if (p->ranks[0].ops[i].kind == WL_COMPUTE && p->ranks[0].ops[i].kclass == KC_SPMV)
+        sp = &p->ranks[0].ops[i];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+    CU_ASSERT_EQUAL(sp->spmv, alg);
+    CU_ASSERT_EQUAL(sp->n_wgs, 4);
+    CU_ASSERT_EQUAL(sp->rows_per_wg, 1024);
+    CU_ASSERT_EQUAL(sp->nnz_per_wg, 7165);
+    CU_ASSERT_EQUAL(sp->bytes_per_wg, 110556);
+    CU_ASSERT_EQUAL(sp->bal_bytes_per_wg, 110556);
+    CU_ASSERT_EQUAL(sp->bal_flops_per_wg, 14330);
+    CU_ASSERT_EQUAL(sp->bal_reuse_per_wg, 49128);
+    CU_ASSERT_EQUAL(sp->merge_extra_per_wg, 21844);
+    struct kstep l = pol_launch_step(sp);
+    CU_ASSERT_EQUAL(l.rows, alg == WL_SPMV_ROW ? 1024 : 0);
+    wl_program_free(p);
+  }
+  sp_part_free(part);
+}
+
+/* workload.spmv takes row, library or merge; anything else exits 2 naming
+ * the key and its place (line 2, column 70: the value). */
+static void test_cg_spmv_bad_value(void) {
+  const char *text = "policies: [hdn]\n"
+                     "workload: {kind: cg, source: banded, rows: 64, nnz_per_row: 7, spmv: vector}\n";
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+  const char *argv[] = {"run", sc, NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ":2:70: workload.spmv: expected one of row, library, "
+                                            "merge, got vector"));
+  if (err && !strstr(err, "workload.spmv")) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL(out && !out[0] ? out : NULL);
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+}
+
 /* Grid barriers (node.gpu.barriers) per CG iteration, 3 iterations on the
  * 1D Poisson matrix of 8 rows over 2 ranks: cpufree runs the CPU-free
  * code's 8 (standard: CG/src_nvshmem/baseline/persistent-standard-nvshmem.cu,
@@ -772,6 +894,9 @@ int main(void) {
       {"one CG iteration under cpufree, by hand", test_cg_cpufree},
       {"one CG iteration under hdn and hdn2s, by hand", test_cg_hdn},
       {"CG: grid syncs and barriers per iteration, as the CPU-free code", test_cg_barriers_per_iteration},
+      {"SpMV: a library where launched, row per work-item where fused, merge-path both, by hand", test_spmv_algorithms},
+      {"CG: the SpMV op as written and row-balanced", test_cg_spmv_forms},
+      {"CG: an unknown workload.spmv exits 2 naming the key", test_cg_spmv_bad_value},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }

@@ -20,7 +20,12 @@
  * Costs on the GPU model: one row per work-item, 1024-item WGs (the paper's
  * block size); SpMV 2 flops and 12 B (value + column index) per non-zero
  * plus 24 B per row (row pointer, x, y); a dot 2 flops and 16 B per row, an
- * AXPY 2 flops and 24 B per row. The run's time is the slowest rank's. */
+ * AXPY 2 flops and 24 B per row. The SpMV walks one row per work-item
+ * (workload.spmv row, the CPU-free code's gpuSpMV), or is a library call
+ * where it is a kernel of its own (library: cuSPARSE, as aCG's host-driven
+ * CG), or merge-path everywhere (merge: aCG's monolithic kernel); the op
+ * carries both forms and the lowering picks (workloads/lower.c). The run's
+ * time is the slowest rank's. */
 #include <glib.h>
 #include <inttypes.h>
 #include <math.h>
@@ -60,6 +65,11 @@ static const struct par_decl cg_decls[] = {
       "rows in contiguous blocks, or by the graph partitioner (METIS, when built in)"),
     PAR(rows_per_wg, PAR_INT, "1024", "1", "1048576", NULL,
       "rows per WG: one per work-item of a 1024-thread block (CPU-free Sec. 5.2.1)"),
+    PAR(spmv, PAR_ENUM, "row", NULL, NULL, "row|library|merge",
+      "how the code walks the matrix: one row per work-item in every kernel (the CPU-free code "
+      "and its baselines); a library SpMV (cuSPARSE) where the SpMV is a kernel of its own, one "
+      "row per work-item inside a fused kernel; or coalesced and row-balanced everywhere (a "
+      "merge-path SpMV inside a fused kernel, as aCG's monolithic CG)"),
 };
 #undef PAR_CONFIG
 
@@ -129,7 +139,7 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
 /* SpMV over the rank's rows and non-zeros, all on the vector op's grid,
  * stretched to its longest row on GPU (NULL: not). */
 static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
-                 const struct gpu_config *gpu) {
+                 const struct gpu_config *gpu, uint8_t alg) {
   uint32_t wgs = wgs_for(rk->rows, per_wg);
   int64_t nnz = (rk->nnz + wgs - 1) / wgs, rows = (rk->rows + wgs - 1) / wgs;
   /* x is read once per row in the 24 B; the other nnz - rows reads of it
@@ -146,6 +156,15 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
             bulk.gather_bytes);
   /* one row per work-item: the L1 reuse of its row's lines (gpu.h) */
   wl_spmv_rows(p, r, (int64_t)ceil(s * (double)rows), (int64_t)ceil(s * (double)nnz));
+  /* coalesced and row-balanced (a library's, a merge-path one): the mean
+   * WG's work, no row footprint (workloads/lower.c). An in-kernel
+   * merge-path SpMV (aCG's csrgemv_merge in its monolithic CG,
+   * ParCoreLab/aCG acg/cg-kernels-cuda.cu) moves more: y zeroed first (8 B
+   * a row: dzero) and updated by atomicAdd (its 8 B read into L2 as well
+   * as written), and each thread's start row (4 B per TASKS_PER_THREAD =
+   * 6 merge items, an item per row and per non-zero). */
+  wl_spmv_alg(p, r, alg, bulk.flops, bulk.bytes, bulk.reuse_bytes,
+              16 * rows + (4 * (rows + nnz) + 5) / 6);
 }
 
 /* The halo of a vector: what every peer reads of rank R, and what R reads. */
@@ -202,10 +221,11 @@ static void barrier_all(struct wl_program *p, uint32_t r, int64_t it, uint32_t k
  * flag barrier across GPUs, grid.sync()) and 2 plain cg::sync(grid): 14
  * grid syncs, 6 barriers across GPUs. */
 static void standard_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
-                               int64_t it, int64_t per_wg, const struct gpu_config *gpu) {
+                               int64_t it, int64_t per_wg, const struct gpu_config *gpu,
+                               uint8_t alg) {
   const struct sp_rank *rk = &part->ranks[r];
   halo(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu); /* s = A p */
+  spmv(p, r, rk, per_wg, gpu, alg); /* s = A p */
   barrier_all(p, r, it, 0);
   wl_sync(p, r);
   wl_sync(p, r); /* delta reset */
@@ -232,7 +252,8 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
  * grid syncs, 2 barriers, one reduction of both dots (the last WG, beside
  * the SpMV). */
 static void pipelined_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
-                                int64_t it, int64_t per_wg, const struct gpu_config *gpu) {
+                                int64_t it, int64_t per_wg, const struct gpu_config *gpu,
+                                uint8_t alg) {
   const struct sp_rank *rk = &part->ranks[r];
   wl_sync(p, r); /* the merged dots' reset */
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
@@ -242,7 +263,7 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   allreduce(p, r, it, 0, 2); /* gamma and delta in one reduction */
   wl_lane(p, r, 0);
   halo(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu); /* q = A w */
+  spmv(p, r, rk, per_wg, gpu, alg); /* q = A w */
   barrier_all(p, r, it, 0);
   wl_sync(p, r);
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p */
@@ -260,8 +281,9 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
   struct wl_program *p = wl_program_new(part->n_ranks);
   for (uint32_t r = 0; r < part->n_ranks; r++) {
     if (iterations > 1) wl_loop(p, r, (uint32_t)iterations);
-    if (c->variant == CG_PIPELINED) pipelined_iteration(p, part, r, 0, c->rows_per_wg, gpu);
-    else standard_iteration(p, part, r, 0, c->rows_per_wg, gpu);
+    if (c->variant == CG_PIPELINED)
+      pipelined_iteration(p, part, r, 0, c->rows_per_wg, gpu, (uint8_t)c->spmv);
+    else standard_iteration(p, part, r, 0, c->rows_per_wg, gpu, (uint8_t)c->spmv);
     if (iterations > 1) wl_end(p, r);
   }
   return p;

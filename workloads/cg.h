@@ -26,6 +26,7 @@ struct cg_config {
   double tolerance;    /* > 0: iterate as a real CG needs to reach it (poisson, file) */
   int partitioner;     /* enum sp_partitioner */
   int64_t rows_per_wg; /* work-items (rows) per WG */
+  int spmv;            /* enum wl_spmv: how the code walks the matrix */
 };
 
 extern const struct par_group cg_params;

@@ -67,12 +67,37 @@ uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
 
 void pol_add_host(struct pol_prog *pp, struct hstep st) { g_array_append_val(pp->host, st); }
 
-struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {
+/* How a compute step walks an SpMV. */
+enum spmv_form {
+  FORM_ROW,     /* as written: a row per work-item (rows_per_wg), stretched to the longest */
+  FORM_LIBRARY, /* a library's, launched: coalesced, row-balanced, no row footprint */
+  FORM_MERGE,   /* an in-kernel merge-path one: the library's traffic and its own extra */
+};
+
+/* The step of O, each WG doing FOLD WGs' work, its SpMV in FORM (a
+ * coalesced form has no per-work-item row footprint: kstep.rows 0, no L1
+ * term, models/gpu.h). */
+static struct kstep compute_step(const struct wl_op *o, uint32_t fold, enum spmv_form form) {
   if (o->time_ps > 0) return (struct kstep){.kind = KS_COMPUTE, .time = o->time_ps * fold};
+  if (o->kclass == KC_SPMV && form != FORM_ROW) {
+    int64_t bytes = o->bal_bytes_per_wg + (form == FORM_MERGE ? o->merge_extra_per_wg : 0);
+    return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass,
+                          .flops = o->bal_flops_per_wg * fold, .bytes = bytes * fold,
+                          .ws_bytes = o->ws_bytes, .reuse_bytes = o->bal_reuse_per_wg * fold,
+                          .gather_bytes = o->gather_bytes};
+  }
   return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass, .flops = o->flops_per_wg * fold,
                         .bytes = o->bytes_per_wg * fold, .ws_bytes = o->ws_bytes,
                         .reuse_bytes = o->reuse_per_wg * fold, .gather_bytes = o->gather_bytes,
                         .rows = o->rows_per_wg * fold, .nnz = o->nnz_per_wg * fold};
+}
+
+struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {
+  return compute_step(o, fold, o->spmv == WL_SPMV_MERGE ? FORM_MERGE : FORM_ROW);
+}
+
+struct kstep pol_launch_step(const struct wl_op *o) {
+  return compute_step(o, 1, o->spmv == WL_SPMV_ROW ? FORM_ROW : FORM_LIBRARY);
 }
 
 static sim_time ceil_ps(unsigned __int128 num, unsigned __int128 den) {
@@ -130,7 +155,7 @@ void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint
     switch (o->kind) {
     case WL_COMPUTE:
       if (on_gpu(pol, o)) {
-        const struct kstep step = pol_compute_step(o, 1);
+        const struct kstep step = pol_launch_step(o);
         uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
         uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
         graph_step(pp, (struct hstep){.kind = HS_LAUNCH, .qcmd = qc}, op, dv, deps->len);
@@ -291,7 +316,7 @@ bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uin
     }
     switch (o->kind) {
     case WL_COMPUTE: {
-      const struct kstep step = pol_compute_step(o, 1);
+      const struct kstep step = pol_launch_step(o);
       uint32_t k = pol_add_kernel(pp, lane ? "boundary" : "compute", o->n_wgs, &step, 1);
       uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
       pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = (uint8_t)lane, .qcmd = qc});

@@ -114,9 +114,16 @@ struct kstep pol_lib_send(const struct pol_type *pol, const struct wl_program *p
 struct hstep pol_loop_hstep(const struct wl_op *o);
 struct kstep pol_loop_kstep(const struct wl_op *o);
 
-/* The kernel step of compute op O, each WG doing FOLD WGs' work: its
- * flops, bytes and re-read bytes times FOLD, its class and working set. */
+/* The kernel step of compute op O fused into a kernel (pol_kernel_of),
+ * each WG doing FOLD WGs' work: its flops, bytes and re-read bytes times
+ * FOLD, its class and working set. An SpMV walks one row per work-item
+ * unless written merge-path (wl_spmv): then coalesced and row-balanced,
+ * moving merge_extra_per_wg more than a library's. */
 struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
+/* The same, for O launched as a kernel of its own (one WG's work each):
+ * an SpMV that is a library call (wl_spmv library or merge) runs
+ * coalesced and row-balanced. */
+struct kstep pol_launch_step(const struct wl_op *o);
 /* Compute op O on every core of CPU, through a roofline, or its time_ps. */
 sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o);
 /* Lowers graph rank RANK as a host graph program (pol_graph.host). */

@@ -27,7 +27,7 @@ static void gds_launch(struct pol_prog *pp, struct qcmd qc) {
 }
 
 static uint32_t gds_compute(const struct wl_op *o, struct pol_prog *pp) {
-  const struct kstep step = pol_compute_step(o, 1);
+  const struct kstep step = pol_launch_step(o);
   uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
   gds_launch(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
   return k;

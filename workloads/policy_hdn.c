@@ -9,7 +9,7 @@
 /* Launch the phase's kernel on queue 0 and wait until the host notices it
  * ended. */
 static void hdn_compute(const struct wl_op *o, struct pol_prog *pp) {
-  const struct kstep step = pol_compute_step(o, 1);
+  const struct kstep step = pol_launch_step(o);
   uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
   uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
   pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});

@@ -117,6 +117,18 @@ void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int6
   o->nnz_per_wg = nnz_per_wg;
 }
 
+void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops_per_wg,
+                 int64_t bytes_per_wg, int64_t reuse_per_wg, int64_t merge_extra_per_wg) {
+  g_assert(rank < p->n_ranks && alg <= WL_SPMV_MERGE && flops_per_wg >= 0 && bytes_per_wg >= 0 &&
+           reuse_per_wg >= 0 && merge_extra_per_wg >= 0);
+  struct wl_op *o = last_compute(p, rank, "wl_spmv_alg");
+  o->spmv = alg;
+  o->bal_flops_per_wg = flops_per_wg;
+  o->bal_bytes_per_wg = bytes_per_wg;
+  o->bal_reuse_per_wg = reuse_per_wg;
+  o->merge_extra_per_wg = merge_extra_per_wg;
+}
+
 void wl_sync(struct wl_program *p, uint32_t rank) {
   push(p, rank, (struct wl_op){.kind = WL_SYNC});
 }

@@ -62,6 +62,24 @@ enum wl_op_kind {
 };
 
 /* Where a compute op runs (WL_COMPUTE's `on`). */
+/* How an SpMV op's kernel walks the matrix (wl_spmv_alg): what the code
+ * was written with, not what a policy does (the policy decides only
+ * whether the SpMV is a kernel of its own, where a library can run it). */
+enum wl_spmv {
+  WL_SPMV_ROW,     /* one row per work-item everywhere (a hand-written scalar
+                      CSR kernel: ParCoreLab/CPU-Free-model's gpuSpMV, fused
+                      and discrete; the CUDA samples' CG): each work-item
+                      streams its own row (uncoalesced, models/gpu.h "L1"),
+                      and the kernel lasts as long as its longest row */
+  WL_SPMV_LIBRARY, /* a library SpMV (cuSPARSE's cusparseSpMV, as aCG's
+                      host-driven CG calls it) where the SpMV is a kernel of
+                      its own; a fused kernel, which cannot call one, walks
+                      one row per work-item (the CPU-free code) */
+  WL_SPMV_MERGE,   /* coalesced and row-balanced everywhere: the library's
+                      where launched, an in-kernel merge-path SpMV where
+                      fused (aCG's monolithic kernel, csrgemv_merge) */
+};
+
 enum wl_where {
   WL_ON_ANY, /* the policy's compute device: the GPU, or the CPU under `cpu` */
   WL_ON_CPU, /* the host CPU (a GOAL calc with calc_on: cpu) */
@@ -106,6 +124,14 @@ struct wl_op {
   int64_t gather_bytes;  /* that vector's size */
   int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
   int64_t nnz_per_wg;    /* their non-zeros */
+  /* KC_SPMV (wl_spmv_alg): enum wl_spmv, and the work per WG of the
+   * coalesced, row-balanced form (no rows_per_wg footprint, not stretched
+   * to the longest row); flops_per_wg .. nnz_per_wg above are the
+   * row-per-work-item form's. */
+  uint8_t spmv;
+  int64_t bal_flops_per_wg, bal_bytes_per_wg, bal_reuse_per_wg;
+  int64_t merge_extra_per_wg; /* bytes an in-kernel merge-path SpMV moves beyond
+                                 the library's (WL_SPMV_MERGE, fused) */
   uint8_t pack;          /* WL_COMPUTE: packs strided halos into a contiguous
                             send buffer (or unpacks a received one), for a
                             library that moves messages by DMA from a kernel
@@ -192,6 +218,13 @@ void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_b
  * ROWS_PER_WG rows holding NNZ_PER_WG non-zeros per WG (its L1 reuse,
  * models/gpu.h). */
 void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg);
+/* Declares the LAST compute op of RANK an SpMV written as ALG (enum
+ * wl_spmv), whose coalesced, row-balanced form (a library's) moves
+ * BYTES_PER_WG and re-reads REUSE_PER_WG per WG for FLOPS_PER_WG; an
+ * in-kernel merge-path one moves MERGE_EXTRA_PER_WG more (lower.h:
+ * pol_launch_step, pol_compute_step). */
+void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops_per_wg,
+                 int64_t bytes_per_wg, int64_t reuse_per_wg, int64_t merge_extra_per_wg);
 /* A compute op of a fixed TIME_PS (one WG) on device ON (enum wl_where):
  * GOAL's calc. */
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on);
