@@ -17,6 +17,7 @@ enum {
   EV_MATCH_DONE,    /* the head trigger store's match_latency is paid */
   EV_MATCH_TAIL,    /* ... and its overflow_lookup */
   EV_GET_SERVE,     /* a get request is complete at the target: data = operation */
+  EV_ACK,           /* a put asking for an ACK is all here: data = source << 32 | message */
 };
 
 #define NIC_FLAG_BYTES 8 /* a flag write moves one 64-bit word */
@@ -105,6 +106,7 @@ struct nic_state {
   GHashTable *posted;    /* cmd_id -> operation handle */
   GHashTable *doorbells; /* cmd_id -> doorbells waiting for their post */
   GHashTable *gets;      /* message id -> operation handle */
+  GHashTable *acks;      /* message id -> the put's local flag (id << 8 | watcher) */
   GHashTable *rx;        /* struct nic_rx */
   uint64_t next_msg;
   bool tracks_made;
@@ -268,13 +270,13 @@ static struct net_egress *egress_to(struct nic_state *s, uint32_t dst, int *port
 /* Reserves the egress for one packet and sends it; returns its tail time. */
 static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype type, int64_t payload,
                             uint64_t msg_id, uint32_t seq, uint32_t count, int64_t msg_bytes,
-                            struct pflag flag, bool store) {
+                            struct pflag flag, bool store, bool ack) {
   struct nic_state *s = c->state;
   uint64_t h = sim_payload_new(c->eng);
   struct nic_packet *p = sim_payload(c->eng, h);
   int64_t wire = payload + s->net->header_bytes;
   p->m = (struct pmsg){.kind = PK_PACKET, .src_node = s->node, .dst_node = dst, .bytes = payload,
-                       .op = msg_id, .seq = seq, .count = count};
+                       .op = msg_id, .seq = seq, .count = count, .a = ack};
   p->type = (uint8_t)type;
   p->flag_id = flag.id;
   p->flag_watcher = flag.watcher;
@@ -320,10 +322,16 @@ static void inject(struct sim_comp *c, uint64_t h) {
   for (int64_t i = 0; i < n; i++) {
     int64_t payload = MIN(mtu, bytes - i * mtu);
     end = send_packet(c, dst, serve ? NIC_PT_GET_REP : NIC_PT_PUT, payload, o.msg_id, (uint32_t)i,
-                      (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote, o.store);
+                      (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote, o.store,
+                      !serve && o.cmd.ack);
   }
   nic_span(c, TR_TX, serve ? "tx get reply" : "tx put", start, end);
-  if (!serve) send_flag(c, o.cmd.local, end - now, o.store); /* the send buffer is reusable */
+  if (!serve && o.cmd.ack) { /* the local flag waits for the target's ACK */
+    uint64_t f = (uint64_t)o.cmd.local.id << 8 | o.cmd.local.watcher;
+    g_hash_table_insert(s->acks, GUINT_TO_POINTER((guint)o.msg_id), GSIZE_TO_POINTER((gsize)f));
+  } else if (!serve) {
+    send_flag(c, o.cmd.local, end - now, o.store); /* the send buffer is reusable */
+  }
 }
 
 /* Starts operation H: a put (DMA read, then packets) or a get (request). */
@@ -337,7 +345,7 @@ static void op_start(struct sim_comp *c, uint64_t h) {
     s->gets_started++;
     g_hash_table_insert(s->gets, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
     sim_time end = send_packet(c, o->cmd.dst_node, NIC_PT_GET_REQ, 0, o->msg_id, 0, 1,
-                               o->cmd.bytes, (struct pflag){0}, false);
+                               o->cmd.bytes, (struct pflag){0}, false, false);
     int port;
     int64_t bw = egress_to(s, o->cmd.dst_node, &port)->bw_bps;
     nic_span(c, TR_TX, "tx get request", end - net_ser_time(s->net->header_bytes, bw), end);
@@ -578,6 +586,18 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
             p.m.op, last ? (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher}
                          : (struct pflag){0},
             p.store);
+    /* An RC transport acknowledges a whole message once it is here. */
+    if (last && p.m.a)
+      sim_schedule(c, done, EV_ACK, (uint64_t)p.m.src_node << 32 | (uint32_t)p.m.op);
+    break;
+  }
+  case NIC_PT_ACK: {
+    gpointer f = g_hash_table_lookup(s->acks, GUINT_TO_POINTER((guint)p.m.op));
+    g_assert(f != NULL);
+    g_hash_table_remove(s->acks, GUINT_TO_POINTER((guint)p.m.op));
+    gsize v = GPOINTER_TO_SIZE(f);
+    send_flag(c, (struct pflag){.id = (uint32_t)(v >> 8), .watcher = (uint8_t)(v & 0xff)}, done,
+              false);
     break;
   }
   case NIC_PT_GET_REP: {
@@ -680,6 +700,10 @@ static void nic_handle(struct sim_comp *c, const struct sim_event *ev) {
     if (op_get(s, ev->data)->cmd.bytes > 0) dma_read(c, ev->data);
     else inject(c, ev->data);
     break;
+  case EV_ACK:
+    send_packet(c, (uint32_t)(ev->data >> 32), NIC_PT_ACK, 0, (uint32_t)ev->data, 0, 1, 0,
+                (struct pflag){0}, false, false);
+    break;
   default: g_error("%s: unknown self event %u", c->name, ev->kind);
   }
 }
@@ -697,6 +721,7 @@ static void nic_release(struct nic_state *s) {
   g_hash_table_destroy(s->posted);
   g_hash_table_destroy(s->doorbells);
   g_hash_table_destroy(s->gets);
+  g_hash_table_destroy(s->acks);
   g_hash_table_destroy(s->rx);
 }
 
@@ -786,6 +811,7 @@ struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct ni
   s->posted = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->doorbells = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->gets = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->acks = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->rx = g_hash_table_new_full(g_int64_hash, rx_equal, g_free, NULL);
   s->next_msg = 1;
   stat_tw_init(&s->in_use, sim_now(e), 0);

@@ -89,9 +89,11 @@ enum nic_ptype {
   NIC_PT_PUT,     /* put data: flag_* is the remote completion flag */
   NIC_PT_GET_REQ, /* get request (header only): msg_bytes are asked for */
   NIC_PT_GET_REP, /* get reply data; m.op is the initiator's message id */
+  NIC_PT_ACK,     /* header only: the target has the whole put m.op (nic_cmd.ack) */
 };
 
-/* A PK_PACKET slot. m.src_node/m.dst_node: endpoints; m.bytes: the packet's
+/* A PK_PACKET slot. m.src_node/m.dst_node: endpoints; m.a: a put's
+ * packets ask for an ACK (nic_cmd.ack); m.bytes: the packet's
  * payload (0..mtu; net.header_bytes more travel on the wire, see switch.h); m.op: message id, unique per initiator
  * (for a get reply: the id of the get); m.seq/m.count: this packet's index
  * and the message's packet count. */

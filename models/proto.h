@@ -53,6 +53,10 @@ struct nic_cmd {
   struct pflag remote; /* set at the target when the data is in its memory */
   struct pflag local;  /* set at the initiator when the send buffer is reusable
                           (put) or the data has arrived (get) */
+  uint8_t ack;         /* NIC_PUT: `local` is set when the target's NIC has
+                          acknowledged the whole put (remote completion, as
+                          nvshmem_quiet waits for: an RC transport's ACK), not
+                          when its last packet left */
 };
 
 /* The common header of every payload slot. */

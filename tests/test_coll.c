@@ -215,6 +215,42 @@ static void test_rabenseifner(void) {
   EXPECT_TIME(coll_time(c, 8), coll_time(rd, 8));
 }
 
+static void test_halving_and_doubling(void) {
+  /* Reduce-scatter by recursive halving, 800 B on 4 ranks: blocks of 50
+   * elements (200 B); mask 1 exchanges the other half's 2 blocks (400 B)
+   * and reduces the kept 400 B, mask 2 the same for 200 B, each a message
+   * and its reduction as in test_rabenseifner: 3400.064 + 400 + 3200.032
+   * + 200 = 7200.096 ns. */
+  struct wl_coll rs = {.kind = WL_REDUCE_SCATTER, .algo = WL_ALG_RABENSEIFNER, .bytes = 800,
+                       .elem = 4, .wgs = 1};
+  EXPECT_TIME(coll_time(rs, 4), MSG(400) + RED(400) + MSG(200) + RED(200));
+  CU_ASSERT_EQUAL(MSG(400) + RED(400) + MSG(200) + RED(200), 7200096);
+  /* 6 ranks (p2 = 4, rem = 2), blocks of 34 elements (136 B): rank 0
+   * sends its 800 B to rank 1 and gets its block back; rank 1 (newrank
+   * 0, standing for 2 blocks, as newrank 1 does) sends the upper half
+   * [2, 4) = 2 blocks (272 B), then newrank 1's 2 blocks, then rank 0's
+   * block. */
+  int64_t total, sizes[8];
+  size_t n_sizes;
+  messages(rs, 6, &total, 0, sizes, 8, &n_sizes);
+  CU_ASSERT_EQUAL_FATAL(n_sizes, 1);
+  CU_ASSERT_EQUAL(sizes[0], 800);
+  messages(rs, 6, &total, 1, sizes, 8, &n_sizes);
+  static const int64_t want1[] = {272, 272, 136};
+  CU_ASSERT_EQUAL_FATAL(n_sizes, 3);
+  for (size_t i = 0; i < 3; i++) CU_ASSERT_EQUAL(sizes[i], want1[i]);
+  /* Allgather by recursive doubling, 100 B a rank on 4 ranks: 100 B with
+   * rank ^ 1, then the 200 B gathered with rank ^ 2, each a message:
+   * 3100.016 + 3200.032 = 6300.048 ns. 8 ranks add 400 B. */
+  struct wl_coll ag = {.kind = WL_ALLGATHER, .algo = WL_ALG_RECDOUB, .bytes = 100, .elem = 4,
+                       .wgs = 1};
+  EXPECT_TIME(coll_time(ag, 4), MSG(100) + MSG(200));
+  EXPECT_TIME(coll_time(ag, 8), MSG(100) + MSG(200) + MSG(400));
+  /* On 6 ranks it is the ring: n - 1 = 5 messages of 100 B a rank. */
+  CU_ASSERT_EQUAL(messages(ag, 6, &total, 0, NULL, 0, NULL), 6 * 5);
+  CU_ASSERT_EQUAL(total, 6 * 5 * 100);
+}
+
 static void test_tree_bcast(void) {
   /* NCCL's binary tree on 8 ranks: 0 -> 4; 4 -> 2, 6; 2 -> 1, 3; 6 -> 5,
    * 7. 800 B at once: 4 receives at MSG(800) = 3800.128, sends to 2 then
@@ -468,6 +504,39 @@ static void test_yaml_algorithm(void) {
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.algoritm: expected one of"));
   g_free(out);
   g_free(err);
+  /* A library the policy cannot use, and one that does not exist: exit
+   * 2 naming hardware.comm.library where the scenario sets it. */
+  char *hw = g_strdup_printf(MACHINE_YAML, 4);
+  /* The machine's lines, then comm in line 8, before `policies`. */
+  char *base = g_strndup(hw, strlen(hw) - strlen("policies: [cpu]\n"));
+  char *yaml = g_strdup_printf("%s  comm: {library: nccl}\npolicies: [cpu]\nworkload:\n  kind: "
+                               "program\n  groups:\n    - ops:\n      - allreduce: {size: 8B}\n",
+                               base);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  const char *argv[] = {"run", sc, NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:8:19: hardware.comm.library: expected a "
+                                            "library policy cpu runs with (mpi), got nccl"));
+  if (err) fprintf(stderr, "%s", err);
+  CU_ASSERT_PTR_NOT_NULL(out && !*out);
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+  g_free(yaml);
+  yaml = g_strdup_printf("%s  comm: {library: rccl}\npolicies: [cpu]\nworkload:\n  kind: "
+                         "program\n  groups:\n    - ops:\n      - allreduce: {size: 8B}\n", base);
+  sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  argv[1] = sc;
+  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:8:19: hardware.comm.library: expected one of "
+                                            "auto, mpi, nccl, nvshmem, gputn, got rccl"));
+  if (err) fprintf(stderr, "%s", err);
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(base);
+  g_free(hw);
   /* 1 GiB in segments of 64 B: 2^24 segments, up to 16 ops each. */
   CU_ASSERT_EQUAL(run_program("      - bcast: {size: 1GiB, algorithm: binary_tree, segment: 64B}\n",
                               4, &out, &err), 2);
@@ -499,7 +568,7 @@ static void test_library_expansion(void) {
   CU_ASSERT_TRUE(wl_has_colls(p));
   /* mpi: MPICH's recursive doubling (800 B <= 2 KiB): per round a send to
    * rank ^ mask, its receive, the reduction: 2 rounds, 6 ops, no region. */
-  struct wl_program *q = wl_expand_colls(p, WL_LIB_MPI, 1);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(1, 1));
   CU_ASSERT_FALSE(wl_has_colls(q));
   const struct wl_rank *r1 = &q->ranks[1];
   CU_ASSERT_EQUAL(r1->n_ops, 6);
@@ -514,7 +583,7 @@ static void test_library_expansion(void) {
   wl_program_free(q);
   /* nvshmem: dissemination, to rank + 1 then rank + 2, whole vectors,
    * one region (the call's kernel). */
-  q = wl_expand_colls(p, WL_LIB_NVSHMEM, 1);
+  q = wl_expand_colls(p, WL_LIB_NVSHMEM, WL_LIB_OPTS(1, 1));
   r1 = &q->ranks[1];
   CU_ASSERT_EQUAL(r1->n_ops, 6);
   CU_ASSERT_EQUAL(r1->ops[0].peer, 2);
@@ -527,7 +596,7 @@ static void test_library_expansion(void) {
   /* nccl on one node of 4: the ring, 2 (n - 1) = 6 sends of 200 B a rank;
    * across 2 nodes of 2: the double binary tree (rank 1 of 4 is an inner
    * node of one tree and a leaf of the other: no ring's 6 sends). */
-  q = wl_expand_colls(p, WL_LIB_NCCL, 4);
+  q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(4, 1));
   /* The ring as two loops of n - 1 = 3 steps (reduce-scatter, allgather). */
   CU_ASSERT_EQUAL(wl_count(q, 1, WL_LOOP), 2);
   CU_ASSERT_EQUAL(q->ranks[1].ops[0].count, 3);
@@ -536,17 +605,49 @@ static void test_library_expansion(void) {
   CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 200);
   wl_program_free(u);
   wl_program_free(q);
-  q = wl_expand_colls(p, WL_LIB_NCCL, 2);
+  q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(2, 1));
   CU_ASSERT_NOT_EQUAL(wl_count(q, 1, WL_SEND), 6);
   CU_ASSERT_TRUE(wl_program_check(q, &err));
   g_free(err);
   wl_program_free(q);
   wl_program_free(p);
+  /* mpi as configured (hardware.comm.mpi_allreduce, _short): 4 KiB on 4
+   * ranks is Rabenseifner under MPICH's 2 KiB threshold (reduce-scatter by
+   * halving, 2 sends; allgather by doubling, 2 sends); recursive doubling
+   * (2 sends of the whole 4 KiB) under an 8 KiB threshold; the ring's
+   * 2 (n - 1) = 6 sends of 1 KiB when forced. */
+  c = allreduce(WL_ALG_AUTO, 4096);
+  p = one_call(c, 4, false);
+  struct wl_lib_opts mo = *WL_LIB_OPTS(1, 1);
+  q = wl_expand_colls(p, WL_LIB_MPI, &mo);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 4);
+  CU_ASSERT_EQUAL(q->ranks[1].ops[0].bytes, 2048); /* halving: half the vector first */
+  wl_program_free(q);
+  mo.mpi_short_bytes = 8192;
+  q = wl_expand_colls(p, WL_LIB_MPI, &mo);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 2);
+  CU_ASSERT_EQUAL(q->ranks[1].ops[0].bytes, 4096);
+  wl_program_free(q);
+  mo.mpi_allreduce = WL_ALG_RING;
+  q = wl_expand_colls(p, WL_LIB_MPI, &mo);
+  u = wl_unroll(q);
+  CU_ASSERT_EQUAL(wl_count(u, 1, WL_SEND), 6);
+  CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 1024);
+  wl_program_free(u);
+  wl_program_free(q);
+  /* A call that names its algorithm keeps it whatever the options. */
+  wl_program_free(p);
+  p = one_call(allreduce(WL_ALG_RECDOUB, 4096), 4, false);
+  q = wl_expand_colls(p, WL_LIB_MPI, &mo);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 2);
+  wl_program_free(q);
+  wl_program_free(p);
   /* A reduction of a few scalars (wgs 0) costs no phase: sends and
    * receives only. */
+  c = allreduce(WL_ALG_AUTO, 800);
   c.wgs = 0;
   p = one_call(c, 4, false);
-  q = wl_expand_colls(p, WL_LIB_MPI, 1);
+  q = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(1, 1));
   CU_ASSERT_EQUAL(q->ranks[1].n_ops, 4);
   CU_ASSERT_EQUAL(wl_count(q, 1, WL_COMPUTE), 0);
   wl_program_free(q);
@@ -557,11 +658,17 @@ static void test_library_expansion(void) {
  * result in *R (cleared by the caller), an error in *ERR. */
 static int64_t eager_limit = INT64_MAX; /* mpi: every message eager unless a test lowers it */
 static bool nvlink_stores;              /* run_lib's hardware.comm.nvlink_stores */
+static int64_t nccl_channels = 1;       /* run_lib's hardware.comm.nccl_channels */
 
 static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw *h,
                     struct sim_result *r, char **err) {
-  struct comm_config comm = {.library = lib, .nvshmem_transport = COMM_IBGDA,
-                             .mpi_eager_limit = eager_limit, .nvlink_stores = nvlink_stores};
+  struct comm_config comm;
+  par_group_defaults(&comm_params, &comm);
+  comm.library = lib;
+  comm.nvshmem_transport = COMM_IBGDA;
+  comm.mpi_eager_limit = eager_limit;
+  comm.nvlink_stores = nvlink_stores;
+  comm.nccl_channels = nccl_channels;
   h->cfg.comm = &comm;
   sim_result_init(r, policy);
   struct wl_ctx ctx = {.seed = 1};
@@ -574,6 +681,23 @@ static int64_t counter(const struct sim_result *r, const char *key) {
   const struct sim_report_entry *e = sim_report_find(&r->counters, key);
   CU_ASSERT_PTR_NOT_NULL(e);
   return e ? e->i : -1;
+}
+
+/* P under POLICY with library LIB on the defaults, NODES GPUs, PER_NODE
+ * to a node, a proxy thread each; true when it ran (its result in *R,
+ * cleared by the caller). */
+static bool run_defaults(struct wl_program *p, const char *policy, int lib, int64_t nodes,
+                         int64_t per_node, struct sim_result *r) {
+  struct hw h;
+  hw_defaults(&h);
+  h.net.nodes = nodes;
+  h.net.gpus_per_node = per_node;
+  h.cpu.helper_threads = 1;
+  char *err = NULL;
+  bool ok = run_lib(p, policy, lib, &h, r, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  return ok;
 }
 
 static void test_library_mpi_time(void) {
@@ -663,15 +787,8 @@ static void test_library_kernels(void) {
   int libs[] = {COMM_MPI, COMM_NCCL, COMM_NVSHMEM};
   int64_t kernels[] = {4, 3, 3};
   for (int k = 0; k < 3; k++) {
-    struct hw h;
-    hw_defaults(&h);
-    h.net.nodes = 4;
-    h.net.gpus_per_node = 4;
     struct sim_result r;
-    char *err = NULL;
-    CU_ASSERT_TRUE(run_lib(p, "hdn", libs[k], &h, &r, &err));
-    if (err) fprintf(stderr, "%s\n", err);
-    g_free(err);
+    CU_ASSERT_TRUE(run_defaults(p, "hdn", libs[k], 4, 4, &r));
     CU_ASSERT_EQUAL(counter(&r, "node1.gpu.kernels"), kernels[k]);
     CU_ASSERT(r.total_ps > 0);
     sim_result_clear(&r);
@@ -739,6 +856,197 @@ static void test_nvlink_stores(void) {
   wl_program_free(p);
 }
 
+/* The sends of rank R of P (a ring in loops: its first loop's body) into
+ * PEERS and their sizes into BYTES; their number. */
+static size_t ring_sends(const struct wl_program *p, uint32_t r, uint32_t *peers, int64_t *bytes,
+                         size_t max) {
+  size_t n = 0;
+  for (size_t i = 1; i < p->ranks[r].n_ops && p->ranks[r].ops[i].kind != WL_END; i++)
+    if (p->ranks[r].ops[i].kind == WL_SEND && n < max) {
+      peers[n] = p->ranks[r].ops[i].peer;
+      bytes[n++] = p->ranks[r].ops[i].bytes;
+    }
+  return n;
+}
+
+static void test_nccl_channels(void) {
+  /* One channel per 32 KiB (NCCL's 512 threads x 64 B), at least one, at
+   * most the parameter. */
+  CU_ASSERT_EQUAL(wl_nccl_channels(8, 16), 1);
+  CU_ASSERT_EQUAL(wl_nccl_channels(65535, 16), 1);
+  CU_ASSERT_EQUAL(wl_nccl_channels(65536, 16), 2);
+  CU_ASSERT_EQUAL(wl_nccl_channels(INT64_C(1) << 30, 16), 16);
+  CU_ASSERT_EQUAL(wl_nccl_channels(INT64_C(1) << 30, 0), 1);
+  /* 1 MiB (262144 elements of 4 B) on 16 ranks, 8 a node, 2 channels:
+   * 131072 elements a channel, chunks of 8192 (32 KiB). Channel 0 is the
+   * ring 0..7 | 8..15: rank 7 leaves node 0 for rank 8; channel 1 starts
+   * each node at its GPU 1 (1..7, 0 | 9..15, 8): rank 0 leaves for rank 9
+   * and rank 7 sends to rank 0 inside the node. */
+  struct wl_coll c = allreduce(WL_ALG_RING, 1 << 20);
+  struct wl_program *p = one_call(c, 16, false);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
+  uint32_t peers[4];
+  int64_t bytes[4];
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 7, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[0], 8);
+  CU_ASSERT_EQUAL(peers[1], 0);
+  CU_ASSERT_EQUAL(bytes[0], 32768);
+  CU_ASSERT_EQUAL(bytes[1], 32768);
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 0, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[0], 1);
+  CU_ASSERT_EQUAL(peers[1], 9);
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 15, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[0], 0); /* the last node's exit wraps to node 0 */
+  CU_ASSERT_EQUAL(peers[1], 8);
+  char *err = NULL;
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  err = NULL;
+  wl_program_free(q);
+  /* NCCL's allgather and reduce-scatter rings take channels too: an
+   * allgather of 16 KiB a rank is a 256 KiB output (8 channels, at most
+   * 2 here), each step forwarding half a rank's part (8 KiB) on each; a
+   * reduce-scatter of 1 MiB the allreduce's chunks (32 KiB), one loop of
+   * n - 1 steps alone. */
+  struct wl_coll ag = {.kind = WL_ALLGATHER, .algo = WL_ALG_RING, .bytes = 16384, .elem = 4,
+                       .wgs = 1};
+  struct wl_program *pa = one_call(ag, 16, false);
+  q = wl_expand_colls(pa, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
+  CU_ASSERT_EQUAL(wl_count(q, 7, WL_LOOP), 1);
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 7, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[0], 8);
+  CU_ASSERT_EQUAL(peers[1], 0);
+  CU_ASSERT_EQUAL(bytes[0], 8192);
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  err = NULL;
+  wl_program_free(q);
+  wl_program_free(pa);
+  struct wl_coll rsc = {.kind = WL_REDUCE_SCATTER, .algo = WL_ALG_RING, .bytes = 1 << 20,
+                        .elem = 4, .wgs = 1};
+  pa = one_call(rsc, 16, false);
+  q = wl_expand_colls(pa, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
+  CU_ASSERT_EQUAL(wl_count(q, 0, WL_LOOP), 1);
+  CU_ASSERT_EQUAL(wl_count(q, 0, WL_COMPUTE), 1);
+  CU_ASSERT_EQUAL_FATAL(ring_sends(q, 0, peers, bytes, 4), 2);
+  CU_ASSERT_EQUAL(peers[1], 9);
+  CU_ASSERT_EQUAL(bytes[1], 32768);
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  err = NULL;
+  wl_program_free(q);
+  wl_program_free(pa);
+  /* mpi has no channels: the parameter changes nothing. */
+  q = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(8, 2));
+  struct wl_program *q1 = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(8, 1));
+  CU_ASSERT_EQUAL(q->ranks[3].n_ops, q1->ranks[3].n_ops);
+  wl_program_free(q);
+  wl_program_free(q1);
+  wl_program_free(p);
+  /* Run on 2 nodes of 2 GPUs under hdn: 64 KiB (2 channels, chunks of
+   * 2048 elements, 8 KiB; 2 (n - 1) = 6 steps). One channel (the ring 0, 1
+   * | 2, 3) leaves each node from its second GPU only: rank 0's NIC sends
+   * nothing across nodes, all 6 x 16 KiB over NVLink. Two channels: rank
+   * 0 is channel 1's exit (1, 0 | 3, 2): 6 x 8 KiB across nodes, 6 x
+   * 8 KiB over NVLink, the node's traffic over both NICs. */
+  c.bytes = 65536;
+  p = one_call(c, 4, false);
+  for (int k = 1; k <= 2; k++) {
+    struct hw h;
+    hw_defaults(&h);
+    h.net.nodes = 4;
+    h.net.gpus_per_node = 2;
+    h.cpu.helper_threads = 1;
+    h.net.header_bytes = 0; /* bytes on the wire are payload */
+    struct sim_result r;
+    nccl_channels = k;
+    CU_ASSERT_TRUE(run_lib(p, "hdn", COMM_NCCL, &h, &r, &err));
+    nccl_channels = 1;
+    if (err) fprintf(stderr, "%s\n", err);
+    g_free(err);
+    err = NULL;
+    int64_t all = counter(&r, "node0.nic.bytes_sent"), nvl = counter(&r, "node0.nic.nvl_bytes_sent");
+    CU_ASSERT_EQUAL(counter(&r, "node0.nic.payload_sent"), 6 * 16384);
+    CU_ASSERT_EQUAL(all, 6 * 16384);
+    CU_ASSERT_EQUAL(all - nvl, k == 1 ? 0 : 6 * 8192);
+    sim_result_clear(&r);
+  }
+  wl_program_free(p);
+}
+
+/* The YAML program OPS (one op list for all ranks) on N ranks. */
+static struct wl_program *yaml_program(const char *ops, uint32_t n) {
+  char *err = NULL;
+  struct sc_node *node = sc_load_string(ops, "t.yaml", &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(node);
+  struct wl_program *p = wl_yprog_build(node, n, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  sc_node_free(node);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  return p;
+}
+
+static void test_program_library(void) {
+  /* A YAML program's allreduce is one op the library writes out, as a
+   * built-in workload's: 8 B on 2 ranks of different nodes under hdn take
+   * the same time as the same call on sequence ranks, under each library;
+   * and nccl (double binary tree in one kernel, through the proxy) differs
+   * from mpi (recursive doubling through the host stack). Ops after the
+   * call wait for it (calc of 1 us). */
+  struct wl_program *y = yaml_program("- ops:\n  - allreduce: {size: 8B, elem: 8B, wgs: 1}\n"
+                                      "  - calc: 1us\n", 2);
+  CU_ASSERT_EQUAL(wl_count(y, 0, WL_COLL), 1);
+  CU_ASSERT_TRUE(y->ranks[0].graph);
+  struct wl_coll c = {.kind = WL_ALLREDUCE, .bytes = 8, .elem = 8, .flops_per_elem = 1, .wgs = 1};
+  struct wl_program *s = wl_program_new(2);
+  for (uint32_t r = 0; r < 2; r++) {
+    wl_collective(s, r, &c);
+    wl_calc(s, r, SIM_US, WL_ON_ANY);
+  }
+  sim_time t[2];
+  int libs[2] = {COMM_MPI, COMM_NCCL};
+  for (int k = 0; k < 2; k++) {
+    sim_time both[2];
+    struct wl_program *ps[2] = {y, s};
+    for (int j = 0; j < 2; j++) {
+      struct sim_result r;
+      CU_ASSERT_TRUE(run_defaults(ps[j], "hdn", libs[k], 2, 1, &r));
+      both[j] = r.total_ps;
+      /* nccl: the call's kernel and the calc's. */
+      if (libs[k] == COMM_NCCL) CU_ASSERT_EQUAL(counter(&r, "node1.gpu.kernels"), 2);
+      sim_result_clear(&r);
+    }
+    CU_ASSERT(both[0] > SIM_US);
+    CU_ASSERT_EQUAL(both[0], both[1]);
+    t[k] = both[0];
+  }
+  CU_ASSERT_NOT_EQUAL(t[0], t[1]);
+  wl_program_free(s);
+  /* Written out under mpi: the recursive doubling's send, receive and
+   * reduction, the calc after all three. */
+  struct wl_program *q = wl_expand_colls(y, WL_LIB_MPI, WL_LIB_OPTS(1, 1));
+  const struct wl_rank *r0 = &q->ranks[0];
+  CU_ASSERT_EQUAL_FATAL(r0->n_ops, 4);
+  CU_ASSERT_EQUAL(r0->ops[0].kind, WL_SEND);
+  CU_ASSERT_EQUAL(r0->ops[1].kind, WL_RECV);
+  CU_ASSERT_EQUAL(r0->ops[2].kind, WL_COMPUTE);
+  CU_ASSERT_EQUAL(r0->ops[3].kind, WL_COMPUTE); /* the calc */
+  CU_ASSERT_EQUAL(r0->ops[3].time_ps, SIM_US);
+  CU_ASSERT_TRUE(r0->ops[3].n_deps >= 1);
+  for (uint32_t d = 0; d < r0->ops[3].n_deps; d++)
+    CU_ASSERT(r0->deps[r0->ops[3].dep_first + d].op <= 2);
+  wl_program_free(q);
+  wl_program_free(y);
+  /* On one rank the call is nothing: the calc starts at once. */
+  y = yaml_program("- ops:\n  - allreduce: {size: 8B}\n  - calc: 1us\n", 1);
+  q = wl_expand_colls(y, WL_LIB_NCCL, WL_LIB_OPTS(1, 1));
+  CU_ASSERT_EQUAL(q->ranks[0].n_ops, 1);
+  CU_ASSERT_EQUAL(q->ranks[0].ops[0].n_deps, 0);
+  wl_program_free(q);
+  wl_program_free(y);
+}
+
 static void test_library_cpufree_same(void) {
   /* Under cpufree (nvshmem) the collective op is exactly the
    * dissemination rounds written by hand: same time, same events. 5 ranks
@@ -779,10 +1087,13 @@ int main(void) {
       {"mpi's rendezvous: a clear-to-send first, by hand", test_rendezvous},
       {"cpufree: the op is the dissemination rounds", test_library_cpufree_same},
       {"NVLink stores: no NIC command, no DMA, no PCIe crossing", test_nvlink_stores},
+      {"nccl's channels: one ring each, over every NIC", test_nccl_channels},
+      {"a YAML program's collective goes through the library", test_program_library},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
       {"Rabenseifner on 8 and 6 ranks by hand", test_rabenseifner},
       {"binary tree broadcast, whole and in segments", test_tree_bcast},
+      {"reduce-scatter by halving, allgather by doubling, by hand", test_halving_and_doubling},
       {"double binary tree allreduce, bcast and reduce", test_double_binary_tree},
       {"every algorithm on 2..9 ranks", test_every_algorithm_every_count},
       {"zero bytes: nothing; the barrier still synchronizes", test_zero_bytes},

@@ -415,6 +415,58 @@ static void test_yprog_errors(void) {
                      "(streaming, stencil, spmv, reduction, axpy), got sparse");
   expect_yprog_error("- ops:\n  - recv: {from: (rank + 1) % nranks, size: 1KiB, tag: -1}\n", 2,
                      "recv.tag: expected a value in [0, 2147483647] on rank 0, got -1");
+  expect_yprog_error("- ops:\n  - quiet: {to: 1}\n", 2,
+                     "t.yaml:2:12: workload.groups[0].ops[0].quiet: expected nothing (~), got a "
+                     "list or mapping");
+  expect_yprog_error("- ops:\n  - fence: 3\n", 2,
+                     "t.yaml:2:12: workload.groups[0].ops[0].fence: expected nothing (~), got 3");
+}
+
+static void test_yprog_quiet_fence(void) {
+  /* Each rank puts to the next, fences, puts again, quiets, then waits
+   * for its own two puts' data. quiet is one op counting the ACKs of the
+   * 2 puts before it (their flag after the 2 receives'); fence adds no op
+   * (the model delivers a rank's puts to a PE in order) and the second put
+   * still follows the first. */
+  static const char *const yaml =
+      "- ops:\n"
+      "  - put: {to: (rank + 1) % nranks, size: 8B}\n"
+      "  - fence: ~\n"
+      "  - put: {to: (rank + 1) % nranks, size: 8B}\n"
+      "  - quiet: ~\n"
+      "  - {wait: {from: (rank - 1) % nranks, size: 8B}, after: []}\n"
+      "  - {wait: {from: (rank - 1) % nranks, size: 8B}, after: []}\n";
+  char *err = NULL;
+  struct sc_node *n = sc_load_string(yaml, "t.yaml", &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  struct wl_program *p = wl_yprog_build(n, 2, &err);
+  sc_node_free(n);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  const struct wl_rank *r0 = &p->ranks[0];
+  CU_ASSERT_EQUAL_FATAL(r0->n_ops, 5);
+  CU_ASSERT_EQUAL(r0->ops[2].kind, WL_QUIET);
+  CU_ASSERT_EQUAL(r0->ops[1].n_deps, 1);
+  CU_ASSERT_EQUAL(r0->deps[r0->ops[1].dep_first].op, 0);
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  CU_ASSERT_EQUAL(r0->ops[2].count, 2);
+  CU_ASSERT_EQUAL(r0->ops[2].flag, 3);
+  CU_ASSERT_EQUAL(r0->ops[0].quiet, 3);
+  CU_ASSERT_EQUAL(r0->ops[1].quiet, 3);
+  CU_ASSERT_EQUAL(r0->n_flags, 3);
+  /* It runs under every policy (the quiet waits for the ACKs). */
+  for (size_t i = 0; i < POL_COUNT; i++) {
+    struct sc_node *m = sc_load_string(yaml, "t.yaml", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    struct wl_program *q = wl_yprog_build(m, 2, &err);
+    sc_node_free(m);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+    sim_time t = run(q, pol_names[i], 2, &err);
+    if (t <= 0) fprintf(stderr, "%s: %s\n", pol_names[i], err ? err : "");
+    CU_ASSERT(t > 0);
+    g_free(err);
+    err = NULL;
+  }
+  wl_program_free(p);
 }
 
 /* The collective C's time on N ranks under cpu. */
@@ -467,7 +519,7 @@ static void test_export_round_trip(void) {
   char *err = NULL;
   struct wl_program *call = wl_allreduce_program(&c, 4, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(call);
-  struct wl_program *looped = wl_expand_colls(call, WL_LIB_MPI, 1); /* as cpu runs it */
+  struct wl_program *looped = wl_expand_colls(call, WL_LIB_MPI, WL_LIB_OPTS(1, 1)); /* as cpu runs it */
   struct wl_program *p = wl_unroll(looped); /* GOAL has no loops */
   wl_program_free(call);
   wl_program_free(looped);
@@ -564,6 +616,7 @@ int main(void) {
       {"deadlocks name the rank and op", test_deadlocks},
       {"program expressions", test_expressions},
       {"program errors name the key", test_yprog_errors},
+      {"program quiet and fence", test_yprog_quiet_fence},
       {"collectives timed by hand", test_collectives_by_hand},
       {"a workload exported as GOAL runs the same", test_export_round_trip},
       {"exit statuses: a deadlock 3, a malformed file 2", test_cli_statuses},

@@ -164,7 +164,7 @@ static void test_allreduce_both_ways(void) {
     struct wl_program *call = wl_allreduce_program(&c, 5, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(call);
     /* The ring's two loops, as the mpi and gputn libraries write it. */
-    struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, 1);
+    struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, WL_LIB_OPTS(1, 1));
     CU_ASSERT_TRUE(wl_has_loops(p));
     every_policy("allreduce", p, 5);
     wl_program_free(p);

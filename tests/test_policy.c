@@ -131,8 +131,12 @@ static int64_t step_latency; /* nccl_step_latency of lib_time's runs */
 static sim_time lib_time(const char *policy, int lib, int transport, bool allreduce) {
   struct hw h;
   hw_nodes(&h, 2);
-  struct comm_config comm = {.library = lib, .nvshmem_transport = transport,
-                             .mpi_eager_limit = INT64_MAX, .nccl_step_latency = step_latency};
+  struct comm_config comm;
+  par_group_defaults(&comm_params, &comm);
+  comm.library = lib;
+  comm.nvshmem_transport = transport;
+  comm.mpi_eager_limit = INT64_MAX;
+  comm.nccl_step_latency = step_latency;
   h.cfg.comm = &comm;
   struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
   struct wl_program *p;
@@ -191,6 +195,71 @@ static void test_library_allreduce(void) {
    * 2602), then as above the WG ends at 3602; teardown 1500 = 5102, the
    * completion at the CPU 5204, which polls every 500 from 1000: 5500. */
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NVSHMEM, COMM_IBGDA, true), 5500000);
+  /* Under hdn with nccl, the 2 ranks on different nodes: NCCL's double
+   * binary tree (one element: all on the first tree, rank 0 its root,
+   * rank 1 its leaf), one kernel per rank launched at 2602. Rank 1 sends
+   * up: fence 200, the request for the proxy leaves 2802, at the CPU 2904,
+   * taken at the proxy's poll 3000, service 1000, the command at the NIC
+   * c = 4102, the flag at rank 0 at c + LEG = 4788.26. Rank 0's WG polls
+   * from 2602 every 100 ns: sees it at 4802, sends down: fence 200 (5002),
+   * at the CPU 5104, taken 6000, at the NIC 7102, the flag at rank 1 at
+   * 7788.26. Rank 1's WG polls from 2802: sees it at 7802; teardown 1500
+   * = 9302, the completion at the CPU 9404, noticed at 9500 (polls every
+   * 500 from 1000). */
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, true), 9500000);
+  /* Under gputn: MPICH's recursive doubling, one round of triggered puts
+   * (test_ping_gputn): each kernel launched at 2602, the registration at
+   * the NIC at 1702; the WG's fence 200: its trigger store leaves 2802, at
+   * the NIC 2904, matched 2914 and fires as a command at c = 2814 would:
+   * the flag at c + LEG = 3500.26; the WG polls from 2802 every 100 ns:
+   * sees it at 3502 on both ranks (done: the last WG's end). */
+  CU_ASSERT_EQUAL(lib_time("gputn", COMM_GPUTN, COMM_IBGDA, true), 3502000);
+}
+
+/* The ping as graph ranks with a quiet after the put (when QUIET) and a
+ * calc of 1 us after that, under POLICY. */
+static sim_time quiet_time(const char *policy, bool quiet) {
+  struct hw h;
+  hw_nodes(&h, 2);
+  struct wl_program *p = wl_program_new(2);
+  wl_graph(p, 0);
+  wl_graph(p, 1);
+  wl_compute(p, 0, 1, 256, 0);
+  wl_send(p, 0, 1, 8, 0);
+  p->ranks[0].ops[1].one_sided = 1;
+  wl_requires(p, 0, 1, 0);
+  if (quiet) {
+    wl_quiet(p, 0);
+    wl_requires(p, 0, 2, 1);
+  }
+  wl_calc(p, 0, SIM_US, WL_ON_ANY);
+  wl_requires(p, 0, wl_last(p, 0), wl_last(p, 0) - 1);
+  wl_recv(p, 1, 0, 8, 0);
+  p->ranks[1].ops[0].one_sided = 1;
+  struct sim_result r;
+  char *err = NULL;
+  sim_time t = run(p, policy, &h, &r, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  if (quiet) CU_ASSERT_EQUAL(sim_report_find(&r.counters, "node1.nic.packets_sent")->i, 1);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  return t;
+}
+
+static void test_quiet(void) {
+  /* cpufree: as test_ping_cpufree the put's command reaches the NIC at c
+   * = 2912 and its packet is whole at the target NIC at c + 586.01; the
+   * target's NIC then acknowledges it: a header-only packet (64 B, 5.12
+   * ns) over link, switch and link (300 ns), whole at the initiator at c +
+   * 891.13, whose NIC writes the quiet's flag across the bus (100 + 2 ns):
+   * c + 993.13 = 3905.13. The WG polls from 2810 (after posting the put)
+   * every 100 ns: 3910, then the calc's 1 us: 4910 ns, after the receiver
+   * (3602). Without the quiet the calc runs from 2810: 3810 ns. */
+  CU_ASSERT_EQUAL(quiet_time("cpufree", true), 4910000);
+  CU_ASSERT_EQUAL(quiet_time("cpufree", false), 3810000);
+  /* Under hdn the host waits for the ACK before the calc's kernel. */
+  CU_ASSERT(quiet_time("hdn", true) > quiet_time("hdn", false));
 }
 
 static void test_ghn_needs_a_helper(void) {
@@ -221,7 +290,7 @@ static void test_allreduce_ring_shape(void) {
   /* One collective op a rank, which GPU-TN's library writes out. */
   CU_ASSERT_EQUAL(call->ranks[0].n_ops, 1);
   CU_ASSERT_EQUAL(call->ranks[0].ops[0].kind, WL_COLL);
-  struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, 1);
+  struct wl_program *p = wl_expand_colls(call, WL_LIB_GPUTN, WL_LIB_OPTS(1, 1));
   wl_program_free(call);
   CU_ASSERT_TRUE(wl_program_check(p, &err));
   /* Written once: loop(3){send, recv, reduce} loop(3){send, recv}, a
@@ -880,7 +949,8 @@ int main(void) {
       {"ping under gputn, by hand", test_ping_gputn},
       {"ping under cpufree, by hand", test_ping_cpufree},
       {"a ping through nvshmem (IBGDA, IBRC) and nccl, by hand", test_library_ping},
-      {"an allreduce through nvshmem, in and on the stream, by hand", test_library_allreduce},
+      {"an allreduce through nvshmem, nccl and gputn, by hand", test_library_allreduce},
+      {"nvshmem_quiet: the put's ACK, by hand", test_quiet},
       {"ping under ghn, by hand", test_ping_ghn},
       {"ghn needs a helper thread", test_ghn_needs_a_helper},
       {"allreduce: the ring's steps", test_allreduce_ring_shape},

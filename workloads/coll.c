@@ -17,8 +17,8 @@ bool wl_coll_has_algo(enum wl_coll_kind kind, enum wl_coll_algo algo) {
   switch (algo) {
   case WL_ALG_AUTO: return true;
   case WL_ALG_RING: return kind == WL_ALLREDUCE || kind == WL_REDUCE_SCATTER || kind == WL_ALLGATHER;
-  case WL_ALG_RECDOUB:
-  case WL_ALG_RABENSEIFNER: return kind == WL_ALLREDUCE;
+  case WL_ALG_RECDOUB: return kind == WL_ALLREDUCE || kind == WL_ALLGATHER;
+  case WL_ALG_RABENSEIFNER: return kind == WL_ALLREDUCE || kind == WL_REDUCE_SCATTER;
   case WL_ALG_BINARY_TREE:
   case WL_ALG_DOUBLE_BINARY_TREE: return kind == WL_ALLREDUCE || kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_BINOMIAL: return kind == WL_BCAST || kind == WL_REDUCE;
@@ -254,6 +254,63 @@ static void allreduce_rabenseifner(struct build *b) {
   fold_out(b, &f, last, ls);
 }
 
+/* Reduce-scatter by recursive halving (MPICH's
+ * reduce_scatter_intra_recursive_halving.c, for commutative operations;
+ * Thakur et al. Sec. 4.3): each rank's result is one block of ceil(count
+ * / n) elements. Non-powers of two fold first: each even rank below 2 rem
+ * sends its whole vector to the odd rank above, which reduces it and later
+ * sends it its block; newrank i < rem then stands for two blocks. The p2
+ * ranks halve their range of newranks each step (mask 1, 2, ..: the lower
+ * half kept where the newrank's bit is clear), sending the other half's
+ * blocks and reducing the kept half's. */
+static void reduce_scatter_halving(struct build *b) {
+  uint32_t n = b->n, r = b->rank, p2 = 1;
+  while (p2 * 2 <= n) p2 *= 2;
+  uint32_t rem = n - p2;
+  int64_t block = (b->c->bytes / b->c->elem + n - 1) / n * b->c->elem;
+  uint32_t last = NONE, ls = NONE, nr;
+  if (r < 2 * rem && r % 2 == 0) { /* folded away: its block comes back at the end */
+    uint32_t s = send(b, r + 1, b->c->bytes, NONE, NONE);
+    finish(b, recv(b, r + 1, block, NONE), s);
+    return;
+  }
+  if (r < 2 * rem) {
+    last = reduce(b, b->c->bytes, recv(b, r - 1, b->c->bytes, NONE), NONE);
+    nr = r / 2;
+  } else {
+    nr = r - rem;
+  }
+  struct fold f = {.p2 = p2, .rem = rem};
+  uint32_t lo = 0, hi = p2;
+  for (uint32_t mask = 1; mask < p2; mask <<= 1) {
+    uint32_t mid = lo + (hi - lo) / 2, peer = fold_rank(&f, nr ^ mask);
+    /* Blocks of newranks [x, y): one each, two below rem. */
+    int64_t low = ((int64_t)(mid - lo) + (MIN(mid, rem) - MIN(lo, rem))) * block;
+    int64_t high = ((int64_t)(hi - mid) + (MIN(hi, rem) - MIN(mid, rem))) * block;
+    bool lower = !(nr & mask);
+    if (lower) hi = mid;
+    else lo = mid;
+    ls = send(b, peer, lower ? high : low, last, NONE);
+    last = reduce(b, lower ? low : high, recv(b, peer, lower ? low : high, last), ls);
+  }
+  if (r < 2 * rem) ls = send(b, r - 1, block, last, ls);
+  finish(b, last, ls);
+}
+
+/* Allgather by recursive doubling (MPICH's
+ * allgather_intra_recursive_doubling.c; Thakur et al. Sec. 4.1) on a
+ * power-of-two count: step k exchanges the 2^k blocks gathered so far with
+ * rank ^ 2^k. Other counts take the ring, as MPICH's choice by size does
+ * for them (it uses Bruck's algorithm for short ones). */
+static void allgather_recdoub(struct build *b) {
+  uint32_t last = NONE, ls = NONE;
+  for (uint32_t mask = 1; mask < b->n; mask <<= 1) {
+    ls = send(b, b->rank ^ mask, b->c->bytes * mask, last, NONE);
+    last = recv_on(b, 0, b->rank ^ mask, b->c->bytes * mask, last, ls);
+  }
+  finish(b, last, ls);
+}
+
 /* NCCL's binary tree (ncclGetBtree, src/graph/trees.cc) over N ranks
  * rooted at 0, for rank V: its parent and its up to two children (NONE
  * where there is none). With bit the lowest set bit of v, the parent is
@@ -484,11 +541,19 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
     else allreduce_rabenseifner(&b);
     break;
   case WL_REDUCE_SCATTER: {
+    if (c->algo == WL_ALG_RABENSEIFNER) {
+      reduce_scatter_halving(&b);
+      break;
+    }
     uint32_t ls, made = ring(&b, (c->bytes / c->elem + b.n - 1) / b.n * c->elem, true, NONE, &ls);
     finish(&b, made, ls);
     break;
   }
   case WL_ALLGATHER: {
+    if (c->algo == WL_ALG_RECDOUB && !(b.n & (b.n - 1))) {
+      allgather_recdoub(&b);
+      break;
+    }
     uint32_t ls, made = ring(&b, c->bytes, false, NONE, &ls);
     finish(&b, made, ls);
     break;
@@ -530,7 +595,7 @@ struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c) {
 const char *const wl_lib_names[WL_LIB_COUNT] = {"mpi", "nccl", "nvshmem", "gputn"};
 
 void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c) {
-  g_assert(rank < p->n_ranks && !p->ranks[rank].graph && c->kind < WL_COLL_COUNT &&
+  g_assert(rank < p->n_ranks && c->kind < WL_COLL_COUNT &&
            c->elem >= 1 && c->bytes >= 0 && c->segment_bytes >= 0 && c->root < p->n_ranks &&
            wl_coll_has_algo(c->kind, c->algo));
   wl_push_op(p, rank, &(struct wl_op){.kind = WL_COLL, .coll_kind = c->kind, .coll_algo = c->algo,
@@ -558,9 +623,17 @@ bool wl_has_colls(const struct wl_program *p) {
 
 /* The algorithm LIB runs collective C with when C asks for none (auto),
  * on ranks that share nodes ACROSS = false or not. */
-static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool across) {
+static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool across,
+                                  const struct wl_lib_opts *opts) {
   if (c->algo != WL_ALG_AUTO) return (enum wl_coll_algo)c->algo;
   switch (lib) {
+  case WL_LIB_MPI:
+    /* MPICH's allreduce choice as configured: a forced algorithm, else by
+     * size (recursive doubling is also what Rabenseifner falls back to
+     * below one element per power-of-two rank, coll_rabenseifner). */
+    if (c->kind != WL_ALLREDUCE) return WL_ALG_AUTO;
+    if (opts->mpi_allreduce != WL_ALG_AUTO) return (enum wl_coll_algo)opts->mpi_allreduce;
+    return c->bytes <= opts->mpi_short_bytes ? WL_ALG_RECDOUB : WL_ALG_RABENSEIFNER;
   case WL_LIB_NCCL:
     /* NCCL's ring inside a node; across nodes its allreduce takes the
      * double binary tree (NCCL 2.4, "Massively Scale Your Deep Learning
@@ -579,7 +652,7 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool
     return WL_ALG_AUTO;
   case WL_LIB_NVSHMEM:
     return c->kind == WL_ALLREDUCE ? WL_ALG_DISSEMINATION : WL_ALG_AUTO;
-  default: return WL_ALG_AUTO; /* MPICH's choice by size (WL_ALG_AUTO) */
+  default: return WL_ALG_AUTO; /* gputn: MPICH's default choice by size (WL_ALG_AUTO) */
   }
 }
 
@@ -591,34 +664,232 @@ static void push_in(struct wl_program *q, uint32_t r, struct wl_op o, const stru
   wl_push_op(q, r, &o);
 }
 
+/* NCCL's channels (hardware.comm.nccl_channels): a collective's bytes are
+ * cut into one part per channel, each a ring of its own run by its own
+ * CUDA block. NCCL uses fewer channels for small calls: while nBytes <
+ * nc x nThreads x threadThreshold it drops one (src/enqueue.cc, "Ring/Tree
+ * channel tuning"), with 512 threads (NCCL_SIMPLE_MAX_NTHREADS) and 64
+ * bytes a thread (NCCL_SIMPLE_THREAD_THRESHOLD, src/include/comm.h) for
+ * the Simple protocol large calls take: one channel per 32 KiB. */
+#define NCCL_CHANNEL_BYTES (512 * 64)
+
+uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels) {
+  int64_t nc = MAX((int64_t)channels, 1);
+  while (nc > 1 && bytes < nc * NCCL_CHANNEL_BYTES) nc--;
+  return (uint32_t)nc;
+}
+
+/* The channels NCCL runs ring collective C on, of N ranks: by its whole
+ * buffer, an allgather's output (src/enqueue.cc: nBytes *= nRanks for
+ * allgather and reduce-scatter, whose count is per rank). */
+static uint32_t ring_channels(const struct wl_coll *c, uint32_t n, uint32_t channels) {
+  int64_t all = c->kind != WL_ALLGATHER ? c->bytes
+                : c->bytes > INT64_MAX / MAX(n, 1) ? INT64_MAX
+                                                   : c->bytes * n;
+  return wl_nccl_channels(all, channels);
+}
+
+/* Rank R's neighbours on channel K's ring of N ranks, PER_NODE to a
+ * node: every node's GPUs in order, starting at GPU K (mod the node's
+ * GPUs), then the next node's: channel k leaves each node from its GPU
+ * k - 1 and enters the next at GPU k, so that channels take turns over
+ * the node's NICs (one per GPU, models/net.h), as NCCL's rings on a DGX
+ * A100 do ("Channel 0-1: 0->1->..->7 -> NIC7 ..; Channel 2-3:
+ * 1->2->..->0 -> NIC0", NVIDIA/nccl issue 320; two channels a NIC,
+ * issue 1245). Inside one node every channel is the same ring. */
+static void chan_ring(uint32_t n, uint32_t per_node, uint32_t k, uint32_t r, uint32_t *left,
+                      uint32_t *right) {
+  uint32_t g = MAX(per_node, 1), node = r / g, base = node * g, size = MIN(g, n - base);
+  uint32_t first = base + k % size, last = base + (k % size + size - 1) % size;
+  uint32_t nodes = (n + g - 1) / g;
+  if (nodes == 1) {
+    *left = (r + n - 1) % n, *right = (r + 1) % n;
+    return;
+  }
+  /* The rotated order: first, first + 1, .. wrapping inside the node. */
+  *right = base + (r - base + 1) % size;
+  *left = base + (r - base + size - 1) % size;
+  uint32_t next = (node + 1) % nodes, prev = (node + nodes - 1) % nodes;
+  uint32_t nsize = MIN(g, n - next * g), psize = MIN(g, n - prev * g);
+  if (r == last) *right = next * g + k % nsize;
+  if (r == first) *left = prev * g + (k % psize + psize - 1) % psize;
+}
+
 /* The ring allreduce of C on rank R of Q's N ranks as the allreduce
  * workload has always written it: two loops of n - 1 steps (the program
  * stays as long as one step whatever n), reduce-scatter with tag, then
- * allgather with tag + 1; each message in CALL's parts and stores, each
- * reduction C's WGs (none when CALL's n_wgs is 0). */
+ * allgather with tag + 1 (a reduce-scatter or allgather: that loop
+ * alone, an allgather's chunk being a rank's whole part); each message in CALL's parts and stores, each
+ * reduction C's WGs (none when CALL's n_wgs is 0). On CHANNELS channels
+ * (chan_ring) each step sends one chunk on every channel, then waits for
+ * every channel's, then reduces them: channel k's send and receive are
+ * WG k's (mod the grid; messages in one part), as each NCCL channel is a
+ * CUDA block of its own, so that one channel's put and flag wait do not
+ * wait for another's; the reduction is every WG's. */
 static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
-                     const struct wl_coll *c, uint32_t region) {
-  uint32_t n = q->n_ranks, right = (r + 1) % n, left = (r + n - 1) % n;
-  int64_t elems = (c->bytes / c->elem + n - 1) / n, chunk = elems * c->elem;
-  int64_t per_wg = (elems + c->wgs - 1) / c->wgs;
+                     const struct wl_coll *c, uint32_t region, uint32_t per_node,
+                     uint32_t channels) {
+  uint32_t n = q->n_ranks;
+  int64_t total = c->bytes / c->elem;
+  int64_t elems = ((total + channels - 1) / channels + n - 1) / n, chunk = elems * c->elem;
+  if (c->kind == WL_ALLGATHER) /* each step forwards one rank's part of a channel */
+    elems = ((c->bytes + c->elem - 1) / c->elem + channels - 1) / channels, chunk = elems * c->elem;
+  int64_t per_wg = (elems * channels + c->wgs - 1) / c->wgs;
   uint32_t parts = MAX(call->parts, 1), stores = MAX(call->stores, 1);
-  for (uint32_t half = 0; half < 2; half++) {
+  uint32_t grid = call->n_wgs > 0 ? c->wgs : 1;
+  /* allreduce: reduce-scatter, then allgather; the others one of them. */
+  uint32_t from = c->kind == WL_ALLGATHER ? 1 : 0, to = c->kind == WL_REDUCE_SCATTER ? 1 : 2;
+  for (uint32_t half = from; half < to; half++) {
     push_in(q, r, (struct wl_op){.kind = WL_LOOP, .count = n - 1}, call, region);
-    push_in(q, r, (struct wl_op){.kind = WL_SEND, .peer = right, .bytes = chunk, .tag = c->tag + half,
-                                 .parts = parts, .stores = stores}, call, region);
-    push_in(q, r, (struct wl_op){.kind = WL_RECV, .peer = left, .bytes = chunk, .tag = c->tag + half,
-                                 .parts = parts}, call, region);
+    for (int recv = 0; recv < 2; recv++)
+      for (uint32_t k = 0; k < channels; k++) {
+        uint32_t left, right;
+        chan_ring(n, per_node, k, r, &left, &right);
+        struct wl_op m = {.kind = recv ? WL_RECV : WL_SEND, .peer = recv ? left : right,
+                          .bytes = chunk, .tag = c->tag + half, .parts = parts,
+                          .stores = recv ? 0 : stores};
+        if (channels > 1 && parts == 1) m.sel = (struct wl_wgsel){k % grid, 1, 1};
+        push_in(q, r, m, call, region);
+      }
     if (half == 0 && call->n_wgs > 0)
       push_in(q, r, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = c->wgs,
                                    .flops_per_wg = per_wg * c->flops_per_elem,
                                    .bytes_per_wg = per_wg * 3 * c->elem, .kclass = KC_AXPY,
-                                   .ws_bytes = 3 * chunk}, call, region);
+                                   .ws_bytes = 3 * chunk * channels}, call, region);
     push_in(q, r, (struct wl_op){.kind = WL_END}, call, region);
   }
 }
 
+/* Whether graph rank SRC holds a collective op. */
+static bool graph_has_colls(const struct wl_rank *src) {
+  for (size_t i = 0; i < src->n_ops; i++)
+    if (src->ops[i].kind == WL_COLL) return true;
+  return false;
+}
+
+/* The dependencies (of Q's rank) an op of graph rank SRC that requires op
+ * J gets: J's copy, the ops a collective's expansion ended with (RES[J]),
+ * or, for a collective that expanded to nothing (one rank, zero bytes),
+ * what it required itself (RES[J] holds that too). On a collective's
+ * start: its first op's (COPY[J]; NONE when it has none). */
+static void dep_on(GArray *out, const struct wl_dep *d, const uint32_t *copy, GArray **res) {
+  if (res[d->op] && d->on_start && copy[d->op] != NONE) { /* the call's start: its first op's */
+    struct wl_dep x = {copy[d->op], 1};
+    g_array_append_val(out, x);
+  } else if (res[d->op]) {
+    for (guint k = 0; k < res[d->op]->len; k++) g_array_append_val(out, g_array_index(res[d->op], struct wl_dep, k));
+  } else {
+    struct wl_dep x = {copy[d->op], d->on_start};
+    g_array_append_val(out, x);
+  }
+}
+
+/* Graph rank R of P (SRC, holding collective ops) into Q with each call
+ * written out as LIB runs it (algorithm C.algo chosen by the caller):
+ * its first ops require what the call required, and what required the
+ * call requires the ops it ended with. A call may only require earlier
+ * ops (YAML programs, the only source of them on graph ranks, refer back
+ * to labels). Its reductions cost a phase whatever their WGs (wgs >= 1). */
+static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_rank *src,
+                              enum wl_lib lib, bool across, bool device,
+                              const struct wl_lib_opts *opts) {
+  wl_graph(q, r);
+  uint32_t *copy = g_new0(uint32_t, MAX(src->n_ops, 1));
+  GArray **res = g_new0(GArray *, MAX(src->n_ops, 1));
+  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  GArray *deps = g_array_new(FALSE, FALSE, sizeof(struct wl_dep));
+  uint32_t calls = 0;
+  for (size_t i = 0; i < src->n_ops; i++) {
+    const struct wl_op *o = &src->ops[i];
+    if (o->kind != WL_COLL) {
+      struct wl_op e = *o;
+      e.n_deps = e.dep_first = 0;
+      wl_push_op(q, r, &e);
+      copy[i] = wl_last(q, r);
+      continue;
+    }
+    calls++;
+    g_array_set_size(deps, 0);
+    for (uint32_t d = 0; d < o->n_deps; d++) {
+      const struct wl_dep *dp = &src->deps[o->dep_first + d];
+      g_assert(dp->op < i);
+      dep_on(deps, dp, copy, res);
+    }
+    struct wl_coll c = {.kind = o->coll_kind, .algo = o->coll_algo, .bytes = o->bytes,
+                        .elem = o->elem_bytes, .flops_per_elem = o->flops_per_wg,
+                        .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
+                        .segment_bytes = o->segment_bytes};
+    c.algo = lib_algo(lib, &c, across, opts);
+    size_t before = q->ranks[r].n_ops;
+    g_array_set_size(after, 0);
+    if (lib == WL_LIB_NCCL && c.algo == WL_ALG_RING && c.bytes > 0 && q->n_ranks > 1) {
+      /* NCCL's rings on their channels, as on sequence ranks (seq_ring):
+       * written out, each op after the one before (one kernel runs them
+       * in order). */
+      struct wl_program *one = wl_program_new(q->n_ranks);
+      seq_ring(one, r, o, &c, 0, opts->per_node, ring_channels(&c, q->n_ranks, opts->channels));
+      struct wl_program *flat = wl_unroll(one);
+      for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
+        wl_push_op(q, r, &flat->ranks[r].ops[k]);
+        if (k > 0) wl_requires(q, r, wl_last(q, r), wl_last(q, r) - 1);
+      }
+      uint32_t end = wl_last(q, r);
+      g_array_append_val(after, end);
+      wl_program_free(flat);
+      wl_program_free(one);
+    } else {
+      wl_coll(q, r, &c, after);
+    }
+    struct wl_rank *t = &q->ranks[r];
+    res[i] = g_array_new(FALSE, FALSE, sizeof(struct wl_dep));
+    copy[i] = t->n_ops > before ? (uint32_t)before : NONE;
+    if (t->n_ops == before) { /* nothing: its dependents wait for what it waited for */
+      g_array_append_vals(res[i], deps->data, deps->len);
+      continue;
+    }
+    for (size_t k = before; k < t->n_ops; k++) {
+      t->ops[k].line = o->line;
+      t->ops[k].lane = o->lane;
+      t->ops[k].region = device ? calls : 0;
+    }
+    /* The call's first ops (those wl_coll gave its empty entry) wait for
+     * what the call waited for. */
+    for (size_t k = before; k < t->n_ops; k++) {
+      if (q->ranks[r].ops[k].n_deps) continue;
+      for (guint d = 0; d < deps->len; d++) {
+        const struct wl_dep *dp = &g_array_index(deps, struct wl_dep, d);
+        if (dp->on_start) wl_irequires(q, r, (uint32_t)k, dp->op);
+        else wl_requires(q, r, (uint32_t)k, dp->op);
+      }
+    }
+    for (guint k = 0; k < after->len; k++) {
+      struct wl_dep x = {g_array_index(after, uint32_t, k), 0};
+      g_array_append_val(res[i], x);
+    }
+  }
+  /* The other ops' dependencies, now that every op has its place. */
+  for (size_t i = 0; i < src->n_ops; i++) {
+    const struct wl_op *o = &src->ops[i];
+    if (o->kind == WL_COLL) continue;
+    g_array_set_size(deps, 0);
+    for (uint32_t d = 0; d < o->n_deps; d++) dep_on(deps, &src->deps[o->dep_first + d], copy, res);
+    for (guint d = 0; d < deps->len; d++) {
+      const struct wl_dep *dp = &g_array_index(deps, struct wl_dep, d);
+      if (dp->on_start) wl_irequires(q, r, copy[i], dp->op);
+      else wl_requires(q, r, copy[i], dp->op);
+    }
+  }
+  for (size_t i = 0; i < src->n_ops; i++)
+    if (res[i]) g_array_free(res[i], TRUE);
+  g_free(res);
+  g_free(copy);
+  g_array_free(after, TRUE);
+  g_array_free(deps, TRUE);
+}
+
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
-                                   uint32_t per_node) {
+                                   const struct wl_lib_opts *opts) {
+  uint32_t per_node = opts->per_node;
   bool across = p->n_ranks > MAX(per_node, 1);
   struct wl_program *q = wl_program_new(p->n_ranks), *tmp = wl_program_new(p->n_ranks);
   q->measured_rank = p->measured_rank;
@@ -626,8 +897,10 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
   bool device = lib == WL_LIB_NCCL || lib == WL_LIB_NVSHMEM;
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
-    if (src->graph) { /* no collective op on a graph rank (wl_collective) */
-      wl_copy_rank(q, r, src);
+    if (src->graph) { /* a YAML program's: its calls in place, dependencies kept */
+      if (graph_has_colls(src))
+        expand_graph_rank(q, r, src, lib, across, device, opts);
+      else wl_copy_rank(q, r, src);
       continue;
     }
     uint32_t calls = 0;
@@ -642,10 +915,11 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                           .elem = o->elem_bytes, .flops_per_elem = o->flops_per_wg,
                           .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
                           .segment_bytes = o->segment_bytes};
-      c.algo = lib_algo(lib, &c, across);
+      c.algo = lib_algo(lib, &c, across, opts);
       if (p->n_ranks < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
-      if (c.kind == WL_ALLREDUCE && c.algo == WL_ALG_RING) {
-        seq_ring(q, r, o, &c, device ? calls : 0);
+      if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {
+        seq_ring(q, r, o, &c, device ? calls : 0, per_node,
+                 lib == WL_LIB_NCCL ? ring_channels(&c, p->n_ranks, opts->channels) : 1);
         continue;
       }
       struct wl_rank *t = &tmp->ranks[r];

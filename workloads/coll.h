@@ -35,11 +35,13 @@ enum wl_coll_algo {
                            bcast and reduce binomial; the only algorithm of
                            the others */
   WL_ALG_RING,          /* allreduce, reduce-scatter, allgather */
-  WL_ALG_RECDOUB,       /* allreduce */
+  WL_ALG_RECDOUB,       /* allreduce; allgather (powers of two; the ring
+                           otherwise) */
   WL_ALG_RABENSEIFNER,  /* allreduce: reduce-scatter by recursive halving,
                            allgather by recursive doubling (falls back to
                            recursive doubling below one element per
-                           power-of-two rank, as MPICH does) */
+                           power-of-two rank, as MPICH does); reduce-scatter:
+                           its recursive halving alone */
   WL_ALG_BINARY_TREE,   /* allreduce (reduce up, broadcast down), bcast, reduce:
                            NCCL's binary tree, pipelined in segments */
   WL_ALG_DOUBLE_BINARY_TREE, /* allreduce: NCCL's two complementary binary
@@ -136,10 +138,34 @@ bool wl_has_colls(const struct wl_program *p);
 /* A copy of P in which every collective op is written out as LIB runs it
  * (above): its ops in place of the call, in the call's lane and loops,
  * marked with region = 1 + the call's number on its rank under nccl and
- * nvshmem. PER_NODE ranks share a node (nccl's choice of algorithm).
+ * nvshmem. OPTS->per_node ranks share a node (nccl's choice of algorithm,
+ * its rings' order). Under nccl a ring (allreduce, reduce-scatter,
+ * allgather) runs on up to OPTS->channels channels (wl_nccl_channels; 0 or
+ * 1: one ring), each a ring over the nodes that leaves each node from a
+ * different GPU and so its NIC. Under mpi an allreduce of no algorithm
+ * takes OPTS's (above).
  * Unchecked; free with wl_program_free. */
+struct wl_lib_opts {
+  uint32_t per_node;      /* ranks that share a node */
+  uint32_t channels;      /* nccl: the most channels of a ring (0 or 1: one) */
+  /* mpi: an allreduce that asks for no algorithm runs mpi_allreduce, or,
+   * when that is auto, recursive doubling up to mpi_short_bytes and
+   * Rabenseifner above (MPICH's MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM and
+   * MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, 2048 by default). */
+  uint8_t mpi_allreduce;  /* enum wl_coll_algo */
+  int64_t mpi_short_bytes;
+};
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
-                                   uint32_t per_node);
+                                   const struct wl_lib_opts *opts);
+/* Options of PER_NODE ranks a node, CHANNELS, MPICH's default choice. */
+#define WL_LIB_OPTS(PER_NODE, CHANNELS)                                              \
+  (&(struct wl_lib_opts){.per_node = (PER_NODE), .channels = (CHANNELS),             \
+                         .mpi_allreduce = WL_ALG_AUTO, .mpi_short_bytes = 2048})
+
+/* The channels NCCL runs a call of BYTES on, of CHANNELS at most: one per
+ * 32 KiB (its Simple protocol's 512 threads x 64 B, src/enqueue.cc), at
+ * least one. */
+uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels);
 
 /* Point-to-point under nccl and nvshmem from the host (hdn, hdn2s): every
  * run of consecutive sends and receives of one lane that belongs to no

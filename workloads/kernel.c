@@ -154,6 +154,10 @@ static int32_t kernel_of(const char *name, const struct wl_program *p, uint32_t 
                           .flag_div = o->parts > 1 ? wgs / o->parts : 0};
       break;
     case WL_SYNC: st = (struct kstep){.kind = KS_BARRIER}; break;
+    case WL_QUIET: /* every WG waits for the ACKs of the rank's puts */
+      if (!send) continue;
+      st = (struct kstep){.kind = KS_WAIT_FLAG, .flag = o->flag, .value = o->count};
+      break;
     default: g_assert_not_reached();
     }
     st.sel_first = sel.first;

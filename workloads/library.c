@@ -28,11 +28,29 @@ static const struct par_decl comm_decls[] = {
       "flag wait the models time: 0 by default, as those already take about 2.6 us a step "
       "on the A100 profile (configs/libs/README.md); NCCL's own tuning model puts a whole "
       "LL step at 0.47 us over NVLink and 2.7 us over the network (src/graph/tuning.cc)"),
+    PAR(nccl_channels, PAR_INT, "16", "1", "64", NULL,
+      "nccl: the most channels a ring (allreduce, reduce-scatter, allgather) runs on, each its own ring over a part of "
+      "the bytes; across nodes channel k leaves every node from a different GPU's NIC "
+      "(workloads/coll.h); a call uses one channel per 32 KiB, at least one, as NCCL's "
+      "src/enqueue.cc does. 16: two channels for each of a DGX A100's 8 HDR NICs, as "
+      "NVIDIA/nccl issues 320 and 1245 describe NCCL's rings there (one node alone gets "
+      "24 in nccl-tests issue 100's log; inside a node the channels share each GPU's "
+      "NVLink port here, so their count changes little there); 64 is NCCL's MAXCHANNELS"),
     PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
       "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
       "clear-to-send (rendezvous; workloads/coll.h wl_rendezvous). Estimate: UCX picks "
       "its threshold per transport (UCX_RNDV_THRESH=auto); UCX-Py sets 8192 B; Sun MPI's "
       "defaults are 16-48 KiB"),
+    PAR(mpi_allreduce, PAR_ENUM, "auto", NULL, NULL,
+      "auto|ring|recursive_doubling|rabenseifner|binary_tree|double_binary_tree",
+      "mpi: the algorithm of an allreduce that asks for none (workloads/coll.h): auto = "
+      "MPICH's choice by size (mpi_allreduce_short); else that one, as MPICH's "
+      "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM forces one (recursive_doubling, "
+      "reduce_scatter_allgather = rabenseifner, ring; trees as NCCL's)"),
+    PAR(mpi_allreduce_short, PAR_SIZE, "2KiB", "0B", "16GiB", NULL,
+      "mpi, mpi_allreduce auto: recursive doubling up to this many bytes, Rabenseifner "
+      "above (MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, default 2048, "
+      "src/mpi/coll/allreduce.c)"),
 };
 #undef PAR_CONFIG
 
@@ -43,3 +61,12 @@ const struct par_group comm_params = {
     .n_decls = PAR_COUNT(comm_decls),
     .config_size = sizeof(struct comm_config),
 };
+
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node) {
+  return (struct wl_lib_opts){
+      .per_node = per_node,
+      .channels = comm ? (uint32_t)comm->nccl_channels : 1,
+      .mpi_allreduce = comm ? (uint8_t)comm->mpi_allreduce : WL_ALG_AUTO,
+      .mpi_short_bytes = comm ? comm->mpi_allreduce_short : 2048, /* the parameter's default */
+  };
+}

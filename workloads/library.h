@@ -22,9 +22,16 @@ struct comm_config {
   int64_t mpi_eager_limit; /* bytes; larger messages go by rendezvous */
   bool nvlink_stores;      /* device puts inside a node are NVLink stores (kstep.nvl) */
   int64_t nccl_step_latency; /* ps: protocol cost per step of an NCCL kernel */
+  int64_t nccl_channels;     /* most channels (rings) of one NCCL collective */
+  int mpi_allreduce;         /* enum wl_coll_algo, auto .. double_binary_tree */
+  int64_t mpi_allreduce_short; /* bytes: recursive doubling up to this under auto */
 };
 
 extern const struct par_group comm_params;
+
+/* How the library expands collectives (coll.h) on a system of PER_NODE
+ * GPUs a node, from group COMM (NULL: the defaults). */
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node);
 
 /* LIBRARY (not COMM_AUTO) as the collectives' enum. */
 static inline enum wl_lib comm_wl_lib(int library) {

@@ -131,27 +131,61 @@ static bool on_gpu(const struct pol_type *pol, const struct wl_op *o) {
   return o->kind == WL_COMPUTE && pol->graph.gpu && o->on != WL_ON_CPU;
 }
 
-void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                    const struct hw_config *hw, struct pol_prog *pp) {
+bool pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                    const struct hw_config *hw, struct pol_prog *pp, char **err) {
   const struct wl_rank *r = &p->ranks[rank];
-  /* Op i's host steps are first[i] .. first[i + 1] - 1: a GPU compute is
-   * a launch and a wait for its kernel, anything else one step. */
-  uint32_t *first = g_new(uint32_t, r->n_ops + 1);
-  first[0] = pp->host->len;
-  for (size_t i = 0; i < r->n_ops; i++) first[i + 1] = first[i] + (on_gpu(pol, &r->ops[i]) ? 2 : 1);
+  /* Op i's host steps are first[i] .. last[i]: a GPU compute is a launch
+   * and a wait for its kernel, anything else one step; the ops of a
+   * library's collective (a region, pol_coll_starts) share its kernel's
+   * launch and wait. */
+  uint32_t *first = g_new(uint32_t, r->n_ops + 1), *last = g_new(uint32_t, r->n_ops + 1);
+  uint32_t at = pp->host->len;
+  for (size_t i = 0; i < r->n_ops;) {
+    size_t b = i + 1;
+    bool region = pol_coll_starts(p, rank, i);
+    if (region)
+      while (b < r->n_ops && r->ops[b].region == r->ops[i].region) b++;
+    uint32_t n = region || on_gpu(pol, &r->ops[i]) ? 2 : 1;
+    for (size_t k = i; k < b; k++) first[k] = at, last[k] = at + n - 1;
+    at += n;
+    i = b;
+  }
   GArray *deps = g_array_new(FALSE, FALSE, sizeof(struct hdep));
   pp->graph = true;
-  for (size_t i = 0; i < r->n_ops; i++) {
+  bool ok = true;
+  for (size_t i = 0; i < r->n_ops && ok; i++) {
     const struct wl_op *o = &r->ops[i];
+    size_t end = i + 1;
+    bool region = pol_coll_starts(p, rank, i);
+    if (region)
+      while (end < r->n_ops && r->ops[end].region == o->region) end++;
+    /* What the op (or the region's ops) waits for outside itself. */
     g_array_set_size(deps, 0);
-    for (uint32_t d = 0; d < o->n_deps; d++) {
-      const struct wl_dep *dp = &r->deps[o->dep_first + d];
-      struct hdep h = {dp->on_start ? first[dp->op] : first[dp->op + 1] - 1, dp->on_start};
-      g_array_append_val(deps, h);
-    }
+    for (size_t k = i; k < end; k++)
+      for (uint32_t d = 0; d < r->ops[k].n_deps; d++) {
+        const struct wl_dep *dp = &r->deps[r->ops[k].dep_first + d];
+        if (region && dp->op >= i && dp->op < end) continue;
+        struct hdep h = {dp->on_start ? first[dp->op] : last[dp->op], dp->on_start};
+        g_array_append_val(deps, h);
+      }
     const struct hdep *dv = (const struct hdep *)(void *)deps->data;
     uint32_t op = (uint32_t)i;
     bool two = pol->graph.two_sided && !o->one_sided;
+    if (region) { /* the collective's kernel, launched and waited for */
+      size_t e;
+      int32_t k = pol_coll_kernel(p, rank, i, &e, hw, pp, err);
+      if (k < 0) {
+        ok = false;
+        break;
+      }
+      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
+      graph_step(pp, (struct hstep){.kind = HS_LAUNCH, .qcmd = qc}, op, dv, deps->len);
+      struct hdep launched = {first[i], 0};
+      graph_step(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k}, op, &launched, 1);
+      g_assert(pp->host->len == last[i] + 1);
+      i = end - 1;
+      continue;
+    }
     switch (o->kind) {
     case WL_COMPUTE:
       if (on_gpu(pol, o)) {
@@ -178,12 +212,18 @@ void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint
                                     .value = 1},
                  op, dv, deps->len);
       break;
+    case WL_QUIET: /* its puts' ACKs, counted on its flag */
+      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = o->count}, op,
+                 dv, deps->len);
+      break;
     default: g_assert_not_reached(); /* wl_program_check: no syncs in graphs */
     }
-    g_assert(pp->host->len == first[i + 1]);
+    g_assert(pp->host->len == last[i] + 1);
   }
   g_array_free(deps, TRUE);
   g_free(first);
+  g_free(last);
+  return ok;
 }
 
 struct hstep pol_loop_hstep(const struct wl_op *o) {
@@ -214,9 +254,15 @@ struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *
   /* A collective's kernel waits for its own data (pol_coll_kernel). */
   uint8_t watcher = wl_matching_recv(p, rank, i)->region ? DEV_GPU
                                                           : pol->recv_watcher(p, o->peer, o->match);
+  /* A put a quiet waits for asks for the target's ACK, which sets the
+   * quiet's flag where the quiet runs: the host under the policies that
+   * run graphs or post from the host (gds), else the GPU's kernel. */
+  uint8_t qw = pol->graph.host || pol == &pol_gds ? DEV_CPU : DEV_GPU;
   return (struct nic_cmd){.op = op, .dst_node = o->peer, .bytes = o->bytes, .threshold = 1,
                           .remote = {.id = wl_matching_recv(p, rank, i)->flag,
-                                     .watcher = watcher}};
+                                     .watcher = watcher},
+                          .local = {.id = o->quiet, .watcher = o->quiet ? qw : 0},
+                          .ack = o->quiet != 0};
 }
 
 struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
@@ -469,10 +515,11 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
     pp[r].transport = hw->comm ? (uint8_t)hw->comm->nvshmem_transport : COMM_IBGDA;
     pp[r].nvlink_stores = hw->comm && hw->comm->nvlink_stores;
     pp[r].net = hw->net;
-    if (p->ranks[r].graph && pol->graph.host)
-      pol_host_graph(pol, p, r, hw, &pp[r]);
-    else if (!pol->lower(p, r, hw, &pp[r], err))
+    if (p->ranks[r].graph && pol->graph.host) {
+      if (!pol_host_graph(pol, p, r, hw, &pp[r], err)) return false;
+    } else if (!pol->lower(p, r, hw, &pp[r], err)) {
       return false;
+    }
     pol_prog_seal(&pp[r], p->ranks[r].n_flags + (pol->extra_flags ? pol->extra_flags(p, r) : 0));
   }
   share_steps(pp, p->n_ranks);
@@ -617,8 +664,10 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   /* Each rewrite the library makes is a new program, freed at the end. */
   struct wl_program *owned[4];
   size_t n_owned = 0;
-  if (wl_has_colls(p))
-    p = owned[n_owned++] = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw->net->gpus_per_node);
+  if (wl_has_colls(p)) {
+    struct wl_lib_opts opts = comm_lib_opts(hw->comm, (uint32_t)hw->net->gpus_per_node);
+    p = owned[n_owned++] = wl_expand_colls(p, comm_wl_lib(lib), &opts);
+  }
   if ((lib == COMM_NCCL || lib == COMM_NVSHMEM) && pol->lib_p2p)
     p = owned[n_owned++] = wl_group_p2p(p);
   if (lib == COMM_NCCL && hw->comm && hw->comm->nccl_step_latency > 0)

@@ -126,9 +126,12 @@ struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
 struct kstep pol_launch_step(const struct wl_op *o);
 /* Compute op O on every core of CPU, through a roofline, or its time_ps. */
 sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o);
-/* Lowers graph rank RANK as a host graph program (pol_graph.host). */
-void pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                    const struct hw_config *hw, struct pol_prog *pp);
+/* Lowers graph rank RANK as a host graph program (pol_graph.host); a
+ * library's collective (pol_coll_starts) is its kernel, launched once
+ * what its ops wait for outside it is done. False and *ERR when that
+ * kernel cannot be built (pol_coll_kernel). */
+bool pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
+                    const struct hw_config *hw, struct pol_prog *pp, char **err);
 
 /* recv_watcher for policies whose receives the host (CPU) or the GPU
  * always notices. */

@@ -71,6 +71,9 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
       break;
     }
     case WL_RECV: gds_recv(p, rank, i, pp); break;
+    case WL_QUIET: /* the host waits for its puts' ACKs */
+      pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = o->count});
+      break;
     case WL_SYNC: break; /* kernels on one stream: each boundary is a sync */
     case WL_LOOP:
     case WL_END: pol_add_host(pp, pol_loop_hstep(o)); break;

@@ -117,6 +117,11 @@ void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int6
   o->nnz_per_wg = nnz_per_wg;
 }
 
+void wl_quiet(struct wl_program *p, uint32_t rank) {
+  g_assert(rank < p->n_ranks && p->ranks[rank].graph);
+  push(p, rank, (struct wl_op){.kind = WL_QUIET});
+}
+
 void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops_per_wg,
                  int64_t bytes_per_wg, int64_t reuse_per_wg, int64_t merge_extra_per_wg) {
   g_assert(rank < p->n_ranks && alg <= WL_SPMV_MERGE && flops_per_wg >= 0 && bytes_per_wg >= 0 &&
@@ -424,6 +429,23 @@ static void index_recvs(struct wl_program *p, GHashTable *h, struct msg_key *key
       }
       g_hash_table_insert(h, k, GSIZE_TO_POINTER(i + 1));
     }
+    /* Each quiet's flag counts the ACKs of the puts since the previous
+     * quiet (in op order: a YAML program's order). */
+    size_t since = 0;
+    for (size_t i = 0; i < rk->n_ops; i++) rk->ops[i].quiet = 0;
+    for (size_t i = 0; i < rk->n_ops; i++) {
+      struct wl_op *o = &rk->ops[i];
+      if (o->kind != WL_QUIET) continue;
+      o->flag = flag;
+      o->count = 0;
+      for (size_t k = since; k < i; k++) {
+        struct wl_op *m = &rk->ops[k];
+        m->quiet = m->kind == WL_SEND && m->one_sided ? flag : 0;
+        if (m->quiet) o->count += m->parts;
+      }
+      since = i + 1;
+      flag++;
+    }
     rk->n_flags = flag - 1;
   }
 }
@@ -547,6 +569,11 @@ static gint by_index(gconstpointer a, gconstpointer b, gpointer data) {
 
 /* One order of graph rank R's ops (wl_linearize): ORDER[k] = the k-th.
  * Returns how many it could order (fewer than all: a cycle). */
+/* Whether op O waits for something outside its rank (a receive, a quiet). */
+static int waits(const struct wl_op *o) {
+  return o->kind == WL_RECV || o->kind == WL_QUIET;
+}
+
 static size_t order_of(const struct wl_rank *r, uint32_t *order) {
   size_t n = r->n_ops;
   uint32_t *indeg = g_new0(uint32_t, n), *succ_first = g_new0(uint32_t, n + 1);
@@ -561,7 +588,7 @@ static size_t order_of(const struct wl_rank *r, uint32_t *order) {
   /* Ready ops that do not wait (0) and receives (1), lowest index first. */
   GSequence *ready[2] = {g_sequence_new(NULL), g_sequence_new(NULL)};
   for (size_t i = 0; i < n; i++)
-    if (!indeg[i]) g_sequence_insert_sorted(ready[r->ops[i].kind == WL_RECV], GUINT_TO_POINTER(i), by_index, NULL);
+    if (!indeg[i]) g_sequence_insert_sorted(ready[waits(&r->ops[i])], GUINT_TO_POINTER(i), by_index, NULL);
   size_t k = 0;
   while (k < n) {
     int q = g_sequence_get_length(ready[0]) ? 0 : 1;
@@ -572,7 +599,7 @@ static size_t order_of(const struct wl_rank *r, uint32_t *order) {
     order[k++] = i;
     for (uint32_t s = succ_first[i]; s < succ_first[i + 1]; s++)
       if (--indeg[succ[s]] == 0)
-        g_sequence_insert_sorted(ready[r->ops[succ[s]].kind == WL_RECV], GUINT_TO_POINTER(succ[s]), by_index, NULL);
+        g_sequence_insert_sorted(ready[waits(&r->ops[succ[s]])], GUINT_TO_POINTER(succ[s]), by_index, NULL);
   }
   g_sequence_free(ready[0]);
   g_sequence_free(ready[1]);

@@ -58,7 +58,10 @@ enum wl_op_kind {
   WL_END,     /* end of the innermost open loop's body */
   WL_COLL,    /* a collective of every rank, as one op (wl_collective): the
                  communication library expands it when the program is
-                 lowered (wl_expand_colls, coll.h); sequence ranks */
+                 lowered (wl_expand_colls, coll.h) */
+  WL_QUIET,   /* nvshmem_quiet: done once every put (one-sided send) of the
+                 rank since the previous quiet has completed remotely (its
+                 target's NIC acknowledged it); graph ranks (wl_quiet) */
 };
 
 /* Where a compute op runs (WL_COMPUTE's `on`). */
@@ -160,7 +163,11 @@ struct wl_op {
   /* Filled by wl_program_check: */
   uint32_t match;        /* WL_SEND: index of the matching receive at peer;
                             WL_RECV: 1 when a send matches it */
-  uint32_t flag;         /* WL_RECV: first of its `parts` flag ids (1-based) */
+  uint32_t flag;         /* WL_RECV: first of its `parts` flag ids (1-based);
+                            WL_QUIET: the flag its puts' ACKs count on (then
+                            `count`: how many, their parts) */
+  uint32_t quiet;        /* WL_SEND, one-sided: the flag of the quiet after it
+                            (its ACK adds 1 a part), 0: none */
 };
 
 /* A dependency of a graph rank's op: on op `op` having completed
@@ -276,6 +283,10 @@ struct wl_program *wl_unroll(const struct wl_program *p);
  * a lowering that looks at what follows an op (gds's receive watcher).
  * Unchecked. */
 struct wl_program *wl_peel_last(const struct wl_program *p);
+
+/* nvshmem_quiet on graph rank RANK (WL_QUIET): waits for the remote
+ * completion of the rank's puts since its previous quiet. */
+void wl_quiet(struct wl_program *p, uint32_t rank);
 
 /* Marks RANK's last op (a compute) as a pack or unpack phase (wl_op.pack). */
 void wl_pack(struct wl_program *p, uint32_t rank);

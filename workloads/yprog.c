@@ -302,7 +302,7 @@ static bool bounded(struct ybuild *b, const struct sc_node *m, const char *path,
 static const char *const op_keys[] = {"compute", "calc",  "send",          "recv",
                                       "put",     "wait",  "loop",          "allreduce",
                                       "reduce_scatter", "allgather", "bcast", "reduce",
-                                      "alltoall", "barrier"};
+                                      "alltoall", "barrier", "quiet", "fence"};
 static const char *const common_keys[] = {"label", "after", "after_start", "if"};
 
 static bool in(const char *k, const char *const *set, size_t n) {
@@ -440,10 +440,14 @@ static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc
     g_free(kp);
     return false;
   }
-  uint32_t before = (uint32_t)b->p->ranks[b->rank].n_ops;
-  wl_coll(b->p, b->rank, &c, deps);
-  for (size_t i = before; i < b->p->ranks[b->rank].n_ops; i++)
-    b->p->ranks[b->rank].ops[i].line = (uint32_t)m->line;
+  /* One op, written out when the program is lowered, as the run's
+   * library runs it (wl_expand_colls): its dependencies are the call's. */
+  wl_collective(b->p, b->rank, &c);
+  uint32_t op = wl_last(b->p, b->rank);
+  b->p->ranks[b->rank].ops[op].line = (uint32_t)m->line;
+  for (guint i = 0; i < deps->len; i++) wl_requires(b->p, b->rank, op, g_array_index(deps, uint32_t, i));
+  g_array_set_size(deps, 0);
+  g_array_append_val(deps, op);
   return true;
 }
 
@@ -506,9 +510,9 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
       char *kp = g_strdup_printf("%s.%s", path, k);
       *b->err = sc_error_at(m->pairs[i].value, kp,
                             kind ? "expected one op per list item, got %s and %s"
-                                 : "expected an op (compute, calc, send, recv, put, wait, loop, "
-                                   "allreduce, reduce_scatter, allgather, bcast, reduce, alltoall, "
-                                   "barrier) or label/after/after_start, got %s%s",
+                                 : "expected an op (compute, calc, send, recv, put, wait, quiet, "
+                                   "fence, loop, allreduce, reduce_scatter, allgather, bcast, "
+                                   "reduce, alltoall, barrier) or label/after/after_start, got %s%s",
                             kind ? kind : k, kind ? k : "");
       g_free(kp);
       return false;
@@ -532,9 +536,22 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
   char *kp = g_strdup_printf("%s.%s", path, kind);
   uint32_t first = (uint32_t)b->p->ranks[b->rank].n_ops;
   bool simple = !strcmp(kind, "send") || !strcmp(kind, "recv") || !strcmp(kind, "put") ||
-                !strcmp(kind, "wait") || !strcmp(kind, "compute") || !strcmp(kind, "calc");
+                !strcmp(kind, "wait") || !strcmp(kind, "compute") || !strcmp(kind, "calc") ||
+                !strcmp(kind, "quiet");
+  bool fence = !strcmp(kind, "fence");
   if (ok && !simple && starts->len) ok = node_fail(b, after_start, path, "expected after_start only on a simple op, got it on %s", kind);
   if (!ok) {
+  } else if ((fence || !strcmp(kind, "quiet")) &&
+             !(body->kind == SC_SCALAR && (!*body->scalar || !strcmp(body->scalar, "~") ||
+                                           !strcmp(body->scalar, "null")))) {
+    ok = node_fail(b, body, kp, "expected nothing (~), got %s",
+                   body->kind == SC_SCALAR ? body->scalar : "a list or mapping");
+  } else if (fence) {
+    /* nvshmem_fence orders a rank's puts to each PE: the model delivers
+     * them in the order issued already (one NIC, first-in first-out
+     * links; NVLink alike), so it adds no op and no time. */
+  } else if (!strcmp(kind, "quiet")) {
+    wl_quiet(b->p, b->rank);
   } else if (!strcmp(kind, "calc")) {
     int64_t t;
     ok = value_of(b, body, kp, UNIT_TIME, &t);

@@ -61,7 +61,8 @@ int export_cmd_goal(int argc, char **argv) {
     int lib = hw.comm->library != COMM_AUTO ? hw.comm->library
               : pol                         ? pol->lib_default
                                             : COMM_MPI;
-    struct wl_program *x = wl_expand_colls(p, comm_wl_lib(lib), (uint32_t)hw.net->gpus_per_node);
+    struct wl_lib_opts opts = comm_lib_opts(hw.comm, (uint32_t)hw.net->gpus_per_node);
+    struct wl_program *x = wl_expand_colls(p, comm_wl_lib(lib), &opts);
     wl_program_free(p);
     p = x;
   }
