@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "phase.h"
 #include "trace.h"
@@ -39,26 +40,36 @@ struct gpu_queue {
   uint32_t launch_j;    /* the running kernel's launch: its execution index (np_loops) */
   uint32_t running, max_running; /* WGs holding slots; at most cus * occupancy */
   int32_t barrier_list; /* WG slots waiting at the barrier, -1 = none */
+  bool group;           /* its WGs are dispatched as groups (see "groups") */
   int32_t flag_next;    /* next queue waiting on the same flag */
   sim_time t_phase;     /* when the current phase began */
   int track;
-  /* The running kernel's skip runs (skip_runs): skip[i] is where a WG that
-   * does not perform step i goes on. Kept for kernel skip_k. */
-  uint32_t *skip;
-  size_t skip_cap;
-  const struct kernel *skip_k;
+  const uint32_t *skip; /* the running kernel's skip runs (gpu_kinfo) */
 };
 
-struct gpu_wg {
-  int32_t queue; /* its kernel's queue; -1: free slot */
+/* What launches read of a kernel, worked out at its first launch. */
+struct gpu_kinfo {
+  uint32_t *skip; /* skip runs (skip_runs): where a WG that does not perform step i goes on */
+  bool barrier;   /* it has a KS_BARRIER */
+  bool parks;     /* kernel_parks */
+};
+
+/* A slot holds a group of n WGs (wg .. wg + n - 1) of one kernel in the
+ * same state (see "groups"); n is 1 per WG (gpu.aggregate false, a trace,
+ * a kernel whose WGs might end in their first run). */
+struct gpu_wg { /* one cache line holds what a flag's update reads first */
+  _Alignas(64) int32_t queue; /* its kernel's queue; -1: free slot */
   uint32_t wg, step;
-  sim_time start, wait_start;
-  uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
+  uint32_t n;    /* WGs in the group, >= 1 */
+  bool desc;     /* its WGs' own events would run them from the highest wg down */
   int32_t next;  /* next WG slot on a flag or barrier list */
   int32_t held;  /* on a flag list ahead of its wait: the held batch that resumes it
                     (see "held waits"); -1: none */
+  sim_time wait_start;
+  uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
   sim_time reg_at; /* on a flag list: when it went on it (with reg_seq: its place) */
   uint64_t reg_seq;
+  sim_time start;
   uint32_t depth; /* open loops */
   struct np_loop loop[NP_MAX_DEPTH];
   int track;
@@ -85,8 +96,10 @@ struct gpu_state {
   uint32_t n_q;
   struct gpu_wg *wg;
   uint32_t n_slots;
-  int32_t *free_slots;  /* stack; the lowest slot on top at start */
+  int32_t *free_slots;  /* stack of unused slot structs; the lowest on top at start */
   uint32_t n_free;
+  uint32_t units_free;  /* WG places free (a group of n takes n, and one struct) */
+  uint32_t *pend, n_pend; /* groups split off, to run next, latest on top ("groups") */
   uint32_t *fe, fe_head, fe_len; /* queues waiting for the front end (ring of n_q) */
   bool fe_busy;
   uint32_t *disp, disp_head, disp_len; /* queues with WGs to dispatch, oldest first */
@@ -106,6 +119,7 @@ struct gpu_state {
    * kernel memo_k takes memo_t for WGs memo_first .. memo_end - 1. */
   const struct kernel *memo_k;
   const struct kstep *memo_st;
+  struct gpu_kinfo *kinfo; /* per kernel of prog, NULL until launched (skip NULL) */
   uint32_t memo_first, memo_end;
   sim_time memo_t;
 };
@@ -426,6 +440,71 @@ static bool wg_selected(const struct kstep *st, uint32_t wg) {
   return d % stride == 0 && d / stride < st->sel_count;
 }
 
+/* The index of the WG at place I of group W's order. */
+static uint32_t member(const struct gpu_wg *w, uint32_t i) {
+  return w->desc ? w->wg + w->n - 1 - i : w->wg + i;
+}
+
+/* How many WGs of group W, from the first of its order on, are all inside
+ * [LO, HI) or all outside it, as the first is. */
+static uint32_t lead_in(const struct gpu_wg *w, uint64_t lo, uint64_t hi) {
+  if (w->n == 1 || lo >= hi) return w->n;
+  uint64_t first = w->wg, end = (uint64_t)w->wg + w->n;
+  if (!w->desc) {
+    uint64_t x = first;
+    if (x >= lo && x < hi) return (uint32_t)(MIN(hi, end) - x);
+    if (x < lo) return (uint32_t)(MIN(lo, end) - x);
+    return w->n;
+  }
+  uint64_t x = end - 1;
+  if (x >= lo && x < hi) return (uint32_t)(x - MAX(lo, first) + 1);
+  if (x >= hi) return (uint32_t)(x - MAX(hi, first) + 1);
+  return w->n;
+}
+
+/* How many WGs of group W, from the first of its order on, step ST selects
+ * or leaves, as it does the first. */
+static uint32_t sel_lead(const struct kstep *st, const struct gpu_wg *w) {
+  if (w->n == 1 || (st->only_wg == 0 && st->sel_count == 0)) return w->n;
+  uint32_t k = w->n;
+  if (st->only_wg > 0) k = lead_in(w, st->only_wg - 1, st->only_wg);
+  if (st->sel_count > 0 && st->sel_stride <= 1) {
+    k = MIN(k, lead_in(w, st->sel_first, (uint64_t)st->sel_first + st->sel_count));
+  } else if (st->sel_count > 0) {
+    bool first = wg_selected(st, member(w, 0));
+    uint32_t i = 1;
+    while (i < k && wg_selected(st, member(w, i)) == first) i++;
+    k = i;
+  }
+  return k;
+}
+
+/* How many WGs of group W, from place I of its order on, lie in the
+ * block of DIV indices of the WG at place I. */
+static uint32_t block_run(const struct gpu_wg *w, uint32_t i, uint32_t div) {
+  uint64_t x = member(w, i), lo = x / div * div;
+  if (!w->desc) return (uint32_t)(MIN(lo + div, (uint64_t)w->wg + w->n) - x);
+  return (uint32_t)(x - MAX(lo, (uint64_t)w->wg) + 1);
+}
+
+/* Splits group SLOT after the first K WGs of its order; returns the slot
+ * struct of the rest (a group of n >= 2 holds n places and one struct, so
+ * a struct is free). */
+static uint32_t split_off(struct gpu_state *s, uint32_t slot, uint32_t k) {
+  struct gpu_wg *w = &s->wg[slot];
+  g_assert(k >= 1 && k < w->n && s->n_free > 0);
+  uint32_t r = (uint32_t)s->free_slots[--s->n_free];
+  struct gpu_wg *x = &s->wg[r];
+  int track = x->track;
+  *x = *w;
+  x->track = track;
+  x->n = w->n - k;
+  w->n = k;
+  if (w->desc) w->wg = x->wg + x->n; /* the first of a descending order: the highest */
+  else x->wg = w->wg + k;
+  return r;
+}
+
 /* A part of a KS_HOST_REQUEST / KS_NIC_CMD step with WGs arrived: the
  * step of queue qi's kernel, the part, the execution index j. */
 struct gpu_part {
@@ -445,18 +524,17 @@ static gboolean part_equal(gconstpointer pa, gconstpointer pb) {
   return a->qi == b->qi && a->step == b->step && a->part == b->part && a->j == b->j;
 }
 
-/* WG W of queue QI's kernel arrives at step ST (tag_div > 0) in execution
- * J: true when it is the last of its part, which then posts. An entry
- * lives from its part's first arrival to its last: memory follows what is
- * in flight. */
-static bool part_arrive(struct sim_comp *c, uint32_t qi, const struct gpu_wg *w,
+/* N WGs of part PART of queue QI's kernel arrive at step ST (tag_div > 0)
+ * of index STEP in execution J: true when they complete the part, which
+ * then posts. An entry lives from its part's first arrival to its last:
+ * memory follows what is in flight. */
+static bool part_arrive(struct sim_comp *c, uint32_t qi, uint32_t step, uint32_t part, uint32_t n,
                         const struct kstep *st, uint64_t j) {
   struct gpu_state *s = c->state;
   uint32_t n_wgs = st->sel_count ? st->sel_count : s->q[qi].k->n_wgs;
-  uint32_t part = w->wg / st->tag_div;
   uint32_t size = st->sel_count ? st->sel_count : MIN(st->tag_div, n_wgs - part * st->tag_div);
-  if (size <= 1) return true;
-  struct gpu_part key = {.qi = qi, .step = w->step, .part = part, .j = j};
+  if (size <= n) return true;
+  struct gpu_part key = {.qi = qi, .step = step, .part = part, .j = j};
   if (!s->arrivals) s->arrivals = g_hash_table_new_full(part_hash, part_equal, NULL, g_free);
   struct gpu_part *e = g_hash_table_lookup(s->arrivals, &key);
   if (!e) {
@@ -464,7 +542,7 @@ static bool part_arrive(struct sim_comp *c, uint32_t qi, const struct gpu_wg *w,
     *e = key;
     g_hash_table_add(s->arrivals, e);
   }
-  if (++e->arrived < size) return false;
+  if ((e->arrived += n) < size) return false;
   g_hash_table_remove(s->arrivals, &key); /* frees e */
   return true;
 }
@@ -610,7 +688,19 @@ static void batch_close(struct sim_comp *c) {
     const struct gpu_wg *w = &s->wg[b->slots[i]];
     const struct gpu_queue *q = &s->q[w->queue];
     const struct kstep *st = w->step < q->k->n_steps ? &q->k->steps[w->step] : NULL;
-    hold = st && st->kind == KS_WAIT_FLAG && wg_selected(st, w->wg);
+    hold = st && st->kind == KS_WAIT_FLAG && wg_selected(st, member(w, 0)) &&
+           sel_lead(st, w) == w->n;
+    uint32_t lead = hold && st->flag_div ? block_run(w, 0, st->flag_div) : w->n;
+    if (lead < w->n) { /* a group over several flags: one entry per flag, in its order */
+      uint32_t r = split_off(s, b->slots[i], lead);
+      if (b->n == b->cap) {
+        b->cap *= 2;
+        b->slots = g_renew(uint32_t, b->slots, b->cap);
+      }
+      memmove(&b->slots[i + 2], &b->slots[i + 1], (b->n - i - 1) * sizeof *b->slots);
+      b->slots[i + 1] = r;
+      b->n++;
+    }
     if (hold) {
       uint32_t flag = wait_flag(st, w);
       check_flag(c, flag);
@@ -752,23 +842,71 @@ static void teardown_start(struct sim_comp *c, uint32_t qi) {
   gpu_schedule(c, cfg->teardown_latency, EV_TEARDOWN_DONE, qi);
 }
 
+/* ---- groups ----
+ * With gpu.aggregate and no trace, the WGs a kernel starts at one instant
+ * take one slot struct as a group (gpu_wg.n), when none of them can end in
+ * that first run (launch_done: gpu_queue.group). A group's WGs are in the
+ * same state, and their own events would run them one right after another
+ * (as a batch does), in the order of their indices or its reverse (desc).
+ * A group makes its WGs' effects one WG after another in that order with
+ * one pass over the steps: each WG's stores, part arrivals and posts, with
+ * the batch it joins taken after its first WG's effect, where that WG's
+ * own scheduling would take it. Where they would part (a selection, a
+ * wave's or a reduction's compute time, a flag of flag_div, a store with
+ * no fence, the kernel's end while another kernel waits for slots), the
+ * group splits (split): the WGs first in its order go on, and the rest
+ * runs right after their run, from the same step (gpu_state.pend, latest
+ * on top: the order their events would have run them in). A list that
+ * gives its WGs back latest first (a flag's, the barrier's) reverses the
+ * order. Same messages at the same times in the same order, same counters;
+ * one slot and one pass per group instead of one per WG. */
+
+/* Splits group SLOT after the first K WGs of its order: the rest goes on
+ * s->pend to run right after SLOT's run. */
+static void split(struct gpu_state *s, uint32_t slot, uint32_t k) {
+  s->pend[s->n_pend++] = split_off(s, slot, k);
+}
+
 static void wg_finish(struct sim_comp *c, uint32_t slot) {
   struct gpu_state *s = c->state;
   struct gpu_wg *w = &s->wg[slot];
   struct gpu_queue *q = &s->q[w->queue];
   sim_time now = sim_now(c->eng);
   if (G_UNLIKELY(c->traced)) span(c, wg_track(c, slot), kernel_name(q->k), w->start, now);
-  s->wg_time += now - w->start;
+  s->wg_time += (now - w->start) * (sim_time)w->n;
   s->wg_last_end = now;
-  s->wgs_done++;
+  s->wgs_done += w->n;
   uint32_t qi = (uint32_t)w->queue;
   w->queue = -1;
-  q->running--;
+  q->running -= w->n;
+  s->units_free += w->n;
   s->free_slots[s->n_free++] = (int32_t)slot;
-  if (++q->done_wgs == q->k->n_wgs) teardown_start(c, qi);
+  q->done_wgs += w->n;
+  if (q->done_wgs == q->k->n_wgs) teardown_start(c, qi);
 }
 
-/* Runs WG SLOT's steps from its current one until it must wait or ends. */
+/* Group SLOT's posting step ST (KS_HOST_REQUEST, KS_NIC_CMD): the post
+ * of the WG at place I of its order, whose part (tag_div) is complete or
+ * which posts alone. */
+static void post_cmd(struct sim_comp *c, uint32_t slot, const struct kstep *st, uint32_t i) {
+  const struct gpu_config *cfg = c->config;
+  struct gpu_state *s = c->state;
+  const struct gpu_wg *w = &s->wg[slot];
+  uint32_t cmd = st->cmd + (st->tag_div ? member(w, i) / st->tag_div : 0);
+  if (cmd >= s->prog->n_cmds)
+    g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(s->q[w->queue].k),
+            cmd, s->prog->n_cmds);
+  if (st->kind == KS_HOST_REQUEST) {
+    s->host_requests++;
+    gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, cmd);
+  } else {
+    s->nic_cmds++;
+    gpu_send_nvl(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, cmd, 0, st->nvl);
+  }
+}
+
+/* Runs group SLOT's steps from its current one until it must wait or
+ * ends; what it splits off is left on s->pend (run_group). */
 static void wg_run(struct sim_comp *c, uint32_t slot) {
   const struct gpu_config *cfg = c->config;
   struct gpu_state *s = c->state;
@@ -777,6 +915,9 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
   const struct kernel *k = q->k;
   for (;;) {
     if (w->step >= k->n_steps) {
+      /* A kernel waits for slots: its WGs take them one WG's end after
+       * another (batch_run dispatches after each). */
+      if (w->n > 1 && s->disp_len > 0) split(s, slot, 1);
       wg_finish(c, slot);
       return;
     }
@@ -790,14 +931,28 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       w->step = next;
       continue;
     }
-    if (st->kind != KS_BARRIER && !wg_selected(st, w->wg)) {
-      w->step = q->skip[w->step];
-      continue;
+    if (st->kind != KS_BARRIER) {
+      uint32_t lead = sel_lead(st, w);
+      if (lead < w->n) split(s, slot, lead);
+      if (!wg_selected(st, member(w, 0))) {
+        w->step = q->skip[w->step];
+        continue;
+      }
     }
     sim_time d = 0;
     switch (st->kind) {
-    case KS_COMPUTE: d = wg_compute_time(cfg, s, k, st, w->wg); break;
+    case KS_COMPUTE:
+      d = wg_compute_time(cfg, s, k, st, member(w, 0));
+      if (w->n > 1) { /* the WGs of the memo's range take its time */
+        uint32_t lead = lead_in(w, s->memo_first, s->memo_end);
+        if (lead < w->n) split(s, slot, lead);
+      }
+      break;
     case KS_WAIT_FLAG: {
+      if (w->n > 1 && st->flag_div) {
+        uint32_t lead = block_run(w, 0, st->flag_div);
+        if (lead < w->n) split(s, slot, lead);
+      }
       uint32_t flag = wait_flag(st, w);
       check_flag(c, flag);
       w->wait_value = np_wait_value(st->value, wg_j(q, w));
@@ -806,36 +961,50 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       flag_list_add(s, flag, slot, w->wait_start, sim_now_seq(c->eng));
       return; /* the flag's update moves it on */
     }
-    case KS_TRIGGER: {
-      uint32_t div = st->tag_div ? st->tag_div : 1;
-      s->triggers++;
-      uint32_t tag = st->tag + w->wg / div + (uint32_t)(wg_j(q, w) * st->tag_stride);
-      gpu_send_b(c, cfg->fence_latency, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
-      d = cfg->fence_latency;
-      break;
-    }
+    case KS_TRIGGER:
     case KS_HOST_REQUEST:
     case KS_NIC_CMD: {
       d = cfg->fence_latency;
-      uint32_t cmd = st->cmd + (st->tag_div ? w->wg / st->tag_div : 0);
-      if (st->tag_div && !part_arrive(c, (uint32_t)w->queue, w, st, wg_j(q, w))) break;
-      if (cmd >= s->prog->n_cmds)
-        g_error("%s: kernel %s names NIC command %u of %zu", c->name, kernel_name(k), cmd,
-                s->prog->n_cmds);
-      if (st->kind == KS_HOST_REQUEST) {
-        s->host_requests++;
-        gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, cmd);
-      } else {
-        s->nic_cmds++;
-        gpu_send_nvl(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, cmd, 0, st->nvl);
+      if (d == 0 && w->n > 1) split(s, slot, 1); /* each WG's next steps before the next WG's */
+      uint32_t div = st->tag_div ? st->tag_div : 1, at = w->step;
+      uint64_t j = wg_j(q, w);
+      for (uint32_t i = 0, n; i < w->n; i += n) {
+        if (st->kind == KS_TRIGGER) {
+          n = 1;
+          s->triggers++;
+          uint32_t tag = st->tag + member(w, i) / div + (uint32_t)(j * st->tag_stride);
+          gpu_send_b(c, d, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
+        } else { /* a part's WGs arrive at once; the last of a complete part posts */
+          n = st->tag_div ? block_run(w, i, st->tag_div) : 1;
+          bool posts = !st->tag_div || part_arrive(c, (uint32_t)w->queue, at,
+                                                   member(w, i) / st->tag_div, n, st, j);
+          if (i == 0 && d > 0 && posts && n == 1) { /* the first WG posts, then schedules */
+            post_cmd(c, slot, st, 0);
+            w->step++;
+            wg_schedule(c, slot, d);
+            continue;
+          }
+          if (i == 0 && d > 0) { /* the first WG's scheduling, before a later WG's post */
+            w->step++;
+            wg_schedule(c, slot, d);
+          }
+          if (posts) post_cmd(c, slot, st, i + n - 1);
+          continue;
+        }
+        if (i == 0 && d > 0) { /* the first WG's own scheduling, before the others' effects */
+          w->step++;
+          wg_schedule(c, slot, d);
+        }
       }
+      if (d > 0) return;
       break;
     }
     case KS_BARRIER:
       w->step++;
       w->next = q->barrier_list;
       q->barrier_list = (int32_t)slot;
-      if (++q->barrier_arrived == k->n_wgs) {
+      q->barrier_arrived += w->n;
+      if (q->barrier_arrived == k->n_wgs) {
         sim_time cost = gpu_barrier_time(cfg, k->n_wgs);
         q->barrier_arrived = 0;
         s->barriers++;
@@ -854,6 +1023,39 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
   }
 }
 
+static void dispatch(struct sim_comp *c);
+
+/* Runs group SLOT, then what it split off, in order; DISP: dispatch after
+ * each (as batch_run did after each WG's event). */
+static void run_group(struct sim_comp *c, uint32_t slot, bool disp) {
+  struct gpu_state *s = c->state;
+  uint32_t base = s->n_pend;
+  wg_run(c, slot);
+  if (disp) dispatch(c);
+  while (s->n_pend > base) {
+    wg_run(c, s->pend[--s->n_pend]);
+    if (disp) dispatch(c);
+  }
+}
+
+/* Whether every WG of kernel K, started, must stop before its end: a step
+ * all of them reach and perform before it takes time or waits (a barrier,
+ * a compute of some work, a store or command behind a fence). */
+static bool kernel_parks(const struct gpu_config *cfg, const struct kernel *k) {
+  for (size_t i = 0; i < k->n_steps; i++) {
+    const struct kstep *st = &k->steps[i];
+    if (st->kind == KS_BARRIER) return true;
+    if (st->only_wg > 0 || st->sel_count > 0) continue;
+    if (st->kind == KS_COMPUTE &&
+        (st->time > 0 || st->flops > 0 || st->bytes > 0 || st->reuse_bytes > 0))
+      return true;
+    if ((st->kind == KS_TRIGGER || st->kind == KS_HOST_REQUEST || st->kind == KS_NIC_CMD) &&
+        cfg->fence_latency > 0)
+      return true;
+  }
+  return false;
+}
+
 /* Fills free slots with pending WGs, oldest kernel first, each kernel up
  * to cus * its occupancy WGs at a time. */
 static void dispatch(struct sim_comp *c) {
@@ -862,21 +1064,28 @@ static void dispatch(struct sim_comp *c) {
   for (uint32_t i = 0; i < n; i++) {
     uint32_t qi = s->disp[(s->disp_head + i) % s->n_q];
     struct gpu_queue *q = &s->q[qi];
-    while (s->n_free > 0 && q->running < q->max_running && q->next_wg < q->k->n_wgs) {
+    while (s->units_free > 0 && q->running < q->max_running && q->next_wg < q->k->n_wgs) {
+      uint32_t m = 1; /* WGs started as one group ("groups") */
+      if (q->group)
+        m = MIN(s->units_free, MIN(q->max_running - q->running, q->k->n_wgs - q->next_wg));
       uint32_t slot = (uint32_t)s->free_slots[--s->n_free];
       struct gpu_wg *w = &s->wg[slot];
       w->queue = (int32_t)qi;
-      w->wg = q->next_wg++;
+      w->wg = q->next_wg;
+      w->n = m;
+      w->desc = false;
+      q->next_wg += m;
       w->step = 0;
       w->depth = 0;
       w->start = sim_now(c->eng);
       w->next = -1;
-      q->running++;
-      uint32_t used = s->n_slots - s->n_free;
+      q->running += m;
+      s->units_free -= m;
+      uint32_t used = s->n_slots - s->units_free;
       if (used > s->slots_max) s->slots_max = used;
       const struct gpu_config *cfg = c->config;
       if (cfg->wg_start > 0) wg_schedule(c, slot, cfg->wg_start);
-      else wg_run(c, slot);
+      else run_group(c, slot, false);
     }
     if (q->next_wg < q->k->n_wgs) s->disp[(s->disp_head + kept++) % s->n_q] = qi;
   }
@@ -889,25 +1098,35 @@ static bool same_selection(const struct kstep *a, const struct kstep *b) {
          a->sel_stride == b->sel_stride && a->sel_count == b->sel_count;
 }
 
-/* Fills Q's skip runs for kernel K: a WG that does not perform step i
- * performs none of the steps after it with the same selection up to the
- * next loop marker or barrier (which every WG goes through), so it goes on
- * at the first step after that run. Only a step some WG skips is read. */
-static void skip_runs(struct gpu_queue *q, const struct kernel *k) {
-  if (q->skip_k == k) return;
-  if (k->n_steps > q->skip_cap) {
-    q->skip_cap = k->n_steps;
-    q->skip = g_renew(uint32_t, q->skip, q->skip_cap);
-  }
-  q->skip_k = k;
+/* Kernel K's skip runs into SKIP (n_steps): a WG that does not perform
+ * step i performs none of the steps after it with the same selection up
+ * to the next loop marker or barrier (which every WG goes through), so it
+ * goes on at the first step after that run. Only a step some WG skips is
+ * read. */
+static void skip_runs(uint32_t *skip, const struct kernel *k) {
   for (size_t i = k->n_steps; i-- > 0;) {
     const struct kstep *st = &k->steps[i];
     size_t next = i + 1;
     bool runs_on = next < k->n_steps && k->steps[next].kind != KS_LOOP &&
                    k->steps[next].kind != KS_END && k->steps[next].kind != KS_BARRIER &&
                    same_selection(st, &k->steps[next]);
-    q->skip[i] = runs_on ? q->skip[next] : (uint32_t)next;
+    skip[i] = runs_on ? skip[next] : (uint32_t)next;
   }
+}
+
+/* Kernel KIDX's launch facts, worked out at its first launch. */
+static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
+  struct gpu_state *s = c->state;
+  if (!s->kinfo) s->kinfo = g_new0(struct gpu_kinfo, s->prog->n_kernels);
+  struct gpu_kinfo *ki = &s->kinfo[kidx];
+  if (!ki->skip) {
+    const struct kernel *k = &s->prog->kernels[kidx];
+    ki->skip = g_new(uint32_t, k->n_steps + 1);
+    skip_runs(ki->skip, k);
+    ki->barrier = kernel_has_barrier(k);
+    ki->parks = kernel_parks(c->config, k);
+  }
+  return ki;
 }
 
 static void launch_done(struct sim_comp *c, uint32_t qi) {
@@ -919,7 +1138,8 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   s->fe_busy = false;
   q->k = &s->prog->kernels[qc->kernel];
   q->kidx = qc->kernel;
-  skip_runs(q, q->k);
+  const struct gpu_kinfo *ki = kernel_info(c, qc->kernel);
+  q->skip = ki->skip;
   q->launch_j = q->cmds[q->head].j;
   q->next_wg = q->done_wgs = q->barrier_arrived = 0;
   q->barrier_list = -1;
@@ -928,7 +1148,8 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   const struct gpu_config *cfg = c->config;
   q->running = 0;
   q->max_running = (uint32_t)(cfg->cus * gpu_occupancy(cfg, q->k));
-  if (q->k->n_wgs > q->max_running && kernel_has_barrier(q->k))
+  q->group = cfg->aggregate && !c->traced && (cfg->wg_start > 0 || ki->parks);
+  if (q->k->n_wgs > q->max_running && ki->barrier)
     g_error("%s: kernel %s has a device-wide barrier but %u WGs > %u resident (cus * occupancy)",
             c->name, kernel_name(q->k), q->k->n_wgs, q->max_running);
   if (q->k->n_wgs == 0) {
@@ -984,8 +1205,9 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     if (w->held >= 0) held_done(s, w);
     sim_time tick = now;
     if (p > 0) tick = w->wait_start + (now - w->wait_start + p - 1) / p * p;
-    s->poll_time += tick - w->wait_start;
+    s->poll_time += (tick - w->wait_start) * (sim_time)w->n;
     w->step++;
+    w->desc = !w->desc; /* the list gives a group's WGs back latest first */
     wg_schedule(c, slot, tick - now);
   }
   for (int32_t *link = &s->flag_queues[flag]; *link >= 0;) {
@@ -1018,10 +1240,7 @@ static void gpu_bus_arrive(struct sim_comp *c, uint64_t h) {
 static void batch_run(struct sim_comp *c, uint32_t bi) {
   struct gpu_state *s = c->state;
   uint32_t *slots = s->batch[bi].slots, n = s->batch[bi].n; /* s->batch may move below */
-  for (uint32_t i = 0; i < n; i++) {
-    wg_run(c, slots[i]);
-    dispatch(c);
-  }
+  for (uint32_t i = 0; i < n; i++) run_group(c, slots[i], true);
   s->batch_free[s->n_batch_free++] = bi;
 }
 
@@ -1051,9 +1270,10 @@ static void gpu_event(struct sim_comp *c, const struct sim_event *ev) {
     struct gpu_queue *q = &s->q[x];
     int32_t slot = q->barrier_list;
     q->barrier_list = -1;
-    while (slot >= 0) {
+    while (slot >= 0) { /* latest arrival first: a group's WGs too */
       int32_t next = s->wg[slot].next;
-      wg_run(c, (uint32_t)slot);
+      s->wg[slot].desc = !s->wg[slot].desc;
+      run_group(c, (uint32_t)slot, false);
       slot = next;
     }
     dispatch(c);
@@ -1094,11 +1314,13 @@ static void gpu_destroy(struct sim_comp *c) {
   struct gpu_state *s = c->state;
   for (uint32_t i = 0; i < s->n_q; i++) {
     g_free(s->q[i].cmds);
-    g_free(s->q[i].skip);
   }
   g_free(s->q);
-  g_free(s->wg);
+  for (uint32_t i = 0; s->kinfo && i < s->prog->n_kernels; i++) g_free(s->kinfo[i].skip);
+  g_free(s->kinfo);
+  g_aligned_free(s->wg);
   g_free(s->free_slots);
+  g_free(s->pend);
   g_free(s->fe);
   g_free(s->disp);
   g_free(s->flags);
@@ -1148,7 +1370,7 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
   s->fe = g_new(uint32_t, s->n_q);
   s->disp = g_new(uint32_t, s->n_q);
   s->n_slots = (uint32_t)(cfg->cus * cfg->wgs_per_cu);
-  s->wg = g_new0(struct gpu_wg, s->n_slots);
+  s->wg = g_aligned_alloc0(s->n_slots, sizeof *s->wg, _Alignof(struct gpu_wg));
   s->free_slots = g_new(int32_t, s->n_slots);
   for (uint32_t i = 0; i < s->n_slots; i++) {
     s->wg[i].queue = -1;
@@ -1156,6 +1378,7 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
     s->wg[i].track = -1;
     s->free_slots[i] = (int32_t)(s->n_slots - 1 - i);
   }
-  s->n_free = s->n_slots;
+  s->n_free = s->units_free = s->n_slots;
+  s->pend = g_new(uint32_t, s->n_slots);
   return c;
 }

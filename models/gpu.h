@@ -85,7 +85,11 @@
  *   gpu.aggregate (default) WGs that go on at the same instant share one
  *   event, run in the order their own events would have run: a wave, a
  *   flag's waiters, a persistent kernel's WGs move as one group; the
- *   simulated times are those of one event per WG (aggregate false). */
+ *   simulated times are those of one event per WG (aggregate false).
+ *   Aggregated, the WGs a kernel starts at one instant are also held as
+ *   one group with a count (one slot record, one pass over the steps),
+ *   split where their WGs would part (gpu.c "groups"): the work per event
+ *   follows the groups, not the WGs. */
 #ifndef MODELS_GPU_H
 #define MODELS_GPU_H
 

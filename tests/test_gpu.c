@@ -1184,6 +1184,29 @@ static void test_loop_launch_index(void) {
 
 /* ---- aggregation (gpu.aggregate) ---- */
 
+/* Kernels 0, 1, 2 on queues 0, 1, 2, launched together, then waited for. */
+static const struct qcmd q_k012[] = {{.kind = Q_KERNEL, .kernel = 0},
+                                     {.kind = Q_KERNEL, .kernel = 1},
+                                     {.kind = Q_KERNEL, .kernel = 2}};
+static const struct hstep h_launch_wait012[] = {
+    {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0}, {.kind = HS_LAUNCH, .queue = 1, .qcmd = 1},
+    {.kind = HS_LAUNCH, .queue = 2, .qcmd = 2}, {.kind = HS_WAIT_KERNEL, .kernel = 0},
+    {.kind = HS_WAIT_KERNEL, .kernel = 1},      {.kind = HS_WAIT_KERNEL, .kernel = 2}};
+
+/* The little GPU of kernels side by side, aggregated (AGG) or per WG, with
+ * fence FENCE, dispatch cost START and a reduction's pass PASS; control
+ * messages take 1 ns on the bus, so stores of one instant serialize and
+ * their order shows. */
+static void mixed_rig(struct rig *r, int agg, sim_time fence, sim_time start, sim_time pass) {
+  gpu_rig(r);
+  little_gpu(&r->g);
+  r->g.fence_latency = fence;
+  r->g.wg_start = start;
+  r->g.reduce_pass = pass;
+  r->g.aggregate = agg;
+  r->bus.control_bytes = 64;
+}
+
 /* One kernel of 4 WGs of 10 us on 4 slots: per WG, each WG's end is an
  * event; aggregated, the four go on at the same instant in one: 3 events
  * fewer, everything else the same. */
@@ -1260,28 +1283,16 @@ static void test_aggregate_same(void) {
       {.name = "waves", .n_wgs = 20, .steps = waves, .n_steps = 2},
       {.name = "edges", .n_wgs = 8, .steps = edges, .n_steps = 5},
   };
-  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
-                                   {.kind = Q_KERNEL, .kernel = 1},
-                                   {.kind = Q_KERNEL, .kernel = 2}};
-  static const struct hstep h[] = {
-      {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0}, {.kind = HS_LAUNCH, .queue = 1, .qcmd = 1},
-      {.kind = HS_LAUNCH, .queue = 2, .qcmd = 2}, {.kind = HS_WAIT_KERNEL, .kernel = 0},
-      {.kind = HS_WAIT_KERNEL, .kernel = 1},      {.kind = HS_WAIT_KERNEL, .kernel = 2}};
   static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 64},
                                         {.op = NIC_PUT, .bytes = 128}};
-  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = qc, .n_qcmds = 3,
-                                       .cmds = cmds, .n_cmds = 2, .host = h, .n_host = 6,
-                                       .n_flags = 3};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = q_k012,
+                                       .n_qcmds = 3, .cmds = cmds, .n_cmds = 2,
+                                       .host = h_launch_wait012, .n_host = 6, .n_flags = 3};
   struct outcome *o[2];
   for (int agg = 0; agg < 2; agg++) {
     o[agg] = g_new0(struct outcome, 1);
     struct rig r;
-    gpu_rig(&r);
-    little_gpu(&r.g);
-    r.g.wg_start = 100 * NS;
-    r.g.reduce_pass = 2 * US;
-    r.g.aggregate = agg;
-    r.bus.control_bytes = 64; /* stores of one instant serialize: their order shows */
+    mixed_rig(&r, agg, 200 * NS, 100 * NS, 2 * US);
     r.script = (struct fn_script){7, {{2 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
                                       {3 * US, PK_FLAG, DEV_GPU, 0, 2, 1},
                                       {6 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
@@ -1361,6 +1372,91 @@ static void test_aggregate_order(void) {
   }
   g_free(o[0]);
   g_free(o[1]);
+}
+
+/* Groups (gpu.c "groups"): a CG-like persistent kernel of 5 WGs (4 compute,
+ * 1 communicating: selections that part them, a reduction, a command by a
+ * part of 4 and one by the single WG, flags of flag_div 2, work-group
+ * stores with a tag stride, a barrier each of 3 iterations) beside a
+ * waves kernel of 40 WGs on the 11 slots left (tails; WGs that end while
+ * it waits for slots; a reduction's last WG; kernel-level stores; parts of
+ * 8) and a kernel whose WGs do not all stop at once (singletons). Run per
+ * WG and as groups, with and without a fence (no fence: a group's WGs run
+ * their following steps one WG after another) and with wg_start: the same
+ * messages at the same times in the same order and the same counters. */
+static void test_groups_same(void) {
+  static const struct kstep cg[] = {
+      {.kind = KS_LOOP, .count = 3},
+      {.kind = KS_BARRIER},
+      {.kind = KS_COMPUTE, .kclass = KC_REDUCE, .bytes = 1024, .sel_first = 0, .sel_stride = 1,
+       .sel_count = 4},
+      {.kind = KS_NIC_CMD, .cmd = 0, .tag_div = 5, .sel_first = 4, .sel_stride = 1,
+       .sel_count = 1},
+      {.kind = KS_WAIT_FLAG, .flag = 1, .value = 1, .sel_first = 4, .sel_stride = 1,
+       .sel_count = 1},
+      {.kind = KS_NIC_CMD, .cmd = 1, .tag_div = 5, .sel_first = 0, .sel_stride = 1,
+       .sel_count = 4},
+      {.kind = KS_WAIT_FLAG, .flag = 2, .value = 1, .sel_first = 0, .sel_stride = 1,
+       .sel_count = 4},
+      {.kind = KS_COMPUTE, .kclass = KC_SPMV, .bytes = 2048, .rows = 64, .nnz = 448,
+       .sel_first = 0, .sel_stride = 1, .sel_count = 4},
+      {.kind = KS_TRIGGER, .tag = 10, .tag_div = 2, .tag_stride = 3},
+      {.kind = KS_WAIT_FLAG, .flag = 3, .flag_div = 2, .value = 1},
+      {.kind = KS_END},
+  };
+  static const struct kstep waves[] = {
+      {.kind = KS_COMPUTE, .kclass = KC_REDUCE, .bytes = 512},
+      {.kind = KS_TRIGGER, .tag = 100, .tag_div = 40, .stores = 8},
+      {.kind = KS_NIC_CMD, .cmd = 0, .tag_div = 8},
+  };
+  static const struct kstep third[] = {
+      {.kind = KS_COMPUTE, .time = 700 * NS, .only_wg = 4},
+      {.kind = KS_WAIT_FLAG, .flag = 2, .value = 1},
+      {.kind = KS_TRIGGER, .tag = 200, .tag_div = 1, .sel_first = 1, .sel_stride = 2,
+       .sel_count = 3},
+  };
+  static const struct kernel k[] = {
+      {.name = "cg", .n_wgs = 5, .persistent = true, .steps = cg, .n_steps = G_N_ELEMENTS(cg)},
+      {.name = "waves", .n_wgs = 40, .steps = waves, .n_steps = G_N_ELEMENTS(waves)},
+      {.name = "third", .n_wgs = 6, .steps = third, .n_steps = G_N_ELEMENTS(third)},
+  };
+  static const struct nic_cmd cmds[] = {
+      {.op = NIC_PUT, .bytes = 64},  {.op = NIC_PUT, .bytes = 128}, {.op = NIC_PUT, .bytes = 192},
+      {.op = NIC_PUT, .bytes = 256}, {.op = NIC_PUT, .bytes = 320}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 3, .qcmds = q_k012,
+                                       .n_qcmds = 3, .cmds = cmds, .n_cmds = 5,
+                                       .host = h_launch_wait012, .n_host = 6, .n_flags = 5};
+  /* Each wait of execution j needs (j + 1): 3 in all on flags 1 to 5. */
+  static const struct fn_script sc = {8, {{2 * US, PK_FLAG, DEV_GPU, 0, 1, 1},
+                                          {2 * US, PK_FLAG, DEV_GPU, 0, 2, 1},
+                                          {5 * US, PK_FLAG, DEV_GPU, 0, 3, 3},
+                                          {6 * US, PK_FLAG, DEV_GPU, 0, 4, 2},
+                                          {9 * US, PK_FLAG, DEV_GPU, 0, 1, 2},
+                                          {9 * US, PK_FLAG, DEV_GPU, 0, 5, 3},
+                                          {12 * US, PK_FLAG, DEV_GPU, 0, 2, 2},
+                                          {12 * US, PK_FLAG, DEV_GPU, 0, 4, 1}}};
+  const sim_time fences[] = {200 * NS, 0, 200 * NS}, starts[] = {0, 0, 100 * NS};
+  for (int v = 0; v < 3; v++) {
+    struct outcome *o[2];
+    for (int agg = 0; agg < 2; agg++) {
+      o[agg] = g_new0(struct outcome, 1);
+      struct rig r;
+      mixed_rig(&r, agg, fences[v], starts[v], 1 * US);
+      r.script = sc;
+      run_outcome(&r, &prog, o[agg]);
+    }
+    assert_same_outcome(o[0], o[1]);
+    /* Stores: 5 WGs x 3 iterations, 40, 3 selected; commands: 2 per
+     * iteration, 40 / 8 parts; a barrier per iteration; all three kernels
+     * end (main_done set). */
+    CU_ASSERT_EQUAL(o[1]->v[5], 5 * 3 + 40 + 3);
+    CU_ASSERT_EQUAL(o[1]->v[7], 2 * 3 + 5);
+    CU_ASSERT_EQUAL(o[1]->v[10], 3);
+    CU_ASSERT_EQUAL(o[1]->v[1], 3);
+    CU_ASSERT(o[1]->events < o[0]->events);
+    g_free(o[0]);
+    g_free(o[1]);
+  }
 }
 
 /* ---- held waits (gpu.aggregate) ---- */
@@ -1492,6 +1588,7 @@ int main(void) {
       {"aggregate: WGs of one instant share an event (hand count)", test_aggregate_events},
       {"aggregate: representative kernels per WG and aggregated agree", test_aggregate_same},
       {"aggregate: the order of one instant is kept", test_aggregate_order},
+      {"groups: a CG-like kernel and waves per WG and as groups agree", test_groups_same},
       {"held waits: flags before, at and after a held batch", test_held_waits},
       {NULL, NULL},
   };

@@ -465,6 +465,49 @@ static int64_t node_int(const struct sim_report *r, uint32_t node, const char *w
 
 /* ---- the driver ---- */
 
+/* Byte-identical kernel step arrays, from the ranks' programs PP (N of
+ * them), are made one: a rank's kernel points at the first rank's array
+ * of the same steps and its own copy is freed. The GPUs then read one
+ * array instead of one per rank, which at a thousand ranks keeps a
+ * kernel's steps in cache (issue 17). Steps are read-only while the
+ * simulation runs; the arrays are freed with the programs, together.
+ * Linear in the programs' steps (hash tables throughout). */
+static void share_steps(struct pol_prog *pp, uint32_t n) {
+  GHashTable *seen = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                           (GDestroyNotify)g_bytes_unref, NULL); /* -> steps */
+  for (uint32_t r = 0; r < n; r++) {
+    GHashTable *len = g_hash_table_new(NULL, NULL); /* an owned array -> its kernel */
+    for (guint i = 0; i < pp[r].kernels->len; i++) {
+      struct kernel *k = &g_array_index(pp[r].kernels, struct kernel, i);
+      g_hash_table_insert(len, (gpointer)k->steps, k);
+    }
+    GHashTable *to = g_hash_table_new(NULL, NULL); /* a dropped copy -> the first array */
+    for (guint j = 0; j < pp[r].steps->len; j++) {
+      struct kstep *mine = g_ptr_array_index(pp[r].steps, j);
+      const struct kernel *k = g_hash_table_lookup(len, mine);
+      if (!k || k->n_steps == 0) continue;
+      GBytes *b = g_bytes_new_static(mine, k->n_steps * sizeof *mine);
+      const struct kstep *first = g_hash_table_lookup(seen, b);
+      if (!first) {
+        g_hash_table_insert(seen, b, mine); /* owned by pp[r]: kept to the end */
+        continue;
+      }
+      g_bytes_unref(b);
+      g_hash_table_insert(to, mine, (gpointer)first);
+      g_free(mine);
+      pp[r].steps->pdata[j] = NULL; /* g_free(NULL) when the program is cleared */
+    }
+    for (guint i = 0; i < pp[r].kernels->len; i++) {
+      struct kernel *k = &g_array_index(pp[r].kernels, struct kernel, i);
+      const struct kstep *first = g_hash_table_lookup(to, k->steps);
+      if (first) k->steps = first;
+    }
+    g_hash_table_destroy(to);
+    g_hash_table_destroy(len);
+  }
+  g_hash_table_destroy(seen);
+}
+
 static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
                       const struct hw_config *hw, uint8_t lib, struct pol_prog *pp, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
@@ -479,6 +522,7 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
     }
     pol_prog_seal(&pp[r], p->ranks[r].n_flags + (pol->extra_flags ? pol->extra_flags(p, r) : 0));
   }
+  share_steps(pp, p->n_ranks);
   return true;
 }
 

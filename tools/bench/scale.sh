@@ -7,7 +7,8 @@
 # status is trigsim's exit status (2: the input is refused, e.g. over the
 # program size limit; 124: it ran past LIMIT_S). Needs GNU time.
 # Usage: tools/bench/scale.sh [NODES...]   (default: 256 1024 4096)
-# LIMIT_S (default 600) bounds each run.
+# LIMIT_S (default 600) bounds each run. CASES (default "allreduce cg")
+# picks the cases: CASES=cg runs only the two CG lines.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD_DIR:-build}
@@ -41,10 +42,15 @@ measure() {
   rm -f "$tmp/time"
 }
 
-for n in "${sizes[@]}"; do
-  for p in cpu hdn gds gputn; do
-    measure allreduce "$n" "$p" configs/gputn-sc17/allreduce.yaml
+cases=" ${CASES:-allreduce cg} "
+if [[ $cases == *" allreduce "* ]]; then
+  for n in "${sizes[@]}"; do
+    for p in cpu hdn gds gputn; do
+      measure allreduce "$n" "$p" configs/gputn-sc17/allreduce.yaml
+    done
   done
-done
-measure cg 1024 gds configs/cpufree-ics23/cg-scale-fast.yaml --set workload.iterations=5000
-measure cg 1024 cpufree configs/cpufree-ics23/cg-scale-fast.yaml --set workload.iterations=5000
+fi
+if [[ $cases == *" cg "* ]]; then
+  measure cg 1024 gds configs/cpufree-ics23/cg-scale-fast.yaml --set workload.iterations=5000
+  measure cg 1024 cpufree configs/cpufree-ics23/cg-scale-fast.yaml --set workload.iterations=5000
+fi
