@@ -105,8 +105,8 @@ struct nic_state {
   GArray *ops_free; /* uint32_t indices */
   GHashTable *posted;    /* cmd_id -> operation handle */
   GHashTable *doorbells; /* cmd_id -> doorbells waiting for their post */
-  GHashTable *gets;      /* message id -> operation handle */
-  GHashTable *acks;      /* message id -> the put's local flag (id << 8 | watcher) */
+  GHashTable *awaiting;  /* message id -> operation awaiting its target's reply (a
+                            get's data, the ACK of a put that asks for one) */
   GHashTable *rx;        /* struct nic_rx */
   uint64_t next_msg;
   bool tracks_made;
@@ -309,7 +309,8 @@ static void dma_read(struct sim_comp *c, uint64_t h) {
 static void inject(struct sim_comp *c, uint64_t h) {
   struct nic_state *s = c->state;
   struct nic_opr o = *op_get(s, h);
-  op_free(s, h);
+  bool acked = o.role == ROLE_PUT && o.cmd.ack; /* lives until the target's ACK */
+  if (!acked) op_free(s, h);
   sim_time now = sim_now(c->eng);
   int64_t bytes = o.cmd.bytes, mtu = s->net->mtu;
   int64_t n = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
@@ -326,10 +327,9 @@ static void inject(struct sim_comp *c, uint64_t h) {
                       !serve && o.cmd.ack);
   }
   nic_span(c, TR_TX, serve ? "tx get reply" : "tx put", start, end);
-  if (!serve && o.cmd.ack) { /* the local flag waits for the target's ACK */
-    uint64_t f = (uint64_t)o.cmd.local.id << 8 | o.cmd.local.watcher;
-    g_hash_table_insert(s->acks, GUINT_TO_POINTER((guint)o.msg_id), GSIZE_TO_POINTER((gsize)f));
-  } else if (!serve) {
+  if (acked) /* the local flag waits for the target's ACK */
+    g_hash_table_insert(s->awaiting, GUINT_TO_POINTER((guint)o.msg_id), GSIZE_TO_POINTER(h));
+  else if (!serve) {
     send_flag(c, o.cmd.local, end - now, o.store); /* the send buffer is reusable */
   }
 }
@@ -343,7 +343,7 @@ static void op_start(struct sim_comp *c, uint64_t h) {
   if (o->cmd.op == NIC_GET || o->cmd.op == NIC_TGET) {
     o->role = ROLE_GET;
     s->gets_started++;
-    g_hash_table_insert(s->gets, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
+    g_hash_table_insert(s->awaiting, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
     sim_time end = send_packet(c, o->cmd.dst_node, NIC_PT_GET_REQ, 0, o->msg_id, 0, 1,
                                o->cmd.bytes, (struct pflag){0}, false, false);
     int port;
@@ -592,16 +592,17 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     break;
   }
   case NIC_PT_ACK: {
-    gpointer f = g_hash_table_lookup(s->acks, GUINT_TO_POINTER((guint)p.m.op));
-    g_assert(f != NULL);
-    g_hash_table_remove(s->acks, GUINT_TO_POINTER((guint)p.m.op));
-    gsize v = GPOINTER_TO_SIZE(f);
-    send_flag(c, (struct pflag){.id = (uint32_t)(v >> 8), .watcher = (uint8_t)(v & 0xff)}, done,
-              false);
+    uint64_t oh =
+        GPOINTER_TO_SIZE(g_hash_table_lookup(s->awaiting, GUINT_TO_POINTER((guint)p.m.op)));
+    g_assert(oh != 0);
+    send_flag(c, op_get(s, oh)->cmd.local, done, false);
+    g_hash_table_remove(s->awaiting, GUINT_TO_POINTER((guint)p.m.op));
+    op_free(s, oh);
     break;
   }
   case NIC_PT_GET_REP: {
-    uint64_t oh = GPOINTER_TO_SIZE(g_hash_table_lookup(s->gets, GUINT_TO_POINTER((guint)p.m.op)));
+    uint64_t oh =
+        GPOINTER_TO_SIZE(g_hash_table_lookup(s->awaiting, GUINT_TO_POINTER((guint)p.m.op)));
     g_assert(oh != 0);
     struct nic_opr *o = op_get(s, oh);
     bool last = ++o->rx == p.m.count;
@@ -609,7 +610,7 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     deliver(c, done, payload > 0 && !(direct && port == NIC_PORT_NVL), payload, p.m.op,
             last ? o->cmd.local : (struct pflag){0}, false);
     if (last) {
-      g_hash_table_remove(s->gets, GUINT_TO_POINTER((guint)p.m.op));
+      g_hash_table_remove(s->awaiting, GUINT_TO_POINTER((guint)p.m.op));
       op_free(s, oh);
     }
     break;
@@ -720,8 +721,7 @@ static void nic_release(struct nic_state *s) {
   g_array_free(s->ops_free, TRUE);
   g_hash_table_destroy(s->posted);
   g_hash_table_destroy(s->doorbells);
-  g_hash_table_destroy(s->gets);
-  g_hash_table_destroy(s->acks);
+  g_hash_table_destroy(s->awaiting);
   g_hash_table_destroy(s->rx);
 }
 
@@ -810,8 +810,7 @@ struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct ni
   s->ops_free = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   s->posted = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->doorbells = g_hash_table_new(g_direct_hash, g_direct_equal);
-  s->gets = g_hash_table_new(g_direct_hash, g_direct_equal);
-  s->acks = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->awaiting = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->rx = g_hash_table_new_full(g_int64_hash, rx_equal, g_free, NULL);
   s->next_msg = 1;
   stat_tw_init(&s->in_use, sim_now(e), 0);

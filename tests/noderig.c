@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "library.h"
+
 static void fnic_init(struct sim_comp *c) {
   const struct fn_script *sc = c->config;
   if (!sc) return;
@@ -97,6 +99,11 @@ void hw_defaults(struct hw *h) {
   par_group_defaults(&nic_params, &h->nic);
   par_group_defaults(&net_params, &h->net);
   h->cfg = (struct hw_config){&h->gpu, &h->cpu, &h->bus, &h->nic, &h->net, NULL};
+}
+
+void nr_comm(struct comm_config *c, int lib) {
+  par_group_defaults(&comm_params, c);
+  c->library = lib;
 }
 
 void nr_spmv_gpu(struct gpu_config *g) {

@@ -78,6 +78,9 @@ struct hw {
 
 void hw_defaults(struct hw *h);
 
+/* Group "comm" at its defaults, library LIB (enum comm_library). */
+void nr_comm(struct comm_config *c, int lib);
+
 /* The GPU of the row-per-thread SpMV tests (gpu.h "L1"): 2 CUs, 256-item
  * WGs, 512 items per CU; 65536 registers (a persistent kernel at 256 a
  * work-item holds 1 WG per CU, a discrete one at 64 holds 2); memory

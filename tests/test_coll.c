@@ -663,8 +663,7 @@ static int64_t nccl_channels = 1;       /* run_lib's hardware.comm.nccl_channels
 static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw *h,
                     struct sim_result *r, char **err) {
   struct comm_config comm;
-  par_group_defaults(&comm_params, &comm);
-  comm.library = lib;
+  nr_comm(&comm, lib);
   comm.nvshmem_transport = COMM_IBGDA;
   comm.mpi_eager_limit = eager_limit;
   comm.nvlink_stores = nvlink_stores;

@@ -139,8 +139,7 @@ static sim_time lib_time(const char *policy, int lib, int transport, bool allred
   struct hw h;
   hw_nodes(&h, 2);
   struct comm_config comm;
-  par_group_defaults(&comm_params, &comm);
-  comm.library = lib;
+  nr_comm(&comm, lib);
   comm.nvshmem_transport = transport;
   comm.mpi_eager_limit = INT64_MAX;
   comm.nccl_step_latency = step_latency;

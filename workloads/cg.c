@@ -177,32 +177,48 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
               (zeroed ? 8 : 16) * rows + (4 * (rows + nnz) + 5) / 6);
 }
 
-/* The halo of a vector: what every peer reads of rank R (its sends), and
- * what R reads (its receives); each returns the values it moves. */
-static int64_t halo_sends(struct wl_program *p, const struct sp_part *part, uint32_t r,
-                          int64_t it) {
+/* Messages of rank R with the peers that read its values (to_readers)
+ * or whose values it reads (from_sources), VALUE_BYTES per halo value
+ * (0: a signal) with TAG: each a send or (RECV) a receive; P NULL: none.
+ * Each returns the halo values involved. */
+static int64_t to_readers(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                          uint32_t tag, int64_t value_bytes, bool recv) {
   int64_t n = 0;
   for (uint32_t q = 0; q < part->n_ranks; q++) {
     const struct sp_rank *qk = &part->ranks[q];
     for (size_t j = 0; j < qk->n_recv; j++)
       if (qk->recv[j].peer == r && q != r) {
-        if (p) wl_send(p, r, q, qk->recv[j].elems * 8, tag_of(it, TAG_HALO));
+        int64_t bytes = qk->recv[j].elems * value_bytes;
+        if (p && recv) wl_recv(p, r, q, bytes, tag);
+        else if (p) wl_send(p, r, q, bytes, tag);
         n += qk->recv[j].elems;
       }
   }
   return n;
 }
 
-static int64_t halo_recvs(struct wl_program *p, const struct sp_part *part, uint32_t r,
-                          int64_t it) {
+static int64_t from_sources(struct wl_program *p, const struct sp_part *part, uint32_t r,
+                            uint32_t tag, int64_t value_bytes, bool recv) {
   const struct sp_rank *rk = &part->ranks[r];
   int64_t n = 0;
   for (size_t j = 0; j < rk->n_recv; j++)
     if (rk->recv[j].peer != r) {
-      if (p) wl_recv(p, r, rk->recv[j].peer, rk->recv[j].elems * 8, tag_of(it, TAG_HALO));
+      int64_t bytes = rk->recv[j].elems * value_bytes;
+      if (p && recv) wl_recv(p, r, rk->recv[j].peer, bytes, tag);
+      else if (p) wl_send(p, r, rk->recv[j].peer, bytes, tag);
       n += rk->recv[j].elems;
     }
   return n;
+}
+
+/* The halo of a vector: R sends what every peer reads of it and
+ * receives what it reads. */
+static void halo_sends(struct wl_program *p, const struct sp_part *part, uint32_t r, int64_t it) {
+  to_readers(p, part, r, tag_of(it, TAG_HALO), 8, false);
+}
+
+static void halo_recvs(struct wl_program *p, const struct sp_part *part, uint32_t r, int64_t it) {
+  from_sources(p, part, r, tag_of(it, TAG_HALO), 8, true);
 }
 
 static void halo(struct wl_program *p, const struct sp_part *part, uint32_t r, int64_t it) {
@@ -328,15 +344,6 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
  * modelled: the quiet (the two syncs around it are; wl_quiet is for
  * graph ranks, this program is a sequence with loops). */
 
-/* Halo values of rank R: sent (to every peer that reads them) or received. */
-static int64_t acg_out(const struct sp_part *part, uint32_t r) {
-  return halo_sends(NULL, part, r, 0);
-}
-
-static int64_t acg_in(const struct sp_part *part, uint32_t r) {
-  return halo_recvs(NULL, part, r, 0);
-}
-
 /* A pack (unpack) of N halo values: per value a 4 B index read, the
  * value gathered (8 B) and stored contiguous (8 B): aCG's pack_double_block
  * and unpack_double_block in the kernel (FUSED: on the kernel's grid,
@@ -401,7 +408,8 @@ static void acg_kernel_spmv(struct wl_program *p, const struct sp_part *part, ui
                             int64_t it, int64_t per_wg, const struct gpu_config *gpu, uint8_t alg) {
   const struct sp_rank *rk = &part->ranks[r];
   bool multi = part->n_ranks > 1;
-  int64_t out = acg_out(part, r), in = acg_in(part, r);
+  int64_t out = to_readers(NULL, part, r, 0, 0, false);
+  int64_t in = from_sources(NULL, part, r, 0, 0, false);
   if (multi && out) acg_pack(p, r, rk, per_wg, out, true);
   if (multi) halo_sends(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu, alg, true); /* csrgemv_merge */
@@ -410,8 +418,7 @@ static void acg_kernel_spmv(struct wl_program *p, const struct sp_part *part, ui
   wl_sync(p, r); /* nvshmem_quiet between (thread 0) */
   halo_recvs(p, part, r, it);
   if (in) acg_pack(p, r, rk, per_wg, in, true); /* unpack */
-  for (size_t j = 0; j < rk->n_recv; j++) /* readytoreceive to each sender */
-    if (rk->recv[j].peer != r) wl_send(p, r, rk->recv[j].peer, 0, tag_of(it, TAG_READY));
+  from_sources(p, part, r, tag_of(it, TAG_READY), 0, false); /* readytoreceive to each sender */
   wl_sync(p, r);
   acg_border(p, r, rk, per_wg, in, true);
 }
@@ -419,9 +426,7 @@ static void acg_kernel_spmv(struct wl_program *p, const struct sp_part *part, ui
 /* The readytoreceive signals of the peers rank R sent its halo to. */
 static void acg_ready_waits(struct wl_program *p, const struct sp_part *part, uint32_t r,
                             int64_t it) {
-  for (uint32_t q = 0; q < part->n_ranks; q++)
-    for (size_t j = 0; j < part->ranks[q].n_recv; j++)
-      if (part->ranks[q].recv[j].peer == r && q != r) wl_recv(p, r, q, 0, tag_of(it, TAG_READY));
+  to_readers(p, part, r, tag_of(it, TAG_READY), 0, true);
 }
 
 /* acgsolvercuda_cg_kernel's loop body: 10 grid syncs (5 on one GPU). */
@@ -492,7 +497,8 @@ static void acg_host_standard(struct wl_program *p, const struct sp_part *part, 
                               uint8_t alg) {
   const struct sp_rank *rk = &part->ranks[r];
   bool multi = part->n_ranks > 1;
-  int64_t out = acg_out(part, r), in = acg_in(part, r);
+  int64_t out = to_readers(NULL, part, r, 0, 0, false);
+  int64_t in = from_sources(NULL, part, r, 0, 0, false);
   if (multi && out) acg_pack(p, r, rk, per_wg, out, false);
   if (multi) halo_sends(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu, alg, false); /* t = A p, local */

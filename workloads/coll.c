@@ -536,7 +536,7 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
   case WL_ALLREDUCE:
     if (c->algo == WL_ALG_RING) allreduce_ring(&b);
     else if (c->algo == WL_ALG_DISSEMINATION) allreduce_dissemination(&b);
-    else if (c->algo == WL_ALG_RECDOUB || (c->algo == WL_ALG_AUTO && c->bytes <= 2048))
+    else if (c->algo == WL_ALG_RECDOUB || (c->algo == WL_ALG_AUTO && c->bytes <= WL_MPI_SHORT_BYTES))
       allreduce_recdoub(&b);
     else allreduce_rabenseifner(&b);
     break;
@@ -607,10 +607,16 @@ void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c)
                                       .lane = p->ranks[rank].lane});
 }
 
+/* Whether rank SRC holds a collective op. */
+static bool rank_has_colls(const struct wl_rank *src) {
+  for (size_t i = 0; i < src->n_ops; i++)
+    if (src->ops[i].kind == WL_COLL) return true;
+  return false;
+}
+
 bool wl_has_colls(const struct wl_program *p) {
   for (uint32_t r = 0; r < p->n_ranks; r++)
-    for (size_t i = 0; i < p->ranks[r].n_ops; i++)
-      if (p->ranks[r].ops[i].kind == WL_COLL) return true;
+    if (rank_has_colls(&p->ranks[r])) return true;
   return false;
 }
 
@@ -630,7 +636,7 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool
   case WL_LIB_MPI:
     /* MPICH's allreduce choice as configured: a forced algorithm, else by
      * size (recursive doubling is also what Rabenseifner falls back to
-     * below one element per power-of-two rank, coll_rabenseifner). */
+     * below one element per power-of-two rank, allreduce_rabenseifner). */
     if (c->kind != WL_ALLREDUCE) return WL_ALG_AUTO;
     if (opts->mpi_allreduce != WL_ALG_AUTO) return (enum wl_coll_algo)opts->mpi_allreduce;
     return c->bytes <= opts->mpi_short_bytes ? WL_ALG_RECDOUB : WL_ALG_RABENSEIFNER;
@@ -760,12 +766,6 @@ static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
   }
 }
 
-/* Whether graph rank SRC holds a collective op. */
-static bool graph_has_colls(const struct wl_rank *src) {
-  for (size_t i = 0; i < src->n_ops; i++)
-    if (src->ops[i].kind == WL_COLL) return true;
-  return false;
-}
 
 /* The dependencies (of Q's rank) an op of graph rank SRC that requires op
  * J gets: J's copy, the ops a collective's expansion ended with (RES[J]),
@@ -898,7 +898,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
     if (src->graph) { /* a YAML program's: its calls in place, dependencies kept */
-      if (graph_has_colls(src))
+      if (rank_has_colls(src))
         expand_graph_rank(q, r, src, lib, across, device, opts);
       else wl_copy_rank(q, r, src);
       continue;

@@ -29,7 +29,7 @@ enum wl_coll_kind {
 
 enum wl_coll_algo {
   WL_ALG_AUTO,          /* as MPICH picks (src/mpi/coll/allreduce.c): allreduce by
-                           recursive doubling up to 2 KiB
+                           recursive doubling up to WL_MPI_SHORT_BYTES
                            (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE) or below one
                            element per power-of-two rank, Rabenseifner above;
                            bcast and reduce binomial; the only algorithm of
@@ -53,6 +53,9 @@ enum wl_coll_algo {
   WL_ALG_DIRECT,        /* alltoall */
   WL_ALG_COUNT
 };
+
+/* MPICH's default MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE (WL_ALG_AUTO). */
+#define WL_MPI_SHORT_BYTES 2048
 
 /* Names as a scenario writes them, by enum value. */
 extern const char *const wl_coll_names[WL_COLL_COUNT];
@@ -160,7 +163,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
 /* Options of PER_NODE ranks a node, CHANNELS, MPICH's default choice. */
 #define WL_LIB_OPTS(PER_NODE, CHANNELS)                                              \
   (&(struct wl_lib_opts){.per_node = (PER_NODE), .channels = (CHANNELS),             \
-                         .mpi_allreduce = WL_ALG_AUTO, .mpi_short_bytes = 2048})
+                         .mpi_allreduce = WL_ALG_AUTO, .mpi_short_bytes = WL_MPI_SHORT_BYTES})
 
 /* The channels NCCL runs a call of BYTES on, of CHANNELS at most: one per
  * 32 KiB (its Simple protocol's 512 threads x 64 B, src/enqueue.cc), at

@@ -67,6 +67,6 @@ struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_no
       .per_node = per_node,
       .channels = comm ? (uint32_t)comm->nccl_channels : 1,
       .mpi_allreduce = comm ? (uint8_t)comm->mpi_allreduce : WL_ALG_AUTO,
-      .mpi_short_bytes = comm ? comm->mpi_allreduce_short : 2048, /* the parameter's default */
+      .mpi_short_bytes = comm ? comm->mpi_allreduce_short : WL_MPI_SHORT_BYTES,
   };
 }

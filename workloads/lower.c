@@ -255,9 +255,8 @@ struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *
   uint8_t watcher = wl_matching_recv(p, rank, i)->region ? DEV_GPU
                                                           : pol->recv_watcher(p, o->peer, o->match);
   /* A put a quiet waits for asks for the target's ACK, which sets the
-   * quiet's flag where the quiet runs: the host under the policies that
-   * run graphs or post from the host (gds), else the GPU's kernel. */
-  uint8_t qw = pol->graph.host || pol == &pol_gds ? DEV_CPU : DEV_GPU;
+   * quiet's flag where the quiet runs (pol_type.host_quiet). */
+  uint8_t qw = pol->graph.host || pol->host_quiet ? DEV_CPU : DEV_GPU;
   return (struct nic_cmd){.op = op, .dst_node = o->peer, .bytes = o->bytes, .threshold = 1,
                           .remote = {.id = wl_matching_recv(p, rank, i)->flag,
                                      .watcher = watcher},

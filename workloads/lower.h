@@ -87,6 +87,10 @@ struct pol_type {
    * the library; the others move them their own way (stream-triggered,
    * host copies, device puts). */
   bool lib_p2p;
+  /* Its sequence lowering waits for a quiet's ACKs on the host (gds, which
+   * posts from the host); graph ranks run on the host (graph.host) do too,
+   * the others in the kernel. */
+  bool host_quiet;
 };
 
 /* pol_type.libs of the policies that drive kernels from the host or a

@@ -98,4 +98,5 @@ const struct pol_type pol_gds = {
     .peel_last = true, /* a receive's watcher looks at what follows it */
     .libs = POL_LIBS_STREAM,
     .lib_default = COMM_MPI,
+    .host_quiet = true,
 };
