@@ -11,8 +11,11 @@
 #include "phase.h"
 #include "trace.h"
 
-/* Self events; data = queue, or for EV_WG a batch (struct gpu_batch). */
+/* Self events; data = queue, or for EV_WG a batch (struct gpu_batch), or
+ * LONE | slot for a batch of one slot struct (see "lone batches"). */
 enum { EV_LAUNCH_DONE = 1, EV_WG, EV_TEARDOWN_DONE, EV_QUEUE_GO, EV_BARRIER_DONE };
+#define LONE 0x80000000u
+#define HELD_LONE (-2) /* gpu_wg.held: held alone, its place in reg_at/reg_seq */
 
 /* What a queue's head command is doing. */
 enum qphase {
@@ -64,7 +67,7 @@ struct gpu_wg { /* one cache line holds what a flag's update reads first */
   bool desc;     /* its WGs' own events would run them from the highest wg down */
   int32_t next;  /* next WG slot on a flag or barrier list */
   int32_t held;  /* on a flag list ahead of its wait: the held batch that resumes it
-                    (see "held waits"); -1: none */
+                    (see "held waits"), HELD_LONE: a lone one; -1: none */
   sim_time wait_start;
   uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
   sim_time reg_at; /* on a flag list: when it went on it (with reg_seq: its place) */
@@ -653,6 +656,23 @@ static void flag_list_remove(struct gpu_state *s, uint32_t flag, uint32_t slot) 
   *link = s->wg[slot].next;
 }
 
+/* ---- lone batches ----
+ * A batch of one slot struct (one WG, or one group) is not kept once it is
+ * closed: its event carries LONE | slot, and held, its WG keeps the place
+ * (reg_at, reg_seq: the batch's time and reserved seq) and held =
+ * HELD_LONE. The same events at the same places; no batch record to read
+ * back when the event runs or the flag comes (the common case: each WG
+ * waiting on its own flag). */
+
+/* Held lone WG SLOT must run: it leaves its list, its event is pushed. */
+static void lone_release(struct sim_comp *c, uint32_t slot) {
+  struct gpu_state *s = c->state;
+  struct gpu_wg *w = &s->wg[slot];
+  flag_list_remove(s, wait_flag(&s->q[w->queue].k->steps[w->step], w), slot);
+  w->held = -1;
+  sim_schedule_reserved(c, w->reg_at, w->reg_seq, EV_WG, LONE | slot);
+}
+
 /* Held batch BI must run: its WGs leave the lists, its event is pushed. */
 static void batch_release(struct sim_comp *c, uint32_t bi) {
   struct gpu_state *s = c->state;
@@ -670,8 +690,10 @@ static void batch_release(struct sim_comp *c, uint32_t bi) {
 
 /* Held batch BI's WG W has gone on after the batch's place. */
 static void held_done(struct gpu_state *s, struct gpu_wg *w) {
-  uint32_t bi = (uint32_t)w->held;
+  int32_t held = w->held;
   w->held = -1;
+  if (held == HELD_LONE) return;
+  uint32_t bi = (uint32_t)held;
   if (--s->batch[bi].held == 0) s->batch_free[s->n_batch_free++] = bi;
 }
 
@@ -706,6 +728,22 @@ static void batch_close(struct sim_comp *c) {
       check_flag(c, flag);
       hold = s->flags[flag] < np_wait_value(st->value, wg_j(q, w));
     }
+  }
+  if (b->n == 1) { /* lone: the record goes back at once */
+    uint32_t slot = b->slots[0];
+    s->batch_free[s->n_batch_free++] = bi;
+    if (!hold) {
+      sim_schedule_reserved(c, b->at, b->seq, EV_WG, LONE | slot);
+      return;
+    }
+    struct gpu_wg *w = &s->wg[slot];
+    const struct gpu_queue *q = &s->q[w->queue];
+    const struct kstep *st = &q->k->steps[w->step];
+    w->wait_value = np_wait_value(st->value, wg_j(q, w));
+    w->wait_start = b->at;
+    w->held = HELD_LONE;
+    flag_list_add(s, wait_flag(st, w), slot, b->at, b->seq);
+    return;
   }
   if (!hold) {
     b->pushed = true;
@@ -1184,10 +1222,11 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   sim_time now = sim_now(c->eng);
   for (int32_t *link = &s->flag_wgs[flag]; *link >= 0;) {
     struct gpu_wg *w = &s->wg[*link];
-    if (w->held >= 0 && sim_after_now(c->eng, w->reg_at, w->reg_seq)) {
+    if (w->held != -1 && sim_after_now(c->eng, w->reg_at, w->reg_seq)) {
       /* Held, its batch's event still ahead: that event would see the flag. */
       if (v >= w->wait_value) {
-        batch_release(c, (uint32_t)w->held);
+        if (w->held == HELD_LONE) lone_release(c, (uint32_t)*link);
+        else batch_release(c, (uint32_t)w->held);
         link = &s->flag_wgs[flag]; /* the list changed: from the top again */
       } else {
         link = &w->next;
@@ -1202,7 +1241,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     sim_time p = gpu_poll_period(cfg, wk->n_wgs);
     uint32_t slot = (uint32_t)*link;
     *link = w->next;
-    if (w->held >= 0) held_done(s, w);
+    if (w->held != -1) held_done(s, w);
     sim_time tick = now;
     if (p > 0) tick = w->wait_start + (now - w->wait_start + p - 1) / p * p;
     s->poll_time += (tick - w->wait_start) * (sim_time)w->n;
@@ -1239,6 +1278,10 @@ static void gpu_bus_arrive(struct sim_comp *c, uint64_t h) {
 /* Runs the WGs of batch BI, each as its own EV_WG would have. */
 static void batch_run(struct sim_comp *c, uint32_t bi) {
   struct gpu_state *s = c->state;
+  if (bi & LONE) {
+    run_group(c, bi & ~LONE, true);
+    return;
+  }
   uint32_t *slots = s->batch[bi].slots, n = s->batch[bi].n; /* s->batch may move below */
   for (uint32_t i = 0; i < n; i++) run_group(c, slots[i], true);
   s->batch_free[s->n_batch_free++] = bi;
