@@ -38,6 +38,9 @@ static const struct par_decl bus_decls[] = {
       "memory (DDR4-2133, Table 2: ~80ns)"),
     PAR(control_bytes, PAR_SIZE, "64B", "0B", "1MiB", NULL,
       "bytes charged for a control message (bytes == 0): one cache line / small TLP"),
+    PAR(nvl_relay, PAR_BOOL, "true", NULL, NULL, NULL,
+      "an NVLink store, which the bus only passes on, makes no bus event of its own (an "
+      "engine relay: same times, same order); false: one bus event each (to check)"),
 };
 #undef PAR_CONFIG
 
@@ -85,15 +88,22 @@ static sim_time bus_serialize(struct sim_comp *c, int dir, int64_t bytes, sim_ti
   return s->busy[dir];
 }
 
+/* Counts message M from device SRC in. */
+static void count_from(struct sim_comp *c, int src, struct pmsg *m) {
+  const struct bus_config *cfg = c->config;
+  struct bus_state *s = c->state;
+  m->src_dev = (uint8_t)src;
+  s->msgs_from[src]++;
+  s->bytes_from[src] += m->bytes > 0 ? m->bytes : cfg->control_bytes;
+}
+
 /* Handles message H from device SRC. */
 static void bus_message(struct sim_comp *c, int src, uint64_t h) {
   const struct bus_config *cfg = c->config;
   struct bus_state *s = c->state;
   sim_time now = sim_now(c->eng);
   struct pmsg *m = sim_payload(c->eng, h);
-  m->src_dev = (uint8_t)src;
-  s->msgs_from[src]++;
-  s->bytes_from[src] += m->bytes > 0 ? m->bytes : cfg->control_bytes;
+  count_from(c, src, m);
   if (m->dst_dev == DEV_MEM) {
     if (m->kind == PK_DMA_READ) {
       /* The request is folded into mem_latency; the data is serialized back. */
@@ -144,6 +154,15 @@ static void bus_handle(struct sim_comp *c, const struct sim_event *ev) {
   }
 }
 
+/* An NVLink store passing as a relay (sim_send_via) out of port ev->port:
+ * what bus_message does with it, but the send. Its sender set src_dev (a
+ * device's port on the bus is its enum pdev). */
+static void bus_relay(struct sim_comp *c, const struct sim_event *ev) {
+  struct pmsg *m = sim_payload(c->eng, ev->data);
+  g_assert(m->nvl && m->next == 0 && m->dst_dev == ev->port && m->src_dev < DEV_COUNT);
+  count_from(c, m->src_dev, m);
+}
+
 static void bus_finish(struct sim_comp *c, struct sim_report *r) {
   struct bus_state *s = c->state;
   for (int d = 0; d < N_DIR; d++) {
@@ -172,6 +191,7 @@ const struct sim_type bus_type = {
     .state_size = sizeof(struct bus_state),
     .handle = bus_handle,
     .finish = bus_finish,
+    .relay = bus_relay,
 };
 
 struct sim_comp *bus_add(struct sim_engine *e, const char *name, const struct bus_config *cfg,

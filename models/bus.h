@@ -27,7 +27,11 @@
  * had consecutive sequence numbers at one time, so the bus would have run
  * them one right after another with nothing between: it handles a chain in
  * that order, each message as above (the NIC's write of a message's last
- * packet and the completion flag behind it). */
+ * packet and the completion flag behind it).
+ * NVLink stores (pmsg.nvl) are passed on at once and only counted; their
+ * senders send them with sim_send_via (a relay: no bus event of their own,
+ * the same times and order), unless bus.nvl_relay is false, which makes
+ * sys_build turn the engine's relays off (the check). */
 #ifndef MODELS_BUS_H
 #define MODELS_BUS_H
 
@@ -45,6 +49,7 @@ struct bus_config {
   int64_t bandwidth;     /* bits per second, per destination direction */
   sim_time mem_latency;  /* memory access of a DMA read */
   int64_t control_bytes; /* bytes charged for a message with bytes == 0 */
+  bool nvl_relay;        /* NVLink stores pass as relays (engine.h), not bus events */
 };
 
 extern const struct par_group bus_params;

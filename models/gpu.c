@@ -421,7 +421,8 @@ static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, ui
     *(struct nic_cmd *)sim_payload(c->eng, hc) = s->prog->cmds[a];
     m->op = hc;
   }
-  sim_send(c, 0, delay, (uint16_t)kind, h);
+  if (nvl) sim_send_via(c, 0, delay, (uint16_t)kind, h, dst); /* the bus passes it on (bus.h) */
+  else sim_send(c, 0, delay, (uint16_t)kind, h);
 }
 
 static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,

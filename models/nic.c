@@ -240,7 +240,9 @@ static uint64_t flag_msg(struct sim_comp *c, struct pflag f, bool store) {
  * bus passes it at once). */
 static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay, bool store) {
   if (f.id == 0) return;
-  sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, flag_msg(c, f, store));
+  uint64_t h = flag_msg(c, f, store);
+  if (store) sim_send_via(c, NIC_PORT_BUS, delay, PK_FLAG, h, f.watcher); /* bus.h */
+  else sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, h);
 }
 
 /* A received packet's payload (when WRITE) written to memory DELAY from
@@ -252,6 +254,8 @@ static void deliver(struct sim_comp *c, sim_time delay, bool write, int64_t payl
   if (write) {
     sim_send(c, NIC_PORT_BUS, delay, PK_MEM_WRITE,
              bus_msg(c, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, op, fh));
+  } else if (fh && store) {
+    sim_send_via(c, NIC_PORT_BUS, delay, PK_FLAG, fh, flag.watcher); /* bus.h */
   } else if (fh) {
     sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, fh);
   }

@@ -29,6 +29,7 @@ struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
   s->gpu = g_new(struct sim_comp *, n);
   s->nic = g_new(struct sim_comp *, n);
   s->bus = g_new(struct sim_comp *, n);
+  sim_set_relays(e, hw->bus->nvl_relay); /* NVLink stores pass the bus (bus.h) */
   char name[48];
   for (uint32_t i = 0; i < n; i++) {
     const struct nodeprog *prog = progs ? progs[i] : NULL;

@@ -22,6 +22,8 @@ struct sim_engine {
   struct trace *trace;
   char *trace_prefix;
   bool started, stopped;
+  bool no_relays;        /* sim_set_relays(false) */
+  uint64_t relayed;
   /* Payload pool: chunks of PAYLOAD_CHUNK slots and a free list of handles. */
   GPtrArray *payload_chunks;
   uint64_t *payload_free; /* a stack of free handles (a plain array: on every message) */
@@ -154,15 +156,33 @@ static void push(struct sim_engine *e, sim_time at, uint32_t comp, uint16_t port
 }
 
 void sim_send(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint64_t data) {
-  g_assert(port >= 0 && (uint32_t)port < c->n_ports);
+  g_assert(port >= 0 && (uint32_t)port < c->n_ports && kind < SIM_KIND_RELAY);
   const struct sim_port *p = &c->ports[port];
   g_assert(p->connected);
   g_assert(delay >= 0);
   push(c->eng, c->eng->now + delay + p->latency_ps, p->peer, p->peer_port, kind, data);
 }
 
-void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
+void sim_send_via(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint64_t data,
+                  int via) {
+  g_assert(kind < SIM_KIND_RELAY);
+  g_assert(port >= 0 && (uint32_t)port < c->n_ports && c->ports[port].connected);
+  const struct sim_comp *r = c->eng->comps->pdata[c->ports[port].peer];
+  if (c->eng->no_relays || !r->type->relay) {
+    sim_send(c, port, delay, kind, data);
+    return;
+  }
+  g_assert(via >= 0 && (uint32_t)via < r->n_ports && r->ports[via].connected);
   g_assert(delay >= 0);
+  push(c->eng, c->eng->now + delay + c->ports[port].latency_ps, r->id, (uint16_t)via,
+       (uint16_t)(kind | SIM_KIND_RELAY), data);
+}
+
+void sim_set_relays(struct sim_engine *e, bool on) { e->no_relays = !on; }
+uint64_t sim_relayed(const struct sim_engine *e) { return e->relayed; }
+
+void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
+  g_assert(delay >= 0 && kind < SIM_KIND_RELAY);
   push(c->eng, c->eng->now + delay, c->id, SIM_PORT_SELF, kind, data);
 }
 
@@ -175,7 +195,7 @@ bool sim_after_now(const struct sim_engine *e, sim_time at, uint64_t seq) {
 void sim_schedule_reserved(struct sim_comp *c, sim_time at, uint64_t seq, uint16_t kind,
                            uint64_t data) {
   struct sim_engine *e = c->eng;
-  g_assert(seq < e->next_seq && sim_after_now(e, at, seq));
+  g_assert(seq < e->next_seq && sim_after_now(e, at, seq) && kind < SIM_KIND_RELAY);
   struct sim_event ev = {
       .time = at, .seq = seq, .comp = c->id, .port = SIM_PORT_SELF, .kind = kind, .data = data};
   q_push(e->q, &ev);
@@ -216,6 +236,13 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
       __builtin_prefetch(b + 192);
     }
     struct sim_comp *c = comps[ev.comp];
+    if (G_UNLIKELY(ev.kind & SIM_KIND_RELAY)) { /* what c's handler would do: pass it on */
+      ev.kind &= (uint16_t)~SIM_KIND_RELAY;
+      if (c->type->relay) c->type->relay(c, &ev);
+      sim_send(c, ev.port, 0, ev.kind, ev.data);
+      e->relayed++;
+      continue;
+    }
     c->type->handle(c, &ev);
     done++;
   }

@@ -33,6 +33,9 @@ struct sim_type {
   void (*handle)(struct sim_comp *c, const struct sim_event *ev);  /* required */
   void (*finish)(struct sim_comp *c, struct sim_report *r);        /* may be NULL */
   void (*destroy)(struct sim_comp *c); /* frees what the state owns; may be NULL */
+  /* An event sent through this component with sim_send_via passes on
+   * (see there): counts it, where its handler would have; may be NULL. */
+  void (*relay)(struct sim_comp *c, const struct sim_event *ev);
 };
 
 /* One end of a link, as seen from the component that owns the port. */
@@ -86,6 +89,24 @@ bool sim_connect(struct sim_comp *a, int pa, struct sim_comp *b, int pb, sim_tim
 /* Sends an event out of port PORT of C: it arrives at the peer's port after
  * DELAY (the sender's own extra time, >= 0) plus the link latency. */
 void sim_send(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint64_t data);
+
+/* Relays. Sends an event out of port PORT of C to the component R at its
+ * other end, which only passes it on at once out of its port VIA (as
+ * sim_send with no delay; its handler would do nothing else but count).
+ * The event is queued for R as sim_send queues it (same time, same
+ * sequence number); when it is due, the engine calls R's type->relay (may
+ * be NULL) and sends it on out of VIA itself, instead of calling R's
+ * handler: the same events in the same order at the same times, one
+ * handler call fewer (not counted by sim_run). KIND < SIM_KIND_RELAY.
+ * With relays off (sim_set_relays), or when R's type has no relay hook, it
+ * is sim_send, and R's handler passes the event on: the check that both
+ * agree. */
+#define SIM_KIND_RELAY 0x8000u
+void sim_send_via(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint64_t data,
+                  int via);
+/* Relays on (the default) or off; and how many events passed a relay. */
+void sim_set_relays(struct sim_engine *e, bool on);
+uint64_t sim_relayed(const struct sim_engine *e);
 
 /* Schedules an event for C itself after DELAY (>= 0), on SIM_PORT_SELF. */
 void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data);

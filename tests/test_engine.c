@@ -250,6 +250,84 @@ static void test_payload_pool(void) {
   sim_free(e);
 }
 
+/* A relay: passes every event on out of port 1 at once, counting it (its
+ * handler with relays off, its relay hook with them on). */
+struct fwd {
+  uint64_t passed;
+};
+
+static void fwd_handle(struct sim_comp *c, const struct sim_event *ev) {
+  ((struct fwd *)c->state)->passed++;
+  sim_send(c, 1, 0, ev->kind, ev->data);
+}
+
+static void fwd_relay(struct sim_comp *c, const struct sim_event *ev) {
+  CU_ASSERT_EQUAL(ev->port, 1); /* the port it leaves by */
+  CU_ASSERT_EQUAL(ev->kind, 7);
+  ((struct fwd *)c->state)->passed++;
+}
+
+static const char *const fwd_ports[] = {"in", "out"};
+static const struct sim_type fwd_type = {
+    .name = "fwd", .ports = fwd_ports, .n_ports = 2, .state_size = sizeof(struct fwd),
+    .handle = fwd_handle, .relay = fwd_relay};
+
+/* A sends two events to D through the relay R (10 ns to R, 0 from R to
+ * D); X sends one straight to D (20 ns), queued after A's first:
+ *   data 1: sent at 0 with 10 ns delay: at R at 20 ns, at D at 20 ns;
+ *   data 2: X's, at D at 20 ns, queued before R passes data 1 on, so D
+ *           sees it first (R's own event would push data 1 at 20 ns then);
+ *   data 3: sent at 0 with no delay: at R and at D at 10 ns.
+ * D sees 3 @ 10 ns, 2 @ 20 ns, 1 @ 20 ns, relays on or off; with them on,
+ * R's handler never runs and sim_run counts two events fewer. */
+static void relay_run(bool on, struct rec *out, uint64_t *events, uint64_t *passed,
+                      uint64_t *relayed) {
+  struct sim_engine *e = sim_new(1);
+  sim_set_relays(e, on);
+  struct sim_comp *a = sim_add(e, &rec_type, "a", NULL);
+  struct sim_comp *r = sim_add(e, &fwd_type, "r", NULL);
+  struct sim_comp *d = sim_add(e, &rec_type, "d", NULL);
+  struct sim_comp *x = sim_add(e, &rec_type, "x", NULL);
+  char *err = NULL;
+  CU_ASSERT_TRUE(sim_connect(a, 0, r, 0, 10 * SIM_NS, &err));
+  CU_ASSERT_TRUE(sim_connect(r, 1, d, 0, 0, &err));
+  CU_ASSERT_TRUE(sim_connect(x, 0, d, 1, 20 * SIM_NS, &err));
+  sim_send_via(a, 0, 10 * SIM_NS, 7, 1, 1);
+  sim_send(x, 0, 0, 7, 2);
+  sim_send_via(a, 0, 0, 7, 3, 1);
+  *events = sim_run(e, SIM_TIME_MAX, 0);
+  *out = *(struct rec *)d->state;
+  *passed = ((struct fwd *)r->state)->passed;
+  *relayed = sim_relayed(e);
+  sim_free(e);
+}
+
+static void test_relays_pass_in_order(void) {
+  struct rec on, off;
+  uint64_t ev_on, ev_off, passed_on, passed_off, relayed_on, relayed_off;
+  relay_run(true, &on, &ev_on, &passed_on, &relayed_on);
+  relay_run(false, &off, &ev_off, &passed_off, &relayed_off);
+  uint64_t want[] = {3, 2, 1};
+  sim_time when[] = {10 * SIM_NS, 20 * SIM_NS, 20 * SIM_NS};
+  uint16_t port[] = {0, 1, 0};
+  CU_ASSERT_EQUAL(on.n, 3);
+  CU_ASSERT_EQUAL(off.n, 3);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(on.data[i], want[i]);
+    CU_ASSERT_EQUAL(off.data[i], want[i]);
+    CU_ASSERT_EQUAL(on.at[i], when[i]);
+    CU_ASSERT_EQUAL(off.at[i], when[i]);
+    CU_ASSERT_EQUAL(on.port[i], port[i]);
+    CU_ASSERT_EQUAL(off.port[i], port[i]);
+  }
+  CU_ASSERT_EQUAL(ev_off, 5); /* D's three, R's two */
+  CU_ASSERT_EQUAL(ev_on, 3);
+  CU_ASSERT_EQUAL(passed_on, 2);
+  CU_ASSERT_EQUAL(passed_off, 2);
+  CU_ASSERT_EQUAL(relayed_on, 2);
+  CU_ASSERT_EQUAL(relayed_off, 0);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"ties run in insertion order", test_ties_run_in_insertion_order},
@@ -263,6 +341,7 @@ int main(void) {
       {"time-weighted mean", test_time_weighted_mean},
       {"histogram", test_histogram},
       {"payload pool", test_payload_pool},
+      {"relays pass events on in order", test_relays_pass_in_order},
       {NULL, NULL}};
   return tu_run_suite("engine", tests);
 }
