@@ -402,6 +402,68 @@ static void test_a100_profile_binds(void) {
   g_free(path);
 }
 
+/* The cell of COLUMN in a one-row CSV (HEADER, ROW split at commas). */
+static const char *csv_cell(char **header, char **row, const char *column) {
+  for (int i = 0; header[i] && row[i]; i++)
+    if (strcmp(header[i], column) == 0) return row[i];
+  CU_FAIL_FATAL("no such column");
+  return NULL;
+}
+
+/* bus.nvl_relay (bus.h, engine.h "relays"): cpufree CG on 16 A100s, 8 a
+ * node, 3 iterations, every counter, with the NVLink stores passing the
+ * bus as relays and as bus events: every cell the same but events, which
+ * drop by two per store: its command (GPU -> bus -> NIC) and its target's
+ * flag (NIC -> bus -> GPU) each skip a bus event (cpufree's stores set no
+ * local flag). */
+static void test_nvl_relays_change_only_events(void) {
+  const char *dir = g_getenv("TRIGSIM_CONFIGS");
+  char *path = g_build_filename(dir ? dir : "configs", "cpufree-ics23", "cg-scale-fast.yaml", NULL);
+  char *out[2] = {NULL, NULL};
+  const char *relay[2] = {"hardware.bus.nvl_relay=true", "hardware.bus.nvl_relay=false"};
+  for (int k = 0; k < 2; k++) {
+    const char *argv[] = {"run", path, "-f", "csv", "-c", "all", "-q",
+                          "--set", "sweep.axes=[{path: hardware.network.nodes, values: [16]}]",
+                          "--set", "policies=[cpufree]", "--set", "workload.iterations=3",
+                          "--set", relay[k], NULL};
+    CU_ASSERT_EQUAL_FATAL(tu_trigsim(argv, &out[k], NULL), 0);
+  }
+  char **lines[2], **hdr[2], **row[2];
+  for (int k = 0; k < 2; k++) {
+    lines[k] = g_strsplit(out[k], "\n", 3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lines[k][0]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(lines[k][1]);
+    hdr[k] = g_strsplit(lines[k][0], ",", -1);
+    row[k] = g_strsplit(lines[k][1], ",", -1);
+  }
+  guint n = g_strv_length(hdr[0]);
+  CU_ASSERT_TRUE(n > 1000); /* every counter of 16 nodes */
+  CU_ASSERT_EQUAL(g_strv_length(hdr[1]), n);
+  CU_ASSERT_EQUAL(g_strv_length(row[0]), n);
+  CU_ASSERT_EQUAL(g_strv_length(row[1]), n);
+  int differ = 0;
+  for (guint i = 0; i < n && i < g_strv_length(row[1]); i++) {
+    CU_ASSERT_STRING_EQUAL(hdr[0][i], hdr[1][i]);
+    if (strcmp(hdr[0][i], "events") != 0 && strcmp(row[0][i], row[1][i]) != 0) {
+      fprintf(stderr, "%s: %s (relays) != %s\n", hdr[0][i], row[0][i], row[1][i]);
+      differ++;
+    }
+  }
+  CU_ASSERT_EQUAL(differ, 0);
+  int64_t stores = g_ascii_strtoll(csv_cell(hdr[0], row[0], "node.nic.nvl_stores.sum"), NULL, 10);
+  int64_t ev_on = g_ascii_strtoll(csv_cell(hdr[0], row[0], "events"), NULL, 10);
+  int64_t ev_off = g_ascii_strtoll(csv_cell(hdr[1], row[1], "events"), NULL, 10);
+  CU_ASSERT_TRUE(stores > 0);
+  CU_ASSERT_EQUAL(ev_off - ev_on, 2 * stores);
+  for (int k = 0; k < 2; k++) {
+    g_strfreev(lines[k]);
+    g_strfreev(hdr[k]);
+    g_strfreev(row[k]);
+    g_free(out[k]);
+  }
+  g_free(path);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"a put across a star, end to end", test_put_across_a_star},
@@ -418,6 +480,8 @@ int main(void) {
       {"one sender to two same-node peers queues at its port",
        test_one_sender_to_two_same_node_peers_queues_at_its_port},
       {"gpus_per_node must divide nodes", test_gpus_per_node_must_divide_nodes},
+      {"NVLink stores as relays change only the event count",
+       test_nvl_relays_change_only_events},
       {"the A100 NVLink profile binds", test_a100_profile_binds},
       {NULL, NULL}};
   return tu_run_suite("system", tests);
