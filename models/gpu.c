@@ -48,6 +48,10 @@ struct gpu_queue {
   sim_time t_phase;     /* when the current phase began */
   int track;
   const uint32_t *skip; /* the running kernel's skip runs (gpu_kinfo) */
+  /* Of the running kernel, read by every WG event (no look at k itself). */
+  const struct kstep *steps;
+  uint32_t n_steps;
+  uint32_t poll_ps;     /* gpu_poll_period for its WGs */
 };
 
 /* What launches read of a kernel, worked out at its first launch. */
@@ -60,7 +64,7 @@ struct gpu_kinfo {
 /* A slot holds a group of n WGs (wg .. wg + n - 1) of one kernel in the
  * same state (see "groups"); n is 1 per WG (gpu.aggregate false, a trace,
  * a kernel whose WGs might end in their first run). */
-struct gpu_wg { /* one cache line holds what a flag's update reads first */
+struct gpu_wg { /* one cache line holds what a flag's update reads (asserted below) */
   _Alignas(64) int32_t queue; /* its kernel's queue; -1: free slot */
   uint32_t wg, step;
   uint32_t n;    /* WGs in the group, >= 1 */
@@ -68,6 +72,7 @@ struct gpu_wg { /* one cache line holds what a flag's update reads first */
   int32_t next;  /* next WG slot on a flag or barrier list */
   int32_t held;  /* on a flag list ahead of its wait: the held batch that resumes it
                     (see "held waits"), HELD_LONE: a lone one; -1: none */
+  uint32_t poll_ps; /* on a flag list: its kernel's poll period (gpu_queue.poll_ps) */
   sim_time wait_start;
   uint64_t wait_value; /* KS_WAIT_FLAG: the value its flag must reach */
   sim_time reg_at; /* on a flag list: when it went on it (with reg_seq: its place) */
@@ -77,6 +82,9 @@ struct gpu_wg { /* one cache line holds what a flag's update reads first */
   struct np_loop loop[NP_MAX_DEPTH];
   int track;
 };
+
+_Static_assert(offsetof(struct gpu_wg, reg_seq) + sizeof(uint64_t) <= 64,
+               "a flag's update reads one line of a WG");
 
 /* WGs that go on at the same time, in the order they would have if each
  * had its own event (see wg_schedule). */
@@ -89,12 +97,17 @@ struct gpu_batch {
   uint32_t held;   /* held (see "held waits"): members still on flag lists; 0: not held */
 };
 
+/* A flag word and who waits on it. */
+struct gpu_flag {
+  uint64_t value;
+  int32_t wgs;    /* WG slots polling it (a list through gpu_wg.next), -1: none */
+  int32_t queues; /* queues waiting on it (through gpu_queue.flag_next), -1: none */
+};
+
 struct gpu_state {
   const struct nodeprog *prog;
   uint32_t node;
-  uint64_t *flags;      /* n_flags + 1 */
-  int32_t *flag_wgs;    /* per flag: WG slots polling it */
-  int32_t *flag_queues; /* per flag: queues waiting on it */
+  struct gpu_flag *flags; /* n_flags + 1: what a flag's update reads, in one place */
   struct gpu_queue *q;
   uint32_t n_q;
   struct gpu_wg *wg;
@@ -634,9 +647,10 @@ static bool reg_after(const struct gpu_wg *w, sim_time at, uint64_t seq) {
 static void flag_list_add(struct gpu_state *s, uint32_t flag, uint32_t slot, sim_time at,
                           uint64_t seq) {
   struct gpu_wg *w = &s->wg[slot];
+  w->poll_ps = s->q[w->queue].poll_ps;
   w->reg_at = at;
   w->reg_seq = seq;
-  int32_t *link = &s->flag_wgs[flag];
+  int32_t *link = &s->flags[flag].wgs;
   while (*link >= 0 && reg_after(&s->wg[*link], at, seq)) link = &s->wg[*link].next;
   w->next = *link;
   *link = (int32_t)slot;
@@ -649,7 +663,7 @@ static uint32_t wait_flag(const struct kstep *st, const struct gpu_wg *w) {
 
 /* Takes WG SLOT off FLAG's list. */
 static void flag_list_remove(struct gpu_state *s, uint32_t flag, uint32_t slot) {
-  int32_t *link = &s->flag_wgs[flag];
+  int32_t *link = &s->flags[flag].wgs;
   while (*link != (int32_t)slot) {
     g_assert(*link >= 0);
     link = &s->wg[*link].next;
@@ -710,7 +724,7 @@ static void batch_close(struct sim_comp *c) {
   for (uint32_t i = 0; hold && i < b->n; i++) {
     const struct gpu_wg *w = &s->wg[b->slots[i]];
     const struct gpu_queue *q = &s->q[w->queue];
-    const struct kstep *st = w->step < q->k->n_steps ? &q->k->steps[w->step] : NULL;
+    const struct kstep *st = w->step < q->n_steps ? &q->steps[w->step] : NULL;
     hold = st && st->kind == KS_WAIT_FLAG && wg_selected(st, member(w, 0)) &&
            sel_lead(st, w) == w->n;
     uint32_t lead = hold && st->flag_div ? block_run(w, 0, st->flag_div) : w->n;
@@ -727,7 +741,7 @@ static void batch_close(struct sim_comp *c) {
     if (hold) {
       uint32_t flag = wait_flag(st, w);
       check_flag(c, flag);
-      hold = s->flags[flag] < np_wait_value(st->value, wg_j(q, w));
+      hold = s->flags[flag].value < np_wait_value(st->value, wg_j(q, w));
     }
   }
   if (b->n == 1) { /* lone: the record goes back at once */
@@ -739,7 +753,7 @@ static void batch_close(struct sim_comp *c) {
     }
     struct gpu_wg *w = &s->wg[slot];
     const struct gpu_queue *q = &s->q[w->queue];
-    const struct kstep *st = &q->k->steps[w->step];
+    const struct kstep *st = &q->steps[w->step];
     w->wait_value = np_wait_value(st->value, wg_j(q, w));
     w->wait_start = b->at;
     w->held = HELD_LONE;
@@ -754,7 +768,7 @@ static void batch_close(struct sim_comp *c) {
   for (uint32_t i = 0; i < b->n; i++) { /* as batch_run would, one after another */
     struct gpu_wg *w = &s->wg[b->slots[i]];
     const struct gpu_queue *q = &s->q[w->queue];
-    const struct kstep *st = &q->k->steps[w->step];
+    const struct kstep *st = &q->steps[w->step];
     w->wait_value = np_wait_value(st->value, wg_j(q, w));
     w->wait_start = b->at;
     w->held = (int32_t)bi;
@@ -820,13 +834,13 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
     case Q_WAIT_FLAG:
       check_flag(c, qc->flag);
       s->stream_waits++;
-      if (s->flags[qc->flag] >= np_wait_value(qc->value, q->cmds[q->head].j)) {
+      if (s->flags[qc->flag].value >= np_wait_value(qc->value, q->cmds[q->head].j)) {
         q->phase = QP_FLAG_SEEN;
         gpu_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
       } else {
         q->phase = QP_FLAG;
-        q->flag_next = s->flag_queues[qc->flag];
-        s->flag_queues[qc->flag] = (int32_t)qi;
+        q->flag_next = s->flags[qc->flag].queues;
+        s->flags[qc->flag].queues = (int32_t)qi;
       }
       break;
     case Q_DOORBELL:
@@ -953,14 +967,14 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
   struct gpu_queue *q = &s->q[w->queue];
   const struct kernel *k = q->k;
   for (;;) {
-    if (w->step >= k->n_steps) {
+    if (w->step >= q->n_steps) {
       /* A kernel waits for slots: its WGs take them one WG's end after
        * another (batch_run dispatches after each). */
       if (w->n > 1 && s->disp_len > 0) split(s, slot, 1);
       wg_finish(c, slot);
       return;
     }
-    const struct kstep *st = &k->steps[w->step];
+    const struct kstep *st = &q->steps[w->step];
     if (st->kind == KS_LOOP || st->kind == KS_END) { /* structure: every WG, no cost */
       uint32_t next = np_loop_step(w->loop, &w->depth, st->kind == KS_LOOP, st->count, w->step);
       if (next == UINT32_MAX)
@@ -995,7 +1009,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       uint32_t flag = wait_flag(st, w);
       check_flag(c, flag);
       w->wait_value = np_wait_value(st->value, wg_j(q, w));
-      if (s->flags[flag] >= w->wait_value) break;
+      if (s->flags[flag].value >= w->wait_value) break;
       w->wait_start = sim_now(c->eng);
       flag_list_add(s, flag, slot, w->wait_start, sim_now_seq(c->eng));
       return; /* the flag's update moves it on */
@@ -1177,6 +1191,11 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   s->fe_busy = false;
   q->k = &s->prog->kernels[qc->kernel];
   q->kidx = qc->kernel;
+  q->steps = q->k->steps;
+  q->n_steps = (uint32_t)q->k->n_steps;
+  sim_time poll = gpu_poll_period(c->config, q->k->n_wgs);
+  g_assert(poll >= 0 && poll <= UINT32_MAX); /* the parameters' range: <= 1 ms */
+  q->poll_ps = (uint32_t)poll;
   const struct gpu_kinfo *ki = kernel_info(c, qc->kernel);
   q->skip = ki->skip;
   q->launch_j = q->cmds[q->head].j;
@@ -1218,17 +1237,17 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   struct gpu_state *s = c->state;
   check_flag(c, flag);
   s->flag_updates++;
-  s->flags[flag] += inc;
-  uint64_t v = s->flags[flag];
+  s->flags[flag].value += inc;
+  uint64_t v = s->flags[flag].value;
   sim_time now = sim_now(c->eng);
-  for (int32_t *link = &s->flag_wgs[flag]; *link >= 0;) {
+  for (int32_t *link = &s->flags[flag].wgs; *link >= 0;) {
     struct gpu_wg *w = &s->wg[*link];
     if (w->held != -1 && sim_after_now(c->eng, w->reg_at, w->reg_seq)) {
       /* Held, its batch's event still ahead: that event would see the flag. */
       if (v >= w->wait_value) {
         if (w->held == HELD_LONE) lone_release(c, (uint32_t)*link);
         else batch_release(c, (uint32_t)w->held);
-        link = &s->flag_wgs[flag]; /* the list changed: from the top again */
+        link = &s->flags[flag].wgs; /* the list changed: from the top again */
       } else {
         link = &w->next;
       }
@@ -1238,8 +1257,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
       link = &w->next;
       continue;
     }
-    const struct kernel *wk = s->q[w->queue].k;
-    sim_time p = gpu_poll_period(cfg, wk->n_wgs);
+    sim_time p = w->poll_ps;
     uint32_t slot = (uint32_t)*link;
     *link = w->next;
     if (w->held != -1) held_done(s, w);
@@ -1250,7 +1268,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     w->desc = !w->desc; /* the list gives a group's WGs back latest first */
     wg_schedule(c, slot, tick - now);
   }
-  for (int32_t *link = &s->flag_queues[flag]; *link >= 0;) {
+  for (int32_t *link = &s->flags[flag].queues; *link >= 0;) {
     struct gpu_queue *q = &s->q[*link];
     const struct qcmd *qc = &s->prog->qcmds[q->cmds[q->head].qcmd];
     if (v < np_wait_value(qc->value, q->cmds[q->head].j)) {
@@ -1368,8 +1386,6 @@ static void gpu_destroy(struct sim_comp *c) {
   g_free(s->fe);
   g_free(s->disp);
   g_free(s->flags);
-  g_free(s->flag_wgs);
-  g_free(s->flag_queues);
   if (s->arrivals) g_hash_table_destroy(s->arrivals);
   for (uint32_t i = 0; i < s->n_batch; i++) g_free(s->batch[i].slots);
   g_free(s->batch);
@@ -1401,10 +1417,8 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
   s->wg_last_end = -1;
   s->open_batch = -1;
   uint32_t nf = s->prog->n_flags + 1;
-  s->flags = g_new0(uint64_t, nf);
-  s->flag_wgs = g_new(int32_t, nf);
-  s->flag_queues = g_new(int32_t, nf);
-  for (uint32_t i = 0; i < nf; i++) s->flag_wgs[i] = s->flag_queues[i] = -1;
+  s->flags = g_new0(struct gpu_flag, nf);
+  for (uint32_t i = 0; i < nf; i++) s->flags[i].wgs = s->flags[i].queues = -1;
   s->n_q = (uint32_t)cfg->queues;
   s->q = g_new0(struct gpu_queue, s->n_q);
   for (uint32_t i = 0; i < s->n_q; i++) {
