@@ -23,6 +23,10 @@ struct tl_list {
   enum tl_full mode;
   uint32_t capacity, in_use, max_in_use;
   struct tl_slot *slots;  /* capacity */
+  /* What the associative scan reads, packed: each slot's tag, and a bit
+   * per slot in use (the entries themselves span several cache lines). */
+  uint32_t *tag_of;       /* capacity */
+  uint64_t *used;         /* (capacity + 63) / 64 words */
   GQueue overflow;        /* struct tl_over *, oldest first */
   GHashTable *by_tag;     /* tag -> GQueue of its struct tl_over *, oldest first */
   uint64_t next_seq, overflowed, fired;
@@ -34,6 +38,8 @@ struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
   t->mode = mode;
   t->capacity = capacity;
   t->slots = g_new0(struct tl_slot, capacity);
+  t->tag_of = g_new0(uint32_t, capacity);
+  t->used = g_new0(uint64_t, (capacity + 63) / 64);
   g_queue_init(&t->overflow);
   t->by_tag = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                     (GDestroyNotify)g_queue_free);
@@ -44,9 +50,23 @@ struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
 void tl_free(struct tl_list *t) {
   if (!t) return;
   g_free(t->slots);
+  g_free(t->tag_of);
+  g_free(t->used);
   g_queue_clear_full(&t->overflow, g_free);
   g_hash_table_destroy(t->by_tag);
   g_free(t);
+}
+
+/* Slot I takes entry E / is freed. */
+static void slot_set(struct tl_list *t, uint32_t i, struct tl_entry e) {
+  t->slots[i] = (struct tl_slot){.e = e, .used = true};
+  t->tag_of[i] = e.tag;
+  t->used[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+static void slot_clear(struct tl_list *t, uint32_t i) {
+  t->slots[i].used = false;
+  t->used[i / 64] &= ~((uint64_t)1 << (i % 64));
 }
 
 /* Where an entry lives: an on-NIC slot index, or an overflow entry. */
@@ -71,12 +91,16 @@ static struct tl_loc tl_lookup(const struct tl_list *t, uint32_t tag, bool free_
                                bool *searched) {
   struct tl_loc best = {0};
   uint64_t best_seq = UINT64_MAX;
-  for (uint32_t i = 0; i < t->capacity; i++) {
-    const struct tl_slot *s = &t->slots[i];
-    if (!s->used || s->e.tag != tag || (free_only && s->e.op)) continue;
-    if (s->e.seq < best_seq) {
-      best_seq = s->e.seq;
-      best = (struct tl_loc){.found = true, .i = i};
+  for (uint32_t w = 0; w < (t->capacity + 63) / 64; w++) {
+    for (uint64_t bits = t->used[w]; bits; bits &= bits - 1) {
+      uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+      if (t->tag_of[i] != tag) continue;
+      const struct tl_slot *s = &t->slots[i];
+      if (free_only && s->e.op) continue;
+      if (s->e.seq < best_seq) {
+        best_seq = s->e.seq;
+        best = (struct tl_loc){.found = true, .i = i};
+      }
     }
   }
   if (best.found || t->overflow.length == 0) return best;
@@ -100,9 +124,12 @@ static bool tl_alloc(struct tl_list *t, uint32_t tag, uint32_t counter, struct t
   struct tl_entry e = {.tag = tag, .counter = counter, .seq = t->next_seq++};
   r->allocated = true;
   if (t->in_use < t->capacity) {
-    for (uint32_t i = 0; i < t->capacity; i++) {
-      if (t->slots[i].used) continue;
-      t->slots[i] = (struct tl_slot){.e = e, .used = true};
+    for (uint32_t w = 0; w < (t->capacity + 63) / 64; w++) {
+      uint64_t free_bits = ~t->used[w];
+      if (!free_bits) continue;
+      uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(free_bits); /* the first free slot */
+      g_assert(i < t->capacity); /* in_use < capacity */
+      slot_set(t, i, e);
       *l = (struct tl_loc){.found = true, .i = i};
       t->in_use++;
       if (t->in_use > t->max_in_use) t->max_in_use = t->in_use;
@@ -141,11 +168,11 @@ static void tl_fire_if_ready(struct tl_list *t, struct tl_loc l, struct tl_resul
     over_remove(t, l.over);
     return;
   }
-  t->slots[l.i].used = false;
+  slot_clear(t, (uint32_t)l.i);
   t->in_use--;
   if (!g_queue_is_empty(&t->overflow)) { /* refill from the oldest overflow entry */
     struct tl_over *o = g_queue_peek_head(&t->overflow);
-    t->slots[l.i] = (struct tl_slot){.e = o->e, .used = true};
+    slot_set(t, (uint32_t)l.i, o->e);
     over_remove(t, o);
     t->in_use++;
   }
