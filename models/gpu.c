@@ -237,6 +237,17 @@ static sim_time ceil_div_ps(unsigned __int128 num, unsigned __int128 den) {
   return (sim_time)((num + den - 1) / den);
 }
 
+uint32_t gpu_reduce_last_wg(const struct kernel *k, const struct kstep *st) {
+  if (st->kclass != KC_REDUCE) return UINT32_MAX;
+  if (st->only_wg > 0) return UINT32_MAX; /* one WG: no partials to combine */
+  if (st->sel_count > 0) {
+    if (st->sel_count < 2) return UINT32_MAX;
+    uint64_t last = st->sel_first + (uint64_t)(st->sel_count - 1) * (st->sel_stride ? st->sel_stride : 1);
+    return last < k->n_wgs ? (uint32_t)last : UINT32_MAX;
+  }
+  return k->n_wgs > 1 ? k->n_wgs - 1 : UINT32_MAX;
+}
+
 int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k) {
   int64_t occ = cfg->wgs_per_cu, items = cfg->wg_items > 0 ? cfg->wg_items : 1;
   if (cfg->items_per_cu > 0) occ = MIN(occ, cfg->items_per_cu / items);
@@ -328,7 +339,7 @@ sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
     if (st->sel_count > 0) r = MIN(r, st->sel_count); /* only the selected WGs move data */
   }
   sim_time t = gpu_step_time(cfg, st, r, occ);
-  if (st->kclass == KC_REDUCE && k->n_wgs > 1 && wg == k->n_wgs - 1) t += cfg->reduce_pass;
+  if (wg == gpu_reduce_last_wg(k, st)) t += cfg->reduce_pass;
   return t;
 }
 
@@ -343,9 +354,11 @@ static sim_time wg_compute_time(const struct gpu_config *cfg, struct gpu_state *
   uint64_t wave = (uint64_t)(cfg->cus * gpu_occupancy(cfg, k));
   uint32_t first = (uint32_t)((uint64_t)wg / wave * wave);
   uint32_t end = (uint32_t)MIN((uint64_t)first + wave, (uint64_t)k->n_wgs);
-  if (st->kclass == KC_REDUCE && k->n_wgs > 1) { /* the last WG pays reduce_pass */
-    if (wg == k->n_wgs - 1) first = wg;
-    else end = MIN(end, k->n_wgs - 1);
+  uint32_t last = gpu_reduce_last_wg(k, st); /* it alone pays reduce_pass */
+  if (last != UINT32_MAX && last >= first && last < end) {
+    if (wg == last) first = wg, end = wg + 1;
+    else if (wg < last) end = last;
+    else first = last + 1;
   }
   s->memo_k = k;
   s->memo_st = st;

@@ -512,6 +512,48 @@ static void test_selectors(void) {
   rig_free(&r);
 }
 
+/* A reduction performed by WGs 0-2 of a 4-WG kernel (WG 3 is a persistent
+ * kernel's communication WG: cpufree CG's, which never runs a dot): its
+ * second pass (reduce_pass 3 us) is paid by WG 2, the last WG that runs
+ * it. S = B + L; WGs 0, 1 end at S + 1 us, WG 2 at S + 1 + 3 = S + 4 us,
+ * WG 3 skips the step and ends at S. wg_time = 1 + 1 + 4 = 6 us; the
+ * kernel ends at S + 4 us, teardown T, the CPU B later. (Before the fix
+ * the pass went to WG 3, which skips the step: nobody paid it, and the
+ * kernel ended at S + 1 us.) The same aggregated and per WG. */
+static void reduce_pass_run(int agg) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .kclass = KC_REDUCE, .time = 1 * US,
+                                        .sel_first = 0, .sel_stride = 1, .sel_count = 3}};
+  static const struct kernel k[] = {{.name = "dot", .n_wgs = 4, .steps = steps, .n_steps = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.reduce_pass = 3 * US;
+  r.g.aggregate = agg;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_time"), 6 * US);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + L + 4 * US + T + B);
+  rig_free(&r);
+  /* The WG that pays: the selector's last; the kernel's last without one;
+   * nobody when one WG does the whole reduction or the step is no dot. */
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &steps[0]), 2);
+  struct kstep all = steps[0];
+  all.sel_count = 0;
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &all), 3);
+  struct kstep strided = steps[0];
+  strided.sel_stride = 2, strided.sel_count = 2; /* WGs 0, 2 */
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &strided), 2);
+  struct kstep one = steps[0];
+  one.sel_count = 1;
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &one), UINT32_MAX);
+  struct kstep axpy = all;
+  axpy.kclass = KC_AXPY;
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &axpy), UINT32_MAX);
+}
+static void test_reduce_pass_selected(void) { reduce_pass_run(1); }
+static void test_reduce_pass_selected_per_wg(void) { reduce_pass_run(0); }
+
 /* Device-initiated commands (KS_NIC_CMD) and host requests (KS_HOST_REQUEST)
  * by parts: 5 WGs, tag_div 2, parts {0, 1}, {2, 3} and the uneven {4}.
  * Every WG pays the fence; the last of a part to arrive posts command
@@ -1575,6 +1617,9 @@ int main(void) {
       {"flag_div: WGs on different flags go on independently", test_flag_div},
       {"trigger with work-item stores: one message, b = stores", test_trigger_work_items},
       {"selectors: only an edge's WGs perform a step", test_selectors},
+      {"a reduction's second pass: the last WG that runs it (not a communication WG)",
+       test_reduce_pass_selected},
+      {"same, one event per WG", test_reduce_pass_selected_per_wg},
       {"NIC commands by parts: the last WG of each posts", test_parts_nic_cmd},
       {"host requests by parts: the last WG of each posts", test_parts_host_request},
       {"bw_share kernel vs slots", test_bw_share},
