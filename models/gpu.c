@@ -201,6 +201,11 @@ static const struct par_decl gpu_decls[] = {
     PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
     PAR(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
       "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
+    PAR(peer_load_latency, PAR_TIME, "0ps", "0ps", "1ms",
+      "a blocking load of a peer GPU's memory (nvshmem_double_g over NVLink), request to data "
+      "(0: peer loads cost nothing beyond a local load)"),
+    PAR(peer_bandwidth, PAR_BANDWIDTH, "1000Tbps", "1Mbps", "10000Tbps",
+      "peak rate of peer loads into one GPU (its NVLink ingress)"),
     PAR(aggregate, PAR_BOOL, "true", NULL, NULL,
       "WGs that go on at the same instant share one event, run one after another in the order "
       "their own events would have, and a batch that would only begin flag waits is held until "
@@ -286,6 +291,16 @@ static double l1_miss_bytes(const struct gpu_config *cfg, const struct kstep *st
   return (1.0 - hit) * (double)st->nnz * fp * (double)cfg->l1_sector / line;
 }
 
+/* A step's blocking loads of peer GPUs' memory, R WGs in flight (gpu.h
+ * "Peer loads"); 0 without them or the model. */
+static sim_time peer_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r) {
+  if (st->peer_loads <= 0 || cfg->peer_load_latency <= 0) return 0;
+  double inflight_bits = (double)r * (double)cfg->wg_items * 64.0;
+  double bps = 1.0 / ((double)cfg->peer_load_latency / (double)SIM_S / inflight_bits +
+                      1.0 / (double)cfg->peer_bandwidth);
+  return (sim_time)ceil(share_ps((double)st->peer_loads * 64.0, r, bps) - 1e-6);
+}
+
 sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
                        int64_t occ) {
   if (st->time > 0) return st->time;
@@ -304,7 +319,7 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
       unsigned __int128 num = (unsigned __int128)(st->bytes + st->reuse_bytes) * 8u * r * SIM_S * 100u;
       sim_time tb = ceil_div_ps(num, (unsigned __int128)cfg->mem_bandwidth *
                                          (uint64_t)cfg->eff[st->kclass < KC_COUNT ? st->kclass : 0]);
-      return tb > t ? tb : t;
+      return (tb > t ? tb : t) + peer_time(cfg, st, r);
     }
     if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cfg->l2_bytes) {
       ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
@@ -321,7 +336,7 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
     sim_time tb = (sim_time)ceil(ps - 1e-6);
     if (tb > t) t = tb;
   }
-  return t;
+  return t + peer_time(cfg, st, r);
 }
 
 sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st) {

@@ -127,6 +127,7 @@ struct wl_op {
   int64_t gather_bytes;  /* that vector's size */
   int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
   int64_t nnz_per_wg;    /* their non-zeros */
+  int64_t peer_per_wg;   /* blocking loads of peer GPUs' memory per WG (wl_peer_loads) */
   /* KC_SPMV (wl_spmv_alg): enum wl_spmv, and the work per WG of the
    * coalesced, row-balanced form (no rows_per_wg footprint, not stretched
    * to the longest row); flops_per_wg .. nnz_per_wg above are the
@@ -225,6 +226,10 @@ void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_b
  * ROWS_PER_WG rows holding NNZ_PER_WG non-zeros per WG (its L1 reuse,
  * models/gpu.h). */
 void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg);
+/* Declares that the LAST compute op of RANK reads PEER_PER_WG values per
+ * WG from other GPUs' memory, each a blocking load (nvshmem_double_g:
+ * kstep.peer_loads, models/gpu.h "Peer loads"). */
+void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg);
 /* Declares the LAST compute op of RANK an SpMV written as ALG (enum
  * wl_spmv), whose coalesced, row-balanced form (a library's) moves
  * BYTES_PER_WG and re-reads REUSE_PER_WG per WG for FLOPS_PER_WG; an
