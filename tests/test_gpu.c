@@ -4,7 +4,8 @@
  * flag_div), trigger stores (per WG and per work-item), step selectors,
  * commands and host requests by parts, device-wide barriers, stream
  * wait-on-flag, the bandwidth share (bw_share), occupancy and achieved
- * bandwidth (Little's law), tail waves, L2, kernel classes, persistent
+ * bandwidth (Little's law), tail waves, L2, kernel classes, peer loads,
+ * a reduction's second pass (its last WG that runs it), persistent
  * loops and the barrier table; loops (KS_LOOP: the same as the body
  * unrolled, execution indices, parts per execution, queue commands with
  * j); aggregation (gpu.aggregate: the same outcome with one event per WG
@@ -750,6 +751,27 @@ static void test_occupancy_little(void) {
   g.lat[KC_SPMV] = 200;
   const struct kstep sp = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .bytes = 1024};
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &sp, 0), 2032 * NS);
+}
+
+/* Peer loads (nvshmem_double_g over NVLink) on the little GPU: latency
+ * 2 us, peak 16.384 Tbps; a WG keeps 256 x 8 B = 16384 bits of them in
+ * flight. 512 loads per WG (2 per work-item) with R WGs sharing:
+ *   512 x 64 R (2 us / (R 16384) + 1 / 16.384e12) = 4 us + 2R ns,
+ * added to the local 1 us + R ns: R = 16: 1.016 + 4.032 = 5.048 us;
+ * R = 2: 1.002 + 4.004 = 5.006 us (latency-bound: two blocking loads one
+ * after the other per work-item, whatever the WGs in flight). Without a
+ * latency the loads cost nothing. */
+static void test_peer_loads(void) {
+  struct gpu_config g;
+  little_gpu(&g);
+  g.peer_load_latency = 2 * US;
+  g.peer_bandwidth = 16384000000000;
+  const struct kernel k2 = {.n_wgs = 2}, k16 = {.n_wgs = 16};
+  const struct kstep st = {.kind = KS_COMPUTE, .bytes = 1024, .peer_loads = 512};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 5048 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k2, &st, 0), 5006 * NS);
+  g.peer_load_latency = 0;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 1016 * NS);
 }
 
 /* Register-limited occupancy against the CUDA occupancy calculator
@@ -1617,6 +1639,7 @@ int main(void) {
       {"flag_div: WGs on different flags go on independently", test_flag_div},
       {"trigger with work-item stores: one message, b = stores", test_trigger_work_items},
       {"selectors: only an edge's WGs perform a step", test_selectors},
+      {"peer loads: Little's law with their latency, added to the local time", test_peer_loads},
       {"a reduction's second pass: the last WG that runs it (not a communication WG)",
        test_reduce_pass_selected},
       {"same, one event per WG", test_reduce_pass_selected_per_wg},

@@ -148,14 +148,22 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
   chain.nnz = l * per_wg;
   chain.peer_loads = 0;
   sim_time t_chain = gpu_step_time(g, &chain, 1, occ);
-  if (get) { /* the row with the most remote non-zeros: a mean row otherwise */
+  if (get && rk->max_remote_row > 0) {
+    /* The work-item whose rows read the most remote values: each of its
+     * KR rows (of its per_wg / wg_items, as far as the remote non-zeros
+     * make that many such rows) waits for max_remote_row loads one after
+     * another; as a WG alone, every item alike: KR max_remote_row wg_items
+     * loads, latency-bound. Its rows are mean rows otherwise. */
     int64_t m = MAX(rk->max_remote_row, (rk->nnz + rk->rows - 1) / MAX(1, rk->rows));
+    int64_t items = MAX(1, g->wg_items), rows_wg = MIN(per_wg, rk->rows);
+    int64_t kr = MIN((rows_wg + items - 1) / items,
+                     (rk->remote_nnz + rk->max_remote_row - 1) / rk->max_remote_row);
     struct kstep far = chain;
     far.flops = 2 * m * per_wg;
     far.bytes = (12 * m + 24) * per_wg;
     far.reuse_bytes = 8 * MAX(0, m - 1 - rk->max_remote_row) * per_wg;
     far.nnz = m * per_wg;
-    far.peer_loads = rk->max_remote_row * per_wg;
+    far.peer_loads = kr * rk->max_remote_row * items;
     t_chain = MAX(t_chain, gpu_step_time(g, &far, 1, occ));
   }
   if (t_chain <= t_last || t_bulk <= 0) return 1.0;
@@ -613,7 +621,7 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
                           : NULL;
     if (why) {
       *err = sc_error_at(key_node(ctx->sc, "x_reads"), "workload.x_reads",
-                         "expected halo unless %s, got get", why);
+                         "expected halo (get needs %s), got get", why);
       return false;
     }
   }

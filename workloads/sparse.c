@@ -745,16 +745,19 @@ struct sp_part *sp_partition_banded(int64_t rows, double nnz_per_row, uint32_t r
     int64_t mid = CLAMP((rows - 1) / 2, a, b - 1);
     rk->max_row = 2 * h + 1 - MAX(0, h - mid) - MAX(0, mid + h - (rows - 1));
     total += nnz;
-    /* Non-zeros outside [a, b): row i < a + h reads a - max(0, i - h)
-     * columns below a, row i >= b - h reads min(rows, i + h + 1) - b above
-     * b; the most in one row: the block's first (last) row's. */
-    int64_t remote = 0, below = 0, above = 0;
-    for (int64_t i = a; i < MIN(b, a + h); i++) remote += MAX(0, a - MAX(0, i - h));
-    for (int64_t i = MAX(a, b - h); i < b; i++) remote += MAX(0, MIN(rows, i + h + 1) - b);
-    below = MAX(0, a - MAX(0, a - h));
-    above = MAX(0, MIN(rows, b - 1 + h + 1) - b);
+    /* Non-zeros outside [a, b): row i reads a - max(0, i - h) columns
+     * below a (rows i < a + h) and min(rows, i + h + 1) - b above b (rows
+     * i >= b - h); at most 2h rows read any. */
+    int64_t remote = 0, remote_row = 0;
+    for (int64_t i = a; i < b; i++) {
+      if (i >= a + h && i < b - h) i = b - h; /* rows that read nothing remote */
+      if (i >= b) break;
+      int64_t n = MAX(0, a - MAX(0, i - h)) + MAX(0, MIN(rows, i + h + 1) - b);
+      remote += n;
+      remote_row = MAX(remote_row, n);
+    }
     rk->remote_nnz = remote;
-    rk->max_remote_row = MAX(below, above);
+    rk->max_remote_row = remote_row;
     /* Columns read outside [a, b): [max(0, a - h), a) and [b, min(rows, b + h)). */
     int64_t lo0 = a - h > 0 ? a - h : 0, hi1 = b + h < rows ? b + h : rows;
     size_t cnt = 0;
