@@ -1151,6 +1151,29 @@ static void test_cg_x_reads_get(void) {
   CU_ASSERT(t2 - t1 <= 1000000);
 }
 
+/* The CPU-controlled baselines of the CPU-free code synchronize the host
+ * with the stream where they need a scalar (CG/src_nvshmem/baseline/
+ * discrete-standard-nvshmem.cu: after each dot is copied home and at the
+ * iteration's end, 3; discrete-pipelined-nvshmem.cu: after the dots, after
+ * the reductions and the SpMV, at the end, 3 on one stream). Under gds the
+ * host waits there and nowhere else but the end: 2 iterations, 3 x 2 + 1
+ * = 7 kernel waits per rank for both variants. */
+static void test_cg_gds_host_syncs(void) {
+  static const char *const variants[] = {"standard", "pipelined"};
+  for (size_t k = 0; k < G_N_ELEMENTS(variants); k++) {
+    char *text = g_strdup_printf("policies: [gds]\nworkload: {kind: cg, source: banded, rows: 64, "
+                                 "nnz_per_row: 3, variant: %s, iterations: 2}\n", variants[k]);
+    char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+    CU_ASSERT_EQUAL(json_counter(out, "node0.cpu.kernel_waits"), 7);
+    CU_ASSERT_EQUAL(json_counter(out, "node1.cpu.kernel_waits"), 7);
+    g_free(out);
+    g_free(err);
+    g_free(sc);
+    g_free(text);
+  }
+}
+
 /* x_reads get needs NVLink loads: GPUs of one node (the default network:
  * 2 nodes of one GPU), code ics23 and the row-per-thread SpMV; else exit
  * 2 naming the key. */
@@ -1184,6 +1207,7 @@ int main(void) {
       {"ping under cpu, by hand", test_ping_cpu},
       {"cg x_reads get: no halo put, the SpMV waits for its peer loads", test_cg_x_reads_get},
       {"cg x_reads get: bad input", test_cg_x_reads_bad_input},
+      {"cg under gds: the host waits where the baseline copies a scalar home", test_cg_gds_host_syncs},
       {"ping under hdn, by hand", test_ping_hdn},
       {"ping under hdn2s (two-sided receive), by hand", test_ping_hdn2s},
       {"ping under gds, by hand", test_ping_gds},

@@ -311,7 +311,7 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
   barrier_all(p, r, it, 1);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* delta copied home: the host computes alpha */
   vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
   vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha s; gamma reset */
   wl_sync(p, r);
@@ -319,10 +319,10 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   wl_sync(p, r);
   allreduce(p, r, it, 20, 1);
   barrier_all(p, r, it, 2);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* gamma copied home: the host computes beta */
   vec_op(p, r, rk, per_wg, 2, 24); /* p = r + beta p */
   barrier_all(p, r, it, 3);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* the iteration's end */
 }
 
 /* Pipelined: CG/src_nvshmem/single-stream/pipelined-nvshmem.cu,
@@ -336,19 +336,19 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   wl_sync(p, r); /* the merged dots' reset */
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
   vec_op(p, r, rk, per_wg, 2, 16); /* (w, r) */
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* the host waits for the dots before it launches the SpMV */
   wl_lane(p, r, 1);
   allreduce(p, r, it, 0, 2); /* gamma and delta in one reduction */
   wl_lane(p, r, 0);
   if (!get) halo(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu, alg, false, get); /* q = A w */
   barrier_all(p, r, it, 0);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* both dots copied home (alpha, beta), the SpMV done */
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p */
   wl_sync(p, r);
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* x r w */
   barrier_all(p, r, it, 1);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* the iteration's end */
 }
 
 /* aCG (ParCoreLab/aCG, the SC '25 study's code; workload.code acg). Its

@@ -142,6 +142,11 @@ struct wl_op {
                             boundary (a NIC, a copy engine); the lowerings of
                             one kernel (pol_kernel_of: the WGs that compute a
                             face store it where it goes) drop it (wl_pack) */
+  uint8_t host_reads;    /* WL_SYNC: the host reads a value made before it (a
+                            scalar copied home and a stream synchronize, as a
+                            CPU-controlled solver computing its coefficients
+                            does): a lowering that keeps the host off the
+                            stream (gds) waits for the stream here */
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
                             second stream, or specialized WGs) */
@@ -216,6 +221,9 @@ void wl_send_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t b
 void wl_recv_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes,
                    uint32_t tag, uint32_t parts);
 void wl_sync(struct wl_program *p, uint32_t rank);
+/* A sync after which the host reads a value the GPU made (a scalar copied
+ * home, then cudaStreamSynchronize): wl_op.host_reads. */
+void wl_host_sync(struct wl_program *p, uint32_t rank);
 /* Declares the LAST compute op of RANK to be of class KCLASS (enum kclass)
  * with working set WS_BYTES (all its WGs; 0: unknown), REUSE_PER_WG bytes
  * per WG re-read from a gathered vector of GATHER_BYTES (SpMV's x; 0, 0
