@@ -1075,8 +1075,8 @@ static void test_cg_acg_one_rank_by_hand(void) {
 }
 
 /* workload.code: an unknown value, aCG under a policy it has no solver
- * for, and aCG's host-driven pipelined CG (not modelled) exit 2 naming
- * the key, nothing on stdout. */
+ * for, and aCG's host-driven pipelined CG (not modelled); workload.x_reads
+ * get where it cannot be: exit 2 naming the key, nothing on stdout. */
 static void test_cg_code_bad_input(void) {
   static const struct {
     const char *policy, *extra, *want;
@@ -1085,6 +1085,12 @@ static void test_cg_code_bad_input(void) {
       {"gds", "code: acg", "workload.code: expected ics23 under policy gds with variant standard"},
       {"hdn", "code: acg, variant: pipelined",
        "workload.code: expected ics23 under policy hdn with variant pipelined"},
+      /* x_reads get needs NVLink loads: GPUs of one node (the default
+       * network: 2 nodes of one GPU), code ics23, the row-per-thread SpMV. */
+      {"cpufree", "x_reads: get", "workload.x_reads: expected halo (get needs all GPUs in one node"},
+      {"cpufree", "x_reads: get, code: acg", "workload.x_reads: expected halo (get needs code ics23)"},
+      {"gds", "x_reads: get, spmv: library", "workload.x_reads: expected halo (get needs spmv row)"},
+      {"cpufree", "x_reads: put", "workload.x_reads: expected one of halo, get, got put"},
   };
   for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
     char *text = g_strdup_printf("policies: [%s]\nworkload: {kind: cg, source: banded, rows: 64, "
@@ -1174,39 +1180,11 @@ static void test_cg_gds_host_syncs(void) {
   }
 }
 
-/* x_reads get needs NVLink loads: GPUs of one node (the default network:
- * 2 nodes of one GPU), code ics23 and the row-per-thread SpMV; else exit
- * 2 naming the key. */
-static void test_cg_x_reads_bad_input(void) {
-  static const struct {
-    const char *policy, *extra, *want;
-  } cases[] = {
-      {"cpufree", "x_reads: get", "workload.x_reads: expected halo (get needs all GPUs in one node"},
-      {"cpufree", "x_reads: get, code: acg", "workload.x_reads: expected halo (get needs code ics23)"},
-      {"gds", "x_reads: get, spmv: library", "workload.x_reads: expected halo (get needs spmv row)"},
-      {"cpufree", "x_reads: put", "workload.x_reads: expected one of halo, get, got put"},
-  };
-  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
-    char *text = g_strdup_printf("policies: [%s]\nworkload: {kind: cg, source: banded, rows: 64, "
-                                 "nnz_per_row: 7, %s}\n", cases[k].policy, cases[k].extra);
-    char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
-    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, NULL}, &out, &err), 2);
-    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, cases[k].want) ? err : NULL);
-    if (!err || !strstr(err, cases[k].want)) fprintf(stderr, "%s\n", err ? err : "(no error)");
-    CU_ASSERT_PTR_NOT_NULL(out && !out[0] ? out : NULL);
-    g_free(out);
-    g_free(err);
-    g_free(sc);
-    g_free(text);
-  }
-}
-
 int main(void) {
   static const struct tu_test tests[] = {
       {"persistent kernels sized to residency", test_persistent_residency},
       {"ping under cpu, by hand", test_ping_cpu},
       {"cg x_reads get: no halo put, the SpMV waits for its peer loads", test_cg_x_reads_get},
-      {"cg x_reads get: bad input", test_cg_x_reads_bad_input},
       {"cg under gds: the host waits where the baseline copies a scalar home", test_cg_gds_host_syncs},
       {"ping under hdn, by hand", test_ping_hdn},
       {"ping under hdn2s (two-sided receive), by hand", test_ping_hdn2s},
@@ -1234,7 +1212,7 @@ int main(void) {
       {"CG: an unknown workload.spmv exits 2 naming the key", test_cg_spmv_bad_value},
       {"CG code acg: syncs, reductions, halo, atomics per iteration, as aCG", test_cg_acg_structure},
       {"CG code acg: one rank's iteration by hand", test_cg_acg_one_rank_by_hand},
-      {"CG: bad workload.code exits 2 naming the key", test_cg_code_bad_input},
+      {"CG: bad workload.code and x_reads exit 2 naming the key", test_cg_code_bad_input},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }
