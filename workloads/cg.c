@@ -13,7 +13,11 @@
  *              AXPYs: one reduction, overlapped (Sec. 3.4, Listing 2).
  * Syncs and barriers across GPUs where the CPU-free code has them (see
  * standard_iteration): 8 grid syncs and 4 barriers (standard), 5 and 2
- * (pipelined).
+ * (pipelined); 3 of the syncs are where its CPU-controlled baselines copy
+ * a scalar home and synchronize the host (wl_host_sync). The x values
+ * other ranks own come in a halo exchange before the SpMV, or (x_reads
+ * get, as the code does) by a blocking nvshmem_double_g per remote
+ * non-zero inside it (spmv).
  * Allreduces (the scalars' 8 B each) and barriers are collective ops
  * (coll.h) that the run's library writes out: NVSHMEM's dissemination
  * rounds under cpufree.
@@ -126,7 +130,8 @@ static void vec_op(struct wl_program *p, uint32_t r, const struct sp_rank *rk, i
  * flight per work-item). The kernel's last wave lasts the longer of its
  * own time and that WG's: T = T_bulk - t_last + max(t_last, t_chain), and
  * the factor is T / T_bulk. 1 without a GPU model or when the mean row
- * is the longest (a regular matrix). */
+ * is the longest (a regular matrix). GET: the row with the most remote
+ * non-zeros is a chain of that many blocking peer loads, timed alike. */
 static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
                            const struct sp_rank *rk, int64_t per_wg, uint32_t wgs, bool get) {
   int64_t rows = (rk->rows + wgs - 1) / wgs;
