@@ -211,7 +211,7 @@ static const struct par_decl gpu_decls[] = {
       "their own events would have, and a batch that would only begin flag waits is held until "
       "a flag needs it (same simulated times); false: one event per WG (to check)"),
     PAR(reduce_pass, PAR_TIME, "0ps", "0ps", "1ms",
-      "a reduction's second pass over the per-WG partials, paid by its last WG"),
+      "a reduction's second pass over the per-WG partials, paid by the last WG that runs it"),
     PAR(atomic_same_address, PAR_TIME, "0ps", "0ps", "1ms",
       "one atomic add to a word that every warp of the grid adds to (L2-serialized); a dot "
       "product that adds one partial per warp pays warps x this (0: free)"),
