@@ -20,6 +20,7 @@ struct goal_config {
   char *file;          /* the schedule's path (relative to the scenario) */
   int64_t time_unit;   /* ps per calc unit */
   int calc_on;         /* enum goal_calc_on */
+  int64_t stream_window; /* ops read ahead that wait, per rank; 0: no streaming */
 };
 
 extern const struct par_group goal_params;
