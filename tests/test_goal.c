@@ -11,6 +11,7 @@
 #include "goal.h"
 #include "lower.h"
 #include "noderig.h"
+#include "points.h"
 #include "scenario.h"
 #include "testutil.h"
 #include "yprog.h"
@@ -579,6 +580,115 @@ static void test_cli_statuses(void) {
   g_free(err);
 }
 
+/* The CSV (every counter, JSON too) of GOAL file PATH run in this process
+ * under POLICIES on NODES nodes with OPTS added to the workload, as `run`
+ * writes it; *STREAMED: how many of the runs streamed. */
+static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
+                      uint64_t *streamed) {
+  char *yaml = g_strdup_printf("name: s\nworkload: {kind: goal, file: %s%s}\n"
+                               "hardware: {network: {nodes: %d}}\npolicies: [%s]\n",
+                               path, opts, nodes, policies);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  struct points pts;
+  char *err = NULL;
+  uint64_t before = wl_goal_streamed();
+  bool ok = pts_load(sc, NULL, NULL, &pts, &err);
+  if (!ok) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_TRUE_FATAL(ok);
+  struct sim_result *runs = NULL;
+  size_t n = 0;
+  ok = pts_run_point(&pts, 0, &runs, &n, &err);
+  if (!ok) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_TRUE_FATAL(ok);
+  *streamed = wl_goal_streamed() - before;
+  struct sim_result_set set = {.scenario = "s", .workload = "goal", .seed = 1, .runs = runs,
+                               .n_runs = n};
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  result_write(f, &set, RESULT_CSV);
+  result_write(f, &set, RESULT_JSON);
+  fclose(f);
+  char *out = g_strdup(text);
+  free(text);
+  for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
+  g_free(runs);
+  pts_free(&pts);
+  g_free(sc);
+  g_free(yaml);
+  g_free(err);
+  return out;
+}
+
+/* GOAL TEXT (or the file PATH) run read whole and streamed (with OPTS,
+ * a stream_window or nothing) gives the same bytes under every host-driven
+ * policy (calcs on the CPU) and cpu; WANT of the runs streamed (the others
+ * fell back to the whole file). */
+static void expect_streams_alike(const char *text, const char *path, int nodes, const char *opts,
+                                 uint64_t want) {
+  char *own = text ? tu_temp_file(".goal", text, strlen(text)) : NULL;
+  const char *file = own ? own : path;
+  static const char *const pols = "cpu, hdn, hdn2s, copy, overlap";
+  char *whole_opts = g_strdup(", stream_window: 0, calc_on: cpu");
+  char *win_opts = g_strdup_printf(", calc_on: cpu%s", opts);
+  uint64_t s0 = 0, s1 = 0;
+  char *whole = run_both(file, pols, nodes, whole_opts, &s0);
+  char *streamed = run_both(file, pols, nodes, win_opts, &s1);
+  CU_ASSERT_EQUAL(s0, 0);
+  CU_ASSERT_EQUAL(s1, want);
+  if (s1 != want) fprintf(stderr, "%s: %" G_GUINT64_FORMAT " runs streamed\n", file, s1);
+  CU_ASSERT_STRING_EQUAL(whole, streamed);
+  CU_ASSERT(strstr(whole, ",cpu,") != NULL);
+  g_free(whole);
+  g_free(streamed);
+  g_free(whole_opts);
+  g_free(win_opts);
+  g_free(own);
+}
+
+static void test_streamed_as_whole(void) {
+  /* cpu, hdn, hdn2s, copy and overlap stream (5 runs: host-driven, calcs
+   * on the CPU, host MPI). Times and every counter are the same bytes
+   * either way. */
+  static const char *const files[] = {"binomialtreereduce-8x4KiB.goal",
+                                      "pipelinedring-6x64KiB.goal",
+                                      "iallreduce-recdoub-4x1KiB-nb.goal"};
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    char *name = g_build_filename("goal", files[f], NULL), *path = tu_data(name);
+    expect_streams_alike(NULL, path, 8, "", 5);
+    /* A window of one op waiting: read an op at a time, still alike. */
+    expect_streams_alike(NULL, path, 8, ", stream_window: 1", 5);
+    g_free(name);
+    g_free(path);
+  }
+  char *ring = ring_goal();
+  expect_streams_alike(ring, NULL, 4, ", stream_window: 1", 5);
+  g_free(ring);
+  const char *ireq = "num_ranks 3\n"
+                     "rank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+                     "rank 1 {\nl1: recv 8b from 0 tag 0\nl2: send 8b to 2 tag 0\n"
+                     "l2 irequires l1\n}\n"
+                     "rank 2 {\nl1: recv 8b from 1 tag 0\n}\n";
+  expect_streams_alike(ireq, NULL, 3, "", 5);
+  const char *calc = "num_ranks 2\n"
+                     "rank 0 {\nl1: send 8b to 1 tag 0\nl2: recv 8b from 1 tag 0\n}\n"
+                     "rank 1 {\nl1: recv 8b from 0 tag 0\nl2: calc 1000\nl3: send 8b to 0\n"
+                     "l2 requires l1\nl3 requires l2\n}\n";
+  /* The dependency lines come 1 and 2 ops after l2 and l3 (lag 2). */
+  expect_streams_alike(calc, NULL, 2, ", stream_window: 1", 5);
+  /* Rank 0's send depends on nothing but comes after a chain of calcs:
+   * with one op read ahead it is read only once the thread has moved on,
+   * after the time it was ready at. The streamed runs see that, stop, and
+   * the whole file runs instead: the same bytes, none streamed. A window
+   * of 8 reads it in time. */
+  const char *late = "num_ranks 2\n"
+                     "rank 0 {\nc0: calc 100\nc1: calc 100\nc1 requires c0\nc2: calc 100\n"
+                     "c2 requires c1\nc3: calc 100\nc3 requires c2\ns: send 8b to 1\n}\n"
+                     "rank 1 {\nr: recv 8b from 0\n}\n";
+  expect_streams_alike(late, NULL, 2, ", stream_window: 1", 0);
+  expect_streams_alike(late, NULL, 2, ", stream_window: 8", 5);
+}
+
 static void test_loggp_profile(void) {
   /* configs/hw/loggp.yaml makes a ping o + L + s G + o: 1500 + 2 x 1250 +
    * ceil(8000 bits / 1333333333 bps) = 6000.001 + 1500 ns, plus the bus's
@@ -621,6 +731,7 @@ int main(void) {
       {"a workload exported as GOAL runs the same", test_export_round_trip},
       {"exit statuses: a deadlock 3, a malformed file 2", test_cli_statuses},
       {"the LogGP profile: a ping is o + L + s G + o", test_loggp_profile},
+      {"GOAL streamed gives the bytes of GOAL read whole", test_streamed_as_whole},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }

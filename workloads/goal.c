@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
 
 #include "input.h"
 #include "lower.h"
@@ -351,7 +350,7 @@ struct goal_cursor {
 struct goal_index {
   uint32_t n_ranks;
   struct goal_cursor *at; /* per rank */
-  uint64_t ops;
+  uint64_t ops, calcs;
   uint32_t lag;           /* goal_read.lag */
   GHashTable *chans;      /* struct chan_key -> struct chan_sum */
   GArray *sum;            /* struct chan_sum, the values */
@@ -378,6 +377,7 @@ struct chan_sum {
 
 static void index_op(void *ctx, uint32_t rank, const struct wl_op *o) {
   struct goal_index *x = ctx;
+  if (o->kind == WL_COMPUTE) x->calcs++;
   if (o->kind != WL_SEND && o->kind != WL_RECV) return;
   bool recv = o->kind == WL_RECV;
   struct chan_key k = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
@@ -531,6 +531,10 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
  * for the schedule to stream: each op is added once that many more are read. */
 #define GOAL_MAX_LAG 16
 
+static uint64_t streamed_runs;
+
+uint64_t wl_goal_streamed(void) { return streamed_runs; }
+
 struct gst_msg {             /* a send or receive read whose peer op is not yet */
   uint32_t flag;             /* the receive's flag at the destination */
   int64_t bytes;
@@ -590,7 +594,6 @@ static uint32_t gst_flag_new(struct gst *x, uint32_t node) {
 }
 
 static void gst_stop(struct gst *x) {
-  if (getenv("GST_DEBUG")) fprintf(stderr, "gst_stop at %lld\n", (long long)sim_now(x->e));
   x->diverged = true;
   sim_stop(x->e);
 }
@@ -806,14 +809,20 @@ static void gst_free(struct gst *x) {
   if (x->r.f) fclose(x->r.f);
 }
 
-/* Whether policy POL runs a schedule whose calcs go to CALC_ON streamed:
- * host-driven (a graph on the host), every calc on the CPU, messages by
- * the host MPI (no library rewrites them). */
-static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw, uint8_t calc_on) {
+/* Whether policy POL runs a schedule streamed: host-driven (a graph on
+ * the host), messages by the host MPI (no library rewrites them); its
+ * calcs must run on the CPU too (gst_calcs_fit). */
+static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
-  return pol->graph.host && (!pol->graph.gpu || calc_on == WL_ON_CPU) && lib == COMM_MPI &&
-         !pol->extra_flags && pol->recv_watcher == pol_watch_cpu;
+  return pol->graph.host && lib == COMM_MPI && !pol->extra_flags &&
+         pol->recv_watcher == pol_watch_cpu;
+}
+
+/* Whether no calc of the schedule indexed in IDX is a kernel under POL. */
+static bool gst_calcs_fit(const struct pol_type *pol, uint8_t calc_on,
+                          const struct goal_index *idx) {
+  return !pol->graph.gpu || calc_on == WL_ON_CPU || idx->calcs == 0;
 }
 
 /* Runs the indexed schedule IDX streamed. Returns 1 (OUT filled), 0 (it
@@ -850,7 +859,14 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
   struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
   x.e = sim_new(ctx->seed);
   int done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
-  if (getenv("GST_DEBUG")) fprintf(stderr, "gst_run %d %d %s\n", done, x.diverged, *err ? *err : "");
+  if (done == 1) {
+    streamed_runs++;
+  } else { /* what the run reported goes */
+    char *name = g_strdup(out->policy);
+    sim_result_clear(out);
+    sim_result_init(out, name);
+    g_free(name);
+  }
   if (x.diverged) {
     g_free(*err);
     *err = NULL;
@@ -925,7 +941,7 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
   const struct pol_type *pol = pol_find(ctx->policy);
   struct hw_config hw = pol_hw_of(ctx->sc);
   uint8_t calc_on = goal_where[c->calc_on];
-  if (!c->stream_window || !pol || !gst_fits(pol, &hw, calc_on))
+  if (!c->stream_window || !pol || !gst_fits(pol, &hw))
     return pol_run_program(ctx, goal_program, out, err);
   struct goal_index idx = {0};
   goal_load(ctx, &idx, err);
@@ -935,6 +951,8 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
   struct wl_program *shape = wl_program_new(idx.n_ranks);
   if (pol->check && !pol->check(ctx->sc, &hw, shape, err)) {
     ok = false;
+  } else if (!gst_calcs_fit(pol, calc_on, &idx)) {
+    done = 0; /* kernels: read whole */
   } else if (idx.lag > GOAL_MAX_LAG || !index_matched(&idx)) {
     /* The whole-file path runs it, or says what is wrong with it. */
     if (!fits)

@@ -34,6 +34,10 @@ extern const struct par_group goal_params;
 struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t calc_on,
                                 uint32_t max_ranks, uint64_t *num_ranks, char **err);
 
+/* How many runs of a GOAL workload in this process were streamed (read a
+ * window at a time, configs/README.md) rather than read whole: for tests. */
+uint64_t wl_goal_streamed(void);
+
 /* Writes P as a GOAL schedule to F: every op labelled l<index>, sends and
  * receives with their tag (a message in parts as one), a compute as a
  * `calc` of its time on every core of CPU (pol_cpu_time) in units of
