@@ -20,7 +20,7 @@ static const struct par_decl goal_decls[] = {
       "the GOAL schedule (text, as Schedgen writes it; relative to the scenario file)"),
     PAR(time_unit, PAR_TIME, "1ns", "1ps", "1s", NULL,
       "what one unit of a `calc` value lasts (Schedgen's default: 1ns)"),
-    PAR(stream_window, PAR_INT, "1024", "0", "16777216", NULL,
+    PAR(stream_window, PAR_INT, "256", "0", "16777216", NULL,
       "ops of a rank read ahead that wait for a dependency, when the schedule streams "
       "(configs/README.md: host-driven policies, calcs on the CPU, each dependency line "
       "right after its op); 0: read the whole file first"),
