@@ -40,6 +40,7 @@ struct cpu_state {
   sim_time done_at;       /* main thread finished; -1 before */
   uint64_t *flags;        /* n_words: n_flags + 1, more as a streamed program's grow */
   sim_time *flag_at;      /* streamed: per flag, when it was last set; -1: not since reset */
+  uint64_t *flag_stamp;   /* streamed: per flag, the graph's stamp then */
   size_t n_words;
   uint32_t *launched, *completed; /* per kernel */
   uint8_t *kernel_queue;  /* per kernel: the queue of its latest launch */
@@ -195,7 +196,8 @@ static void check_flag(struct sim_comp *c, uint32_t flag) {
   s->flags = g_renew(uint64_t, s->flags, n);
   memset(s->flags + old, 0, (n - old) * sizeof *s->flags);
   s->flag_at = g_renew(sim_time, s->flag_at, n);
-  for (size_t f = old; f < n; f++) s->flag_at[f] = -1;
+  s->flag_stamp = g_renew(uint64_t, s->flag_stamp, n);
+  for (size_t f = old; f < n; f++) s->flag_at[f] = -1, s->flag_stamp[f] = 0;
   if (s->g) graph_flags_grow(s->g, old, n);
   s->n_words = n;
 }
@@ -312,8 +314,11 @@ struct graph {
   const struct np_source *src;
   bool ended;                 /* the source has added its last step */
   uint32_t blocked;           /* steps added whose dependencies do not hold */
-  sim_time *t_start, *t_done; /* per slot: when it started / ended, -1: not yet, -2: unknown */
-  sim_time last_pick;         /* when the thread last took a task, -1: never */
+  sim_time *t_start, *t_done; /* per slot: when it started / ended, -1: not yet */
+  /* Moments: the stamp counts the CPU's events and its thread's picks (a
+   * moment is an event up to the next pick); per slot, the moments it
+   * started and ended at, and the moment of the thread's last pick. */
+  uint64_t stamp, *s_start, *s_done, pick_stamp;
   GArray *done_fifo;          /* slots in the order they ended */
   size_t done_head;
 };
@@ -345,6 +350,8 @@ static void graph_grow(struct graph *g, size_t n) {
     g->host = g->own;
     g->t_start = g_renew(sim_time, g->t_start, cap);
     g->t_done = g_renew(sim_time, g->t_done, cap);
+    g->s_start = g_renew(uint64_t, g->s_start, cap);
+    g->s_done = g_renew(uint64_t, g->s_done, cap);
   }
   g->cap = cap;
 }
@@ -380,7 +387,6 @@ static struct graph *graph_alloc(const struct np_source *src) {
   g->work = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->running = -1;
   g->idle_since = 0;
-  g->last_pick = -1;
   if (src) g->done_fifo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   return g;
 }
@@ -429,6 +435,8 @@ static void graph_free(struct graph *g) {
   g_array_free(g->work, TRUE);
   g_free(g->t_start);
   g_free(g->t_done);
+  g_free(g->s_start);
+  g_free(g->s_done);
   if (g->done_fifo) g_array_free(g->done_fifo, TRUE);
   g_free(g);
 }
@@ -448,7 +456,7 @@ static void graph_release(struct graph *g, uint32_t i, uint32_t on_start) {
 
 static void graph_start(struct sim_comp *c, struct graph *g, uint32_t i) {
   g->phase[i] = GS_STARTED;
-  if (g->src) g->t_start[i] = sim_now(c->eng);
+  if (g->src) g->t_start[i] = sim_now(c->eng), g->s_start[i] = g->stamp;
   graph_release(g, i, 1);
 }
 
@@ -467,6 +475,7 @@ static void graph_complete(struct sim_comp *c, uint32_t i) {
   g->phase[i] = GS_DONE;
   if (g->src) {
     g->t_done[i] = sim_now(c->eng);
+    g->s_done[i] = g->stamp;
     g_array_append_val(g->done_fifo, i);
   }
   graph_release(g, i, 0);
@@ -496,9 +505,9 @@ static void graph_flag_met(struct sim_comp *c, uint32_t i, sim_time since) {
     graph_complete(c, i);
 }
 
-/* Step I's dependencies hold since AT (now, but for a streamed step that
- * cpu_stream_add found ready since earlier). */
-static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at) {
+/* Step I's dependencies hold since AT, moment STAMP (now, but for a
+ * streamed step that cpu_stream_add found ready since earlier). */
+static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at, uint64_t stamp) {
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
   const struct nodeprog *pr = s->prog;
@@ -525,7 +534,7 @@ static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at) {
   case HS_WAIT_FLAG:
     check_flag(c, st->flag);
     graph_start(c, g, i);
-    if (g->src) g->t_start[i] = at;
+    if (g->src) g->t_start[i] = at, g->s_start[i] = stamp;
     if (s->flags[st->flag] >= st->value) {
       graph_flag_met(c, i, g->src ? MAX(at, s->flag_at[st->flag]) : now);
     } else {
@@ -561,6 +570,7 @@ static void graph_refill(struct sim_comp *c) {
     if (st->kind == HS_WAIT_FLAG) { /* its flag may serve another receive */
       s->flags[st->flag] = 0;
       s->flag_at[st->flag] = -1;
+      s->flag_stamp[st->flag] = 0;
     }
     g->n_added--, g->n_done--;
     g->src->release(g->src->ctx, s->node, i);
@@ -585,7 +595,7 @@ static void graph_run(struct sim_comp *c) {
     while (g->work->len) {
       uint32_t i = g_array_index(g->work, uint32_t, g->work->len - 1);
       g_array_set_size(g->work, g->work->len - 1);
-      graph_ready(c, i, sim_now(c->eng));
+      graph_ready(c, i, sim_now(c->eng), g->stamp);
     }
     if (g->src && !g->ended) {
       graph_refill(c);
@@ -601,7 +611,7 @@ static void graph_run(struct sim_comp *c) {
     if (g->idle_since >= 0 && (g->n_done < g->n_added || (g->src && !g->ended)))
       spend(c, CAT_WAIT_FLAG, g->idle_since, now - g->idle_since);
     g->idle_since = -1;
-    g->last_pick = now;
+    g->pick_stamp = ++g->stamp;
     GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
     uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
     g_sequence_remove(it);
@@ -646,12 +656,12 @@ bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struc
   g->next_wait[slot] = 0;
   g->t_start[slot] = g->t_done[slot] = -1;
   g->n_added++;
-  /* When its dependencies held, if they all do: R, known unless one was
-   * given back (it ended before now, when exactly is no longer kept) or
-   * is a receive read after it had started. */
+  /* When its dependencies held, if they all do: at R, moment M (the
+   * latest of theirs; an op with none since the start, moment 1). */
   uint32_t pending = 0;
   sim_time r = 0;
-  bool known = !old;
+  uint64_t m = n || old ? 0 : 1;
+  bool thread_start = false;
   for (size_t d = 0; d < n; d++) {
     uint32_t j = deps[d].step;
     bool met = deps[d].on_start ? g->phase[j] >= GS_STARTED : g->phase[j] == GS_DONE;
@@ -660,36 +670,36 @@ bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struc
       pending++;
       continue;
     }
-    sim_time t = deps[d].on_start ? g->t_start[j] : g->t_done[j];
-    if (t < 0) known = false;
-    else r = MAX(r, t);
+    r = MAX(r, deps[d].on_start ? g->t_start[j] : g->t_done[j]);
+    m = MAX(m, deps[d].on_start ? g->s_start[j] : g->s_done[j]);
+    /* A task's start releases its dependents at the thread's next event. */
+    thread_start |= deps[d].on_start && g->host[j].kind != HS_WAIT_FLAG;
   }
   g->pending[slot] = pending;
   if (pending) {
     g->blocked++;
     return true;
   }
-  if (r == now) known = true; /* what is unknown ended before now */
-  if (!known) return false;
-  /* Ready since R <= now. Read late (R < now), it runs as it would have
-   * only if nothing it could change has happened since R: the thread has
-   * taken no task since, and is busy (else it would have taken this one
-   * at R). A receive whose data arrived starts at R; its completion
-   * queues at MAX(R, arrival) (two-sided), or ended then (one-sided). */
+  /* Read late, it runs as it would have only if nothing it could change
+   * has happened since its moment: that moment is now (an event of this
+   * call, the thread has taken no task since), or the thread has been busy
+   * since it, so that it would have waited for the thread (queued since
+   * R). A dependency given back ended at an earlier event, when exactly is
+   * no longer kept. A receive starts at its moment; once its data has
+   * arrived its completion queues for the thread (two-sided) or it ends
+   * (one-sided), at the later of its moment and the arrival. */
+  if (thread_start || (old && m != g->stamp)) return false;
   bool busy = g->running >= 0;
-  sim_time since = r;
   if (st->kind == HS_WAIT_FLAG) {
     check_flag(c, st->flag);
-    if (s->flags[st->flag] < st->value) {
-      graph_ready(c, slot, r);
-      return true;
+    if (s->flags[st->flag] >= st->value) {
+      uint64_t qm = MAX(m, s->flag_stamp[st->flag]);
+      if (qm != g->stamp && (!st->two_sided || !busy || g->pick_stamp >= qm)) return false;
     }
-    since = MAX(r, s->flag_at[st->flag]);
-    if (since < now && !st->two_sided) return false;
+  } else if (m != g->stamp && (!busy || g->pick_stamp >= m)) {
+    return false;
   }
-  if (since < now && !(busy && g->last_pick < since)) return false;
-  if (since == now && g->last_pick >= now) return false;
-  graph_ready(c, slot, r);
+  graph_ready(c, slot, r, m);
   return true;
 }
 
@@ -842,6 +852,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   check_flag(c, flag);
   s->flags[flag] += inc;
   s->flag_at[flag] = sim_now(c->eng);
+  s->flag_stamp[flag] = s->g ? s->g->stamp : 0;
   if (s->g) {
     graph_flag(c, flag);
     return;
@@ -902,6 +913,7 @@ static void cpu_init(struct sim_comp *c) {
     main_run(c);
     return;
   }
+  s->g->stamp = 1; /* the start's moment */
   for (uint32_t i = 0; i < s->g->n_added; i++)
     if (s->g->pending[i] == 0) g_array_append_val(s->g->work, i);
   if (!s->g->src && s->prog->n_host == 0) s->done_at = 0;
@@ -909,6 +921,7 @@ static void cpu_init(struct sim_comp *c) {
 }
 
 static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
+  if (((struct cpu_state *)c->state)->g) ((struct cpu_state *)c->state)->g->stamp++;
   if (ev->port == SIM_PORT_SELF) {
     struct cpu_state *s = c->state;
     if (ev->kind == EV_MAIN && !s->g) {
@@ -964,6 +977,7 @@ static void cpu_destroy(struct sim_comp *c) {
   struct cpu_state *s = c->state;
   g_free(s->flags);
   g_free(s->flag_at);
+  g_free(s->flag_stamp);
   g_free(s->launched);
   g_free(s->completed);
   g_free(s->kernel_queue);
@@ -1001,6 +1015,7 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   s->n_words = s->prog->n_flags + 1;
   s->flags = g_new0(uint64_t, s->n_words);
   s->flag_at = g_new(sim_time, s->n_words);
+  s->flag_stamp = g_new0(uint64_t, s->n_words);
   for (size_t f = 0; f < s->n_words; f++) s->flag_at[f] = -1;
   size_t nk = s->prog->n_kernels ? s->prog->n_kernels : 1;
   s->launched = g_new0(uint32_t, nk);

@@ -571,6 +571,25 @@ static void test_cli_statuses(void) {
                                             "from rank 1 that no send matches: the schedule "
                                             "deadlocks"));
   g_free(err);
+  /* cpu streams schedules (configs/README.md); one whose ranks each wait
+   * for the other deadlocks while running: exit 3 naming the first op that
+   * never ended and its line, as when read whole. */
+  const char *cycle = "num_ranks 2\n"
+                      "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  CU_ASSERT_EQUAL(cli_goal("validate", cycle, &err), 0);
+  g_free(err);
+  CU_ASSERT_EQUAL(cli_goal("run", cycle, &err), 3);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0's first op that never ended: rank 0 op 0 "
+                                            "(line 3)"));
+  g_free(err);
+  /* A dependency cycle is bad input: the first pass of a streamed run
+   * sees an op wait for a later one and reads the file whole. */
+  const char *loop = "num_ranks 2\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb requires a\n}\n";
+  CU_ASSERT_EQUAL(cli_goal("validate", loop, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): expected dependencies without "
+                                            "a cycle"));
+  g_free(err);
   /* A malformed one is bad input for both. */
   const char *bad = "num_ranks 2\nrank 0 {\nl1: recv 8b form 1\n}\n";
   CU_ASSERT_EQUAL(cli_goal("validate", bad, &err), 2);

@@ -167,6 +167,8 @@ struct goal_read {
   uint64_t max_ops;    /* at most this many (WL_MAX_OPS when building) */
   uint32_t lag;        /* the most ops read between an op and a dependency line naming
                           it as the one that waits (0: each right after its op) */
+  bool forward;        /* some op waits for one written after it (a cycle can only
+                          be made so; goal_parse does not look for one) */
 };
 
 /* One statement of a rank block, read but not yet applied. */
@@ -314,6 +316,7 @@ static bool apply(struct reader *r, struct goal_read *g, const struct goal_stmt 
   if (!end_of_statement(r)) return false;
   *a = x - 1, *b = y - 1;
   g->lag = MAX(g->lag, g->rank_ops - 1 - *a);
+  g->forward |= *b > *a;
   if (g->p) {
     if (st->on_start)
       wl_irequires(g->p, g->rank, *a, *b);
@@ -352,6 +355,7 @@ struct goal_index {
   struct goal_cursor *at; /* per rank */
   uint64_t ops, calcs;
   uint32_t lag;           /* goal_read.lag */
+  bool forward;           /* goal_read.forward */
   GHashTable *chans;      /* struct chan_key -> struct chan_sum */
   GArray *sum;            /* struct chan_sum, the values */
 };
@@ -498,6 +502,7 @@ static struct wl_program *goal_parse(const char *path, int64_t time_unit_ps, uin
   if (x) {
     x->ops = g.ops;
     x->lag = g.lag;
+    x->forward = g.forward;
     if (!ok) index_free(x);
     return NULL;
   }
@@ -953,18 +958,23 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
     ok = false;
   } else if (!gst_calcs_fit(pol, calc_on, &idx)) {
     done = 0; /* kernels: read whole */
-  } else if (idx.lag > GOAL_MAX_LAG || !index_matched(&idx)) {
+  } else if (idx.lag > GOAL_MAX_LAG || idx.forward || !index_matched(&idx)) {
     /* The whole-file path runs it, or says what is wrong with it. */
-    if (!fits)
+    if (!fits) {
+      char *why =
+          idx.forward ? g_strdup("each op to wait only for ops written before it, got one that "
+                                 "waits for a later one")
+          : idx.lag > GOAL_MAX_LAG
+              ? g_strdup_printf("each dependency line at most %d ops after the op that waits "
+                                "(Schedgen writes it right after), got one %u ops after it",
+                                GOAL_MAX_LAG, idx.lag)
+              : g_strdup("every send and receive to meet one of the same size, got some that "
+                         "do not");
       *err = sc_error_at(sc_node_near(ctx->sc->root, "workload.file"), "workload.file",
-                         idx.lag > GOAL_MAX_LAG ?
-                                   "expected each dependency line at most 16 ops after the op "
-                                   "that waits (Schedgen writes them right after it) in a "
-                                   "schedule of more than 2^25 operations, got one %u ops after "
-                                   "it" :
-                                   "expected every send and receive of a schedule of more than "
-                                   "2^25 operations to meet one of the same size, got some "
-                                   "that do not", idx.lag);
+                         "expected, in a schedule of more than 2^25 operations (it is not read "
+                         "whole), %s", why);
+      g_free(why);
+    }
     done = fits ? 0 : -1;
   } else if (ctx->check_only) {
     done = 1;
