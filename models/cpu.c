@@ -664,7 +664,8 @@ bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struc
   bool thread_start = false;
   for (size_t d = 0; d < n; d++) {
     uint32_t j = deps[d].step;
-    bool met = deps[d].on_start ? g->phase[j] >= GS_STARTED : g->phase[j] == GS_DONE;
+    graph_grow(g, (size_t)j + 1); /* a later op (not yet added) is not met */
+    bool met = g->phase[j] == GS_DONE || (deps[d].on_start && g->phase[j] == GS_STARTED);
     if (!met) {
       graph_edge(g, j, slot, deps[d].on_start);
       pending++;
@@ -691,6 +692,9 @@ bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struc
   if (thread_start || (old && m != g->stamp)) return false;
   bool busy = g->running >= 0;
   if (st->kind == HS_WAIT_FLAG) {
+    /* Steps added before it that wait for it (written before it) would
+     * start too late. */
+    if (m != g->stamp && g->succ[slot]) return false;
     check_flag(c, st->flag);
     if (s->flags[st->flag] >= st->value) {
       uint64_t qm = MAX(m, s->flag_stamp[st->flag]);

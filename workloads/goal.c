@@ -167,8 +167,10 @@ struct goal_read {
   uint64_t max_ops;    /* at most this many (WL_MAX_OPS when building) */
   uint32_t lag;        /* the most ops read between an op and a dependency line naming
                           it as the one that waits (0: each right after its op) */
-  bool forward;        /* some op waits for one written after it (a cycle can only
-                          be made so; goal_parse does not look for one) */
+  bool forward;        /* some op of the current rank waits for one written after it
+                          (only so can a cycle be made) */
+  GArray *edges;       /* indexing: the current rank's dependencies, uint32_t pairs */
+  bool cycle;          /* indexing: some rank's dependencies make a cycle */
 };
 
 /* One statement of a rank block, read but not yet applied. */
@@ -317,6 +319,10 @@ static bool apply(struct reader *r, struct goal_read *g, const struct goal_stmt 
   *a = x - 1, *b = y - 1;
   g->lag = MAX(g->lag, g->rank_ops - 1 - *a);
   g->forward |= *b > *a;
+  if (g->edges) {
+    uint32_t e[2] = {*b, *a};
+    g_array_append_vals(g->edges, e, 2);
+  }
   if (g->p) {
     if (st->on_start)
       wl_irequires(g->p, g->rank, *a, *b);
@@ -355,7 +361,7 @@ struct goal_index {
   struct goal_cursor *at; /* per rank */
   uint64_t ops, calcs;
   uint32_t lag;           /* goal_read.lag */
-  bool forward;           /* goal_read.forward */
+  bool cycle;             /* goal_read.cycle: the whole-file path says where */
   GHashTable *chans;      /* struct chan_key -> struct chan_sum */
   GArray *sum;            /* struct chan_sum, the values */
 };
@@ -413,6 +419,35 @@ static void index_free(struct goal_index *x) {
   memset(x, 0, sizeof *x);
 }
 
+/* Whether the dependencies EDGES (pairs: op, the op that waits for it)
+ * among N ops make a cycle (Kahn's algorithm). */
+static bool has_cycle(uint32_t n, const GArray *edges) {
+  const uint32_t *e = (const uint32_t *)(const void *)edges->data;
+  size_t m = edges->len / 2;
+  uint32_t *indeg = g_new0(uint32_t, n), *first = g_new0(uint32_t, n + 1), *to = g_new(uint32_t, m + 1);
+  for (size_t k = 0; k < m; k++) indeg[e[2 * k + 1]]++, first[e[2 * k] + 1]++;
+  for (uint32_t i = 0; i < n; i++) first[i + 1] += first[i];
+  uint32_t *fill = g_memdup2(first, (n + 1) * sizeof *fill);
+  for (size_t k = 0; k < m; k++) to[fill[e[2 * k]]++] = e[2 * k + 1];
+  GArray *ready = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t i = 0; i < n; i++)
+    if (!indeg[i]) g_array_append_val(ready, i);
+  uint32_t seen = 0;
+  while (ready->len) {
+    uint32_t i = g_array_index(ready, uint32_t, ready->len - 1);
+    g_array_set_size(ready, ready->len - 1);
+    seen++;
+    for (uint32_t k = first[i]; k < first[i + 1]; k++)
+      if (--indeg[to[k]] == 0) g_array_append_val(ready, to[k]);
+  }
+  g_array_free(ready, TRUE);
+  g_free(indeg);
+  g_free(first);
+  g_free(to);
+  g_free(fill);
+  return seen < n;
+}
+
 /* Reads the schedule at PATH: into a program (wl_goal_read) when X is
  * NULL, else only checked (the same errors, but no limit on its ops) and
  * indexed into X. */
@@ -431,7 +466,8 @@ static struct wl_program *goal_parse(const char *path, int64_t time_unit_ps, uin
   }
   r.pos = "";
   struct goal_read g = {.unit_ps = time_unit_ps, .calc_on = calc_on,
-                        .max_ops = x ? UINT64_MAX : WL_MAX_OPS};
+                        .max_ops = x ? UINT64_MAX : WL_MAX_OPS,
+                        .edges = x ? g_array_new(FALSE, FALSE, sizeof(uint32_t)) : NULL};
   uint64_t v;
   bool ok = true;
   if (!skip_blank(&r, true) || !word(&r, "num_ranks")) {
@@ -478,7 +514,10 @@ static struct wl_program *goal_parse(const char *path, int64_t time_unit_ps, uin
       if (ok && x)
         x->at[v] = (struct goal_cursor){.off = r.off, .line = r.line,
                                         .in_comment = r.in_comment};
+      g.forward = false;
+      if (g.edges) g_array_set_size(g.edges, 0);
       ok = ok && rank_body(&r, &g, x ? index_op : NULL, x);
+      if (ok && x && g.forward) g.cycle |= has_cycle(g.rank_ops, g.edges);
       g_hash_table_destroy(g.labels);
     }
   }
@@ -502,7 +541,8 @@ static struct wl_program *goal_parse(const char *path, int64_t time_unit_ps, uin
   if (x) {
     x->ops = g.ops;
     x->lag = g.lag;
-    x->forward = g.forward;
+    x->cycle = g.cycle;
+    if (g.edges) g_array_free(g.edges, TRUE);
     if (!ok) index_free(x);
     return NULL;
   }
@@ -958,12 +998,11 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
     ok = false;
   } else if (!gst_calcs_fit(pol, calc_on, &idx)) {
     done = 0; /* kernels: read whole */
-  } else if (idx.lag > GOAL_MAX_LAG || idx.forward || !index_matched(&idx)) {
+  } else if (idx.lag > GOAL_MAX_LAG || idx.cycle || !index_matched(&idx)) {
     /* The whole-file path runs it, or says what is wrong with it. */
     if (!fits) {
       char *why =
-          idx.forward ? g_strdup("each op to wait only for ops written before it, got one that "
-                                 "waits for a later one")
+          idx.cycle ? g_strdup("dependencies without a cycle, got one")
           : idx.lag > GOAL_MAX_LAG
               ? g_strdup_printf("each dependency line at most %d ops after the op that waits "
                                 "(Schedgen writes it right after), got one %u ops after it",
