@@ -576,9 +576,9 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
  * for the schedule to stream: each op is added once that many more are read. */
 #define GOAL_MAX_LAG 16
 
-static uint64_t streamed_runs;
+static gint streamed_runs; /* runs may go on in several threads (fit, sweep) */
 
-uint64_t wl_goal_streamed(void) { return streamed_runs; }
+uint64_t wl_goal_streamed(void) { return (uint64_t)g_atomic_int_get(&streamed_runs); }
 
 struct gst_msg {             /* a send or receive read whose peer op is not yet */
   uint32_t flag;             /* the receive's flag at the destination */
@@ -905,7 +905,7 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
   x.e = sim_new(ctx->seed);
   int done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
   if (done == 1) {
-    streamed_runs++;
+    g_atomic_int_inc(&streamed_runs);
   } else { /* what the run reported goes */
     char *name = g_strdup(out->policy);
     sim_result_clear(out);
