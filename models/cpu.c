@@ -47,6 +47,7 @@ struct cpu_state {
   uint32_t queued[256];   /* per queue: kernels launched and not completed */
   uint64_t launch_blocks; /* launches that found their queue full */
   sim_time *last_done;    /* per kernel: arrival of its latest completion record */
+  size_t n_kwords;        /* kernels the four arrays above hold */
   sim_time *helper_free;  /* per helper: when it is free */
   uint32_t n_helpers;
   int main_track, *helper_track;
@@ -186,6 +187,27 @@ static void cpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
 
 static void graph_flags_grow(struct graph *g, size_t old, size_t n);
 
+static void graph_kernels_grow(struct graph *g, size_t old, size_t n);
+
+/* Kernel K of the program; the per-kernel arrays grow with a streamed
+ * program's (np_source). */
+static void check_kernel(struct sim_comp *c, uint32_t k) {
+  struct cpu_state *s = c->state;
+  if (k >= s->prog->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, s->prog->n_kernels);
+  if (k < s->n_kwords) return;
+  size_t old = s->n_kwords, n = MAX((size_t)k + 1, 2 * old);
+  s->launched = g_renew(uint32_t, s->launched, n);
+  s->completed = g_renew(uint32_t, s->completed, n);
+  s->kernel_queue = g_renew(uint8_t, s->kernel_queue, n);
+  s->last_done = g_renew(sim_time, s->last_done, n);
+  memset(s->launched + old, 0, (n - old) * sizeof *s->launched);
+  memset(s->completed + old, 0, (n - old) * sizeof *s->completed);
+  memset(s->kernel_queue + old, 0, (n - old) * sizeof *s->kernel_queue);
+  memset(s->last_done + old, 0, (n - old) * sizeof *s->last_done);
+  if (s->g) graph_kernels_grow(s->g, old, n);
+  s->n_kwords = n;
+}
+
 static void check_flag(struct sim_comp *c, uint32_t flag) {
   struct cpu_state *s = c->state;
   if (flag == 0 || flag > s->prog->n_flags)
@@ -243,8 +265,7 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
     const struct qcmd *qc = &pr->qcmds[st->qcmd];
     if (qc->kind == Q_KERNEL) {
-      if (qc->kernel >= pr->n_kernels)
-        g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
+      check_kernel(c, qc->kernel);
       s->launched[qc->kernel]++;
       s->kernel_queue[qc->kernel] = st->queue;
       s->queued[st->queue]++;
@@ -354,6 +375,11 @@ static void graph_grow(struct graph *g, size_t n) {
     g->s_done = g_renew(uint64_t, g->s_done, cap);
   }
   g->cap = cap;
+}
+
+static void graph_kernels_grow(struct graph *g, size_t old, size_t n) {
+  g->kern_head = g_renew(uint32_t, g->kern_head, n);
+  memset(g->kern_head + old, 0, (n - old) * sizeof *g->kern_head);
 }
 
 static void graph_flags_grow(struct graph *g, size_t old, size_t n) {
@@ -510,7 +536,6 @@ static void graph_flag_met(struct sim_comp *c, uint32_t i, sim_time since) {
 static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at, uint64_t stamp) {
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
-  const struct nodeprog *pr = s->prog;
   const struct hstep *st = &g->host[i];
   sim_time now = sim_now(c->eng);
   g->phase[i] = GS_READY;
@@ -518,7 +543,7 @@ static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at, uint64_t st
   switch (st->kind) {
   case HS_WAIT_KERNEL: {
     uint32_t k = st->kernel;
-    if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
+    check_kernel(c, k);
     s->kernel_waits++;
     graph_start(c, g, i);
     if (s->completed[k] < s->launched[k]) {
@@ -571,6 +596,9 @@ static void graph_refill(struct sim_comp *c) {
       s->flags[st->flag] = 0;
       s->flag_at[st->flag] = -1;
       s->flag_stamp[st->flag] = 0;
+    } else if (st->kind == HS_WAIT_KERNEL) { /* its kernel may be another's */
+      s->launched[st->kernel] = s->completed[st->kernel] = 0;
+      s->last_done[st->kernel] = 0;
     }
     g->n_added--, g->n_done--;
     g->src->release(g->src->ctx, s->node, i);
@@ -646,7 +674,7 @@ bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struc
                     const struct hdep *deps, size_t n, bool old) {
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
-  g_assert(g->src && st->kind != HS_WAIT_KERNEL && st->kind != HS_LAUNCH);
+  g_assert(g->src);
   sim_time now = sim_now(c->eng);
   graph_grow(g, (size_t)slot + 1);
   g->own[slot] = *st;
@@ -773,7 +801,7 @@ static void main_run(struct sim_comp *c) {
     case HS_WAIT_KERNEL: {
       s->burst = 0;
       uint32_t k = st->kernel;
-      if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
+      check_kernel(c, k);
       s->kernel_waits++;
       if (s->completed[k] < s->launched[k]) {
         s->wait = MW_KERNEL;
@@ -829,8 +857,7 @@ static void main_resume(struct sim_comp *c, sim_time at) {
 
 static void kernel_done(struct sim_comp *c, uint32_t k) {
   struct cpu_state *s = c->state;
-  if (k >= s->prog->n_kernels)
-    g_error("%s: completion of kernel %u of %zu", c->name, k, s->prog->n_kernels);
+  check_kernel(c, k);
   sim_time now = sim_now(c->eng);
   s->completed[k]++;
   s->last_done[k] = now;
@@ -1021,7 +1048,7 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   s->flag_at = g_new(sim_time, s->n_words);
   s->flag_stamp = g_new0(uint64_t, s->n_words);
   for (size_t f = 0; f < s->n_words; f++) s->flag_at[f] = -1;
-  size_t nk = s->prog->n_kernels ? s->prog->n_kernels : 1;
+  size_t nk = s->n_kwords = s->prog->n_kernels ? s->prog->n_kernels : 1;
   s->launched = g_new0(uint32_t, nk);
   s->completed = g_new0(uint32_t, nk);
   s->kernel_queue = g_new0(uint8_t, nk);

@@ -590,24 +590,64 @@ struct gst_chan {            /* a channel's ops read and not yet matched (one si
   bool recvs;                /* they are receives */
 };
 
+/* An op read: its host steps' slots (a GPU calc has two, its launch and
+ * the wait for its kernel; anything else one), which of them the CPU has
+ * not given back, its label and its receive's flag. */
+struct gst_op {
+  uint32_t first, last;
+  uint8_t live;              /* bit 0: first, bit 1: last */
+  char *label;               /* the key in gst_rank.labels, or NULL */
+  uint32_t flag;
+};
+
 struct gst_pend {
-  uint32_t slot;
-  struct hstep st;
-  GArray *deps;              /* struct hdep */
+  uint32_t op;               /* index into gst_rank.ops */
+  struct hstep st[2];        /* its steps */
+  GArray *deps;              /* struct hdep: its first step's */
   bool old;                  /* it also waits for ops given back */
 };
+
+/* An array whose elements stay where they are while the run goes on: it
+ * grows into a new block, the old ones kept to the end (the GPU holds a
+ * running kernel's struct and steps by pointer). */
+struct gst_stable {
+  void *data;
+  size_t cap, size;          /* elements; bytes each */
+  GPtrArray *old;
+};
+
+static void *stable_at(struct gst_stable *a, size_t i) {
+  if (i >= a->cap) {
+    size_t cap = MAX(i + 1, 2 * a->cap);
+    void *b = g_malloc0(cap * a->size);
+    if (a->data) memcpy(b, a->data, a->cap * a->size);
+    g_ptr_array_add(a->old, a->data);
+    a->data = b;
+    a->cap = cap;
+  }
+  return (char *)a->data + i * a->size;
+}
+
+static void stable_free(struct gst_stable *a) {
+  g_ptr_array_free(a->old, TRUE);
+  g_free(a->data);
+}
 
 struct gst_rank {
   struct goal_cursor at;     /* the next statement to read */
   bool ended;
   uint64_t n_read;           /* ops read: the next op's index */
-  GHashTable *labels;        /* label of an op read and not given back -> slot + 1 */
-  GPtrArray *slot_label;     /* per slot: its label (the key in labels) or NULL */
-  GArray *slot_flag;         /* per slot: uint32_t, the receive's flag, 0: none */
+  uint64_t n_steps;          /* host steps of the ops read: the next one's index */
+  GHashTable *labels;        /* label of an op read and not given back -> op + 1 */
+  GArray *ops, *free_ops;    /* struct gst_op; uint32_t */
+  GArray *slot_op;           /* per slot: uint32_t, its op */
   GArray *free_slots;        /* uint32_t */
   uint32_t n_slots;
   GArray *free_flags;        /* uint32_t */
-  GArray *cmds;              /* struct nic_cmd per slot */
+  GArray *cmds;              /* struct nic_cmd per slot (a send's) */
+  GArray *qcmds;             /* struct qcmd per slot (a launch's) */
+  struct gst_stable kernels, ksteps; /* struct kernel, struct kstep per slot (a
+                                        GPU calc's wait: its kernel) */
   struct nodeprog np;
   /* The ops read last, each added once the dependency lines that may
    * name it as the op that waits are read: lag + 1 of them, oldest at
@@ -620,6 +660,7 @@ struct gst {
   struct reader r;
   struct goal_read g;
   const struct pol_type *pol;
+  const struct cpu_config *cpu;
   struct sim_engine *e;
   uint32_t n_ranks, window, lag;
   struct gst_rank *ranks;
@@ -679,40 +720,71 @@ static void gst_seal(struct gst *x, struct gst_rank *k, struct sim_comp *cpu) {
   struct gst_pend *q = &k->pend[k->head];
   k->head = (k->head + 1) % (x->lag + 1);
   k->n_pend--;
-  if (!x->diverged && !cpu_stream_add(cpu, q->slot, q->st.op - 1, &q->st,
-                                      (const struct hdep *)(void *)q->deps->data, q->deps->len,
-                                      q->old))
-    gst_stop(x);
+  if (x->diverged) return;
+  const struct gst_op *op = &g_array_index(k->ops, struct gst_op, q->op);
+  bool ok = cpu_stream_add(cpu, op->first, k->n_steps++, &q->st[0],
+                           (const struct hdep *)(void *)q->deps->data, q->deps->len, q->old);
+  if (ok && op->last != op->first) { /* the kernel's wait: once it is launched */
+    struct hdep launched = {op->first, 0};
+    ok = cpu_stream_add(cpu, op->last, k->n_steps++, &q->st[1], &launched, 1, false);
+  }
+  if (!ok) gst_stop(x);
 }
 
-/* Op O of RANK, labelled NAME (or not), read: the op read last. */
-static bool gst_op(struct gst *x, uint32_t rank, const struct wl_op *o, const char *name) {
-  struct gst_rank *k = &x->ranks[rank];
+static uint32_t gst_slot_new(struct gst_rank *k, uint32_t op) {
   uint32_t slot;
   if (k->free_slots->len) {
     slot = g_array_index(k->free_slots, uint32_t, k->free_slots->len - 1);
     g_array_set_size(k->free_slots, k->free_slots->len - 1);
   } else {
     slot = k->n_slots++;
-    g_ptr_array_set_size(k->slot_label, (gint)k->n_slots);
-    g_array_set_size(k->slot_flag, k->n_slots);
+    g_array_set_size(k->slot_op, k->n_slots);
     g_array_set_size(k->cmds, k->n_slots);
+    g_array_set_size(k->qcmds, k->n_slots);
     k->np.cmds = (const struct nic_cmd *)(void *)k->cmds->data;
-    k->np.n_cmds = k->n_slots;
+    k->np.qcmds = (const struct qcmd *)(void *)k->qcmds->data;
+    k->np.n_cmds = k->np.n_qcmds = k->n_slots;
   }
+  g_array_index(k->slot_op, uint32_t, slot) = op;
+  return slot;
+}
+
+/* Op O of RANK, labelled NAME (or not), read: the op read last. */
+static bool gst_op(struct gst *x, uint32_t rank, const struct wl_op *o, const char *name) {
+  struct gst_rank *k = &x->ranks[rank];
+  uint32_t id;
+  if (k->free_ops->len) {
+    id = g_array_index(k->free_ops, uint32_t, k->free_ops->len - 1);
+    g_array_set_size(k->free_ops, k->free_ops->len - 1);
+  } else {
+    id = k->ops->len;
+    g_array_set_size(k->ops, id + 1);
+  }
+  bool kernel = o->kind == WL_COMPUTE && x->pol->graph.gpu && o->on != WL_ON_CPU;
+  uint32_t slot = gst_slot_new(k, id), last = kernel ? gst_slot_new(k, id) : slot;
   g_assert(k->n_pend <= x->lag);
   struct gst_pend *q = &k->pend[(k->head + k->n_pend++) % (x->lag + 1)];
-  q->slot = slot;
+  q->op = id;
   q->old = false;
   g_array_set_size(q->deps, 0);
   uint64_t i = k->n_read++;
   uint32_t flag = 0;
   struct hstep st = {.op = (uint32_t)(i + 1)};
-  /* As pol_host_graph lowers a graph rank whose calcs run on the CPU. */
+  /* As pol_host_graph lowers a graph rank. */
   bool two = x->pol->graph.two_sided;
-  if (o->kind == WL_COMPUTE) {
+  if (kernel) { /* launched, then waited for; named by the wait's slot */
+    *(struct kstep *)stable_at(&k->ksteps, last) = pol_launch_step(o);
+    *(struct kernel *)stable_at(&k->kernels, last) = (struct kernel){
+        .name = "compute", .n_wgs = o->n_wgs, .steps = stable_at(&k->ksteps, last), .n_steps = 1};
+    k->np.kernels = k->kernels.data;
+    k->np.n_kernels = k->kernels.cap;
+    g_array_index(k->qcmds, struct qcmd, last) = (struct qcmd){.kind = Q_KERNEL, .kernel = last};
+    st.kind = HS_LAUNCH;
+    st.qcmd = last;
+    q->st[1] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = last, .op = st.op};
+  } else if (o->kind == WL_COMPUTE) {
     st.kind = HS_COMPUTE;
-    st.time = o->time_ps;
+    st.time = pol_cpu_time(x->cpu, o);
   } else if (!gst_match(x, rank, o, &flag)) {
     return false;
   } else if (o->kind == WL_SEND) {
@@ -729,11 +801,11 @@ static bool gst_op(struct gst *x, uint32_t rank, const struct wl_op *o, const ch
     st.flag = flag;
     st.value = 1;
   }
-  q->st = st;
-  g_array_index(k->slot_flag, uint32_t, slot) = flag;
+  q->st[0] = st;
   char *key = name ? g_strdup(name) : NULL;
-  k->slot_label->pdata[slot] = key;
-  if (key) g_hash_table_insert(k->labels, key, GUINT_TO_POINTER(slot + 1));
+  g_array_index(k->ops, struct gst_op, id) = (struct gst_op){
+      .first = slot, .last = last, .live = 3, .label = key, .flag = flag};
+  if (key) g_hash_table_insert(k->labels, key, GUINT_TO_POINTER(id + 1));
   return true;
 }
 
@@ -751,12 +823,14 @@ static void gst_release(void *ctx, uint32_t node, uint32_t slot) {
         d++;
       }
   }
-  char *key = k->slot_label->pdata[slot];
-  if (key) g_hash_table_remove(k->labels, key); /* frees it */
-  k->slot_label->pdata[slot] = NULL;
-  uint32_t f = g_array_index(k->slot_flag, uint32_t, slot);
-  if (f) g_array_append_val(k->free_flags, f);
+  uint32_t id = g_array_index(k->slot_op, uint32_t, slot);
+  struct gst_op *op = &g_array_index(k->ops, struct gst_op, id);
+  op->live &= (uint8_t)~((slot == op->first ? 1u : 0u) | (slot == op->last ? 2u : 0u));
   g_array_append_val(k->free_slots, slot);
+  if (op->live) return;
+  if (op->label) g_hash_table_remove(k->labels, op->label); /* frees it */
+  if (op->flag) g_array_append_val(k->free_flags, op->flag);
+  g_array_append_val(k->free_ops, id);
 }
 
 /* Reads NODE's rank on from its cursor: statement after statement, until
@@ -800,11 +874,13 @@ static void gst_read(void *ctx, uint32_t node, struct sim_comp *cpu) {
       struct gst_pend *q = NULL;
       for (uint32_t j = 0; j < k->n_pend && !q; j++) {
         struct gst_pend *c = &k->pend[(k->head + j) % (x->lag + 1)];
-        if (c->slot + 1 == a) q = c;
+        if (c->op + 1 == a) q = c;
       }
       g_assert(q); /* within the lag */
-      if (b) {
-        struct hdep d = {b - 1, st.on_start};
+      /* On its start: its first step's; on its end: its last step's. */
+      const struct gst_op *on = b ? &g_array_index(k->ops, struct gst_op, b - 1) : NULL;
+      if (on && (on->live & (st.on_start ? 1 : 2))) {
+        struct hdep d = {st.on_start ? on->first : on->last, st.on_start};
         g_array_append_val(q->deps, d);
       } else {
         q->old = true; /* given back: ended before now */
@@ -840,8 +916,12 @@ static void gst_free(struct gst *x) {
   for (uint32_t i = 0; i < x->n_ranks; i++) {
     struct gst_rank *k = &x->ranks[i];
     g_hash_table_destroy(k->labels);
-    g_ptr_array_free(k->slot_label, TRUE);
-    g_array_free(k->slot_flag, TRUE);
+    g_array_free(k->ops, TRUE);
+    g_array_free(k->free_ops, TRUE);
+    g_array_free(k->slot_op, TRUE);
+    g_array_free(k->qcmds, TRUE);
+    stable_free(&k->kernels);
+    stable_free(&k->ksteps);
     g_array_free(k->free_slots, TRUE);
     g_array_free(k->free_flags, TRUE);
     g_array_free(k->cmds, TRUE);
@@ -855,19 +935,12 @@ static void gst_free(struct gst *x) {
 }
 
 /* Whether policy POL runs a schedule streamed: host-driven (a graph on
- * the host), messages by the host MPI (no library rewrites them); its
- * calcs must run on the CPU too (gst_calcs_fit). */
+ * the host), messages by the host MPI (no library rewrites them). */
 static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
   return pol->graph.host && lib == COMM_MPI && !pol->extra_flags &&
          pol->recv_watcher == pol_watch_cpu;
-}
-
-/* Whether no calc of the schedule indexed in IDX is a kernel under POL. */
-static bool gst_calcs_fit(const struct pol_type *pol, uint8_t calc_on,
-                          const struct goal_index *idx) {
-  return !pol->graph.gpu || calc_on == WL_ON_CPU || idx->calcs == 0;
 }
 
 /* Runs the indexed schedule IDX streamed. Returns 1 (OUT filled), 0 (it
@@ -876,8 +949,8 @@ static bool gst_calcs_fit(const struct pol_type *pol, uint8_t calc_on,
 static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
                    uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
                    const struct goal_index *idx, struct sim_result *out, char **err) {
-  struct gst x = {.pol = pol, .n_ranks = idx->n_ranks, .window = (uint32_t)c->stream_window,
-                  .lag = idx->lag};
+  struct gst x = {.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks,
+                  .window = (uint32_t)c->stream_window, .lag = idx->lag};
   x.r = (struct reader){.path = path, .err = err, .pos = ""};
   x.r.f = fopen(path, "r");
   if (!x.r.f) return 0;
@@ -890,8 +963,12 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
     struct gst_rank *k = &x.ranks[i];
     k->at = idx->at[i];
     k->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    k->slot_label = g_ptr_array_new();
-    k->slot_flag = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+    k->ops = g_array_new(FALSE, TRUE, sizeof(struct gst_op));
+    k->free_ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k->slot_op = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+    k->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
+    k->kernels = (struct gst_stable){.size = sizeof(struct kernel), .old = g_ptr_array_new_with_free_func(g_free)};
+    k->ksteps = (struct gst_stable){.size = sizeof(struct kstep), .old = g_ptr_array_new_with_free_func(g_free)};
     k->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     k->free_flags = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     k->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
@@ -996,8 +1073,6 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
   struct wl_program *shape = wl_program_new(idx.n_ranks);
   if (pol->check && !pol->check(ctx->sc, &hw, shape, err)) {
     ok = false;
-  } else if (!gst_calcs_fit(pol, calc_on, &idx)) {
-    done = 0; /* kernels: read whole */
   } else if (idx.lag > GOAL_MAX_LAG || idx.cycle || !index_matched(&idx)) {
     /* The whole-file path runs it, or says what is wrong with it. */
     if (!fits) {
