@@ -718,6 +718,83 @@ static void test_streamed_as_whole(void) {
   expect_streams_alike(late, NULL, 2, ", stream_window: 8", all);
 }
 
+/* GOAL TEXT run in this process under cpu (OPTS added to the workload):
+ * the error pts_load (validate) or the run gave, or NULL; *AT_LOAD: which. */
+static char *goal_error(const char *text, const char *opts, bool *at_load) {
+  char *g = tu_temp_file(".goal", text, strlen(text));
+  char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s%s}\n"
+                               "hardware: {network: {nodes: 2}}\npolicies: [cpu]\n", g, opts);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  struct points pts;
+  char *err = NULL;
+  *at_load = !pts_load(sc, NULL, NULL, &pts, &err);
+  if (!*at_load) {
+    struct sim_result *runs = NULL;
+    size_t n = 0;
+    pts_run_point(&pts, 0, &runs, &n, &err);
+    for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
+    g_free(runs);
+  }
+  pts_free(&pts);
+  g_free(sc);
+  g_free(yaml);
+  g_free(g);
+  return err;
+}
+
+/* Errors of a schedule too big to be read whole (the limit lowered to 1
+ * op): found from the first pass, they read as the whole-file path's, at
+ * the same stage (validate or run). */
+static void test_streamed_errors(void) {
+  static const char *const texts[] = {
+      /* a receive no send matches: a deadlock, found when run */
+      "num_ranks 2\nrank 0 {\nl1: calc 5\nl2: recv 8b from 1 tag 4\n}\n",
+      /* a send no receive matches: bad input */
+      "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 4\n}\n"};
+  for (size_t t = 0; t < G_N_ELEMENTS(texts); t++) {
+    bool load_whole, load_big;
+    char *whole = goal_error(texts[t], ", stream_window: 0", &load_whole);
+    wl_goal_set_whole_limit(1);
+    char *big = goal_error(texts[t], "", &load_big);
+    wl_goal_set_whole_limit(0);
+    CU_ASSERT_PTR_NOT_NULL(whole);
+    CU_ASSERT_EQUAL(load_whole, t == 1);
+    CU_ASSERT_EQUAL(load_big, load_whole);
+    /* The same after the scenario's own file:line:col. */
+    const char *w = whole ? strstr(whole, " policies: ") : NULL;
+    const char *b = big ? strstr(big, " policies: ") : NULL;
+    if (!w || !b || strcmp(w, b)) fprintf(stderr, "whole: %s\nbig: %s\n", whole, big);
+    CU_ASSERT(w && b && !strcmp(w, b));
+    g_free(whole);
+    g_free(big);
+  }
+  /* Each rank waits for the other: the streamed run deadlocks and, with
+   * no whole file to run instead, names the rank and the op by number. */
+  const char *cycle = "num_ranks 2\n"
+                      "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  bool at_load;
+  wl_goal_set_whole_limit(1);
+  char *err = goal_error(cycle, "", &at_load);
+  CU_ASSERT_FALSE(at_load);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
+                                            "finished (its host program waits); rank 0's first "
+                                            "op that never ended: rank 0 op 0;"));
+  g_free(err);
+  /* An op ready from the start read too late (one op read ahead): an
+   * error naming the window. */
+  const char *late = "num_ranks 2\n"
+                     "rank 0 {\nc0: calc 100\nc1: calc 100\nc1 requires c0\nc2: calc 100\n"
+                     "c2 requires c1\ns: send 8b to 1\n}\nrank 1 {\nr: recv 8b from 0\n}\n";
+  err = goal_error(late, ", stream_window: 1", &at_load);
+  CU_ASSERT_FALSE(at_load);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under which "
+                                            "every op is read before it is ready"));
+  if (!err || !strstr(err, "workload.stream_window")) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  wl_goal_set_whole_limit(0);
+}
+
 static void test_loggp_profile(void) {
   /* configs/hw/loggp.yaml makes a ping o + L + s G + o: 1500 + 2 x 1250 +
    * ceil(8000 bits / 1333333333 bps) = 6000.001 + 1500 ns, plus the bus's
@@ -761,6 +838,7 @@ int main(void) {
       {"exit statuses: a deadlock 3, a malformed file 2", test_cli_statuses},
       {"the LogGP profile: a ping is o + L + s G + o", test_loggp_profile},
       {"GOAL streamed gives the bytes of GOAL read whole", test_streamed_as_whole},
+      {"errors of a GOAL file too big to read whole", test_streamed_errors},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }

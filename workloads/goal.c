@@ -413,6 +413,111 @@ static bool index_matched(const struct goal_index *x) {
   return true;
 }
 
+/* The channel of X whose sends and receives do not pair up that comes
+ * first by kind (more sends than receives: an input error; more receives:
+ * a deadlock; then differing sizes), then by the rank with one too many,
+ * its peer, the tag: into *KEY and *SUM, *KIND. False when none. */
+static bool index_unmatched(const struct goal_index *x, struct chan_key *key,
+                            const struct chan_sum **sum, int *kind) {
+  GHashTableIter it;
+  gpointer k, v;
+  int best = 3; /* 0: more sends, 1: more receives, 2: sizes */
+  uint32_t bk[3] = {0};
+  g_hash_table_iter_init(&it, x->chans);
+  while (g_hash_table_iter_next(&it, &k, &v)) {
+    const struct chan_key *ck = k;
+    const struct chan_sum *c = v;
+    int kd = c->n[0] > c->n[1] ? 0 : c->n[0] < c->n[1] ? 1 : c->h[0] != c->h[1] ? 2 : 3;
+    if (kd > best) continue;
+    uint32_t me[3] = {kd == 1 ? ck->dst : ck->src, kd == 1 ? ck->src : ck->dst, ck->tag};
+    bool less = kd < best;
+    for (int f = 0; !less && f < 3; f++)
+      if (me[f] != bk[f]) {
+        less = me[f] < bk[f];
+        break;
+      }
+    if (!less) continue;
+    best = kd;
+    memcpy(bk, me, sizeof bk);
+    *key = *ck;
+    *sum = c;
+  }
+  *kind = best;
+  return best < 3;
+}
+
+/* Op NTH (from 0) of RANK's block indexed in IDX that is a KIND
+ * (WL_SEND, WL_RECV) with PEER and TAG: its index, line and size. False
+ * when there is none. */
+static bool goal_find(const char *path, const struct goal_index *idx, int64_t unit_ps,
+                      uint32_t rank, uint8_t kind, uint32_t peer, uint32_t tag, uint64_t nth,
+                      uint64_t *op, uint32_t *line, int64_t *bytes) {
+  struct goal_cursor at = idx->at[rank];
+  char *err = NULL;
+  struct reader r = {.path = path, .err = &err, .pos = "", .off = at.off, .line = at.line,
+                     .in_comment = at.in_comment};
+  r.f = at.off >= 0 ? fopen(path, "r") : NULL;
+  bool found = false;
+  if (r.f && fseeko(r.f, at.off, SEEK_SET) == 0) {
+    struct goal_read g = {.n_ranks = idx->n_ranks, .rank = rank, .unit_ps = unit_ps};
+    for (uint64_t i = 0; !found;) {
+      struct goal_stmt st;
+      bool ok = statement(&r, &g, &st);
+      if (ok && st.kind == ST_DEP) ok = end_of_statement(&r);
+      bool end = !ok || st.kind == ST_CLOSE;
+      if (!end && st.kind == ST_OP) {
+        const struct wl_op *o = &st.op;
+        if (o->kind == kind && o->peer == peer && o->tag == tag && nth-- == 0) {
+          *op = i, *line = o->line, *bytes = o->bytes;
+          found = true;
+        }
+        i++;
+      }
+      stmt_clear(&st);
+      if (end) break;
+    }
+  }
+  g_free(err);
+  g_free(r.buf);
+  if (r.f) fclose(r.f);
+  return found;
+}
+
+/* What is wrong with the messages of the schedule at PATH indexed in IDX
+ * (index_unmatched), said as the whole-file path says it (program.c,
+ * wl_program_check and wl_program_unmatched), naming the op and its line:
+ * an input error, or (*DEADLOCK) a receive no send matches. */
+static char *goal_unmatched(const char *path, const struct goal_index *idx, int64_t unit_ps,
+                            bool *deadlock) {
+  struct chan_key k;
+  const struct chan_sum *c = NULL;
+  int kind;
+  *deadlock = false;
+  if (!index_unmatched(idx, &k, &c, &kind)) return NULL;
+  uint64_t op = 0;
+  uint32_t line = 0;
+  int64_t bytes = 0;
+  if (kind == 0 && goal_find(path, idx, unit_ps, k.src, WL_SEND, k.dst, k.tag, c->n[1], &op,
+                             &line, &bytes)) {
+    char nth[48] = "";
+    if (c->n[1]) g_snprintf(nth, sizeof nth, " (message %" G_GUINT64_FORMAT " with that tag)",
+                            c->n[1] + 1);
+    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): expected a receive of %"
+                           G_GINT64_FORMAT " B in 1 parts with tag %u on rank %u%s, got none",
+                           k.src, op, line, bytes, k.tag, k.dst, nth);
+  }
+  if (kind == 1 && goal_find(path, idx, unit_ps, k.dst, WL_RECV, k.src, k.tag, c->n[0], &op,
+                             &line, &bytes)) {
+    *deadlock = true;
+    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): a receive of %"
+                           G_GINT64_FORMAT " B with tag %u from rank %u that no send matches: "
+                           "the schedule deadlocks", k.dst, op, line, bytes, k.tag, k.src);
+  }
+  return g_strdup_printf("rank %u: expected its sends to rank %u with tag %u to have the sizes "
+                         "of rank %u's receives from it with that tag, in order, got others",
+                         k.src, k.dst, k.tag, k.dst);
+}
+
 static void index_free(struct goal_index *x) {
   g_free(x->at);
   if (x->chans) g_hash_table_destroy(x->chans);
@@ -577,6 +682,9 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
 #define GOAL_MAX_LAG 16
 
 static gint streamed_runs; /* runs may go on in several threads (fit, sweep) */
+static uint64_t whole_limit = WL_MAX_OPS; /* the most ops read whole (tests lower it) */
+
+void wl_goal_set_whole_limit(uint64_t ops) { whole_limit = ops ? ops : WL_MAX_OPS; }
 
 uint64_t wl_goal_streamed(void) { return (uint64_t)g_atomic_int_get(&streamed_runs); }
 
@@ -1068,28 +1176,36 @@ static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **er
   struct goal_index idx = {0};
   goal_load(ctx, &idx, err);
   if (!idx.at) return false;
-  bool fits = idx.ops <= WL_MAX_OPS, ok = true;
+  bool fits = idx.ops <= whole_limit, ok = true;
   int done = 0;
   struct wl_program *shape = wl_program_new(idx.n_ranks);
   if (pol->check && !pol->check(ctx->sc, &hw, shape, err)) {
     ok = false;
   } else if (idx.lag > GOAL_MAX_LAG || idx.cycle || !index_matched(&idx)) {
     /* The whole-file path runs it, or says what is wrong with it. */
-    if (!fits) {
-      char *why =
-          idx.cycle ? g_strdup("dependencies without a cycle, got one")
-          : idx.lag > GOAL_MAX_LAG
-              ? g_strdup_printf("each dependency line at most %d ops after the op that waits "
-                                "(Schedgen writes it right after), got one %u ops after it",
-                                GOAL_MAX_LAG, idx.lag)
-              : g_strdup("every send and receive to meet one of the same size, got some that "
-                         "do not");
+    bool deadlock = false;
+    if (!fits && !idx.cycle && idx.lag <= GOAL_MAX_LAG) { /* the messages */
+      const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");
+      char *path = in_path_beside(fn ? fn->file : NULL, c->file);
+      *err = goal_unmatched(path, &idx, c->time_unit, &deadlock);
+      g_free(path);
+      if (deadlock && ctx->check_only) { /* well formed: it deadlocks when run */
+        g_free(*err);
+        *err = NULL;
+      }
+    } else if (!fits) {
+      char *why = idx.cycle ? g_strdup("dependencies without a cycle, got one")
+                            : g_strdup_printf("each dependency line at most %d ops after the op "
+                                              "that waits (Schedgen writes it right after), got "
+                                              "one %u ops after it", GOAL_MAX_LAG, idx.lag);
       *err = sc_error_at(sc_node_near(ctx->sc->root, "workload.file"), "workload.file",
                          "expected, in a schedule of more than 2^25 operations (it is not read "
                          "whole), %s", why);
       g_free(why);
     }
-    done = fits ? 0 : -1;
+    if (!fits && !*err) done = 1; /* validate: a deadlock is no input error */
+    else
+      done = fits ? 0 : -1;
   } else if (ctx->check_only) {
     done = 1;
   } else {

@@ -34,6 +34,11 @@ extern const struct par_group goal_params;
 struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t calc_on,
                                 uint32_t max_ranks, uint64_t *num_ranks, char **err);
 
+/* For tests: schedules of more than OPS operations (0: 2^25, the
+ * default) are not read whole when they stream (configs/README.md); what
+ * the whole-file path would say of them is said from the first pass. */
+void wl_goal_set_whole_limit(uint64_t ops);
+
 /* How many runs of a GOAL workload in this process were streamed (read a
  * window at a time, configs/README.md) rather than read whole: for tests. */
 uint64_t wl_goal_streamed(void);
