@@ -1,6 +1,7 @@
 /* The host CPU (see cpu.h): the main thread's host steps, the GPU->CPU
  * control-flow switch (poll or interrupt), helper threads polling the
- * GPU->CPU request queue (ghn). GPU-TN Table 2 and Sec. 1; DESIGN.md Sec. 3. */
+ * GPU->CPU request queue (ghn). GPU-TN Table 2 and Sec. 1; DESIGN.md Sec. 3.
+ * A graph host program may be read while it runs (nodeprog.h, np_source). */
 #include "cpu.h"
 
 #include <glib.h>

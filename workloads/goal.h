@@ -3,7 +3,9 @@
  * tag T` and `calc TIME` ops with optional `cpu N` / `nic N`, and `lX
  * requires lY` / `lX irequires lY` dependencies, `/ * ... * /` and `//`
  * comments) run under every policy. Rank i runs on node i; the run's time is
- * when the last rank finishes. Syntax: configs/README.md. */
+ * when the last rank finishes. Under the host-driven policies the file is
+ * streamed, a window at a time, with the same result (workload.stream_window).
+ * Syntax: configs/README.md. */
 #ifndef WL_GOAL_H
 #define WL_GOAL_H
 
