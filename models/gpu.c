@@ -202,12 +202,17 @@ static const struct par_decl gpu_decls[] = {
     PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
     PAR(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
       "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
+    PAR(peer_load_latency, PAR_TIME, "0ps", "0ps", "1ms",
+      "a blocking load of a peer GPU's memory (nvshmem_double_g over NVLink), request to data "
+      "(0: peer loads cost nothing beyond a local load)"),
+    PAR(peer_bandwidth, PAR_BANDWIDTH, "1000Tbps", "1Mbps", "10000Tbps",
+      "peak rate of peer loads into one GPU (its NVLink ingress)"),
     PAR(aggregate, PAR_BOOL, "true", NULL, NULL,
       "WGs that go on at the same instant share one event, run one after another in the order "
       "their own events would have, and a batch that would only begin flag waits is held until "
       "a flag needs it (same simulated times); false: one event per WG (to check)"),
     PAR(reduce_pass, PAR_TIME, "0ps", "0ps", "1ms",
-      "a reduction's second pass over the per-WG partials, paid by its last WG"),
+      "a reduction's second pass over the per-WG partials, paid by the last WG that runs it"),
     PAR(atomic_same_address, PAR_TIME, "0ps", "0ps", "1ms",
       "one atomic add to a word that every warp of the grid adds to (L2-serialized); a dot "
       "product that adds one partial per warp pays warps x this (0: free)"),
@@ -236,6 +241,17 @@ static const char *const gpu_ports[] = {"bus"};
 
 static sim_time ceil_div_ps(unsigned __int128 num, unsigned __int128 den) {
   return (sim_time)((num + den - 1) / den);
+}
+
+uint32_t gpu_reduce_last_wg(const struct kernel *k, const struct kstep *st) {
+  if (st->kclass != KC_REDUCE) return UINT32_MAX;
+  if (st->only_wg > 0) return UINT32_MAX; /* one WG: no partials to combine */
+  if (st->sel_count > 0) {
+    if (st->sel_count < 2) return UINT32_MAX;
+    uint64_t last = st->sel_first + (uint64_t)(st->sel_count - 1) * (st->sel_stride ? st->sel_stride : 1);
+    return last < k->n_wgs ? (uint32_t)last : UINT32_MAX;
+  }
+  return k->n_wgs > 1 ? k->n_wgs - 1 : UINT32_MAX;
 }
 
 int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k) {
@@ -276,6 +292,16 @@ static double l1_miss_bytes(const struct gpu_config *cfg, const struct kstep *st
   return (1.0 - hit) * (double)st->nnz * fp * (double)cfg->l1_sector / line;
 }
 
+/* A step's blocking loads of peer GPUs' memory, R WGs in flight (gpu.h
+ * "Peer loads"); 0 without them or the model. */
+static sim_time peer_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r) {
+  if (st->peer_loads <= 0 || cfg->peer_load_latency <= 0) return 0;
+  double inflight_bits = (double)r * (double)cfg->wg_items * 64.0;
+  double bps = 1.0 / ((double)cfg->peer_load_latency / (double)SIM_S / inflight_bits +
+                      1.0 / (double)cfg->peer_bandwidth);
+  return (sim_time)ceil(share_ps((double)st->peer_loads * 64.0, r, bps) - 1e-6);
+}
+
 sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
                        int64_t occ) {
   if (st->time > 0) return st->time;
@@ -294,7 +320,7 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
       unsigned __int128 num = (unsigned __int128)(st->bytes + st->reuse_bytes) * 8u * r * SIM_S * 100u;
       sim_time tb = ceil_div_ps(num, (unsigned __int128)cfg->mem_bandwidth *
                                          (uint64_t)cfg->eff[st->kclass < KC_COUNT ? st->kclass : 0]);
-      return tb > t ? tb : t;
+      return (tb > t ? tb : t) + peer_time(cfg, st, r);
     }
     if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cfg->l2_bytes) {
       ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
@@ -311,7 +337,7 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
     sim_time tb = (sim_time)ceil(ps - 1e-6);
     if (tb > t) t = tb;
   }
-  return t;
+  return t + peer_time(cfg, st, r);
 }
 
 sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st) {
@@ -329,7 +355,7 @@ sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
     if (st->sel_count > 0) r = MIN(r, st->sel_count); /* only the selected WGs move data */
   }
   sim_time t = gpu_step_time(cfg, st, r, occ);
-  if (st->kclass == KC_REDUCE && k->n_wgs > 1 && wg == k->n_wgs - 1) t += cfg->reduce_pass;
+  if (wg == gpu_reduce_last_wg(k, st)) t += cfg->reduce_pass;
   return t;
 }
 
@@ -344,9 +370,11 @@ static sim_time wg_compute_time(const struct gpu_config *cfg, struct gpu_state *
   uint64_t wave = (uint64_t)(cfg->cus * gpu_occupancy(cfg, k));
   uint32_t first = (uint32_t)((uint64_t)wg / wave * wave);
   uint32_t end = (uint32_t)MIN((uint64_t)first + wave, (uint64_t)k->n_wgs);
-  if (st->kclass == KC_REDUCE && k->n_wgs > 1) { /* the last WG pays reduce_pass */
-    if (wg == k->n_wgs - 1) first = wg;
-    else end = MIN(end, k->n_wgs - 1);
+  uint32_t last = gpu_reduce_last_wg(k, st); /* it alone pays reduce_pass */
+  if (last != UINT32_MAX && last >= first && last < end) {
+    if (wg == last) first = wg, end = wg + 1;
+    else if (wg < last) end = last;
+    else first = last + 1;
   }
   s->memo_k = k;
   s->memo_st = st;

@@ -58,9 +58,19 @@
  *   (a throughput limit: on an H100 the SpMV with its matrix read through
  *   L2 only ran no faster at 2048 threads per SM than at 1024):
  *     t += (1 - hit) nnz fp (l1_sector / l1_line) * 8 * R / (l2eff_c% l2_bandwidth).
+ *   Peer loads (peer_loads > 0, peer_load_latency > 0): blocking 8 B
+ *   loads of another GPU's memory (NVSHMEM's nvshmem_double_g over
+ *   NVLink), each work-item waiting for one at a time, so Little's law
+ *   with peer_load_latency and 8 B in flight per work-item, up to
+ *   peer_bandwidth:
+ *     1 / peer(R) = peer_load_latency / (R wg_items 64) + 1 / peer_bandwidth
+ *     t += peer_loads * 64 * R / peer(R)
+ *   added to the local time (a work-item's loads, local and remote, are
+ *   one after another).
  *   Each WG pays wg_start before its first step (dispatch).
- *   KC_REDUCE: the kernel's last WG also pays reduce_pass (the second
- *   pass over the partials).
+ *   KC_REDUCE: the last WG that performs the step (the selector's last,
+ *   else the kernel's last) also pays reduce_pass (the second pass over
+ *   the partials; gpu_reduce_last_wg).
  * - KS_WAIT_FLAG started at s continues at the first s + k*p (k >= 0) at
  *   or after the flag reaches the value; p = par_table_eval(poll_table,
  *   kernel's WGs), or poll_interval when the table is empty.
@@ -138,6 +148,8 @@ struct gpu_config {
   int64_t l2eff[KC_COUNT];     /* percent of l2_bandwidth */
   int64_t l2lat[KC_COUNT];     /* percent of l2_latency */
   sim_time wg_start;           /* dispatch cost of each WG before its first step */
+  sim_time peer_load_latency;  /* a load from a peer GPU's memory, round trip; 0: no model */
+  int64_t peer_bandwidth;      /* bits per second of such loads into the GPU */
   sim_time reduce_pass;
   /* One atomic to an address every other WG's atomics also hit: the L2
    * serializes them (a workload's in-kernel dot product that adds one
@@ -159,6 +171,12 @@ extern const struct sim_type gpu_type;
  * and queue commands. CFG and PROG are borrowed and must outlive the run. */
 struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,
                          const struct nodeprog *prog, uint32_t node);
+
+/* The WG of kernel K that pays reduce_pass at step ST: the last WG that
+ * performs it (its selector's last, else the kernel's last; a persistent
+ * kernel's communication WGs come after its compute grid and never run a
+ * reduction); UINT32_MAX when ST is no reduction or one WG does it all. */
+uint32_t gpu_reduce_last_wg(const struct kernel *k, const struct kstep *st);
 
 /* Resident WGs per CU of kernel K under CFG (K NULL: no kernel limits). */
 int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k);

@@ -53,6 +53,8 @@ struct kstep {
   int64_t rows;        /* KS_COMPUTE, KC_SPMV: rows per WG of a row-per-thread CSR SpMV
                           (8 B values, 4 B column indices; gpu.h "L1"); 0: none */
   int64_t nnz;         /* KS_COMPUTE, KC_SPMV: the non-zeros of those rows */
+  int64_t peer_loads;  /* KS_COMPUTE: blocking 8 B loads from peer GPUs' memory per WG
+                          (nvshmem_double_g over NVLink; gpu.h "Peer loads") */
   uint32_t flag;       /* KS_WAIT_FLAG: first flag */
   uint32_t flag_div;   /* KS_WAIT_FLAG: WGs per flag (0: all WGs wait on `flag`) */
   uint32_t value;      /* KS_WAIT_FLAG */

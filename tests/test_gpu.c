@@ -4,7 +4,8 @@
  * flag_div), trigger stores (per WG and per work-item), step selectors,
  * commands and host requests by parts, device-wide barriers, stream
  * wait-on-flag, the bandwidth share (bw_share), occupancy and achieved
- * bandwidth (Little's law), tail waves, L2, kernel classes, persistent
+ * bandwidth (Little's law), tail waves, L2, kernel classes, peer loads,
+ * a reduction's second pass (its last WG that runs it), persistent
  * loops and the barrier table; loops (KS_LOOP: the same as the body
  * unrolled, execution indices, parts per execution, queue commands with
  * j); aggregation (gpu.aggregate: the same outcome with one event per WG
@@ -512,6 +513,48 @@ static void test_selectors(void) {
   rig_free(&r);
 }
 
+/* A reduction performed by WGs 0-2 of a 4-WG kernel (WG 3 is a persistent
+ * kernel's communication WG: cpufree CG's, which never runs a dot): its
+ * second pass (reduce_pass 3 us) is paid by WG 2, the last WG that runs
+ * it. S = B + L; WGs 0, 1 end at S + 1 us, WG 2 at S + 1 + 3 = S + 4 us,
+ * WG 3 skips the step and ends at S. wg_time = 1 + 1 + 4 = 6 us; the
+ * kernel ends at S + 4 us, teardown T, the CPU B later. (Before the fix
+ * the pass went to WG 3, which skips the step: nobody paid it, and the
+ * kernel ended at S + 1 us.) The same aggregated and per WG. */
+static void reduce_pass_run(int agg) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .kclass = KC_REDUCE, .time = 1 * US,
+                                        .sel_first = 0, .sel_stride = 1, .sel_count = 3}};
+  static const struct kernel k[] = {{.name = "dot", .n_wgs = 4, .steps = steps, .n_steps = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.reduce_pass = 3 * US;
+  r.g.aggregate = agg;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.wg_time"), 6 * US);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + L + 4 * US + T + B);
+  rig_free(&r);
+  /* The WG that pays: the selector's last; the kernel's last without one;
+   * nobody when one WG does the whole reduction or the step is no dot. */
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &steps[0]), 2);
+  struct kstep all = steps[0];
+  all.sel_count = 0;
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &all), 3);
+  struct kstep strided = steps[0];
+  strided.sel_stride = 2, strided.sel_count = 2; /* WGs 0, 2 */
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &strided), 2);
+  struct kstep one = steps[0];
+  one.sel_count = 1;
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &one), UINT32_MAX);
+  struct kstep axpy = all;
+  axpy.kclass = KC_AXPY;
+  CU_ASSERT_EQUAL(gpu_reduce_last_wg(&k[0], &axpy), UINT32_MAX);
+}
+static void test_reduce_pass_selected(void) { reduce_pass_run(1); }
+static void test_reduce_pass_selected_per_wg(void) { reduce_pass_run(0); }
+
 /* Device-initiated commands (KS_NIC_CMD) and host requests (KS_HOST_REQUEST)
  * by parts: 5 WGs, tag_div 2, parts {0, 1}, {2, 3} and the uneven {4}.
  * Every WG pays the fence; the last of a part to arrive posts command
@@ -708,6 +751,27 @@ static void test_occupancy_little(void) {
   g.lat[KC_SPMV] = 200;
   const struct kstep sp = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .bytes = 1024};
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &sp, 0), 2032 * NS);
+}
+
+/* Peer loads (nvshmem_double_g over NVLink) on the little GPU: latency
+ * 2 us, peak 16.384 Tbps; a WG keeps 256 x 8 B = 16384 bits of them in
+ * flight. 512 loads per WG (2 per work-item) with R WGs sharing:
+ *   512 x 64 R (2 us / (R 16384) + 1 / 16.384e12) = 4 us + 2R ns,
+ * added to the local 1 us + R ns: R = 16: 1.016 + 4.032 = 5.048 us;
+ * R = 2: 1.002 + 4.004 = 5.006 us (latency-bound: two blocking loads one
+ * after the other per work-item, whatever the WGs in flight). Without a
+ * latency the loads cost nothing. */
+static void test_peer_loads(void) {
+  struct gpu_config g;
+  little_gpu(&g);
+  g.peer_load_latency = 2 * US;
+  g.peer_bandwidth = 16384000000000;
+  const struct kernel k2 = {.n_wgs = 2}, k16 = {.n_wgs = 16};
+  const struct kstep st = {.kind = KS_COMPUTE, .bytes = 1024, .peer_loads = 512};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 5048 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k2, &st, 0), 5006 * NS);
+  g.peer_load_latency = 0;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 1016 * NS);
 }
 
 /* Register-limited occupancy against the CUDA occupancy calculator
@@ -1575,6 +1639,10 @@ int main(void) {
       {"flag_div: WGs on different flags go on independently", test_flag_div},
       {"trigger with work-item stores: one message, b = stores", test_trigger_work_items},
       {"selectors: only an edge's WGs perform a step", test_selectors},
+      {"peer loads: Little's law with their latency, added to the local time", test_peer_loads},
+      {"a reduction's second pass: the last WG that runs it (not a communication WG)",
+       test_reduce_pass_selected},
+      {"same, one event per WG", test_reduce_pass_selected_per_wg},
       {"NIC commands by parts: the last WG of each posts", test_parts_nic_cmd},
       {"host requests by parts: the last WG of each posts", test_parts_host_request},
       {"bw_share kernel vs slots", test_bw_share},

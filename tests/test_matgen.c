@@ -68,6 +68,8 @@ static void check_partition(const struct mg_gen *g, uint32_t ranks) {
     CU_ASSERT_EQUAL(a->row0, b->row0);
     CU_ASSERT_EQUAL(a->rows, b->rows);
     CU_ASSERT_EQUAL(a->nnz, b->nnz);
+    CU_ASSERT_EQUAL(a->remote_nnz, b->remote_nnz);
+    CU_ASSERT_EQUAL(a->max_remote_row, b->max_remote_row);
     CU_ASSERT_EQUAL(a->n_recv, b->n_recv);
     for (size_t k = 0; k < MIN(a->n_recv, b->n_recv); k++) {
       CU_ASSERT_EQUAL(a->recv[k].peer, b->recv[k].peer);
@@ -84,6 +86,10 @@ static void check_partition(const struct mg_gen *g, uint32_t ranks) {
  * holds one grid line of 4 rows: the end lines have rows of 3, 4, 4, 3
  * (14), the middle ones 4, 5, 5, 4 (18); each reads the 4 values of each
  * adjacent line: rank 0 reads 4 from 1; rank 1 reads 4 from 0 and 4 from 2.
+ * Each value across a cut is read by one row (the point next to it): 4
+ * remote non-zeros per adjacent line; a row reads one per adjacent line
+ * (a middle line's rows read lines y - 1 and y + 1: 2 a row, the end
+ * lines' 1).
  * Over 2 ranks: 14 + 18 = 32 each, each reads the other's nearest line (4). */
 static void test_stencil_2d_halo_by_hand(void) {
   struct mg_config c = {16, 64, MG_STENCIL, 2, 5, 1, 0};
@@ -101,6 +107,8 @@ static void test_stencil_2d_halo_by_hand(void) {
       CU_ASSERT_EQUAL(p->ranks[r].recv[k].elems, 4);
       CU_ASSERT_EQUAL(llabs((long long)p->ranks[r].recv[k].peer - (long long)r), 1);
     }
+    CU_ASSERT_EQUAL(p->ranks[r].remote_nnz, 4 * (int64_t)want_peers);
+    CU_ASSERT_EQUAL(p->ranks[r].max_remote_row, (int64_t)want_peers);
   }
   sp_part_free(p);
   p = mg_gen_partition(g, 2);
@@ -109,6 +117,8 @@ static void test_stencil_2d_halo_by_hand(void) {
     CU_ASSERT_EQUAL(p->ranks[r].n_recv, 1);
     CU_ASSERT_EQUAL(p->ranks[r].recv[0].peer, 1 - r);
     CU_ASSERT_EQUAL(p->ranks[r].recv[0].elems, 4);
+    CU_ASSERT_EQUAL(p->ranks[r].remote_nnz, 4);
+    CU_ASSERT_EQUAL(p->ranks[r].max_remote_row, 1);
   }
   sp_part_free(p);
   mg_gen_free(g);

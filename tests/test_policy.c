@@ -1075,8 +1075,8 @@ static void test_cg_acg_one_rank_by_hand(void) {
 }
 
 /* workload.code: an unknown value, aCG under a policy it has no solver
- * for, and aCG's host-driven pipelined CG (not modelled) exit 2 naming
- * the key, nothing on stdout. */
+ * for, and aCG's host-driven pipelined CG (not modelled); workload.x_reads
+ * get where it cannot be: exit 2 naming the key, nothing on stdout. */
 static void test_cg_code_bad_input(void) {
   static const struct {
     const char *policy, *extra, *want;
@@ -1085,6 +1085,12 @@ static void test_cg_code_bad_input(void) {
       {"gds", "code: acg", "workload.code: expected ics23 under policy gds with variant standard"},
       {"hdn", "code: acg, variant: pipelined",
        "workload.code: expected ics23 under policy hdn with variant pipelined"},
+      /* x_reads get needs NVLink loads: GPUs of one node (the default
+       * network: 2 nodes of one GPU), code ics23, the row-per-thread SpMV. */
+      {"cpufree", "x_reads: get", "workload.x_reads: expected halo (get needs all GPUs in one node"},
+      {"cpufree", "x_reads: get, code: acg", "workload.x_reads: expected halo (get needs code ics23)"},
+      {"gds", "x_reads: get, spmv: library", "workload.x_reads: expected halo (get needs spmv row)"},
+      {"cpufree", "x_reads: put", "workload.x_reads: expected one of halo, get, got put"},
   };
   for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
     char *text = g_strdup_printf("policies: [%s]\nworkload: {kind: cg, source: banded, rows: 64, "
@@ -1102,10 +1108,84 @@ static void test_cg_code_bad_input(void) {
   }
 }
 
+/* The integer counter KEY ("name": value) of a JSON report, -1 if absent. */
+static int64_t json_counter(const char *out, const char *key) {
+  char *pat = g_strdup_printf("\"%s\": ", key);
+  const char *at = out ? strstr(out, pat) : NULL;
+  int64_t v = at ? g_ascii_strtoll(at + strlen(pat), NULL, 10) : -1;
+  g_free(pat);
+  return v;
+}
+
+/* cpufree standard CG under x_reads (halo, get) with a peer load latency
+ * of LAT_NS on a 64-row tridiagonal matrix, 2 GPUs of one node: *PUTS the
+ * NIC puts of rank 0, the return the time per iteration. */
+static int64_t cg_x_reads_run(const char *reads, int lat_ns, int64_t *puts, int64_t *remote) {
+  char *text = g_strdup_printf(
+      "policies: [cpufree]\nhardware: {network: {nodes: 2, gpus_per_node: 2}, gpu: "
+      "{peer_load_latency: %dns}}\nworkload: {kind: cg, source: banded, rows: 64, nnz_per_row: 3, "
+      "x_reads: %s}\n", lat_ns, reads);
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  int64_t t = json_counter(out, "cg.time_per_iteration_ps");
+  *puts = json_counter(out, "node0.nic.puts");
+  *remote = json_counter(out, "node0.cg.remote_nnz");
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+  g_free(text);
+  return t;
+}
+
+/* x_reads get (the ICS23 code's nvshmem_double_g): rows [0, 32) and [32,
+ * 64) of a tridiagonal matrix each read one value of the other, in one
+ * row (remote_nnz 1). With get no halo put is made (rank 0's puts: the
+ * halo's one fewer than with halo; the rest are the reductions' and
+ * barriers'), and the SpMV waits for that load instead: one more
+ * microsecond of latency adds more than nothing and at most the one
+ * row's chain, 1 us, to the iteration (one SpMV). */
+static void test_cg_x_reads_get(void) {
+  int64_t puts_halo, puts_get, puts_get2, remote;
+  cg_x_reads_run("halo", 1000, &puts_halo, &remote);
+  CU_ASSERT_EQUAL(remote, 1);
+  int64_t t1 = cg_x_reads_run("get", 1000, &puts_get, &remote);
+  int64_t t2 = cg_x_reads_run("get", 2000, &puts_get2, &remote);
+  CU_ASSERT(puts_halo > 0);
+  CU_ASSERT_EQUAL(puts_get, puts_halo - 1);
+  CU_ASSERT_EQUAL(puts_get2, puts_get);
+  CU_ASSERT(t2 > t1);
+  CU_ASSERT(t2 - t1 <= 1000000);
+}
+
+/* The CPU-controlled baselines of the CPU-free code synchronize the host
+ * with the stream where they need a scalar (CG/src_nvshmem/baseline/
+ * discrete-standard-nvshmem.cu: after each dot is copied home and at the
+ * iteration's end, 3; discrete-pipelined-nvshmem.cu: after the dots, after
+ * the reductions and the SpMV, at the end, 3 on one stream). Under gds the
+ * host waits there and nowhere else but the end: 2 iterations, 3 x 2 + 1
+ * = 7 kernel waits per rank for both variants. */
+static void test_cg_gds_host_syncs(void) {
+  static const char *const variants[] = {"standard", "pipelined"};
+  for (size_t k = 0; k < G_N_ELEMENTS(variants); k++) {
+    char *text = g_strdup_printf("policies: [gds]\nworkload: {kind: cg, source: banded, rows: 64, "
+                                 "nnz_per_row: 3, variant: %s, iterations: 2}\n", variants[k]);
+    char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+    CU_ASSERT_EQUAL(json_counter(out, "node0.cpu.kernel_waits"), 7);
+    CU_ASSERT_EQUAL(json_counter(out, "node1.cpu.kernel_waits"), 7);
+    g_free(out);
+    g_free(err);
+    g_free(sc);
+    g_free(text);
+  }
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"persistent kernels sized to residency", test_persistent_residency},
       {"ping under cpu, by hand", test_ping_cpu},
+      {"cg x_reads get: no halo put, the SpMV waits for its peer loads", test_cg_x_reads_get},
+      {"cg under gds: the host waits where the baseline copies a scalar home", test_cg_gds_host_syncs},
       {"ping under hdn, by hand", test_ping_hdn},
       {"ping under hdn2s (two-sided receive), by hand", test_ping_hdn2s},
       {"ping under gds, by hand", test_ping_gds},
@@ -1132,7 +1212,7 @@ int main(void) {
       {"CG: an unknown workload.spmv exits 2 naming the key", test_cg_spmv_bad_value},
       {"CG code acg: syncs, reductions, halo, atomics per iteration, as aCG", test_cg_acg_structure},
       {"CG code acg: one rank's iteration by hand", test_cg_acg_one_rank_by_hand},
-      {"CG: bad workload.code exits 2 naming the key", test_cg_code_bad_input},
+      {"CG: bad workload.code and x_reads exit 2 naming the key", test_cg_code_bad_input},
       {NULL, NULL}};
   return tu_run_suite("policy", tests);
 }

@@ -319,6 +319,12 @@ static void test_poisson_2d(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   expect_rank(p, 0, 0, 8, 32, 1, (const int64_t[][2]){{1, 4}});
   expect_rank(p, 1, 8, 8, 32, 1, (const int64_t[][2]){{0, 4}});
+  /* Each of those 4 values is read by the one row across the cut from it:
+   * 4 remote non-zeros per rank, 1 a row at most. */
+  for (uint32_t r = 0; r < 2; r++) {
+    CU_ASSERT_EQUAL(p->ranks[r].remote_nnz, 4);
+    CU_ASSERT_EQUAL(p->ranks[r].max_remote_row, 1);
+  }
   check_brute(m, p);
   sp_part_free(p);
   sp_matrix_free(m);
@@ -494,6 +500,14 @@ static void test_banded_small(void) {
   expect_rank(p, 0, 0, 4, 17, 1, (const int64_t[][2]){{1, 2}});
   expect_rank(p, 1, 4, 3, 15, 2, (const int64_t[][2]){{0, 2}, {2, 2}});
   expect_rank(p, 2, 7, 3, 12, 1, (const int64_t[][2]){{1, 2}});
+  /* Remote non-zeros: rank 0 rows 2 (col 4) and 3 (4, 5): 3, at most 2;
+   * rank 1 rows 4 (2, 3), 5 (3 and 7), 6 (7, 8): 6, at most 2; rank 2
+   * rows 7 (5, 6) and 8 (6): 3, at most 2. */
+  static const int64_t remote[3] = {3, 6, 3};
+  for (uint32_t r = 0; r < 3; r++) {
+    CU_ASSERT_EQUAL(p->ranks[r].remote_nnz, remote[r]);
+    CU_ASSERT_EQUAL(p->ranks[r].max_remote_row, 2);
+  }
   sp_part_free(p);
 }
 
@@ -560,6 +574,8 @@ static void test_banded_vs_stored(void) {
       CU_ASSERT_EQUAL(x->row0, y->row0);
       CU_ASSERT_EQUAL(x->rows, y->rows);
       CU_ASSERT_EQUAL(x->nnz, y->nnz);
+      CU_ASSERT_EQUAL(x->remote_nnz, y->remote_nnz);
+      CU_ASSERT_EQUAL(x->max_remote_row, y->max_remote_row);
       CU_ASSERT_EQUAL_FATAL(x->n_recv, y->n_recv);
       for (size_t k = 0; k < x->n_recv; k++) {
         CU_ASSERT_EQUAL(x->recv[k].peer, y->recv[k].peer);

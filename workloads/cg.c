@@ -13,7 +13,11 @@
  *              AXPYs: one reduction, overlapped (Sec. 3.4, Listing 2).
  * Syncs and barriers across GPUs where the CPU-free code has them (see
  * standard_iteration): 8 grid syncs and 4 barriers (standard), 5 and 2
- * (pipelined).
+ * (pipelined); 3 of the syncs are where its CPU-controlled baselines copy
+ * a scalar home and synchronize the host (wl_host_sync). The x values
+ * other ranks own come in a halo exchange before the SpMV, or (x_reads
+ * get, as the code does) by a blocking nvshmem_double_g per remote
+ * non-zero inside it (spmv).
  * Allreduces (the scalars' 8 B each) and barriers are collective ops
  * (coll.h) that the run's library writes out: NVSHMEM's dissemination
  * rounds under cpufree.
@@ -78,6 +82,11 @@ static const struct par_decl cg_decls[] = {
       "monolithic NVSHMEM kernel under cpufree (its grid syncs, per-warp atomic dots, in-kernel "
       "halo pack, puts with signal, unpack and signals back), its host-driven solver under hdn "
       "(standard CG)"),
+    PAR(x_reads, PAR_ENUM, "halo", NULL, NULL, "halo|get",
+      "code ics23: how the SpMV reads the x values other GPUs own: a halo exchange of messages "
+      "before it, or (get) a blocking NVLink load of the owner's memory per such non-zero inside "
+      "it, as the CPU-free code and its CPU-controlled baselines do (nvshmem_double_g, CPU-free "
+      "Sec. 4.2.2; GPUs of one node)"),
 };
 #undef PAR_CONFIG
 
@@ -121,11 +130,13 @@ static void vec_op(struct wl_program *p, uint32_t r, const struct sp_rank *rk, i
  * flight per work-item). The kernel's last wave lasts the longer of its
  * own time and that WG's: T = T_bulk - t_last + max(t_last, t_chain), and
  * the factor is T / T_bulk. 1 without a GPU model or when the mean row
- * is the longest (a regular matrix). */
+ * is the longest (a regular matrix). GET: the row with the most remote
+ * non-zeros is a chain of that many blocking peer loads, timed alike. */
 static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
-                           const struct sp_rank *rk, int64_t per_wg, uint32_t wgs) {
+                           const struct sp_rank *rk, int64_t per_wg, uint32_t wgs, bool get) {
   int64_t rows = (rk->rows + wgs - 1) / wgs;
-  if (!g || rk->max_row * rows <= (rk->nnz + wgs - 1) / wgs) return 1.0;
+  bool remote = get && rk->max_remote_row * rows > bulk->peer_loads;
+  if (!g || (rk->max_row * rows <= (rk->nnz + wgs - 1) / wgs && !remote)) return 1.0;
   /* The kernel's waves as the GPU model times them: full ones, and the
    * last (a tail, or a full one). */
   struct kernel k = {.n_wgs = wgs};
@@ -140,31 +151,58 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
   chain.reuse_bytes = 8 * (l - 1) * per_wg;
   chain.rows = per_wg;
   chain.nnz = l * per_wg;
+  chain.peer_loads = 0;
   sim_time t_chain = gpu_step_time(g, &chain, 1, occ);
+  if (get && rk->max_remote_row > 0) {
+    /* The work-item whose rows read the most remote values: each of its
+     * KR rows (of its per_wg / wg_items, as far as the remote non-zeros
+     * make that many such rows) waits for max_remote_row loads one after
+     * another; as a WG alone, every item alike: KR max_remote_row wg_items
+     * loads, latency-bound. Its rows are mean rows otherwise. */
+    int64_t m = MAX(rk->max_remote_row, (rk->nnz + rk->rows - 1) / MAX(1, rk->rows));
+    int64_t items = MAX(1, g->wg_items), rows_wg = MIN(per_wg, rk->rows);
+    int64_t kr = MIN((rows_wg + items - 1) / items,
+                     (rk->remote_nnz + rk->max_remote_row - 1) / rk->max_remote_row);
+    struct kstep far = chain;
+    far.flops = 2 * m * per_wg;
+    far.bytes = (12 * m + 24) * per_wg;
+    far.reuse_bytes = 8 * MAX(0, m - 1 - rk->max_remote_row) * per_wg;
+    far.nnz = m * per_wg;
+    far.peer_loads = kr * rk->max_remote_row * items;
+    t_chain = MAX(t_chain, gpu_step_time(g, &far, 1, occ));
+  }
   if (t_chain <= t_last || t_bulk <= 0) return 1.0;
   return (double)(t_bulk - t_last + t_chain) / (double)t_bulk;
 }
 
 /* SpMV over the rank's rows and non-zeros, all on the vector op's grid,
- * stretched to its longest row on GPU (NULL: not). */
+ * stretched to its longest row on GPU (NULL: not). GET: the values of x
+ * other ranks own are read from their memory, one blocking load per such
+ * non-zero (the ICS23 code's gpuSpMV: nvshmem_double_g for every x value,
+ * CG/src_nvshmem/common.cu and single-stream/pipelined-nvshmem.cu; for
+ * its own values that is a local load), not received in a halo: the
+ * local gathers are the other non-zeros, over x's own rows. */
 static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
-                 const struct gpu_config *gpu, uint8_t alg, bool zeroed) {
+                 const struct gpu_config *gpu, uint8_t alg, bool zeroed, bool get) {
   uint32_t wgs = wgs_for(rk->rows, per_wg);
   int64_t nnz = (rk->nnz + wgs - 1) / wgs, rows = (rk->rows + wgs - 1) / wgs;
+  int64_t peer = get ? (rk->remote_nnz + wgs - 1) / wgs : 0;
   /* x is read once per row in the 24 B; the other nnz - rows reads of it
    * are gathers, cached as far as x (its rows and its halo) fits in L2. */
   int64_t halo = 0;
   for (size_t j = 0; j < rk->n_recv; j++) halo += rk->recv[j].elems;
   struct kstep bulk = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * nnz,
                        .bytes = 12 * nnz + 24 * rows, .ws_bytes = 12 * rk->nnz + 24 * rk->rows,
-                       .reuse_bytes = 8 * MAX(0, nnz - rows), .gather_bytes = 8 * (rk->rows + halo),
-                       .rows = rows, .nnz = nnz};
-  double s = spmv_stretch(gpu, &bulk, rk, per_wg, wgs);
+                       .reuse_bytes = 8 * MAX(0, nnz - rows - peer),
+                       .gather_bytes = 8 * (rk->rows + (get ? 0 : halo)),
+                       .rows = rows, .nnz = nnz, .peer_loads = peer};
+  double s = spmv_stretch(gpu, &bulk, rk, per_wg, wgs, get);
   wl_compute(p, r, wgs, (int64_t)ceil(s * (double)bulk.flops), (int64_t)ceil(s * (double)bulk.bytes));
   wl_kclass(p, r, KC_SPMV, bulk.ws_bytes, (int64_t)ceil(s * (double)bulk.reuse_bytes),
             bulk.gather_bytes);
   /* one row per work-item: the L1 reuse of its row's lines (gpu.h) */
   wl_spmv_rows(p, r, (int64_t)ceil(s * (double)rows), (int64_t)ceil(s * (double)nnz));
+  if (peer) wl_peer_loads(p, r, (int64_t)ceil(s * (double)peer));
   /* coalesced and row-balanced (a library's, a merge-path one): the mean
    * WG's work, no row footprint (workloads/lower.c). An in-kernel
    * merge-path SpMV (aCG's csrgemv_merge in its monolithic CG,
@@ -267,10 +305,10 @@ static void barrier_all(struct wl_program *p, uint32_t r, int64_t it, uint32_t k
  * grid syncs, 6 barriers across GPUs. */
 static void standard_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
                                int64_t it, int64_t per_wg, const struct gpu_config *gpu,
-                               uint8_t alg) {
+                               uint8_t alg, bool get) {
   const struct sp_rank *rk = &part->ranks[r];
-  halo(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu, alg, false); /* s = A p */
+  if (!get) halo(p, part, r, it);
+  spmv(p, r, rk, per_wg, gpu, alg, false, get); /* s = A p */
   barrier_all(p, r, it, 0);
   wl_sync(p, r);
   wl_sync(p, r); /* delta reset */
@@ -278,7 +316,7 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
   barrier_all(p, r, it, 1);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* delta copied home: the host computes alpha */
   vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
   vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha s; gamma reset */
   wl_sync(p, r);
@@ -286,10 +324,10 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   wl_sync(p, r);
   allreduce(p, r, it, 20, 1);
   barrier_all(p, r, it, 2);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* gamma copied home: the host computes beta */
   vec_op(p, r, rk, per_wg, 2, 24); /* p = r + beta p */
   barrier_all(p, r, it, 3);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* the iteration's end */
 }
 
 /* Pipelined: CG/src_nvshmem/single-stream/pipelined-nvshmem.cu,
@@ -298,24 +336,24 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
  * the SpMV). */
 static void pipelined_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
                                 int64_t it, int64_t per_wg, const struct gpu_config *gpu,
-                                uint8_t alg) {
+                                uint8_t alg, bool get) {
   const struct sp_rank *rk = &part->ranks[r];
   wl_sync(p, r); /* the merged dots' reset */
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
   vec_op(p, r, rk, per_wg, 2, 16); /* (w, r) */
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* the host waits for the dots before it launches the SpMV */
   wl_lane(p, r, 1);
   allreduce(p, r, it, 0, 2); /* gamma and delta in one reduction */
   wl_lane(p, r, 0);
-  halo(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu, alg, false); /* q = A w */
+  if (!get) halo(p, part, r, it);
+  spmv(p, r, rk, per_wg, gpu, alg, false, get); /* q = A w */
   barrier_all(p, r, it, 0);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* both dots copied home (alpha, beta), the SpMV done */
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p */
   wl_sync(p, r);
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* x r w */
   barrier_all(p, r, it, 1);
-  wl_sync(p, r);
+  wl_host_sync(p, r); /* the iteration's end */
 }
 
 /* aCG (ParCoreLab/aCG, the SC '25 study's code; workload.code acg). Its
@@ -412,7 +450,7 @@ static void acg_kernel_spmv(struct wl_program *p, const struct sp_part *part, ui
   int64_t in = from_sources(NULL, part, r, 0, 0, false);
   if (multi && out) acg_pack(p, r, rk, per_wg, out, true);
   if (multi) halo_sends(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu, alg, true); /* csrgemv_merge */
+  spmv(p, r, rk, per_wg, gpu, alg, true, false); /* csrgemv_merge */
   if (!multi) return;
   wl_sync(p, r);
   wl_sync(p, r); /* nvshmem_quiet between (thread 0) */
@@ -501,7 +539,7 @@ static void acg_host_standard(struct wl_program *p, const struct sp_part *part, 
   int64_t in = from_sources(NULL, part, r, 0, 0, false);
   if (multi && out) acg_pack(p, r, rk, per_wg, out, false);
   if (multi) halo_sends(p, part, r, it);
-  spmv(p, r, rk, per_wg, gpu, alg, false); /* t = A p, local */
+  spmv(p, r, rk, per_wg, gpu, alg, false, false); /* t = A p, local */
   if (multi) {
     halo_recvs(p, part, r, it);
     if (in) acg_pack(p, r, rk, per_wg, in, false); /* unpack */
@@ -530,6 +568,7 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
   for (uint32_t r = 0; r < part->n_ranks; r++) {
     if (iterations > 1) wl_loop(p, r, (uint32_t)iterations);
     uint8_t alg = (uint8_t)c->spmv;
+    bool get = c->x_reads == CG_X_GET && part->n_ranks > 1;
     if (c->code == CG_ACG && c->fused && c->variant == CG_PIPELINED)
       acg_kernel_pipelined(p, part, r, 0, c->rows_per_wg, gpu, alg);
     else if (c->code == CG_ACG && c->fused)
@@ -537,8 +576,8 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
     else if (c->code == CG_ACG)
       acg_host_standard(p, part, r, 0, c->rows_per_wg, gpu, alg);
     else if (c->variant == CG_PIPELINED)
-      pipelined_iteration(p, part, r, 0, c->rows_per_wg, gpu, alg);
-    else standard_iteration(p, part, r, 0, c->rows_per_wg, gpu, alg);
+      pipelined_iteration(p, part, r, 0, c->rows_per_wg, gpu, alg, get);
+    else standard_iteration(p, part, r, 0, c->rows_per_wg, gpu, alg, get);
     if (iterations > 1) wl_end(p, r);
   }
   return p;
@@ -574,6 +613,20 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
                          "monolithic kernel, or hdn/hdn2s with variant standard, its host-driven "
                          "solver), got acg",
                          ctx->policy, c->variant == CG_PIPELINED ? "pipelined" : "standard");
+      return false;
+    }
+  }
+  if (c->x_reads == CG_X_GET) {
+    /* nvshmem_double_g reaches a peer's memory over NVLink only inside a
+     * node, and only from the ICS23 code's row-per-thread SpMV. */
+    const char *why = c->code != CG_ICS23   ? "code ics23"
+                      : c->spmv != WL_SPMV_ROW ? "spmv row"
+                      : hw.net->nodes > MAX(1, hw.net->gpus_per_node)
+                          ? "all GPUs in one node (network.nodes <= network.gpus_per_node)"
+                          : NULL;
+    if (why) {
+      *err = sc_error_at(key_node(ctx->sc, "x_reads"), "workload.x_reads",
+                         "expected halo (get needs %s), got get", why);
       return false;
     }
   }
@@ -680,8 +733,8 @@ static struct mg_gen *catalogue_gen(const struct wl_ctx *ctx, char **err) {
   return g;
 }
 
-/* Per partition: rows, non-zeros, halo values in and out, neighbours and
- * the longest row, as counters node<r>.cg.* (the report summarizes them
+/* Per partition: rows, non-zeros, halo values in and out, neighbours, the
+ * longest row and the non-zeros whose column another rank owns, as counters node<r>.cg.* (the report summarizes them
  * over nodes: sum, mean, max and where), and cg.nnz_imbalance (the most
  * non-zeros over the mean), so imbalance and communication volume show. */
 static void report_part(struct sim_report *rep, const struct sp_part *part) {
@@ -690,7 +743,8 @@ static void report_part(struct sim_report *rep, const struct sp_part *part) {
   for (uint32_t r = 0; r < n; r++)
     for (size_t k = 0; k < part->ranks[r].n_recv; k++)
       if (part->ranks[r].recv[k].peer != r) out[part->ranks[r].recv[k].peer] += part->ranks[r].recv[k].elems;
-  static const char *const what[] = {"rows", "nnz", "halo_in", "halo_out", "neighbours", "max_row"};
+  static const char *const what[] = {"rows",       "nnz",     "halo_in",   "halo_out",
+                                     "neighbours", "max_row", "remote_nnz"};
   int64_t max_nnz = 0, sum_nnz = 0;
   for (uint32_t r = 0; r < n; r++) {
     const struct sp_rank *rk = &part->ranks[r];
@@ -705,8 +759,8 @@ static void report_part(struct sim_report *rep, const struct sp_part *part) {
       for (size_t k = 0; k < part->ranks[q].n_recv; k++) read |= part->ranks[q].recv[k].peer == r;
       nbr[r] += reads || read;
     }
-    int64_t v[6] = {rk->rows, rk->nnz, in, out[r], nbr[r], rk->max_row};
-    for (int k = 0; k < 6; k++) {
+    int64_t v[7] = {rk->rows, rk->nnz, in, out[r], nbr[r], rk->max_row, rk->remote_nnz};
+    for (int k = 0; k < 7; k++) {
       char key[64];
       g_snprintf(key, sizeof key, "node%u.cg.%s", r, what[k]);
       sim_report_int(rep, key, UNIT_NONE, v[k]);

@@ -13,6 +13,10 @@ enum cg_variant { CG_STANDARD, CG_PIPELINED };
 /* Whose CG an iteration follows: the CPU-free code's (ICS23) or aCG's
  * (SC '25; workloads/cg.c, acg_kernel_iteration and acg_host_iteration). */
 enum cg_code { CG_ICS23, CG_ACG };
+/* How the SpMV reads the x values other ranks own: a halo exchange of
+ * messages before it, or a blocking load of the owner's memory per remote
+ * non-zero inside it (the ICS23 code's nvshmem_double_g, Sec. 4.2.2). */
+enum cg_x_reads { CG_X_HALO, CG_X_GET };
 
 /* Group "cg": see cg_params for units, defaults and ranges. */
 struct cg_config {
@@ -31,6 +35,7 @@ struct cg_config {
   int64_t rows_per_wg; /* work-items (rows) per WG */
   int spmv;            /* enum wl_spmv: how the code walks the matrix */
   int code;            /* enum cg_code */
+  int x_reads;         /* enum cg_x_reads: how the SpMV gets other ranks' x values */
   /* Not a key: set from the policy by the run (cg_run). Code acg builds
    * aCG's monolithic kernel when the policy runs the program as one
    * kernel (cpufree), its host-driven solver otherwise (hdn). */

@@ -542,7 +542,7 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
   int64_t total = 0;
   for (uint32_t r = 0; r < ranks; r++) {
     struct sp_rank *rk = &p->ranks[r];
-    int64_t a = rk->row0, b = rk->row0 + rk->rows, nnz = 0, longest = 0;
+    int64_t a = rk->row0, b = rk->row0 + rk->rows, nnz = 0, longest = 0, remote_row = 0;
     g_array_set_size(remote, 0);
     int64_t node = -1, node_cols = 0, lo = 0, hi = 0;
     int64_t *list = cols + g->max_len / 2; /* as mg_gen_row's scratch */
@@ -569,11 +569,15 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
       longest = MAX(longest, len);
       node = -1; /* mg_gen_row used the scratch */
       if (cols[0] >= a && cols[len - 1] < b) continue;
+      guint before = remote->len;
       for (int64_t t = 0; t < len; t++)
         if (cols[t] < a || cols[t] >= b) g_array_append_val(remote, cols[t]);
+      remote_row = MAX(remote_row, (int64_t)(remote->len - before));
     }
     rk->nnz = nnz;
     rk->max_row = longest;
+    rk->remote_nnz = (int64_t)remote->len; /* one entry per remote non-zero */
+    rk->max_remote_row = remote_row;
     total += nnz;
     int64_t *v = (int64_t *)(void *)remote->data;
     size_t nr = remote->len;

@@ -3,7 +3,8 @@
  * posting each put on the NIC just before the doorbell that rings it (in
  * program order, as libmp's mp_isend_on_stream does); the front end rings
  * the NIC when the kernel before the doorbell has completed. No CPU on the
- * send's path. */
+ * send's path. The host waits for the stream only where the program says
+ * it reads a value the GPU made (wl_host_sync) and at the end. */
 #include "lower.h"
 
 static bool stream_work_follows(const struct wl_program *p, uint32_t rank, size_t i) {
@@ -74,7 +75,10 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
     case WL_QUIET: /* the host waits for its puts' ACKs */
       pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = o->count});
       break;
-    case WL_SYNC: break; /* kernels on one stream: each boundary is a sync */
+    case WL_SYNC: /* kernels on one stream: each boundary is a sync */
+      if (o->host_reads && last >= 0) /* the host needs a value: it waits for the stream */
+        pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)last});
+      break;
     case WL_LOOP:
     case WL_END: pol_add_host(pp, pol_loop_hstep(o)); break;
     default: g_assert_not_reached();

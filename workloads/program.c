@@ -117,6 +117,11 @@ void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int6
   o->nnz_per_wg = nnz_per_wg;
 }
 
+void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg) {
+  g_assert(rank < p->n_ranks && peer_per_wg >= 0);
+  last_compute(p, rank, "wl_peer_loads")->peer_per_wg = peer_per_wg;
+}
+
 void wl_quiet(struct wl_program *p, uint32_t rank) {
   g_assert(rank < p->n_ranks && p->ranks[rank].graph);
   push(p, rank, (struct wl_op){.kind = WL_QUIET});
@@ -136,6 +141,10 @@ void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops
 
 void wl_sync(struct wl_program *p, uint32_t rank) {
   push(p, rank, (struct wl_op){.kind = WL_SYNC});
+}
+
+void wl_host_sync(struct wl_program *p, uint32_t rank) {
+  push(p, rank, (struct wl_op){.kind = WL_SYNC, .host_reads = 1});
 }
 
 void wl_loop(struct wl_program *p, uint32_t rank, uint32_t count) {

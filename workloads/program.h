@@ -129,6 +129,7 @@ struct wl_op {
   int64_t gather_bytes;  /* that vector's size */
   int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
   int64_t nnz_per_wg;    /* their non-zeros */
+  int64_t peer_per_wg;   /* blocking loads of peer GPUs' memory per WG (wl_peer_loads) */
   /* KC_SPMV (wl_spmv_alg): enum wl_spmv, and the work per WG of the
    * coalesced, row-balanced form (no rows_per_wg footprint, not stretched
    * to the longest row); flops_per_wg .. nnz_per_wg above are the
@@ -143,6 +144,11 @@ struct wl_op {
                             boundary (a NIC, a copy engine); the lowerings of
                             one kernel (pol_kernel_of: the WGs that compute a
                             face store it where it goes) drop it (wl_pack) */
+  uint8_t host_reads;    /* WL_SYNC: the host reads a value made before it (a
+                            scalar copied home and a stream synchronize, as a
+                            CPU-controlled solver computing its coefficients
+                            does): a lowering that keeps the host off the
+                            stream (gds) waits for the stream here */
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
                             second stream, or specialized WGs) */
@@ -217,6 +223,9 @@ void wl_send_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t b
 void wl_recv_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes,
                    uint32_t tag, uint32_t parts);
 void wl_sync(struct wl_program *p, uint32_t rank);
+/* A sync after which the host reads a value the GPU made (a scalar copied
+ * home, then cudaStreamSynchronize): wl_op.host_reads. */
+void wl_host_sync(struct wl_program *p, uint32_t rank);
 /* Declares the LAST compute op of RANK to be of class KCLASS (enum kclass)
  * with working set WS_BYTES (all its WGs; 0: unknown), REUSE_PER_WG bytes
  * per WG re-read from a gathered vector of GATHER_BYTES (SpMV's x; 0, 0
@@ -227,6 +236,10 @@ void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_b
  * ROWS_PER_WG rows holding NNZ_PER_WG non-zeros per WG (its L1 reuse,
  * models/gpu.h). */
 void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg);
+/* Declares that the LAST compute op of RANK reads PEER_PER_WG values per
+ * WG from other GPUs' memory, each a blocking load (nvshmem_double_g:
+ * kstep.peer_loads, models/gpu.h "Peer loads"). */
+void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg);
 /* Declares the LAST compute op of RANK an SpMV written as ALG (enum
  * wl_spmv), whose coalesced, row-balanced form (a library's) moves
  * BYTES_PER_WG and re-reads REUSE_PER_WG per WG for FLOPS_PER_WG; an

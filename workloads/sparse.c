@@ -475,9 +475,9 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Fills every rank's nnz and recv from A's pattern and the row owners
- * (OWNER, or blocks when NULL): rank r's recv from peer p counts the
- * distinct columns of r's rows that p owns. O(nnz + rows) time: MARK[c]
+/* Fills every rank's nnz, remote non-zeros and recv from A's pattern and
+ * the row owners (OWNER, or blocks when NULL): rank r's recv from peer p
+ * counts the distinct columns of r's rows that p owns. O(nnz + rows) time: MARK[c]
  * remembers the last rank that counted column c. */
 static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
   struct sp_part *p = &f->pub;
@@ -503,22 +503,27 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
     int64_t lo = f->owner ? start[r] : rk->row0;
     int64_t hi = f->owner ? start[r + 1] : rk->row0 + rk->rows;
     size_t nt = 0;
-    int64_t nnz = 0, longest = 0;
+    int64_t nnz = 0, longest = 0, remote = 0, remote_row = 0;
     for (int64_t k = lo; k < hi; k++) {
-      int64_t i = f->owner ? order[k] : k;
+      int64_t i = f->owner ? order[k] : k, in_row = 0;
       nnz += a->p[i + 1] - a->p[i];
       longest = MAX(longest, (int64_t)(a->p[i + 1] - a->p[i]));
       for (int q = a->p[i]; q < a->p[i + 1]; q++) {
         int64_t c = a->i[q];
-        if (mark[c] == r) continue;
-        mark[c] = r;
         uint32_t o = f->owner ? f->owner[c] : block_owner(n, R, c);
         if (o == r) continue;
+        in_row++;
+        if (mark[c] == r) continue;
+        mark[c] = r;
         if (count[o]++ == 0) touched[nt++] = o;
       }
+      remote += in_row;
+      remote_row = MAX(remote_row, in_row);
     }
     rk->nnz = nnz;
     rk->max_row = longest;
+    rk->remote_nnz = remote;
+    rk->max_remote_row = remote_row;
     qsort(touched, nt, sizeof *touched, cmp_u32);
     rk->n_recv = nt;
     rk->recv = nt ? g_new(struct sp_halo, nt) : NULL;
@@ -740,6 +745,19 @@ struct sp_part *sp_partition_banded(int64_t rows, double nnz_per_row, uint32_t r
     int64_t mid = CLAMP((rows - 1) / 2, a, b - 1);
     rk->max_row = 2 * h + 1 - MAX(0, h - mid) - MAX(0, mid + h - (rows - 1));
     total += nnz;
+    /* Non-zeros outside [a, b): row i reads a - max(0, i - h) columns
+     * below a (rows i < a + h) and min(rows, i + h + 1) - b above b (rows
+     * i >= b - h); at most 2h rows read any. */
+    int64_t remote = 0, remote_row = 0;
+    for (int64_t i = a; i < b; i++) {
+      if (i >= a + h && i < b - h) i = b - h; /* rows that read nothing remote */
+      if (i >= b) break;
+      int64_t n = MAX(0, a - MAX(0, i - h)) + MAX(0, MIN(rows, i + h + 1) - b);
+      remote += n;
+      remote_row = MAX(remote_row, n);
+    }
+    rk->remote_nnz = remote;
+    rk->max_remote_row = remote_row;
     /* Columns read outside [a, b): [max(0, a - h), a) and [b, min(rows, b + h)). */
     int64_t lo0 = a - h > 0 ? a - h : 0, hi1 = b + h < rows ? b + h : rows;
     size_t cnt = 0;

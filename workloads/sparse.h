@@ -27,6 +27,8 @@ struct sp_rank {
   int64_t row0, rows;
   int64_t nnz;             /* non-zeros in its rows */
   int64_t max_row;         /* its longest row's non-zeros (0 without rows) */
+  int64_t remote_nnz;      /* its non-zeros whose column another rank owns */
+  int64_t max_remote_row;  /* the most such non-zeros in one of its rows */
   struct sp_halo *recv;    /* peers it reads from, ascending peer order */
   size_t n_recv;
 };
