@@ -190,6 +190,13 @@ static void graph_flags_grow(struct graph *g, size_t old, size_t n);
 
 static void graph_kernels_grow(struct graph *g, size_t old, size_t n);
 
+/* P (OLD elements of SIZE bytes) made N long, the new ones zeroed. */
+static void *grow0(void *p, size_t size, size_t old, size_t n) {
+  p = g_realloc_n(p, n, size);
+  memset((char *)p + old * size, 0, (n - old) * size);
+  return p;
+}
+
 /* Kernel K of the program; the per-kernel arrays grow with a streamed
  * program's (np_source). */
 static void check_kernel(struct sim_comp *c, uint32_t k) {
@@ -197,14 +204,10 @@ static void check_kernel(struct sim_comp *c, uint32_t k) {
   if (k >= s->prog->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, s->prog->n_kernels);
   if (k < s->n_kwords) return;
   size_t old = s->n_kwords, n = MAX((size_t)k + 1, 2 * old);
-  s->launched = g_renew(uint32_t, s->launched, n);
-  s->completed = g_renew(uint32_t, s->completed, n);
-  s->kernel_queue = g_renew(uint8_t, s->kernel_queue, n);
-  s->last_done = g_renew(sim_time, s->last_done, n);
-  memset(s->launched + old, 0, (n - old) * sizeof *s->launched);
-  memset(s->completed + old, 0, (n - old) * sizeof *s->completed);
-  memset(s->kernel_queue + old, 0, (n - old) * sizeof *s->kernel_queue);
-  memset(s->last_done + old, 0, (n - old) * sizeof *s->last_done);
+  s->launched = grow0(s->launched, sizeof *s->launched, old, n);
+  s->completed = grow0(s->completed, sizeof *s->completed, old, n);
+  s->kernel_queue = grow0(s->kernel_queue, sizeof *s->kernel_queue, old, n);
+  s->last_done = grow0(s->last_done, sizeof *s->last_done, old, n);
   if (s->g) graph_kernels_grow(s->g, old, n);
   s->n_kwords = n;
 }
@@ -216,8 +219,7 @@ static void check_flag(struct sim_comp *c, uint32_t flag) {
   if (flag < s->n_words) return;
   /* A streamed program's source has handed out more flags (np_source). */
   size_t old = s->n_words, n = MAX((size_t)flag + 1, 2 * old);
-  s->flags = g_renew(uint64_t, s->flags, n);
-  memset(s->flags + old, 0, (n - old) * sizeof *s->flags);
+  s->flags = grow0(s->flags, sizeof *s->flags, old, n);
   s->flag_at = g_renew(sim_time, s->flag_at, n);
   s->flag_stamp = g_renew(uint64_t, s->flag_stamp, n);
   for (size_t f = old; f < n; f++) s->flag_at[f] = -1, s->flag_stamp[f] = 0;
@@ -358,14 +360,11 @@ static void graph_grow(struct graph *g, size_t n) {
   size_t old = g->cap, cap = MAX(n, 2 * old);
   g->seq = g_renew(uint64_t, g->seq, cap);
   g->pending = g_renew(uint32_t, g->pending, cap);
-  g->succ = g_renew(uint32_t, g->succ, cap);
-  g->succ_tail = g_renew(uint32_t, g->succ_tail, cap);
-  g->phase = g_renew(uint8_t, g->phase, cap);
   g->since = g_renew(sim_time, g->since, cap);
-  g->next_wait = g_renew(uint32_t, g->next_wait, cap);
-  memset(g->succ + old, 0, (cap - old) * sizeof *g->succ);
-  memset(g->succ_tail + old, 0, (cap - old) * sizeof *g->succ_tail);
-  memset(g->next_wait + old, 0, (cap - old) * sizeof *g->next_wait);
+  g->succ = grow0(g->succ, sizeof *g->succ, old, cap);
+  g->succ_tail = grow0(g->succ_tail, sizeof *g->succ_tail, old, cap);
+  g->next_wait = grow0(g->next_wait, sizeof *g->next_wait, old, cap);
+  g->phase = g_renew(uint8_t, g->phase, cap);
   memset(g->phase + old, GS_FREE, cap - old);
   if (g->src) {
     g->own = g_renew(struct hstep, g->own, cap);
@@ -379,13 +378,11 @@ static void graph_grow(struct graph *g, size_t n) {
 }
 
 static void graph_kernels_grow(struct graph *g, size_t old, size_t n) {
-  g->kern_head = g_renew(uint32_t, g->kern_head, n);
-  memset(g->kern_head + old, 0, (n - old) * sizeof *g->kern_head);
+  g->kern_head = grow0(g->kern_head, sizeof *g->kern_head, old, n);
 }
 
 static void graph_flags_grow(struct graph *g, size_t old, size_t n) {
-  g->flag_head = g_renew(uint32_t, g->flag_head, n);
-  memset(g->flag_head + old, 0, (n - old) * sizeof *g->flag_head);
+  g->flag_head = grow0(g->flag_head, sizeof *g->flag_head, old, n);
 }
 
 /* Step TO depends on slot FROM's start (ON_START) or end. */

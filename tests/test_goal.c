@@ -613,30 +613,24 @@ static char *run_both(const char *path, const char *policies, int nodes, const c
   uint64_t before = wl_goal_streamed();
   struct sim_result *runs = NULL;
   size_t n = 0;
+  char *out;
   if (!pts_load(sc, NULL, NULL, &pts, &err) || !pts_run_point(&pts, 0, &runs, &n, &err)) {
     /* The error, after the scenario's own file:line:col. */
     const char *at = strstr(err, " policies: ");
-    char *out = g_strdup_printf("error:%s", at ? at : err);
-    for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
-    g_free(runs);
-    pts_free(&pts);
-    g_free(sc);
-    g_free(yaml);
-    g_free(err);
-    *streamed = wl_goal_streamed() - before;
-    return out;
+    out = g_strdup_printf("error:%s", at ? at : err);
+  } else {
+    struct sim_result_set set = {.scenario = "s", .workload = "goal", .seed = 1, .runs = runs,
+                                 .n_runs = n};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    result_write(f, &set, RESULT_CSV);
+    result_write(f, &set, RESULT_JSON);
+    fclose(f);
+    out = g_strdup(text);
+    free(text);
   }
   *streamed = wl_goal_streamed() - before;
-  struct sim_result_set set = {.scenario = "s", .workload = "goal", .seed = 1, .runs = runs,
-                               .n_runs = n};
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  result_write(f, &set, RESULT_CSV);
-  result_write(f, &set, RESULT_JSON);
-  fclose(f);
-  char *out = g_strdup(text);
-  free(text);
   for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
   g_free(runs);
   pts_free(&pts);
