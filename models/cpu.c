@@ -650,9 +650,11 @@ static void graph_run(struct sim_comp *c) {
       d = thread_work(c, st, now);
     }
     if (d > 0) {
+      /* The steps that wait for its start (irequires) are ready now, not
+       * when it ends: the loop handles them, then returns (running). */
       g->running = i;
       sim_schedule(c, d, EV_MAIN, 0);
-      return;
+      continue;
     }
     graph_complete(c, i);
   }

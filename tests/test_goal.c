@@ -131,6 +131,20 @@ static void test_irequires_overlaps(void) {
   g_free(ireq);
 }
 
+static void test_irequires_at_start(void) {
+  /* l2 irequires l1: it is ready when l1 starts (at 0), not when l1 ends.
+   * At 3000 ns the thread picks the ready tasks by (ready since, file
+   * order): l2 (since 0, before l3) sends at 3000..4200; rank 1 is done at
+   * 3000 + SEND + BUS + LEG + RECV. Were l2 ready only when l1 ended
+   * (since 3000), l3 (since 0) would run first and push the send back 10
+   * ns. */
+  const char *g = "num_ranks 2\n"
+                  "rank 0 {\nl1: calc 3000\nl2: send 8b to 1 tag 0\nl2 irequires l1\n"
+                  "l3: calc 10\n}\n"
+                  "rank 1 {\nl1: recv 8b from 0 tag 0\n}\n";
+  EXPECT_TIME(goal_time(g, "cpu", 2), 3000000 + SEND + BUS + LEG + RECV);
+}
+
 static void test_binomial_bcast(void) {
   /* 8 ranks, root 0, masks 4, 2, 1 (MPICH's binomial tree): the root's
    * three sends leave its thread 1200 ns apart; every other rank forwards
@@ -932,6 +946,7 @@ int main(void) {
       {"GOAL ping, timed by hand", test_ping},
       {"calc between a recv and a send", test_calc_between_recv_and_send},
       {"irequires lets a send overlap a receive", test_irequires_overlaps},
+      {"irequires: ready when the other starts", test_irequires_at_start},
       {"a GPU calc under hdn and copy, with and without a dependency", test_gpu_calc_under_hdn_and_copy},
       {"binomial broadcast on 8 ranks, coll and GOAL", test_binomial_bcast},
       {"ring on 4 ranks by hand; GOAL and program agree", test_ring_by_hand_and_both_ways},
