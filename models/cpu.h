@@ -50,6 +50,7 @@ struct cpu_config {
   int switch_mode;            /* enum cpu_switch_mode (PAR_ENUM) */
   sim_time switch_poll_interval;
   sim_time interrupt_latency;
+  sim_time pageable_copy;     /* a copy into pageable memory: the host's staging work */
   int64_t helper_threads;     /* 0 .. cores - 1 */
   sim_time helper_poll_interval;
   sim_time helper_service;
