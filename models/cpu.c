@@ -624,6 +624,10 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   const struct hstep *st = &s->prog->host[s->pc];
   if (s->flags[flag] < flag_want(s, st)) return;
   sim_time now = sim_now(c->eng), d = st->two_sided ? cfg->recv : 0;
+  if (st->stream_sync) { /* a copy's completion: a stream synchronize's wait */
+    main_resume(c, kernel_wait_end(c, s->wait_start, now));
+    return;
+  }
   spend(c, CAT_WAIT_FLAG, s->wait_start, now - s->wait_start);
   spend(c, CAT_RECV, now, d);
   main_resume(c, now + d);

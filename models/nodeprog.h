@@ -131,6 +131,8 @@ struct hstep {
   uint8_t kind;        /* enum hstep_kind */
   uint8_t two_sided;   /* HS_NIC_CMD / HS_WAIT_FLAG through the host stack */
   uint8_t queue;       /* HS_LAUNCH */
+  uint8_t stream_sync; /* HS_WAIT_FLAG on a Q_COPY_HOME's flag (sequence programs): a
+                          stream synchronize, noticed and counted as a kernel wait */
   sim_time time;       /* HS_COMPUTE */
   uint32_t qcmd;       /* HS_LAUNCH: index into nodeprog.qcmds */
   uint32_t kernel;     /* HS_WAIT_KERNEL */

@@ -213,7 +213,8 @@ static void test_front_end_serializes(void) {
  * the copy starts then and sends at 4.1 + C = 6.1 us. Its 8 B take 0.125
  * ns on the bus (512 Gbps) and land at 6.1 us + 0.125 ns + B; the flag
  * (free, B) is held behind them (posted writes keep their order), so the
- * host, which waits on the flag, is done at 6.200125 us. */
+ * host, which waits on the flag as a stream synchronize, is done at
+ * 6.200125 us. */
 static void test_copy_home(void) {
   static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
   static const struct kernel k[] = {{.name = "k", .n_wgs = 1, .steps = steps, .n_steps = 1}};
@@ -221,7 +222,8 @@ static void test_copy_home(void) {
                                    {.kind = Q_COPY_HOME, .flag = 1, .bytes = 8}};
   static const struct hstep h[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
                                    {.kind = HS_LAUNCH, .queue = 0, .qcmd = 1},
-                                   {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1}};
+                                   {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1,
+                                    .stream_sync = 1}};
   static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = qc, .n_qcmds = 2,
                                        .host = h, .n_host = 3, .n_flags = 1};
   struct rig r;
@@ -232,6 +234,9 @@ static void test_copy_home(void) {
   CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + L + 1 * US + T + 2 * US + 125 + B);
   CU_ASSERT_EQUAL(rep(&r, "node0.bus.to_mem_bytes"), 8);
   CU_ASSERT_EQUAL(rep(&r, "node0.bus.to_mem_msgs"), 1);
+  /* A stream synchronize's wait, from 0 (free submits) to the flag. */
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_kernel_time"), rep(&r, "node0.cpu.main_done"));
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_flag_time"), 0);
   rig_free(&r);
 }
 

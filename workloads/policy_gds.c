@@ -64,7 +64,8 @@ static void gds_host_reads(const struct wl_program *p, uint32_t rank, const stru
   for (uint8_t k = 0; k < o->copies_home; k++) {
     uint32_t flag = p->ranks[rank].n_flags + 1 + (*copies)++;
     gds_launch(pp, (struct qcmd){.kind = Q_COPY_HOME, .flag = flag, .bytes = 8});
-    pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1});
+    pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1,
+                                    .stream_sync = 1});
     if (hw->cpu && hw->cpu->pageable_copy > 0)
       pol_add_host(pp, (struct hstep){.kind = HS_COMPUTE, .time = hw->cpu->pageable_copy});
   }
