@@ -1117,6 +1117,17 @@ static int64_t json_counter(const char *out, const char *key) {
   return v;
 }
 
+/* Runs scenario TEXT (freed) with -f json, expecting exit 0: its output
+ * (g_free). */
+static char *run_json(char *text) {
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  g_free(err);
+  g_free(sc);
+  g_free(text);
+  return out;
+}
+
 /* cpufree standard CG under x_reads (halo, get) with a peer load latency
  * of LAT_NS on a 64-row tridiagonal matrix, 2 GPUs of one node: *PUTS the
  * NIC puts of rank 0, the return the time per iteration. */
@@ -1125,15 +1136,11 @@ static int64_t cg_x_reads_run(const char *reads, int lat_ns, int64_t *puts, int6
       "policies: [cpufree]\nhardware: {network: {nodes: 2, gpus_per_node: 2}, gpu: "
       "{peer_load_latency: %dns}}\nworkload: {kind: cg, source: banded, rows: 64, nnz_per_row: 3, "
       "x_reads: %s}\n", lat_ns, reads);
-  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
-  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  char *out = run_json(text);
   int64_t t = json_counter(out, "cg.time_per_iteration_ps");
   *puts = json_counter(out, "node0.nic.puts");
   *remote = json_counter(out, "node0.cg.remote_nnz");
   g_free(out);
-  g_free(err);
-  g_free(sc);
-  g_free(text);
   return t;
 }
 
@@ -1169,14 +1176,10 @@ static void test_cg_gds_host_syncs(void) {
   for (size_t k = 0; k < G_N_ELEMENTS(variants); k++) {
     char *text = g_strdup_printf("policies: [gds]\nworkload: {kind: cg, source: banded, rows: 64, "
                                  "nnz_per_row: 3, variant: %s, iterations: 2}\n", variants[k]);
-    char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
-    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+    char *out = run_json(text);
     CU_ASSERT_EQUAL(json_counter(out, "node0.cpu.kernel_waits"), 7);
     CU_ASSERT_EQUAL(json_counter(out, "node1.cpu.kernel_waits"), 7);
     g_free(out);
-    g_free(err);
-    g_free(sc);
-    g_free(text);
   }
 }
 
@@ -1188,14 +1191,10 @@ static int64_t cg_copy_run(const char *variant, int start_ns, int stage_ns, int6
       "policies: [gds]\nhardware: {gpu: {copy_start: %dns}, cpu: {pageable_copy: %dns}}\n"
       "workload: {kind: cg, source: banded, rows: 64, nnz_per_row: 3, variant: %s, "
       "iterations: 2}\n", start_ns, stage_ns, variant);
-  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
-  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  char *out = run_json(text);
   int64_t t = json_counter(out, "node0.cpu.main_done");
   *staged = json_counter(out, "node0.cpu.compute_time");
   g_free(out);
-  g_free(err);
-  g_free(sc);
-  g_free(text);
   return t;
 }
 
