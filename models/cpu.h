@@ -73,4 +73,18 @@ bool cpu_config_check(const struct cpu_config *cfg, char **err);
 struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cpu_config *cfg,
                          const struct nodeprog *prog, uint32_t node);
 
+/* A streamed graph program (nodeprog.source), called from its source's
+ * read: adds step ST in slot SLOT, SEQ its index in the whole program (the
+ * thread takes tasks ready at once in that order), depending on the steps
+ * in slots DEPS (N; hdep.step is a slot) and, when OLD, on steps given
+ * back (ended before now). False when the step was ready before now in a
+ * way the run can no longer honour (the thread has moved on since): the
+ * run is no longer the whole program's, and the caller runs that instead. */
+bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struct hstep *st,
+                    const struct hdep *deps, size_t n, bool old);
+/* Steps added whose dependencies do not hold yet (the source's window). */
+uint32_t cpu_stream_blocked(const struct sim_comp *c);
+/* The source has added the program's last step. */
+void cpu_stream_end(struct sim_comp *c);
+
 #endif

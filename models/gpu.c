@@ -121,6 +121,7 @@ struct gpu_state {
   const struct kernel *memo_k;
   const struct kstep *memo_st;
   struct gpu_kinfo *kinfo; /* per kernel of prog, NULL until launched (skip NULL) */
+  size_t n_kinfo;
   uint32_t memo_first, memo_end;
   sim_time memo_t;
 };
@@ -1169,11 +1170,21 @@ static void skip_runs(uint32_t *skip, const struct kernel *k) {
   }
 }
 
-/* Kernel KIDX's launch facts, worked out at its first launch. */
+/* Kernel KIDX's launch facts, worked out at its first launch (at every
+ * launch for a streamed program, whose kernel ids are reused: np_source). */
 static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
   struct gpu_state *s = c->state;
-  if (!s->kinfo) s->kinfo = g_new0(struct gpu_kinfo, s->prog->n_kernels);
+  if (kidx >= s->n_kinfo) {
+    size_t n = MAX(s->prog->n_kernels, (size_t)kidx + 1);
+    s->kinfo = g_renew(struct gpu_kinfo, s->kinfo, n);
+    memset(s->kinfo + s->n_kinfo, 0, (n - s->n_kinfo) * sizeof *s->kinfo);
+    s->n_kinfo = n;
+  }
   struct gpu_kinfo *ki = &s->kinfo[kidx];
+  if (ki->skip && s->prog->source) {
+    g_free(ki->skip);
+    ki->skip = NULL;
+  }
   if (!ki->skip) {
     const struct kernel *k = &s->prog->kernels[kidx];
     ki->skip = g_new(uint32_t, k->n_steps + 1);
@@ -1372,7 +1383,7 @@ static void gpu_destroy(struct sim_comp *c) {
     g_free(s->q[i].cmds);
   }
   g_free(s->q);
-  for (uint32_t i = 0; s->kinfo && i < s->prog->n_kernels; i++) g_free(s->kinfo[i].skip);
+  for (size_t i = 0; i < s->n_kinfo; i++) g_free(s->kinfo[i].skip);
   g_free(s->kinfo);
   g_aligned_free(s->wg);
   g_free(s->free_slots);

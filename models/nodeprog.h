@@ -214,6 +214,22 @@ static inline uint32_t np_loop_step(struct np_loop *l, uint32_t *depth, bool ope
   return at + 1;
 }
 
+struct sim_comp;
+
+/* A graph host program read a window at a time while it runs (a GOAL
+ * schedule streamed, workloads/gstream.c). Before the CPU's thread takes
+ * its next task, the cpu model gives back the slots of steps that ended
+ * before now (RELEASE: a dependency on one of them is met, since before
+ * now) and lets the source READ on: it adds the node's next steps in
+ * program order with cpu_stream_add (models/cpu.h), as many as its window
+ * allows (cpu_stream_blocked), and cpu_stream_end after the last. A step
+ * is named by a slot the source hands out; its NIC command is cmds[slot]. */
+struct np_source {
+  void *ctx;
+  void (*read)(void *ctx, uint32_t node, struct sim_comp *cpu);
+  void (*release)(void *ctx, uint32_t node, uint32_t slot);
+};
+
 /* Everything one node runs. Flag ids index a node-wide array of flag words
  * (0 unused); their watcher is the device that polls them. */
 struct nodeprog {
@@ -235,6 +251,9 @@ struct nodeprog {
   const struct hdep *host_deps;
   size_t n_host_deps;
   uint32_t n_flags;            /* flag ids are 1 .. n_flags */
+  /* Non-NULL: a graph host program read while it runs (np_source); host
+   * and host_deps are unused, and the source may grow cmds and n_flags. */
+  const struct np_source *source;
 };
 
 #endif

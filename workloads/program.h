@@ -31,11 +31,13 @@
  * bring-your-own issues): loops (above) keep a built-in workload's program
  * as long as what one rank does, and memory follows what is in flight
  * (queues bounded by the hardware's depths, flags counted, not one per
- * message). Two steps remain, both inside this header's contract: (1) a
- * graph rank (a GOAL file) read a window at a time by a cursor per rank and
- * lowered a window at a time, with messages matched as they arrive rather
- * than all at once, so that a schedule of millions of ops needs memory for
- * the ops in flight only; (2) a collective kept as one op that a
+ * message). A graph rank of a GOAL file run by a host-driven policy is
+ * read a window at a time by a cursor per rank and lowered op by op into
+ * the CPU's graph executor, messages matched as they are read, never
+ * forming this struct (workloads/goal.c, "the streamed run";
+ * nodeprog.h, np_source); under the GPU-driven policies, which linearize
+ * and lower whole ranks, it is still read whole. One step remains: a
+ * collective kept as one op that a
  * communication library lowers its own way (an NCCL-like kernel,
  * NVSHMEM-like device puts), expanding into these sends and receives only
  * for a host MPI. */
