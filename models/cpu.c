@@ -89,6 +89,11 @@ static const struct par_decl cpu_decls[] = {
       "period of the completion-signal poll (runtime's spin-wait loop with back-off)"),
     PAR(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
       "completion interrupt delivery plus waking the waiting thread (~5us)"),
+    PAR(pageable_copy, PAR_TIME, "1400ns", "0ps", "1s", NULL,
+      "a device-to-host copy into pageable host memory: the driver's host work once the copy "
+      "engine has filled its pinned staging buffer (copying it to the destination), paid by "
+      "the thread whose cudaMemcpyAsync waits for it (H100, CUDA 13: an 8 B copy into "
+      "pageable memory adds 1.4 us more than into pinned, configs/cpufree-ics23/copy_home.cu)"),
     PAR(helper_threads, PAR_INT, "0", "0", "1023", NULL,
       "helper threads serving GPU requests (ghn), each holding a core; at most cores - 1"),
     PAR(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
@@ -892,6 +897,10 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   const struct hstep *st = &s->prog->host[s->pc];
   if (s->flags[flag] < flag_want(s, st)) return;
   sim_time now = sim_now(c->eng), d = st->two_sided ? cfg->recv : 0;
+  if (st->stream_sync) { /* a copy's completion: a stream synchronize's wait */
+    main_resume(c, kernel_wait_end(c, s->wait_start, now));
+    return;
+  }
   spend(c, CAT_WAIT_FLAG, s->wait_start, now - s->wait_start);
   spend(c, CAT_RECV, now, d);
   main_resume(c, now + d);

@@ -19,7 +19,8 @@
  *   at: poll: the first s + j*switch_poll_interval >= a (j >= 0; s when
  *   a <= s); interrupt: max(s, a + interrupt_latency).
  * - HS_WAIT_FLAG: until the flag >= value (noticed at once), + recv when
- *   two_sided.
+ *   two_sided; with stream_sync (a copy's completion flag: the wait of a
+ *   stream synchronize) noticed and counted as HS_WAIT_KERNEL's record.
  * Helper threads: each holds a core for the whole run and polls the
  * GPU->CPU queue at ticks j*helper_poll_interval (all in phase). Requests are
  * taken in arrival order, each at the first tick at or after both its
@@ -50,6 +51,7 @@ struct cpu_config {
   int switch_mode;            /* enum cpu_switch_mode (PAR_ENUM) */
   sim_time switch_poll_interval;
   sim_time interrupt_latency;
+  sim_time pageable_copy;     /* a copy into pageable memory: the host's staging work */
   int64_t helper_threads;     /* 0 .. cores - 1 */
   sim_time helper_poll_interval;
   sim_time helper_service;

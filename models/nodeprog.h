@@ -95,6 +95,9 @@ enum qcmd_kind {
   Q_KERNEL,     /* launch kernel `kernel` (launch latency, waves, teardown) */
   Q_WAIT_FLAG,  /* block the queue until `flag` >= `value` (stream wait-on-flag) */
   Q_DOORBELL,   /* ring the NIC for pre-posted command `cmd_id` (GDS) */
+  Q_COPY_HOME,  /* a copy engine copies `bytes` of GPU memory to host memory
+                   (cudaMemcpyAsync device-to-host), then adds 1 to host flag
+                   `flag` (the completion the host's stream sync sees) */
 };
 
 /* A queue command submitted by a host step in a loop carries that step's
@@ -104,9 +107,10 @@ enum qcmd_kind {
 struct qcmd {
   uint8_t kind;        /* enum qcmd_kind */
   uint32_t kernel;     /* Q_KERNEL: index into nodeprog.kernels */
-  uint32_t flag, value;/* Q_WAIT_FLAG */
+  uint32_t flag, value;/* Q_WAIT_FLAG; Q_COPY_HOME: flag */
   uint32_t cmd_id;     /* Q_DOORBELL */
   uint32_t id_stride;  /* Q_DOORBELL */
+  int64_t bytes;       /* Q_COPY_HOME */
 };
 
 /* One step of a CPU thread's program. */
@@ -127,6 +131,8 @@ struct hstep {
   uint8_t kind;        /* enum hstep_kind */
   uint8_t two_sided;   /* HS_NIC_CMD / HS_WAIT_FLAG through the host stack */
   uint8_t queue;       /* HS_LAUNCH */
+  uint8_t stream_sync; /* HS_WAIT_FLAG on a Q_COPY_HOME's flag (sequence programs): a
+                          stream synchronize, noticed and counted as a kernel wait */
   sim_time time;       /* HS_COMPUTE */
   uint32_t qcmd;       /* HS_LAUNCH: index into nodeprog.qcmds */
   uint32_t kernel;     /* HS_WAIT_KERNEL */

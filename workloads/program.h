@@ -149,6 +149,10 @@ struct wl_op {
                             CPU-controlled solver computing its coefficients
                             does): a lowering that keeps the host off the
                             stream (gds) waits for the stream here */
+  uint8_t copies_home;   /* WL_SYNC with host_reads: the 8 B scalars copied
+                            device-to-host into pageable memory before the
+                            wait, one cudaMemcpyAsync each; each returns only
+                            once its copy is done (wl_host_copies) */
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
                             second stream, or specialized WGs) */
@@ -226,6 +230,12 @@ void wl_sync(struct wl_program *p, uint32_t rank);
 /* A sync after which the host reads a value the GPU made (a scalar copied
  * home, then cudaStreamSynchronize): wl_op.host_reads. */
 void wl_host_sync(struct wl_program *p, uint32_t rank);
+/* Same, the host first copying COPIES (>= 1) 8 B scalars home, one
+ * cudaMemcpyAsync device-to-host each into pageable memory (a stack
+ * variable): the CUDA runtime returns from such a copy only once it has
+ * completed ("API synchronization behavior"), so the copies run one after
+ * another, each a round trip of the host (wl_op.copies_home). */
+void wl_host_copies(struct wl_program *p, uint32_t rank, uint8_t copies);
 /* Declares the LAST compute op of RANK to be of class KCLASS (enum kclass)
  * with working set WS_BYTES (all its WGs; 0: unknown), REUSE_PER_WG bytes
  * per WG re-read from a gathered vector of GATHER_BYTES (SpMV's x; 0, 0
