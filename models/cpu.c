@@ -1,10 +1,12 @@
 /* The host CPU (see cpu.h): the main thread's host steps, the GPU->CPU
  * control-flow switch (poll or interrupt), helper threads polling the
- * GPU->CPU request queue (ghn). GPU-TN Table 2 and Sec. 1; DESIGN.md Sec. 3. */
+ * GPU->CPU request queue (ghn). GPU-TN Table 2 and Sec. 1; DESIGN.md Sec. 3.
+ * A graph host program may be read while it runs (nodeprog.h, np_source). */
 #include "cpu.h"
 
 #include <glib.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "phase.h"
 #include "trace.h"
@@ -37,12 +39,16 @@ struct cpu_state {
   uint32_t wait_id;       /* kernel or flag waited on */
   sim_time wait_start;
   sim_time done_at;       /* main thread finished; -1 before */
-  uint64_t *flags;        /* n_flags + 1 */
+  uint64_t *flags;        /* n_words: n_flags + 1, more as a streamed program's grow */
+  sim_time *flag_at;      /* streamed: per flag, when it was last set; -1: not since reset */
+  uint64_t *flag_stamp;   /* streamed: per flag, the graph's stamp then */
+  size_t n_words;
   uint32_t *launched, *completed; /* per kernel */
   uint8_t *kernel_queue;  /* per kernel: the queue of its latest launch */
   uint32_t queued[256];   /* per queue: kernels launched and not completed */
   uint64_t launch_blocks; /* launches that found their queue full */
   sim_time *last_done;    /* per kernel: arrival of its latest completion record */
+  size_t n_kwords;        /* kernels the four arrays above hold */
   sim_time *helper_free;  /* per helper: when it is free */
   uint32_t n_helpers;
   int main_track, *helper_track;
@@ -83,6 +89,11 @@ static const struct par_decl cpu_decls[] = {
       "period of the completion-signal poll (runtime's spin-wait loop with back-off)"),
     PAR(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
       "completion interrupt delivery plus waking the waiting thread (~5us)"),
+    PAR(pageable_copy, PAR_TIME, "1400ns", "0ps", "1s", NULL,
+      "a device-to-host copy into pageable host memory: the driver's host work once the copy "
+      "engine has filled its pinned staging buffer (copying it to the destination), paid by "
+      "the thread whose cudaMemcpyAsync waits for it (H100, CUDA 13: an 8 B copy into "
+      "pageable memory adds 1.4 us more than into pinned, configs/cpufree-ics23/copy_home.cu)"),
     PAR(helper_threads, PAR_INT, "0", "0", "1023", NULL,
       "helper threads serving GPU requests (ghn), each holding a core; at most cores - 1"),
     PAR(helper_poll_interval, PAR_TIME, "1us", "0ps", "1s", NULL,
@@ -180,10 +191,45 @@ static void cpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
   sim_send(c, 0, delay, (uint16_t)kind, h);
 }
 
+static void graph_flags_grow(struct graph *g, size_t old, size_t n);
+
+static void graph_kernels_grow(struct graph *g, size_t old, size_t n);
+
+/* P (OLD elements of SIZE bytes) made N long, the new ones zeroed. */
+static void *grow0(void *p, size_t size, size_t old, size_t n) {
+  p = g_realloc_n(p, n, size);
+  memset((char *)p + old * size, 0, (n - old) * size);
+  return p;
+}
+
+/* Kernel K of the program; the per-kernel arrays grow with a streamed
+ * program's (np_source). */
+static void check_kernel(struct sim_comp *c, uint32_t k) {
+  struct cpu_state *s = c->state;
+  if (k >= s->prog->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, s->prog->n_kernels);
+  if (k < s->n_kwords) return;
+  size_t old = s->n_kwords, n = MAX((size_t)k + 1, 2 * old);
+  s->launched = grow0(s->launched, sizeof *s->launched, old, n);
+  s->completed = grow0(s->completed, sizeof *s->completed, old, n);
+  s->kernel_queue = grow0(s->kernel_queue, sizeof *s->kernel_queue, old, n);
+  s->last_done = grow0(s->last_done, sizeof *s->last_done, old, n);
+  if (s->g) graph_kernels_grow(s->g, old, n);
+  s->n_kwords = n;
+}
+
 static void check_flag(struct sim_comp *c, uint32_t flag) {
   struct cpu_state *s = c->state;
   if (flag == 0 || flag > s->prog->n_flags)
     g_error("%s: flag %u outside 1..%u", c->name, flag, s->prog->n_flags);
+  if (flag < s->n_words) return;
+  /* A streamed program's source has handed out more flags (np_source). */
+  size_t old = s->n_words, n = MAX((size_t)flag + 1, 2 * old);
+  s->flags = grow0(s->flags, sizeof *s->flags, old, n);
+  s->flag_at = g_renew(sim_time, s->flag_at, n);
+  s->flag_stamp = g_renew(uint64_t, s->flag_stamp, n);
+  for (size_t f = old; f < n; f++) s->flag_at[f] = -1, s->flag_stamp[f] = 0;
+  if (s->g) graph_flags_grow(s->g, old, n);
+  s->n_words = n;
 }
 
 /* When a wait for a completion record that arrived at ARRIVAL, begun at
@@ -227,8 +273,7 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       g_error("%s: queue command %u of %zu", c->name, st->qcmd, pr->n_qcmds);
     const struct qcmd *qc = &pr->qcmds[st->qcmd];
     if (qc->kind == Q_KERNEL) {
-      if (qc->kernel >= pr->n_kernels)
-        g_error("%s: kernel %u of %zu", c->name, qc->kernel, pr->n_kernels);
+      check_kernel(c, qc->kernel);
       s->launched[qc->kernel]++;
       s->kernel_queue[qc->kernel] = st->queue;
       s->queued[st->queue]++;
@@ -262,74 +307,154 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
   return d;
 }
 
-/* ---- the graph executor (nodeprog.host_deps) ---- */
+/* ---- the graph executor (nodeprog.host_deps, or nodeprog.source) ----
+ * Steps live in slots: step i in slot i for a whole program; slots the
+ * source hands out and takes back (np_source) for a streamed one, whose
+ * order key (seq) is the step's index in the whole program, so that both
+ * pick tasks in the same order. */
 
-enum { GS_BLOCKED, GS_READY, GS_STARTED, GS_DONE };
+enum { GS_BLOCKED, GS_READY, GS_STARTED, GS_DONE, GS_FREE /* an unused slot */ };
+
+/* A dependent of a step: `to` waits for its start (on_start) or end. */
+struct gedge {
+  uint32_t to, next; /* next: the following edge + 1, 0: none */
+  uint8_t on_start;
+};
 
 struct graph {
-  uint32_t *pending;          /* per step: dependencies not yet met */
-  uint32_t *succ_first, *succ;/* dependents of step i: succ[succ_first[i] ..
-                                 succ_first[i + 1]), each step << 1 | on_start */
-  uint8_t *phase;             /* per step: GS_* */
-  sim_time *since;            /* per step: when it became ready (its wait began) */
-  uint32_t *next_wait;        /* per step: next waiter on the same flag or kernel, +1 */
+  const struct hstep *host;   /* per slot: its step (a whole program's, or `own`) */
+  struct hstep *own;          /* streamed: the steps added */
+  size_t cap;                 /* slots the arrays hold */
+  uint64_t *seq;              /* per slot: the step's order key */
+  uint32_t *pending;          /* per slot: dependencies not yet met */
+  uint32_t *succ, *succ_tail; /* per slot: first and last edge of its dependents, + 1 */
+  GArray *edges;              /* struct gedge */
+  uint32_t edge_free;         /* a free edge + 1 (chained by next), 0: none */
+  uint8_t *phase;             /* per slot: GS_* */
+  sim_time *since;            /* per slot: when it became ready (its wait began) */
+  uint32_t *next_wait;        /* per slot: next waiter on the same flag or kernel, +1 */
   uint32_t *flag_head, *kern_head; /* per flag / kernel: first waiter, +1 */
-  GSequence *runq;            /* thread tasks ready, by (since, step) */
-  GArray *work;               /* steps whose dependencies just held */
-  int64_t running;            /* the step on the thread, -1: none */
+  GSequence *runq;            /* thread tasks ready, by (since, seq) */
+  GArray *work;               /* slots whose dependencies just held */
+  int64_t running;            /* the slot on the thread, -1: none */
   sim_time idle_since;        /* the thread has had nothing to run since, -1: busy */
-  size_t n_done;
+  size_t n_added, n_done;
+  /* Streamed (nodeprog.source): */
+  const struct np_source *src;
+  bool ended;                 /* the source has added its last step */
+  uint32_t blocked;           /* steps added whose dependencies do not hold */
+  sim_time *t_start, *t_done; /* per slot: when it started / ended, -1: not yet */
+  /* Moments: the stamp counts the CPU's events and its thread's picks (a
+   * moment is an event up to the next pick); per slot, the moments it
+   * started and ended at, and the moment of the thread's last pick. */
+  uint64_t stamp, *s_start, *s_done, pick_stamp;
+  GArray *done_fifo;          /* slots in the order they ended */
+  size_t done_head;
 };
 
 static gint by_ready(gconstpointer a, gconstpointer b, gpointer data) {
   const struct graph *g = data;
   uint32_t x = GPOINTER_TO_UINT(a) - 1, y = GPOINTER_TO_UINT(b) - 1;
   if (g->since[x] != g->since[y]) return g->since[x] < g->since[y] ? -1 : 1;
-  return x < y ? -1 : x > y;
+  return g->seq[x] < g->seq[y] ? -1 : g->seq[x] > g->seq[y];
 }
 
-static struct graph *graph_new(const struct nodeprog *pr) {
+/* Makes the per-slot arrays hold slot N - 1. */
+static void graph_grow(struct graph *g, size_t n) {
+  if (n <= g->cap) return;
+  size_t old = g->cap, cap = MAX(n, 2 * old);
+  g->seq = g_renew(uint64_t, g->seq, cap);
+  g->pending = g_renew(uint32_t, g->pending, cap);
+  g->since = g_renew(sim_time, g->since, cap);
+  g->succ = grow0(g->succ, sizeof *g->succ, old, cap);
+  g->succ_tail = grow0(g->succ_tail, sizeof *g->succ_tail, old, cap);
+  g->next_wait = grow0(g->next_wait, sizeof *g->next_wait, old, cap);
+  g->phase = g_renew(uint8_t, g->phase, cap);
+  memset(g->phase + old, GS_FREE, cap - old);
+  if (g->src) {
+    g->own = g_renew(struct hstep, g->own, cap);
+    g->host = g->own;
+    g->t_start = g_renew(sim_time, g->t_start, cap);
+    g->t_done = g_renew(sim_time, g->t_done, cap);
+    g->s_start = g_renew(uint64_t, g->s_start, cap);
+    g->s_done = g_renew(uint64_t, g->s_done, cap);
+  }
+  g->cap = cap;
+}
+
+static void graph_kernels_grow(struct graph *g, size_t old, size_t n) {
+  g->kern_head = grow0(g->kern_head, sizeof *g->kern_head, old, n);
+}
+
+static void graph_flags_grow(struct graph *g, size_t old, size_t n) {
+  g->flag_head = grow0(g->flag_head, sizeof *g->flag_head, old, n);
+}
+
+/* Step TO depends on slot FROM's start (ON_START) or end. */
+static void graph_edge(struct graph *g, uint32_t from, uint32_t to, bool on_start) {
+  uint32_t e;
+  if (g->edge_free) {
+    e = g->edge_free - 1;
+    g->edge_free = g_array_index(g->edges, struct gedge, e).next;
+  } else {
+    e = g->edges->len;
+    g_array_set_size(g->edges, e + 1);
+  }
+  g_array_index(g->edges, struct gedge, e) = (struct gedge){.to = to, .on_start = on_start};
+  if (g->succ_tail[from])
+    g_array_index(g->edges, struct gedge, g->succ_tail[from] - 1).next = e + 1;
+  else
+    g->succ[from] = e + 1;
+  g->succ_tail[from] = e + 1;
+}
+
+static struct graph *graph_alloc(const struct np_source *src) {
   struct graph *g = g_new0(struct graph, 1);
-  size_t n = pr->n_host;
-  g->pending = g_new0(uint32_t, n + 1);
-  g->succ_first = g_new0(uint32_t, n + 1);
-  for (size_t i = 0; i < n; i++) {
-    const struct hstep *st = &pr->host[i];
-    g->pending[i] = st->n_deps;
-    for (uint32_t d = 0; d < st->n_deps; d++) {
-      const struct hdep *dp = &pr->host_deps[st->dep_first + d];
-      g_assert(dp->step < n && dp->step != i);
-      g->succ_first[dp->step + 1]++;
-    }
-  }
-  for (size_t i = 0; i < n; i++) g->succ_first[i + 1] += g->succ_first[i];
-  g->succ = g_new(uint32_t, g->succ_first[n] + 1);
-  uint32_t *fill = g_memdup2(g->succ_first, (n + 1) * sizeof *fill);
-  for (size_t i = 0; i < n; i++) {
-    const struct hstep *st = &pr->host[i];
-    for (uint32_t d = 0; d < st->n_deps; d++) {
-      const struct hdep *dp = &pr->host_deps[st->dep_first + d];
-      g->succ[fill[dp->step]++] = (uint32_t)i << 1 | (dp->on_start ? 1u : 0u);
-    }
-  }
-  g_free(fill);
-  g->phase = g_new0(uint8_t, n + 1);
-  g->since = g_new0(sim_time, n + 1);
-  g->next_wait = g_new0(uint32_t, n + 1);
-  g->flag_head = g_new0(uint32_t, pr->n_flags + 1);
-  g->kern_head = g_new0(uint32_t, pr->n_kernels + 1);
+  g->src = src;
+  g->edges = g_array_new(FALSE, FALSE, sizeof(struct gedge));
   g->runq = g_sequence_new(NULL);
   g->work = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->running = -1;
   g->idle_since = 0;
+  if (src) g->done_fifo = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  return g;
+}
+
+static struct graph *graph_new(const struct nodeprog *pr) {
+  struct graph *g = graph_alloc(pr->source);
+  g->flag_head = g_new0(uint32_t, pr->n_flags + 1);
+  g->kern_head = g_new0(uint32_t, pr->n_kernels + 1);
+  if (pr->source) {
+    graph_grow(g, 64);
+    return g;
+  }
+  size_t n = pr->n_host;
+  graph_grow(g, n + 1);
+  g->host = pr->host;
+  g->n_added = n;
+  for (size_t i = 0; i < n; i++) {
+    const struct hstep *st = &pr->host[i];
+    g->seq[i] = i;
+    g->phase[i] = GS_BLOCKED;
+    g->since[i] = 0;
+    g->pending[i] = st->n_deps;
+    for (uint32_t d = 0; d < st->n_deps; d++) {
+      const struct hdep *dp = &pr->host_deps[st->dep_first + d];
+      g_assert(dp->step < n && dp->step != i);
+      graph_edge(g, dp->step, (uint32_t)i, dp->on_start);
+    }
+  }
   return g;
 }
 
 static void graph_free(struct graph *g) {
   if (!g) return;
+  g_free(g->own);
+  g_free(g->seq);
   g_free(g->pending);
-  g_free(g->succ_first);
   g_free(g->succ);
+  g_free(g->succ_tail);
+  g_array_free(g->edges, TRUE);
   g_free(g->phase);
   g_free(g->since);
   g_free(g->next_wait);
@@ -337,21 +462,39 @@ static void graph_free(struct graph *g) {
   g_free(g->kern_head);
   g_sequence_free(g->runq);
   g_array_free(g->work, TRUE);
+  g_free(g->t_start);
+  g_free(g->t_done);
+  g_free(g->s_start);
+  g_free(g->s_done);
+  if (g->done_fifo) g_array_free(g->done_fifo, TRUE);
   g_free(g);
 }
 
 /* Meets the dependencies of step I's dependents of kind ON_START. */
 static void graph_release(struct graph *g, uint32_t i, uint32_t on_start) {
-  for (uint32_t k = g->succ_first[i]; k < g->succ_first[i + 1]; k++) {
-    if ((g->succ[k] & 1u) != on_start) continue;
-    uint32_t j = g->succ[k] >> 1;
-    if (--g->pending[j] == 0) g_array_append_val(g->work, j);
+  for (uint32_t e = g->succ[i]; e; e = g_array_index(g->edges, struct gedge, e - 1).next) {
+    const struct gedge *ed = &g_array_index(g->edges, struct gedge, e - 1);
+    if (ed->on_start != on_start) continue;
+    uint32_t j = ed->to;
+    if (--g->pending[j] == 0) {
+      g_array_append_val(g->work, j);
+      if (g->src) g->blocked--;
+    }
   }
 }
 
-static void graph_start(struct graph *g, uint32_t i) {
+static void graph_start(struct sim_comp *c, struct graph *g, uint32_t i) {
   g->phase[i] = GS_STARTED;
+  if (g->src) g->t_start[i] = sim_now(c->eng), g->s_start[i] = g->stamp;
   graph_release(g, i, 1);
+}
+
+/* Whether the program has ended: every step added has, and no more come. */
+static void graph_check_end(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  if (g->n_done == g->n_added && (!g->src || g->ended) && s->done_at < 0)
+    s->done_at = sim_now(c->eng);
 }
 
 static void graph_complete(struct sim_comp *c, uint32_t i) {
@@ -359,12 +502,18 @@ static void graph_complete(struct sim_comp *c, uint32_t i) {
   struct graph *g = s->g;
   g_assert(g->phase[i] == GS_STARTED);
   g->phase[i] = GS_DONE;
+  if (g->src) {
+    g->t_done[i] = sim_now(c->eng);
+    g->s_done[i] = g->stamp;
+    g_array_append_val(g->done_fifo, i);
+  }
   graph_release(g, i, 0);
-  if (++g->n_done == s->prog->n_host) s->done_at = sim_now(c->eng);
+  g->n_done++;
+  graph_check_end(c);
 }
 
-static void graph_queue(struct graph *g, uint32_t i, sim_time now) {
-  g->since[i] = now;
+static void graph_queue(struct graph *g, uint32_t i, sim_time since) {
+  g->since[i] = since;
   g_sequence_insert_sorted(g->runq, GUINT_TO_POINTER(i + 1), by_ready, g);
 }
 
@@ -375,33 +524,31 @@ static void graph_kernel_seen(struct sim_comp *c, uint32_t i, sim_time start, si
   sim_schedule(c, end - sim_now(c->eng), EV_DONE, i);
 }
 
-/* Step I's wait on a flag holds: a two-sided receive's completion takes
- * the thread (cpu.recv); a one-sided one is over. */
-static void graph_flag_met(struct sim_comp *c, uint32_t i) {
+/* Step I's wait on a flag holds since SINCE: a two-sided receive's
+ * completion takes the thread (cpu.recv); a one-sided one is over. */
+static void graph_flag_met(struct sim_comp *c, uint32_t i, sim_time since) {
   struct cpu_state *s = c->state;
-  const struct hstep *st = &s->prog->host[i];
-  sim_time now = sim_now(c->eng);
-  if (st->two_sided)
-    graph_queue(s->g, i, now);
+  if (s->g->host[i].two_sided)
+    graph_queue(s->g, i, since);
   else
     graph_complete(c, i);
 }
 
-/* Step I's dependencies hold now. */
-static void graph_ready(struct sim_comp *c, uint32_t i) {
+/* Step I's dependencies hold since AT, moment STAMP (now, but for a
+ * streamed step that cpu_stream_add found ready since earlier). */
+static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at, uint64_t stamp) {
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
-  const struct nodeprog *pr = s->prog;
-  const struct hstep *st = &pr->host[i];
+  const struct hstep *st = &g->host[i];
   sim_time now = sim_now(c->eng);
   g->phase[i] = GS_READY;
-  g->since[i] = now; /* when its wait began; graph_queue sets it again for the thread */
+  g->since[i] = at; /* when its wait began; graph_queue sets it again for the thread */
   switch (st->kind) {
   case HS_WAIT_KERNEL: {
     uint32_t k = st->kernel;
-    if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
+    check_kernel(c, k);
     s->kernel_waits++;
-    graph_start(g, i);
+    graph_start(c, g, i);
     if (s->completed[k] < s->launched[k]) {
       g->next_wait[i] = g->kern_head[k];
       g->kern_head[k] = i + 1;
@@ -414,16 +561,60 @@ static void graph_ready(struct sim_comp *c, uint32_t i) {
   }
   case HS_WAIT_FLAG:
     check_flag(c, st->flag);
-    graph_start(g, i);
+    graph_start(c, g, i);
+    if (g->src) g->t_start[i] = at, g->s_start[i] = stamp;
     if (s->flags[st->flag] >= st->value) {
-      graph_flag_met(c, i);
+      graph_flag_met(c, i, g->src ? MAX(at, s->flag_at[st->flag]) : now);
     } else {
       g->next_wait[i] = g->flag_head[st->flag];
       g->flag_head[st->flag] = i + 1;
     }
     break;
-  default: graph_queue(g, i, now); break;
+  default: graph_queue(g, i, at); break;
   }
+}
+
+/* Streamed: gives back the slots of steps that ended before now (a step
+ * that names one of them as a dependency finds it met before now), then
+ * lets the source read on. */
+static void graph_refill(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  sim_time now = sim_now(c->eng);
+  while (g->done_head < g->done_fifo->len) {
+    uint32_t i = g_array_index(g->done_fifo, uint32_t, g->done_head);
+    if (g->t_done[i] >= now) break;
+    g->done_head++;
+    for (uint32_t e = g->succ[i]; e;) {
+      struct gedge *ed = &g_array_index(g->edges, struct gedge, e - 1);
+      uint32_t next = ed->next;
+      ed->next = g->edge_free;
+      g->edge_free = e;
+      e = next;
+    }
+    g->succ[i] = g->succ_tail[i] = 0;
+    g->phase[i] = GS_FREE;
+    const struct hstep *st = &g->host[i];
+    if (st->kind == HS_WAIT_FLAG) { /* its flag may serve another receive */
+      s->flags[st->flag] = 0;
+      s->flag_at[st->flag] = -1;
+      s->flag_stamp[st->flag] = 0;
+    } else if (st->kind == HS_WAIT_KERNEL) { /* its kernel may be another's */
+      s->launched[st->kernel] = s->completed[st->kernel] = 0;
+      s->last_done[st->kernel] = 0;
+    }
+    g->n_added--, g->n_done--;
+    g->src->release(g->src->ctx, s->node, i);
+  }
+  if (g->done_head == g->done_fifo->len) {
+    g_array_set_size(g->done_fifo, 0);
+    g->done_head = 0;
+  } else if (g->done_head > 4096 && 2 * g->done_head > g->done_fifo->len) {
+    g_array_remove_range(g->done_fifo, 0, (guint)g->done_head);
+    g->done_head = 0;
+  }
+  g->src->read(g->src->ctx, s->node, c);
+  graph_check_end(c);
 }
 
 /* Handles every step made ready, then gives the thread its next task. */
@@ -431,12 +622,15 @@ static void graph_run(struct sim_comp *c) {
   const struct cpu_config *cfg = c->config;
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
-  const struct nodeprog *pr = s->prog;
   for (;;) {
     while (g->work->len) {
       uint32_t i = g_array_index(g->work, uint32_t, g->work->len - 1);
       g_array_set_size(g->work, g->work->len - 1);
-      graph_ready(c, i);
+      graph_ready(c, i, sim_now(c->eng), g->stamp);
+    }
+    if (g->src && !g->ended) {
+      graph_refill(c);
+      if (g->work->len) continue;
     }
     if (g->running >= 0) return;
     sim_time now = sim_now(c->eng), d = 0;
@@ -445,14 +639,15 @@ static void graph_run(struct sim_comp *c) {
       return;
     }
     /* A thread that waited with steps left waited for a flag or a kernel. */
-    if (g->idle_since >= 0 && g->n_done < pr->n_host)
+    if (g->idle_since >= 0 && (g->n_done < g->n_added || (g->src && !g->ended)))
       spend(c, CAT_WAIT_FLAG, g->idle_since, now - g->idle_since);
     g->idle_since = -1;
+    g->pick_stamp = ++g->stamp;
     GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
     uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
     g_sequence_remove(it);
-    const struct hstep *st = &pr->host[i];
-    if (g->phase[i] == GS_READY) graph_start(g, i);
+    const struct hstep *st = &g->host[i];
+    if (g->phase[i] == GS_READY) graph_start(c, g, i);
     if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
       d = cfg->recv;
       spend(c, CAT_RECV, now, d);
@@ -460,12 +655,89 @@ static void graph_run(struct sim_comp *c) {
       d = thread_work(c, st, now);
     }
     if (d > 0) {
+      /* The steps that wait for its start (irequires) are ready now, not
+       * when it ends: the loop handles them, then returns (running). */
       g->running = i;
       sim_schedule(c, d, EV_MAIN, 0);
-      return;
+      continue;
     }
     graph_complete(c, i);
   }
+}
+
+uint32_t cpu_stream_blocked(const struct sim_comp *c) {
+  const struct cpu_state *s = c->state;
+  return s->g->blocked;
+}
+
+void cpu_stream_end(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  s->g->ended = true;
+}
+
+bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struct hstep *st,
+                    const struct hdep *deps, size_t n, bool old) {
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  g_assert(g->src);
+  sim_time now = sim_now(c->eng);
+  graph_grow(g, (size_t)slot + 1);
+  g->own[slot] = *st;
+  g->seq[slot] = seq;
+  g->phase[slot] = GS_BLOCKED;
+  g->since[slot] = now;
+  g->next_wait[slot] = 0;
+  g->t_start[slot] = g->t_done[slot] = -1;
+  g->n_added++;
+  /* When its dependencies held, if they all do: at R, moment M (the
+   * latest of theirs; an op with none since the start, moment 1). */
+  uint32_t pending = 0;
+  sim_time r = 0;
+  uint64_t m = n || old ? 0 : 1;
+  bool thread_start = false;
+  for (size_t d = 0; d < n; d++) {
+    uint32_t j = deps[d].step;
+    graph_grow(g, (size_t)j + 1); /* a later op (not yet added) is not met */
+    bool met = g->phase[j] == GS_DONE || (deps[d].on_start && g->phase[j] == GS_STARTED);
+    if (!met) {
+      graph_edge(g, j, slot, deps[d].on_start);
+      pending++;
+      continue;
+    }
+    r = MAX(r, deps[d].on_start ? g->t_start[j] : g->t_done[j]);
+    m = MAX(m, deps[d].on_start ? g->s_start[j] : g->s_done[j]);
+    /* A task's start releases its dependents at the thread's next event. */
+    thread_start |= deps[d].on_start && g->host[j].kind != HS_WAIT_FLAG;
+  }
+  g->pending[slot] = pending;
+  if (pending) {
+    g->blocked++;
+    return true;
+  }
+  /* Read late, it runs as it would have only if nothing it could change
+   * has happened since its moment: that moment is now (an event of this
+   * call, the thread has taken no task since), or the thread has been busy
+   * since it, so that it would have waited for the thread (queued since
+   * R). A dependency given back ended at an earlier event, when exactly is
+   * no longer kept. A receive starts at its moment; once its data has
+   * arrived its completion queues for the thread (two-sided) or it ends
+   * (one-sided), at the later of its moment and the arrival. */
+  if (thread_start || (old && m != g->stamp)) return false;
+  bool busy = g->running >= 0;
+  if (st->kind == HS_WAIT_FLAG) {
+    /* Steps added before it that wait for it (written before it) would
+     * start too late. */
+    if (m != g->stamp && g->succ[slot]) return false;
+    check_flag(c, st->flag);
+    if (s->flags[st->flag] >= st->value) {
+      uint64_t qm = MAX(m, s->flag_stamp[st->flag]);
+      if (qm != g->stamp && (!st->two_sided || !busy || g->pick_stamp >= qm)) return false;
+    }
+  } else if (m != g->stamp && (!busy || g->pick_stamp >= m)) {
+    return false;
+  }
+  graph_ready(c, slot, r, m);
+  return true;
 }
 
 static void graph_kernel_done(struct sim_comp *c, uint32_t k) {
@@ -484,9 +756,9 @@ static void graph_flag(struct sim_comp *c, uint32_t flag) {
   uint32_t *link = &g->flag_head[flag];
   while (*link) {
     uint32_t i = *link - 1;
-    if (s->flags[flag] >= s->prog->host[i].value) {
+    if (s->flags[flag] >= g->host[i].value) {
       *link = g->next_wait[i];
-      graph_flag_met(c, i);
+      graph_flag_met(c, i, sim_now(c->eng));
     } else {
       link = &g->next_wait[i];
     }
@@ -494,11 +766,16 @@ static void graph_flag(struct sim_comp *c, uint32_t flag) {
   graph_run(c);
 }
 
-/* The first step of a graph program that has not ended, or -1. */
-static int64_t graph_stuck(const struct cpu_state *s) {
-  for (size_t i = 0; i < s->prog->n_host; i++)
-    if (s->g->phase[i] != GS_DONE) return (int64_t)i;
-  return -1;
+/* The program op (+1) of the first step of a graph program that has not
+ * ended (in program order), 0: none. */
+static uint32_t graph_stuck(const struct cpu_state *s) {
+  const struct graph *g = s->g;
+  int64_t best = -1;
+  for (size_t i = 0; i < g->cap; i++)
+    if (g->phase[i] != GS_DONE && g->phase[i] != GS_FREE &&
+        (best < 0 || g->seq[i] < g->seq[best]))
+      best = (int64_t)i;
+  return best >= 0 ? g->host[best].op : 0;
 }
 
 /* ---- the main thread ---- */
@@ -529,7 +806,7 @@ static void main_run(struct sim_comp *c) {
     case HS_WAIT_KERNEL: {
       s->burst = 0;
       uint32_t k = st->kernel;
-      if (k >= pr->n_kernels) g_error("%s: kernel %u of %zu", c->name, k, pr->n_kernels);
+      check_kernel(c, k);
       s->kernel_waits++;
       if (s->completed[k] < s->launched[k]) {
         s->wait = MW_KERNEL;
@@ -585,8 +862,7 @@ static void main_resume(struct sim_comp *c, sim_time at) {
 
 static void kernel_done(struct sim_comp *c, uint32_t k) {
   struct cpu_state *s = c->state;
-  if (k >= s->prog->n_kernels)
-    g_error("%s: completion of kernel %u of %zu", c->name, k, s->prog->n_kernels);
+  check_kernel(c, k);
   sim_time now = sim_now(c->eng);
   s->completed[k]++;
   s->last_done[k] = now;
@@ -611,6 +887,8 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   struct cpu_state *s = c->state;
   check_flag(c, flag);
   s->flags[flag] += inc;
+  s->flag_at[flag] = sim_now(c->eng);
+  s->flag_stamp[flag] = s->g ? s->g->stamp : 0;
   if (s->g) {
     graph_flag(c, flag);
     return;
@@ -619,6 +897,10 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   const struct hstep *st = &s->prog->host[s->pc];
   if (s->flags[flag] < flag_want(s, st)) return;
   sim_time now = sim_now(c->eng), d = st->two_sided ? cfg->recv : 0;
+  if (st->stream_sync) { /* a copy's completion: a stream synchronize's wait */
+    main_resume(c, kernel_wait_end(c, s->wait_start, now));
+    return;
+  }
   spend(c, CAT_WAIT_FLAG, s->wait_start, now - s->wait_start);
   spend(c, CAT_RECV, now, d);
   main_resume(c, now + d);
@@ -671,13 +953,15 @@ static void cpu_init(struct sim_comp *c) {
     main_run(c);
     return;
   }
-  for (uint32_t i = 0; i < s->prog->n_host; i++)
+  s->g->stamp = 1; /* the start's moment */
+  for (uint32_t i = 0; i < s->g->n_added; i++)
     if (s->g->pending[i] == 0) g_array_append_val(s->g->work, i);
-  if (s->prog->n_host == 0) s->done_at = 0;
+  if (!s->g->src && s->prog->n_host == 0) s->done_at = 0;
   graph_run(c);
 }
 
 static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
+  if (((struct cpu_state *)c->state)->g) ((struct cpu_state *)c->state)->g->stamp++;
   if (ev->port == SIM_PORT_SELF) {
     struct cpu_state *s = c->state;
     if (ev->kind == EV_MAIN && !s->g) {
@@ -710,8 +994,8 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "cores_held", UNIT_NONE, 1 + (int64_t)s->n_helpers);
   sim_report_comp_int(r, c, "main_done", UNIT_TIME, s->done_at);
   /* The program op (+1) of the first host step that never ended, 0: none. */
-  int64_t stuck = s->g ? graph_stuck(s) : (s->pc < s->prog->n_host ? (int64_t)s->pc : -1);
-  sim_report_comp_int(r, c, "stuck_op", UNIT_NONE, stuck >= 0 ? s->prog->host[stuck].op : 0);
+  uint32_t stuck = s->g ? graph_stuck(s) : (s->pc < s->prog->n_host ? s->prog->host[s->pc].op : 0);
+  sim_report_comp_int(r, c, "stuck_op", UNIT_NONE, stuck);
   sim_report_comp_int(r, c, "launches", UNIT_NONE, (int64_t)s->launches);
   sim_report_comp_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
   sim_report_comp_int(r, c, "kernel_waits", UNIT_NONE, (int64_t)s->kernel_waits);
@@ -732,6 +1016,8 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
 static void cpu_destroy(struct sim_comp *c) {
   struct cpu_state *s = c->state;
   g_free(s->flags);
+  g_free(s->flag_at);
+  g_free(s->flag_stamp);
   g_free(s->launched);
   g_free(s->completed);
   g_free(s->kernel_queue);
@@ -766,13 +1052,17 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   s->node = node;
   s->done_at = -1;
   s->main_track = -1;
-  s->flags = g_new0(uint64_t, s->prog->n_flags + 1);
-  size_t nk = s->prog->n_kernels ? s->prog->n_kernels : 1;
+  s->n_words = s->prog->n_flags + 1;
+  s->flags = g_new0(uint64_t, s->n_words);
+  s->flag_at = g_new(sim_time, s->n_words);
+  s->flag_stamp = g_new0(uint64_t, s->n_words);
+  for (size_t f = 0; f < s->n_words; f++) s->flag_at[f] = -1;
+  size_t nk = s->n_kwords = s->prog->n_kernels ? s->prog->n_kernels : 1;
   s->launched = g_new0(uint32_t, nk);
   s->completed = g_new0(uint32_t, nk);
   s->kernel_queue = g_new0(uint8_t, nk);
   s->last_done = g_new0(sim_time, nk);
-  if (s->prog->host_deps) s->g = graph_new(s->prog);
+  if (s->prog->host_deps || s->prog->source) s->g = graph_new(s->prog);
   s->n_helpers = (uint32_t)cfg->helper_threads;
   s->helper_free = g_new0(sim_time, s->n_helpers ? s->n_helpers : 1);
   s->helper_track = g_new(int, s->n_helpers ? s->n_helpers : 1);

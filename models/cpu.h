@@ -19,7 +19,8 @@
  *   at: poll: the first s + j*switch_poll_interval >= a (j >= 0; s when
  *   a <= s); interrupt: max(s, a + interrupt_latency).
  * - HS_WAIT_FLAG: until the flag >= value (noticed at once), + recv when
- *   two_sided.
+ *   two_sided; with stream_sync (a copy's completion flag: the wait of a
+ *   stream synchronize) noticed and counted as HS_WAIT_KERNEL's record.
  * Helper threads: each holds a core for the whole run and polls the
  * GPU->CPU queue at ticks j*helper_poll_interval (all in phase). Requests are
  * taken in arrival order, each at the first tick at or after both its
@@ -50,6 +51,7 @@ struct cpu_config {
   int switch_mode;            /* enum cpu_switch_mode (PAR_ENUM) */
   sim_time switch_poll_interval;
   sim_time interrupt_latency;
+  sim_time pageable_copy;     /* a copy into pageable memory: the host's staging work */
   int64_t helper_threads;     /* 0 .. cores - 1 */
   sim_time helper_poll_interval;
   sim_time helper_service;
@@ -70,5 +72,19 @@ bool cpu_config_check(const struct cpu_config *cfg, char **err);
  * steps. CFG and PROG are borrowed and must outlive the run. */
 struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cpu_config *cfg,
                          const struct nodeprog *prog, uint32_t node);
+
+/* A streamed graph program (nodeprog.source), called from its source's
+ * read: adds step ST in slot SLOT, SEQ its index in the whole program (the
+ * thread takes tasks ready at once in that order), depending on the steps
+ * in slots DEPS (N; hdep.step is a slot) and, when OLD, on steps given
+ * back (ended before now). False when the step was ready before now in a
+ * way the run can no longer honour (the thread has moved on since): the
+ * run is no longer the whole program's, and the caller runs that instead. */
+bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struct hstep *st,
+                    const struct hdep *deps, size_t n, bool old);
+/* Steps added whose dependencies do not hold yet (the source's window). */
+uint32_t cpu_stream_blocked(const struct sim_comp *c);
+/* The source has added the program's last step. */
+void cpu_stream_end(struct sim_comp *c);
 
 #endif

@@ -26,6 +26,7 @@ enum qphase {
   QP_TEARDOWN,
   QP_FLAG,      /* Q_WAIT_FLAG: the flag is not there yet */
   QP_FLAG_SEEN, /* Q_WAIT_FLAG: paying stream_wait_latency */
+  QP_COPY,      /* Q_COPY_HOME: the copy engine starting (copy_start) */
 };
 
 struct gpu_cmd {
@@ -136,6 +137,7 @@ struct gpu_state {
   const struct kernel *memo_k;
   const struct kstep *memo_st;
   struct gpu_kinfo *kinfo; /* per kernel of prog, NULL until launched (skip NULL) */
+  size_t n_kinfo;
   uint32_t memo_first, memo_end;
   sim_time memo_t;
 };
@@ -177,6 +179,10 @@ static const struct par_decl gpu_decls[] = {
       "period of a WG's system-scope flag poll (one uncached load round trip)"),
     PAR(stream_wait_latency, PAR_TIME, "1us", "0ps", "1ms",
       "a queue's wait-on-flag notices the flag this long after it is set (front-end poll)"),
+    PAR(copy_start, PAR_TIME, "2500ns", "0ps", "1ms",
+      "a device-to-host copy on a queue (cudaMemcpyAsync): from the command before it "
+      "completing to its data leaving for the bus (the copy engine's start; H100, CUDA 13: an "
+      "8 B copy adds 2.5 us to a kernel + stream sync, configs/cpufree-ics23/copy_home.cu)"),
     PAR(barrier_base, PAR_TIME, "1us", "0ps", "1ms",
       "device-wide barrier fixed cost after the last WG arrives (grid sync ~1-3us)"),
     PAR(barrier_per_wg, PAR_TIME, "10ns", "0ps", "1ms",
@@ -813,6 +819,23 @@ static void check_flag(struct sim_comp *c, uint32_t flag) {
 
 /* ---- the front end and the queues ---- */
 
+/* Queue QI's Q_COPY_HOME has started: its data leaves for host memory, and
+ * the completion (its flag, +1) follows it, the bus keeping the order of
+ * the GPU's posted writes. */
+static void copy_home(struct sim_comp *c, uint32_t qi) {
+  struct gpu_state *s = c->state;
+  const struct gpu_queue *q = &s->q[qi];
+  const struct qcmd *qc = &s->prog->qcmds[q->cmds[q->head].qcmd];
+  struct pmsg *m;
+  uint64_t h = pmsg_new(c->eng, PK_MEM_WRITE, &m);
+  m->dst_dev = DEV_MEM;
+  m->src_dev = DEV_GPU;
+  m->src_node = m->dst_node = s->node;
+  m->bytes = qc->bytes;
+  sim_send(c, 0, 0, PK_MEM_WRITE, h);
+  gpu_send_b(c, 0, PK_FLAG, DEV_CPU, qc->flag, 1);
+}
+
 static void fe_try(struct sim_comp *c) {
   struct gpu_state *s = c->state;
   if (s->fe_busy || s->fe_len == 0) return;
@@ -870,6 +893,11 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
         q->flag_next = s->flags[qc->flag].queues;
         s->flags[qc->flag].queues = (int32_t)qi;
       }
+      break;
+    case Q_COPY_HOME:
+      check_flag(c, qc->flag);
+      q->phase = QP_COPY;
+      gpu_schedule(c, cfg->copy_start, EV_QUEUE_GO, qi);
       break;
     case Q_DOORBELL:
       s->doorbells++;
@@ -1195,11 +1223,21 @@ static void skip_runs(uint32_t *skip, const struct kernel *k) {
   }
 }
 
-/* Kernel KIDX's launch facts, worked out at its first launch. */
+/* Kernel KIDX's launch facts, worked out at its first launch (at every
+ * launch for a streamed program, whose kernel ids are reused: np_source). */
 static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
   struct gpu_state *s = c->state;
-  if (!s->kinfo) s->kinfo = g_new0(struct gpu_kinfo, s->prog->n_kernels);
+  if (kidx >= s->n_kinfo) {
+    size_t n = MAX(s->prog->n_kernels, (size_t)kidx + 1);
+    s->kinfo = g_renew(struct gpu_kinfo, s->kinfo, n);
+    memset(s->kinfo + s->n_kinfo, 0, (n - s->n_kinfo) * sizeof *s->kinfo);
+    s->n_kinfo = n;
+  }
   struct gpu_kinfo *ki = &s->kinfo[kidx];
+  if (ki->skip && s->prog->source) {
+    g_free(ki->skip);
+    ki->skip = NULL;
+  }
   if (!ki->skip) {
     const struct kernel *k = &s->prog->kernels[kidx];
     ki->skip = g_new(uint32_t, k->n_steps + 1);
@@ -1353,7 +1391,8 @@ static void gpu_event(struct sim_comp *c, const struct sim_event *ev) {
   case EV_WG: batch_run(c, x); break;
   case EV_TEARDOWN_DONE: kernel_done(c, x); break;
   case EV_QUEUE_GO:
-    s->stream_wait_time += sim_now(c->eng) - s->q[x].t_phase;
+    if (s->q[x].phase == QP_COPY) copy_home(c, x);
+    else s->stream_wait_time += sim_now(c->eng) - s->q[x].t_phase;
     queue_pop(c, x);
     break;
   case EV_BARRIER_DONE: {
@@ -1406,7 +1445,7 @@ static void gpu_destroy(struct sim_comp *c) {
     g_free(s->q[i].cmds);
   }
   g_free(s->q);
-  for (uint32_t i = 0; s->kinfo && i < s->prog->n_kernels; i++) g_free(s->kinfo[i].skip);
+  for (size_t i = 0; i < s->n_kinfo; i++) g_free(s->kinfo[i].skip);
   g_free(s->kinfo);
   g_aligned_free(s->wg);
   g_free(s->free_slots);

@@ -4,8 +4,9 @@
  * against queue depth after GPU-TN Fig. 1).
  *
  * Port "bus" (0), joined to the node bus's "gpu" port. Receives PK_QUEUE_CMD
- * and PK_FLAG; sends PK_KERNEL_DONE and PK_HOST_REQUEST to the CPU,
- * PK_TRIGGER, PK_NIC_CMD and PK_DOORBELL to the NIC (event kind = pmsg kind).
+ * and PK_FLAG; sends PK_KERNEL_DONE, PK_HOST_REQUEST and PK_FLAG to the CPU,
+ * PK_MEM_WRITE to host memory, PK_TRIGGER, PK_NIC_CMD and PK_DOORBELL to the
+ * NIC (event kind = pmsg kind).
  *
  * Timing.
  * - PK_QUEUE_CMD {queue, a = qcmd index, b = the host step's execution
@@ -83,6 +84,12 @@
  *   reaching the command and the flag reaching value * (j + 1). Q_DOORBELL
  *   sends PK_DOORBELL {a = cmd_id + j * id_stride} to the NIC and moves on
  *   at once.
+ * - Q_COPY_HOME (cudaMemcpyAsync device-to-host): once the queue reaches it
+ *   (the command before it has completed), the copy engine starts for
+ *   copy_start; then PK_MEM_WRITE {bytes} goes to host memory and PK_FLAG
+ *   {flag, +1} to the CPU behind it through the bus (posted writes keep
+ *   their order: the flag is seen once the data has landed), and the queue
+ *   moves on.
  * - Loops (nodeprog.h, np_loops): every WG keeps its own stack of open
  *   KS_LOOPs (whatever only_wg / sel_*), at no cost and with no event; a
  *   step's execution index j (the host loops around its kernel's launch,
@@ -126,6 +133,7 @@ struct gpu_config {
   sim_time fence_latency;
   sim_time poll_interval;
   sim_time stream_wait_latency;
+  sim_time copy_start;          /* Q_COPY_HOME: the copy engine's start */
   sim_time barrier_base;
   sim_time barrier_per_wg;
   int bw_share;                /* enum gpu_bw_share (PAR_ENUM) */

@@ -95,6 +95,9 @@ enum qcmd_kind {
   Q_KERNEL,     /* launch kernel `kernel` (launch latency, waves, teardown) */
   Q_WAIT_FLAG,  /* block the queue until `flag` >= `value` (stream wait-on-flag) */
   Q_DOORBELL,   /* ring the NIC for pre-posted command `cmd_id` (GDS) */
+  Q_COPY_HOME,  /* a copy engine copies `bytes` of GPU memory to host memory
+                   (cudaMemcpyAsync device-to-host), then adds 1 to host flag
+                   `flag` (the completion the host's stream sync sees) */
 };
 
 /* A queue command submitted by a host step in a loop carries that step's
@@ -104,9 +107,10 @@ enum qcmd_kind {
 struct qcmd {
   uint8_t kind;        /* enum qcmd_kind */
   uint32_t kernel;     /* Q_KERNEL: index into nodeprog.kernels */
-  uint32_t flag, value;/* Q_WAIT_FLAG */
+  uint32_t flag, value;/* Q_WAIT_FLAG; Q_COPY_HOME: flag */
   uint32_t cmd_id;     /* Q_DOORBELL */
   uint32_t id_stride;  /* Q_DOORBELL */
+  int64_t bytes;       /* Q_COPY_HOME */
 };
 
 /* One step of a CPU thread's program. */
@@ -127,6 +131,8 @@ struct hstep {
   uint8_t kind;        /* enum hstep_kind */
   uint8_t two_sided;   /* HS_NIC_CMD / HS_WAIT_FLAG through the host stack */
   uint8_t queue;       /* HS_LAUNCH */
+  uint8_t stream_sync; /* HS_WAIT_FLAG on a Q_COPY_HOME's flag (sequence programs): a
+                          stream synchronize, noticed and counted as a kernel wait */
   sim_time time;       /* HS_COMPUTE */
   uint32_t qcmd;       /* HS_LAUNCH: index into nodeprog.qcmds */
   uint32_t kernel;     /* HS_WAIT_KERNEL */
@@ -208,6 +214,22 @@ static inline uint32_t np_loop_step(struct np_loop *l, uint32_t *depth, bool ope
   return at + 1;
 }
 
+struct sim_comp;
+
+/* A graph host program read a window at a time while it runs (a GOAL
+ * schedule streamed, workloads/gstream.c). Before the CPU's thread takes
+ * its next task, the cpu model gives back the slots of steps that ended
+ * before now (RELEASE: a dependency on one of them is met, since before
+ * now) and lets the source READ on: it adds the node's next steps in
+ * program order with cpu_stream_add (models/cpu.h), as many as its window
+ * allows (cpu_stream_blocked), and cpu_stream_end after the last. A step
+ * is named by a slot the source hands out; its NIC command is cmds[slot]. */
+struct np_source {
+  void *ctx;
+  void (*read)(void *ctx, uint32_t node, struct sim_comp *cpu);
+  void (*release)(void *ctx, uint32_t node, uint32_t slot);
+};
+
 /* Everything one node runs. Flag ids index a node-wide array of flag words
  * (0 unused); their watcher is the device that polls them. */
 struct nodeprog {
@@ -229,6 +251,9 @@ struct nodeprog {
   const struct hdep *host_deps;
   size_t n_host_deps;
   uint32_t n_flags;            /* flag ids are 1 .. n_flags */
+  /* Non-NULL: a graph host program read while it runs (np_source); host
+   * and host_deps are unused, and the source may grow cmds and n_flags. */
+  const struct np_source *source;
 };
 
 #endif

@@ -205,6 +205,7 @@ sim_time sim_now(const struct sim_engine *e) { return e->now; }
 uint64_t sim_now_seq(const struct sim_engine *e) { return e->cur_seq; }
 
 uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
+  e->stopped = false; /* before the inits: one may stop the run already */
   if (!e->started) {
     e->started = true;
     for (guint i = 0; i < e->comps->len; i++) {
@@ -212,7 +213,6 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
       if (c->type->init) c->type->init(c);
     }
   }
-  e->stopped = false;
   uint64_t done = 0;
   struct sim_event ev;
   struct sim_comp **comps = (struct sim_comp **)e->comps->pdata;

@@ -11,6 +11,7 @@
 #include "goal.h"
 #include "lower.h"
 #include "noderig.h"
+#include "points.h"
 #include "scenario.h"
 #include "testutil.h"
 #include "yprog.h"
@@ -128,6 +129,20 @@ static void test_irequires_overlaps(void) {
   EXPECT_TIME(goal_time(req, "cpu", 3), 2 * one);
   EXPECT_TIME(goal_time(ireq, "cpu", 3), one);
   g_free(ireq);
+}
+
+static void test_irequires_at_start(void) {
+  /* l2 irequires l1: it is ready when l1 starts (at 0), not when l1 ends.
+   * At 3000 ns the thread picks the ready tasks by (ready since, file
+   * order): l2 (since 0, before l3) sends at 3000..4200; rank 1 is done at
+   * 3000 + SEND + BUS + LEG + RECV. Were l2 ready only when l1 ended
+   * (since 3000), l3 (since 0) would run first and push the send back 10
+   * ns. */
+  const char *g = "num_ranks 2\n"
+                  "rank 0 {\nl1: calc 3000\nl2: send 8b to 1 tag 0\nl2 irequires l1\n"
+                  "l3: calc 10\n}\n"
+                  "rank 1 {\nl1: recv 8b from 0 tag 0\n}\n";
+  EXPECT_TIME(goal_time(g, "cpu", 2), 3000000 + SEND + BUS + LEG + RECV);
 }
 
 static void test_binomial_bcast(void) {
@@ -570,6 +585,25 @@ static void test_cli_statuses(void) {
                                             "from rank 1 that no send matches: the schedule "
                                             "deadlocks"));
   g_free(err);
+  /* cpu streams schedules (configs/README.md); one whose ranks each wait
+   * for the other deadlocks while running: exit 3 naming the first op that
+   * never ended and its line, as when read whole. */
+  const char *cycle = "num_ranks 2\n"
+                      "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  CU_ASSERT_EQUAL(cli_goal("validate", cycle, &err), 0);
+  g_free(err);
+  CU_ASSERT_EQUAL(cli_goal("run", cycle, &err), 3);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0's first op that never ended: rank 0 op 0 "
+                                            "(line 3)"));
+  g_free(err);
+  /* A dependency cycle is bad input: the first pass of a streamed run
+   * sees an op wait for a later one and reads the file whole. */
+  const char *loop = "num_ranks 2\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb requires a\n}\n";
+  CU_ASSERT_EQUAL(cli_goal("validate", loop, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): expected dependencies without "
+                                            "a cycle"));
+  g_free(err);
   /* A malformed one is bad input for both. */
   const char *bad = "num_ranks 2\nrank 0 {\nl1: recv 8b form 1\n}\n";
   CU_ASSERT_EQUAL(cli_goal("validate", bad, &err), 2);
@@ -577,6 +611,310 @@ static void test_cli_statuses(void) {
   g_free(err);
   CU_ASSERT_EQUAL(cli_goal("run", bad, &err), 2);
   g_free(err);
+}
+
+/* The CSV (every counter, JSON too) of GOAL file PATH run in this process
+ * under POLICIES on NODES nodes with OPTS added to the workload, as `run`
+ * writes it; *STREAMED: how many of the runs streamed. */
+static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
+                      uint64_t *streamed) {
+  char *yaml = g_strdup_printf("name: s\nworkload: {kind: goal, file: %s%s}\n"
+                               "hardware: {network: {nodes: %d}}\npolicies: [%s]\n",
+                               path, opts, nodes, policies);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  struct points pts;
+  char *err = NULL;
+  uint64_t before = wl_goal_streamed();
+  struct sim_result *runs = NULL;
+  size_t n = 0;
+  char *out;
+  if (!pts_load(sc, NULL, NULL, &pts, &err) || !pts_run_point(&pts, 0, &runs, &n, &err)) {
+    /* The error, after the scenario's own file:line:col. */
+    const char *at = strstr(err, " policies: ");
+    out = g_strdup_printf("error:%s", at ? at : err);
+  } else {
+    struct sim_result_set set = {.scenario = "s", .workload = "goal", .seed = 1, .runs = runs,
+                                 .n_runs = n};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    result_write(f, &set, RESULT_CSV);
+    result_write(f, &set, RESULT_JSON);
+    fclose(f);
+    out = g_strdup(text);
+    free(text);
+  }
+  *streamed = wl_goal_streamed() - before;
+  for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
+  g_free(runs);
+  pts_free(&pts);
+  g_free(sc);
+  g_free(yaml);
+  g_free(err);
+  return out;
+}
+
+/* GOAL TEXT (or the file PATH) run read whole and streamed (with OPTS,
+ * a stream_window or nothing) gives the same bytes under the host-driven
+ * policies and gputn, calcs where each policy puts them (cpu: the CPU,
+ * the others: the GPU) and on the CPU; WANT[0] and WANT[1] of the runs
+ * streamed (the others fell back to the whole file; gputn never streams). */
+static void expect_streams_alike(const char *text, const char *path, int nodes, const char *opts,
+                                 const uint64_t want[2]) {
+  char *own = text ? tu_temp_file(".goal", text, strlen(text)) : NULL;
+  const char *file = own ? own : path;
+  static const char *const pols[] = {"cpu, hdn, hdn2s, copy, overlap, gputn",
+                                     "cpu, hdn, hdn2s, copy, overlap"};
+  static const char *const on[] = {"", ", calc_on: cpu"};
+  for (int k = 0; k < 2; k++) {
+    char *whole_opts = g_strdup_printf(", stream_window: 0%s", on[k]);
+    char *win_opts = g_strdup_printf("%s%s", on[k], opts);
+    uint64_t s0 = 0, s1 = 0;
+    char *whole = run_both(file, pols[k], nodes, whole_opts, &s0);
+    char *streamed = run_both(file, pols[k], nodes, win_opts, &s1);
+    CU_ASSERT_EQUAL(s0, 0);
+    CU_ASSERT_EQUAL(s1, want[k]);
+    if (s1 != want[k]) fprintf(stderr, "%s%s: %" G_GUINT64_FORMAT " runs streamed\n", file, on[k], s1);
+    CU_ASSERT_STRING_EQUAL(whole, streamed);
+    CU_ASSERT(strstr(whole, ",cpu,") != NULL);
+    g_free(whole);
+    g_free(streamed);
+    g_free(whole_opts);
+    g_free(win_opts);
+  }
+  g_free(own);
+}
+
+static void test_streamed_as_whole(void) {
+  /* cpu, hdn, hdn2s, copy and overlap stream (5 runs: host-driven, host
+   * MPI), a GPU calc a kernel launched and waited for. Times and every
+   * counter are the same bytes either way. */
+  static const char *const files[] = {"binomialtreereduce-8x4KiB.goal",
+                                      "pipelinedring-6x64KiB.goal",
+                                      "iallreduce-recdoub-4x1KiB-nb.goal"};
+  static const uint64_t all[2] = {5, 5}, cpu_only[2] = {1, 5}, none[2] = {0, 0};
+  for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
+    char *name = g_build_filename("goal", files[f], NULL), *path = tu_data(name);
+    expect_streams_alike(NULL, path, 8, "", all);
+    /* A window of one op waiting: read an op at a time, still alike. The
+     * recursive-doubling sample starts with a calc: as a kernel, its wait
+     * fills the window until the launch has ended, and the send that
+     * follows, ready since the start, is read too late: those runs are
+     * read whole instead (the same bytes). */
+    expect_streams_alike(NULL, path, 8, ", stream_window: 1", f == 2 ? cpu_only : all);
+    g_free(name);
+    g_free(path);
+  }
+  char *ring = ring_goal();
+  expect_streams_alike(ring, NULL, 4, ", stream_window: 1", all);
+  g_free(ring);
+  const char *ireq = "num_ranks 3\n"
+                     "rank 0 {\nl1: send 8b to 1 tag 0\n}\n"
+                     "rank 1 {\nl1: recv 8b from 0 tag 0\nl2: send 8b to 2 tag 0\n"
+                     "l2 irequires l1\n}\n"
+                     "rank 2 {\nl1: recv 8b from 1 tag 0\n}\n";
+  expect_streams_alike(ireq, NULL, 3, "", all);
+  const char *calc = "num_ranks 2\n"
+                     "rank 0 {\nl1: send 8b to 1 tag 0\nl2: recv 8b from 1 tag 0\n}\n"
+                     "rank 1 {\nl1: recv 8b from 0 tag 0\nl2: calc 1000\nl3: send 8b to 0\n"
+                     "l2 requires l1\nl3 requires l2\n}\n";
+  /* The dependency lines come 1 and 2 ops after l2 and l3 (lag 2). */
+  expect_streams_alike(calc, NULL, 2, ", stream_window: 1", all);
+  /* Rank 0's send depends on nothing but comes after a chain of calcs:
+   * with one op read ahead it is read only once the thread has moved on,
+   * after the time it was ready at. The streamed runs see that, stop, and
+   * the whole file runs instead: the same bytes, none streamed. A window
+   * of 8 reads it in time. */
+  const char *late = "num_ranks 2\n"
+                     "rank 0 {\nc0: calc 100\nc1: calc 100\nc1 requires c0\nc2: calc 100\n"
+                     "c2 requires c1\nc3: calc 100\nc3 requires c2\ns: send 8b to 1\n}\n"
+                     "rank 1 {\nr: recv 8b from 0\n}\n";
+  expect_streams_alike(late, NULL, 2, ", stream_window: 1", none);
+  expect_streams_alike(late, NULL, 2, ", stream_window: 8", all);
+}
+
+/* A random schedule of SEED: 2-5 ranks, each send placed in its sender
+ * and its receive at a random place in the receiver, calcs, and random
+ * dependencies among the ops written so far (some on later ops, some lines
+ * a few ops late, some irequires): schedules that run, deadlock, or have
+ * a cycle. */
+static char *random_goal(guint32 seed) {
+  GRand *g = g_rand_new_with_seed(seed);
+  int n = g_rand_int_range(g, 2, 6);
+  GPtrArray **ops = g_new(GPtrArray *, n);
+  for (int r = 0; r < n; r++) ops[r] = g_ptr_array_new_with_free_func(g_free);
+  for (int m = g_rand_int_range(g, 1, 40); m > 0; m--) {
+    int r = g_rand_int_range(g, 0, n);
+    if (g_rand_int_range(g, 0, 10) < 3) {
+      g_ptr_array_add(ops[r], g_strdup_printf("calc %d", g_rand_int_range(g, 0, 2000)));
+      continue;
+    }
+    int d = (r + g_rand_int_range(g, 1, n)) % n, bytes = 8 << g_rand_int_range(g, 0, 10);
+    int tag = g_rand_int_range(g, 0, 3);
+    g_ptr_array_add(ops[r], g_strdup_printf("send %db to %d tag %d", bytes, d, tag));
+    /* The receive last (in the order the schedule is made: it cannot
+     * deadlock but for waits on later ops), or anywhere after its
+     * channel's receives before it (they match in order). */
+    char *recv = g_strdup_printf("recv %db from %d tag %d", bytes, r, tag);
+    char *chan = strstr(recv, " from ");
+    gint after = 0;
+    for (guint i = 0; i < ops[d]->len; i++)
+      if (strstr(ops[d]->pdata[i], chan)) after = (gint)i + 1;
+    g_ptr_array_insert(ops[d], g_rand_boolean(g) ? -1 : g_rand_int_range(g, after, (gint)ops[d]->len + 1),
+                       recv);
+  }
+  GString *t = g_string_new(NULL);
+  g_string_printf(t, "num_ranks %d\n", n);
+  for (int r = 0; r < n; r++) {
+    g_string_append_printf(t, "rank %d {\n", r);
+    GString *late = g_string_new(NULL); /* dependency lines held back one op */
+    for (guint i = 0; i < ops[r]->len; i++) {
+      g_string_append_printf(t, "l%u: %s\n", i, (char *)ops[r]->pdata[i]);
+      g_string_append(t, late->str);
+      g_string_truncate(late, 0);
+      /* One of the 8 ops before waits for this one (which waits for none:
+       * no cycle; the line at most 9 ops late, within the streamed lag),
+       * or this one for 0-2 earlier ones. */
+      bool forward = i && g_rand_int_range(g, 0, 8) == 0;
+      for (int k = forward ? 1 : i ? g_rand_int_range(g, 0, 3) : 0; k > 0; k--) {
+        guint j = (guint)g_rand_int_range(g, forward ? (gint)MAX(i, 8) - 8 : 0, (gint)i);
+        guint a = forward ? j : i, b = forward ? i : j;
+        g_string_append_printf(g_rand_boolean(g) ? t : late, "l%u %s l%u\n", a,
+                               g_rand_int_range(g, 0, 3) ? "requires" : "irequires", b);
+      }
+    }
+    g_string_append(t, late->str);
+    g_string_free(late, TRUE);
+    g_string_append(t, "}\n");
+  }
+  for (int r = 0; r < n; r++) g_ptr_array_free(ops[r], TRUE);
+  g_free(ops);
+  g_rand_free(g);
+  return g_string_free(t, FALSE);
+}
+
+static void test_streamed_random(void) {
+  /* Forty random schedules, read whole and streamed (one op read ahead,
+   * and the default window): the same bytes, or the same error, under
+   * cpu, hdn and copy (calcs as kernels), hdn2s and overlap (calcs on the
+   * CPU). */
+  static const char *const opts[] = {"", ", calc_on: cpu"};
+  static const char *const pols[] = {"cpu, hdn, copy", "hdn2s, overlap"};
+  uint64_t ran = 0, one_op = 0;
+  for (guint32 seed = 1; seed <= 40; seed++) {
+    char *text = random_goal(seed);
+    char *path = tu_temp_file(".goal", text, strlen(text));
+    for (int k = 0; k < 2; k++) {
+      char *w0 = g_strdup_printf(", stream_window: 0%s", opts[k]);
+      char *w1 = g_strdup_printf(", stream_window: 1%s", opts[k]);
+      uint64_t s0, s1, s2;
+
+      char *whole = run_both(path, pols[k], 5, w0, &s0);
+      char *one = run_both(path, pols[k], 5, w1, &s1);
+      char *dflt = run_both(path, pols[k], 5, opts[k], &s2);
+      CU_ASSERT_EQUAL(s0, 0);
+      /* With the default window every op of these (fewer than 256 a
+       * rank) is read at the start: each run that ends well streams. */
+      if (!g_str_has_prefix(whole, "error:")) {
+        CU_ASSERT_EQUAL(s2, k ? 2 : 3);
+        ran++;
+      }
+      one_op += s1;
+      if (strcmp(whole, one) || strcmp(whole, dflt)) fprintf(stderr, "seed %u:\n%s", seed, text);
+      CU_ASSERT_STRING_EQUAL(whole, one);
+      CU_ASSERT_STRING_EQUAL(whole, dflt);
+      g_free(whole);
+      g_free(one);
+      g_free(dflt);
+      g_free(w0);
+      g_free(w1);
+    }
+    g_free(path);
+    g_free(text);
+  }
+  /* Most end well (68 of the 80: the others have a receive that waits
+   * for its own send through dependencies, a deadlock); with one op read
+   * ahead, some runs stream (30), the others read an op too late and
+   * fall back. */
+  CU_ASSERT(ran >= 60);
+  CU_ASSERT(one_op > 0);
+}
+
+/* GOAL TEXT run in this process under cpu (OPTS added to the workload):
+ * the error pts_load (validate) or the run gave, or NULL; *AT_LOAD: which. */
+static char *goal_error(const char *text, const char *opts, bool *at_load) {
+  char *g = tu_temp_file(".goal", text, strlen(text));
+  char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s%s}\n"
+                               "hardware: {network: {nodes: 2}}\npolicies: [cpu]\n", g, opts);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  struct points pts;
+  char *err = NULL;
+  *at_load = !pts_load(sc, NULL, NULL, &pts, &err);
+  if (!*at_load) {
+    struct sim_result *runs = NULL;
+    size_t n = 0;
+    pts_run_point(&pts, 0, &runs, &n, &err);
+    for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
+    g_free(runs);
+  }
+  pts_free(&pts);
+  g_free(sc);
+  g_free(yaml);
+  g_free(g);
+  return err;
+}
+
+/* Errors of a schedule too big to be read whole (the limit lowered to 1
+ * op): found from the first pass, they read as the whole-file path's, at
+ * the same stage (validate or run). */
+static void test_streamed_errors(void) {
+  static const char *const texts[] = {
+      /* a receive no send matches: a deadlock, found when run */
+      "num_ranks 2\nrank 0 {\nl1: calc 5\nl2: recv 8b from 1 tag 4\n}\n",
+      /* a send no receive matches: bad input */
+      "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 4\n}\n"};
+  for (size_t t = 0; t < G_N_ELEMENTS(texts); t++) {
+    bool load_whole, load_big;
+    char *whole = goal_error(texts[t], ", stream_window: 0", &load_whole);
+    wl_goal_set_whole_limit(1);
+    char *big = goal_error(texts[t], "", &load_big);
+    wl_goal_set_whole_limit(0);
+    CU_ASSERT_PTR_NOT_NULL(whole);
+    CU_ASSERT_EQUAL(load_whole, t == 1);
+    CU_ASSERT_EQUAL(load_big, load_whole);
+    /* The same after the scenario's own file:line:col. */
+    const char *w = whole ? strstr(whole, " policies: ") : NULL;
+    const char *b = big ? strstr(big, " policies: ") : NULL;
+    if (!w || !b || strcmp(w, b)) fprintf(stderr, "whole: %s\nbig: %s\n", whole, big);
+    CU_ASSERT(w && b && !strcmp(w, b));
+    g_free(whole);
+    g_free(big);
+  }
+  /* Each rank waits for the other: the streamed run deadlocks and, with
+   * no whole file to run instead, names the rank and the op by number. */
+  const char *cycle = "num_ranks 2\n"
+                      "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  bool at_load;
+  wl_goal_set_whole_limit(1);
+  char *err = goal_error(cycle, "", &at_load);
+  CU_ASSERT_FALSE(at_load);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
+                                            "finished (its host program waits); rank 0's first "
+                                            "op that never ended: rank 0 op 0;"));
+  g_free(err);
+  /* An op ready from the start read too late (one op read ahead): an
+   * error naming the window. */
+  const char *late = "num_ranks 2\n"
+                     "rank 0 {\nc0: calc 100\nc1: calc 100\nc1 requires c0\nc2: calc 100\n"
+                     "c2 requires c1\ns: send 8b to 1\n}\nrank 1 {\nr: recv 8b from 0\n}\n";
+  err = goal_error(late, ", stream_window: 1", &at_load);
+  CU_ASSERT_FALSE(at_load);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under which "
+                                            "every op is read before it is ready"));
+  if (!err || !strstr(err, "workload.stream_window")) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  wl_goal_set_whole_limit(0);
 }
 
 static void test_loggp_profile(void) {
@@ -608,6 +946,7 @@ int main(void) {
       {"GOAL ping, timed by hand", test_ping},
       {"calc between a recv and a send", test_calc_between_recv_and_send},
       {"irequires lets a send overlap a receive", test_irequires_overlaps},
+      {"irequires: ready when the other starts", test_irequires_at_start},
       {"a GPU calc under hdn and copy, with and without a dependency", test_gpu_calc_under_hdn_and_copy},
       {"binomial broadcast on 8 ranks, coll and GOAL", test_binomial_bcast},
       {"ring on 4 ranks by hand; GOAL and program agree", test_ring_by_hand_and_both_ways},
@@ -621,6 +960,9 @@ int main(void) {
       {"a workload exported as GOAL runs the same", test_export_round_trip},
       {"exit statuses: a deadlock 3, a malformed file 2", test_cli_statuses},
       {"the LogGP profile: a ping is o + L + s G + o", test_loggp_profile},
+      {"GOAL streamed gives the bytes of GOAL read whole", test_streamed_as_whole},
+      {"errors of a GOAL file too big to read whole", test_streamed_errors},
+      {"random GOAL schedules streamed and read whole", test_streamed_random},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }

@@ -3,7 +3,7 @@
  * front-end serialization, WG flag polling (one flag per group of WGs:
  * flag_div), trigger stores (per WG and per work-item), step selectors,
  * commands and host requests by parts, device-wide barriers, stream
- * wait-on-flag, the bandwidth share (bw_share), occupancy and achieved
+ * wait-on-flag, a copy home (Q_COPY_HOME), the bandwidth share (bw_share), occupancy and achieved
  * bandwidth (Little's law), tail waves, L2, kernel classes, peer loads,
  * a reduction's second pass (its last WG that runs it), persistent
  * loops and the barrier table; loops (KS_LOOP: the same as the body
@@ -202,6 +202,41 @@ static void test_front_end_serializes(void) {
    * 1.6-3.1 (waits for the front end), runs to 4.1, teardown to 5.6; its
    * record reaches the CPU at 5.7 us. */
   CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + 2 * L + 1 * US + T + B);
+  rig_free(&r);
+}
+
+/* A copy home (Q_COPY_HOME, cudaMemcpyAsync device-to-host) behind a
+ * kernel on one queue: the copy engine starts when the kernel has
+ * completed, pays copy_start C, then its 8 B cross to host memory and the
+ * completion flag follows them to the CPU. Both commands reach the GPU at
+ * B = 0.1 us; the kernel launches to 1.6, runs to 2.6, tears down to 4.1;
+ * the copy starts then and sends at 4.1 + C = 6.1 us. Its 8 B take 0.125
+ * ns on the bus (512 Gbps) and land at 6.1 us + 0.125 ns + B; the flag
+ * (free, B) is held behind them (posted writes keep their order), so the
+ * host, which waits on the flag as a stream synchronize, is done at
+ * 6.200125 us. */
+static void test_copy_home(void) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
+  static const struct kernel k[] = {{.name = "k", .n_wgs = 1, .steps = steps, .n_steps = 1}};
+  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
+                                   {.kind = Q_COPY_HOME, .flag = 1, .bytes = 8}};
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+                                   {.kind = HS_LAUNCH, .queue = 0, .qcmd = 1},
+                                   {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1,
+                                    .stream_sync = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = qc, .n_qcmds = 2,
+                                       .host = h, .n_host = 3, .n_flags = 1};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.copy_start = 2 * US;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + L + 1 * US + T + 2 * US + 125 + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.bus.to_mem_bytes"), 8);
+  CU_ASSERT_EQUAL(rep(&r, "node0.bus.to_mem_msgs"), 1);
+  /* A stream synchronize's wait, from 0 (free submits) to the flag. */
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_kernel_time"), rep(&r, "node0.cpu.main_done"));
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_flag_time"), 0);
   rig_free(&r);
 }
 
@@ -1621,6 +1656,7 @@ static void test_held_waits(void) {
 int main(void) {
   static const struct tu_test tests[] = {
       {"occupancy; a kernel at 1 and at full occupancy (Little's law)", test_occupancy_little},
+      {"a copy home behind a kernel: copy engine start, 8 B to memory, the flag behind them", test_copy_home},
       {"register-limited occupancy as CUDA's calculator gives it", test_occupancy_registers},
       {"row-per-thread SpMV: L1 share at 1 and 2 resident WGs per CU", test_spmv_l1_residency},
       {"waves and a tail wave, WG dispatch", test_tail_wave},

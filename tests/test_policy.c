@@ -1117,6 +1117,17 @@ static int64_t json_counter(const char *out, const char *key) {
   return v;
 }
 
+/* Runs scenario TEXT (freed) with -f json, expecting exit 0: its output
+ * (g_free). */
+static char *run_json(char *text) {
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  g_free(err);
+  g_free(sc);
+  g_free(text);
+  return out;
+}
+
 /* cpufree standard CG under x_reads (halo, get) with a peer load latency
  * of LAT_NS on a 64-row tridiagonal matrix, 2 GPUs of one node: *PUTS the
  * NIC puts of rank 0, the return the time per iteration. */
@@ -1125,15 +1136,11 @@ static int64_t cg_x_reads_run(const char *reads, int lat_ns, int64_t *puts, int6
       "policies: [cpufree]\nhardware: {network: {nodes: 2, gpus_per_node: 2}, gpu: "
       "{peer_load_latency: %dns}}\nworkload: {kind: cg, source: banded, rows: 64, nnz_per_row: 3, "
       "x_reads: %s}\n", lat_ns, reads);
-  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
-  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+  char *out = run_json(text);
   int64_t t = json_counter(out, "cg.time_per_iteration_ps");
   *puts = json_counter(out, "node0.nic.puts");
   *remote = json_counter(out, "node0.cg.remote_nnz");
   g_free(out);
-  g_free(err);
-  g_free(sc);
-  g_free(text);
   return t;
 }
 
@@ -1169,14 +1176,45 @@ static void test_cg_gds_host_syncs(void) {
   for (size_t k = 0; k < G_N_ELEMENTS(variants); k++) {
     char *text = g_strdup_printf("policies: [gds]\nworkload: {kind: cg, source: banded, rows: 64, "
                                  "nnz_per_row: 3, variant: %s, iterations: 2}\n", variants[k]);
-    char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL, *err = NULL;
-    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "json", NULL}, &out, &err), 0);
+    char *out = run_json(text);
     CU_ASSERT_EQUAL(json_counter(out, "node0.cpu.kernel_waits"), 7);
     CU_ASSERT_EQUAL(json_counter(out, "node1.cpu.kernel_waits"), 7);
     g_free(out);
-    g_free(err);
-    g_free(sc);
-    g_free(text);
+  }
+}
+
+/* cg under gds, VARIANT, 2 iterations on 2 GPUs, with the copy engine's
+ * start at START_NS and the host's pageable staging at STAGE_NS: the run's
+ * time; *STAGED: rank 0's host compute time (its staging work). */
+static int64_t cg_copy_run(const char *variant, int start_ns, int stage_ns, int64_t *staged) {
+  char *text = g_strdup_printf(
+      "policies: [gds]\nhardware: {gpu: {copy_start: %dns}, cpu: {pageable_copy: %dns}}\n"
+      "workload: {kind: cg, source: banded, rows: 64, nnz_per_row: 3, variant: %s, "
+      "iterations: 2}\n", start_ns, stage_ns, variant);
+  char *out = run_json(text);
+  int64_t t = json_counter(out, "node0.cpu.main_done");
+  *staged = json_counter(out, "node0.cpu.compute_time");
+  g_free(out);
+  return t;
+}
+
+/* The scalars the baselines copy home (8 B cudaMemcpyAsync into pageable
+ * memory): standard one before the alpha sync and one before the beta
+ * sync, pipelined two before the sync after the SpMV; 2 per iteration in
+ * both. Each is a copy command on the stream that the host waits for
+ * (the copy returns once done), then its staging work. Every copy is on
+ * the critical path, so over 2 iterations (4 copies) one more microsecond
+ * of copy_start adds 4 us to the run, and one more of pageable_copy 4 us
+ * too; the host's compute time is 4 x pageable_copy (1.4 us: 5.6 us). */
+static void test_cg_gds_copies_home(void) {
+  static const char *const variants[] = {"standard", "pipelined"};
+  for (size_t k = 0; k < G_N_ELEMENTS(variants); k++) {
+    int64_t staged, staged2;
+    int64_t t = cg_copy_run(variants[k], 2500, 1400, &staged);
+    CU_ASSERT_EQUAL(staged, 4 * 1400 * NS);
+    CU_ASSERT_EQUAL(cg_copy_run(variants[k], 3500, 1400, &staged2) - t, 4 * US);
+    CU_ASSERT_EQUAL(cg_copy_run(variants[k], 2500, 2400, &staged2) - t, 4 * US);
+    CU_ASSERT_EQUAL(staged2, 4 * 2400 * NS);
   }
 }
 
@@ -1186,6 +1224,7 @@ int main(void) {
       {"ping under cpu, by hand", test_ping_cpu},
       {"cg x_reads get: no halo put, the SpMV waits for its peer loads", test_cg_x_reads_get},
       {"cg under gds: the host waits where the baseline copies a scalar home", test_cg_gds_host_syncs},
+      {"cg under gds: the scalars copied home, copy engine and staging on the critical path", test_cg_gds_copies_home},
       {"ping under hdn, by hand", test_ping_hdn},
       {"ping under hdn2s (two-sided receive), by hand", test_ping_hdn2s},
       {"ping under gds, by hand", test_ping_gds},

@@ -13,8 +13,9 @@
  *              AXPYs: one reduction, overlapped (Sec. 3.4, Listing 2).
  * Syncs and barriers across GPUs where the CPU-free code has them (see
  * standard_iteration): 8 grid syncs and 4 barriers (standard), 5 and 2
- * (pipelined); 3 of the syncs are where its CPU-controlled baselines copy
- * a scalar home and synchronize the host (wl_host_sync). The x values
+ * (pipelined); 3 of the syncs are where its CPU-controlled baselines
+ * synchronize the host, 2 of them after copying scalars home (8 B
+ * cudaMemcpyAsync into pageable memory: wl_host_copies). The x values
  * other ranks own come in a halo exchange before the SpMV, or (x_reads
  * get, as the code does) by a blocking nvshmem_double_g per remote
  * non-zero inside it (spmv).
@@ -316,7 +317,7 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
   barrier_all(p, r, it, 1);
-  wl_host_sync(p, r); /* delta copied home: the host computes alpha */
+  wl_host_copies(p, r, 1); /* delta copied home: the host computes alpha */
   vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
   vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha s; gamma reset */
   wl_sync(p, r);
@@ -324,7 +325,7 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   wl_sync(p, r);
   allreduce(p, r, it, 20, 1);
   barrier_all(p, r, it, 2);
-  wl_host_sync(p, r); /* gamma copied home: the host computes beta */
+  wl_host_copies(p, r, 1); /* gamma copied home: the host computes beta */
   vec_op(p, r, rk, per_wg, 2, 24); /* p = r + beta p */
   barrier_all(p, r, it, 3);
   wl_host_sync(p, r); /* the iteration's end */
@@ -348,7 +349,7 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   if (!get) halo(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu, alg, false, get); /* q = A w */
   barrier_all(p, r, it, 0);
-  wl_host_sync(p, r); /* both dots copied home (alpha, beta), the SpMV done */
+  wl_host_copies(p, r, 2); /* both dots copied home (alpha, beta), the SpMV done */
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p */
   wl_sync(p, r);
   for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* x r w */

@@ -2,7 +2,9 @@
  * LogGOPSim and Schedgen (Hoefler et al., "Group Operation Assembly
  * Language", 2009; spcl/LogGOPSim's txt2bin grammar), read into graph ranks
  * of the per-rank form, one op per send, recv and calc, one dependency per
- * `requires` (completion) or `irequires` (start). */
+ * `requires` (completion) or `irequires` (start); or, under the host-driven
+ * policies, streamed: each rank read from its own cursor while it runs
+ * ("the streamed run" below; issue 13, item 3). */
 #include "goal.h"
 
 #include <errno.h>
@@ -20,6 +22,10 @@ static const struct par_decl goal_decls[] = {
       "the GOAL schedule (text, as Schedgen writes it; relative to the scenario file)"),
     PAR(time_unit, PAR_TIME, "1ns", "1ps", "1s", NULL,
       "what one unit of a `calc` value lasts (Schedgen's default: 1ns)"),
+    PAR(stream_window, PAR_INT, "256", "0", "16777216", NULL,
+      "ops of a rank read ahead that wait for a dependency, when the schedule streams "
+      "(configs/README.md: host-driven policies, calcs on the CPU, each dependency line "
+      "right after its op); 0: read the whole file first"),
     PAR(calc_on, PAR_ENUM, "auto", NULL, NULL, "auto|cpu|gpu",
       "where a calc runs: auto = the GPU under GPU policies, the CPU under cpu; cpu only "
       "under host-driven policies (cpu, hdn, copy, overlap); gpu not under cpu"),
@@ -49,6 +55,7 @@ struct reader {
   bool in_comment;    /* inside a block comment that began on an earlier line */
   bool too_long;      /* a line longer than GOAL_MAX_LINE: reading stopped */
   unsigned last_len;  /* characters of the last line read, without its end */
+  off_t off;          /* file offset of the next line */
   char **err;
 };
 
@@ -100,6 +107,7 @@ static bool skip_blank(struct reader *r, bool multiline) {
       return false;
     }
     r->line++;
+    r->off += len;
     r->pos = r->buf;
     r->last_len = (unsigned)strcspn(r->buf, "\r\n");
     if (len > GOAL_MAX_LINE) {
@@ -150,13 +158,38 @@ static bool end_of_statement(struct reader *r) {
 }
 
 struct goal_read {
-  struct wl_program *p;
+  struct wl_program *p; /* the program built; NULL: only checked (goal_index) */
+  uint32_t n_ranks;
   uint32_t rank;
   GHashTable *labels;  /* label -> op index + 1, of the current rank */
+  uint32_t rank_ops;   /* ops of the current rank read so far */
   int64_t unit_ps;
   uint8_t calc_on;
   uint64_t ops;        /* read so far, every rank */
+  uint64_t max_ops;    /* at most this many (WL_MAX_OPS when building) */
+  uint32_t lag;        /* the most ops read between an op and a dependency line naming
+                          it as the one that waits (0: each right after its op) */
+  bool forward;        /* some op of the current rank waits for one written after it
+                          (only so can a cycle be made) */
+  GArray *edges;       /* indexing: the current rank's dependencies, uint32_t pairs */
+  bool cycle;          /* indexing: some rank's dependencies make a cycle */
 };
+
+/* One statement of a rank block, read but not yet applied. */
+enum { ST_OP, ST_DEP, ST_CLOSE };
+struct goal_stmt {
+  int kind;             /* ST_* */
+  struct wl_op op;      /* ST_OP: kind, bytes, peer, tag (send, recv); time_ps, on, n_wgs (calc) */
+  char *name, *other;   /* ST_OP: its label or NULL; ST_DEP: NAME [i]requires OTHER */
+  const char *at, *oat; /* where they are on the line (for errors) */
+  bool on_start;        /* ST_DEP: irequires */
+};
+
+static void stmt_clear(struct goal_stmt *st) {
+  g_free(st->name);
+  g_free(st->other);
+  memset(st, 0, sizeof *st);
+}
 
 /* The optional `tag T`, `cpu N`, `nic N` of a send or recv (the cpu and nic
  * numbers pick one of several in LogGOPSim; a trigsim node has one host
@@ -178,10 +211,13 @@ static bool suffixes(struct reader *r, uint32_t *tag, bool calc) {
   }
 }
 
-/* One op after its label (if any): send, recv or calc. */
-static bool op(struct reader *r, struct goal_read *g, const char *name) {
+/* One op after its label (if any): send, recv or calc, into ST->op. */
+static bool op(struct reader *r, const struct goal_read *g, struct goal_stmt *st) {
   const char *at = r->pos;
   uint64_t v, peer;
+  struct wl_op *o = &st->op;
+  st->kind = ST_OP;
+  st->oat = at;
   bool send = word(r, "send"), recv = !send && word(r, "recv");
   if (send || recv) {
     if (!number(r, (uint64_t)INT64_MAX, "a size in bytes (e.g. 512b)", &v)) return false;
@@ -192,94 +228,339 @@ static bool op(struct reader *r, struct goal_read *g, const char *name) {
     if (!word(r, send ? "to" : "from")) return fail_at(r, r->pos, send ? "to" : "from");
     const char *pat = (skip_blank(r, false), r->pos);
     if (!number(r, UINT32_MAX, "a rank (-1, any source, is not modelled)", &peer)) return false;
-    if (peer >= g->p->n_ranks || peer == g->rank) {
+    if (peer >= g->n_ranks || peer == g->rank) {
       char want[96];
       g_snprintf(want, sizeof want, "a rank other than %u below num_ranks = %u", g->rank,
-                 g->p->n_ranks);
+                 g->n_ranks);
       return fail_at(r, pat, want);
     }
     uint32_t tag = 0;
     if (!suffixes(r, &tag, false)) return false;
-    if (send)
-      wl_send(g->p, g->rank, (uint32_t)peer, (int64_t)v, tag);
-    else
-      wl_recv(g->p, g->rank, (uint32_t)peer, (int64_t)v, tag);
+    *o = (struct wl_op){.kind = send ? WL_SEND : WL_RECV, .peer = (uint32_t)peer,
+                        .bytes = (int64_t)v, .tag = tag};
   } else if (word(r, "calc")) {
     if (!number(r, (uint64_t)INT64_MAX, "a calc time (an integer in time_unit)", &v))
       return false;
     if (v > (uint64_t)(INT64_MAX / g->unit_ps)) return fail_at(r, at, "a calc time below 2^63 ps");
     if (!suffixes(r, NULL, true)) return false;
-    wl_calc(g->p, g->rank, (int64_t)v * g->unit_ps, g->calc_on);
+    *o = (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = (int64_t)v * g->unit_ps,
+                        .on = g->calc_on};
   } else {
     return fail_at(r, at, "send, recv or calc (put, get and the triggered ops of LogGOPSim 2 "
                           "are not read)");
   }
-  uint32_t i = wl_last(g->p, g->rank);
-  g->p->ranks[g->rank].ops[i].line = r->line;
-  if (++g->ops > WL_MAX_OPS) return fail_at(r, at, "a schedule of at most 2^25 operations");
-  if (name && !g_hash_table_insert(g->labels, g_strdup(name), GUINT_TO_POINTER(i + 1)))
-    return fail_at(r, at, "a label not used before in this rank");
+  o->line = r->line;
   return true;
 }
 
-/* `NAME requires|irequires OTHER`. */
-static bool dependency(struct reader *r, struct goal_read *g, const char *name, const char *at,
-                       bool on_start) {
-  skip_blank(r, false);
-  const char *oat = r->pos;
-  char *other = label(r);
-  if (!other) return fail_at(r, oat, "a label");
-  uint32_t a = GPOINTER_TO_UINT(g_hash_table_lookup(g->labels, name));
-  uint32_t b = GPOINTER_TO_UINT(g_hash_table_lookup(g->labels, other));
-  g_free(other);
-  if (!a) return fail_at(r, at, "a label defined earlier in this rank");
-  if (!b) return fail_at(r, oat, "a label defined earlier in this rank");
-  if (a == b) return fail_at(r, oat, "another op than the one that requires it");
-  if (!end_of_statement(r)) return false;
-  if (on_start)
-    wl_irequires(g->p, g->rank, a - 1, b - 1);
-  else
-    wl_requires(g->p, g->rank, a - 1, b - 1);
-  return true;
-}
-
-/* The statements of `rank R {` up to its `}`. */
-static bool rank_body(struct reader *r, struct goal_read *g) {
-  for (;;) {
-    if (!skip_blank(r, true)) return fail_at(r, r->pos, "} to close the rank");
-    if (*r->pos == '}') {
-      r->pos++;
-      return end_of_statement(r);
-    }
-    const char *at = r->pos;
-    char *name = label(r);
-    bool ok;
-    if (!name) {
-      ok = fail_at(r, at, "a label, an op or }");
-    } else if (!strcmp(name, "send") || !strcmp(name, "recv") || !strcmp(name, "calc")) {
-      r->pos = at; /* an op without a label */
-      ok = op(r, g, NULL);
-    } else {
-      skip_blank(r, false);
-      if (*r->pos == ':') {
-        r->pos++;
-        skip_blank(r, false);
-        ok = op(r, g, name);
-      } else if (word(r, "requires")) {
-        ok = dependency(r, g, name, at, false);
-      } else if (word(r, "irequires")) {
-        ok = dependency(r, g, name, at, true);
-      } else {
-        ok = fail_at(r, r->pos, ": and an op, requires or irequires");
-      }
-    }
+/* The next statement of a rank block into ST (free with stmt_clear). */
+static bool statement(struct reader *r, const struct goal_read *g, struct goal_stmt *st) {
+  memset(st, 0, sizeof *st);
+  if (!skip_blank(r, true)) return fail_at(r, r->pos, "} to close the rank");
+  if (*r->pos == '}') {
+    r->pos++;
+    st->kind = ST_CLOSE;
+    return end_of_statement(r);
+  }
+  const char *at = r->pos;
+  char *name = label(r);
+  if (!name) return fail_at(r, at, "a label, an op or }");
+  if (!strcmp(name, "send") || !strcmp(name, "recv") || !strcmp(name, "calc")) {
     g_free(name);
+    r->pos = at; /* an op without a label */
+    return op(r, g, st);
+  }
+  st->name = name;
+  st->at = at;
+  skip_blank(r, false);
+  if (*r->pos == ':') {
+    r->pos++;
+    skip_blank(r, false);
+    return op(r, g, st);
+  }
+  if (word(r, "requires") || (st->on_start = word(r, "irequires"))) {
+    st->kind = ST_DEP;
+    skip_blank(r, false);
+    st->oat = r->pos;
+    st->other = label(r);
+    if (!st->other) return fail_at(r, st->oat, "a label");
+    return true; /* its end: apply, or the caller */
+  }
+  return fail_at(r, r->pos, ": and an op, requires or irequires");
+}
+
+/* Checks ST against the rank's labels and applies it: an op is numbered
+ * (and added to the program, if building); a dependency's two ops are
+ * looked up into *A and *B (op indices). */
+static bool apply(struct reader *r, struct goal_read *g, const struct goal_stmt *st, uint32_t *a,
+                  uint32_t *b) {
+  if (st->kind == ST_OP) {
+    uint32_t i = g->rank_ops++;
+    if (++g->ops > g->max_ops) return fail_at(r, st->oat, "a schedule of at most 2^25 operations");
+    if (st->name && !g_hash_table_insert(g->labels, g_strdup(st->name), GUINT_TO_POINTER(i + 1)))
+      return fail_at(r, st->oat, "a label not used before in this rank");
+    if (g->p) {
+      const struct wl_op *o = &st->op;
+      if (o->kind == WL_SEND)
+        wl_send(g->p, g->rank, o->peer, o->bytes, o->tag);
+      else if (o->kind == WL_RECV)
+        wl_recv(g->p, g->rank, o->peer, o->bytes, o->tag);
+      else
+        wl_calc(g->p, g->rank, o->time_ps, o->on);
+      g_assert(wl_last(g->p, g->rank) == i);
+      g->p->ranks[g->rank].ops[i].line = o->line;
+    }
+    return true;
+  }
+  uint32_t x = GPOINTER_TO_UINT(g_hash_table_lookup(g->labels, st->name));
+  uint32_t y = GPOINTER_TO_UINT(g_hash_table_lookup(g->labels, st->other));
+  if (!x) return fail_at(r, st->at, "a label defined earlier in this rank");
+  if (!y) return fail_at(r, st->oat, "a label defined earlier in this rank");
+  if (x == y) return fail_at(r, st->oat, "another op than the one that requires it");
+  if (!end_of_statement(r)) return false;
+  *a = x - 1, *b = y - 1;
+  g->lag = MAX(g->lag, g->rank_ops - 1 - *a);
+  g->forward |= *b > *a;
+  if (g->edges) {
+    uint32_t e[2] = {*b, *a};
+    g_array_append_vals(g->edges, e, 2);
+  }
+  if (g->p) {
+    if (st->on_start)
+      wl_irequires(g->p, g->rank, *a, *b);
+    else
+      wl_requires(g->p, g->rank, *a, *b);
+  }
+  return true;
+}
+
+/* The statements of `rank R {` up to its `}`; EACH (if any) sees every op. */
+static bool rank_body(struct reader *r, struct goal_read *g,
+                      void (*each)(void *ctx, uint32_t rank, const struct wl_op *o), void *ctx) {
+  g->rank_ops = 0;
+  for (;;) {
+    struct goal_stmt st;
+    uint32_t a, b;
+    bool ok = statement(r, g, &st) && (st.kind == ST_CLOSE || apply(r, g, &st, &a, &b));
+    if (ok && st.kind == ST_OP && each) each(ctx, g->rank, &st.op);
+    bool close = st.kind == ST_CLOSE;
+    stmt_clear(&st);
     if (!ok) return false;
+    if (close) return true;
   }
 }
 
-struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t calc_on,
-                                uint32_t max_ranks, uint64_t *num_ranks, char **err) {
+/* Where a rank block's statements begin (after its `rank R {` line). */
+struct goal_cursor {
+  off_t off;       /* -1: the file has no block for the rank (it has no op) */
+  uint32_t line;   /* of the line before */
+  bool in_comment;
+};
+
+/* What a first pass over a schedule learns (goal_parse without a program). */
+struct goal_index {
+  uint32_t n_ranks;
+  struct goal_cursor *at; /* per rank */
+  uint64_t ops, calcs;
+  uint32_t lag;           /* goal_read.lag */
+  bool cycle;             /* goal_read.cycle: the whole-file path says where */
+  GHashTable *chans;      /* struct chan_key -> struct chan_sum */
+  GArray *sum;            /* struct chan_sum, the values */
+};
+
+/* A channel: messages from src to dst with tag, matched in order. */
+struct chan_key {
+  uint32_t src, dst, tag;
+};
+
+static guint chan_hash(gconstpointer k) {
+  const struct chan_key *c = k;
+  return (c->src * 2654435761u) ^ (c->dst * 40503u) ^ c->tag;
+}
+
+static gboolean chan_equal(gconstpointer a, gconstpointer b) {
+  return !memcmp(a, b, sizeof(struct chan_key));
+}
+
+/* Sends and receives of a channel: counts and a hash of their sizes in order. */
+struct chan_sum {
+  uint64_t n[2], h[2]; /* [0]: sends, [1]: receives */
+};
+
+static void index_op(void *ctx, uint32_t rank, const struct wl_op *o) {
+  struct goal_index *x = ctx;
+  if (o->kind == WL_COMPUTE) x->calcs++;
+  if (o->kind != WL_SEND && o->kind != WL_RECV) return;
+  bool recv = o->kind == WL_RECV;
+  struct chan_key k = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
+  struct chan_sum *c = g_hash_table_lookup(x->chans, &k);
+  if (!c) {
+    c = g_new0(struct chan_sum, 1);
+    g_hash_table_insert(x->chans, g_memdup2(&k, sizeof k), c);
+  }
+  c->n[recv]++;
+  c->h[recv] = (c->h[recv] ^ (uint64_t)o->bytes) * UINT64_C(1099511628211);
+}
+
+/* Whether every channel's sends and receives pair up with the same sizes
+ * (by the hash: a collision is caught when the streamed run matches). */
+static bool index_matched(const struct goal_index *x) {
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init(&it, x->chans);
+  while (g_hash_table_iter_next(&it, &k, &v)) {
+    const struct chan_sum *c = v;
+    if (c->n[0] != c->n[1] || c->h[0] != c->h[1]) return false;
+  }
+  return true;
+}
+
+/* The channel of X whose sends and receives do not pair up that comes
+ * first by kind (more sends than receives: an input error; more receives:
+ * a deadlock; then differing sizes), then by the rank with one too many,
+ * its peer, the tag: into *KEY and *SUM, *KIND. False when none. */
+static bool index_unmatched(const struct goal_index *x, struct chan_key *key,
+                            const struct chan_sum **sum, int *kind) {
+  GHashTableIter it;
+  gpointer k, v;
+  int best = 3; /* 0: more sends, 1: more receives, 2: sizes */
+  uint32_t bk[3] = {0};
+  g_hash_table_iter_init(&it, x->chans);
+  while (g_hash_table_iter_next(&it, &k, &v)) {
+    const struct chan_key *ck = k;
+    const struct chan_sum *c = v;
+    int kd = c->n[0] > c->n[1] ? 0 : c->n[0] < c->n[1] ? 1 : c->h[0] != c->h[1] ? 2 : 3;
+    if (kd > best) continue;
+    uint32_t me[3] = {kd == 1 ? ck->dst : ck->src, kd == 1 ? ck->src : ck->dst, ck->tag};
+    bool less = kd < best;
+    for (int f = 0; !less && f < 3; f++)
+      if (me[f] != bk[f]) {
+        less = me[f] < bk[f];
+        break;
+      }
+    if (!less) continue;
+    best = kd;
+    memcpy(bk, me, sizeof bk);
+    *key = *ck;
+    *sum = c;
+  }
+  *kind = best;
+  return best < 3;
+}
+
+/* Op NTH (from 0) of RANK's block indexed in IDX that is a KIND
+ * (WL_SEND, WL_RECV) with PEER and TAG: its index, line and size. False
+ * when there is none. */
+static bool goal_find(const char *path, const struct goal_index *idx, int64_t unit_ps,
+                      uint32_t rank, uint8_t kind, uint32_t peer, uint32_t tag, uint64_t nth,
+                      uint64_t *op, uint32_t *line, int64_t *bytes) {
+  struct goal_cursor at = idx->at[rank];
+  char *err = NULL;
+  struct reader r = {.path = path, .err = &err, .pos = "", .off = at.off, .line = at.line,
+                     .in_comment = at.in_comment};
+  r.f = at.off >= 0 ? fopen(path, "r") : NULL;
+  bool found = false;
+  if (r.f && fseeko(r.f, at.off, SEEK_SET) == 0) {
+    struct goal_read g = {.n_ranks = idx->n_ranks, .rank = rank, .unit_ps = unit_ps};
+    for (uint64_t i = 0; !found;) {
+      struct goal_stmt st;
+      bool ok = statement(&r, &g, &st);
+      if (ok && st.kind == ST_DEP) ok = end_of_statement(&r);
+      bool end = !ok || st.kind == ST_CLOSE;
+      if (!end && st.kind == ST_OP) {
+        const struct wl_op *o = &st.op;
+        if (o->kind == kind && o->peer == peer && o->tag == tag && nth-- == 0) {
+          *op = i, *line = o->line, *bytes = o->bytes;
+          found = true;
+        }
+        i++;
+      }
+      stmt_clear(&st);
+      if (end) break;
+    }
+  }
+  g_free(err);
+  g_free(r.buf);
+  if (r.f) fclose(r.f);
+  return found;
+}
+
+/* What is wrong with the messages of the schedule at PATH indexed in IDX
+ * (index_unmatched), said as the whole-file path says it (program.c,
+ * wl_program_check and wl_program_unmatched), naming the op and its line:
+ * an input error, or (*DEADLOCK) a receive no send matches. */
+static char *goal_unmatched(const char *path, const struct goal_index *idx, int64_t unit_ps,
+                            bool *deadlock) {
+  struct chan_key k;
+  const struct chan_sum *c = NULL;
+  int kind;
+  *deadlock = false;
+  if (!index_unmatched(idx, &k, &c, &kind)) return NULL;
+  uint64_t op = 0;
+  uint32_t line = 0;
+  int64_t bytes = 0;
+  if (kind == 0 && goal_find(path, idx, unit_ps, k.src, WL_SEND, k.dst, k.tag, c->n[1], &op,
+                             &line, &bytes)) {
+    char nth[48] = "";
+    if (c->n[1]) g_snprintf(nth, sizeof nth, " (message %" G_GUINT64_FORMAT " with that tag)",
+                            c->n[1] + 1);
+    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): expected a receive of %"
+                           G_GINT64_FORMAT " B in 1 parts with tag %u on rank %u%s, got none",
+                           k.src, op, line, bytes, k.tag, k.dst, nth);
+  }
+  if (kind == 1 && goal_find(path, idx, unit_ps, k.dst, WL_RECV, k.src, k.tag, c->n[0], &op,
+                             &line, &bytes)) {
+    *deadlock = true;
+    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): a receive of %"
+                           G_GINT64_FORMAT " B with tag %u from rank %u that no send matches: "
+                           "the schedule deadlocks", k.dst, op, line, bytes, k.tag, k.src);
+  }
+  return g_strdup_printf("rank %u: expected its sends to rank %u with tag %u to have the sizes "
+                         "of rank %u's receives from it with that tag, in order, got others",
+                         k.src, k.dst, k.tag, k.dst);
+}
+
+static void index_free(struct goal_index *x) {
+  g_free(x->at);
+  if (x->chans) g_hash_table_destroy(x->chans);
+  memset(x, 0, sizeof *x);
+}
+
+/* Whether the dependencies EDGES (pairs: op, the op that waits for it)
+ * among N ops make a cycle (Kahn's algorithm). */
+static bool has_cycle(uint32_t n, const GArray *edges) {
+  const uint32_t *e = (const uint32_t *)(const void *)edges->data;
+  size_t m = edges->len / 2;
+  uint32_t *indeg = g_new0(uint32_t, n), *first = g_new0(uint32_t, n + 1), *to = g_new(uint32_t, m + 1);
+  for (size_t k = 0; k < m; k++) indeg[e[2 * k + 1]]++, first[e[2 * k] + 1]++;
+  for (uint32_t i = 0; i < n; i++) first[i + 1] += first[i];
+  uint32_t *fill = g_memdup2(first, (n + 1) * sizeof *fill);
+  for (size_t k = 0; k < m; k++) to[fill[e[2 * k]]++] = e[2 * k + 1];
+  GArray *ready = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t i = 0; i < n; i++)
+    if (!indeg[i]) g_array_append_val(ready, i);
+  uint32_t seen = 0;
+  while (ready->len) {
+    uint32_t i = g_array_index(ready, uint32_t, ready->len - 1);
+    g_array_set_size(ready, ready->len - 1);
+    seen++;
+    for (uint32_t k = first[i]; k < first[i + 1]; k++)
+      if (--indeg[to[k]] == 0) g_array_append_val(ready, to[k]);
+  }
+  g_array_free(ready, TRUE);
+  g_free(indeg);
+  g_free(first);
+  g_free(to);
+  g_free(fill);
+  return seen < n;
+}
+
+/* Reads the schedule at PATH: into a program (wl_goal_read) when X is
+ * NULL, else only checked (the same errors, but no limit on its ops) and
+ * indexed into X. */
+static struct wl_program *goal_parse(const char *path, int64_t time_unit_ps, uint8_t calc_on,
+                                     uint32_t max_ranks, uint64_t *num_ranks, char **err,
+                                     struct goal_index *x) {
   struct reader r = {.path = path, .line = 0, .err = err};
   *err = NULL;
   r.f = fopen(path, "r");
@@ -291,7 +572,9 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
     return NULL;
   }
   r.pos = "";
-  struct goal_read g = {.unit_ps = time_unit_ps, .calc_on = calc_on};
+  struct goal_read g = {.unit_ps = time_unit_ps, .calc_on = calc_on,
+                        .max_ops = x ? UINT64_MAX : WL_MAX_OPS,
+                        .edges = x ? g_array_new(FALSE, FALSE, sizeof(uint32_t)) : NULL};
   uint64_t v;
   bool ok = true;
   if (!skip_blank(&r, true) || !word(&r, "num_ranks")) {
@@ -302,14 +585,20 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
       ok = fail_at(&r, r.buf + 9, "num_ranks of at least 1");
     } else if (v > max_ranks) {
       ok = false; /* the caller names the key that limits it */
+    } else if (x) {
+      g.n_ranks = x->n_ranks = (uint32_t)v;
+      x->at = g_new(struct goal_cursor, v);
+      for (uint32_t i = 0; i < v; i++) x->at[i].off = -1;
+      x->chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, g_free);
     } else {
       g.p = wl_program_new((uint32_t)v);
+      g.n_ranks = (uint32_t)v;
       for (uint32_t i = 0; i < g.p->n_ranks; i++) wl_graph(g.p, i);
     }
   } else {
     ok = false;
   }
-  bool *seen = ok ? g_new0(bool, g.p->n_ranks) : NULL;
+  bool *seen = ok ? g_new0(bool, g.n_ranks) : NULL;
   while (ok && skip_blank(&r, true)) {
     const char *at = r.pos;
     if (!word(&r, "rank")) {
@@ -319,8 +608,8 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
     const char *rat = (skip_blank(&r, false), r.pos);
     if (!number(&r, UINT32_MAX, "a rank number", &v)) {
       ok = false;
-    } else if (v >= g.p->n_ranks || seen[v]) {
-      ok = fail_at(&r, rat, v >= g.p->n_ranks ? "a rank below num_ranks" : "a rank not given before");
+    } else if (v >= g.n_ranks || seen[v]) {
+      ok = fail_at(&r, rat, v >= g.n_ranks ? "a rank below num_ranks" : "a rank not given before");
     } else if (skip_blank(&r, false), *r.pos != '{') {
       ok = fail_at(&r, r.pos, "{");
     } else {
@@ -328,7 +617,14 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
       seen[v] = true;
       g.rank = (uint32_t)v;
       g.labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-      ok = end_of_statement(&r) && rank_body(&r, &g);
+      ok = end_of_statement(&r);
+      if (ok && x)
+        x->at[v] = (struct goal_cursor){.off = r.off, .line = r.line,
+                                        .in_comment = r.in_comment};
+      g.forward = false;
+      if (g.edges) g_array_set_size(g.edges, 0);
+      ok = ok && rank_body(&r, &g, x ? index_op : NULL, x);
+      if (ok && x && g.forward) g.cycle |= has_cycle(g.rank_ops, g.edges);
       g_hash_table_destroy(g.labels);
     }
   }
@@ -349,6 +645,14 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
   g_free(seen);
   g_free(r.buf);
   fclose(r.f);
+  if (x) {
+    x->ops = g.ops;
+    x->lag = g.lag;
+    x->cycle = g.cycle;
+    if (g.edges) g_array_free(g.edges, TRUE);
+    if (!ok) index_free(x);
+    return NULL;
+  }
   if (!ok) {
     if (g.p) wl_program_free(g.p);
     return NULL;
@@ -356,34 +660,494 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
   return g.p;
 }
 
+struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t calc_on,
+                                uint32_t max_ranks, uint64_t *num_ranks, char **err) {
+  return goal_parse(path, time_unit_ps, calc_on, max_ranks, num_ranks, err, NULL);
+}
+
+/* ---- the streamed run ----
+ * A schedule whose dependency lines each follow the op that waits (lag 0,
+ * as Schedgen writes them) runs under a host-driven policy without being
+ * read whole: a first pass checks it (the same errors) and notes where
+ * each rank block begins; then each node's CPU reads its rank from its own
+ * cursor while it runs (np_source), as long as fewer than `window` of the
+ * ops read wait for a dependency. A send meets its receive when the later
+ * of the two is read, in order per (source, destination, tag) as the
+ * whole-file matching does; the receive's flag is taken then and given
+ * back, with the op's slot and label, once the op has ended. The run is
+ * the whole-file run step for step (same times, same counters): where it
+ * could not be (an op found ready only after the thread moved on, a size
+ * that differs, a deadlock) it stops and the whole-file path runs instead. */
+
+/* The most ops a dependency line may follow the op that waits by (lag),
+ * for the schedule to stream: each op is added once that many more are read. */
+#define GOAL_MAX_LAG 16
+
+static gint streamed_runs; /* runs may go on in several threads (fit, sweep) */
+static uint64_t whole_limit = WL_MAX_OPS; /* the most ops read whole (tests lower it) */
+
+void wl_goal_set_whole_limit(uint64_t ops) { whole_limit = ops ? ops : WL_MAX_OPS; }
+
+uint64_t wl_goal_streamed(void) { return (uint64_t)g_atomic_int_get(&streamed_runs); }
+
+struct gst_msg {             /* a send or receive read whose peer op is not yet */
+  uint32_t flag;             /* the receive's flag at the destination */
+  int64_t bytes;
+};
+
+struct gst_chan {            /* a channel's ops read and not yet matched (one side only) */
+  GQueue q;                  /* struct gst_msg */
+  bool recvs;                /* they are receives */
+};
+
+/* An op read: its host steps' slots (a GPU calc has two, its launch and
+ * the wait for its kernel; anything else one), which of them the CPU has
+ * not given back, its label and its receive's flag. */
+struct gst_op {
+  uint32_t first, last;
+  uint8_t live;              /* bit 0: first, bit 1: last */
+  char *label;               /* the key in gst_rank.labels, or NULL */
+  uint32_t flag;
+};
+
+struct gst_pend {
+  uint32_t op;               /* index into gst_rank.ops */
+  struct hstep st[2];        /* its steps */
+  GArray *deps;              /* struct hdep: its first step's */
+  bool old;                  /* it also waits for ops given back */
+};
+
+/* An array whose elements stay where they are while the run goes on: it
+ * grows into a new block, the old ones kept to the end (the GPU holds a
+ * running kernel's struct and steps by pointer). */
+struct gst_stable {
+  void *data;
+  size_t cap, size;          /* elements; bytes each */
+  GPtrArray *old;
+};
+
+static void *stable_at(struct gst_stable *a, size_t i) {
+  if (i >= a->cap) {
+    size_t cap = MAX(i + 1, 2 * a->cap);
+    void *b = g_malloc0(cap * a->size);
+    if (a->data) memcpy(b, a->data, a->cap * a->size);
+    g_ptr_array_add(a->old, a->data);
+    a->data = b;
+    a->cap = cap;
+  }
+  return (char *)a->data + i * a->size;
+}
+
+static void stable_free(struct gst_stable *a) {
+  g_ptr_array_free(a->old, TRUE);
+  g_free(a->data);
+}
+
+struct gst_rank {
+  struct goal_cursor at;     /* the next statement to read */
+  bool ended;
+  uint64_t n_read;           /* ops read: the next op's index */
+  uint64_t n_steps;          /* host steps of the ops read: the next one's index */
+  GHashTable *labels;        /* label of an op read and not given back -> op + 1 */
+  GArray *ops, *free_ops;    /* struct gst_op; uint32_t */
+  GArray *slot_op;           /* per slot: uint32_t, its op */
+  GArray *free_slots;        /* uint32_t */
+  uint32_t n_slots;
+  GArray *free_flags;        /* uint32_t */
+  GArray *cmds;              /* struct nic_cmd per slot (a send's) */
+  GArray *qcmds;             /* struct qcmd per slot (a launch's) */
+  struct gst_stable kernels, ksteps; /* struct kernel, struct kstep per slot (a
+                                        GPU calc's wait: its kernel) */
+  struct nodeprog np;
+  /* The ops read last, each added once the dependency lines that may
+   * name it as the op that waits are read: lag + 1 of them, oldest at
+   * pend[head]. */
+  struct gst_pend *pend;
+  uint32_t head, n_pend;
+};
+
+struct gst {
+  struct reader r;
+  struct goal_read g;
+  const struct pol_type *pol;
+  const struct cpu_config *cpu;
+  struct sim_engine *e;
+  uint32_t n_ranks, window, lag;
+  struct gst_rank *ranks;
+  GHashTable *chans;         /* struct chan_key -> struct gst_chan */
+  struct np_source src;
+  bool diverged;             /* stopped: the whole-file path runs it */
+};
+
+static uint32_t gst_flag_new(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  if (k->free_flags->len) {
+    uint32_t f = g_array_index(k->free_flags, uint32_t, k->free_flags->len - 1);
+    g_array_set_size(k->free_flags, k->free_flags->len - 1);
+    return f;
+  }
+  return ++k->np.n_flags;
+}
+
+static void gst_stop(struct gst *x) {
+  x->diverged = true;
+  sim_stop(x->e);
+}
+
+/* The flag send or receive O of RANK meets its peer op on, or false when
+ * their sizes differ. */
+static bool gst_match(struct gst *x, uint32_t rank, const struct wl_op *o, uint32_t *flag) {
+  bool recv = o->kind == WL_RECV;
+  struct chan_key key = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
+  struct gst_chan *c = g_hash_table_lookup(x->chans, &key);
+  if (!c) {
+    c = g_new0(struct gst_chan, 1);
+    g_hash_table_insert(x->chans, g_memdup2(&key, sizeof key), c);
+  }
+  if (!g_queue_is_empty(&c->q) && c->recvs != recv) {
+    struct gst_msg *m = g_queue_pop_head(&c->q);
+    *flag = m->flag;
+    bool same = m->bytes == o->bytes;
+    g_free(m);
+    return same;
+  }
+  struct gst_msg *m = g_new(struct gst_msg, 1);
+  *m = (struct gst_msg){.flag = gst_flag_new(x, key.dst), .bytes = o->bytes};
+  c->recvs = recv;
+  g_queue_push_tail(&c->q, m);
+  *flag = m->flag;
+  return true;
+}
+
+static void gst_chan_free(gpointer p) {
+  struct gst_chan *c = p;
+  g_queue_clear_full(&c->q, g_free);
+  g_free(c);
+}
+
+/* Adds the oldest of K's ops read and not yet added to its CPU. */
+static void gst_seal(struct gst *x, struct gst_rank *k, struct sim_comp *cpu) {
+  struct gst_pend *q = &k->pend[k->head];
+  k->head = (k->head + 1) % (x->lag + 1);
+  k->n_pend--;
+  if (x->diverged) return;
+  const struct gst_op *op = &g_array_index(k->ops, struct gst_op, q->op);
+  bool ok = cpu_stream_add(cpu, op->first, k->n_steps++, &q->st[0],
+                           (const struct hdep *)(void *)q->deps->data, q->deps->len, q->old);
+  if (ok && op->last != op->first) { /* the kernel's wait: once it is launched */
+    struct hdep launched = {op->first, 0};
+    ok = cpu_stream_add(cpu, op->last, k->n_steps++, &q->st[1], &launched, 1, false);
+  }
+  if (!ok) gst_stop(x);
+}
+
+static uint32_t gst_slot_new(struct gst_rank *k, uint32_t op) {
+  uint32_t slot;
+  if (k->free_slots->len) {
+    slot = g_array_index(k->free_slots, uint32_t, k->free_slots->len - 1);
+    g_array_set_size(k->free_slots, k->free_slots->len - 1);
+  } else {
+    slot = k->n_slots++;
+    g_array_set_size(k->slot_op, k->n_slots);
+    g_array_set_size(k->cmds, k->n_slots);
+    g_array_set_size(k->qcmds, k->n_slots);
+    k->np.cmds = (const struct nic_cmd *)(void *)k->cmds->data;
+    k->np.qcmds = (const struct qcmd *)(void *)k->qcmds->data;
+    k->np.n_cmds = k->np.n_qcmds = k->n_slots;
+  }
+  g_array_index(k->slot_op, uint32_t, slot) = op;
+  return slot;
+}
+
+/* Op O of RANK, labelled NAME (or not), read: the op read last. */
+static bool gst_op(struct gst *x, uint32_t rank, const struct wl_op *o, const char *name) {
+  struct gst_rank *k = &x->ranks[rank];
+  uint32_t id;
+  if (k->free_ops->len) {
+    id = g_array_index(k->free_ops, uint32_t, k->free_ops->len - 1);
+    g_array_set_size(k->free_ops, k->free_ops->len - 1);
+  } else {
+    id = k->ops->len;
+    g_array_set_size(k->ops, id + 1);
+  }
+  bool kernel = o->kind == WL_COMPUTE && x->pol->graph.gpu && o->on != WL_ON_CPU;
+  uint32_t slot = gst_slot_new(k, id), last = kernel ? gst_slot_new(k, id) : slot;
+  g_assert(k->n_pend <= x->lag);
+  struct gst_pend *q = &k->pend[(k->head + k->n_pend++) % (x->lag + 1)];
+  q->op = id;
+  q->old = false;
+  g_array_set_size(q->deps, 0);
+  uint64_t i = k->n_read++;
+  uint32_t flag = 0;
+  struct hstep st = {.op = (uint32_t)(i + 1)};
+  /* As pol_host_graph lowers a graph rank. */
+  bool two = x->pol->graph.two_sided;
+  if (kernel) { /* launched, then waited for; named by the wait's slot */
+    *(struct kstep *)stable_at(&k->ksteps, last) = pol_launch_step(o);
+    *(struct kernel *)stable_at(&k->kernels, last) = (struct kernel){
+        .name = "compute", .n_wgs = o->n_wgs, .steps = stable_at(&k->ksteps, last), .n_steps = 1};
+    k->np.kernels = k->kernels.data;
+    k->np.n_kernels = k->kernels.cap;
+    g_array_index(k->qcmds, struct qcmd, last) = (struct qcmd){.kind = Q_KERNEL, .kernel = last};
+    st.kind = HS_LAUNCH;
+    st.qcmd = last;
+    q->st[1] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = last, .op = st.op};
+  } else if (o->kind == WL_COMPUTE) {
+    st.kind = HS_COMPUTE;
+    st.time = pol_cpu_time(x->cpu, o);
+  } else if (!gst_match(x, rank, o, &flag)) {
+    return false;
+  } else if (o->kind == WL_SEND) {
+    st.kind = HS_NIC_CMD;
+    st.two_sided = two;
+    st.cmd = slot;
+    g_array_index(k->cmds, struct nic_cmd, slot) = (struct nic_cmd){
+        .op = NIC_PUT, .dst_node = o->peer, .bytes = o->bytes, .threshold = 1,
+        .remote = {.id = flag, .watcher = x->pol->recv_watcher(NULL, o->peer, 0)}};
+    flag = 0;
+  } else {
+    st.kind = HS_WAIT_FLAG;
+    st.two_sided = two && !x->pol->graph.recv_polls;
+    st.flag = flag;
+    st.value = 1;
+  }
+  q->st[0] = st;
+  char *key = name ? g_strdup(name) : NULL;
+  g_array_index(k->ops, struct gst_op, id) = (struct gst_op){
+      .first = slot, .last = last, .live = 3, .label = key, .flag = flag};
+  if (key) g_hash_table_insert(k->labels, key, GUINT_TO_POINTER(id + 1));
+  return true;
+}
+
+static void gst_release(void *ctx, uint32_t node, uint32_t slot) {
+  struct gst *x = ctx;
+  struct gst_rank *k = &x->ranks[node];
+  /* An op read and not yet added that waits for it: it ended before now. */
+  for (uint32_t j = 0; j < k->n_pend; j++) {
+    struct gst_pend *q = &k->pend[(k->head + j) % (x->lag + 1)];
+    for (guint d = 0; d < q->deps->len;)
+      if (g_array_index(q->deps, struct hdep, d).step == slot) {
+        g_array_remove_index_fast(q->deps, d);
+        q->old = true;
+      } else {
+        d++;
+      }
+  }
+  uint32_t id = g_array_index(k->slot_op, uint32_t, slot);
+  struct gst_op *op = &g_array_index(k->ops, struct gst_op, id);
+  op->live &= (uint8_t)~((slot == op->first ? 1u : 0u) | (slot == op->last ? 2u : 0u));
+  g_array_append_val(k->free_slots, slot);
+  if (op->live) return;
+  if (op->label) g_hash_table_remove(k->labels, op->label); /* frees it */
+  if (op->flag) g_array_append_val(k->free_flags, op->flag);
+  g_array_append_val(k->free_ops, id);
+}
+
+/* Reads NODE's rank on from its cursor: statement after statement, until
+ * an op would be read while `window` ops wait for a dependency (the reader
+ * goes back before it), or the rank ends. */
+static void gst_read(void *ctx, uint32_t node, struct sim_comp *cpu) {
+  struct gst *x = ctx;
+  struct gst_rank *k = &x->ranks[node];
+  struct reader *r = &x->r;
+  /* Half a window at least at a time: each read seeks. */
+  if (k->ended || x->diverged || cpu_stream_blocked(cpu) > x->window / 2) return;
+  if (k->at.off < 0) { /* no block: no op */
+    k->ended = true;
+    cpu_stream_end(cpu);
+    return;
+  }
+  if (fseeko(r->f, k->at.off, SEEK_SET) != 0) {
+    gst_stop(x);
+    return;
+  }
+  r->off = k->at.off;
+  r->line = k->at.line;
+  r->in_comment = k->at.in_comment;
+  r->pos = "";
+  x->g.rank = node;
+  for (;;) {
+    struct goal_cursor before = {.off = r->off, .line = r->line, .in_comment = r->in_comment};
+    struct goal_stmt st;
+    bool ok = statement(r, &x->g, &st);
+    if (ok && st.kind == ST_DEP) ok = end_of_statement(r);
+    if (!ok) { /* the first pass read it: the file changed since */
+      g_free(*r->err);
+      *r->err = NULL;
+      stmt_clear(&st);
+      gst_stop(x);
+      return;
+    }
+    if (st.kind == ST_DEP) {
+      uint32_t a = GPOINTER_TO_UINT(g_hash_table_lookup(k->labels, st.name));
+      uint32_t b = GPOINTER_TO_UINT(g_hash_table_lookup(k->labels, st.other));
+      struct gst_pend *q = NULL;
+      for (uint32_t j = 0; j < k->n_pend && !q; j++) {
+        struct gst_pend *c = &k->pend[(k->head + j) % (x->lag + 1)];
+        if (c->op + 1 == a) q = c;
+      }
+      g_assert(q); /* within the lag */
+      /* On its start: its first step's; on its end: its last step's. */
+      const struct gst_op *on = b ? &g_array_index(k->ops, struct gst_op, b - 1) : NULL;
+      if (on && (on->live & (st.on_start ? 1 : 2))) {
+        struct hdep d = {st.on_start ? on->first : on->last, st.on_start};
+        g_array_append_val(q->deps, d);
+      } else {
+        q->old = true; /* given back: ended before now */
+      }
+      stmt_clear(&st);
+      continue;
+    }
+    /* An op: the oldest read can be named as the one that waits no more. */
+    if (k->n_pend > x->lag || (st.kind == ST_CLOSE && k->n_pend)) gst_seal(x, k, cpu);
+    if (st.kind == ST_CLOSE) {
+      while (k->n_pend) gst_seal(x, k, cpu);
+      stmt_clear(&st);
+      k->ended = true;
+      cpu_stream_end(cpu);
+      return;
+    }
+    if (x->diverged || cpu_stream_blocked(cpu) >= x->window) {
+      k->at = before;
+      stmt_clear(&st);
+      return;
+    }
+    bool fine = gst_op(x, node, &st.op, st.name);
+    stmt_clear(&st);
+    if (!fine) {
+      gst_stop(x);
+      return;
+    }
+    k->at = (struct goal_cursor){.off = r->off, .line = r->line, .in_comment = r->in_comment};
+  }
+}
+
+static void gst_free(struct gst *x) {
+  for (uint32_t i = 0; i < x->n_ranks; i++) {
+    struct gst_rank *k = &x->ranks[i];
+    g_hash_table_destroy(k->labels);
+    g_array_free(k->ops, TRUE);
+    g_array_free(k->free_ops, TRUE);
+    g_array_free(k->slot_op, TRUE);
+    g_array_free(k->qcmds, TRUE);
+    stable_free(&k->kernels);
+    stable_free(&k->ksteps);
+    g_array_free(k->free_slots, TRUE);
+    g_array_free(k->free_flags, TRUE);
+    g_array_free(k->cmds, TRUE);
+    for (uint32_t j = 0; j <= x->lag; j++) g_array_free(k->pend[j].deps, TRUE);
+    g_free(k->pend);
+  }
+  g_free(x->ranks);
+  g_hash_table_destroy(x->chans);
+  g_free(x->r.buf);
+  if (x->r.f) fclose(x->r.f);
+}
+
+/* Whether policy POL runs a schedule streamed: host-driven (a graph on
+ * the host), messages by the host MPI (no library rewrites them). */
+static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw) {
+  uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
+                                                          : pol->lib_default;
+  return pol->graph.host && lib == COMM_MPI && !pol->extra_flags &&
+         pol->recv_watcher == pol_watch_cpu;
+}
+
+/* Runs the indexed schedule IDX streamed. Returns 1 (OUT filled), 0 (it
+ * could not keep to the whole-file run: that must run it), or -1 and *ERR
+ * (a deadlock). */
+static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
+                   uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
+                   const struct goal_index *idx, struct sim_result *out, char **err) {
+  struct gst x = {.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks,
+                  .window = (uint32_t)c->stream_window, .lag = idx->lag};
+  x.r = (struct reader){.path = path, .err = err, .pos = ""};
+  x.r.f = fopen(path, "r");
+  if (!x.r.f) return 0;
+  x.g = (struct goal_read){.n_ranks = idx->n_ranks, .unit_ps = c->time_unit, .calc_on = calc_on};
+  x.chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, gst_chan_free);
+  x.src = (struct np_source){.ctx = &x, .read = gst_read, .release = gst_release};
+  x.ranks = g_new0(struct gst_rank, x.n_ranks);
+  const struct nodeprog **progs = g_new0(const struct nodeprog *, hw->net->nodes);
+  for (uint32_t i = 0; i < x.n_ranks; i++) {
+    struct gst_rank *k = &x.ranks[i];
+    k->at = idx->at[i];
+    k->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    k->ops = g_array_new(FALSE, TRUE, sizeof(struct gst_op));
+    k->free_ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k->slot_op = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+    k->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
+    k->kernels = (struct gst_stable){.size = sizeof(struct kernel), .old = g_ptr_array_new_with_free_func(g_free)};
+    k->ksteps = (struct gst_stable){.size = sizeof(struct kstep), .old = g_ptr_array_new_with_free_func(g_free)};
+    k->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k->free_flags = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
+    k->pend = g_new0(struct gst_pend, x.lag + 1);
+    for (uint32_t j = 0; j <= x.lag; j++)
+      k->pend[j].deps = g_array_new(FALSE, FALSE, sizeof(struct hdep));
+    k->np.source = &x.src;
+    progs[i] = &k->np;
+  }
+  struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
+  x.e = sim_new(ctx->seed);
+  int done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
+  if (done == 1) {
+    g_atomic_int_inc(&streamed_runs);
+  } else { /* what the run reported goes */
+    char *name = g_strdup(out->policy);
+    sim_result_clear(out);
+    sim_result_init(out, name);
+    g_free(name);
+  }
+  if (x.diverged) {
+    g_free(*err);
+    *err = NULL;
+    done = 0;
+  }
+  wl_program_free(shape);
+  g_free(progs);
+  gst_free(&x);
+  return done;
+}
+
 /* ---- the workload ---- */
 
-static struct wl_program *goal_program(const struct wl_ctx *ctx, char **err) {
+static const uint8_t goal_where[] = {WL_ON_ANY, WL_ON_CPU, WL_ON_GPU};
+
+/* Reads CTX's schedule into a program, or (X non-NULL) checks and indexes
+ * it into X, returning NULL; *ERR located at the scenario's key when the
+ * file cannot be read or has more ranks than nodes. */
+static struct wl_program *goal_load(const struct wl_ctx *ctx, struct goal_index *x, char **err) {
   const struct goal_config *c = ctx->config;
   struct hw_config hw = pol_hw_of(ctx->sc);
   const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
   const struct sc_node *fn = sc_map_get(w, "file");
+  *err = NULL;
   if (!c->file[0]) {
     *err = sc_error_at(fn ? fn : (w ? w : ctx->sc->root), "workload.file",
                        "expected the path of a GOAL schedule, got none");
     return NULL;
   }
   char *path = in_path_beside(fn ? fn->file : NULL, c->file);
-  static const uint8_t where[] = {WL_ON_ANY, WL_ON_CPU, WL_ON_GPU};
   uint64_t num_ranks = 0;
-  struct wl_program *p = wl_goal_read(path, c->time_unit, where[c->calc_on],
-                                      (uint32_t)MIN(hw.net->nodes, UINT32_MAX), &num_ranks, err);
-  if (!p && !*err) {
+  struct wl_program *p = goal_parse(path, c->time_unit, goal_where[c->calc_on],
+                                    (uint32_t)MIN(hw.net->nodes, UINT32_MAX), &num_ranks, err, x);
+  bool failed = x ? !x->at : !p;
+  if (failed && !*err) {
     char *what = g_strdup_printf("%s's num_ranks", c->file);
     pol_check_nodes(ctx->sc, &hw, num_ranks, what, err);
     g_free(what);
-  } else if (!p && !g_str_has_prefix(*err, path)) { /* the file itself: at the key */
+  } else if (failed && !g_str_has_prefix(*err, path)) { /* the file itself: at the key */
     char *why = *err;
     *err = sc_error_at(fn, "workload.file", "%s", why);
     g_free(why);
   }
   g_free(path);
   return p;
+}
+
+static struct wl_program *goal_program(const struct wl_ctx *ctx, char **err) {
+  return goal_load(ctx, NULL, err);
 }
 
 /* A calc placed where the policy runs no compute (calc_on). */
@@ -403,7 +1167,72 @@ static bool goal_check(const struct wl_ctx *ctx, char **err) {
   return true;
 }
 
+/* Runs the schedule streamed where it can (gst_run), else read whole. */
 static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  const struct goal_config *c = ctx->config;
+  const struct pol_type *pol = pol_find(ctx->policy);
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  uint8_t calc_on = goal_where[c->calc_on];
+  if (!c->stream_window || !pol || !gst_fits(pol, &hw))
+    return pol_run_program(ctx, goal_program, out, err);
+  struct goal_index idx = {0};
+  goal_load(ctx, &idx, err);
+  if (!idx.at) return false;
+  bool fits = idx.ops <= whole_limit, ok = true;
+  int done = 0;
+  struct wl_program *shape = wl_program_new(idx.n_ranks);
+  if (pol->check && !pol->check(ctx->sc, &hw, shape, err)) {
+    ok = false;
+  } else if (idx.lag > GOAL_MAX_LAG || idx.cycle || !index_matched(&idx)) {
+    /* The whole-file path runs it, or says what is wrong with it. */
+    bool deadlock = false;
+    if (!fits && !idx.cycle && idx.lag <= GOAL_MAX_LAG) { /* the messages */
+      const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");
+      char *path = in_path_beside(fn ? fn->file : NULL, c->file);
+      *err = goal_unmatched(path, &idx, c->time_unit, &deadlock);
+      g_free(path);
+      if (deadlock && ctx->check_only) { /* well formed: it deadlocks when run */
+        g_free(*err);
+        *err = NULL;
+      }
+    } else if (!fits) {
+      char *why = idx.cycle ? g_strdup("dependencies without a cycle, got one")
+                            : g_strdup_printf("each dependency line at most %d ops after the op "
+                                              "that waits (Schedgen writes it right after), got "
+                                              "one %u ops after it", GOAL_MAX_LAG, idx.lag);
+      *err = sc_error_at(sc_node_near(ctx->sc->root, "workload.file"), "workload.file",
+                         "expected, in a schedule of more than 2^25 operations (it is not read "
+                         "whole), %s", why);
+      g_free(why);
+    }
+    if (!fits && !*err) done = 1; /* validate: a deadlock is no input error */
+    else
+      done = fits ? 0 : -1;
+  } else if (ctx->check_only) {
+    done = 1;
+  } else {
+    char *path = NULL;
+    const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");
+    path = in_path_beside(fn ? fn->file : NULL, c->file);
+    done = gst_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err);
+    g_free(path);
+    if (done < 0 && fits) { /* a deadlock: the whole-file path names the op as it does */
+      g_free(*err);
+      *err = NULL;
+      done = 0;
+    } else if (done == 0 && !fits) {
+      *err = sc_error_at(sc_node_near(ctx->sc->root, "workload.stream_window"),
+                         "workload.stream_window",
+                         "expected a window under which every op is read before it is ready "
+                         "(a schedule of more than 2^25 operations cannot be read whole), got "
+                         "%" G_GINT64_FORMAT ": raise it", c->stream_window);
+      done = -1;
+    }
+  }
+  wl_program_free(shape);
+  index_free(&idx);
+  if (!ok || done < 0) return false;
+  if (done == 1) return true;
   return pol_run_program(ctx, goal_program, out, err);
 }
 

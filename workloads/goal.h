@@ -3,7 +3,9 @@
  * tag T` and `calc TIME` ops with optional `cpu N` / `nic N`, and `lX
  * requires lY` / `lX irequires lY` dependencies, `/ * ... * /` and `//`
  * comments) run under every policy. Rank i runs on node i; the run's time is
- * when the last rank finishes. Syntax: configs/README.md. */
+ * when the last rank finishes. Under the host-driven policies the file is
+ * streamed, a window at a time, with the same result (workload.stream_window).
+ * Syntax: configs/README.md. */
 #ifndef WL_GOAL_H
 #define WL_GOAL_H
 
@@ -20,6 +22,7 @@ struct goal_config {
   char *file;          /* the schedule's path (relative to the scenario) */
   int64_t time_unit;   /* ps per calc unit */
   int calc_on;         /* enum goal_calc_on */
+  int64_t stream_window; /* ops read ahead that wait, per rank; 0: no streaming */
 };
 
 extern const struct par_group goal_params;
@@ -32,6 +35,15 @@ extern const struct par_group goal_params;
  * when the schedule has more ranks than MAX_RANKS. */
 struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t calc_on,
                                 uint32_t max_ranks, uint64_t *num_ranks, char **err);
+
+/* For tests: schedules of more than OPS operations (0: 2^25, the
+ * default) are not read whole when they stream (configs/README.md); what
+ * the whole-file path would say of them is said from the first pass. */
+void wl_goal_set_whole_limit(uint64_t ops);
+
+/* How many runs of a GOAL workload in this process were streamed (read a
+ * window at a time, configs/README.md) rather than read whole: for tests. */
+uint64_t wl_goal_streamed(void);
 
 /* Writes P as a GOAL schedule to F: every op labelled l<index>, sends and
  * receives with their tag (a message in parts as one), a compute as a

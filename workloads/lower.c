@@ -554,8 +554,11 @@ static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
     int64_t op = node_int(c, r, "cpu.stuck_op");
     if (op > 0) {
       char where[64];
-      g_string_append_printf(m, "; rank %u's first op that never ended: %s", r,
-                             wl_op_where(p, r, (size_t)op - 1, where, sizeof where));
+      if ((size_t)op - 1 < p->ranks[r].n_ops)
+        wl_op_where(p, r, (size_t)op - 1, where, sizeof where);
+      else /* a streamed program (pol_simulate_progs) */
+        g_snprintf(where, sizeof where, "rank %u op %" G_GINT64_FORMAT, r, op - 1);
+      g_string_append_printf(m, "; rank %u's first op that never ended: %s", r, where);
     }
     if (stalled)
       g_string_append(m, "; raise hardware.nic.trigger_entries or use trigger_full: spill");
@@ -567,14 +570,10 @@ static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
   return true;
 }
 
-/* Builds and runs the lowered programs PP; fills OUT. */
-static bool simulate(const struct pol_type *pol, const struct wl_program *p,
-                     const struct hw_config *hw, const struct pol_prog *pp, uint64_t seed,
-                     struct trace *trace, struct sim_result *out, char **err) {
-  uint32_t nodes = (uint32_t)hw->net->nodes;
-  const struct nodeprog **progs = g_new0(const struct nodeprog *, nodes);
-  for (uint32_t r = 0; r < p->n_ranks; r++) progs[r] = &pp[r].np;
-  struct sim_engine *e = sim_new(seed);
+bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
+                        const struct hw_config *hw, const struct nodeprog **progs,
+                        struct sim_engine *e, struct trace *trace, struct sim_result *out,
+                        char **err) {
   sim_set_trace(e, trace, pol->name);
   struct system *s = sys_build(e, hw, progs, err);
   bool ok = s != NULL;
@@ -598,6 +597,16 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   }
   sim_free(e);
   sys_free(s);
+  return ok;
+}
+
+/* Builds and runs the lowered programs PP; fills OUT. */
+static bool simulate(const struct pol_type *pol, const struct wl_program *p,
+                     const struct hw_config *hw, const struct pol_prog *pp, uint64_t seed,
+                     struct trace *trace, struct sim_result *out, char **err) {
+  const struct nodeprog **progs = g_new0(const struct nodeprog *, (size_t)hw->net->nodes);
+  for (uint32_t r = 0; r < p->n_ranks; r++) progs[r] = &pp[r].np;
+  bool ok = pol_simulate_progs(pol, p, hw, progs, sim_new(seed), trace, out, err);
   g_free(progs);
   return ok;
 }

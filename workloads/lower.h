@@ -226,6 +226,16 @@ extern const char *const pol_names[POL_COUNT];
 bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
              const struct wl_ctx *ctx, struct sim_result *out, char **err);
 
+/* Runs the node programs PROGS (per node; NULL: nothing) on a system of
+ * HW built in engine E (taken over) under POL, as pol_run does once it has
+ * lowered P: P gives the ranks, the measured one and, where it has them,
+ * the ops a deadlock names (else "rank R op I"). For programs lowered
+ * elsewhere (a streamed GOAL schedule, workloads/goal.c). */
+bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
+                        const struct hw_config *hw, const struct nodeprog **progs,
+                        struct sim_engine *e, struct trace *trace, struct sim_result *out,
+                        char **err);
+
 /* An error at dotted PATH of SC (its deepest written ancestor; unlocated
  * when SC is NULL), "expected ..." by FMT. */
 char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...)

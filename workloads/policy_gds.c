@@ -4,7 +4,11 @@
  * program order, as libmp's mp_isend_on_stream does); the front end rings
  * the NIC when the kernel before the doorbell has completed. No CPU on the
  * send's path. The host waits for the stream only where the program says
- * it reads a value the GPU made (wl_host_sync) and at the end. */
+ * it reads a value the GPU made (wl_host_sync) and at the end; the scalars
+ * it copies home there (wl_host_copies) are copy commands on the stream,
+ * each waited for on its completion flag (pageable memory: the CUDA
+ * runtime returns from such a cudaMemcpyAsync once the copy is done), then
+ * cpu.pageable_copy of the driver's staging work. */
 #include "lower.h"
 
 static bool stream_work_follows(const struct wl_program *p, uint32_t rank, size_t i) {
@@ -42,13 +46,39 @@ static void gds_recv(const struct wl_program *p, uint32_t rank, size_t i, struct
     pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1});
 }
 
+/* One flag per scalar copied home (Q_COPY_HOME), after the program's. */
+static uint32_t gds_flags(const struct wl_program *p, uint32_t rank) {
+  const struct wl_rank *r = &p->ranks[rank];
+  uint32_t n = 0;
+  for (size_t i = 0; i < r->n_ops; i++)
+    if (r->ops[i].kind == WL_SYNC && r->ops[i].host_reads) n += r->ops[i].copies_home;
+  return n;
+}
+
+/* The host's wait at sync O, the stream's latest kernel LAST: the copies
+ * home one after another, then cudaStreamSynchronize. *COPIES: the copies
+ * lowered so far (their flags follow the program's). */
+static void gds_host_reads(const struct wl_program *p, uint32_t rank, const struct wl_op *o,
+                           uint32_t last, const struct hw_config *hw, struct pol_prog *pp,
+                           uint32_t *copies) {
+  for (uint8_t k = 0; k < o->copies_home; k++) {
+    uint32_t flag = p->ranks[rank].n_flags + 1 + (*copies)++;
+    gds_launch(pp, (struct qcmd){.kind = Q_COPY_HOME, .flag = flag, .bytes = 8});
+    pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1,
+                                    .stream_sync = 1});
+    if (hw->cpu && hw->cpu->pageable_copy > 0)
+      pol_add_host(pp, (struct hstep){.kind = HS_COMPUTE, .time = hw->cpu->pageable_copy});
+  }
+  pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = last});
+}
+
 static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                       struct pol_prog *pp, char **err) {
   const struct wl_rank *r = &p->ranks[rank];
   /* The n-th send is posted as id n, in program order, just before the
    * stream command that rings it; in a loop, execution j posts and rings
    * n + j * sends: the ids of the program written out, each live once. */
-  uint32_t post = 0, sends = wl_count(p, rank, WL_SEND);
+  uint32_t post = 0, sends = wl_count(p, rank, WL_SEND), copies = 0;
   int64_t last = -1; /* the latest kernel on the stream */
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
@@ -77,7 +107,7 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
       break;
     case WL_SYNC: /* kernels on one stream: each boundary is a sync */
       if (o->host_reads && last >= 0) /* the host needs a value: it waits for the stream */
-        pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)last});
+        gds_host_reads(p, rank, o, (uint32_t)last, hw, pp, &copies);
       break;
     case WL_LOOP:
     case WL_END: pol_add_host(pp, pol_loop_hstep(o)); break;
@@ -94,6 +124,7 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
  * noticed the flag). */
 const struct pol_type pol_gds = {
     .name = "gds",
+    .extra_flags = gds_flags,
     .recv_watcher = gds_watcher,
     .lower = gds_lower,
     .done_key = "cpu.main_done",

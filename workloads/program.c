@@ -147,6 +147,11 @@ void wl_host_sync(struct wl_program *p, uint32_t rank) {
   push(p, rank, (struct wl_op){.kind = WL_SYNC, .host_reads = 1});
 }
 
+void wl_host_copies(struct wl_program *p, uint32_t rank, uint8_t copies) {
+  g_assert(copies >= 1);
+  push(p, rank, (struct wl_op){.kind = WL_SYNC, .host_reads = 1, .copies_home = copies});
+}
+
 void wl_loop(struct wl_program *p, uint32_t rank, uint32_t count) {
   g_assert(rank < p->n_ranks && count >= 1 && !p->ranks[rank].graph);
   struct wl_rank *r = &p->ranks[rank];

@@ -31,11 +31,13 @@
  * bring-your-own issues): loops (above) keep a built-in workload's program
  * as long as what one rank does, and memory follows what is in flight
  * (queues bounded by the hardware's depths, flags counted, not one per
- * message). Two steps remain, both inside this header's contract: (1) a
- * graph rank (a GOAL file) read a window at a time by a cursor per rank and
- * lowered a window at a time, with messages matched as they arrive rather
- * than all at once, so that a schedule of millions of ops needs memory for
- * the ops in flight only; (2) a collective kept as one op that a
+ * message). A graph rank of a GOAL file run by a host-driven policy is
+ * read a window at a time by a cursor per rank and lowered op by op into
+ * the CPU's graph executor, messages matched as they are read, never
+ * forming this struct (workloads/goal.c, "the streamed run";
+ * nodeprog.h, np_source); under the GPU-driven policies, which linearize
+ * and lower whole ranks, it is still read whole. One step remains: a
+ * collective kept as one op that a
  * communication library lowers its own way (an NCCL-like kernel,
  * NVSHMEM-like device puts), expanding into these sends and receives only
  * for a host MPI. */
@@ -147,6 +149,10 @@ struct wl_op {
                             CPU-controlled solver computing its coefficients
                             does): a lowering that keeps the host off the
                             stream (gds) waits for the stream here */
+  uint8_t copies_home;   /* WL_SYNC with host_reads: the 8 B scalars copied
+                            device-to-host into pageable memory before the
+                            wait, one cudaMemcpyAsync each; each returns only
+                            once its copy is done (wl_host_copies) */
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
                             second stream, or specialized WGs) */
@@ -224,6 +230,12 @@ void wl_sync(struct wl_program *p, uint32_t rank);
 /* A sync after which the host reads a value the GPU made (a scalar copied
  * home, then cudaStreamSynchronize): wl_op.host_reads. */
 void wl_host_sync(struct wl_program *p, uint32_t rank);
+/* Same, the host first copying COPIES (>= 1) 8 B scalars home, one
+ * cudaMemcpyAsync device-to-host each into pageable memory (a stack
+ * variable): the CUDA runtime returns from such a copy only once it has
+ * completed ("API synchronization behavior"), so the copies run one after
+ * another, each a round trip of the host (wl_op.copies_home). */
+void wl_host_copies(struct wl_program *p, uint32_t rank, uint8_t copies);
 /* Declares the LAST compute op of RANK to be of class KCLASS (enum kclass)
  * with working set WS_BYTES (all its WGs; 0: unknown), REUSE_PER_WG bytes
  * per WG re-read from a gathered vector of GATHER_BYTES (SpMV's x; 0, 0

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Reading and running a big GOAL schedule: a ring over RANKS ranks with
 # OPS operations in all (each send requiring the receive before it, as a
-# ring allreduce's messages), generated with awk, then run under `cpu`.
-# One line: ops=1000000 ranks=64 file_bytes=... wall_s=... peak_rss_bytes=...
-# bytes_per_op=... sim_time=...
-# Usage: tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
+# ring allreduce's messages), generated with awk, then run under `cpu`,
+# streamed (the default, workload.stream_window: 256) and, with WHOLE=1
+# (the default up to 2M ops), read whole first (stream_window: 0) in the
+# same run, to compare. One line per way:
+# ops=1000000 ranks=64 file_bytes=... path=streamed wall_s=... peak_rss_bytes=...
+# bytes_per_op=... total_time_ps=...
+# then, with both, the ratios and whether the CSVs (every counter) are the same bytes.
+# Usage: [WHOLE=0|1] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ops=${1:-1000000} ranks=${2:-64}
+whole=${WHOLE:-$([ "$ops" -le 2000000 ] && echo 1 || echo 0)}
 build=${BUILD_DIR:-build}
 [ -x "$build/trigsim" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$build" -j2 --target trigsim >/dev/null; }
 command -v /usr/bin/time >/dev/null || { echo "goal.sh: needs GNU time (Debian package time)" >&2; exit 1; }
@@ -26,13 +31,29 @@ awk -v n="$ranks" -v steps="$steps" 'BEGIN {
     print "}"
   }
 }' >"$tmp/big.goal"
-cat >"$tmp/big.yaml" <<YAML
-workload: {kind: goal, file: big.goal}
+n=$((steps * ranks * 2))
+bytes=$(stat -c %s "$tmp/big.goal")
+# run NAME WINDOW: one line; the CSV in $tmp/NAME.csv, wall and KiB in $tmp/NAME.time
+run() {
+  cat >"$tmp/big.yaml" <<YAML
+name: big
+workload: {kind: goal, file: big.goal, stream_window: $2}
 hardware: {network: {nodes: $ranks}}
 policies: [cpu]
 YAML
-/usr/bin/time -f "%e %M" -o "$tmp/time" "$build/trigsim" run -f csv "$tmp/big.yaml" >"$tmp/out.csv"
-read -r wall kib <"$tmp/time"
-total=$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="total_time_ps") t=i} NR==2{print $t}' "$tmp/out.csv")
-n=$((steps * ranks * 2))
-echo "ops=$n ranks=$ranks file_bytes=$(stat -c %s "$tmp/big.goal") wall_s=$wall peak_rss_bytes=$((kib * 1024)) bytes_per_op=$((kib * 1024 / n)) total_time_ps=$total"
+  /usr/bin/time -f "%e %M" -o "$tmp/$1.time" "$build/trigsim" run -f csv "$tmp/big.yaml" >"$tmp/$1.csv"
+  local wall kib total
+  read -r wall kib <"$tmp/$1.time"
+  total=$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="total_time_ps") t=i} NR==2{print $t}' "$tmp/$1.csv")
+  echo "ops=$n ranks=$ranks file_bytes=$bytes path=$1 wall_s=$wall peak_rss_bytes=$((kib * 1024)) bytes_per_op=$((kib * 1024 / n)) total_time_ps=$total"
+}
+run streamed 256
+if [ "$whole" = 1 ]; then
+  run whole 0
+  read -r ws ks <"$tmp/streamed.time"
+  read -r ww kw <"$tmp/whole.time"
+  same=no
+  cmp -s "$tmp/streamed.csv" "$tmp/whole.csv" && same=yes
+  awk -v ws="$ws" -v ww="$ww" -v ks="$ks" -v kw="$kw" -v same="$same" 'BEGIN {
+    printf "whole/streamed: wall %.2fx peak_rss %.1fx same_csv=%s\n", ww / ws, kw / ks, same }'
+fi
