@@ -836,6 +836,10 @@ static void main_run(struct sim_comp *c) {
         s->wait_start = now;
         return;
       }
+      if (st->stream_sync) { /* met already: noticed as a kernel's completion (flag_update) */
+        d = kernel_wait_end(c, now, s->flag_at[st->flag]) - now;
+        break;
+      }
       if (st->two_sided) {
         d = cfg->recv;
         spend(c, CAT_RECV, now, d);

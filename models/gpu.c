@@ -55,7 +55,8 @@ struct gpu_queue {
   uint32_t poll_ps;     /* gpu_poll_period for its WGs */
 };
 
-/* What launches read of a kernel, worked out at its first launch. */
+/* What launches read of a kernel, worked out at its first launch (at every
+ * launch for a streamed program, whose kernel ids are reused). */
 struct gpu_kinfo {
   uint32_t *skip; /* skip runs (skip_runs): where a WG that does not perform step i goes on */
   bool barrier;   /* it has a KS_BARRIER */

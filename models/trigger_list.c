@@ -8,11 +8,6 @@
 
 #include <glib.h>
 
-struct tl_slot {
-  struct tl_entry e;
-  bool used;
-};
-
 /* An overflow entry: in the age-ordered list and in its tag's list. */
 struct tl_over {
   struct tl_entry e;
@@ -22,7 +17,7 @@ struct tl_over {
 struct tl_list {
   enum tl_full mode;
   uint32_t capacity, in_use, max_in_use;
-  struct tl_slot *slots;  /* capacity */
+  struct tl_entry *slots; /* capacity; slot i in use: bit i of used */
   /* What the associative scan reads, packed: each slot's tag, and a bit
    * per slot in use (the entries themselves span several cache lines). */
   uint32_t *tag_of;       /* capacity */
@@ -37,7 +32,7 @@ struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
   struct tl_list *t = g_new0(struct tl_list, 1);
   t->mode = mode;
   t->capacity = capacity;
-  t->slots = g_new0(struct tl_slot, capacity);
+  t->slots = g_new0(struct tl_entry, capacity);
   t->tag_of = g_new0(uint32_t, capacity);
   t->used = g_new0(uint64_t, (capacity + 63) / 64);
   g_queue_init(&t->overflow);
@@ -59,13 +54,12 @@ void tl_free(struct tl_list *t) {
 
 /* Slot I takes entry E / is freed. */
 static void slot_set(struct tl_list *t, uint32_t i, struct tl_entry e) {
-  t->slots[i] = (struct tl_slot){.e = e, .used = true};
+  t->slots[i] = e;
   t->tag_of[i] = e.tag;
   t->used[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
 static void slot_clear(struct tl_list *t, uint32_t i) {
-  t->slots[i].used = false;
   t->used[i / 64] &= ~((uint64_t)1 << (i % 64));
 }
 
@@ -95,10 +89,10 @@ static struct tl_loc tl_lookup(const struct tl_list *t, uint32_t tag, bool free_
     for (uint64_t bits = t->used[w]; bits; bits &= bits - 1) {
       uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
       if (t->tag_of[i] != tag) continue;
-      const struct tl_slot *s = &t->slots[i];
-      if (free_only && s->e.op) continue;
-      if (s->e.seq < best_seq) {
-        best_seq = s->e.seq;
+      const struct tl_entry *s = &t->slots[i];
+      if (free_only && s->op) continue;
+      if (s->seq < best_seq) {
+        best_seq = s->seq;
         best = (struct tl_loc){.found = true, .i = i};
       }
     }
@@ -114,7 +108,7 @@ static struct tl_loc tl_lookup(const struct tl_list *t, uint32_t tag, bool free_
 }
 
 static struct tl_entry *tl_at(struct tl_list *t, struct tl_loc l) {
-  return l.over ? &l.over->e : &t->slots[l.i].e;
+  return l.over ? &l.over->e : &t->slots[l.i];
 }
 
 /* Allocates a new entry {TAG, COUNTER} into *L: an on-NIC slot, else

@@ -238,7 +238,7 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
     struct sim_comp *c = comps[ev.comp];
     if (G_UNLIKELY(ev.kind & SIM_KIND_RELAY)) { /* what c's handler would do: pass it on */
       ev.kind &= (uint16_t)~SIM_KIND_RELAY;
-      if (c->type->relay) c->type->relay(c, &ev);
+      c->type->relay(c, &ev); /* sim_send_via queues relays only through types with one */
       sim_send(c, ev.port, 0, ev.kind, ev.data);
       e->relayed++;
       continue;

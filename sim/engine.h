@@ -94,8 +94,8 @@ void sim_send(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint6
  * other end, which only passes it on at once out of its port VIA (as
  * sim_send with no delay; its handler would do nothing else but count).
  * The event is queued for R as sim_send queues it (same time, same
- * sequence number); when it is due, the engine calls R's type->relay (may
- * be NULL) and sends it on out of VIA itself, instead of calling R's
+ * sequence number); when it is due, the engine calls R's type->relay
+ * (its counting) and sends it on out of VIA itself, instead of calling R's
  * handler: the same events in the same order at the same times, one
  * handler call fewer (not counted by sim_run). KIND < SIM_KIND_RELAY.
  * With relays off (sim_set_relays), or when R's type has no relay hook, it

@@ -914,7 +914,20 @@ static void test_streamed_errors(void) {
                                             "every op is read before it is ready"));
   if (!err || !strstr(err, "workload.stream_window")) fprintf(stderr, "%s\n", err);
   g_free(err);
+  /* Read whole, both sends go at 0. With one op read ahead each rank
+   * stops before its send (x waits for r), and the run is stuck with ops
+   * unread: the window is named, not a deadlock. */
+  const char *held = "num_ranks 2\n"
+                     "rank 0 {\nr: recv 8b from 1\nx: calc 10\nx requires r\ns: send 8b to 1\n}\n"
+                     "rank 1 {\nr: recv 8b from 0\nx: calc 10\nx requires r\ns: send 8b to 0\n}\n";
+  err = goal_error(held, ", stream_window: 1", &at_load);
+  CU_ASSERT_FALSE(at_load);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under which "
+                                            "every op is read before it is ready"));
+  if (!err || !strstr(err, "workload.stream_window")) fprintf(stderr, "%s\n", err);
+  g_free(err);
   wl_goal_set_whole_limit(0);
+  CU_ASSERT_EQUAL(goal_time(held, "cpu", 2) > 0, true); /* read whole it runs */
 }
 
 static void test_loggp_profile(void) {

@@ -295,6 +295,8 @@ static bool statement(struct reader *r, const struct goal_read *g, struct goal_s
 static bool apply(struct reader *r, struct goal_read *g, const struct goal_stmt *st, uint32_t *a,
                   uint32_t *b) {
   if (st->kind == ST_OP) {
+    if (g->rank_ops == UINT32_MAX - 1) /* labels hold op + 1 */
+      return fail_at(r, st->oat, "a rank of at most 2^32 - 2 operations");
     uint32_t i = g->rank_ops++;
     if (++g->ops > g->max_ops) return fail_at(r, st->oat, "a schedule of at most 2^25 operations");
     if (st->name && !g_hash_table_insert(g->labels, g_strdup(st->name), GUINT_TO_POINTER(i + 1)))
@@ -1091,6 +1093,10 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
   struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
   x.e = sim_new(ctx->seed);
   int done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
+  /* Stuck with ops left unread (the window held them back): ops the
+   * whole-file run starts might have freed it, so it is no deadlock yet. */
+  for (uint32_t i = 0; done < 0 && !x.diverged && i < x.n_ranks; i++)
+    if (!x.ranks[i].ended) x.diverged = true;
   if (done == 1) {
     g_atomic_int_inc(&streamed_runs);
   } else { /* what the run reported goes */
