@@ -238,11 +238,15 @@ static uint64_t flag_msg(struct sim_comp *c, struct pflag f, bool store) {
 
 /* Writes flag F (0: none) DELAY from now; STORE: as an NVLink store (the
  * bus passes it at once). */
-static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay, bool store) {
-  if (f.id == 0) return;
-  uint64_t h = flag_msg(c, f, store);
-  if (store) sim_send_via(c, NIC_PORT_BUS, delay, PK_FLAG, h, f.watcher); /* bus.h */
+/* Flag message H out to the bus DELAY from now: an NVLink store (STORE)
+ * passes the bus as a relay to WATCHER's port (bus.h). */
+static void flag_out(struct sim_comp *c, uint64_t h, sim_time delay, bool store, int watcher) {
+  if (store) sim_send_via(c, NIC_PORT_BUS, delay, PK_FLAG, h, watcher);
   else sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, h);
+}
+
+static void send_flag(struct sim_comp *c, struct pflag f, sim_time delay, bool store) {
+  if (f.id) flag_out(c, flag_msg(c, f, store), delay, store, f.watcher);
 }
 
 /* A received packet's payload (when WRITE) written to memory DELAY from
@@ -254,10 +258,8 @@ static void deliver(struct sim_comp *c, sim_time delay, bool write, int64_t payl
   if (write) {
     sim_send(c, NIC_PORT_BUS, delay, PK_MEM_WRITE,
              bus_msg(c, PK_MEM_WRITE, DEV_MEM, payload, 0, 0, op, fh));
-  } else if (fh && store) {
-    sim_send_via(c, NIC_PORT_BUS, delay, PK_FLAG, fh, flag.watcher); /* bus.h */
   } else if (fh) {
-    sim_send(c, NIC_PORT_BUS, delay, PK_FLAG, fh);
+    flag_out(c, fh, delay, store, flag.watcher);
   }
 }
 

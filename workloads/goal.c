@@ -375,6 +375,12 @@ struct chan_key {
   uint32_t src, dst, tag;
 };
 
+/* The channel of RANK's send or receive O. */
+static struct chan_key chan_of(uint32_t rank, const struct wl_op *o) {
+  bool recv = o->kind == WL_RECV;
+  return (struct chan_key){recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
+}
+
 static guint chan_hash(gconstpointer k) {
   const struct chan_key *c = k;
   return (c->src * 2654435761u) ^ (c->dst * 40503u) ^ c->tag;
@@ -394,7 +400,7 @@ static void index_op(void *ctx, uint32_t rank, const struct wl_op *o) {
   if (o->kind == WL_COMPUTE) x->calcs++;
   if (o->kind != WL_SEND && o->kind != WL_RECV) return;
   bool recv = o->kind == WL_RECV;
-  struct chan_key k = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
+  struct chan_key k = chan_of(rank, o);
   struct chan_sum *c = g_hash_table_lookup(x->chans, &k);
   if (!c) {
     c = g_new0(struct chan_sum, 1);
@@ -781,14 +787,18 @@ struct gst {
   bool diverged;             /* stopped: the whole-file path runs it */
 };
 
+/* Takes the index given back last from FREE into *I; false when none. */
+static bool free_pop(GArray *free, uint32_t *i) {
+  if (!free->len) return false;
+  *i = g_array_index(free, uint32_t, free->len - 1);
+  g_array_set_size(free, free->len - 1);
+  return true;
+}
+
 static uint32_t gst_flag_new(struct gst *x, uint32_t node) {
   struct gst_rank *k = &x->ranks[node];
-  if (k->free_flags->len) {
-    uint32_t f = g_array_index(k->free_flags, uint32_t, k->free_flags->len - 1);
-    g_array_set_size(k->free_flags, k->free_flags->len - 1);
-    return f;
-  }
-  return ++k->np.n_flags;
+  uint32_t f;
+  return free_pop(k->free_flags, &f) ? f : ++k->np.n_flags;
 }
 
 static void gst_stop(struct gst *x) {
@@ -800,7 +810,7 @@ static void gst_stop(struct gst *x) {
  * their sizes differ. */
 static bool gst_match(struct gst *x, uint32_t rank, const struct wl_op *o, uint32_t *flag) {
   bool recv = o->kind == WL_RECV;
-  struct chan_key key = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
+  struct chan_key key = chan_of(rank, o);
   struct gst_chan *c = g_hash_table_lookup(x->chans, &key);
   if (!c) {
     c = g_new0(struct gst_chan, 1);
@@ -845,10 +855,7 @@ static void gst_seal(struct gst *x, struct gst_rank *k, struct sim_comp *cpu) {
 
 static uint32_t gst_slot_new(struct gst_rank *k, uint32_t op) {
   uint32_t slot;
-  if (k->free_slots->len) {
-    slot = g_array_index(k->free_slots, uint32_t, k->free_slots->len - 1);
-    g_array_set_size(k->free_slots, k->free_slots->len - 1);
-  } else {
+  if (!free_pop(k->free_slots, &slot)) {
     slot = k->n_slots++;
     g_array_set_size(k->slot_op, k->n_slots);
     g_array_set_size(k->cmds, k->n_slots);
@@ -865,10 +872,7 @@ static uint32_t gst_slot_new(struct gst_rank *k, uint32_t op) {
 static bool gst_op(struct gst *x, uint32_t rank, const struct wl_op *o, const char *name) {
   struct gst_rank *k = &x->ranks[rank];
   uint32_t id;
-  if (k->free_ops->len) {
-    id = g_array_index(k->free_ops, uint32_t, k->free_ops->len - 1);
-    g_array_set_size(k->free_ops, k->free_ops->len - 1);
-  } else {
+  if (!free_pop(k->free_ops, &id)) {
     id = k->ops->len;
     g_array_set_size(k->ops, id + 1);
   }
