@@ -176,7 +176,7 @@ static void test_linearize(void) {
   wl_recv(p, 2, 0, 8, 4);
   char *err = NULL;
   CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
-  struct wl_program *q = wl_linearize(p);
+  struct wl_program *q = wl_linearize(p, 0);
   const struct wl_rank *r = &q->ranks[0];
   CU_ASSERT_FALSE(r->graph);
   static const int want[5][2] = {{WL_COMPUTE, 0}, {WL_RECV, 1}, {WL_SEND, 3}, {WL_RECV, 2},

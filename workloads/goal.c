@@ -1178,8 +1178,13 @@ static bool goal_check(const struct wl_ctx *ctx, char **err) {
 }
 
 /* Runs the schedule streamed where it can (gst_run), else read whole. */
-static bool goal_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
-  const struct goal_config *c = ctx->config;
+static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **err) {
+  const struct goal_config *c = ctx0->config;
+  /* The GPU-driven policies order a rank within the window, read whole or
+   * streamed alike. */
+  struct wl_ctx wctx = *ctx0;
+  wctx.lin_window = (uint32_t)c->stream_window;
+  const struct wl_ctx *ctx = &wctx;
   const struct pol_type *pol = pol_find(ctx->policy);
   struct hw_config hw = pol_hw_of(ctx->sc);
   uint8_t calc_on = goal_where[c->calc_on];

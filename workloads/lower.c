@@ -622,7 +622,7 @@ static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
   if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
   /* Policies that drive from the GPU run one order of a graph. */
   struct wl_program *lin = NULL;
-  if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p);
+  if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window);
   struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
   for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
   bool ok = lower_all(pol, p, hw, lib, pp, err);

@@ -575,52 +575,160 @@ static bool match_sends(struct wl_program *p, GHashTable *h, GHashTable *dups,
   return ok;
 }
 
-static gint by_index(gconstpointer a, gconstpointer b, gpointer data) {
-  (void)data;
-  uint32_t x = GPOINTER_TO_UINT(a), y = GPOINTER_TO_UINT(b);
-  return x < y ? -1 : x > y;
-}
-
-/* One order of graph rank R's ops (wl_linearize): ORDER[k] = the k-th.
- * Returns how many it could order (fewer than all: a cycle). */
 /* Whether op O waits for something outside its rank (a receive, a quiet). */
 static int waits(const struct wl_op *o) {
   return o->kind == WL_RECV || o->kind == WL_QUIET;
 }
 
-static size_t order_of(const struct wl_rank *r, uint32_t *order) {
+/* ---- the windowed linearization (wl_lin) ----
+ * Per op from `base` on: its dependencies not yet placed, its dependents
+ * (a list of edges), whether it waits and whether it is placed. `lo`: the
+ * first op not placed; [lo, hi) holds the `window` ops not placed that
+ * come first (all of them, window 0). Ready ops (sealed, every dependency
+ * placed, not placed) wait in ready[0] (no wait) or ready[1] (a receive),
+ * by index. */
+struct lin_op {
+  uint32_t indeg, succ; /* succ: first edge + 1, 0: none */
+  uint8_t placed, waits;
+};
+
+struct lin_edge {
+  uint64_t to;
+  uint32_t next; /* edge + 1, 0: none */
+};
+
+struct wl_lin {
+  uint32_t window;
+  GArray *ops;          /* struct lin_op, op i at i - base */
+  uint64_t base, lo, hi, added, sealed;
+  uint32_t in_window;   /* ops in [lo, hi) not placed */
+  GArray *edges;        /* struct lin_edge */
+  uint32_t edge_free;   /* a free edge + 1, chained by next */
+  GSequence *ready[2];
+};
+
+static struct lin_op *lin_at(struct wl_lin *l, uint64_t i) {
+  return &g_array_index(l->ops, struct lin_op, (guint)(i - l->base));
+}
+
+static gint by_index64(gconstpointer a, gconstpointer b, gpointer data) {
+  (void)data;
+  const uint64_t *x = a, *y = b;
+  return *x < *y ? -1 : *x > *y;
+}
+
+static void lin_ready(struct wl_lin *l, uint64_t i) {
+  uint64_t *k = g_new(uint64_t, 1);
+  *k = i;
+  g_sequence_insert_sorted(l->ready[lin_at(l, i)->waits], k, by_index64, NULL);
+}
+
+struct wl_lin *wl_lin_new(uint32_t window) {
+  struct wl_lin *l = g_new0(struct wl_lin, 1);
+  l->window = window;
+  l->ops = g_array_new(FALSE, TRUE, sizeof(struct lin_op));
+  l->edges = g_array_new(FALSE, FALSE, sizeof(struct lin_edge));
+  l->ready[0] = g_sequence_new(g_free);
+  l->ready[1] = g_sequence_new(g_free);
+  return l;
+}
+
+void wl_lin_free(struct wl_lin *l) {
+  if (!l) return;
+  g_array_free(l->ops, TRUE);
+  g_array_free(l->edges, TRUE);
+  g_sequence_free(l->ready[0]);
+  g_sequence_free(l->ready[1]);
+  g_free(l);
+}
+
+void wl_lin_add(struct wl_lin *l, bool waits) {
+  /* Ops placed at the front are dropped once they are half the array. */
+  guint gone = (guint)(l->lo - l->base);
+  if (gone > 64 && 2 * gone > l->ops->len) {
+    g_array_remove_range(l->ops, 0, gone);
+    l->base = l->lo;
+  }
+  struct lin_op o = {.waits = waits};
+  g_array_append_val(l->ops, o);
+  l->added++;
+}
+
+void wl_lin_dep(struct wl_lin *l, uint64_t a, uint64_t b) {
+  g_assert(a >= l->sealed && a < l->added && b < l->added && a != b);
+  if (b < l->base || lin_at(l, b)->placed) return;
+  uint32_t e;
+  if (l->edge_free) {
+    e = l->edge_free - 1;
+    l->edge_free = g_array_index(l->edges, struct lin_edge, e).next;
+  } else {
+    e = l->edges->len;
+    g_array_set_size(l->edges, e + 1);
+  }
+  struct lin_op *ob = lin_at(l, b);
+  g_array_index(l->edges, struct lin_edge, e) = (struct lin_edge){a, ob->succ};
+  ob->succ = e + 1;
+  lin_at(l, a)->indeg++;
+}
+
+void wl_lin_seal(struct wl_lin *l, uint64_t n) {
+  g_assert(n <= l->added);
+  for (; l->sealed < n; l->sealed++)
+    if (!lin_at(l, l->sealed)->indeg) lin_ready(l, l->sealed);
+}
+
+int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op) {
+  while ((!l->window || l->in_window < l->window) && l->hi < l->added) {
+    if (!lin_at(l, l->hi)->placed) l->in_window++;
+    l->hi++;
+  }
+  if (l->lo == l->added && end) return -1;
+  if (!end && ((l->window && l->in_window < l->window) || l->sealed < l->hi)) return 0;
+  /* The lowest ready op of the window that does not wait, else its lowest
+   * receive; none (a dependency on a later op): outside it, as widely. */
+  GSequenceIter *it = NULL;
+  for (int q = 0; q < 2 && !it; q++) {
+    GSequenceIter *b = g_sequence_get_begin_iter(l->ready[q]);
+    if (!g_sequence_iter_is_end(b) && *(uint64_t *)g_sequence_get(b) < l->hi) it = b;
+  }
+  for (int q = 0; q < 2 && !it && widen; q++) {
+    GSequenceIter *b = g_sequence_get_begin_iter(l->ready[q]);
+    if (!g_sequence_iter_is_end(b)) it = b;
+  }
+  if (!it) return -1;
+  uint64_t i = *(uint64_t *)g_sequence_get(it);
+  g_sequence_remove(it);
+  struct lin_op *o = lin_at(l, i);
+  o->placed = 1;
+  if (i < l->hi) l->in_window--;
+  for (uint32_t e = o->succ; e;) {
+    struct lin_edge *ed = &g_array_index(l->edges, struct lin_edge, e - 1);
+    uint32_t next = ed->next;
+    if (--lin_at(l, ed->to)->indeg == 0 && ed->to < l->sealed) lin_ready(l, ed->to);
+    ed->next = l->edge_free;
+    l->edge_free = e;
+    e = next;
+  }
+  o->succ = 0;
+  while (l->lo < l->added && lin_at(l, l->lo)->placed) l->lo++;
+  *op = i;
+  return 1;
+}
+
+/* One order of graph rank R's ops (wl_linearize) under WINDOW: ORDER[k] =
+ * the k-th. Returns how many it could order (fewer than all: a cycle). */
+static size_t order_of(const struct wl_rank *r, uint32_t window, uint32_t *order) {
   size_t n = r->n_ops;
-  uint32_t *indeg = g_new0(uint32_t, n), *succ_first = g_new0(uint32_t, n + 1);
-  for (size_t i = 0; i < n; i++) {
-    indeg[i] = r->ops[i].n_deps;
-    for (uint32_t d = 0; d < r->ops[i].n_deps; d++) succ_first[r->deps[r->ops[i].dep_first + d].op + 1]++;
-  }
-  for (size_t i = 0; i < n; i++) succ_first[i + 1] += succ_first[i];
-  uint32_t *succ = g_new(uint32_t, succ_first[n] ? succ_first[n] : 1), *fill = g_memdup2(succ_first, n * sizeof *fill);
+  struct wl_lin *l = wl_lin_new(window);
+  for (size_t i = 0; i < n; i++) wl_lin_add(l, waits(&r->ops[i]));
   for (size_t i = 0; i < n; i++)
-    for (uint32_t d = 0; d < r->ops[i].n_deps; d++) succ[fill[r->deps[r->ops[i].dep_first + d].op]++] = (uint32_t)i;
-  /* Ready ops that do not wait (0) and receives (1), lowest index first. */
-  GSequence *ready[2] = {g_sequence_new(NULL), g_sequence_new(NULL)};
-  for (size_t i = 0; i < n; i++)
-    if (!indeg[i]) g_sequence_insert_sorted(ready[waits(&r->ops[i])], GUINT_TO_POINTER(i), by_index, NULL);
+    for (uint32_t d = 0; d < r->ops[i].n_deps; d++)
+      wl_lin_dep(l, i, r->deps[r->ops[i].dep_first + d].op);
+  wl_lin_seal(l, n);
   size_t k = 0;
-  while (k < n) {
-    int q = g_sequence_get_length(ready[0]) ? 0 : 1;
-    GSequenceIter *it = g_sequence_get_begin_iter(ready[q]);
-    if (g_sequence_iter_is_end(it)) break; /* a cycle */
-    uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it));
-    g_sequence_remove(it);
-    order[k++] = i;
-    for (uint32_t s = succ_first[i]; s < succ_first[i + 1]; s++)
-      if (--indeg[succ[s]] == 0)
-        g_sequence_insert_sorted(ready[waits(&r->ops[succ[s]])], GUINT_TO_POINTER(succ[s]), by_index, NULL);
-  }
-  g_sequence_free(ready[0]);
-  g_sequence_free(ready[1]);
-  g_free(indeg);
-  g_free(succ_first);
-  g_free(succ);
-  g_free(fill);
+  uint64_t i;
+  while (k < n && wl_lin_next(l, true, true, &i) == 1) order[k++] = (uint32_t)i;
+  wl_lin_free(l);
   return k;
 }
 
@@ -637,7 +745,7 @@ static bool check_graphs(const struct wl_program *p, char **err) {
         return false;
       }
     uint32_t *order = g_new(uint32_t, rk->n_ops + 1);
-    size_t n = order_of(rk, order);
+    size_t n = order_of(rk, 0, order);
     if (n < rk->n_ops) {
       bool *seen = g_new0(bool, rk->n_ops);
       for (size_t k = 0; k < n; k++) seen[order[k]] = true;
@@ -679,7 +787,7 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
   return &p->ranks[o->peer].ops[o->match];
 }
 
-struct wl_program *wl_linearize(const struct wl_program *p) {
+struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
   g_assert(p->checked);
   struct wl_program *q = wl_program_new(p->n_ranks);
   q->measured_rank = p->measured_rank;
@@ -692,7 +800,7 @@ struct wl_program *wl_linearize(const struct wl_program *p) {
     dst->n_flags = src->n_flags;
     if (!src->graph || !src->n_ops) continue;
     uint32_t *order = g_new(uint32_t, src->n_ops);
-    size_t n = order_of(src, order);
+    size_t n = order_of(src, window, order);
     g_assert(n == src->n_ops); /* wl_program_check found no cycle */
     pos[r] = g_new(uint32_t, src->n_ops);
     for (size_t k = 0; k < src->n_ops; k++) {

@@ -270,12 +270,31 @@ void wl_irequires(struct wl_program *p, uint32_t rank, uint32_t op, uint32_t on)
  * once until some are). */
 void wl_graph(struct wl_program *p, uint32_t rank);
 /* A copy of P in which every graph rank is a sequence: one order of its
- * ops that respects every dependency, taking at each point the
- * lowest-numbered ready op that does not wait for data, and a receive only
- * when nothing else is ready (so a wait sits as late as the dependencies
- * allow). Matches and flags are kept. P must be checked; free with
- * wl_program_free. */
-struct wl_program *wl_linearize(const struct wl_program *p);
+ * ops that respects every dependency, taking at each point, among the
+ * first WINDOW ops not yet placed (0: all of them), the lowest-numbered
+ * ready op that does not wait for data, and a receive only when nothing
+ * else of them is ready (so a wait sits as late as the dependencies allow
+ * within the window); when none of them is ready (a dependency on an op
+ * written later), the same among all ops. A rank of at most WINDOW ops
+ * gets the order of WINDOW 0. Matches and flags are kept. P must be
+ * checked; free with wl_program_free. */
+struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window);
+
+/* The same order built op by op, for a rank read while it runs (a GOAL
+ * schedule streamed, workloads/goal.c): ops are added in program order
+ * (WAITS: a receive or a quiet), then their dependencies (op A waits for
+ * op B; B placed already: nothing), and sealed once all of theirs are
+ * added. wl_lin_next gives the next op of the order (1), or 0 when the
+ * window is not yet added and sealed (unless END: no op comes), or -1 when
+ * every op is placed or none of the window is ready (WIDEN: then the
+ * lowest ready op outside it, as wl_linearize does). */
+struct wl_lin;
+struct wl_lin *wl_lin_new(uint32_t window);
+void wl_lin_free(struct wl_lin *l);
+void wl_lin_add(struct wl_lin *l, bool waits);
+void wl_lin_dep(struct wl_lin *l, uint64_t a, uint64_t b);
+void wl_lin_seal(struct wl_lin *l, uint64_t n);
+int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op);
 /* Whether any rank of P is a graph. */
 bool wl_has_graph(const struct wl_program *p);
 /* "rank R op I" plus " (line L)" when the op has a line, into BUF. */

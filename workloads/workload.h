@@ -21,6 +21,10 @@ struct wl_ctx {
    * policy's check hooks, the program built and lowered for every rank)
    * without simulating; OUT stays empty. `validate` runs this. */
   bool check_only;
+  /* The window a policy that drives from the GPU linearizes a graph rank
+   * under (wl_linearize); 0: all ops (a GOAL schedule sets its
+   * stream_window). */
+  uint32_t lin_window;
 };
 
 struct wl_type {

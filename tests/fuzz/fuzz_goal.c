@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct wl_program *p = wl_goal_read(path, 1000, WL_ON_ANY, 64, &ranks, &err);
   if (p) {
     if (wl_program_check(p, &err)) {
-      struct wl_program *lin = wl_linearize(p);
+      struct wl_program *lin = wl_linearize(p, 0);
       wl_program_free(lin);
     }
     wl_program_free(p);
