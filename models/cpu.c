@@ -187,6 +187,7 @@ static void cpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
       cmd->cmd_id += (uint32_t)(j * st->id_stride);
     }
     m->op = hc;
+    if (s->prog->seq) s->prog->seq->cmd_read(s->prog->seq->ctx, s->node, a);
   }
   sim_send(c, 0, delay, (uint16_t)kind, h);
 }
@@ -780,14 +781,21 @@ static uint32_t graph_stuck(const struct cpu_state *s) {
 
 /* ---- the main thread ---- */
 
+/* Host step PC of the sequence program, or NULL past its last; a streamed
+ * one's source is asked for it when it is not there yet (np_seq). */
+static const struct hstep *main_step(struct cpu_state *s, size_t pc) {
+  const struct nodeprog *pr = s->prog;
+  if (pc >= pr->n_host && pr->seq) pr->seq->host(pr->seq->ctx, s->node, pc);
+  return pc < pr->n_host ? &pr->host[pc - pr->host_base] : NULL;
+}
+
 /* Runs host steps from the current one until one takes time or waits. */
 static void main_run(struct sim_comp *c) {
   const struct cpu_config *cfg = c->config;
   struct cpu_state *s = c->state;
   const struct nodeprog *pr = s->prog;
   sim_time now = sim_now(c->eng);
-  while (s->pc < pr->n_host) {
-    const struct hstep *st = &pr->host[s->pc];
+  for (const struct hstep *st; (st = main_step(s, s->pc));) {
     sim_time d = 0;
     switch (st->kind) {
     case HS_LAUNCH:
@@ -898,7 +906,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     return;
   }
   if (s->wait != MW_FLAG || s->wait_id != flag) return;
-  const struct hstep *st = &s->prog->host[s->pc];
+  const struct hstep *st = &s->prog->host[s->pc - s->prog->host_base];
   if (s->flags[flag] < flag_want(s, st)) return;
   sim_time now = sim_now(c->eng), d = st->two_sided ? cfg->recv : 0;
   if (st->stream_sync) { /* a copy's completion: a stream synchronize's wait */
@@ -998,7 +1006,7 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_report_comp_int(r, c, "cores_held", UNIT_NONE, 1 + (int64_t)s->n_helpers);
   sim_report_comp_int(r, c, "main_done", UNIT_TIME, s->done_at);
   /* The program op (+1) of the first host step that never ended, 0: none. */
-  uint32_t stuck = s->g ? graph_stuck(s) : (s->pc < s->prog->n_host ? s->prog->host[s->pc].op : 0);
+  uint32_t stuck = s->g ? graph_stuck(s) : (s->pc < s->prog->n_host ? s->prog->host[s->pc - s->prog->host_base].op : 0);
   sim_report_comp_int(r, c, "stuck_op", UNIT_NONE, stuck);
   sim_report_comp_int(r, c, "launches", UNIT_NONE, (int64_t)s->launches);
   sim_report_comp_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);

@@ -53,6 +53,11 @@ struct gpu_queue {
   const struct kstep *steps;
   uint32_t n_steps;
   uint32_t poll_ps;     /* gpu_poll_period for its WGs */
+  /* A streamed kernel (nodeprog.seq): steps and n_steps unused (read
+   * through k, which the source moves); the steps before `passed` are
+   * behind every WG and given back. */
+  bool streamed;
+  uint32_t passed;
 };
 
 /* What launches read of a kernel, worked out at its first launch (at every
@@ -109,7 +114,9 @@ struct gpu_flag {
 struct gpu_state {
   const struct nodeprog *prog;
   uint32_t node;
-  struct gpu_flag *flags; /* n_flags + 1: what a flag's update reads, in one place */
+  struct gpu_flag *flags; /* n_fwords (n_flags + 1, more as a streamed program's
+                             grow): what a flag's update reads, in one place */
+  uint32_t n_fwords;
   struct gpu_queue *q;
   uint32_t n_q;
   struct gpu_wg *wg;
@@ -387,7 +394,9 @@ sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
  * the same time, and a batch runs a kernel's WGs one after another. */
 static sim_time wg_compute_time(const struct gpu_config *cfg, struct gpu_state *s,
                                 const struct kernel *k, const struct kstep *st, uint32_t wg) {
-  if (s->memo_st == st && s->memo_k == k && wg >= s->memo_first && wg < s->memo_end)
+  /* A streamed kernel's steps move and their places serve later steps. */
+  if (s->memo_st == st && s->memo_k == k && wg >= s->memo_first && wg < s->memo_end &&
+      !s->prog->seq)
     return s->memo_t;
   uint64_t wave = (uint64_t)(cfg->cus * gpu_occupancy(cfg, k));
   uint32_t first = (uint32_t)((uint64_t)wg / wave * wave);
@@ -468,6 +477,7 @@ static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, ui
     uint64_t hc = sim_payload_new(c->eng);
     *(struct nic_cmd *)sim_payload(c->eng, hc) = s->prog->cmds[a];
     m->op = hc;
+    if (s->prog->seq) s->prog->seq->cmd_read(s->prog->seq->ctx, s->node, a);
   }
   if (nvl) sim_send_via(c, 0, delay, (uint16_t)kind, h, dst); /* the bus passes it on (bus.h) */
   else sim_send(c, 0, delay, (uint16_t)kind, h);
@@ -620,6 +630,7 @@ static uint64_t wg_j(const struct gpu_queue *q, const struct gpu_wg *w) {
 
 static void batch_close(struct sim_comp *c);
 static void check_flag(struct sim_comp *c, uint32_t flag);
+static const struct kstep *wg_step(struct sim_comp *c, uint32_t qi, uint32_t i);
 
 static void gpu_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
   batch_close(c);
@@ -696,6 +707,11 @@ static uint32_t wait_flag(const struct kstep *st, const struct gpu_wg *w) {
   return st->flag + (st->flag_div ? w->wg / st->flag_div : 0);
 }
 
+/* Step I of queue Q's running kernel, which is there (the source read it). */
+static const struct kstep *qstep(const struct gpu_queue *q, uint32_t i) {
+  return q->streamed ? &q->k->steps[i - q->k->base] : &q->steps[i];
+}
+
 /* Takes WG SLOT off FLAG's list. */
 static void flag_list_remove(struct gpu_state *s, uint32_t flag, uint32_t slot) {
   int32_t *link = &s->flags[flag].wgs;
@@ -718,7 +734,7 @@ static void flag_list_remove(struct gpu_state *s, uint32_t flag, uint32_t slot) 
 static void lone_release(struct sim_comp *c, uint32_t slot) {
   struct gpu_state *s = c->state;
   struct gpu_wg *w = &s->wg[slot];
-  flag_list_remove(s, wait_flag(&s->q[w->queue].k->steps[w->step], w), slot);
+  flag_list_remove(s, wait_flag(qstep(&s->q[w->queue], w->step), w), slot);
   w->held = -1;
   sim_schedule_reserved(c, w->reg_at, w->reg_seq, EV_WG, LONE | slot);
 }
@@ -730,7 +746,7 @@ static void batch_release(struct sim_comp *c, uint32_t bi) {
   for (uint32_t i = 0; i < b->n; i++) {
     struct gpu_wg *w = &s->wg[b->slots[i]];
     if (w->held != (int32_t)bi) continue;
-    flag_list_remove(s, wait_flag(&s->q[w->queue].k->steps[w->step], w), b->slots[i]);
+    flag_list_remove(s, wait_flag(qstep(&s->q[w->queue], w->step), w), b->slots[i]);
     w->held = -1;
   }
   b->held = 0;
@@ -759,7 +775,7 @@ static void batch_close(struct sim_comp *c) {
   for (uint32_t i = 0; hold && i < b->n; i++) {
     const struct gpu_wg *w = &s->wg[b->slots[i]];
     const struct gpu_queue *q = &s->q[w->queue];
-    const struct kstep *st = w->step < q->n_steps ? &q->steps[w->step] : NULL;
+    const struct kstep *st = wg_step(c, (uint32_t)w->queue, w->step);
     hold = st && st->kind == KS_WAIT_FLAG && wg_selected(st, member(w, 0)) &&
            sel_lead(st, w) == w->n;
     uint32_t lead = hold && st->flag_div ? block_run(w, 0, st->flag_div) : w->n;
@@ -788,7 +804,7 @@ static void batch_close(struct sim_comp *c) {
     }
     struct gpu_wg *w = &s->wg[slot];
     const struct gpu_queue *q = &s->q[w->queue];
-    const struct kstep *st = &q->steps[w->step];
+    const struct kstep *st = qstep(q, w->step);
     w->wait_value = np_wait_value(st->value, wg_j(q, w));
     w->wait_start = b->at;
     w->held = HELD_LONE;
@@ -803,7 +819,7 @@ static void batch_close(struct sim_comp *c) {
   for (uint32_t i = 0; i < b->n; i++) { /* as batch_run would, one after another */
     struct gpu_wg *w = &s->wg[b->slots[i]];
     const struct gpu_queue *q = &s->q[w->queue];
-    const struct kstep *st = &q->steps[w->step];
+    const struct kstep *st = qstep(q, w->step);
     w->wait_value = np_wait_value(st->value, wg_j(q, w));
     w->wait_start = b->at;
     w->held = (int32_t)bi;
@@ -816,6 +832,36 @@ static void check_flag(struct sim_comp *c, uint32_t flag) {
   struct gpu_state *s = c->state;
   if (flag == 0 || flag > s->prog->n_flags)
     g_error("%s: flag %u outside 1..%u", c->name, flag, s->prog->n_flags);
+  if (flag < s->n_fwords) return;
+  /* A streamed program's source has handed out more flags (np_seq). */
+  uint32_t old = s->n_fwords, n = MAX(flag + 1, 2 * old);
+  s->flags = g_renew(struct gpu_flag, s->flags, n);
+  for (uint32_t i = old; i < n; i++) s->flags[i] = (struct gpu_flag){0, -1, -1};
+  s->n_fwords = n;
+}
+
+/* Step I of queue QI's running kernel, or NULL past its last. A streamed
+ * kernel's source is asked for it when it is not there yet, told which
+ * steps every WG has passed (the waits among them set their flags back
+ * to 0: the source may hand them out again). */
+static const struct kstep *wg_step(struct sim_comp *c, uint32_t qi, uint32_t i) {
+  struct gpu_state *s = c->state;
+  struct gpu_queue *q = &s->q[qi];
+  if (!q->streamed) return i < q->n_steps ? &q->steps[i] : NULL;
+  if (i >= q->k->n_steps) {
+    uint32_t done = i;
+    if (q->next_wg < q->k->n_wgs) done = 0;
+    /* One WG: the one that asks (else the lowest step of them all). */
+    for (uint32_t w = 0; w < s->n_slots && done > q->passed && q->k->n_wgs > 1; w++)
+      if (s->wg[w].queue == (int32_t)qi && s->wg[w].step < done) done = s->wg[w].step;
+    for (uint32_t j = MAX(q->passed, (uint32_t)q->k->base); j < done; j++) {
+      const struct kstep *st = qstep(q, j);
+      if (st->kind == KS_WAIT_FLAG) s->flags[st->flag].value = 0;
+    }
+    q->passed = MAX(q->passed, done);
+    s->prog->seq->kernel(s->prog->seq->ctx, s->node, q->kidx, i, q->passed);
+  }
+  return i < q->k->n_steps ? qstep(q, i) : NULL;
 }
 
 /* ---- the front end and the queues ---- */
@@ -1024,14 +1070,14 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
   struct gpu_queue *q = &s->q[w->queue];
   const struct kernel *k = q->k;
   for (;;) {
-    if (w->step >= q->n_steps) {
+    const struct kstep *st = wg_step(c, (uint32_t)w->queue, w->step);
+    if (!st) {
       /* A kernel waits for slots: its WGs take them one WG's end after
        * another (batch_run dispatches after each). */
       if (w->n > 1 && s->disp_len > 0) split(s, slot, 1);
       wg_finish(c, slot);
       return;
     }
-    const struct kstep *st = &q->steps[w->step];
     if (st->kind == KS_LOOP || st->kind == KS_END) { /* structure: every WG, no cost */
       uint32_t next = np_loop_step(w->loop, &w->depth, st->kind == KS_LOOP, st->count, w->step);
       if (next == UINT32_MAX)
@@ -1045,7 +1091,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       uint32_t lead = sel_lead(st, w);
       if (lead < w->n) split(s, slot, lead);
       if (!wg_selected(st, member(w, 0))) {
-        w->step = q->skip[w->step];
+        w->step = q->skip ? q->skip[w->step] : w->step + 1;
         continue;
       }
     }
@@ -1235,6 +1281,10 @@ static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
     s->n_kinfo = n;
   }
   struct gpu_kinfo *ki = &s->kinfo[kidx];
+  if (s->prog->seq) { /* read while it runs: a WG not selected goes on step by step */
+    ki->barrier = ki->parks = false;
+    return ki;
+  }
   if (ki->skip && s->prog->source) {
     g_free(ki->skip);
     ki->skip = NULL;
@@ -1260,6 +1310,8 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   q->kidx = qc->kernel;
   q->steps = q->k->steps;
   q->n_steps = (uint32_t)q->k->n_steps;
+  q->streamed = s->prog->seq != NULL;
+  q->passed = 0;
   sim_time poll = gpu_poll_period(c->config, q->k->n_wgs);
   g_assert(poll >= 0 && poll <= UINT32_MAX); /* the parameters' range: <= 1 ms */
   q->poll_ps = (uint32_t)poll;
@@ -1485,6 +1537,7 @@ struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gp
   s->wg_last_end = -1;
   s->open_batch = -1;
   uint32_t nf = s->prog->n_flags + 1;
+  s->n_fwords = nf;
   s->flags = g_new0(struct gpu_flag, nf);
   for (uint32_t i = 0; i < nf; i++) s->flags[i].wgs = s->flags[i].queues = -1;
   s->n_q = (uint32_t)cfg->queues;

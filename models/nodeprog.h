@@ -88,6 +88,9 @@ struct kernel {
   uint32_t local_bytes_per_wg; /* local (shared) memory a WG needs; 0: none */
   const struct kstep *steps;
   size_t n_steps;
+  /* A streamed kernel (nodeprog.seq): steps[0] is step `base`; steps base
+   * .. n_steps - 1 are there, n_steps grows as the source reads on. */
+  size_t base;
 };
 
 /* Commands of a GPU in-order queue (a stream). */
@@ -230,6 +233,26 @@ struct np_source {
   void (*release)(void *ctx, uint32_t node, uint32_t slot);
 };
 
+/* A sequence program read while it runs (a GOAL schedule streamed under a
+ * policy that drives from the GPU, workloads/goal.c): the host program and
+ * each kernel are windows of the whole program's steps. Host step i is
+ * host[i - host_base] while host_base <= i < n_host; kernel step i is
+ * steps[i - base] (struct kernel). A model that reaches a step not yet
+ * there asks for it: HOST (the host has passed the steps before I) or
+ * KERNEL (every WG of kernel K has passed the steps before DONE; the GPU
+ * has set the flags of the waits among them back to 0); after the call,
+ * a step still not there means the program (the kernel) has ended.
+ * CMD_READ: NIC command CMD has been copied into a message (each streamed
+ * command is read once): its slot may serve another. The arrays (host,
+ * steps, cmds) may move at each call and at each call to another node's
+ * or model's: a model keeps indices, never pointers, into them. */
+struct np_seq {
+  void *ctx;
+  void (*host)(void *ctx, uint32_t node, uint64_t i);
+  void (*kernel)(void *ctx, uint32_t node, uint32_t k, uint64_t i, uint64_t done);
+  void (*cmd_read)(void *ctx, uint32_t node, uint32_t cmd);
+};
+
 /* Everything one node runs. Flag ids index a node-wide array of flag words
  * (0 unused); their watcher is the device that polls them. */
 struct nodeprog {
@@ -254,6 +277,10 @@ struct nodeprog {
   /* Non-NULL: a graph host program read while it runs (np_source); host
    * and host_deps are unused, and the source may grow cmds and n_flags. */
   const struct np_source *source;
+  /* Non-NULL: a sequence program read while it runs (np_seq); its host
+   * steps start at host_base, and the source may grow n_flags. */
+  const struct np_seq *seq;
+  size_t host_base;
 };
 
 #endif

@@ -619,7 +619,8 @@ static void test_cli_statuses(void) {
 static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
                       uint64_t *streamed) {
   char *yaml = g_strdup_printf("name: s\nworkload: {kind: goal, file: %s%s}\n"
-                               "hardware: {network: {nodes: %d}}\npolicies: [%s]\n",
+                               "hardware: {network: {nodes: %d}, cpu: {helper_threads: 1}}\n"
+                               "policies: [%s]\n",
                                path, opts, nodes, policies);
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct points pts;
@@ -656,22 +657,34 @@ static char *run_both(const char *path, const char *policies, int nodes, const c
 
 /* GOAL TEXT (or the file PATH) run read whole and streamed (with OPTS,
  * a stream_window or nothing) gives the same bytes under the host-driven
- * policies and gputn, calcs where each policy puts them (cpu: the CPU,
- * the others: the GPU) and on the CPU; WANT[0] and WANT[1] of the runs
- * streamed (the others fell back to the whole file; gputn never streams). */
+ * policies and the one-kernel GPU-driven ones (gputn, ghn, cpufree), calcs
+ * where each policy puts them (cpu: the CPU, the others: the GPU) and on
+ * the CPU (host-driven policies only); WANT[0] and WANT[1] of the runs
+ * streamed (the others fell back to the whole file). Read whole, a rank
+ * is ordered within the same window (wl_linearize); the default window
+ * (256 ops, more than any rank here has) orders it as a window of all. */
 static void expect_streams_alike(const char *text, const char *path, int nodes, const char *opts,
                                  const uint64_t want[2]) {
   char *own = text ? tu_temp_file(".goal", text, strlen(text)) : NULL;
   const char *file = own ? own : path;
-  static const char *const pols[] = {"cpu, hdn, hdn2s, copy, overlap, gputn",
+  static const char *const pols[] = {"cpu, hdn, hdn2s, copy, overlap, gputn, ghn, cpufree",
                                      "cpu, hdn, hdn2s, copy, overlap"};
   static const char *const on[] = {"", ", calc_on: cpu"};
   for (int k = 0; k < 2; k++) {
-    char *whole_opts = g_strdup_printf(", stream_window: 0%s", on[k]);
     char *win_opts = g_strdup_printf("%s%s", on[k], opts);
     uint64_t s0 = 0, s1 = 0;
-    char *whole = run_both(file, pols[k], nodes, whole_opts, &s0);
+    wl_goal_set_streaming(false);
+    char *whole = run_both(file, pols[k], nodes, win_opts, &s0);
+    wl_goal_set_streaming(true);
     char *streamed = run_both(file, pols[k], nodes, win_opts, &s1);
+    if (!*opts) { /* the default window: a rank's order as of old */
+      char *all_opts = g_strdup_printf(", stream_window: 0%s", on[k]);
+      uint64_t s2 = 0;
+      char *all = run_both(file, pols[k], nodes, all_opts, &s2);
+      CU_ASSERT_STRING_EQUAL(whole, all);
+      g_free(all);
+      g_free(all_opts);
+    }
     CU_ASSERT_EQUAL(s0, 0);
     CU_ASSERT_EQUAL(s1, want[k]);
     if (s1 != want[k]) fprintf(stderr, "%s%s: %" G_GUINT64_FORMAT " runs streamed\n", file, on[k], s1);
@@ -679,7 +692,6 @@ static void expect_streams_alike(const char *text, const char *path, int nodes, 
     CU_ASSERT(strstr(whole, ",cpu,") != NULL);
     g_free(whole);
     g_free(streamed);
-    g_free(whole_opts);
     g_free(win_opts);
   }
   g_free(own);
@@ -687,12 +699,14 @@ static void expect_streams_alike(const char *text, const char *path, int nodes, 
 
 static void test_streamed_as_whole(void) {
   /* cpu, hdn, hdn2s, copy and overlap stream (5 runs: host-driven, host
-   * MPI), a GPU calc a kernel launched and waited for. Times and every
-   * counter are the same bytes either way. */
+   * MPI), a GPU calc a kernel launched and waited for; gputn, ghn and
+   * cpufree (3 runs: one kernel a rank, read a step at a time). Times and
+   * every counter are the same bytes either way. */
   static const char *const files[] = {"binomialtreereduce-8x4KiB.goal",
                                       "pipelinedring-6x64KiB.goal",
                                       "iallreduce-recdoub-4x1KiB-nb.goal"};
-  static const uint64_t all[2] = {5, 5}, cpu_only[2] = {1, 5}, none[2] = {0, 0};
+  static const uint64_t all[2] = {8, 5}, cpu_only[2] = {4, 5}, none[2] = {3, 0},
+                        host_only[2] = {5, 5};
   for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
     char *name = g_build_filename("goal", files[f], NULL), *path = tu_data(name);
     expect_streams_alike(NULL, path, 8, "", all);
@@ -700,8 +714,13 @@ static void test_streamed_as_whole(void) {
      * recursive-doubling sample starts with a calc: as a kernel, its wait
      * fills the window until the launch has ended, and the send that
      * follows, ready since the start, is read too late: those runs are
-     * read whole instead (the same bytes). */
-    expect_streams_alike(NULL, path, 8, ", stream_window: 1", f == 2 ? cpu_only : all);
+     * read whole instead (the same bytes). In the binomial tree a rank's
+     * send waits for the receives written after it: a window of one op
+     * holds the send alone, not ready; read whole, the order looks past
+     * the window; the GPU-driven runs stop and are read whole (the same
+     * bytes). */
+    expect_streams_alike(NULL, path, 8, ", stream_window: 1",
+                         f == 2 ? cpu_only : f == 0 ? host_only : all);
     g_free(name);
     g_free(path);
   }
@@ -722,9 +741,10 @@ static void test_streamed_as_whole(void) {
   expect_streams_alike(calc, NULL, 2, ", stream_window: 1", all);
   /* Rank 0's send depends on nothing but comes after a chain of calcs:
    * with one op read ahead it is read only once the thread has moved on,
-   * after the time it was ready at. The streamed runs see that, stop, and
-   * the whole file runs instead: the same bytes, none streamed. A window
-   * of 8 reads it in time. */
+   * after the time it was ready at. The host-driven streamed runs see
+   * that, stop, and the whole file runs instead: the same bytes, none of
+   * them streamed. A window of 8 reads it in time. The GPU-driven ones
+   * stream either way (their order is the window's, read whole too). */
   const char *late = "num_ranks 2\n"
                      "rank 0 {\nc0: calc 100\nc1: calc 100\nc1 requires c0\nc2: calc 100\n"
                      "c2 requires c1\nc3: calc 100\nc3 requires c2\ns: send 8b to 1\n}\n"

@@ -366,6 +366,7 @@ struct goal_index {
   uint64_t ops, calcs;
   uint32_t lag;           /* goal_read.lag */
   bool cycle;             /* goal_read.cycle: the whole-file path says where */
+  uint64_t *n_ops, *n_sends; /* per rank */
   GHashTable *chans;      /* struct chan_key -> struct chan_sum */
   GArray *sum;            /* struct chan_sum, the values */
 };
@@ -397,6 +398,8 @@ struct chan_sum {
 
 static void index_op(void *ctx, uint32_t rank, const struct wl_op *o) {
   struct goal_index *x = ctx;
+  x->n_ops[rank]++;
+  x->n_sends[rank] += o->kind == WL_SEND;
   if (o->kind == WL_COMPUTE) x->calcs++;
   if (o->kind != WL_SEND && o->kind != WL_RECV) return;
   bool recv = o->kind == WL_RECV;
@@ -530,6 +533,8 @@ static char *goal_unmatched(const char *path, const struct goal_index *idx, int6
 
 static void index_free(struct goal_index *x) {
   g_free(x->at);
+  g_free(x->n_ops);
+  g_free(x->n_sends);
   if (x->chans) g_hash_table_destroy(x->chans);
   memset(x, 0, sizeof *x);
 }
@@ -596,6 +601,8 @@ static struct wl_program *goal_parse(const char *path, int64_t time_unit_ps, uin
     } else if (x) {
       g.n_ranks = x->n_ranks = (uint32_t)v;
       x->at = g_new(struct goal_cursor, v);
+      x->n_ops = g_new0(uint64_t, v);
+      x->n_sends = g_new0(uint64_t, v);
       for (uint32_t i = 0; i < v; i++) x->at[i].off = -1;
       x->chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, g_free);
     } else {
@@ -696,6 +703,10 @@ static uint64_t whole_limit = WL_MAX_OPS; /* the most ops read whole (tests lowe
 
 void wl_goal_set_whole_limit(uint64_t ops) { whole_limit = ops ? ops : WL_MAX_OPS; }
 
+static bool streaming = true; /* tests turn it off (wl_goal_set_streaming) */
+
+void wl_goal_set_streaming(bool on) { streaming = on; }
+
 uint64_t wl_goal_streamed(void) { return (uint64_t)g_atomic_int_get(&streamed_runs); }
 
 struct gst_msg {             /* a send or receive read whose peer op is not yet */
@@ -772,6 +783,16 @@ struct gst_rank {
    * pend[head]. */
   struct gst_pend *pend;
   uint32_t head, n_pend;
+  /* Under a GPU-driven policy (gsd_run): */
+  struct wl_lin *lin;        /* the rank's order */
+  GArray *rops;              /* struct gsd_op: ops rbase .. n_read - 1 */
+  uint64_t rbase, rlo;       /* rlo: the first op not placed */
+  bool read_end;             /* the rank's } is read */
+  GArray *ks, *hs;           /* struct kstep, struct hstep: the kernel's and the host's
+                                steps from kern.base, np.host_base on */
+  struct kernel kern;
+  struct qcmd qc;
+  uint32_t tag_next, tag_stride; /* pol_prog's (gputn's trigger tags) */
 };
 
 struct gst {
@@ -785,6 +806,11 @@ struct gst {
   GHashTable *chans;         /* struct chan_key -> struct gst_chan */
   struct np_source src;
   bool diverged;             /* stopped: the whole-file path runs it */
+  /* Under a GPU-driven policy (gsd_run): */
+  struct np_seq seq;
+  const struct hw_config *hw;
+  uint8_t lib;
+  struct wl_program *scratch; /* the op being lowered, and its receive */
 };
 
 /* Takes the index given back last from FREE into *I; false when none. */
@@ -1041,13 +1067,34 @@ static void gst_free(struct gst *x) {
     g_array_free(k->free_slots, TRUE);
     g_array_free(k->free_flags, TRUE);
     g_array_free(k->cmds, TRUE);
-    for (uint32_t j = 0; j <= x->lag; j++) g_array_free(k->pend[j].deps, TRUE);
+    for (uint32_t j = 0; k->pend && j <= x->lag; j++) g_array_free(k->pend[j].deps, TRUE);
     g_free(k->pend);
+    wl_lin_free(k->lin);
+    if (k->rops) g_array_free(k->rops, TRUE);
+    if (k->ks) g_array_free(k->ks, TRUE);
+    if (k->hs) g_array_free(k->hs, TRUE);
   }
+  wl_program_free(x->scratch);
   g_free(x->ranks);
   g_hash_table_destroy(x->chans);
   g_free(x->r.buf);
   if (x->r.f) fclose(x->r.f);
+}
+
+/* The state both streamed runs keep of rank K, whose block begins AT. */
+static void gst_rank_init(struct gst *x, struct gst_rank *k, struct goal_cursor at) {
+  (void)x;
+  k->at = at;
+  k->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  k->ops = g_array_new(FALSE, TRUE, sizeof(struct gst_op));
+  k->free_ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  k->slot_op = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+  k->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
+  k->kernels = (struct gst_stable){.size = sizeof(struct kernel), .old = g_ptr_array_new_with_free_func(g_free)};
+  k->ksteps = (struct gst_stable){.size = sizeof(struct kstep), .old = g_ptr_array_new_with_free_func(g_free)};
+  k->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  k->free_flags = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  k->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
 }
 
 /* Whether policy POL runs a schedule streamed: host-driven (a graph on
@@ -1077,17 +1124,7 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
   const struct nodeprog **progs = g_new0(const struct nodeprog *, hw->net->nodes);
   for (uint32_t i = 0; i < x.n_ranks; i++) {
     struct gst_rank *k = &x.ranks[i];
-    k->at = idx->at[i];
-    k->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    k->ops = g_array_new(FALSE, TRUE, sizeof(struct gst_op));
-    k->free_ops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    k->slot_op = g_array_new(FALSE, TRUE, sizeof(uint32_t));
-    k->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
-    k->kernels = (struct gst_stable){.size = sizeof(struct kernel), .old = g_ptr_array_new_with_free_func(g_free)};
-    k->ksteps = (struct gst_stable){.size = sizeof(struct kstep), .old = g_ptr_array_new_with_free_func(g_free)};
-    k->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    k->free_flags = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-    k->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
+    gst_rank_init(&x, k, idx->at[i]);
     k->pend = g_new0(struct gst_pend, x.lag + 1);
     for (uint32_t j = 0; j <= x.lag; j++)
       k->pend[j].deps = g_array_new(FALSE, FALSE, sizeof(struct hdep));
@@ -1102,6 +1139,337 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
   for (uint32_t i = 0; done < 0 && !x.diverged && i < x.n_ranks; i++)
     if (!x.ranks[i].ended) x.diverged = true;
   if (done == 1) {
+    g_atomic_int_inc(&streamed_runs);
+  } else { /* what the run reported goes */
+    char *name = g_strdup(out->policy);
+    sim_result_clear(out);
+    sim_result_init(out, name);
+    g_free(name);
+  }
+  if (x.diverged) {
+    g_free(*err);
+    *err = NULL;
+    done = 0;
+  }
+  wl_program_free(shape);
+  g_free(progs);
+  gst_free(&x);
+  return done;
+}
+
+/* ---- the streamed run under the GPU-driven policies ----
+ * gputn, ghn and cpufree lower a rank into one kernel launched once
+ * (pol_one_kernel), op by op in one order of the rank (wl_linearize): a
+ * schedule whose dependency lines follow the op that waits by at most
+ * GOAL_MAX_LAG ops runs under them without being read whole. The order is
+ * the windowed one (program.h, wl_lin): the next op is chosen among the
+ * first `window` ops not yet placed, so it is known once those ops and
+ * their dependency lines are read; the whole-file path orders a rank by
+ * the same rule, so both runs lower the same ops in the same order (when
+ * none of the window is ready, a dependency on an op further on, the
+ * whole-file path looks past the window: the streamed run stops there). Each node's
+ * rank is read from its own cursor, ops added to its wl_lin, and each op
+ * placed is lowered by the policy's own lowering (pol_type.lower on a
+ * program of that one op and the receive it meets: the same callbacks, the
+ * same steps) into the kernel's next step, the host's next steps (gputn's
+ * registrations) and NIC commands in slots. The models read the kernel's
+ * and the host's steps as windows (nodeprog.h, np_seq): the GPU asks for a
+ * step when its WG reaches one not yet lowered, the CPU likewise, and
+ * both say which steps are behind them (the GPU sets the flags of the
+ * waits among them back to 0 first), so their slots, flags and commands
+ * serve later ops. Messages are matched as they are read (gst_match).
+ * What stays: the ops read and not yet placed (a window and the lag), the
+ * steps lowered that a reader has not passed (gputn's host registers every
+ * send at once, so its kernel's steps up to the host's last registration
+ * are kept: as many as the NIC holds registrations), the flags of
+ * messages on their way. Where the streamed run could not be the whole
+ * run (no op of the window ready; a size that differs; a lowering that asks for more than one WG or a proxy thread
+ * that is not there) it stops and the whole-file path runs instead. */
+
+struct gsd_op {
+  struct wl_op op;           /* a send's flag: its receive's */
+  char *label;               /* its key in gst_rank.labels, or NULL */
+  bool placed;
+};
+
+static struct gsd_op *gsd_at(struct gst_rank *k, uint64_t i) {
+  return &g_array_index(k->rops, struct gsd_op, (guint)(i - k->rbase));
+}
+
+/* Drops the first N elements of A, whose first is element *BASE. */
+static void gsd_drop(GArray *a, uint64_t *base, uint64_t upto) {
+  guint n = (guint)(upto - *base);
+  if (n < 64 || 2 * n < a->len) return; /* at most half the array, amortized */
+  g_array_remove_range(a, 0, n);
+  *base = upto;
+}
+
+/* Points NODE's program at its windows (they may have moved). */
+static void gsd_point(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  k->kern.steps = (const struct kstep *)(void *)k->ks->data;
+  k->kern.n_steps = k->kern.base + k->ks->len;
+  k->np.host = (const struct hstep *)(void *)k->hs->data;
+  k->np.n_host = k->np.host_base + k->hs->len;
+  k->np.cmds = (const struct nic_cmd *)(void *)k->cmds->data;
+  k->np.n_cmds = k->cmds->len;
+}
+
+/* A NIC command slot of NODE holding CMD. */
+static uint32_t gsd_cmd(struct gst_rank *k, const struct nic_cmd *cmd) {
+  uint32_t slot;
+  if (!free_pop(k->free_slots, &slot)) {
+    slot = k->cmds->len;
+    g_array_set_size(k->cmds, slot + 1);
+  }
+  g_array_index(k->cmds, struct nic_cmd, slot) = *cmd;
+  return slot;
+}
+
+/* Lowers op O of NODE, the next of its order, with the policy's lowering
+ * of a rank of that op alone (a send's receive beside it at its peer):
+ * its kernel's step, its host steps after the launch, its NIC commands.
+ * False: the streamed run cannot be the whole run. */
+static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
+  struct gst_rank *k = &x->ranks[node];
+  struct wl_program *p = x->scratch;
+  struct wl_op me = *o, recv = {0};
+  if (o->kind == WL_SEND || o->kind == WL_RECV) me.parts = 1, me.stores = 1;
+  if (o->kind == WL_SEND) {
+    recv = (struct wl_op){.kind = WL_RECV, .peer = node, .bytes = o->bytes, .tag = o->tag,
+                          .parts = 1, .flag = o->flag, .match = 1};
+    me.flag = 0;
+    me.match = 0;
+    p->ranks[o->peer].ops = &recv;
+    p->ranks[o->peer].n_ops = 1;
+  } else if (o->kind == WL_RECV) {
+    me.match = 1;
+  }
+  p->ranks[node].ops = &me;
+  p->ranks[node].n_ops = 1;
+  p->checked = true;
+  struct pol_prog pp;
+  pol_prog_init(&pp, x->hw, x->lib);
+  pp.tag_next = k->tag_next;
+  pp.tag_stride = k->tag_stride;
+  char *err = NULL;
+  bool ok = x->pol->lower(p, node, x->hw, &pp, &err) && pp.kernels->len == 1 &&
+            pp.host->len >= 1 && (!pp.proxied || x->hw->cpu->helper_threads >= 1);
+  g_free(err);
+  p->ranks[node].ops = NULL, p->ranks[node].n_ops = 0;
+  if (o->kind == WL_SEND) p->ranks[o->peer].ops = NULL, p->ranks[o->peer].n_ops = 0;
+  const struct kernel *kk = ok ? &g_array_index(pp.kernels, struct kernel, 0) : NULL;
+  ok = ok && kk->n_wgs == k->kern.n_wgs && kk->persistent == k->kern.persistent &&
+       kk->n_steps <= 1;
+  uint32_t *slot = ok ? g_new(uint32_t, MAX(pp.cmds->len, 1)) : NULL;
+  for (guint j = 0; ok && j < pp.cmds->len; j++)
+    slot[j] = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, j));
+  if (ok && kk->n_steps) {
+    struct kstep st = kk->steps[0];
+    if (st.kind == KS_NIC_CMD || st.kind == KS_HOST_REQUEST) {
+      ok = pp.cmds->len == 1; /* one part: the command of one slot */
+      st.cmd = slot[0];
+    }
+    g_array_append_val(k->ks, st);
+  }
+  for (guint j = 1; ok && j < pp.host->len; j++) { /* after the launch */
+    struct hstep h = g_array_index(pp.host, struct hstep, j);
+    if (h.kind == HS_NIC_CMD) h.cmd = slot[h.cmd];
+    g_array_append_val(k->hs, h);
+  }
+  if (o->kind == WL_SEND) k->tag_next += 1;
+  g_free(slot);
+  pol_prog_clear(&pp);
+  gsd_point(x, node);
+  return ok;
+}
+
+/* Reads NODE's rank on from its cursor: a chunk of ops (a window's worth,
+ * at least 16) with their dependency lines, or up to its end. */
+static void gsd_read(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  struct reader *r = &x->r;
+  if (fseeko(r->f, k->at.off, SEEK_SET) != 0) {
+    gst_stop(x);
+    return;
+  }
+  r->off = k->at.off;
+  r->line = k->at.line;
+  r->in_comment = k->at.in_comment;
+  r->pos = "";
+  x->g.rank = node;
+  uint32_t chunk = MAX(x->window, 16), got = 0;
+  for (;;) {
+    struct goal_cursor before = {.off = r->off, .line = r->line, .in_comment = r->in_comment};
+    struct goal_stmt st;
+    bool ok = statement(r, &x->g, &st);
+    if (ok && st.kind == ST_DEP) ok = end_of_statement(r);
+    if (!ok) { /* the first pass read it: the file changed since */
+      g_free(*r->err);
+      *r->err = NULL;
+      stmt_clear(&st);
+      gst_stop(x);
+      return;
+    }
+    if (st.kind == ST_CLOSE) {
+      wl_lin_seal(k->lin, k->n_read);
+      k->read_end = true;
+      stmt_clear(&st);
+      return;
+    }
+    if (st.kind == ST_DEP) {
+      uint32_t a = GPOINTER_TO_UINT(g_hash_table_lookup(k->labels, st.name));
+      uint32_t b = GPOINTER_TO_UINT(g_hash_table_lookup(k->labels, st.other));
+      g_assert(a); /* within the lag: not placed */
+      if (b) wl_lin_dep(k->lin, a - 1, b - 1); /* no label: placed already */
+      stmt_clear(&st);
+      continue;
+    }
+    if (got == chunk) {
+      k->at = before;
+      stmt_clear(&st);
+      return;
+    }
+    struct wl_op *o = &st.op;
+    if (o->kind == WL_SEND || o->kind == WL_RECV) {
+      if (!gst_match(x, node, o, &o->flag)) {
+        stmt_clear(&st);
+        gst_stop(x);
+        return;
+      }
+    }
+    uint64_t i = k->n_read++;
+    got++;
+    wl_lin_add(k->lin, o->kind == WL_RECV);
+    if (i > x->lag) wl_lin_seal(k->lin, i - x->lag);
+    struct gsd_op g = {.op = *o};
+    if (st.name) {
+      g.label = g_strdup(st.name);
+      g_hash_table_insert(k->labels, g.label, GUINT_TO_POINTER((uint32_t)i + 1));
+    }
+    g_array_append_val(k->rops, g);
+    stmt_clear(&st);
+    k->at = (struct goal_cursor){.off = r->off, .line = r->line, .in_comment = r->in_comment};
+  }
+}
+
+/* Places and lowers NODE's ops until DONE(x, node, arg) holds or every op
+ * is placed. */
+static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_rank *, uint64_t),
+                        uint64_t arg) {
+  struct gst_rank *k = &x->ranks[node];
+  while (!x->diverged && !done(k, arg)) {
+    uint64_t i;
+    int got = wl_lin_next(k->lin, k->read_end, false, &i);
+    if (got == 0) {
+      gsd_read(x, node);
+      continue;
+    }
+    if (got < 0) { /* all placed, or none of the window ready */
+      if (!k->read_end || k->rlo < k->n_read) gst_stop(x);
+      return;
+    }
+    struct gsd_op *g = gsd_at(k, i);
+    g->placed = true;
+    if (g->label) g_hash_table_remove(k->labels, g->label); /* frees it */
+    g->label = NULL;
+    if (!gsd_lower(x, node, &g->op)) gst_stop(x);
+    while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
+    gsd_drop(k->rops, &k->rbase, k->rlo);
+  }
+}
+
+static bool host_there(struct gst_rank *k, uint64_t i) { return k->np.n_host > i; }
+
+/* Step I and, so that the GPU asks once a chunk, the chunk after it. */
+static bool step_there(struct gst_rank *k, uint64_t i) { return k->kern.n_steps > i + 16; }
+
+static void gsd_host(void *ctx, uint32_t node, uint64_t i) {
+  struct gst *x = ctx;
+  struct gst_rank *k = &x->ranks[node];
+  gsd_drop(k->hs, &k->np.host_base, i);
+  gsd_point(x, node);
+  gsd_produce(x, node, host_there, i);
+}
+
+static void gsd_kernel(void *ctx, uint32_t node, uint32_t kid, uint64_t i, uint64_t done) {
+  struct gst *x = ctx;
+  struct gst_rank *k = &x->ranks[node];
+  g_assert(kid == 0);
+  for (uint64_t j = k->kern.base; j < done; j++) { /* flags given back */
+    const struct kstep *st = &g_array_index(k->ks, struct kstep, (guint)(j - k->kern.base));
+    if (st->kind == KS_WAIT_FLAG) g_array_append_val(k->free_flags, st->flag);
+  }
+  g_array_remove_range(k->ks, 0, (guint)(done - k->kern.base));
+  k->kern.base = done;
+  gsd_point(x, node);
+  gsd_produce(x, node, step_there, i);
+}
+
+static void gsd_cmd_read(void *ctx, uint32_t node, uint32_t cmd) {
+  struct gst *x = ctx;
+  g_array_append_val(x->ranks[node].free_slots, cmd);
+}
+
+/* Whether policy POL runs a schedule streamed from the GPU: one kernel
+ * per rank (pol_type.one_kernel) with its own library, no flags of its
+ * own; its check (ghn's helper thread) met whatever the program. */
+static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
+  uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
+                                                          : pol->lib_default;
+  return pol->one_kernel && !pol->graph.host && lib == pol->lib_default && !pol->extra_flags &&
+         (!pol->check || hw->cpu->helper_threads >= 1);
+}
+
+/* Runs the indexed schedule IDX streamed under GPU-driven POL, as gst_run. */
+static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
+                   uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
+                   const struct goal_index *idx, struct sim_result *out, char **err) {
+  struct gst x = {.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks, .hw = hw,
+                  .window = (uint32_t)c->stream_window, .lag = idx->lag,
+                  .lib = pol->lib_default};
+  x.r = (struct reader){.path = path, .err = err, .pos = ""};
+  x.r.f = fopen(path, "r");
+  if (!x.r.f) return 0;
+  x.g = (struct goal_read){.n_ranks = idx->n_ranks, .unit_ps = c->time_unit, .calc_on = calc_on};
+  x.chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, gst_chan_free);
+  x.seq = (struct np_seq){.ctx = &x, .host = gsd_host, .kernel = gsd_kernel,
+                          .cmd_read = gsd_cmd_read};
+  x.scratch = wl_program_new(x.n_ranks);
+  x.ranks = g_new0(struct gst_rank, x.n_ranks);
+  const struct nodeprog **progs = g_new0(const struct nodeprog *, hw->net->nodes);
+  for (uint32_t i = 0; i < x.n_ranks; i++) {
+    struct gst_rank *k = &x.ranks[i];
+    gst_rank_init(&x, k, idx->at[i]);
+    k->lin = wl_lin_new(x.window);
+    k->rops = g_array_new(FALSE, FALSE, sizeof(struct gsd_op));
+    k->ks = g_array_new(FALSE, FALSE, sizeof(struct kstep));
+    k->hs = g_array_new(FALSE, FALSE, sizeof(struct hstep));
+    k->tag_next = 1;
+    k->tag_stride = (uint32_t)MIN(idx->n_sends[i], UINT32_MAX);
+    progs[i] = &k->np;
+    if (!idx->n_ops[i]) continue; /* no kernel (pol_one_kernel) */
+    /* A persistent kernel of one WG (pol_one_kernel: calcs of one WG, no
+     * lane 1), launched first. */
+    k->kern = (struct kernel){.name = pol->name, .n_wgs = 1, .persistent = true};
+    k->qc = (struct qcmd){.kind = Q_KERNEL, .kernel = 0};
+    struct hstep launch = {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0};
+    g_array_append_val(k->hs, launch);
+    k->np.kernels = &k->kern;
+    k->np.n_kernels = 1;
+    k->np.qcmds = &k->qc;
+    k->np.n_qcmds = 1;
+    k->np.seq = &x.seq;
+    gsd_point(&x, i);
+  }
+  x.e = sim_new(ctx->seed);
+  for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
+    if (idx->n_ops[i]) gsd_produce(&x, i, step_there, 0); /* its first step */
+  struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
+  int done = -1;
+  if (x.diverged) sim_free(x.e);
+  else done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
+  if (done == 1 && !x.diverged) {
     g_atomic_int_inc(&streamed_runs);
   } else { /* what the run reported goes */
     char *name = g_strdup(out->policy);
@@ -1188,7 +1556,8 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
   const struct pol_type *pol = pol_find(ctx->policy);
   struct hw_config hw = pol_hw_of(ctx->sc);
   uint8_t calc_on = goal_where[c->calc_on];
-  if (!c->stream_window || !pol || !gst_fits(pol, &hw))
+  bool gpu = pol && !gst_fits(pol, &hw) && gsd_fits(pol, &hw);
+  if (!streaming || !c->stream_window || !pol || !(gpu || gst_fits(pol, &hw)))
     return pol_run_program(ctx, goal_program, out, err);
   struct goal_index idx = {0};
   goal_load(ctx, &idx, err);
@@ -1201,7 +1570,7 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
   } else if (idx.lag > GOAL_MAX_LAG || idx.cycle || !index_matched(&idx)) {
     /* The whole-file path runs it, or says what is wrong with it. */
     bool deadlock = false;
-    if (!fits && !idx.cycle && idx.lag <= GOAL_MAX_LAG) { /* the messages */
+    if (!fits && !idx.cycle && idx.lag <= GOAL_MAX_LAG && !index_matched(&idx)) { /* the messages */
       const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");
       char *path = in_path_beside(fn ? fn->file : NULL, c->file);
       *err = goal_unmatched(path, &idx, c->time_unit, &deadlock);
@@ -1229,7 +1598,8 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
     char *path = NULL;
     const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");
     path = in_path_beside(fn ? fn->file : NULL, c->file);
-    done = gst_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err);
+    done = gpu ? gsd_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err)
+               : gst_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err);
     g_free(path);
     if (done < 0 && fits) { /* a deadlock: the whole-file path names the op as it does */
       g_free(*err);

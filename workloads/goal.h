@@ -41,6 +41,11 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
  * the whole-file path would say of them is said from the first pass. */
 void wl_goal_set_whole_limit(uint64_t ops);
 
+/* For tests: ON false runs every schedule read whole (the GPU-driven
+ * policies still order a rank within workload.stream_window), to compare
+ * with its streamed run. */
+void wl_goal_set_streaming(bool on);
+
 /* How many runs of a GOAL workload in this process were streamed (read a
  * window at a time, configs/README.md) rather than read whole: for tests. */
 uint64_t wl_goal_streamed(void);

@@ -9,8 +9,12 @@
 #include <stdarg.h>
 #include <string.h>
 
-static void pol_prog_init(struct pol_prog *pp) {
+void pol_prog_init(struct pol_prog *pp, const struct hw_config *hw, uint8_t lib) {
   memset(pp, 0, sizeof *pp);
+  pp->lib = lib;
+  pp->transport = hw->comm ? (uint8_t)hw->comm->nvshmem_transport : COMM_IBGDA;
+  pp->nvlink_stores = hw->comm && hw->comm->nvlink_stores;
+  pp->net = hw->net;
   pp->kernels = g_array_new(FALSE, TRUE, sizeof(struct kernel));
   pp->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
   pp->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
@@ -20,7 +24,7 @@ static void pol_prog_init(struct pol_prog *pp) {
   pp->tag_next = 1;
 }
 
-static void pol_prog_clear(struct pol_prog *pp) {
+void pol_prog_clear(struct pol_prog *pp) {
   g_array_free(pp->kernels, TRUE);
   g_array_free(pp->qcmds, TRUE);
   g_array_free(pp->cmds, TRUE);
@@ -509,12 +513,8 @@ static void share_steps(struct pol_prog *pp, uint32_t n) {
 }
 
 static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
-                      const struct hw_config *hw, uint8_t lib, struct pol_prog *pp, char **err) {
+                      const struct hw_config *hw, struct pol_prog *pp, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
-    pp[r].lib = lib;
-    pp[r].transport = hw->comm ? (uint8_t)hw->comm->nvshmem_transport : COMM_IBGDA;
-    pp[r].nvlink_stores = hw->comm && hw->comm->nvlink_stores;
-    pp[r].net = hw->net;
     if (p->ranks[r].graph && pol->graph.host) {
       if (!pol_host_graph(pol, p, r, hw, &pp[r], err)) return false;
     } else if (!pol->lower(p, r, hw, &pp[r], err)) {
@@ -624,8 +624,8 @@ static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
   struct wl_program *lin = NULL;
   if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window);
   struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
-  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r]);
-  bool ok = lower_all(pol, p, hw, lib, pp, err);
+  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r], hw, lib);
+  bool ok = lower_all(pol, p, hw, pp, err);
   /* A proxy thread is a helper thread that holds its core: needed when
    * the lowering sent anything through one. */
   for (uint32_t r = 0; ok && r < p->n_ranks; r++)

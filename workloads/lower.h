@@ -41,6 +41,10 @@ uint32_t pol_add_qcmd(struct pol_prog *pp, struct qcmd qc);
 uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
                         const struct kstep *steps, size_t n_steps); /* copies STEPS */
 void pol_add_host(struct pol_prog *pp, struct hstep st);
+/* An empty program (pol_prog_clear frees it) for a run on HW with library
+ * LIB (enum comm_library). */
+void pol_prog_init(struct pol_prog *pp, const struct hw_config *hw, uint8_t lib);
+void pol_prog_clear(struct pol_prog *pp);
 
 /* How a policy runs a graph rank (program.h). */
 struct pol_graph {
@@ -91,6 +95,9 @@ struct pol_type {
    * posts from the host); graph ranks run on the host (graph.host) do too,
    * the others in the kernel. */
   bool host_quiet;
+  /* It lowers a rank into one kernel launched once (pol_one_kernel), op by
+   * op: a GOAL schedule can be streamed into it (workloads/goal.c). */
+  bool one_kernel;
 };
 
 /* pol_type.libs of the policies that drive kernels from the host or a

@@ -25,6 +25,7 @@ const struct pol_type pol_cpufree = {
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
     .loops = true,
+    .one_kernel = true,
     .libs = 1u << COMM_NVSHMEM,
     .lib_default = COMM_NVSHMEM,
 };

@@ -45,6 +45,7 @@ const struct pol_type pol_ghn = {
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
     .loops = true,
+    .one_kernel = true,
     .libs = 1u << COMM_MPI,
     .lib_default = COMM_MPI,
 };

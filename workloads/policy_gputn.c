@@ -74,6 +74,7 @@ const struct pol_type pol_gputn = {
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
     .loops = true,
+    .one_kernel = true,
     .libs = 1u << COMM_GPUTN,
     .lib_default = COMM_GPUTN,
 };
