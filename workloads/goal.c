@@ -811,6 +811,7 @@ struct gst {
   const struct hw_config *hw;
   uint8_t lib;
   struct wl_program *scratch; /* the op being lowered, and its receive */
+  bool host_sends;           /* the policy's sends add host steps (gputn's registrations) */
 };
 
 /* Takes the index given back last from FREE into *I; false when none. */
@@ -1230,7 +1231,7 @@ static uint32_t gsd_cmd(struct gst_rank *k, const struct nic_cmd *cmd) {
  * of a rank of that op alone (a send's receive beside it at its peer):
  * its kernel's step, its host steps after the launch, its NIC commands.
  * False: the streamed run cannot be the whole run. */
-static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
+static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, struct pol_prog *pp) {
   struct gst_rank *k = &x->ranks[node];
   struct wl_program *p = x->scratch;
   struct wl_op me = *o, recv = {0};
@@ -1248,16 +1249,23 @@ static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
   p->ranks[node].ops = &me;
   p->ranks[node].n_ops = 1;
   p->checked = true;
-  struct pol_prog pp;
-  pol_prog_init(&pp, x->hw, x->lib);
-  pp.tag_next = k->tag_next;
-  pp.tag_stride = k->tag_stride;
+  pol_prog_init(pp, x->hw, x->lib);
+  pp->tag_next = k->tag_next;
+  pp->tag_stride = k->tag_stride;
   char *err = NULL;
-  bool ok = x->pol->lower(p, node, x->hw, &pp, &err) && pp.kernels->len == 1 &&
-            pp.host->len >= 1 && (!pp.proxied || x->hw->cpu->helper_threads >= 1);
+  bool ok = x->pol->lower(p, node, x->hw, pp, &err) && pp->kernels->len == 1 &&
+            pp->host->len >= 1 && (!pp->proxied || x->hw->cpu->helper_threads >= 1);
   g_free(err);
   p->ranks[node].ops = NULL, p->ranks[node].n_ops = 0;
   if (o->kind == WL_SEND) p->ranks[o->peer].ops = NULL, p->ranks[o->peer].n_ops = 0;
+  return ok;
+}
+
+/* Lowers op O of NODE (gsd_policy) into the windows. */
+static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
+  struct gst_rank *k = &x->ranks[node];
+  struct pol_prog pp;
+  bool ok = gsd_policy(x, node, o, &pp);
   const struct kernel *kk = ok ? &g_array_index(pp.kernels, struct kernel, 0) : NULL;
   ok = ok && kk->n_wgs == k->kern.n_wgs && kk->persistent == k->kern.persistent &&
        kk->n_steps <= 1;
@@ -1389,7 +1397,7 @@ static void gsd_host(void *ctx, uint32_t node, uint64_t i) {
   struct gst_rank *k = &x->ranks[node];
   gsd_drop(k->hs, &k->np.host_base, i);
   gsd_point(x, node);
-  gsd_produce(x, node, host_there, i);
+  if (x->host_sends) gsd_produce(x, node, host_there, i); /* else the launch is all */
 }
 
 static void gsd_kernel(void *ctx, uint32_t node, uint32_t kid, uint64_t i, uint64_t done) {
@@ -1461,6 +1469,15 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     k->np.n_qcmds = 1;
     k->np.seq = &x.seq;
     gsd_point(&x, i);
+  }
+  /* Whether a send adds host steps after the launch (a calc and a
+   * receive never do, in one kernel): else the host's program is its
+   * launch, and its end is known without reading on. */
+  if (x.n_ranks > 1) {
+    struct wl_op send = {.kind = WL_SEND, .peer = 1, .bytes = 8, .flag = 1};
+    struct pol_prog pp;
+    x.host_sends = !gsd_policy(&x, 0, &send, &pp) || pp.host->len > 1;
+    pol_prog_clear(&pp);
   }
   x.e = sim_new(ctx->seed);
   for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
