@@ -366,7 +366,7 @@ struct goal_index {
   uint64_t ops, calcs;
   uint32_t lag;           /* goal_read.lag */
   bool cycle;             /* goal_read.cycle: the whole-file path says where */
-  uint64_t *n_ops, *n_sends; /* per rank */
+  uint64_t *n_ops, *n_sends, *n_recvs; /* per rank */
   GHashTable *chans;      /* struct chan_key -> struct chan_sum */
   GArray *sum;            /* struct chan_sum, the values */
 };
@@ -400,6 +400,7 @@ static void index_op(void *ctx, uint32_t rank, const struct wl_op *o) {
   struct goal_index *x = ctx;
   x->n_ops[rank]++;
   x->n_sends[rank] += o->kind == WL_SEND;
+  x->n_recvs[rank] += o->kind == WL_RECV;
   if (o->kind == WL_COMPUTE) x->calcs++;
   if (o->kind != WL_SEND && o->kind != WL_RECV) return;
   bool recv = o->kind == WL_RECV;
@@ -535,6 +536,7 @@ static void index_free(struct goal_index *x) {
   g_free(x->at);
   g_free(x->n_ops);
   g_free(x->n_sends);
+  g_free(x->n_recvs);
   if (x->chans) g_hash_table_destroy(x->chans);
   memset(x, 0, sizeof *x);
 }
@@ -603,6 +605,7 @@ static struct wl_program *goal_parse(const char *path, int64_t time_unit_ps, uin
       x->at = g_new(struct goal_cursor, v);
       x->n_ops = g_new0(uint64_t, v);
       x->n_sends = g_new0(uint64_t, v);
+      x->n_recvs = g_new0(uint64_t, v);
       for (uint32_t i = 0; i < v; i++) x->at[i].off = -1;
       x->chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, g_free);
     } else {
@@ -812,6 +815,9 @@ struct gst {
   uint8_t lib;
   struct wl_program *scratch; /* the op being lowered, and its receive */
   bool host_sends;           /* the policy's sends add host steps (gputn's registrations) */
+  struct hstep frame[2];     /* the host's steps of a kernel: its launch (and p2p's wait) */
+  uint32_t n_frame;
+  struct kernel kframe;      /* the kernel of a calc alone: its name, WGs, persistence */
 };
 
 /* Takes the index given back last from FREE into *I; false when none. */
@@ -1267,8 +1273,7 @@ static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
   struct pol_prog pp;
   bool ok = gsd_policy(x, node, o, &pp);
   const struct kernel *kk = ok ? &g_array_index(pp.kernels, struct kernel, 0) : NULL;
-  ok = ok && kk->n_wgs == k->kern.n_wgs && kk->persistent == k->kern.persistent &&
-       kk->n_steps <= 1;
+  ok = ok && kk->n_wgs == k->kern.n_wgs && kk->n_steps <= 1;
   uint32_t *slot = ok ? g_new(uint32_t, MAX(pp.cmds->len, 1)) : NULL;
   for (guint j = 0; ok && j < pp.cmds->len; j++)
     slot[j] = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, j));
@@ -1280,7 +1285,7 @@ static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
     }
     g_array_append_val(k->ks, st);
   }
-  for (guint j = 1; ok && j < pp.host->len; j++) { /* after the launch */
+  for (guint j = x->n_frame; ok && j < pp.host->len; j++) { /* after the launch */
     struct hstep h = g_array_index(pp.host, struct hstep, j);
     if (h.kind == HS_NIC_CMD) h.cmd = slot[h.cmd];
     g_array_append_val(k->hs, h);
@@ -1445,10 +1450,36 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
                           .cmd_read = gsd_cmd_read};
   x.scratch = wl_program_new(x.n_ranks);
   x.ranks = g_new0(struct gst_rank, x.n_ranks);
+  for (uint32_t i = 0; i < x.n_ranks; i++) gst_rank_init(&x, &x.ranks[i], idx->at[i]);
+  /* The host program the policy writes around a rank's kernel, from a
+   * calc lowered alone: its launch, then (p2p) its wait; and whether a
+   * send adds host steps after the launch (gputn's registrations; a calc
+   * and a receive never do): else the host's program is that frame, its
+   * end known without reading on. */
+  struct wl_op calc = {.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = 1, .on = calc_on};
+  struct pol_prog pp;
+  bool framed = gsd_policy(&x, 0, &calc, &pp) && pp.host->len <= 2 &&
+                g_array_index(pp.host, struct hstep, 0).kind == HS_LAUNCH &&
+                (pp.host->len == 1 || g_array_index(pp.host, struct hstep, 1).kind == HS_WAIT_KERNEL);
+  if (framed) {
+    x.n_frame = pp.host->len;
+    memcpy(x.frame, pp.host->data, x.n_frame * sizeof *x.frame);
+    x.kframe = g_array_index(pp.kernels, struct kernel, 0);
+  }
+  pol_prog_clear(&pp);
+  if (framed && x.n_ranks > 1) {
+    struct wl_op send = {.kind = WL_SEND, .peer = 1, .bytes = 8, .flag = 1};
+    x.host_sends = !gsd_policy(&x, 0, &send, &pp) || pp.host->len > x.n_frame;
+    pol_prog_clear(&pp);
+    framed = !x.host_sends || x.n_frame == 1; /* registrations, then a wait: not yet */
+  }
+  if (!framed) {
+    gst_free(&x);
+    return 0;
+  }
   const struct nodeprog **progs = g_new0(const struct nodeprog *, hw->net->nodes);
   for (uint32_t i = 0; i < x.n_ranks; i++) {
     struct gst_rank *k = &x.ranks[i];
-    gst_rank_init(&x, k, idx->at[i]);
     k->lin = wl_lin_new(x.window);
     k->rops = g_array_new(FALSE, FALSE, sizeof(struct gsd_op));
     k->ks = g_array_new(FALSE, FALSE, sizeof(struct kstep));
@@ -1457,27 +1488,20 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     k->tag_stride = (uint32_t)MIN(idx->n_sends[i], UINT32_MAX);
     progs[i] = &k->np;
     if (!idx->n_ops[i]) continue; /* no kernel (pol_one_kernel) */
-    /* A persistent kernel of one WG (pol_one_kernel: calcs of one WG, no
-     * lane 1), launched first. */
-    k->kern = (struct kernel){.name = pol->name, .n_wgs = 1, .persistent = true};
+    /* A kernel of one WG (calcs of one WG, no lane 1), persistent when
+     * written whole or when it waits (kernel.c, shape_of: p2p's). */
+    k->kern = x.kframe;
+    k->kern.persistent = x.kframe.persistent || idx->n_recvs[i] > 0;
+    k->kern.steps = NULL;
+    k->kern.n_steps = 0;
     k->qc = (struct qcmd){.kind = Q_KERNEL, .kernel = 0};
-    struct hstep launch = {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0};
-    g_array_append_val(k->hs, launch);
+    g_array_append_vals(k->hs, x.frame, x.n_frame);
     k->np.kernels = &k->kern;
     k->np.n_kernels = 1;
     k->np.qcmds = &k->qc;
     k->np.n_qcmds = 1;
     k->np.seq = &x.seq;
     gsd_point(&x, i);
-  }
-  /* Whether a send adds host steps after the launch (a calc and a
-   * receive never do, in one kernel): else the host's program is its
-   * launch, and its end is known without reading on. */
-  if (x.n_ranks > 1) {
-    struct wl_op send = {.kind = WL_SEND, .peer = 1, .bytes = 8, .flag = 1};
-    struct pol_prog pp;
-    x.host_sends = !gsd_policy(&x, 0, &send, &pp) || pp.host->len > 1;
-    pol_prog_clear(&pp);
   }
   x.e = sim_new(ctx->seed);
   for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)

@@ -57,6 +57,7 @@ const struct pol_type pol_p2p = {
     .graph = {.gpu = true},
     .loops = true,
     .loops_at_syncs = true,
+    .one_kernel = true, /* a rank without syncs: one kernel, launched and waited for */
     .libs = POL_LIBS_STREAM,
     .lib_default = COMM_MPI,
 };
