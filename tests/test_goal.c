@@ -957,12 +957,15 @@ static void test_window_order_gputn(void) {
   wl_goal_set_streaming(true);
 }
 
-/* GOAL TEXT run in this process under cpu (OPTS added to the workload):
- * the error pts_load (validate) or the run gave, or NULL; *AT_LOAD: which. */
-static char *goal_error(const char *text, const char *opts, bool *at_load) {
+/* GOAL TEXT run in this process under POLICY (OPTS added to the
+ * workload): the error pts_load (validate) or the run gave, or NULL;
+ * *AT_LOAD: which. */
+static char *goal_error_under(const char *text, const char *policy, const char *opts,
+                              bool *at_load) {
   char *g = tu_temp_file(".goal", text, strlen(text));
   char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s%s}\n"
-                               "hardware: {network: {nodes: 2}}\npolicies: [cpu]\n", g, opts);
+                               "hardware: {network: {nodes: 2}}\npolicies: [%s]\n", g, opts,
+                               policy);
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct points pts;
   char *err = NULL;
@@ -979,6 +982,10 @@ static char *goal_error(const char *text, const char *opts, bool *at_load) {
   g_free(yaml);
   g_free(g);
   return err;
+}
+
+static char *goal_error(const char *text, const char *opts, bool *at_load) {
+  return goal_error_under(text, "cpu", opts, at_load);
 }
 
 /* Errors of a schedule too big to be read whole (the limit lowered to 1
@@ -1039,6 +1046,22 @@ static void test_streamed_errors(void) {
     if (!err || !strstr(err, "workload.stream_window")) fprintf(stderr, "%s\n", err);
     g_free(err);
   }
+  /* From the GPU: rank 0's calc waits for the send written after it; a
+   * window of one op holds the calc alone, not ready (read whole, the
+   * order would look past the window): the window is named. A window of
+   * two holds the send too: it streams. */
+  const char *fwd = "num_ranks 2\n"
+                    "rank 0 {\nc: calc 10\ns: send 8b to 1\nc requires s\n}\n"
+                    "rank 1 {\nr: recv 8b from 0\n}\n";
+  err = goal_error_under(fwd, "cpufree", ", stream_window: 1", &at_load);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under "
+                                            "which every op is read before it is ready"));
+  g_free(err);
+  uint64_t before = wl_goal_streamed();
+  err = goal_error_under(fwd, "cpufree", ", stream_window: 2", &at_load);
+  CU_ASSERT_PTR_NULL(err);
+  CU_ASSERT_EQUAL(wl_goal_streamed() - before, 1);
+  g_free(err);
   wl_goal_set_whole_limit(0);
   /* Read whole, `held` runs: each send leaves at 0, the peer's receive
    * completes SEND + BUS + LEG + RECV later, then its 10 ns calc. */
