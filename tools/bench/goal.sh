@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Reading and running a big GOAL schedule: a ring over RANKS ranks with
 # OPS operations in all (each send requiring the receive before it, as a
-# ring allreduce's messages), generated with awk, then run under `cpu`,
-# streamed (the default, workload.stream_window: 256) and, with WHOLE=1
-# (the default up to 2M ops), read whole first (stream_window: 0) in the
-# same run, to compare. One line per way:
-# ops=1000000 ranks=64 file_bytes=... path=streamed wall_s=... peak_rss_bytes=...
+# ring allreduce's messages), generated with awk, then run under each of
+# POLICIES (default: cpu gputn cpufree gds), streamed (the default,
+# workload.stream_window: 256) and, with WHOLE=1 (the default up to 2M
+# ops), read whole first (stream_window: 0) in the same run, to compare.
+# (The GPU-driven policies order a rank within the window, read whole or
+# not; this ring's order is the same under any window, so window 0 is the
+# whole run of window 256.) One line per policy and way:
+# policy=cpu ops=1000000 ranks=64 file_bytes=... path=streamed wall_s=... peak_rss_bytes=...
 # bytes_per_op=... total_time_ps=...
-# then, with both, the ratios and whether the CSVs (every counter) are the same bytes.
-# Usage: [WHOLE=0|1] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
+# then, with both, the ratios and whether the CSVs (every counter) are the
+# same bytes. gds is read whole either way (configs/README.md: what
+# streams where): its two lines show the whole-file cost twice.
+# Usage: [WHOLE=0|1] [POLICIES="cpu gputn ..."] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ops=${1:-1000000} ranks=${2:-64}
@@ -33,27 +38,29 @@ awk -v n="$ranks" -v steps="$steps" 'BEGIN {
 }' >"$tmp/big.goal"
 n=$((steps * ranks * 2))
 bytes=$(stat -c %s "$tmp/big.goal")
-# run NAME WINDOW: one line; the CSV in $tmp/NAME.csv, wall and KiB in $tmp/NAME.time
+# run POLICY NAME WINDOW: one line; the CSV in $tmp/POLICY.NAME.csv, wall and KiB in $tmp/POLICY.NAME.time
 run() {
   cat >"$tmp/big.yaml" <<YAML
 name: big
-workload: {kind: goal, file: big.goal, stream_window: $2}
-hardware: {network: {nodes: $ranks}}
-policies: [cpu]
+workload: {kind: goal, file: big.goal, stream_window: $3}
+hardware: {network: {nodes: $ranks}$([ "$1" = ghn ] && echo ", cpu: {helper_threads: 1}")}
+policies: [$1]
 YAML
-  /usr/bin/time -f "%e %M" -o "$tmp/$1.time" "$build/trigsim" run -f csv "$tmp/big.yaml" >"$tmp/$1.csv"
+  /usr/bin/time -f "%e %M" -o "$tmp/$1.$2.time" "$build/trigsim" run -f csv "$tmp/big.yaml" >"$tmp/$1.$2.csv"
   local wall kib total
-  read -r wall kib <"$tmp/$1.time"
-  total=$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="total_time_ps") t=i} NR==2{print $t}' "$tmp/$1.csv")
-  echo "ops=$n ranks=$ranks file_bytes=$bytes path=$1 wall_s=$wall peak_rss_bytes=$((kib * 1024)) bytes_per_op=$((kib * 1024 / n)) total_time_ps=$total"
+  read -r wall kib <"$tmp/$1.$2.time"
+  total=$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="total_time_ps") t=i} NR==2{print $t}' "$tmp/$1.$2.csv")
+  echo "policy=$1 ops=$n ranks=$ranks file_bytes=$bytes path=$2 wall_s=$wall peak_rss_bytes=$((kib * 1024)) bytes_per_op=$((kib * 1024 / n)) total_time_ps=$total"
 }
-run streamed 256
-if [ "$whole" = 1 ]; then
-  run whole 0
-  read -r ws ks <"$tmp/streamed.time"
-  read -r ww kw <"$tmp/whole.time"
-  same=no
-  cmp -s "$tmp/streamed.csv" "$tmp/whole.csv" && same=yes
-  awk -v ws="$ws" -v ww="$ww" -v ks="$ks" -v kw="$kw" -v same="$same" 'BEGIN {
-    printf "whole/streamed: wall %.2fx peak_rss %.1fx same_csv=%s\n", ww / ws, kw / ks, same }'
-fi
+for pol in ${POLICIES:-cpu gputn cpufree gds}; do
+  run "$pol" streamed 256
+  if [ "$whole" = 1 ]; then
+    run "$pol" whole 0
+    read -r ws ks <"$tmp/$pol.streamed.time"
+    read -r ww kw <"$tmp/$pol.whole.time"
+    same=no
+    cmp -s "$tmp/$pol.streamed.csv" "$tmp/$pol.whole.csv" && same=yes
+    awk -v p="$pol" -v ws="$ws" -v ww="$ww" -v ks="$ks" -v kw="$kw" -v same="$same" 'BEGIN {
+      printf "policy=%s whole/streamed: wall %.2fx peak_rss %.1fx same_csv=%s\n", p, ww / ws, kw / ks, same }'
+  fi
+done
