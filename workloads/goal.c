@@ -24,8 +24,9 @@ static const struct par_decl goal_decls[] = {
       "what one unit of a `calc` value lasts (Schedgen's default: 1ns)"),
     PAR(stream_window, PAR_INT, "256", "0", "16777216", NULL,
       "ops of a rank read ahead that wait for a dependency, when the schedule streams "
-      "(configs/README.md: host-driven policies, calcs on the CPU, each dependency line "
-      "right after its op); 0: read the whole file first"),
+      "(configs/README.md: host-driven policies, and gputn, ghn, cpufree, p2p; each "
+      "dependency line at most 16 ops after its op); the ops among which the GPU-driven "
+      "policies pick a rank's next (read whole too); 0: read the whole file first, every op"),
     PAR(calc_on, PAR_ENUM, "auto", NULL, NULL, "auto|cpu|gpu",
       "where a calc runs: auto = the GPU under GPU policies, the CPU under cpu; cpu only "
       "under host-driven policies (cpu, hdn, copy, overlap); gpu not under cpu"),
