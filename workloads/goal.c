@@ -796,7 +796,8 @@ struct gst_rank {
                                 steps from kern.base, np.host_base on */
   struct kernel kern;
   struct qcmd qc;
-  uint32_t tag_next, tag_stride; /* pol_prog's (gputn's trigger tags) */
+  uint32_t tag_next, tag_stride; /* pol_prog's (gputn's trigger tags): the next send
+                                    lowered + 1, the rank's sends */
 };
 
 struct gst {
@@ -1393,7 +1394,10 @@ static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_ra
   }
 }
 
-static bool host_there(struct gst_rank *k, uint64_t i) { return k->np.n_host > i; }
+/* Host step I, or every send lowered (only sends add host steps): no more come. */
+static bool host_there(struct gst_rank *k, uint64_t i) {
+  return k->np.n_host > i || k->tag_next - 1 >= k->tag_stride;
+}
 
 /* Step I and, so that the GPU asks once a chunk, the chunk after it. */
 static bool step_there(struct gst_rank *k, uint64_t i) { return k->kern.n_steps > i + 16; }
