@@ -984,6 +984,35 @@ static void gst_release(void *ctx, uint32_t node, uint32_t slot) {
   g_array_append_val(k->free_ops, id);
 }
 
+/* Moves the reader to NODE's cursor; false (the run stopped) when it cannot. */
+static bool gst_seek(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  struct reader *r = &x->r;
+  if (fseeko(r->f, k->at.off, SEEK_SET) != 0) {
+    gst_stop(x);
+    return false;
+  }
+  r->off = k->at.off;
+  r->line = k->at.line;
+  r->in_comment = k->at.in_comment;
+  r->pos = "";
+  x->g.rank = node;
+  return true;
+}
+
+/* The next statement into ST; false (the run stopped) when it cannot be
+ * read: the first pass read it, so the file changed since. */
+static bool gst_next(struct gst *x, struct goal_stmt *st) {
+  bool ok = statement(&x->r, &x->g, st);
+  if (ok && st->kind == ST_DEP) ok = end_of_statement(&x->r);
+  if (ok) return true;
+  g_free(*x->r.err);
+  *x->r.err = NULL;
+  stmt_clear(st);
+  gst_stop(x);
+  return false;
+}
+
 /* Reads NODE's rank on from its cursor: statement after statement, until
  * an op would be read while `window` ops wait for a dependency (the reader
  * goes back before it), or the rank ends. */
@@ -998,27 +1027,11 @@ static void gst_read(void *ctx, uint32_t node, struct sim_comp *cpu) {
     cpu_stream_end(cpu);
     return;
   }
-  if (fseeko(r->f, k->at.off, SEEK_SET) != 0) {
-    gst_stop(x);
-    return;
-  }
-  r->off = k->at.off;
-  r->line = k->at.line;
-  r->in_comment = k->at.in_comment;
-  r->pos = "";
-  x->g.rank = node;
+  if (!gst_seek(x, node)) return;
   for (;;) {
     struct goal_cursor before = {.off = r->off, .line = r->line, .in_comment = r->in_comment};
     struct goal_stmt st;
-    bool ok = statement(r, &x->g, &st);
-    if (ok && st.kind == ST_DEP) ok = end_of_statement(r);
-    if (!ok) { /* the first pass read it: the file changed since */
-      g_free(*r->err);
-      *r->err = NULL;
-      stmt_clear(&st);
-      gst_stop(x);
-      return;
-    }
+    if (!gst_next(x, &st)) return;
     if (st.kind == ST_DEP) {
       uint32_t a = GPOINTER_TO_UINT(g_hash_table_lookup(k->labels, st.name));
       uint32_t b = GPOINTER_TO_UINT(g_hash_table_lookup(k->labels, st.other));
@@ -1106,6 +1119,49 @@ static void gst_rank_init(struct gst *x, struct gst_rank *k, struct goal_cursor 
   k->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
 }
 
+/* Opens the streamed run X of the schedule at PATH indexed in IDX under
+ * POL: its reader, its channels, its ranks (gst_rank_init). False: the
+ * file cannot be opened again (the whole-file path says why). */
+static bool gst_open(struct gst *x, const char *path, const struct goal_config *c,
+                     uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
+                     const struct goal_index *idx, char **err) {
+  *x = (struct gst){.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks, .hw = hw,
+                    .window = (uint32_t)c->stream_window, .lag = idx->lag,
+                    .lib = pol->lib_default};
+  x->r = (struct reader){.path = path, .err = err, .pos = ""};
+  x->r.f = fopen(path, "r");
+  if (!x->r.f) return false;
+  x->g = (struct goal_read){.n_ranks = idx->n_ranks, .unit_ps = c->time_unit, .calc_on = calc_on};
+  x->chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, gst_chan_free);
+  x->ranks = g_new0(struct gst_rank, x->n_ranks);
+  for (uint32_t i = 0; i < x->n_ranks; i++) gst_rank_init(x, &x->ranks[i], idx->at[i]);
+  return true;
+}
+
+/* Ends streamed run X, whose simulation of PROGS (SHAPE: its ranks)
+ * returned DONE (1: OUT filled; -1: *ERR), or which diverged (the
+ * whole-file path runs it: 0); frees X. */
+static int gst_end(struct gst *x, int done, const struct nodeprog **progs,
+                   struct wl_program *shape, struct sim_result *out, char **err) {
+  if (done == 1 && !x->diverged) {
+    g_atomic_int_inc(&streamed_runs);
+  } else { /* what the run reported goes */
+    char *name = g_strdup(out->policy);
+    sim_result_clear(out);
+    sim_result_init(out, name);
+    g_free(name);
+  }
+  if (x->diverged) {
+    g_free(*err);
+    *err = NULL;
+    done = 0;
+  }
+  wl_program_free(shape);
+  g_free(progs);
+  gst_free(x);
+  return done;
+}
+
 /* Whether policy POL runs a schedule streamed: host-driven (a graph on
  * the host), messages by the host MPI (no library rewrites them). */
 static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw) {
@@ -1121,19 +1177,12 @@ static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw) {
 static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
                    uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
                    const struct goal_index *idx, struct sim_result *out, char **err) {
-  struct gst x = {.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks,
-                  .window = (uint32_t)c->stream_window, .lag = idx->lag};
-  x.r = (struct reader){.path = path, .err = err, .pos = ""};
-  x.r.f = fopen(path, "r");
-  if (!x.r.f) return 0;
-  x.g = (struct goal_read){.n_ranks = idx->n_ranks, .unit_ps = c->time_unit, .calc_on = calc_on};
-  x.chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, gst_chan_free);
+  struct gst x;
+  if (!gst_open(&x, path, c, calc_on, pol, hw, idx, err)) return 0;
   x.src = (struct np_source){.ctx = &x, .read = gst_read, .release = gst_release};
-  x.ranks = g_new0(struct gst_rank, x.n_ranks);
   const struct nodeprog **progs = g_new0(const struct nodeprog *, hw->net->nodes);
   for (uint32_t i = 0; i < x.n_ranks; i++) {
     struct gst_rank *k = &x.ranks[i];
-    gst_rank_init(&x, k, idx->at[i]);
     k->pend = g_new0(struct gst_pend, x.lag + 1);
     for (uint32_t j = 0; j <= x.lag; j++)
       k->pend[j].deps = g_array_new(FALSE, FALSE, sizeof(struct hdep));
@@ -1147,28 +1196,12 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
    * whole-file run starts might have freed it, so it is no deadlock yet. */
   for (uint32_t i = 0; done < 0 && !x.diverged && i < x.n_ranks; i++)
     if (!x.ranks[i].ended) x.diverged = true;
-  if (done == 1) {
-    g_atomic_int_inc(&streamed_runs);
-  } else { /* what the run reported goes */
-    char *name = g_strdup(out->policy);
-    sim_result_clear(out);
-    sim_result_init(out, name);
-    g_free(name);
-  }
-  if (x.diverged) {
-    g_free(*err);
-    *err = NULL;
-    done = 0;
-  }
-  wl_program_free(shape);
-  g_free(progs);
-  gst_free(&x);
-  return done;
+  return gst_end(&x, done, progs, shape, out, err);
 }
 
 /* ---- the streamed run under the GPU-driven policies ----
- * gputn, ghn and cpufree lower a rank into one kernel launched once
- * (pol_one_kernel), op by op in one order of the rank (wl_linearize): a
+ * gputn, ghn, cpufree and p2p lower a rank without syncs into one kernel
+ * launched once (pol_one_kernel; p2p: and waited for), op by op in one order of the rank (wl_linearize): a
  * schedule whose dependency lines follow the op that waits by at most
  * GOAL_MAX_LAG ops runs under them without being read whole. The order is
  * the windowed one (program.h, wl_lin): the next op is chosen among the
@@ -1304,28 +1337,12 @@ static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
 static void gsd_read(struct gst *x, uint32_t node) {
   struct gst_rank *k = &x->ranks[node];
   struct reader *r = &x->r;
-  if (fseeko(r->f, k->at.off, SEEK_SET) != 0) {
-    gst_stop(x);
-    return;
-  }
-  r->off = k->at.off;
-  r->line = k->at.line;
-  r->in_comment = k->at.in_comment;
-  r->pos = "";
-  x->g.rank = node;
+  if (!gst_seek(x, node)) return;
   uint32_t chunk = MAX(x->window, 16), got = 0;
   for (;;) {
     struct goal_cursor before = {.off = r->off, .line = r->line, .in_comment = r->in_comment};
     struct goal_stmt st;
-    bool ok = statement(r, &x->g, &st);
-    if (ok && st.kind == ST_DEP) ok = end_of_statement(r);
-    if (!ok) { /* the first pass read it: the file changed since */
-      g_free(*r->err);
-      *r->err = NULL;
-      stmt_clear(&st);
-      gst_stop(x);
-      return;
-    }
+    if (!gst_next(x, &st)) return;
     if (st.kind == ST_CLOSE) {
       wl_lin_seal(k->lin, k->n_read);
       k->read_end = true;
@@ -1443,19 +1460,11 @@ static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
 static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
                    uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
                    const struct goal_index *idx, struct sim_result *out, char **err) {
-  struct gst x = {.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks, .hw = hw,
-                  .window = (uint32_t)c->stream_window, .lag = idx->lag,
-                  .lib = pol->lib_default};
-  x.r = (struct reader){.path = path, .err = err, .pos = ""};
-  x.r.f = fopen(path, "r");
-  if (!x.r.f) return 0;
-  x.g = (struct goal_read){.n_ranks = idx->n_ranks, .unit_ps = c->time_unit, .calc_on = calc_on};
-  x.chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, gst_chan_free);
+  struct gst x;
+  if (!gst_open(&x, path, c, calc_on, pol, hw, idx, err)) return 0;
   x.seq = (struct np_seq){.ctx = &x, .host = gsd_host, .kernel = gsd_kernel,
                           .cmd_read = gsd_cmd_read};
   x.scratch = wl_program_new(x.n_ranks);
-  x.ranks = g_new0(struct gst_rank, x.n_ranks);
-  for (uint32_t i = 0; i < x.n_ranks; i++) gst_rank_init(&x, &x.ranks[i], idx->at[i]);
   /* The host program the policy writes around a rank's kernel, from a
    * calc lowered alone: its launch, then (p2p) its wait; and whether a
    * send adds host steps after the launch (gputn's registrations; a calc
@@ -1515,23 +1524,7 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
   int done = -1;
   if (x.diverged) sim_free(x.e);
   else done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
-  if (done == 1 && !x.diverged) {
-    g_atomic_int_inc(&streamed_runs);
-  } else { /* what the run reported goes */
-    char *name = g_strdup(out->policy);
-    sim_result_clear(out);
-    sim_result_init(out, name);
-    g_free(name);
-  }
-  if (x.diverged) {
-    g_free(*err);
-    *err = NULL;
-    done = 0;
-  }
-  wl_program_free(shape);
-  g_free(progs);
-  gst_free(&x);
-  return done;
+  return gst_end(&x, done, progs, shape, out, err);
 }
 
 /* ---- the workload ---- */
