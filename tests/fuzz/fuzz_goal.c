@@ -20,6 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (wl_program_check(p, &err)) {
       struct wl_program *lin = wl_linearize(p, 0);
       wl_program_free(lin);
+      lin = wl_linearize(p, 1 + (uint32_t)(size % 4)); /* windowed, the fallback past it */
+      wl_program_free(lin);
     }
     wl_program_free(p);
   }
