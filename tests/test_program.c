@@ -192,6 +192,34 @@ static void test_linearize(void) {
   CU_ASSERT_PTR_EQUAL(wl_matching_recv(q, 2, 0), &r->ops[3]);
   CU_ASSERT_PTR_EQUAL(wl_matching_recv(q, 0, 2), &q->ranks[1].ops[1]);
   wl_program_free(q);
+  /* Within a window of the first W ops not placed: W = 2 holds A and B,
+   * both receives: A; then B, C: C (freed by A); B, D: D; B, E: B (E
+   * waits for it); E: 0 2 3 1 4. W = 1: the program's order, 0 1 2 3 4.
+   * W = 5 (all of them): as W = 0. Tags say which op: A 1, B 2, C 3, D
+   * (a compute) 0, E 4. */
+  static const struct {
+    uint32_t window;
+    uint32_t tags[5];
+  } orders[] = {{2, {1, 3, 0, 2, 4}}, {1, {1, 2, 3, 0, 4}}, {5, {0, 1, 3, 2, 4}}};
+  for (size_t w = 0; w < G_N_ELEMENTS(orders); w++) {
+    q = wl_linearize(p, orders[w].window);
+    for (int k = 0; k < 5; k++) CU_ASSERT_EQUAL(q->ranks[0].ops[k].tag, orders[w].tags[k]);
+    wl_program_free(q);
+  }
+  wl_program_free(p);
+  /* X waits for Y, written after it: a window of one holds X alone, not
+   * ready; the order looks past it: Y, then X. */
+  p = wl_program_new(2);
+  wl_send(p, 0, 1, 8, 7); /* X */
+  wl_send(p, 0, 1, 8, 8); /* Y */
+  wl_requires(p, 0, 0, 1);
+  wl_recv(p, 1, 0, 8, 7);
+  wl_recv(p, 1, 0, 8, 8);
+  CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
+  q = wl_linearize(p, 1);
+  CU_ASSERT_EQUAL(q->ranks[0].ops[0].tag, 8);
+  CU_ASSERT_EQUAL(q->ranks[0].ops[1].tag, 7);
+  wl_program_free(q);
   wl_program_free(p);
 }
 
@@ -200,7 +228,8 @@ int main(void) {
       {"flags per rank by parts, match indexes, n_flags", test_flags_and_matches},
       {"check errors: unmatched, doubled, mismatched", test_errors},
       {"wl_select restricts the last op", test_select_last_op},
-      {"wl_linearize: waits as late as dependencies allow, matches kept", test_linearize},
+      {"wl_linearize: waits as late as dependencies allow (within a window), matches kept",
+       test_linearize},
       {NULL, NULL}};
   return tu_run_suite("program", tests);
 }
