@@ -570,7 +570,8 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
   for (uint32_t r = 0; r < part->n_ranks; r++) {
     if (iterations > 1) wl_loop(p, r, (uint32_t)iterations);
     uint8_t alg = (uint8_t)c->spmv;
-    bool get = c->x_reads == CG_X_GET && part->n_ranks > 1;
+    /* one GPU too: the code's SpMV reads x by nvshmem_double_g on 1 PE */
+    bool get = c->x_reads == CG_X_GET;
     if (c->code == CG_ACG && c->fused && c->variant == CG_PIPELINED)
       acg_kernel_pipelined(p, part, r, 0, c->rows_per_wg, gpu, alg);
     else if (c->code == CG_ACG && c->fused)
