@@ -24,7 +24,7 @@ static const struct par_decl goal_decls[] = {
       "what one unit of a `calc` value lasts (Schedgen's default: 1ns)"),
     PAR(stream_window, PAR_INT, "256", "0", "16777216", NULL,
       "ops of a rank read ahead that wait for a dependency, when the schedule streams "
-      "(configs/README.md: host-driven policies, and gputn, ghn, cpufree, p2p; each "
+      "(configs/README.md: every policy but gds, with its default library; each "
       "dependency line at most 16 ops after its op); the ops among which the GPU-driven "
       "policies pick a rank's next (read whole too); 0: read the whole file first, every op"),
     PAR(calc_on, PAR_ENUM, "auto", NULL, NULL, "auto|cpu|gpu",
@@ -817,6 +817,7 @@ struct gst {
   uint8_t lib;
   struct wl_program *scratch; /* the op being lowered, and its receive */
   bool host_sends;           /* the policy's sends add host steps (gputn's registrations) */
+  bool flagless;             /* a receive lowered alone makes no step (monolithic) */
   struct hstep frame[2];     /* the host's steps of a kernel: its launch (and p2p's wait) */
   uint32_t n_frame;
   struct kernel kframe;      /* the kernel of a calc alone: its name, WGs, persistence */
@@ -833,6 +834,7 @@ static bool free_pop(GArray *free, uint32_t *i) {
 static uint32_t gst_flag_new(struct gst *x, uint32_t node) {
   struct gst_rank *k = &x->ranks[node];
   uint32_t f;
+  if (x->flagless) return 0; /* a policy that moves no data (monolithic) waits on none */
   return free_pop(k->free_flags, &f) ? f : ++k->np.n_flags;
 }
 
@@ -1200,8 +1202,8 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
 }
 
 /* ---- the streamed run under the GPU-driven policies ----
- * gputn, ghn, cpufree and p2p lower a rank without syncs into one kernel
- * launched once (pol_one_kernel; p2p: and waited for), op by op in one order of the rank (wl_linearize): a
+ * gputn, ghn, cpufree, p2p and monolithic lower a rank without syncs into
+ * one kernel launched once (pol_one_kernel; p2p: and waited for), op by op in one order of the rank (wl_linearize): a
  * schedule whose dependency lines follow the op that waits by at most
  * GOAL_MAX_LAG ops runs under them without being read whole. The order is
  * the windowed one (program.h, wl_lin): the next op is chosen among the
@@ -1309,24 +1311,25 @@ static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
   bool ok = gsd_policy(x, node, o, &pp);
   const struct kernel *kk = ok ? &g_array_index(pp.kernels, struct kernel, 0) : NULL;
   ok = ok && kk->n_wgs == k->kern.n_wgs && kk->n_steps <= 1;
-  uint32_t *slot = ok ? g_new(uint32_t, MAX(pp.cmds->len, 1)) : NULL;
-  for (guint j = 0; ok && j < pp.cmds->len; j++)
-    slot[j] = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, j));
+  /* The commands a step names get slots (monolithic's barrier puts, for
+   * syncs a graph has none of, are never named). */
   if (ok && kk->n_steps) {
     struct kstep st = kk->steps[0];
     if (st.kind == KS_NIC_CMD || st.kind == KS_HOST_REQUEST) {
-      ok = pp.cmds->len == 1; /* one part: the command of one slot */
-      st.cmd = slot[0];
+      ok = st.cmd < pp.cmds->len;
+      if (ok) st.cmd = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, st.cmd));
     }
     g_array_append_val(k->ks, st);
   }
   for (guint j = x->n_frame; ok && j < pp.host->len; j++) { /* after the launch */
     struct hstep h = g_array_index(pp.host, struct hstep, j);
-    if (h.kind == HS_NIC_CMD) h.cmd = slot[h.cmd];
+    if (h.kind == HS_NIC_CMD) {
+      ok = h.cmd < pp.cmds->len;
+      if (ok) h.cmd = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, h.cmd));
+    }
     g_array_append_val(k->hs, h);
   }
   if (o->kind == WL_SEND) k->tag_next += 1;
-  g_free(slot);
   pol_prog_clear(&pp);
   gsd_point(x, node);
   return ok;
@@ -1447,12 +1450,13 @@ static void gsd_cmd_read(void *ctx, uint32_t node, uint32_t cmd) {
 }
 
 /* Whether policy POL runs a schedule streamed from the GPU: one kernel
- * per rank (pol_type.one_kernel) with its own library, no flags of its
- * own; its check (ghn's helper thread) met whatever the program. */
+ * per rank (pol_type.one_kernel) with its own library (flags of its own,
+ * pol_type.extra_flags, serve syncs, which a graph has none of); its check
+ * (ghn's helper thread) met whatever the program. */
 static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
-  return pol->one_kernel && !pol->graph.host && lib == pol->lib_default && !pol->extra_flags &&
+  return pol->one_kernel && !pol->graph.host && lib == pol->lib_default &&
          (!pol->check || hw->cpu->helper_threads >= 1);
 }
 
@@ -1486,6 +1490,12 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     x.host_sends = !gsd_policy(&x, 0, &send, &pp) || pp.host->len > x.n_frame;
     pol_prog_clear(&pp);
     framed = !x.host_sends || x.n_frame == 1; /* registrations, then a wait: not yet */
+    if (framed) {
+      struct wl_op recv = {.kind = WL_RECV, .peer = 1, .bytes = 8, .flag = 1};
+      framed = gsd_policy(&x, 0, &recv, &pp);
+      x.flagless = framed && g_array_index(pp.kernels, struct kernel, 0).n_steps == 0;
+      pol_prog_clear(&pp);
+    }
   }
   if (!framed) {
     gst_free(&x);

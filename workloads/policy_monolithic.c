@@ -101,6 +101,7 @@ const struct pol_type pol_monolithic = {
     .lower = monolithic_lower,
     .done_key = "gpu.wg_last_end",
     .graph = {.gpu = true},
+    .one_kernel = true, /* a rank without syncs: one kernel of its computes */
     .libs = 1u << COMM_NVSHMEM,
     .lib_default = COMM_NVSHMEM,
 };

@@ -36,7 +36,7 @@
  * the CPU's graph executor, messages matched as they are read, never
  * forming this struct (workloads/goal.c, "the streamed run";
  * nodeprog.h, np_source). Under the GPU-driven policies that put a rank
- * into one kernel (gputn, ghn, cpufree, p2p), likewise: the order they
+ * into one kernel (gputn, ghn, cpufree, p2p, monolithic), likewise: the order they
  * lower a graph rank in is windowed (wl_linearize, wl_lin: the next op
  * among the first `window` not placed, so a rank's order is known from a
  * window of it, read whole or not), each op placed is lowered by the
@@ -45,8 +45,7 @@
  * (workloads/goal.c, "the streamed run under the GPU-driven policies";
  * nodeprog.h, np_seq). gds (a kernel per calc; a receive's watcher
  * depends on whether stream work follows it, so a send's command needs
- * its peer's order ahead) and monolithic (barrier flags per sync) still
- * read a GOAL file whole. One step remains: a
+ * its peer's order ahead) still reads a GOAL file whole. One step remains: a
  * collective kept as one op that a
  * communication library lowers its own way (an NCCL-like kernel,
  * NVSHMEM-like device puts), expanding into these sends and receives only
