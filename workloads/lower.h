@@ -95,10 +95,10 @@ struct pol_type {
    * posts from the host); graph ranks run on the host (graph.host) do too,
    * the others in the kernel. */
   bool host_quiet;
-  /* It lowers a rank without syncs into one kernel launched once
-   * (pol_one_kernel; p2p: and waited for), op by op, each op's step
-   * independent of the others': a GOAL schedule can be streamed into it
-   * (workloads/goal.c). */
+  /* It lowers a rank without syncs into one kernel launched once (and, by
+   * p2p, waited for), op by op, each op's step independent of the others'
+   * (pol_one_kernel, pol_kernel_of): a GOAL schedule can be streamed into
+   * it (workloads/goal.c). */
   bool one_kernel;
 };
 
