@@ -942,6 +942,12 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
       q->phase = QP_COPY;
       gpu_schedule(c, cfg->copy_start, EV_QUEUE_GO, qi);
       break;
+    case Q_MARK:
+      check_flag(c, qc->flag);
+      gpu_send_b(c, 0, PK_FLAG, DEV_CPU, qc->flag, 1);
+      q->head = (q->head + 1) % q->cap;
+      q->len--;
+      break;
     case Q_DOORBELL:
       s->doorbells++;
       gpu_send(c, 0, PK_DOORBELL, DEV_NIC, qc->cmd_id + q->cmds[q->head].j * qc->id_stride);

@@ -90,6 +90,10 @@
  *   {flag, +1} to the CPU behind it through the bus (posted writes keep
  *   their order: the flag is seen once the data has landed), and the queue
  *   moves on.
+ * - Q_MARK (the marker a stream synchronize waits for): once the queue
+ *   reaches it (every command before it is done), PK_FLAG {flag, +1} goes
+ *   to the CPU through the bus, as a kernel's completion record does, and
+ *   the queue moves on at once.
  * - Loops (nodeprog.h, np_loops): every WG keeps its own stack of open
  *   KS_LOOPs (whatever only_wg / sel_*), at no cost and with no event; a
  *   step's execution index j (the host loops around its kernel's launch,

@@ -98,6 +98,9 @@ enum qcmd_kind {
   Q_COPY_HOME,  /* a copy engine copies `bytes` of GPU memory to host memory
                    (cudaMemcpyAsync device-to-host), then adds 1 to host flag
                    `flag` (the completion the host's stream sync sees) */
+  Q_MARK,       /* once every command before it is done, add 1 to host flag
+                   `flag`: what a stream synchronize waits for when the
+                   stream's last command is not a kernel (a wait-on-flag) */
 };
 
 /* A queue command submitted by a host step in a loop carries that step's
@@ -107,7 +110,7 @@ enum qcmd_kind {
 struct qcmd {
   uint8_t kind;        /* enum qcmd_kind */
   uint32_t kernel;     /* Q_KERNEL: index into nodeprog.kernels */
-  uint32_t flag, value;/* Q_WAIT_FLAG; Q_COPY_HOME: flag */
+  uint32_t flag, value;/* Q_WAIT_FLAG; Q_COPY_HOME, Q_MARK: flag */
   uint32_t cmd_id;     /* Q_DOORBELL */
   uint32_t id_stride;  /* Q_DOORBELL */
   int64_t bytes;       /* Q_COPY_HOME */
@@ -131,7 +134,7 @@ struct hstep {
   uint8_t kind;        /* enum hstep_kind */
   uint8_t two_sided;   /* HS_NIC_CMD / HS_WAIT_FLAG through the host stack */
   uint8_t queue;       /* HS_LAUNCH */
-  uint8_t stream_sync; /* HS_WAIT_FLAG on a Q_COPY_HOME's flag (sequence programs): a
+  uint8_t stream_sync; /* HS_WAIT_FLAG on a Q_COPY_HOME's or Q_MARK's flag (sequence programs): a
                           stream synchronize, noticed and counted as a kernel wait */
   sim_time time;       /* HS_COMPUTE */
   uint32_t qcmd;       /* HS_LAUNCH: index into nodeprog.qcmds */

@@ -3,8 +3,8 @@
  * front-end serialization, WG flag polling (one flag per group of WGs:
  * flag_div), trigger stores (per WG and per work-item), step selectors,
  * commands and host requests by parts, device-wide barriers, stream
- * wait-on-flag, a copy home (Q_COPY_HOME), the bandwidth share (bw_share), occupancy and achieved
- * bandwidth (Little's law), tail waves, L2, kernel classes, peer loads,
+ * wait-on-flag, a copy home (Q_COPY_HOME), a stream marker (Q_MARK), the
+ * bandwidth share (bw_share), occupancy and achieved bandwidth (Little's law), tail waves, L2, kernel classes, peer loads,
  * a reduction's second pass (its last WG that runs it), persistent
  * loops and the barrier table; loops (KS_LOOP: the same as the body
  * unrolled, execution indices, parts per execution, queue commands with
@@ -237,6 +237,31 @@ static void test_copy_home(void) {
   /* A stream synchronize's wait, from 0 (free submits) to the flag. */
   CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_kernel_time"), rep(&r, "node0.cpu.main_done"));
   CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_flag_time"), 0);
+  rig_free(&r);
+}
+
+/* A stream marker (Q_MARK) behind a kernel: once the kernel has
+ * completed (launched B + L = 1.6 us, ran to 2.6, torn down to 4.1) the
+ * front end sends the marker's flag to the CPU at once; it arrives B
+ * later, and the host, waiting on it as a stream synchronize, is done at
+ * 4.2 us, all of it a kernel wait. */
+static void test_stream_mark(void) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
+  static const struct kernel k[] = {{.name = "k", .n_wgs = 1, .steps = steps, .n_steps = 1}};
+  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0}, {.kind = Q_MARK, .flag = 1}};
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+                                   {.kind = HS_LAUNCH, .queue = 0, .qcmd = 1},
+                                   {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1,
+                                    .stream_sync = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = qc, .n_qcmds = 2,
+                                       .host = h, .n_host = 3, .n_flags = 1};
+  struct rig r;
+  gpu_rig(&r);
+  rig_build(&r, &prog);
+  rig_run(&r);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + L + 1 * US + T + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.wait_kernel_time"), rep(&r, "node0.cpu.main_done"));
+  CU_ASSERT_EQUAL(rep(&r, "node0.bus.to_mem_msgs"), 0);
   rig_free(&r);
 }
 
@@ -1734,6 +1759,7 @@ static void test_held_waits(void) {
 int main(void) {
   static const struct tu_test tests[] = {
       {"occupancy; a kernel at 1 and at full occupancy (Little's law)", test_occupancy_little},
+      {"a stream marker behind a kernel, by hand", test_stream_mark},
       {"a copy home behind a kernel: copy engine start, 8 B to memory, the flag behind them", test_copy_home},
       {"register-limited occupancy as CUDA's calculator gives it", test_occupancy_registers},
       {"row-per-thread SpMV: L1 share at 1 and 2 resident WGs per CU", test_spmv_l1_residency},

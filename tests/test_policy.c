@@ -106,6 +106,41 @@ static void test_ping_gds(void) {
   CU_ASSERT_EQUAL(ping_time("gds"), 4212000 + LEG);
 }
 
+/* gds: a stream synchronize waits for the stream's waits on flags too
+ * (Q_MARK). Rank 1 runs kernel k0, receives the ping (a stream wait: a
+ * kernel follows), then its host reads a value (wl_host_sync) and
+ * launches k1. Rank 0 is the gds ping: the flag reaches rank 1 at
+ * F = c + LEG = 4898.26 ns. Rank 1's host submits k0 (0-1000), the wait
+ * (-2000) and the marker (-3000), then waits. k0 tears down by 4110; the
+ * queue waits for the flag: F + stream_wait_latency 1000 = 5898.26; the
+ * marker's flag reaches the CPU + 102 = 6000.26, seen at the host's poll
+ * (every 500 from 3000) 6500; k1 submitted 7500, at the GPU 7602,
+ * launched 9102, WG 9110, torn down 10610, its record at the CPU 10712,
+ * seen at 7500 + 7 x 500 = 11000. Waiting for k0 instead (the bug this
+ * replaced), the host launched k1 at 4500 and it ran right behind the
+ * flag: done about 2.5 us earlier. */
+static void test_gds_sync_waits_for_stream_waits(void) {
+  struct hw h;
+  hw_nodes(&h, 2);
+  struct wl_program *q = wl_program_new(2);
+  wl_compute(q, 0, 1, 256, 0);
+  wl_kclass(q, 0, KC_STREAM, 0, 0, 0);
+  wl_send(q, 0, 1, 8, 1);
+  wl_compute(q, 1, 1, 256, 0);
+  wl_kclass(q, 1, KC_STREAM, 0, 0, 0);
+  wl_recv(q, 1, 0, 8, 1);
+  wl_host_sync(q, 1);
+  wl_compute(q, 1, 1, 256, 0);
+  wl_kclass(q, 1, KC_STREAM, 0, 0, 0);
+  q->measured_rank = 1;
+  struct sim_result r;
+  CU_ASSERT_EQUAL(run_printed(q, "gds", &h, &r), 11000000);
+  CU_ASSERT_EQUAL(counter(&r, "node1.gpu.queue_cmds"), 4); /* k0, wait, marker, k1 */
+  CU_ASSERT_EQUAL(counter(&r, "node1.cpu.kernel_waits"), 2); /* the synchronize, the end */
+  sim_result_clear(&r);
+  wl_program_free(q);
+}
+
 static void test_ping_gputn(void) {
   /* Launch first: kernel at the GPU 1102, launched 2602, WG 2610; then
    * the registration (500) reaches the NIC at 1602, registered 1702. The
@@ -1228,6 +1263,7 @@ int main(void) {
       {"ping under hdn, by hand", test_ping_hdn},
       {"ping under hdn2s (two-sided receive), by hand", test_ping_hdn2s},
       {"ping under gds, by hand", test_ping_gds},
+      {"gds: a stream synchronize waits for the stream's waits on flags, by hand", test_gds_sync_waits_for_stream_waits},
       {"ping under gputn, by hand", test_ping_gputn},
       {"ping under cpufree, by hand", test_ping_cpufree},
       {"a ping through nvshmem (IBGDA, IBRC) and nccl, by hand", test_library_ping},

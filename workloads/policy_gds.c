@@ -4,7 +4,9 @@
  * program order, as libmp's mp_isend_on_stream does); the front end rings
  * the NIC when the kernel before the doorbell has completed. No CPU on the
  * send's path. The host waits for the stream only where the program says
- * it reads a value the GPU made (wl_host_sync) and at the end; the scalars
+ * it reads a value the GPU made (wl_host_sync) and at the end, on the latest
+ * kernel or, where the stream ends in waits on flags, on a marker behind
+ * them (Q_MARK, what cudaStreamSynchronize sees); the scalars
  * it copies home there (wl_host_copies) are copy commands on the stream,
  * each waited for on its completion flag (pageable memory: the CUDA
  * runtime returns from such a cudaMemcpyAsync once the copy is done), then
@@ -46,30 +48,66 @@ static void gds_recv(const struct wl_program *p, uint32_t rank, size_t i, struct
     pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1});
 }
 
-/* One flag per scalar copied home (Q_COPY_HOME), after the program's. */
+/* Whether the stream's last commands before sync I are waits on flags
+ * (receives gds_watcher gives the GPU, after the latest kernel): then a
+ * stream synchronize there waits for them too, and the host needs a
+ * marker (Q_MARK) behind them, not the latest kernel's completion. Looks
+ * back to the latest kernel (a compute, a collective's region) through
+ * the sends' doorbells (rung at once); a loop marker ends the look (the
+ * command before it depends on the iteration: a marker, which waits for
+ * whatever comes before it). */
+static bool tail_waits(const struct wl_program *p, uint32_t rank, size_t i) {
+  const struct wl_rank *r = &p->ranks[rank];
+  while (i-- > 0) {
+    const struct wl_op *o = &r->ops[i];
+    if (o->region || o->kind == WL_COMPUTE) return false;
+    if (o->kind == WL_LOOP || o->kind == WL_END) return true;
+    if (o->kind == WL_RECV && gds_watcher(p, rank, i) == DEV_GPU) return true;
+  }
+  return false;
+}
+
+/* Whether host-reading sync I waits on a marker: no copy home (whose
+ * completion comes after the waits anyway) and waits at the stream's end. */
+static bool needs_mark(const struct wl_program *p, uint32_t rank, size_t i) {
+  return !p->ranks[rank].ops[i].copies_home && tail_waits(p, rank, i);
+}
+
+/* One flag per scalar copied home (Q_COPY_HOME) and per marker (Q_MARK),
+ * after the program's. */
 static uint32_t gds_flags(const struct wl_program *p, uint32_t rank) {
   const struct wl_rank *r = &p->ranks[rank];
   uint32_t n = 0;
   for (size_t i = 0; i < r->n_ops; i++)
-    if (r->ops[i].kind == WL_SYNC && r->ops[i].host_reads) n += r->ops[i].copies_home;
+    if (r->ops[i].kind == WL_SYNC && r->ops[i].host_reads)
+      n += r->ops[i].copies_home + needs_mark(p, rank, i);
   return n;
 }
 
-/* The host's wait at sync O, the stream's latest kernel LAST: the copies
- * home one after another, then cudaStreamSynchronize. *COPIES: the copies
- * lowered so far (their flags follow the program's). */
-static void gds_host_reads(const struct wl_program *p, uint32_t rank, const struct wl_op *o,
-                           uint32_t last, const struct hw_config *hw, struct pol_prog *pp,
-                           uint32_t *copies) {
+/* The host's wait at sync I, the stream's latest kernel LAST (-1: none):
+ * the copies home one after another, then cudaStreamSynchronize: on a
+ * marker after the stream's waits (needs_mark), and on LAST. *EXTRA: the
+ * copies and markers lowered so far (their flags follow the program's). */
+static void gds_host_reads(const struct wl_program *p, uint32_t rank, size_t i, int64_t last,
+                           const struct hw_config *hw, struct pol_prog *pp, uint32_t *extra) {
+  const struct wl_op *o = &p->ranks[rank].ops[i];
   for (uint8_t k = 0; k < o->copies_home; k++) {
-    uint32_t flag = p->ranks[rank].n_flags + 1 + (*copies)++;
+    uint32_t flag = p->ranks[rank].n_flags + 1 + (*extra)++;
     gds_launch(pp, (struct qcmd){.kind = Q_COPY_HOME, .flag = flag, .bytes = 8});
     pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1,
                                     .stream_sync = 1});
     if (hw->cpu && hw->cpu->pageable_copy > 0)
       pol_add_host(pp, (struct hstep){.kind = HS_COMPUTE, .time = hw->cpu->pageable_copy});
   }
-  pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = last});
+  if (needs_mark(p, rank, i)) {
+    uint32_t flag = p->ranks[rank].n_flags + 1 + (*extra)++;
+    gds_launch(pp, (struct qcmd){.kind = Q_MARK, .flag = flag});
+    pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1,
+                                    .stream_sync = 1});
+  }
+  /* The synchronize as a kernel wait (counted; met already after a
+   * marker, whose flag follows the kernel's completion record). */
+  if (last >= 0) pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)last});
 }
 
 static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
@@ -78,7 +116,7 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
   /* The n-th send is posted as id n, in program order, just before the
    * stream command that rings it; in a loop, execution j posts and rings
    * n + j * sends: the ids of the program written out, each live once. */
-  uint32_t post = 0, sends = wl_count(p, rank, WL_SEND), copies = 0;
+  uint32_t post = 0, sends = wl_count(p, rank, WL_SEND), extra = 0;
   int64_t last = -1; /* the latest kernel on the stream */
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
@@ -106,8 +144,8 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
       pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = o->count});
       break;
     case WL_SYNC: /* kernels on one stream: each boundary is a sync */
-      if (o->host_reads && last >= 0) /* the host needs a value: it waits for the stream */
-        gds_host_reads(p, rank, o, (uint32_t)last, hw, pp, &copies);
+      if (o->host_reads && (last >= 0 || needs_mark(p, rank, i))) /* it waits for the stream */
+        gds_host_reads(p, rank, i, last, hw, pp, &extra);
       break;
     case WL_LOOP:
     case WL_END: pol_add_host(pp, pol_loop_hstep(o)); break;
