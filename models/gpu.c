@@ -452,8 +452,10 @@ static int wg_track(struct sim_comp *c, uint32_t slot) {
 
 /* Sends a posted message of KIND to device DST through the bus after
  * DELAY; NVL: an NVLink store (pmsg.nvl, kstep.nvl). */
-static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
-                         uint32_t a, uint32_t b, bool nvl) {
+/* A message of KIND with A and B from this GPU to device DST: its handle
+ * (and *OUT). */
+static uint64_t gpu_msg(struct sim_comp *c, enum pkind kind, uint8_t dst, uint32_t a, uint32_t b,
+                        struct pmsg **out) {
   struct gpu_state *s = c->state;
   struct pmsg *m;
   uint64_t h = pmsg_new(c->eng, kind, &m);
@@ -462,6 +464,15 @@ static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, ui
   m->src_node = m->dst_node = s->node;
   m->a = a;
   m->b = b;
+  *out = m;
+  return h;
+}
+
+static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
+                         uint32_t a, uint32_t b, bool nvl) {
+  struct gpu_state *s = c->state;
+  struct pmsg *m;
+  uint64_t h = gpu_msg(c, kind, dst, a, b, &m);
   m->nvl = nvl;
   if (kind == PK_NIC_CMD) {
     g_assert(a < s->prog->n_cmds);
@@ -511,14 +522,8 @@ struct store_train {
 
 /* Adds a store of TAG (COUNT stores, work-item granularity) to train T. */
 static void train_add(struct sim_comp *c, struct store_train *t, uint32_t tag, uint32_t count) {
-  struct gpu_state *s = c->state;
   struct pmsg *m;
-  uint64_t h = pmsg_new(c->eng, PK_TRIGGER, &m);
-  m->dst_dev = DEV_NIC;
-  m->src_dev = DEV_GPU;
-  m->src_node = m->dst_node = s->node;
-  m->a = tag;
-  m->b = count;
+  uint64_t h = gpu_msg(c, PK_TRIGGER, DEV_NIC, tag, count, &m);
   g_assert(h <= UINT32_MAX);
   if (t->last) t->last->next = (uint32_t)h;
   else t->head = h;

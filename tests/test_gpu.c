@@ -1033,6 +1033,7 @@ struct outcome {
   struct fnic nic;
   int64_t v[N_GPU_KEYS + 1]; /* the GPU's counters, then the CPU's main_done */
   uint64_t events;           /* the engine's events (not a simulated quantity) */
+  int64_t bus_to_nic;        /* the bus's messages to the NIC */
 };
 
 /* Runs PROG on rig R (set up, not built) and records what it shows. */
@@ -1047,7 +1048,16 @@ static void run_outcome(struct rig *r, const struct nodeprog *prog, struct outco
   }
   o->v[N_GPU_KEYS] = rep(r, "node0.cpu.main_done");
   o->events = sim_events_executed(r->e);
+  o->bus_to_nic = rep(r, "node0.bus.to_nic_msgs");
   rig_free(r);
+}
+
+/* The GPU rig with CUS slots of one WG each, aggregated (AGG) or per WG. */
+static void slots_rig(struct rig *r, uint32_t cus, int agg) {
+  gpu_rig(r);
+  r->g.cus = cus;
+  r->g.wgs_per_cu = 1;
+  r->g.aggregate = agg;
 }
 
 /* Two outcomes are the same: every message at the same time with the same
@@ -1343,10 +1353,7 @@ static void test_aggregate_events(void) {
   for (int agg = 0; agg < 2; agg++) {
     o[agg] = g_new0(struct outcome, 1);
     struct rig r;
-    gpu_rig(&r);
-    r.g.cus = 4;
-    r.g.wgs_per_cu = 1;
-    r.g.aggregate = agg;
+    slots_rig(&r, 4, agg);
     run_outcome(&r, &prog, o[agg]);
   }
   assert_same_outcome(o[0], o[1]);
@@ -1616,31 +1623,17 @@ static void test_store_train(void) {
     const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
                                   .cmds = cmds, .n_cmds = 1, .host = host, .n_host = 4};
     struct outcome *o[2];
-    int64_t bus_msgs[2];
     for (int agg = 0; agg < 2; agg++) {
       o[agg] = g_new0(struct outcome, 1);
       struct rig r;
-      gpu_rig(&r);
-      r.g.cus = 4;
-      r.g.wgs_per_cu = 1;
-      r.g.aggregate = agg;
-      r.bus.control_bytes = 64;
-      r.cpu.build_cmd = 11801 * NS - x;
-      rig_build(&r, &prog);
-      rig_run(&r);
-      bus_msgs[agg] = rep(&r, "node0.bus.to_nic_msgs");
-      rig_free(&r);
-      gpu_rig(&r);
-      r.g.cus = 4;
-      r.g.wgs_per_cu = 1;
-      r.g.aggregate = agg;
+      slots_rig(&r, 4, agg);
       r.bus.control_bytes = 64;
       r.cpu.build_cmd = 11801 * NS - x;
       run_outcome(&r, &prog, o[agg]);
     }
     assert_same_outcome(o[0], o[1]);
-    CU_ASSERT_EQUAL(bus_msgs[0], 5);
-    CU_ASSERT_EQUAL(bus_msgs[1], 5);
+    CU_ASSERT_EQUAL(o[0]->bus_to_nic, 5);
+    CU_ASSERT_EQUAL(o[1]->bus_to_nic, 5);
     CU_ASSERT_EQUAL_FATAL(o[1]->nic.n, 5);
     int cmd_at = after ? 4 : 0; /* where the command is among the five */
     for (int i = 0, tag = 1; i < 5; i++) {
@@ -1670,10 +1663,7 @@ static int64_t held_case(const struct nodeprog *prog, uint32_t cus, const struct
   for (int agg = 0; agg < 2; agg++) {
     o[agg] = g_new0(struct outcome, 1);
     struct rig r;
-    gpu_rig(&r);
-    r.g.cus = cus;
-    r.g.wgs_per_cu = 1;
-    r.g.aggregate = agg;
+    slots_rig(&r, cus, agg);
     r.script = *sc;
     run_outcome(&r, prog, o[agg]);
   }
