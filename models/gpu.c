@@ -212,6 +212,11 @@ static const struct par_decl gpu_decls[] = {
       "L1 per CU usable as cache by a row-per-thread SpMV (gpu.h; 0: no L1 model)"),
     PAR(l1_line, PAR_SIZE, "128B", "1B", "1MiB", "L1 line (allocation unit)"),
     PAR(l1_sector, PAR_SIZE, "32B", "1B", "1MiB", "bytes an L1 miss moves from L2 per line touched"),
+    PAR(l1_refill_bandwidth, PAR_BANDWIDTH, "0bps", "0bps", "10000Tbps",
+      "rate at which a row-per-thread SpMV's missed L1 lines are re-read (0: L2's peak, l2eff)"),
+    PAR(spmv_unroll, PAR_INT, "1", "1", "64",
+      "non-zeros a row-per-thread SpMV work-item reads per visit to its lines with plain loads (the "
+      "compiler's unroll of the row loop); a row read through gets visits one at a time (gpu.h)"),
     PAR(persistent_regs, PAR_INT, "0", "0", "65536",
       "registers per work-item of a persistent kernel (cpufree, monolithic), for occupancy (0: no "
       "limit)"),
@@ -306,12 +311,13 @@ static double share_ps(double bits, uint64_t r, double bps) {
 
 /* Bytes a row-per-thread SpMV step re-reads from L2 because its rows'
  * lines left L1 (gpu.h "L1"); 0 without the L1 model or rows. */
-static double l1_miss_bytes(const struct gpu_config *cfg, const struct kstep *st, int64_t occ) {
+static double l1_miss_bytes(const struct gpu_config *cfg, const struct kstep *st, int64_t res) {
   if (cfg->l1_bytes <= 0 || st->kclass != KC_SPMV || st->rows <= 0 || st->nnz <= 0) return 0;
   double m = (double)st->nnz / (double)st->rows, line = (double)cfg->l1_line;
   double fp = fmin(8.0 * m, line) + fmin(4.0 * m, line);
-  double hit = fmin(1.0, (double)cfg->l1_bytes / ((double)occ * (double)cfg->wg_items * fp));
-  return (1.0 - hit) * (double)st->nnz * fp * (double)cfg->l1_sector / line;
+  double hit = fmin(1.0, (double)cfg->l1_bytes / ((double)res * (double)cfg->wg_items * fp));
+  double visit = st->gets ? 1.0 : (double)cfg->spmv_unroll; /* non-zeros per visit */
+  return (1.0 - hit) * (double)st->nnz / visit * fp * (double)cfg->l1_sector / line;
 }
 
 /* A step's blocking loads of peer GPUs' memory, R WGs in flight (gpu.h
@@ -337,7 +343,10 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
     int kc = st->kclass < KC_COUNT ? st->kclass : KC_STREAM;
     double bytes = (double)st->bytes, reuse = (double)st->reuse_bytes, ps;
     bool l2 = cfg->l2_bytes > 0;
-    double l1_miss = l1_miss_bytes(cfg, st, occ);
+    /* the WGs resident on the busiest CU: the kernel's occupancy, or
+     * fewer where its wave of R WGs does not fill every CU that deep */
+    int64_t res = MIN(occ, (int64_t)((r + (uint64_t)cfg->cus - 1) / (uint64_t)cfg->cus));
+    double l1_miss = l1_miss_bytes(cfg, st, MAX(1, res));
     if (cfg->mem_latency <= 0 && !l2 && l1_miss <= 0) { /* the peak, shared: exact in integers */
       unsigned __int128 num = (unsigned __int128)(st->bytes + st->reuse_bytes) * 8u * r * SIM_S * 100u;
       sim_time tb = ceil_div_ps(num, (unsigned __int128)cfg->mem_bandwidth *
@@ -354,8 +363,10 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
       ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, gpu_achieved_bps(cfg, r, false, kc));
       if (h > 0) ps += share_ps(h * reuse * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
     }
-    if (l1_miss > 0) /* at L2's peak: measured no faster at twice the threads (gpu.h) */
-      ps += share_ps(l1_miss * 8.0, r, (double)cfg->l2_bandwidth * (double)cfg->l2eff[kc] / 100.0);
+    if (l1_miss > 0) /* at the refill rate, or L2's peak: no faster at twice the threads (gpu.h) */
+      ps += share_ps(l1_miss * 8.0, r,
+                     cfg->l1_refill_bandwidth > 0 ? (double)cfg->l1_refill_bandwidth
+                                                  : (double)cfg->l2_bandwidth * (double)cfg->l2eff[kc] / 100.0);
     sim_time tb = (sim_time)ceil(ps - 1e-6);
     if (tb > t) t = tb;
   }

@@ -52,13 +52,20 @@
  *   only if it is still in L1. A work-item holds its row's current value
  *   line and index line, shared with its neighbours when rows are shorter
  *   than a line: fp = min(8 m, l1_line) + min(4 m, l1_line) bytes, m =
- *   nnz / rows. With occ * wg_items work-items resident per CU, the
- *   fraction that fits is hit = min(1, l1_bytes / (occ wg_items fp)); the
- *   other steps re-read their sectors from L2, one per line touched:
- *   (1 - hit) * nnz * fp * l1_sector / l1_line bytes more, at L2's peak
- *   (a throughput limit: on an H100 the SpMV with its matrix read through
- *   L2 only ran no faster at 2048 threads per SM than at 1024):
- *     t += (1 - hit) nnz fp (l1_sector / l1_line) * 8 * R / (l2eff_c% l2_bandwidth).
+ *   nnz / rows. With res * wg_items work-items resident per CU, res =
+ *   min(occ, ceil(R / cus)) (the WGs the step's wave puts on its busiest
+ *   CU: a kernel of fewer WGs than cus * occ holds fewer a CU), the
+ *   fraction that fits is hit = min(1, l1_bytes / (res wg_items fp)). A
+ *   work-item visits its lines once per `visit` non-zeros: spmv_unroll
+ *   (the compiler unrolls a plain row loop, its loads issued together),
+ *   or 1 when x is read through gets (kstep.gets: nvshmem_double_g, whose
+ *   out-of-line fallback the compiler must assume writes memory, so no
+ *   load of the next non-zero moves above it). A missed visit re-reads a
+ *   sector per line touched: (1 - hit) * (nnz / visit) * fp * l1_sector /
+ *   l1_line bytes more, at l1_refill_bandwidth (else L2's peak; a
+ *   throughput limit: on an H100 the SpMV with its matrix read through L2
+ *   only ran no faster at 2048 threads per SM than at 1024):
+ *     t += (1 - hit) (nnz / visit) fp (l1_sector / l1_line) * 8 * R / refill.
  *   Peer loads (peer_loads > 0, peer_load_latency > 0): blocking 8 B
  *   loads of another GPU's memory (NVSHMEM's nvshmem_double_g over
  *   NVLink), each work-item waiting for one at a time, so Little's law
@@ -155,6 +162,8 @@ struct gpu_config {
   int64_t l1_bytes;            /* L1 per CU usable as cache; 0: no L1 model */
   int64_t l1_line;             /* bytes */
   int64_t l1_sector;           /* bytes moved from L2 on a miss */
+  int64_t spmv_unroll;         /* non-zeros per visit of a plain-load row loop */
+  int64_t l1_refill_bandwidth; /* bps a missed L1 line is re-read at; 0: L2's peak */
   int64_t persistent_regs;     /* registers per work-item of a persistent kernel; 0: none */
   int64_t discrete_regs;       /* same, of a kernel launched per phase */
   int64_t l2eff[KC_COUNT];     /* percent of l2_bandwidth */

@@ -70,6 +70,8 @@ struct kstep {
                           SMs' own stores over NVLink (NVSHMEM's and NCCL's P2P
                           transport): no PCIe crossing, no NIC command processing,
                           no DMA; the target's flag is written over NVLink too */
+  uint8_t gets;        /* KS_COMPUTE, KC_SPMV: x read through gets (nvshmem_double_g),
+                          one non-zero per visit (gpu.h "L1") */
   uint32_t only_wg;    /* if > 0, only WG only_wg-1 performs this step */
   /* If sel_count > 0, only WGs sel_first + j * sel_stride (0 <= j <
    * sel_count) perform this step (e.g. the WGs on one edge of a 2D tiling

@@ -900,6 +900,37 @@ static void test_spmv_l1_residency(void) {
   CU_ASSERT_EQUAL(gpu_occupancy(&g, &own), 2);
 }
 
+/* Visits and residency (gpu.h "L1"), on test_spmv_l1_residency's GPU and
+ * step (256 rows of 32 non-zeros a WG, fp = 256 B, 104448 B streamed),
+ * with spmv_unroll 4: a plain row loop visits its lines once per 4
+ * non-zeros, a row read through gets once per non-zero.
+ * - Discrete, 4 WGs on 2 CUs (2 a CU, hit 0.5): plain, 0.5 x 8192 / 4 x
+ *   256 x 32 / 128 = 65536 B from L2: 65536 x 8 x 4 / 16.384e12 = 128 ns,
+ *   + 408 ns streaming = 536 ns; gets, 4 x that: 512 + 408 = 920 ns.
+ * - At l1_refill_bandwidth 4.096 Tbps instead of L2's peak: gets,
+ *   262144 x 8 x 4 / 4.096e12 = 2048 ns + 408 = 2456 ns.
+ * - Residency is what the wave puts on a CU: 2 WGs on 2 CUs are 1 a CU
+ *   (hit 1) though 2 would fit: 104448 x 8 x 2 / 8.192e12 = 204 ns, gets
+ *   or not. 5 WGs: the tail's one WG is alone on its CU: 104448 x 8 /
+ *   8.192e12 = 102 ns, while the first wave's pay as above. */
+static void test_spmv_l1_visits(void) {
+  struct gpu_config g;
+  nr_spmv_gpu(&g);
+  g.spmv_unroll = 4;
+  const struct kernel disc = {.n_wgs = 4}, two = {.n_wgs = 2}, five = {.n_wgs = 5};
+  struct kstep sp = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * 8192, .bytes = 104448,
+                     .rows = 256, .nnz = 8192};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 536 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &two, &sp, 1), 204 * NS);
+  sp.gets = 1;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 920 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &two, &sp, 1), 204 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &five, &sp, 0), 920 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &five, &sp, 4), 102 * NS);
+  g.l1_refill_bandwidth = 4096000000000;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 2456 * NS);
+}
+
 /* Waves and a tail: 20 WGs on 2 CUs x 8 = 16 slots: WGs 0-15 share with
  * 16 (1.016 us), the tail's 4 WGs (16-19) with 4 (1.004 us). Through the
  * engine the kernel ends launch + 1.016 + 1.004 us + teardown after the
@@ -1753,6 +1784,7 @@ int main(void) {
       {"a copy home behind a kernel: copy engine start, 8 B to memory, the flag behind them", test_copy_home},
       {"register-limited occupancy as CUDA's calculator gives it", test_occupancy_registers},
       {"row-per-thread SpMV: L1 share at 1 and 2 resident WGs per CU", test_spmv_l1_residency},
+      {"row-per-thread SpMV: visits of 4 and of 1 (gets), residency of a wave", test_spmv_l1_visits},
       {"waves and a tail wave, WG dispatch", test_tail_wave},
       {"working set just under and just over L2; SpMV gathers; second pass", test_l2_working_set},
       {"barrier table interpolation", test_barrier_table},

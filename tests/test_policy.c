@@ -1163,6 +1163,31 @@ static char *run_json(char *text) {
   return out;
 }
 
+/* x_reads get marks the row-per-thread SpMV as read through gets (the
+ * ICS23 code's nvshmem_double_g for every x value), and the lowered step
+ * carries it to the GPU model (gpu.h "L1": one non-zero per visit); a
+ * halo read does not. A banded matrix of 4096 rows on 2 ranks. */
+static void test_cg_spmv_gets(void) {
+  struct sp_part *part = sp_partition_banded(4096, 7, 2);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+  for (int get = 0; get < 2; get++) {
+    struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024,
+                          .x_reads = get ? CG_X_GET : CG_X_HALO};
+    struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
+    int spmvs = 0;
+    for (size_t i = 0; i < p->ranks[1].n_ops; i++) {
+      const struct wl_op *o = &p->ranks[1].ops[i];
+      if (o->kind != WL_COMPUTE || o->kclass != KC_SPMV) continue;
+      spmvs++;
+      CU_ASSERT_EQUAL(o->x_gets, get);
+      CU_ASSERT_EQUAL(pol_compute_step(o, 1).gets, get);
+    }
+    CU_ASSERT(spmvs > 0);
+    wl_program_free(p);
+  }
+  sp_part_free(part);
+}
+
 /* cpufree standard CG under x_reads (halo, get) with a peer load latency
  * of LAT_NS on a 64-row tridiagonal matrix, 2 GPUs of one node: *PUTS the
  * NIC puts of rank 0, the return the time per iteration. */
@@ -1258,6 +1283,7 @@ int main(void) {
       {"persistent kernels sized to residency", test_persistent_residency},
       {"ping under cpu, by hand", test_ping_cpu},
       {"cg x_reads get: no halo put, the SpMV waits for its peer loads", test_cg_x_reads_get},
+      {"cg x_reads get: the SpMV step is marked as read through gets", test_cg_spmv_gets},
       {"cg under gds: the host waits where the baseline copies a scalar home", test_cg_gds_host_syncs},
       {"cg under gds: the scalars copied home, copy engine and staging on the critical path", test_cg_gds_copies_home},
       {"ping under hdn, by hand", test_ping_hdn},

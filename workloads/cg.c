@@ -196,7 +196,7 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
                        .bytes = 12 * nnz + 24 * rows, .ws_bytes = 12 * rk->nnz + 24 * rk->rows,
                        .reuse_bytes = 8 * MAX(0, nnz - rows - peer),
                        .gather_bytes = 8 * (rk->rows + (get ? 0 : halo)),
-                       .rows = rows, .nnz = nnz, .peer_loads = peer};
+                       .rows = rows, .nnz = nnz, .peer_loads = peer, .gets = get};
   double s = spmv_stretch(gpu, &bulk, rk, per_wg, wgs, get);
   wl_compute(p, r, wgs, (int64_t)ceil(s * (double)bulk.flops), (int64_t)ceil(s * (double)bulk.bytes));
   wl_kclass(p, r, KC_SPMV, bulk.ws_bytes, (int64_t)ceil(s * (double)bulk.reuse_bytes),
@@ -204,6 +204,7 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
   /* one row per work-item: the L1 reuse of its row's lines (gpu.h) */
   wl_spmv_rows(p, r, (int64_t)ceil(s * (double)rows), (int64_t)ceil(s * (double)nnz));
   if (peer) wl_peer_loads(p, r, (int64_t)ceil(s * (double)peer));
+  if (get) wl_spmv_gets(p, r);
   /* coalesced and row-balanced (a library's, a merge-path one): the mean
    * WG's work, no row footprint (workloads/lower.c). An in-kernel
    * merge-path SpMV (aCG's csrgemv_merge in its monolithic CG,
@@ -569,7 +570,8 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
   for (uint32_t r = 0; r < part->n_ranks; r++) {
     if (iterations > 1) wl_loop(p, r, (uint32_t)iterations);
     uint8_t alg = (uint8_t)c->spmv;
-    bool get = c->x_reads == CG_X_GET && part->n_ranks > 1;
+    /* one GPU too: the code's SpMV reads x by nvshmem_double_g on 1 PE */
+    bool get = c->x_reads == CG_X_GET;
     if (c->code == CG_ACG && c->fused && c->variant == CG_PIPELINED)
       acg_kernel_pipelined(p, part, r, 0, c->rows_per_wg, gpu, alg);
     else if (c->code == CG_ACG && c->fused)

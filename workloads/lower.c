@@ -90,7 +90,7 @@ static struct kstep compute_step(const struct wl_op *o, uint32_t fold, enum spmv
                         .bytes = o->bytes_per_wg * fold, .ws_bytes = o->ws_bytes,
                         .reuse_bytes = o->reuse_per_wg * fold, .gather_bytes = o->gather_bytes,
                         .rows = o->rows_per_wg * fold, .nnz = o->nnz_per_wg * fold,
-                        .peer_loads = o->peer_per_wg * fold};
+                        .peer_loads = o->peer_per_wg * fold, .gets = o->x_gets};
 }
 
 struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {

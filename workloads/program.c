@@ -122,6 +122,11 @@ void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg) {
   last_compute(p, rank, "wl_peer_loads")->peer_per_wg = peer_per_wg;
 }
 
+void wl_spmv_gets(struct wl_program *p, uint32_t rank) {
+  g_assert(rank < p->n_ranks);
+  last_compute(p, rank, "wl_spmv_gets")->x_gets = 1;
+}
+
 void wl_quiet(struct wl_program *p, uint32_t rank) {
   g_assert(rank < p->n_ranks && p->ranks[rank].graph);
   push(p, rank, (struct wl_op){.kind = WL_QUIET});

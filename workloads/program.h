@@ -135,6 +135,7 @@ struct wl_op {
    * to the longest row); flops_per_wg .. nnz_per_wg above are the
    * row-per-work-item form's. */
   uint8_t spmv;
+  uint8_t x_gets;        /* KC_SPMV row-per-thread: x read through gets (wl_spmv_gets) */
   int64_t bal_flops_per_wg, bal_bytes_per_wg, bal_reuse_per_wg;
   int64_t merge_extra_per_wg; /* bytes an in-kernel merge-path SpMV moves beyond
                                  the library's (WL_SPMV_MERGE, fused) */
@@ -250,6 +251,9 @@ void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int6
  * WG from other GPUs' memory, each a blocking load (nvshmem_double_g:
  * kstep.peer_loads, models/gpu.h "Peer loads"). */
 void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg);
+/* The last compute op, a row-per-thread SpMV, reads every x value through a
+ * get (nvshmem_double_g), its own rank's too (kstep.gets, gpu.h "L1"). */
+void wl_spmv_gets(struct wl_program *p, uint32_t rank);
 /* Declares the LAST compute op of RANK an SpMV written as ALG (enum
  * wl_spmv), whose coalesced, row-balanced form (a library's) moves
  * BYTES_PER_WG and re-reads REUSE_PER_WG per WG for FLOPS_PER_WG; an

@@ -1,0 +1,338 @@
+// What the launch configuration of a row-per-thread CSR SpMV costs (issue
+// 15: the ICS'23 CG code runs the same SpMV loop two ways). The CPU-
+// controlled baselines launch it per iteration as a discrete kernel, one
+// row per thread, blocks = rows / block size; the CPU-free version runs it
+// inside one persistent kernel (__launch_bounds__(1024, 1), a grid of
+// resident blocks, rows tiled in software by a grid-stride loop). Both
+// read x through nvshmem_double_g, which is emulated here: the owner is
+// column / chunk, the owner's base comes from a table read with __ldg, the
+// value is a generic load, and a never-taken branch calls an out-of-line
+// fallback (NVSHMEM's proxy path). All "peers" live on this one GPU.
+// Two controls: the plain loop kept from unrolling, and gets with no
+// fallback call (so the compiler may unroll).
+// Matrices: one GPU's share (of 8) of a Queen_4147-like 3D elasticity
+// mesh (27-point, 3 dofs, ~81 non-zeros a row), of an audikw-like 3D
+// 27-point mesh and of an ecology2-like 2D 5-point grid. Times per SpMV
+// (median of events), registers and resident blocks per SM for each.
+// Build: nvcc -O3 -arch=sm_90 -rdc=true spmv_launch.cu -o spmv_launch
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#define CK(x)                                                                        \
+  do {                                                                               \
+    cudaError_t e_ = (x);                                                            \
+    if (e_ != cudaSuccess) {                                                         \
+      fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));    \
+      exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+struct gstate {
+  const char *heap_base;                 // this PE's symmetric heap
+  const unsigned long long *peer_base;   // each PE's heap as mapped here
+};
+__constant__ gstate gs;
+
+// The proxy path: never taken here (every peer is mapped), kept out of line
+// as the library's is.
+__device__ __noinline__ double g_fallback(const double *src, int pe) {
+  return *(volatile const double *)src + pe;
+}
+
+__device__ __forceinline__ double g_emul(const double *src, int pe) {
+  const char *pb = (const char *)__ldg(gs.peer_base + pe);
+  if (pb) return *(const double *)(pb + ((const char *)src - gs.heap_base));
+  return g_fallback(src, pe);
+}
+
+struct csr {
+  const int *rowptr, *col;
+  const double *val;
+  int rows;       // this GPU's rows
+  int row0;       // its first global row
+  int chunk;      // rows per PE
+};
+
+// How x is read: plain loads; gets (the owner's base from the table, the
+// fallback call on a branch never taken); plain loads in a loop kept from
+// unrolling; gets with no fallback branch (nothing stops unrolling).
+enum { PLAIN, GET, PLAIN_NOUNROLL, GET_NOCALL };
+
+__device__ __forceinline__ double g_nocall(const double *src, int pe) {
+  const char *pb = (const char *)__ldg(gs.peer_base + pe);
+  return *(const double *)(pb + ((const char *)src - gs.heap_base));
+}
+
+template <int G>
+__device__ __forceinline__ double row_dot(const csr &a, const double *x, int r) {
+  int b = a.rowptr[r], e = a.rowptr[r + 1];
+  double s = 0.0;
+  if (G == PLAIN_NOUNROLL) {
+#pragma unroll 1
+    for (int j = b; j < e; j++) s += a.val[j] * x[a.col[j]];
+  } else {
+    for (int j = b; j < e; j++) {
+    int c = a.col[j];
+    double v;
+    if (G == GET || G == GET_NOCALL) {
+      int pe = c / a.chunk;
+      v = G == GET ? g_emul(x + (c - pe * a.chunk), pe) : g_nocall(x + (c - pe * a.chunk), pe);
+    } else {
+      v = x[c];
+    }
+    s += a.val[j] * v;
+    }
+  }
+  return s;
+}
+
+// Discrete: one row per thread (SingleGPU::gpuSpMV with plain loads,
+// NVSHMEM::gpuSpMV with gets).
+template <int G>
+__global__ void spmv_discrete(csr a, const double *x, double *y) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < a.rows) y[t] = row_dot<G>(a, x, t);
+}
+
+// Same, held to two 1024-thread blocks per SM (at most 32 registers).
+template <int G>
+__global__ void __launch_bounds__(1024, 2) spmv_discrete_lb2(csr a, const double *x, double *y) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < a.rows) y[t] = row_dot<G>(a, x, t);
+}
+
+// Persistent: resident blocks only, rows tiled by a grid-stride loop, as
+// the CPU-free kernel's gpuSpMV (__launch_bounds__(1024, 1)).
+template <int G>
+__global__ void __launch_bounds__(1024, 1) spmv_persistent(csr a, const double *x, double *y) {
+  extern __shared__ double tmp[];
+  int stride = gridDim.x * blockDim.x;
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < a.rows; t += stride)
+    y[t] = row_dot<G>(a, x, t);
+  if (threadIdx.x == 0) tmp[0] = 0.0;  // the fused kernel's reduction scratch
+}
+
+struct host_csr {
+  std::vector<int> rowptr, col;
+  std::vector<double> val;
+  int rows, row0, chunk, ncols;
+};
+
+// One PE's (pe of npes) share of a 3D grid nx*ny*nz_total of nodes with
+// `dofs` unknowns each, nodes coupled to their (2h+1)^3 neighbours, split
+// in slabs along z; its columns are global.
+static host_csr grid3d(int nx, int ny, int nz_share, int npes, int pe, int dofs, int h) {
+  host_csr m;
+  int nz = nz_share * npes;
+  long nodes_share = (long)nx * ny * nz_share;
+  m.rows = (int)(nodes_share * dofs);
+  m.chunk = m.rows;
+  m.row0 = pe * m.rows;
+  m.ncols = m.rows * npes;
+  m.rowptr.push_back(0);
+  for (int z = pe * nz_share; z < (pe + 1) * nz_share; z++)
+    for (int y = 0; y < ny; y++)
+      for (int x = 0; x < nx; x++)
+        for (int d = 0; d < dofs; d++) {
+          for (int dz = -h; dz <= h; dz++)
+            for (int dy = -h; dy <= h; dy++)
+              for (int dx = -h; dx <= h; dx++) {
+                int X = x + dx, Y = y + dy, Z = z + dz;
+                if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) continue;
+                long node = ((long)Z * ny + Y) * nx + X;
+                for (int e = 0; e < dofs; e++) {
+                  m.col.push_back((int)(node * dofs + e));
+                  bool diag = dx == 0 && dy == 0 && dz == 0 && e == d;
+                  m.val.push_back(diag ? 100.0 : -0.5);
+                }
+              }
+          m.rowptr.push_back((int)m.col.size());
+        }
+  return m;
+}
+
+// One PE's share of a 2D 5-point grid nx * (ny_share * npes), split by rows.
+static host_csr grid2d(int nx, int ny_share, int npes, int pe) {
+  host_csr m;
+  int ny = ny_share * npes;
+  m.rows = nx * ny_share;
+  m.chunk = m.rows;
+  m.row0 = pe * m.rows;
+  m.ncols = m.rows * npes;
+  m.rowptr.push_back(0);
+  for (int y = pe * ny_share; y < (pe + 1) * ny_share; y++)
+    for (int x = 0; x < nx; x++) {
+      const int dx[5] = {0, -1, 1, 0, 0}, dy[5] = {-1, 0, 0, 0, 1};
+      for (int k = 0; k < 5; k++) {
+        int X = x + dx[k], Y = y + dy[k];
+        if (X < 0 || Y < 0 || X >= nx || Y >= ny) continue;
+        m.col.push_back(Y * nx + X);
+        m.val.push_back(k == 3 ? 4.0 : -1.0);
+      }
+      m.rowptr.push_back((int)m.col.size());
+    }
+  return m;
+}
+
+static cudaDeviceProp prop;
+
+template <typename K>
+static void attrs(K k, int block, size_t smem, int *regs, int *occ) {
+  cudaFuncAttributes fa;
+  CK(cudaFuncGetAttributes(&fa, (const void *)k));
+  *regs = fa.numRegs;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, k, block, smem));
+}
+
+struct runner {
+  csr a;
+  const double *x;
+  double *y;
+  cudaStream_t s;
+  cudaEvent_t e0, e1;
+  int reps;
+  // Median of `reps` timed launches, each between two events.
+  template <typename K>
+  double time(K k, int grid, int block, size_t smem, bool coop) {
+    std::vector<float> t;
+    for (int i = -2; i < reps; i++) {
+      CK(cudaEventRecord(e0, s));
+      if (coop) {
+        void *args[] = {(void *)&a, (void *)&x, (void *)&y};
+        CK(cudaLaunchCooperativeKernel((const void *)k, grid, block, args, smem, s));
+      } else {
+        k<<<grid, block, smem, s>>>(a, x, y);
+        CK(cudaGetLastError());
+      }
+      CK(cudaEventRecord(e1, s));
+      CK(cudaStreamSynchronize(s));
+      float ms;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      if (i >= 0) t.push_back(ms * 1000.0f);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+};
+
+static double checksum(const double *dy, int n) {
+  std::vector<double> h(n);
+  CK(cudaMemcpy(h.data(), dy, n * sizeof(double), cudaMemcpyDeviceToHost));
+  double s = 0;
+  for (double v : h) s += v;
+  return s;
+}
+
+// carve: -1 leaves the driver's default; else the preferred shared-memory
+// carve-out in percent (L1 = unified size - shared).
+template <typename K>
+static void one(runner &r, const char *name, K k, int block, bool persistent, int carve,
+                double *ref) {
+  size_t smem = persistent ? 528 : 0;  // 2 * 8 * (1024 / 32 + 1): the fused kernel's dots
+  if (carve >= 0) CK(cudaFuncSetAttribute((const void *)k,
+                                          cudaFuncAttributePreferredSharedMemoryCarveout, carve));
+  int regs, occ;
+  attrs(k, block, smem, &regs, &occ);
+  int grid = persistent ? occ * prop.multiProcessorCount : (r.a.rows + block - 1) / block;
+  CK(cudaMemset(r.y, 0, r.a.rows * sizeof(double)));
+  double us = r.time(k, grid, block, smem, persistent);
+  double cs = checksum(r.y, r.a.rows);
+  if (*ref == 0) *ref = cs;
+  printf("  %-34s block %4d grid %6d regs %3d blocks/SM %d carve %3d  %9.1f us  %s\n", name, block,
+         grid, regs, occ, carve, us, cs == *ref ? "ok" : "MISMATCH");
+  if (carve >= 0)  // back to the default for the next case
+    CK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributePreferredSharedMemoryCarveout, -1));
+}
+
+static void bench(const char *title, const host_csr &m, int reps) {
+  long nnz = m.rowptr.back();
+  printf("%s: %d rows, %ld non-zeros (%.1f a row), x of %d values over 8 PEs\n", title, m.rows,
+         nnz, (double)nnz / m.rows, m.ncols);
+  int *rp, *ci;
+  double *va, *heap, *y;
+  CK(cudaMalloc(&rp, (m.rows + 1) * sizeof(int)));
+  CK(cudaMalloc(&ci, nnz * sizeof(int)));
+  CK(cudaMalloc(&va, nnz * sizeof(double)));
+  CK(cudaMalloc(&heap, (size_t)m.ncols * sizeof(double)));
+  CK(cudaMalloc(&y, m.rows * sizeof(double)));
+  CK(cudaMemcpy(rp, m.rowptr.data(), (m.rows + 1) * sizeof(int), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(ci, m.col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(va, m.val.data(), nnz * sizeof(double), cudaMemcpyHostToDevice));
+  std::vector<double> hx(m.ncols);
+  for (int i = 0; i < m.ncols; i++) hx[i] = 1.0 + (i % 7) * 0.125;
+  CK(cudaMemcpy(heap, hx.data(), m.ncols * sizeof(double), cudaMemcpyHostToDevice));
+  // PE p's x is heap + p * chunk; this PE's own symmetric x is at the heap's
+  // start, so a get's source pointer is heap + offset.
+  std::vector<unsigned long long> pb(8);
+  for (int p = 0; p < 8; p++) pb[p] = (unsigned long long)(heap + (size_t)p * m.chunk);
+  unsigned long long *dpb;
+  CK(cudaMalloc(&dpb, sizeof(pb[0]) * 8));
+  CK(cudaMemcpy(dpb, pb.data(), sizeof(pb[0]) * 8, cudaMemcpyHostToDevice));
+  gstate st = {(const char *)heap, dpb};
+  CK(cudaMemcpyToSymbol(gs, &st, sizeof(st)));
+
+  runner r;
+  // Rows here are the PE's own; columns are global: the kernels index
+  // rowptr by local row, as the code does by row_start + local.
+  r.a = {rp, ci, va, m.rows, m.row0, m.chunk};
+  r.y = y;
+  r.reps = reps;
+  CK(cudaStreamCreateWithFlags(&r.s, cudaStreamNonBlocking));
+  CK(cudaEventCreate(&r.e0));
+  CK(cudaEventCreate(&r.e1));
+  double ref = 0;
+  // x is the whole vector (the heap): plain loads index it by column; a
+  // get's source is this PE's symmetric x plus the offset in the owner's.
+  r.x = heap;
+  printf(" x by plain loads\n");
+  for (int carve : {-1, 28}) {
+    one(r, "discrete 1024", spmv_discrete<PLAIN>, 1024, false, carve, &ref);
+    one(r, "discrete 512", spmv_discrete<PLAIN>, 512, false, carve, &ref);
+    one(r, "discrete 1024, launch_bounds(1024,2)", spmv_discrete_lb2<PLAIN>, 1024, false, carve,
+        &ref);
+    one(r, "persistent (cooperative)", spmv_persistent<PLAIN>, 1024, true, carve, &ref);
+  }
+  printf(" x by emulated nvshmem_double_g\n");
+  for (int carve : {-1, 28}) {
+    one(r, "discrete 1024", spmv_discrete<GET>, 1024, false, carve, &ref);
+    one(r, "discrete 512", spmv_discrete<GET>, 512, false, carve, &ref);
+    one(r, "discrete 1024, launch_bounds(1024,2)", spmv_discrete_lb2<GET>, 1024, false, carve, &ref);
+    one(r, "persistent (cooperative)", spmv_persistent<GET>, 1024, true, carve, &ref);
+  }
+  printf(" plain loads, row loop not unrolled (#pragma unroll 1)\n");
+  one(r, "discrete 1024", spmv_discrete<PLAIN_NOUNROLL>, 1024, false, -1, &ref);
+  one(r, "persistent (cooperative)", spmv_persistent<PLAIN_NOUNROLL>, 1024, true, -1, &ref);
+  printf(" gets without the fallback call\n");
+  one(r, "discrete 1024", spmv_discrete<GET_NOCALL>, 1024, false, -1, &ref);
+  one(r, "persistent (cooperative)", spmv_persistent<GET_NOCALL>, 1024, true, -1, &ref);
+  CK(cudaFree(rp));
+  CK(cudaFree(ci));
+  CK(cudaFree(va));
+  CK(cudaFree(heap));
+  CK(cudaFree(y));
+  CK(cudaFree(dpb));
+  CK(cudaStreamDestroy(r.s));
+}
+
+int main(int argc, char **argv) {
+  int reps = argc > 1 ? atoi(argv[1]) : 20;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("device %s, %d SMs, L2 %d KB, shared/SM max %zu KB\n", prop.name,
+         prop.multiProcessorCount, prop.l2CacheSize / 1024,
+         prop.sharedMemPerMultiprocessor / 1024);
+  printf("carve 28: the preferred carve-out 28%% of shared memory (64 of 228 KB on an H100),\n"
+         "leaving about 192 KB of L1, the A100's whole unified L1/shared size\n");
+  // Queen_4147: 4147110 rows, 79.45 a row; an eighth is 518389 rows.
+  bench("Queen-like share (3D elasticity, 27-point x 3 dofs)", grid3d(56, 56, 55, 8, 3, 3, 1),
+        reps);
+  // audikw_1 / Serena-like mid size, scalar 27-point: 27.0 a row.
+  bench("27-point scalar share", grid3d(64, 64, 32, 8, 3, 1, 1), reps);
+  // ecology2: 999999 rows, 5.0 a row; an eighth is 125000 rows.
+  bench("ecology2-like share (2D 5-point)", grid2d(1000, 125, 8, 3), reps);
+  return 0;
+}
