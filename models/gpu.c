@@ -472,8 +472,10 @@ static int wg_track(struct sim_comp *c, uint32_t slot) {
 
 /* Sends a posted message of KIND to device DST through the bus after
  * DELAY; NVL: an NVLink store (pmsg.nvl, kstep.nvl). */
-static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
-                         uint32_t a, uint32_t b, bool nvl) {
+/* A message of KIND with A and B from this GPU to device DST: its handle
+ * (and *OUT). */
+static uint64_t gpu_msg(struct sim_comp *c, enum pkind kind, uint8_t dst, uint32_t a, uint32_t b,
+                        struct pmsg **out) {
   struct gpu_state *s = c->state;
   struct pmsg *m;
   uint64_t h = pmsg_new(c->eng, kind, &m);
@@ -482,6 +484,15 @@ static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, ui
   m->src_node = m->dst_node = s->node;
   m->a = a;
   m->b = b;
+  *out = m;
+  return h;
+}
+
+static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
+                         uint32_t a, uint32_t b, bool nvl) {
+  struct gpu_state *s = c->state;
+  struct pmsg *m;
+  uint64_t h = gpu_msg(c, kind, dst, a, b, &m);
   m->nvl = nvl;
   if (kind == PK_NIC_CMD) {
     g_assert(a < s->prog->n_cmds);
@@ -502,6 +513,42 @@ static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint
 static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
                      uint32_t a) {
   gpu_send_b(c, delay, kind, dst, a, 0);
+}
+
+/* ---- store trains ----
+ * A group's trigger stores after its first WG's: one bus event, a chain
+ * (pmsg.next, bus.h), instead of one each. Why the same: the group's WGs
+ * store at one instant (the group's delay D, the fence); the first WG's
+ * store goes alone, then its scheduling may reserve a sequence number
+ * (wg_schedule), and the other WGs' stores would be pushed right after it,
+ * one after another, nothing else pushed or reserved between them (in
+ * wg_run's KS_TRIGGER loop only the first WG schedules) and nothing after
+ * them in this step. Their events would have the same time and
+ * consecutive sequence numbers, so no event of any component could run
+ * between them: the bus would run them one right after another, each
+ * pushing its delivery to the NIC, which is what it does with the chain,
+ * in the chain's order (the order of the pushes). The pushes the bus makes
+ * keep their order among themselves and against every other event; only
+ * the numbers of the events that vanish are gone. The NIC still receives
+ * each store as its own message at its own time (each is serialized on
+ * the bus direction to the NIC): per-WG detail stays where the NIC sees
+ * it. A group's first store stays alone because a sequence number may be
+ * reserved between it and the second (the batch of its next step), and
+ * with no bus latency that batch's event runs at the stores' instant
+ * between them. */
+struct store_train {
+  uint64_t head;     /* the chain's first message, 0: none */
+  struct pmsg *last; /* its last */
+};
+
+/* Adds a store of TAG (COUNT stores, work-item granularity) to train T. */
+static void train_add(struct sim_comp *c, struct store_train *t, uint32_t tag, uint32_t count) {
+  struct pmsg *m;
+  uint64_t h = gpu_msg(c, PK_TRIGGER, DEV_NIC, tag, count, &m);
+  g_assert(h <= UINT32_MAX);
+  if (t->last) t->last->next = (uint32_t)h;
+  else t->head = h;
+  t->last = m;
 }
 
 /* Whether WG WG performs step ST (only_wg, sel_*: nodeprog.h). */
@@ -1141,12 +1188,14 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       if (d == 0 && w->n > 1) split(s, slot, 1); /* each WG's next steps before the next WG's */
       uint32_t div = st->tag_div ? st->tag_div : 1, at = w->step;
       uint64_t j = wg_j(q, w);
+      struct store_train train = {0};
       for (uint32_t i = 0, n; i < w->n; i += n) {
         if (st->kind == KS_TRIGGER) {
           n = 1;
           s->triggers++;
           uint32_t tag = st->tag + member(w, i) / div + (uint32_t)(j * st->tag_stride);
-          gpu_send_b(c, d, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
+          if (i == 0) gpu_send_b(c, d, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
+          else train_add(c, &train, tag, st->stores ? st->stores : 1);
         } else { /* a part's WGs arrive at once; the last of a complete part posts */
           n = st->tag_div ? block_run(w, i, st->tag_div) : 1;
           bool posts = !st->tag_div || part_arrive(c, (uint32_t)w->queue, at,
@@ -1169,6 +1218,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
           wg_schedule(c, slot, d);
         }
       }
+      if (train.head) sim_send(c, 0, d, PK_TRIGGER, train.head);
       if (d > 0) return;
       break;
     }

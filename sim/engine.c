@@ -4,6 +4,7 @@
 
 #include <glib.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,68 @@ struct sim_engine {
   uint64_t *payload_free; /* a stack of free handles (a plain array: on every message) */
   size_t n_payload_free, payload_free_cap;
   size_t payloads_live;
+#ifdef SIM_EVENT_COUNTS
+  GHashTable *counts; /* (type index << 40 | port << 16 | kind, relay bit in kind) -> count */
+  GPtrArray *types;   /* const struct sim_type *, by first appearance */
+#endif
 };
+
+#ifdef SIM_EVENT_COUNTS
+/* The build option TRIGSIM_EVENT_COUNTS: every event run (and relay) is
+ * counted by its component's type, port (self: SELF) and kind; sim_free
+ * prints the table to stderr. A measuring aid (tools/bench/README.md). */
+static void count_event(struct sim_engine *e, const struct sim_comp *c, const struct sim_event *ev) {
+  if (!e->counts) {
+    e->counts = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    e->types = g_ptr_array_new();
+  }
+  guint ti;
+  if (!g_ptr_array_find(e->types, c->type, &ti)) {
+    ti = e->types->len;
+    g_ptr_array_add(e->types, (gpointer)c->type);
+  }
+  int64_t key = (int64_t)((uint64_t)ti << 40 | (uint64_t)ev->port << 16 | ev->kind);
+  uint64_t *n = g_hash_table_lookup(e->counts, &key);
+  if (!n) {
+    int64_t *k = g_new(int64_t, 1);
+    *k = key;
+    n = g_new0(uint64_t, 1);
+    g_hash_table_insert(e->counts, k, n);
+  }
+  (*n)++;
+}
+
+static gint key_cmp(gconstpointer a, gconstpointer b) {
+  int64_t x = **(const int64_t *const *)a, y = **(const int64_t *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void print_counts(struct sim_engine *e) {
+  if (!e->counts) return;
+  GList *keys = g_hash_table_get_keys(e->counts);
+  GPtrArray *sorted = g_ptr_array_new();
+  for (GList *l = keys; l; l = l->next) g_ptr_array_add(sorted, l->data);
+  g_list_free(keys);
+  g_ptr_array_sort(sorted, key_cmp);
+  fprintf(stderr, "event counts (type port kind count), %llu events run, %llu relayed:\n",
+          (unsigned long long)e->executed, (unsigned long long)e->relayed);
+  for (guint i = 0; i < sorted->len; i++) {
+    const int64_t *k = sorted->pdata[i];
+    const struct sim_type *t = e->types->pdata[(uint64_t)*k >> 40];
+    unsigned port = (unsigned)((uint64_t)*k >> 16 & 0xFFFFFF), kind = (unsigned)(*k & 0xFFFF);
+    char pname[32];
+    if (port == SIM_PORT_SELF) g_snprintf(pname, sizeof pname, "self");
+    else if (t->ports && port < t->n_ports) g_snprintf(pname, sizeof pname, "%s", t->ports[port]);
+    else g_snprintf(pname, sizeof pname, "%u", port);
+    fprintf(stderr, "  %-8s %-6s %5u%s %llu\n", t->name, pname, kind & ~SIM_KIND_RELAY,
+            kind & SIM_KIND_RELAY ? " relay" : "",
+            (unsigned long long)*(uint64_t *)g_hash_table_lookup(e->counts, k));
+  }
+  g_ptr_array_free(sorted, TRUE);
+  g_hash_table_destroy(e->counts);
+  g_ptr_array_free(e->types, TRUE);
+}
+#endif
 
 #define PAYLOAD_CHUNK 1024
 
@@ -51,6 +113,9 @@ static void comp_free(struct sim_comp *c) {
 
 void sim_free(struct sim_engine *e) {
   if (!e) return;
+#ifdef SIM_EVENT_COUNTS
+  print_counts(e);
+#endif
   for (guint i = 0; i < e->comps->len; i++) comp_free(e->comps->pdata[i]);
   g_ptr_array_free(e->comps, TRUE);
   q_free(e->q);
@@ -227,6 +292,9 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
     /* While this event runs, fetch the block of the component that the next
      * one most likely goes to (its first four lines: the component, stream,
      * state and ports of small models), which would otherwise miss cache. */
+    /* While this event runs, fetch the block of the component that the next
+     * one most likely goes to (its first four lines: the component, stream,
+     * state and ports of small models), which would otherwise miss cache. */
     uint32_t next = q_peek_comp(e->q);
     if (next < n_comps) {
       const char *b = (const char *)comps[next];
@@ -236,6 +304,9 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
       __builtin_prefetch(b + 192);
     }
     struct sim_comp *c = comps[ev.comp];
+#ifdef SIM_EVENT_COUNTS
+    count_event(e, c, &ev);
+#endif
     if (G_UNLIKELY(ev.kind & SIM_KIND_RELAY)) { /* what c's handler would do: pass it on */
       ev.kind &= (uint16_t)~SIM_KIND_RELAY;
       c->type->relay(c, &ev); /* sim_send_via queues relays only through types with one */

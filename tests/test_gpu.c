@@ -1064,6 +1064,7 @@ struct outcome {
   struct fnic nic;
   int64_t v[N_GPU_KEYS + 1]; /* the GPU's counters, then the CPU's main_done */
   uint64_t events;           /* the engine's events (not a simulated quantity) */
+  int64_t bus_to_nic;        /* the bus's messages to the NIC */
 };
 
 /* Runs PROG on rig R (set up, not built) and records what it shows. */
@@ -1078,7 +1079,16 @@ static void run_outcome(struct rig *r, const struct nodeprog *prog, struct outco
   }
   o->v[N_GPU_KEYS] = rep(r, "node0.cpu.main_done");
   o->events = sim_events_executed(r->e);
+  o->bus_to_nic = rep(r, "node0.bus.to_nic_msgs");
   rig_free(r);
+}
+
+/* The GPU rig with CUS slots of one WG each, aggregated (AGG) or per WG. */
+static void slots_rig(struct rig *r, uint32_t cus, int agg) {
+  gpu_rig(r);
+  r->g.cus = cus;
+  r->g.wgs_per_cu = 1;
+  r->g.aggregate = agg;
 }
 
 /* Two outcomes are the same: every message at the same time with the same
@@ -1374,10 +1384,7 @@ static void test_aggregate_events(void) {
   for (int agg = 0; agg < 2; agg++) {
     o[agg] = g_new0(struct outcome, 1);
     struct rig r;
-    gpu_rig(&r);
-    r.g.cus = 4;
-    r.g.wgs_per_cu = 1;
-    r.g.aggregate = agg;
+    slots_rig(&r, 4, agg);
     run_outcome(&r, &prog, o[agg]);
   }
   assert_same_outcome(o[0], o[1]);
@@ -1614,6 +1621,67 @@ static void test_groups_same(void) {
   }
 }
 
+/* ---- store trains (gpu.c) ---- */
+
+/* A group's trigger stores of one instant: its first WG's alone, the rest
+ * one bus event (a chain), and the bus serves them as the per-WG model's
+ * events would, also against a NIC command of the CPU at the bus at the
+ * same instant. Kernel: 4 WGs on 4 slots compute 10 us and store tag
+ * 1 + w (fence 200 ns). A control message takes 1 ns on the bus (64 B at
+ * 512 Gbps), then B = 0.1 us: the launch reaches the GPU at 0.101 us,
+ * runs to 1.601 us; the WGs end at 11.601 us, their stores are at the bus
+ * at 11.801 us, and the k-th message served there (k from 1) at the NIC at
+ * 11.801 us + k ns + B. The CPU, launch free, computes X, then builds a
+ * command (build_cmd C), which is at the bus at X + C = 11.801 us too,
+ * pushed at X: before the GPU's stores were pushed (X = 11.5 us <
+ * 11.601 us: the command is served first, at the NIC at 11.902 us, the
+ * stores follow at 11.903 .. 11.906) or after (X = 11.7 us: the stores take
+ * 11.902 .. 11.905, the command 11.906). Per WG and aggregated: the same
+ * messages at the same times, the same bus and GPU counters; aggregated,
+ * 3 WG ends and 3 post-fence steps fewer (one batch each instead of four)
+ * and 2 bus events fewer (the chain): 8. */
+static void test_store_train(void) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 10 * US},
+                                       {.kind = KS_TRIGGER, .tag = 1, .tag_div = 1}};
+  static const struct kernel k[] = {{.name = "st", .n_wgs = 4, .steps = steps, .n_steps = 2}};
+  static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .bytes = 64}};
+  for (int after = 0; after < 2; after++) {
+    sim_time x = after ? 11700 * NS : 11500 * NS;
+    const struct hstep host[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+                                 {.kind = HS_COMPUTE, .time = x},
+                                 {.kind = HS_NIC_CMD, .cmd = 0},
+                                 {.kind = HS_WAIT_KERNEL, .kernel = 0}};
+    const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                  .cmds = cmds, .n_cmds = 1, .host = host, .n_host = 4};
+    struct outcome *o[2];
+    for (int agg = 0; agg < 2; agg++) {
+      o[agg] = g_new0(struct outcome, 1);
+      struct rig r;
+      slots_rig(&r, 4, agg);
+      r.bus.control_bytes = 64;
+      r.cpu.build_cmd = 11801 * NS - x;
+      run_outcome(&r, &prog, o[agg]);
+    }
+    assert_same_outcome(o[0], o[1]);
+    CU_ASSERT_EQUAL(o[0]->bus_to_nic, 5);
+    CU_ASSERT_EQUAL(o[1]->bus_to_nic, 5);
+    CU_ASSERT_EQUAL_FATAL(o[1]->nic.n, 5);
+    int cmd_at = after ? 4 : 0; /* where the command is among the five */
+    for (int i = 0, tag = 1; i < 5; i++) {
+      CU_ASSERT_EQUAL(o[1]->nic.at[i], 11902 * NS + i * NS);
+      if (i == cmd_at) {
+        CU_ASSERT_EQUAL(o[1]->nic.kind[i], PK_NIC_CMD);
+      } else {
+        CU_ASSERT_EQUAL(o[1]->nic.kind[i], PK_TRIGGER);
+        CU_ASSERT_EQUAL(o[1]->nic.a[i], (uint32_t)tag++);
+      }
+    }
+    CU_ASSERT_EQUAL((int64_t)o[0]->events - (int64_t)o[1]->events, 8);
+    g_free(o[0]);
+    g_free(o[1]);
+  }
+}
+
 /* ---- held waits (gpu.aggregate) ---- */
 
 /* Runs PROG per WG and aggregated under flag script SC; both agree, and the
@@ -1626,10 +1694,7 @@ static int64_t held_case(const struct nodeprog *prog, uint32_t cus, const struct
   for (int agg = 0; agg < 2; agg++) {
     o[agg] = g_new0(struct outcome, 1);
     struct rig r;
-    gpu_rig(&r);
-    r.g.cus = cus;
-    r.g.wgs_per_cu = 1;
-    r.g.aggregate = agg;
+    slots_rig(&r, cus, agg);
     r.script = *sc;
     run_outcome(&r, prog, o[agg]);
   }
@@ -1668,12 +1733,15 @@ static void test_held_waits(void) {
   /* After: flag 1 at 2.1 us, flag 2 at 2.4 us: WGs 1, 0 go on at 2.1 and
    * store at 3.1 (NIC 3.4); WGs 3, 2 at 2.4, NIC 3.7. Per WG: 4 events at
    * 1.8, 4 resumptions, 4 compute ends, 4 store ends; aggregated: none at
-   * 1.8 (held), and one per instant for the rest: 2 + 2 + 2. */
+   * 1.8 (held), and one per instant for the rest: 2 + 2 + 2. And the
+   * group's first stores (at 1.6 us, four WGs): one bus event for the
+   * first, one for the chain of the other three (gpu.c "store trains"): 2
+   * fewer; the later pairs' second store is a chain of one. */
   struct fn_script after = {2, {{2000 * NS, PK_FLAG, DEV_GPU, 0, 1, 1},
                                 {2300 * NS, PK_FLAG, DEV_GPU, 0, 2, 1}}};
   const uint32_t t_after[] = {11, 10, 13, 12};
   const sim_time at_after[] = {3400 * NS, 3400 * NS, 3700 * NS, 3700 * NS};
-  CU_ASSERT_EQUAL(held_case(&prog, 4, &after, 4, t_after, at_after), 16 - 6);
+  CU_ASSERT_EQUAL(held_case(&prog, 4, &after, 4, t_after, at_after), 16 - 6 + 2);
   /* Before: flag 1 at 1.7 us frees the held batch: at 1.8 WGs 0, 1 find
    * it and go on in batch order (stores at 2.8, NIC 3.1); 2, 3 wait. */
   struct fn_script before = {2, {{1600 * NS, PK_FLAG, DEV_GPU, 0, 1, 1},
@@ -1751,6 +1819,7 @@ int main(void) {
       {"aggregate: representative kernels per WG and aggregated agree", test_aggregate_same},
       {"aggregate: the order of one instant is kept", test_aggregate_order},
       {"groups: a CG-like kernel and waves per WG and as groups agree", test_groups_same},
+      {"store trains: a group's stores as one bus event, served as per WG, ties kept", test_store_train},
       {"held waits: flags before, at and after a held batch", test_held_waits},
       {NULL, NULL},
   };
