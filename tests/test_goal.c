@@ -990,6 +990,35 @@ static char *goal_error(const char *text, const char *opts, bool *at_load) {
   return goal_error_under(text, "cpu", opts, at_load);
 }
 
+/* validate rejects what run would under a GPU-driven policy whose
+ * schedule streams: cpufree's nvshmem over IBRC posts what crosses nodes
+ * through a proxy thread and cpu.helper_threads is 0 (lower.c), which
+ * only the lowering of a send finds. The error comes at load (validate),
+ * naming the key, as for a schedule read whole; with a helper thread it
+ * loads. */
+static void test_gpu_validate_lowering(void) {
+  const char *text = "num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\nrank 1 {\nr: recv 8b from 0\n}\n";
+  char *g = tu_temp_file(".goal", text, strlen(text));
+  for (int helpers = 0; helpers < 2; helpers++) {
+    char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s}\n"
+                                 "hardware: {network: {nodes: 2}, cpu: {helper_threads: %d},"
+                                 " comm: {nvshmem_transport: ibrc}}\npolicies: [cpufree]\n",
+                                 g, helpers);
+    char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+    struct points pts;
+    char *err = NULL;
+    bool loaded = pts_load(sc, NULL, NULL, &pts, &err);
+    CU_ASSERT_EQUAL(loaded, helpers == 1);
+    if (helpers == 0)
+      CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "hardware.cpu.helper_threads: expected at least 1"));
+    pts_free(&pts);
+    g_free(err);
+    g_free(sc);
+    g_free(yaml);
+  }
+  g_free(g);
+}
+
 /* Errors of a schedule too big to be read whole (the limit lowered to 1
  * op): found from the first pass, they read as the whole-file path's, at
  * the same stage (validate or run). */
@@ -1118,6 +1147,7 @@ int main(void) {
       {"random GOAL schedules streamed and read whole", test_streamed_random},
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
       {"gputn: the window orders a rank, by hand", test_window_order_gputn},
+      {"validate finds a GPU-driven lowering's errors in a GOAL schedule", test_gpu_validate_lowering},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }
