@@ -14,6 +14,7 @@
 #include "points.h"
 #include "scenario.h"
 #include "testutil.h"
+#include "workload.h"
 #include "yprog.h"
 
 /* Defaults (tests/test_policy.c derives them): a host send is build_cmd
@@ -1019,6 +1020,49 @@ static void test_gpu_validate_lowering(void) {
   g_free(g);
 }
 
+/* A traced run that streams and stops part way (the whole-file path runs
+ * it then) must not leave the stopped run's timeline in the trace: rank
+ * 0's 30 calcs stream under gputn with one op read ahead, and only at its
+ * 31st op, a calc that waits for the send written after it, does the
+ * window hold no ready op (the first 17 steps are lowered before the
+ * simulation starts, the rest while it runs). Each node's CPU core is
+ * one track: "cpu/core0" is named twice, once a node, not once per run
+ * started. */
+static void test_streamed_trace(void) {
+  GString *text = g_string_new("num_ranks 2\nrank 0 {\n");
+  for (int i = 0; i < 30; i++) g_string_append_printf(text, "c%d: calc 100\n", i);
+  g_string_append(text, "x: calc 10\ns: send 8b to 1\nx requires s\n}\n"
+                        "rank 1 {\nr: recv 8b from 0\n}\n");
+  char *g = tu_temp_file(".goal", text->str, text->len);
+  char *yaml = g_strdup_printf("name: t\nworkload: {kind: goal, file: %s, stream_window: 1}\n"
+                               "hardware: {network: {nodes: 2}}\npolicies: [gputn]\n", g);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  struct points pts;
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(pts_load(sc, NULL, NULL, &pts, &err));
+  char *path = tu_temp_file(".json", "", 0);
+  struct trace *t = trace_open(path, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  struct sim_result r;
+  sim_result_init(&r, "gputn");
+  CU_ASSERT_TRUE(wl_run(pts.sc[0], 0, t, &r, &err));
+  CU_ASSERT_TRUE(trace_close(t, &err));
+  char *json = NULL;
+  CU_ASSERT_TRUE_FATAL(g_file_get_contents(path, &json, NULL, NULL));
+  int cores = 0;
+  for (const char *q = json; (q = strstr(q, "\"cpu/core0\"")); q++) cores++;
+  CU_ASSERT_EQUAL(cores, 2);
+  g_free(json);
+  sim_result_clear(&r);
+  pts_free(&pts);
+  g_free(err);
+  g_free(path);
+  g_free(sc);
+  g_free(yaml);
+  g_free(g);
+  g_string_free(text, TRUE);
+}
+
 /* Errors of a schedule too big to be read whole (the limit lowered to 1
  * op): found from the first pass, they read as the whole-file path's, at
  * the same stage (validate or run). */
@@ -1148,6 +1192,7 @@ int main(void) {
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
       {"gputn: the window orders a rank, by hand", test_window_order_gputn},
       {"validate finds a GPU-driven lowering's errors in a GOAL schedule", test_gpu_validate_lowering},
+      {"a traced GOAL run that would stream and stop leaves one timeline", test_streamed_trace},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }

@@ -1611,6 +1611,10 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
   goal_load(ctx, &idx, err);
   if (!idx.at) return false;
   bool fits = idx.ops <= whole_limit, ok = true;
+  if (fits && ctx->trace) { /* a streamed run that stops has traced: read whole */
+    index_free(&idx);
+    return pol_run_program(ctx, goal_program, out, err);
+  }
   int done = 0;
   struct wl_program *shape = wl_program_new(idx.n_ranks);
   if (pol->check && !pol->check(ctx->sc, &hw, shape, err)) {
