@@ -1123,14 +1123,15 @@ static void test_streamed_errors(void) {
   }
   /* From the GPU: rank 0's calc waits for the send written after it; a
    * window of one op holds the calc alone, not ready (read whole, the
-   * order would look past the window): the window is named. A window of
-   * two holds the send too: it streams. */
+   * order would look past the window): the window is named, by validate.
+   * A window of two holds the send too: it streams. */
   const char *fwd = "num_ranks 2\n"
                     "rank 0 {\nc: calc 10\ns: send 8b to 1\nc requires s\n}\n"
                     "rank 1 {\nr: recv 8b from 0\n}\n";
   err = goal_error_under(fwd, "cpufree", ", stream_window: 1", &at_load);
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under "
                                             "which every op is read before it is ready"));
+  CU_ASSERT_TRUE(at_load); /* the order needs no simulation: validate says it */
   g_free(err);
   uint64_t before = wl_goal_streamed();
   err = goal_error_under(fwd, "cpufree", ", stream_window: 2", &at_load);
