@@ -292,9 +292,6 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
     /* While this event runs, fetch the block of the component that the next
      * one most likely goes to (its first four lines: the component, stream,
      * state and ports of small models), which would otherwise miss cache. */
-    /* While this event runs, fetch the block of the component that the next
-     * one most likely goes to (its first four lines: the component, stream,
-     * state and ports of small models), which would otherwise miss cache. */
     uint32_t next = q_peek_comp(e->q);
     if (next < n_comps) {
       const char *b = (const char *)comps[next];

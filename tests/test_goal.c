@@ -14,6 +14,7 @@
 #include "points.h"
 #include "scenario.h"
 #include "testutil.h"
+#include "workload.h"
 #include "yprog.h"
 
 /* Defaults (tests/test_policy.c derives them): a host send is build_cmd
@@ -990,6 +991,78 @@ static char *goal_error(const char *text, const char *opts, bool *at_load) {
   return goal_error_under(text, "cpu", opts, at_load);
 }
 
+/* validate rejects what run would under a GPU-driven policy whose
+ * schedule streams: cpufree's nvshmem over IBRC posts what crosses nodes
+ * through a proxy thread and cpu.helper_threads is 0 (lower.c), which
+ * only the lowering of a send finds. The error comes at load (validate),
+ * naming the key, as for a schedule read whole; with a helper thread it
+ * loads. */
+static void test_gpu_validate_lowering(void) {
+  const char *text = "num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\nrank 1 {\nr: recv 8b from 0\n}\n";
+  char *g = tu_temp_file(".goal", text, strlen(text));
+  for (int helpers = 0; helpers < 2; helpers++) {
+    char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s}\n"
+                                 "hardware: {network: {nodes: 2}, cpu: {helper_threads: %d},"
+                                 " comm: {nvshmem_transport: ibrc}}\npolicies: [cpufree]\n",
+                                 g, helpers);
+    char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+    struct points pts;
+    char *err = NULL;
+    bool loaded = pts_load(sc, NULL, NULL, &pts, &err);
+    CU_ASSERT_EQUAL(loaded, helpers == 1);
+    if (helpers == 0)
+      CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "hardware.cpu.helper_threads: expected at least 1"));
+    pts_free(&pts);
+    g_free(err);
+    g_free(sc);
+    g_free(yaml);
+  }
+  g_free(g);
+}
+
+/* A traced run that streams and stops part way (the whole-file path runs
+ * it then) must not leave the stopped run's timeline in the trace: rank
+ * 0's 30 calcs stream under gputn with one op read ahead, and only at its
+ * 31st op, a calc that waits for the send written after it, does the
+ * window hold no ready op (the first 17 steps are lowered before the
+ * simulation starts, the rest while it runs). Each node's CPU core is
+ * one track: "cpu/core0" is named twice, once a node, not once per run
+ * started. */
+static void test_streamed_trace(void) {
+  GString *text = g_string_new("num_ranks 2\nrank 0 {\n");
+  for (int i = 0; i < 30; i++) g_string_append_printf(text, "c%d: calc 100\n", i);
+  g_string_append(text, "x: calc 10\ns: send 8b to 1\nx requires s\n}\n"
+                        "rank 1 {\nr: recv 8b from 0\n}\n");
+  char *g = tu_temp_file(".goal", text->str, text->len);
+  char *yaml = g_strdup_printf("name: t\nworkload: {kind: goal, file: %s, stream_window: 1}\n"
+                               "hardware: {network: {nodes: 2}}\npolicies: [gputn]\n", g);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  struct points pts;
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(pts_load(sc, NULL, NULL, &pts, &err));
+  char *path = tu_temp_file(".json", "", 0);
+  struct trace *t = trace_open(path, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  struct sim_result r;
+  sim_result_init(&r, "gputn");
+  CU_ASSERT_TRUE(wl_run(pts.sc[0], 0, t, &r, &err));
+  CU_ASSERT_TRUE(trace_close(t, &err));
+  char *json = NULL;
+  CU_ASSERT_TRUE_FATAL(g_file_get_contents(path, &json, NULL, NULL));
+  int cores = 0;
+  for (const char *q = json; (q = strstr(q, "\"cpu/core0\"")); q++) cores++;
+  CU_ASSERT_EQUAL(cores, 2);
+  g_free(json);
+  sim_result_clear(&r);
+  pts_free(&pts);
+  g_free(err);
+  g_free(path);
+  g_free(sc);
+  g_free(yaml);
+  g_free(g);
+  g_string_free(text, TRUE);
+}
+
 /* Errors of a schedule too big to be read whole (the limit lowered to 1
  * op): found from the first pass, they read as the whole-file path's, at
  * the same stage (validate or run). */
@@ -1050,14 +1123,15 @@ static void test_streamed_errors(void) {
   }
   /* From the GPU: rank 0's calc waits for the send written after it; a
    * window of one op holds the calc alone, not ready (read whole, the
-   * order would look past the window): the window is named. A window of
-   * two holds the send too: it streams. */
+   * order would look past the window): the window is named, by validate.
+   * A window of two holds the send too: it streams. */
   const char *fwd = "num_ranks 2\n"
                     "rank 0 {\nc: calc 10\ns: send 8b to 1\nc requires s\n}\n"
                     "rank 1 {\nr: recv 8b from 0\n}\n";
   err = goal_error_under(fwd, "cpufree", ", stream_window: 1", &at_load);
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under "
                                             "which every op is read before it is ready"));
+  CU_ASSERT_TRUE(at_load); /* the order needs no simulation: validate says it */
   g_free(err);
   uint64_t before = wl_goal_streamed();
   err = goal_error_under(fwd, "cpufree", ", stream_window: 2", &at_load);
@@ -1118,6 +1192,8 @@ int main(void) {
       {"random GOAL schedules streamed and read whole", test_streamed_random},
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
       {"gputn: the window orders a rank, by hand", test_window_order_gputn},
+      {"validate finds a GPU-driven lowering's errors in a GOAL schedule", test_gpu_validate_lowering},
+      {"a traced GOAL run that would stream and stop leaves one timeline", test_streamed_trace},
       {NULL, NULL}};
   return tu_run_suite("goal", tests);
 }

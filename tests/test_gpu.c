@@ -205,6 +205,16 @@ static void test_front_end_serializes(void) {
   rig_free(&r);
 }
 
+/* A 1 us kernel of one WG, then queue command 1 behind it; the host
+ * waits on flag 1 as a stream synchronize (test_copy_home,
+ * test_stream_mark). */
+static const struct kstep k1us_steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
+static const struct kernel k1us[] = {{.name = "k", .n_wgs = 1, .steps = k1us_steps, .n_steps = 1}};
+static const struct hstep h_behind_sync[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+                                             {.kind = HS_LAUNCH, .queue = 0, .qcmd = 1},
+                                             {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1,
+                                              .stream_sync = 1}};
+
 /* A copy home (Q_COPY_HOME, cudaMemcpyAsync device-to-host) behind a
  * kernel on one queue: the copy engine starts when the kernel has
  * completed, pays copy_start C, then its 8 B cross to host memory and the
@@ -216,16 +226,11 @@ static void test_front_end_serializes(void) {
  * host, which waits on the flag as a stream synchronize, is done at
  * 6.200125 us. */
 static void test_copy_home(void) {
-  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
-  static const struct kernel k[] = {{.name = "k", .n_wgs = 1, .steps = steps, .n_steps = 1}};
   static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
                                    {.kind = Q_COPY_HOME, .flag = 1, .bytes = 8}};
-  static const struct hstep h[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
-                                   {.kind = HS_LAUNCH, .queue = 0, .qcmd = 1},
-                                   {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1,
-                                    .stream_sync = 1}};
-  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = qc, .n_qcmds = 2,
-                                       .host = h, .n_host = 3, .n_flags = 1};
+  static const struct nodeprog prog = {.kernels = k1us, .n_kernels = 1, .qcmds = qc,
+                                       .n_qcmds = 2, .host = h_behind_sync, .n_host = 3,
+                                       .n_flags = 1};
   struct rig r;
   gpu_rig(&r);
   r.g.copy_start = 2 * US;
@@ -246,15 +251,10 @@ static void test_copy_home(void) {
  * later, and the host, waiting on it as a stream synchronize, is done at
  * 4.2 us, all of it a kernel wait. */
 static void test_stream_mark(void) {
-  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
-  static const struct kernel k[] = {{.name = "k", .n_wgs = 1, .steps = steps, .n_steps = 1}};
   static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0}, {.kind = Q_MARK, .flag = 1}};
-  static const struct hstep h[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
-                                   {.kind = HS_LAUNCH, .queue = 0, .qcmd = 1},
-                                   {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1,
-                                    .stream_sync = 1}};
-  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = qc, .n_qcmds = 2,
-                                       .host = h, .n_host = 3, .n_flags = 1};
+  static const struct nodeprog prog = {.kernels = k1us, .n_kernels = 1, .qcmds = qc,
+                                       .n_qcmds = 2, .host = h_behind_sync, .n_host = 3,
+                                       .n_flags = 1};
   struct rig r;
   gpu_rig(&r);
   rig_build(&r, &prog);

@@ -221,6 +221,30 @@ static void test_linearize(void) {
   CU_ASSERT_EQUAL(q->ranks[0].ops[1].tag, 7);
   wl_program_free(q);
   wl_program_free(p);
+  /* Built op by op: a window of all ops (0) is known only at the end, a
+   * window of one once its op is added and sealed. Ops 0 (a receive) and
+   * 1 (a compute), no dependency: window 0 gives nothing (0) until the
+   * end, then 1 (the compute, which does not wait), then 0; window 1
+   * gives op 0 at once (it alone is the window). */
+  struct wl_lin *l = wl_lin_new(0);
+  uint64_t op = 99;
+  wl_lin_add(l, true);
+  wl_lin_add(l, false);
+  wl_lin_seal(l, 2);
+  CU_ASSERT_EQUAL(wl_lin_next(l, false, false, &op), 0);
+  CU_ASSERT_EQUAL(wl_lin_next(l, true, false, &op), 1);
+  CU_ASSERT_EQUAL(op, 1);
+  CU_ASSERT_EQUAL(wl_lin_next(l, true, false, &op), 1);
+  CU_ASSERT_EQUAL(op, 0);
+  CU_ASSERT_EQUAL(wl_lin_next(l, true, false, &op), -1);
+  wl_lin_free(l);
+  l = wl_lin_new(1);
+  wl_lin_add(l, true);
+  wl_lin_add(l, false);
+  wl_lin_seal(l, 2);
+  CU_ASSERT_EQUAL(wl_lin_next(l, false, false, &op), 1);
+  CU_ASSERT_EQUAL(op, 0);
+  wl_lin_free(l);
 }
 
 int main(void) {

@@ -821,6 +821,7 @@ struct gst {
   struct hstep frame[2];     /* the host's steps of a kernel: its launch (and p2p's wait) */
   uint32_t n_frame;
   struct kernel kframe;      /* the kernel of a calc alone: its name, WGs, persistence */
+  bool check;                /* validate: ops ordered only, none matched or lowered */
 };
 
 /* Takes the index given back last from FREE into *I; false when none. */
@@ -1106,8 +1107,7 @@ static void gst_free(struct gst *x) {
 }
 
 /* The state both streamed runs keep of rank K, whose block begins AT. */
-static void gst_rank_init(struct gst *x, struct gst_rank *k, struct goal_cursor at) {
-  (void)x;
+static void gst_rank_init(struct gst_rank *k, struct goal_cursor at) {
   k->at = at;
   k->labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   k->ops = g_array_new(FALSE, TRUE, sizeof(struct gst_op));
@@ -1136,7 +1136,7 @@ static bool gst_open(struct gst *x, const char *path, const struct goal_config *
   x->g = (struct goal_read){.n_ranks = idx->n_ranks, .unit_ps = c->time_unit, .calc_on = calc_on};
   x->chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, gst_chan_free);
   x->ranks = g_new0(struct gst_rank, x->n_ranks);
-  for (uint32_t i = 0; i < x->n_ranks; i++) gst_rank_init(x, &x->ranks[i], idx->at[i]);
+  for (uint32_t i = 0; i < x->n_ranks; i++) gst_rank_init(&x->ranks[i], idx->at[i]);
   return true;
 }
 
@@ -1366,7 +1366,7 @@ static void gsd_read(struct gst *x, uint32_t node) {
       return;
     }
     struct wl_op *o = &st.op;
-    if (o->kind == WL_SEND || o->kind == WL_RECV) {
+    if (!x->check && (o->kind == WL_SEND || o->kind == WL_RECV)) {
       if (!gst_match(x, node, o, &o->flag)) {
         stmt_clear(&st);
         gst_stop(x);
@@ -1408,7 +1408,7 @@ static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_ra
     g->placed = true;
     if (g->label) g_hash_table_remove(k->labels, g->label); /* frees it */
     g->label = NULL;
-    if (!gsd_lower(x, node, &g->op)) gst_stop(x);
+    if (!x->check && !gsd_lower(x, node, &g->op)) gst_stop(x);
     while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
     gsd_drop(k->rops, &k->rbase, k->rlo);
   }
@@ -1417,6 +1417,12 @@ static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_ra
 /* Host step I, or every send lowered (only sends add host steps): no more come. */
 static bool host_there(struct gst_rank *k, uint64_t i) {
   return k->np.n_host > i || k->tag_next - 1 >= k->tag_stride;
+}
+
+/* Never: every op (a check). */
+static bool all_placed(struct gst_rank *k, uint64_t i) {
+  (void)k, (void)i;
+  return false;
 }
 
 /* Step I and, so that the GPU asks once a chunk, the chunk after it. */
@@ -1460,7 +1466,9 @@ static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
          (!pol->check || hw->cpu->helper_threads >= 1);
 }
 
-/* Runs the indexed schedule IDX streamed under GPU-driven POL, as gst_run. */
+/* Runs the indexed schedule IDX streamed under GPU-driven POL, as gst_run;
+ * for validate (ctx->check_only) only orders each rank's ops as the run
+ * would (1: they stream; 0: a window none of whose ops is ready). */
 static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
                    uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
                    const struct goal_index *idx, struct sim_result *out, char **err) {
@@ -1528,6 +1536,16 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     gsd_point(&x, i);
   }
   x.e = sim_new(ctx->seed);
+  if (ctx->check_only) { /* validate: whether each rank's order streams */
+    x.check = true;
+    for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
+      if (idx->n_ops[i]) gsd_produce(&x, i, all_placed, 0);
+    int placed = x.diverged ? 0 : 1;
+    sim_free(x.e);
+    g_free(progs);
+    gst_free(&x);
+    return placed;
+  }
   for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
     if (idx->n_ops[i]) gsd_produce(&x, i, step_there, 0); /* its first step */
   struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
@@ -1594,7 +1612,7 @@ static bool goal_check(const struct wl_ctx *ctx, char **err) {
   return true;
 }
 
-/* Runs the schedule streamed where it can (gst_run), else read whole. */
+/* Runs the schedule streamed where it can (gst_run, gsd_run), else read whole. */
 static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **err) {
   const struct goal_config *c = ctx0->config;
   /* The GPU-driven policies order a rank within the window, read whole or
@@ -1612,6 +1630,10 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
   goal_load(ctx, &idx, err);
   if (!idx.at) return false;
   bool fits = idx.ops <= whole_limit, ok = true;
+  if (fits && ctx->trace) { /* a streamed run that stops has traced: read whole */
+    index_free(&idx);
+    return pol_run_program(ctx, goal_program, out, err);
+  }
   int done = 0;
   struct wl_program *shape = wl_program_new(idx.n_ranks);
   if (pol->check && !pol->check(ctx->sc, &hw, shape, err)) {
@@ -1641,8 +1663,12 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
     if (!fits && !*err) done = 1; /* validate: a deadlock is no input error */
     else
       done = fits ? 0 : -1;
-  } else if (ctx->check_only) {
-    done = 1;
+  } else if (ctx->check_only && (!gpu || fits)) {
+    /* Under a GPU-driven policy only the lowering of every op finds some
+     * errors (a proxy thread the library needs, lower.c): the whole-file
+     * check, as long as the schedule fits; beyond, gsd_run checks that
+     * each rank's order streams. */
+    done = gpu ? 0 : 1;
   } else {
     char *path = NULL;
     const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");

@@ -688,7 +688,8 @@ int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op) {
     l->hi++;
   }
   if (l->lo == l->added && end) return -1;
-  if (!end && ((l->window && l->in_window < l->window) || l->sealed < l->hi)) return 0;
+  /* Window 0 (all ops) is added only at the end. */
+  if (!end && (!l->window || l->in_window < l->window || l->sealed < l->hi)) return 0;
   /* The lowest ready op of the window that does not wait, else its lowest
    * receive; none (a dependency on a later op): outside it, as widely. */
   GSequenceIter *it = NULL;
