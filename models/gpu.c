@@ -470,8 +470,6 @@ static int wg_track(struct sim_comp *c, uint32_t slot) {
   return s->wg[slot].track;
 }
 
-/* Sends a posted message of KIND to device DST through the bus after
- * DELAY; NVL: an NVLink store (pmsg.nvl, kstep.nvl). */
 /* A message of KIND with A and B from this GPU to device DST: its handle
  * (and *OUT). */
 static uint64_t gpu_msg(struct sim_comp *c, enum pkind kind, uint8_t dst, uint32_t a, uint32_t b,
@@ -488,6 +486,8 @@ static uint64_t gpu_msg(struct sim_comp *c, enum pkind kind, uint8_t dst, uint32
   return h;
 }
 
+/* Sends a posted message of KIND to device DST through the bus after
+ * DELAY; NVL: an NVLink store (pmsg.nvl, kstep.nvl). */
 static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
                          uint32_t a, uint32_t b, bool nvl) {
   struct gpu_state *s = c->state;
