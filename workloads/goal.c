@@ -383,6 +383,18 @@ static struct chan_key chan_of(uint32_t rank, const struct wl_op *o) {
   return (struct chan_key){recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
 }
 
+/* The record of send or receive O's channel in H (chan_of's keys), a new
+ * zeroed one of SIZE bytes when the channel is new. */
+static void *chan_get(GHashTable *h, uint32_t rank, const struct wl_op *o, size_t size) {
+  struct chan_key k = chan_of(rank, o);
+  void *c = g_hash_table_lookup(h, &k);
+  if (!c) {
+    c = g_malloc0(size);
+    g_hash_table_insert(h, g_memdup2(&k, sizeof k), c);
+  }
+  return c;
+}
+
 static guint chan_hash(gconstpointer k) {
   const struct chan_key *c = k;
   return (c->src * 2654435761u) ^ (c->dst * 40503u) ^ c->tag;
@@ -405,12 +417,7 @@ static void index_op(void *ctx, uint32_t rank, const struct wl_op *o) {
   if (o->kind == WL_COMPUTE) x->calcs++;
   if (o->kind != WL_SEND && o->kind != WL_RECV) return;
   bool recv = o->kind == WL_RECV;
-  struct chan_key k = chan_of(rank, o);
-  struct chan_sum *c = g_hash_table_lookup(x->chans, &k);
-  if (!c) {
-    c = g_new0(struct chan_sum, 1);
-    g_hash_table_insert(x->chans, g_memdup2(&k, sizeof k), c);
-  }
+  struct chan_sum *c = chan_get(x->chans, rank, o, sizeof *c);
   c->n[recv]++;
   c->h[recv] = (c->h[recv] ^ (uint64_t)o->bytes) * UINT64_C(1099511628211);
 }
@@ -848,12 +855,7 @@ static void gst_stop(struct gst *x) {
  * their sizes differ. */
 static bool gst_match(struct gst *x, uint32_t rank, const struct wl_op *o, uint32_t *flag) {
   bool recv = o->kind == WL_RECV;
-  struct chan_key key = chan_of(rank, o);
-  struct gst_chan *c = g_hash_table_lookup(x->chans, &key);
-  if (!c) {
-    c = g_new0(struct gst_chan, 1);
-    g_hash_table_insert(x->chans, g_memdup2(&key, sizeof key), c);
-  }
+  struct gst_chan *c = chan_get(x->chans, rank, o, sizeof *c);
   if (!g_queue_is_empty(&c->q) && c->recvs != recv) {
     struct gst_msg *m = g_queue_pop_head(&c->q);
     *flag = m->flag;
@@ -862,7 +864,7 @@ static bool gst_match(struct gst *x, uint32_t rank, const struct wl_op *o, uint3
     return same;
   }
   struct gst_msg *m = g_new(struct gst_msg, 1);
-  *m = (struct gst_msg){.flag = gst_flag_new(x, key.dst), .bytes = o->bytes};
+  *m = (struct gst_msg){.flag = gst_flag_new(x, recv ? rank : o->peer), .bytes = o->bytes};
   c->recvs = recv;
   g_queue_push_tail(&c->q, m);
   *flag = m->flag;
