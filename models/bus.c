@@ -57,7 +57,7 @@ static const char *const bus_ports[] = {"cpu", "gpu", "nic"};
 static const char *kind_name(uint8_t kind) {
   static const char *const names[] = {"queue cmd", "kernel done", "host request", "nic cmd",
                                       "trigger",   "doorbell",    "dma read",     "dma data",
-                                      "mem write", "flag",        "packet"};
+                                      "mem write", "flag",        "packet",       "nic room"};
   return kind < G_N_ELEMENTS(names) ? names[kind] : "message";
 }
 

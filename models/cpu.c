@@ -28,7 +28,7 @@ static const char *const cat_keys[N_CAT] = {
     "compute_time", "launch_time", "build_time", "register_time",   "send_time",
     "recv_time",    "wait_kernel_time", "switch_time", "wait_flag_time"};
 
-enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG, MW_QUEUE };
+enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG, MW_QUEUE, MW_NIC };
 
 struct cpu_state {
   uint64_t burst; /* launches since the main thread last waited */
@@ -47,6 +47,7 @@ struct cpu_state {
   uint8_t *kernel_queue;  /* per kernel: the queue of its latest launch */
   uint32_t queued[256];   /* per queue: kernels launched and not completed */
   uint64_t launch_blocks; /* launches that found their queue full */
+  bool nic_full;          /* the NIC said it holds nic.triggered_ops of our registrations */
   sim_time *last_done;    /* per kernel: arrival of its latest completion record */
   size_t n_kwords;        /* kernels the four arrays above hold */
   sim_time *helper_free;  /* per helper: when it is free */
@@ -809,8 +810,16 @@ static void main_run(struct sim_comp *c) {
       }
       d = thread_work(c, st, now);
       break;
-    case HS_COMPUTE:
-    case HS_NIC_CMD: d = thread_work(c, st, now); break;
+    case HS_NIC_CMD:
+      if (s->nic_full && st->cmd < pr->n_cmds &&
+          (pr->cmds[st->cmd].op == NIC_TPUT || pr->cmds[st->cmd].op == NIC_TGET)) {
+        s->wait = MW_NIC; /* the registration call finds no room: it retries (nic_room) */
+        s->wait_start = now;
+        return;
+      }
+      d = thread_work(c, st, now);
+      break;
+    case HS_COMPUTE: d = thread_work(c, st, now); break;
     case HS_WAIT_KERNEL: {
       s->burst = 0;
       uint32_t k = st->kernel;
@@ -892,6 +901,18 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   }
   if (s->wait == MW_KERNEL && s->wait_id == k && s->completed[k] >= s->launched[k])
     main_resume(c, kernel_wait_end(c, s->wait_start, now));
+}
+
+/* The NIC holds nic.triggered_ops of the host's registrations (ROOM
+ * false), or again fewer: a registration waiting for room goes on, its
+ * wait spent in the call (register_time). */
+static void nic_room(struct sim_comp *c, bool room) {
+  struct cpu_state *s = c->state;
+  s->nic_full = !room;
+  if (!room || s->wait != MW_NIC) return;
+  spend(c, CAT_REGISTER, s->wait_start, sim_now(c->eng) - s->wait_start);
+  s->wait = MW_NONE;
+  sim_schedule(c, 0, EV_MAIN, 0);
 }
 
 static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
@@ -997,6 +1018,7 @@ static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   case PK_KERNEL_DONE: kernel_done(c, m.a); break;
   case PK_HOST_REQUEST: host_request(c, m.a); break;
   case PK_FLAG: flag_update(c, m.a, m.b); break;
+  case PK_NIC_ROOM: nic_room(c, m.a != 0); break;
   default: g_error("%s: unexpected message kind %u from the bus", c->name, m.kind);
   }
 }

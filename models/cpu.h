@@ -4,7 +4,7 @@
  * software costs are not in the paper: see the parameter docs).
  *
  * Port "bus" (0), joined to the node bus's "cpu" port. Receives
- * PK_KERNEL_DONE, PK_HOST_REQUEST and PK_FLAG; sends PK_QUEUE_CMD to the GPU
+ * PK_KERNEL_DONE, PK_HOST_REQUEST, PK_FLAG and PK_NIC_ROOM; sends PK_QUEUE_CMD to the GPU
  * and PK_NIC_CMD to the NIC (event kind = pmsg kind).
  *
  * Timing (main thread, steps in order from time 0).
@@ -12,7 +12,11 @@
  *   in the burst: launches since the last HS_WAIT_*, itself included), or
  *   launch_submit when the table is empty, then PK_QUEUE_CMD {queue,
  *   a = qcmd} leaves. HS_NIC_CMD: register_trigger (NIC_TPUT/NIC_TGET) or
- *   build_cmd, + send when two_sided, then PK_NIC_CMD leaves.
+ *   build_cmd, + send when two_sided, then PK_NIC_CMD leaves. A NIC_TPUT
+ *   or NIC_TGET begun after the NIC said it holds nic.triggered_ops of
+ *   them (PK_NIC_ROOM {a = 0}, nic.h) waits until it says there is room
+ *   again, that time spent in the call (register_time), as a Portals
+ *   registration retried until the NIC has room.
  * - HS_WAIT_KERNEL k waits for the completion record of the latest launch
  *   of kernel k made by this thread (done at once if none is outstanding).
  *   With the wait begun at s and the record arrived at a, the thread goes on

@@ -68,6 +68,7 @@ struct nic_opr {
   uint8_t role;     /* enum nic_role */
   bool store;       /* an NVLink store (nic.h) */
   bool live;
+  bool held;        /* a triggered operation the host posted, not yet fired */
   uint32_t peer;    /* ROLE_SERVE: the initiator */
   uint32_t rx;      /* ROLE_GET: reply packets received */
   uint64_t msg_id;
@@ -109,6 +110,8 @@ struct nic_state {
                             get's data, the ACK of a put that asks for one) */
   GHashTable *rx;        /* struct nic_rx */
   uint64_t next_msg;
+  uint64_t held;    /* the host's triggered operations here, not yet fired */
+  bool full;        /* the host was told the NIC holds nic.triggered_ops of them */
   bool tracks_made;
   int tr_main, tr_trig, tr_dma, tr_tx, tr_rx;
   bool released;
@@ -141,6 +144,11 @@ static const struct par_decl nic_decls[] = {
     PAR(nvl_direct, PAR_BOOL, "false", NULL, NULL, NULL,
       "same-node (nvl port) data is read from and written to GPU memory by the NVLink "
       "engines: no DMA read or memory write across the bus (commands and flags still cross it)"),
+    PAR(triggered_ops, PAR_INT, "4096", "1", "16777216", NULL,
+      "the host's triggered operations the NIC holds (queued, or registered and not fired) "
+      "before the host's next registration waits for one to fire (Portals 4's "
+      "max_triggered_ops; estimate, not in the paper: above the 2789 any shipped scenario "
+      "holds, so that none waits)"),
 };
 #undef PAR_CONFIG
 
@@ -388,10 +396,23 @@ static void entry_freed(struct sim_comp *c) {
   }
 }
 
+/* Tells the host whether it may post another triggered operation (ROOM). */
+static void host_room(struct sim_comp *c, bool room) {
+  struct nic_state *s = c->state;
+  s->full = !room;
+  send_bus(c, 0, PK_NIC_ROOM, DEV_CPU, 0, room, 0, 0);
+}
+
 static void fire(struct sim_comp *c, const struct tl_result *r) {
   struct nic_state *s = c->state;
   if (r->status != TL_FIRED) return;
   s->ops_fired++;
+  struct nic_opr *o = op_get(s, r->op);
+  if (o->held) {
+    const struct nic_config *cfg = c->config;
+    o->held = false;
+    if (s->held-- == (uint64_t)cfg->triggered_ops && s->full) host_room(c, true);
+  }
   op_start(c, r->op);
   entry_freed(c);
 }
@@ -646,6 +667,11 @@ static void bus_arrive(struct sim_comp *c, uint64_t h) {
     }
     s->commands++;
     struct nic_qitem it = {.op = op_new(s, &cmd, ROLE_PUT)};
+    if (m.src_dev == DEV_CPU && (cmd.op == NIC_TPUT || cmd.op == NIC_TGET)) {
+      const struct nic_config *cfg = c->config;
+      op_get(s, it.op)->held = true;
+      if (++s->held == (uint64_t)cfg->triggered_ops && !s->full) host_room(c, false);
+    }
     cmd_arrive(c, &it);
     break;
   }

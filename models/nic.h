@@ -30,6 +30,15 @@
  * - Full list: see trigger_list.h. In stall mode the store (registration)
  *   stays at the head of the FIFO (command queue), blocking those behind
  *   it, and is applied at once, at no further cost, when an entry is freed.
+ * - The host's triggered operations: a NIC_TPUT/NIC_TGET from the CPU is
+ *   held from its arrival (in the command queue, then on the list) until it
+ *   fires. When nic.triggered_ops are held (Portals 4's max_triggered_ops)
+ *   the NIC sends PK_NIC_ROOM {a = 0} to the CPU, whose next registration
+ *   waits (cpu.h); when one fires and fewer are held again, PK_NIC_ROOM
+ *   {a = 1}. Registrations already on their way when the CPU learns it
+ *   join (the NIC holds a few more). Nothing is sent while fewer are held:
+ *   a run that never holds that many is as without the bound. A config
+ *   with 0 (tests) has no bound.
  * - Starting a put: PK_DMA_READ {min(bytes, mtu), op = operation handle}
  *   to DEV_MEM through the bus (the first packet's payload: the rest of the
  *   DMA streams in behind injection, as a NIC pipelines its reads, which
@@ -83,6 +92,8 @@ struct nic_config {
   sim_time overflow_lookup; /* a lookup that searches/writes the host-memory overflow */
   sim_time match_latency;   /* pop and match one trigger store */
   bool nvl_direct;          /* same-node data moves HBM to HBM over NVLink: no bus DMA */
+  int64_t triggered_ops;    /* the host's triggered operations held before the host waits;
+                               0: no bound */
 };
 
 enum nic_ptype {

@@ -27,6 +27,8 @@ enum pkind {
   PK_MEM_WRITE,   /* NIC -> bus memory: write `bytes` (payload arriving at a target) */
   PK_FLAG,        /* memory -> watcher: add `b` to flag word `a` (a completion counter) */
   PK_PACKET,      /* network: one packet of a message */
+  PK_NIC_ROOM,    /* NIC -> CPU: a = 0: the NIC holds nic.triggered_ops of the host's
+                     triggered operations (its next registration waits); a = 1: room again */
 };
 
 enum nic_op {

@@ -617,12 +617,12 @@ static void test_cli_statuses(void) {
 /* The CSV (every counter, JSON too) of GOAL file PATH run in this process
  * under POLICIES on NODES nodes with OPTS added to the workload, as `run`
  * writes it; *STREAMED: how many of the runs streamed. */
-static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
-                      uint64_t *streamed) {
+static char *run_both_hw(const char *path, const char *policies, int nodes, const char *opts,
+                         const char *hw, uint64_t *streamed) {
   char *yaml = g_strdup_printf("name: s\nworkload: {kind: goal, file: %s%s}\n"
-                               "hardware: {network: {nodes: %d}, cpu: {helper_threads: 1}}\n"
+                               "hardware: {network: {nodes: %d}, cpu: {helper_threads: 1}%s}\n"
                                "policies: [%s]\n",
-                               path, opts, nodes, policies);
+                               path, opts, nodes, hw, policies);
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct points pts;
   char *err = NULL;
@@ -654,6 +654,11 @@ static char *run_both(const char *path, const char *policies, int nodes, const c
   g_free(yaml);
   g_free(err);
   return out;
+}
+
+static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
+                      uint64_t *streamed) {
+  return run_both_hw(path, policies, nodes, opts, "", streamed);
 }
 
 /* GOAL TEXT (or the file PATH) run read whole and streamed (with OPTS,
@@ -960,6 +965,56 @@ static void test_window_order_gputn(void) {
   wl_goal_set_streaming(true);
 }
 
+/* The NIC holds at most nic.triggered_ops of the host's registrations;
+ * the host's next one waits for one to fire (nic.h). Rank 0 sends three
+ * 8 B puts to rank 1 (tags 1, 2, 3), which receives them in order. As in
+ * test_window_order_gputn, each kernel is launched at 2602. Rank 0's host
+ * registers at 1000..1500, 1500..2000, 2000..2500: on its NIC at 1602,
+ * 2102, 2602, each registered 100 ns later. Its WG's fences end at 2802,
+ * 3002, 3202: the stores are matched at 2914, 3114, 3314, and each put
+ * goes as a command at c = 2814, 3014, 3214 would: rank 1's flags at c +
+ * LEG = 3500.26, 3700.26, 3900.26 ns. Rank 1's WG polls from 2602 every
+ * 100 ns: it sees them at 3602, 3702, 3902: done at 3902.
+ * With nic.triggered_ops: 1, the NIC holds one at 1602 and tells the host
+ * (at the CPU 2 + 100 ns later: 1704). The second registration began at
+ * 1500, before it knew (the NIC holds two); the third waits from 2000.
+ * Put 1 fires at 2914 (two held: one left), put 2 at 3114 (none): the NIC
+ * tells the host, which goes on at 3216: 3216..3716, on the NIC at 3818,
+ * processed 100 ns: its store was matched at 3314 (an entry without an
+ * operation), so it fires at once, as a command at c = 3818 would: flag
+ * at 4504.26; rank 1 sees it at 4602. The host spent 3 * 500 + (3216 -
+ * 2000) = 2716 ns in its registrations. Read whole or streamed alike. */
+static void test_triggered_ops_bound(void) {
+  const char *g = "num_ranks 2\n"
+                  "rank 0 {\nl1: send 8b to 1 tag 1\nl2: send 8b to 1 tag 2\n"
+                  "l3: send 8b to 1 tag 3\n}\n"
+                  "rank 1 {\nl1: recv 8b from 0 tag 1\nl2: recv 8b from 0 tag 2\n"
+                  "l3: recv 8b from 0 tag 3\n}\n";
+  char *path = tu_temp_file(".goal", g, strlen(g));
+  static const char *const hw[] = {"", ", nic: {triggered_ops: 1}"};
+  static const char *const want_total[] = {"3902000", "4602000"};
+  static const char *const want_reg[] = {"\"node0.cpu.register_time\": 1500000",
+                                         "\"node0.cpu.register_time\": 2716000"};
+  for (int b = 0; b < 2; b++) {
+    uint64_t s0 = 0, s1 = 0;
+    wl_goal_set_streaming(false);
+    char *whole = run_both_hw(path, "gputn", 2, "", hw[b], &s0);
+    wl_goal_set_streaming(true);
+    char *streamed = run_both_hw(path, "gputn", 2, "", hw[b], &s1);
+    CU_ASSERT_EQUAL(s0, 0);
+    CU_ASSERT_EQUAL(s1, 1);
+    CU_ASSERT_STRING_EQUAL(whole, streamed);
+    char *total = g_strdup_printf("\"total_time_ps\": %s", want_total[b]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(whole, total));
+    if (!strstr(whole, total)) fprintf(stderr, "%s\n", whole);
+    g_free(total);
+    CU_ASSERT_PTR_NOT_NULL(strstr(whole, want_reg[b])); /* rank 0's host */
+    g_free(whole);
+    g_free(streamed);
+  }
+  g_free(path);
+}
+
 /* GOAL TEXT run in this process under POLICY (OPTS added to the
  * workload): the error pts_load (validate) or the run gave, or NULL;
  * *AT_LOAD: which. */
@@ -1192,6 +1247,7 @@ int main(void) {
       {"random GOAL schedules streamed and read whole", test_streamed_random},
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
       {"gputn: the window orders a rank, by hand", test_window_order_gputn},
+      {"gputn: the NIC's bound on the host's registrations, by hand", test_triggered_ops_bound},
       {"validate finds a GPU-driven lowering's errors in a GOAL schedule", test_gpu_validate_lowering},
       {"a traced GOAL run that would stream and stop leaves one timeline", test_streamed_trace},
       {NULL, NULL}};

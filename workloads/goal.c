@@ -801,6 +801,10 @@ struct gst_rank {
   bool read_end;             /* the rank's } is read */
   GArray *ks, *hs;           /* struct kstep, struct hstep: the kernel's and the host's
                                 steps from kern.base, np.host_base on */
+  GByteArray *kpack;         /* the kernel's steps lowered after ks's (gsd_pack), from
+                                byte kpack_off on: what the host's registrations ran ahead by */
+  guint kpack_off;
+  uint64_t n_packed;         /* steps in kpack */
   struct kernel kern;
   struct qcmd qc;
   uint32_t tag_next, tag_stride; /* pol_prog's (gputn's trigger tags): the next send
@@ -1099,6 +1103,7 @@ static void gst_free(struct gst *x) {
     wl_lin_free(k->lin);
     if (k->rops) g_array_free(k->rops, TRUE);
     if (k->ks) g_array_free(k->ks, TRUE);
+    if (k->kpack) g_byte_array_free(k->kpack, TRUE);
     if (k->hs) g_array_free(k->hs, TRUE);
   }
   wl_program_free(x->scratch);
@@ -1306,6 +1311,52 @@ static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, stru
   return ok;
 }
 
+/* The kernel's steps the GPU may read next (gsd_kernel asks for 16 ahead):
+ * the steps lowered beyond them wait packed, so that a host that runs
+ * ahead (gputn's registrations) keeps a few bytes a step, not a struct
+ * kstep (most of its words are 0). */
+#define GSD_KS_WINDOW 64
+#define KS_WORDS (sizeof(struct kstep) / sizeof(uint32_t))
+_Static_assert(sizeof(struct kstep) % sizeof(uint32_t) == 0 && KS_WORDS <= 64,
+               "a kstep packs as at most 64 words");
+
+/* Appends ST to K's packed steps: a mask of its non-zero words, then those
+ * words (the bytes as they are: gsd_unpack gives the same struct back). */
+static void gsd_pack(struct gst_rank *k, const struct kstep *st) {
+  uint32_t w[KS_WORDS], nz[KS_WORDS], n = 0;
+  uint64_t mask = 0;
+  memcpy(w, st, sizeof w);
+  for (uint32_t j = 0; j < KS_WORDS; j++)
+    if (w[j]) mask |= (uint64_t)1 << j, nz[n++] = w[j];
+  g_byte_array_append(k->kpack, (const guint8 *)&mask, sizeof mask);
+  g_byte_array_append(k->kpack, (const guint8 *)nz, n * sizeof *nz);
+  k->n_packed++;
+}
+
+/* Moves K's oldest packed step to the end of its window; false when none. */
+static bool gsd_unpack(struct gst_rank *k) {
+  if (k->kpack_off == k->kpack->len) return false;
+  const guint8 *p = k->kpack->data + k->kpack_off;
+  uint64_t mask;
+  uint32_t w[KS_WORDS] = {0};
+  memcpy(&mask, p, sizeof mask);
+  p += sizeof mask;
+  for (uint32_t j = 0; j < KS_WORDS; j++)
+    if (mask >> j & 1) memcpy(&w[j], p, sizeof *w), p += sizeof *w;
+  k->kpack_off = (guint)(p - k->kpack->data);
+  k->n_packed--;
+  g_array_set_size(k->ks, k->ks->len + 1);
+  memcpy(&g_array_index(k->ks, struct kstep, k->ks->len - 1), w, sizeof w);
+  if (k->kpack_off == k->kpack->len) { /* all read: start over */
+    g_byte_array_set_size(k->kpack, 0);
+    k->kpack_off = 0;
+  } else if (k->kpack_off >= 4096 && 2 * k->kpack_off >= k->kpack->len) { /* amortized */
+    g_byte_array_remove_range(k->kpack, 0, k->kpack_off);
+    k->kpack_off = 0;
+  }
+  return true;
+}
+
 /* Lowers op O of NODE (gsd_policy) into the windows. */
 static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
   struct gst_rank *k = &x->ranks[node];
@@ -1321,7 +1372,8 @@ static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
       ok = st.cmd < pp.cmds->len;
       if (ok) st.cmd = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, st.cmd));
     }
-    g_array_append_val(k->ks, st);
+    if (k->kpack->len == 0 && k->ks->len < GSD_KS_WINDOW) g_array_append_val(k->ks, st);
+    else gsd_pack(k, &st);
   }
   for (guint j = x->n_frame; ok && j < pp.host->len; j++) { /* after the launch */
     struct hstep h = g_array_index(pp.host, struct hstep, j);
@@ -1427,8 +1479,11 @@ static bool all_placed(struct gst_rank *k, uint64_t i) {
   return false;
 }
 
-/* Step I and, so that the GPU asks once a chunk, the chunk after it. */
-static bool step_there(struct gst_rank *k, uint64_t i) { return k->kern.n_steps > i + 16; }
+/* Step I and, so that the GPU asks once a chunk, the chunk after it,
+ * lowered (in the window or packed). */
+static bool step_there(struct gst_rank *k, uint64_t i) {
+  return k->kern.n_steps + k->n_packed > i + 16;
+}
 
 static void gsd_host(void *ctx, uint32_t node, uint64_t i) {
   struct gst *x = ctx;
@@ -1446,10 +1501,12 @@ static void gsd_kernel(void *ctx, uint32_t node, uint32_t kid, uint64_t i, uint6
     const struct kstep *st = &g_array_index(k->ks, struct kstep, (guint)(j - k->kern.base));
     if (st->kind == KS_WAIT_FLAG) g_array_append_val(k->free_flags, st->flag);
   }
-  g_array_remove_range(k->ks, 0, (guint)(done - k->kern.base));
+  g_array_remove_range(k->ks, 0, (guint)(done - k->kern.base)); /* a window: a few steps */
   k->kern.base = done;
-  gsd_point(x, node);
   gsd_produce(x, node, step_there, i);
+  while (k->kern.base + k->ks->len <= i + 16 && gsd_unpack(k)) {
+  }
+  gsd_point(x, node);
 }
 
 static void gsd_cmd_read(void *ctx, uint32_t node, uint32_t cmd) {
@@ -1517,6 +1574,7 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     k->lin = wl_lin_new(x.window);
     k->rops = g_array_new(FALSE, FALSE, sizeof(struct gsd_op));
     k->ks = g_array_new(FALSE, FALSE, sizeof(struct kstep));
+    k->kpack = g_byte_array_new();
     k->hs = g_array_new(FALSE, FALSE, sizeof(struct hstep));
     k->tag_next = 1;
     k->tag_stride = (uint32_t)MIN(idx->n_sends[i], UINT32_MAX);
