@@ -1015,6 +1015,57 @@ static void test_triggered_ops_bound(void) {
   g_free(path);
 }
 
+/* A ring of 4 ranks, 300 sends each, each send requiring the receive
+ * before it (tools/bench/goal.sh's): under gputn the host registers a
+ * send every 500 ns, its WG sends one per ring step (a message's leg,
+ * about 1.1 us), so the host runs hundreds of registrations ahead: the
+ * NIC spills more than 64 entries to its overflow (more than the 16
+ * on-NIC ones), and the kernel's steps lowered for those registrations,
+ * beyond the GPU's window, wait packed (goal.c). Read whole and streamed,
+ * the same bytes; with nic.triggered_ops: 8 too, where the host waits
+ * (more than its 300 * 500 ns in registrations) and nothing spills. */
+static void test_streamed_registrations_ahead(void) {
+  GString *t = g_string_new("num_ranks 4\n");
+  for (int r = 0; r < 4; r++) {
+    g_string_append_printf(t, "rank %d {\n", r);
+    for (int i = 0; i < 300; i++) {
+      g_string_append_printf(t, "s%d: send 64b to %d tag 0\nr%d: recv 64b from %d tag 0\n", i,
+                             (r + 1) % 4, i, (r + 3) % 4);
+      if (i) g_string_append_printf(t, "s%d requires r%d\n", i, i - 1);
+    }
+    g_string_append(t, "}\n");
+  }
+  char *path = tu_temp_file(".goal", t->str, t->len);
+  static const char *const hw[] = {"", ", nic: {triggered_ops: 8}"};
+  for (int b = 0; b < 2; b++) {
+    uint64_t s0 = 0, s1 = 0;
+    wl_goal_set_streaming(false);
+    char *whole = run_both_hw(path, "gputn", 4, "", hw[b], &s0);
+    wl_goal_set_streaming(true);
+    char *streamed = run_both_hw(path, "gputn", 4, "", hw[b], &s1);
+    CU_ASSERT_EQUAL(s0, 0);
+    CU_ASSERT_EQUAL(s1, 1);
+    CU_ASSERT_STRING_EQUAL(whole, streamed);
+    const char *at = strstr(whole, "\"node0.nic.overflow_entries\": ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    long spilled = strtol(at + strlen("\"node0.nic.overflow_entries\": "), NULL, 10);
+    at = strstr(whole, "\"node0.cpu.register_time\": ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    long long reg = strtoll(at + strlen("\"node0.cpu.register_time\": "), NULL, 10);
+    if (b == 0) {
+      CU_ASSERT(spilled > 64);
+      CU_ASSERT_EQUAL(reg, 300 * 500000LL);
+    } else {
+      CU_ASSERT_EQUAL(spilled, 0);
+      CU_ASSERT(reg > 300 * 500000LL);
+    }
+    g_free(whole);
+    g_free(streamed);
+  }
+  g_free(path);
+  g_string_free(t, TRUE);
+}
+
 /* GOAL TEXT run in this process under POLICY (OPTS added to the
  * workload): the error pts_load (validate) or the run gave, or NULL;
  * *AT_LOAD: which. */
@@ -1248,6 +1299,7 @@ int main(void) {
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
       {"gputn: the window orders a rank, by hand", test_window_order_gputn},
       {"gputn: the NIC's bound on the host's registrations, by hand", test_triggered_ops_bound},
+      {"gputn: a host far ahead of its kernel, streamed and read whole", test_streamed_registrations_ahead},
       {"validate finds a GPU-driven lowering's errors in a GOAL schedule", test_gpu_validate_lowering},
       {"a traced GOAL run that would stream and stop leaves one timeline", test_streamed_trace},
       {NULL, NULL}};

@@ -1,8 +1,9 @@
 /* NIC: puts (one and several packets, both switching modes), local
  * completion, triggered puts (relaxed and not, kernel-level threshold,
  * batches of work-item stores: firing, crossing the threshold, spilling), a
- * get round trip, doorbells before and after their post, and the full
- * trigger list in spill and stall modes; every time derived by hand.
+ * get round trip, doorbells before and after their post, the full
+ * trigger list in spill and stall modes, and the host told when the NIC
+ * holds nic.triggered_ops of its registrations; every time derived by hand.
  *
  * The rig: two NICs (node0, node1) whose net ports are joined directly by a
  * link of latency L = 100 ns; each NIC's bus port goes to a fake bus over a
@@ -47,6 +48,9 @@ struct fbus {
   uint32_t f_id[REC_MAX], f_val[REC_MAX];
   uint8_t f_dev[REC_MAX];
   int n_chained; /* events that carried a chain of messages */
+  int n_room;     /* PK_NIC_ROOM to the CPU: when, and a */
+  sim_time room_at[REC_MAX];
+  uint32_t room[REC_MAX];
 };
 
 static void fbus_message(struct sim_comp *c, uint64_t h) {
@@ -75,6 +79,12 @@ static void fbus_message(struct sim_comp *c, uint64_t h) {
     b->f_id[b->n_f] = m->a;
     b->f_val[b->n_f] = m->b;
     b->f_dev[b->n_f++] = m->dst_dev;
+    break;
+  case PK_NIC_ROOM:
+    CU_ASSERT_FATAL(b->n_room < REC_MAX);
+    CU_ASSERT_EQUAL(m->dst_dev, DEV_CPU);
+    b->room_at[b->n_room] = sim_now(c->eng);
+    b->room[b->n_room++] = m->a;
     break;
   default: CU_FAIL("unexpected message at the fake bus");
   }
@@ -601,6 +611,35 @@ static void test_full_list_stall_command_queue(void) {
   rig_free(r);
 }
 
+/* nic.triggered_ops 2: the host's registrations held from their arrival
+ * to their firing; a plain put is not one. */
+static void test_triggered_ops_room(void) {
+  struct rig *r = rig_new(NET_STORE_FORWARD, 16, TL_SPILL);
+  r->cfg.triggered_ops = 2;
+  for (uint32_t t = 1; t <= 3; t++) {
+    struct nic_cmd c = put_cmd(NIC_TPUT, 800, t, 0);
+    c.tag = t;
+    send_cmd(r, 0, (t - 1) * 10 * NS, c);
+  }
+  send_cmd(r, 0, 30 * NS, put_cmd(NIC_PUT, 800, 4, 0));
+  for (uint32_t t = 1; t <= 3; t++) send_small(r, 0, (300 + 100 * t) * NS, PK_TRIGGER, t);
+  rig_run(r);
+  /* Registrations on the NIC at 20, 30, 40: two held at 30, so the NIC
+   * tells the host then (at the bus 20 ns later: 50); the third was on
+   * its way (three held). They are registered 20..120, 120..220,
+   * 220..320, the put processed 320..420. Stores matched at 430, 530,
+   * 630: the first leaves two held, the second one (fewer than 2): room
+   * at 530 (the bus at 550); the third none, nothing sent. */
+  struct fbus *b = fb(r, 0);
+  CU_ASSERT_EQUAL_FATAL(b->n_room, 2);
+  CU_ASSERT_EQUAL(b->room_at[0], 50 * NS);
+  CU_ASSERT_EQUAL(b->room[0], 0);
+  CU_ASSERT_EQUAL(b->room_at[1], 550 * NS);
+  CU_ASSERT_EQUAL(b->room[1], 1);
+  CU_ASSERT_EQUAL(rep(r, "node0.nic.ops_fired"), 3);
+  rig_free(r);
+}
+
 static void test_full_list_stall_deadlock_reported(void) {
   struct rig *r = rig_new(NET_STORE_FORWARD, 1, TL_STALL);
   struct nic_cmd c6 = put_cmd(NIC_TPUT, 800, 6, 0), c5 = put_cmd(NIC_TPUT, 800, 5, 0);
@@ -699,7 +738,12 @@ static void test_params(void) {
   CU_ASSERT_EQUAL(cfg.trigger_full, TL_SPILL);
   CU_ASSERT_EQUAL(cfg.overflow_lookup, 500 * NS);
   CU_ASSERT_EQUAL(cfg.match_latency, 10 * NS);
+  CU_ASSERT_EQUAL(cfg.triggered_ops, 4096);
   char *err = NULL;
+  CU_ASSERT_FALSE(par_set(par_group_find(&nic_params, "triggered_ops"), &cfg, "0", &err));
+  g_free(err);
+  err = NULL;
+  CU_ASSERT_TRUE(par_set(par_group_find(&nic_params, "triggered_ops"), &cfg, "16777216", &err));
   CU_ASSERT_TRUE(par_set(par_group_find(&nic_params, "trigger_full"), &cfg, "stall", &err));
   CU_ASSERT_EQUAL(cfg.trigger_full, TL_STALL);
   CU_ASSERT_FALSE(par_set(par_group_find(&nic_params, "trigger_entries"), &cfg, "0", &err));
@@ -752,6 +796,7 @@ int main(void) {
       {"full trigger list: stall at the FIFO head", test_full_list_stall_fifo},
       {"full trigger list: stall at the command queue head", test_full_list_stall_command_queue},
       {"full trigger list: stall deadlock is reported", test_full_list_stall_deadlock_reported},
+      {"the host's triggered operations held: the NIC tells the host, by hand", test_triggered_ops_room},
       {"packets on the wire: fields and event times per switching mode",
        test_packets_on_the_wire},
       {"parameters: defaults and ranges", test_params},
