@@ -801,8 +801,9 @@ struct gst_rank {
   bool read_end;             /* the rank's } is read */
   GArray *ks, *hs;           /* struct kstep, struct hstep: the kernel's and the host's
                                 steps from kern.base, np.host_base on */
-  GByteArray *kpack;         /* the kernel's steps lowered after ks's (gsd_pack), from
-                                byte kpack_off on: what the host's registrations ran ahead by */
+  GQueue kpack;              /* GByteArray chunks of the kernel's steps lowered after ks's
+                                (gsd_pack), the first read from byte kpack_off on: what the
+                                host's registrations ran ahead by */
   guint kpack_off;
   uint64_t n_packed;         /* steps in kpack */
   struct kernel kern;
@@ -1103,7 +1104,7 @@ static void gst_free(struct gst *x) {
     wl_lin_free(k->lin);
     if (k->rops) g_array_free(k->rops, TRUE);
     if (k->ks) g_array_free(k->ks, TRUE);
-    if (k->kpack) g_byte_array_free(k->kpack, TRUE);
+    g_queue_clear_full(&k->kpack, (GDestroyNotify)g_byte_array_unref);
     if (k->hs) g_array_free(k->hs, TRUE);
   }
   wl_program_free(x->scratch);
@@ -1316,6 +1317,7 @@ static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, stru
  * ahead (gputn's registrations) keeps a few bytes a step, not a struct
  * kstep (most of its words are 0). */
 #define GSD_KS_WINDOW 64
+#define GSD_KPACK_CHUNK 4096 /* bytes: packed steps in chunks, each freed once read */
 #define KS_WORDS (sizeof(struct kstep) / sizeof(uint32_t))
 _Static_assert(sizeof(struct kstep) % sizeof(uint32_t) == 0 && KS_WORDS <= 64,
                "a kstep packs as at most 64 words");
@@ -1328,30 +1330,33 @@ static void gsd_pack(struct gst_rank *k, const struct kstep *st) {
   memcpy(w, st, sizeof w);
   for (uint32_t j = 0; j < KS_WORDS; j++)
     if (w[j]) mask |= (uint64_t)1 << j, nz[n++] = w[j];
-  g_byte_array_append(k->kpack, (const guint8 *)&mask, sizeof mask);
-  g_byte_array_append(k->kpack, (const guint8 *)nz, n * sizeof *nz);
+  GByteArray *tail = g_queue_peek_tail(&k->kpack);
+  if (!tail || tail->len + sizeof mask + n * sizeof *nz > GSD_KPACK_CHUNK) {
+    tail = g_byte_array_sized_new(GSD_KPACK_CHUNK);
+    g_queue_push_tail(&k->kpack, tail);
+  }
+  g_byte_array_append(tail, (const guint8 *)&mask, sizeof mask);
+  g_byte_array_append(tail, (const guint8 *)nz, n * sizeof *nz);
   k->n_packed++;
 }
 
 /* Moves K's oldest packed step to the end of its window; false when none. */
 static bool gsd_unpack(struct gst_rank *k) {
-  if (k->kpack_off == k->kpack->len) return false;
-  const guint8 *p = k->kpack->data + k->kpack_off;
+  GByteArray *head = g_queue_peek_head(&k->kpack);
+  if (!head) return false;
+  const guint8 *p = head->data + k->kpack_off;
   uint64_t mask;
   uint32_t w[KS_WORDS] = {0};
   memcpy(&mask, p, sizeof mask);
   p += sizeof mask;
   for (uint32_t j = 0; j < KS_WORDS; j++)
     if (mask >> j & 1) memcpy(&w[j], p, sizeof *w), p += sizeof *w;
-  k->kpack_off = (guint)(p - k->kpack->data);
+  k->kpack_off = (guint)(p - head->data);
   k->n_packed--;
   g_array_set_size(k->ks, k->ks->len + 1);
   memcpy(&g_array_index(k->ks, struct kstep, k->ks->len - 1), w, sizeof w);
-  if (k->kpack_off == k->kpack->len) { /* all read: start over */
-    g_byte_array_set_size(k->kpack, 0);
-    k->kpack_off = 0;
-  } else if (k->kpack_off >= 4096 && 2 * k->kpack_off >= k->kpack->len) { /* amortized */
-    g_byte_array_remove_range(k->kpack, 0, k->kpack_off);
+  if (k->kpack_off == head->len) { /* all read: freed */
+    g_byte_array_unref(g_queue_pop_head(&k->kpack));
     k->kpack_off = 0;
   }
   return true;
@@ -1372,7 +1377,7 @@ static bool gsd_lower(struct gst *x, uint32_t node, const struct wl_op *o) {
       ok = st.cmd < pp.cmds->len;
       if (ok) st.cmd = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, st.cmd));
     }
-    if (k->kpack->len == 0 && k->ks->len < GSD_KS_WINDOW) g_array_append_val(k->ks, st);
+    if (!k->n_packed && k->ks->len < GSD_KS_WINDOW) g_array_append_val(k->ks, st);
     else gsd_pack(k, &st);
   }
   for (guint j = x->n_frame; ok && j < pp.host->len; j++) { /* after the launch */
@@ -1574,7 +1579,6 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     k->lin = wl_lin_new(x.window);
     k->rops = g_array_new(FALSE, FALSE, sizeof(struct gsd_op));
     k->ks = g_array_new(FALSE, FALSE, sizeof(struct kstep));
-    k->kpack = g_byte_array_new();
     k->hs = g_array_new(FALSE, FALSE, sizeof(struct hstep));
     k->tag_next = 1;
     k->tag_stride = (uint32_t)MIN(idx->n_sends[i], UINT32_MAX);
