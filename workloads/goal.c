@@ -1231,10 +1231,11 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
  * waits among them back to 0 first), so their slots, flags and commands
  * serve later ops. Messages are matched as they are read (gst_match).
  * What stays: the ops read and not yet placed (a window and the lag), the
- * steps lowered that a reader has not passed (gputn's host registers every
- * send at once, so its kernel's steps up to the host's last registration
- * are kept: as many as the NIC holds registrations), the flags of
- * messages on their way. Where the streamed run could not be the whole
+ * steps lowered that a reader has not passed (gputn's host registers its
+ * sends from the start, so its kernel's steps up to the host's last
+ * registration are kept, packed beyond the GPU's window: as many as the
+ * NIC holds registrations, at most nic.triggered_ops, nic.h), the flags
+ * of messages on their way. Where the streamed run could not be the whole
  * run (no op of the window ready; a size that differs; a lowering that asks for more than one WG or a proxy thread
  * that is not there) it stops and the whole-file path runs instead. */
 
