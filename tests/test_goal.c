@@ -995,29 +995,39 @@ static char *goal_error(const char *text, const char *opts, bool *at_load) {
  * schedule streams: cpufree's nvshmem over IBRC posts what crosses nodes
  * through a proxy thread and cpu.helper_threads is 0 (lower.c), which
  * only the lowering of a send finds. The error comes at load (validate),
- * naming the key, as for a schedule read whole; with a helper thread it
- * loads. */
+ * naming the key, whether the schedule fits to be read whole (the whole
+ * path says it) or not (whole limit 1: the streamed check lowers each op
+ * alone and says it); with a helper thread it loads. Two ranks that only
+ * calc load with no helper thread either way: the probes the streamed
+ * path lowers (a send from rank 0 to 1) are not the file's. */
 static void test_gpu_validate_lowering(void) {
-  const char *text = "num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\nrank 1 {\nr: recv 8b from 0\n}\n";
-  char *g = tu_temp_file(".goal", text, strlen(text));
-  for (int helpers = 0; helpers < 2; helpers++) {
-    char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s}\n"
-                                 "hardware: {network: {nodes: 2}, cpu: {helper_threads: %d},"
-                                 " comm: {nvshmem_transport: ibrc}}\npolicies: [cpufree]\n",
-                                 g, helpers);
-    char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
-    struct points pts;
-    char *err = NULL;
-    bool loaded = pts_load(sc, NULL, NULL, &pts, &err);
-    CU_ASSERT_EQUAL(loaded, helpers == 1);
-    if (helpers == 0)
-      CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "hardware.cpu.helper_threads: expected at least 1"));
-    pts_free(&pts);
-    g_free(err);
-    g_free(sc);
-    g_free(yaml);
+  const char *texts[] = {"num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\nrank 1 {\nr: recv 8b from 0\n}\n",
+                         "num_ranks 2\nrank 0 {\nc: calc 5\n}\nrank 1 {\nd: calc 7\n}\n"};
+  for (int t = 0; t < 2; t++) {
+    char *g = tu_temp_file(".goal", texts[t], strlen(texts[t]));
+    for (int whole = 0; whole < 2; whole++) {
+      wl_goal_set_whole_limit(whole ? 0 : 1);
+      for (int helpers = 0; helpers < 2; helpers++) {
+        char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s}\n"
+                                     "hardware: {network: {nodes: 2}, cpu: {helper_threads: %d},"
+                                     " comm: {nvshmem_transport: ibrc}}\npolicies: [cpufree]\n",
+                                     g, helpers);
+        char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+        struct points pts;
+        char *err = NULL;
+        bool loaded = pts_load(sc, NULL, NULL, &pts, &err);
+        CU_ASSERT_EQUAL(loaded, helpers == 1 || t == 1);
+        if (helpers == 0 && t == 0)
+          CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "hardware.cpu.helper_threads: expected at least 1"));
+        pts_free(&pts);
+        g_free(err);
+        g_free(sc);
+        g_free(yaml);
+      }
+    }
+    wl_goal_set_whole_limit(0);
+    g_free(g);
   }
-  g_free(g);
 }
 
 /* A traced run that streams and stops part way (the whole-file path runs
