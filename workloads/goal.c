@@ -1134,7 +1134,8 @@ static bool gst_open(struct gst *x, const char *path, const struct goal_config *
                      const struct goal_index *idx, char **err) {
   *x = (struct gst){.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks, .hw = hw,
                     .window = (uint32_t)c->stream_window, .lag = idx->lag,
-                    .lib = pol->lib_default};
+                    .lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
+                                                                     : pol->lib_default};
   x->r = (struct reader){.path = path, .err = err, .pos = ""};
   x->r.f = fopen(path, "r");
   if (!x->r.f) return false;
@@ -1171,11 +1172,12 @@ static int gst_end(struct gst *x, int done, const struct nodeprog **progs,
 }
 
 /* Whether policy POL runs a schedule streamed: host-driven (a graph on
- * the host), messages by the host MPI (no library rewrites them). */
+ * the host; under any library it takes, a graph rank's messages are the
+ * policy's own, coll.h), the receiver's CPU watching every receive. */
 static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
-  return pol->graph.host && lib == COMM_MPI && !pol->extra_flags &&
+  return pol->graph.host && (pol->libs & (1u << lib)) && !pol->extra_flags &&
          pol->recv_watcher == pol_watch_cpu;
 }
 
@@ -1478,13 +1480,13 @@ static void gsd_cmd_read(void *ctx, uint32_t node, uint32_t cmd) {
 }
 
 /* Whether policy POL runs a schedule streamed from the GPU: one kernel
- * per rank (pol_type.one_kernel) with its own library (flags of its own,
- * pol_type.extra_flags, serve syncs, which a graph has none of); its check
- * (ghn's helper thread) met whatever the program. */
+ * per rank (pol_type.one_kernel), under any library it takes (each op is
+ * lowered alone with it: p2p's puts by nccl or nvshmem); its check (ghn's
+ * helper thread) met whatever the program. */
 static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
-  return pol->one_kernel && !pol->graph.host && lib == pol->lib_default &&
+  return pol->one_kernel && !pol->graph.host && (pol->libs & (1u << lib)) &&
          (!pol->check || hw->cpu->helper_threads >= 1);
 }
 
