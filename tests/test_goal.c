@@ -1010,6 +1010,24 @@ static void test_window_order_gputn(void) {
   wl_goal_set_streaming(true);
 }
 
+/* The CSV and JSON of the GOAL file PATH under gputn on NODES nodes
+ * with HW added to the hardware, read whole: the same bytes streamed
+ * (which it is). */
+static char *gputn_both_ways(const char *path, int nodes, const char *hw) {
+  uint64_t s0 = 0, s1 = 0;
+  run_hw = hw;
+  wl_goal_set_streaming(false);
+  char *whole = run_both(path, "gputn", nodes, "", &s0);
+  wl_goal_set_streaming(true);
+  char *streamed = run_both(path, "gputn", nodes, "", &s1);
+  run_hw = "";
+  CU_ASSERT_EQUAL(s0, 0);
+  CU_ASSERT_EQUAL(s1, 1);
+  CU_ASSERT_STRING_EQUAL(whole, streamed);
+  g_free(streamed);
+  return whole;
+}
+
 /* The NIC holds at most nic.triggered_ops of the host's registrations;
  * the host's next one waits for one to fire (nic.h). Rank 0 sends three
  * 8 B puts to rank 1 (tags 1, 2, 3), which receives them in order. As in
@@ -1041,23 +1059,13 @@ static void test_triggered_ops_bound(void) {
   static const char *const want_reg[] = {"\"node0.cpu.register_time\": 1500000",
                                          "\"node0.cpu.register_time\": 2716000"};
   for (int b = 0; b < 2; b++) {
-    uint64_t s0 = 0, s1 = 0;
-    wl_goal_set_streaming(false);
-    run_hw = hw[b];
-    char *whole = run_both(path, "gputn", 2, "", &s0);
-    wl_goal_set_streaming(true);
-    char *streamed = run_both(path, "gputn", 2, "", &s1);
-    run_hw = "";
-    CU_ASSERT_EQUAL(s0, 0);
-    CU_ASSERT_EQUAL(s1, 1);
-    CU_ASSERT_STRING_EQUAL(whole, streamed);
+    char *whole = gputn_both_ways(path, 2, hw[b]);
     char *total = g_strdup_printf("\"total_time_ps\": %s", want_total[b]);
     CU_ASSERT_PTR_NOT_NULL(strstr(whole, total));
     if (!strstr(whole, total)) fprintf(stderr, "%s\n", whole);
     g_free(total);
     CU_ASSERT_PTR_NOT_NULL(strstr(whole, want_reg[b])); /* rank 0's host */
     g_free(whole);
-    g_free(streamed);
   }
   g_free(path);
 }
@@ -1085,16 +1093,7 @@ static void test_streamed_registrations_ahead(void) {
   char *path = tu_temp_file(".goal", t->str, t->len);
   static const char *const hw[] = {"", ", nic: {triggered_ops: 8}"};
   for (int b = 0; b < 2; b++) {
-    uint64_t s0 = 0, s1 = 0;
-    wl_goal_set_streaming(false);
-    run_hw = hw[b];
-    char *whole = run_both(path, "gputn", 4, "", &s0);
-    wl_goal_set_streaming(true);
-    char *streamed = run_both(path, "gputn", 4, "", &s1);
-    run_hw = "";
-    CU_ASSERT_EQUAL(s0, 0);
-    CU_ASSERT_EQUAL(s1, 1);
-    CU_ASSERT_STRING_EQUAL(whole, streamed);
+    char *whole = gputn_both_ways(path, 4, hw[b]);
     const char *at = strstr(whole, "\"node0.nic.overflow_entries\": ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
     long spilled = strtol(at + strlen("\"node0.nic.overflow_entries\": "), NULL, 10);
@@ -1109,7 +1108,6 @@ static void test_streamed_registrations_ahead(void) {
       CU_ASSERT(reg > 300 * 500000LL);
     }
     g_free(whole);
-    g_free(streamed);
   }
   g_free(path);
   g_string_free(t, TRUE);
