@@ -2,16 +2,19 @@
  * matched associatively (a linear scan stands for the CAM), and an overflow
  * list in host memory for the spill mode, kept in age order and indexed by
  * tag (a lookup, an insert and a removal cost O(1) in its length, not a
- * scan: the list grows with a program's length when stores run ahead of
- * their registrations). See trigger_list.h. */
+ * scan, only a walk of the entries of one tag: the list grows with how far
+ * stores run ahead of their registrations, or these of their stores). See
+ * trigger_list.h. */
 #include "trigger_list.h"
 
 #include <glib.h>
 
-/* An overflow entry: in the age-ordered list and in its tag's list. */
+/* An overflow entry: in the age-ordered list and in its tag's list, by
+ * links of its own (one allocation an entry: the overflow grows with how
+ * far the host's registrations or the GPU's stores run ahead). */
 struct tl_over {
   struct tl_entry e;
-  GList *age_link, *tag_link;
+  GList age, tag; /* .data: the entry */
 };
 
 struct tl_list {
@@ -22,8 +25,8 @@ struct tl_list {
    * per slot in use (the entries themselves span several cache lines). */
   uint32_t *tag_of;       /* capacity */
   uint64_t *used;         /* (capacity + 63) / 64 words */
-  GQueue overflow;        /* struct tl_over *, oldest first */
-  GHashTable *by_tag;     /* tag -> GQueue of its struct tl_over *, oldest first */
+  GQueue overflow;        /* tl_over.age links, oldest first */
+  GHashTable *by_tag;     /* tag -> the first tl_over.tag link of its list, oldest first */
   uint64_t next_seq, overflowed, fired;
 };
 
@@ -36,8 +39,7 @@ struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
   t->tag_of = g_new0(uint32_t, capacity);
   t->used = g_new0(uint64_t, (capacity + 63) / 64);
   g_queue_init(&t->overflow);
-  t->by_tag = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                    (GDestroyNotify)g_queue_free);
+  t->by_tag = g_hash_table_new(g_direct_hash, g_direct_equal);
   t->next_seq = 1;
   return t;
 }
@@ -47,7 +49,11 @@ void tl_free(struct tl_list *t) {
   g_free(t->slots);
   g_free(t->tag_of);
   g_free(t->used);
-  g_queue_clear_full(&t->overflow, g_free);
+  for (GList *l = t->overflow.head; l;) {
+    struct tl_over *o = l->data;
+    l = l->next;
+    g_free(o);
+  }
   g_hash_table_destroy(t->by_tag);
   g_free(t);
 }
@@ -71,11 +77,11 @@ struct tl_loc {
 };
 
 static void over_remove(struct tl_list *t, struct tl_over *o) {
-  g_queue_delete_link(&t->overflow, o->age_link);
+  g_queue_unlink(&t->overflow, &o->age);
   gpointer key = GUINT_TO_POINTER(o->e.tag);
-  GQueue *q = g_hash_table_lookup(t->by_tag, key);
-  g_queue_delete_link(q, o->tag_link);
-  if (g_queue_is_empty(q)) g_hash_table_remove(t->by_tag, key); /* frees q */
+  GList *first = g_list_remove_link(g_hash_table_lookup(t->by_tag, key), &o->tag);
+  if (first) g_hash_table_insert(t->by_tag, key, first);
+  else g_hash_table_remove(t->by_tag, key);
   g_free(o);
 }
 
@@ -99,8 +105,7 @@ static struct tl_loc tl_lookup(const struct tl_list *t, uint32_t tag, bool free_
   }
   if (best.found || t->overflow.length == 0) return best;
   *searched = true;
-  GQueue *q = g_hash_table_lookup(t->by_tag, GUINT_TO_POINTER(tag));
-  for (GList *l = q ? q->head : NULL; l; l = l->next) {
+  for (GList *l = g_hash_table_lookup(t->by_tag, GUINT_TO_POINTER(tag)); l; l = l->next) {
     struct tl_over *o = l->data;
     if (!(free_only && o->e.op)) return (struct tl_loc){.found = true, .over = o};
   }
@@ -136,15 +141,13 @@ static bool tl_alloc(struct tl_list *t, uint32_t tag, uint32_t counter, struct t
     r->allocated = false;
     return false;
   }
-  struct tl_over *o = g_new(struct tl_over, 1);
+  struct tl_over *o = g_new0(struct tl_over, 1);
   o->e = e;
-  g_queue_push_tail(&t->overflow, o);
-  o->age_link = t->overflow.tail;
+  o->age.data = o->tag.data = o;
+  g_queue_push_tail_link(&t->overflow, &o->age);
   gpointer key = GUINT_TO_POINTER(tag);
-  GQueue *q = g_hash_table_lookup(t->by_tag, key);
-  if (!q) g_hash_table_insert(t->by_tag, key, q = g_queue_new());
-  g_queue_push_tail(q, o);
-  o->tag_link = q->tail;
+  GList *first = g_hash_table_lookup(t->by_tag, key); /* its tag's list: mostly one long */
+  g_hash_table_insert(t->by_tag, key, g_list_concat(first, &o->tag));
   *l = (struct tl_loc){.found = true, .over = o};
   t->overflowed++;
   r->overflow = true;
