@@ -669,7 +669,7 @@ static void expect_streams_alike(const char *text, const char *path, int nodes, 
                                  const uint64_t want[2]) {
   char *own = text ? tu_temp_file(".goal", text, strlen(text)) : NULL;
   const char *file = own ? own : path;
-  static const char *const pols[] = {"cpu, hdn, hdn2s, copy, overlap, gputn, ghn, cpufree, p2p, monolithic",
+  static const char *const pols[] = {"cpu, hdn, hdn2s, copy, overlap, gputn, ghn, cpufree, p2p, monolithic, gds",
                                      "cpu, hdn, hdn2s, copy, overlap"};
   static const char *const on[] = {"", ", calc_on: cpu"};
   for (int k = 0; k < 2; k++) {
@@ -708,7 +708,7 @@ static void test_streamed_as_whole(void) {
   static const char *const files[] = {"binomialtreereduce-8x4KiB.goal",
                                       "pipelinedring-6x64KiB.goal",
                                       "iallreduce-recdoub-4x1KiB-nb.goal"};
-  static const uint64_t all[2] = {10, 5}, cpu_only[2] = {6, 5}, none[2] = {5, 0},
+  static const uint64_t all[2] = {11, 5}, cpu_only[2] = {7, 5}, none[2] = {6, 0},
                         host_only[2] = {5, 5};
   for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
     char *name = g_build_filename("goal", files[f], NULL), *path = tu_data(name);
@@ -879,12 +879,12 @@ static void test_streamed_random_gpu(void) {
     for (int k = 0; k < 2; k++) {
       uint64_t s0, s1;
       wl_goal_set_streaming(false);
-      char *whole = run_both(path, "gputn, ghn, cpufree, p2p, monolithic", 5, opts[k], &s0);
+      char *whole = run_both(path, "gputn, ghn, cpufree, p2p, monolithic, gds", 5, opts[k], &s0);
       wl_goal_set_streaming(true);
-      char *streamed = run_both(path, "gputn, ghn, cpufree, p2p, monolithic", 5, opts[k], &s1);
+      char *streamed = run_both(path, "gputn, ghn, cpufree, p2p, monolithic, gds", 5, opts[k], &s1);
       CU_ASSERT_EQUAL(s0, 0);
       if (k == 1 && !g_str_has_prefix(whole, "error:")) {
-        CU_ASSERT_EQUAL(s1, 5);
+        CU_ASSERT_EQUAL(s1, 6);
         ran++;
       }
       if (k == 0) one_op += s1;

@@ -805,6 +805,17 @@ struct gst_rank {
   struct qcmd qc;
   uint32_t tag_next, tag_stride; /* pol_prog's (gputn's trigger tags): the next send
                                     lowered + 1, the rank's sends */
+  /* Under gds (gsq_run): */
+  GQueue placed;             /* struct gsq_op: ops placed, not yet lowered */
+  GArray *watch;             /* uint8_t per flag: the receive placed on it has stream
+                                work after it (2) or not (1), 0: none placed */
+  uint64_t work_left;        /* computes and sends not yet placed */
+  uint32_t post;             /* sends lowered (pol_prog.post_next) */
+  GArray *free_k, *free_q;   /* uint32_t: kernel and queue command slots given back */
+  uint32_t n_k;              /* kernel slots */
+  int64_t last_k;            /* the stream's latest kernel's slot, -1: none */
+  uint64_t hpassed;          /* host steps whose flags are given back */
+  bool lowered;              /* every op lowered, and the end's wait */
 };
 
 struct gst {
@@ -1100,6 +1111,10 @@ static void gst_free(struct gst *x) {
     if (k->rops) g_array_free(k->rops, TRUE);
     if (k->ks) g_array_free(k->ks, TRUE);
     if (k->hs) g_array_free(k->hs, TRUE);
+    g_queue_clear_full(&k->placed, g_free);
+    if (k->watch) g_array_free(k->watch, TRUE);
+    if (k->free_k) g_array_free(k->free_k, TRUE);
+    if (k->free_q) g_array_free(k->free_q, TRUE);
   }
   wl_program_free(x->scratch);
   g_free(x->ranks);
@@ -1273,10 +1288,13 @@ static uint32_t gsd_cmd(struct gst_rank *k, const struct nic_cmd *cmd) {
 }
 
 /* Lowers op O of NODE, the next of its order, with the policy's lowering
- * of a rank of that op alone (a send's receive beside it at its peer):
- * its kernel's step, its host steps after the launch, its NIC commands.
- * False: the streamed run cannot be the whole run. */
-static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, struct pol_prog *pp) {
+ * of a rank of that op alone (a send's receive beside it at its peer)
+ * into PP (initialised here; clear it after), the rank's tags and (gds)
+ * NIC command ids going on from the ops before; AFTER: stream work follows
+ * the receive (O, or a send's at its peer) in its rank's order. False:
+ * the lowering failed. */
+static bool gst_alone(struct gst *x, uint32_t node, const struct wl_op *o, bool after,
+                      struct pol_prog *pp) {
   struct gst_rank *k = &x->ranks[node];
   struct wl_program *p = x->scratch;
   struct wl_op me = *o, recv = {0};
@@ -1293,17 +1311,31 @@ static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, stru
   }
   p->ranks[node].ops = &me;
   p->ranks[node].n_ops = 1;
+  p->ranks[o->kind == WL_SEND ? o->peer : node].work_after = after;
   p->checked = true;
   pol_prog_init(pp, x->hw, x->lib);
   pp->tag_next = k->tag_next;
   pp->tag_stride = k->tag_stride;
+  pp->post_next = k->post;
+  pp->post_stride = k->tag_stride;
   char *err = NULL;
-  bool ok = x->pol->lower(p, node, x->hw, pp, &err) && pp->kernels->len == 1 &&
-            pp->host->len >= 1 && (!pp->proxied || x->hw->cpu->helper_threads >= 1);
+  bool ok = x->pol->lower(p, node, x->hw, pp, &err);
   g_free(err);
   p->ranks[node].ops = NULL, p->ranks[node].n_ops = 0;
-  if (o->kind == WL_SEND) p->ranks[o->peer].ops = NULL, p->ranks[o->peer].n_ops = 0;
+  p->ranks[node].work_after = false;
+  if (o->kind == WL_SEND) {
+    p->ranks[o->peer].ops = NULL, p->ranks[o->peer].n_ops = 0;
+    p->ranks[o->peer].work_after = false;
+  }
   return ok;
+}
+
+/* gst_alone for the one-kernel policies: false also when the lowering is
+ * not one kernel launched, or asks for a proxy thread that is not there:
+ * the streamed run cannot be the whole run. */
+static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, struct pol_prog *pp) {
+  return gst_alone(x, node, o, false, pp) && pp->kernels->len == 1 && pp->host->len >= 1 &&
+         (!pp->proxied || x->hw->cpu->helper_threads >= 1);
 }
 
 /* Lowers op O of NODE (gsd_policy) into the windows. */
@@ -1557,6 +1589,261 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
   return gst_end(&x, done, progs, shape, out, err);
 }
 
+/* ---- the streamed run under gds ----
+ * gds lowers a rank op by op onto one stream (pol_type.op_by_op): a kernel
+ * launched per calc, a pre-post and a doorbell per send, per receive a
+ * stream wait when stream work (a calc, a send) follows it in the rank's
+ * order, else a wait of the host. It runs a schedule streamed as the
+ * policies above do: the windowed order (wl_lin), each op lowered by
+ * gds's own lowering of that op alone (gst_alone), the host's steps read
+ * as a window (np_seq), and the kernels, queue commands and NIC commands
+ * in slots that come back as the models are done with them (the host's
+ * completion record of a kernel, the GPU serving a queue command, a
+ * command copied). A receive's watcher is known once the receive is
+ * placed: the GPU while not all of its rank's calcs and sends are placed.
+ * Its sender's pre-post names that watcher, and the sender may lower the
+ * send before the receiver has placed that far: so placing and lowering
+ * are apart. A rank's placed ops wait in a queue for the host to ask for
+ * their steps, and a send whose receive is not placed yet places its
+ * peer's ops on until it is (only the order: no lowering, so no other
+ * rank is touched but through the matching). What stays is as above,
+ * plus the ops placed ahead for a sender (how far two ranks' hosts are
+ * apart), the stream's commands not yet served and the kernels running
+ * or queued (the host blocks at cpu.launch_queue_depth of them). */
+
+struct gsq_op {              /* an op placed, not yet lowered */
+  struct wl_op op;
+  bool after;                /* a receive: stream work follows it */
+};
+
+/* Points NODE's program at its windows and slots (they may have moved). */
+static void gsq_point(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  k->np.host = (const struct hstep *)(void *)k->hs->data;
+  k->np.n_host = k->np.host_base + k->hs->len;
+  k->np.cmds = (const struct nic_cmd *)(void *)k->cmds->data;
+  k->np.n_cmds = k->cmds->len;
+  k->np.qcmds = (const struct qcmd *)(void *)k->qcmds->data;
+  k->np.n_qcmds = k->qcmds->len;
+  k->np.kernels = k->kernels.data;
+  k->np.n_kernels = k->n_k;
+}
+
+static uint8_t *gsq_watch(struct gst_rank *k, uint32_t flag) {
+  if (flag >= k->watch->len) g_array_set_size(k->watch, flag + 1);
+  return &g_array_index(k->watch, uint8_t, flag);
+}
+
+/* FLAG of NODE, its receive done, may serve another. */
+static void gsq_flag_free(struct gst_rank *k, uint32_t flag) {
+  *gsq_watch(k, flag) = 0;
+  g_array_append_val(k->free_flags, flag);
+}
+
+/* Places NODE's next op into its queue of placed ops: 1; 0 when every op
+ * is placed; -1 when the run stopped (none of the window ready). */
+static int gsq_place(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  while (!x->diverged) {
+    uint64_t i;
+    int got = wl_lin_next(k->lin, k->read_end, false, &i);
+    if (got == 0) {
+      gsd_read(x, node);
+      continue;
+    }
+    if (got < 0) { /* all placed, or none of the window ready */
+      if (!k->read_end || k->rlo < k->n_read) break;
+      return 0;
+    }
+    struct gsd_op *g = gsd_at(k, i);
+    g->placed = true;
+    if (g->label) g_hash_table_remove(k->labels, g->label); /* frees it */
+    g->label = NULL;
+    if (!x->check) {
+      struct gsq_op *q = g_new(struct gsq_op, 1);
+      q->op = g->op;
+      q->after = k->work_left > 0;
+      if (g->op.kind == WL_RECV) *gsq_watch(k, g->op.flag) = q->after ? 2 : 1;
+      else k->work_left--;
+      g_queue_push_tail(&k->placed, q);
+    }
+    while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
+    gsd_drop(k->rops, &k->rbase, k->rlo);
+    return 1;
+  }
+  gst_stop(x);
+  return -1;
+}
+
+/* A kernel slot of NODE holding KK (one step). */
+static uint32_t gsq_kernel(struct gst_rank *k, const struct kernel *kk) {
+  uint32_t slot;
+  if (!free_pop(k->free_k, &slot)) slot = k->n_k++;
+  struct kstep *st = stable_at(&k->ksteps, slot);
+  *st = kk->steps[0];
+  struct kernel *kn = stable_at(&k->kernels, slot);
+  *kn = *kk;
+  kn->steps = st;
+  return slot;
+}
+
+/* A queue command slot of NODE holding QC. */
+static uint32_t gsq_qcmd(struct gst_rank *k, const struct qcmd *qc) {
+  uint32_t slot;
+  if (!free_pop(k->free_q, &slot)) {
+    slot = k->qcmds->len;
+    g_array_set_size(k->qcmds, slot + 1);
+  }
+  g_array_index(k->qcmds, struct qcmd, slot) = *qc;
+  return slot;
+}
+
+/* Lowers the oldest op NODE placed (Q) with gds's lowering of it alone
+ * into the host's window and the slots: the kernel, queue command and NIC
+ * command each host step names get slots of their own, and the wait for
+ * the stream's last kernel that ends a lowering is kept for the end. A
+ * send's receive is placed first (its watcher). False: the streamed run
+ * cannot be the whole run. */
+static bool gsq_lower(struct gst *x, uint32_t node, const struct gsq_op *q) {
+  struct gst_rank *k = &x->ranks[node];
+  const struct wl_op *o = &q->op;
+  bool after = q->after;
+  if (o->kind == WL_SEND) {
+    if (o->peer == node) return false; /* the scratch program has one rank's ops there */
+    struct gst_rank *to = &x->ranks[o->peer];
+    while (!*gsq_watch(to, o->flag))
+      if (gsq_place(x, o->peer) <= 0) return false;
+    after = *gsq_watch(to, o->flag) == 2;
+  }
+  struct pol_prog pp;
+  bool ok = gst_alone(x, node, o, after, &pp);
+  for (guint j = 0; ok && j < pp.host->len; j++) {
+    struct hstep h = g_array_index(pp.host, struct hstep, j);
+    switch (h.kind) {
+    case HS_LAUNCH: {
+      struct qcmd qc = g_array_index(pp.qcmds, struct qcmd, h.qcmd);
+      if (qc.kind == Q_KERNEL) {
+        const struct kernel *kk = &g_array_index(pp.kernels, struct kernel, qc.kernel);
+        ok = kk->n_steps == 1;
+        if (!ok) break;
+        qc.kernel = gsq_kernel(k, kk);
+        k->last_k = qc.kernel;
+      }
+      h.qcmd = gsq_qcmd(k, &qc);
+      break;
+    }
+    case HS_NIC_CMD: h.cmd = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, h.cmd)); break;
+    case HS_WAIT_KERNEL: ok = j + 1 == pp.host->len; continue; /* the end's (gsq_more) */
+    case HS_WAIT_FLAG: case HS_COMPUTE: break;
+    default: ok = false;
+    }
+    if (ok) g_array_append_val(k->hs, h);
+  }
+  if (o->kind == WL_SEND) k->post++;
+  pol_prog_clear(&pp);
+  gsq_point(x, node);
+  return ok;
+}
+
+/* Lowers NODE's next placed op (placing one first when none waits), or
+ * after the last the stream's end: a wait for its last kernel. */
+static void gsq_more(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  if (g_queue_is_empty(&k->placed)) {
+    int got = gsq_place(x, node);
+    if (got < 0) return;
+    if (got == 0) {
+      if (k->last_k >= 0) {
+        struct hstep h = {.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k->last_k};
+        g_array_append_val(k->hs, h);
+      }
+      k->lowered = true;
+      gsq_point(x, node);
+      return;
+    }
+  }
+  struct gsq_op *q = g_queue_pop_head(&k->placed);
+  if (!gsq_lower(x, node, q)) gst_stop(x);
+  g_free(q);
+}
+
+static void gsq_host(void *ctx, uint32_t node, uint64_t i) {
+  struct gst *x = ctx;
+  struct gst_rank *k = &x->ranks[node];
+  for (uint64_t j = MAX(k->hpassed, k->np.host_base); j < i; j++) { /* flags given back */
+    const struct hstep *st = &g_array_index(k->hs, struct hstep, (guint)(j - k->np.host_base));
+    if (st->kind == HS_WAIT_FLAG) gsq_flag_free(k, st->flag);
+  }
+  k->hpassed = i;
+  gsd_drop(k->hs, &k->np.host_base, i);
+  gsq_point(x, node);
+  while (!x->diverged && k->np.n_host <= i && !k->lowered) gsq_more(x, node);
+}
+
+static void gsq_qcmd_done(void *ctx, uint32_t node, uint32_t q) {
+  struct gst *x = ctx;
+  struct gst_rank *k = &x->ranks[node];
+  const struct qcmd *qc = &g_array_index(k->qcmds, struct qcmd, q);
+  if (qc->kind == Q_WAIT_FLAG) gsq_flag_free(k, qc->flag);
+  g_array_append_val(k->free_q, q);
+}
+
+static void gsq_kernel_done(void *ctx, uint32_t node, uint32_t kid) {
+  struct gst *x = ctx;
+  g_array_append_val(x->ranks[node].free_k, kid);
+}
+
+/* Whether policy POL runs a schedule streamed op by op (gds) under its
+ * own library. */
+static bool gsq_fits(const struct pol_type *pol, const struct hw_config *hw) {
+  uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
+                                                          : pol->lib_default;
+  return pol->op_by_op && lib == pol->lib_default && !pol->check;
+}
+
+/* Runs the indexed schedule IDX streamed under POL (gsq_fits), as
+ * gsd_run does. */
+static int gsq_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
+                   uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
+                   const struct goal_index *idx, struct sim_result *out, char **err) {
+  struct gst x;
+  if (!gst_open(&x, path, c, calc_on, pol, hw, idx, err)) return 0;
+  x.seq = (struct np_seq){.ctx = &x, .host = gsq_host, .cmd_read = gsd_cmd_read,
+                          .qcmd_done = gsq_qcmd_done, .kernel_done = gsq_kernel_done};
+  x.scratch = wl_program_new(x.n_ranks);
+  x.check = ctx->check_only;
+  const struct nodeprog **progs = g_new0(const struct nodeprog *, hw->net->nodes);
+  for (uint32_t i = 0; i < x.n_ranks; i++) {
+    struct gst_rank *k = &x.ranks[i];
+    progs[i] = &k->np;
+    if (!idx->n_ops[i]) continue; /* nothing on its stream, no step */
+    k->lin = wl_lin_new(x.window);
+    k->rops = g_array_new(FALSE, FALSE, sizeof(struct gsd_op));
+    k->hs = g_array_new(FALSE, FALSE, sizeof(struct hstep));
+    k->watch = g_array_new(FALSE, TRUE, sizeof(uint8_t));
+    k->free_k = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k->free_q = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k->work_left = idx->n_ops[i] - idx->n_recvs[i];
+    k->tag_stride = (uint32_t)MIN(idx->n_sends[i], UINT32_MAX);
+    k->last_k = -1;
+    k->np.seq = &x.seq;
+    gsq_point(&x, i);
+  }
+  x.e = sim_new(ctx->seed);
+  if (x.check) { /* validate: whether each rank's order streams */
+    for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
+      while (idx->n_ops[i] && gsq_place(&x, i) > 0) {}
+    int placed = x.diverged ? 0 : 1;
+    sim_free(x.e);
+    g_free(progs);
+    gst_free(&x);
+    return placed;
+  }
+  struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
+  int done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
+  return gst_end(&x, done, progs, shape, out, err);
+}
+
 /* ---- the workload ---- */
 
 static const uint8_t goal_where[] = {WL_ON_ANY, WL_ON_CPU, WL_ON_GPU};
@@ -1625,7 +1912,7 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
   const struct pol_type *pol = pol_find(ctx->policy);
   struct hw_config hw = pol_hw_of(ctx->sc);
   uint8_t calc_on = goal_where[c->calc_on];
-  bool gpu = pol && !gst_fits(pol, &hw) && gsd_fits(pol, &hw);
+  bool gpu = pol && !gst_fits(pol, &hw) && (gsd_fits(pol, &hw) || gsq_fits(pol, &hw));
   if (!streaming || !c->stream_window || !pol || !(gpu || gst_fits(pol, &hw)))
     return pol_run_program(ctx, goal_program, out, err);
   struct goal_index idx = {0};
@@ -1675,8 +1962,9 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
     char *path = NULL;
     const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");
     path = in_path_beside(fn ? fn->file : NULL, c->file);
-    done = gpu ? gsd_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err)
-               : gst_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err);
+    done = !gpu           ? gst_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err)
+           : pol->op_by_op ? gsq_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err)
+                           : gsd_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err);
     g_free(path);
     if (done < 0 && fits) { /* a deadlock: the whole-file path names the op as it does */
       g_free(*err);

@@ -208,6 +208,10 @@ struct wl_rank {
   uint8_t lane;          /* the lane ops are added to (wl_lane) */
   uint8_t depth;         /* loops open (wl_loop) */
   uint32_t n_flags;      /* filled by wl_program_check */
+  /* A piece of a rank lowered on its own (an op of a GOAL schedule
+   * streamed, workloads/goal.c): computes or sends follow its ops in the
+   * rank's order (gds's receive watcher looks at what follows). */
+  bool work_after;
 };
 
 #define WL_ALL_RANKS UINT32_MAX
