@@ -615,14 +615,14 @@ static void test_cli_statuses(void) {
 }
 
 /* The CSV (every counter, JSON too) of GOAL file PATH run in this process
- * under POLICIES on NODES nodes with OPTS added to the workload, as `run`
- * writes it; *STREAMED: how many of the runs streamed. */
-static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
-                      uint64_t *streamed) {
+ * under POLICIES on hardware HW (YAML flow-map entries) with OPTS added to
+ * the workload, as `run` writes it; *STREAMED: how many of the runs
+ * streamed. */
+static char *run_on(const char *path, const char *policies, const char *hw, const char *opts,
+                    uint64_t *streamed) {
   char *yaml = g_strdup_printf("name: s\nworkload: {kind: goal, file: %s%s}\n"
-                               "hardware: {network: {nodes: %d}, cpu: {helper_threads: 1}}\n"
-                               "policies: [%s]\n",
-                               path, opts, nodes, policies);
+                               "hardware: {%s}\npolicies: [%s]\n",
+                               path, opts, hw, policies);
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct points pts;
   char *err = NULL;
@@ -653,6 +653,15 @@ static char *run_both(const char *path, const char *policies, int nodes, const c
   g_free(sc);
   g_free(yaml);
   g_free(err);
+  return out;
+}
+
+/* run_on with NODES nodes and a helper thread (ghn's). */
+static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
+                      uint64_t *streamed) {
+  char *hw = g_strdup_printf("network: {nodes: %d}, cpu: {helper_threads: 1}", nodes);
+  char *out = run_on(path, policies, hw, opts, streamed);
+  g_free(hw);
   return out;
 }
 
@@ -960,6 +969,101 @@ static void test_window_order_gputn(void) {
   wl_goal_set_streaming(true);
 }
 
+static void test_gds_watcher_by_hand(void) {
+  /* gds, streamed and read whole alike. Rank 0 posts its put (build 200:
+   * at the NIC 302, posted 402) and submits the doorbell (200-1200, at the
+   * GPU 1302, rung at once: at the NIC c = 1404): rank 1's flag is set at
+   * F = c + LEG = 2090.26 ns, on the device the put names.
+   * - Stream work after the receive (`after`: the calc waits for it): a
+   *   stream wait, watched by the GPU. Rank 1 submits the wait (0-1000)
+   *   and the kernel (1000-2000, at the GPU 2102) and waits for the kernel
+   *   from 2000. The queue goes on at F + stream_wait_latency 1000 =
+   *   3090.26, launches 1500 = 4590.26, the WG computes 1000 = 5590.26,
+   *   teardown 1500 = 7090.26, the record at the CPU 7192.26, seen at the
+   *   poll (every 500 from 2000) 7500.
+   * - Nothing after it (`last`: the calc first, the receive last): the
+   *   host waits for the flag from 1000, sees it at once at F; the kernel
+   *   (submitted 0-1000, at the GPU 1102, launched 2602, computed 3602,
+   *   torn down 5102, its record at 5204) is seen at the poll from F:
+   *   F + 7 x 500 = 5590.26.
+   * Rank 0's send is lowered when its host starts, before rank 1 has
+   * placed its receive: the streamed run places rank 1's ops up to it to
+   * name the watcher. A watcher named wrong leaves the flag where nobody
+   * waits: no such time. */
+  const char *after = "num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\n"
+                      "rank 1 {\nr: recv 8b from 0\nc: calc 1000\nc requires r\n}\n";
+  const char *last = "num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\n"
+                     "rank 1 {\nr: recv 8b from 0\nc: calc 1000\n}\n";
+  const char *const texts[] = {after, last};
+  const sim_time want[] = {7500000, 2090260 + 7 * 500000};
+  for (int t = 0; t < 2; t++) {
+    uint64_t s;
+    EXPECT_TIME(goal_run_time(texts[t], "gds", "", &s), want[t]);
+    CU_ASSERT_EQUAL(s, 1);
+    EXPECT_TIME(goal_run_time(texts[t], "gds", ", stream_window: 0", &s), want[t]);
+    CU_ASSERT_EQUAL(s, 0);
+  }
+}
+
+static void test_gds_streams_ahead(void) {
+  /* Rank 1 computes 300 chained calcs, then receives the 300 messages
+   * rank 0 sends at once, then computes once more after the last: each
+   * receive is a stream wait (a calc follows), which rank 1's order shows
+   * only once its 300 calcs are placed, while rank 0's host lowers its
+   * sends from the start; with cpu.launch_queue_depth 1 rank 1's host
+   * waits for each kernel before the next, far behind. Kernel and queue
+   * command slots serve one calc after another. Streamed and read whole:
+   * the same bytes, under depths 1 and the default, windows 1 and the
+   * default. */
+  GString *g = g_string_new("num_ranks 2\nrank 0 {\n");
+  for (int i = 0; i < 300; i++) g_string_append_printf(g, "s%d: send 8b to 1\n", i);
+  g_string_append(g, "}\nrank 1 {\n");
+  for (int i = 0; i < 300; i++) {
+    g_string_append_printf(g, "c%d: calc 100\n", i);
+    if (i) g_string_append_printf(g, "c%d requires c%d\n", i, i - 1);
+  }
+  for (int i = 0; i < 300; i++) g_string_append_printf(g, "r%d: recv 8b from 0\n", i);
+  g_string_append(g, "z: calc 10\nz requires r299\n}\n");
+  char *path = tu_temp_file(".goal", g->str, g->len);
+  static const char *const hws[] = {"network: {nodes: 2}, cpu: {launch_queue_depth: 1}",
+                                    "network: {nodes: 2}"};
+  static const char *const opts[] = {"", ", stream_window: 1"};
+  for (int h = 0; h < 2; h++)
+    for (int o = 0; o < 2; o++) {
+      uint64_t s0, s1;
+      wl_goal_set_streaming(false);
+      char *whole = run_on(path, "gds", hws[h], opts[o], &s0);
+      wl_goal_set_streaming(true);
+      char *streamed = run_on(path, "gds", hws[h], opts[o], &s1);
+      CU_ASSERT_EQUAL(s0, 0);
+      CU_ASSERT_EQUAL(s1, 1);
+      CU_ASSERT_STRING_EQUAL(whole, streamed);
+      CU_ASSERT_PTR_NOT_NULL(strstr(whole, "\"node1.gpu.stream_waits\": 300"));
+      g_free(whole);
+      g_free(streamed);
+    }
+  /* The forty random schedules, the host held to one kernel in flight. */
+  for (guint32 seed = 1; seed <= 40; seed++) {
+    char *text = random_goal(seed);
+    char *rpath = tu_temp_file(".goal", text, strlen(text));
+    uint64_t s0, s1;
+    const char *hw = "network: {nodes: 5}, cpu: {launch_queue_depth: 1}";
+    wl_goal_set_streaming(false);
+    char *whole = run_on(rpath, "gds", hw, "", &s0);
+    wl_goal_set_streaming(true);
+    char *streamed = run_on(rpath, "gds", hw, "", &s1);
+    CU_ASSERT_EQUAL(s1, g_str_has_prefix(whole, "error:") ? 0 : 1);
+    if (strcmp(whole, streamed)) fprintf(stderr, "seed %u:\n%s", seed, text);
+    CU_ASSERT_STRING_EQUAL(whole, streamed);
+    g_free(whole);
+    g_free(streamed);
+    g_free(rpath);
+    g_free(text);
+  }
+  g_free(path);
+  g_string_free(g, TRUE);
+}
+
 /* GOAL TEXT run in this process under POLICY (OPTS added to the
  * workload): the error pts_load (validate) or the run gave, or NULL;
  * *AT_LOAD: which. */
@@ -1192,6 +1296,8 @@ int main(void) {
       {"random GOAL schedules streamed and read whole", test_streamed_random},
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
       {"gputn: the window orders a rank, by hand", test_window_order_gputn},
+      {"gds: a receive's watcher, streamed and whole, by hand", test_gds_watcher_by_hand},
+      {"gds streamed: a sender far ahead, kernels one at a time", test_gds_streams_ahead},
       {"validate finds a GPU-driven lowering's errors in a GOAL schedule", test_gpu_validate_lowering},
       {"a traced GOAL run that would stream and stop leaves one timeline", test_streamed_trace},
       {NULL, NULL}};
