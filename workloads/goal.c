@@ -1276,15 +1276,21 @@ static void gsd_point(struct gst *x, uint32_t node) {
   k->np.n_cmds = k->cmds->len;
 }
 
+/* A slot of array A (the slots given back in FREE) holding element EL. */
+static uint32_t slot_put(GArray *a, GArray *free, const void *el) {
+  uint32_t slot;
+  if (!free_pop(free, &slot)) {
+    slot = a->len;
+    g_array_set_size(a, slot + 1);
+  }
+  guint size = g_array_get_element_size(a);
+  memcpy(a->data + (size_t)slot * size, el, size);
+  return slot;
+}
+
 /* A NIC command slot of NODE holding CMD. */
 static uint32_t gsd_cmd(struct gst_rank *k, const struct nic_cmd *cmd) {
-  uint32_t slot;
-  if (!free_pop(k->free_slots, &slot)) {
-    slot = k->cmds->len;
-    g_array_set_size(k->cmds, slot + 1);
-  }
-  g_array_index(k->cmds, struct nic_cmd, slot) = *cmd;
-  return slot;
+  return slot_put(k->cmds, k->free_slots, cmd);
 }
 
 /* Lowers op O of NODE, the next of its order, with the policy's lowering
@@ -1422,12 +1428,12 @@ static void gsd_read(struct gst *x, uint32_t node) {
   }
 }
 
-/* Places and lowers NODE's ops until DONE(x, node, arg) holds or every op
- * is placed. */
-static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_rank *, uint64_t),
-                        uint64_t arg) {
+/* Places NODE's next op (reading on as needed) into *G, its label
+ * forgotten: 1; 0 when every op is placed; -1 when the run stopped (none
+ * of the window ready). Once done with *G: gsd_passed. */
+static int gsd_next(struct gst *x, uint32_t node, struct gsd_op **g) {
   struct gst_rank *k = &x->ranks[node];
-  while (!x->diverged && !done(k, arg)) {
+  while (!x->diverged) {
     uint64_t i;
     int got = wl_lin_next(k->lin, k->read_end, false, &i);
     if (got == 0) {
@@ -1436,15 +1442,32 @@ static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_ra
     }
     if (got < 0) { /* all placed, or none of the window ready */
       if (!k->read_end || k->rlo < k->n_read) gst_stop(x);
-      return;
+      return x->diverged ? -1 : 0;
     }
-    struct gsd_op *g = gsd_at(k, i);
-    g->placed = true;
-    if (g->label) g_hash_table_remove(k->labels, g->label); /* frees it */
-    g->label = NULL;
+    *g = gsd_at(k, i);
+    (*g)->placed = true;
+    if ((*g)->label) g_hash_table_remove(k->labels, (*g)->label); /* frees it */
+    (*g)->label = NULL;
+    return 1;
+  }
+  return -1;
+}
+
+/* Forgets the ops NODE read that are placed, up to the first that is not. */
+static void gsd_passed(struct gst_rank *k) {
+  while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
+  gsd_drop(k->rops, &k->rbase, k->rlo);
+}
+
+/* Places and lowers NODE's ops until DONE(x, node, arg) holds or every op
+ * is placed. */
+static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_rank *, uint64_t),
+                        uint64_t arg) {
+  struct gst_rank *k = &x->ranks[node];
+  struct gsd_op *g;
+  while (!x->diverged && !done(k, arg) && gsd_next(x, node, &g) > 0) {
     if (!x->check && !gsd_lower(x, node, &g->op)) gst_stop(x);
-    while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
-    gsd_drop(k->rops, &k->rbase, k->rlo);
+    gsd_passed(k);
   }
 }
 
@@ -1490,13 +1513,14 @@ static void gsd_cmd_read(void *ctx, uint32_t node, uint32_t cmd) {
 }
 
 /* Whether policy POL runs a schedule streamed from the GPU: one kernel
- * per rank (pol_type.one_kernel) with its own library (flags of its own,
- * pol_type.extra_flags, serve syncs, which a graph has none of); its check
- * (ghn's helper thread) met whatever the program. */
+ * per rank (pol_type.one_kernel; gsd_run) or op by op onto a stream
+ * (pol_type.op_by_op, gds; gsq_run), with its own library (flags of its
+ * own, pol_type.extra_flags, serve syncs, which a graph has none of); its
+ * check (ghn's helper thread) met whatever the program. */
 static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
-  return pol->one_kernel && !pol->graph.host && lib == pol->lib_default &&
+  return (pol->one_kernel || pol->op_by_op) && !pol->graph.host && lib == pol->lib_default &&
          (!pol->check || hw->cpu->helper_threads >= 1);
 }
 
@@ -1644,35 +1668,19 @@ static void gsq_flag_free(struct gst_rank *k, uint32_t flag) {
  * is placed; -1 when the run stopped (none of the window ready). */
 static int gsq_place(struct gst *x, uint32_t node) {
   struct gst_rank *k = &x->ranks[node];
-  while (!x->diverged) {
-    uint64_t i;
-    int got = wl_lin_next(k->lin, k->read_end, false, &i);
-    if (got == 0) {
-      gsd_read(x, node);
-      continue;
-    }
-    if (got < 0) { /* all placed, or none of the window ready */
-      if (!k->read_end || k->rlo < k->n_read) break;
-      return 0;
-    }
-    struct gsd_op *g = gsd_at(k, i);
-    g->placed = true;
-    if (g->label) g_hash_table_remove(k->labels, g->label); /* frees it */
-    g->label = NULL;
-    if (!x->check) {
-      struct gsq_op *q = g_new(struct gsq_op, 1);
-      q->op = g->op;
-      q->after = k->work_left > 0;
-      if (g->op.kind == WL_RECV) *gsq_watch(k, g->op.flag) = q->after ? 2 : 1;
-      else k->work_left--;
-      g_queue_push_tail(&k->placed, q);
-    }
-    while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
-    gsd_drop(k->rops, &k->rbase, k->rlo);
-    return 1;
+  struct gsd_op *g;
+  int got = gsd_next(x, node, &g);
+  if (got <= 0) return got;
+  if (!x->check) {
+    struct gsq_op *q = g_new(struct gsq_op, 1);
+    q->op = g->op;
+    q->after = k->work_left > 0;
+    if (g->op.kind == WL_RECV) *gsq_watch(k, g->op.flag) = q->after ? 2 : 1;
+    else k->work_left--;
+    g_queue_push_tail(&k->placed, q);
   }
-  gst_stop(x);
-  return -1;
+  gsd_passed(k);
+  return 1;
 }
 
 /* A kernel slot of NODE holding KK (one step). */
@@ -1684,17 +1692,6 @@ static uint32_t gsq_kernel(struct gst_rank *k, const struct kernel *kk) {
   struct kernel *kn = stable_at(&k->kernels, slot);
   *kn = *kk;
   kn->steps = st;
-  return slot;
-}
-
-/* A queue command slot of NODE holding QC. */
-static uint32_t gsq_qcmd(struct gst_rank *k, const struct qcmd *qc) {
-  uint32_t slot;
-  if (!free_pop(k->free_q, &slot)) {
-    slot = k->qcmds->len;
-    g_array_set_size(k->qcmds, slot + 1);
-  }
-  g_array_index(k->qcmds, struct qcmd, slot) = *qc;
   return slot;
 }
 
@@ -1729,7 +1726,7 @@ static bool gsq_lower(struct gst *x, uint32_t node, const struct gsq_op *q) {
         qc.kernel = gsq_kernel(k, kk);
         k->last_k = qc.kernel;
       }
-      h.qcmd = gsq_qcmd(k, &qc);
+      h.qcmd = slot_put(k->qcmds, k->free_q, &qc);
       break;
     }
     case HS_NIC_CMD: h.cmd = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, h.cmd)); break;
@@ -1793,16 +1790,8 @@ static void gsq_kernel_done(void *ctx, uint32_t node, uint32_t kid) {
   g_array_append_val(x->ranks[node].free_k, kid);
 }
 
-/* Whether policy POL runs a schedule streamed op by op (gds) under its
- * own library. */
-static bool gsq_fits(const struct pol_type *pol, const struct hw_config *hw) {
-  uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
-                                                          : pol->lib_default;
-  return pol->op_by_op && lib == pol->lib_default && !pol->check;
-}
-
-/* Runs the indexed schedule IDX streamed under POL (gsq_fits), as
- * gsd_run does. */
+/* Runs the indexed schedule IDX streamed under POL (gsd_fits, op by op),
+ * as gsd_run does. */
 static int gsq_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
                    uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
                    const struct goal_index *idx, struct sim_result *out, char **err) {
@@ -1912,7 +1901,7 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
   const struct pol_type *pol = pol_find(ctx->policy);
   struct hw_config hw = pol_hw_of(ctx->sc);
   uint8_t calc_on = goal_where[c->calc_on];
-  bool gpu = pol && !gst_fits(pol, &hw) && (gsd_fits(pol, &hw) || gsq_fits(pol, &hw));
+  bool gpu = pol && !gst_fits(pol, &hw) && gsd_fits(pol, &hw);
   if (!streaming || !c->stream_window || !pol || !(gpu || gst_fits(pol, &hw)))
     return pol_run_program(ctx, goal_program, out, err);
   struct goal_index idx = {0};
