@@ -13,8 +13,10 @@
 # then, with both, the ratios and whether the CSVs (every counter) are the
 # same bytes (configs/README.md: what streams where). CALC=N (ns) puts a
 # calc of N after each receive, which the next send requires (a kernel
-# per step under gds; OPS counts it too).
-# Usage: [WHOLE=0|1] [CALC=N] [POLICIES="cpu gputn ..."] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
+# per step under gds; OPS counts it too). LIBRARY=nccl (or nvshmem, mpi)
+# runs under that library instead of each policy's own (with a helper
+# thread for its proxy across nodes).
+# Usage: [WHOLE=0|1] [CALC=N] [POLICIES="cpu gputn ..."] [LIBRARY=...] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ops=${1:-1000000} ranks=${2:-64}
@@ -47,7 +49,7 @@ run() {
   cat >"$tmp/big.yaml" <<YAML
 name: big
 workload: {kind: goal, file: big.goal, stream_window: $3}
-hardware: {network: {nodes: $ranks}$([ "$1" = ghn ] && echo ", cpu: {helper_threads: 1}")}
+hardware: {network: {nodes: $ranks}$( { [ "$1" = ghn ] || [ -n "${LIBRARY:-}" ]; } && echo ", cpu: {helper_threads: 1}")$([ -n "${LIBRARY:-}" ] && echo ", comm: {library: $LIBRARY}")}
 policies: [$1]
 YAML
   /usr/bin/time -f "%e %M" -o "$tmp/$1.$2.time" "$build/trigsim" run -f csv "$tmp/big.yaml" >"$tmp/$1.$2.csv"
