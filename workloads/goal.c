@@ -773,6 +773,22 @@ static void stable_free(struct gst_stable *a) {
   g_free(a->data);
 }
 
+/* Elements that stay where they are, in blocks of GST_CHUNK made as
+ * needed (what is named by pointer only, a kernel's steps: no block is
+ * copied or kept twice). */
+#define GST_CHUNK 256
+
+struct gst_chunks {
+  GPtrArray *blocks;
+  size_t size;               /* bytes each */
+};
+
+static void *chunk_at(struct gst_chunks *a, size_t i) {
+  while (i / GST_CHUNK >= a->blocks->len)
+    g_ptr_array_add(a->blocks, g_malloc0(GST_CHUNK * a->size));
+  return (char *)a->blocks->pdata[i / GST_CHUNK] + i % GST_CHUNK * a->size;
+}
+
 struct gst_rank {
   struct goal_cursor at;     /* the next statement to read */
   bool ended;
@@ -786,8 +802,8 @@ struct gst_rank {
   GArray *free_flags;        /* uint32_t */
   GArray *cmds;              /* struct nic_cmd per slot (a send's) */
   GArray *qcmds;             /* struct qcmd per slot (a launch's) */
-  struct gst_stable kernels, ksteps; /* struct kernel, struct kstep per slot (a
-                                        GPU calc's wait: its kernel) */
+  struct gst_stable kernels; /* struct kernel per slot (a GPU calc's wait: its kernel) */
+  struct gst_chunks ksteps;  /* its step */
   struct nodeprog np;
   /* The ops read last, each added once the dependency lines that may
    * name it as the op that waits are read: lag + 1 of them, oldest at
@@ -942,9 +958,9 @@ static bool gst_op(struct gst *x, uint32_t rank, const struct wl_op *o, const ch
   /* As pol_host_graph lowers a graph rank. */
   bool two = x->pol->graph.two_sided;
   if (kernel) { /* launched, then waited for; named by the wait's slot */
-    *(struct kstep *)stable_at(&k->ksteps, last) = pol_launch_step(o);
+    *(struct kstep *)chunk_at(&k->ksteps, last) = pol_launch_step(o);
     *(struct kernel *)stable_at(&k->kernels, last) = (struct kernel){
-        .name = "compute", .n_wgs = o->n_wgs, .steps = stable_at(&k->ksteps, last), .n_steps = 1};
+        .name = "compute", .n_wgs = o->n_wgs, .steps = chunk_at(&k->ksteps, last), .n_steps = 1};
     k->np.kernels = k->kernels.data;
     k->np.n_kernels = k->kernels.cap;
     g_array_index(k->qcmds, struct qcmd, last) = (struct qcmd){.kind = Q_KERNEL, .kernel = last};
@@ -1103,7 +1119,7 @@ static void gst_free(struct gst *x) {
     g_array_free(k->slot_op, TRUE);
     g_array_free(k->qcmds, TRUE);
     stable_free(&k->kernels);
-    stable_free(&k->ksteps);
+    g_ptr_array_free(k->ksteps.blocks, TRUE);
     g_array_free(k->free_slots, TRUE);
     g_array_free(k->free_flags, TRUE);
     g_array_free(k->cmds, TRUE);
@@ -1135,7 +1151,8 @@ static void gst_rank_init(struct gst_rank *k, struct goal_cursor at) {
   k->slot_op = g_array_new(FALSE, TRUE, sizeof(uint32_t));
   k->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
   k->kernels = (struct gst_stable){.size = sizeof(struct kernel), .old = g_ptr_array_new_with_free_func(g_free)};
-  k->ksteps = (struct gst_stable){.size = sizeof(struct kstep), .old = g_ptr_array_new_with_free_func(g_free)};
+  k->ksteps = (struct gst_chunks){.size = sizeof(struct kstep),
+                                  .blocks = g_ptr_array_new_with_free_func(g_free)};
   k->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   k->free_flags = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   k->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
@@ -1717,7 +1734,7 @@ static int gsq_place(struct gst *x, uint32_t node) {
 static uint32_t gsq_kernel(struct gst_rank *k, const struct kernel *kk) {
   uint32_t slot;
   if (!free_pop(k->free_k, &slot)) slot = k->n_k++;
-  struct kstep *st = stable_at(&k->ksteps, slot);
+  struct kstep *st = chunk_at(&k->ksteps, slot);
   *st = kk->steps[0];
   struct kernel *kn = stable_at(&k->kernels, slot);
   *kn = *kk;
