@@ -2,9 +2,10 @@
  * LogGOPSim and Schedgen (Hoefler et al., "Group Operation Assembly
  * Language", 2009; spcl/LogGOPSim's txt2bin grammar), read into graph ranks
  * of the per-rank form, one op per send, recv and calc, one dependency per
- * `requires` (completion) or `irequires` (start); or, under the host-driven
- * policies, streamed: each rank read from its own cursor while it runs
- * ("the streamed run" below; issue 13, item 3). */
+ * `requires` (completion) or `irequires` (start); or streamed: each rank
+ * read from its own cursor while it runs ("the streamed run" below, under
+ * the host-driven policies; then the GPU-driven ones and gds; issue 13,
+ * item 3). */
 #include "goal.h"
 
 #include <errno.h>
