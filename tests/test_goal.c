@@ -617,12 +617,16 @@ static void test_cli_statuses(void) {
 /* The CSV (every counter, JSON too) of GOAL file PATH run in this process
  * under POLICIES on NODES nodes with OPTS added to the workload, as `run`
  * writes it; *STREAMED: how many of the runs streamed. */
+/* More of the hardware (", comm: {library: nccl}") and of its network
+ * (", gpus_per_node: 2") for run_both. */
+static const char *run_hw = "", *run_net = "";
+
 static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
                       uint64_t *streamed) {
   char *yaml = g_strdup_printf("name: s\nworkload: {kind: goal, file: %s%s}\n"
-                               "hardware: {network: {nodes: %d}, cpu: {helper_threads: 1}}\n"
+                               "hardware: {network: {nodes: %d%s}, cpu: {helper_threads: 1}%s}\n"
                                "policies: [%s]\n",
-                               path, opts, nodes, policies);
+                               path, opts, nodes, run_net, run_hw, policies);
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct points pts;
   char *err = NULL;
@@ -903,6 +907,52 @@ static void test_streamed_random_gpu(void) {
   CU_ASSERT(one_op > 0 && one_op < 5 * ran);
 }
 
+/* Libraries other than the policy's own stream too: a GOAL schedule's
+ * messages are point-to-point, moved the policy's way (the host-driven
+ * policies' graph ranks are not grouped into library calls, coll.h), and
+ * p2p lowers each op alone with the library's device put or its proxy
+ * thread (lower.c pol_lib_send). The forty random schedules under hdn,
+ * hdn2s, copy, overlap and p2p with nccl, nvshmem (IBGDA and IBRC), nccl
+ * on two GPUs a node (NVLink inside a node) and nccl with a step cost,
+ * read whole and streamed: the same bytes or the same error, and every
+ * point that ends well streams all five runs. */
+static void test_streamed_random_libs(void) {
+  static const char *const hws[] = {", comm: {library: nccl}", ", comm: {library: nvshmem}",
+                                    ", comm: {library: nvshmem, nvshmem_transport: ibrc}",
+                                    ", comm: {library: nccl}",
+                                    ", comm: {library: nccl, nccl_step_latency: 1us}"};
+  const char *pols = "hdn, hdn2s, copy, overlap, p2p";
+  uint64_t ran = 0;
+  for (size_t h = 0; h < G_N_ELEMENTS(hws); h++) {
+    run_hw = hws[h];
+    run_net = h == 3 ? ", gpus_per_node: 2" : "";
+    int nodes = h == 3 ? 6 : 5;
+    for (guint32 seed = 1; seed <= 40; seed++) {
+      char *text = random_goal(seed);
+      char *path = tu_temp_file(".goal", text, strlen(text));
+      uint64_t s0, s1;
+      wl_goal_set_streaming(false);
+      char *whole = run_both(path, pols, nodes, "", &s0);
+      wl_goal_set_streaming(true);
+      char *streamed = run_both(path, pols, nodes, "", &s1);
+      CU_ASSERT_EQUAL(s0, 0);
+      if (!g_str_has_prefix(whole, "error:")) {
+        CU_ASSERT_EQUAL(s1, 5);
+        ran++;
+      }
+      if (strcmp(whole, streamed)) fprintf(stderr, "%s seed %u:\n%s", hws[h], seed, text);
+      CU_ASSERT_STRING_EQUAL(whole, streamed);
+      g_free(whole);
+      g_free(streamed);
+      g_free(path);
+      g_free(text);
+    }
+  }
+  run_hw = run_net = "";
+  /* 29 of the 40 end well under p2p's order (test_streamed_random_gpu). */
+  CU_ASSERT(ran >= 5 * 25);
+}
+
 /* The time of GOAL TEXT under POLICY on 2 nodes with OPTS added to the
  * workload, run as `run` runs it; *STREAMED: whether it streamed. */
 static sim_time goal_run_time(const char *text, const char *policy, const char *opts,
@@ -995,29 +1045,39 @@ static char *goal_error(const char *text, const char *opts, bool *at_load) {
  * schedule streams: cpufree's nvshmem over IBRC posts what crosses nodes
  * through a proxy thread and cpu.helper_threads is 0 (lower.c), which
  * only the lowering of a send finds. The error comes at load (validate),
- * naming the key, as for a schedule read whole; with a helper thread it
- * loads. */
+ * naming the key, whether the schedule fits to be read whole (the whole
+ * path says it) or not (whole limit 1: the streamed check lowers each op
+ * alone and says it); with a helper thread it loads. Two ranks that only
+ * calc load with no helper thread either way: the probes the streamed
+ * path lowers (a send from rank 0 to 1) are not the file's. */
 static void test_gpu_validate_lowering(void) {
-  const char *text = "num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\nrank 1 {\nr: recv 8b from 0\n}\n";
-  char *g = tu_temp_file(".goal", text, strlen(text));
-  for (int helpers = 0; helpers < 2; helpers++) {
-    char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s}\n"
-                                 "hardware: {network: {nodes: 2}, cpu: {helper_threads: %d},"
-                                 " comm: {nvshmem_transport: ibrc}}\npolicies: [cpufree]\n",
-                                 g, helpers);
-    char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
-    struct points pts;
-    char *err = NULL;
-    bool loaded = pts_load(sc, NULL, NULL, &pts, &err);
-    CU_ASSERT_EQUAL(loaded, helpers == 1);
-    if (helpers == 0)
-      CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "hardware.cpu.helper_threads: expected at least 1"));
-    pts_free(&pts);
-    g_free(err);
-    g_free(sc);
-    g_free(yaml);
+  const char *texts[] = {"num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\nrank 1 {\nr: recv 8b from 0\n}\n",
+                         "num_ranks 2\nrank 0 {\nc: calc 5\n}\nrank 1 {\nd: calc 7\n}\n"};
+  for (int t = 0; t < 2; t++) {
+    char *g = tu_temp_file(".goal", texts[t], strlen(texts[t]));
+    for (int whole = 0; whole < 2; whole++) {
+      wl_goal_set_whole_limit(whole ? 0 : 1);
+      for (int helpers = 0; helpers < 2; helpers++) {
+        char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s}\n"
+                                     "hardware: {network: {nodes: 2}, cpu: {helper_threads: %d},"
+                                     " comm: {nvshmem_transport: ibrc}}\npolicies: [cpufree]\n",
+                                     g, helpers);
+        char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+        struct points pts;
+        char *err = NULL;
+        bool loaded = pts_load(sc, NULL, NULL, &pts, &err);
+        CU_ASSERT_EQUAL(loaded, helpers == 1 || t == 1);
+        if (helpers == 0 && t == 0)
+          CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "hardware.cpu.helper_threads: expected at least 1"));
+        pts_free(&pts);
+        g_free(err);
+        g_free(sc);
+        g_free(yaml);
+      }
+    }
+    wl_goal_set_whole_limit(0);
+    g_free(g);
   }
-  g_free(g);
 }
 
 /* A traced run that streams and stops part way (the whole-file path runs
@@ -1191,6 +1251,7 @@ int main(void) {
       {"errors of a GOAL file too big to read whole", test_streamed_errors},
       {"random GOAL schedules streamed and read whole", test_streamed_random},
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
+      {"random GOAL schedules streamed under other libraries", test_streamed_random_libs},
       {"gputn: the window orders a rank, by hand", test_window_order_gputn},
       {"validate finds a GPU-driven lowering's errors in a GOAL schedule", test_gpu_validate_lowering},
       {"a traced GOAL run that would stream and stop leaves one timeline", test_streamed_trace},

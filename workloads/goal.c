@@ -828,7 +828,9 @@ struct gst {
   struct hstep frame[2];     /* the host's steps of a kernel: its launch (and p2p's wait) */
   uint32_t n_frame;
   struct kernel kframe;      /* the kernel of a calc alone: its name, WGs, persistence */
-  bool check;                /* validate: ops ordered only, none matched or lowered */
+  bool check;                /* validate: ops ordered and lowered alone, none matched */
+  const struct scenario *sc; /* where a lowering's error is located */
+  char *lower_err;           /* the error a lowering stopped the run with, if any */
 };
 
 /* Takes the index given back last from FREE into *I; false when none. */
@@ -1102,6 +1104,7 @@ static void gst_free(struct gst *x) {
     if (k->hs) g_array_free(k->hs, TRUE);
   }
   wl_program_free(x->scratch);
+  g_free(x->lower_err);
   g_free(x->ranks);
   g_hash_table_destroy(x->chans);
   g_free(x->r.buf);
@@ -1131,7 +1134,8 @@ static bool gst_open(struct gst *x, const char *path, const struct goal_config *
                      const struct goal_index *idx, char **err) {
   *x = (struct gst){.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks, .hw = hw,
                     .window = (uint32_t)c->stream_window, .lag = idx->lag,
-                    .lib = pol->lib_default};
+                    .lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
+                                                                     : pol->lib_default};
   x->r = (struct reader){.path = path, .err = err, .pos = ""};
   x->r.f = fopen(path, "r");
   if (!x->r.f) return false;
@@ -1157,8 +1161,9 @@ static int gst_end(struct gst *x, int done, const struct nodeprog **progs,
   }
   if (x->diverged) {
     g_free(*err);
-    *err = NULL;
-    done = 0;
+    *err = x->lower_err; /* an op that does not lower: its error, else the whole path */
+    x->lower_err = NULL;
+    done = *err ? -1 : 0;
   }
   wl_program_free(shape);
   g_free(progs);
@@ -1167,11 +1172,12 @@ static int gst_end(struct gst *x, int done, const struct nodeprog **progs,
 }
 
 /* Whether policy POL runs a schedule streamed: host-driven (a graph on
- * the host), messages by the host MPI (no library rewrites them). */
+ * the host; under any library it takes, a graph rank's messages are the
+ * policy's own, coll.h), the receiver's CPU watching every receive. */
 static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
-  return pol->graph.host && lib == COMM_MPI && !pol->extra_flags &&
+  return pol->graph.host && (pol->libs & (1u << lib)) && !pol->extra_flags &&
          pol->recv_watcher == pol_watch_cpu;
 }
 
@@ -1275,7 +1281,8 @@ static uint32_t gsd_cmd(struct gst_rank *k, const struct nic_cmd *cmd) {
 /* Lowers op O of NODE, the next of its order, with the policy's lowering
  * of a rank of that op alone (a send's receive beside it at its peer):
  * its kernel's step, its host steps after the launch, its NIC commands.
- * False: the streamed run cannot be the whole run. */
+ * False: the streamed run cannot be the whole run (x->lower_err says why
+ * when the op is an input error: the whole path would refuse it too). */
 static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, struct pol_prog *pp) {
   struct gst_rank *k = &x->ranks[node];
   struct wl_program *p = x->scratch;
@@ -1298,11 +1305,26 @@ static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, stru
   pp->tag_next = k->tag_next;
   pp->tag_stride = k->tag_stride;
   char *err = NULL;
-  bool ok = x->pol->lower(p, node, x->hw, pp, &err) && pp->kernels->len == 1 &&
-            pp->host->len >= 1 && (!pp->proxied || x->hw->cpu->helper_threads >= 1);
-  g_free(err);
+  bool ok = x->pol->lower(p, node, x->hw, pp, &err);
+  if (ok && pp->proxied && x->hw->cpu->helper_threads < 1) { /* pol_run_checked's */
+    err = pol_proxy_error(x->sc, x->lib);
+    ok = false;
+  }
+  if (err && !x->lower_err) x->lower_err = err; /* an input error: said, not run whole */
+  else g_free(err);
+  ok = ok && pp->kernels->len == 1 && pp->host->len >= 1;
   p->ranks[node].ops = NULL, p->ranks[node].n_ops = 0;
   if (o->kind == WL_SEND) p->ranks[o->peer].ops = NULL, p->ranks[o->peer].n_ops = 0;
+  return ok;
+}
+
+/* Whether op O of NODE lowers, for validate: its program dropped, the
+ * rank's send counted as gsd_lower counts it. */
+static bool gsd_check_op(struct gst *x, uint32_t node, const struct wl_op *o) {
+  struct pol_prog pp;
+  bool ok = gsd_policy(x, node, o, &pp);
+  if (o->kind == WL_SEND) x->ranks[node].tag_next += 1;
+  pol_prog_clear(&pp);
   return ok;
 }
 
@@ -1410,7 +1432,7 @@ static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_ra
     g->placed = true;
     if (g->label) g_hash_table_remove(k->labels, g->label); /* frees it */
     g->label = NULL;
-    if (!x->check && !gsd_lower(x, node, &g->op)) gst_stop(x);
+    if (!(x->check ? gsd_check_op : gsd_lower)(x, node, &g->op)) gst_stop(x);
     while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
     gsd_drop(k->rops, &k->rbase, k->rlo);
   }
@@ -1458,19 +1480,21 @@ static void gsd_cmd_read(void *ctx, uint32_t node, uint32_t cmd) {
 }
 
 /* Whether policy POL runs a schedule streamed from the GPU: one kernel
- * per rank (pol_type.one_kernel) with its own library (flags of its own,
- * pol_type.extra_flags, serve syncs, which a graph has none of); its check
- * (ghn's helper thread) met whatever the program. */
+ * per rank (pol_type.one_kernel), under any library it takes (each op is
+ * lowered alone with it: p2p's puts by nccl or nvshmem); its check (ghn's
+ * helper thread) met whatever the program. */
 static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
-  return pol->one_kernel && !pol->graph.host && lib == pol->lib_default &&
+  return pol->one_kernel && !pol->graph.host && (pol->libs & (1u << lib)) &&
          (!pol->check || hw->cpu->helper_threads >= 1);
 }
 
 /* Runs the indexed schedule IDX streamed under GPU-driven POL, as gst_run;
- * for validate (ctx->check_only) only orders each rank's ops as the run
- * would (1: they stream; 0: a window none of whose ops is ready). */
+ * for validate (ctx->check_only) orders each rank's ops as the run would
+ * and lowers each alone, keeping nothing (1: they stream; 0: a window
+ * none of whose ops is ready, or an op lowered alone that the streamed
+ * run could not take; -1: an op the policy refuses, *ERR). */
 static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
                    uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
                    const struct goal_index *idx, struct sim_result *out, char **err) {
@@ -1495,7 +1519,7 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     x.kframe = g_array_index(pp.kernels, struct kernel, 0);
   }
   pol_prog_clear(&pp);
-  if (framed && x.n_ranks > 1) {
+  if (framed && x.n_ranks > 1) { /* probes, on ranks 0 and 1: their errors are not the file's */
     struct wl_op send = {.kind = WL_SEND, .peer = 1, .bytes = 8, .flag = 1};
     x.host_sends = !gsd_policy(&x, 0, &send, &pp) || pp.host->len > x.n_frame;
     pol_prog_clear(&pp);
@@ -1507,6 +1531,9 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
       pol_prog_clear(&pp);
     }
   }
+  g_free(x.lower_err);
+  x.lower_err = NULL;
+  x.sc = ctx->sc;
   if (!framed) {
     gst_free(&x);
     return 0;
@@ -1543,6 +1570,11 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
       if (idx->n_ops[i]) gsd_produce(&x, i, all_placed, 0);
     int placed = x.diverged ? 0 : 1;
+    if (x.lower_err) {
+      *err = x.lower_err;
+      x.lower_err = NULL;
+      placed = -1;
+    }
     sim_free(x.e);
     g_free(progs);
     gst_free(&x);
@@ -1665,12 +1697,8 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
     if (!fits && !*err) done = 1; /* validate: a deadlock is no input error */
     else
       done = fits ? 0 : -1;
-  } else if (ctx->check_only && (!gpu || fits)) {
-    /* Under a GPU-driven policy only the lowering of every op finds some
-     * errors (a proxy thread the library needs, lower.c): the whole-file
-     * check, as long as the schedule fits; beyond, gsd_run checks that
-     * each rank's order streams. */
-    done = gpu ? 0 : 1;
+  } else if (ctx->check_only && !gpu) {
+    done = 1;
   } else {
     char *path = NULL;
     const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");

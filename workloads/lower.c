@@ -436,6 +436,12 @@ char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt,
   return e;
 }
 
+char *pol_proxy_error(const struct scenario *sc, uint8_t lib) {
+  return pol_error_at(sc, "hardware.cpu.helper_threads",
+                      "expected at least 1 for library %s (its proxy thread posts what "
+                      "crosses nodes), got 0", wl_lib_names[comm_wl_lib(lib)]);
+}
+
 bool pol_check_at_most(const struct scenario *sc, const char *path, const char *what,
                        uint64_t value, uint64_t max, char **err) {
   if (value <= max) return true;
@@ -630,9 +636,7 @@ static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
    * the lowering sent anything through one. */
   for (uint32_t r = 0; ok && r < p->n_ranks; r++)
     if (pp[r].proxied && hw->cpu->helper_threads < 1) {
-      *err = pol_error_at(ctx->sc, "hardware.cpu.helper_threads",
-                          "expected at least 1 for library %s (its proxy thread posts what "
-                          "crosses nodes), got 0", wl_lib_names[comm_wl_lib(lib)]);
+      *err = pol_proxy_error(ctx->sc, lib);
       ok = false;
     }
   if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->trace, out, err);

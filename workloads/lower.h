@@ -250,6 +250,10 @@ bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
 char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
 
+/* The error of a lowering that sent through library LIB's proxy thread
+ * (pol_prog.proxied) on a CPU without a helper thread to hold it. */
+char *pol_proxy_error(const struct scenario *sc, uint8_t lib);
+
 /* True when VALUE <= MAX; else *ERR at PATH of SC: "expected WHAT at most
  * MAX, got VALUE" (a workload's size check, computed without overflow). */
 bool pol_check_at_most(const struct scenario *sc, const char *path, const char *what,

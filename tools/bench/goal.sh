@@ -13,7 +13,9 @@
 # then, with both, the ratios and whether the CSVs (every counter) are the
 # same bytes. gds is read whole either way (configs/README.md: what
 # streams where): its two lines show the whole-file cost twice.
-# Usage: [WHOLE=0|1] [POLICIES="cpu gputn ..."] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
+# LIBRARY=nccl (or nvshmem, mpi) runs under that library instead of each
+# policy's own (with a helper thread for its proxy across nodes).
+# Usage: [WHOLE=0|1] [POLICIES="cpu gputn ..."] [LIBRARY=...] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ops=${1:-1000000} ranks=${2:-64}
@@ -43,7 +45,7 @@ run() {
   cat >"$tmp/big.yaml" <<YAML
 name: big
 workload: {kind: goal, file: big.goal, stream_window: $3}
-hardware: {network: {nodes: $ranks}$([ "$1" = ghn ] && echo ", cpu: {helper_threads: 1}")}
+hardware: {network: {nodes: $ranks}$( { [ "$1" = ghn ] || [ -n "${LIBRARY:-}" ]; } && echo ", cpu: {helper_threads: 1}")$([ -n "${LIBRARY:-}" ] && echo ", comm: {library: $LIBRARY}")}
 policies: [$1]
 YAML
   /usr/bin/time -f "%e %M" -o "$tmp/$1.$2.time" "$build/trigsim" run -f csv "$tmp/big.yaml" >"$tmp/$1.$2.csv"
