@@ -1065,6 +1065,7 @@ const struct sim_type cpu_type = {
     .handle = cpu_handle,
     .finish = cpu_finish,
     .destroy = cpu_destroy,
+    .port_payloads = true,
 };
 
 struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cpu_config *cfg,

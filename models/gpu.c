@@ -1595,6 +1595,37 @@ static void gpu_destroy(struct sim_comp *c) {
   g_free(s->batch_free);
 }
 
+/* Fetching ahead (sim_type.prefetch): a flag's record, then the first WG
+ * on its list; a lone batch's WG (both lines), then its queue; a batch's
+ * record, then its slot array. */
+static void gpu_prefetch(const struct sim_comp *c, const struct sim_event *ev, int stage) {
+  const struct gpu_state *s = c->state;
+  if (ev->port == 0) {
+    const struct pmsg *m = sim_payload(c->eng, ev->data);
+    if (m->kind != PK_FLAG || m->a >= s->n_fwords) return;
+    const struct gpu_flag *f = &s->flags[m->a];
+    if (stage == 1) __builtin_prefetch(f);
+    else if (f->wgs >= 0 && (uint32_t)f->wgs < s->n_slots) __builtin_prefetch(&s->wg[f->wgs]);
+    return;
+  }
+  if (ev->kind != EV_WG) return;
+  uint32_t x = (uint32_t)ev->data;
+  if (x & LONE) {
+    uint32_t slot = x & ~LONE;
+    if (slot >= s->n_slots) return;
+    const struct gpu_wg *w = &s->wg[slot];
+    if (stage == 1) {
+      __builtin_prefetch(w);
+      __builtin_prefetch((const char *)w + 64);
+    } else if (w->queue >= 0 && (uint32_t)w->queue < s->n_q) {
+      __builtin_prefetch(&s->q[w->queue]);
+    }
+  } else if (x < s->n_batch) {
+    if (stage == 1) __builtin_prefetch(&s->batch[x]);
+    else __builtin_prefetch(s->batch[x].slots);
+  }
+}
+
 const struct sim_type gpu_type = {
     .name = "gpu",
     .doc = "a GPU: front end with in-order queues and CUs running work-groups",
@@ -1605,6 +1636,8 @@ const struct sim_type gpu_type = {
     .handle = gpu_handle,
     .finish = gpu_finish,
     .destroy = gpu_destroy,
+    .port_payloads = true,
+    .prefetch = gpu_prefetch,
 };
 
 struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,
