@@ -192,6 +192,7 @@ const struct sim_type bus_type = {
     .handle = bus_handle,
     .finish = bus_finish,
     .relay = bus_relay,
+    .port_payloads = true,
 };
 
 struct sim_comp *bus_add(struct sim_engine *e, const char *name, const struct bus_config *cfg,

@@ -35,6 +35,8 @@ struct cpu_state {
   const struct nodeprog *prog;
   uint32_t node;
   size_t pc;              /* next host step */
+  size_t passed;          /* a streamed sequence program (np_seq): the waits before it
+                             have set their flags back to 0 */
   uint8_t wait;           /* enum main_wait */
   uint32_t wait_id;       /* kernel or flag waited on */
   sim_time wait_start;
@@ -786,7 +788,18 @@ static uint32_t graph_stuck(const struct cpu_state *s) {
  * one's source is asked for it when it is not there yet (np_seq). */
 static const struct hstep *main_step(struct cpu_state *s, size_t pc) {
   const struct nodeprog *pr = s->prog;
-  if (pc >= pr->n_host && pr->seq) pr->seq->host(pr->seq->ctx, s->node, pc);
+  if (pc >= pr->n_host && pr->seq) {
+    /* The flags of the waits passed may serve other receives. */
+    for (size_t i = MAX(s->passed, pr->host_base); i < pc; i++) {
+      const struct hstep *w = &pr->host[i - pr->host_base];
+      if (w->kind != HS_WAIT_FLAG || w->flag >= s->n_words) continue;
+      s->flags[w->flag] = 0;
+      s->flag_at[w->flag] = -1;
+      s->flag_stamp[w->flag] = 0;
+    }
+    s->passed = pc;
+    pr->seq->host(pr->seq->ctx, s->node, pc);
+  }
   return pc < pr->n_host ? &pr->host[pc - pr->host_base] : NULL;
 }
 
@@ -889,6 +902,8 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   s->last_done[k] = now;
   uint8_t q = s->kernel_queue[k];
   s->queued[q]--;
+  const struct np_seq *seq = s->prog->seq;
+  if (seq && seq->kernel_done) seq->kernel_done(seq->ctx, s->node, k); /* its slot is free */
   if (s->wait == MW_QUEUE && s->wait_id == q) { /* the blocked launch goes on */
     spend(c, CAT_WAIT_KERNEL, s->wait_start, now - s->wait_start);
     s->wait = MW_NONE;
@@ -1072,6 +1087,7 @@ const struct sim_type cpu_type = {
     .handle = cpu_handle,
     .finish = cpu_finish,
     .destroy = cpu_destroy,
+    .port_payloads = true,
 };
 
 struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cpu_config *cfg,

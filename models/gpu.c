@@ -960,10 +960,23 @@ static void fe_try(struct sim_comp *c) {
 /* Completes queue QI's head command and looks at the next ones. */
 static void queue_advance(struct sim_comp *c, uint32_t qi);
 
+/* Queue Q's head command is served: a streamed program's source may give
+ * its slot (and a wait's flag, set back to 0 here) to another (np_seq). */
+static void head_done(struct sim_comp *c, const struct gpu_queue *q) {
+  struct gpu_state *s = c->state;
+  const struct np_seq *seq = s->prog->seq;
+  if (!seq || !seq->qcmd_done) return;
+  uint32_t i = q->cmds[q->head].qcmd;
+  const struct qcmd *qc = &s->prog->qcmds[i];
+  if (qc->kind == Q_WAIT_FLAG) s->flags[qc->flag].value = 0;
+  seq->qcmd_done(seq->ctx, s->node, i);
+}
+
 static void queue_pop(struct sim_comp *c, uint32_t qi) {
   struct gpu_state *s = c->state;
   struct gpu_queue *q = &s->q[qi];
   g_assert(q->len > 0);
+  head_done(c, q);
   q->head = (q->head + 1) % q->cap;
   q->len--;
   q->phase = QP_IDLE;
@@ -1007,12 +1020,14 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
     case Q_MARK:
       check_flag(c, qc->flag);
       gpu_send_b(c, 0, PK_FLAG, DEV_CPU, qc->flag, 1);
+      head_done(c, q);
       q->head = (q->head + 1) % q->cap;
       q->len--;
       break;
     case Q_DOORBELL:
       s->doorbells++;
       gpu_send(c, 0, PK_DOORBELL, DEV_NIC, qc->cmd_id + q->cmds[q->head].j * qc->id_stride);
+      head_done(c, q);
       q->head = (q->head + 1) % q->cap;
       q->len--;
       break;
@@ -1348,11 +1363,12 @@ static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
     s->n_kinfo = n;
   }
   struct gpu_kinfo *ki = &s->kinfo[kidx];
-  if (s->prog->seq) { /* read while it runs: a WG not selected goes on step by step */
+  if (s->prog->seq && s->prog->seq->kernel) { /* read while it runs: a WG not selected
+                                                 goes on step by step */
     ki->barrier = ki->parks = false;
     return ki;
   }
-  if (ki->skip && s->prog->source) {
+  if (ki->skip && (s->prog->source || s->prog->seq)) {
     g_free(ki->skip);
     ki->skip = NULL;
   }
@@ -1377,7 +1393,7 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   q->kidx = qc->kernel;
   q->steps = q->k->steps;
   q->n_steps = (uint32_t)q->k->n_steps;
-  q->streamed = s->prog->seq != NULL;
+  q->streamed = s->prog->seq && s->prog->seq->kernel;
   q->passed = 0;
   sim_time poll = gpu_poll_period(c->config, q->k->n_wgs);
   g_assert(poll >= 0 && poll <= UINT32_MAX); /* the parameters' range: <= 1 ms */
@@ -1579,6 +1595,37 @@ static void gpu_destroy(struct sim_comp *c) {
   g_free(s->batch_free);
 }
 
+/* Fetching ahead (sim_type.prefetch): a flag's record, then the first WG
+ * on its list; a lone batch's WG (both lines), then its queue; a batch's
+ * record, then its slot array. */
+static void gpu_prefetch(const struct sim_comp *c, const struct sim_event *ev, int stage) {
+  const struct gpu_state *s = c->state;
+  if (ev->port == 0) {
+    const struct pmsg *m = sim_payload(c->eng, ev->data);
+    if (m->kind != PK_FLAG || m->a >= s->n_fwords) return;
+    const struct gpu_flag *f = &s->flags[m->a];
+    if (stage == 1) __builtin_prefetch(f);
+    else if (f->wgs >= 0 && (uint32_t)f->wgs < s->n_slots) __builtin_prefetch(&s->wg[f->wgs]);
+    return;
+  }
+  if (ev->kind != EV_WG) return;
+  uint32_t x = (uint32_t)ev->data;
+  if (x & LONE) {
+    uint32_t slot = x & ~LONE;
+    if (slot >= s->n_slots) return;
+    const struct gpu_wg *w = &s->wg[slot];
+    if (stage == 1) {
+      __builtin_prefetch(w);
+      __builtin_prefetch((const char *)w + 64);
+    } else if (w->queue >= 0 && (uint32_t)w->queue < s->n_q) {
+      __builtin_prefetch(&s->q[w->queue]);
+    }
+  } else if (x < s->n_batch) {
+    if (stage == 1) __builtin_prefetch(&s->batch[x]);
+    else __builtin_prefetch(s->batch[x].slots);
+  }
+}
+
 const struct sim_type gpu_type = {
     .name = "gpu",
     .doc = "a GPU: front end with in-order queues and CUs running work-groups",
@@ -1589,6 +1636,8 @@ const struct sim_type gpu_type = {
     .handle = gpu_handle,
     .finish = gpu_finish,
     .destroy = gpu_destroy,
+    .port_payloads = true,
+    .prefetch = gpu_prefetch,
 };
 
 struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,

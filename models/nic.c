@@ -806,6 +806,35 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
                                    (nvl ? net_ser_time(nvl, s->net->intra_bandwidth) : 0));
 }
 
+/* Fetching ahead (sim_type.prefetch): the operation a DMA read's data or
+ * the head command names, the trigger list a store or a registration
+ * searches. */
+static void nic_prefetch_op(const struct nic_state *s, uint64_t h) {
+  if (h >= 1 && h <= s->ops->len) __builtin_prefetch(&g_array_index(s->ops, struct nic_opr, h - 1));
+}
+
+static void nic_prefetch(const struct sim_comp *c, const struct sim_event *ev, int stage) {
+  const struct nic_state *s = c->state;
+  if (ev->port == NIC_PORT_BUS) {
+    if (stage != 1) return;
+    const struct pmsg *m = sim_payload(c->eng, ev->data);
+    if (m->kind == PK_DMA_DATA) nic_prefetch_op(s, m->op);
+    else if (m->kind == PK_TRIGGER) tl_prefetch(s->tl);
+    return;
+  }
+  if (ev->port != SIM_PORT_SELF) return;
+  const struct nic_ring *r = ev->kind == EV_CMD_DONE ? &s->cmdq : ev->kind == EV_MATCH_DONE ? &s->trigq : NULL;
+  if (!r || r->len == 0) return;
+  const char *head = r->buf + r->head * r->elem;
+  if (stage == 1) {
+    __builtin_prefetch(head);
+    tl_prefetch(s->tl);
+  } else if (ev->kind == EV_CMD_DONE) {
+    const struct nic_qitem *it = (const struct nic_qitem *)head;
+    if (!it->doorbell) nic_prefetch_op(s, it->op);
+  }
+}
+
 const struct sim_type nic_type = {
     .name = "nic",
     .doc = "a NIC with a command queue and a GPU-TN trigger list",
@@ -816,6 +845,8 @@ const struct sim_type nic_type = {
     .handle = nic_handle,
     .finish = nic_finish,
     .destroy = nic_destroy,
+    .port_payloads = true,
+    .prefetch = nic_prefetch,
 };
 
 static gboolean rx_equal(gconstpointer a, gconstpointer b) { return g_int64_equal(a, b); }

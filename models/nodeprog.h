@@ -243,19 +243,29 @@ struct np_source {
  * each kernel are windows of the whole program's steps. Host step i is
  * host[i - host_base] while host_base <= i < n_host; kernel step i is
  * steps[i - base] (struct kernel). A model that reaches a step not yet
- * there asks for it: HOST (the host has passed the steps before I) or
+ * there asks for it: HOST (the host has passed the steps before I; the
+ * CPU has set the flags of the HS_WAIT_FLAG waits among them back to 0) or
  * KERNEL (every WG of kernel K has passed the steps before DONE; the GPU
  * has set the flags of the waits among them back to 0); after the call,
  * a step still not there means the program (the kernel) has ended.
+ * KERNEL NULL: every kernel's steps are all there (gds: a kernel per calc,
+ * whose ids, like the queue commands', are slots the source reuses).
  * CMD_READ: NIC command CMD has been copied into a message (each streamed
- * command is read once): its slot may serve another. The arrays (host,
- * steps, cmds) may move at each call and at each call to another node's
- * or model's: a model keeps indices, never pointers, into them. */
+ * command is read once): its slot may serve another. QCMD_DONE (or NULL):
+ * the GPU has served queue command Q (set a Q_WAIT_FLAG's flag back to 0
+ * first); KERNEL_DONE (or NULL): the host has had kernel K's completion
+ * record: their slots may serve others. The arrays (host, steps, cmds,
+ * qcmds, kernels) may move at each call and at each call to another
+ * node's or model's: a model keeps indices, never pointers, into them
+ * (but a kernel it runs and that kernel's steps stay where they are
+ * until its completion). */
 struct np_seq {
   void *ctx;
   void (*host)(void *ctx, uint32_t node, uint64_t i);
   void (*kernel)(void *ctx, uint32_t node, uint32_t k, uint64_t i, uint64_t done);
   void (*cmd_read)(void *ctx, uint32_t node, uint32_t cmd);
+  void (*qcmd_done)(void *ctx, uint32_t node, uint32_t q);
+  void (*kernel_done)(void *ctx, uint32_t node, uint32_t k);
 };
 
 /* Everything one node runs. Flag ids index a node-wide array of flag words

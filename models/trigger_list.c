@@ -18,13 +18,15 @@ struct tl_over {
 };
 
 struct tl_list {
+  /* What the associative scan reads first, packed: a bit per slot in use
+   * and each slot's tag (the entries themselves span several cache lines);
+   * both live in this struct's own block, right after it (then the
+   * entries), so that a lookup reads adjacent lines, not separate blocks. */
+  uint64_t *used;         /* (capacity + 63) / 64 words */
+  uint32_t *tag_of;       /* capacity */
   enum tl_full mode;
   uint32_t capacity, in_use, max_in_use;
   struct tl_entry *slots; /* capacity; slot i in use: bit i of used */
-  /* What the associative scan reads, packed: each slot's tag, and a bit
-   * per slot in use (the entries themselves span several cache lines). */
-  uint32_t *tag_of;       /* capacity */
-  uint64_t *used;         /* (capacity + 63) / 64 words */
   GQueue overflow;        /* tl_over.age links, oldest first */
   GHashTable *by_tag;     /* tag -> the first tl_over.tag link of its list, oldest first */
   uint64_t next_seq, overflowed, fired;
@@ -32,12 +34,15 @@ struct tl_list {
 
 struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
   g_assert(capacity >= 1);
-  struct tl_list *t = g_new0(struct tl_list, 1);
+  size_t words = (capacity + 63) / 64;
+  size_t tags_bytes = (capacity * sizeof(uint32_t) + 7) / 8 * 8; /* the entries stay aligned */
+  struct tl_list *t = g_malloc0(sizeof *t + words * sizeof(uint64_t) + tags_bytes +
+                                capacity * sizeof(struct tl_entry));
+  t->used = (uint64_t *)(t + 1);
+  t->tag_of = (uint32_t *)(t->used + words);
+  t->slots = (struct tl_entry *)((char *)t->tag_of + tags_bytes);
   t->mode = mode;
   t->capacity = capacity;
-  t->slots = g_new0(struct tl_entry, capacity);
-  t->tag_of = g_new0(uint32_t, capacity);
-  t->used = g_new0(uint64_t, (capacity + 63) / 64);
   g_queue_init(&t->overflow);
   t->by_tag = g_hash_table_new(g_direct_hash, g_direct_equal);
   t->next_seq = 1;
@@ -46,9 +51,6 @@ struct tl_list *tl_new(uint32_t capacity, enum tl_full mode) {
 
 void tl_free(struct tl_list *t) {
   if (!t) return;
-  g_free(t->slots);
-  g_free(t->tag_of);
-  g_free(t->used);
   for (GList *l = t->overflow.head; l;) {
     struct tl_over *o = l->data;
     l = l->next;
@@ -92,9 +94,15 @@ static struct tl_loc tl_lookup(const struct tl_list *t, uint32_t tag, bool free_
   struct tl_loc best = {0};
   uint64_t best_seq = UINT64_MAX;
   for (uint32_t w = 0; w < (t->capacity + 63) / 64; w++) {
-    for (uint64_t bits = t->used[w]; bits; bits &= bits - 1) {
+    if (!t->used[w]) continue;
+    /* The slots of this word whose tag is TAG, without a branch per slot
+     * (a branch on each tag compare mispredicts: most slots hold others). */
+    const uint32_t *tags = t->tag_of + w * 64;
+    uint32_t n = MIN(64u, t->capacity - w * 64);
+    uint64_t match = 0;
+    for (uint32_t j = 0; j < n; j++) match |= (uint64_t)(tags[j] == tag) << j;
+    for (uint64_t bits = t->used[w] & match; bits; bits &= bits - 1) {
       uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
-      if (t->tag_of[i] != tag) continue;
       const struct tl_entry *s = &t->slots[i];
       if (free_only && s->op) continue;
       if (s->seq < best_seq) {
@@ -208,6 +216,15 @@ bool tl_find(const struct tl_list *t, uint32_t tag, struct tl_entry *out) {
   if (!l.found) return false;
   *out = *tl_at((struct tl_list *)t, l);
   return true;
+}
+
+void tl_prefetch(const struct tl_list *t) {
+  /* Its first three lines (the list, the bitmap and 16 tags), without
+   * reading it: it is what is being fetched. */
+  const char *p = (const char *)t;
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + 64);
+  __builtin_prefetch(p + 128);
 }
 
 uint32_t tl_in_use(const struct tl_list *t) { return t->in_use; }

@@ -80,6 +80,8 @@ struct tl_result tl_register(struct tl_list *t, uint32_t tag, uint32_t threshold
  * none. For tests and reports. */
 bool tl_find(const struct tl_list *t, uint32_t tag, struct tl_entry *out);
 
+/* Fetches into cache what a lookup reads first (the tags and the bitmap). */
+void tl_prefetch(const struct tl_list *t);
 uint32_t tl_in_use(const struct tl_list *t);     /* on-NIC entries in use now */
 uint32_t tl_max_in_use(const struct tl_list *t); /* most on-NIC entries ever in use */
 size_t tl_overflow_len(const struct tl_list *t); /* entries in the overflow now */

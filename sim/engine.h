@@ -36,6 +36,19 @@ struct sim_type {
   /* An event sent through this component with sim_send_via passes on
    * (see there): counts it, where its handler would have; may be NULL. */
   void (*relay)(struct sim_comp *c, const struct sim_event *ev);
+  /* Fetching ahead (cache only; nothing here changes what a run does).
+   * When many events are due at one instant, the run loop looks a few
+   * events ahead of the one it runs: it fetches the next events' component
+   * blocks and, where PORT_PAYLOADS says that every event arriving at a
+   * port of this type carries a payload handle (sim_payload_new) in its
+   * data, their payload slots. Nearer, it calls PREFETCH (may be NULL) with
+   * STAGE 1, then 2: the hook may read the component's state and the
+   * payload (fetched by then) and fetch what handling EV will read (a
+   * record its data names), one level deeper at each stage. It must write
+   * nothing and check every index it reads before using it: EV is not due
+   * yet, and may be a relay's (kind with SIM_KIND_RELAY: not called). */
+  bool port_payloads;
+  void (*prefetch)(const struct sim_comp *c, const struct sim_event *ev, int stage);
 };
 
 /* One end of a link, as seen from the component that owns the port. */
@@ -159,6 +172,8 @@ int sim_track_sub(struct sim_comp *c, const char *suffix);
 #define SIM_PAYLOAD_BYTES 64
 uint64_t sim_payload_new(struct sim_engine *e);
 void *sim_payload(struct sim_engine *e, uint64_t handle);
+/* Fetches payload HANDLE's slot into cache; nothing when it names none. */
+void sim_payload_prefetch(const struct sim_engine *e, uint64_t handle);
 void sim_payload_free(struct sim_engine *e, uint64_t handle);
 size_t sim_payloads_live(const struct sim_engine *e);
 

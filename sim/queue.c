@@ -205,6 +205,12 @@ static void sort_now(struct q_queue *q) {
   g_free(start);
 }
 
+/* Fetches chunk C's lines ahead of a redistribution's pass over them. */
+static inline void prefetch_chunk(const struct q_queue *q, uint32_t c) {
+  const char *p = (const char *)q->chunks[c];
+  for (size_t l = 0; l < sizeof(struct chunk); l += 64) __builtin_prefetch(p + l);
+}
+
 /* Empties the least non-empty bucket around its least time. */
 static void redistribute(struct q_queue *q) {
   int i = least_bucket(q);
@@ -226,6 +232,8 @@ static void redistribute(struct q_queue *q) {
     return;
   }
   /* The least time was kept at each append: one pass over the events. */
+  prefetch_chunk(q, src.head);
+  if (src.n > CHUNK) prefetch_chunk(q, q->next[src.head]);
   uint64_t m = src.min;
   q->last = m;
   size_t left = src.n;
@@ -233,12 +241,9 @@ static void redistribute(struct q_queue *q) {
     size_t k_end = left < CHUNK ? left : CHUNK;
     struct chunk *ch = q->chunks[c];
     uint32_t next = q->next[c];
-    /* The bucket was filled long ago: fetch its next chunk while this one
-     * is distributed. */
-    if (left > CHUNK) {
-      const char *nc = (const char *)q->chunks[next];
-      for (size_t l = 0; l < sizeof(struct chunk); l += 64) __builtin_prefetch(nc + l);
-    }
+    /* The bucket was filled long ago: fetch the chunk after the next one
+     * while this one is distributed (the first two: below). */
+    if (left > 2 * CHUNK) prefetch_chunk(q, q->next[next]);
     for (size_t k = 0; k < k_end; k++) {
       const struct sim_event *ev = &ch->ev[k];
       int j = bucket_of((uint64_t)ev->time, m);
@@ -266,6 +271,12 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
   if (q->now_head == q->now_n) redistribute(q);
   *out = q->now[q->now_head++];
   q->n--;
+  if (q->now_n - q->now_head == 2 && q->n > 2) {
+    /* `now` is nearly done: fetch the head of the bucket likely emptied
+     * next (more events may yet go to a lesser one: then this is wasted). */
+    int i = least_bucket(q);
+    if (i >= 0) prefetch_chunk(q, q->b[i].head);
+  }
   return 1;
 }
 
@@ -273,6 +284,11 @@ uint32_t q_peek_comp(const struct q_queue *q) {
   if (q->now_head < q->now_n) return q->now[q->now_head].comp;
   int i = least_bucket(q);
   return i < 0 ? UINT32_MAX : q->b[i].min_comp;
+}
+
+const struct sim_event *q_peek_now(const struct q_queue *q, size_t k) {
+  size_t i = q->now_head + k;
+  return i < q->now_n ? &q->now[i] : NULL;
 }
 
 size_t q_size(const struct q_queue *q) { return q->n; }

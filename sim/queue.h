@@ -34,6 +34,10 @@ int q_pop(struct q_queue *q, struct sim_event *out);
  * earlier is pushed first, or UINT32_MAX when not known cheaply: a hint,
  * only for prefetching. */
 uint32_t q_peek_comp(const struct q_queue *q);
+/* The event K places after the one that will pop next (K = 0: that one)
+ * when it is due at the same time as it and nothing earlier is pushed
+ * meanwhile, else NULL: for fetching ahead (sim_type.prefetch). */
+const struct sim_event *q_peek_now(const struct q_queue *q, size_t k);
 size_t q_size(const struct q_queue *q);
 /* Bytes the queue holds for its events now (capacity, not just size). */
 size_t q_bytes(const struct q_queue *q);

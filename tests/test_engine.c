@@ -328,6 +328,105 @@ static void test_relays_pass_in_order(void) {
   CU_ASSERT_EQUAL(relayed_off, 0);
 }
 
+/* Fetching ahead (sim_type.prefetch): a log of the hook's calls and of
+ * the events run, by data, in order. */
+struct pf_log {
+  int n;
+  uint64_t data[256];
+  int stage[256]; /* 0: the event ran */
+};
+static struct pf_log pf_log;
+
+static void pf_note(uint64_t data, int stage) {
+  CU_ASSERT_FATAL(pf_log.n < 256);
+  pf_log.data[pf_log.n] = data;
+  pf_log.stage[pf_log.n++] = stage;
+}
+
+static void pf_handle(struct sim_comp *c, const struct sim_event *ev) {
+  uint64_t id = ev->port == SIM_PORT_SELF ? ev->data : *(uint64_t *)sim_payload(c->eng, ev->data);
+  if (ev->port != SIM_PORT_SELF) sim_payload_free(c->eng, ev->data);
+  pf_note(id, 0);
+}
+
+static void pf_hook(const struct sim_comp *c, const struct sim_event *ev, int stage) {
+  /* A port event's payload is readable (it names the event's id). */
+  uint64_t id = ev->port == SIM_PORT_SELF ? ev->data : *(uint64_t *)sim_payload(c->eng, ev->data);
+  pf_note(id, stage);
+}
+
+static void pf_relay(struct sim_comp *c, const struct sim_event *ev) {
+  (void)c;
+  pf_note(1000 + ev->data, -1);
+}
+
+static const struct sim_type pf_type = {
+    .name = "pf", .ports = two_ports, .n_ports = 2, .handle = pf_handle, .relay = pf_relay,
+    .port_payloads = true, .prefetch = pf_hook};
+
+/* 20 events due at 5 ns on P: ids 0..19, even ones P's own, odd ones
+ * sent by S over a 5 ns link with the id in a payload; then 10 relays
+ * through P (kind 1, port b back to S) at 6 ns. The run loop calls the hook
+ * PF_MID = 6 and PF_NEAR = 2 places past the next event (engine.c): while
+ * event i runs, stage 1 for event i + 7, stage 2 for i + 3. So event j
+ * gets stage 1 iff j >= 7 and stage 2 iff j >= 3, both before it runs:
+ * 13 + 17 = 30 calls. The relays (ten at 6 ns, so that relays lie 2
+ * and 6 places past the next one) get none. The
+ * events run in push order either way: 0..19. */
+static void test_prefetch_hooks(void) {
+  pf_log = (struct pf_log){0};
+  struct sim_engine *e = sim_new(1);
+  struct sim_comp *p = sim_add(e, &pf_type, "p", NULL);
+  struct sim_comp *s = sim_add(e, &rec_type, "s", NULL);
+  char *err = NULL;
+  CU_ASSERT_TRUE(sim_connect(s, 0, p, 0, 5 * SIM_NS, &err));
+  CU_ASSERT_TRUE(sim_connect(p, 1, s, 1, 0, &err));
+  for (uint64_t id = 0; id < 20; id++) {
+    if (id % 2 == 0) {
+      sim_schedule(p, 5 * SIM_NS, 0, id);
+    } else {
+      uint64_t h = sim_payload_new(e);
+      *(uint64_t *)sim_payload(e, h) = id;
+      sim_send(s, 0, 0, 0, h);
+    }
+  }
+  for (int i = 0; i < 10; i++) sim_send_via(s, 0, SIM_NS, 1, 0, 1);
+  sim_payload_prefetch(e, 0);       /* names no payload: nothing */
+  sim_payload_prefetch(e, 1u << 30);
+  CU_ASSERT_EQUAL(sim_run(e, SIM_TIME_MAX, 0), 30); /* P's 20, S's 10 (relays not counted) */
+  int ran = 0, calls[3] = {0}, seen[20][3];
+  memset(seen, -1, sizeof seen);
+  for (int i = 0; i < pf_log.n; i++) {
+    int st = pf_log.stage[i];
+    uint64_t id = pf_log.data[i];
+    if (st < 0) {
+      CU_ASSERT_EQUAL(id, 1000);
+      continue;
+    }
+    CU_ASSERT_FATAL(id < 20);
+    if (st == 0) {
+      CU_ASSERT_EQUAL(id, (uint64_t)ran); /* in push order */
+      ran++;
+    } else {
+      calls[st]++;
+    }
+    seen[id][st] = i;
+  }
+  CU_ASSERT_EQUAL(ran, 20);
+  CU_ASSERT_EQUAL(calls[1], 13);
+  CU_ASSERT_EQUAL(calls[2], 17);
+  for (int j = 0; j < 20; j++) {
+    CU_ASSERT_EQUAL(seen[j][1] >= 0, j >= 7);
+    CU_ASSERT_EQUAL(seen[j][2] >= 0, j >= 3);
+    if (j >= 7) CU_ASSERT_TRUE(seen[j][1] < seen[j][2]);
+    if (j >= 3) CU_ASSERT_TRUE(seen[j][2] < seen[j][0]);
+  }
+  CU_ASSERT_EQUAL(pf_log.n, 20 + 30 + 10);
+  CU_ASSERT_EQUAL(((struct rec *)s->state)->n, 10); /* the relays passed on */
+  CU_ASSERT_EQUAL(sim_payloads_live(e), 0);
+  sim_free(e);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"ties run in insertion order", test_ties_run_in_insertion_order},
@@ -342,6 +441,7 @@ int main(void) {
       {"histogram", test_histogram},
       {"payload pool", test_payload_pool},
       {"relays pass events on in order", test_relays_pass_in_order},
+      {"fetching ahead: hooks before the event, relays none, same order", test_prefetch_hooks},
       {NULL, NULL}};
   return tu_run_suite("engine", tests);
 }

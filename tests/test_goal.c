@@ -615,18 +615,14 @@ static void test_cli_statuses(void) {
 }
 
 /* The CSV (every counter, JSON too) of GOAL file PATH run in this process
- * under POLICIES on NODES nodes with OPTS added to the workload, as `run`
- * writes it; *STREAMED: how many of the runs streamed. */
-/* More of the hardware (", comm: {library: nccl}") and of its network
- * (", gpus_per_node: 2") for run_both. */
-static const char *run_hw = "", *run_net = "";
-
-static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
-                      uint64_t *streamed) {
+ * under POLICIES on hardware HW (YAML flow-map entries) with OPTS added to
+ * the workload, as `run` writes it; *STREAMED: how many of the runs
+ * streamed. */
+static char *run_on(const char *path, const char *policies, const char *hw, const char *opts,
+                    uint64_t *streamed) {
   char *yaml = g_strdup_printf("name: s\nworkload: {kind: goal, file: %s%s}\n"
-                               "hardware: {network: {nodes: %d%s}, cpu: {helper_threads: 1}%s}\n"
-                               "policies: [%s]\n",
-                               path, opts, nodes, run_net, run_hw, policies);
+                               "hardware: {%s}\npolicies: [%s]\n",
+                               path, opts, hw, policies);
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct points pts;
   char *err = NULL;
@@ -660,11 +656,24 @@ static char *run_both(const char *path, const char *policies, int nodes, const c
   return out;
 }
 
+/* More of the hardware (", comm: {library: nccl}") and of its network
+ * (", gpus_per_node: 2") for run_both. */
+static const char *run_hw = "", *run_net = "";
+
+/* run_on with NODES nodes and a helper thread (ghn's, a proxy's). */
+static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
+                      uint64_t *streamed) {
+  char *hw = g_strdup_printf("network: {nodes: %d%s}, cpu: {helper_threads: 1}%s", nodes, run_net,
+                             run_hw);
+  char *out = run_on(path, policies, hw, opts, streamed);
+  g_free(hw);
+  return out;
+}
+
 /* GOAL TEXT (or the file PATH) run read whole and streamed (with OPTS,
  * a stream_window or nothing) gives the same bytes under the host-driven
- * policies and the one-kernel GPU-driven ones (gputn, ghn, cpufree, p2p,
- * monolithic), calcs
- * where each policy puts them (cpu: the CPU, the others: the GPU) and on
+ * policies and the GPU-driven ones (gputn, ghn, cpufree, p2p, monolithic:
+ * one kernel a rank; gds: a kernel a calc), calcs where each policy puts them (cpu: the CPU, the others: the GPU) and on
  * the CPU (host-driven policies only); WANT[0] and WANT[1] of the runs
  * streamed (the others fell back to the whole file). Read whole, a rank
  * is ordered within the same window (wl_linearize); the default window
@@ -673,7 +682,8 @@ static void expect_streams_alike(const char *text, const char *path, int nodes, 
                                  const uint64_t want[2]) {
   char *own = text ? tu_temp_file(".goal", text, strlen(text)) : NULL;
   const char *file = own ? own : path;
-  static const char *const pols[] = {"cpu, hdn, hdn2s, copy, overlap, gputn, ghn, cpufree, p2p, monolithic",
+  static const char *const pols[] = {"cpu, hdn, hdn2s, copy, overlap, gputn, ghn, cpufree, p2p, "
+                                     "monolithic, gds",
                                      "cpu, hdn, hdn2s, copy, overlap"};
   static const char *const on[] = {"", ", calc_on: cpu"};
   for (int k = 0; k < 2; k++) {
@@ -707,12 +717,12 @@ static void test_streamed_as_whole(void) {
   /* cpu, hdn, hdn2s, copy and overlap stream (5 runs: host-driven, host
    * MPI), a GPU calc a kernel launched and waited for; gputn, ghn,
    * cpufree, p2p and monolithic (5 runs: one kernel a rank, read a step at
-   * a time). Times and
-   * every counter are the same bytes either way. */
+   * a time) and gds (1 run: a stream's commands read as the host submits
+   * them). Times and every counter are the same bytes either way. */
   static const char *const files[] = {"binomialtreereduce-8x4KiB.goal",
                                       "pipelinedring-6x64KiB.goal",
                                       "iallreduce-recdoub-4x1KiB-nb.goal"};
-  static const uint64_t all[2] = {10, 5}, cpu_only[2] = {6, 5}, none[2] = {5, 0},
+  static const uint64_t all[2] = {11, 5}, cpu_only[2] = {7, 5}, none[2] = {6, 0},
                         host_only[2] = {5, 5};
   for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
     char *name = g_build_filename("goal", files[f], NULL), *path = tu_data(name);
@@ -868,7 +878,7 @@ static void test_streamed_random(void) {
 }
 
 static void test_streamed_random_gpu(void) {
-  /* The same forty schedules under gputn, ghn, cpufree, p2p and monolithic, read whole
+  /* The same forty schedules under gputn, ghn, cpufree, p2p, monolithic and gds, read whole
    * (ordered within the window all the same) and streamed, with one op
    * read ahead and the default window: the same bytes, or the same error.
    * With the default window (every op of a rank in it) the streamed run
@@ -883,12 +893,12 @@ static void test_streamed_random_gpu(void) {
     for (int k = 0; k < 2; k++) {
       uint64_t s0, s1;
       wl_goal_set_streaming(false);
-      char *whole = run_both(path, "gputn, ghn, cpufree, p2p, monolithic", 5, opts[k], &s0);
+      char *whole = run_both(path, "gputn, ghn, cpufree, p2p, monolithic, gds", 5, opts[k], &s0);
       wl_goal_set_streaming(true);
-      char *streamed = run_both(path, "gputn, ghn, cpufree, p2p, monolithic", 5, opts[k], &s1);
+      char *streamed = run_both(path, "gputn, ghn, cpufree, p2p, monolithic, gds", 5, opts[k], &s1);
       CU_ASSERT_EQUAL(s0, 0);
       if (k == 1 && !g_str_has_prefix(whole, "error:")) {
-        CU_ASSERT_EQUAL(s1, 5);
+        CU_ASSERT_EQUAL(s1, 6);
         ran++;
       }
       if (k == 0) one_op += s1;
@@ -902,26 +912,28 @@ static void test_streamed_random_gpu(void) {
   }
   /* 29 of the 40 end well (in one order a receive can come before the
    * send it waits for through another rank: a deadlock the graph does not
-   * have); with one op read ahead 20 of their 145 runs stream. */
+   * have); with one op read ahead 24 of their 174 runs stream (4 of
+   * gds's 29). */
   CU_ASSERT(ran >= 25);
-  CU_ASSERT(one_op > 0 && one_op < 5 * ran);
+  CU_ASSERT(one_op > 0 && one_op < 6 * ran);
 }
 
 /* Libraries other than the policy's own stream too: a GOAL schedule's
  * messages are point-to-point, moved the policy's way (the host-driven
  * policies' graph ranks are not grouped into library calls, coll.h), and
  * p2p lowers each op alone with the library's device put or its proxy
- * thread (lower.c pol_lib_send). The forty random schedules under hdn,
- * hdn2s, copy, overlap and p2p with nccl, nvshmem (IBGDA and IBRC), nccl
- * on two GPUs a node (NVLink inside a node) and nccl with a step cost,
- * read whole and streamed: the same bytes or the same error, and every
- * point that ends well streams all five runs. */
+ * thread (lower.c pol_lib_send); gds posts them from the host whatever
+ * the library. The forty random schedules under hdn, hdn2s, copy,
+ * overlap, p2p and gds with nccl, nvshmem (IBGDA and IBRC), nccl on two
+ * GPUs a node (NVLink inside a node) and nccl with a step cost, read
+ * whole and streamed: the same bytes or the same error, and every point
+ * that ends well streams all six runs. */
 static void test_streamed_random_libs(void) {
   static const char *const hws[] = {", comm: {library: nccl}", ", comm: {library: nvshmem}",
                                     ", comm: {library: nvshmem, nvshmem_transport: ibrc}",
                                     ", comm: {library: nccl}",
                                     ", comm: {library: nccl, nccl_step_latency: 1us}"};
-  const char *pols = "hdn, hdn2s, copy, overlap, p2p";
+  const char *pols = "hdn, hdn2s, copy, overlap, p2p, gds";
   uint64_t ran = 0;
   for (size_t h = 0; h < G_N_ELEMENTS(hws); h++) {
     run_hw = hws[h];
@@ -937,7 +949,7 @@ static void test_streamed_random_libs(void) {
       char *streamed = run_both(path, pols, nodes, "", &s1);
       CU_ASSERT_EQUAL(s0, 0);
       if (!g_str_has_prefix(whole, "error:")) {
-        CU_ASSERT_EQUAL(s1, 5);
+        CU_ASSERT_EQUAL(s1, 6);
         ran++;
       }
       if (strcmp(whole, streamed)) fprintf(stderr, "%s seed %u:\n%s", hws[h], seed, text);
@@ -1113,6 +1125,101 @@ static void test_streamed_registrations_ahead(void) {
   g_string_free(t, TRUE);
 }
 
+static void test_gds_watcher_by_hand(void) {
+  /* gds, streamed and read whole alike. Rank 0 posts its put (build 200:
+   * at the NIC 302, posted 402) and submits the doorbell (200-1200, at the
+   * GPU 1302, rung at once: at the NIC c = 1404): rank 1's flag is set at
+   * F = c + LEG = 2090.26 ns, on the device the put names.
+   * - Stream work after the receive (`after`: the calc waits for it): a
+   *   stream wait, watched by the GPU. Rank 1 submits the wait (0-1000)
+   *   and the kernel (1000-2000, at the GPU 2102) and waits for the kernel
+   *   from 2000. The queue goes on at F + stream_wait_latency 1000 =
+   *   3090.26, launches 1500 = 4590.26, the WG computes 1000 = 5590.26,
+   *   teardown 1500 = 7090.26, the record at the CPU 7192.26, seen at the
+   *   poll (every 500 from 2000) 7500.
+   * - Nothing after it (`last`: the calc first, the receive last): the
+   *   host waits for the flag from 1000, sees it at once at F; the kernel
+   *   (submitted 0-1000, at the GPU 1102, launched 2602, computed 3602,
+   *   torn down 5102, its record at 5204) is seen at the poll from F:
+   *   F + 7 x 500 = 5590.26.
+   * Rank 0's send is lowered when its host starts, before rank 1 has
+   * placed its receive: the streamed run places rank 1's ops up to it to
+   * name the watcher. A watcher named wrong leaves the flag where nobody
+   * waits: no such time. */
+  const char *after = "num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\n"
+                      "rank 1 {\nr: recv 8b from 0\nc: calc 1000\nc requires r\n}\n";
+  const char *last = "num_ranks 2\nrank 0 {\ns: send 8b to 1\n}\n"
+                     "rank 1 {\nr: recv 8b from 0\nc: calc 1000\n}\n";
+  const char *const texts[] = {after, last};
+  const sim_time want[] = {7500000, 2090260 + 7 * 500000};
+  for (int t = 0; t < 2; t++) {
+    uint64_t s;
+    EXPECT_TIME(goal_run_time(texts[t], "gds", "", &s), want[t]);
+    CU_ASSERT_EQUAL(s, 1);
+    EXPECT_TIME(goal_run_time(texts[t], "gds", ", stream_window: 0", &s), want[t]);
+    CU_ASSERT_EQUAL(s, 0);
+  }
+}
+
+static void test_gds_streams_ahead(void) {
+  /* Rank 1 computes 300 chained calcs, then receives the 300 messages
+   * rank 0 sends at once, then computes once more after the last: each
+   * receive is a stream wait (a calc follows), which rank 1's order shows
+   * only once its 300 calcs are placed, while rank 0's host lowers its
+   * sends from the start; with cpu.launch_queue_depth 1 rank 1's host
+   * waits for each kernel before the next, far behind. Kernel and queue
+   * command slots serve one calc after another. Streamed and read whole:
+   * the same bytes, under depths 1 and the default, windows 1 and the
+   * default. */
+  GString *g = g_string_new("num_ranks 2\nrank 0 {\n");
+  for (int i = 0; i < 300; i++) g_string_append_printf(g, "s%d: send 8b to 1\n", i);
+  g_string_append(g, "}\nrank 1 {\n");
+  for (int i = 0; i < 300; i++) {
+    g_string_append_printf(g, "c%d: calc 100\n", i);
+    if (i) g_string_append_printf(g, "c%d requires c%d\n", i, i - 1);
+  }
+  for (int i = 0; i < 300; i++) g_string_append_printf(g, "r%d: recv 8b from 0\n", i);
+  g_string_append(g, "z: calc 10\nz requires r299\n}\n");
+  char *path = tu_temp_file(".goal", g->str, g->len);
+  static const char *const hws[] = {"network: {nodes: 2}, cpu: {launch_queue_depth: 1}",
+                                    "network: {nodes: 2}"};
+  static const char *const opts[] = {"", ", stream_window: 1"};
+  for (int h = 0; h < 2; h++)
+    for (int o = 0; o < 2; o++) {
+      uint64_t s0, s1;
+      wl_goal_set_streaming(false);
+      char *whole = run_on(path, "gds", hws[h], opts[o], &s0);
+      wl_goal_set_streaming(true);
+      char *streamed = run_on(path, "gds", hws[h], opts[o], &s1);
+      CU_ASSERT_EQUAL(s0, 0);
+      CU_ASSERT_EQUAL(s1, 1);
+      CU_ASSERT_STRING_EQUAL(whole, streamed);
+      CU_ASSERT_PTR_NOT_NULL(strstr(whole, "\"node1.gpu.stream_waits\": 300"));
+      g_free(whole);
+      g_free(streamed);
+    }
+  /* The forty random schedules, the host held to one kernel in flight. */
+  for (guint32 seed = 1; seed <= 40; seed++) {
+    char *text = random_goal(seed);
+    char *rpath = tu_temp_file(".goal", text, strlen(text));
+    uint64_t s0, s1;
+    const char *hw = "network: {nodes: 5}, cpu: {launch_queue_depth: 1}";
+    wl_goal_set_streaming(false);
+    char *whole = run_on(rpath, "gds", hw, "", &s0);
+    wl_goal_set_streaming(true);
+    char *streamed = run_on(rpath, "gds", hw, "", &s1);
+    CU_ASSERT_EQUAL(s1, g_str_has_prefix(whole, "error:") ? 0 : 1);
+    if (strcmp(whole, streamed)) fprintf(stderr, "seed %u:\n%s", seed, text);
+    CU_ASSERT_STRING_EQUAL(whole, streamed);
+    g_free(whole);
+    g_free(streamed);
+    g_free(rpath);
+    g_free(text);
+  }
+  g_free(path);
+  g_string_free(g, TRUE);
+}
+
 /* GOAL TEXT run in this process under POLICY (OPTS added to the
  * workload): the error pts_load (validate) or the run gave, or NULL;
  * *AT_LOAD: which. */
@@ -1284,23 +1391,26 @@ static void test_streamed_errors(void) {
     if (!err || !strstr(err, "workload.stream_window")) fprintf(stderr, "%s\n", err);
     g_free(err);
   }
-  /* From the GPU: rank 0's calc waits for the send written after it; a
+  /* From the GPU (cpufree, gds): rank 0's calc waits for the send written after it; a
    * window of one op holds the calc alone, not ready (read whole, the
    * order would look past the window): the window is named, by validate.
    * A window of two holds the send too: it streams. */
   const char *fwd = "num_ranks 2\n"
                     "rank 0 {\nc: calc 10\ns: send 8b to 1\nc requires s\n}\n"
                     "rank 1 {\nr: recv 8b from 0\n}\n";
-  err = goal_error_under(fwd, "cpufree", ", stream_window: 1", &at_load);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under "
-                                            "which every op is read before it is ready"));
-  CU_ASSERT_TRUE(at_load); /* the order needs no simulation: validate says it */
-  g_free(err);
-  uint64_t before = wl_goal_streamed();
-  err = goal_error_under(fwd, "cpufree", ", stream_window: 2", &at_load);
-  CU_ASSERT_PTR_NULL(err);
-  CU_ASSERT_EQUAL(wl_goal_streamed() - before, 1);
-  g_free(err);
+  static const char *const gpu[] = {"cpufree", "gds"};
+  for (size_t k = 0; k < G_N_ELEMENTS(gpu); k++) {
+    err = goal_error_under(fwd, gpu[k], ", stream_window: 1", &at_load);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under "
+                                              "which every op is read before it is ready"));
+    CU_ASSERT_TRUE(at_load); /* the order needs no simulation: validate says it */
+    g_free(err);
+    uint64_t before = wl_goal_streamed();
+    err = goal_error_under(fwd, gpu[k], ", stream_window: 2", &at_load);
+    CU_ASSERT_PTR_NULL(err);
+    CU_ASSERT_EQUAL(wl_goal_streamed() - before, 1);
+    g_free(err);
+  }
   wl_goal_set_whole_limit(0);
   /* Read whole, `held` runs: each send leaves at 0, the peer's receive
    * completes SEND + BUS + LEG + RECV later, then its 10 ns calc. */
@@ -1358,6 +1468,8 @@ int main(void) {
       {"gputn: the window orders a rank, by hand", test_window_order_gputn},
       {"gputn: the NIC's bound on the host's registrations, by hand", test_triggered_ops_bound},
       {"gputn: a host far ahead of its kernel, streamed and read whole", test_streamed_registrations_ahead},
+      {"gds: a receive's watcher, streamed and whole, by hand", test_gds_watcher_by_hand},
+      {"gds streamed: a sender far ahead, kernels one at a time", test_gds_streams_ahead},
       {"validate finds a GPU-driven lowering's errors in a GOAL schedule", test_gpu_validate_lowering},
       {"a traced GOAL run that would stream and stop leaves one timeline", test_streamed_trace},
       {NULL, NULL}};

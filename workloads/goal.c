@@ -2,9 +2,10 @@
  * LogGOPSim and Schedgen (Hoefler et al., "Group Operation Assembly
  * Language", 2009; spcl/LogGOPSim's txt2bin grammar), read into graph ranks
  * of the per-rank form, one op per send, recv and calc, one dependency per
- * `requires` (completion) or `irequires` (start); or, under the host-driven
- * policies, streamed: each rank read from its own cursor while it runs
- * ("the streamed run" below; issue 13, item 3). */
+ * `requires` (completion) or `irequires` (start); or streamed: each rank
+ * read from its own cursor while it runs ("the streamed run" below, under
+ * the host-driven policies; then the GPU-driven ones and gds; issue 13,
+ * item 3). */
 #include "goal.h"
 
 #include <errno.h>
@@ -773,6 +774,22 @@ static void stable_free(struct gst_stable *a) {
   g_free(a->data);
 }
 
+/* Elements that stay where they are, in blocks of GST_CHUNK made as
+ * needed (what is named by pointer only, a kernel's steps: no block is
+ * copied or kept twice). */
+#define GST_CHUNK 256
+
+struct gst_chunks {
+  GPtrArray *blocks;
+  size_t size;               /* bytes each */
+};
+
+static void *chunk_at(struct gst_chunks *a, size_t i) {
+  while (i / GST_CHUNK >= a->blocks->len)
+    g_ptr_array_add(a->blocks, g_malloc0(GST_CHUNK * a->size));
+  return (char *)a->blocks->pdata[i / GST_CHUNK] + i % GST_CHUNK * a->size;
+}
+
 struct gst_rank {
   struct goal_cursor at;     /* the next statement to read */
   bool ended;
@@ -786,8 +803,8 @@ struct gst_rank {
   GArray *free_flags;        /* uint32_t */
   GArray *cmds;              /* struct nic_cmd per slot (a send's) */
   GArray *qcmds;             /* struct qcmd per slot (a launch's) */
-  struct gst_stable kernels, ksteps; /* struct kernel, struct kstep per slot (a
-                                        GPU calc's wait: its kernel) */
+  struct gst_stable kernels; /* struct kernel per slot (a GPU calc's wait: its kernel) */
+  struct gst_chunks ksteps;  /* its step */
   struct nodeprog np;
   /* The ops read last, each added once the dependency lines that may
    * name it as the op that waits are read: lag + 1 of them, oldest at
@@ -810,6 +827,17 @@ struct gst_rank {
   struct qcmd qc;
   uint32_t tag_next, tag_stride; /* pol_prog's (gputn's trigger tags): the next send
                                     lowered + 1, the rank's sends */
+  /* Under gds (gsq_run): */
+  GQueue placed;             /* struct gsq_op: ops placed, not yet lowered */
+  GArray *watch;             /* uint8_t per flag: the receive placed on it has stream
+                                work after it (2) or not (1), 0: none placed */
+  uint64_t work_left;        /* computes and sends not yet placed */
+  uint32_t post;             /* sends lowered (pol_prog.post_next) */
+  GArray *free_k, *free_q;   /* uint32_t: kernel and queue command slots given back */
+  uint32_t n_k;              /* kernel slots */
+  int64_t last_k;            /* the stream's latest kernel's slot, -1: none */
+  uint64_t hpassed;          /* host steps whose flags are given back */
+  bool lowered;              /* every op lowered, and the end's wait */
 };
 
 struct gst {
@@ -936,9 +964,9 @@ static bool gst_op(struct gst *x, uint32_t rank, const struct wl_op *o, const ch
   /* As pol_host_graph lowers a graph rank. */
   bool two = x->pol->graph.two_sided;
   if (kernel) { /* launched, then waited for; named by the wait's slot */
-    *(struct kstep *)stable_at(&k->ksteps, last) = pol_launch_step(o);
+    *(struct kstep *)chunk_at(&k->ksteps, last) = pol_launch_step(o);
     *(struct kernel *)stable_at(&k->kernels, last) = (struct kernel){
-        .name = "compute", .n_wgs = o->n_wgs, .steps = stable_at(&k->ksteps, last), .n_steps = 1};
+        .name = "compute", .n_wgs = o->n_wgs, .steps = chunk_at(&k->ksteps, last), .n_steps = 1};
     k->np.kernels = k->kernels.data;
     k->np.n_kernels = k->kernels.cap;
     g_array_index(k->qcmds, struct qcmd, last) = (struct qcmd){.kind = Q_KERNEL, .kernel = last};
@@ -1097,7 +1125,7 @@ static void gst_free(struct gst *x) {
     g_array_free(k->slot_op, TRUE);
     g_array_free(k->qcmds, TRUE);
     stable_free(&k->kernels);
-    stable_free(&k->ksteps);
+    g_ptr_array_free(k->ksteps.blocks, TRUE);
     g_array_free(k->free_slots, TRUE);
     g_array_free(k->free_flags, TRUE);
     g_array_free(k->cmds, TRUE);
@@ -1108,6 +1136,10 @@ static void gst_free(struct gst *x) {
     if (k->ks) g_array_free(k->ks, TRUE);
     g_queue_clear_full(&k->kpack, (GDestroyNotify)g_byte_array_unref);
     if (k->hs) g_array_free(k->hs, TRUE);
+    g_queue_clear_full(&k->placed, g_free);
+    if (k->watch) g_array_free(k->watch, TRUE);
+    if (k->free_k) g_array_free(k->free_k, TRUE);
+    if (k->free_q) g_array_free(k->free_q, TRUE);
   }
   wl_program_free(x->scratch);
   g_free(x->lower_err);
@@ -1126,7 +1158,8 @@ static void gst_rank_init(struct gst_rank *k, struct goal_cursor at) {
   k->slot_op = g_array_new(FALSE, TRUE, sizeof(uint32_t));
   k->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
   k->kernels = (struct gst_stable){.size = sizeof(struct kernel), .old = g_ptr_array_new_with_free_func(g_free)};
-  k->ksteps = (struct gst_stable){.size = sizeof(struct kstep), .old = g_ptr_array_new_with_free_func(g_free)};
+  k->ksteps = (struct gst_chunks){.size = sizeof(struct kstep),
+                                  .blocks = g_ptr_array_new_with_free_func(g_free)};
   k->free_slots = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   k->free_flags = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   k->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
@@ -1274,23 +1307,32 @@ static void gsd_point(struct gst *x, uint32_t node) {
   k->np.n_cmds = k->cmds->len;
 }
 
-/* A NIC command slot of NODE holding CMD. */
-static uint32_t gsd_cmd(struct gst_rank *k, const struct nic_cmd *cmd) {
+/* A slot of array A (the slots given back in FREE) holding element EL. */
+static uint32_t slot_put(GArray *a, GArray *free, const void *el) {
   uint32_t slot;
-  if (!free_pop(k->free_slots, &slot)) {
-    slot = k->cmds->len;
-    g_array_set_size(k->cmds, slot + 1);
+  if (!free_pop(free, &slot)) {
+    slot = a->len;
+    g_array_set_size(a, slot + 1);
   }
-  g_array_index(k->cmds, struct nic_cmd, slot) = *cmd;
+  guint size = g_array_get_element_size(a);
+  memcpy(a->data + (size_t)slot * size, el, size);
   return slot;
 }
 
+/* A NIC command slot of NODE holding CMD. */
+static uint32_t gsd_cmd(struct gst_rank *k, const struct nic_cmd *cmd) {
+  return slot_put(k->cmds, k->free_slots, cmd);
+}
+
 /* Lowers op O of NODE, the next of its order, with the policy's lowering
- * of a rank of that op alone (a send's receive beside it at its peer):
- * its kernel's step, its host steps after the launch, its NIC commands.
- * False: the streamed run cannot be the whole run (x->lower_err says why
- * when the op is an input error: the whole path would refuse it too). */
-static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, struct pol_prog *pp) {
+ * of a rank of that op alone (a send's receive beside it at its peer)
+ * into PP (initialised here; clear it after), the rank's tags and (gds)
+ * NIC command ids going on from the ops before; AFTER: stream work follows
+ * the receive (O, or a send's at its peer) in its rank's order. False:
+ * the lowering failed (x->lower_err says why when the op is an input
+ * error: the whole path would refuse it too). */
+static bool gst_alone(struct gst *x, uint32_t node, const struct wl_op *o, bool after,
+                      struct pol_prog *pp) {
   struct gst_rank *k = &x->ranks[node];
   struct wl_program *p = x->scratch;
   struct wl_op me = *o, recv = {0};
@@ -1307,10 +1349,13 @@ static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, stru
   }
   p->ranks[node].ops = &me;
   p->ranks[node].n_ops = 1;
+  p->ranks[o->kind == WL_SEND ? o->peer : node].work_after = after;
   p->checked = true;
   pol_prog_init(pp, x->hw, x->lib);
   pp->tag_next = k->tag_next;
   pp->tag_stride = k->tag_stride;
+  pp->post_next = k->post;
+  pp->post_stride = k->tag_stride;
   char *err = NULL;
   bool ok = x->pol->lower(p, node, x->hw, pp, &err);
   if (ok && pp->proxied && x->hw->cpu->helper_threads < 1) { /* pol_run_checked's */
@@ -1319,9 +1364,12 @@ static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, stru
   }
   if (err && !x->lower_err) x->lower_err = err; /* an input error: said, not run whole */
   else g_free(err);
-  ok = ok && pp->kernels->len == 1 && pp->host->len >= 1;
   p->ranks[node].ops = NULL, p->ranks[node].n_ops = 0;
-  if (o->kind == WL_SEND) p->ranks[o->peer].ops = NULL, p->ranks[o->peer].n_ops = 0;
+  p->ranks[node].work_after = false;
+  if (o->kind == WL_SEND) {
+    p->ranks[o->peer].ops = NULL, p->ranks[o->peer].n_ops = 0;
+    p->ranks[o->peer].work_after = false;
+  }
   return ok;
 }
 
@@ -1373,6 +1421,12 @@ static bool gsd_unpack(struct gst_rank *k) {
     k->kpack_off = 0;
   }
   return true;
+}
+
+/* gst_alone for the one-kernel policies: false also when the lowering is
+ * not one kernel launched: the streamed run cannot be the whole run. */
+static bool gsd_policy(struct gst *x, uint32_t node, const struct wl_op *o, struct pol_prog *pp) {
+  return gst_alone(x, node, o, false, pp) && pp->kernels->len == 1 && pp->host->len >= 1;
 }
 
 /* Whether op O of NODE lowers, for validate: its program dropped, the
@@ -1470,12 +1524,12 @@ static void gsd_read(struct gst *x, uint32_t node) {
   }
 }
 
-/* Places and lowers NODE's ops until DONE(x, node, arg) holds or every op
- * is placed. */
-static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_rank *, uint64_t),
-                        uint64_t arg) {
+/* Places NODE's next op (reading on as needed) into *G, its label
+ * forgotten: 1; 0 when every op is placed; -1 when the run stopped (none
+ * of the window ready). Once done with *G: gsd_passed. */
+static int gsd_next(struct gst *x, uint32_t node, struct gsd_op **g) {
   struct gst_rank *k = &x->ranks[node];
-  while (!x->diverged && !done(k, arg)) {
+  while (!x->diverged) {
     uint64_t i;
     int got = wl_lin_next(k->lin, k->read_end, false, &i);
     if (got == 0) {
@@ -1484,15 +1538,32 @@ static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_ra
     }
     if (got < 0) { /* all placed, or none of the window ready */
       if (!k->read_end || k->rlo < k->n_read) gst_stop(x);
-      return;
+      return x->diverged ? -1 : 0;
     }
-    struct gsd_op *g = gsd_at(k, i);
-    g->placed = true;
-    if (g->label) g_hash_table_remove(k->labels, g->label); /* frees it */
-    g->label = NULL;
+    *g = gsd_at(k, i);
+    (*g)->placed = true;
+    if ((*g)->label) g_hash_table_remove(k->labels, (*g)->label); /* frees it */
+    (*g)->label = NULL;
+    return 1;
+  }
+  return -1;
+}
+
+/* Forgets the ops NODE read that are placed, up to the first that is not. */
+static void gsd_passed(struct gst_rank *k) {
+  while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
+  gsd_drop(k->rops, &k->rbase, k->rlo);
+}
+
+/* Places and lowers NODE's ops until DONE(x, node, arg) holds or every op
+ * is placed. */
+static void gsd_produce(struct gst *x, uint32_t node, bool (*done)(struct gst_rank *, uint64_t),
+                        uint64_t arg) {
+  struct gst_rank *k = &x->ranks[node];
+  struct gsd_op *g;
+  while (!x->diverged && !done(k, arg) && gsd_next(x, node, &g) > 0) {
     if (!(x->check ? gsd_check_op : gsd_lower)(x, node, &g->op)) gst_stop(x);
-    while (k->rlo < k->n_read && gsd_at(k, k->rlo)->placed) k->rlo++;
-    gsd_drop(k->rops, &k->rbase, k->rlo);
+    gsd_passed(k);
   }
 }
 
@@ -1544,13 +1615,14 @@ static void gsd_cmd_read(void *ctx, uint32_t node, uint32_t cmd) {
 }
 
 /* Whether policy POL runs a schedule streamed from the GPU: one kernel
- * per rank (pol_type.one_kernel), under any library it takes (each op is
- * lowered alone with it: p2p's puts by nccl or nvshmem); its check (ghn's
- * helper thread) met whatever the program. */
+ * per rank (pol_type.one_kernel; gsd_run) or op by op onto a stream
+ * (pol_type.op_by_op, gds; gsq_run), under any library it takes (each op
+ * is lowered alone with it: p2p's puts by nccl or nvshmem); its check
+ * (ghn's helper thread) met whatever the program. */
 static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
   uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                           : pol->lib_default;
-  return pol->one_kernel && !pol->graph.host && (pol->libs & (1u << lib)) &&
+  return (pol->one_kernel || pol->op_by_op) && !pol->graph.host && (pol->libs & (1u << lib)) &&
          (!pol->check || hw->cpu->helper_threads >= 1);
 }
 
@@ -1650,6 +1722,227 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
   int done = -1;
   if (x.diverged) sim_free(x.e);
   else done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
+  return gst_end(&x, done, progs, shape, out, err);
+}
+
+/* ---- the streamed run under gds ----
+ * gds lowers a rank op by op onto one stream (pol_type.op_by_op): a kernel
+ * launched per calc, a pre-post and a doorbell per send, per receive a
+ * stream wait when stream work (a calc, a send) follows it in the rank's
+ * order, else a wait of the host. It runs a schedule streamed as the
+ * policies above do: the windowed order (wl_lin), each op lowered by
+ * gds's own lowering of that op alone (gst_alone), the host's steps read
+ * as a window (np_seq), and the kernels, queue commands and NIC commands
+ * in slots that come back as the models are done with them (the host's
+ * completion record of a kernel, the GPU serving a queue command, a
+ * command copied). A receive's watcher is known once the receive is
+ * placed: the GPU while not all of its rank's calcs and sends are placed.
+ * Its sender's pre-post names that watcher, and the sender may lower the
+ * send before the receiver has placed that far: so placing and lowering
+ * are apart. A rank's placed ops wait in a queue for the host to ask for
+ * their steps, and a send whose receive is not placed yet places its
+ * peer's ops on until it is (only the order: no lowering, so no other
+ * rank is touched but through the matching). What stays is as above,
+ * plus the ops placed ahead for a sender (how far two ranks' hosts are
+ * apart), the stream's commands not yet served and the kernels running
+ * or queued (the host blocks at cpu.launch_queue_depth of them). */
+
+struct gsq_op {              /* an op placed, not yet lowered */
+  struct wl_op op;
+  bool after;                /* a receive: stream work follows it */
+};
+
+/* Points NODE's program at its windows and slots (they may have moved). */
+static void gsq_point(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  k->np.host = (const struct hstep *)(void *)k->hs->data;
+  k->np.n_host = k->np.host_base + k->hs->len;
+  k->np.cmds = (const struct nic_cmd *)(void *)k->cmds->data;
+  k->np.n_cmds = k->cmds->len;
+  k->np.qcmds = (const struct qcmd *)(void *)k->qcmds->data;
+  k->np.n_qcmds = k->qcmds->len;
+  k->np.kernels = k->kernels.data;
+  k->np.n_kernels = k->n_k;
+}
+
+static uint8_t *gsq_watch(struct gst_rank *k, uint32_t flag) {
+  if (flag >= k->watch->len) g_array_set_size(k->watch, flag + 1);
+  return &g_array_index(k->watch, uint8_t, flag);
+}
+
+/* FLAG of NODE, its receive done, may serve another. */
+static void gsq_flag_free(struct gst_rank *k, uint32_t flag) {
+  *gsq_watch(k, flag) = 0;
+  g_array_append_val(k->free_flags, flag);
+}
+
+/* Places NODE's next op into its queue of placed ops: 1; 0 when every op
+ * is placed; -1 when the run stopped (none of the window ready). */
+static int gsq_place(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  struct gsd_op *g;
+  int got = gsd_next(x, node, &g);
+  if (got <= 0) return got;
+  if (!x->check) {
+    struct gsq_op *q = g_new(struct gsq_op, 1);
+    q->op = g->op;
+    q->after = k->work_left > 0;
+    if (g->op.kind == WL_RECV) *gsq_watch(k, g->op.flag) = q->after ? 2 : 1;
+    else k->work_left--;
+    g_queue_push_tail(&k->placed, q);
+  }
+  gsd_passed(k);
+  return 1;
+}
+
+/* A kernel slot of NODE holding KK (one step). */
+static uint32_t gsq_kernel(struct gst_rank *k, const struct kernel *kk) {
+  uint32_t slot;
+  if (!free_pop(k->free_k, &slot)) slot = k->n_k++;
+  struct kstep *st = chunk_at(&k->ksteps, slot);
+  *st = kk->steps[0];
+  struct kernel *kn = stable_at(&k->kernels, slot);
+  *kn = *kk;
+  kn->steps = st;
+  return slot;
+}
+
+/* Lowers the oldest op NODE placed (Q) with gds's lowering of it alone
+ * into the host's window and the slots: the kernel, queue command and NIC
+ * command each host step names get slots of their own, and the wait for
+ * the stream's last kernel that ends a lowering is kept for the end. A
+ * send's receive is placed first (its watcher). False: the streamed run
+ * cannot be the whole run. */
+static bool gsq_lower(struct gst *x, uint32_t node, const struct gsq_op *q) {
+  struct gst_rank *k = &x->ranks[node];
+  const struct wl_op *o = &q->op;
+  bool after = q->after;
+  if (o->kind == WL_SEND) {
+    if (o->peer == node) return false; /* the scratch program has one rank's ops there */
+    struct gst_rank *to = &x->ranks[o->peer];
+    while (!*gsq_watch(to, o->flag))
+      if (gsq_place(x, o->peer) <= 0) return false;
+    after = *gsq_watch(to, o->flag) == 2;
+  }
+  struct pol_prog pp;
+  bool ok = gst_alone(x, node, o, after, &pp);
+  for (guint j = 0; ok && j < pp.host->len; j++) {
+    struct hstep h = g_array_index(pp.host, struct hstep, j);
+    switch (h.kind) {
+    case HS_LAUNCH: {
+      struct qcmd qc = g_array_index(pp.qcmds, struct qcmd, h.qcmd);
+      if (qc.kind == Q_KERNEL) {
+        const struct kernel *kk = &g_array_index(pp.kernels, struct kernel, qc.kernel);
+        ok = kk->n_steps == 1;
+        if (!ok) break;
+        qc.kernel = gsq_kernel(k, kk);
+        k->last_k = qc.kernel;
+      }
+      h.qcmd = slot_put(k->qcmds, k->free_q, &qc);
+      break;
+    }
+    case HS_NIC_CMD: h.cmd = gsd_cmd(k, &g_array_index(pp.cmds, struct nic_cmd, h.cmd)); break;
+    case HS_WAIT_KERNEL: ok = j + 1 == pp.host->len; continue; /* the end's (gsq_more) */
+    case HS_WAIT_FLAG: case HS_COMPUTE: break;
+    default: ok = false;
+    }
+    if (ok) g_array_append_val(k->hs, h);
+  }
+  if (o->kind == WL_SEND) k->post++;
+  pol_prog_clear(&pp);
+  gsq_point(x, node);
+  return ok;
+}
+
+/* Lowers NODE's next placed op (placing one first when none waits), or
+ * after the last the stream's end: a wait for its last kernel. */
+static void gsq_more(struct gst *x, uint32_t node) {
+  struct gst_rank *k = &x->ranks[node];
+  if (g_queue_is_empty(&k->placed)) {
+    int got = gsq_place(x, node);
+    if (got < 0) return;
+    if (got == 0) {
+      if (k->last_k >= 0) {
+        struct hstep h = {.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k->last_k};
+        g_array_append_val(k->hs, h);
+      }
+      k->lowered = true;
+      gsq_point(x, node);
+      return;
+    }
+  }
+  struct gsq_op *q = g_queue_pop_head(&k->placed);
+  if (!gsq_lower(x, node, q)) gst_stop(x);
+  g_free(q);
+}
+
+static void gsq_host(void *ctx, uint32_t node, uint64_t i) {
+  struct gst *x = ctx;
+  struct gst_rank *k = &x->ranks[node];
+  for (uint64_t j = MAX(k->hpassed, k->np.host_base); j < i; j++) { /* flags given back */
+    const struct hstep *st = &g_array_index(k->hs, struct hstep, (guint)(j - k->np.host_base));
+    if (st->kind == HS_WAIT_FLAG) gsq_flag_free(k, st->flag);
+  }
+  k->hpassed = i;
+  gsd_drop(k->hs, &k->np.host_base, i);
+  gsq_point(x, node);
+  while (!x->diverged && k->np.n_host <= i && !k->lowered) gsq_more(x, node);
+}
+
+static void gsq_qcmd_done(void *ctx, uint32_t node, uint32_t q) {
+  struct gst *x = ctx;
+  struct gst_rank *k = &x->ranks[node];
+  const struct qcmd *qc = &g_array_index(k->qcmds, struct qcmd, q);
+  if (qc->kind == Q_WAIT_FLAG) gsq_flag_free(k, qc->flag);
+  g_array_append_val(k->free_q, q);
+}
+
+static void gsq_kernel_done(void *ctx, uint32_t node, uint32_t kid) {
+  struct gst *x = ctx;
+  g_array_append_val(x->ranks[node].free_k, kid);
+}
+
+/* Runs the indexed schedule IDX streamed under POL (gsd_fits, op by op),
+ * as gsd_run does. */
+static int gsq_run(const struct wl_ctx *ctx, const char *path, const struct goal_config *c,
+                   uint8_t calc_on, const struct pol_type *pol, const struct hw_config *hw,
+                   const struct goal_index *idx, struct sim_result *out, char **err) {
+  struct gst x;
+  if (!gst_open(&x, path, c, calc_on, pol, hw, idx, err)) return 0;
+  x.seq = (struct np_seq){.ctx = &x, .host = gsq_host, .cmd_read = gsd_cmd_read,
+                          .qcmd_done = gsq_qcmd_done, .kernel_done = gsq_kernel_done};
+  x.scratch = wl_program_new(x.n_ranks);
+  x.check = ctx->check_only;
+  x.sc = ctx->sc;
+  const struct nodeprog **progs = g_new0(const struct nodeprog *, hw->net->nodes);
+  for (uint32_t i = 0; i < x.n_ranks; i++) {
+    struct gst_rank *k = &x.ranks[i];
+    progs[i] = &k->np;
+    if (!idx->n_ops[i]) continue; /* nothing on its stream, no step */
+    k->lin = wl_lin_new(x.window);
+    k->rops = g_array_new(FALSE, FALSE, sizeof(struct gsd_op));
+    k->hs = g_array_new(FALSE, FALSE, sizeof(struct hstep));
+    k->watch = g_array_new(FALSE, TRUE, sizeof(uint8_t));
+    k->free_k = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k->free_q = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    k->work_left = idx->n_ops[i] - idx->n_recvs[i];
+    k->tag_stride = (uint32_t)MIN(idx->n_sends[i], UINT32_MAX);
+    k->last_k = -1;
+    k->np.seq = &x.seq;
+    gsq_point(&x, i);
+  }
+  x.e = sim_new(ctx->seed);
+  if (x.check) { /* validate: whether each rank's order streams */
+    for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
+      while (idx->n_ops[i] && gsq_place(&x, i) > 0) {}
+    int placed = x.diverged ? 0 : 1;
+    sim_free(x.e);
+    g_free(progs);
+    gst_free(&x);
+    return placed;
+  }
+  struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
+  int done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
   return gst_end(&x, done, progs, shape, out, err);
 }
 
@@ -1767,8 +2060,9 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
     char *path = NULL;
     const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");
     path = in_path_beside(fn ? fn->file : NULL, c->file);
-    done = gpu ? gsd_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err)
-               : gst_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err);
+    done = !gpu           ? gst_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err)
+           : pol->op_by_op ? gsq_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err)
+                           : gsd_run(ctx, path, c, calc_on, pol, &hw, &idx, out, err);
     g_free(path);
     if (done < 0 && fits) { /* a deadlock: the whole-file path names the op as it does */
       g_free(*err);

@@ -25,6 +25,9 @@ struct pol_prog {
   size_t tag_op;      /* gputn: trigger tags used by the sends before op */
   uint32_t tag_next;  /* tag_op, the next tag (from 1) */
   uint32_t tag_stride;/* gputn: the rank's pieces as written, 0 before the first send */
+  uint32_t post_next; /* gds: NIC command ids posted by the sends before the program's
+                         (a streamed run lowers op by op), 0 at a rank's start */
+  uint32_t post_stride;/* gds: the rank's sends when lowered op by op; 0: counted */
   /* The run's library (enum comm_library, never COMM_AUTO) and, for
    * nvshmem, its transport (enum comm_transport): how a collective's
    * kernel (pol_coll_kernel) and a persistent kernel's sends move data. */
@@ -100,6 +103,13 @@ struct pol_type {
    * (pol_one_kernel, pol_kernel_of): a GOAL schedule can be streamed into
    * it (workloads/goal.c). */
   bool one_kernel;
+  /* It lowers a rank op by op onto one stream, each op's host steps,
+   * queue commands, kernels and NIC commands its own: the ops before an
+   * op show only in pol_prog.post_next, the ops after a receive only in
+   * whether stream work follows it (wl_rank.work_after), and a trailing
+   * HS_WAIT_KERNEL waits for the stream's last kernel at the end (gds): a
+   * GOAL schedule can be streamed into it (workloads/goal.c). */
+  bool op_by_op;
 };
 
 /* pol_type.libs of the policies that drive kernels from the host or a

@@ -17,7 +17,7 @@ static bool stream_work_follows(const struct wl_program *p, uint32_t rank, size_
   const struct wl_rank *r = &p->ranks[rank];
   for (size_t k = i + 1; k < r->n_ops; k++)
     if (r->ops[k].kind == WL_COMPUTE || r->ops[k].kind == WL_SEND) return true;
-  return false;
+  return r->work_after;
 }
 
 /* A receive that a later kernel or doorbell may depend on (a forwarded
@@ -116,7 +116,8 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
   /* The n-th send is posted as id n, in program order, just before the
    * stream command that rings it; in a loop, execution j posts and rings
    * n + j * sends: the ids of the program written out, each live once. */
-  uint32_t post = 0, sends = wl_count(p, rank, WL_SEND), extra = 0;
+  uint32_t post = pp->post_next, extra = 0;
+  uint32_t sends = pp->post_stride ? pp->post_stride : wl_count(p, rank, WL_SEND);
   int64_t last = -1; /* the latest kernel on the stream */
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
@@ -172,4 +173,5 @@ const struct pol_type pol_gds = {
     .libs = POL_LIBS_STREAM,
     .lib_default = COMM_MPI,
     .host_quiet = true,
+    .op_by_op = true, /* a GOAL schedule streams (workloads/goal.c) */
 };

@@ -43,9 +43,10 @@
  * policy's own lowering of that op alone, and the GPU and the CPU read the
  * kernel's and the host's steps as windows and give back what they passed
  * (workloads/goal.c, "the streamed run under the GPU-driven policies";
- * nodeprog.h, np_seq). gds (a kernel per calc; a receive's watcher
- * depends on whether stream work follows it, so a send's command needs
- * its peer's order ahead) still reads a GOAL file whole. One step remains: a
+ * nodeprog.h, np_seq). gds too, op by op onto its stream (a kernel per
+ * calc; a receive's watcher depends on whether stream work follows it,
+ * so a send's command places its peer's order up to the receive first;
+ * workloads/goal.c, "the streamed run under gds"). One step remains: a
  * collective kept as one op that a
  * communication library lowers its own way (an NCCL-like kernel,
  * NVSHMEM-like device puts), expanding into these sends and receives only
@@ -208,6 +209,10 @@ struct wl_rank {
   uint8_t lane;          /* the lane ops are added to (wl_lane) */
   uint8_t depth;         /* loops open (wl_loop) */
   uint32_t n_flags;      /* filled by wl_program_check */
+  /* A piece of a rank lowered on its own (an op of a GOAL schedule
+   * streamed, workloads/goal.c): computes or sends follow its ops in the
+   * rank's order (gds's receive watcher looks at what follows). */
+  bool work_after;
 };
 
 #define WL_ALL_RANKS UINT32_MAX

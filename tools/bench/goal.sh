@@ -11,13 +11,14 @@
 # policy=cpu ops=1000000 ranks=64 file_bytes=... path=streamed wall_s=... peak_rss_bytes=...
 # bytes_per_op=... total_time_ps=...
 # then, with both, the ratios and whether the CSVs (every counter) are the
-# same bytes. gds is read whole either way (configs/README.md: what
-# streams where): its two lines show the whole-file cost twice.
-# LIBRARY=nccl (or nvshmem, mpi) runs under that library instead of each
-# policy's own (with a helper thread for its proxy across nodes).
-# TRIGGERED_OPS=N sets hardware.nic.triggered_ops (the host's registrations
-# the NIC holds before the host waits, which bounds gputn's memory).
-# Usage: [WHOLE=0|1] [POLICIES="cpu gputn ..."] [LIBRARY=...] [TRIGGERED_OPS=N] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
+# same bytes (configs/README.md: what streams where). CALC=N (ns) puts a
+# calc of N after each receive, which the next send requires (a kernel
+# per step under gds; OPS counts it too). LIBRARY=nccl (or nvshmem, mpi)
+# runs under that library instead of each policy's own (with a helper
+# thread for its proxy across nodes). TRIGGERED_OPS=N sets
+# hardware.nic.triggered_ops (the host's registrations the NIC holds before
+# the host waits, which bounds gputn's memory).
+# Usage: [WHOLE=0|1] [CALC=N] [POLICIES="cpu gputn ..."] [LIBRARY=...] [TRIGGERED_OPS=N] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ops=${1:-1000000} ranks=${2:-64}
@@ -27,20 +28,23 @@ build=${BUILD_DIR:-build}
 command -v /usr/bin/time >/dev/null || { echo "goal.sh: needs GNU time (Debian package time)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-steps=$((ops / ranks / 2))
-awk -v n="$ranks" -v steps="$steps" 'BEGIN {
+calc=${CALC:-0}
+per=$([ "$calc" -gt 0 ] && echo 3 || echo 2)
+steps=$((ops / ranks / per))
+awk -v n="$ranks" -v steps="$steps" -v calc="$calc" 'BEGIN {
   print "num_ranks " n
   for (r = 0; r < n; r++) {
     print "rank " r " {"
     for (s = 0; s < steps; s++) {
       print "s" s ": send 1024b to " (r + 1) % n " tag 0"
       print "r" s ": recv 1024b from " (r + n - 1) % n " tag 0"
-      if (s) print "s" s " requires r" (s - 1)
+      if (calc) print "c" s ": calc " calc "\nc" s " requires r" s
+      if (s) print "s" s " requires " (calc ? "c" : "r") (s - 1)
     }
     print "}"
   }
 }' >"$tmp/big.goal"
-n=$((steps * ranks * 2))
+n=$((steps * ranks * per))
 bytes=$(stat -c %s "$tmp/big.goal")
 # run POLICY NAME WINDOW: one line; the CSV in $tmp/POLICY.NAME.csv, wall and KiB in $tmp/POLICY.NAME.time
 run() {
