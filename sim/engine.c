@@ -32,6 +32,9 @@ struct sim_engine {
   uint64_t *payload_free; /* a stack of free handles (a plain array: on every message) */
   size_t n_payload_free, payload_free_cap;
   size_t payloads_live;
+#ifdef SIM_TIE_SHUFFLE
+  uint64_t tie_salt;
+#endif
 #ifdef SIM_EVENT_COUNTS
   GHashTable *counts; /* (type index << 40 | port << 16 | kind, relay bit in kind) -> count */
   GPtrArray *types;   /* const struct sim_type *, by first appearance */
@@ -104,6 +107,10 @@ struct sim_engine *sim_new(uint64_t seed) {
   e->seed = seed;
   e->min_latency = SIM_TIME_MAX;
   e->payload_chunks = g_ptr_array_new_with_free_func(g_free);
+#ifdef SIM_TIE_SHUFFLE
+  const char *salt = getenv("TRIGSIM_TIE_SALT");
+  e->tie_salt = salt ? g_ascii_strtoull(salt, NULL, 0) : 0;
+#endif
   return e;
 }
 
@@ -221,10 +228,34 @@ bool sim_connect(struct sim_comp *a, int pa, struct sim_comp *b, int pb, sim_tim
   return true;
 }
 
+#ifdef SIM_TIE_SHUFFLE
+/* The build option TRIGSIM_TIE_SHUFFLE, an experiment (tools/bench/README.md):
+ * an event's queued seq gets, above its sequence number, a hash of
+ * (destination, time, TRIGSIM_TIE_SALT), so that the events of one instant
+ * run grouped by destination in a shuffled order of destinations, while the
+ * events of one destination keep their sequence order. Models see only the
+ * sequence number (sim_now_seq, sim_after_now), as without the option. */
+#define TIE_SEQ_BITS 40
+#define TIE_SEQ_MASK (((uint64_t)1 << TIE_SEQ_BITS) - 1)
+static uint64_t tie_seq(const struct sim_engine *e, sim_time at, uint32_t comp, uint64_t seq) {
+  g_assert(seq <= TIE_SEQ_MASK);
+  uint64_t h = e->tie_salt ^ (uint64_t)comp * 0x9E3779B97F4A7C15u ^ (uint64_t)at * 0xC2B2AE3D27D4EB4Fu;
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9u;
+  h ^= h >> 29;
+  return (h >> TIE_SEQ_BITS) << TIE_SEQ_BITS | seq;
+}
+#else
+#define TIE_SEQ_MASK UINT64_MAX
+static inline uint64_t tie_seq(const struct sim_engine *e, sim_time at, uint32_t comp, uint64_t seq) {
+  return seq;
+}
+#endif
+
 static void push(struct sim_engine *e, sim_time at, uint32_t comp, uint16_t port, uint16_t kind,
                  uint64_t data) {
-  struct sim_event ev = {
-      .time = at, .seq = e->next_seq++, .comp = comp, .port = port, .kind = kind, .data = data};
+  struct sim_event ev = {.time = at, .seq = tie_seq(e, at, comp, e->next_seq++), .comp = comp,
+                         .port = port, .kind = kind, .data = data};
   q_push(e->q, &ev);
 }
 
@@ -269,8 +300,8 @@ void sim_schedule_reserved(struct sim_comp *c, sim_time at, uint64_t seq, uint16
                            uint64_t data) {
   struct sim_engine *e = c->eng;
   g_assert(seq < e->next_seq && sim_after_now(e, at, seq) && kind < SIM_KIND_RELAY);
-  struct sim_event ev = {
-      .time = at, .seq = seq, .comp = c->id, .port = SIM_PORT_SELF, .kind = kind, .data = data};
+  struct sim_event ev = {.time = at, .seq = tie_seq(e, at, c->id, seq), .comp = c->id,
+                         .port = SIM_PORT_SELF, .kind = kind, .data = data};
   q_push(e->q, &ev);
 }
 
@@ -317,7 +348,7 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
       break;
     }
     e->now = ev.time;
-    e->cur_seq = ev.seq;
+    e->cur_seq = ev.seq & TIE_SEQ_MASK;
     /* While this event runs, fetch the block of the component that the next
      * one most likely goes to (its first four lines: the component, stream,
      * state and ports of small models), which would otherwise miss cache. */
