@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One output port. track is the trace track + 1 (0: not made yet). */
@@ -19,6 +20,9 @@ struct sw_port {
 
 struct sw_state {
   struct sw_stats st;
+#ifdef SIM_TIE_SHUFFLE
+  GArray *pend; /* struct sw_pend: packets waiting for their ready time */
+#endif
   struct sw_port port[]; /* fabric->max_ports of them */
 };
 
@@ -38,24 +42,19 @@ static int port_track(struct sim_comp *c, struct sw_port *p, int port) {
   return p->track - 1;
 }
 
-static void sw_handle(struct sim_comp *c, const struct sim_event *ev) {
+/* Serves packet DATA (event KIND), which is ready for output OUT at READY
+ * (>= now): out start = max(READY, busy_until[out]), per net.h. */
+static void sw_serve(struct sim_comp *c, int out, sim_time ready, uint16_t kind, uint64_t data) {
   const struct sw_fabric *f = fabric_of(c);
   struct sw_state *s = c->state;
   struct sim_engine *e = c->eng;
-  const struct pmsg *m = sim_payload(e, ev->data);
-  g_assert(ev->port != SIM_PORT_SELF && m->kind == PK_PACKET);
-
-  uint32_t index = c->id - f->first_id;
-  int out = f->route(f->route_ctx, index, m->dst_node);
-  g_assert(out >= 0 && (uint32_t)out < c->n_ports && c->ports[out].connected);
-
-  /* Out start = max(arrival + switch_latency, busy_until[out]). */
+  const struct pmsg *m = sim_payload(e, data);
   const struct net_config *net = f->net;
-  sim_time now = sim_now(e), ready = now + net->switch_latency, ser;
+  sim_time ser;
   int64_t wire = sw_wire_bytes(net, m->bytes);
   struct sw_port *p = &s->port[out];
   struct net_egress q = {.busy_until = p->busy_until, .bw_bps = net->link_bandwidth};
-  sim_time delay = net->switch_latency + net_egress_send(&q, ready, wire, net->switching, &ser);
+  sim_time delay = ready - sim_now(e) + net_egress_send(&q, ready, wire, net->switching, &ser);
   p->busy_until = q.busy_until;
   sim_time start = q.busy_until - ser;
 
@@ -65,7 +64,80 @@ static void sw_handle(struct sim_comp *c, const struct sim_event *ev) {
   if (G_UNLIKELY(c->traced))
     trace_span(sim_trace(e), port_track(c, p, out), "link", start, start + ser);
 
-  sim_send(c, out, delay, ev->kind, ev->data);
+  sim_send(c, out, delay, kind, data);
+}
+
+#ifdef SIM_TIE_SHUFFLE
+/* The tie experiment (sim/engine.c, tools/bench/README.md), with
+ * TRIGSIM_TIE_ARBITRATE set: an output port takes the packets that became
+ * ready at one instant by input port (then arrival order), not in the order
+ * their events ran; each waits for its ready time in a self event. */
+struct sw_pend {
+  sim_time ready;
+  uint64_t seq; /* arrival order on one input port */
+  uint64_t data;
+  int32_t out;
+  uint16_t in, kind;
+  bool live;
+};
+
+static int pend_cmp(const void *a, const void *b) {
+  const struct sw_pend *x = *(const struct sw_pend *const *)a, *y = *(const struct sw_pend *const *)b;
+  if (x->in != y->in) return x->in < y->in ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void sw_arbitrate(struct sim_comp *c, uint32_t i) {
+  struct sw_state *s = c->state;
+  sim_time now = sim_now(c->eng);
+  struct sw_pend *all = (struct sw_pend *)s->pend->data;
+  if (all[i].live) {
+    GPtrArray *due = g_ptr_array_new();
+    for (guint k = 0; k < s->pend->len; k++)
+      if (all[k].live && all[k].ready == now && all[k].out == all[i].out) g_ptr_array_add(due, &all[k]);
+    qsort(due->pdata, due->len, sizeof(gpointer), pend_cmp);
+    for (guint k = 0; k < due->len; k++) {
+      struct sw_pend *d = due->pdata[k];
+      d->live = false;
+      sw_serve(c, d->out, now, d->kind, d->data);
+    }
+    g_ptr_array_free(due, TRUE);
+  }
+  all[i].data = UINT64_MAX; /* free: its event has run */
+}
+#endif
+
+static void sw_handle(struct sim_comp *c, const struct sim_event *ev) {
+  const struct sw_fabric *f = fabric_of(c);
+  struct sim_engine *e = c->eng;
+#ifdef SIM_TIE_SHUFFLE
+  struct sw_state *s = c->state;
+  if (ev->port == SIM_PORT_SELF) {
+    sw_arbitrate(c, (uint32_t)ev->data);
+    return;
+  }
+#endif
+  const struct pmsg *m = sim_payload(e, ev->data);
+  g_assert(ev->port != SIM_PORT_SELF && m->kind == PK_PACKET);
+
+  uint32_t index = c->id - f->first_id;
+  int out = f->route(f->route_ctx, index, m->dst_node);
+  g_assert(out >= 0 && (uint32_t)out < c->n_ports && c->ports[out].connected);
+  sim_time latency = f->net->switch_latency;
+#ifdef SIM_TIE_SHUFFLE
+  if (latency > 0 && getenv("TRIGSIM_TIE_ARBITRATE")) {
+    if (!s->pend) s->pend = g_array_new(FALSE, TRUE, sizeof(struct sw_pend));
+    guint i = 0;
+    while (i < s->pend->len && g_array_index(s->pend, struct sw_pend, i).data != UINT64_MAX) i++;
+    if (i == s->pend->len) g_array_set_size(s->pend, i + 1);
+    g_array_index(s->pend, struct sw_pend, i) = (struct sw_pend){
+        .ready = sim_now(e) + latency, .seq = sim_now_seq(e), .data = ev->data, .out = out,
+        .in = ev->port, .kind = ev->kind, .live = true};
+    sim_schedule(c, latency, 1, i);
+    return;
+  }
+#endif
+  sw_serve(c, out, sim_now(e) + latency, ev->kind, ev->data);
 }
 
 static void report_key(struct sim_report *r, const char *prefix, const char *key, enum unit_dim dim,
@@ -74,6 +146,15 @@ static void report_key(struct sim_report *r, const char *prefix, const char *key
   snprintf(buf, sizeof buf, "%s.%s", prefix, key);
   sim_report_int(r, buf, dim, v);
 }
+
+#ifdef SIM_TIE_SHUFFLE
+static void sw_destroy(struct sim_comp *c) {
+  struct sw_state *s = c->state;
+  if (s->pend) g_array_free(s->pend, TRUE);
+}
+#else
+#define sw_destroy NULL
+#endif
 
 static void sw_finish(struct sim_comp *c, struct sim_report *r) {
   const struct sw_fabric *f = fabric_of(c);
@@ -115,6 +196,7 @@ void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_
                .init = sw_init,
                .handle = sw_handle,
                .finish = sw_finish,
+               .destroy = sw_destroy,
                .port_payloads = true},
       .net = net,
       .route = route,
