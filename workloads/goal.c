@@ -836,6 +836,7 @@ struct gst_rank {
   GArray *free_k, *free_q;   /* uint32_t: kernel and queue command slots given back */
   uint32_t n_k;              /* kernel slots */
   int64_t last_k;            /* the stream's latest kernel's slot, -1: none */
+  bool tail_wait;            /* a wait on a flag is on the stream after that kernel */
   uint64_t hpassed;          /* host steps whose flags are given back */
   bool lowered;              /* every op lowered, and the end's wait */
 };
@@ -1837,7 +1838,9 @@ static bool gsq_lower(struct gst *x, uint32_t node, const struct gsq_op *q) {
         if (!ok) break;
         qc.kernel = gsq_kernel(k, kk);
         k->last_k = qc.kernel;
+        k->tail_wait = false;
       }
+      if (qc.kind == Q_WAIT_FLAG) k->tail_wait = true;
       h.qcmd = slot_put(k->qcmds, k->free_q, &qc);
       break;
     }
@@ -1855,13 +1858,20 @@ static bool gsq_lower(struct gst *x, uint32_t node, const struct gsq_op *q) {
 }
 
 /* Lowers NODE's next placed op (placing one first when none waits), or
- * after the last the stream's end: a wait for its last kernel. */
+ * after the last the stream's end: a marker behind its waits after its
+ * last kernel, if any, and a wait for that kernel. */
 static void gsq_more(struct gst *x, uint32_t node) {
   struct gst_rank *k = &x->ranks[node];
   if (g_queue_is_empty(&k->placed)) {
     int got = gsq_place(x, node);
     if (got < 0) return;
     if (got == 0) {
+      if (k->tail_wait) { /* a marker behind the waits (policy_gds.c end_waits) */
+        struct qcmd qc = {.kind = Q_MARK, .flag = gst_flag_new(x, node)};
+        struct hstep h[2] = {{.kind = HS_LAUNCH, .qcmd = slot_put(k->qcmds, k->free_q, &qc)},
+                             {.kind = HS_WAIT_FLAG, .flag = qc.flag, .value = 1, .stream_sync = 1}};
+        g_array_append_vals(k->hs, h, 2);
+      }
       if (k->last_k >= 0) {
         struct hstep h = {.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k->last_k};
         g_array_append_val(k->hs, h);

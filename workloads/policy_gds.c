@@ -67,6 +67,26 @@ static bool tail_waits(const struct wl_program *p, uint32_t rank, size_t i) {
   return false;
 }
 
+/* Whether (1 + the index of the last of them; else 0) the program of RANK
+ * ends with waits on flags after its last
+ * kernel (as tail_waits, looking through loop markers: a loop's body ends
+ * as its last iteration does, and what comes before a loop whose body
+ * holds no kernel nor such wait is what comes before its iterations
+ * written out): then the stream synchronize at the end waits on a marker
+ * behind them (cudaStreamSynchronize sees the stream's waits), else a
+ * wait that never ends would go unnoticed and the host end before its
+ * stream. */
+static size_t end_waits(const struct wl_program *p, uint32_t rank) {
+  const struct wl_rank *r = &p->ranks[rank];
+  if (r->work_after) return 0; /* a piece of a rank (goal.c): its end comes later */
+  for (size_t i = r->n_ops; i-- > 0;) {
+    const struct wl_op *o = &r->ops[i];
+    if (o->region || o->kind == WL_COMPUTE) return 0;
+    if (o->kind == WL_RECV && gds_watcher(p, rank, i) == DEV_GPU) return i + 1;
+  }
+  return 0;
+}
+
 /* Whether host-reading sync I waits on a marker: no copy home (whose
  * completion comes after the waits anyway) and waits at the stream's end. */
 static bool needs_mark(const struct wl_program *p, uint32_t rank, size_t i) {
@@ -81,7 +101,7 @@ static uint32_t gds_flags(const struct wl_program *p, uint32_t rank) {
   for (size_t i = 0; i < r->n_ops; i++)
     if (r->ops[i].kind == WL_SYNC && r->ops[i].host_reads)
       n += r->ops[i].copies_home + needs_mark(p, rank, i);
-  return n;
+  return n + (end_waits(p, rank) > 0);
 }
 
 /* The host's wait at sync I, the stream's latest kernel LAST (-1: none):
@@ -154,7 +174,15 @@ static bool gds_lower(const struct wl_program *p, uint32_t rank, const struct hw
     }
   }
   /* The stream's work is done when its last kernel is (a stream
-   * synchronize at the end; at once when it ended already). */
+   * synchronize at the end; at once when it ended already), or when a
+   * marker behind its waits after that kernel reaches the front end. */
+  size_t tail = end_waits(p, rank);
+  if (tail) { /* a wait that never ends is named as the op the host is stuck at */
+    uint32_t flag = r->n_flags + 1 + extra++;
+    gds_launch(pp, (struct qcmd){.kind = Q_MARK, .flag = flag});
+    pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1,
+                                    .stream_sync = 1, .op = (uint32_t)tail});
+  }
   if (last >= 0) pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)last});
   return true;
 }
