@@ -48,43 +48,43 @@ static void gds_recv(const struct wl_program *p, uint32_t rank, size_t i, struct
     pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1});
 }
 
-/* Whether the stream's last commands before sync I are waits on flags
- * (receives gds_watcher gives the GPU, after the latest kernel): then a
- * stream synchronize there waits for them too, and the host needs a
- * marker (Q_MARK) behind them, not the latest kernel's completion. Looks
- * back to the latest kernel (a compute, a collective's region) through
- * the sends' doorbells (rung at once); a loop marker ends the look (the
- * command before it depends on the iteration: a marker, which waits for
- * whatever comes before it). */
-static bool tail_waits(const struct wl_program *p, uint32_t rank, size_t i) {
+/* The stream's waits on flags before op I of RANK (receives gds_watcher
+ * gives the GPU, after the latest kernel): 1 + the index of the last of
+ * them, else 0. Looks back to the latest kernel (a compute, a collective's
+ * region) through the sends' doorbells (rung at once). A loop marker
+ * ends the look with SIZE_MAX when AT_LOOPS (a sync inside a loop: the
+ * command before it depends on the iteration, so a marker, which waits
+ * for whatever comes before it); else the look goes through it (the
+ * program's end: a loop's body ends as its last iteration does, and what
+ * comes before a loop whose body holds no kernel nor such wait is what
+ * comes before its iterations written out). */
+static size_t waits_before(const struct wl_program *p, uint32_t rank, size_t i, bool at_loops) {
   const struct wl_rank *r = &p->ranks[rank];
   while (i-- > 0) {
     const struct wl_op *o = &r->ops[i];
-    if (o->region || o->kind == WL_COMPUTE) return false;
-    if (o->kind == WL_LOOP || o->kind == WL_END) return true;
-    if (o->kind == WL_RECV && gds_watcher(p, rank, i) == DEV_GPU) return true;
-  }
-  return false;
-}
-
-/* Whether (1 + the index of the last of them; else 0) the program of RANK
- * ends with waits on flags after its last
- * kernel (as tail_waits, looking through loop markers: a loop's body ends
- * as its last iteration does, and what comes before a loop whose body
- * holds no kernel nor such wait is what comes before its iterations
- * written out): then the stream synchronize at the end waits on a marker
- * behind them (cudaStreamSynchronize sees the stream's waits), else a
- * wait that never ends would go unnoticed and the host end before its
- * stream. */
-static size_t end_waits(const struct wl_program *p, uint32_t rank) {
-  const struct wl_rank *r = &p->ranks[rank];
-  if (r->work_after) return 0; /* a piece of a rank (goal.c): its end comes later */
-  for (size_t i = r->n_ops; i-- > 0;) {
-    const struct wl_op *o = &r->ops[i];
     if (o->region || o->kind == WL_COMPUTE) return 0;
+    if (at_loops && (o->kind == WL_LOOP || o->kind == WL_END)) return SIZE_MAX;
     if (o->kind == WL_RECV && gds_watcher(p, rank, i) == DEV_GPU) return i + 1;
   }
   return 0;
+}
+
+/* Whether the stream's last commands before sync I are waits on flags:
+ * then a stream synchronize there waits for them too, and the host needs
+ * a marker (Q_MARK) behind them, not the latest kernel's completion. */
+static bool tail_waits(const struct wl_program *p, uint32_t rank, size_t i) {
+  return waits_before(p, rank, i, true) > 0;
+}
+
+/* 1 + the index of the last of the waits on flags after RANK's last
+ * kernel that its program ends with (else 0): the stream synchronize at
+ * the end waits on a marker behind them (cudaStreamSynchronize sees the
+ * stream's waits), else a wait that never ends would go unnoticed and the
+ * host end before its stream. */
+static size_t end_waits(const struct wl_program *p, uint32_t rank) {
+  const struct wl_rank *r = &p->ranks[rank];
+  if (r->work_after) return 0; /* a piece of a rank (goal.c): its end comes later */
+  return waits_before(p, rank, r->n_ops, false);
 }
 
 /* Whether host-reading sync I waits on a marker: no copy home (whose
