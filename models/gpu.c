@@ -960,25 +960,27 @@ static void fe_try(struct sim_comp *c) {
 /* Completes queue QI's head command and looks at the next ones. */
 static void queue_advance(struct sim_comp *c, uint32_t qi);
 
-/* Queue Q's head command is served: a streamed program's source may give
- * its slot (and a wait's flag, set back to 0 here) to another (np_seq). */
-static void head_done(struct sim_comp *c, const struct gpu_queue *q) {
+/* Queue Q's head command is served: the next one is the head, and a
+ * streamed program's source may give the served one's slot (and a wait's
+ * flag, set back to 0 here) to another (np_seq). */
+static void head_next(struct sim_comp *c, struct gpu_queue *q) {
   struct gpu_state *s = c->state;
   const struct np_seq *seq = s->prog->seq;
-  if (!seq || !seq->qcmd_done) return;
-  uint32_t i = q->cmds[q->head].qcmd;
-  const struct qcmd *qc = &s->prog->qcmds[i];
-  if (qc->kind == Q_WAIT_FLAG) s->flags[qc->flag].value = 0;
-  seq->qcmd_done(seq->ctx, s->node, i);
+  g_assert(q->len > 0);
+  if (seq && seq->qcmd_done) {
+    uint32_t i = q->cmds[q->head].qcmd;
+    const struct qcmd *qc = &s->prog->qcmds[i];
+    if (qc->kind == Q_WAIT_FLAG) s->flags[qc->flag].value = 0;
+    seq->qcmd_done(seq->ctx, s->node, i);
+  }
+  q->head = (q->head + 1) % q->cap;
+  q->len--;
 }
 
 static void queue_pop(struct sim_comp *c, uint32_t qi) {
   struct gpu_state *s = c->state;
   struct gpu_queue *q = &s->q[qi];
-  g_assert(q->len > 0);
-  head_done(c, q);
-  q->head = (q->head + 1) % q->cap;
-  q->len--;
+  head_next(c, q);
   q->phase = QP_IDLE;
   queue_advance(c, qi);
 }
@@ -1020,16 +1022,12 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
     case Q_MARK:
       check_flag(c, qc->flag);
       gpu_send_b(c, 0, PK_FLAG, DEV_CPU, qc->flag, 1);
-      head_done(c, q);
-      q->head = (q->head + 1) % q->cap;
-      q->len--;
+      head_next(c, q);
       break;
     case Q_DOORBELL:
       s->doorbells++;
       gpu_send(c, 0, PK_DOORBELL, DEV_NIC, qc->cmd_id + q->cmds[q->head].j * qc->id_stride);
-      head_done(c, q);
-      q->head = (q->head + 1) % q->cap;
-      q->len--;
+      head_next(c, q);
       break;
     default: g_error("%s: unknown queue command kind %u", c->name, qc->kind);
     }

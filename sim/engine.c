@@ -461,17 +461,24 @@ uint64_t sim_payload_new(struct sim_engine *e) {
   return h;
 }
 
-void *sim_payload(struct sim_engine *e, uint64_t handle) {
-  g_assert(handle >= 1 && handle <= (uint64_t)e->payload_chunks->len * PAYLOAD_CHUNK);
+/* Whether HANDLE names a slot of E's pool, and where that slot is. */
+static inline bool payload_named(const struct sim_engine *e, uint64_t handle) {
+  return handle >= 1 && handle <= (uint64_t)e->payload_chunks->len * PAYLOAD_CHUNK;
+}
+
+static inline char *payload_slot(const struct sim_engine *e, uint64_t handle) {
   uint64_t i = handle - 1;
   return (char *)e->payload_chunks->pdata[i / PAYLOAD_CHUNK] + (i % PAYLOAD_CHUNK) * SIM_PAYLOAD_BYTES;
 }
 
+void *sim_payload(struct sim_engine *e, uint64_t handle) {
+  g_assert(payload_named(e, handle));
+  return payload_slot(e, handle);
+}
+
 void sim_payload_prefetch(const struct sim_engine *e, uint64_t handle) {
-  if (handle < 1 || handle > (uint64_t)e->payload_chunks->len * PAYLOAD_CHUNK) return;
-  uint64_t i = handle - 1;
-  const char *p = (const char *)e->payload_chunks->pdata[i / PAYLOAD_CHUNK] +
-                  (i % PAYLOAD_CHUNK) * SIM_PAYLOAD_BYTES;
+  if (!payload_named(e, handle)) return;
+  const char *p = payload_slot(e, handle);
   __builtin_prefetch(p); /* a slot may straddle two lines */
   __builtin_prefetch(p + SIM_PAYLOAD_BYTES - 1);
 }

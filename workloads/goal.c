@@ -1174,8 +1174,7 @@ static bool gst_open(struct gst *x, const char *path, const struct goal_config *
                      const struct goal_index *idx, char **err) {
   *x = (struct gst){.pol = pol, .cpu = hw->cpu, .n_ranks = idx->n_ranks, .hw = hw,
                     .window = (uint32_t)c->stream_window, .lag = idx->lag,
-                    .lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
-                                                                     : pol->lib_default};
+                    .lib = pol_library(pol, hw)};
   x->r = (struct reader){.path = path, .err = err, .pos = ""};
   x->r.f = fopen(path, "r");
   if (!x->r.f) return false;
@@ -1215,9 +1214,7 @@ static int gst_end(struct gst *x, int done, const struct nodeprog **progs,
  * the host; under any library it takes, a graph rank's messages are the
  * policy's own, coll.h), the receiver's CPU watching every receive. */
 static bool gst_fits(const struct pol_type *pol, const struct hw_config *hw) {
-  uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
-                                                          : pol->lib_default;
-  return pol->graph.host && (pol->libs & (1u << lib)) && !pol->extra_flags &&
+  return pol->graph.host && (pol->libs & (1u << pol_library(pol, hw))) && !pol->extra_flags &&
          pol->recv_watcher == pol_watch_cpu;
 }
 
@@ -1297,15 +1294,21 @@ static void gsd_drop(GArray *a, uint64_t *base, uint64_t upto) {
   *base = upto;
 }
 
+/* Points K's program at its host's window and its NIC command slots
+ * (they may have moved). */
+static void gst_point_host(struct gst_rank *k) {
+  k->np.host = (const struct hstep *)(void *)k->hs->data;
+  k->np.n_host = k->np.host_base + k->hs->len;
+  k->np.cmds = (const struct nic_cmd *)(void *)k->cmds->data;
+  k->np.n_cmds = k->cmds->len;
+}
+
 /* Points NODE's program at its windows (they may have moved). */
 static void gsd_point(struct gst *x, uint32_t node) {
   struct gst_rank *k = &x->ranks[node];
   k->kern.steps = (const struct kstep *)(void *)k->ks->data;
   k->kern.n_steps = k->kern.base + k->ks->len;
-  k->np.host = (const struct hstep *)(void *)k->hs->data;
-  k->np.n_host = k->np.host_base + k->hs->len;
-  k->np.cmds = (const struct nic_cmd *)(void *)k->cmds->data;
-  k->np.n_cmds = k->cmds->len;
+  gst_point_host(k);
 }
 
 /* A slot of array A (the slots given back in FREE) holding element EL. */
@@ -1621,9 +1624,8 @@ static void gsd_cmd_read(void *ctx, uint32_t node, uint32_t cmd) {
  * is lowered alone with it: p2p's puts by nccl or nvshmem); its check
  * (ghn's helper thread) met whatever the program. */
 static bool gsd_fits(const struct pol_type *pol, const struct hw_config *hw) {
-  uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
-                                                          : pol->lib_default;
-  return (pol->one_kernel || pol->op_by_op) && !pol->graph.host && (pol->libs & (1u << lib)) &&
+  return (pol->one_kernel || pol->op_by_op) && !pol->graph.host &&
+         (pol->libs & (1u << pol_library(pol, hw))) &&
          (!pol->check || hw->cpu->helper_threads >= 1);
 }
 
@@ -1756,10 +1758,7 @@ struct gsq_op {              /* an op placed, not yet lowered */
 /* Points NODE's program at its windows and slots (they may have moved). */
 static void gsq_point(struct gst *x, uint32_t node) {
   struct gst_rank *k = &x->ranks[node];
-  k->np.host = (const struct hstep *)(void *)k->hs->data;
-  k->np.n_host = k->np.host_base + k->hs->len;
-  k->np.cmds = (const struct nic_cmd *)(void *)k->cmds->data;
-  k->np.n_cmds = k->cmds->len;
+  gst_point_host(k);
   k->np.qcmds = (const struct qcmd *)(void *)k->qcmds->data;
   k->np.n_qcmds = k->qcmds->len;
   k->np.kernels = k->kernels.data;

@@ -436,6 +436,11 @@ char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt,
   return e;
 }
 
+uint8_t pol_library(const struct pol_type *pol, const struct hw_config *hw) {
+  return hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
+                                                    : pol->lib_default;
+}
+
 char *pol_proxy_error(const struct scenario *sc, uint8_t lib) {
   return pol_error_at(sc, "hardware.cpu.helper_threads",
                       "expected at least 1 for library %s (its proxy thread posts what "
@@ -661,8 +666,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   }
   /* The library: the scenario's, else the policy's; collectives become
    * what it makes of them. */
-  uint8_t lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
-                                                          : pol->lib_default;
+  uint8_t lib = pol_library(pol, hw);
   if (!(pol->libs & (1u << lib))) {
     GString *can = g_string_new(NULL);
     for (int l = COMM_MPI; l <= COMM_GPUTN; l++)

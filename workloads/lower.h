@@ -260,6 +260,11 @@ bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
 char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
 
+/* The library a run under POL uses on HW: the scenario's
+ * hardware.comm.library, else the policy's (enum comm_library, never
+ * COMM_AUTO; pol_run checks that POL takes it). */
+uint8_t pol_library(const struct pol_type *pol, const struct hw_config *hw);
+
 /* The error of a lowering that sent through library LIB's proxy thread
  * (pol_prog.proxied) on a CPU without a helper thread to hold it. */
 char *pol_proxy_error(const struct scenario *sc, uint8_t lib);
