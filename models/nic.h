@@ -94,7 +94,12 @@ struct nic_config {
   bool nvl_direct;          /* same-node data moves HBM to HBM over NVLink: no bus DMA */
   int64_t triggered_ops;    /* the host's triggered operations held before the host waits;
                                0: no bound */
+  int send_order;           /* enum nic_send_order (PAR_ENUM) */
+  int64_t send_chunk;       /* packets a send queue sends in a row */
+  int64_t queue_pairs;      /* send queues per port; 0: one per destination */
 };
+
+enum nic_send_order { NIC_SEND_RR, NIC_SEND_FIFO };
 
 enum nic_ptype {
   NIC_PT_PUT,     /* put data: flag_* is the remote completion flag */

@@ -8,6 +8,7 @@
  * Defaults used throughout: link L = 100 ns, switch W = 100 ns, B = 100 Gbps
  * (one byte = 80 ps on a link), header 64 B, mtu 4 KiB. A payload of 1000 B
  * is 1064 wire bytes: ser = 1064 * 80 ps = 85.12 ns. */
+#include "flow.h"
 #include "proto.h"
 #include "switch.h"
 #include "testutil.h"
@@ -18,11 +19,14 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-/* ---- a stand-in NIC: one port, sends messages cut into packets, records
- * when each packet is complete (head + one serialization under
- * cut-through, the tail's arrival under store-and-forward). ---- */
+/* ---- a stand-in NIC: ports "net" and "nvl"; sends its messages in the
+ * order they start, cut into packets, one packet at a time when the port is
+ * free and the switch it feeds has credit for it (models/flow.h), and
+ * records when each packet it receives is complete (head + one
+ * serialization under cut-through, the tail's arrival under
+ * store-and-forward). ---- */
 
-enum { TK_SEND = 1 };
+enum { TK_SEND = 1, TK_TX, TK_WAKE };
 
 struct tmsg {
   uint32_t src, dst;
@@ -33,44 +37,126 @@ struct tmsg {
   uint32_t got;        /* packets received */
   sim_time last;       /* completion of the last one received */
   uint32_t wrong_node; /* packets delivered to a node other than dst */
+  uint32_t sent;       /* packets sent */
 };
 
 static struct tmsg *g_msgs;
 static size_t g_n_msgs;
 
+/* One port's sending side: busy_until, credit, and the messages to send in
+ * order (indices into g_msgs). */
+struct ttx {
+  struct net_egress eg;
+  struct flow_out flow;
+  GQueue fifo;
+  sim_time tx_at, wake_at;
+};
+
 /* Port 0 "net" to the network, port 1 "nvl" to the node's crossbar (used
  * only with network.gpus_per_node > 1, net.h). */
 struct tnic_state {
-  struct net_egress eg[2];
+  struct ttx tx[2];
 };
+
+static void tnic_init(struct sim_comp *c) {
+  const struct net_config *net = c->config;
+  struct tnic_state *s = c->state;
+  for (int p = 0; p < 2; p++) {
+    struct ttx *t = &s->tx[p];
+    t->eg.bw_bps = p ? net->intra_bandwidth : net->link_bandwidth;
+    t->tx_at = t->wake_at = -1;
+    g_queue_init(&t->fifo);
+    bool sw = c->ports[p].connected && sw_is_switch(sim_comp_get(c->eng, c->ports[p].peer));
+    flow_init(&t->flow, sw ? net_buffer(net, p == 1) : 0);
+  }
+}
+
+static void tnic_destroy(struct sim_comp *c) {
+  struct tnic_state *s = c->state;
+  for (int p = 0; p < 2; p++) {
+    g_queue_clear(&s->tx[p].fifo);
+    flow_release(&s->tx[p].flow);
+  }
+}
+
+/* Port P sends its head message's next packet if it is free and has
+ * credit; makes sure it looks again when it can. */
+static void tnic_try(struct sim_comp *c, int p) {
+  const struct net_config *net = c->config;
+  struct tnic_state *s = c->state;
+  struct sim_engine *e = c->eng;
+  struct ttx *t = &s->tx[p];
+  sim_time now = sim_now(e);
+  if (g_queue_is_empty(&t->fifo)) return;
+  if (t->eg.busy_until > now) {
+    if (t->tx_at != t->eg.busy_until) {
+      t->tx_at = t->eg.busy_until;
+      sim_schedule(c, t->tx_at - now, TK_TX, (uint64_t)p);
+    }
+    return;
+  }
+  size_t i = GPOINTER_TO_SIZE(g_queue_peek_head(&t->fifo));
+  struct tmsg *msg = &g_msgs[i];
+  int64_t n = sw_packet_count(net, msg->bytes);
+  int64_t payload = msg->bytes - (int64_t)msg->sent * net->mtu;
+  if (payload > net->mtu) payload = net->mtu;
+  if (payload < 0) payload = 0;
+  int64_t wire = sw_wire_bytes(net, payload);
+  if (flow_room(&t->flow, 0, now) < wire) {
+    sim_time at = flow_next_back(&t->flow, now);
+    if (at != SIM_TIME_MAX && at != t->wake_at) {
+      t->wake_at = at;
+      sim_schedule(c, at - now, TK_WAKE, (uint64_t)p);
+    }
+    return;
+  }
+  struct pmsg *m;
+  uint64_t h = pmsg_new(e, PK_PACKET, &m);
+  m->src_node = msg->src;
+  m->dst_node = msg->dst;
+  m->bytes = payload;
+  m->op = i;
+  m->seq = msg->sent;
+  m->count = (uint32_t)n;
+  sim_time ser;
+  sim_time delay = net_egress_send(&t->eg, now, wire, net->switching, &ser);
+  sim_time w = p ? net->intra_switch_latency : net->switch_latency;
+  flow_spend(&t->flow, 0, wire,
+             flow_back_at(now, ser, c->ports[p].latency_ps, w, net->switching == NET_STORE_FORWARD));
+  sim_send(c, p, delay, PK_PACKET, h);
+  if (++msg->sent == n) g_queue_pop_head(&t->fifo);
+  if (!g_queue_is_empty(&t->fifo)) {
+    t->tx_at = t->eg.busy_until;
+    sim_schedule(c, ser, TK_TX, (uint64_t)p);
+  }
+}
 
 static void tnic_handle(struct sim_comp *c, const struct sim_event *ev) {
   const struct net_config *net = c->config;
   struct tnic_state *s = c->state;
   struct sim_engine *e = c->eng;
   if (ev->port == SIM_PORT_SELF) {
-    struct tmsg *msg = &g_msgs[ev->data];
-    int64_t n = sw_packet_count(net, msg->bytes);
-    int port = net_same_node(net, msg->src, msg->dst) ? 1 : 0;
-    struct net_egress *eg = &s->eg[port];
-    if (eg->bw_bps == 0) eg->bw_bps = port ? net->intra_bandwidth : net->link_bandwidth;
-    for (int64_t i = 0; i < n; i++) {
-      int64_t payload = msg->bytes - i * net->mtu;
-      if (payload > net->mtu) payload = net->mtu;
-      if (payload < 0) payload = 0;
-      struct pmsg *m;
-      uint64_t h = pmsg_new(e, PK_PACKET, &m);
-      m->src_node = msg->src;
-      m->dst_node = msg->dst;
-      m->bytes = payload;
-      m->op = ev->data;
-      m->seq = (uint32_t)i;
-      m->count = (uint32_t)n;
-      sim_time ser;
-      sim_time delay =
-          net_egress_send(eg, sim_now(e), sw_wire_bytes(net, payload), net->switching, &ser);
-      sim_send(c, port, delay, PK_PACKET, h);
+    if (ev->kind == TK_SEND) {
+      struct tmsg *msg = &g_msgs[ev->data];
+      int p = net_same_node(net, msg->src, msg->dst) ? 1 : 0;
+      g_queue_push_tail(&s->tx[p].fifo, GSIZE_TO_POINTER(ev->data));
+      tnic_try(c, p);
+      return;
     }
+    struct ttx *t = &s->tx[ev->data];
+    if (ev->kind == TK_TX && t->tx_at == sim_now(e)) t->tx_at = -1;
+    if (ev->kind == TK_WAKE && t->wake_at == sim_now(e)) t->wake_at = -1;
+    tnic_try(c, (int)ev->data);
+    return;
+  }
+  if (ev->kind == PK_LINK_HOLD) {
+    flow_hold(&s->tx[ev->port].flow, (uint32_t)ev->data);
+    return;
+  }
+  if (ev->kind == PK_LINK_CREDIT) {
+    flow_credit(&s->tx[ev->port].flow, flow_credit_vl(ev->data), flow_credit_bytes(ev->data),
+                sim_now(e) + 1);
+    sim_schedule(c, 1, TK_WAKE, ev->port);
     return;
   }
   struct pmsg *m = sim_payload(e, ev->data);
@@ -93,7 +179,9 @@ static const struct sim_type tnic_type = {
     .ports = tnic_ports,
     .n_ports = 2,
     .state_size = sizeof(struct tnic_state),
+    .init = tnic_init,
     .handle = tnic_handle,
+    .destroy = tnic_destroy,
 };
 
 /* ---- a small world: N test NICs (component ids 0..N-1 = node ids) and the
@@ -673,7 +761,12 @@ static void test_report_aggregates(void) {
   CU_ASSERT(en && en->i == 9 * 1064);
   en = sim_report_find(&r, "net.switches.max_packets");
   CU_ASSERT(en && en->i == 1);
-  CU_ASSERT_EQUAL(r.n, 4);
+  /* Alone on its path it never waits: no packet waited, no credit stall. */
+  en = sim_report_find(&r, "net.switches.waited");
+  CU_ASSERT(en && en->i == 0);
+  en = sim_report_find(&r, "net.switches.credit_stall");
+  CU_ASSERT(en && en->i == 0 && en->dim == UNIT_TIME);
+  CU_ASSERT_EQUAL(r.n, 6);
   sim_report_clear(&r);
   world_free(&w);
 }
