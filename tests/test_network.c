@@ -442,6 +442,159 @@ static void test_small_messages(void) {
   }
 }
 
+
+/* ---- arbiters and credits (issue 29) ---- */
+
+/* Nodes 0 (A) and 1 (B) each send 3 packets of 4096 B (wire 4160 B, ser
+ * 332.8 ns) to node 2 at t = 0, star, cut-through. Each NIC sends back to
+ * back (0, 332.8, 665.6 ns): heads at the switch 100 ns later, ready W =
+ * 100 ns after that: 200, 532.8, 865.6 for both inputs. The output to node
+ * 2 takes, when free, the first ready head after the input it served last
+ * (switch.h): 200 A0 (inputs 0 and 1 tie; none served yet: input 0);
+ * 532.8 B0 (input 1 after 0); 865.6 A1; 1198.4 B1; 1531.2 A2; 1864.0 B2.
+ * Each is complete at node 2 one link latency and one ser after it
+ * starts at the output: start + 432.8: A 632.8, 1298.4, 1964.0; B 965.6, 1631.2, 2296.8 ns. All but A0
+ * waited past their ready time (5); the longest, B2, from 865.6 to 1864.0
+ * (998.4 ns). */
+static void test_arbiter_alternates(void) {
+  struct net_config cfg = star(3, NET_CUT_THROUGH);
+  struct world w = world_new(&cfg);
+  add_msg(&w, 0, 2, 3 * 4096, 0, -1);
+  add_msg(&w, 1, 2, 3 * 4096, 0, -1);
+  run(&w);
+  const sim_time a[] = {632800, 1298400, 1964000}, b[] = {965600, 1631200, 2296800};
+  for (int i = 0; i < 3; i++) {
+    EXPECT_TIME(g_msgs[0].done[i], a[i]);
+    EXPECT_TIME(g_msgs[1].done[i], b[i]);
+  }
+  struct sw_stats st;
+  sw_stats(sim_comp_get(w.e, topo_first_switch_id(w.t)), &st);
+  CU_ASSERT_EQUAL(st.waited, 5);
+  CU_ASSERT_EQUAL(st.max_queue_ps, 998400);
+  CU_ASSERT_EQUAL(st.credit_stall_ps, 0);
+  world_free(&w);
+}
+
+/* A victim behind a full buffer. Star of 4, cut-through, mtu 1000 B, header
+ * 64 B (wire 1064 B, ser S = 85.12 ns), input buffers of one packet
+ * (buffer_bytes 1064). Node 0 sends A0, A1 to node 2, then the victim V
+ * to node 3; node 1 sends B0, B1 to node 2; all at t = 0.
+ * A sender's credit for a packet it starts at t is back at t + 2L + W + S
+ * = t + 385.12 if the switch forwards it at its ready time (flow.h).
+ * - A0 and B0 start at 0, ready at 200: the output to 2 takes A0 (input
+ *   0 first), 200..285.12; B0 waits: its sender is told (hold), and its
+ *   credit comes back explicitly when it leaves: 285.12 + S + L = 470.24.
+ * - Node 0: A1 waits for A0's credit, 385.12; A1 ready 585.12, out at
+ *   once (done 770.24); V waits for A1's credit, 770.24; ready 970.24 on
+ *   the idle output to 3: done 970.24 + L + S = 1155.36 ns.
+ * - Node 1: B1 starts at 470.24, ready 670.24, when A1's serialization ends:
+ *   out at once, done 855.36. B0 done 285.12 + 185.12 = 470.24.
+ * With unbounded buffers (flow_control none) node 0 sends A0, A1, V back to
+ * back (0, 85.12, 170.24): V ready at 370.24, out at once, done 555.36 ns;
+ * the output to 2 serves A0 200, B0 285.12, A1 370.24, B1 455.36. */
+static void test_victim_behind_full_buffer(void) {
+  for (int flow = 0; flow < 2; flow++) {
+    struct net_config cfg = star(4, NET_CUT_THROUGH);
+    cfg.mtu = 1000;
+    cfg.buffer_bytes = 1064;
+    cfg.flow_control = flow ? NET_FLOW_NONE : NET_FLOW_CREDIT;
+    struct world w = world_new(&cfg);
+    add_msg(&w, 0, 2, 2000, 0, -1);
+    add_msg(&w, 0, 3, 1000, 0, -1);
+    add_msg(&w, 1, 2, 2000, 0, -1);
+    run(&w);
+    if (flow == 0) {
+      EXPECT_TIME(g_msgs[0].done[0], 385120);
+      EXPECT_TIME(g_msgs[0].done[1], 770240);
+      EXPECT_TIME(g_msgs[1].last, 1155360);
+      EXPECT_TIME(g_msgs[2].done[0], 470240);
+      EXPECT_TIME(g_msgs[2].done[1], 855360);
+    } else {
+      EXPECT_TIME(g_msgs[0].done[1], 555360);
+      EXPECT_TIME(g_msgs[1].last, 555360);
+      EXPECT_TIME(g_msgs[2].done[0], 470240);
+      EXPECT_TIME(g_msgs[2].done[1], 640480);
+    }
+    struct sw_stats st;
+    sw_stats(sim_comp_get(w.e, topo_first_switch_id(w.t)), &st);
+    CU_ASSERT_EQUAL(st.waited, flow ? 3 : 1); /* none: B0, A1, B1 wait for the output */
+    world_free(&w);
+  }
+}
+
+/* A 3-node credit loop on a fat-tree's up/down routes: 2-ary 2-tree (leaf
+ * switches 0 {nodes 0, 1} and 1 {2, 3}; spines 2 and 3, d-mod-k: a packet
+ * to node d climbs to spine 2 + d % 2). Flows 0 -> 2, 2 -> 1, 1 -> 0 of 8
+ * packets of 1000 B (wire 1064, ser S = 85.12 ns), input buffers of one
+ * packet, cut-through. Routes go up, then down: no cycle of buffers waiting
+ * on each other, so it must complete. The flows share no port (0 -> 2
+ * climbs to spine 2, 2 -> 1 to spine 3, 1 -> 0 turns in leaf 0). Each hop
+ * forwards a packet at its ready time, its credit back 2L + W + S = 385.12
+ * ns after its start, just when the next packet is ready there: a sender
+ * starts one every 385.12 ns and each arrives after its path's latency.
+ * - 0 -> 2 and 2 -> 1, 3 switches: 4L + 3W + S = 785.12 ns, the last
+ *   (7th after the first) at 785.12 + 7 x 385.12 = 785.12 + 2695.84
+ *   = 3480.96 ns;
+ * - 1 -> 0, 1 switch: 2L + W + S = 385.12, the last at 8 x 385.12 =
+ *   3080.96 ns. */
+static void test_credit_loop_fat_tree(void) {
+  struct net_config cfg = fat_tree(2, 2, 4, NET_CUT_THROUGH);
+  cfg.mtu = 1000;
+  cfg.buffer_bytes = 1064;
+  struct world w = world_new(&cfg);
+  add_msg(&w, 0, 2, 8000, 0, -1);
+  add_msg(&w, 2, 1, 8000, 0, -1);
+  add_msg(&w, 1, 0, 8000, 0, -1);
+  run(&w);
+  for (int m = 0; m < 3; m++) {
+    CU_ASSERT_EQUAL(g_msgs[m].got, 8);
+    CU_ASSERT_EQUAL(g_msgs[m].wrong_node, 0);
+  }
+  EXPECT_TIME(g_msgs[0].done[0], 785120);
+  EXPECT_TIME(g_msgs[0].last, 3480960);
+  EXPECT_TIME(g_msgs[1].last, 3480960);
+  EXPECT_TIME(g_msgs[2].done[0], 385120);
+  EXPECT_TIME(g_msgs[2].last, 3080960);
+  world_free(&w);
+}
+
+/* Lanes on a torus (switch.h): a ring of 4 routers (4x1 torus; ports 1 and
+ * 2 are x+ and x-). A packet leaving router 3 on x+ (to 0) crosses the
+ * dateline: lane 1; going on from 0 to 1 it keeps lane 1; a packet from
+ * the node (port 0) starts on lane 0; going x- from router 0 (to 3)
+ * crosses too. Then a load that could deadlock with one lane: each node
+ * sends 16 packets two hops on (ties go +: 0 -> 2, 1 -> 3, 2 -> 0, 3 ->
+ * 1), so that the four x+ links form a cycle of buffers of one packet
+ * each; with the dateline's second lane every packet arrives. */
+static void test_torus_lanes(void) {
+  struct net_config cfg = torus(4, 1, 1, 4, NET_CUT_THROUGH);
+  cfg.mtu = 1000;
+  cfg.buffer_bytes = 1064;
+  char *err = NULL;
+  struct topo *t = topo_new(&cfg, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(topo_lanes(t), 2);
+  int vl = -1;
+  CU_ASSERT_EQUAL(topo_route_vl(t, 3, 0, 0, 1, &vl), 1);
+  CU_ASSERT_EQUAL(vl, 1);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 0, 2, 1, 1, &vl), 1); /* in on x- of 0 = from 3 going + */
+  CU_ASSERT_EQUAL(vl, 1);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 1, 0, 0, 2, &vl), 1);
+  CU_ASSERT_EQUAL(vl, 0);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 0, 0, 0, 3, &vl), 2);
+  CU_ASSERT_EQUAL(vl, 1);
+  topo_free(t);
+
+  struct world w = world_new(&cfg);
+  for (uint32_t n = 0; n < 4; n++) add_msg(&w, n, (n + 2) % 4, 16000, 0, -1);
+  run(&w);
+  for (int m = 0; m < 4; m++) {
+    CU_ASSERT_EQUAL(g_msgs[m].got, 16);
+    CU_ASSERT_EQUAL(g_msgs[m].wrong_node, 0);
+  }
+  world_free(&w);
+}
+
 /* ---- routing ---- */
 
 /* Hop counts derived independently of topology.c:
@@ -915,6 +1068,10 @@ int main(void) {
       {"pipelining, multi-hop", test_pipelining_multi_hop},
       {"contention on an output port", test_contention},
       {"small messages", test_small_messages},
+      {"arbiter: two inputs alternate, by hand", test_arbiter_alternates},
+      {"credits: a victim behind a full buffer, released as credits return", test_victim_behind_full_buffer},
+      {"credits: a 3-node loop on a fat-tree's up/down routes, by hand", test_credit_loop_fat_tree},
+      {"credits: torus lanes, a ring that one lane could deadlock", test_torus_lanes},
       {"routes by hand", test_routes_by_hand},
       {"routing, every pair", test_routing_all_pairs},
       {"timing, every pair", test_timing_all_pairs},
