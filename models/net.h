@@ -10,8 +10,12 @@
  * - cut-through: the event arrives when the head does (send delay = wait
  *   for the port); a switch forwards it switch_latency after the head, and
  *   an endpoint has the whole packet one serialization time after the head.
- * So one packet of S bytes over a path of n switches and n+1 links of
- * latency L and bandwidth B, with switch latency W and no contention, takes
+ * A switch takes a packet for its output port when it is ready (arrival +
+ * switch latency) and the port is free, choosing among the inputs
+ * round-robin, and with credit flow control only when the next switch's
+ * input buffer has room for it (switch.h, flow.h). So one packet of S bytes
+ * over a path of n switches and n+1 links of latency L and bandwidth B, with
+ * switch latency W and no contention, takes
  *   cut-through:       (n+1) L + n W + S*8/B
  *   store-and-forward: (n+1) L + n W + (n+1) S*8/B
  *

@@ -101,12 +101,12 @@ struct nic_job {
   uint32_t dst, msg_id;
   uint32_t next;        /* the next job of its queue (index + 1; 0: none) */
   uint32_t seq, count;  /* the next packet to send; packets */
-  int64_t bytes;        /* the message's payload bytes (get request: asked for) */
-  struct pflag remote;  /* NIC_PT_PUT: the target's flag */
-  struct pflag local;   /* NIC_PT_PUT without ack: the send buffer is reusable */
-  sim_time first;       /* when its first packet started */
   uint8_t type;         /* enum nic_ptype */
   bool store, ack;
+  int64_t bytes;        /* the message's payload bytes (get request: asked for) */
+  sim_time first;       /* when its first packet started */
+  struct pflag remote;  /* NIC_PT_PUT: the target's flag */
+  struct pflag local;   /* NIC_PT_PUT without ack: the send buffer is reusable */
 };
 
 /* One port's sending side (nic.h "Sending"). */
@@ -488,6 +488,19 @@ static void job_add(struct sim_comp *c, struct nic_job j) {
   uint32_t key = cfg->send_order == NIC_SEND_FIFO ? 0
                  : cfg->queue_pairs ? j.dst % (uint32_t)cfg->queue_pairs
                                     : j.dst;
+  /* Alone on a free port with credit: its first packet goes now, as tx_try
+   * would send it (the only queue), without queueing it first. */
+  sim_time now = sim_now(c->eng);
+  if (!t->q.n && t->eg.busy_until <= now &&
+      flow_room(&t->flow, 0, now) >= job_payload(s, &j) + s->net->header_bytes) {
+    if (key == t->rr) t->cont++;
+    else t->rr = key, t->cont = 1;
+    sim_time end = job_send(c, &j);
+    if (j.seq == j.count) {
+      job_done(c, &j, end);
+      return;
+    }
+  }
   uint32_t i = job_new(s);
   j.next = 0;
   *job_at(s, i) = j;
@@ -1035,6 +1048,20 @@ static void nic_prefetch(const struct sim_comp *c, const struct sim_event *ev, i
     return;
   }
   if (ev->port != SIM_PORT_SELF) return;
+  if (ev->kind == EV_TX || ev->kind == EV_TX_WAKE) { /* the queues' heads, then their jobs */
+    if (ev->data > 1) return;
+    const struct nic_tx *t = &s->tx[ev->data];
+    if (stage == 1) {
+      if (t->q.f) __builtin_prefetch(t->q.f);
+      if (t->flow.heap) __builtin_prefetch(t->flow.heap);
+      return;
+    }
+    for (uint32_t k = 0; k < t->q.n && k < 2; k++) {
+      uint32_t i = t->q.f[k].head;
+      if (i >= 1 && i <= s->jobs->len) __builtin_prefetch(&g_array_index(s->jobs, struct nic_job, i - 1));
+    }
+    return;
+  }
   const struct nic_ring *r = ev->kind == EV_CMD_DONE ? &s->cmdq : ev->kind == EV_MATCH_DONE ? &s->trigq : NULL;
   if (!r || r->len == 0) return;
   const char *head = r->buf + r->head * r->elem;

@@ -43,10 +43,31 @@
  *   to DEV_MEM through the bus (the first packet's payload: the rest of the
  *   DMA streams in behind injection, as a NIC pipelines its reads, which
  *   assumes the bus outpaces the link); the bus answers PK_DMA_DATA with
- *   the same op. Then ceil(bytes/mtu) packets (one header-only packet for 0 bytes, which skips
- *   the DMA) are reserved back to back on the net port with net_egress_send
- *   at net.link_bandwidth (net.h). The local flag is written when the last
- *   packet's tail has left the NIC.
+ *   the same op. Then its ceil(bytes/mtu) packets (one header-only packet
+ *   for 0 bytes, which skips the DMA) are ready to go (Sending, below). The
+ *   local flag is written when the last packet's tail has left the NIC.
+ * - Sending (issue 29). Each port ("net", "nvl") keeps a send queue per
+ *   connection: per destination node (an RC queue pair each), or
+ *   nic.queue_pairs of them (destination d in queue d mod k). A message
+ *   (a put's or a get reply's packets, a get request, an ACK; host-posted,
+ *   triggered and GPU-initiated alike) joins its connection's queue when
+ *   its first packet can go. nic.send_order round-robin (the default): when
+ *   the port is free, it sends one packet of the queue it served last if
+ *   that queue has sent fewer than nic.send_chunk in a row, else of the
+ *   next queue with something to send in key order, skipping queues whose
+ *   packet the switch it feeds has no credit for (flow.h); RDMA NICs serve
+ *   their active queue pairs in turn like this (Mellanox's IB model, ib_model
+ *   gen.h: "a round robin arbiter is selecting which app to serve ... max of
+ *   maxContPkts"). So messages to different nodes interleave: two of S bytes
+ *   posted together both end near 2 S/B. fifo: one queue, messages in the
+ *   order they became ready (the model before issue 29); with fifo and no
+ *   credits to count (flow_control none, or a NIC on the other end) the
+ *   packets are reserved back to back at once, exactly as before. A port
+ *   sends at most one packet at a time at its bandwidth (net.link_bandwidth
+ *   or intra_bandwidth), one event per packet while packets wait (none for
+ *   a message of one packet on an idle port). Within one instant the NIC
+ *   takes ready messages in the order they reach it (its bus delivers them
+ *   in order).
  * - An NVLink store (a PK_NIC_CMD with pmsg.nvl, kstep.nvl): the GPU's SMs
  *   write the peer GPU's memory themselves. The NIC model stands in for the
  *   GPU's NVLink port: the put starts at once (no command queue, no
@@ -62,7 +83,10 @@
  * - Receiving: a packet is complete on arrival (store-and-forward) or one
  *   serialization time of its wire bytes after its head (cut-through); its
  *   payload is then written with PK_MEM_WRITE to DEV_MEM, and after the
- *   message's last packet the completion flag follows in bus order.
+ *   message's last packet (packets of different messages interleave; a
+ *   message is complete when its last byte lands) the completion flag
+ *   follows in bus order. A NIC drains what it receives into memory at the
+ *   link's rate: it gives no credits (flow.h).
  * - Flags: PK_FLAG {a = flag id, b = 1, bytes = 8} to the flag's watcher
  *   (dst_dev) through the bus. b is an increment of a completion counter:
  *   memory should add it, so that a flag reused every iteration reaches k.

@@ -21,7 +21,7 @@ struct rr_fifo *rr_get(struct rr_set *s, uint32_t key) {
     s->cap = s->cap ? 2 * s->cap : 4;
     s->f = g_renew(struct rr_fifo, s->f, s->cap);
   }
-  memmove(&s->f[i + 1], &s->f[i], (s->n - i) * sizeof *s->f);
+  if (i < s->n) memmove(&s->f[i + 1], &s->f[i], (s->n - i) * sizeof *s->f);
   s->n++;
   s->f[i] = (struct rr_fifo){.key = key};
   return &s->f[i];
@@ -30,7 +30,7 @@ struct rr_fifo *rr_get(struct rr_set *s, uint32_t key) {
 void rr_drop(struct rr_set *s, struct rr_fifo *f) {
   g_assert(f >= s->f && f < s->f + s->n && f->head == 0);
   uint32_t i = (uint32_t)(f - s->f);
-  memmove(&s->f[i], &s->f[i + 1], (s->n - i - 1) * sizeof *s->f);
+  if (i + 1 < s->n) memmove(&s->f[i], &s->f[i + 1], (s->n - i - 1) * sizeof *s->f);
   s->n--;
 }
 

@@ -328,6 +328,37 @@ static void sw_finish(struct sim_comp *c, struct sim_report *r) {
   report_key(r, prefix, "max_packets", UNIT_NONE, (int64_t)busiest);
 }
 
+/* Fetching ahead (sim_type.prefetch): a ready event's packet record, then
+ * its output and that output's queues; a free or wake event's output, then
+ * its queues and their first head. */
+static void sw_prefetch(const struct sim_comp *c, const struct sim_event *ev, int stage) {
+  if (ev->port != SIM_PORT_SELF) return;
+  const struct sw_state *s = c->state;
+  uint32_t out;
+  if (ev->kind == EV_READY) {
+    uint32_t i = (uint32_t)ev->data;
+    if (!s->pool || i >= s->pool->len) return;
+    const struct sw_pkt *k = &g_array_index(s->pool, struct sw_pkt, i);
+    if (stage == 1) {
+      __builtin_prefetch(k);
+      return;
+    }
+    out = k->out;
+  } else {
+    out = (uint32_t)(ev->data & ~LATE_BIT);
+  }
+  if (out >= c->n_ports) return;
+  const struct sw_port *p = &s->port[out];
+  if (stage == 1) {
+    __builtin_prefetch(p);
+    return;
+  }
+  if (p->voq.f) __builtin_prefetch(p->voq.f);
+  if (ev->kind != EV_READY && p->voq.n && s->pool && p->voq.f[0].head >= 1 &&
+      p->voq.f[0].head <= s->pool->len)
+    __builtin_prefetch(&g_array_index(s->pool, struct sw_pkt, p->voq.f[0].head - 1));
+}
+
 void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_fn route,
                     const void *ctx, uint32_t max_ports, int64_t buffer, int n_vls) {
   g_assert(max_ports >= 1 && max_ports < SIM_PORT_SELF);
@@ -341,7 +372,8 @@ void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_
                .handle = sw_handle,
                .finish = sw_finish,
                .destroy = sw_destroy,
-               .port_payloads = true},
+               .port_payloads = true,
+               .prefetch = sw_prefetch},
       .net = net,
       .route = route,
       .route_ctx = ctx,

@@ -82,7 +82,8 @@ const struct par_group net_params = {
 };
 
 /* Larger networks are refused: a switch costs a component, its ports and
- * its state (about 200 B plus 32 B per port). */
+ * its state (about 250 B plus 160 B per port: the engine's port and the
+ * switch's output, input count, queues and credit; more while packets wait). */
 #define TOPO_MAX_SWITCHES (1u << 22)
 
 struct topo {
