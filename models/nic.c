@@ -8,6 +8,7 @@
 
 #include "flow.h"
 #include "phase.h"
+#include "pool.h"
 #include "rrset.h"
 #include "stats.h"
 #include "switch.h"
@@ -126,8 +127,7 @@ struct nic_state {
   uint32_t node;
   struct tl_list *tl;
   struct nic_tx tx[2];    /* the "net" port (link_bandwidth), the "nvl" port (intra_bandwidth) */
-  GArray *jobs;           /* struct nic_job */
-  GArray *jobs_free;      /* uint32_t indices */
+  struct pool jobs;       /* struct nic_job */
   struct nic_ring cmdq;  /* struct nic_qitem */
   struct nic_ring trigq; /* struct trig_item */
   bool cmd_busy, cmd_stalled, trig_busy, trig_stalled;
@@ -396,17 +396,7 @@ static void job_done(struct sim_comp *c, const struct nic_job *j, sim_time end) 
 }
 
 static struct nic_job *job_at(struct nic_state *s, uint32_t i) {
-  return &g_array_index(s->jobs, struct nic_job, i);
-}
-
-static uint32_t job_new(struct nic_state *s) {
-  if (s->jobs_free->len) {
-    uint32_t i = g_array_index(s->jobs_free, uint32_t, s->jobs_free->len - 1);
-    g_array_set_size(s->jobs_free, s->jobs_free->len - 1);
-    return i;
-  }
-  g_array_set_size(s->jobs, s->jobs->len + 1);
-  return s->jobs->len - 1;
+  return pool_at(&s->jobs, struct nic_job, i);
 }
 
 static void tx_stall_end(struct nic_state *s, struct nic_tx *t, sim_time now) {
@@ -451,7 +441,7 @@ static void tx_try(struct sim_comp *c, struct nic_tx *t) {
           f->tail = 0;
           rr_drop(&t->q, f);
         }
-        g_array_append_val(s->jobs_free, ji);
+        pool_give(&s->jobs, ji);
         job_done(c, &done, end);
       }
       break;
@@ -501,7 +491,7 @@ static void job_add(struct sim_comp *c, struct nic_job j) {
       return;
     }
   }
-  uint32_t i = job_new(s);
+  uint32_t i = pool_take(&s->jobs);
   j.next = 0;
   *job_at(s, i) = j;
   struct rr_fifo *f = rr_get(&t->q, key);
@@ -955,8 +945,7 @@ static void nic_release(struct nic_state *s) {
   g_hash_table_destroy(s->doorbells);
   g_hash_table_destroy(s->awaiting);
   g_hash_table_destroy(s->rx);
-  g_array_free(s->jobs, TRUE);
-  g_array_free(s->jobs_free, TRUE);
+  pool_release(&s->jobs);
   for (int i = 0; i < 2; i++) {
     rr_release(&s->tx[i].q);
     flow_release(&s->tx[i].flow);
@@ -1058,7 +1047,8 @@ static void nic_prefetch(const struct sim_comp *c, const struct sim_event *ev, i
     }
     for (uint32_t k = 0; k < t->q.n && k < 2; k++) {
       uint32_t i = t->q.f[k].head;
-      if (i >= 1 && i <= s->jobs->len) __builtin_prefetch(&g_array_index(s->jobs, struct nic_job, i - 1));
+      if (i >= 1 && i <= s->jobs.items->len)
+        __builtin_prefetch(&g_array_index(s->jobs.items, struct nic_job, i - 1));
     }
     return;
   }
@@ -1108,8 +1098,7 @@ struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct ni
     s->tx[i] = (struct nic_tx){.eg = {.bw_bps = i ? net->intra_bandwidth : net->link_bandwidth},
                                .rr = UINT32_MAX, .tx_at = -1, .wake_at = -1, .blocked_since = -1,
                                .port = i ? NIC_PORT_NVL : NIC_PORT_NET};
-  s->jobs = g_array_new(FALSE, FALSE, sizeof(struct nic_job));
-  s->jobs_free = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  pool_init(&s->jobs, sizeof(struct nic_job));
   s->cmdq.elem = sizeof(struct nic_qitem);
   s->trigq.elem = sizeof(struct trig_item);
   s->cmd_stall_since = s->trig_stall_since = -1;

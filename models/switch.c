@@ -7,6 +7,7 @@
 #include "switch.h"
 
 #include "flow.h"
+#include "pool.h"
 #include "proto.h"
 #include "rrset.h"
 #include "trace.h"
@@ -52,8 +53,7 @@ struct sw_port {
 
 struct sw_state {
   struct sw_stats st;
-  GArray *pool;     /* struct sw_pkt */
-  GArray *free;     /* uint32_t indices */
+  struct pool pkts;      /* struct sw_pkt */
   struct sw_port port[]; /* fabric->max_ports of them */
 };
 
@@ -63,8 +63,7 @@ static void sw_init(struct sim_comp *c) {
   const struct sw_fabric *f = fabric_of(c);
   struct sw_state *s = c->state;
   g_assert(c->n_ports <= f->max_ports);
-  s->pool = g_array_new(FALSE, FALSE, sizeof(struct sw_pkt));
-  s->free = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  pool_init(&s->pkts, sizeof(struct sw_pkt));
   for (uint32_t i = 0; i < c->n_ports; i++) {
     struct sw_port *p = &s->port[i];
     p->free_at = p->wake_at = p->blocked_since = -1;
@@ -86,24 +85,11 @@ static int port_track(struct sim_comp *c, struct sw_port *p, int port) {
   return p->track - 1;
 }
 
-static struct sw_pkt *pkt_at(struct sw_state *s, uint32_t i) {
-  return &g_array_index(s->pool, struct sw_pkt, i);
-}
-
-static uint32_t pkt_new(struct sw_state *s) {
-  if (s->free->len) {
-    uint32_t i = g_array_index(s->free, uint32_t, s->free->len - 1);
-    g_array_set_size(s->free, s->free->len - 1);
-    return i;
-  }
-  g_array_set_size(s->pool, s->pool->len + 1);
-  pkt_at(s, s->pool->len - 1)->gen = 0;
-  return s->pool->len - 1;
-}
+static struct sw_pkt *pkt_at(struct sw_state *s, uint32_t i) { return pool_at(&s->pkts, struct sw_pkt, i); }
 
 static void pkt_free(struct sw_state *s, uint32_t i) {
   pkt_at(s, i)->gen++;
-  g_array_append_val(s->free, i);
+  pool_give(&s->pkts, i);
 }
 
 /* Whether a queue of output P has a head ready by NOW. */
@@ -201,7 +187,7 @@ static void arrive(struct sim_comp *c, const struct sim_event *ev) {
   int out = f->route(f->route_ctx, c->id - f->first_id, in, m->vl, m->dst_node, &vl_out);
   g_assert(out >= 0 && (uint32_t)out < c->n_ports && c->ports[out].connected);
   g_assert(vl_out >= 0 && vl_out < f->n_vls && m->vl < f->n_vls);
-  uint32_t i = pkt_new(s);
+  uint32_t i = pool_take(&s->pkts);
   struct sw_pkt *k = pkt_at(s, i);
   *k = (struct sw_pkt){.h = ev->data, .ready = sim_now(e) + f->net->switch_latency,
                        .seq = s->port[in].rx++, .gen = k->gen,
@@ -278,8 +264,7 @@ static void sw_destroy(struct sim_comp *c) {
     rr_release(&s->port[i].voq);
     flow_release(&s->port[i].flow);
   }
-  if (s->pool) g_array_free(s->pool, TRUE);
-  if (s->free) g_array_free(s->free, TRUE);
+  pool_release(&s->pkts);
 }
 
 /* This switch's counters, a blocked output's stall counted up to now. */
@@ -337,8 +322,8 @@ static void sw_prefetch(const struct sim_comp *c, const struct sim_event *ev, in
   uint32_t out;
   if (ev->kind == EV_READY) {
     uint32_t i = (uint32_t)ev->data;
-    if (!s->pool || i >= s->pool->len) return;
-    const struct sw_pkt *k = &g_array_index(s->pool, struct sw_pkt, i);
+    if (!s->pkts.items || i >= s->pkts.items->len) return;
+    const struct sw_pkt *k = &g_array_index(s->pkts.items, struct sw_pkt, i);
     if (stage == 1) {
       __builtin_prefetch(k);
       return;
@@ -354,9 +339,9 @@ static void sw_prefetch(const struct sim_comp *c, const struct sim_event *ev, in
     return;
   }
   if (p->voq.f) __builtin_prefetch(p->voq.f);
-  if (ev->kind != EV_READY && p->voq.n && s->pool && p->voq.f[0].head >= 1 &&
-      p->voq.f[0].head <= s->pool->len)
-    __builtin_prefetch(&g_array_index(s->pool, struct sw_pkt, p->voq.f[0].head - 1));
+  if (ev->kind != EV_READY && p->voq.n && s->pkts.items && p->voq.f[0].head >= 1 &&
+      p->voq.f[0].head <= s->pkts.items->len)
+    __builtin_prefetch(&g_array_index(s->pkts.items, struct sw_pkt, p->voq.f[0].head - 1));
 }
 
 void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_fn route,
