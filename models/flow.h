@@ -101,6 +101,21 @@ void flow_credit(struct flow_out *f, int vl, int64_t bytes, sim_time at);
  * arrived yet), or SIM_TIME_MAX: when a blocked sender looks again. */
 sim_time flow_next_back(struct flow_out *f, sim_time now);
 
+/* A sender whose waiting packets have no credit at NOW: blocked since NOW
+ * unless it already was (*SINCE), and when it should look again: the next
+ * packet out's back_at (flow_next_back), unless a wake for that time is
+ * pending already (*WAKE_AT, then set to it); -1: no new wake (the pending
+ * one stands, or only explicit credits can come). The time depends on no
+ * same-instant order (flow_next_back), so neither does the event. */
+static inline sim_time flow_blocked(struct flow_out *f, sim_time now, sim_time *since,
+                                    sim_time *wake_at) {
+  if (*since < 0) *since = now;
+  sim_time at = flow_next_back(f, now);
+  if (at == SIM_TIME_MAX || at == *wake_at) return -1;
+  *wake_at = at;
+  return at;
+}
+
 /* The receiving end: a PK_LINK_CREDIT's data and its parts. */
 static inline uint64_t flow_credit_data(int64_t bytes, int vl) {
   return (uint64_t)bytes | (uint64_t)vl << 32;

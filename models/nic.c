@@ -447,12 +447,8 @@ static void tx_try(struct sim_comp *c, struct nic_tx *t) {
       break;
     }
     if (blocked) {
-      if (t->blocked_since < 0) t->blocked_since = now;
-      sim_time at = flow_next_back(&t->flow, now);
-      if (at != SIM_TIME_MAX && at != t->wake_at) {
-        t->wake_at = at;
-        sim_schedule(c, at - now, EV_TX_WAKE, (uint64_t)(t - s->tx));
-      }
+      sim_time at = flow_blocked(&t->flow, now, &t->blocked_since, &t->wake_at);
+      if (at >= 0) sim_schedule(c, at - now, EV_TX_WAKE, (uint64_t)(t - s->tx));
       return;
     }
   }

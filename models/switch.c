@@ -162,12 +162,8 @@ static void arbitrate(struct sim_comp *c, int out) {
       break;
     }
     if (blocked) {
-      if (p->blocked_since < 0) p->blocked_since = now;
-      sim_time at = flow_next_back(&p->flow, now);
-      if (at != SIM_TIME_MAX && at != p->wake_at) {
-        p->wake_at = at;
-        sim_schedule(c, at - now, EV_WAKE, (uint64_t)out);
-      }
+      sim_time at = flow_blocked(&p->flow, now, &p->blocked_since, &p->wake_at);
+      if (at >= 0) sim_schedule(c, at - now, EV_WAKE, (uint64_t)out);
       return;
     }
   }
