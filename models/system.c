@@ -67,6 +67,7 @@ void sys_free(struct system *s) {
 
 void sys_limits_tally(struct sys_limits *t, const struct sim_report *counters) {
   int64_t spilled = 0, lookups = 0, stalls = 0, stall_time = 0, sw_wait = 0, helper_wait = 0;
+  int64_t credit_stall = 0;
   for (size_t k = 0; k < counters->n; k++) {
     const struct sim_report_entry *en = &counters->entries[k];
     if (en->is_real) continue;
@@ -75,12 +76,15 @@ void sys_limits_tally(struct sys_limits *t, const struct sim_report *counters) {
     else if (g_str_has_suffix(en->key, ".nic.stalls")) stalls += en->i;
     else if (g_str_has_suffix(en->key, ".nic.stall_time")) stall_time += en->i;
     else if (g_str_has_suffix(en->key, ".switches.max_queue_delay")) sw_wait = MAX(sw_wait, en->i);
+    else if (g_str_has_suffix(en->key, ".switches.credit_stall")) credit_stall += en->i;
     else if (g_str_has_suffix(en->key, ".cpu.helper_wait_max")) helper_wait = MAX(helper_wait, en->i);
   }
   t->runs++;
   if (spilled || lookups) t->hit[SYS_OVERFLOW]++;
   if (stalls) t->hit[SYS_STALL]++;
   if (sw_wait || helper_wait) t->hit[SYS_QUEUE]++;
+  if (credit_stall) t->hit[SYS_CREDIT]++;
+  t->credit_stall_ps += credit_stall;
   t->spilled += spilled;
   t->lookups += lookups;
   t->stalls += stalls;
@@ -116,6 +120,12 @@ void sys_limits_print(const struct sys_limits *t, FILE *out) {
               units_format(t->helper_wait_ps, UNIT_TIME, b, sizeof b));
     fprintf(out, "\n");
   }
+  if (t->hit[SYS_CREDIT])
+    fprintf(out,
+            "trigsim: note: switch ports waited for credit in %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " runs: %s in all, ready packets held back by full buffers downstream "
+            "(hardware.network.buffer_bytes, flow_control)\n",
+            t->hit[SYS_CREDIT], t->runs, units_format(t->credit_stall_ps, UNIT_TIME, a, sizeof a));
 }
 
 int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, uint64_t *events) {
