@@ -558,7 +558,7 @@ static void test_credit_loop_fat_tree(void) {
   world_free(&w);
 }
 
-/* Lanes on a torus (switch.h): a ring of 4 routers (4x1 torus; ports 1 and
+/* Lanes on a torus and a dragonfly (switch.h). A ring of 4 routers (4x1 torus; ports 1 and
  * 2 are x+ and x-). A packet leaving router 3 on x+ (to 0) crosses the
  * dateline: lane 1; going on from 0 to 1 it keeps lane 1; a packet from
  * the node (port 0) starts on lane 0; going x- from router 0 (to 3)
@@ -583,6 +583,24 @@ static void test_torus_lanes(void) {
   CU_ASSERT_EQUAL(vl, 0);
   CU_ASSERT_EQUAL(topo_route_vl(t, 0, 0, 0, 3, &vl), 2);
   CU_ASSERT_EQUAL(vl, 1);
+  topo_free(t);
+
+  /* Dragonfly a=2 p=1 h=1 (ports: 0 the node, 1 local, 2 global), 0 -> 5
+   * (test_one_packet_multi_hop's path): router 0 local to 1 on lane 0;
+   * router 1 global to group 2 (router 4) on lane 0; router 4, in by its
+   * global port, local to 5 on lane 1; router 5 to its node. */
+  struct net_config dcfg = dragonfly(2, 1, 1, 6, NET_CUT_THROUGH);
+  t = topo_new(&dcfg, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(topo_lanes(t), 2);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 0, 0, 0, 5, &vl), 1);
+  CU_ASSERT_EQUAL(vl, 0);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 1, 1, 0, 5, &vl), 2);
+  CU_ASSERT_EQUAL(vl, 0);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 4, 2, 0, 5, &vl), 1);
+  CU_ASSERT_EQUAL(vl, 1);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 5, 1, 1, 5, &vl), 0);
+  CU_ASSERT_EQUAL(vl, 0);
   topo_free(t);
 
   struct world w = world_new(&cfg);
@@ -1071,7 +1089,7 @@ int main(void) {
       {"arbiter: two inputs alternate, by hand", test_arbiter_alternates},
       {"credits: a victim behind a full buffer, released as credits return", test_victim_behind_full_buffer},
       {"credits: a 3-node loop on a fat-tree's up/down routes, by hand", test_credit_loop_fat_tree},
-      {"credits: torus lanes, a ring that one lane could deadlock", test_torus_lanes},
+      {"credits: torus and dragonfly lanes, a ring that one lane could deadlock", test_torus_lanes},
       {"routes by hand", test_routes_by_hand},
       {"routing, every pair", test_routing_all_pairs},
       {"timing, every pair", test_timing_all_pairs},
