@@ -414,45 +414,49 @@ static void tx_try(struct sim_comp *c, struct nic_tx *t) {
   struct nic_state *s = c->state;
   const struct nic_config *cfg = c->config;
   sim_time now = sim_now(c->eng);
-  if (t->eg.busy_until <= now && t->q.n) {
+  bool blocked = false;
+  /* One packet per call but for empty ones (no header), which leave the port
+   * free at the same instant. */
+  while (t->eg.busy_until <= now && t->q.n) {
     uint32_t n = t->q.n, i0 = rr_first_after(&t->q, t->rr);
     if (t->cont < (uint32_t)cfg->send_chunk && t->rr != UINT32_MAX) {
       uint32_t k = rr_index(&t->q, t->rr); /* the queue served last, if still there */
       if (k < n && t->q.f[k].key == t->rr) i0 = k;
     }
-    bool blocked = false;
-    for (uint32_t k = 0; k < n; k++) {
-      struct rr_fifo *f = &t->q.f[(i0 + k) % n];
-      uint32_t ji = f->head - 1;
-      struct nic_job *j = job_at(s, ji);
-      if (flow_room(&t->flow, 0, now) < job_payload(s, j) + s->net->header_bytes) {
-        blocked = true;
-        continue;
-      }
-      tx_stall_end(s, t, now);
-      blocked = false;
-      if (f->key == t->rr) t->cont++;
-      else t->rr = f->key, t->cont = 1;
-      sim_time end = job_send(c, j);
-      if (j->seq == j->count) {
-        struct nic_job done = *j;
-        f->head = j->next;
-        if (!f->head) {
-          f->tail = 0;
-          rr_drop(&t->q, f);
-        }
-        pool_give(&s->jobs, ji);
-        job_done(c, &done, end);
-      }
-      break;
+    struct rr_fifo *f = NULL;
+    blocked = false;
+    for (uint32_t k = 0; k < n && !f; k++) {
+      struct rr_fifo *g = &t->q.f[(i0 + k) % n];
+      const struct nic_job *j = job_at(s, g->head - 1);
+      if (flow_room(&t->flow, 0, now) < job_payload(s, j) + s->net->header_bytes) blocked = true;
+      else f = g;
     }
+    if (!f) break;
+    tx_stall_end(s, t, now);
+    if (f->key == t->rr) t->cont++;
+    else t->rr = f->key, t->cont = 1;
+    uint32_t ji = f->head - 1;
+    struct nic_job *j = job_at(s, ji);
+    sim_time end = job_send(c, j);
+    if (j->seq == j->count) {
+      struct nic_job done = *j;
+      f->head = j->next;
+      if (!f->head) {
+        f->tail = 0;
+        rr_drop(&t->q, f);
+      }
+      pool_give(&s->jobs, ji);
+      job_done(c, &done, end);
+    }
+  }
+  if (t->eg.busy_until <= now) {
     if (blocked) {
       sim_time at = flow_blocked(&t->flow, now, &t->blocked_since, &t->wake_at);
       if (at >= 0) sim_schedule(c, at - now, EV_TX_WAKE, (uint64_t)(t - s->tx));
-      return;
     }
+    return;
   }
-  if (t->eg.busy_until > now && t->q.n && t->tx_at != t->eg.busy_until) {
+  if (t->q.n && t->tx_at != t->eg.busy_until) {
     t->tx_at = t->eg.busy_until;
     sim_schedule(c, t->tx_at - now, EV_TX, (uint64_t)(t - s->tx));
   }

@@ -146,28 +146,31 @@ static void arbitrate(struct sim_comp *c, int out) {
   struct sw_state *s = c->state;
   struct sw_port *p = &s->port[out];
   sim_time now = sim_now(c->eng);
-  if (p->busy_until <= now) {
+  bool blocked = false;
+  /* One packet per call but for empty ones (no header), which leave the
+   * output free at the same instant. */
+  while (p->busy_until <= now && p->voq.n) {
     uint32_t n = p->voq.n, i0 = rr_first_after(&p->voq, p->rr);
-    bool blocked = false;
-    for (uint32_t k = 0; k < n; k++) {
+    struct rr_fifo *pick = NULL;
+    blocked = false;
+    for (uint32_t k = 0; k < n && !pick; k++) {
       struct rr_fifo *f = &p->voq.f[(i0 + k) % n];
       const struct sw_pkt *h = pkt_at(s, f->head - 1);
       if (h->ready > now) continue;
-      if (flow_room(&p->flow, h->vl_out, now) < h->wire) {
-        blocked = true;
-        continue;
-      }
-      grant(c, out, f);
-      blocked = false;
-      break;
+      if (flow_room(&p->flow, h->vl_out, now) < h->wire) blocked = true;
+      else pick = f;
     }
+    if (!pick) break;
+    grant(c, out, pick);
+  }
+  if (p->busy_until <= now) {
     if (blocked) {
       sim_time at = flow_blocked(&p->flow, now, &p->blocked_since, &p->wake_at);
       if (at >= 0) sim_schedule(c, at - now, EV_WAKE, (uint64_t)out);
-      return;
     }
+    return;
   }
-  if (p->busy_until > now && p->free_at != p->busy_until && head_ready(s, p, now)) {
+  if (p->free_at != p->busy_until && head_ready(s, p, now)) {
     p->free_at = p->busy_until;
     sim_schedule(c, p->busy_until - now, EV_FREE, (uint64_t)out);
   }
@@ -208,7 +211,7 @@ static void ready(struct sim_comp *c, uint64_t data) {
   struct sw_pkt *k = pkt_at(s, i);
   if (k->gen != gen) return;
   s->st.waited++;
-  if (f->buffer > 0) {
+  if (f->buffer > 0 && k->wire > 0) { /* an empty packet (no header) holds no credit */
     k->held = true;
     sim_send(c, k->in, 0, PK_LINK_HOLD, k->seq);
   }

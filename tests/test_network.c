@@ -439,6 +439,21 @@ static void test_small_messages(void) {
     c = fat_tree(2, 3, 8, mode);
     c.header_bytes = 0;
     CU_ASSERT_EQUAL(one_message(c, 0, 7, 0), 1100000);
+    /* Empty packets take no time on an output, so three of them ready at
+     * one instant all leave at it (300 ns each), credits or not. */
+    for (int flow = 0; flow < 2; flow++) {
+      c = star(4, mode);
+      c.header_bytes = 0;
+      c.flow_control = flow ? NET_FLOW_NONE : NET_FLOW_CREDIT;
+      struct world w = world_new(&c);
+      for (uint32_t n = 0; n < 3; n++) add_msg(&w, n, 3, 0, 0, -1);
+      run(&w);
+      for (int m = 0; m < 3; m++) {
+        CU_ASSERT_EQUAL(g_msgs[m].got, 1);
+        EXPECT_TIME(g_msgs[m].last, 300000);
+      }
+      world_free(&w);
+    }
   }
 }
 
