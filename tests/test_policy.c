@@ -1309,6 +1309,10 @@ static void test_cpu_roofline(void) {
    * 62563 ps. The larger: 62563. */
   EXPECT_TIME(cpu_op_time(3, 100, 1001, &compute), 62563);
   EXPECT_TIME(compute, 62563);
+  /* Both exact and equal: 3 * 1024 flops / 256 Gflop/s = 12 ns and
+   * 3 * 192 B * 8 = 4608 bits / 384 Gbps = 12 ns: 12000 ps, not a ps
+   * more (rounding up adds nothing to a whole ps). */
+  EXPECT_TIME(cpu_op_time(3, 1024, 192, &compute), 12000);
 }
 
 /* A send in parts carries bytes / parts in each part but the last, which

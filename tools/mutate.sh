@@ -34,6 +34,9 @@ m roofline-flops-only workloads \
 m roofline-floor workloads/policies \
   'return (sim_time)((num + den - 1) / den);' 'return (sim_time)(num / den);' \
   'CPU roofline: each term rounded down to a ps, not up'
+m roofline-ceil-plus-one workloads/policies \
+  'return (sim_time)((num + den - 1) / den);' 'return (sim_time)((num + den) / den);' \
+  'CPU roofline: a whole number of ps rounded up one ps more'
 m cpu-switch-poll-tick models/cpu.c \
   'return start + (arrival - start + p - 1) / p * p;' 'return start + (arrival - start + p) / p * p;' \
   'kernel-completion poll: a record arriving exactly on a tick is seen a tick later'
