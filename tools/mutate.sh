@@ -129,7 +129,7 @@ while [ $# -gt 0 ]; do
     -j*) jobs=${1#-j} ;;
     --keep) keep=1 ;;
     --list) list=1 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "mutate.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) picked+=("$1") ;;
   esac
@@ -146,11 +146,11 @@ if [ ${#picked[@]} -eq 0 ]; then
   run=("${!names[@]}")
 else
   for p in "${picked[@]}"; do
-    found=0
+    known=0
     for i in "${!names[@]}"; do
-      if [ "${names[$i]}" = "$p" ]; then run+=("$i"); found=1; fi
+      if [ "${names[$i]}" = "$p" ]; then run+=("$i"); known=1; fi
     done
-    [ $found = 1 ] || { echo "mutate.sh: no mutation named $p (see --list)" >&2; exit 2; }
+    [ $known = 1 ] || { echo "mutate.sh: no mutation named $p (see --list)" >&2; exit 2; }
   done
 fi
 # The model and lowering suites: a few seconds together (test_goal and
@@ -166,6 +166,28 @@ mkdir -p "$src"
 # The working tree as it is (tracked and untracked files git does not ignore).
 (cd "$root" && git ls-files -z -co --exclude-standard |
    tar --null -T - --ignore-failed-read -cf - 2>/dev/null) | tar -C "$src" -xf -
+# Where each mutation's OLD occurs (file, line): exactly once, else it is
+# stale, said now, before the build.
+stale=0 found=() files=() lines=()
+for i in "${run[@]}"; do
+  name=${names[$i]} where=${wheres[$i]}
+  if [ ! -e "$src/$where" ]; then
+    printf '%-24s STALE     %s does not exist\n' "$name" "$where"
+    stale=$((stale + 1)); continue
+  fi
+  mapfile -t hits < <(cd "$src" || exit
+    grep -rnHF --include='*.c' --include='*.h' -- "${olds[$i]}" "$where" || true)
+  if [ ${#hits[@]} -ne 1 ]; then
+    printf '%-24s STALE     its text is on %d lines under %s: %s\n' "$name" "${#hits[@]}" \
+      "$where" "${olds[$i]}"
+    stale=$((stale + 1)); continue
+  fi
+  found+=("$i")
+  files[i]=${hits[0]%%:*}
+  rest=${hits[0]#*:}
+  lines[i]=${rest%%:*}
+done
+if [ ${#found[@]} -eq 0 ]; then exit 2; fi
 start=$(date +%s)
 # No link-time optimisation (the CMakeLists turns it on for every build type
 # but Debug), so a mutant relinks in seconds; -O2 as a release build.
@@ -197,22 +219,10 @@ if [ -n "$bad" ]; then
 fi
 echo "built and checked the unmutated copy in $(( $(date +%s) - start )) s; suites: $suites"
 
-killed=0 survived=0 stale=0
-for i in "${run[@]}"; do
-  name=${names[$i]} where=${wheres[$i]}
+killed=0 survived=0
+for i in "${found[@]}"; do
+  name=${names[$i]} file=${files[$i]} line=${lines[$i]}
   t0=$(date +%s)
-  if [ ! -e "$src/$where" ]; then
-    printf '%-24s STALE     %s does not exist\n' "$name" "$where"
-    stale=$((stale + 1)); continue
-  fi
-  # Where OLD occurs: file:line, exactly once.
-  mapfile -t hits < <(cd "$src" && grep -rnHF --include='*.c' --include='*.h' -- "${olds[$i]}" "$where" || true)
-  if [ ${#hits[@]} -ne 1 ]; then
-    printf '%-24s STALE     its text is on %d lines under %s: %s\n' "$name" "${#hits[@]}" "$where" \
-      "${olds[$i]}"
-    stale=$((stale + 1)); continue
-  fi
-  file=${hits[0]%%:*} rest=${hits[0]#*:} line=${rest%%:*}
   cp -p "$src/$file" "$dir/orig"
   OLD=${olds[$i]} NEW=${news[$i]} awk -v n="$line" '
     NR == n { k = index($0, ENVIRON["OLD"])
