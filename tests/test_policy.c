@@ -1278,10 +1278,11 @@ static void test_cg_gds_copies_home(void) {
   }
 }
 
-/* The CPU's roofline (pol_cpu_time, DESIGN.md Sec. 3 "CPU"): a compute op
- * of N WGs on every core takes the larger of N * flops / (cores * clock *
- * flops_per_cycle) and N * bytes * 8 / mem_bandwidth, each rounded up to a
- * ps. A one-rank program of that op alone under cpu is done when it is.
+/* The CPU's roofline (pol_cpu_time, lower.h; cpu.flops_per_cycle and
+ * cpu.mem_bandwidth, models/cpu.h): a compute op of N WGs on every core
+ * takes the larger of N * flops / (cores * clock * flops_per_cycle) and
+ * N * bytes * 8 / mem_bandwidth, each rounded up to a ps. A one-rank
+ * program of that op alone under cpu is done when it is.
  * Defaults: 8 cores * 4 GHz * 8 = 256 Gflop/s; mem_bandwidth set to
  * 384 Gbps (48 GB/s) so that the memory term has a fraction of a ps too. */
 static sim_time cpu_op_time(uint32_t wgs, int64_t flops, int64_t bytes, int64_t *compute) {
