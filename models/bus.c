@@ -191,7 +191,7 @@ const struct sim_out_decl bus_outs[] = {
     [BUS_OUT_TO_MEM_BUSY] = OUT(to_mem_busy, UNIT_TIME, "serialization time toward memory"),
     [BUS_OUT_DMA_READS] = OUT(dma_reads, UNIT_NONE, "DMA reads answered from memory"),
 };
-SIM_OUT_GROUP(bus_outputs, "bus", "node<i>.bus.KEY (summed by kind: node.bus.KEY)", bus_outs,
+SIM_OUT_GROUP(bus_outputs, "bus", "node<i>.bus.KEY; by kind node.bus.KEY", bus_outs,
               BUS_OUT_COUNT);
 
 /* Each direction's first output (to_X_msgs); from_X_msgs follow its to_X_busy. */

@@ -1079,7 +1079,7 @@ const struct sim_out_decl cpu_outs[] = {
     [CPU_OUT_HELPER_WAIT_MAX] = OUT(helper_wait_max, UNIT_TIME,
                                     "the longest a request waited for a helper thread"),
 };
-SIM_OUT_GROUP(cpu_outputs, "cpu", "node<i>.cpu.KEY (summed by kind: node.cpu.KEY)", cpu_outs,
+SIM_OUT_GROUP(cpu_outputs, "cpu", "node<i>.cpu.KEY; by kind node.cpu.KEY", cpu_outs,
               CPU_OUT_COUNT);
 
 static void cpu_finish(struct sim_comp *c, struct sim_report *r) {

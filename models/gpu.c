@@ -1564,14 +1564,14 @@ const struct sim_out_decl gpu_outs[] = {
     [GPU_OUT_LAUNCH_TIME] = OUT(launch_time, UNIT_TIME, "kernel launch latency, summed"),
     [GPU_OUT_TEARDOWN_TIME] = OUT(teardown_time, UNIT_TIME, "kernel teardown, summed"),
     [GPU_OUT_BARRIER_TIME] = OUT(barrier_time, UNIT_TIME, "device-wide barriers' cost, summed"),
-    [GPU_OUT_POLL_TIME] = OUT(poll_time, UNIT_TIME, "WG time spent polling flags (per WG)"),
+    [GPU_OUT_POLL_TIME] = OUT(poll_time, UNIT_TIME, "WG time spent polling flags, summed over WGs"),
     [GPU_OUT_STREAM_WAIT_TIME] = OUT(stream_wait_time, UNIT_TIME,
                                      "queues waiting on a flag (stream waits), summed"),
     [GPU_OUT_WG_TIME] = OUT(wg_time, UNIT_TIME, "WG running time, summed over WGs"),
     [GPU_OUT_WG_LAST_END] = OUT(wg_last_end, UNIT_TIME,
                                 "when the latest WG ended its last step; -1: none ran"),
 };
-SIM_OUT_GROUP(gpu_outputs, "gpu", "node<i>.gpu.KEY (summed by kind: node.gpu.KEY)", gpu_outs,
+SIM_OUT_GROUP(gpu_outputs, "gpu", "node<i>.gpu.KEY; by kind node.gpu.KEY", gpu_outs,
               GPU_OUT_COUNT);
 
 static void gpu_finish(struct sim_comp *c, struct sim_report *r) {

@@ -768,7 +768,9 @@ const struct sim_out_decl nic_outs[] = {
                                   "triggered operations registered on the trigger list"),
     [NIC_OUT_PUTS] = OUT(puts, UNIT_NONE, "puts started"),
     [NIC_OUT_GETS] = OUT(gets, UNIT_NONE, "gets started"),
-    [NIC_OUT_DMA_READS] = OUT(dma_reads, UNIT_NONE, "DMA reads of a put's first packet"),
+    [NIC_OUT_DMA_READS] = OUT(dma_reads, UNIT_NONE,
+                              "DMA reads started (a put's first packet, a get's data at its "
+                              "target)"),
     [NIC_OUT_TRIGGERS_STORED] = OUT(triggers_stored, UNIT_NONE,
                                     "trigger stores (tags) from the GPU"),
     [NIC_OUT_TRIGGERS_MATCHED] = OUT(triggers_matched, UNIT_NONE,
@@ -798,7 +800,7 @@ const struct sim_out_decl nic_outs[] = {
     [NIC_OUT_BYTES_RECEIVED] = OUT(bytes_received, UNIT_SIZE, "wire bytes received"),
     [NIC_OUT_PAYLOAD_RECEIVED] = OUT(payload_received, UNIT_SIZE, "payload bytes received"),
 };
-SIM_OUT_GROUP(nic_outputs, "nic", "node<i>.nic.KEY (summed by kind: node.nic.KEY)", nic_outs,
+SIM_OUT_GROUP(nic_outputs, "nic", "node<i>.nic.KEY; by kind node.nic.KEY", nic_outs,
               NIC_OUT_COUNT);
 
 static void nic_finish(struct sim_comp *c, struct sim_report *r) {

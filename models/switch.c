@@ -163,8 +163,8 @@ const struct sim_out_decl sw_outs[] = {
                                        "packets forwarded by the busiest switch (switch 0)"),
 };
 SIM_OUT_GROUP(sw_outputs, "switch",
-              "net.sw<i>.KEY (summed by kind: net.sw.KEY); totals net.switches.KEY (the "
-              "intra-node crossbars: nvl.)", sw_outs, SW_OUT_COUNT);
+              "net.sw<i>.KEY, by kind net.sw.KEY; totals net.switches.KEY (intra-node "
+              "crossbars: nvl.sw<i>, nvl.switches)", sw_outs, SW_OUT_COUNT);
 
 #ifdef SIM_TIE_SHUFFLE
 static void sw_destroy(struct sim_comp *c) {

@@ -70,7 +70,7 @@ void sim_outputs_print(const struct sim_outputs *g, FILE *out) {
     const struct sim_out_decl *d = &g->decls[i];
     fprintf(out, "  %-*s  %-*s  %s%s%s%s\n", wk, d->key, wu, sim_out_unit(d), d->doc,
             d->flags & SIM_OUT_PHASE ? " [phase]" : "", d->flags & SIM_OUT_TOTAL ? " [total]" : "",
-            d->flags & SIM_OUT_SOME ? " [not always]" : "");
+            (d->flags & (SIM_OUT_SOME | SIM_OUT_TOTAL)) == SIM_OUT_SOME ? " [not always]" : "");
   }
 }
 

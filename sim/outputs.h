@@ -70,8 +70,8 @@ int sim_outputs_index(const struct sim_outputs *g, const struct sim_out_decl *d)
 /* "time (ps)", "size (B)", "count", "real": D's unit as listed and written. */
 const char *sim_out_unit(const struct sim_out_decl *d);
 
-/* Prints G as a table: key, unit, doc (and which keys are phases, totals,
- * or not always reported). */
+/* Prints G as a table: key, unit, doc, the doc marked [phase], [total] or
+ * [not always] (SIM_OUT_PHASE, SIM_OUT_TOTAL, SIM_OUT_SOME). */
 void sim_outputs_print(const struct sim_outputs *g, FILE *out);
 
 /* ---- the report ---- */

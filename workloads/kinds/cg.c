@@ -762,7 +762,7 @@ static const struct sim_out_decl cg_outs[] = {
     [CG_OUT_NNZ_IMBALANCE] = OUT_F(nnz_imbalance, UNIT_NONE, SIM_OUT_REAL,
                                    "the most non-zeros of a rank over the mean"),
 };
-static SIM_OUT_GROUP(cg_outputs, "cg", "cg.KEY; per rank node<i>.cg.KEY (summed by kind: node.cg.KEY)",
+static SIM_OUT_GROUP(cg_outputs, "cg", "cg.KEY; per rank node<i>.cg.KEY, by kind node.cg.KEY",
                      cg_outs, CG_OUT_COUNT);
 
 static void report_part(struct sim_report *rep, const struct sp_part *part) {
