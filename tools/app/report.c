@@ -254,7 +254,6 @@ static void write_json(FILE *out, const struct sim_result_set *set) {
   put_json_string(out, set->workload);
   fprintf(out, ",\n  \"seed\": %" PRIu64, set->seed);
   if (set->config) put_json_config(out, set);
-  put_json_outputs(out, set);
   fputs(",\n  \"runs\": [", out);
   for (size_t i = 0; i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i];
@@ -286,7 +285,10 @@ static void write_json(FILE *out, const struct sim_result_set *set) {
     }
     fputc('}', out);
   }
-  fputs("\n  ]\n}\n", out);
+  fputs("\n  ]", out);
+  /* Last, so that a key's first appearance is still a run's value. */
+  put_json_outputs(out, set);
+  fputs("\n}\n", out);
 }
 
 static void put_csv_field(FILE *out, const char *s) {
