@@ -1349,9 +1349,42 @@ static void test_split_send_remainder(void) {
   }
 }
 
+/* Each policy names when a rank is done by a handle (lower.h, .done): the
+ * CPU's main_done or the GPU's wg_last_end, read on the measured rank. The
+ * ping measures rank 1: its total is node 1's entry of that output, looked
+ * up here by key, and differs from node 0's (the sender finishes first
+ * under the host-driven policies; under gputn node 0's last WG ends before
+ * node 1's, whose kernel waits for the data). */
+static void test_done_handle_reads_the_measured_rank(void) {
+  for (size_t i = 0; i < POL_COUNT; i++) {
+    const struct pol_type *pol = pol_find(pol_names[i]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pol);
+    bool cpu = pol->done == CPU_OUT(MAIN_DONE);
+    CU_ASSERT_TRUE(cpu || pol->done == GPU_OUT(WG_LAST_END));
+    struct hw h;
+    hw_nodes(&h, 2);
+    struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
+    struct wl_program *p = wl_ping_program(&cfg);
+    struct sim_result r;
+    sim_time t = run_printed(p, pol->name, &h, &r);
+    if (t >= 0) {
+      char *key1 = g_strdup_printf("node1.%s.%s", cpu ? "cpu" : "gpu", pol->done->key);
+      char *key0 = g_strdup_printf("node0.%s.%s", cpu ? "cpu" : "gpu", pol->done->key);
+      if (t != counter(&r, key1)) fprintf(stderr, "\n  %s: total %" PRId64 ", %s\n", pol->name, t, key1);
+      CU_ASSERT_EQUAL(t, counter(&r, key1));
+      CU_ASSERT_NOT_EQUAL(t, counter(&r, key0));
+      g_free(key1);
+      g_free(key0);
+    }
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"persistent kernels sized to residency", test_persistent_residency},
+      {"the done handle reads the measured rank", test_done_handle_reads_the_measured_rank},
       {"ping under cpu, by hand", test_ping_cpu},
       {"the CPU's roofline: the larger of compute and memory, each up to a ps", test_cpu_roofline},
       {"a split send's last part carries the remainder", test_split_send_remainder},
