@@ -250,12 +250,47 @@ static void sw_handle(struct sim_comp *c, const struct sim_event *ev) {
   arbitrate(c, out);
 }
 
-static void report_key(struct sim_report *r, const char *prefix, const char *key, enum unit_dim dim,
-                       int64_t v) {
-  char buf[160];
-  snprintf(buf, sizeof buf, "%s.%s", prefix, key);
-  sim_report_int(r, buf, dim, v);
-}
+const struct sim_out_decl sw_outs[] = {
+    [SW_OUT_PACKETS] = OUT_F(packets, UNIT_NONE, SIM_OUT_SOME,
+                             "packets this switch forwarded (each switch while the fabric has at "
+                             "most " G_STRINGIFY(SW_REPORT_EACH_MAX) ")"),
+    [SW_OUT_BYTES] = OUT_F(bytes, UNIT_SIZE, SIM_OUT_SOME,
+                           "wire bytes this switch forwarded (each switch while at most "
+                           G_STRINGIFY(SW_REPORT_EACH_MAX) ")"),
+    [SW_OUT_MAX_QUEUE_DELAY] = OUT_F(max_queue_delay, UNIT_TIME, SIM_OUT_SOME,
+                                     "the longest a packet waited for an output port of this "
+                                     "switch (each switch while at most " G_STRINGIFY(SW_REPORT_EACH_MAX) ")"),
+    [SW_OUT_WAITED] = OUT_F(waited, UNIT_NONE, SIM_OUT_SOME,
+                            "packets this switch did not forward at their ready time (output "
+                            "busy or out of credit; each switch while at most "
+                            G_STRINGIFY(SW_REPORT_EACH_MAX) ")"),
+    [SW_OUT_CREDIT_STALL] = OUT_F(credit_stall, UNIT_TIME, SIM_OUT_SOME,
+                                  "time this switch's outputs had a ready packet and no credit "
+                                  "for it, summed over outputs (each switch while at most "
+                                  G_STRINGIFY(SW_REPORT_EACH_MAX) ")"),
+    [SW_OUT_TOTAL_PACKETS] = OUT_F(switches.packets, UNIT_NONE, SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                   "packets forwarded by all switches of the fabric (switch 0)"),
+    [SW_OUT_TOTAL_BYTES] = OUT_F(switches.bytes, UNIT_SIZE, SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                 "wire bytes forwarded by all switches (switch 0)"),
+    [SW_OUT_TOTAL_MAX_QUEUE_DELAY] = OUT_F(switches.max_queue_delay, UNIT_TIME,
+                                           SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                           "the longest a packet waited for an output port of "
+                                           "any switch (switch 0)"),
+    [SW_OUT_TOTAL_WAITED] = OUT_F(switches.waited, UNIT_NONE, SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                  "packets not forwarded at their ready time, all switches "
+                                  "(switch 0)"),
+    [SW_OUT_TOTAL_CREDIT_STALL] = OUT_F(switches.credit_stall, UNIT_TIME,
+                                        SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                        "time outputs waited for credit with a packet ready, "
+                                        "summed over all switches (switch 0; 0 without "
+                                        "network.flow_control credit)"),
+    [SW_OUT_TOTAL_MAX_PACKETS] = OUT_F(switches.max_packets, UNIT_NONE,
+                                       SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                       "packets forwarded by the busiest switch (switch 0)"),
+};
+SIM_OUT_GROUP(sw_outputs, "switch",
+              "net.sw<i>.KEY, by kind net.sw.KEY; totals net.switches.KEY (intra-node "
+              "crossbars: nvl.sw<i>, nvl.switches)", sw_outs, SW_OUT_COUNT);
 
 static void sw_destroy(struct sim_comp *c) {
   struct sw_state *s = c->state;
@@ -280,11 +315,11 @@ static void sw_finish(struct sim_comp *c, struct sim_report *r) {
   struct sw_stats st;
   stats_now(c, &st);
   if (f->n_switches <= SW_REPORT_EACH_MAX) {
-    report_key(r, c->name, "packets", UNIT_NONE, (int64_t)st.packets);
-    report_key(r, c->name, "bytes", UNIT_SIZE, (int64_t)st.bytes);
-    report_key(r, c->name, "max_queue_delay", UNIT_TIME, st.max_queue_ps);
-    report_key(r, c->name, "waited", UNIT_NONE, (int64_t)st.waited);
-    report_key(r, c->name, "credit_stall", UNIT_TIME, st.credit_stall_ps);
+    sim_out_int(r, c, SW_OUT_PACKETS, (int64_t)st.packets);
+    sim_out_int(r, c, SW_OUT_BYTES, (int64_t)st.bytes);
+    sim_out_int(r, c, SW_OUT_MAX_QUEUE_DELAY, st.max_queue_ps);
+    sim_out_int(r, c, SW_OUT_WAITED, (int64_t)st.waited);
+    sim_out_int(r, c, SW_OUT_CREDIT_STALL, st.credit_stall_ps);
   }
   if (c->id != f->first_id) return;
   /* Switch 0 sums the fabric after the run, like phold_totals. */
@@ -300,16 +335,12 @@ static void sw_finish(struct sim_comp *c, struct sim_report *r) {
     if (one.max_queue_ps > tot.max_queue_ps) tot.max_queue_ps = one.max_queue_ps;
     if (one.packets > busiest) busiest = one.packets;
   }
-  const char *dot = strchr(c->name, '.');
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "%.*s.switches", dot ? (int)(dot - c->name) : 3,
-           dot ? c->name : "net");
-  report_key(r, prefix, "packets", UNIT_NONE, (int64_t)tot.packets);
-  report_key(r, prefix, "bytes", UNIT_SIZE, (int64_t)tot.bytes);
-  report_key(r, prefix, "max_queue_delay", UNIT_TIME, tot.max_queue_ps);
-  report_key(r, prefix, "waited", UNIT_NONE, (int64_t)tot.waited);
-  report_key(r, prefix, "credit_stall", UNIT_TIME, tot.credit_stall_ps);
-  report_key(r, prefix, "max_packets", UNIT_NONE, (int64_t)busiest);
+  sim_out_int(r, c, SW_OUT_TOTAL_PACKETS, (int64_t)tot.packets);
+  sim_out_int(r, c, SW_OUT_TOTAL_BYTES, (int64_t)tot.bytes);
+  sim_out_int(r, c, SW_OUT_TOTAL_MAX_QUEUE_DELAY, tot.max_queue_ps);
+  sim_out_int(r, c, SW_OUT_TOTAL_WAITED, (int64_t)tot.waited);
+  sim_out_int(r, c, SW_OUT_TOTAL_CREDIT_STALL, tot.credit_stall_ps);
+  sim_out_int(r, c, SW_OUT_TOTAL_MAX_PACKETS, (int64_t)busiest);
 }
 
 /* Fetching ahead (sim_type.prefetch): a ready event's packet record, then
@@ -354,6 +385,7 @@ void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_
                .state_size = sizeof(struct sw_state) + (size_t)max_ports * sizeof(struct sw_port),
                .init = sw_init,
                .handle = sw_handle,
+               .outputs = &sw_outputs,
                .finish = sw_finish,
                .destroy = sw_destroy,
                .port_payloads = true,
