@@ -186,9 +186,10 @@ static void arrive(struct sim_comp *c, const struct sim_event *ev) {
   int out = f->route(f->route_ctx, c->id - f->first_id, in, m->vl, m->dst_node, &vl_out);
   g_assert(out >= 0 && (uint32_t)out < c->n_ports && c->ports[out].connected);
   g_assert(vl_out >= 0 && vl_out < f->n_vls && m->vl < f->n_vls);
+  sim_time latency = f->net->switch_latency;
   uint32_t i = pool_take(&s->pkts);
   struct sw_pkt *k = pkt_at(s, i);
-  *k = (struct sw_pkt){.h = ev->data, .ready = sim_now(e) + f->net->switch_latency,
+  *k = (struct sw_pkt){.h = ev->data, .ready = sim_now(e) + latency,
                        .seq = s->port[in].rx++, .gen = k->gen,
                        .wire = (int32_t)sw_wire_bytes(f->net, m->bytes), .in = (uint16_t)in,
                        .out = (uint16_t)out, .vl_in = m->vl, .vl_out = (uint8_t)vl_out};
@@ -196,7 +197,7 @@ static void arrive(struct sim_comp *c, const struct sim_event *ev) {
   if (q->tail) pkt_at(s, q->tail - 1)->next = i + 1;
   else q->head = i + 1;
   q->tail = i + 1;
-  sim_schedule(c, f->net->switch_latency, EV_READY, (uint64_t)k->gen << 32 | i);
+  sim_schedule(c, latency, EV_READY, (uint64_t)k->gen << 32 | i);
 }
 
 /* A packet's ready event: its output arbitrates; a packet still waiting
