@@ -190,7 +190,8 @@ static void cpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
       cmd->cmd_id += (uint32_t)(j * st->id_stride);
     }
     m->op = hc;
-    if (s->prog->seq) s->prog->seq->cmd_read(s->prog->seq->ctx, s->node, a);
+    const struct np_give *give = s->prog->give;
+    if (give && give->cmd_read) give->cmd_read(give->ctx, s->node, a);
   }
   sim_send(c, 0, delay, (uint16_t)kind, h);
 }
@@ -603,10 +604,8 @@ static void graph_refill(struct sim_comp *c) {
       s->flags[st->flag] = 0;
       s->flag_at[st->flag] = -1;
       s->flag_stamp[st->flag] = 0;
-    } else if (st->kind == HS_WAIT_KERNEL) { /* its kernel may be another's */
-      s->launched[st->kernel] = s->completed[st->kernel] = 0;
-      s->last_done[st->kernel] = 0;
-    }
+    } /* a kernel's id serves another once its record is here (np_give): its
+         counts go on */
     g->n_added--, g->n_done--;
     g->src->release(g->src->ctx, s->node, i);
   }
@@ -902,8 +901,8 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   s->last_done[k] = now;
   uint8_t q = s->kernel_queue[k];
   s->queued[q]--;
-  const struct np_seq *seq = s->prog->seq;
-  if (seq && seq->kernel_done) seq->kernel_done(seq->ctx, s->node, k); /* its slot is free */
+  const struct np_give *give = s->prog->give;
+  if (give && give->kernel_done) give->kernel_done(give->ctx, s->node, k); /* its slot is free */
   if (s->wait == MW_QUEUE && s->wait_id == q) { /* the blocked launch goes on */
     spend(c, CAT_WAIT_KERNEL, s->wait_start, now - s->wait_start);
     s->wait = MW_NONE;

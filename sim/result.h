@@ -14,6 +14,9 @@ struct sim_result {
   uint64_t events;           /* engine events executed */
   struct sim_report phases;  /* name -> time (UNIT_TIME), the breakdown */
   struct sim_report counters;/* per-component and aggregate counters */
+  /* Its input was read while it ran (an op source streamed), not whole
+   * first: for tests and benchmarks, not written out. */
+  bool streamed;
 };
 
 void sim_result_init(struct sim_result *r, const char *policy);

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "nodeprog.h"
 
 struct wl_program *wl_program_new(uint32_t n_ranks) {
@@ -291,6 +292,20 @@ struct wl_program *wl_peel_last(const struct wl_program *p) { return transform(p
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on) {
   g_assert(time_ps >= 0 && on <= WL_ON_GPU);
   push(p, rank, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = time_ps, .on = on});
+}
+
+static int64_t ceil_ps(unsigned __int128 num, unsigned __int128 den) {
+  return (int64_t)((num + den - 1) / den);
+}
+
+int64_t wl_cpu_time(const struct cpu_config *cpu, const struct wl_op *o) {
+  if (o->time_ps > 0) return o->time_ps * (int64_t)o->n_wgs;
+  unsigned __int128 flops = (unsigned __int128)o->n_wgs * (uint64_t)o->flops_per_wg;
+  unsigned __int128 bytes = (unsigned __int128)o->n_wgs * (uint64_t)o->bytes_per_wg;
+  int64_t tf = ceil_ps(flops * SIM_S, (unsigned __int128)(uint64_t)cpu->cores *
+                                          (uint64_t)cpu->clock * (uint64_t)cpu->flops_per_cycle);
+  int64_t tb = ceil_ps(bytes * 8u * SIM_S, (uint64_t)cpu->mem_bandwidth);
+  return MAX(tf, tb);
 }
 
 uint32_t wl_last(const struct wl_program *p, uint32_t rank) {

@@ -278,6 +278,12 @@ void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops
 /* A compute op of a fixed TIME_PS (one WG) on device ON (enum wl_where):
  * GOAL's calc. */
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on);
+struct cpu_config;
+/* Compute op O on every core of CPU, through a roofline (the larger of its
+ * flops at cores * clock * flops_per_cycle and its bytes at mem_bandwidth,
+ * each rounded up to a ps), or its time_ps per WG: what the `cpu` policy
+ * runs it in, and what a GOAL calc exported from it lasts. */
+int64_t wl_cpu_time(const struct cpu_config *cpu, const struct wl_op *o);
 /* The index of RANK's latest op. */
 uint32_t wl_last(const struct wl_program *p, uint32_t rank);
 /* Op OP of RANK starts only after op ON has completed (requires) or
