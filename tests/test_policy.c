@@ -363,8 +363,8 @@ static void test_allreduce_ring_shape(void) {
   CU_ASSERT_EQUAL(o->parts, 8);
   const struct wl_op *red = &p->ranks[1].ops[3];
   CU_ASSERT_EQUAL(red->kind, WL_COMPUTE);
-  CU_ASSERT_EQUAL(red->flops_per_wg, 8192);
-  CU_ASSERT_EQUAL(red->bytes_per_wg, 98304);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, red)->flops_per_wg, 8192);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, red)->bytes_per_wg, 98304);
   wl_program_free(p);
   /* Mixed: WGs per message must divide the WGs. */
   c.granularity = AR_MIXED;
@@ -419,7 +419,7 @@ static void test_gputn_granularities(void) {
  * phase (the faces go straight out); frees P. */
 static int64_t pack_bytes(struct wl_program *p) {
   const struct wl_op *o = &p->ranks[0].ops[1];
-  int64_t bytes = o->kind == WL_COMPUTE && o->pack ? o->n_wgs * o->bytes_per_wg : 0;
+  int64_t bytes = o->kind == WL_COMPUTE && o->pack ? o->n_wgs * wl_kernel_of(p, o)->bytes_per_wg : 0;
   wl_program_free(p);
   return bytes;
 }
@@ -444,14 +444,14 @@ static void test_jacobi_halos(void) {
   const struct wl_op *o = &r->ops[0];
   CU_ASSERT_EQUAL(o->kind, WL_COMPUTE);
   CU_ASSERT_EQUAL(o->n_wgs, 16);
-  CU_ASSERT_EQUAL(o->flops_per_wg, 256 * 5);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, o)->flops_per_wg, 256 * 5);
   const struct wl_op *pack = &r->ops[1], *unpack = &r->ops[10];
   CU_ASSERT_TRUE(pack->kind == WL_COMPUTE && pack->pack && unpack->kind == WL_COMPUTE &&
                  unpack->pack);
   CU_ASSERT_EQUAL(pack->n_wgs, 1);
-  CU_ASSERT_EQUAL(pack->bytes_per_wg, 4608);
-  CU_ASSERT_EQUAL(pack->kclass, KC_STREAM);
-  CU_ASSERT_EQUAL(unpack->bytes_per_wg, 4608);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, pack)->bytes_per_wg, 4608);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, pack)->kclass, KC_STREAM);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, unpack)->bytes_per_wg, 4608);
   const uint32_t peers[] = {3, 5, 1, 7};
   for (int d = 0; d < 4; d++) {
     CU_ASSERT_EQUAL(r->ops[2 + d].peer, peers[d]);
@@ -509,7 +509,7 @@ static void test_jacobi_pack_kernel(void) {
   struct wl_program *p = wl_jacobi2d_program(&c);
   const struct wl_op *o = &p->ranks[0].ops[1];
   CU_ASSERT_TRUE_FATAL(o->kind == WL_COMPUTE && o->pack);
-  struct kstep st = pol_compute_step(o, 1);
+  struct kstep st = pol_compute_step(wl_kernel_of(p, o), o, 1);
   struct kernel k = {.n_wgs = o->n_wgs};
   CU_ASSERT_EQUAL(gpu_wg_time(&h.gpu, &k, &st, 0), 2304);
   sim_time t[2][2]; /* [policy hdn, cpufree][pack kernel, fused] */
@@ -765,8 +765,7 @@ static sim_time cg_time_of(const char *policy, uint32_t ranks, int code) {
   char *err = NULL;
   struct sp_part *part = sp_partition(m, ranks, SP_BLOCKS, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(part);
-  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024, .code = code,
-                        .fused = code == CG_ACG && !strcmp(policy, "cpufree")};
+  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024, .code = code};
   struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
   struct sim_result r;
   sim_time t = run(p, policy, &h, &r, &err);
@@ -860,7 +859,8 @@ static void test_spmv_algorithms(void) {
   for (uint8_t alg = WL_SPMV_ROW; alg <= WL_SPMV_MERGE; alg++) {
     struct wl_program *p = spmv_program(alg);
     const struct wl_op *o = &p->ranks[0].ops[0];
-    struct kstep l = pol_launch_step(o), f = pol_compute_step(o, 1);
+    const struct wl_kernel *k = wl_kernel_of(p, o);
+    struct kstep l = pol_launch_step(k, o), f = pol_compute_step(k, o, 1);
     launched[alg] = gpu_wg_time(&h.gpu, &disc, &l, 0);
     fused[alg] = gpu_wg_time(&h.gpu, &pers, &f, 0);
     char *err = NULL;
@@ -905,19 +905,21 @@ static void test_cg_spmv_forms(void) {
     struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
     const struct wl_op *sp = NULL;
     for (size_t i = 0; i < p->ranks[0].n_ops; i++)
-      if (p->ranks[0].ops[i].kind == WL_COMPUTE && p->ranks[0].ops[i].kclass == KC_SPMV)
+      if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
+          wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
         sp = &p->ranks[0].ops[i];
     CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
-    CU_ASSERT_EQUAL(sp->spmv, alg);
+    const struct wl_kernel *k = wl_kernel_of(p, sp);
+    CU_ASSERT_EQUAL(k->spmv, alg);
     CU_ASSERT_EQUAL(sp->n_wgs, 4);
-    CU_ASSERT_EQUAL(sp->rows_per_wg, 1024);
-    CU_ASSERT_EQUAL(sp->nnz_per_wg, 7165);
-    CU_ASSERT_EQUAL(sp->bytes_per_wg, 110556);
-    CU_ASSERT_EQUAL(sp->bal_bytes_per_wg, 110556);
-    CU_ASSERT_EQUAL(sp->bal_flops_per_wg, 14330);
-    CU_ASSERT_EQUAL(sp->bal_reuse_per_wg, 49128);
-    CU_ASSERT_EQUAL(sp->merge_extra_per_wg, 21844);
-    struct kstep l = pol_launch_step(sp);
+    CU_ASSERT_EQUAL(k->rows_per_wg, 1024);
+    CU_ASSERT_EQUAL(k->nnz_per_wg, 7165);
+    CU_ASSERT_EQUAL(k->bytes_per_wg, 110556);
+    CU_ASSERT_EQUAL(k->bal_bytes_per_wg, 110556);
+    CU_ASSERT_EQUAL(k->bal_flops_per_wg, 14330);
+    CU_ASSERT_EQUAL(k->bal_reuse_per_wg, 49128);
+    CU_ASSERT_EQUAL(k->merge_extra_per_wg, 21844);
+    struct kstep l = pol_launch_step(k, sp);
     CU_ASSERT_EQUAL(l.rows, alg == WL_SPMV_ROW ? 1024 : 0);
     wl_program_free(p);
   }
@@ -950,8 +952,7 @@ static sim_time cg_counts(const struct sp_part *part, const char *policy, int va
   struct hw h;
   hw_nodes(&h, 2);
   h.gpu.atomic_same_address = atomic_ps;
-  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = code,
-                        .fused = !strcmp(policy, "cpufree")};
+  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = code};
   struct wl_program *p = wl_cg_program(&c, part, code == CG_ACG ? &h.gpu : NULL, 3);
   struct sim_result r;
   sim_time t = run_printed(p, policy, &h, &r);
@@ -1012,7 +1013,8 @@ static void test_cg_barriers_per_iteration(void) {
 }
 
 /* Ops of one aCG iteration (workload.code acg, workloads/kinds/cg.c) on the 1D
- * Poisson matrix of 8 rows over RANKS ranks, counted by kind: syncs,
+ * Poisson matrix of 8 rows over RANKS ranks, in its FUSED form (its
+ * monolithic kernel) or its discrete one, counted by kind: syncs,
  * collectives, halo sends and receives, atomic phases (computes with a
  * time of their own), pack phases (wl_op.pack), computes in all. */
 struct acg_count {
@@ -1027,12 +1029,14 @@ static struct acg_count acg_ops(uint32_t ranks, int variant, bool fused) {
   char *err = NULL;
   struct sp_part *part = sp_partition(m, ranks, SP_BLOCKS, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(part);
-  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = CG_ACG, .fused = fused};
+  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = CG_ACG};
   struct wl_program *p = wl_cg_program(&c, part, &h.gpu, 1);
   struct acg_count n = {0};
   const struct wl_rank *r = &p->ranks[0];
+  uint8_t form = fused ? WL_FORM_FUSED : WL_FORM_DISCRETE;
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
+    if (o->form != WL_FORM_ANY && o->form != form) continue; /* the other form's */
     n.syncs += o->kind == WL_SYNC;
     n.colls += o->kind == WL_COLL;
     n.sends += o->kind == WL_SEND;
@@ -1109,15 +1113,17 @@ static void test_cg_acg_one_rank_by_hand(void) {
   CU_ASSERT_EQUAL(cg_time_of("cpufree", 1, CG_ACG), 7653464);
 }
 
-/* workload.code: an unknown value, aCG under a policy it has no solver
- * for, and aCG's host-driven pipelined CG (not modelled); workload.x_reads
+/* workload.code: an unknown value, and aCG's pipelined CG under a policy
+ * that launches kernels one by one (its host-driven pipelined solver is
+ * not modelled, only its monolithic kernel); workload.x_reads
  * get where it cannot be: exit 2 naming the key, nothing on stdout. */
 static void test_cg_code_bad_input(void) {
   static const struct {
     const char *policy, *extra, *want;
   } cases[] = {
       {"cpufree", "code: fast", "workload.code: expected one of ics23, acg, got fast"},
-      {"gds", "code: acg", "workload.code: expected ics23 under policy gds with variant standard"},
+      {"gds", "code: acg, variant: pipelined",
+       "workload.code: expected ics23 under policy gds with variant pipelined"},
       {"hdn", "code: acg, variant: pipelined",
        "workload.code: expected ics23 under policy hdn with variant pipelined"},
       /* x_reads get needs NVLink loads: GPUs of one node (the default
@@ -1177,10 +1183,11 @@ static void test_cg_spmv_gets(void) {
     int spmvs = 0;
     for (size_t i = 0; i < p->ranks[1].n_ops; i++) {
       const struct wl_op *o = &p->ranks[1].ops[i];
-      if (o->kind != WL_COMPUTE || o->kclass != KC_SPMV) continue;
+      const struct wl_kernel *k = wl_kernel_of(p, o);
+      if (o->kind != WL_COMPUTE || k->kclass != KC_SPMV) continue;
       spmvs++;
-      CU_ASSERT_EQUAL(o->x_gets, get);
-      CU_ASSERT_EQUAL(pol_compute_step(o, 1).gets, get);
+      CU_ASSERT_EQUAL(k->x_gets, get);
+      CU_ASSERT_EQUAL(pol_compute_step(k, o, 1).gets, get);
     }
     CU_ASSERT(spmvs > 0);
     wl_program_free(p);

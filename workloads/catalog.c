@@ -178,11 +178,20 @@ static bool computes_on(const struct wl_ctx *ctx, uint8_t where) {
   return !pol || pol->computes_on(where);
 }
 
+/* wl_ctx.form: what the policy's prepare asks for. */
+static uint8_t form_of(const struct wl_ctx *ctx) {
+  const struct pol_type *pol = pol_find(ctx->policy);
+  struct hw_config hw = wl_hw_of(ctx->sc);
+  struct pol_prep pr = {.hw = &hw, .ctx = ctx, .pol = pol};
+  if (pol) pol->prepare(&pr);
+  return pr.form;
+}
+
 /* The context of policy K of SC. */
 static struct wl_ctx ctx_of(const struct scenario *sc, size_t k) {
   return (struct wl_ctx){.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
                          .seed = sc->seed, .run = run_program, .run_source = pol_run_source,
-                         .computes_on = computes_on, .device = device};
+                         .computes_on = computes_on, .form = form_of, .device = device};
 }
 
 /* Runs CTX's workload W: its own run, or its program under CTX's policy. */

@@ -67,6 +67,9 @@ struct wl_ctx {
   /* Whether the context's policy can run a compute op placed at WHERE
    * (enum wl_where: a GOAL calc's calc_on), set by the catalog. */
   bool (*computes_on)(const struct wl_ctx *ctx, uint8_t where);
+  /* The form of a program written in several (enum wl_form) that the
+   * context's policy runs, set by the catalog. */
+  uint8_t (*form)(const struct wl_ctx *ctx);
   /* The registered device, or NULL (wl_set_device). */
   const struct wl_device *device;
 };

@@ -60,17 +60,18 @@ const struct par_group goal_params = {
 /* No GOAL statement comes near this; a longer line is not a schedule. */
 #define GOAL_MAX_LINE 4096
 
-/* Lines of a file read by position through a buffer of its own: each
- * cursor has one, the file one descriptor. */
+/* Lines of a file read by position through a buffer of its own (each
+ * cursor has one, the file one descriptor), each line read in place: its
+ * end ('\n') made a NUL. */
 struct reader {
   const char *path;
   int fd;
-  char *chunk;        /* file bytes from chunk_off on, [at, len) not yet read as lines */
+  char *chunk;        /* file bytes from chunk_off on, [at, len) not yet read as lines;
+                         a NUL at len, and padding after it */
   size_t cap, len, at;
   off_t chunk_off;
   bool eof, failed;   /* the file's end is in the chunk; a read failed */
-  char *buf;          /* the current line, its end kept, NUL-terminated */
-  size_t buf_cap;
+  char *buf;          /* the current line, NUL-terminated (in the chunk) */
   const char *pos;    /* next character of the line */
   uint32_t line;      /* 1-based */
   bool in_comment;    /* inside a block comment that began on an earlier line */
@@ -80,17 +81,21 @@ struct reader {
   char **err;
 };
 
-/* A reader of FD (PATH) at OFF, after line LINE, a chunk of CAP bytes. */
+/* Bytes the chunk holds past its NUL, so that a word compared at a line's
+ * end stays inside it. */
+#define CHUNK_PAD 16
+
+/* A reader of FD (PATH) at OFF, after line LINE, a chunk of CAP bytes
+ * (more than GOAL_MAX_LINE). */
 static void reader_init(struct reader *r, const char *path, int fd, off_t off, uint32_t line,
                         bool in_comment, size_t cap, char **err) {
   *r = (struct reader){.path = path, .fd = fd, .cap = cap, .chunk_off = off, .off = off,
                        .line = line, .in_comment = in_comment, .pos = "", .err = err};
-  r->chunk = g_malloc(cap);
+  r->chunk = g_malloc0(cap + CHUNK_PAD);
 }
 
 static void reader_clear(struct reader *r) {
   g_free(r->chunk);
-  g_free(r->buf);
   r->chunk = r->buf = NULL;
 }
 
@@ -107,7 +112,7 @@ static bool refill(struct reader *r) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       r->failed = true;
-      return false;
+      break;
     }
     if (n == 0) {
       r->eof = true;
@@ -115,26 +120,23 @@ static bool refill(struct reader *r) {
     }
     r->len += (size_t)n;
   }
+  r->chunk[r->len] = '\0';
   return r->len > keep;
 }
 
-/* The next line into r->buf (as getline: its end kept): its length, or -1
- * at the file's end. A line longer than GOAL_MAX_LINE is cut there. */
+/* The next line, at r->buf (as getline returns it, but its end made a
+ * NUL): its length with its end, or -1 at the file's end. A line longer
+ * than GOAL_MAX_LINE is cut there. */
 static ssize_t next_line(struct reader *r) {
   for (;;) {
-    const char *s = r->chunk + r->at;
+    char *s = r->chunk + r->at;
     size_t avail = r->len - r->at;
-    const char *nl = memchr(s, '\n', MIN(avail, (size_t)GOAL_MAX_LINE + 1));
-    size_t n = nl ? (size_t)(nl - s) + 1 : avail;
+    char *nl = memchr(s, '\n', MIN(avail, (size_t)GOAL_MAX_LINE + 1));
     if (nl || avail > GOAL_MAX_LINE || (r->eof && avail)) {
-      size_t keep = MIN(n, (size_t)GOAL_MAX_LINE + 1);
-      if (keep + 1 > r->buf_cap) {
-        r->buf_cap = MAX(keep + 1, 2 * r->buf_cap);
-        r->buf = g_realloc(r->buf, r->buf_cap);
-      }
-      memcpy(r->buf, s, keep);
-      r->buf[keep] = '\0';
-      r->at += n > GOAL_MAX_LINE ? avail : n;
+      size_t n = nl ? (size_t)(nl - s) + 1 : avail;
+      r->buf = s;
+      if (nl) *nl = '\0';
+      r->at += n;
       return (ssize_t)n;
     }
     if (!refill(r)) return -1;
@@ -191,19 +193,19 @@ static bool skip_blank(struct reader *r, bool multiline) {
     r->line++;
     r->off += len;
     r->pos = r->buf;
-    r->last_len = (unsigned)strcspn(r->buf, "\r\n");
     if (len > GOAL_MAX_LINE) {
       r->too_long = true;
       r->buf[GOAL_MAX_LINE] = '\0';
       r->pos = "";
       return false;
     }
+    r->last_len = (unsigned)strcspn(r->buf, "\r\n");
   }
 }
 
 /* Whether the next token is the word W (consumed if so). */
-static bool word(struct reader *r, const char *w, size_t n) {
-  if (strncmp(r->pos, w, n) || g_ascii_isalnum(r->pos[n]) || r->pos[n] == '_') return false;
+static inline bool word(struct reader *r, const char *w, size_t n) {
+  if (memcmp(r->pos, w, n) || g_ascii_isalnum(r->pos[n]) || r->pos[n] == '_') return false;
   r->pos += n;
   return true;
 }
@@ -471,12 +473,100 @@ static bool op(struct reader *r, const struct goal_read *g, struct goal_stmt *st
   return true;
 }
 
+/* ---- the common lines, read fast ----
+ * Schedgen and export-goal write `LABEL: send Nb to P tag T`, `LABEL:
+ * recv Nb from P tag T`, `LABEL: calc N` and `LABEL requires LABEL`, one
+ * space apart, nothing after. fast_statement reads such a line (and only
+ * such a line, valid as statement would read it) at once; anything else
+ * is left to statement, which reads any line and says what is wrong. */
+
+static inline bool is_label_char(char c) { return g_ascii_isalnum(c) || c == '_'; }
+
+/* The end of a label starting at P ([a-zA-Z][a-zA-Z0-9_]*), or P. */
+static inline const char *label_end(const char *p) {
+  if (!g_ascii_isalpha(*p)) return p;
+  do p++;
+  while (is_label_char(*p));
+  return p;
+}
+
+/* A decimal number at *P of at most MAX, not followed by a letter other
+ * than 'b' (number's rule): into *V, *P past it. */
+static inline bool fast_number(const char **p, uint64_t max, uint64_t *v) {
+  const char *q = *p;
+  if (!g_ascii_isdigit(*q)) return false;
+  uint64_t x = 0;
+  for (; g_ascii_isdigit(*q); q++) {
+    unsigned d = (unsigned)(*q - '0');
+    if (x > (max - d) / 10) return false;
+    x = x * 10 + d;
+  }
+  if (g_ascii_isalpha(*q) && *q != 'b') return false;
+  *v = x;
+  *p = q;
+  return true;
+}
+
+#define FAST_WORD(p, w) (!memcmp(p, w, sizeof w - 1) && (p += sizeof w - 1, true))
+
+static bool fast_statement(struct reader *r, const struct goal_read *g, struct goal_stmt *st) {
+  const char *p = r->pos, *name = p, *q = label_end(p);
+  if (q == p || r->in_comment) return false;
+  /* An op's word is no label (statement reads `send ...` as an op). */
+  struct slice nm = {name, (uint32_t)(q - name)};
+  if (slice_is(nm, "send") || slice_is(nm, "recv") || slice_is(nm, "calc")) return false;
+  if (q[0] == ' ' && (q[1] == 'r' || q[1] == 'i')) { /* LABEL requires LABEL */
+    const char *w = q + 1;
+    bool start = *w == 'i';
+    if (!(start ? FAST_WORD(w, "irequires ") : FAST_WORD(w, "requires "))) return false;
+    const char *o = w, *e = label_end(o);
+    if (e == o || *e) return false;
+    *st = (struct goal_stmt){.kind = ST_DEP, .name = nm,
+                             .other = {o, (uint32_t)(e - o)}, .at = name, .oat = o,
+                             .on_start = start};
+    r->pos = e;
+    return true;
+  }
+  if (q[0] != ':' || q[1] != ' ') return false;
+  const char *at = q + 2, *k = at;
+  uint64_t v, peer, tag = 0;
+  struct wl_op o;
+  if (k[0] == 's' || k[0] == 'r') { /* send Nb to P tag T, recv Nb from P tag T */
+    bool send = k[0] == 's';
+    if (!(send ? FAST_WORD(k, "send ") : FAST_WORD(k, "recv "))) return false;
+    if (!fast_number(&k, (uint64_t)INT64_MAX, &v) || *k++ != 'b') return false;
+    if (!(send ? FAST_WORD(k, " to ") : FAST_WORD(k, " from "))) return false;
+    if (!fast_number(&k, UINT32_MAX, &peer) || peer >= g->n_ranks || peer == g->rank) return false;
+    if (*k && !(FAST_WORD(k, " tag ") && fast_number(&k, UINT32_MAX - 1, &tag))) return false;
+    if (*k) return false;
+    o = (struct wl_op){.kind = send ? WL_SEND : WL_RECV, .peer = (uint32_t)peer,
+                       .bytes = (int64_t)v, .tag = (uint32_t)tag, .parts = 1, .stores = 1};
+  } else if (FAST_WORD(k, "calc ")) {
+    if (!fast_number(&k, (uint64_t)INT64_MAX, &v) || *k ||
+        v > (uint64_t)(INT64_MAX / g->unit_ps))
+      return false;
+    o = (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = (int64_t)v * g->unit_ps,
+                       .on = g->calc_on};
+  } else {
+    return false;
+  }
+  o.line = r->line;
+  *st = (struct goal_stmt){.kind = ST_OP, .op = o, .name = nm,
+                           .at = name, .oat = at};
+  r->pos = k;
+  return true;
+}
+
 /* The next statement of a rank block into ST (a dependency's end of
  * statement read too). Its slices point into the reader's line: valid
  * until it reads the next. */
 static bool statement(struct reader *r, const struct goal_read *g, struct goal_stmt *st) {
+  if (!skip_blank(r, true)) {
+    memset(st, 0, sizeof *st);
+    return fail_at(r, r->pos, "} to close the rank");
+  }
+  if (fast_statement(r, g, st)) return true;
   memset(st, 0, sizeof *st);
-  if (!skip_blank(r, true)) return fail_at(r, r->pos, "} to close the rank");
   if (*r->pos == '}') {
     r->pos++;
     st->kind = ST_CLOSE;
@@ -547,6 +637,7 @@ struct goal_src {
   struct goal_at *at;     /* per rank */
   struct wl_sum *sums;    /* per rank */
   GHashTable *chans;      /* struct chan_sum (its key first) */
+  struct wl_descs *descs; /* its ops' kernels: none */
 };
 
 /* A reading of the whole file: into program P (built, at most WL_MAX_OPS
@@ -994,6 +1085,7 @@ static void goal_src_free(void *p) {
   g_free(x->at);
   if (x->chans) g_hash_table_destroy(x->chans);
   if (x->fd >= 0) close(x->fd);
+  wl_descs_unref(x->descs);
   g_free(x->path);
   g_free(x);
 }
@@ -1027,6 +1119,7 @@ static void *goal_src_new(void *arg, char **err) {
   x->src.ops = &goal_ops;
   x->src.ctx = x;
   x->src.sums = x->sums;
+  x->src.descs = x->descs = wl_descs_new(); /* a calc names no kernel */
   x->src.matched = index_matched(x);
   wl_sum_init(&x->src.total);
   for (uint32_t i = 0; i < x->src.n_ranks; i++) {
@@ -1131,7 +1224,7 @@ void wl_goal_write(const struct wl_program *p, const struct cpu_config *cpu, int
       const struct wl_op *o = &rk->ops[i];
       switch (o->kind) {
       case WL_COMPUTE: {
-        int64_t t = wl_cpu_time(cpu, o);
+        int64_t t = wl_cpu_time(cpu, wl_kernel_of(p, o), o);
         fprintf(f, "l%zu: calc %" G_GINT64_FORMAT "\n", i, (t + time_unit_ps - 1) / time_unit_ps);
         break;
       }

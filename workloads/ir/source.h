@@ -70,6 +70,7 @@ struct wl_source {
   uint32_t n_ranks;
   uint64_t n_ops;          /* every rank's */
   const struct wl_sum *sums; /* per rank */
+  const struct wl_descs *descs; /* the kernels its ops name (wl_op.kernel) */
   struct wl_sum total;     /* every rank's counts (no spans) */
   uint32_t lag;            /* the most ops a DEP item comes after the op that waits */
   bool cycle;              /* some rank's dependencies make a cycle */

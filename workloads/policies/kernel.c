@@ -108,7 +108,7 @@ bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, c
     /* A pack: the WGs that compute a face store it into the send buffer
      * themselves (and read a received one in place). */
     if (o->pack) return true;
-    st = pol_compute_step(o, o->lane == 1 ? 1 : k->fold);
+    st = pol_compute_step(pol_kernel_of(L, o), o, o->lane == 1 ? 1 : k->fold);
     break;
   case WL_SEND:
     if (!k->send) return true; /* the policy moves no data (monolithic) */

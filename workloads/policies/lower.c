@@ -242,36 +242,45 @@ enum spmv_form {
   FORM_MERGE,   /* an in-kernel merge-path one: the library's traffic and its own extra */
 };
 
-/* The step of O, each WG doing FOLD WGs' work, its SpMV in FORM (a
- * coalesced form has no per-work-item row footprint: kstep.rows 0, no L1
- * term, models/gpu.h). */
-static struct kstep compute_step(const struct wl_op *o, uint32_t fold, enum spmv_form form) {
+/* The step of O (its kernel K), each WG doing FOLD WGs' work, its SpMV
+ * in FORM (a coalesced form has no per-work-item row footprint: kstep.rows
+ * 0, no L1 term, models/gpu.h). */
+static struct kstep compute_step(const struct wl_kernel *k, const struct wl_op *o, uint32_t fold,
+                                 enum spmv_form form) {
   if (o->time_ps > 0) return (struct kstep){.kind = KS_COMPUTE, .time = o->time_ps * fold};
-  if (o->kclass == KC_SPMV && form != FORM_ROW) {
-    int64_t bytes = o->bal_bytes_per_wg + (form == FORM_MERGE ? o->merge_extra_per_wg : 0);
-    return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass,
-                          .flops = o->bal_flops_per_wg * fold, .bytes = bytes * fold,
-                          .ws_bytes = o->ws_bytes, .reuse_bytes = o->bal_reuse_per_wg * fold,
-                          .gather_bytes = o->gather_bytes};
+  if (k->kclass == KC_SPMV && form != FORM_ROW) {
+    int64_t bytes = k->bal_bytes_per_wg + (form == FORM_MERGE ? k->merge_extra_per_wg : 0);
+    return (struct kstep){.kind = KS_COMPUTE, .kclass = k->kclass,
+                          .flops = k->bal_flops_per_wg * fold, .bytes = bytes * fold,
+                          .ws_bytes = k->ws_bytes, .reuse_bytes = k->bal_reuse_per_wg * fold,
+                          .gather_bytes = k->gather_bytes};
   }
-  return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass, .flops = o->flops_per_wg * fold,
-                        .bytes = o->bytes_per_wg * fold, .ws_bytes = o->ws_bytes,
-                        .reuse_bytes = o->reuse_per_wg * fold, .gather_bytes = o->gather_bytes,
-                        .rows = o->rows_per_wg * fold, .nnz = o->nnz_per_wg * fold,
-                        .peer_loads = o->peer_per_wg * fold, .gets = o->x_gets};
+  return (struct kstep){.kind = KS_COMPUTE, .kclass = k->kclass, .flops = k->flops_per_wg * fold,
+                        .bytes = k->bytes_per_wg * fold, .ws_bytes = k->ws_bytes,
+                        .reuse_bytes = k->reuse_per_wg * fold, .gather_bytes = k->gather_bytes,
+                        .rows = k->rows_per_wg * fold, .nnz = k->nnz_per_wg * fold,
+                        .peer_loads = k->peer_per_wg * fold, .gets = k->x_gets};
 }
 
-struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {
-  return compute_step(o, fold, o->spmv == WL_SPMV_MERGE ? FORM_MERGE : FORM_ROW);
+struct kstep pol_compute_step(const struct wl_kernel *k, const struct wl_op *o, uint32_t fold) {
+  return compute_step(k, o, fold, k->spmv == WL_SPMV_MERGE ? FORM_MERGE : FORM_ROW);
 }
 
-struct kstep pol_launch_step(const struct wl_op *o) {
-  return compute_step(o, 1, o->spmv == WL_SPMV_ROW ? FORM_ROW : FORM_LIBRARY);
+struct kstep pol_launch_step(const struct wl_kernel *k, const struct wl_op *o) {
+  return compute_step(k, o, 1, k->spmv == WL_SPMV_ROW ? FORM_ROW : FORM_LIBRARY);
+}
+
+const struct wl_kernel *pol_kernel_of(const struct pol_low *L, const struct wl_op *o) {
+  return wl_descs_kernel(L->env->descs, o->kind == WL_COMPUTE ? o->kernel : 0);
+}
+
+sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o) {
+  return wl_cpu_time(L->env->hw->cpu, pol_kernel_of(L, o), o);
 }
 
 uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
                             uint8_t queue) {
-  const struct kstep step = pol_launch_step(o);
+  const struct kstep step = pol_launch_step(pol_kernel_of(L, o), o);
   uint32_t k = pol_add_kernel(L, name, o->n_wgs, &step, 1);
   uint32_t qc = pol_add_qcmd(L, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
   pol_add_host(L, (struct hstep){.kind = HS_LAUNCH, .queue = queue, .qcmd = qc});
@@ -389,6 +398,19 @@ bool pol_coll_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, b
 static void prep_own(struct pol_prep *pr, struct wl_program *q) {
   g_assert(pr->n_owned < G_N_ELEMENTS(pr->owned));
   pr->owned[pr->n_owned++] = pr->p = q;
+}
+
+void pol_prep_form(struct pol_prep *pr, uint8_t form) {
+  pr->form = form;
+  if (!pr->p || pr->err || !pr->p->forms) return;
+  if (!(pr->p->forms & (1u << form))) {
+    pr->err = wl_error_at(pr->ctx->sc, "policies",
+                          "expected a program written in the form policy %s runs (%s), got one "
+                          "without it", pr->pol->name,
+                          form == WL_FORM_FUSED ? "one kernel" : "kernels launched one by one");
+    return;
+  }
+  prep_own(pr, wl_select_form(pr->p, form));
 }
 
 void pol_prep_library(struct pol_prep *pr, bool p2p_too) {
@@ -674,6 +696,7 @@ static bool run_checked(struct pol_prep *pr, const struct wl_ctx *ctx, struct si
   struct pol_env env;
   pol_env_init(&env, pol, pr->hw, ctx->sc, pr->lib, p->n_ranks);
   env.p = p;
+  env.descs = p->descs;
   struct pol_prog *pp = g_new0(struct pol_prog, p->n_ranks);
   bool ok = lower_all(&env, p, pp, err);
   /* A proxy thread is a helper thread that holds its core: needed when

@@ -54,6 +54,7 @@ struct pol_env {
   const struct net_config *net; /* which ranks share a node */
   uint32_t n_ranks;
   const struct wl_program *p; /* a program lowered whole; NULL when streamed */
+  const struct wl_descs *descs; /* the kernels its ops name (the program's, the source's) */
   struct pol_stream *stream;  /* streamed: the driver (stream.c) */
 };
 
@@ -109,6 +110,7 @@ struct pol_prep {
   const struct wl_ctx *ctx;
   const struct pol_type *pol;
   uint8_t lib;
+  uint8_t form;              /* pol_prep_form: enum wl_form */
   bool ordered;              /* pol_prep_order */
   struct wl_program *owned[8]; /* the rewrites, freed by the driver */
   size_t n_owned;
@@ -197,16 +199,20 @@ void pol_host_recv(struct pol_low *L, const struct wl_op *o, bool two);
 /* Host step or kernel step for a loop marker (WL_LOOP / WL_END) O. */
 struct hstep pol_loop_hstep(const struct wl_op *o);
 struct kstep pol_loop_kstep(const struct wl_op *o);
-/* The kernel step of compute op O fused into a kernel, each WG doing FOLD
- * WGs' work: its flops, bytes and re-read bytes times FOLD, its class and
- * working set. An SpMV walks one row per work-item unless written
- * merge-path (wl_spmv): then coalesced and row-balanced, moving
+/* The kernel step of compute op O (its kernel K) fused into a kernel, each
+ * WG doing FOLD WGs' work: its flops, bytes and re-read bytes times FOLD,
+ * its class and working set. An SpMV walks one row per work-item unless
+ * written merge-path (wl_spmv): then coalesced and row-balanced, moving
  * merge_extra_per_wg more than a library's. */
-struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
+struct kstep pol_compute_step(const struct wl_kernel *k, const struct wl_op *o, uint32_t fold);
 /* The same, for O launched as a kernel of its own (one WG's work each):
  * an SpMV that is a library call (wl_spmv library or merge) runs
  * coalesced and row-balanced. */
-struct kstep pol_launch_step(const struct wl_op *o);
+struct kstep pol_launch_step(const struct wl_kernel *k, const struct wl_op *o);
+/* The kernel of compute op O (the program's or the source's table). */
+const struct wl_kernel *pol_kernel_of(const struct pol_low *L, const struct wl_op *o);
+/* Compute op O on every core of the CPU (wl_cpu_time). */
+sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o);
 /* Compute op O as a kernel of its own, launched on QUEUE: its index. */
 uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
                             uint8_t queue);
@@ -278,6 +284,12 @@ bool pol_coll_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, b
 
 /* ---- preparing a program (lower.c) ---- */
 
+/* The form of a program written in several (program.h, wl_form) that the
+ * lowering runs: WL_FORM_FUSED, a policy that puts a rank's program into
+ * one kernel; WL_FORM_DISCRETE, one that launches kernels one by one. The
+ * ops of the other form are dropped; a program without that form is an
+ * input error. First of the helpers. */
+void pol_prep_form(struct pol_prep *pr, uint8_t form);
 /* The library's rewrites: collectives as it writes them (coll.h), P2P
  * too (the host-driven styles, whose code calls the library for its point-
  * to-point messages: wl_group_p2p), NCCL's protocol cost per step. */

@@ -19,6 +19,7 @@ struct copy_state {
 };
 
 static void copy_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_DISCRETE);
   pol_prep_library(pr, false);
   pol_prep_loops(pr, POL_LOOPS_AT_SYNCS);
 }
@@ -44,7 +45,7 @@ static void copy_graph_op(struct pol_low *L, const struct wl_op *o) {
   switch (o->kind) {
   case WL_COMPUTE:
     if (o->on == WL_ON_CPU) {
-      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = wl_cpu_time(L->env->hw->cpu, o)});
+      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(L, o)});
       break;
     }
     pol_add_host(L, (struct hstep){.kind = HS_WAIT_KERNEL,

@@ -6,6 +6,7 @@
 #include "lower.h"
 
 static void cpu_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_DISCRETE);
   pol_prep_library(pr, false);
   pol_prep_rendezvous(pr);
   pol_prep_loops(pr, POL_LOOPS_KEEP);
@@ -17,7 +18,7 @@ static bool cpu_lower(struct pol_low *L, const struct wl_op *o, char **err) {
   bool two = !(L->graph && o->one_sided);
   switch (o->kind) {
   case WL_COMPUTE:
-    pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = wl_cpu_time(L->env->hw->cpu, o)});
+    pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(L, o)});
     break;
   case WL_SEND: pol_host_send(L, o, two); break;
   case WL_RECV: pol_host_recv(L, o, two); break;

@@ -13,6 +13,7 @@ struct cpufree_state {
 };
 
 static void cpufree_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_FUSED);
   pol_prep_library(pr, false);
   pol_prep_loops(pr, POL_LOOPS_KEEP);
   pol_prep_order(pr);

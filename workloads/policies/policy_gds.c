@@ -32,6 +32,7 @@ struct gds_state {
 };
 
 static void gds_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_DISCRETE);
   pol_prep_library(pr, false);
   /* A receive's watcher looks at what follows it: every iteration of a
    * loop has one or the same body after it. */

@@ -18,6 +18,7 @@ struct gputn_state {
 };
 
 static void gputn_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_FUSED);
   pol_prep_library(pr, false);
   pol_prep_loops(pr, POL_LOOPS_KEEP);
   pol_prep_order(pr);

@@ -15,6 +15,7 @@ struct hdn_state {
 };
 
 static void hdn_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_DISCRETE);
   pol_prep_library(pr, true);
   pol_prep_rendezvous(pr);
   pol_prep_loops(pr, POL_LOOPS_KEEP);
@@ -44,7 +45,7 @@ static bool hdn_lower_as(bool recv_polls, struct pol_low *L, const struct wl_op 
   switch (o->kind) {
   case WL_COMPUTE:
     if (L->graph && o->on == WL_ON_CPU)
-      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = wl_cpu_time(L->env->hw->cpu, o)});
+      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(L, o)});
     else
       wait_kernel(L, pol_launch_compute(L, o, "compute", 0));
     break;

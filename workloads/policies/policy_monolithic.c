@@ -24,6 +24,7 @@ struct monolithic_state {
 };
 
 static void monolithic_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_FUSED);
   pol_prep_library(pr, false);
   pol_prep_loops(pr, POL_LOOPS_UNROLL);
   pol_prep_order(pr);

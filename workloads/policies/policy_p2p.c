@@ -12,6 +12,7 @@ struct p2p_state {
 };
 
 static void p2p_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_DISCRETE);
   pol_prep_library(pr, false);
   pol_prep_loops(pr, POL_LOOPS_AT_SYNCS);
   pol_prep_order(pr);

@@ -929,6 +929,7 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
                          .window = window, .lag = src->lag, .ordered = ordered, .check = check};
   pol_env_init(&x.env, pol, hw, ctx->sc, lib, src->n_ranks);
   x.env.stream = &x;
+  x.env.descs = src->descs;
   x.states = g_malloc0(MAX(pol->state_size, 1) * src->n_ranks);
   x.chans = g_hash_table_new_full(chan_hash, chan_equal, chan_free, NULL);
   x.source = (struct np_source){.ctx = &x, .read = graph_read, .release = graph_release};
