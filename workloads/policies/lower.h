@@ -139,8 +139,10 @@ struct pol_type {
   /* Whether a compute op placed at WHERE (enum wl_where, a GOAL calc's
    * calc_on) can run under it. */
   bool (*computes_on)(uint8_t where);
-  /* Report key after "node<i>." that holds when a rank's program is done. */
-  const char *done_key;
+  /* The output (a time) of a node's CPU or GPU that says when a rank's
+   * program is done: a checked handle, CPU_OUT(MAIN_DONE) or
+   * GPU_OUT(WG_LAST_END), resolved against each node (sys_node_comp). */
+  const struct sim_out_decl *done;
 };
 
 /* ---- writing a node program (lower.c) ---- */

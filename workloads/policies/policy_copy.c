@@ -135,7 +135,7 @@ const struct pol_type pol_copy = {
     .lower = copy_lower,
     .watcher = pol_watch_cpu,
     .computes_on = pol_on_either,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
 };
 
 const struct pol_type pol_overlap = {
@@ -148,5 +148,5 @@ const struct pol_type pol_overlap = {
     .lower = overlap_lower,
     .watcher = pol_watch_cpu,
     .computes_on = pol_on_either,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
 };

@@ -41,5 +41,5 @@ const struct pol_type pol_cpu = {
     .lower = cpu_lower,
     .watcher = pol_watch_cpu,
     .computes_on = pol_on_cpu,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
 };

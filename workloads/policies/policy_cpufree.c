@@ -41,5 +41,5 @@ const struct pol_type pol_cpufree = {
     .lower = cpufree_lower,
     .watcher = pol_watch_gpu,
     .computes_on = pol_on_gpu,
-    .done_key = "gpu.wg_last_end",
+    .done = GPU_OUT(WG_LAST_END),
 };

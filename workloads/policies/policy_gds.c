@@ -176,5 +176,5 @@ const struct pol_type pol_gds = {
     .lower = gds_lower,
     .watcher = gds_watcher,
     .computes_on = pol_on_gpu,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
 };

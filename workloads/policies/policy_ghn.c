@@ -58,5 +58,5 @@ const struct pol_type pol_ghn = {
     .lower = ghn_lower,
     .watcher = pol_watch_gpu,
     .computes_on = pol_on_gpu,
-    .done_key = "gpu.wg_last_end",
+    .done = GPU_OUT(WG_LAST_END),
 };

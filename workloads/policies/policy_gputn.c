@@ -78,5 +78,5 @@ const struct pol_type pol_gputn = {
     .lower = gputn_lower,
     .watcher = pol_watch_gpu,
     .computes_on = pol_on_gpu,
-    .done_key = "gpu.wg_last_end",
+    .done = GPU_OUT(WG_LAST_END),
 };

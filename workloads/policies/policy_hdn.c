@@ -79,7 +79,7 @@ const struct pol_type pol_hdn = {
     .lower = hdn_lower,
     .watcher = pol_watch_cpu,
     .computes_on = pol_on_either,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
 };
 
 const struct pol_type pol_hdn2s = {
@@ -91,5 +91,5 @@ const struct pol_type pol_hdn2s = {
     .lower = hdn2s_lower,
     .watcher = pol_watch_cpu,
     .computes_on = pol_on_either,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
 };

@@ -100,5 +100,5 @@ const struct pol_type pol_monolithic = {
     .lower = monolithic_lower,
     .watcher = pol_watch_gpu,
     .computes_on = pol_on_gpu,
-    .done_key = "gpu.wg_last_end",
+    .done = GPU_OUT(WG_LAST_END),
 };

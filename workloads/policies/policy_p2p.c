@@ -62,5 +62,5 @@ const struct pol_type pol_p2p = {
     .lower = p2p_lower,
     .watcher = pol_watch_gpu,
     .computes_on = pol_on_gpu,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
 };
