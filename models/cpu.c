@@ -345,13 +345,6 @@ struct gslot {
   uint64_t s_start, s_done;
 };
 
-/* A thread task ready: the run queue orders them by (since, seq). */
-struct gtask {
-  sim_time since;
-  uint64_t seq;
-  uint32_t slot;
-};
-
 struct graph {
   const struct hstep *host;   /* per slot: its step (a whole program's, or `own`) */
   struct hstep *own;          /* streamed: the steps added */
@@ -360,8 +353,7 @@ struct graph {
   GArray *edges;              /* struct gedge */
   uint32_t edge_free;         /* a free edge + 1 (chained by next), 0: none */
   uint32_t *flag_head, *kern_head; /* per flag / kernel: first waiter, +1 */
-  struct gtask *runq;         /* thread tasks ready: a binary heap by (since, seq) */
-  size_t n_runq, cap_runq;
+  GSequence *runq;            /* thread tasks ready, by (since, seq) */
   GArray *work;               /* slots whose dependencies just held */
   int64_t running;            /* the slot on the thread, -1: none */
   sim_time idle_since;        /* the thread has had nothing to run since, -1: busy */
@@ -378,38 +370,11 @@ struct graph {
   size_t done_head;
 };
 
-static bool task_before(const struct gtask *a, const struct gtask *b) {
-  return a->since != b->since ? a->since < b->since : a->seq < b->seq;
-}
-
-static void runq_push(struct graph *g, struct gtask t) {
-  if (g->n_runq == g->cap_runq) {
-    g->cap_runq = g->cap_runq ? 2 * g->cap_runq : 16;
-    g->runq = g_renew(struct gtask, g->runq, g->cap_runq);
-  }
-  size_t i = g->n_runq++;
-  while (i > 0 && task_before(&t, &g->runq[(i - 1) / 2])) {
-    g->runq[i] = g->runq[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  g->runq[i] = t;
-}
-
-/* The first task of the run queue, taken off it. */
-static uint32_t runq_pop(struct graph *g) {
-  uint32_t slot = g->runq[0].slot;
-  struct gtask t = g->runq[--g->n_runq];
-  size_t i = 0, n = g->n_runq;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && task_before(&g->runq[c + 1], &g->runq[c])) c++;
-    if (!task_before(&g->runq[c], &t)) break;
-    g->runq[i] = g->runq[c];
-    i = c;
-  }
-  if (n) g->runq[i] = t;
-  return slot;
+static gint by_ready(gconstpointer a, gconstpointer b, gpointer data) {
+  const struct graph *g = data;
+  const struct gslot *x = &g->sl[GPOINTER_TO_UINT(a) - 1], *y = &g->sl[GPOINTER_TO_UINT(b) - 1];
+  if (x->since != y->since) return x->since < y->since ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* Makes the per-slot arrays hold slot N - 1. */
@@ -455,7 +420,7 @@ static struct graph *graph_alloc(const struct np_source *src) {
   struct graph *g = g_new0(struct graph, 1);
   g->src = src;
   g->edges = g_array_new(FALSE, FALSE, sizeof(struct gedge));
-
+  g->runq = g_sequence_new(NULL);
   g->work = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->running = -1;
   g->idle_since = 0;
@@ -497,7 +462,7 @@ static void graph_free(struct graph *g) {
   g_array_free(g->edges, TRUE);
   g_free(g->flag_head);
   g_free(g->kern_head);
-  g_free(g->runq);
+  g_sequence_free(g->runq);
   g_array_free(g->work, TRUE);
   if (g->done_fifo) g_array_free(g->done_fifo, TRUE);
   g_free(g);
@@ -547,7 +512,7 @@ static void graph_complete(struct sim_comp *c, uint32_t i) {
 
 static void graph_queue(struct graph *g, uint32_t i, sim_time since) {
   g->sl[i].since = since;
-  runq_push(g, (struct gtask){since, g->sl[i].seq, i});
+  g_sequence_insert_sorted(g->runq, GUINT_TO_POINTER(i + 1), by_ready, g);
 }
 
 /* A wait for kernel K, begun at START, saw its completion record of
@@ -665,7 +630,7 @@ static void graph_run(struct sim_comp *c) {
     }
     if (g->running >= 0) return;
     sim_time now = sim_now(c->eng), d = 0;
-    if (g->n_runq == 0) {
+    if (g_sequence_get_length(g->runq) == 0) {
       if (g->idle_since < 0) g->idle_since = now;
       return;
     }
@@ -674,7 +639,9 @@ static void graph_run(struct sim_comp *c) {
       spend(c, CAT_WAIT_FLAG, g->idle_since, now - g->idle_since);
     g->idle_since = -1;
     g->pick_stamp = ++g->stamp;
-    uint32_t i = runq_pop(g);
+    GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
+    uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
+    g_sequence_remove(it);
     const struct hstep *st = &g->host[i];
     if (g->sl[i].phase == GS_READY) graph_start(c, g, i);
     if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */

@@ -15,19 +15,6 @@
 #include "sparse.h"
 #include "testutil.h"
 
-/* The table's policies (workloads/policies/table.c): how many, and the
- * name of the I-th. */
-static size_t pol_count(void) {
-  size_t n;
-  pol_all(&n);
-  return n;
-}
-
-static const char *pol_name(size_t i) {
-  size_t n;
-  return pol_all(&n)[i]->name;
-}
-
 static uint8_t kinds_of(const struct wl_program *p, uint32_t r, char *out) {
   const char *c = "CSRYLE"; /* compute send recv sync loop end */
   size_t n = p->ranks[r].n_ops;
@@ -154,15 +141,17 @@ static void same_both_ways(const char *what, struct wl_program *p, const char *p
   wl_program_free(u);
 }
 
-/* same_both_ways under every policy on NODES nodes of the defaults, with a
- * helper thread (for ghn). */
+/* same_both_ways under every policy of the table (workloads/policies/
+ * table.c) on NODES nodes of the defaults, with a helper thread (for ghn). */
 static void every_policy(const char *what, struct wl_program *p, int64_t nodes) {
-  for (size_t k = 0; k < pol_count(); k++) {
+  size_t n;
+  const struct pol_type *const *all = pol_all(&n);
+  for (size_t k = 0; k < n; k++) {
     struct hw h;
     hw_defaults(&h);
     h.net.nodes = nodes;
     h.cpu.helper_threads = 1;
-    same_both_ways(what, p, pol_name(k), &h);
+    same_both_ways(what, p, all[k]->name, &h);
   }
 }
 

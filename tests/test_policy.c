@@ -1306,6 +1306,83 @@ static sim_time cpu_op_time(uint32_t wgs, int64_t flops, int64_t bytes, int64_t 
   return t;
 }
 
+/* A new policy is one file plus one line of the table (workloads/policies/
+ * table.c); a program that links trigsim adds its own with pol_register.
+ * The toy policy here is that file, written in the test: a host-driven
+ * policy whose every compute op takes 1 us per WG on the CPU whatever its
+ * flops, messages two-sided through the host stack as under cpu. */
+static bool toy_lower(struct pol_low *L, const struct wl_op *o, char **err) {
+  (void)err;
+  if (!o) return true;
+  switch (o->kind) {
+  case WL_COMPUTE:
+    pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = SIM_US * (sim_time)o->n_wgs});
+    break;
+  case WL_SEND: pol_host_send(L, o, true); break;
+  case WL_RECV: pol_host_recv(L, o, true); break;
+  case WL_SYNC: break; /* the host runs the phases in order */
+  default: *err = g_strdup("toy: an op it does not lower"); return false;
+  }
+  return true;
+}
+
+static void toy_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_DISCRETE);
+  pol_prep_library(pr, false);
+  pol_prep_loops(pr, POL_LOOPS_UNROLL);
+}
+
+static const struct pol_type pol_toy = {
+    .name = "toy",
+    .libs = 1u << COMM_MPI,
+    .lib_default = COMM_MPI,
+    .prepare = toy_prepare,
+    .lower = toy_lower,
+    .watcher = pol_watch_cpu,
+    .computes_on = pol_on_cpu,
+    .done = CPU_OUT(MAIN_DONE),
+};
+
+/* The toy registered from here runs programs by its name, as a built-in
+ * one does; a second registration of the name is refused.
+ * One rank, computes of 2 and 3 WGs: 2 us + 3 us = 5 us, all of it CPU
+ * compute time. Two ranks, rank 0 computing 2 WGs of 256 flops and then
+ * sending 8 B to rank 1, which receives it: the same messages as under
+ * cpu, only the compute differs. Under cpu the compute takes 2 * 256 flops
+ * / (8 cores * 4 GHz * 8 flops/cycle = 256 Gflop/s) = 2 ns = 2000 ps
+ * (test_cpu_roofline), under the toy 2 us: its total is cpu's plus
+ * 2000000 - 2000 = 1998000 ps. */
+static void test_toy_policy(void) {
+  CU_ASSERT_PTR_NULL(pol_find("toy"));
+  CU_ASSERT_TRUE(pol_register(&pol_toy));
+  CU_ASSERT_FALSE(pol_register(&pol_toy));
+  CU_ASSERT_PTR_EQUAL(pol_find("toy"), &pol_toy);
+  struct hw h;
+  hw_nodes(&h, 1);
+  struct wl_program *p = wl_program_new(1);
+  wl_compute(p, 0, 2, 1000, 0);
+  wl_compute(p, 0, 3, 1000, 0);
+  struct sim_result r;
+  EXPECT_TIME(run_printed(p, "toy", &h, &r), 5 * SIM_US);
+  EXPECT_TIME(counter(&r, "node0.cpu.compute_time"), 5 * SIM_US);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  sim_time t[2];
+  const char *pols[2] = {"cpu", "toy"};
+  for (int k = 0; k < 2; k++) {
+    hw_nodes(&h, 2);
+    p = wl_program_new(2);
+    wl_compute(p, 0, 2, 256, 0);
+    wl_send(p, 0, 1, 8, 0);
+    wl_recv(p, 1, 0, 8, 0);
+    t[k] = run_printed(p, pols[k], &h, &r);
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
+  CU_ASSERT_TRUE(t[0] > 0);
+  EXPECT_TIME(t[1] - t[0], 1998000);
+}
+
 static void test_cpu_roofline(void) {
   int64_t compute;
   /* Compute-bound: 3 WGs * 1000 flops / 256 Gflop/s = 11.71875 ns, up to
@@ -1394,6 +1471,7 @@ int main(void) {
       {"persistent kernels sized to residency", test_persistent_residency},
       {"the done handle reads the measured rank", test_done_handle_reads_the_measured_rank},
       {"ping under cpu, by hand", test_ping_cpu},
+      {"a toy policy registered from the test runs programs", test_toy_policy},
       {"the CPU's roofline: the larger of compute and memory, each up to a ps", test_cpu_roofline},
       {"a split send's last part carries the remainder", test_split_send_remainder},
       {"cg x_reads get: no halo put, the SpMV waits for its peer loads", test_cg_x_reads_get},
