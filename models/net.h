@@ -10,8 +10,12 @@
  * - cut-through: the event arrives when the head does (send delay = wait
  *   for the port); a switch forwards it switch_latency after the head, and
  *   an endpoint has the whole packet one serialization time after the head.
- * So one packet of S bytes over a path of n switches and n+1 links of
- * latency L and bandwidth B, with switch latency W and no contention, takes
+ * A switch takes a packet for its output port when it is ready (arrival +
+ * switch latency) and the port is free, choosing among the inputs
+ * round-robin, and with credit flow control only when the next switch's
+ * input buffer has room for it (switch.h, flow.h). So one packet of S bytes
+ * over a path of n switches and n+1 links of latency L and bandwidth B, with
+ * switch latency W and no contention, takes
  *   cut-through:       (n+1) L + n W + S*8/B
  *   store-and-forward: (n+1) L + n W + (n+1) S*8/B
  *
@@ -41,6 +45,7 @@
 #include "simtime.h"
 
 enum net_switching { NET_CUT_THROUGH, NET_STORE_FORWARD };
+enum net_flow { NET_FLOW_CREDIT, NET_FLOW_NONE };
 enum net_topology { NET_STAR, NET_FAT_TREE, NET_TORUS, NET_DRAGONFLY };
 
 struct net_config {
@@ -62,7 +67,20 @@ struct net_config {
   sim_time intra_latency;  /* each link between a GPU's NIC and its node's crossbar */
   int64_t intra_bandwidth; /* bits per second, per GPU, each direction */
   sim_time intra_switch_latency; /* the node's crossbar (NVSwitch) */
+  int flow_control;        /* enum net_flow (PAR_ENUM): credits (flow.h), or unbounded buffers */
+  int64_t buffer_bytes;    /* a network switch's input buffer, per port and virtual lane */
+  int64_t intra_buffer_bytes; /* the node crossbar's, per port */
 };
+
+/* The input buffer a switch of fabric NET gives each port and lane, or 0
+ * (no flow control: unbounded). INTRA: the node crossbar. At least one
+ * packet of mtu + header_bytes (a lane must hold one whole packet, IBA
+ * vol. 1 Sec. 7.9), whatever the parameter says. */
+static inline int64_t net_buffer(const struct net_config *n, bool intra) {
+  if (n->flow_control != NET_FLOW_CREDIT) return 0;
+  int64_t b = intra ? n->intra_buffer_bytes : n->buffer_bytes, packet = n->mtu + n->header_bytes;
+  return b > packet ? b : packet;
+}
 
 /* True when a packet from endpoint SRC to DST crosses the intra-node fabric
  * (gpus_per_node > 1 and both in one physical node), false when it takes the

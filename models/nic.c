@@ -6,8 +6,12 @@
 #include <glib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "flow.h"
 #include "phase.h"
+#include "pool.h"
+#include "rrset.h"
+#include "stats.h"
+#include "switch.h"
 #include "trace.h"
 
 /* Self events. */
@@ -18,6 +22,8 @@ enum {
   EV_MATCH_TAIL,    /* ... and its overflow_lookup */
   EV_GET_SERVE,     /* a get request is complete at the target: data = operation */
   EV_ACK,           /* a put asking for an ACK is all here: data = source << 32 | message */
+  EV_TX,            /* a port's serialization ends and packets wait: data = port index */
+  EV_TX_WAKE,       /* credit may be back for a blocked port: data = port index */
 };
 
 #define NIC_FLAG_BYTES 8 /* a flag write moves one 64-bit word */
@@ -90,13 +96,38 @@ struct trig_item {
   bool paid;
 };
 
+/* A message (or a header-only request or ACK) waiting in its send queue
+ * from when its first packet could go until its last has gone. */
+struct nic_job {
+  uint32_t dst, msg_id;
+  uint32_t next;        /* the next job of its queue (index + 1; 0: none) */
+  uint32_t seq, count;  /* the next packet to send; packets */
+  uint8_t type;         /* enum nic_ptype */
+  bool store, ack;
+  int64_t bytes;        /* the message's payload bytes (get request: asked for) */
+  sim_time first;       /* when its first packet started */
+  struct pflag remote;  /* NIC_PT_PUT: the target's flag */
+  struct pflag local;   /* NIC_PT_PUT without ack: the send buffer is reusable */
+};
+
+/* One port's sending side (nic.h "Sending"). */
+struct nic_tx {
+  struct net_egress eg;   /* busy_until and the port's bandwidth */
+  struct flow_out flow;   /* credit at the switch it feeds (flow.h) */
+  struct rr_set q;        /* send queues holding jobs, keyed by connection */
+  uint32_t rr, cont;      /* the queue served last, and its packets in a row */
+  sim_time tx_at, wake_at, blocked_since; /* pending EV_TX, EV_TX_WAKE; -1: none */
+  int port;
+  bool direct;            /* fifo order, no credits: packets reserved at once, as before */
+};
+
 struct nic_state {
   const struct net_config *net;
   const struct nodeprog *prog;
   uint32_t node;
   struct tl_list *tl;
-  struct net_egress egress;     /* the "net" port, at link_bandwidth */
-  struct net_egress nvl_egress; /* the "nvl" port, at intra_bandwidth */
+  struct nic_tx tx[2];    /* the "net" port (link_bandwidth), the "nvl" port (intra_bandwidth) */
+  struct pool jobs;       /* struct nic_job */
   struct nic_ring cmdq;  /* struct nic_qitem */
   struct nic_ring trigq; /* struct trig_item */
   bool cmd_busy, cmd_stalled, trig_busy, trig_stalled;
@@ -120,6 +151,7 @@ struct nic_state {
   uint64_t commands, doorbells_rung, registrations, puts, gets_started, dma_reads, nvl_stores;
   uint64_t triggers_stored, triggers_matched, triggers_allocated, ops_fired;
   uint64_t overflow_lookups, stalls, packets_sent, packets_received;
+  sim_time credit_stall;  /* time a port had a packet to send and no credit for it */
   int64_t bytes_sent, bytes_received, payload_sent, payload_received;
   int64_t nvl_bytes_sent; /* of bytes_sent, through the nvl port */
   sim_time stall_time;
@@ -149,6 +181,17 @@ static const struct par_decl nic_decls[] = {
       "before the host's next registration waits for one to fire (Portals 4's "
       "max_triggered_ops; estimate, not in the paper: above the 2789 any shipped scenario "
       "holds, so that none waits)"),
+    PAR(send_order, PAR_ENUM, "round-robin", NULL, NULL, "round-robin|fifo",
+      "how a port serves its send queues: round-robin over the connections with something to "
+      "send, send_chunk packets at a time (RDMA NICs schedule their active queue pairs in "
+      "turn: Mellanox's IB model, ib_model gen.h); fifo: messages one after another in the "
+      "order they are ready to go (the model before issue 29, for comparison)"),
+    PAR(send_chunk, PAR_INT, "1", "1", "1048576", NULL,
+      "packets a send queue sends in a row before the port turns to the next queue (ib_model "
+      "gen.h maxContPkts; 1: interleave at packet granularity)"),
+    PAR(queue_pairs, PAR_INT, "0", "0", "16777216", NULL,
+      "send queues per port: 0, one per destination (a connection each, as RC queue pairs); "
+      "k > 0, destination d uses queue d mod k"),
 };
 #undef PAR_CONFIG
 
@@ -271,15 +314,11 @@ static void deliver(struct sim_comp *c, sim_time delay, bool write, int64_t payl
   }
 }
 
-/* The port a packet to DST leaves by, and that port's egress (nic.h). */
-static struct net_egress *egress_to(struct nic_state *s, uint32_t dst, int *port) {
-  if (net_same_node(s->net, s->node, dst)) {
-    *port = NIC_PORT_NVL;
-    return &s->nvl_egress;
-  }
-  *port = NIC_PORT_NET;
-  return &s->egress;
+/* The port a packet to DST leaves by, and that port's sending side (nic.h). */
+static struct nic_tx *tx_to(struct nic_state *s, uint32_t dst) {
+  return &s->tx[net_same_node(s->net, s->node, dst) ? 1 : 0];
 }
+
 
 /* Reserves the egress for one packet and sends it; returns its tail time. */
 static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype type, int64_t payload,
@@ -297,9 +336,13 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   p->msg_bytes = msg_bytes;
   p->store = store;
   sim_time now = sim_now(c->eng), ser;
-  int port;
-  struct net_egress *q = egress_to(s, dst, &port);
+  struct nic_tx *t = tx_to(s, dst);
+  int port = t->port;
+  struct net_egress *q = &t->eg;
   sim_time delay = net_egress_send(q, now, wire, s->net->switching, &ser);
+  bool saf = s->net->switching == NET_STORE_FORWARD;
+  sim_time w = port == NIC_PORT_NVL ? s->net->intra_switch_latency : s->net->switch_latency;
+  flow_spend(&t->flow, 0, wire, flow_back_at(q->busy_until - ser, ser, c->ports[port].latency_ps, w, saf));
   sim_send(c, port, delay, PK_PACKET, h);
   s->packets_sent++;
   s->bytes_sent += wire;
@@ -318,34 +361,166 @@ static void dma_read(struct sim_comp *c, uint64_t h) {
   send_bus(c, 0, PK_DMA_READ, DEV_MEM, MIN(o->cmd.bytes, s->net->mtu), 0, 0, h);
 }
 
-/* Segments operation H's data into packets and injects them (put, or the
- * reply of a served get); ends the operation. */
+/* ---- sending: send queues and their arbiter (nic.h "Sending") ---- */
+
+static const char *job_name(uint8_t type) {
+  static const char *const names[] = {"tx put", "tx get request", "tx get reply", "tx ack"};
+  return type < G_N_ELEMENTS(names) ? names[type] : "tx";
+}
+
+/* The payload of job J's next packet. */
+static int64_t job_payload(const struct nic_state *s, const struct nic_job *j) {
+  if (j->type == NIC_PT_GET_REQ || j->type == NIC_PT_ACK) return 0;
+  return MIN(s->net->mtu, j->bytes - (int64_t)j->seq * s->net->mtu);
+}
+
+/* Job J's next packet goes now (the port is free); returns its tail time. */
+static sim_time job_send(struct sim_comp *c, struct nic_job *j) {
+  struct nic_state *s = c->state;
+  bool put = j->type == NIC_PT_PUT;
+  if (j->seq == 0) {
+    sim_time now = sim_now(c->eng), busy = tx_to(s, j->dst)->eg.busy_until;
+    j->first = busy > now ? busy : now;
+  }
+  sim_time end = send_packet(c, j->dst, j->type, job_payload(s, j), j->msg_id, j->seq, j->count,
+                             j->bytes, put ? j->remote : (struct pflag){0}, j->store, put && j->ack);
+  j->seq++;
+  return end;
+}
+
+/* Job J's last packet has gone, its tail leaving at END. */
+static void job_done(struct sim_comp *c, const struct nic_job *j, sim_time end) {
+  nic_span(c, TR_TX, job_name(j->type), j->first, end);
+  if (j->type == NIC_PT_PUT && !j->ack) /* the send buffer is reusable */
+    send_flag(c, j->local, end - sim_now(c->eng), j->store);
+}
+
+static struct nic_job *job_at(struct nic_state *s, uint32_t i) {
+  return pool_at(&s->jobs, struct nic_job, i);
+}
+
+static void tx_stall_end(struct nic_state *s, struct nic_tx *t, sim_time now) {
+  if (t->blocked_since < 0) return;
+  s->credit_stall += now - t->blocked_since;
+  t->blocked_since = -1;
+}
+
+/* Port T sends, when free, one packet of the first send queue that fits its
+ * credit: the queue served last while it has sent fewer than send_chunk in
+ * a row, then the others in turn after it; then makes sure an event comes
+ * when it can send the next (its EV_TX while queues wait, an EV_TX_WAKE
+ * when credit may be back while they are blocked). */
+static void tx_try(struct sim_comp *c, struct nic_tx *t) {
+  struct nic_state *s = c->state;
+  const struct nic_config *cfg = c->config;
+  sim_time now = sim_now(c->eng);
+  bool blocked = false;
+  /* One packet per call but for empty ones (no header), which leave the port
+   * free at the same instant. */
+  while (t->eg.busy_until <= now && t->q.n) {
+    uint32_t n = t->q.n, i0 = rr_first_after(&t->q, t->rr);
+    if (t->cont < (uint32_t)cfg->send_chunk && t->rr != UINT32_MAX) {
+      uint32_t k = rr_index(&t->q, t->rr); /* the queue served last, if still there */
+      if (k < n && t->q.f[k].key == t->rr) i0 = k;
+    }
+    struct rr_fifo *f = NULL;
+    blocked = false;
+    for (uint32_t k = 0; k < n && !f; k++) {
+      struct rr_fifo *g = &t->q.f[(i0 + k) % n];
+      const struct nic_job *j = job_at(s, g->head - 1);
+      if (flow_room(&t->flow, 0, now) < job_payload(s, j) + s->net->header_bytes) blocked = true;
+      else f = g;
+    }
+    if (!f) break;
+    tx_stall_end(s, t, now);
+    if (f->key == t->rr) t->cont++;
+    else t->rr = f->key, t->cont = 1;
+    uint32_t ji = f->head - 1;
+    struct nic_job *j = job_at(s, ji);
+    sim_time end = job_send(c, j);
+    if (j->seq == j->count) {
+      struct nic_job done = *j;
+      f->head = j->next;
+      if (!f->head) {
+        f->tail = 0;
+        rr_drop(&t->q, f);
+      }
+      pool_give(&s->jobs, ji);
+      job_done(c, &done, end);
+    }
+  }
+  if (t->eg.busy_until <= now) {
+    if (blocked) {
+      sim_time at = flow_blocked(&t->flow, now, &t->blocked_since, &t->wake_at);
+      if (at >= 0) sim_schedule(c, at - now, EV_TX_WAKE, (uint64_t)(t - s->tx));
+    }
+    return;
+  }
+  if (t->q.n && t->tx_at != t->eg.busy_until) {
+    t->tx_at = t->eg.busy_until;
+    sim_schedule(c, t->tx_at - now, EV_TX, (uint64_t)(t - s->tx));
+  }
+}
+
+/* Job J (copied) is ready to go: into its connection's send queue, or, with
+ * fifo order and no credits to count, all its packets reserved back to back
+ * at once (the NIC before issue 29). */
+static void job_add(struct sim_comp *c, struct nic_job j) {
+  struct nic_state *s = c->state;
+  const struct nic_config *cfg = c->config;
+  struct nic_tx *t = tx_to(s, j.dst);
+  if (t->direct) {
+    sim_time end = 0;
+    while (j.seq < j.count) end = job_send(c, &j);
+    job_done(c, &j, end);
+    return;
+  }
+  uint32_t key = cfg->send_order == NIC_SEND_FIFO ? 0
+                 : cfg->queue_pairs ? j.dst % (uint32_t)cfg->queue_pairs
+                                    : j.dst;
+  /* Alone on a free port with credit: its first packet goes now, as tx_try
+   * would send it (the only queue), without queueing it first. */
+  sim_time now = sim_now(c->eng);
+  if (!t->q.n && t->eg.busy_until <= now &&
+      flow_room(&t->flow, 0, now) >= job_payload(s, &j) + s->net->header_bytes) {
+    if (key == t->rr) t->cont++;
+    else t->rr = key, t->cont = 1;
+    sim_time end = job_send(c, &j);
+    if (j.seq == j.count) {
+      job_done(c, &j, end);
+      return;
+    }
+  }
+  uint32_t i = pool_take(&s->jobs);
+  j.next = 0;
+  *job_at(s, i) = j;
+  struct rr_fifo *f = rr_get(&t->q, key);
+  if (f->tail) job_at(s, f->tail - 1)->next = i + 1;
+  else f->head = i + 1;
+  f->tail = i + 1;
+  tx_try(c, t);
+}
+
+/* Operation H's data is ready: its packets join the send queue of their
+ * connection (a put, or the reply of a served get); ends the operation but
+ * for a put that waits for its ACK. */
 static void inject(struct sim_comp *c, uint64_t h) {
   struct nic_state *s = c->state;
   struct nic_opr o = *op_get(s, h);
   bool acked = o.role == ROLE_PUT && o.cmd.ack; /* lives until the target's ACK */
   if (!acked) op_free(s, h);
-  sim_time now = sim_now(c->eng);
   int64_t bytes = o.cmd.bytes, mtu = s->net->mtu;
   int64_t n = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
   g_assert(n <= UINT32_MAX);
   bool serve = o.role == ROLE_SERVE;
-  uint32_t dst = serve ? o.peer : o.cmd.dst_node;
-  int port;
-  const struct net_egress *q = egress_to(s, dst, &port);
-  sim_time start = q->busy_until > now ? q->busy_until : now, end = now;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t payload = MIN(mtu, bytes - i * mtu);
-    end = send_packet(c, dst, serve ? NIC_PT_GET_REP : NIC_PT_PUT, payload, o.msg_id, (uint32_t)i,
-                      (uint32_t)n, bytes, serve ? (struct pflag){0} : o.cmd.remote, o.store,
-                      !serve && o.cmd.ack);
-  }
-  nic_span(c, TR_TX, serve ? "tx get reply" : "tx put", start, end);
   if (acked) /* the local flag waits for the target's ACK */
     g_hash_table_insert(s->awaiting, GUINT_TO_POINTER((guint)o.msg_id), GSIZE_TO_POINTER(h));
-  else if (!serve) {
-    send_flag(c, o.cmd.local, end - now, o.store); /* the send buffer is reusable */
-  }
+  job_add(c, (struct nic_job){.dst = serve ? o.peer : o.cmd.dst_node, .msg_id = (uint32_t)o.msg_id,
+                              .count = (uint32_t)n, .bytes = bytes,
+                              .remote = serve ? (struct pflag){0} : o.cmd.remote,
+                              .local = serve ? (struct pflag){0} : o.cmd.local,
+                              .type = serve ? NIC_PT_GET_REP : NIC_PT_PUT, .store = o.store,
+                              .ack = acked});
 }
 
 /* Starts operation H: a put (DMA read, then packets) or a get (request). */
@@ -358,11 +533,8 @@ static void op_start(struct sim_comp *c, uint64_t h) {
     o->role = ROLE_GET;
     s->gets_started++;
     g_hash_table_insert(s->awaiting, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
-    sim_time end = send_packet(c, o->cmd.dst_node, NIC_PT_GET_REQ, 0, o->msg_id, 0, 1,
-                               o->cmd.bytes, (struct pflag){0}, false, false);
-    int port;
-    int64_t bw = egress_to(s, o->cmd.dst_node, &port)->bw_bps;
-    nic_span(c, TR_TX, "tx get request", end - net_ser_time(s->net->header_bytes, bw), end);
+    job_add(c, (struct nic_job){.dst = o->cmd.dst_node, .msg_id = (uint32_t)o->msg_id, .count = 1,
+                                .bytes = o->cmd.bytes, .type = NIC_PT_GET_REQ});
     return;
   }
   o->role = ROLE_PUT;
@@ -706,7 +878,17 @@ static void nic_handle(struct sim_comp *c, const struct sim_event *ev) {
     return;
   }
   if (ev->port == NIC_PORT_NET || ev->port == NIC_PORT_NVL) {
-    packet_arrive(c, ev->port, ev->data);
+    int idx = ev->port == NIC_PORT_NVL ? 1 : 0;
+    switch (ev->kind) {
+    case PK_PACKET: packet_arrive(c, ev->port, ev->data); break;
+    case PK_LINK_HOLD: flow_hold(&s->tx[idx].flow, (uint32_t)ev->data); break;
+    case PK_LINK_CREDIT: /* usable from the next picosecond (flow.h) */
+      flow_credit(&s->tx[idx].flow, flow_credit_vl(ev->data), flow_credit_bytes(ev->data),
+                  sim_now(c->eng) + 1);
+      sim_schedule(c, 1, EV_TX_WAKE, (uint64_t)idx);
+      break;
+    default: g_error("%s: unexpected event kind %u on port %u", c->name, ev->kind, ev->port);
+    }
     return;
   }
   sim_time now = sim_now(c->eng);
@@ -734,9 +916,17 @@ static void nic_handle(struct sim_comp *c, const struct sim_event *ev) {
     else inject(c, ev->data);
     break;
   case EV_ACK:
-    send_packet(c, (uint32_t)(ev->data >> 32), NIC_PT_ACK, 0, (uint32_t)ev->data, 0, 1, 0,
-                (struct pflag){0}, false, false);
+    job_add(c, (struct nic_job){.dst = (uint32_t)(ev->data >> 32), .msg_id = (uint32_t)ev->data,
+                                .count = 1, .type = NIC_PT_ACK});
     break;
+  case EV_TX:
+  case EV_TX_WAKE: {
+    struct nic_tx *t = &s->tx[ev->data];
+    if (ev->kind == EV_TX && t->tx_at == now) t->tx_at = -1;
+    if (ev->kind == EV_TX_WAKE && t->wake_at == now) t->wake_at = -1;
+    tx_try(c, t);
+    break;
+  }
   default: g_error("%s: unknown self event %u", c->name, ev->kind);
   }
 }
@@ -755,9 +945,29 @@ static void nic_release(struct nic_state *s) {
   g_hash_table_destroy(s->doorbells);
   g_hash_table_destroy(s->awaiting);
   g_hash_table_destroy(s->rx);
+  pool_release(&s->jobs);
+  for (int i = 0; i < 2; i++) {
+    rr_release(&s->tx[i].q);
+    flow_release(&s->tx[i].flow);
+  }
 }
 
 static void nic_destroy(struct sim_comp *c) { nic_release(c->state); }
+
+/* Once linked: a port that feeds a switch counts that switch's credit (with
+ * network.flow_control credit); one joined to a NIC, or to nothing, sends
+ * freely (a NIC drains what it receives). */
+static void nic_init(struct sim_comp *c) {
+  struct nic_state *s = c->state;
+  const struct nic_config *cfg = c->config;
+  for (int i = 0; i < 2; i++) {
+    struct nic_tx *t = &s->tx[i];
+    const struct sim_port *p = &c->ports[t->port];
+    bool to_switch = p->connected && sw_is_switch(sim_comp_get(c->eng, p->peer));
+    flow_init(&t->flow, to_switch ? net_buffer(s->net, i == 1) : 0);
+    t->direct = cfg->send_order == NIC_SEND_FIFO && !flow_limited(&t->flow);
+  }
+}
 
 const struct sim_out_decl nic_outs[] = {
     [NIC_OUT_COMMANDS] = OUT(commands, UNIT_NONE, "commands through the command queue"),
@@ -799,6 +1009,9 @@ const struct sim_out_decl nic_outs[] = {
     [NIC_OUT_PACKETS_RECEIVED] = OUT(packets_received, UNIT_NONE, "packets received"),
     [NIC_OUT_BYTES_RECEIVED] = OUT(bytes_received, UNIT_SIZE, "wire bytes received"),
     [NIC_OUT_PAYLOAD_RECEIVED] = OUT(payload_received, UNIT_SIZE, "payload bytes received"),
+    [NIC_OUT_CREDIT_STALL] = OUT(credit_stall, UNIT_TIME,
+                                 "time a port had a packet to send and no credit for it, summed "
+                                 "over ports (0 without network.flow_control credit)"),
 };
 SIM_OUT_GROUP(nic_outputs, "nic", "node<i>.nic.KEY; by kind node.nic.KEY", nic_outs,
               NIC_OUT_COUNT);
@@ -838,6 +1051,10 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   sim_out_int(r, c, NIC_OUT_PACKETS_RECEIVED, (int64_t)s->packets_received);
   sim_out_int(r, c, NIC_OUT_BYTES_RECEIVED, s->bytes_received);
   sim_out_int(r, c, NIC_OUT_PAYLOAD_RECEIVED, s->payload_received);
+  sim_time credit_stall = s->credit_stall;
+  for (int i = 0; i < 2; i++)
+    if (s->tx[i].blocked_since >= 0) credit_stall += now - s->tx[i].blocked_since;
+  sim_out_int(r, c, NIC_OUT_CREDIT_STALL, credit_stall);
   const struct nic_config *cfg = c->config;
   ph_add(r, PH_NIC, (int64_t)(s->commands + s->doorbells_rung) * cfg->cmd_cost +
                         (int64_t)s->triggers_stored * cfg->match_latency +
@@ -865,6 +1082,21 @@ static void nic_prefetch(const struct sim_comp *c, const struct sim_event *ev, i
     return;
   }
   if (ev->port != SIM_PORT_SELF) return;
+  if (ev->kind == EV_TX || ev->kind == EV_TX_WAKE) { /* the queues' heads, then their jobs */
+    if (ev->data > 1) return;
+    const struct nic_tx *t = &s->tx[ev->data];
+    if (stage == 1) {
+      if (t->q.f) __builtin_prefetch(t->q.f);
+      if (t->flow.heap) __builtin_prefetch(t->flow.heap);
+      return;
+    }
+    for (uint32_t k = 0; k < t->q.n && k < 2; k++) {
+      uint32_t i = t->q.f[k].head;
+      if (i >= 1 && i <= s->jobs.items->len)
+        __builtin_prefetch(&g_array_index(s->jobs.items, struct nic_job, i - 1));
+    }
+    return;
+  }
   const struct nic_ring *r = ev->kind == EV_CMD_DONE ? &s->cmdq : ev->kind == EV_MATCH_DONE ? &s->trigq : NULL;
   if (!r || r->len == 0) return;
   const char *head = r->buf + r->head * r->elem;
@@ -884,6 +1116,7 @@ const struct sim_type nic_type = {
     .ports = nic_ports,
     .n_ports = 3,
     .state_size = sizeof(struct nic_state),
+    .init = nic_init,
     .handle = nic_handle,
     .outputs = &nic_outputs,
     .finish = nic_finish,
@@ -907,8 +1140,11 @@ struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct ni
   s->node = node;
   s->tl = tl_new((uint32_t)cfg->trigger_entries,
                  cfg->trigger_full == TL_STALL ? TL_STALL : TL_SPILL);
-  s->egress = (struct net_egress){.busy_until = 0, .bw_bps = net->link_bandwidth};
-  s->nvl_egress = (struct net_egress){.busy_until = 0, .bw_bps = net->intra_bandwidth};
+  for (int i = 0; i < 2; i++)
+    s->tx[i] = (struct nic_tx){.eg = {.bw_bps = i ? net->intra_bandwidth : net->link_bandwidth},
+                               .rr = UINT32_MAX, .tx_at = -1, .wake_at = -1, .blocked_since = -1,
+                               .port = i ? NIC_PORT_NVL : NIC_PORT_NET};
+  pool_init(&s->jobs, sizeof(struct nic_job));
   s->cmdq.elem = sizeof(struct nic_qitem);
   s->trigq.elem = sizeof(struct trig_item);
   s->cmd_stall_since = s->trig_stall_since = -1;

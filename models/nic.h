@@ -43,10 +43,31 @@
  *   to DEV_MEM through the bus (the first packet's payload: the rest of the
  *   DMA streams in behind injection, as a NIC pipelines its reads, which
  *   assumes the bus outpaces the link); the bus answers PK_DMA_DATA with
- *   the same op. Then ceil(bytes/mtu) packets (one header-only packet for 0 bytes, which skips
- *   the DMA) are reserved back to back on the net port with net_egress_send
- *   at net.link_bandwidth (net.h). The local flag is written when the last
- *   packet's tail has left the NIC.
+ *   the same op. Then its ceil(bytes/mtu) packets (one header-only packet
+ *   for 0 bytes, which skips the DMA) are ready to go (Sending, below). The
+ *   local flag is written when the last packet's tail has left the NIC.
+ * - Sending (issue 29). Each port ("net", "nvl") keeps a send queue per
+ *   connection: per destination node (an RC queue pair each), or
+ *   nic.queue_pairs of them (destination d in queue d mod k). A message
+ *   (a put's or a get reply's packets, a get request, an ACK; host-posted,
+ *   triggered and GPU-initiated alike) joins its connection's queue when
+ *   its first packet can go. nic.send_order round-robin (the default): when
+ *   the port is free, it sends one packet of the queue it served last if
+ *   that queue has sent fewer than nic.send_chunk in a row, else of the
+ *   next queue with something to send in key order, skipping queues whose
+ *   packet the switch it feeds has no credit for (flow.h); RDMA NICs serve
+ *   their active queue pairs in turn like this (Mellanox's IB model, ib_model
+ *   gen.h: "a round robin arbiter is selecting which app to serve ... max of
+ *   maxContPkts"). So messages to different nodes interleave: two of S bytes
+ *   posted together both end near 2 S/B. fifo: one queue, messages in the
+ *   order they became ready (the model before issue 29); with fifo and no
+ *   credits to count (flow_control none, or a NIC on the other end) the
+ *   packets are reserved back to back at once, exactly as before. A port
+ *   sends at most one packet at a time at its bandwidth (net.link_bandwidth
+ *   or intra_bandwidth), one event per packet while packets wait (none for
+ *   a message of one packet on an idle port). Within one instant the NIC
+ *   takes ready messages in the order they reach it (its bus delivers them
+ *   in order).
  * - An NVLink store (a PK_NIC_CMD with pmsg.nvl, kstep.nvl): the GPU's SMs
  *   write the peer GPU's memory themselves. The NIC model stands in for the
  *   GPU's NVLink port: the put starts at once (no command queue, no
@@ -62,7 +83,10 @@
  * - Receiving: a packet is complete on arrival (store-and-forward) or one
  *   serialization time of its wire bytes after its head (cut-through); its
  *   payload is then written with PK_MEM_WRITE to DEV_MEM, and after the
- *   message's last packet the completion flag follows in bus order.
+ *   message's last packet (packets of different messages interleave; a
+ *   message is complete when its last byte lands) the completion flag
+ *   follows in bus order. A NIC drains what it receives into memory at the
+ *   link's rate: it gives no credits (flow.h).
  * - Flags: PK_FLAG {a = flag id, b = 1, bytes = 8} to the flag's watcher
  *   (dst_dev) through the bus. b is an increment of a completion counter:
  *   memory should add it, so that a flag reused every iteration reaches k.
@@ -94,7 +118,12 @@ struct nic_config {
   bool nvl_direct;          /* same-node data moves HBM to HBM over NVLink: no bus DMA */
   int64_t triggered_ops;    /* the host's triggered operations held before the host waits;
                                0: no bound */
+  int send_order;           /* enum nic_send_order (PAR_ENUM) */
+  int64_t send_chunk;       /* packets a send queue sends in a row */
+  int64_t queue_pairs;      /* send queues per port; 0: one per destination */
 };
+
+enum nic_send_order { NIC_SEND_RR, NIC_SEND_FIFO };
 
 enum nic_ptype {
   NIC_PT_PUT,     /* put data: flag_* is the remote completion flag */
@@ -131,7 +160,8 @@ enum nic_out {
   NIC_OUT_ENTRIES_IN_USE_MAX, NIC_OUT_ENTRIES_LEFT, NIC_OUT_OVERFLOW_ENTRIES,
   NIC_OUT_OVERFLOW_LOOKUPS, NIC_OUT_STALLS, NIC_OUT_STALL_TIME, NIC_OUT_STALLED_AT_END,
   NIC_OUT_PACKETS_SENT, NIC_OUT_BYTES_SENT, NIC_OUT_NVL_BYTES_SENT, NIC_OUT_PAYLOAD_SENT,
-  NIC_OUT_PACKETS_RECEIVED, NIC_OUT_BYTES_RECEIVED, NIC_OUT_PAYLOAD_RECEIVED, NIC_OUT_COUNT
+  NIC_OUT_PACKETS_RECEIVED, NIC_OUT_BYTES_RECEIVED, NIC_OUT_PAYLOAD_RECEIVED, NIC_OUT_CREDIT_STALL,
+  NIC_OUT_COUNT
 };
 extern const struct sim_out_decl nic_outs[NIC_OUT_COUNT];
 extern const struct sim_outputs nic_outputs;

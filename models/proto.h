@@ -29,6 +29,10 @@ enum pkind {
   PK_PACKET,      /* network: one packet of a message */
   PK_NIC_ROOM,    /* NIC -> CPU: a = 0: the NIC holds nic.triggered_ops of the host's
                      triggered operations (its next registration waits); a = 1: room again */
+  /* Link-level flow control (flow.h), from a switch back to the sender of a
+   * packet; their data is not a payload slot. */
+  PK_LINK_HOLD,   /* the packet of this index on the link did not leave at its ready time */
+  PK_LINK_CREDIT, /* credit back: flow_credit_data(bytes, vl), usable 1 ps after arrival */
 };
 
 enum nic_op {
@@ -70,6 +74,7 @@ struct pmsg {
   uint8_t nvl;         /* PK_NIC_CMD from the GPU, PK_FLAG: an NVLink store
                           (the SMs write a same-node GPU's memory, kstep.nvl):
                           the bus passes it on at once, it never crosses PCIe */
+  uint8_t vl;          /* PK_PACKET: the virtual lane of the hop it is on (flow.h) */
   uint32_t src_node, dst_node;
   int64_t bytes;       /* bytes this message moves across a bus or link */
   uint32_t a, b;       /* kind-specific: PK_QUEUE_CMD a = command index into the

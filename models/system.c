@@ -82,6 +82,7 @@ struct sim_comp *sys_node_comp(const struct system *s, uint32_t node,
 
 void sys_limits_tally(struct sys_limits *t, const struct sim_report *counters) {
   int64_t spilled = 0, lookups = 0, stalls = 0, stall_time = 0, sw_wait = 0, helper_wait = 0;
+  int64_t credit_stall = 0;
   for (size_t k = 0; k < counters->n; k++) {
     const struct sim_report_entry *en = &counters->entries[k];
     const struct sim_out_decl *d = en->decl;
@@ -90,12 +91,15 @@ void sys_limits_tally(struct sys_limits *t, const struct sim_report *counters) {
     else if (d == NIC_OUT(STALLS)) stalls += en->i;
     else if (d == NIC_OUT(STALL_TIME)) stall_time += en->i;
     else if (d == SW_OUT(TOTAL_MAX_QUEUE_DELAY)) sw_wait = MAX(sw_wait, en->i);
+    else if (d == SW_OUT(TOTAL_CREDIT_STALL)) credit_stall += en->i;
     else if (d == CPU_OUT(HELPER_WAIT_MAX)) helper_wait = MAX(helper_wait, en->i);
   }
   t->runs++;
   if (spilled || lookups) t->hit[SYS_OVERFLOW]++;
   if (stalls) t->hit[SYS_STALL]++;
   if (sw_wait || helper_wait) t->hit[SYS_QUEUE]++;
+  if (credit_stall) t->hit[SYS_CREDIT]++;
+  t->credit_stall_ps += credit_stall;
   t->spilled += spilled;
   t->lookups += lookups;
   t->stalls += stalls;
@@ -131,6 +135,12 @@ void sys_limits_print(const struct sys_limits *t, FILE *out) {
               units_format(t->helper_wait_ps, UNIT_TIME, b, sizeof b));
     fprintf(out, "\n");
   }
+  if (t->hit[SYS_CREDIT])
+    fprintf(out,
+            "trigsim: note: switch ports waited for credit in %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " runs: %s in all, ready packets held back by full buffers downstream "
+            "(hardware.network.buffer_bytes, flow_control)\n",
+            t->hit[SYS_CREDIT], t->runs, units_format(t->credit_stall_ps, UNIT_TIME, a, sizeof a));
 }
 
 int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, uint64_t *events) {

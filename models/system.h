@@ -66,10 +66,10 @@ int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, ui
 
 /* The resource limits runs of a system hit, read from their counters (the
  * NICs', CPUs' and switches'), tallied over the runs of one command and
- * said once on stderr: the trigger list overflowing, NICs stalling, and
+ * said once on stderr: the trigger list overflowing, NICs stalling,
  * queues growing (packets waiting at a switch port, requests waiting for a
- * helper thread). */
-enum sys_limit { SYS_OVERFLOW, SYS_STALL, SYS_QUEUE, SYS_N_LIMITS };
+ * helper thread), and switch ports waiting for credit. */
+enum sys_limit { SYS_OVERFLOW, SYS_STALL, SYS_QUEUE, SYS_CREDIT, SYS_N_LIMITS };
 struct sys_limits {
   uint64_t runs;                 /* runs tallied */
   uint64_t hit[SYS_N_LIMITS];    /* runs that hit each limit */
@@ -77,6 +77,7 @@ struct sys_limits {
   int64_t stalls, stall_time_ps; /* NIC stalls and their time */
   int64_t switch_wait_ps;        /* longest a packet queued at a switch port */
   int64_t helper_wait_ps;        /* longest a request waited for a helper thread */
+  int64_t credit_stall_ps;       /* switch outputs blocked for credit, summed (flow.h) */
 };
 /* Tallies the counters by their declarations (entries without one, a
  * report read back without them, count for nothing). */

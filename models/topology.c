@@ -45,6 +45,20 @@ static const struct par_decl net_decls[] = {
     PAR(intra_switch_latency, PAR_TIME, "100ns", "0ps", "1s",
       "intra-node: crossbar (NVSwitch) latency, arrival (head or tail, per switching) to "
       "output start"),
+    PAR(flow_control, PAR_ENUM, "credit", NULL, NULL, "credit|none",
+      "credit: lossless link-level flow control, a packet leaves only when the next switch's "
+      "input buffer has room for it (InfiniBand's credits, IBA vol. 1 Sec. 7.9; models/flow.h); "
+      "none: unbounded buffers that never push back"),
+    PAR(buffer_bytes, PAR_SIZE, "64KiB", "1B", "1GiB",
+      "a network switch's input buffer per port and virtual lane, with credit flow control; a "
+      "smaller one than mtu + header_bytes holds one packet, as IBA requires (estimate: 16 packets of a 4 KiB MTU, more than the credit loop "
+      "of a short link at 100-200 Gbps needs, 2 L + W + S ~ 0.6 us, so that an uncongested "
+      "link runs at full rate; vendors do not publish per-port figures)"),
+    PAR(intra_buffer_bytes, PAR_SIZE, "512KiB", "1B", "1GiB",
+      "intra-node: the crossbar's (NVSwitch's) input buffer per port, with credit flow control "
+      "(estimate, not published: above the credit loop of a 300 GB/s NVLink port with 200 ns "
+      "hops, 2 x 200 + 100 + 14 ns ~ 0.51 us = 154 KB, so that an uncongested port runs at full "
+      "rate, the rule buffer_bytes follows)"),
 };
 #undef PAR_CONFIG
 
@@ -70,7 +84,8 @@ const struct par_group net_params = {
 };
 
 /* Larger networks are refused: a switch costs a component, its ports and
- * its state (about 200 B plus 32 B per port). */
+ * its state (about 250 B plus 160 B per port: the engine's port and the
+ * switch's output, input count, queues and credit; more while packets wait). */
 #define TOPO_MAX_SWITCHES (1u << 22)
 
 struct topo {
@@ -143,12 +158,53 @@ int topo_route(const struct topo *t, uint32_t sw, uint32_t dst_node) {
   }
 }
 
-static int route_cb(const void *ctx, uint32_t sw, uint32_t dst) { return topo_route(ctx, sw, dst); }
+/* Lanes (switch.h). Torus: the + and - links of dimension d are ports 1 + 2d
+ * and 2 + 2d at both ends; a packet stays on its lane while it goes on in
+ * one dimension, starts on lane 0 in a new one, and moves to lane 1 on the
+ * wrap-around link (the dateline: from coordinate D-1 to 0 going +, from 0
+ * to D-1 going -). */
+static int torus_vl(const struct topo *t, uint32_t r, int in_port, int in_vl, int out) {
+  if (out == 0) return 0;
+  int d = (out - 1) / 2, d_in = in_port > 0 ? (in_port - 1) / 2 : -1;
+  uint32_t div = d == 0 ? 1 : d == 1 ? t->dim[0] : t->dim[0] * t->dim[1];
+  uint32_t D = t->dim[d], cur = r / div % D;
+  bool wrap = out % 2 == 1 ? cur == D - 1 : cur == 0;
+  return wrap ? 1 : d == d_in ? in_vl : 0;
+}
+
+/* Dragonfly: lane 1 on every hop after the global one (a packet that came
+ * in by a global port, or on lane 1 already). */
+static int df_vl(const struct topo *t, int in_port, int in_vl, int out) {
+  if ((uint32_t)out < t->p) return 0;
+  return in_vl == 1 || (uint32_t)in_port >= t->p + t->a - 1 ? 1 : 0;
+}
+
+int topo_route_vl(const struct topo *t, uint32_t sw, int in_port, int in_vl, uint32_t dst_node,
+                  int *out_vl) {
+  int out = topo_route(t, sw, dst_node);
+  switch (t->cfg.topology) {
+  case NET_TORUS: *out_vl = torus_vl(t, sw, in_port, in_vl, out); break;
+  case NET_DRAGONFLY: *out_vl = df_vl(t, in_port, in_vl, out); break;
+  default: *out_vl = 0; break;
+  }
+  return out;
+}
+
+uint32_t topo_lanes(const struct topo *t) {
+  return t->cfg.topology == NET_TORUS || t->cfg.topology == NET_DRAGONFLY ? 2 : 1;
+}
+
+static int route_cb(const void *ctx, uint32_t sw, int in_port, int in_vl, uint32_t dst,
+                    int *out_vl) {
+  return topo_route_vl(ctx, sw, in_port, in_vl, dst, out_vl);
+}
 
 /* Crossbar K serves endpoints K*G .. K*G + G-1, endpoint K*G + p on port p. */
-static int intra_route_cb(const void *ctx, uint32_t sw, uint32_t dst) {
+static int intra_route_cb(const void *ctx, uint32_t sw, int in_port, int in_vl, uint32_t dst,
+                          int *out_vl) {
   const struct topo *t = ctx;
   g_assert(dst / t->gpn == sw);
+  *out_vl = 0;
   return (int)(dst % t->gpn);
 }
 
@@ -361,7 +417,8 @@ struct topo *topo_new(const struct net_config *cfg, char **err) {
     return NULL;
   }
   t->nodes = (uint32_t)cfg->nodes;
-  sw_fabric_init(&t->fab, &t->cfg, route_cb, t, t->ports);
+  sw_fabric_init(&t->fab, &t->cfg, route_cb, t, t->ports, net_buffer(&t->cfg, false),
+                 (int)topo_lanes(t));
   t->gpn = cfg->gpus_per_node > 1 ? (uint32_t)cfg->gpus_per_node : 1;
   if (t->gpn > 1) {
     t->n_intra = t->nodes / t->gpn;
@@ -369,7 +426,8 @@ struct topo *topo_new(const struct net_config *cfg, char **err) {
     t->intra_cfg.link_latency = cfg->intra_latency;
     t->intra_cfg.link_bandwidth = cfg->intra_bandwidth;
     t->intra_cfg.switch_latency = cfg->intra_switch_latency;
-    sw_fabric_init(&t->intra, &t->intra_cfg, intra_route_cb, t, t->gpn);
+    sw_fabric_init(&t->intra, &t->intra_cfg, intra_route_cb, t, t->gpn,
+                   net_buffer(&t->cfg, true), 1);
   }
   return t;
 }

@@ -52,6 +52,13 @@ uint32_t topo_intra_switch_count(const struct topo *t);
  * DST_NODE. */
 int topo_route(const struct topo *t, uint32_t sw, uint32_t dst_node);
 
+/* The same, for a packet that came in on IN_PORT on lane IN_VL: the lane it
+ * leaves on in *OUT_VL (switch.h "Lanes"). */
+int topo_route_vl(const struct topo *t, uint32_t sw, int in_port, int in_vl, uint32_t dst_node,
+                  int *out_vl);
+/* Lanes the routes of T use: 2 on a torus or dragonfly, else 1. */
+uint32_t topo_lanes(const struct topo *t);
+
 /* Switches on the path from node SRC to node DST (1 when SRC == DST: the
  * packet turns around in its first switch). */
 int topo_hops(const struct topo *t, uint32_t src, uint32_t dst);

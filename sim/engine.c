@@ -32,11 +32,6 @@ struct sim_engine {
   uint64_t *payload_free; /* a stack of free handles (a plain array: on every message) */
   size_t n_payload_free, payload_free_cap;
   size_t payloads_live;
-#ifdef SIM_TIE_SHUFFLE
-  bool tie_on;   /* TRIGSIM_TIE_SALT set: shuffle */
-  uint64_t tie_salt;
-  FILE *tie_log; /* TRIGSIM_TIE_LOG names a file: every event run, one a line */
-#endif
 #ifdef SIM_EVENT_COUNTS
   GHashTable *counts; /* (type index << 40 | port << 16 | kind, relay bit in kind) -> count */
   GPtrArray *types;   /* const struct sim_type *, by first appearance */
@@ -109,13 +104,6 @@ struct sim_engine *sim_new(uint64_t seed) {
   e->seed = seed;
   e->min_latency = SIM_TIME_MAX;
   e->payload_chunks = g_ptr_array_new_with_free_func(g_free);
-#ifdef SIM_TIE_SHUFFLE
-  const char *salt = getenv("TRIGSIM_TIE_SALT");
-  e->tie_on = salt != NULL;
-  e->tie_salt = salt ? g_ascii_strtoull(salt, NULL, 0) : 0;
-  const char *log = getenv("TRIGSIM_TIE_LOG");
-  if (log && !(e->tie_log = fopen(log, "w"))) g_error("TRIGSIM_TIE_LOG: cannot write %s", log);
-#endif
   return e;
 }
 
@@ -129,9 +117,6 @@ void sim_free(struct sim_engine *e) {
   if (!e) return;
 #ifdef SIM_EVENT_COUNTS
   print_counts(e);
-#endif
-#ifdef SIM_TIE_SHUFFLE
-  if (e->tie_log) fclose(e->tie_log);
 #endif
   for (guint i = 0; i < e->comps->len; i++) comp_free(e->comps->pdata[i]);
   g_ptr_array_free(e->comps, TRUE);
@@ -236,37 +221,9 @@ bool sim_connect(struct sim_comp *a, int pa, struct sim_comp *b, int pb, sim_tim
   return true;
 }
 
-#ifdef SIM_TIE_SHUFFLE
-/* The build option TRIGSIM_TIE_SHUFFLE, an experiment (tools/bench/README.md):
- * an event's queued seq gets, above its sequence number, a hash of
- * (destination, time, TRIGSIM_TIE_SALT), so that the events of one instant
- * run grouped by destination in a shuffled order of destinations, while the
- * events of one destination keep their sequence order. Models see only the
- * sequence number (sim_now_seq, sim_after_now), as without the option.
- * Without TRIGSIM_TIE_SALT the order is the usual one. TRIGSIM_TIE_LOG=FILE
- * writes every event run as "time component-name port kind" (a relay's kind with
- * SIM_KIND_RELAY), to compare each component's events between orders. */
-#define TIE_SEQ_BITS 40
-#define TIE_SEQ_MASK (((uint64_t)1 << TIE_SEQ_BITS) - 1)
-static uint64_t tie_seq(const struct sim_engine *e, sim_time at, uint32_t comp, uint64_t seq) {
-  g_assert(seq <= TIE_SEQ_MASK);
-  if (!e->tie_on) return seq;
-  uint64_t h = e->tie_salt ^ (uint64_t)comp * 0x9E3779B97F4A7C15u ^ (uint64_t)at * 0xC2B2AE3D27D4EB4Fu;
-  h ^= h >> 31;
-  h *= 0xBF58476D1CE4E5B9u;
-  h ^= h >> 29;
-  return (h >> TIE_SEQ_BITS) << TIE_SEQ_BITS | seq;
-}
-#else
-#define TIE_SEQ_MASK UINT64_MAX
-static inline uint64_t tie_seq(const struct sim_engine *e, sim_time at, uint32_t comp, uint64_t seq) {
-  return seq;
-}
-#endif
-
 static void push(struct sim_engine *e, sim_time at, uint32_t comp, uint16_t port, uint16_t kind,
                  uint64_t data) {
-  struct sim_event ev = {.time = at, .seq = tie_seq(e, at, comp, e->next_seq++), .comp = comp,
+  struct sim_event ev = {.time = at, .seq = e->next_seq++, .comp = comp,
                          .port = port, .kind = kind, .data = data};
   q_push(e->q, &ev);
 }
@@ -312,7 +269,7 @@ void sim_schedule_reserved(struct sim_comp *c, sim_time at, uint64_t seq, uint16
                            uint64_t data) {
   struct sim_engine *e = c->eng;
   g_assert(seq < e->next_seq && sim_after_now(e, at, seq) && kind < SIM_KIND_RELAY);
-  struct sim_event ev = {.time = at, .seq = tie_seq(e, at, c->id, seq), .comp = c->id,
+  struct sim_event ev = {.time = at, .seq = seq, .comp = c->id,
                          .port = SIM_PORT_SELF, .kind = kind, .data = data};
   q_push(e->q, &ev);
 }
@@ -360,7 +317,7 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
       break;
     }
     e->now = ev.time;
-    e->cur_seq = ev.seq & TIE_SEQ_MASK;
+    e->cur_seq = ev.seq;
     /* While this event runs, fetch the block of the component that the next
      * one most likely goes to (its first four lines: the component, stream,
      * state and ports of small models), which would otherwise miss cache. */
@@ -377,10 +334,6 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
     if ((f = q_peek_now(e->q, PF_MID))) prefetch_hook(comps[f->comp], f, 1);
     if ((f = q_peek_now(e->q, PF_NEAR))) prefetch_hook(comps[f->comp], f, 2);
     struct sim_comp *c = comps[ev.comp];
-#ifdef SIM_TIE_SHUFFLE
-    if (e->tie_log)
-      fprintf(e->tie_log, "%lld %s %u %u\n", (long long)ev.time, c->name, ev.port, ev.kind);
-#endif
 #ifdef SIM_EVENT_COUNTS
     count_event(e, c, &ev);
 #endif

@@ -43,9 +43,10 @@ struct sim_type {
   /* Fetching ahead (cache only; nothing here changes what a run does).
    * When many events are due at one instant, the run loop looks a few
    * events ahead of the one it runs: it fetches the next events' component
-   * blocks and, where PORT_PAYLOADS says that every event arriving at a
-   * port of this type carries a payload handle (sim_payload_new) in its
-   * data, their payload slots. Nearer, it calls PREFETCH (may be NULL) with
+   * blocks and, where PORT_PAYLOADS says that events arriving at a port of
+   * this type carry a payload handle (sim_payload_new) in their data, their
+   * payload slots (an event whose data is not a handle, a link-level credit
+   * say, at worst fetches a slot it does not use). Nearer, it calls PREFETCH (may be NULL) with
    * STAGE 1, then 2: the hook may read the component's state and the
    * payload (fetched by then) and fetch what handling EV will read (a
    * record its data names), one level deeper at each stage. It must write

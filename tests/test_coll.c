@@ -46,6 +46,7 @@ static void machine(struct hw *h, int64_t nodes) {
   h->net.link_bandwidth = 8000000000;
   h->net.mtu = 1 << 30;
   h->net.header_bytes = 0;
+  h->net.flow_control = NET_FLOW_NONE; /* LogGP: no buffers to fill */
 }
 
 /* Collective C on N ranks as a program (checked). */
@@ -449,7 +450,7 @@ static void test_algorithm_names(void) {
   "  bus: {latency: 0ps, bandwidth: 100Tbps, mem_latency: 0ps, control_bytes: 0B}\n"           \
   "  nic: {cmd_cost: 0ps, match_latency: 0ps, overflow_lookup: 0ps}\n"                         \
   "  network: {nodes: %d, link_latency: 500ns, switch_latency: 0ps, link_bandwidth: 8Gbps,\n"   \
-  "            mtu: 1GiB, header_bytes: 0B}\n"                                                 \
+  "            mtu: 1GiB, header_bytes: 0B, flow_control: none}\n"                                                 \
   "policies: [cpu]\n"
 
 /* `trigsim run` on the machine with program OPS (one op list for all

@@ -8,6 +8,7 @@
  * Defaults used throughout: link L = 100 ns, switch W = 100 ns, B = 100 Gbps
  * (one byte = 80 ps on a link), header 64 B, mtu 4 KiB. A payload of 1000 B
  * is 1064 wire bytes: ser = 1064 * 80 ps = 85.12 ns. */
+#include "flow.h"
 #include "proto.h"
 #include "switch.h"
 #include "testutil.h"
@@ -18,11 +19,14 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-/* ---- a stand-in NIC: one port, sends messages cut into packets, records
- * when each packet is complete (head + one serialization under
- * cut-through, the tail's arrival under store-and-forward). ---- */
+/* ---- a stand-in NIC: ports "net" and "nvl"; sends its messages in the
+ * order they start, cut into packets, one packet at a time when the port is
+ * free and the switch it feeds has credit for it (models/flow.h), and
+ * records when each packet it receives is complete (head + one
+ * serialization under cut-through, the tail's arrival under
+ * store-and-forward). ---- */
 
-enum { TK_SEND = 1 };
+enum { TK_SEND = 1, TK_TX, TK_WAKE };
 
 struct tmsg {
   uint32_t src, dst;
@@ -33,44 +37,126 @@ struct tmsg {
   uint32_t got;        /* packets received */
   sim_time last;       /* completion of the last one received */
   uint32_t wrong_node; /* packets delivered to a node other than dst */
+  uint32_t sent;       /* packets sent */
 };
 
 static struct tmsg *g_msgs;
 static size_t g_n_msgs;
 
+/* One port's sending side: busy_until, credit, and the messages to send in
+ * order (indices into g_msgs). */
+struct ttx {
+  struct net_egress eg;
+  struct flow_out flow;
+  GQueue fifo;
+  sim_time tx_at, wake_at;
+};
+
 /* Port 0 "net" to the network, port 1 "nvl" to the node's crossbar (used
  * only with network.gpus_per_node > 1, net.h). */
 struct tnic_state {
-  struct net_egress eg[2];
+  struct ttx tx[2];
 };
+
+static void tnic_init(struct sim_comp *c) {
+  const struct net_config *net = c->config;
+  struct tnic_state *s = c->state;
+  for (int p = 0; p < 2; p++) {
+    struct ttx *t = &s->tx[p];
+    t->eg.bw_bps = p ? net->intra_bandwidth : net->link_bandwidth;
+    t->tx_at = t->wake_at = -1;
+    g_queue_init(&t->fifo);
+    bool sw = c->ports[p].connected && sw_is_switch(sim_comp_get(c->eng, c->ports[p].peer));
+    flow_init(&t->flow, sw ? net_buffer(net, p == 1) : 0);
+  }
+}
+
+static void tnic_destroy(struct sim_comp *c) {
+  struct tnic_state *s = c->state;
+  for (int p = 0; p < 2; p++) {
+    g_queue_clear(&s->tx[p].fifo);
+    flow_release(&s->tx[p].flow);
+  }
+}
+
+/* Port P sends its head message's next packet if it is free and has
+ * credit; makes sure it looks again when it can. */
+static void tnic_try(struct sim_comp *c, int p) {
+  const struct net_config *net = c->config;
+  struct tnic_state *s = c->state;
+  struct sim_engine *e = c->eng;
+  struct ttx *t = &s->tx[p];
+  sim_time now = sim_now(e);
+  if (g_queue_is_empty(&t->fifo)) return;
+  if (t->eg.busy_until > now) {
+    if (t->tx_at != t->eg.busy_until) {
+      t->tx_at = t->eg.busy_until;
+      sim_schedule(c, t->tx_at - now, TK_TX, (uint64_t)p);
+    }
+    return;
+  }
+  size_t i = GPOINTER_TO_SIZE(g_queue_peek_head(&t->fifo));
+  struct tmsg *msg = &g_msgs[i];
+  int64_t n = sw_packet_count(net, msg->bytes);
+  int64_t payload = msg->bytes - (int64_t)msg->sent * net->mtu;
+  if (payload > net->mtu) payload = net->mtu;
+  if (payload < 0) payload = 0;
+  int64_t wire = sw_wire_bytes(net, payload);
+  if (flow_room(&t->flow, 0, now) < wire) {
+    sim_time at = flow_next_back(&t->flow, now);
+    if (at != SIM_TIME_MAX && at != t->wake_at) {
+      t->wake_at = at;
+      sim_schedule(c, at - now, TK_WAKE, (uint64_t)p);
+    }
+    return;
+  }
+  struct pmsg *m;
+  uint64_t h = pmsg_new(e, PK_PACKET, &m);
+  m->src_node = msg->src;
+  m->dst_node = msg->dst;
+  m->bytes = payload;
+  m->op = i;
+  m->seq = msg->sent;
+  m->count = (uint32_t)n;
+  sim_time ser;
+  sim_time delay = net_egress_send(&t->eg, now, wire, net->switching, &ser);
+  sim_time w = p ? net->intra_switch_latency : net->switch_latency;
+  flow_spend(&t->flow, 0, wire,
+             flow_back_at(now, ser, c->ports[p].latency_ps, w, net->switching == NET_STORE_FORWARD));
+  sim_send(c, p, delay, PK_PACKET, h);
+  if (++msg->sent == n) g_queue_pop_head(&t->fifo);
+  if (!g_queue_is_empty(&t->fifo)) {
+    t->tx_at = t->eg.busy_until;
+    sim_schedule(c, ser, TK_TX, (uint64_t)p);
+  }
+}
 
 static void tnic_handle(struct sim_comp *c, const struct sim_event *ev) {
   const struct net_config *net = c->config;
   struct tnic_state *s = c->state;
   struct sim_engine *e = c->eng;
   if (ev->port == SIM_PORT_SELF) {
-    struct tmsg *msg = &g_msgs[ev->data];
-    int64_t n = sw_packet_count(net, msg->bytes);
-    int port = net_same_node(net, msg->src, msg->dst) ? 1 : 0;
-    struct net_egress *eg = &s->eg[port];
-    if (eg->bw_bps == 0) eg->bw_bps = port ? net->intra_bandwidth : net->link_bandwidth;
-    for (int64_t i = 0; i < n; i++) {
-      int64_t payload = msg->bytes - i * net->mtu;
-      if (payload > net->mtu) payload = net->mtu;
-      if (payload < 0) payload = 0;
-      struct pmsg *m;
-      uint64_t h = pmsg_new(e, PK_PACKET, &m);
-      m->src_node = msg->src;
-      m->dst_node = msg->dst;
-      m->bytes = payload;
-      m->op = ev->data;
-      m->seq = (uint32_t)i;
-      m->count = (uint32_t)n;
-      sim_time ser;
-      sim_time delay =
-          net_egress_send(eg, sim_now(e), sw_wire_bytes(net, payload), net->switching, &ser);
-      sim_send(c, port, delay, PK_PACKET, h);
+    if (ev->kind == TK_SEND) {
+      struct tmsg *msg = &g_msgs[ev->data];
+      int p = net_same_node(net, msg->src, msg->dst) ? 1 : 0;
+      g_queue_push_tail(&s->tx[p].fifo, GSIZE_TO_POINTER(ev->data));
+      tnic_try(c, p);
+      return;
     }
+    struct ttx *t = &s->tx[ev->data];
+    if (ev->kind == TK_TX && t->tx_at == sim_now(e)) t->tx_at = -1;
+    if (ev->kind == TK_WAKE && t->wake_at == sim_now(e)) t->wake_at = -1;
+    tnic_try(c, (int)ev->data);
+    return;
+  }
+  if (ev->kind == PK_LINK_HOLD) {
+    flow_hold(&s->tx[ev->port].flow, (uint32_t)ev->data);
+    return;
+  }
+  if (ev->kind == PK_LINK_CREDIT) {
+    flow_credit(&s->tx[ev->port].flow, flow_credit_vl(ev->data), flow_credit_bytes(ev->data),
+                sim_now(e) + 1);
+    sim_schedule(c, 1, TK_WAKE, ev->port);
     return;
   }
   struct pmsg *m = sim_payload(e, ev->data);
@@ -93,7 +179,9 @@ static const struct sim_type tnic_type = {
     .ports = tnic_ports,
     .n_ports = 2,
     .state_size = sizeof(struct tnic_state),
+    .init = tnic_init,
     .handle = tnic_handle,
+    .destroy = tnic_destroy,
 };
 
 /* ---- a small world: N test NICs (component ids 0..N-1 = node ids) and the
@@ -351,7 +439,193 @@ static void test_small_messages(void) {
     c = fat_tree(2, 3, 8, mode);
     c.header_bytes = 0;
     CU_ASSERT_EQUAL(one_message(c, 0, 7, 0), 1100000);
+    /* Empty packets take no time on an output, so three of them ready at
+     * one instant all leave at it (300 ns each), credits or not. */
+    for (int flow = 0; flow < 2; flow++) {
+      c = star(4, mode);
+      c.header_bytes = 0;
+      c.flow_control = flow ? NET_FLOW_NONE : NET_FLOW_CREDIT;
+      struct world w = world_new(&c);
+      for (uint32_t n = 0; n < 3; n++) add_msg(&w, n, 3, 0, 0, -1);
+      run(&w);
+      for (int m = 0; m < 3; m++) {
+        CU_ASSERT_EQUAL(g_msgs[m].got, 1);
+        EXPECT_TIME(g_msgs[m].last, 300000);
+      }
+      world_free(&w);
+    }
   }
+}
+
+
+/* ---- arbiters and credits (issue 29) ---- */
+
+/* Nodes 0 (A) and 1 (B) each send 3 packets of 4096 B (wire 4160 B, ser
+ * 332.8 ns) to node 2 at t = 0, star, cut-through. Each NIC sends back to
+ * back (0, 332.8, 665.6 ns): heads at the switch 100 ns later, ready W =
+ * 100 ns after that: 200, 532.8, 865.6 for both inputs. The output to node
+ * 2 takes, when free, the first ready head after the input it served last
+ * (switch.h): 200 A0 (inputs 0 and 1 tie; none served yet: input 0);
+ * 532.8 B0 (input 1 after 0); 865.6 A1; 1198.4 B1; 1531.2 A2; 1864.0 B2.
+ * Each is complete at node 2 one link latency and one ser after it
+ * starts at the output: start + 432.8: A 632.8, 1298.4, 1964.0; B 965.6, 1631.2, 2296.8 ns. All but A0
+ * waited past their ready time (5); the longest, B2, from 865.6 to 1864.0
+ * (998.4 ns). */
+static void test_arbiter_alternates(void) {
+  struct net_config cfg = star(3, NET_CUT_THROUGH);
+  struct world w = world_new(&cfg);
+  add_msg(&w, 0, 2, 3 * 4096, 0, -1);
+  add_msg(&w, 1, 2, 3 * 4096, 0, -1);
+  run(&w);
+  const sim_time a[] = {632800, 1298400, 1964000}, b[] = {965600, 1631200, 2296800};
+  for (int i = 0; i < 3; i++) {
+    EXPECT_TIME(g_msgs[0].done[i], a[i]);
+    EXPECT_TIME(g_msgs[1].done[i], b[i]);
+  }
+  struct sw_stats st;
+  sw_stats(sim_comp_get(w.e, topo_first_switch_id(w.t)), &st);
+  CU_ASSERT_EQUAL(st.waited, 5);
+  CU_ASSERT_EQUAL(st.max_queue_ps, 998400);
+  CU_ASSERT_EQUAL(st.credit_stall_ps, 0);
+  world_free(&w);
+}
+
+/* A victim behind a full buffer. Star of 4, cut-through, mtu 1000 B, header
+ * 64 B (wire 1064 B, ser S = 85.12 ns), input buffers of one packet
+ * (buffer_bytes 1064). Node 0 sends A0, A1 to node 2, then the victim V
+ * to node 3; node 1 sends B0, B1 to node 2; all at t = 0.
+ * A sender's credit for a packet it starts at t is back at t + 2L + W + S
+ * = t + 385.12 if the switch forwards it at its ready time (flow.h).
+ * - A0 and B0 start at 0, ready at 200: the output to 2 takes A0 (input
+ *   0 first), 200..285.12; B0 waits: its sender is told (hold), and its
+ *   credit comes back explicitly when it leaves: 285.12 + S + L = 470.24.
+ * - Node 0: A1 waits for A0's credit, 385.12; A1 ready 585.12, out at
+ *   once (done 770.24); V waits for A1's credit, 770.24; ready 970.24 on
+ *   the idle output to 3: done 970.24 + L + S = 1155.36 ns.
+ * - Node 1: B1 starts at 470.24, ready 670.24, when A1's serialization ends:
+ *   out at once, done 855.36. B0 done 285.12 + 185.12 = 470.24.
+ * With unbounded buffers (flow_control none) node 0 sends A0, A1, V back to
+ * back (0, 85.12, 170.24): V ready at 370.24, out at once, done 555.36 ns;
+ * the output to 2 serves A0 200, B0 285.12, A1 370.24, B1 455.36. */
+static void test_victim_behind_full_buffer(void) {
+  for (int flow = 0; flow < 2; flow++) {
+    struct net_config cfg = star(4, NET_CUT_THROUGH);
+    cfg.mtu = 1000;
+    cfg.buffer_bytes = 1064;
+    cfg.flow_control = flow ? NET_FLOW_NONE : NET_FLOW_CREDIT;
+    struct world w = world_new(&cfg);
+    add_msg(&w, 0, 2, 2000, 0, -1);
+    add_msg(&w, 0, 3, 1000, 0, -1);
+    add_msg(&w, 1, 2, 2000, 0, -1);
+    run(&w);
+    if (flow == 0) {
+      EXPECT_TIME(g_msgs[0].done[0], 385120);
+      EXPECT_TIME(g_msgs[0].done[1], 770240);
+      EXPECT_TIME(g_msgs[1].last, 1155360);
+      EXPECT_TIME(g_msgs[2].done[0], 470240);
+      EXPECT_TIME(g_msgs[2].done[1], 855360);
+    } else {
+      EXPECT_TIME(g_msgs[0].done[1], 555360);
+      EXPECT_TIME(g_msgs[1].last, 555360);
+      EXPECT_TIME(g_msgs[2].done[0], 470240);
+      EXPECT_TIME(g_msgs[2].done[1], 640480);
+    }
+    struct sw_stats st;
+    sw_stats(sim_comp_get(w.e, topo_first_switch_id(w.t)), &st);
+    CU_ASSERT_EQUAL(st.waited, flow ? 3 : 1); /* none: B0, A1, B1 wait for the output */
+    world_free(&w);
+  }
+}
+
+/* A 3-node credit loop on a fat-tree's up/down routes: 2-ary 2-tree (leaf
+ * switches 0 {nodes 0, 1} and 1 {2, 3}; spines 2 and 3, d-mod-k: a packet
+ * to node d climbs to spine 2 + d % 2). Flows 0 -> 2, 2 -> 1, 1 -> 0 of 8
+ * packets of 1000 B (wire 1064, ser S = 85.12 ns), input buffers of one
+ * packet, cut-through. Routes go up, then down: no cycle of buffers waiting
+ * on each other, so it must complete. The flows share no port (0 -> 2
+ * climbs to spine 2, 2 -> 1 to spine 3, 1 -> 0 turns in leaf 0). Each hop
+ * forwards a packet at its ready time, its credit back 2L + W + S = 385.12
+ * ns after its start, just when the next packet is ready there: a sender
+ * starts one every 385.12 ns and each arrives after its path's latency.
+ * - 0 -> 2 and 2 -> 1, 3 switches: 4L + 3W + S = 785.12 ns, the last
+ *   (7th after the first) at 785.12 + 7 x 385.12 = 785.12 + 2695.84
+ *   = 3480.96 ns;
+ * - 1 -> 0, 1 switch: 2L + W + S = 385.12, the last at 8 x 385.12 =
+ *   3080.96 ns. */
+static void test_credit_loop_fat_tree(void) {
+  struct net_config cfg = fat_tree(2, 2, 4, NET_CUT_THROUGH);
+  cfg.mtu = 1000;
+  cfg.buffer_bytes = 1064;
+  struct world w = world_new(&cfg);
+  add_msg(&w, 0, 2, 8000, 0, -1);
+  add_msg(&w, 2, 1, 8000, 0, -1);
+  add_msg(&w, 1, 0, 8000, 0, -1);
+  run(&w);
+  for (int m = 0; m < 3; m++) {
+    CU_ASSERT_EQUAL(g_msgs[m].got, 8);
+    CU_ASSERT_EQUAL(g_msgs[m].wrong_node, 0);
+  }
+  EXPECT_TIME(g_msgs[0].done[0], 785120);
+  EXPECT_TIME(g_msgs[0].last, 3480960);
+  EXPECT_TIME(g_msgs[1].last, 3480960);
+  EXPECT_TIME(g_msgs[2].done[0], 385120);
+  EXPECT_TIME(g_msgs[2].last, 3080960);
+  world_free(&w);
+}
+
+/* Lanes on a torus and a dragonfly (switch.h). A ring of 4 routers (4x1 torus; ports 1 and
+ * 2 are x+ and x-). A packet leaving router 3 on x+ (to 0) crosses the
+ * dateline: lane 1; going on from 0 to 1 it keeps lane 1; a packet from
+ * the node (port 0) starts on lane 0; going x- from router 0 (to 3)
+ * crosses too. Then a load that could deadlock with one lane: each node
+ * sends 16 packets two hops on (ties go +: 0 -> 2, 1 -> 3, 2 -> 0, 3 ->
+ * 1), so that the four x+ links form a cycle of buffers of one packet
+ * each; with the dateline's second lane every packet arrives. */
+static void test_torus_lanes(void) {
+  struct net_config cfg = torus(4, 1, 1, 4, NET_CUT_THROUGH);
+  cfg.mtu = 1000;
+  cfg.buffer_bytes = 1064;
+  char *err = NULL;
+  struct topo *t = topo_new(&cfg, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(topo_lanes(t), 2);
+  int vl = -1;
+  CU_ASSERT_EQUAL(topo_route_vl(t, 3, 0, 0, 1, &vl), 1);
+  CU_ASSERT_EQUAL(vl, 1);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 0, 2, 1, 1, &vl), 1); /* in on x- of 0 = from 3 going + */
+  CU_ASSERT_EQUAL(vl, 1);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 1, 0, 0, 2, &vl), 1);
+  CU_ASSERT_EQUAL(vl, 0);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 0, 0, 0, 3, &vl), 2);
+  CU_ASSERT_EQUAL(vl, 1);
+  topo_free(t);
+
+  /* Dragonfly a=2 p=1 h=1 (ports: 0 the node, 1 local, 2 global), 0 -> 5
+   * (test_one_packet_multi_hop's path): router 0 local to 1 on lane 0;
+   * router 1 global to group 2 (router 4) on lane 0; router 4, in by its
+   * global port, local to 5 on lane 1; router 5 to its node. */
+  struct net_config dcfg = dragonfly(2, 1, 1, 6, NET_CUT_THROUGH);
+  t = topo_new(&dcfg, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(topo_lanes(t), 2);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 0, 0, 0, 5, &vl), 1);
+  CU_ASSERT_EQUAL(vl, 0);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 1, 1, 0, 5, &vl), 2);
+  CU_ASSERT_EQUAL(vl, 0);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 4, 2, 0, 5, &vl), 1);
+  CU_ASSERT_EQUAL(vl, 1);
+  CU_ASSERT_EQUAL(topo_route_vl(t, 5, 1, 1, 5, &vl), 0);
+  CU_ASSERT_EQUAL(vl, 0);
+  topo_free(t);
+
+  struct world w = world_new(&cfg);
+  for (uint32_t n = 0; n < 4; n++) add_msg(&w, n, (n + 2) % 4, 16000, 0, -1);
+  run(&w);
+  for (int m = 0; m < 4; m++) {
+    CU_ASSERT_EQUAL(g_msgs[m].got, 16);
+    CU_ASSERT_EQUAL(g_msgs[m].wrong_node, 0);
+  }
+  world_free(&w);
 }
 
 /* ---- routing ---- */
@@ -673,7 +947,12 @@ static void test_report_aggregates(void) {
   CU_ASSERT(en && en->i == 9 * 1064);
   en = sim_report_find(&r, "net.switches.max_packets");
   CU_ASSERT(en && en->i == 1);
-  CU_ASSERT_EQUAL(r.n, 4);
+  /* Alone on its path it never waits: no packet waited, no credit stall. */
+  en = sim_report_find(&r, "net.switches.waited");
+  CU_ASSERT(en && en->i == 0);
+  en = sim_report_find(&r, "net.switches.credit_stall");
+  CU_ASSERT(en && en->i == 0 && en->dim == UNIT_TIME);
+  CU_ASSERT_EQUAL(r.n, 6);
   sim_report_clear(&r);
   world_free(&w);
 }
@@ -822,6 +1101,10 @@ int main(void) {
       {"pipelining, multi-hop", test_pipelining_multi_hop},
       {"contention on an output port", test_contention},
       {"small messages", test_small_messages},
+      {"arbiter: two inputs alternate, by hand", test_arbiter_alternates},
+      {"credits: a victim behind a full buffer, released as credits return", test_victim_behind_full_buffer},
+      {"credits: a 3-node loop on a fat-tree's up/down routes, by hand", test_credit_loop_fat_tree},
+      {"credits: torus and dragonfly lanes, a ring that one lane could deadlock", test_torus_lanes},
       {"routes by hand", test_routes_by_hand},
       {"routing, every pair", test_routing_all_pairs},
       {"timing, every pair", test_timing_all_pairs},

@@ -29,6 +29,7 @@
 #include "nic.h"
 #include "proto.h"
 #include "testutil.h"
+#include "topology.h"
 #include "trace.h"
 
 #define NS SIM_NS
@@ -730,6 +731,131 @@ static void test_packets_on_the_wire(void) {
   }
 }
 
+
+/* ---- send queues: three NICs on a star ---- */
+
+/* Nodes 0-2 on one switch (network defaults but the rig's 100 Gbps, mtu
+ * 1000 B, header 50 B, L = 100 ns, switch latency W = 100 ns, cut-through),
+ * each NIC with a fake bus; NIC config CFG. */
+struct rig3 {
+  struct sim_engine *e;
+  struct net_config net;
+  struct nic_config cfg;
+  struct topo *t;
+  struct sim_comp *nic[3], *bus[3];
+  struct sim_report rep;
+};
+
+static struct rig3 *rig3_new(int order, int64_t chunk, int64_t pairs) {
+  struct rig3 *r = g_new0(struct rig3, 1);
+  r->e = sim_new(1);
+  par_group_defaults(&net_params, &r->net);
+  r->net.nodes = 3;
+  r->net.mtu = 1000;
+  r->net.header_bytes = 50;
+  par_group_defaults(&nic_params, &r->cfg);
+  r->cfg.send_order = order;
+  r->cfg.send_chunk = chunk;
+  r->cfg.queue_pairs = pairs;
+  char *err = NULL;
+  r->t = topo_new(&r->net, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r->t);
+  for (uint32_t n = 0; n < 3; n++) {
+    char name[32];
+    g_snprintf(name, sizeof name, "node%u.nic", n);
+    r->nic[n] = nic_add(r->e, name, &r->cfg, topo_config(r->t), NULL, n);
+    g_snprintf(name, sizeof name, "node%u.bus", n);
+    r->bus[n] = sim_add(r->e, &fbus_type, name, NULL);
+    CU_ASSERT_TRUE(sim_connect(r->bus[n], 0, r->nic[n], NIC_PORT_BUS, LB, &err));
+  }
+  CU_ASSERT_TRUE(topo_build(r->t, r->e, r->nic, NIC_PORT_NET, &err));
+  sim_report_init(&r->rep);
+  return r;
+}
+
+static void rig3_free(struct rig3 *r) {
+  sim_report_clear(&r->rep);
+  sim_free(r->e);
+  topo_free(r->t);
+  g_free(r);
+}
+
+/* Node 0 puts 4000 B to node 1 (flags 5 local 7) and 4000 B to node 2
+ * (flags 6 local 8), both commands at once; returns when the flags land. */
+static void two_puts(int order, int64_t pairs, sim_time *a, sim_time *b, sim_time *la,
+                     sim_time *lb) {
+  struct rig3 *r = rig3_new(order, 1, pairs);
+  struct rig r0 = {.e = r->e, .bus = {r->bus[0]}};
+  struct nic_cmd c = put_cmd(NIC_PUT, 4000, 5, 7);
+  send_cmd(&r0, 0, 0, c);
+  c.dst_node = 2;
+  c.remote.id = 6;
+  c.local.id = 8;
+  send_cmd(&r0, 0, 0, c);
+  sim_run(r->e, SIM_TIME_MAX, 0);
+  CU_ASSERT_EQUAL(sim_payloads_live(r->e), 0);
+  *a = flag_at(r->bus[1], 5);
+  *b = flag_at(r->bus[2], 6);
+  *la = flag_at(r->bus[0], 7);
+  *lb = flag_at(r->bus[0], 8);
+  rig3_free(r);
+}
+
+/* Two messages from one NIC to two destinations, S = 4000 B = 4 packets of
+ * 1050 B on the wire (84 ns each, S/B = 336 ns). The commands reach the NIC
+ * at 20 and are processed for 100 ns each: DMA reads at 120 and 220, their
+ * data back 240 later, at 360 (A, to node 1) and 460 (B, to node 2).
+ * Round-robin at packet granularity (the default): A0 360..444 alone, A1
+ * 444..528 (B is not ready yet), then in turn from 528: B0, A2, B1, A3
+ * (ends 864), B2, B3 (ends 1032). Both finish about 2 S/B after the first
+ * start (A 504 ns, B 672 ns after 360), not S/B and 2 S/B.
+ * fifo: A0-A3 360..696, B0-B3 696..1032.
+ * A packet whose tail leaves the NIC at T is complete at its target at
+ * T + 2L + W = T + 300 (cut-through, net.h: the switch forwards it at once);
+ * the flag reaches the target's bus Lb = 20 later: A at 864 + 320 = 1184,
+ * B at 1032 + 320 = 1352 (fifo: A 1016, B 1352). Local flags at the last
+ * tail + Lb: 884 and 1052 (fifo 716 and 1052). One queue pair for both
+ * destinations (queue_pairs 1) is fifo's order. */
+static void test_send_queues_interleave(void) {
+  sim_time a, b, la, lb;
+  two_puts(NIC_SEND_RR, 0, &a, &b, &la, &lb);
+  EXPECT_TIME(a, 1184 * NS);
+  EXPECT_TIME(b, 1352 * NS);
+  EXPECT_TIME(la, 884 * NS);
+  EXPECT_TIME(lb, 1052 * NS);
+  two_puts(NIC_SEND_FIFO, 0, &a, &b, &la, &lb);
+  EXPECT_TIME(a, 1016 * NS);
+  EXPECT_TIME(b, 1352 * NS);
+  EXPECT_TIME(la, 716 * NS);
+  EXPECT_TIME(lb, 1052 * NS);
+  two_puts(NIC_SEND_RR, 1, &a, &b, &la, &lb);
+  EXPECT_TIME(a, 1016 * NS);
+  EXPECT_TIME(b, 1352 * NS);
+}
+
+/* send_chunk 2: a queue sends two packets in a row. Both commands at once
+ * with cmd_cost 0: DMA reads at 20 and 20, data back at 260 for A then B
+ * (the fake bus answers in order). A0 260..344, A1 ..428 (A's second in a
+ * row), B0 ..512, B1 ..596, A2 ..680, A3 ..764, B2 ..848, B3 ..932: flags
+ * at A 764 + 320 = 1084, B 932 + 320 = 1252. With send_chunk 1: A0, B0, A1,
+ * B1, A2, B2, A3 (..848), B3 (..932): A 1168, B 1252. */
+static void test_send_chunk(void) {
+  for (int64_t chunk = 1; chunk <= 2; chunk++) {
+    struct rig3 *r = rig3_new(NIC_SEND_RR, chunk, 0);
+    r->cfg.cmd_cost = 0;
+    struct rig r0 = {.e = r->e, .bus = {r->bus[0]}};
+    struct nic_cmd c = put_cmd(NIC_PUT, 4000, 5, 0);
+    send_cmd(&r0, 0, 0, c);
+    c.dst_node = 2;
+    c.remote.id = 6;
+    send_cmd(&r0, 0, 0, c);
+    sim_run(r->e, SIM_TIME_MAX, 0);
+    EXPECT_TIME(flag_at(r->bus[1], 5), (chunk == 2 ? 1084 : 1168) * NS);
+    EXPECT_TIME(flag_at(r->bus[2], 6), 1252 * NS);
+    rig3_free(r);
+  }
+}
+
 static void test_params(void) {
   struct nic_config cfg;
   par_group_defaults(&nic_params, &cfg);
@@ -739,6 +865,9 @@ static void test_params(void) {
   CU_ASSERT_EQUAL(cfg.overflow_lookup, 500 * NS);
   CU_ASSERT_EQUAL(cfg.match_latency, 10 * NS);
   CU_ASSERT_EQUAL(cfg.triggered_ops, 4096);
+  CU_ASSERT_EQUAL(cfg.send_order, NIC_SEND_RR);
+  CU_ASSERT_EQUAL(cfg.send_chunk, 1);
+  CU_ASSERT_EQUAL(cfg.queue_pairs, 0);
   char *err = NULL;
   CU_ASSERT_FALSE(par_set(par_group_find(&nic_params, "triggered_ops"), &cfg, "0", &err));
   g_free(err);
@@ -799,6 +928,8 @@ int main(void) {
       {"the host's triggered operations held: the NIC tells the host, by hand", test_triggered_ops_room},
       {"packets on the wire: fields and event times per switching mode",
        test_packets_on_the_wire},
+      {"send queues: two messages to two nodes interleave, by hand", test_send_queues_interleave},
+      {"send queues: send_chunk packets in a row, by hand", test_send_chunk},
       {"parameters: defaults and ranges", test_params},
       {"trace spans on the NIC tracks", test_trace_spans},
       {NULL, NULL},

@@ -573,6 +573,39 @@ static void test_nvl_relays_change_only_events(void) {
   g_free(path);
 }
 
+/* The notes a command prints once about the limits its runs hit: two runs'
+ * counters, one with switch outputs blocked 300 ns and 200 ns for credit
+ * (two fabrics' totals: 500 ns) and a packet that queued 1 us, the other
+ * with none (and an undeclared entry of the total's key, 700 ns, not read):
+ * the credit note counts 1 of 2 runs and 500 ns in all. */
+static void test_limit_notes_credit(void) {
+  struct sim_report a, b;
+  sim_report_init(&a);
+  sim_report_init(&b);
+  sim_out_put_int(&a, "net", SW_OUT(TOTAL_CREDIT_STALL), 300000);
+  sim_out_put_int(&a, "nvl", SW_OUT(TOTAL_CREDIT_STALL), 200000);
+  sim_out_put_int(&a, "net", SW_OUT(TOTAL_MAX_QUEUE_DELAY), 1000000);
+  sim_out_put_int(&b, "net", SW_OUT(TOTAL_CREDIT_STALL), 0);
+  /* An undeclared entry of the same key is not read (the tally reads by
+   * declaration, as main's notes do). */
+  sim_report_int(&b, "net.switches.credit_stall", UNIT_TIME, 700000);
+  struct sys_limits t = {0};
+  sys_limits_tally(&t, &a);
+  sys_limits_tally(&t, &b);
+  CU_ASSERT_EQUAL(t.hit[SYS_CREDIT], 1);
+  CU_ASSERT_EQUAL(t.credit_stall_ps, 500000);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  sys_limits_print(&t, f);
+  fclose(f);
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "switch ports waited for credit in 1 of 2 runs: 500ns in all"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "packets waited up to 1us at a switch port"));
+  free(text);
+  sim_report_clear(&a);
+  sim_report_clear(&b);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"a put across a star, end to end", test_put_across_a_star},
@@ -593,6 +626,7 @@ int main(void) {
       {"NVLink stores as relays change only the event count",
        test_nvl_relays_change_only_events},
       {"the A100 NVLink profile binds", test_a100_profile_binds},
+      {"the notes of limits hit: switch ports waiting for credit", test_limit_notes_credit},
       {NULL, NULL}};
   return tu_run_suite("system", tests);
 }

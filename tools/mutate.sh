@@ -109,14 +109,36 @@ m bus-posted-order models/bus.c \
 
 # Switch (models/switch.c) and the egress rule it shares (models/net.h).
 m switch-no-serialization models/switch.c \
-  'p->busy_until = q.busy_until;' ';' \
+  'p->busy_until = now + ser;' 'p->busy_until = now;' \
   'a switch output port never gets busy: packets to one port do not queue'
 m switch-latency models/switch.c \
   'sim_time latency = f->net->switch_latency;' 'sim_time latency = 0;' \
   'a packet crosses a switch without its latency'
+m switch-rr-fixed-priority models/switch.c \
+  'uint32_t n = p->voq.n, i0 = rr_first_after(&p->voq, p->rr);' 'uint32_t n = p->voq.n, i0 = 0;' \
+  'switch arbiter: the lowest input first every time (fixed priority), not round-robin after the last served'
+m switch-hold-never-sent models/switch.c \
+  'if (f->buffer > 0 && k->wire > 0) {' 'if (false) {' \
+  'a packet not forwarded at its ready time does not hold its credit: the sender counts it back too early'
 m net-store-forward models/net.h \
   'return (start - now) + (switching == NET_STORE_FORWARD ? *ser : 0);' 'return start - now;' \
   'store-and-forward behaves as cut-through'
+
+# Send queues (models/nic.c) and credit flow control (models/flow.h).
+m nic-rr-fixed-priority models/nic.c \
+  'uint32_t n = t->q.n, i0 = rr_first_after(&t->q, t->rr);' 'uint32_t n = t->q.n, i0 = 0;' \
+  'NIC send queues: the lowest destination first every time, not round-robin after the last served'
+m nic-send-chunk-plus-one models/nic.c \
+  'if (t->cont < (uint32_t)cfg->send_chunk && t->rr != UINT32_MAX) {' \
+  'if (t->cont <= (uint32_t)cfg->send_chunk && t->rr != UINT32_MAX) {' \
+  'NIC send queues: a queue sends send_chunk + 1 packets in a row'
+m flow-credit-no-return-latency models/flow.h \
+  'return start + 2 * l + w + (saf ? 2 : 1) * ser;' 'return start + l + w + (saf ? 2 : 1) * ser;' \
+  'credit return: a credit is back without crossing the link back (one link latency early)'
+m flow-explicit-credit-late models/switch.c \
+  'sim_send(c, k.in, ser - 1, PK_LINK_CREDIT, flow_credit_data(k.wire, k.vl_in));' \
+  'sim_send(c, k.in, 2 * ser, PK_LINK_CREDIT, flow_credit_data(k.wire, k.vl_in));' \
+  'credit return: a held packet'"'"'s credit comes back a serialization after its tail left, not as it leaves'
 
 # ---- the run ----
 jobs=2
