@@ -322,7 +322,8 @@ const struct pol_type *pol_find(const char *name);
 /* The lowering policies, in the order scenarios list them: *N of them. */
 const struct pol_type *const *pol_all(size_t *n);
 /* Adds POL to the table (a program's or a test's own policy, after the
- * built-in ones); false when its name is taken. */
+ * built-in ones); false when its name is taken or its 16 places for added
+ * policies are full. */
 bool pol_register(const struct pol_type *pol);
 
 /* ---- the driver (lower.c, stream.c) ---- */

@@ -17,26 +17,20 @@
 POL_TABLE(POL_DECLARE_)
 #define POL_ADDRESS_(name) &pol_##name,
 
-/* The table: the built-in policies, then those registered. */
-static const struct pol_type *const builtin[] = {POL_TABLE(POL_ADDRESS_)};
-static const struct pol_type **table;
-static size_t n_table;
+/* The table: the built-in policies, then up to POL_EXTRA registered ones.
+ * A fixed array, so a reader's pointer stays valid while one registers. */
+enum { POL_EXTRA = 16 };
+#define POL_COUNT_(name) +1
+static const struct pol_type *table[0 POL_TABLE(POL_COUNT_) + POL_EXTRA] = {
+    POL_TABLE(POL_ADDRESS_)};
+static size_t n_table = 0 POL_TABLE(POL_COUNT_);
 static GMutex lock;
-
-static void table_init(void) {
-  if (table) return;
-  table = g_new(const struct pol_type *, G_N_ELEMENTS(builtin));
-  memcpy(table, builtin, sizeof builtin);
-  n_table = G_N_ELEMENTS(builtin);
-}
 
 const struct pol_type *const *pol_all(size_t *n) {
   g_mutex_lock(&lock);
-  table_init();
-  const struct pol_type *const *t = table;
   *n = n_table;
   g_mutex_unlock(&lock);
-  return t;
+  return table;
 }
 
 const struct pol_type *pol_find(const char *name) {
@@ -50,12 +44,8 @@ const struct pol_type *pol_find(const char *name) {
 bool pol_register(const struct pol_type *pol) {
   if (pol_find(pol->name)) return false;
   g_mutex_lock(&lock);
-  /* The old array stays (a reader may hold it): a few pointers a policy. */
-  const struct pol_type **t = g_new(const struct pol_type *, n_table + 1);
-  memcpy(t, table, n_table * sizeof *t);
-  t[n_table] = pol;
-  table = t;
-  n_table++;
+  bool room = n_table < G_N_ELEMENTS(table);
+  if (room) table[n_table++] = pol;
   g_mutex_unlock(&lock);
-  return true;
+  return room;
 }
