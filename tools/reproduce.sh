@@ -28,8 +28,11 @@ dir="$root/configs/$paper"
 out=${out:-$root/build/reproduce/$paper}
 trigsim=${TRIGSIM:-$root/build/trigsim}
 start=$(date +%s.%N)
-if [ ! -x "$trigsim" ]; then
-  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# Built every time (a no-op when up to date): a binary older than the
+# sources would read today's scenarios with yesterday's parameters.
+if [ -z "${TRIGSIM:-}" ]; then
+  [ -f "$root/build/CMakeCache.txt" ] ||
+    cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$root/build" -j"$(nproc)" --target trigsim >/dev/null
 fi
 mkdir -p "$out"

@@ -39,6 +39,7 @@
 
 #include "cpu.h"
 #include "phase.h"
+#include "pool.h"
 
 /* The most ops a dependency item may come after the op that waits by, for
  * a source to stream: each op is added once that many more are read. */
@@ -88,18 +89,6 @@ static bool free_pop(GArray *free, uint32_t *i) {
   *i = g_array_index(free, uint32_t, free->len - 1);
   g_array_set_size(free, free->len - 1);
   return true;
-}
-
-/* A slot of array A (the slots given back in FREE) holding element EL. */
-static uint32_t slot_put(GArray *a, GArray *free, const void *el) {
-  uint32_t slot;
-  if (!free_pop(free, &slot)) {
-    slot = a->len;
-    g_array_set_size(a, slot + 1);
-  }
-  guint size = g_array_get_element_size(a);
-  memcpy(a->data + (size_t)slot * size, el, size);
-  return slot;
 }
 
 /* ---- the run's state ---- */
@@ -179,8 +168,8 @@ struct pol_srank {
   uint64_t n_read;           /* ops read: the next op's index */
   struct pst_msg *cur_msg;   /* the message of the op being lowered */
   /* Slots the models give back (np_give). */
-  GArray *cmds, *free_cmds;  /* struct nic_cmd; uint32_t */
-  GArray *qcmds, *free_qcmds;/* struct qcmd */
+  struct pool cmds;          /* struct nic_cmd */
+  struct pool qcmds;         /* struct qcmd */
   struct pst_stable kernels; /* struct kernel per slot */
   struct pst_chunks ksteps;  /* a one-step kernel's step, per slot */
   GPtrArray *kheap;          /* a kernel of more steps: its step array, per slot */
@@ -310,10 +299,10 @@ static uint32_t msg_flag(struct pol_stream *x, struct pst_msg *m) {
 
 /* Points S's program at its arrays (they may have moved). */
 static void point(struct pol_srank *s) {
-  s->np.cmds = (const struct nic_cmd *)(void *)s->cmds->data;
-  s->np.n_cmds = s->cmds->len;
-  s->np.qcmds = (const struct qcmd *)(void *)s->qcmds->data;
-  s->np.n_qcmds = s->qcmds->len;
+  s->np.cmds = pool_at(&s->cmds, struct nic_cmd, 0);
+  s->np.n_cmds = s->cmds.items->len;
+  s->np.qcmds = pool_at(&s->qcmds, struct qcmd, 0);
+  s->np.n_qcmds = s->qcmds.items->len;
   s->np.kernels = s->kernels.data;
   s->np.n_kernels = s->n_kernels;
   if (s->hs) {
@@ -330,12 +319,16 @@ static void point(struct pol_srank *s) {
 
 uint32_t pst_add_cmd(struct pol_srank *s, const struct nic_cmd *cmd) {
   if (s->x->check) return 0;
-  return slot_put(s->cmds, s->free_cmds, cmd);
+  uint32_t i = pool_take(&s->cmds);
+  *pool_at(&s->cmds, struct nic_cmd, i) = *cmd;
+  return i;
 }
 
 uint32_t pst_add_qcmd(struct pol_srank *s, const struct qcmd *qc) {
   if (s->x->check) return 0;
-  return slot_put(s->qcmds, s->free_qcmds, qc);
+  uint32_t i = pool_take(&s->qcmds);
+  *pool_at(&s->qcmds, struct qcmd, i) = *qc;
+  return i;
 }
 
 static uint32_t kernel_slot(struct pol_srank *s) {
@@ -810,15 +803,15 @@ static void ord_kernel(void *ctx, uint32_t node, uint32_t kid, uint64_t i, uint6
 
 static void give_cmd(void *ctx, uint32_t node, uint32_t cmd) {
   struct pol_stream *x = ctx;
-  g_array_append_val(x->ranks[node].free_cmds, cmd);
+  pool_give(&x->ranks[node].cmds, cmd);
 }
 
 static void give_qcmd(void *ctx, uint32_t node, uint32_t q) {
   struct pol_stream *x = ctx;
   struct pol_srank *s = &x->ranks[node];
-  const struct qcmd *qc = &g_array_index(s->qcmds, struct qcmd, q);
+  const struct qcmd *qc = pool_at(&s->qcmds, struct qcmd, q);
   if (qc->kind == Q_WAIT_FLAG) flag_free(s, qc->flag); /* the GPU set it back to 0 */
-  g_array_append_val(s->free_qcmds, q);
+  pool_give(&s->qcmds, q);
 }
 
 static void give_kernel(void *ctx, uint32_t node, uint32_t kid) {
@@ -845,10 +838,8 @@ static void rank_init(struct pol_stream *x, uint32_t node) {
   s->L = (struct pol_low){.env = &x->env, .rank = node, .sum = &src->sums[node],
                           .graph = !x->ordered,
                           .state = (char *)x->states + node * x->pol->state_size, .srank = s};
-  s->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
-  s->free_cmds = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  s->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
-  s->free_qcmds = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  pool_init(&s->cmds, sizeof(struct nic_cmd));
+  pool_init(&s->qcmds, sizeof(struct qcmd));
   s->kernels = (struct pst_stable){.size = sizeof(struct kernel),
                                    .old = g_ptr_array_new_with_free_func(g_free)};
   s->ksteps = (struct pst_chunks){.size = sizeof(struct kstep),
@@ -881,10 +872,8 @@ static void rank_init(struct pol_stream *x, uint32_t node) {
 static void rank_free(struct pol_stream *x, struct pol_srank *s) {
   const struct wl_source *src = x->src;
   if (s->cur) src->ops->close(src->ctx, s->cur);
-  g_array_free(s->cmds, TRUE);
-  g_array_free(s->free_cmds, TRUE);
-  g_array_free(s->qcmds, TRUE);
-  g_array_free(s->free_qcmds, TRUE);
+  pool_release(&s->cmds);
+  pool_release(&s->qcmds);
   g_ptr_array_free(s->kernels.old, TRUE);
   g_free(s->kernels.data);
   g_ptr_array_free(s->ksteps.blocks, TRUE);
