@@ -48,6 +48,21 @@ struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
                          const struct nodeprog *const *progs, char **err);
 void sys_free(struct system *s);
 
+/* What sits on a node's CPU and GPU ports of its bus: a component and its
+ * port for each (one component may take both, with two ports). */
+struct sys_devices {
+  struct sim_comp *cpu, *gpu;
+  int cpu_port, gpu_port;
+};
+/* Adds node NODE's CPU and GPU side into E (CTX: the caller's) and says
+ * where they join the bus. */
+typedef void (*sys_add_devices)(void *ctx, struct sim_engine *e, uint32_t node,
+                                struct sys_devices *out);
+/* sys_build with ADD in place of the cpu and gpu models (a workload's own
+ * device model, models/relax.h); the buses, NICs and network as there. */
+struct system *sys_build_with(struct sim_engine *e, const struct hw_config *hw,
+                              sys_add_devices add, void *ctx, char **err);
+
 /* The resource limits runs of a system hit, read from their counters (the
  * NICs', CPUs' and switches'), tallied over the runs of one command and
  * said once on stderr: the trigger list overflowing, NICs stalling, and

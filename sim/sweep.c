@@ -226,9 +226,17 @@ static size_t sw_point_value(const struct sw_plan *p, size_t i, size_t axis) {
   return combo % p->axes[axis].n_values;
 }
 
+/* The `label:` of a mapping value (a configuration named for the result
+ * column), or NULL. */
+static const char *map_label(const struct sc_node *v) {
+  const struct sc_node *l = v->kind == SC_MAP ? sc_map_get(v, "label") : NULL;
+  return l && l->kind == SC_SCALAR ? l->scalar : NULL;
+}
+
 const char *sw_point_label(const struct sw_plan *p, size_t i, size_t axis) {
   const struct sc_node *v = p->axes[axis].values[sw_point_value(p, i, axis)];
   if (v->kind == SC_SCALAR) return v->scalar;
+  if (map_label(v)) return map_label(v);
   return v->kind == SC_MAP ? "{...}" : "[...]";
 }
 
@@ -237,6 +245,14 @@ bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, cha
     const struct sw_axis *ax = &p->axes[a];
     const char *path = strcmp(ax->path, "policy") ? ax->path : "policies";
     struct sc_node *v = sc_node_copy(ax->values[sw_point_value(p, i, a)]);
+    if (map_label(v)) { /* the label names the point; it sets nothing */
+      size_t k = 0;
+      while (strcmp(v->pairs[k].key, "label")) k++;
+      g_free(v->pairs[k].key);
+      sc_node_free(v->pairs[k].value);
+      memmove(&v->pairs[k], &v->pairs[k + 1], (v->n_pairs - k - 1) * sizeof v->pairs[0]);
+      v->n_pairs--;
+    }
     if (!sc_put(root, path, v, ax->at, err)) return false;
   }
   return true;
