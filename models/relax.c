@@ -710,6 +710,7 @@ static void post_halo(struct sim_comp *c, uint32_t k, sim_time delay, bool host)
   struct rx_state *s = c->state;
   struct rx_run *r = s->run;
   struct rx_edge *e = &r->e[k];
+  rx_mem_advance(s->g->mem, sim_now(c->eng));
   struct rx_snap *sn = g_new(struct rx_snap, 1);
   sn->vals = g_malloc(e->n * (sizeof(double) + sizeof(uint32_t)));
   sn->vers = (uint32_t *)(sn->vals + e->n);

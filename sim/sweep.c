@@ -14,8 +14,8 @@
 
 static const char *const sweep_keys[] = {"axes", "combine", "repeat"};
 static const char *const axis_keys[] = {"path", "values", "range"};
-static const char *const plot_keys[] = {"x",      "y",      "series", "logx",        "logy",
-                                        "title",  "xlabel", "ylabel", "speedup_over"};
+static const char *const plot_keys[] = {"x",      "y",      "series", "logx",         "logy",
+                                        "title",  "xlabel", "ylabel", "speedup_over", "name"};
 static const char *const range_keys[] = {"from", "to", "steps", "scale"};
 
 static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {
@@ -282,6 +282,18 @@ char *sw_fingerprint(const struct sc_node *root, const char *extra) {
 }
 
 bool sw_plot_check(const struct sc_node *plot, char **err) {
+  if (plot->kind == SC_SEQ) { /* several figures of one sweep */
+    if (!plot->n_items) return fail(err, plot, "plot", "a mapping or a non-empty list of them");
+    for (size_t i = 0; i < plot->n_items; i++) {
+      const struct sc_node *name = sc_map_get(plot->items[i], "name");
+      if (plot->items[i]->kind == SC_MAP && !name)
+        return fail(err, plot->items[i], "plot", "a name: in each plot of a list");
+      if (!sw_plot_check(plot->items[i], err)) return false;
+      if (name->kind == SC_SCALAR && strpbrk(name->scalar, "/ "))
+        return fail(err, name, "plot.name", "a name without '/' or spaces (it names a file)");
+    }
+    return true;
+  }
   if (plot->kind != SC_MAP) return fail(err, plot, "plot", "a mapping with x, y, series, ...");
   if (!sc_check_keys(plot, "plot", plot_keys, G_N_ELEMENTS(plot_keys), err)) return false;
   for (size_t i = 0; i < plot->n_pairs; i++) {
