@@ -1266,14 +1266,16 @@ void rx_report(const struct rx_run *r, const char *prefix, struct sim_report *re
   double mean = gsl_stats_uint_mean(r->count, 1, (size_t)r->n);
   double sd = r->n > 1 ? gsl_stats_uint_sd_m(r->count, 1, (size_t)r->n, mean) : 0;
   sim_time end = rx_end_time(r);
+  report_int(rep, prefix, "rows", UNIT_NONE, r->n);
+  report_int(rep, prefix, "gpus", UNIT_NONE, r->s.gpus);
   report_real(rep, prefix, "residual", residual_now(r));
   report_int(rep, prefix, "converged", UNIT_NONE, r->stopped);
-  report_int(rep, prefix, "time_to_tolerance", UNIT_TIME, r->stopped ? r->stop_t : 0);
+  if (r->stopped) report_int(rep, prefix, "time_to_tolerance_ps", UNIT_TIME, r->stop_t);
   report_real(rep, prefix, "updates_mean", mean);
   report_int(rep, prefix, "updates_min", UNIT_NONE, mn);
   report_int(rep, prefix, "updates_max", UNIT_NONE, mx);
   report_real(rep, prefix, "updates_sd", sd);
-  report_int(rep, prefix, "time_per_update", UNIT_TIME,
+  report_int(rep, prefix, "time_per_update_ps", UNIT_TIME,
              mean > 0 ? (sim_time)llround((double)end / mean) : 0);
   report_real(rep, prefix, "read_lag_mean", r->lag_n ? r->lag_sum / (double)r->lag_n : 0);
   report_int(rep, prefix, "read_lag_min", UNIT_NONE, r->lag_n ? r->lag_min : 0);
@@ -1282,27 +1284,29 @@ void rx_report(const struct rx_run *r, const char *prefix, struct sim_report *re
   for (size_t t = 0; t < RX_TYPES * RX_TYPES; t++) {
     const gsl_histogram *h = r->age[t];
     if (!h) continue;
-    char *key = g_strdup_printf("age.%zu_%zu", t / RX_TYPES, t % RX_TYPES);
+    /* "age_median.4_3": the type last, so that its digits name no component */
+    char *type = g_strdup_printf("%zu_%zu", t / RX_TYPES, t % RX_TYPES), *k;
     gsl_histogram_pdf *pdf = gsl_histogram_pdf_alloc(h->n);
     gsl_histogram_pdf_init(pdf, h);
     static const struct {
       const char *name;
       double q;
-    } qs[] = {{"q25", 0.25}, {"median", 0.5}, {"q75", 0.75}};
-    for (size_t k = 0; k < G_N_ELEMENTS(qs); k++) {
-      char *kk = g_strdup_printf("%s.%s", key, qs[k].name);
-      report_real(rep, prefix, kk, gsl_histogram_pdf_sample(pdf, qs[k].q));
-      g_free(kk);
+    } qs[] = {{"age_lower_quartile", 0.25}, {"age_median", 0.5}, {"age_upper_quartile", 0.75}};
+    for (size_t q = 0; q < G_N_ELEMENTS(qs); q++) {
+      k = g_strdup_printf("%s.%s", qs[q].name, type);
+      report_real(rep, prefix, k, gsl_histogram_pdf_sample(pdf, qs[q].q));
+      g_free(k);
     }
     gsl_histogram_pdf_free(pdf);
-    char *kmin = g_strdup_printf("%s.min", key), *kmax = g_strdup_printf("%s.max", key);
-    char *kn = g_strdup_printf("%s.reads", key);
-    report_int(rep, prefix, kmin, UNIT_NONE, r->age_min[t]);
-    report_int(rep, prefix, kmax, UNIT_NONE, r->age_max[t]);
-    report_int(rep, prefix, kn, UNIT_NONE, (int64_t)gsl_histogram_sum(h));
-    g_free(kmin);
-    g_free(kmax);
-    g_free(kn);
-    g_free(key);
+    k = g_strdup_printf("age_min.%s", type);
+    report_int(rep, prefix, k, UNIT_NONE, r->age_min[t]);
+    g_free(k);
+    k = g_strdup_printf("age_max.%s", type);
+    report_int(rep, prefix, k, UNIT_NONE, r->age_max[t]);
+    g_free(k);
+    k = g_strdup_printf("age_reads.%s", type);
+    report_int(rep, prefix, k, UNIT_NONE, (int64_t)gsl_histogram_sum(h));
+    g_free(k);
+    g_free(type);
   }
 }
