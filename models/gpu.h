@@ -174,7 +174,7 @@ struct gpu_config {
   sim_time reduce_pass;
   /* One atomic to an address every other WG's atomics also hit: the L2
    * serializes them (a workload's in-kernel dot product that adds one
-   * partial per warp into one word: workloads/cg.c, code acg). 0: free. */
+   * partial per warp into one word: workloads/kinds/cg.c, code acg). 0: free. */
   sim_time atomic_same_address;
   struct par_table barrier_table; /* device-wide barrier cost against WGs; empty: linear */
   struct par_table poll_table;    /* flag poll period against the kernel's WGs; empty: poll_interval */
@@ -195,6 +195,20 @@ enum gpu_bw_share { GPU_BW_SLOTS, GPU_BW_KERNEL };
 
 extern const struct par_group gpu_params;
 extern const struct sim_type gpu_type;
+
+/* What a GPU reports at the end of a run, "node<i>.gpu.KEY": its declared
+ * outputs (gpu_outs; `trigsim outputs gpu`), in the order it reports them;
+ * GPU_OUT(NAME) is a checked handle (cpu.h's CPU_OUT). */
+enum gpu_out {
+  GPU_OUT_QUEUE_CMDS, GPU_OUT_KERNELS, GPU_OUT_KERNELS_LAUNCHED, GPU_OUT_WGS, GPU_OUT_SLOTS_MAX,
+  GPU_OUT_TRIGGERS, GPU_OUT_HOST_REQUESTS, GPU_OUT_NIC_CMDS, GPU_OUT_DOORBELLS,
+  GPU_OUT_FLAG_UPDATES, GPU_OUT_BARRIERS, GPU_OUT_STREAM_WAITS, GPU_OUT_LAUNCH_TIME,
+  GPU_OUT_TEARDOWN_TIME, GPU_OUT_BARRIER_TIME, GPU_OUT_POLL_TIME, GPU_OUT_STREAM_WAIT_TIME,
+  GPU_OUT_WG_TIME, GPU_OUT_WG_LAST_END, GPU_OUT_COUNT
+};
+extern const struct sim_out_decl gpu_outs[GPU_OUT_COUNT];
+extern const struct sim_outputs gpu_outputs;
+#define GPU_OUT(name) (&gpu_outs[GPU_OUT_##name])
 
 /* Adds a GPU named NAME ("node3.gpu") for node NODE running PROG's kernels
  * and queue commands. CFG and PROG are borrowed and must outlive the run. */

@@ -1196,20 +1196,39 @@ static void rx_init(struct sim_comp *c) {
   sim_schedule(c, 0, EV_HOST, 0);
 }
 
+/* What a node's relax component reports (relax_outputs); a node past the
+ * run's GPUs runs nothing and reports nothing. */
+static const struct sim_out_decl relax_outs[] = {
+    [RX_OUT_KERNELS] = OUT_F(kernels, UNIT_NONE, SIM_OUT_SOME,
+                             "kernels completed (a node whose GPU holds rows)"),
+    [RX_OUT_STEPS] = OUT_F(steps, UNIT_NONE, SIM_OUT_SOME,
+                           "asynchronous steps (a unit's rows updated once) completed"),
+    [RX_OUT_HALO_PUTS] = OUT_F(halo_puts, UNIT_NONE, SIM_OUT_SOME, "halo puts posted"),
+    [RX_OUT_HALO_PUTS_SKIPPED] = OUT_F(halo_puts_skipped, UNIT_NONE, SIM_OUT_SOME,
+                                       "asynchronous halo puts skipped: the previous one had "
+                                       "not left yet"),
+    [RX_OUT_HALOS_LANDED] = OUT_F(halos_landed, UNIT_NONE, SIM_OUT_SOME,
+                                  "halo puts landed in this GPU's memory"),
+    [RX_OUT_HOST_DONE] = OUT_F(host_done, UNIT_TIME, SIM_OUT_SOME,
+                               "when the host noticed its last kernel ended"),
+};
+SIM_OUT_GROUP(relax_outputs, "relax", "node<i>.relax.KEY; by kind node.relax.KEY (ajacobi)",
+              relax_outs, RX_OUT_COUNT);
+
 static void rx_finish(struct sim_comp *c, struct sim_report *r) {
   struct rx_state *s = c->state;
   if (!s->g) return;
-  sim_report_comp_int(r, c, "kernels", UNIT_NONE, (int64_t)s->kernels);
-  sim_report_comp_int(r, c, "steps", UNIT_NONE, (int64_t)s->steps);
-  sim_report_comp_int(r, c, "halo_puts", UNIT_NONE, (int64_t)s->puts);
-  sim_report_comp_int(r, c, "halo_puts_skipped", UNIT_NONE, (int64_t)s->skipped);
-  sim_report_comp_int(r, c, "halos_landed", UNIT_NONE, (int64_t)s->landed);
-  sim_report_comp_int(r, c, "host_done", UNIT_TIME, s->host_done);
-  sim_report_phase(r, PH_LAUNCH, s->launch_time);
-  sim_report_phase(r, PH_GPU_WORK, s->work_time + s->barrier_time);
-  sim_report_phase(r, PH_TEARDOWN, s->teardown_time);
-  sim_report_phase(r, PH_HOST_STACK, s->stack_time);
-  sim_report_phase(r, PH_WAITING, s->wait_time);
+  sim_out_int(r, c, RX_OUT_KERNELS, (int64_t)s->kernels);
+  sim_out_int(r, c, RX_OUT_STEPS, (int64_t)s->steps);
+  sim_out_int(r, c, RX_OUT_HALO_PUTS, (int64_t)s->puts);
+  sim_out_int(r, c, RX_OUT_HALO_PUTS_SKIPPED, (int64_t)s->skipped);
+  sim_out_int(r, c, RX_OUT_HALOS_LANDED, (int64_t)s->landed);
+  sim_out_int(r, c, RX_OUT_HOST_DONE, s->host_done);
+  ph_add(r, PH_LAUNCH, s->launch_time);
+  ph_add(r, PH_GPU_WORK, s->work_time + s->barrier_time);
+  ph_add(r, PH_TEARDOWN, s->teardown_time);
+  ph_add(r, PH_HOST_STACK, s->stack_time);
+  ph_add(r, PH_WAITING, s->wait_time);
 }
 
 static void rx_destroy(struct sim_comp *c) {
@@ -1235,6 +1254,7 @@ const struct sim_type relax_type = {
     .handle = rx_handle,
     .finish = rx_finish,
     .destroy = rx_destroy,
+    .outputs = &relax_outputs,
     .port_payloads = true,
 };
 
@@ -1247,17 +1267,85 @@ struct sim_comp *rx_add(struct sim_engine *e, const char *name, struct rx_run *r
 
 /* ---- the report ---- */
 
-static void report_real(struct sim_report *rep, const char *prefix, const char *key, double v) {
-  char *k = g_strdup_printf("%s.%s", prefix, key);
-  sim_report_real(rep, k, v);
-  g_free(k);
-}
+/* The connection types reported one by one (relax.h "Monitor"): every
+ * pair of neighbours in the 5-point 2D (2, 3, 4 off-diagonals) and 7-point
+ * 3D (3, 4, 5, 6) Laplacians; reads of other types (a Matrix Market
+ * file's) count in the all-types figures only. */
+#define RX_AGE_TYPES(X) \
+  X(2, 3) X(3, 2) X(3, 3) X(3, 4) X(4, 3) X(4, 4) X(4, 5) X(5, 4) X(5, 5) X(5, 6) X(6, 5) X(6, 6)
+#define RX_AGE_PAIR(t, s) {t, s},
+static const uint8_t rx_age_types[][2] = {RX_AGE_TYPES(RX_AGE_PAIR)};
+#define RX_N_AGE_TYPES G_N_ELEMENTS(rx_age_types)
+/* The five statistics of a box plot, per type and over all types, in this order. */
+enum { RX_AGE_LQ, RX_AGE_MEDIAN, RX_AGE_UQ, RX_AGE_MIN, RX_AGE_MAX, RX_AGE_STATS };
 
-static void report_int(struct sim_report *rep, const char *prefix, const char *key,
-                       enum unit_dim dim, int64_t v) {
-  char *k = g_strdup_printf("%s.%s", prefix, key);
-  sim_report_int(rep, k, dim, v);
-  g_free(k);
+#define RX_AGE_DOC "the version (updates seen) the reads of each row's midway-th update read, "
+#define RX_AGE_DECLS(t, s)                                                                    \
+  {"age_lower_quartile." #t "_" #s, UNIT_NONE, SIM_OUT_REAL | SIM_OUT_SOME,                 \
+   RX_AGE_DOC "type " #t "_" #s ": lower quartile"},                                        \
+  {"age_median." #t "_" #s, UNIT_NONE, SIM_OUT_REAL | SIM_OUT_SOME,                         \
+   RX_AGE_DOC "type " #t "_" #s ": median"},                                                \
+  {"age_upper_quartile." #t "_" #s, UNIT_NONE, SIM_OUT_REAL | SIM_OUT_SOME,                 \
+   RX_AGE_DOC "type " #t "_" #s ": upper quartile"},                                        \
+  {"age_min." #t "_" #s, UNIT_NONE, SIM_OUT_SOME, RX_AGE_DOC "type " #t "_" #s ": least"},  \
+  {"age_max." #t "_" #s, UNIT_NONE, SIM_OUT_SOME, RX_AGE_DOC "type " #t "_" #s ": most"},
+
+enum rx_run_out {
+  RXR_ROWS, RXR_GPUS, RXR_RESIDUAL, RXR_CONVERGED, RXR_TIME_TO_TOLERANCE, RXR_UPDATES_MEAN,
+  RXR_UPDATES_MIN, RXR_UPDATES_MAX, RXR_UPDATES_SD, RXR_TIME_PER_UPDATE, RXR_LAG_MEAN,
+  RXR_LAG_MIN, RXR_LAG_MAX, RXR_SAMPLES, RXR_AGE_READS,
+  RXR_AGE, /* RX_AGE_STATS over all types, then RX_AGE_STATS per type of rx_age_types */
+  RXR_COUNT = RXR_AGE + RX_AGE_STATS * (1 + RX_N_AGE_TYPES)
+};
+static const struct sim_out_decl rx_run_outs[] = {
+    [RXR_ROWS] = OUT(rows, UNIT_NONE, "rows of the system"),
+    [RXR_GPUS] = OUT(gpus, UNIT_NONE, "GPUs the rows are split over"),
+    [RXR_RESIDUAL] = OUT_F(residual, UNIT_NONE, SIM_OUT_REAL,
+                           "||b - Ax|| / ||b|| of the latest stored x at the end"),
+    [RXR_CONVERGED] = OUT(converged, UNIT_NONE, "1: a sample reached the tolerance"),
+    [RXR_TIME_TO_TOLERANCE] = OUT_F(time_to_tolerance_ps, UNIT_TIME, SIM_OUT_SOME,
+                                    "when the first sample at or below the tolerance was "
+                                    "taken (a run that converged)"),
+    [RXR_UPDATES_MEAN] = OUT_F(updates_mean, UNIT_NONE, SIM_OUT_REAL, "updates per row, mean"),
+    [RXR_UPDATES_MIN] = OUT(updates_min, UNIT_NONE, "updates of the least-updated row"),
+    [RXR_UPDATES_MAX] = OUT(updates_max, UNIT_NONE, "updates of the most-updated row"),
+    [RXR_UPDATES_SD] = OUT_F(updates_sd, UNIT_NONE, SIM_OUT_REAL,
+                             "updates per row, standard deviation"),
+    [RXR_TIME_PER_UPDATE] = OUT(time_per_update_ps, UNIT_TIME,
+                                "the run's end / updates_mean (the study's Fig. 3)"),
+    [RXR_LAG_MEAN] = OUT_F(read_lag_mean, UNIT_NONE, SIM_OUT_REAL,
+                           "update index - 1 - version read, over every read (0: Jacobi)"),
+    [RXR_LAG_MIN] = OUT(read_lag_min, UNIT_NONE, "the least lag read (negative: fresher)"),
+    [RXR_LAG_MAX] = OUT(read_lag_max, UNIT_NONE, "the largest lag read"),
+    [RXR_SAMPLES] = OUT(samples, UNIT_NONE, "residual samples taken"),
+    [RXR_AGE_READS] = OUT_F(age_reads, UNIT_NONE, SIM_OUT_SOME,
+                            "reads of each row's midway-th update (midway > 0)"),
+    [RXR_AGE + RX_AGE_LQ] = OUT_F(age_lower_quartile, UNIT_NONE, SIM_OUT_REAL | SIM_OUT_SOME,
+                                  RX_AGE_DOC "all types: lower quartile"),
+    [RXR_AGE + RX_AGE_MEDIAN] = OUT_F(age_median, UNIT_NONE, SIM_OUT_REAL | SIM_OUT_SOME,
+                                      RX_AGE_DOC "all types: median"),
+    [RXR_AGE + RX_AGE_UQ] = OUT_F(age_upper_quartile, UNIT_NONE, SIM_OUT_REAL | SIM_OUT_SOME,
+                                  RX_AGE_DOC "all types: upper quartile"),
+    [RXR_AGE + RX_AGE_MIN] = OUT_F(age_min, UNIT_NONE, SIM_OUT_SOME, RX_AGE_DOC "all types: least"),
+    [RXR_AGE + RX_AGE_MAX] = OUT_F(age_max, UNIT_NONE, SIM_OUT_SOME, RX_AGE_DOC "all types: most"),
+    RX_AGE_TYPES(RX_AGE_DECLS)
+};
+SIM_OUT_GROUP(rx_run_outputs, "ajacobi",
+              "ajacobi.KEY; age_*.T_S: T, S the off-diagonals of the reading and the read row",
+              rx_run_outs, RXR_COUNT);
+
+/* The five statistics of H (its reads' versions, least MN, most MX) from
+ * decl FIRST on. */
+static void report_ages(struct sim_report *rep, const char *prefix, const gsl_histogram *h,
+                        uint32_t mn, uint32_t mx, size_t first) {
+  gsl_histogram_pdf *pdf = gsl_histogram_pdf_alloc(h->n);
+  gsl_histogram_pdf_init(pdf, h);
+  static const double q[] = {[RX_AGE_LQ] = 0.25, [RX_AGE_MEDIAN] = 0.5, [RX_AGE_UQ] = 0.75};
+  for (size_t k = RX_AGE_LQ; k <= RX_AGE_UQ; k++)
+    sim_out_put_real(rep, prefix, &rx_run_outs[first + k], gsl_histogram_pdf_sample(pdf, q[k]));
+  gsl_histogram_pdf_free(pdf);
+  sim_out_put_int(rep, prefix, &rx_run_outs[first + RX_AGE_MIN], mn);
+  sim_out_put_int(rep, prefix, &rx_run_outs[first + RX_AGE_MAX], mx);
 }
 
 void rx_report(const struct rx_run *r, const char *prefix, struct sim_report *rep) {
@@ -1266,47 +1354,40 @@ void rx_report(const struct rx_run *r, const char *prefix, struct sim_report *re
   double mean = gsl_stats_uint_mean(r->count, 1, (size_t)r->n);
   double sd = r->n > 1 ? gsl_stats_uint_sd_m(r->count, 1, (size_t)r->n, mean) : 0;
   sim_time end = rx_end_time(r);
-  report_int(rep, prefix, "rows", UNIT_NONE, r->n);
-  report_int(rep, prefix, "gpus", UNIT_NONE, r->s.gpus);
-  report_real(rep, prefix, "residual", residual_now(r));
-  report_int(rep, prefix, "converged", UNIT_NONE, r->stopped);
-  if (r->stopped) report_int(rep, prefix, "time_to_tolerance_ps", UNIT_TIME, r->stop_t);
-  report_real(rep, prefix, "updates_mean", mean);
-  report_int(rep, prefix, "updates_min", UNIT_NONE, mn);
-  report_int(rep, prefix, "updates_max", UNIT_NONE, mx);
-  report_real(rep, prefix, "updates_sd", sd);
-  report_int(rep, prefix, "time_per_update_ps", UNIT_TIME,
-             mean > 0 ? (sim_time)llround((double)end / mean) : 0);
-  report_real(rep, prefix, "read_lag_mean", r->lag_n ? r->lag_sum / (double)r->lag_n : 0);
-  report_int(rep, prefix, "read_lag_min", UNIT_NONE, r->lag_n ? r->lag_min : 0);
-  report_int(rep, prefix, "read_lag_max", UNIT_NONE, r->lag_n ? r->lag_max : 0);
-  report_int(rep, prefix, "samples", UNIT_NONE, (int64_t)r->samples->len);
+  const struct sim_out_decl *d = rx_run_outs;
+  sim_out_put_int(rep, prefix, &d[RXR_ROWS], r->n);
+  sim_out_put_int(rep, prefix, &d[RXR_GPUS], r->s.gpus);
+  sim_out_put_real(rep, prefix, &d[RXR_RESIDUAL], residual_now(r));
+  sim_out_put_int(rep, prefix, &d[RXR_CONVERGED], r->stopped);
+  if (r->stopped) sim_out_put_int(rep, prefix, &d[RXR_TIME_TO_TOLERANCE], r->stop_t);
+  sim_out_put_real(rep, prefix, &d[RXR_UPDATES_MEAN], mean);
+  sim_out_put_int(rep, prefix, &d[RXR_UPDATES_MIN], mn);
+  sim_out_put_int(rep, prefix, &d[RXR_UPDATES_MAX], mx);
+  sim_out_put_real(rep, prefix, &d[RXR_UPDATES_SD], sd);
+  sim_out_put_int(rep, prefix, &d[RXR_TIME_PER_UPDATE],
+                  mean > 0 ? (sim_time)llround((double)end / mean) : 0);
+  sim_out_put_real(rep, prefix, &d[RXR_LAG_MEAN], r->lag_n ? r->lag_sum / (double)r->lag_n : 0);
+  sim_out_put_int(rep, prefix, &d[RXR_LAG_MIN], r->lag_n ? r->lag_min : 0);
+  sim_out_put_int(rep, prefix, &d[RXR_LAG_MAX], r->lag_n ? r->lag_max : 0);
+  sim_out_put_int(rep, prefix, &d[RXR_SAMPLES], (int64_t)r->samples->len);
+  /* every type's histogram has the same bins (note_age): their sum is all reads' */
+  gsl_histogram *all = NULL;
+  uint32_t amin = UINT32_MAX, amax = 0;
   for (size_t t = 0; t < RX_TYPES * RX_TYPES; t++) {
-    const gsl_histogram *h = r->age[t];
-    if (!h) continue;
-    /* "age_median.4_3": the type last, so that its digits name no component */
-    char *type = g_strdup_printf("%zu_%zu", t / RX_TYPES, t % RX_TYPES), *k;
-    gsl_histogram_pdf *pdf = gsl_histogram_pdf_alloc(h->n);
-    gsl_histogram_pdf_init(pdf, h);
-    static const struct {
-      const char *name;
-      double q;
-    } qs[] = {{"age_lower_quartile", 0.25}, {"age_median", 0.5}, {"age_upper_quartile", 0.75}};
-    for (size_t q = 0; q < G_N_ELEMENTS(qs); q++) {
-      k = g_strdup_printf("%s.%s", qs[q].name, type);
-      report_real(rep, prefix, k, gsl_histogram_pdf_sample(pdf, qs[q].q));
-      g_free(k);
-    }
-    gsl_histogram_pdf_free(pdf);
-    k = g_strdup_printf("age_min.%s", type);
-    report_int(rep, prefix, k, UNIT_NONE, r->age_min[t]);
-    g_free(k);
-    k = g_strdup_printf("age_max.%s", type);
-    report_int(rep, prefix, k, UNIT_NONE, r->age_max[t]);
-    g_free(k);
-    k = g_strdup_printf("age_reads.%s", type);
-    report_int(rep, prefix, k, UNIT_NONE, (int64_t)gsl_histogram_sum(h));
-    g_free(k);
-    g_free(type);
+    if (!r->age[t]) continue;
+    if (!all) all = gsl_histogram_clone(r->age[t]);
+    else gsl_histogram_add(all, r->age[t]);
+    amin = MIN(amin, r->age_min[t]);
+    amax = MAX(amax, r->age_max[t]);
+  }
+  if (!all) return;
+  sim_out_put_int(rep, prefix, &d[RXR_AGE_READS], (int64_t)gsl_histogram_sum(all));
+  report_ages(rep, prefix, all, amin, amax, RXR_AGE);
+  gsl_histogram_free(all);
+  for (size_t k = 0; k < RX_N_AGE_TYPES; k++) {
+    size_t t = (size_t)rx_age_types[k][0] * RX_TYPES + rx_age_types[k][1];
+    if (r->age[t])
+      report_ages(rep, prefix, r->age[t], r->age_min[t], r->age_max[t],
+                  RXR_AGE + RX_AGE_STATS * (1 + k));
   }
 }

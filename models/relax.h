@@ -157,6 +157,16 @@ void rx_run_free(struct rx_run *r);
 
 extern const struct sim_type relax_type;
 
+/* The relax component's declared outputs (sim/outputs.h; `trigsim outputs
+ * relax`), in the order it reports them. */
+enum rx_out {
+  RX_OUT_KERNELS, RX_OUT_STEPS, RX_OUT_HALO_PUTS, RX_OUT_HALO_PUTS_SKIPPED, RX_OUT_HALOS_LANDED,
+  RX_OUT_HOST_DONE, RX_OUT_COUNT
+};
+extern const struct sim_outputs relax_outputs;
+/* What rx_report reports (the ajacobi kind's outputs: `trigsim outputs ajacobi`). */
+extern const struct sim_outputs rx_run_outputs;
+
 /* Adds NODE's component named NAME ("node0.relax") running R's GPU NODE
  * (a node >= gpus runs nothing). Ports: 0 "cpu", 1 "gpu". */
 struct sim_comp *rx_add(struct sim_engine *e, const char *name, struct rx_run *r, uint32_t node);
@@ -177,7 +187,9 @@ double rx_residual(const struct rx_run *r);
 /* The latest stored x (n values) into X. */
 void rx_solution(const struct rx_run *r, double *x);
 /* The run's own counters (residual, updates and their spread, time per
- * update, lags, ages by connection type) under PREFIX ("ajacobi"). */
+ * update, lags, ages read at the midway update over all connection types
+ * and for each type of the 2D and 3D Laplacians), declared by
+ * rx_run_outputs, under PREFIX ("ajacobi"). */
 void rx_report(const struct rx_run *r, const char *prefix, struct sim_report *counters);
 
 /* The duration of one asynchronous step of ROWS rows of R's system from

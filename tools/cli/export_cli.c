@@ -1,5 +1,5 @@
 /* `trigsim export-goal`: a scenario's per-rank program written as a GOAL
- * schedule (workloads/goal.h), so that a built-in workload or a YAML
+ * schedule (workloads/inputs/goal.h), so that a built-in workload or a YAML
  * program can be run as GOAL, here or in LogGOPSim. */
 #include <glib.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ int export_cmd_goal(int argc, char **argv) {
                        .seed = sc->seed};
   p = w->program(&ctx, &err);
   if (p && wl_has_colls(p)) { /* collectives as the run's library writes them out */
-    struct hw_config hw = pol_hw_of(sc);
+    struct hw_config hw = wl_hw_of(sc);
     const struct pol_type *pol = pol_find(ctx.policy);
     int lib = hw.comm->library != COMM_AUTO ? hw.comm->library
               : pol                         ? pol->lib_default
@@ -75,7 +75,7 @@ int export_cmd_goal(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     goto out;
   }
-  struct hw_config hw = pol_hw_of(sc);
+  struct hw_config hw = wl_hw_of(sc);
   struct outfile of = {.f = stdout};
   if (output && !of_open(&of, output, &err)) {
     fprintf(stderr, "%s\n", err);

@@ -348,6 +348,7 @@ static bool ajacobi_run(const struct wl_ctx *ctx, struct sim_result *out, char *
 
 const struct wl_type wl_ajacobi = {
     .params = &ajacobi_params,
+    .outputs = &rx_run_outputs,
     .policies = ajacobi_policies,
     .n_policies = G_N_ELEMENTS(ajacobi_policies),
     .default_policy = "hdn",

@@ -1,0 +1,72 @@
+/* Group "comm": the communication library of a run (library.h). */
+#include "library.h"
+
+#include <stddef.h>
+
+#define PAR_CONFIG struct comm_config
+static const struct par_decl comm_decls[] = {
+    PAR(library, PAR_ENUM, "auto", NULL, NULL, "auto|mpi|nccl|nvshmem|gputn",
+      "how collectives and their messages are lowered (workloads/ir/coll.h): auto = the "
+      "policy's own (mpi for cpu, hdn, hdn2s, gds, ghn, copy, overlap, p2p; nvshmem for "
+      "cpufree and monolithic; gputn for gputn); mpi = the algorithm's point-to-point "
+      "messages moved as the policy moves messages; nccl = one kernel per collective "
+      "(ring), NVLink puts inside a node and a CPU proxy thread across nodes (needs "
+      "cpu.helper_threads >= 1 then); nvshmem = one kernel per collective "
+      "(nvshmemx_*_on_stream; inside the persistent kernel under cpufree), dissemination "
+      "allreduce, device-initiated puts; gputn = GPU-TN triggered puts"),
+    PAR(nvshmem_transport, PAR_ENUM, "ibgda", NULL, NULL, "ibgda|ibrc",
+      "how an nvshmem put reaches the NIC: ibgda = the GPU posts it (GPUDirect Async "
+      "kernel-initiated, NVSHMEM >= 2.6); ibrc = a CPU proxy thread posts each request "
+      "(cpu.helper_threads >= 1) (NVSHMEM 2.8.0 release notes)"),
+    PAR(nvlink_stores, PAR_BOOL, "false", NULL, NULL, NULL,
+      "a device-initiated put (nvshmem, nccl, cpufree, p2p) to a GPU of the same node is the "
+      "SMs' own stores over NVLink, as NVSHMEM's and NCCL's P2P transports do it: no PCIe "
+      "crossing, no NIC command, no DMA (models/nic.h); false: it goes through the NIC "
+      "model's command path like a network put"),
+    PAR(nccl_step_latency, PAR_TIME, "0ps", "0ps", "1ms", NULL,
+      "nccl: the protocol's cost per step (a send of an NCCL kernel) beyond the put and the "
+      "flag wait the models time: 0 by default, as those already take about 2.6 us a step "
+      "on the A100 profile (configs/libs/README.md); NCCL's own tuning model puts a whole "
+      "LL step at 0.47 us over NVLink and 2.7 us over the network (src/graph/tuning.cc)"),
+    PAR(nccl_channels, PAR_INT, "16", "1", "64", NULL,
+      "nccl: the most channels a ring (allreduce, reduce-scatter, allgather) runs on, each its own ring over a part of "
+      "the bytes; across nodes channel k leaves every node from a different GPU's NIC "
+      "(workloads/ir/coll.h); a call uses one channel per 32 KiB, at least one, as NCCL's "
+      "src/enqueue.cc does. 16: two channels for each of a DGX A100's 8 HDR NICs, as "
+      "NVIDIA/nccl issues 320 and 1245 describe NCCL's rings there (one node alone gets "
+      "24 in nccl-tests issue 100's log; inside a node the channels share each GPU's "
+      "NVLink port here, so their count changes little there); 64 is NCCL's MAXCHANNELS"),
+    PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
+      "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
+      "clear-to-send (rendezvous; workloads/ir/coll.h wl_rendezvous). Estimate: UCX picks "
+      "its threshold per transport (UCX_RNDV_THRESH=auto); UCX-Py sets 8192 B; Sun MPI's "
+      "defaults are 16-48 KiB"),
+    PAR(mpi_allreduce, PAR_ENUM, "auto", NULL, NULL,
+      "auto|ring|recursive_doubling|rabenseifner|binary_tree|double_binary_tree",
+      "mpi: the algorithm of an allreduce that asks for none (workloads/ir/coll.h): auto = "
+      "MPICH's choice by size (mpi_allreduce_short); else that one, as MPICH's "
+      "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM forces one (recursive_doubling, "
+      "reduce_scatter_allgather = rabenseifner, ring; trees as NCCL's)"),
+    PAR(mpi_allreduce_short, PAR_SIZE, "2KiB", "0B", "16GiB", NULL,
+      "mpi, mpi_allreduce auto: recursive doubling up to this many bytes, Rabenseifner "
+      "above (MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, default 2048, "
+      "src/mpi/coll/allreduce.c)"),
+};
+#undef PAR_CONFIG
+
+const struct par_group comm_params = {
+    .name = "comm",
+    .doc = "communication library: how collectives and messages are lowered",
+    .decls = comm_decls,
+    .n_decls = PAR_COUNT(comm_decls),
+    .config_size = sizeof(struct comm_config),
+};
+
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node) {
+  return (struct wl_lib_opts){
+      .per_node = per_node,
+      .channels = comm ? (uint32_t)comm->nccl_channels : 1,
+      .mpi_allreduce = comm ? (uint8_t)comm->mpi_allreduce : WL_ALG_AUTO,
+      .mpi_short_bytes = comm ? comm->mpi_allreduce_short : WL_MPI_SHORT_BYTES,
+  };
+}
