@@ -1334,16 +1334,36 @@ SIM_OUT_GROUP(rx_run_outputs, "ajacobi",
               "ajacobi.KEY; age_*.T_S: T, S the off-diagonals of the reading and the read row",
               rx_run_outs, RXR_COUNT);
 
+/* The K-th smallest (from 0) of the versions H counts: the lower edge of
+ * the bin it falls in (exact while the bins are one version wide, updates
+ * < RX_AGE_BINS; else to a bin's width). */
+static double hist_order(const gsl_histogram *h, double k) {
+  double cum = 0, lower, upper;
+  for (size_t i = 0; i < h->n; i++) {
+    cum += gsl_histogram_get(h, i);
+    if (cum > k) {
+      gsl_histogram_get_range(h, i, &lower, &upper);
+      return lower;
+    }
+  }
+  return gsl_histogram_max(h);
+}
+
+/* The Q-quantile of the versions H counts as gsl_stats_quantile_from_sorted_data
+ * defines it (linear between the order statistics around (N - 1) Q). */
+static double hist_quantile(const gsl_histogram *h, double q) {
+  double n = gsl_histogram_sum(h), at = (n - 1) * q, lo = floor(at);
+  double v = hist_order(h, lo);
+  return at > lo ? v + (at - lo) * (hist_order(h, lo + 1) - v) : v;
+}
+
 /* The five statistics of H (its reads' versions, least MN, most MX) from
  * decl FIRST on. */
 static void report_ages(struct sim_report *rep, const char *prefix, const gsl_histogram *h,
                         uint32_t mn, uint32_t mx, size_t first) {
-  gsl_histogram_pdf *pdf = gsl_histogram_pdf_alloc(h->n);
-  gsl_histogram_pdf_init(pdf, h);
   static const double q[] = {[RX_AGE_LQ] = 0.25, [RX_AGE_MEDIAN] = 0.5, [RX_AGE_UQ] = 0.75};
   for (size_t k = RX_AGE_LQ; k <= RX_AGE_UQ; k++)
-    sim_out_put_real(rep, prefix, &rx_run_outs[first + k], gsl_histogram_pdf_sample(pdf, q[k]));
-  gsl_histogram_pdf_free(pdf);
+    sim_out_put_real(rep, prefix, &rx_run_outs[first + k], hist_quantile(h, q[k]));
   sim_out_put_int(rep, prefix, &rx_run_outs[first + RX_AGE_MIN], mn);
   sim_out_put_int(rep, prefix, &rx_run_outs[first + RX_AGE_MAX], mx);
 }

@@ -103,7 +103,9 @@
  * updating row's update index - 1 - the version read: 0 for Jacobi,
  * negative for fresher), and, for the reads of each row's `midway`-th
  * update, the versions read by connection type ("T_S": off-diagonal
- * non-zeros of the target row and of the source row), the study's Fig. 11. */
+ * non-zeros of the target row and of the source row), the study's Fig. 11:
+ * reported as a box plot's figures (quartiles as gsl_stats_quantile
+ * defines them, least, most), over all reads and per type. */
 #ifndef MODELS_RELAX_H
 #define MODELS_RELAX_H
 

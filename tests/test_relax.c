@@ -300,6 +300,60 @@ static void test_sync_halos_keep_jacobi(void) {
     }
 }
 
+/* The reads of each row's midway-th update, by connection type, on the
+ * 4 x 4 Laplacian. Off-diagonals: 4 corners 2, 8 edge points 3, 4
+ * interior points 4. A corner reads its 2 edge neighbours (type 2_3: 4 x 2
+ * = 8 reads); an edge point a corner, an edge point and an interior point
+ * (3_2, 3_3, 3_4: 8 each); an interior point 2 edge and 2 interior points
+ * (4_3, 4_4: 4 x 2 = 8 each): 48 reads. Synchronous Jacobi's update K reads
+ * version K - 1 everywhere: with midway 3, every figure is 2. */
+static void test_midway_ages_by_type(void) {
+  struct rig_rx g;
+  rx_rig_init(&g, RX_SYNC, RX_HOST);
+  laplace_4x4(&g);
+  g.s.updates = 7;
+  g.s.midway = 3;
+  struct rx_run *r = run_rig(&g);
+  struct sim_report rep;
+  sim_report_init(&rep);
+  rx_report(r, "ajacobi", &rep);
+  const struct sim_report_entry *en = sim_report_find(&rep, "ajacobi.age_reads");
+  CU_ASSERT_TRUE_FATAL(en != NULL);
+  CU_ASSERT_EQUAL(en->i, 48);
+  static const char *const types[] = {"2_3", "3_2", "3_3", "3_4", "4_3", "4_4"};
+  static const char *const stats[] = {"age_lower_quartile", "age_median", "age_upper_quartile",
+                                      "age_min", "age_max"};
+  for (size_t t = 0; t <= G_N_ELEMENTS(types); t++)
+    for (size_t k = 0; k < G_N_ELEMENTS(stats); k++) {
+      /* t == the count: over all types, no suffix */
+      char *key = t < G_N_ELEMENTS(types)
+                      ? g_strdup_printf("ajacobi.%s.%s", stats[k], types[t])
+                      : g_strdup_printf("ajacobi.%s", stats[k]);
+      en = sim_report_find(&rep, key);
+      CU_ASSERT_PTR_NOT_NULL(en);
+      if (en) CU_ASSERT_EQUAL(en->is_real ? en->d : (double)en->i, 2.0);
+      CU_ASSERT_TRUE(en && en->decl); /* declared (rx_run_outputs) */
+      g_free(key);
+    }
+  /* no 4 x 4 row has 5 or 6 off-diagonals: the 3D types are left out */
+  CU_ASSERT_PTR_NULL(sim_report_find(&rep, "ajacobi.age_median.4_5"));
+  sim_report_clear(&rep);
+  rx_run_free(r);
+  rx_rig_clear(&g);
+  /* without midway: no ages at all */
+  rx_rig_init(&g, RX_SYNC, RX_HOST);
+  laplace_4x4(&g);
+  g.s.updates = 7;
+  r = run_rig(&g);
+  sim_report_init(&rep);
+  rx_report(r, "ajacobi", &rep);
+  CU_ASSERT_PTR_NULL(sim_report_find(&rep, "ajacobi.age_reads"));
+  CU_ASSERT_PTR_NOT_NULL(sim_report_find(&rep, "ajacobi.residual"));
+  sim_report_clear(&rep);
+  rx_run_free(r);
+  rx_rig_clear(&g);
+}
+
 /* ---- the workload, through the program ---- */
 
 static char *run_out(const char *const *args, int want) {
@@ -369,6 +423,7 @@ int main(void) {
       {"fence off delays visibility by store_visibility",
        test_fence_off_delays_visibility_by_the_stated_amount},
       {"sync halos over GPUs keep the Jacobi iterate", test_sync_halos_keep_jacobi},
+      {"midway ages by connection type (4x4 by hand)", test_midway_ages_by_type},
       {"same seed, same bytes", test_same_seed_same_bytes},
       {"bad inputs exit 2 at their key", test_bad_inputs_exit_2_at_their_key},
       {NULL, NULL}});
