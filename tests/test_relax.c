@@ -224,6 +224,24 @@ static void test_read_before_a_later_store_sees_the_old_value(void) {
   rx_rig_clear(&g);
 }
 
+/* The two rows of (1 -0.5; -0.5 1), a warp each, 3 updates, b = (1, 1), the
+ * fence FENCE, a store visible VISIBILITY after its step without it. */
+static struct rx_run *two_rows(struct rig_rx *g, bool fence, sim_time visibility) {
+  static const double a2[] = {1, -0.5, -0.5, 1};
+  rx_rig_init(g, RX_STATIC, RX_HOST);
+  simple_gpu(&g->h.gpu);
+  g->h.gpu.store_visibility = visibility;
+  g->a = dense(2, a2);
+  g->b = g_new(double, 2);
+  g->b[0] = g->b[1] = 1;
+  g->s.block = 32;
+  g->s.subwarp = 32;
+  g->s.grain = RX_WARP;
+  g->s.fence = fence;
+  g->s.updates = 3;
+  return run_rig(g);
+}
+
 /* Without the fence a store is visible store_visibility after its step
  * ends. Two rows of 2 non-zeros, a warp each, in lockstep of T: step k runs
  * [kT, (k+1)T] (from the kernel's start); the neighbour's store of step 0
@@ -232,22 +250,10 @@ static void test_read_before_a_later_store_sees_the_old_value(void) {
  *   x^3 = 1 + (1 - 1 + 0.5 * 1) = 1.5 with d = T, = 1 with d = T + 1 ps.
  * T: 44 B of the row + 16 B of x, 2 units running: 60 x 8 x 2 / 8 Gbps = 120 ns. */
 static void test_fence_off_delays_visibility_by_the_stated_amount(void) {
-  static const double a2[] = {1, -0.5, -0.5, 1};
   const sim_time T = 120000;
   for (int late = 0; late <= 1; late++) {
     struct rig_rx g;
-    rx_rig_init(&g, RX_STATIC, RX_HOST);
-    simple_gpu(&g.h.gpu);
-    g.h.gpu.store_visibility = T + late;
-    g.a = dense(2, a2);
-    g.b = g_new(double, 2);
-    g.b[0] = g.b[1] = 1;
-    g.s.block = 32;
-    g.s.subwarp = 32;
-    g.s.grain = RX_WARP;
-    g.s.fence = false;
-    g.s.updates = 3;
-    struct rx_run *r = run_rig(&g);
+    struct rx_run *r = two_rows(&g, false, T + late);
     EXPECT_TIME(rx_step_time(r, 0, 1, 64), T);
     double x[2];
     rx_solution(r, x);
@@ -258,17 +264,7 @@ static void test_fence_off_delays_visibility_by_the_stated_amount(void) {
   }
   /* with the fence: Jacobi, x^3 = (1.75, 1.75), each step T + device_fence_latency */
   struct rig_rx g;
-  rx_rig_init(&g, RX_STATIC, RX_HOST);
-  simple_gpu(&g.h.gpu);
-  g.h.gpu.store_visibility = 10 * T;
-  g.a = dense(2, a2);
-  g.b = g_new(double, 2);
-  g.b[0] = g.b[1] = 1;
-  g.s.block = 32;
-  g.s.subwarp = 32;
-  g.s.grain = RX_WARP;
-  g.s.updates = 3;
-  struct rx_run *r = run_rig(&g);
+  struct rx_run *r = two_rows(&g, true, 10 * T);
   EXPECT_TIME(rx_step_time(r, 0, 1, 64), T + g.h.gpu.device_fence_latency);
   double x[2];
   rx_solution(r, x);
