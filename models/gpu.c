@@ -257,6 +257,12 @@ static const struct par_decl gpu_decls[] = {
     {"poll_table", PAR_TABLE, "", "0ps", "1ms", NULL,
      "a WG's flag poll period against the kernel's WG count; empty: poll_interval",
      offsetof(struct gpu_config, poll_table)},
+    PAR(device_fence_latency, PAR_TIME, "100ns", "0ps", "1ms",
+      "a device-scope fence (__threadfence): stores drained to L2, visible to every CU (~an L2 "
+      "round trip; relax model only)"),
+    PAR(store_visibility, PAR_TIME, "0ps", "0ps", "1s",
+      "how long another CU may still load the old value of an unfenced store (a stale L1 line's "
+      "lifetime; relax model only; 0: at once)"),
 };
 #undef PAR_CONFIG
 #undef PE

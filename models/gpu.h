@@ -179,6 +179,14 @@ struct gpu_config {
   struct par_table barrier_table; /* device-wide barrier cost against WGs; empty: linear */
   struct par_table poll_table;    /* flag poll period against the kernel's WGs; empty: poll_interval */
   bool aggregate;              /* WGs going on at one instant share an event (gpu.c) */
+  /* A device-scope fence (__threadfence): the WG waits until its stores
+   * are visible to every CU. Not used by this model's steps; the relax
+   * model (models/relax.h) pays it per fenced update. */
+  sim_time device_fence_latency;
+  /* How long after an unfenced store another CU's load may still return
+   * the old value (a stale line in that CU's L1 lives this long): the
+   * relax model's visibility delay without the fence. 0: at once. */
+  sim_time store_visibility;
 };
 
 /* How a WG's share of mem_bandwidth is counted: among all WG slots, or

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "phase.h"
+#include "relax.h"
 #include "switch.h"
 #include "units.h"
 
@@ -18,8 +19,23 @@ static void join(struct sim_comp *dev, int dev_port, struct sim_comp *bus, enum 
   if (!sim_connect(dev, dev_port, bus, (int)slot, 0, &err)) g_error("sys_build: %s", err);
 }
 
+static struct system *build(struct sim_engine *e, const struct hw_config *hw,
+                            const struct nodeprog *const *progs, sys_add_devices add, void *ctx,
+                            char **err);
+
 struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
                          const struct nodeprog *const *progs, char **err) {
+  return build(e, hw, progs, NULL, NULL, err);
+}
+
+struct system *sys_build_with(struct sim_engine *e, const struct hw_config *hw,
+                              sys_add_devices add, void *ctx, char **err) {
+  return build(e, hw, NULL, add, ctx, err);
+}
+
+static struct system *build(struct sim_engine *e, const struct hw_config *hw,
+                            const struct nodeprog *const *progs, sys_add_devices add, void *ctx,
+                            char **err) {
   struct topo *topo = topo_new(hw->net, err);
   if (!topo) return NULL;
   uint32_t n = (uint32_t)hw->net->nodes;
@@ -36,14 +52,21 @@ struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
     const struct nodeprog *prog = progs ? progs[i] : NULL;
     g_snprintf(name, sizeof name, "node%u.bus", i);
     s->bus[i] = bus_add(e, name, hw->bus, i);
-    g_snprintf(name, sizeof name, "node%u.cpu", i);
-    s->cpu[i] = cpu_add(e, name, hw->cpu, prog, i);
-    g_snprintf(name, sizeof name, "node%u.gpu", i);
-    s->gpu[i] = gpu_add(e, name, hw->gpu, prog, i);
+    struct sys_devices d = {.cpu_port = 0, .gpu_port = 0};
+    if (add) {
+      add(ctx, e, i, &d);
+    } else {
+      g_snprintf(name, sizeof name, "node%u.cpu", i);
+      d.cpu = cpu_add(e, name, hw->cpu, prog, i);
+      g_snprintf(name, sizeof name, "node%u.gpu", i);
+      d.gpu = gpu_add(e, name, hw->gpu, prog, i);
+    }
+    s->cpu[i] = d.cpu;
+    s->gpu[i] = d.gpu;
     g_snprintf(name, sizeof name, "node%u.nic", i);
     s->nic[i] = nic_add(e, name, hw->nic, hw->net, prog, i);
-    join(s->cpu[i], 0, s->bus[i], DEV_CPU);
-    join(s->gpu[i], 0, s->bus[i], DEV_GPU);
+    join(s->cpu[i], d.cpu_port, s->bus[i], DEV_CPU);
+    join(s->gpu[i], d.gpu_port, s->bus[i], DEV_GPU);
     join(s->nic[i], NIC_PORT_BUS, s->bus[i], DEV_NIC);
   }
   if (!topo_build(topo, e, s->nic, NIC_PORT_NET, err) ||
@@ -55,7 +78,8 @@ struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
 }
 
 const struct sim_outputs *const sys_outputs[] = {&gpu_outputs, &cpu_outputs, &bus_outputs,
-                                                 &nic_outputs, &sw_outputs, &ph_outputs};
+                                                 &nic_outputs, &sw_outputs, &ph_outputs,
+                                                 &relax_outputs};
 const size_t sys_n_outputs = G_N_ELEMENTS(sys_outputs);
 
 void sys_free(struct system *s) {

@@ -48,6 +48,21 @@ struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
                          const struct nodeprog *const *progs, char **err);
 void sys_free(struct system *s);
 
+/* What sits on a node's CPU and GPU ports of its bus: a component and its
+ * port for each (one component may take both, with two ports). */
+struct sys_devices {
+  struct sim_comp *cpu, *gpu;
+  int cpu_port, gpu_port;
+};
+/* Adds node NODE's CPU and GPU side into E (CTX: the caller's) and says
+ * where they join the bus. */
+typedef void (*sys_add_devices)(void *ctx, struct sim_engine *e, uint32_t node,
+                                struct sys_devices *out);
+/* sys_build with ADD in place of the cpu and gpu models (a workload's own
+ * device model, models/relax.h); the buses, NICs and network as there. */
+struct system *sys_build_with(struct sim_engine *e, const struct hw_config *hw,
+                              sys_add_devices add, void *ctx, char **err);
+
 /* Node NODE's component whose type declares output D (its CPU, GPU, NIC
  * or bus): where a reader resolves a handle (cpu.h's CPU_OUT) against a
  * node. D of no node component (a switch's, a phase) is a fault. */
@@ -55,7 +70,9 @@ struct sim_comp *sys_node_comp(const struct system *s, uint32_t node,
                                const struct sim_out_decl *d);
 
 /* The declared outputs of the system's component types and of its phase
- * breakdown (sim/outputs.h), in the order `trigsim outputs` lists them. */
+ * breakdown (sim/outputs.h), in the order `trigsim outputs` lists them;
+ * last the relax component's (relax.h), which sys_build_with adds in place
+ * of the CPU and GPU for the ajacobi workload. */
 extern const struct sim_outputs *const sys_outputs[];
 extern const size_t sys_n_outputs;
 

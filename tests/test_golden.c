@@ -78,6 +78,22 @@ static char *row_name(const GPtrArray *head, const GPtrArray *row) {
   return g_string_free(s, FALSE);
 }
 
+/* Column names made unique by occurrence ("workload" twice: the kind and a
+ * sweep axis over the workload map): the K-th "x" is "x", then "x#2", ...;
+ * the keys in HEAD's order (g_ptr_array_free). */
+static GPtrArray *col_keys(const GPtrArray *head) {
+  GPtrArray *k = g_ptr_array_new_with_free_func(g_free);
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint c = 0; c < head->len; c++) {
+    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(seen, head->pdata[c])) + 1;
+    g_hash_table_insert(seen, head->pdata[c], GUINT_TO_POINTER(n));
+    g_ptr_array_add(k, n == 1 ? g_strdup(head->pdata[c])
+                              : g_strdup_printf("%s#%u", (char *)head->pdata[c], n));
+  }
+  g_hash_table_destroy(seen);
+  return k;
+}
+
 /* The column engine bookkeeping prints: not a golden's. */
 #define EVENTS_COLUMN "events"
 
@@ -91,7 +107,10 @@ static int compare(const char *name, const char *want, const char *got, GString 
     g_string_append_printf(report, "%s: %s output\n", name, g[0] ? "empty golden" : "empty");
     diffs = 1;
   } else {
-    GPtrArray *wh = csv_fields(w[0]), *gh = csv_fields(g[0]);
+    GPtrArray *wf = csv_fields(w[0]), *gf = csv_fields(g[0]);
+    GPtrArray *wh = col_keys(wf), *gh = col_keys(gf);
+    g_ptr_array_free(wf, TRUE);
+    g_ptr_array_free(gf, TRUE);
     GHashTable *gcol = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint c = 0; c < gh->len; c++)
       if (strcmp(gh->pdata[c], EVENTS_COLUMN))

@@ -121,6 +121,36 @@ static void test_apply_point_sets_paths_and_policy(void) {
   sc_node_free(root);
 }
 
+/* An axis of maps sets several keys at once; a map's label names the
+ * point and sets nothing. */
+static void test_labelled_maps_set_several_keys(void) {
+  struct sc_node *root;
+  char *err = NULL;
+  struct sw_plan *p = plan_of("workload: {kind: ping, size: 8B}\n"
+                              "sweep:\n"
+                              "  axes:\n"
+                              "    - path: workload\n"
+                              "      values:\n"
+                              "        - {label: small one, size: 1KiB, wgs: 2}\n"
+                              "        - {size: 2KiB}\n",
+                              &root, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  assert_point(p, 0, "small one");
+  assert_point(p, 1, "{...}");
+  struct sc_node *tree = sc_node_copy(root);
+  CU_ASSERT_TRUE(sw_apply_point(p, 0, tree, &err));
+  const struct sc_node *w = sc_map_get(tree, "workload");
+  CU_ASSERT_STRING_EQUAL(sc_map_get(w, "kind")->scalar, "ping"); /* merged, not replaced */
+  CU_ASSERT_STRING_EQUAL(sc_map_get(w, "size")->scalar, "1KiB");
+  CU_ASSERT_STRING_EQUAL(sc_map_get(w, "wgs")->scalar, "2");
+  CU_ASSERT_PTR_NULL(sc_map_get(w, "label"));
+  /* the plan's own values keep their label for the next point */
+  assert_point(p, 0, "small one");
+  sc_node_free(tree);
+  sw_plan_free(p);
+  sc_node_free(root);
+}
+
 /* Parsing TEXT fails with exactly WANT. */
 static void assert_error(const char *text, const char *want) {
   struct sc_node *root;
@@ -243,6 +273,25 @@ static void test_plan_and_plot_for_reproduce(void) {
   g_free(err);
   g_free(want);
   g_free(f);
+  /* a list of plots: one sweep, several figures, each named */
+  const char *two = "workload: {kind: ping}\n"
+                    "plot:\n"
+                    "  - {name: a, y: total_time_ps}\n"
+                    "  - {name: b, x: policy, logy: true}\n";
+  f = tu_temp_file(".yaml", two, strlen(two));
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", "--plan", f, NULL}, &out, NULL), 0);
+  CU_ASSERT_STRING_EQUAL(out, "points=1\nsweep=0\nplots=2\nplot0.name=a\nplot0.y=total_time_ps\n"
+                              "plot1.name=b\nplot1.x=policy\nplot1.logy=true\n");
+  g_free(out);
+  g_free(f);
+  const char *unnamed = "workload: {kind: ping}\nplot:\n  - {y: total_time_ps}\n";
+  f = tu_temp_file(".yaml", unnamed, strlen(unnamed));
+  want = g_strdup_printf("%s:3:5: plot: expected a name: in each plot of a list, got a mapping\n", f);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", f, NULL}, NULL, &err), 2);
+  CU_ASSERT_STRING_EQUAL(err, want);
+  g_free(err);
+  g_free(want);
+  g_free(f);
 }
 
 int main(void) {
@@ -255,6 +304,7 @@ int main(void) {
       {"run prints a row per point", test_run_prints_a_row_per_point},
       {"a bad axis stops before any run", test_bad_axis_stops_before_any_run},
       {"plan and plot for reproduce.sh", test_plan_and_plot_for_reproduce},
+      {"labelled maps set several keys", test_labelled_maps_set_several_keys},
       {NULL, NULL}};
   return tu_run_suite("sweep", tests);
 }

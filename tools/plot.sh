@@ -6,8 +6,8 @@
 #                 [--title T] [--xlabel T] [--ylabel T] [--speedup-over S]
 #                 [--table FILE.md] --out FILE.png|FILE.svg
 # x values with units (8B, 1KiB, 1.5us, 100Gbps) are plotted in base units
-# (bytes, ps, bps); non-numeric x (policy names) become categories. A y
-# column ending in _ps is shown in microseconds. --speedup-over S plots, for
+# (bytes, ps, bps); non-numeric x (policy names) become categories. An x
+# or y column ending in _ps is shown in microseconds. --speedup-over S plots, for
 # each x, (y of series S) / y: the speedup over S.
 set -euo pipefail
 
@@ -104,7 +104,7 @@ END {
     if (v == "") { numeric = 0; break }
     xnum[i] = v; if (UNIT != "") xunit = UNIT
   }
-  if (numeric && xunit == "ps") { for (i = 1; i <= nx; i++) xnum[i] /= 1e6; xunit = "us" }
+  if (numeric && (xunit == "ps" || (xunit == "" && X ~ /_ps$/))) { for (i = 1; i <= nx; i++) xnum[i] /= 1e6; xunit = "us" }
   yscale = (Y ~ /_ps$/ && BASE == "") ? 1e-6 : 1
   if (S == "" && yscale != 1) sname[1] = substr(Y, 1, length(Y) - 3) " (us)"
   if (BASE != "" && !(BASE in sidx)) { print "plot.sh: --speedup-over: no series \"" BASE "\"" > "/dev/stderr"; exit 2 }

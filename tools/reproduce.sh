@@ -3,8 +3,9 @@
 # `sweep:` or `plot:` section, runs `trigsim sweep` into NAME.csv, then plots
 # NAME.png with tools/plot.sh from the file's `plot:` section (default: x the
 # first axis, or policy; y total_time_ps; series policy) and writes the same
-# numbers as a markdown table NAME.md. Prints the time taken. NAME.fit.yaml
-# files are `trigsim fit` files, not scenarios: skipped.
+# numbers as a markdown table NAME.md; a `plot:` list (each with a name)
+# makes NAME-<name>.png and .md from the one sweep. Prints the time taken.
+# NAME.fit.yaml files are `trigsim fit` files, not scenarios: skipped.
 #   tools/reproduce.sh gputn-sc17 [--out DIR] [-j N]
 # DIR defaults to build/reproduce/PAPER. TRIGSIM names the binary (default
 # build/trigsim, built first when missing).
@@ -38,20 +39,11 @@ fi
 mkdir -p "$out"
 
 figures=0
-for f in "$dir"/*.yaml; do
-  [ -e "$f" ] || continue
-  case $f in *.fit.yaml) continue ;; esac   # fit files (trigsim fit), not scenarios
-  name=$(basename "$f" .yaml)
-  plan=$("$trigsim" validate --plan "$f") || exit 2
-  declare -A p=()
-  while IFS='=' read -r k v; do p[$k]=$v; done <<< "$plan"
-  if [ "${p[sweep]}" = 0 ] && ! grep -q '^plot\.' <<< "$plan"; then
-    echo "$name: skipped (no sweep: or plot: section)"
-    unset p
-    continue
-  fi
-  "$trigsim" sweep "$f" -q ${jobs:+-j "$jobs"} -o "$out/$name.csv"
-  x=${p[plot.x]:-}
+# Plots $out/$name.csv as $out/$2.png and .md from the plan's keys "$1.*"
+# (p, name, paper, f: the loop's).
+plot_one() {
+  local pre=$1 fig=$2 x args series
+  x=${p[$pre.x]:-}
   if [ -z "$x" ]; then
     x=policy
     for i in 0 1 2 3 4 5 6 7; do
@@ -59,21 +51,40 @@ for f in "$dir"/*.yaml; do
       if [ -n "$a" ] && [ "$a" != policy ]; then x=$a; break; fi
     done
   fi
-  args=(--x "$x" --y "${p[plot.y]:-total_time_ps}")
-  series=${p[plot.series]:-policy}
+  args=(--x "$x" --y "${p[$pre.y]:-total_time_ps}")
+  series=${p[$pre.series]:-policy}
   [ "$series" = "$x" ] || args+=(--series "$series")
-  [ "${p[plot.logx]:-false}" = true ] && args+=(--logx)
-  [ "${p[plot.logy]:-false}" = true ] && args+=(--logy)
-  [ -n "${p[plot.title]:-}" ] && args+=(--title "${p[plot.title]}")
-  [ -n "${p[plot.xlabel]:-}" ] && args+=(--xlabel "${p[plot.xlabel]}")
-  [ -n "${p[plot.ylabel]:-}" ] && args+=(--ylabel "${p[plot.ylabel]}")
-  [ -n "${p[plot.speedup_over]:-}" ] && args+=(--speedup-over "${p[plot.speedup_over]}")
-  "$root/tools/plot.sh" "$out/$name.csv" "${args[@]}" --out "$out/$name.png" --table "$out/$name.md.body"
-  { echo "# ${p[plot.title]:-$name}"; echo; echo "From \`configs/$paper/$name.yaml\` (${p[points]} points); y: ${p[plot.y]:-total_time_ps}$(case ${p[plot.speedup_over]:-}:${p[plot.y]:-total_time_ps} in :*_ps) echo " in us" ;; esac)${p[plot.speedup_over]:+, speedup over ${p[plot.speedup_over]}}."; echo; cat "$out/$name.md.body"; } > "$out/$name.md.tmp"
-  rm -f "$out/$name.md.body"
-  mv -f "$out/$name.md.tmp" "$out/$name.md"
-  echo "$name: $out/$name.png, $out/$name.md, $out/$name.csv"
+  [ "${p[$pre.logx]:-false}" = true ] && args+=(--logx)
+  [ "${p[$pre.logy]:-false}" = true ] && args+=(--logy)
+  [ -n "${p[$pre.title]:-}" ] && args+=(--title "${p[$pre.title]}")
+  [ -n "${p[$pre.xlabel]:-}" ] && args+=(--xlabel "${p[$pre.xlabel]}")
+  [ -n "${p[$pre.ylabel]:-}" ] && args+=(--ylabel "${p[$pre.ylabel]}")
+  [ -n "${p[$pre.speedup_over]:-}" ] && args+=(--speedup-over "${p[$pre.speedup_over]}")
+  "$root/tools/plot.sh" "$out/$name.csv" "${args[@]}" --out "$out/$fig.png" --table "$out/$fig.md.body"
+  { echo "# ${p[$pre.title]:-$fig}"; echo; echo "From \`configs/$paper/$name.yaml\` (${p[points]} points); y: ${p[$pre.y]:-total_time_ps}$(case ${p[$pre.speedup_over]:-}:${p[$pre.y]:-total_time_ps} in :*_ps) echo " in us" ;; esac)${p[$pre.speedup_over]:+, speedup over ${p[$pre.speedup_over]}}."; echo; cat "$out/$fig.md.body"; } > "$out/$fig.md.tmp"
+  rm -f "$out/$fig.md.body"
+  mv -f "$out/$fig.md.tmp" "$out/$fig.md"
+  echo "$fig: $out/$fig.png, $out/$fig.md, $out/$name.csv"
   figures=$((figures + 1))
+}
+for f in "$dir"/*.yaml; do
+  [ -e "$f" ] || continue
+  case $f in *.fit.yaml) continue ;; esac   # fit files (trigsim fit), not scenarios
+  name=$(basename "$f" .yaml)
+  plan=$("$trigsim" validate --plan "$f") || exit 2
+  declare -A p=()
+  while IFS='=' read -r k v; do p[$k]=$v; done <<< "$plan"
+  if [ "${p[sweep]}" = 0 ] && ! grep -q '^plot[0-9]*\.' <<< "$plan"; then
+    echo "$name: skipped (no sweep: or plot: section)"
+    unset p
+    continue
+  fi
+  "$trigsim" sweep "$f" -q ${jobs:+-j "$jobs"} -o "$out/$name.csv"
+  if [ -n "${p[plots]:-}" ]; then   # a list of plots: one figure each, NAME-<name>.png
+    for ((k = 0; k < p[plots]; k++)); do plot_one "plot$k" "$name-${p[plot$k.name]}"; done
+  else
+    plot_one plot "$name"
+  fi
   unset p
 done
 end=$(date +%s.%N)

@@ -14,8 +14,8 @@
 
 static const char *const sweep_keys[] = {"axes", "combine", "repeat"};
 static const char *const axis_keys[] = {"path", "values", "range"};
-static const char *const plot_keys[] = {"x",      "y",      "series", "logx",        "logy",
-                                        "title",  "xlabel", "ylabel", "speedup_over"};
+static const char *const plot_keys[] = {"x",      "y",      "series", "logx",         "logy",
+                                        "title",  "xlabel", "ylabel", "speedup_over", "name"};
 static const char *const range_keys[] = {"from", "to", "steps", "scale"};
 
 static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {
@@ -226,9 +226,17 @@ static size_t sw_point_value(const struct sw_plan *p, size_t i, size_t axis) {
   return combo % p->axes[axis].n_values;
 }
 
+/* The `label:` of a mapping value (a configuration named for the result
+ * column), or NULL. */
+static const char *map_label(const struct sc_node *v) {
+  const struct sc_node *l = v->kind == SC_MAP ? sc_map_get(v, "label") : NULL;
+  return l && l->kind == SC_SCALAR ? l->scalar : NULL;
+}
+
 const char *sw_point_label(const struct sw_plan *p, size_t i, size_t axis) {
   const struct sc_node *v = p->axes[axis].values[sw_point_value(p, i, axis)];
   if (v->kind == SC_SCALAR) return v->scalar;
+  if (map_label(v)) return map_label(v);
   return v->kind == SC_MAP ? "{...}" : "[...]";
 }
 
@@ -237,6 +245,14 @@ bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, cha
     const struct sw_axis *ax = &p->axes[a];
     const char *path = strcmp(ax->path, "policy") ? ax->path : "policies";
     struct sc_node *v = sc_node_copy(ax->values[sw_point_value(p, i, a)]);
+    if (map_label(v)) { /* the label names the point; it sets nothing */
+      size_t k = 0;
+      while (strcmp(v->pairs[k].key, "label")) k++;
+      g_free(v->pairs[k].key);
+      sc_node_free(v->pairs[k].value);
+      memmove(&v->pairs[k], &v->pairs[k + 1], (v->n_pairs - k - 1) * sizeof v->pairs[0]);
+      v->n_pairs--;
+    }
     if (!sc_put(root, path, v, ax->at, err)) return false;
   }
   return true;
@@ -266,6 +282,18 @@ char *sw_fingerprint(const struct sc_node *root, const char *extra) {
 }
 
 bool sw_plot_check(const struct sc_node *plot, char **err) {
+  if (plot->kind == SC_SEQ) { /* several figures of one sweep */
+    if (!plot->n_items) return fail(err, plot, "plot", "a mapping or a non-empty list of them");
+    for (size_t i = 0; i < plot->n_items; i++) {
+      const struct sc_node *name = sc_map_get(plot->items[i], "name");
+      if (plot->items[i]->kind == SC_MAP && !name)
+        return fail(err, plot->items[i], "plot", "a name: in each plot of a list");
+      if (!sw_plot_check(plot->items[i], err)) return false;
+      if (name->kind == SC_SCALAR && strpbrk(name->scalar, "/ "))
+        return fail(err, name, "plot.name", "a name without '/' or spaces (it names a file)");
+    }
+    return true;
+  }
   if (plot->kind != SC_MAP) return fail(err, plot, "plot", "a mapping with x, y, series, ...");
   if (!sc_check_keys(plot, "plot", plot_keys, G_N_ELEMENTS(plot_keys), err)) return false;
   for (size_t i = 0; i < plot->n_pairs; i++) {

@@ -47,8 +47,10 @@ bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, cha
 uint64_t sw_seed(uint64_t base, size_t rep);
 
 /* Checks a `plot:` section (a map of x, y, series, logx, logy, title,
- * xlabel, ylabel, speedup_over to one-line scalars; logx/logy true|false)
- * for tools/reproduce.sh; false and *ERR with the place otherwise. */
+ * xlabel, ylabel, speedup_over, name to one-line scalars; logx/logy
+ * true|false), or a list of such maps, each with a name (several figures
+ * of one sweep), for tools/reproduce.sh; false and *ERR with the place
+ * otherwise. */
 bool sw_plot_check(const struct sc_node *plot, char **err);
 
 /* A hex SHA-256 of tree ROOT (keys, values, quoting; not the marks) and

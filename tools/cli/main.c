@@ -426,6 +426,13 @@ static bool print_plan(const struct points *pts, char **err) {
     printf("axis%zu=%s\n", a, pts->plan->axes[a].path);
   for (size_t i = 0; plot && i < plot->n_pairs; i++)
     printf("plot.%s=%s\n", plot->pairs[i].key, plot->pairs[i].value->scalar);
+  if (plot && plot->kind == SC_SEQ) { /* several figures: plots=N, then plotK.* */
+    printf("plots=%zu\n", plot->n_items);
+    for (size_t k = 0; k < plot->n_items; k++)
+      for (size_t i = 0; i < plot->items[k]->n_pairs; i++)
+        printf("plot%zu.%s=%s\n", k, plot->items[k]->pairs[i].key,
+               plot->items[k]->pairs[i].value->scalar);
+  }
   return true;
 }
 

@@ -423,6 +423,8 @@ void sp_matrix_free(struct sp_matrix *m) {
   g_free(m);
 }
 
+gsl_spmatrix *sp_matrix_csr(struct sp_matrix *m) { return m->a; }
+
 int64_t sp_matrix_rows(const struct sp_matrix *m) { return (int64_t)m->a->size1; }
 int64_t sp_matrix_cols(const struct sp_matrix *m) { return (int64_t)m->a->size2; }
 int64_t sp_matrix_nnz(const struct sp_matrix *m) { return (int64_t)m->a->nz; }

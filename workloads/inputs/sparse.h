@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gsl/gsl_spmatrix.h>
+
 /* Entries rank `peer` owns that this rank reads in an SpMV. */
 struct sp_halo {
   uint32_t peer;
@@ -58,6 +60,9 @@ struct sp_matrix *sp_matrix_read(const char *path, char **err);
  * (GSL's int indices). */
 struct sp_matrix *sp_matrix_poisson(int dim, int64_t n);
 void sp_matrix_free(struct sp_matrix *m);
+/* M's storage: a GSL CSR matrix (a->p row pointers, a->i columns, a->data
+ * values), still owned by M; a caller may scale or read it in place. */
+gsl_spmatrix *sp_matrix_csr(struct sp_matrix *m);
 int64_t sp_matrix_rows(const struct sp_matrix *m);
 int64_t sp_matrix_cols(const struct sp_matrix *m);
 int64_t sp_matrix_nnz(const struct sp_matrix *m);
