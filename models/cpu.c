@@ -318,11 +318,15 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
   return d;
 }
 
-/* ---- the graph executor (nodeprog.host_deps, or nodeprog.source) ----
+/* ---- the graph executor (nodeprog.host_deps, nodeprog.source or nodeprog.chain) ----
  * Steps live in slots: step i in slot i for a whole program; slots the
  * source hands out and takes back (np_source) for a streamed one, whose
  * order key (seq) is the step's index in the whole program, so that both
- * pick tasks in the same order. */
+ * pick tasks in the same order. A chain (nodeprog.chain: each step
+ * depends on the end of the one before) has one step live at a time: two
+ * slots taken in turn, step i in slot i % 2, each step read from the
+ * sequence window (np_seq) when the one before ends; the rules are the
+ * graph's, with no dependency to record. */
 
 enum { GS_BLOCKED, GS_READY, GS_STARTED, GS_DONE, GS_FREE /* an unused slot */ };
 
@@ -353,11 +357,13 @@ struct graph {
   GArray *edges;              /* struct gedge */
   uint32_t edge_free;         /* a free edge + 1 (chained by next), 0: none */
   uint32_t *flag_head, *kern_head; /* per flag / kernel: first waiter, +1 */
-  GSequence *runq;            /* thread tasks ready, by (since, seq) */
+  GArray *runq;               /* thread tasks ready: a binary heap of slots by (since, seq) */
   GArray *work;               /* slots whose dependencies just held */
   int64_t running;            /* the slot on the thread, -1: none */
   sim_time idle_since;        /* the thread has had nothing to run since, -1: busy */
   size_t n_added, n_done;
+  /* A chain (nodeprog.chain): the program has no step after the last added. */
+  bool chain, chain_end;
   /* Streamed (nodeprog.source): */
   const struct np_source *src;
   bool ended;                 /* the source has added its last step */
@@ -370,11 +376,41 @@ struct graph {
   size_t done_head;
 };
 
-static gint by_ready(gconstpointer a, gconstpointer b, gpointer data) {
-  const struct graph *g = data;
-  const struct gslot *x = &g->sl[GPOINTER_TO_UINT(a) - 1], *y = &g->sl[GPOINTER_TO_UINT(b) - 1];
-  if (x->since != y->since) return x->since < y->since ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* Whether slot A's task goes to the thread before slot B's: the one ready
+ * first, ties by step order (seq: no two slots live share one). */
+static bool ready_before(const struct graph *g, uint32_t a, uint32_t b) {
+  const struct gslot *x = &g->sl[a], *y = &g->sl[b];
+  return x->since != y->since ? x->since < y->since : x->seq < y->seq;
+}
+
+static void runq_push(struct graph *g, uint32_t i) {
+  g_array_append_val(g->runq, i);
+  uint32_t *h = (uint32_t *)(void *)g->runq->data;
+  for (guint k = g->runq->len - 1; k > 0;) {
+    guint up = (k - 1) / 2;
+    if (!ready_before(g, h[k], h[up])) break;
+    uint32_t t = h[k];
+    h[k] = h[up], h[up] = t;
+    k = up;
+  }
+}
+
+/* Takes the task that goes first. */
+static uint32_t runq_pop(struct graph *g) {
+  uint32_t *h = (uint32_t *)(void *)g->runq->data, top = h[0];
+  guint n = g->runq->len - 1;
+  h[0] = h[n];
+  g_array_set_size(g->runq, n);
+  for (guint k = 0;;) {
+    guint l = 2 * k + 1, m = k;
+    if (l < n && ready_before(g, h[l], h[m])) m = l;
+    if (l + 1 < n && ready_before(g, h[l + 1], h[m])) m = l + 1;
+    if (m == k) break;
+    uint32_t t = h[k];
+    h[k] = h[m], h[m] = t;
+    k = m;
+  }
+  return top;
 }
 
 /* Makes the per-slot arrays hold slot N - 1. */
@@ -420,7 +456,7 @@ static struct graph *graph_alloc(const struct np_source *src) {
   struct graph *g = g_new0(struct graph, 1);
   g->src = src;
   g->edges = g_array_new(FALSE, FALSE, sizeof(struct gedge));
-  g->runq = g_sequence_new(NULL);
+  g->runq = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->work = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->running = -1;
   g->idle_since = 0;
@@ -434,6 +470,13 @@ static struct graph *graph_new(const struct nodeprog *pr) {
   g->kern_head = g_new0(uint32_t, pr->n_kernels + 1);
   if (pr->source) {
     graph_grow(g, 64);
+    return g;
+  }
+  if (pr->chain) {
+    g->chain = true;
+    graph_grow(g, 2);
+    g->own = g_new0(struct hstep, 2);
+    g->host = g->own;
     return g;
   }
   size_t n = pr->n_host;
@@ -462,7 +505,7 @@ static void graph_free(struct graph *g) {
   g_array_free(g->edges, TRUE);
   g_free(g->flag_head);
   g_free(g->kern_head);
-  g_sequence_free(g->runq);
+  g_array_free(g->runq, TRUE);
   g_array_free(g->work, TRUE);
   if (g->done_fifo) g_array_free(g->done_fifo, TRUE);
   g_free(g);
@@ -491,8 +534,29 @@ static void graph_start(struct sim_comp *c, struct graph *g, uint32_t i) {
 static void graph_check_end(struct sim_comp *c) {
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
-  if (g->n_done == g->n_added && (!g->src || g->ended) && s->done_at < 0)
+  if (g->n_done == g->n_added && (!g->src || g->ended) && (!g->chain || g->chain_end) &&
+      s->done_at < 0)
     s->done_at = sim_now(c->eng);
+}
+
+static const struct hstep *main_step(struct cpu_state *s, size_t pc);
+
+/* A chain: its next step (step n_added, read from the sequence window)
+ * in the slot after the last one's, its dependency held (in work); or
+ * the program has ended. */
+static void chain_add(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  struct graph *g = s->g;
+  const struct hstep *st = main_step(s, g->n_added);
+  if (!st) {
+    g->chain_end = true;
+    return;
+  }
+  uint32_t i = (uint32_t)(g->n_added & 1);
+  g->own[i] = *st; /* the window may move at the next read */
+  g->sl[i] = (struct gslot){.seq = g->n_added, .phase = GS_BLOCKED};
+  g->n_added++;
+  g_array_append_val(g->work, i);
 }
 
 static void graph_complete(struct sim_comp *c, uint32_t i) {
@@ -507,12 +571,13 @@ static void graph_complete(struct sim_comp *c, uint32_t i) {
   }
   graph_release(g, i, 0);
   g->n_done++;
+  if (g->chain) chain_add(c);
   graph_check_end(c);
 }
 
 static void graph_queue(struct graph *g, uint32_t i, sim_time since) {
   g->sl[i].since = since;
-  g_sequence_insert_sorted(g->runq, GUINT_TO_POINTER(i + 1), by_ready, g);
+  runq_push(g, i);
 }
 
 /* A wait for kernel K, begun at START, saw its completion record of
@@ -630,7 +695,7 @@ static void graph_run(struct sim_comp *c) {
     }
     if (g->running >= 0) return;
     sim_time now = sim_now(c->eng), d = 0;
-    if (g_sequence_get_length(g->runq) == 0) {
+    if (g->runq->len == 0) {
       if (g->idle_since < 0) g->idle_since = now;
       return;
     }
@@ -639,9 +704,7 @@ static void graph_run(struct sim_comp *c) {
       spend(c, CAT_WAIT_FLAG, g->idle_since, now - g->idle_since);
     g->idle_since = -1;
     g->pick_stamp = ++g->stamp;
-    GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
-    uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
-    g_sequence_remove(it);
+    uint32_t i = runq_pop(g);
     const struct hstep *st = &g->host[i];
     if (g->sl[i].phase == GS_READY) graph_start(c, g, i);
     if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
@@ -994,9 +1057,13 @@ static void cpu_init(struct sim_comp *c) {
     return;
   }
   s->g->stamp = 1; /* the start's moment */
-  for (uint32_t i = 0; i < s->g->n_added; i++)
+  if (s->g->chain) {
+    chain_add(c);
+    graph_check_end(c);
+  }
+  for (uint32_t i = 0; i < s->g->n_added && !s->g->chain; i++)
     if (s->g->sl[i].pending == 0) g_array_append_val(s->g->work, i);
-  if (!s->g->src && s->prog->n_host == 0) s->done_at = 0;
+  if (!s->g->src && !s->g->chain && s->prog->n_host == 0) s->done_at = 0;
   graph_run(c);
 }
 
@@ -1143,7 +1210,7 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   s->completed = g_new0(uint32_t, nk);
   s->kernel_queue = g_new0(uint8_t, nk);
   s->last_done = g_new0(sim_time, nk);
-  if (s->prog->host_deps || s->prog->source) s->g = graph_new(s->prog);
+  if (s->prog->host_deps || s->prog->source || s->prog->chain) s->g = graph_new(s->prog);
   s->n_helpers = (uint32_t)cfg->helper_threads;
   s->helper_free = g_new0(sim_time, s->n_helpers ? s->n_helpers : 1);
   s->helper_track = g_new(int, s->n_helpers ? s->n_helpers : 1);

@@ -636,7 +636,9 @@ struct goal_src {
   uint8_t calc_on;
   struct goal_at *at;     /* per rank */
   struct wl_sum *sums;    /* per rank */
+  bool *chains;           /* per rank: wl_source.chains */
   GHashTable *chans;      /* struct chan_sum (its key first) */
+  struct chan_sum *last;  /* the channel index_op found last (a rank sends on few) */
   struct wl_descs *descs; /* its ops' kernels: none */
 };
 
@@ -656,6 +658,8 @@ struct goal_parse {
                               (only so can a cycle be made) */
   GArray *edges;           /* first pass: the current rank's dependencies, uint32_t pairs */
   bool cycle;              /* first pass: some rank's dependencies make a cycle */
+  bool chain;              /* every dependency of the current rank so far: an op requires
+                              the op right before it */
 };
 
 /* The first pass's record of op O of RANK. */
@@ -664,12 +668,14 @@ static void index_op(struct goal_src *x, uint32_t rank, const struct wl_op *o) {
   if (o->kind != WL_SEND && o->kind != WL_RECV) return;
   bool recv = o->kind == WL_RECV;
   struct chan_key k = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
-  struct chan_sum *c = g_hash_table_lookup(x->chans, &k);
+  struct chan_sum *c = x->last && !memcmp(&x->last->key, &k, sizeof k) ? x->last
+                                                                        : g_hash_table_lookup(x->chans, &k);
   if (!c) {
     c = g_new0(struct chan_sum, 1);
     c->key = k;
     g_hash_table_add(x->chans, c);
   }
+  x->last = c;
   c->n[recv]++;
   c->h[recv] = (c->h[recv] ^ (uint64_t)o->bytes) * UINT64_C(1099511628211);
 }
@@ -709,6 +715,7 @@ static bool apply(struct goal_parse *gp, const struct goal_stmt *st) {
   uint32_t a = (uint32_t)x->op, b = (uint32_t)y->op;
   gp->lag = MAX(gp->lag, gp->rank_ops - 1 - a);
   gp->forward |= b > a;
+  gp->chain &= !st->on_start && b + 1 == a;
   if (gp->edges) {
     uint32_t e[2] = {b, a};
     g_array_append_vals(gp->edges, e, 2);
@@ -762,6 +769,19 @@ static bool has_cycle(uint32_t n, const GArray *edges) {
   return seen < n;
 }
 
+/* Whether the dependencies EDGES (pairs: op, the op that waits for it)
+ * of a rank of N ops, each an op requiring the op right before it, make
+ * it a chain: each op but the first has one. */
+static bool is_chain(uint32_t n, const GArray *edges) {
+  if (edges->len / 2 + 1 != MAX(n, 1)) return false;
+  const uint32_t *e = (const uint32_t *)(const void *)edges->data;
+  uint8_t *has = g_new0(uint8_t, MAX(n, 1));
+  bool ok = true;
+  for (guint k = 0; ok && k < edges->len / 2; k++) ok = !has[e[2 * k + 1]]++;
+  g_free(has);
+  return ok;
+}
+
 /* Reads the schedule of FD (PATH): into a program (X NULL: returned) or
  * its first pass into X (returns NULL). Errors: NULL and *ERR
  * ("path:line:col: workload.file: expected X, got Y", or "expected a
@@ -791,6 +811,7 @@ static struct wl_program *goal_parse(const char *path, int fd, int64_t time_unit
       gp.g.n_ranks = x->src.n_ranks = (uint32_t)v;
       x->at = g_new(struct goal_at, v);
       x->sums = g_new(struct wl_sum, v);
+      x->chains = g_new0(bool, v);
       for (uint32_t i = 0; i < v; i++) {
         x->at[i].off = -1;
         wl_sum_init(&x->sums[i]);
@@ -826,9 +847,11 @@ static struct wl_program *goal_parse(const char *path, int fd, int64_t time_unit
       ok = end_of_statement(r);
       if (ok && x) x->at[v] = (struct goal_at){.off = r->off, .line = r->line, .in_comment = r->in_comment};
       gp.forward = false;
+      gp.chain = true;
       if (gp.edges) g_array_set_size(gp.edges, 0);
       ok = ok && rank_body(&gp);
       if (ok && x && gp.forward) gp.cycle |= has_cycle(gp.rank_ops, gp.edges);
+      if (ok && x) x->chains[v] = gp.chain && is_chain(gp.rank_ops, gp.edges);
     }
   }
   if (r->too_long) {
@@ -887,18 +910,27 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
 
 /* ---- the op source ---- */
 
+/* A label seen by an ops-only cursor: its hash and length. */
+struct lmark {
+  uint32_t hash, n;
+};
+
 /* A rank's cursor: its reader, the labels of its ops taken and not
- * forgotten, an op read and left (take false). */
+ * forgotten (ops only: of the last ring_n ops read, op i's at i % ring_n),
+ * an op read and left (take false). */
 struct wl_cursor {
   struct reader r;
   struct goal_read g;
   struct ltab labels;
+  bool ops_only;
+  struct lmark *ring;
+  uint32_t ring_n;
   uint64_t n_ops;
   bool peeked, ended;
   struct goal_stmt peek;
 };
 
-static struct wl_cursor *src_open(void *ctx, uint32_t rank) {
+static struct wl_cursor *src_open(void *ctx, uint32_t rank, bool ops_only) {
   struct goal_src *x = ctx;
   struct wl_cursor *c = g_new0(struct wl_cursor, 1);
   const struct goal_at *at = &x->at[rank];
@@ -907,15 +939,35 @@ static struct wl_cursor *src_open(void *ctx, uint32_t rank) {
   c->ended = at->off < 0; /* no block: no op */
   reader_init(&c->r, x->path, x->fd, at->off < 0 ? 0 : at->off, at->line, at->in_comment,
               8192, NULL);
-  ltab_init(&c->labels);
+  c->ops_only = ops_only;
+  if (ops_only) { /* a dependency line comes at most lag ops after its op */
+    c->ring_n = x->src.lag + 2;
+    c->ring = g_new0(struct lmark, c->ring_n);
+  } else {
+    ltab_init(&c->labels);
+  }
   return c;
 }
 
 static void src_close(void *ctx, struct wl_cursor *c) {
   (void)ctx;
   reader_clear(&c->r);
-  ltab_clear(&c->labels);
+  if (c->ops_only) g_free(c->ring);
+  else ltab_clear(&c->labels);
   g_free(c);
+}
+
+/* Whether dependency ST read by an ops-only cursor is its chain's: an op
+ * read lately requires the end of the op before it (the first pass said
+ * so; otherwise the file changed since). */
+static bool chain_dep(const struct wl_cursor *c, const struct goal_stmt *st) {
+  if (st->on_start) return false;
+  struct lmark a = {lhash(st->name), st->name.n}, b = {lhash(st->other), st->other.n};
+  for (uint64_t i = c->n_ops; i-- > 1 && c->n_ops - i < c->ring_n;) {
+    const struct lmark *m = &c->ring[i % c->ring_n], *p = &c->ring[(i - 1) % c->ring_n];
+    if (m->hash == a.hash && m->n == a.n) return p->hash == b.hash && p->n == b.n;
+  }
+  return false;
 }
 
 static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool take, uint32_t tag) {
@@ -926,7 +978,7 @@ static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool tak
     return 1;
   }
   struct goal_stmt *st = &c->peek;
-  if (!c->peeked) {
+  while (!c->peeked) {
     /* The first pass read it: an error means the file changed since. */
     char *err = NULL;
     c->r.err = &err;
@@ -939,6 +991,10 @@ static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool tak
       c->ended = true;
       it->kind = WL_ITEM_END;
       return 1;
+    }
+    if (st->kind == ST_DEP && c->ops_only) {
+      if (!chain_dep(c, st)) return -1;
+      continue;
     }
     if (st->kind == ST_DEP) {
       const struct lent *a = ltab_get(&c->labels, st->name), *b = ltab_get(&c->labels, st->other);
@@ -954,7 +1010,10 @@ static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool tak
   c->peeked = false;
   uint64_t i = c->n_ops++;
   uint32_t handle = 0;
-  if (st->name.n && !(handle = ltab_add(&c->labels, st->name, i, tag))) return -1;
+  if (c->ops_only)
+    c->ring[i % c->ring_n] = (struct lmark){st->name.n ? lhash(st->name) : 0, st->name.n};
+  else if (st->name.n && !(handle = ltab_add(&c->labels, st->name, i, tag)))
+    return -1;
   *it = (struct wl_item){.kind = WL_ITEM_OP, .op = st->op, .handle = handle};
   return 1;
 }
@@ -978,7 +1037,7 @@ static struct wl_program *src_program(void *ctx, char **err) {
 static bool goal_find(struct goal_src *x, uint32_t rank, uint8_t kind, uint32_t peer, uint32_t tag,
                       uint64_t nth, uint64_t *op, uint32_t *line, int64_t *bytes) {
   if (x->at[rank].off < 0) return false;
-  struct wl_cursor *c = src_open(x, rank);
+  struct wl_cursor *c = src_open(x, rank, false);
   bool found = false;
   for (uint64_t i = 0; !found;) {
     struct wl_item it;
@@ -1082,6 +1141,7 @@ static void goal_src_free(void *p) {
   for (uint32_t i = 0; x->sums && i < x->src.n_ranks; i++) wl_sum_clear(&x->sums[i]);
   wl_sum_clear(&x->src.total);
   g_free(x->sums);
+  g_free(x->chains);
   g_free(x->at);
   if (x->chans) g_hash_table_destroy(x->chans);
   if (x->fd >= 0) close(x->fd);
@@ -1119,6 +1179,7 @@ static void *goal_src_new(void *arg, char **err) {
   x->src.ops = &goal_ops;
   x->src.ctx = x;
   x->src.sums = x->sums;
+  x->src.chains = x->chains;
   x->src.descs = x->descs = wl_descs_new(); /* a calc names no kernel */
   x->src.matched = index_matched(x);
   wl_sum_init(&x->src.total);

@@ -13,6 +13,11 @@
  *   as the op that waits are read (at most `lag` ops later). A step that
  *   ended before now gives its slot back (np_source release); an op whose
  *   steps all did is forgotten (its label, wl_source_ops.forget).
+ *   A graph rank that is a chain (wl_source.chains: each op waits for the
+ *   end of the one before, as Schedgen writes a rank) is read instead as
+ *   its CPU asks for steps, one op at a time, into a window of host steps
+ *   (np_seq, nodeprog.chain: the CPU runs it by the graph's rules): no
+ *   dependency item, label or slot to keep.
  * - Ranks run in one order (the policies that drive from the GPU): the
  *   order is the windowed one (program.h, wl_lin: the next op among the
  *   first `window` not yet placed, so a rank's order is known from a window
@@ -163,7 +168,8 @@ struct pol_srank {
   struct pol_low L;
   uint64_t span_at;          /* pol_lower_op's cursor in the rank's spans */
   struct nodeprog np;
-  bool ended;                /* every op read (graph) */
+  bool ended;                /* every op read (graph, chain) */
+  bool chain;                /* a graph rank that is a chain, read as a sequence */
   bool done;                 /* every op lowered and the rank's end lowered */
   uint64_t n_read;           /* ops read: the next op's index */
   struct pst_msg *cur_msg;   /* the message of the op being lowered */
@@ -732,9 +738,40 @@ static int place(struct pol_stream *x, struct pol_srank *s) {
   return -1;
 }
 
+/* Lowers chain rank S's next op (read now), or after its last the rank's end. */
+static void chain_next(struct pol_stream *x, struct pol_srank *s) {
+  const struct wl_source *src = x->src;
+  struct wl_item it;
+  if (src->ops->next(src->ctx, s->cur, &it, true, 0) < 0) {
+    pst_stop(x);
+    return;
+  }
+  if (it.kind == WL_ITEM_END) {
+    s->ended = true;
+    s->L.index = s->n_read;
+    lower(s, NULL, NULL);
+    s->done = true;
+    return;
+  }
+  struct pst_msg *m = NULL;
+  if (it.op.kind == WL_SEND || it.op.kind == WL_RECV) {
+    m = msg_match(x, s->node, &it.op);
+    if (!m) { /* sizes that differ: the whole program says it */
+      pst_stop(x);
+      return;
+    }
+  }
+  s->L.index = s->n_read++;
+  lower(s, &it.op, m);
+}
+
 /* Lowers S's next op placed (placing one first when none waits), or after
- * its last the rank's end. */
+ * its last the rank's end; a chain's next op. */
 static void lower_next(struct pol_stream *x, struct pol_srank *s) {
+  if (s->chain) {
+    chain_next(x, s);
+    return;
+  }
   if (s->placed_head == s->placed->len) {
     g_array_set_size(s->placed, 0);
     s->placed_head = 0;
@@ -834,7 +871,8 @@ static void rank_init(struct pol_stream *x, uint32_t node) {
   const struct wl_source *src = x->src;
   s->x = x;
   s->node = node;
-  s->cur = src->ops->open(src->ctx, node);
+  s->chain = !x->ordered && src->chains && src->chains[node];
+  s->cur = src->ops->open(src->ctx, node, s->chain);
   s->L = (struct pol_low){.env = &x->env, .rank = node, .sum = &src->sums[node],
                           .graph = !x->ordered,
                           .state = (char *)x->states + node * x->pol->state_size, .srank = s};
@@ -850,7 +888,10 @@ static void rank_init(struct pol_stream *x, uint32_t node) {
   s->opens = g_array_new(FALSE, FALSE, sizeof(struct pst_open));
   s->np.give = &x->give;
   s->np.seq = &x->seq;
-  if (!x->ordered) {
+  if (s->chain) {
+    s->hs = g_array_new(FALSE, FALSE, sizeof(struct hstep));
+    s->np.chain = true;
+  } else if (!x->ordered) {
     s->gops = g_array_new(FALSE, TRUE, sizeof(struct pst_gop));
     s->free_gops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     s->slot_op = g_array_new(FALSE, TRUE, sizeof(uint32_t));
@@ -902,8 +943,8 @@ static void rank_free(struct pol_stream *x, struct pol_srank *s) {
       msg_unref(g_array_index(s->placed, struct pst_rop, j).msg);
     g_array_free(s->rops, TRUE);
     g_array_free(s->placed, TRUE);
-    g_array_free(s->hs, TRUE);
   }
+  if (s->hs) g_array_free(s->hs, TRUE);
 }
 
 /* Runs SRC streamed under POL (LIB, ORDERED: as its prepare says) with a
@@ -922,7 +963,7 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
   x.states = g_malloc0(MAX(pol->state_size, 1) * src->n_ranks);
   x.chans = g_hash_table_new_full(chan_hash, chan_equal, chan_free, NULL);
   x.source = (struct np_source){.ctx = &x, .read = graph_read, .release = graph_release};
-  x.seq = (struct np_seq){.ctx = &x, .host = ordered ? ord_host : NULL, .kernel = ord_kernel};
+  x.seq = (struct np_seq){.ctx = &x, .host = ord_host, .kernel = ord_kernel};
   x.give = (struct np_give){.ctx = &x, .cmd_read = give_cmd, .qcmd_done = give_qcmd,
                             .kernel_done = give_kernel};
   x.ranks = g_new0(struct pol_srank, x.n_ranks);
@@ -940,9 +981,10 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
     done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
     x.e = NULL;
     /* Stuck with ops left unread (the window held them back): ops the
-     * whole program starts might have freed it, so it is no deadlock yet. */
+     * whole program starts might have freed it, so it is no deadlock yet.
+     * (A chain's ops unread wait for the one it is stuck on.) */
     for (uint32_t i = 0; done < 0 && !x.diverged && !ordered && i < x.n_ranks; i++)
-      if (!x.ranks[i].ended) x.diverged = true;
+      if (!x.ranks[i].ended && !x.ranks[i].chain) x.diverged = true;
     if (done != 1 || x.diverged) { /* what the run reported goes */
       char *name = g_strdup(out->policy);
       sim_result_clear(out);
