@@ -36,6 +36,16 @@ _Static_assert(CAT_OUT_(CAT_LAUNCH, CPU_OUT_LAUNCH_TIME) && CAT_OUT_(CAT_BUILD, 
 
 enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG, MW_QUEUE, MW_NIC };
 
+/* Where a chain's current step stands (the chain executor). */
+enum chain_at {
+  CH_READY,   /* its dependency has held: graph_ready's rules apply next */
+  CH_QUEUED,  /* it waits for the thread */
+  CH_RUNNING, /* on the thread until EV_MAIN */
+  CH_FLAG,    /* a wait for its flag */
+  CH_KERNEL,  /* a wait for its kernel's completion record */
+  CH_NOTICE,  /* a kernel wait that has seen its record, until EV_DONE */
+};
+
 struct cpu_state {
   uint64_t burst; /* launches since the main thread last waited */
   const struct nodeprog *prog;
@@ -66,6 +76,13 @@ struct cpu_state {
   uint32_t depth;
   /* Graph host programs (nodeprog.host_deps), see "the graph executor". */
   struct graph *g;
+  /* A chain (nodeprog.chain), see "the chain executor": its step pc (a
+   * copy; chain_on false: none, the program has ended), where it stands,
+   * when its kernel wait began, since when the thread has had no task. */
+  bool chain, chain_on;
+  uint8_t chain_at;       /* enum chain_at */
+  struct hstep chain_st;
+  sim_time chain_since, chain_idle;
   /* Statistics. */
   sim_time time[N_CAT];
   uint64_t launches, nic_cmds, host_requests, kernel_waits;
@@ -318,15 +335,11 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
   return d;
 }
 
-/* ---- the graph executor (nodeprog.host_deps, nodeprog.source or nodeprog.chain) ----
+/* ---- the graph executor (nodeprog.host_deps, or nodeprog.source) ----
  * Steps live in slots: step i in slot i for a whole program; slots the
  * source hands out and takes back (np_source) for a streamed one, whose
  * order key (seq) is the step's index in the whole program, so that both
- * pick tasks in the same order. A chain (nodeprog.chain: each step
- * depends on the end of the one before) has one step live at a time: two
- * slots taken in turn, step i in slot i % 2, each step read from the
- * sequence window (np_seq) when the one before ends; the rules are the
- * graph's, with no dependency to record. */
+ * pick tasks in the same order. */
 
 enum { GS_BLOCKED, GS_READY, GS_STARTED, GS_DONE, GS_FREE /* an unused slot */ };
 
@@ -362,8 +375,6 @@ struct graph {
   int64_t running;            /* the slot on the thread, -1: none */
   sim_time idle_since;        /* the thread has had nothing to run since, -1: busy */
   size_t n_added, n_done;
-  /* A chain (nodeprog.chain): the program has no step after the last added. */
-  bool chain, chain_end;
   /* Streamed (nodeprog.source): */
   const struct np_source *src;
   bool ended;                 /* the source has added its last step */
@@ -472,13 +483,6 @@ static struct graph *graph_new(const struct nodeprog *pr) {
     graph_grow(g, 64);
     return g;
   }
-  if (pr->chain) {
-    g->chain = true;
-    graph_grow(g, 2);
-    g->own = g_new0(struct hstep, 2);
-    g->host = g->own;
-    return g;
-  }
   size_t n = pr->n_host;
   graph_grow(g, n + 1);
   g->host = pr->host;
@@ -534,29 +538,8 @@ static void graph_start(struct sim_comp *c, struct graph *g, uint32_t i) {
 static void graph_check_end(struct sim_comp *c) {
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
-  if (g->n_done == g->n_added && (!g->src || g->ended) && (!g->chain || g->chain_end) &&
-      s->done_at < 0)
+  if (g->n_done == g->n_added && (!g->src || g->ended) && s->done_at < 0)
     s->done_at = sim_now(c->eng);
-}
-
-static const struct hstep *main_step(struct cpu_state *s, size_t pc);
-
-/* A chain: its next step (step n_added, read from the sequence window)
- * in the slot after the last one's, its dependency held (in work); or
- * the program has ended. */
-static void chain_add(struct sim_comp *c) {
-  struct cpu_state *s = c->state;
-  struct graph *g = s->g;
-  const struct hstep *st = main_step(s, g->n_added);
-  if (!st) {
-    g->chain_end = true;
-    return;
-  }
-  uint32_t i = (uint32_t)(g->n_added & 1);
-  g->own[i] = *st; /* the window may move at the next read */
-  g->sl[i] = (struct gslot){.seq = g->n_added, .phase = GS_BLOCKED};
-  g->n_added++;
-  g_array_append_val(g->work, i);
 }
 
 static void graph_complete(struct sim_comp *c, uint32_t i) {
@@ -571,7 +554,6 @@ static void graph_complete(struct sim_comp *c, uint32_t i) {
   }
   graph_release(g, i, 0);
   g->n_done++;
-  if (g->chain) chain_add(c);
   graph_check_end(c);
 }
 
@@ -837,6 +819,104 @@ static uint32_t graph_stuck(const struct cpu_state *s) {
   return best >= 0 ? g->host[best].op : 0;
 }
 
+/* ---- the chain executor (nodeprog.chain) ----
+ * A graph each of whose steps depends on the end of the one before, read
+ * as a sequence (np_seq): one step is live at a time, and it goes through
+ * the graph executor's rules above (graph_ready, graph_run, the waits'
+ * ends) with nothing to record: step i + 1 is read when step i ends, and
+ * is then ready. The same times, counters and events as the graph. */
+
+static const struct hstep *main_step(struct cpu_state *s, size_t pc);
+
+/* The chain's current step ended (graph_complete): the next is read and
+ * ready, or the program has ended. */
+static void chain_complete(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  const struct hstep *st = main_step(s, ++s->pc);
+  s->chain_on = st != NULL;
+  if (st) {
+    s->chain_st = *st; /* the window may move at the next read */
+    s->chain_at = CH_READY;
+  } else if (s->done_at < 0) {
+    s->done_at = sim_now(c->eng);
+  }
+}
+
+/* A wait of the current step, begun at START, saw its kernel's record of
+ * ARRIVAL: it ends when the thread notices it (graph_kernel_seen). */
+static void chain_kernel_seen(struct sim_comp *c, sim_time start, sim_time arrival) {
+  struct cpu_state *s = c->state;
+  s->chain_at = CH_NOTICE;
+  sim_schedule(c, kernel_wait_end(c, start, arrival) - sim_now(c->eng), EV_DONE, 0);
+}
+
+/* The current step's flag is met (graph_flag_met). */
+static void chain_flag_met(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  if (s->chain_st.two_sided) s->chain_at = CH_QUEUED;
+  else chain_complete(c);
+}
+
+/* The current step's dependency has held now (graph_ready). */
+static void chain_ready(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  const struct hstep *st = &s->chain_st;
+  sim_time now = sim_now(c->eng);
+  switch (st->kind) {
+  case HS_WAIT_KERNEL: {
+    uint32_t k = st->kernel;
+    check_kernel(c, k);
+    s->kernel_waits++;
+    if (s->completed[k] < s->launched[k]) {
+      s->chain_at = CH_KERNEL;
+      s->chain_since = now;
+    } else if (s->launched[k] > 0) {
+      chain_kernel_seen(c, now, s->last_done[k]);
+    } else {
+      chain_complete(c);
+    }
+    break;
+  }
+  case HS_WAIT_FLAG:
+    check_flag(c, st->flag);
+    if (s->flags[st->flag] >= st->value) chain_flag_met(c);
+    else s->chain_at = CH_FLAG;
+    break;
+  default: s->chain_at = CH_QUEUED; break;
+  }
+}
+
+/* Handles the step made ready, then gives the thread its task (graph_run). */
+static void chain_run(struct sim_comp *c) {
+  const struct cpu_config *cfg = c->config;
+  struct cpu_state *s = c->state;
+  for (;;) {
+    while (s->chain_on && s->chain_at == CH_READY) chain_ready(c);
+    if (s->chain_on && s->chain_at == CH_RUNNING) return;
+    sim_time now = sim_now(c->eng), d;
+    if (!s->chain_on || s->chain_at != CH_QUEUED) {
+      if (s->chain_idle < 0) s->chain_idle = now;
+      return;
+    }
+    /* A thread that waited with steps left waited for a flag or a kernel. */
+    if (s->chain_idle >= 0) spend(c, CAT_WAIT_FLAG, s->chain_idle, now - s->chain_idle);
+    s->chain_idle = -1;
+    const struct hstep *st = &s->chain_st;
+    if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
+      d = cfg->recv;
+      spend(c, CAT_RECV, now, d);
+    } else {
+      d = thread_work(c, st, now);
+    }
+    if (d > 0) {
+      s->chain_at = CH_RUNNING;
+      sim_schedule(c, d, EV_MAIN, 0);
+      return;
+    }
+    chain_complete(c);
+  }
+}
+
 /* ---- the main thread ---- */
 
 /* Host step PC of the sequence program, or NULL past its last; a streamed
@@ -969,6 +1049,13 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
     graph_kernel_done(c, k);
     return;
   }
+  if (s->chain) { /* graph_kernel_done */
+    if (s->completed[k] < s->launched[k]) return;
+    if (s->chain_on && s->chain_at == CH_KERNEL && s->chain_st.kernel == k)
+      chain_kernel_seen(c, s->chain_since, now);
+    chain_run(c);
+    return;
+  }
   if (s->wait == MW_KERNEL && s->wait_id == k && s->completed[k] >= s->launched[k])
     main_resume(c, kernel_wait_end(c, s->wait_start, now));
 }
@@ -994,6 +1081,13 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   s->flag_stamp[flag] = s->g ? s->g->stamp : 0;
   if (s->g) {
     graph_flag(c, flag);
+    return;
+  }
+  if (s->chain) { /* graph_flag */
+    if (s->chain_on && s->chain_at == CH_FLAG && s->chain_st.flag == flag &&
+        s->flags[flag] >= s->chain_st.value)
+      chain_flag_met(c);
+    chain_run(c);
     return;
   }
   if (s->wait != MW_FLAG || s->wait_id != flag) return;
@@ -1052,18 +1146,20 @@ static void host_request(struct sim_comp *c, uint32_t cmd) {
 
 static void cpu_init(struct sim_comp *c) {
   struct cpu_state *s = c->state;
+  if (s->chain) { /* step 0 is ready at the start */
+    s->pc = (size_t)-1;
+    chain_complete(c);
+    chain_run(c);
+    return;
+  }
   if (!s->g) {
     main_run(c);
     return;
   }
   s->g->stamp = 1; /* the start's moment */
-  if (s->g->chain) {
-    chain_add(c);
-    graph_check_end(c);
-  }
-  for (uint32_t i = 0; i < s->g->n_added && !s->g->chain; i++)
+  for (uint32_t i = 0; i < s->g->n_added; i++)
     if (s->g->sl[i].pending == 0) g_array_append_val(s->g->work, i);
-  if (!s->g->src && !s->g->chain && s->prog->n_host == 0) s->done_at = 0;
+  if (!s->g->src && s->prog->n_host == 0) s->done_at = 0;
   graph_run(c);
 }
 
@@ -1071,7 +1167,10 @@ static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   if (((struct cpu_state *)c->state)->g) ((struct cpu_state *)c->state)->g->stamp++;
   if (ev->port == SIM_PORT_SELF) {
     struct cpu_state *s = c->state;
-    if (ev->kind == EV_MAIN && !s->g) {
+    if (s->chain && (ev->kind == EV_MAIN || ev->kind == EV_DONE)) {
+      chain_complete(c);
+      chain_run(c);
+    } else if (ev->kind == EV_MAIN && !s->g) {
       main_run(c);
     } else if (ev->kind == EV_MAIN) {
       uint32_t i = (uint32_t)s->g->running;
@@ -1140,7 +1239,9 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_out_int(r, c, CPU_OUT_CORES_HELD, 1 + (int64_t)s->n_helpers);
   sim_out_int(r, c, CPU_OUT_MAIN_DONE, s->done_at);
   /* The program op (+1) of the first host step that never ended, 0: none. */
-  uint32_t stuck = s->g ? graph_stuck(s) : (s->pc < s->prog->n_host ? s->prog->host[s->pc - s->prog->host_base].op : 0);
+  uint32_t stuck = s->g       ? graph_stuck(s)
+                   : s->chain ? (s->chain_on ? s->chain_st.op : 0)
+                   : (s->pc < s->prog->n_host ? s->prog->host[s->pc - s->prog->host_base].op : 0);
   sim_out_int(r, c, CPU_OUT_STUCK_OP, stuck);
   sim_out_int(r, c, CPU_OUT_LAUNCHES, (int64_t)s->launches);
   sim_out_int(r, c, CPU_OUT_NIC_CMDS, (int64_t)s->nic_cmds);
@@ -1210,7 +1311,9 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   s->completed = g_new0(uint32_t, nk);
   s->kernel_queue = g_new0(uint8_t, nk);
   s->last_done = g_new0(sim_time, nk);
-  if (s->prog->host_deps || s->prog->source || s->prog->chain) s->g = graph_new(s->prog);
+  if (s->prog->host_deps || s->prog->source) s->g = graph_new(s->prog);
+  s->chain = !s->g && s->prog->chain && s->prog->seq;
+  s->chain_idle = 0; /* the graph's thread: idle from the start */
   s->n_helpers = (uint32_t)cfg->helper_threads;
   s->helper_free = g_new0(sim_time, s->n_helpers ? s->n_helpers : 1);
   s->helper_track = g_new(int, s->n_helpers ? s->n_helpers : 1);

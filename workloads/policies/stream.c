@@ -50,6 +50,11 @@
  * a source to stream: each op is added once that many more are read. */
 #define PST_MAX_LAG 16
 
+/* Host steps a chain rank is lowered ahead of its CPU when it asks: the
+ * rank's state (cursor, policy state, windows) is touched once for that
+ * many ops, not once an op, while what is in flight stays a few ops. */
+#define PST_CHAIN_AHEAD 32
+
 /* ---- slots ---- */
 
 /* An array whose elements stay where they are while the run goes on: it
@@ -173,6 +178,7 @@ struct pol_srank {
   bool done;                 /* every op lowered and the rank's end lowered */
   uint64_t n_read;           /* ops read: the next op's index */
   struct pst_msg *cur_msg;   /* the message of the op being lowered */
+  struct pst_chan *chan[2];  /* the channel its last send [0] and receive [1] met on */
   /* Slots the models give back (np_give). */
   struct pool cmds;          /* struct nic_cmd */
   struct pool qcmds;         /* struct qcmd */
@@ -261,10 +267,14 @@ static void flag_free(struct pol_srank *s, uint32_t flag) {
 static struct pst_msg *msg_match(struct pol_stream *x, uint32_t rank, const struct wl_op *o) {
   bool recv = o->kind == WL_RECV;
   struct pst_chan key = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag, NULL, NULL};
-  struct pst_chan *c = g_hash_table_lookup(x->chans, &key);
-  if (!c) {
-    c = g_memdup2(&key, sizeof key);
-    g_hash_table_add(x->chans, c);
+  struct pst_chan **last = &x->ranks[rank].chan[recv], *c = *last; /* a rank talks to few */
+  if (!c || !chan_equal(c, &key)) {
+    c = g_hash_table_lookup(x->chans, &key);
+    if (!c) {
+      c = g_memdup2(&key, sizeof key);
+      g_hash_table_add(x->chans, c);
+    }
+    *last = c;
   }
   if (c->head && c->head->recv != recv) {
     struct pst_msg *m = c->head;
@@ -804,7 +814,8 @@ static void ord_host(void *ctx, uint32_t node, uint64_t i) {
   s->hpassed = MAX(s->hpassed, i);
   drop_front(s->hs, &s->np.host_base, i);
   point(s);
-  while (!x->diverged && !host_there(s, i)) lower_next(x, s);
+  uint64_t want = s->chain ? i + PST_CHAIN_AHEAD : i;
+  while (!x->diverged && !host_there(s, want)) lower_next(x, s);
 }
 
 /* Whether kernel OP has step I and, so that the GPU asks once a chunk,
