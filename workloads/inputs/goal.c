@@ -77,6 +77,8 @@ struct reader {
   bool in_comment;    /* inside a block comment that began on an earlier line */
   bool too_long;      /* a line longer than GOAL_MAX_LINE: reading stopped */
   unsigned last_len;  /* characters of the last line read, without its end */
+  bool len_known;     /* last_len is the current line's (else counted when needed, while
+                         the line is still in the chunk: know_len) */
   off_t off;          /* file offset of the next line */
   char **err;
 };
@@ -90,7 +92,8 @@ struct reader {
 static void reader_init(struct reader *r, const char *path, int fd, off_t off, uint32_t line,
                         bool in_comment, size_t cap, char **err) {
   *r = (struct reader){.path = path, .fd = fd, .cap = cap, .chunk_off = off, .off = off,
-                       .line = line, .in_comment = in_comment, .pos = "", .err = err};
+                       .line = line, .in_comment = in_comment, .pos = "", .len_known = true,
+                       .err = err};
   r->chunk = g_malloc0(cap + CHUNK_PAD);
 }
 
@@ -124,10 +127,18 @@ static bool refill(struct reader *r) {
   return r->len > keep;
 }
 
+/* Counts last_len for the current line if not yet (before it leaves the chunk). */
+static void know_len(struct reader *r) {
+  if (r->len_known) return;
+  r->last_len = (unsigned)strcspn(r->buf, "\r\n");
+  r->len_known = true;
+}
+
 /* The next line, at r->buf (as getline returns it, but its end made a
  * NUL): its length with its end, or -1 at the file's end. A line longer
  * than GOAL_MAX_LINE is cut there. */
 static ssize_t next_line(struct reader *r) {
+  know_len(r);
   for (;;) {
     char *s = r->chunk + r->at;
     size_t avail = r->len - r->at;
@@ -145,6 +156,7 @@ static ssize_t next_line(struct reader *r) {
 
 /* Sets *ERR to "path:line:col: expected WANT, got <the token at AT>". */
 static bool fail_at(struct reader *r, const char *at, const char *want) {
+  know_len(r);
   if (!r->buf || at < r->buf || at > r->buf + strlen(r->buf)) { /* past the last line */
     *r->err = g_strdup_printf("%s:%u:%u: workload.file: expected %s, got the end of the file",
                               r->path, MAX(r->line, 1), r->last_len + 1, want);
@@ -199,7 +211,7 @@ static bool skip_blank(struct reader *r, bool multiline) {
       r->pos = "";
       return false;
     }
-    r->last_len = (unsigned)strcspn(r->buf, "\r\n");
+    r->len_known = false; /* know_len */
   }
 }
 
@@ -509,6 +521,14 @@ static inline bool fast_number(const char **p, uint64_t max, uint64_t *v) {
 
 #define FAST_WORD(p, w) (!memcmp(p, w, sizeof w - 1) && (p += sizeof w - 1, true))
 
+/* A statement read fast from FROM to END, the NUL that ends the line: the
+ * line's length is known when it starts the line (none of its characters
+ * is a \r). */
+static inline void whole_line(struct reader *r, const char *from, const char *end) {
+  r->pos = end;
+  if (from == r->buf) r->last_len = (unsigned)(end - from), r->len_known = true;
+}
+
 static bool fast_statement(struct reader *r, const struct goal_read *g, struct goal_stmt *st) {
   const char *p = r->pos, *name = p, *q = label_end(p);
   if (q == p || r->in_comment) return false;
@@ -521,16 +541,24 @@ static bool fast_statement(struct reader *r, const struct goal_read *g, struct g
     if (!(start ? FAST_WORD(w, "irequires ") : FAST_WORD(w, "requires "))) return false;
     const char *o = w, *e = label_end(o);
     if (e == o || *e) return false;
-    *st = (struct goal_stmt){.kind = ST_DEP, .name = nm,
-                             .other = {o, (uint32_t)(e - o)}, .at = name, .oat = o,
-                             .on_start = start};
-    r->pos = e;
+    /* What a dependency's reader reads (its op is not). */
+    st->kind = ST_DEP;
+    st->name = nm;
+    st->other = (struct slice){o, (uint32_t)(e - o)};
+    st->at = name;
+    st->oat = o;
+    st->on_start = start;
+    whole_line(r, name, e);
     return true;
   }
   if (q[0] != ':' || q[1] != ' ') return false;
   const char *at = q + 2, *k = at;
   uint64_t v, peer, tag = 0;
-  struct wl_op o;
+  /* Fields set one by one: a zeroed struct's initializer costs more than
+   * the line's parse. (Written into ST: statement clears it on false.) */
+  static const struct wl_op none;
+  struct wl_op *o = &st->op;
+  *o = none;
   if (k[0] == 's' || k[0] == 'r') { /* send Nb to P tag T, recv Nb from P tag T */
     bool send = k[0] == 's';
     if (!(send ? FAST_WORD(k, "send ") : FAST_WORD(k, "recv "))) return false;
@@ -539,21 +567,30 @@ static bool fast_statement(struct reader *r, const struct goal_read *g, struct g
     if (!fast_number(&k, UINT32_MAX, &peer) || peer >= g->n_ranks || peer == g->rank) return false;
     if (*k && !(FAST_WORD(k, " tag ") && fast_number(&k, UINT32_MAX - 1, &tag))) return false;
     if (*k) return false;
-    o = (struct wl_op){.kind = send ? WL_SEND : WL_RECV, .peer = (uint32_t)peer,
-                       .bytes = (int64_t)v, .tag = (uint32_t)tag, .parts = 1, .stores = 1};
+    o->kind = send ? WL_SEND : WL_RECV;
+    o->peer = (uint32_t)peer;
+    o->bytes = (int64_t)v;
+    o->tag = (uint32_t)tag;
+    o->parts = o->stores = 1;
   } else if (FAST_WORD(k, "calc ")) {
     if (!fast_number(&k, (uint64_t)INT64_MAX, &v) || *k ||
         v > (uint64_t)(INT64_MAX / g->unit_ps))
       return false;
-    o = (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = (int64_t)v * g->unit_ps,
-                       .on = g->calc_on};
+    o->kind = WL_COMPUTE;
+    o->n_wgs = 1;
+    o->time_ps = (int64_t)v * g->unit_ps;
+    o->on = g->calc_on;
   } else {
     return false;
   }
-  o.line = r->line;
-  *st = (struct goal_stmt){.kind = ST_OP, .op = o, .name = nm,
-                           .at = name, .oat = at};
-  r->pos = k;
+  o->line = r->line;
+  st->kind = ST_OP;
+  st->name = nm;
+  st->other = (struct slice){NULL, 0};
+  st->at = name;
+  st->oat = at;
+  st->on_start = false;
+  whole_line(r, name, k);
   return true;
 }
 
@@ -638,7 +675,8 @@ struct goal_src {
   struct wl_sum *sums;    /* per rank */
   bool *chains;           /* per rank: wl_source.chains */
   GHashTable *chans;      /* struct chan_sum (its key first) */
-  struct chan_sum *last;  /* the channel index_op found last (a rank sends on few) */
+  struct chan_sum *last[2]; /* the channels index_op found last for a send [0] and a
+                              receive [1] (a rank talks to few) */
   struct wl_descs *descs; /* its ops' kernels: none */
 };
 
@@ -660,7 +698,27 @@ struct goal_parse {
   bool cycle;              /* first pass: some rank's dependencies make a cycle */
   bool chain;              /* every dependency of the current rank so far: an op requires
                               the op right before it */
+  /* The labels of the current rank's last two ops ([1] the last; n 0: none,
+   * or longer than LKEY): a dependency names them most often. */
+  struct {
+    char key[LKEY];
+    uint32_t n;
+    uint32_t op;
+  } recent[2];
 };
+
+/* The op label K names in the current rank (the two last first): into *OP;
+ * false when none. */
+static bool label_op(const struct goal_parse *gp, struct slice k, uint32_t *op) {
+  for (int j = 1; j >= 0; j--)
+    if (gp->recent[j].n == k.n && !memcmp(gp->recent[j].key, k.s, k.n)) {
+      *op = gp->recent[j].op;
+      return true;
+    }
+  const struct lent *e = ltab_get(&gp->labels, k);
+  if (e) *op = (uint32_t)e->op;
+  return e != NULL;
+}
 
 /* The first pass's record of op O of RANK. */
 static void index_op(struct goal_src *x, uint32_t rank, const struct wl_op *o) {
@@ -668,14 +726,14 @@ static void index_op(struct goal_src *x, uint32_t rank, const struct wl_op *o) {
   if (o->kind != WL_SEND && o->kind != WL_RECV) return;
   bool recv = o->kind == WL_RECV;
   struct chan_key k = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
-  struct chan_sum *c = x->last && !memcmp(&x->last->key, &k, sizeof k) ? x->last
-                                                                        : g_hash_table_lookup(x->chans, &k);
+  struct chan_sum *c = x->last[recv];
+  if (!c || memcmp(&c->key, &k, sizeof k)) c = g_hash_table_lookup(x->chans, &k);
   if (!c) {
     c = g_new0(struct chan_sum, 1);
     c->key = k;
     g_hash_table_add(x->chans, c);
   }
-  x->last = c;
+  x->last[recv] = c;
   c->n[recv]++;
   c->h[recv] = (c->h[recv] ^ (uint64_t)o->bytes) * UINT64_C(1099511628211);
 }
@@ -692,6 +750,10 @@ static bool apply(struct goal_parse *gp, const struct goal_stmt *st) {
     if (++gp->ops > gp->max_ops) return fail_at(r, st->oat, "a schedule of at most 2^25 operations");
     if (st->name.n && !ltab_add(&gp->labels, st->name, i, 0))
       return fail_at(r, st->oat, "a label not used before in this rank");
+    gp->recent[0] = gp->recent[1];
+    gp->recent[1].n = st->name.n <= LKEY ? st->name.n : 0;
+    gp->recent[1].op = i;
+    memcpy(gp->recent[1].key, st->name.s, gp->recent[1].n);
     const struct wl_op *o = &st->op;
     if (gp->x) {
       index_op(gp->x, gp->g.rank, o);
@@ -707,12 +769,11 @@ static bool apply(struct goal_parse *gp, const struct goal_stmt *st) {
     }
     return true;
   }
-  const struct lent *x = ltab_get(&gp->labels, st->name), *y = ltab_get(&gp->labels, st->other);
-  if (!x) return fail_at(r, st->at, "a label defined earlier in this rank");
-  if (!y) return fail_at(r, st->oat, "a label defined earlier in this rank");
-  if (x == y) return fail_at(r, st->oat, "another op than the one that requires it");
+  uint32_t a, b;
+  if (!label_op(gp, st->name, &a)) return fail_at(r, st->at, "a label defined earlier in this rank");
+  if (!label_op(gp, st->other, &b)) return fail_at(r, st->oat, "a label defined earlier in this rank");
+  if (a == b) return fail_at(r, st->oat, "another op than the one that requires it");
   if (!end_of_statement(r)) return false;
-  uint32_t a = (uint32_t)x->op, b = (uint32_t)y->op;
   gp->lag = MAX(gp->lag, gp->rank_ops - 1 - a);
   gp->forward |= b > a;
   gp->chain &= !st->on_start && b + 1 == a;
@@ -848,6 +909,7 @@ static struct wl_program *goal_parse(const char *path, int fd, int64_t time_unit
       if (ok && x) x->at[v] = (struct goal_at){.off = r->off, .line = r->line, .in_comment = r->in_comment};
       gp.forward = false;
       gp.chain = true;
+      memset(gp.recent, 0, sizeof gp.recent);
       if (gp.edges) g_array_set_size(gp.edges, 0);
       ok = ok && rank_body(&gp);
       if (ok && x && gp.forward) gp.cycle |= has_cycle(gp.rank_ops, gp.edges);
@@ -860,6 +922,7 @@ static struct wl_program *goal_parse(const char *path, int fd, int64_t time_unit
                            "got a longer one", path, r->line, GOAL_MAX_LINE + 1, GOAL_MAX_LINE);
     ok = false;
   } else if (ok && r->in_comment) {
+    know_len(r);
     *err = g_strdup_printf("%s:%u:%u: workload.file: expected */ to close the comment, got the "
                            "end of the file", path, r->line, r->last_len + 1);
     ok = false;
@@ -972,7 +1035,8 @@ static bool chain_dep(const struct wl_cursor *c, const struct goal_stmt *st) {
 
 static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool take, uint32_t tag) {
   (void)ctx;
-  memset(it, 0, sizeof *it);
+  /* Each return sets what its kind of item says (source.h): a zeroed
+   * item costs more than the line's parse. */
   if (c->ended) {
     it->kind = WL_ITEM_END;
     return 1;
@@ -999,14 +1063,20 @@ static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool tak
     if (st->kind == ST_DEP) {
       const struct lent *a = ltab_get(&c->labels, st->name), *b = ltab_get(&c->labels, st->other);
       if (!a) return -1; /* the op that waits was forgotten: not within the lag */
-      *it = (struct wl_item){.kind = WL_ITEM_DEP, .a = a->op, .ta = a->tag,
-                             .b = b ? b->op : WL_GONE, .tb = b ? b->tag : 0,
-                             .on_start = st->on_start};
+      it->kind = WL_ITEM_DEP;
+      it->a = a->op;
+      it->ta = a->tag;
+      it->b = b ? b->op : WL_GONE;
+      it->tb = b ? b->tag : 0;
+      it->on_start = st->on_start;
       return 1;
     }
     c->peeked = true;
   }
-  if (!take) return 2;
+  if (!take) {
+    it->kind = WL_ITEM_OP; /* left for the next call */
+    return 2;
+  }
   c->peeked = false;
   uint64_t i = c->n_ops++;
   uint32_t handle = 0;
@@ -1014,7 +1084,9 @@ static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool tak
     c->ring[i % c->ring_n] = (struct lmark){st->name.n ? lhash(st->name) : 0, st->name.n};
   else if (st->name.n && !(handle = ltab_add(&c->labels, st->name, i, tag)))
     return -1;
-  *it = (struct wl_item){.kind = WL_ITEM_OP, .op = st->op, .handle = handle};
+  it->kind = WL_ITEM_OP;
+  it->op = st->op;
+  it->handle = handle;
   return 1;
 }
 

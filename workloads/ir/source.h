@@ -50,10 +50,11 @@ struct wl_source_ops {
   struct wl_cursor *(*open)(void *ctx, uint32_t rank, bool ops_only);
   void (*close)(void *ctx, struct wl_cursor *c);
   /* The next item of C's rank into *IT: 1; an op only when TAKE (else 2,
-   * the op left for the next call: the driver's window is full); END once
-   * the rank has no more (then again at each call). TAG: what DEP items
-   * name the op by (TAKE). -1: it cannot be read (the input changed since
-   * its first pass). */
+   * the op left for the next call, kind WL_ITEM_OP: the driver's window is
+   * full); END once the rank has no more (then again at each call). TAG:
+   * what DEP items name the op by (TAKE). -1: it cannot be read (the input
+   * changed since its first pass). Only the fields of the item's kind are
+   * set. */
   int (*next)(void *ctx, struct wl_cursor *c, struct wl_item *it, bool take, uint32_t tag);
   /* The op of C's rank taken with HANDLE will not be named again by the
    * driver: a dependency on it is WL_GONE. */
