@@ -53,6 +53,12 @@ struct cpu_state {
   size_t pc;              /* next host step */
   size_t passed;          /* a streamed sequence program (np_seq): the waits before it
                              have set their flags back to 0 */
+  /* A chain (nodeprog.chain), see "the chain executor": step pc is live
+   * (chain_on; else the program has ended), where it stands, when its
+   * kernel wait began, since when the thread has had no task. */
+  bool chain, chain_on;
+  uint8_t chain_at;       /* enum chain_at */
+  sim_time chain_since, chain_idle;
   uint8_t wait;           /* enum main_wait */
   uint32_t wait_id;       /* kernel or flag waited on */
   sim_time wait_start;
@@ -76,13 +82,6 @@ struct cpu_state {
   uint32_t depth;
   /* Graph host programs (nodeprog.host_deps), see "the graph executor". */
   struct graph *g;
-  /* A chain (nodeprog.chain), see "the chain executor": its step pc (a
-   * copy; chain_on false: none, the program has ended), where it stands,
-   * when its kernel wait began, since when the thread has had no task. */
-  bool chain, chain_on;
-  uint8_t chain_at;       /* enum chain_at */
-  struct hstep chain_st;
-  sim_time chain_since, chain_idle;
   /* Statistics. */
   sim_time time[N_CAT];
   uint64_t launches, nic_cmds, host_requests, kernel_waits;
@@ -828,18 +827,19 @@ static uint32_t graph_stuck(const struct cpu_state *s) {
 
 static const struct hstep *main_step(struct cpu_state *s, size_t pc);
 
+/* The chain's current step: in the window until the CPU asks for the
+ * next (np_seq). */
+static const struct hstep *chain_step(const struct cpu_state *s) {
+  return &s->prog->host[s->pc - s->prog->host_base];
+}
+
 /* The chain's current step ended (graph_complete): the next is read and
  * ready, or the program has ended. */
 static void chain_complete(struct sim_comp *c) {
   struct cpu_state *s = c->state;
-  const struct hstep *st = main_step(s, ++s->pc);
-  s->chain_on = st != NULL;
-  if (st) {
-    s->chain_st = *st; /* the window may move at the next read */
-    s->chain_at = CH_READY;
-  } else if (s->done_at < 0) {
-    s->done_at = sim_now(c->eng);
-  }
+  s->chain_on = main_step(s, ++s->pc) != NULL;
+  s->chain_at = CH_READY;
+  if (!s->chain_on && s->done_at < 0) s->done_at = sim_now(c->eng);
 }
 
 /* A wait of the current step, begun at START, saw its kernel's record of
@@ -853,14 +853,14 @@ static void chain_kernel_seen(struct sim_comp *c, sim_time start, sim_time arriv
 /* The current step's flag is met (graph_flag_met). */
 static void chain_flag_met(struct sim_comp *c) {
   struct cpu_state *s = c->state;
-  if (s->chain_st.two_sided) s->chain_at = CH_QUEUED;
+  if (chain_step(s)->two_sided) s->chain_at = CH_QUEUED;
   else chain_complete(c);
 }
 
 /* The current step's dependency has held now (graph_ready). */
 static void chain_ready(struct sim_comp *c) {
   struct cpu_state *s = c->state;
-  const struct hstep *st = &s->chain_st;
+  const struct hstep *st = chain_step(s);
   sim_time now = sim_now(c->eng);
   switch (st->kind) {
   case HS_WAIT_KERNEL: {
@@ -901,7 +901,7 @@ static void chain_run(struct sim_comp *c) {
     /* A thread that waited with steps left waited for a flag or a kernel. */
     if (s->chain_idle >= 0) spend(c, CAT_WAIT_FLAG, s->chain_idle, now - s->chain_idle);
     s->chain_idle = -1;
-    const struct hstep *st = &s->chain_st;
+    const struct hstep *st = chain_step(s);
     if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
       d = cfg->recv;
       spend(c, CAT_RECV, now, d);
@@ -1051,7 +1051,7 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   }
   if (s->chain) { /* graph_kernel_done */
     if (s->completed[k] < s->launched[k]) return;
-    if (s->chain_on && s->chain_at == CH_KERNEL && s->chain_st.kernel == k)
+    if (s->chain_on && s->chain_at == CH_KERNEL && chain_step(s)->kernel == k)
       chain_kernel_seen(c, s->chain_since, now);
     chain_run(c);
     return;
@@ -1084,8 +1084,8 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     return;
   }
   if (s->chain) { /* graph_flag */
-    if (s->chain_on && s->chain_at == CH_FLAG && s->chain_st.flag == flag &&
-        s->flags[flag] >= s->chain_st.value)
+    if (s->chain_on && s->chain_at == CH_FLAG && chain_step(s)->flag == flag &&
+        s->flags[flag] >= chain_step(s)->value)
       chain_flag_met(c);
     chain_run(c);
     return;
@@ -1240,7 +1240,7 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_out_int(r, c, CPU_OUT_MAIN_DONE, s->done_at);
   /* The program op (+1) of the first host step that never ended, 0: none. */
   uint32_t stuck = s->g       ? graph_stuck(s)
-                   : s->chain ? (s->chain_on ? s->chain_st.op : 0)
+                   : s->chain ? (s->chain_on ? chain_step(s)->op : 0)
                    : (s->pc < s->prog->n_host ? s->prog->host[s->pc - s->prog->host_base].op : 0);
   sim_out_int(r, c, CPU_OUT_STUCK_OP, stuck);
   sim_out_int(r, c, CPU_OUT_LAUNCHES, (int64_t)s->launches);
