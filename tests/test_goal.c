@@ -1440,6 +1440,77 @@ static void test_streamed_errors(void) {
   EXPECT_TIME(goal_time(held, "cpu", 2), SEND + BUS + LEG + RECV + 10000);
 }
 
+/* GOAL TEXT's total time under POLICY on 2 nodes (OPTS added to the
+ * workload) and in *STREAMED whether the run streamed; -1 on an error. */
+static sim_time scenario_time(const char *text, const char *policy, const char *opts,
+                              bool *streamed) {
+  char *g = tu_temp_file(".goal", text, strlen(text));
+  char *yaml = g_strdup_printf("name: c\nworkload: {kind: goal, file: %s%s}\n"
+                               "hardware: {network: {nodes: 2}}\npolicies: [%s]\n", g, opts, policy);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  struct points pts;
+  char *err = NULL;
+  struct sim_result *runs = NULL;
+  size_t n = 0;
+  sim_time t = -1;
+  *streamed = false;
+  if (pts_load(sc, NULL, NULL, &pts, &err) && pts_run_point(&pts, 0, &runs, &n, &err) && n == 1) {
+    t = runs[0].total_ps;
+    *streamed = runs[0].streamed;
+  }
+  if (err) fprintf(stderr, "%s\n", err);
+  for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
+  g_free(runs);
+  pts_free(&pts);
+  g_free(err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(g);
+  return t;
+}
+
+/* A rank whose ops each require the one before (a chain, Schedgen's usual
+ * output) streams as its CPU asks, read an op at a time and run by the
+ * graph executor's rules (stream.c, models/cpu.c), with or without the
+ * whole file to fall back on (whole_limit 1), and with a window of one
+ * op: rank 0 computes 1000 ns, sends (its thread busy SEND, the command
+ * BUS later at its NIC, the flag at rank 1 LEG later), then posts its
+ * receive; rank 1 completes its receive (RECV), computes 500 ns and
+ * replies: rank 0 is done at 1500 ns + 2 (SEND + BUS + LEG + RECV) =
+ * 6476.52 ns. The dependency lines of rank 0 come an op late (lag 1).
+ * Every counter is the same bytes read whole, under every policy, calcs
+ * as kernels (hdn, copy, overlap: launched and waited for) and on the
+ * CPU. Two chains that wait for each other deadlock, named by rank and op
+ * (not the window: a chain's ops left unread wait for the one stuck). */
+static void test_chain_streams(void) {
+  const char *text = "num_ranks 2\n"
+                     "rank 0 {\na: calc 1000\nb: send 8b to 1\nc: recv 8b from 1\n"
+                     "b requires a\nc requires b\n}\n"
+                     "rank 1 {\nx: recv 8b from 0\ny: calc 500\ny requires x\nz: send 8b to 0\n"
+                     "z requires y\n}\n";
+  static const char *const opts[] = {"", ", whole_limit: 1", ", stream_window: 1, whole_limit: 1"};
+  for (size_t k = 0; k < G_N_ELEMENTS(opts); k++) {
+    bool streamed;
+    EXPECT_TIME(scenario_time(text, "cpu", opts[k], &streamed),
+                1500000 + 2 * (SEND + BUS + LEG + RECV));
+    CU_ASSERT_TRUE(streamed);
+  }
+  static const uint64_t all[2] = {11, 5};
+  expect_streams_alike(text, NULL, 2, "", all);
+  expect_streams_alike(text, NULL, 2, ", stream_window: 1", all);
+  const char *stuck = "num_ranks 2\n"
+                      "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n"
+                      "l3: calc 5\nl3 requires l2\nl4: calc 5\nl4 requires l3\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  bool at_load;
+  char *err = goal_error(stuck, ", stream_window: 1, whole_limit: 1", &at_load);
+  CU_ASSERT_FALSE(at_load);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
+                                            "finished (its host program waits); rank 0's first "
+                                            "op that never ended: rank 0 op 0;"));
+  g_free(err);
+}
+
 static void test_loggp_profile(void) {
   /* configs/hw/loggp.yaml makes a ping o + L + s G + o: 1500 + 2 x 1250 +
    * ceil(8000 bits / 1333333333 bps) = 6000.001 + 1500 ns, plus the bus's
@@ -1485,6 +1556,7 @@ int main(void) {
       {"the LogGP profile: a ping is o + L + s G + o", test_loggp_profile},
       {"GOAL streamed gives the bytes of GOAL read whole", test_streamed_as_whole},
       {"errors of a GOAL file too big to read whole", test_streamed_errors},
+      {"a chain rank streams an op at a time, by hand and as read whole", test_chain_streams},
       {"random GOAL schedules streamed and read whole", test_streamed_random},
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
       {"random GOAL schedules streamed under other libraries", test_streamed_random_libs},
