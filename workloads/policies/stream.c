@@ -105,7 +105,8 @@ static bool free_pop(GArray *free, uint32_t *i) {
 
 /* A message: its send or receive read, its flag at the receiver. */
 struct pst_msg {
-  struct pst_msg *next;      /* in its channel's queue of unmatched ones */
+  struct pst_msg *next;      /* in its channel's queue of unmatched ones, or (ended) in the
+                                run's list of them to reuse */
   int64_t bytes;
   uint32_t dst;              /* the receiving rank */
   uint32_t flag;             /* its flag there; 0: none taken yet */
@@ -225,6 +226,7 @@ struct pol_stream {
   struct pol_srank *ranks;
   void *states;              /* the policy's per-rank states */
   GHashTable *chans;         /* struct pst_chan by (src, dst, tag) */
+  struct pst_msg *spare;     /* messages ended, to reuse (no allocation a message) */
   struct np_source source;
   struct np_seq seq;
   struct np_give give;
@@ -249,8 +251,10 @@ static gboolean chan_equal(gconstpointer a, gconstpointer b) {
   return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
 }
 
-static void msg_unref(struct pst_msg *m) {
-  if (m && --m->refs == 0) g_free(m);
+static void msg_unref(struct pol_stream *x, struct pst_msg *m) {
+  if (!m || --m->refs) return;
+  m->next = x->spare;
+  x->spare = m;
 }
 
 static uint32_t flag_new(struct pol_srank *s) {
@@ -282,12 +286,14 @@ static struct pst_msg *msg_match(struct pol_stream *x, uint32_t rank, const stru
     if (!c->head) c->tail = NULL;
     m->next = NULL;
     if (m->bytes != o->bytes) {
-      msg_unref(m);
+      msg_unref(x, m);
       return NULL;
     }
     return m;
   }
-  struct pst_msg *m = g_new0(struct pst_msg, 1);
+  struct pst_msg *m = x->spare;
+  if (m) x->spare = m->next;
+  else m = g_new(struct pst_msg, 1);
   *m = (struct pst_msg){.bytes = o->bytes, .dst = key.dst, .work_after = -1, .refs = 2,
                         .recv = recv};
   if (c->tail) c->tail->next = m;
@@ -506,7 +512,7 @@ static bool lower(struct pol_srank *s, const struct wl_op *o, struct pst_msg *ms
   if (err && !x->lower_err) x->lower_err = err; /* an input error: said, not run whole */
   else g_free(err);
   s->cur_msg = NULL;
-  if (msg && !x->check) msg_unref(msg);
+  if (msg && !x->check) msg_unref(x, msg);
   if (!ok) pst_stop(x);
   if (!x->check) point(s);
   return ok && !x->diverged;
@@ -948,10 +954,10 @@ static void rank_free(struct pol_stream *x, struct pol_srank *s) {
     wl_lin_free(s->lin);
     for (guint j = 0; j < s->rops->len; j++) { /* read and not placed */
       const struct pst_rop *r = &g_array_index(s->rops, struct pst_rop, j);
-      if (!r->placed) msg_unref(r->msg);
+      if (!r->placed) msg_unref(x, r->msg);
     }
     for (guint j = s->placed_head; j < s->placed->len; j++) /* placed and not lowered */
-      msg_unref(g_array_index(s->placed, struct pst_rop, j).msg);
+      msg_unref(x, g_array_index(s->placed, struct pst_rop, j).msg);
     g_array_free(s->rops, TRUE);
     g_array_free(s->placed, TRUE);
   }
@@ -1016,6 +1022,11 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
   for (uint32_t i = 0; i < x.n_ranks; i++) rank_free(&x, &x.ranks[i]);
   g_free(x.ranks);
   g_hash_table_destroy(x.chans);
+  while (x.spare) {
+    struct pst_msg *m = x.spare;
+    x.spare = m->next;
+    g_free(m);
+  }
   g_free(x.states);
   g_free(x.lower_err);
   return done;
