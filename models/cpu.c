@@ -334,6 +334,15 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
   return d;
 }
 
+/* The thread's work of a graph's task ST begun at NOW (thread_work; a
+ * two-sided receive's completion costs cpu.recv): how long it takes. */
+static sim_time task_work(struct sim_comp *c, const struct hstep *st, sim_time now) {
+  const struct cpu_config *cfg = c->config;
+  if (st->kind != HS_WAIT_FLAG) return thread_work(c, st, now);
+  spend(c, CAT_RECV, now, cfg->recv);
+  return cfg->recv;
+}
+
 /* ---- the graph executor (nodeprog.host_deps, or nodeprog.source) ----
  * Steps live in slots: step i in slot i for a whole program; slots the
  * source hands out and takes back (np_source) for a streamed one, whose
@@ -661,7 +670,6 @@ static void graph_refill(struct sim_comp *c) {
 
 /* Handles every step made ready, then gives the thread its next task. */
 static void graph_run(struct sim_comp *c) {
-  const struct cpu_config *cfg = c->config;
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
   for (;;) {
@@ -686,14 +694,8 @@ static void graph_run(struct sim_comp *c) {
     g->idle_since = -1;
     g->pick_stamp = ++g->stamp;
     uint32_t i = runq_pop(g);
-    const struct hstep *st = &g->host[i];
     if (g->sl[i].phase == GS_READY) graph_start(c, g, i);
-    if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
-      d = cfg->recv;
-      spend(c, CAT_RECV, now, d);
-    } else {
-      d = thread_work(c, st, now);
-    }
+    d = task_work(c, &g->host[i], now);
     if (d > 0) {
       /* The steps that wait for its start (irequires) are ready now, not
        * when it ends: the loop handles them, then returns (running). */
@@ -888,7 +890,6 @@ static void chain_ready(struct sim_comp *c) {
 
 /* Handles the step made ready, then gives the thread its task (graph_run). */
 static void chain_run(struct sim_comp *c) {
-  const struct cpu_config *cfg = c->config;
   struct cpu_state *s = c->state;
   for (;;) {
     while (s->chain_on && s->chain_at == CH_READY) chain_ready(c);
@@ -901,13 +902,7 @@ static void chain_run(struct sim_comp *c) {
     /* A thread that waited with steps left waited for a flag or a kernel. */
     if (s->chain_idle >= 0) spend(c, CAT_WAIT_FLAG, s->chain_idle, now - s->chain_idle);
     s->chain_idle = -1;
-    const struct hstep *st = chain_step(s);
-    if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
-      d = cfg->recv;
-      spend(c, CAT_RECV, now, d);
-    } else {
-      d = thread_work(c, st, now);
-    }
+    d = task_work(c, chain_step(s), now);
     if (d > 0) {
       s->chain_at = CH_RUNNING;
       sim_schedule(c, d, EV_MAIN, 0);

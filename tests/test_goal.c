@@ -1440,35 +1440,6 @@ static void test_streamed_errors(void) {
   EXPECT_TIME(goal_time(held, "cpu", 2), SEND + BUS + LEG + RECV + 10000);
 }
 
-/* GOAL TEXT's total time under POLICY on 2 nodes (OPTS added to the
- * workload) and in *STREAMED whether the run streamed; -1 on an error. */
-static sim_time scenario_time(const char *text, const char *policy, const char *opts,
-                              bool *streamed) {
-  char *g = tu_temp_file(".goal", text, strlen(text));
-  char *yaml = g_strdup_printf("name: c\nworkload: {kind: goal, file: %s%s}\n"
-                               "hardware: {network: {nodes: 2}}\npolicies: [%s]\n", g, opts, policy);
-  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
-  struct points pts;
-  char *err = NULL;
-  struct sim_result *runs = NULL;
-  size_t n = 0;
-  sim_time t = -1;
-  *streamed = false;
-  if (pts_load(sc, NULL, NULL, &pts, &err) && pts_run_point(&pts, 0, &runs, &n, &err) && n == 1) {
-    t = runs[0].total_ps;
-    *streamed = runs[0].streamed;
-  }
-  if (err) fprintf(stderr, "%s\n", err);
-  for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
-  g_free(runs);
-  pts_free(&pts);
-  g_free(err);
-  g_free(sc);
-  g_free(yaml);
-  g_free(g);
-  return t;
-}
-
 /* A rank whose ops each require the one before (a chain, Schedgen's usual
  * output) streams as its CPU asks, read an op at a time and run by the
  * graph executor's rules (stream.c, models/cpu.c), with or without the
@@ -1490,10 +1461,10 @@ static void test_chain_streams(void) {
                      "z requires y\n}\n";
   static const char *const opts[] = {"", ", whole_limit: 1", ", stream_window: 1, whole_limit: 1"};
   for (size_t k = 0; k < G_N_ELEMENTS(opts); k++) {
-    bool streamed;
-    EXPECT_TIME(scenario_time(text, "cpu", opts[k], &streamed),
+    uint64_t streamed;
+    EXPECT_TIME(goal_run_time(text, "cpu", opts[k], &streamed),
                 1500000 + 2 * (SEND + BUS + LEG + RECV));
-    CU_ASSERT_TRUE(streamed);
+    CU_ASSERT_EQUAL(streamed, 1);
   }
   static const uint64_t all[2] = {11, 5};
   expect_streams_alike(text, NULL, 2, "", all);
