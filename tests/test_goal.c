@@ -1385,17 +1385,29 @@ static void test_streamed_errors(void) {
     g_free(big);
   }
   /* Each rank waits for the other: the streamed run deadlocks and, with
-   * no whole file to run instead, names the rank and the op by number. */
+   * no whole file to run instead, names the rank and the op by number;
+   * with one op read ahead too, when the ranks are chains (each op
+   * requires the one before): a chain's ops left unread wait for the one
+   * it is stuck on, so the window held back nothing that could free it. */
   const char *cycle = "num_ranks 2\n"
                       "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n}\n"
                       "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  const char *stuck = "num_ranks 2\n"
+                      "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n"
+                      "l3: calc 5\nl3 requires l2\nl4: calc 5\nl4 requires l3\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  const char *const stucks[][2] = {{cycle, ", whole_limit: 1"},
+                                   {stuck, ", stream_window: 1, whole_limit: 1"}};
   bool at_load;
-  char *err = goal_error(cycle, ", whole_limit: 1", &at_load);
-  CU_ASSERT_FALSE(at_load);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
-                                            "finished (its host program waits); rank 0's first "
-                                            "op that never ended: rank 0 op 0;"));
-  g_free(err);
+  char *err;
+  for (size_t t = 0; t < G_N_ELEMENTS(stucks); t++) {
+    err = goal_error(stucks[t][0], stucks[t][1], &at_load);
+    CU_ASSERT_FALSE(at_load);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
+                                              "finished (its host program waits); rank 0's "
+                                              "first op that never ended: rank 0 op 0;"));
+    g_free(err);
+  }
   /* With one op read ahead, the window is named: in `late` an op ready
    * from the start is read too late; in `held` each rank stops before its
    * send (x waits for r) and the run is stuck with ops unread (read whole,
@@ -1451,8 +1463,7 @@ static void test_streamed_errors(void) {
  * 6476.52 ns. The dependency lines of rank 0 come an op late (lag 1).
  * Every counter is the same bytes read whole, under every policy, calcs
  * as kernels (hdn, copy, overlap: launched and waited for) and on the
- * CPU. Two chains that wait for each other deadlock, named by rank and op
- * (not the window: a chain's ops left unread wait for the one stuck). */
+ * CPU. (Two chains stuck on each other: test_streamed_errors.) */
 static void test_chain_streams(void) {
   const char *text = "num_ranks 2\n"
                      "rank 0 {\na: calc 1000\nb: send 8b to 1\nc: recv 8b from 1\n"
@@ -1469,17 +1480,6 @@ static void test_chain_streams(void) {
   static const uint64_t all[2] = {11, 5};
   expect_streams_alike(text, NULL, 2, "", all);
   expect_streams_alike(text, NULL, 2, ", stream_window: 1", all);
-  const char *stuck = "num_ranks 2\n"
-                      "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n"
-                      "l3: calc 5\nl3 requires l2\nl4: calc 5\nl4 requires l3\n}\n"
-                      "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
-  bool at_load;
-  char *err = goal_error(stuck, ", stream_window: 1, whole_limit: 1", &at_load);
-  CU_ASSERT_FALSE(at_load);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
-                                            "finished (its host program waits); rank 0's first "
-                                            "op that never ended: rank 0 op 0;"));
-  g_free(err);
 }
 
 static void test_loggp_profile(void) {
