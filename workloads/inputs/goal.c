@@ -286,6 +286,13 @@ struct ltab {
   uint32_t mask, used, live;
 };
 
+/* Whether the N bytes at A and B are the same (labels are short: no call). */
+static inline bool same_bytes(const char *a, const char *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 static uint32_t lhash(struct slice k) {
   uint32_t h = 2166136261u;
   for (uint32_t i = 0; i < k.n; i++) h = (h ^ (uint8_t)k.s[i]) * 16777619u;
@@ -333,7 +340,7 @@ static struct lent *ltab_find(const struct ltab *t, struct slice k, uint32_t h, 
       continue;
     }
     struct lent *e = &t->e[v - 1];
-    if (e->hash == h && e->n == k.n && !memcmp(lkey(e), k.s, k.n)) {
+    if (e->hash == h && e->n == k.n && same_bytes(lkey(e), k.s, k.n)) {
       *slot = i;
       return e;
     }
@@ -385,7 +392,7 @@ static uint32_t ltab_add(struct ltab *t, struct slice k, uint64_t op, uint32_t t
   if (t->idx[slot] == 0) t->used++;
   t->idx[slot] = id + 1;
   t->live++;
-  if (t->used * 4 > (t->mask + 1) * 3) ltab_grow(t);
+  if (t->used * 2 > t->mask + 1) ltab_grow(t); /* linear probing: short runs at half full */
   return id + 1;
 }
 
@@ -711,7 +718,7 @@ struct goal_parse {
  * false when none. */
 static bool label_op(const struct goal_parse *gp, struct slice k, uint32_t *op) {
   for (int j = 1; j >= 0; j--)
-    if (gp->recent[j].n == k.n && !memcmp(gp->recent[j].key, k.s, k.n)) {
+    if (gp->recent[j].n == k.n && same_bytes(gp->recent[j].key, k.s, k.n)) {
       *op = gp->recent[j].op;
       return true;
     }
