@@ -362,7 +362,7 @@ static bool message(struct ybuild *b, const char *kind, const struct sc_node *m,
 
 /* Kernel classes by name, in enum kclass order (models/nodeprog.h). */
 static const char *const kclass_names[KC_COUNT] = {"streaming", "stencil", "spmv", "reduction",
-                                                   "axpy"};
+                                                   "axpy", "gemm", "library"};
 
 static bool compute(struct ybuild *b, const struct sc_node *m, const char *path) {
   int64_t wgs, flops, bytes, time, ws, reuse, gather;
@@ -384,7 +384,7 @@ static bool compute(struct ybuild *b, const struct sc_node *m, const char *path)
     if (k < 0) {
       char *kp = g_strdup_printf("%s.class", path);
       *b->err = sc_error_at(cls, kp, "expected a kernel class (streaming, stencil, spmv, "
-                            "reduction, axpy), got %s", cls->kind == SC_SCALAR ? cls->scalar : "a list or mapping");
+                            "reduction, axpy, gemm, library), got %s", cls->kind == SC_SCALAR ? cls->scalar : "a list or mapping");
       g_free(kp);
       return false;
     }
