@@ -184,11 +184,11 @@ static const struct par_decl gpu_decls[] = {
      offsetof(struct gpu_config, launch_table)},
     PAR(teardown_latency, PAR_TIME, "1.5us", "0ps", "1s",
       "kernel teardown latency: last WG end to completion (GPU-TN Table 2)"),
-    PAR(graph_launch, PAR_TIME, "500ns", "0ps", "1ms",
+    PAR(graph_launch, PAR_TIME, "740ns", "0ps", "1ms",
       "per kernel of a captured graph replayed by the GPU (cudaGraphLaunch): the front end's "
       "launch of a node after the node before it ends, no teardown before the replay's last "
-      "(cpu.launch graph; estimate: issue 31's ~0.5 us a one-block kernel; an H200 measures "
-      "0.74 us, configs/hw/h200-probe.yaml of calib28)"),
+      "(cpu.launch graph; an H200 measures 0.74 us a one-block kernel, one more in a chain of "
+      "64 to 512: calib28's CUDA probe, tools/calib/graph_probe.cu, configs/fused/hw.yaml)"),
     PAR(tile_sync, PAR_TIME, "50ns", "0ps", "1ms",
       "a block-level sync (__syncthreads, a tiled_partition's sync) in a fused kernel: a tile "
       "sync between steps whose dependency stays in a block, and each extra tree level of a "

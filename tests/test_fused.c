@@ -15,9 +15,9 @@
 #include "testutil.h"
 
 /* The defaults on one node. Those the derivations use: cpu launch_submit
- * 1 us, switch poll 500 ns, graph_launch 2.5 us; bus 100 ns + 64 B of
+ * 1 us, switch poll 500 ns, graph_launch 1.1 us; bus 100 ns + 64 B of
  * control at 256 Gbps (2 ns) = 102 ns a message; gpu launch 1.5 us,
- * teardown 1.5 us, graph_launch 500 ns, barrier 1 us + 10 ns a WG,
+ * teardown 1.5 us, graph_launch 740 ns, barrier 1 us + 10 ns a WG,
  * tile_sync 50 ns; 24 CUs x 4 WGs of 256 items = 96 slots; no memory
  * latency, no L2: a WG's streaming step moves bytes * 8 * 96 / 1092 Gbps. */
 static void hw_one(struct hw *h) {
@@ -94,13 +94,33 @@ static void test_two_steps_graph(void) {
   hw_one(&h);
   h.cpu.launch = CPU_LAUNCH_GRAPH;
   struct wl_program *p = two_steps(false);
-  /* One replay call (2.5 us) submits both; each node launched by the
-   * front end in 500 ns, no teardown between them, the last's 1.5 us:
-   *   2.5 + 0.102 + 0.5 + 9.6 + 0.5 + 9.6 + 1.5 = 24.302 us, its
-   * completion on the host at 24.404; polls from 2.5 us every 500 ns: 24.5. */
-  sim_time done = 2500 * NS + 102 * NS + 2 * (500 * NS + STEP) + 1500 * NS + 102 * NS;
-  CU_ASSERT_EQUAL(done, 24404 * NS);
-  CU_ASSERT_EQUAL(run(p, "gds", &h), 24500 * NS);
+  /* One replay call (1.1 us) submits both; each node launched by the
+   * front end in 740 ns, no teardown between them, the last's 1.5 us:
+   *   1.1 + 0.102 + 0.74 + 9.6 + 0.74 + 9.6 + 1.5 = 23.382 us, its
+   * completion on the host at 23.484; polls from 1.1 us every 500 ns:
+   * 1.1 + 45 x 0.5 = 23.6 us. */
+  sim_time done = 1100 * NS + 102 * NS + 2 * (740 * NS + STEP) + 1500 * NS + 102 * NS;
+  CU_ASSERT_EQUAL(done, 23484 * NS);
+  CU_ASSERT_EQUAL(run(p, "gds", &h), 23600 * NS);
+  wl_program_free(p);
+}
+
+/* hdn waits for each kernel before it launches the next: under cpu.launch
+ * graph each launch is a graph of its own (nothing to capture it with).
+ * Replayed: the call 1.1 us, the command on the GPU at 1.202, the node's
+ * launch 0.74, the step 9.6, its teardown 1.5 (the replay's last node),
+ * the completion on the host at 13.144; polling from 1.1 us every 500 ns
+ * it notices at 1.1 + 25 x 0.5 = 13.6. The second alike from 13.6:
+ * completion at 26.744, noticed at 14.7 + 25 x 0.5 = 27.2 us. Launched
+ * directly (submit 1 us, launch 1.5 us): completions at 13.804 and
+ * 27.804, noticed at 1 + 26 x 0.5 = 14 and 15 + 26 x 0.5 = 28 us. */
+static void test_two_steps_graph_each(void) {
+  struct hw h;
+  hw_one(&h);
+  struct wl_program *p = two_steps(false);
+  CU_ASSERT_EQUAL(run(p, "hdn", &h), 28000 * NS);
+  h.cpu.launch = CPU_LAUNCH_GRAPH;
+  CU_ASSERT_EQUAL(run(p, "hdn", &h), 27200 * NS);
   wl_program_free(p);
 }
 
@@ -239,6 +259,7 @@ int main(void) {
       {"two steps fused: grid sync, tile sync", test_two_steps_fused},
       {"two steps launched", test_two_steps_launched},
       {"two steps replayed as a graph", test_two_steps_graph},
+      {"two steps waited for: a graph each", test_two_steps_graph_each},
       {"concurrent specialised blocks", test_concurrent_blocks},
       {"a reduction at the fused block size", test_reduction_block_size},
       {"a library call where launched", test_library_call},
