@@ -203,6 +203,59 @@ static void test_library_call(void) {
   wl_program_free(p);
 }
 
+/* The chain workload (workloads/kinds/chain.c) as `trigsim run` reads it:
+ * two streaming steps of 96 WGs, 13650 B a WG (1310400 B each), the second
+ * after a tile sync, on one node: the program of two_steps(true), so
+ * cpufree 21.852 us and gds 26.5 us as derived above. */
+static void test_chain_workload(void) {
+  static const char yaml[] =
+      "name: t\n"
+      "hardware:\n  network: {nodes: 1}\n"
+      "workload:\n  kind: chain\n  steps:\n"
+      "    - {name: a, class: streaming, wgs: 96, bytes: 1310400B}\n"
+      "    - {name: b, class: streaming, wgs: 96, bytes: 1310400B, sync: tile}\n"
+      "policies: [cpufree, gds]\n";
+  char *path = tu_temp_file(".yaml", yaml, sizeof yaml - 1), *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", path, "-f", "csv", "-q", NULL}, &out, NULL), 0);
+  /* Rows: scenario,workload,seed,policy,total_time_ps,... */
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\nt,chain,1,cpufree,21852000,"));
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\nt,chain,1,gds,26500000,"));
+  g_free(out);
+  g_free(path);
+}
+
+/* The chain's steps are checked where they are written: file:line:col of
+ * the step (line 7 the first, 8 the second; column 7 the step's `{`). */
+static void expect_chain_error(const char *steps, const char *want) {
+  char *yaml = g_strdup_printf("name: t\nhardware:\n  network: {nodes: 1}\nworkload:\n"
+                               "  kind: chain\n  steps:\n%s\n", steps);
+  char *path = tu_temp_file(".yaml", yaml, strlen(yaml)), *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", path, NULL}, NULL, &err), 2);
+  if (!err || !strstr(err, want)) fprintf(stderr, "got: %s\nwanted: %s\n", err, want);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  g_free(err);
+  g_free(path);
+  g_free(yaml);
+}
+
+static void test_chain_errors(void) {
+  /* A library call is a step's library: form, not a class. */
+  expect_chain_error("    - {name: a, class: library, wgs: 4}",
+                     ".yaml:7:24: workload.steps[0].class: expected a kernel class (streaming, "
+                     "stencil, spmv, reduction, axpy, gemm), got 'library'");
+  expect_chain_error("    - {name: a, bytes: 4B}",
+                     ".yaml:7:7: workload.steps[0].wgs: expected a number, got nothing");
+  expect_chain_error("    - {name: a, wgs: 4, concurrent: true}",
+                     ".yaml:7:7: workload.steps[0]: expected a first step that is not concurrent");
+  expect_chain_error("    - {name: a, wgs: 4}\n    - {name: b, wgs: 4, concurrent: true, sync: tile}",
+                     ".yaml:8:49: workload.steps[1].sync: expected no sync on a concurrent step");
+  expect_chain_error("    - {name: a, wgs: 4, block: 32}",
+                     ".yaml:7:7: workload.steps[0].rows: expected the reductions (rows) of a step "
+                     "with a block, got nothing");
+  expect_chain_error("    - {name: a, wgs: 4, sync: block}",
+                     ".yaml:7:31: workload.steps[0].sync: expected grid or tile, got 'block'");
+}
+
 /* The study's Jacobi at 2 GPUs: 3 sweeps of a 64 x 64 x 8 slab each
  * (jacobi3d: 2 ranks along z; along x for the 2D tiling), under BASE. */
 static sim_time jacobi2(const char *policy, struct hw *h, int pack, int64_t ops, int64_t px) {
@@ -263,6 +316,8 @@ int main(void) {
       {"concurrent specialised blocks", test_concurrent_blocks},
       {"a reduction at the fused block size", test_reduction_block_size},
       {"a library call where launched", test_library_call},
+      {"the chain workload: two steps as two_steps(true)", test_chain_workload},
+      {"the chain workload's errors", test_chain_errors},
       {"Jacobi at 2 GPUs: DaCe + MPI's host packing", test_jacobi_dace_host_packing},
       {"Jacobi at 2 GPUs: a task runtime's per-task overhead", test_jacobi_task_overhead},
       {NULL, NULL},

@@ -215,6 +215,15 @@ static void set_kernel(struct wl_program *p, struct wl_op *o, const struct wl_ke
   o->kernel = wl_kernel_add(p, k);
 }
 
+int wl_kclass_named(const char *name) {
+  /* In enum kclass order. */
+  static const char *const names[KC_COUNT] = {"streaming", "stencil", "spmv", "reduction",
+                                              "axpy", "gemm", "library"};
+  for (int i = 0; i < KC_COUNT; i++)
+    if (!strcmp(name, names[i])) return i;
+  return -1;
+}
+
 void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
                int64_t reuse_per_wg, int64_t gather_bytes) {
   g_assert(rank < p->n_ranks && kclass < KC_COUNT && ws_bytes >= 0 && reuse_per_wg >= 0 &&

@@ -317,6 +317,9 @@ void wl_host_copies(struct wl_program *p, uint32_t rank, uint8_t copies);
  * for other classes). */
 void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
                int64_t reuse_per_wg, int64_t gather_bytes);
+/* The kernel class (enum kclass, models/nodeprog.h) a program names NAME:
+ * streaming, stencil, spmv, reduction, axpy, gemm, library; -1: none. */
+int wl_kclass_named(const char *name);
 /* Declares the LAST compute op of RANK a row-per-thread CSR SpMV of
  * ROWS_PER_WG rows holding NNZ_PER_WG non-zeros per WG (its L1 reuse,
  * models/gpu.h). */

@@ -45,10 +45,6 @@ const struct par_group chain_params = {
     .config_size = sizeof(struct chain_config),
 };
 
-/* Kernel classes by name, in enum kclass order (models/nodeprog.h). */
-static const char *const class_names[KC_COUNT] = {"streaming", "stencil", "spmv", "reduction",
-                                                  "axpy", "gemm", "library"};
-
 static const char *const step_keys[] = {"name",  "class", "wgs",  "flops",       "bytes",
                                         "sync",  "concurrent", "block", "rows", "row_len",
                                         "working_set", "library"};
@@ -63,7 +59,8 @@ static bool number(const struct sc_node *m, const char *path, const char *key,
   bool ok = true;
   if (!v) {
     if (required) {
-      *err = sc_error_expected(m, kp, dim == UNIT_NONE ? "a number" : units_dim_name(dim));
+      *err = sc_error_at(m, kp, "expected %s, got nothing",
+                         dim == UNIT_NONE ? "a number" : units_dim_name(dim));
       ok = false;
     }
     *out = def;
@@ -140,9 +137,7 @@ static bool read_step(const struct sc_node *m, const char *path, struct step *s,
     return false;
   const struct sc_node *cls = sc_map_get(m, "class");
   if (cls) {
-    int k = -1;
-    for (int i = 0; cls->kind == SC_SCALAR && i < KC_COUNT; i++)
-      if (!strcmp(cls->scalar, class_names[i])) k = i;
+    int k = cls->kind == SC_SCALAR ? wl_kclass_named(cls->scalar) : -1;
     if (k < 0 || k == KC_LIBRARY) { /* a library call is a step's `library:` form */
       char *kp = g_strdup_printf("%s.class", path);
       *err = sc_error_expected(cls, kp, "a kernel class (streaming, stencil, spmv, reduction, "
@@ -165,7 +160,8 @@ static bool read_step(const struct sc_node *m, const char *path, struct step *s,
   }
   if (s->block && !s->rows) {
     char *kp = g_strdup_printf("%s.rows", path);
-    *err = sc_error_expected(m, kp, "the reductions (rows) of a step with a block");
+    *err = sc_error_at(m, kp, "expected the reductions (rows) of a step with a block, got "
+                              "nothing");
     g_free(kp);
     return false;
   }
