@@ -113,6 +113,11 @@ static const struct par_decl cpu_decls[] = {
     PAR(task_overhead, PAR_TIME, "0ps", "0ps", "1s", NULL,
       "a task runtime's host work per task (dependence analysis, mapping: Legion/Legate), "
       "added to each kernel launch and NIC command the main thread issues (0: no runtime)"),
+    PAR(launch_per_buffer, PAR_TIME, "0ps", "0ps", "1s", NULL,
+      "added to a kernel launch's submit cost per memory object the kernel takes as an "
+      "argument (kernel.buffers): OpenCL's enqueue tracks each one (H200, NVIDIA's OpenCL: "
+      "0.25 us each, calibrate's enqueue_args); 0: CUDA, whose launch cost does not depend on "
+      "its arguments (trigsim-cuda-probe's launch_args)"),
     PAR(send, PAR_TIME, "1us", "0ps", "1s", NULL,
       "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
     PAR(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
@@ -327,12 +332,20 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       d = (cfg->submit_table.n > 0 ? par_table_eval(&cfg->submit_table, (int64_t)s->burst)
                                    : cfg->launch_submit) +
           cfg->task_overhead;
+      /* OpenCL's enqueue tracks each memory object argument; a replayed
+       * graph's arguments were captured with it (calib28) */
+      if (qc->kind == Q_KERNEL) d += cfg->launch_per_buffer * pr->kernels[qc->kernel].buffers;
     }
     spend(c, CAT_LAUNCH, now, d);
     s->launches++;
     cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd, (uint32_t)main_j(s), NULL, 0);
     break;
   }
+  case HS_SET_FLAG:
+    check_flag(c, st->flag);
+    cpu_send(c, 0, PK_FLAG, DEV_GPU, 0, st->flag, 1, NULL, 0);
+    d = 0;
+    break;
   case HS_NIC_CMD: {
     if (st->cmd >= pr->n_cmds)
       g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
@@ -973,6 +986,7 @@ static void main_run(struct sim_comp *c) {
       }
       d = thread_work(c, st, now);
       break;
+    case HS_SET_FLAG: d = thread_work(c, st, now); break;
     case HS_NIC_CMD:
       if (s->nic_full && st->cmd < pr->n_cmds &&
           (pr->cmds[st->cmd].op == NIC_TPUT || pr->cmds[st->cmd].op == NIC_TGET)) {

@@ -10,7 +10,8 @@
  * Timing (main thread, steps in order from time 0).
  * - HS_COMPUTE: `time`. HS_LAUNCH: par_table_eval(submit_table, its place
  *   in the burst: launches since the last HS_WAIT_*, itself included), or
- *   launch_submit when the table is empty, then PK_QUEUE_CMD {queue,
+ *   launch_submit when the table is empty, + launch_per_buffer per
+ *   memory object a launched kernel takes (kernel.buffers), then PK_QUEUE_CMD {queue,
  *   a = qcmd} leaves. HS_NIC_CMD: register_trigger (NIC_TPUT/NIC_TGET) or
  *   build_cmd, + send when two_sided, then PK_NIC_CMD leaves. A NIC_TPUT
  *   or NIC_TGET begun after the NIC said it holds nic.triggered_ops of
@@ -51,6 +52,7 @@ struct cpu_config {
   int launch;                 /* enum cpu_launch (PAR_ENUM) */
   sim_time graph_launch;      /* one graph replay call */
   sim_time task_overhead;     /* a task runtime's host work per launch or NIC command */
+  sim_time launch_per_buffer;  /* + per memory object a launched kernel takes (kernel.buffers) */
   sim_time send;
   sim_time recv;
   sim_time build_cmd;

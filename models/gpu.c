@@ -162,7 +162,13 @@ struct gpu_state {
    doc "'s L2 latency, percent of l2_latency", offsetof(struct gpu_config, l2lat[cls])},       \
   {"feff_" #name, PAR_INT, "100", "1", "1000", NULL,                                            \
    doc "'s share of the peak flops (flops_per_cu_cycle), percent; over 100 where the class "    \
-   "reaches units the peak leaves out (tensor cores)", offsetof(struct gpu_config, feff[cls])}
+   "reaches units the peak leaves out (tensor cores)", offsetof(struct gpu_config, feff[cls])}, \
+  {"l1eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                           \
+   doc "'s share of l1_bandwidth when L1-resident, percent",                                   \
+   offsetof(struct gpu_config, l1eff[cls])},                                                    \
+  {"l1lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                         \
+   doc "'s L1 latency when L1-resident, percent of l1_latency",                                \
+   offsetof(struct gpu_config, l1lat[cls])}
 static const struct par_decl gpu_decls[] = {
     PAR(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock (GPU-TN Table 2)"),
     PAR(cus, PAR_INT, "24", "1", "4096", "compute units (GPU-TN Table 2)"),
@@ -227,6 +233,18 @@ static const struct par_decl gpu_decls[] = {
       "L2 capacity: a working set that fits runs at L2 rate (0: no L2 model)"),
     PAR(l2_bandwidth, PAR_BANDWIDTH, "1000Tbps", "1Mbps", "10000Tbps", "L2 peak bandwidth"),
     PAR(l2_latency, PAR_TIME, "0ps", "0ps", "1ms", "L2 latency in Little's law (0: the peak)"),
+    PAR(l2_near_bytes, PAR_SIZE, "0B", "0B", "1TiB",
+      "one half of a partitioned L2 (Hopper, Ampere: each half caches what its SMs read): the "
+      "capacity for data a launched kernel's WGs share across the halves, and for a gathered "
+      "vector; a persistent kernel's WGs keep their data on their half and get l2_bytes "
+      "(gpu.h; 0: no partition)"),
+    PAR(l1_resident_bytes, PAR_SIZE, "0B", "0B", "1GiB",
+      "per CU: a persistent kernel's step whose working set over the CUs fits stays in L1 "
+      "across its iterations and runs at the L1 level's rate (gpu.h; 0: none)"),
+    PAR(l1_bandwidth, PAR_BANDWIDTH, "1000Tbps", "1Mbps", "10000Tbps",
+      "the L1-resident level's peak, all CUs"),
+    PAR(l1_latency, PAR_TIME, "0ps", "0ps", "1ms",
+      "the L1-resident level's latency in Little's law (0: the peak)"),
     PAR(l1_bytes, PAR_SIZE, "0B", "0B", "1GiB",
       "L1 per CU usable as cache by a row-per-thread SpMV (gpu.h; 0: no L1 model)"),
     PAR(l1_line, PAR_SIZE, "128B", "1B", "1MiB", "L1 line (allocation unit)"),
@@ -248,6 +266,10 @@ static const struct par_decl gpu_decls[] = {
     PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
     PE(gemm, KC_GEMM, "generated dense linear algebra (class gemm: GEMM/GEMV loops without a library)"),
     PE(library, KC_LIBRARY, "a vendor library's BLAS call (class library: cuBLAS GEMM/GEMV/dot)"),
+    PAR(first_wave, PAR_TIME, "0ps", "0ps", "1ms",
+      "added to wg_start for the WGs of a kernel's first wave (those it dispatches at "
+      "once): they start cold, later waves overlap their start with the wave before "
+      "(calibrate: one-wave Jacobi kernels' span beyond an empty kernel's and the model's compute)"),
     PAR(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
       "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
     PAR(peer_load_latency, PAR_TIME, "0ps", "0ps", "1ms",
@@ -259,6 +281,10 @@ static const struct par_decl gpu_decls[] = {
       "WGs that go on at the same instant share one event, run one after another in the order "
       "their own events would have, and a batch that would only begin flag waits is held until "
       "a flag needs it (same simulated times); false: one event per WG (to check)"),
+    PAR(reduce_load, PAR_TIME, "0ps", "0ps", "1ms",
+      "a reduction's second pass: per partial each work-item of the last WG loads and adds, "
+      "one after another (ceil(WGs / wg_items) of them; calibrate: the dot's span with its "
+      "second pass - without, over them)"),
     PAR(reduce_pass, PAR_TIME, "0ps", "0ps", "1ms",
       "a reduction's second pass over the per-WG partials, paid by the last WG that runs it"),
     PAR(atomic_same_address, PAR_TIME, "0ps", "0ps", "1ms",
@@ -321,13 +347,22 @@ int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k) {
   return occ >= 1 ? occ : 1;
 }
 
-double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, bool l2, int kclass) {
+double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, int level, int kclass,
+                        int64_t item_bytes) {
   int c = kclass >= 0 && kclass < KC_COUNT ? kclass : KC_STREAM;
-  double peak = (double)(l2 ? cfg->l2_bandwidth : cfg->mem_bandwidth) *
-                (double)(l2 ? cfg->l2eff[c] : cfg->eff[c]) / 100.0;
-  double lat = (double)(l2 ? cfg->l2_latency : cfg->mem_latency) *
-               (double)(l2 ? cfg->l2lat[c] : cfg->lat[c]) / 100.0 / (double)SIM_S;
-  double inflight_bits = (double)r * (double)cfg->wg_items * (double)cfg->item_bytes * 8.0;
+  double peak, lat;
+  if (level == GPU_L1) {
+    peak = (double)cfg->l1_bandwidth * (double)cfg->l1eff[c] / 100.0;
+    lat = (double)cfg->l1_latency * (double)cfg->l1lat[c] / 100.0 / (double)SIM_S;
+  } else if (level == GPU_L2) {
+    peak = (double)cfg->l2_bandwidth * (double)cfg->l2eff[c] / 100.0;
+    lat = (double)cfg->l2_latency * (double)cfg->l2lat[c] / 100.0 / (double)SIM_S;
+  } else {
+    peak = (double)cfg->mem_bandwidth * (double)cfg->eff[c] / 100.0;
+    lat = (double)cfg->mem_latency * (double)cfg->lat[c] / 100.0 / (double)SIM_S;
+  }
+  double ib = (double)(item_bytes > 0 ? item_bytes : cfg->item_bytes);
+  double inflight_bits = (double)r * (double)cfg->wg_items * ib * 8.0;
   return 1.0 / (lat / inflight_bits + 1.0 / peak);
 }
 
@@ -357,8 +392,23 @@ static sim_time peer_time(const struct gpu_config *cfg, const struct kstep *st, 
   return (sim_time)ceil(share_ps((double)st->peer_loads * 64.0, r, bps) - 1e-6);
 }
 
+static sim_time step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
+                          int64_t occ, bool persistent);
+
 sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
                        int64_t occ) {
+  return step_time(cfg, st, r, occ, false);
+}
+
+/* L2's capacity for data a kernel's WGs share across the halves (a
+ * launched kernel's, a gathered vector). */
+static int64_t l2_shared_bytes(const struct gpu_config *cfg) {
+  return cfg->l2_near_bytes > 0 && cfg->l2_near_bytes < cfg->l2_bytes ? cfg->l2_near_bytes
+                                                                         : cfg->l2_bytes;
+}
+
+static sim_time step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
+                          int64_t occ, bool persistent) {
   if (st->time > 0) return st->time;
   if (r < 1) r = 1;
   sim_time t = 0;
@@ -371,27 +421,36 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
   }
   if (st->bytes > 0 || st->reuse_bytes > 0) {
     int kc = st->kclass < KC_COUNT ? st->kclass : KC_STREAM;
+    int64_t ib = st->item_bytes;
     double bytes = (double)st->bytes, reuse = (double)st->reuse_bytes, ps;
     bool l2 = cfg->l2_bytes > 0;
     /* the WGs resident on the busiest CU: the kernel's occupancy, or
      * fewer where its wave of R WGs does not fill every CU that deep */
     int64_t res = MIN(occ, (int64_t)((r + (uint64_t)cfg->cus - 1) / (uint64_t)cfg->cus));
     double l1_miss = l1_miss_bytes(cfg, st, MAX(1, res));
-    if (cfg->mem_latency <= 0 && !l2 && l1_miss <= 0) { /* the peak, shared: exact in integers */
+    int64_t cap = persistent ? cfg->l2_bytes : l2_shared_bytes(cfg);
+    bool l1 = persistent && cfg->l1_resident_bytes > 0 && st->ws_bytes > 0 &&
+              st->ws_bytes <= cfg->l1_resident_bytes * cfg->cus;
+    if (cfg->mem_latency <= 0 && !l2 && !l1 && l1_miss <= 0) { /* the peak, shared: exact in integers */
       unsigned __int128 num = (unsigned __int128)(st->bytes + st->reuse_bytes) * 8u * r * SIM_S * 100u;
       sim_time tb = ceil_div_ps(num, (unsigned __int128)cfg->mem_bandwidth *
                                          (uint64_t)cfg->eff[st->kclass < KC_COUNT ? st->kclass : 0]);
       return (tb > t ? tb : t) + peer_time(cfg, st, r);
     }
-    if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cfg->l2_bytes) {
-      ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
+    if (l1) {
+      ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, GPU_L1, kc, ib));
+    } else if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cap) {
+      ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib));
+    } else if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cfg->l2_bytes) {
+      /* Shared data past one half: the half's share from L2, the rest from memory. */
+      double f = (double)cap / (double)st->ws_bytes;
+      ps = share_ps((bytes + reuse) * 8.0 * f, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib)) +
+           share_ps((bytes + reuse) * 8.0 * (1 - f), r, gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
     } else {
-      double h = 0;
-      if (l2 && reuse > 0)
-        h = st->gather_bytes <= cfg->l2_bytes ? 1.0
-                                               : (double)cfg->l2_bytes / (double)st->gather_bytes;
-      ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, gpu_achieved_bps(cfg, r, false, kc));
-      if (h > 0) ps += share_ps(h * reuse * 8.0, r, gpu_achieved_bps(cfg, r, true, kc));
+      double h = 0, g = (double)l2_shared_bytes(cfg);
+      if (l2 && reuse > 0) h = (double)st->gather_bytes <= g ? 1.0 : g / (double)st->gather_bytes;
+      ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
+      if (h > 0) ps += share_ps(h * reuse * 8.0, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib));
     }
     if (l1_miss > 0) /* at the refill rate, or L2's peak: no faster at twice the threads (gpu.h) */
       ps += share_ps(l1_miss * 8.0, r,
@@ -417,8 +476,14 @@ sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
     r = MIN(wave, (uint64_t)k->n_wgs - first);
     if (st->sel_count > 0) r = MIN(r, st->sel_count); /* only the selected WGs move data */
   }
-  sim_time t = gpu_step_time(cfg, st, r, occ);
-  if (wg == gpu_reduce_last_wg(k, st)) t += cfg->reduce_pass;
+  sim_time t = step_time(cfg, st, r, occ, k->persistent);
+  if (wg == gpu_reduce_last_wg(k, st)) {
+    /* The second pass: each of the last WG's work-items adds its share of
+     * the partials, one dependent load after another. */
+    uint64_t parts = st->sel_count > 0 ? st->sel_count : k->n_wgs;
+    t += cfg->reduce_pass + cfg->reduce_load * (sim_time)((parts + (uint64_t)cfg->wg_items - 1) /
+                                                          (uint64_t)cfg->wg_items);
+  }
   return t;
 }
 
@@ -1266,6 +1331,10 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       if (d > 0) return;
       break;
     }
+    case KS_HOST_FLAG: /* each WG's store, its fence first */
+      d = cfg->fence_latency;
+      gpu_send_b(c, d, PK_FLAG, DEV_CPU, st->flag, w->n);
+      break;
     case KS_BARRIER:
       w->step++;
       w->next = q->barrier_list;
@@ -1316,7 +1385,8 @@ static bool kernel_parks(const struct gpu_config *cfg, const struct kernel *k) {
     if (st->kind == KS_COMPUTE &&
         (st->time > 0 || st->flops > 0 || st->bytes > 0 || st->reuse_bytes > 0))
       return true;
-    if ((st->kind == KS_TRIGGER || st->kind == KS_HOST_REQUEST || st->kind == KS_NIC_CMD) &&
+    if ((st->kind == KS_TRIGGER || st->kind == KS_HOST_REQUEST || st->kind == KS_NIC_CMD ||
+         st->kind == KS_HOST_FLAG) &&
         cfg->fence_latency > 0)
       return true;
   }
@@ -1351,7 +1421,8 @@ static void dispatch(struct sim_comp *c) {
       uint32_t used = s->n_slots - s->units_free;
       if (used > s->slots_max) s->slots_max = used;
       const struct gpu_config *cfg = c->config;
-      if (cfg->wg_start > 0) wg_schedule(c, slot, cfg->wg_start);
+      sim_time start = cfg->wg_start + (w->wg < q->max_running ? cfg->first_wave : 0);
+      if (start > 0) wg_schedule(c, slot, start);
       else run_group(c, slot, false);
     }
     if (q->next_wg < q->k->n_wgs) s->disp[(s->disp_head + kept++) % s->n_q] = qi;
@@ -1437,7 +1508,8 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   const struct gpu_config *cfg = c->config;
   q->running = 0;
   q->max_running = (uint32_t)(cfg->cus * gpu_occupancy(cfg, q->k));
-  q->group = cfg->aggregate && !c->traced && (cfg->wg_start > 0 || ki->parks);
+  q->group = cfg->aggregate && !c->traced &&
+             (cfg->wg_start > 0 || cfg->first_wave > 0 || ki->parks);
   if (q->k->n_wgs > q->max_running && ki->barrier)
     g_error("%s: kernel %s has a device-wide barrier but %u WGs > %u resident (cus * occupancy)",
             c->name, kernel_name(q->k), q->k->n_wgs, q->max_running);

@@ -40,10 +40,22 @@
  *     1 / dram(R) = lat_c% mem_latency / (R wg_items item_bytes 8) + 1 / (eff_c% mem_bandwidth)
  *     1 / l2(R)   = l2lat_c% l2_latency / (R wg_items item_bytes 8) + 1 / (l2eff_c% l2_bandwidth)
  *   (latency-bound, linear in R, at low occupancy; saturating at the
- *   peak). If 0 < ws_bytes <= l2_bytes every byte is served by L2:
- *   t = (bytes + reuse_bytes) * 8 * R / l2(R). Else h = min(1, l2_bytes /
- *   gather_bytes) (0 without L2) of reuse_bytes come from L2, the rest and
- *   `bytes` from memory:
+ *   peak). L2's capacity C: l2_bytes for a persistent kernel (its WGs
+ *   stay on their CUs, their data in their half of a partitioned L2),
+ *   l2_near_bytes (one half) for a kernel launched per phase, whose WGs
+ *   land anywhere, so that each half caches its own copy of what they
+ *   share (Hopper and Ampere's L2 partitions: on an H200 a pointer chase
+ *   from one SM is at 145 ns up to 28 MiB and 262 ns beyond; streaming
+ *   data that moves between WGs falls off L2 past ~30 MiB, data each WG
+ *   keeps its own past ~48 MiB; 0: l2_bytes everywhere). L1 residency: a
+ *   persistent kernel's step whose working set per CU (ws_bytes / cus)
+ *   fits l1_resident_bytes runs at
+ *     1 / l1(R) = l1lat_c% l1_latency / (R wg_items item_bytes 8) + 1 / (l1eff_c% l1_bandwidth):
+ *   t = (bytes + reuse_bytes) * 8 * R / l1(R). Else if 0 < ws_bytes <= C
+ *   every byte is served by L2: t = (bytes + reuse_bytes) * 8 * R / l2(R).
+ *   Else h = min(1, l2_near_bytes (else l2_bytes) / gather_bytes) (0
+ *   without L2; a gathered vector is read by every CU) of reuse_bytes come
+ *   from L2, the rest and `bytes` from memory:
  *     t = (bytes + (1-h) reuse) * 8 * R / dram(R) + h reuse * 8 * R / l2(R).
  *   L1 (l1_bytes > 0; a row-per-thread CSR SpMV step: rows > 0, nnz > 0,
  *   8 B values and 4 B column indices, as the workloads' SpMV): each
@@ -75,9 +87,15 @@
  *     t += peer_loads * 64 * R / peer(R)
  *   added to the local time (a work-item's loads, local and remote, are
  *   one after another).
- *   Each WG pays wg_start before its first step (dispatch).
+ *   Each WG pays wg_start before its first step (dispatch), + first_wave
+ *   if it is in its kernel's first cus * occupancy WGs (they start cold).
+ *   A launched kernel's step whose shared working set is past one half of
+ *   a partitioned L2 (l2_near_bytes < ws_bytes <= l2_bytes) takes the
+ *   half's share f = l2_near_bytes / ws_bytes of its bytes at l2(R) and
+ *   the rest at dram(R).
  *   KC_REDUCE: the last WG that performs the step (the selector's last,
- *   else the kernel's last) also pays reduce_pass (the second pass over
+ *   else the kernel's last) also pays reduce_pass + reduce_load * ceil(its WGs /
+ *   wg_items) (the second pass over
  *   the partials; gpu_reduce_last_wg).
  * - KS_WAIT_FLAG started at s continues at the first s + k*p (k >= 0) at
  *   or after the flag reaches the value; p = par_table_eval(poll_table,
@@ -171,10 +189,18 @@ struct gpu_config {
   int64_t feff[KC_COUNT];      /* percent of the peak flops, per enum kclass */
   sim_time graph_launch; /* a graph node's launch by the front end */
   sim_time tile_sync;          /* a block-level sync in a fused kernel */
+  int64_t l2_near_bytes;       /* one half of a partitioned L2; 0: no partition */
+  int64_t l1_resident_bytes;   /* per CU: a persistent step's working set L1 keeps; 0: none */
+  int64_t l1_bandwidth;        /* bits per second, the L1-resident level */
+  sim_time l1_latency;
+  int64_t l1eff[KC_COUNT];     /* percent of l1_bandwidth */
+  int64_t l1lat[KC_COUNT];     /* percent of l1_latency */
   sim_time wg_start;           /* dispatch cost of each WG before its first step */
+  sim_time first_wave;         /* + for the WGs of a kernel's first wave */
   sim_time peer_load_latency;  /* a load from a peer GPU's memory, round trip; 0: no model */
   int64_t peer_bandwidth;      /* bits per second of such loads into the GPU */
   sim_time reduce_pass;
+  sim_time reduce_load;        /* + per ceil(WGs / wg_items) partials a second-pass item adds */
   /* One atomic to an address every other WG's atomics also hit: the L2
    * serializes them (a workload's in-kernel dot product that adds one
    * partial per warp into one word: workloads/kinds/cg.c, code acg). 0: free. */
@@ -227,9 +253,14 @@ uint32_t gpu_reduce_last_wg(const struct kernel *k, const struct kstep *st);
 /* Resident WGs per CU of kernel K under CFG (K NULL: no kernel limits). */
 int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k);
 
-/* Achieved memory (L2: L2) bandwidth in bits/s of class KCLASS with R
- * WGs of wg_items in flight (the formula above). */
-double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, bool l2, int kclass);
+/* The levels a step's bytes come from (gpu_achieved_bps). */
+enum gpu_level { GPU_DRAM, GPU_L2, GPU_L1 };
+
+/* Achieved bandwidth in bits/s of class KCLASS at LEVEL with R WGs of
+ * wg_items in flight, each keeping ITEM_BYTES (0: item_bytes) in flight
+ * (the formula above). */
+double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, int level, int kclass,
+                        int64_t item_bytes);
 
 /* Duration of one KS_COMPUTE step under CFG (the bandwidth shared by all
  * cus * wgs_per_cu slots). */
@@ -237,7 +268,8 @@ sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st);
 /* Same, for WG WG of kernel K (waves, tails and occupancy as above). */
 sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
                      const struct kstep *st, uint32_t wg);
-/* Same, for a WG sharing memory with R WGs at occupancy OCC. */
+/* Same, for a WG sharing memory with R WGs at occupancy OCC, in a kernel
+ * launched per phase (not persistent: its WGs share L2 across the halves). */
 sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
                        int64_t occ);
 

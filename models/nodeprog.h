@@ -24,6 +24,8 @@ enum kstep_kind {
    * w / tag_div; every WG pays the fence (and an atomic arrive), and the
    * last WG of a part to arrive posts command `cmd + part`. */
   KS_BARRIER,      /* device-wide barrier of all the kernel's WGs */
+  KS_HOST_FLAG,    /* release fence, then a posted store adding 1 to host flag `flag`
+                      (the CPU's copy) across the bus: a signal to a spinning host */
   KS_LOOP,         /* the steps up to the matching KS_END run `count` times (np_loops) */
   KS_END,          /* end of the innermost open KS_LOOP's body */
 };
@@ -76,6 +78,10 @@ struct kstep {
                           no DMA; the target's flag is written over NVLink too */
   uint8_t gets;        /* KS_COMPUTE, KC_SPMV: x read through gets (nvshmem_double_g),
                           one non-zero per visit (gpu.h "L1") */
+  uint16_t item_bytes; /* KS_COMPUTE: bytes a work-item keeps in flight, the element it
+                          loads (Little's law, gpu.h); 0: gpu.item_bytes */
+  uint8_t buffers;     /* KS_COMPUTE: memory objects the code's kernel takes as arguments
+                          (its kernel's `buffers` is the most of its steps') */
   uint32_t only_wg;    /* if > 0, only WG only_wg-1 performs this step */
   /* If sel_count > 0, only WGs sel_first + j * sel_stride (0 <= j <
    * sel_count) perform this step (e.g. the WGs on one edge of a 2D tiling
@@ -92,6 +98,8 @@ struct kernel {
   bool persistent;             /* sized to residency and looping (cpufree, monolithic), not
                                   launched per phase (gpu_occupancy) */
   uint32_t local_bytes_per_wg; /* local (shared) memory a WG needs; 0: none */
+  uint8_t buffers;             /* memory objects it takes as arguments, bound at each launch
+                                  (cpu.launch_per_buffer) */
   const struct kstep *steps;
   size_t n_steps;
   /* Open (its steps read while it runs, nodeprog.seq's kernel): steps[0]
@@ -140,6 +148,8 @@ enum hstep_kind {
                      cpu.register_trigger for triggered ones, or cpu.send for puts
                      made by the host network stack when `two_sided`) */
   HS_WAIT_FLAG,   /* wait until `flag` >= `value`; pays cpu.recv when `two_sided` */
+  HS_SET_FLAG,    /* store: add 1 to flag `flag` in memory a kernel polls (the GPU's
+                     copy, across the bus); costs the thread nothing */
   HS_LOOP,        /* the steps up to the matching HS_END run `count` times (np_loops);
                      sequence programs only */
   HS_END,         /* end of the innermost open HS_LOOP's body */

@@ -142,11 +142,12 @@ static void test_concurrent_blocks(void) {
     /* Each WG moves its bytes with a 1/96 share (bw_share slots): 9.6 us.
      * Concurrent: a kernel of 64 + 32 WGs; A and B at once, the barrier
      * over 96 WGs (1.96 us), C: 1.102 + 1.5 + 9.6 + 1.96 + 9.6 = 23.762.
-     * In turn: a grid of 64 (B on its first 32, the others skip it), two
-     * barriers over 64 WGs (1.64 us): 1.102 + 1.5 + 3 * 9.6 + 2 * 1.64
-     * = 34.682 us. */
+     * In turn: a grid of 64 (B on its first 32, the others skip it),
+     * launched at residency as cpufree's grid is (24 x 4 = 96 WGs, the 32
+     * left over only join the barriers), two barriers over 96 WGs (1.96
+     * us): 1.102 + 1.5 + 3 * 9.6 + 2 * 1.96 = 35.322 us. */
     sim_time want = concurrent ? SUBMIT + 1500 * NS + 2 * STEP + 1960 * NS
-                               : SUBMIT + 1500 * NS + 3 * STEP + 2 * 1640 * NS;
+                               : SUBMIT + 1500 * NS + 3 * STEP + 2 * 1960 * NS;
     CU_ASSERT_EQUAL(run(p, "cpufree", &h), want);
     wl_program_free(p);
   }

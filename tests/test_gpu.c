@@ -803,7 +803,7 @@ static void test_occupancy_little(void) {
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 15), 1016 * NS);
   /* Achieved bandwidth at R = 16: 1 / (1e-6 / 131072 + 1 / 8.192e12) =
    * 131072 / 1.016e-6 bps. */
-  CU_ASSERT_DOUBLE_EQUAL(gpu_achieved_bps(&g, 16, false, KC_STREAM), 131072 / 1.016e-6, 1);
+  CU_ASSERT_DOUBLE_EQUAL(gpu_achieved_bps(&g, 16, GPU_DRAM, KC_STREAM, 0), 131072 / 1.016e-6, 1);
   /* No latency: the asymptote, shared (the old model): 8192 x 16 bits at
    * 8.192 Tbps = 16 ns. */
   g.mem_latency = 0;
@@ -814,6 +814,86 @@ static void test_occupancy_little(void) {
   g.lat[KC_SPMV] = 200;
   const struct kstep sp = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .bytes = 1024};
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &sp, 0), 2032 * NS);
+}
+
+/* Issue 28's levels on the little GPU (2 CUs x 8 WGs of 256 items, 4 B
+ * in flight each), latencies 0 so that each level is its peak shared by
+ * the R WGs of the wave (bw_share kernel): memory 8.192 Tbps, L2 81.92
+ * Tbps, L1 163.84 Tbps; a WG's 1024 B = 8192 bits. A kernel of 16 WGs
+ * (one wave, R = 16): 8192 x 16 bits = 131072 bits, so 16 ns from memory,
+ * 1.6 ns from L2, 0.8 ns from L1. l2_bytes 4 MiB, l2_near_bytes 2 MiB,
+ * l1_resident_bytes 64 KiB a CU (128 KiB over both).
+ * - ws 1 MiB: L2 either way: 1600 ps. Launched, ws 4 MiB: past the half,
+ *   f = 2/4 from L2, the rest from memory: 800 + 8000 = 8800 ps;
+ *   persistent: L2 holds it whole: 1600 ps. ws 8 MiB: memory: 16000 ps.
+ * - ws 64 KiB: persistent: L1-resident (64 KiB <= 128 KiB): 800 ps;
+ *   launched: L2, 1600 ps.
+ * - An 8 B element in flight halves the latency term: with mem_latency
+ *   1 us, R = 16: 131072 bits x (1 us / (16 x 256 x 8 B x 8 bits) + 1 /
+ *   8.192e12) = 131072 / 262144 us + 16 ns = 516 ns (4 B: 131072 /
+ *   131072 us + 16 ns = 1016 ns, as test_occupancy_little's R = 16). */
+static void test_levels(void) {
+  struct gpu_config g;
+  little_gpu(&g);
+  g.mem_latency = 0;
+  g.l2_bytes = 4 << 20;
+  g.l2_near_bytes = 2 << 20;
+  g.l2_bandwidth = 81920000000000;
+  g.l1_resident_bytes = 64 << 10;
+  g.l1_bandwidth = 163840000000000;
+  const struct kernel launched = {.n_wgs = 16}, pers = {.n_wgs = 16, .persistent = true};
+  struct kstep st = {.kind = KS_COMPUTE, .bytes = 1024, .ws_bytes = 1 << 20};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &st, 0), 1600);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 1600);
+  st.ws_bytes = 4 << 20;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &st, 0), 8800);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 1600);
+  st.ws_bytes = 8 << 20;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &st, 0), 16000);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 16000);
+  st.ws_bytes = 64 << 10;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 800);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &st, 0), 1600);
+  /* No partition: l2_bytes for every kernel. */
+  g.l2_near_bytes = 0;
+  st.ws_bytes = 4 << 20;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &st, 0), 1600);
+  little_gpu(&g);
+  struct kstep el = {.kind = KS_COMPUTE, .bytes = 1024};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &el, 0), 1016 * NS);
+  el.item_bytes = 8;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &el, 0), 516 * NS);
+}
+
+/* first_wave and reduce_load: a kernel of 4 WGs of 10 us on 2 slots (two
+ * waves, occupancy 1), wg_start 1 us, first_wave 2 us: the first wave's
+ * WGs start 3 us after the launch and end at 13 us, the second's start 1
+ * us later and end at 24 us (the gpu rig: B 0.1, L 1.5, T 1.5: the record
+ * at 0.1 + 1.5 + 24 + 1.5 + 0.1 = 27.2 us). A reduction step of 10 us on
+ * the same kernel, reduce_load 100 ns: its last WG adds ceil(4 / 256) = 1
+ * partial: 10.1 us, the kernel's end 0.1 us later. */
+static void test_first_wave_reduce_load(void) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 10 * US}};
+  static const struct kernel k[] = {{.name = "waves", .n_wgs = 4, .steps = steps, .n_steps = 1}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.cus = 2;
+  r.g.wgs_per_cu = 1;
+  r.g.wg_start = 1 * US;
+  r.g.first_wave = 2 * US;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), B + L + 3 * US + 10 * US + 1 * US + 10 * US + T + B);
+  rig_free(&r);
+  struct gpu_config g;
+  little_gpu(&g);
+  g.reduce_load = 100 * NS;
+  const struct kstep red = {.kind = KS_COMPUTE, .kclass = KC_REDUCE, .time = 10 * US};
+  const struct kernel k4 = {.n_wgs = 4, .steps = &red, .n_steps = 1};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k4, &red, 3), 10100 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k4, &red, 2), 10 * US);
 }
 
 /* Peer loads (nvshmem_double_g over NVLink) on the little GPU: latency
@@ -1805,6 +1885,8 @@ int main(void) {
       {"trigger with work-item stores: one message, b = stores", test_trigger_work_items},
       {"selectors: only an edge's WGs perform a step", test_selectors},
       {"peer loads: Little's law with their latency, added to the local time", test_peer_loads},
+      {"levels: L2 halves, L1 residency, the element in flight", test_levels},
+      {"first wave's cold start, a reduction's second-pass loads", test_first_wave_reduce_load},
       {"a reduction's second pass: the last WG that runs it (not a communication WG)",
        test_reduce_pass_selected},
       {"same, one event per WG", test_reduce_pass_selected_per_wg},

@@ -752,9 +752,10 @@ static void test_deadlock_is_an_error(void) {
  * (rows 0-3 and 4-7: 11 non-zeros each, a halo of one entry each way), on
  * the defaults with a memory bandwidth of 8 Tbps (1 B/ps), bw_share kernel
  * and a flop rate that makes flops negligible (1 ps): one 1024-row WG per
- * op, SpMV 12 * 11 + 24 * 4 = 228 ps plus its gathers of x beyond one per
- * row, 8 * (11 - 4) = 56 ps (no L2: from memory): 284 ps, a dot 16 * 4 =
- * 64 ps, an AXPY 96 ps. */
+ * op, SpMV 12 * 11 + 20 * 4 = 212 ps plus its gathers of x beyond one per
+ * row, 8 * (11 - 4) = 56 ps (no L2: from memory): 268 ps, a dot 16 * 4 =
+ * 64 ps, an AXPY 96 ps; each dot after its reset kernel (1 thread zeroing
+ * 8 B: 8 ps), which the one-kernel lowerings drop (wl_pack). */
 static sim_time cg_time_of(const char *policy, uint32_t ranks, int code) {
   struct hw h;
   hw_nodes(&h, ranks);
@@ -789,17 +790,18 @@ static void test_cg_cpufree(void) {
   /* One persistent kernel per rank, launched at 1102 + 1500 = 2602 (ns).
    * Halo put: fence 200, at the NIC c = 2802 + 102 = 2904, the peer's flag
    * at c + LEG = 3590.26; the WG polls from 2802 every 100: 3602. SpMV:
-   * 3602.284. A barrier from t: fence 200, bus 102, command 100, a 64 B
+   * 3602.268. A barrier from t: fence 200, bus 102, command 100, a 64 B
    * header over link, switch, link 305.12, a zero-byte write 100: the
    * peer's flag at t + 807.12, seen by WG 0 polling from t + 200: t + 900.
-   * A grid barrier: 1000 + 10 x 1 WG = 1010. An allreduce from t: flag at
-   * t + 302 + LEG, seen at t + 1000.
-   *   barrier 4502.284, 2 grid barriers 6522.284, dot (0.064) 6522.348,
-   *   grid 7532.348, allreduce 8532.348, barrier 9432.348, grid 10442.348,
-   *   2 AXPYs (0.096 each) 10442.540, grid 11452.540, dot 11452.604, grid
-   *   12462.604, allreduce 13462.604, barrier 14362.604, grid 15372.604,
-   *   AXPY 15372.700, barrier 16272.700, grid 17282.700. */
-  CU_ASSERT_EQUAL(cg_time("cpufree"), 17282700);
+   * A grid barrier over the persistent grid at residency (cus x
+   * wgs_per_cu = 24 x 4 = 96 WGs, policy_cpufree.c): 1000 + 10 x 96 =
+   * 1960. An allreduce from t: flag at t + 302 + LEG, seen at t + 1000.
+   *   barrier 4502.268, 2 grid barriers 8422.268, dot (0.064) 8422.332,
+   *   grid 10382.332, allreduce 11382.332, barrier 12282.332, grid
+   *   14242.332, 2 AXPYs (0.096 each) 14242.524, grid 16202.524, dot
+   *   16202.588, grid 18162.588, allreduce 19162.588, barrier 20062.588,
+   *   grid 22022.588, AXPY 22022.684, barrier 22922.684, grid 24882.684. */
+  CU_ASSERT_EQUAL(cg_time("cpufree"), 24882684);
 }
 
 static void test_cg_hdn(void) {
@@ -810,12 +812,13 @@ static void test_cg_hdn(void) {
    * Syncs cost nothing more (each kernel ends before the host goes on). A
    * barrier: the zero-byte put's flag 1302 + 100 + 305.12 + 100.25 =
    * 1807.37 after the host starts it; an allreduce's 1988.26.
-   *   SpMV 6488.26, barrier 8295.63, dot 12795.63, allreduce 14783.89,
-   *   barrier 16591.26, 2 AXPYs 25591.26, dot 30091.26, allreduce
-   *   32079.52, barrier 33886.89, AXPY 38386.89, barrier 40194.26.
-   * hdn2s pays recv 500 on each of the 7 receives: 43694.26. */
-  CU_ASSERT_EQUAL(cg_time("hdn"), 40194260);
-  CU_ASSERT_EQUAL(cg_time("hdn2s"), 43694260);
+   *   SpMV 6488.26, barrier 8295.63, reset + dot 17295.63, allreduce
+   *   19283.89, barrier 21091.26, 2 AXPYs 30091.26, reset + dot 39091.26,
+   *   allreduce 41079.52, barrier 42886.89, AXPY 47386.89, barrier
+   *   49194.26 (each dot's reset: one more kernel, 4500).
+   * hdn2s pays recv 500 on each of the 7 receives: 52694.26. */
+  CU_ASSERT_EQUAL(cg_time("hdn"), 49194260);
+  CU_ASSERT_EQUAL(cg_time("hdn2s"), 52694260);
 }
 
 /* How an SpMV is walked (wl_spmv): a library call where it is a kernel of
@@ -891,7 +894,7 @@ static void test_spmv_algorithms(void) {
  * row-balanced form beside it. A banded matrix of 4096 rows of 7 (the
  * band's edges cut 2 x (3 + 2 + 1) = 12: 28660 non-zeros) on one rank in
  * 1024-row WGs: 4 WGs, ceil(28660 / 4) = 7165 non-zeros a WG, 2 flops and
- * 12 B each plus 24 B a row: 14330 flops, 110556 B, and 8 x (7165 - 1024)
+ * 12 B each plus 20 B a row: 14330 flops, 85980 + 20480 = 106460 B, and 8 x (7165 - 1024)
  * = 49128 B of x gathered beyond one a row, in both forms (no GPU given:
  * no stretch); a merge-path SpMV moves 16 x 1024 + ceil(4 x (1024 + 7165)
  * / 6) = 16384 + 5460 = 21844 B more (y zeroed and updated atomically,
@@ -914,8 +917,8 @@ static void test_cg_spmv_forms(void) {
     CU_ASSERT_EQUAL(sp->n_wgs, 4);
     CU_ASSERT_EQUAL(k->rows_per_wg, 1024);
     CU_ASSERT_EQUAL(k->nnz_per_wg, 7165);
-    CU_ASSERT_EQUAL(k->bytes_per_wg, 110556);
-    CU_ASSERT_EQUAL(k->bal_bytes_per_wg, 110556);
+    CU_ASSERT_EQUAL(k->bytes_per_wg, 106460);
+    CU_ASSERT_EQUAL(k->bal_bytes_per_wg, 106460);
     CU_ASSERT_EQUAL(k->bal_flops_per_wg, 14330);
     CU_ASSERT_EQUAL(k->bal_reuse_per_wg, 49128);
     CU_ASSERT_EQUAL(k->merge_extra_per_wg, 21844);
@@ -1105,12 +1108,12 @@ static void test_cg_acg_structure(void) {
  * flops free; no GPU model to the program: no stretch, no atomic phase):
  * the 1D Poisson matrix of 8 rows, 22 non-zeros, one WG. Launched at
  * 1102 + 1500 = 2602 ns; dzero 8 x 8 = 64 ps; 2 grid syncs of 1000 + 10
- * x 1 WG = 1010 ns; SpMV 12 x 22 + 24 x 8 = 456 ps plus its gathers beyond
- * one per row, 8 x (22 - 8) = 112: 568 ps; sync; dot 16 x 8 = 128 ps;
- * sync; 2 AXPYs 2 x 192, dot 128; sync; AYPX 192. 5 syncs: 5050 ns; work
- * 64 + 568 + 128 + 384 + 128 + 192 = 1464 ps: done at 7653.464 ns. */
+ * x 96 WGs (the grid at residency, 24 CUs x 4) = 1960 ns; SpMV 12 x 22 + 20 x 8 = 424 ps plus its gathers beyond
+ * one per row, 8 x (22 - 8) = 112: 536 ps; sync; dot 16 x 8 = 128 ps;
+ * sync; 2 AXPYs 2 x 192, dot 128; sync; AYPX 192. 5 syncs: 9800 ns; work
+ * 64 + 536 + 128 + 384 + 128 + 192 = 1432 ps: done at 12403.432 ns. */
 static void test_cg_acg_one_rank_by_hand(void) {
-  CU_ASSERT_EQUAL(cg_time_of("cpufree", 1, CG_ACG), 7653464);
+  CU_ASSERT_EQUAL(cg_time_of("cpufree", 1, CG_ACG), 12403432);
 }
 
 /* workload.code: an unknown value, and aCG's pipelined CG under a policy

@@ -33,6 +33,7 @@
   X(wl_dlproject, dlproject_params)  \
   X(wl_cg, cg_params)                \
   X(wl_kloop, kloop_params)          \
+  X(wl_signal, signal_params)        \
   X(wl_goal, goal_params)            \
   X(wl_yprog, program_params)       \
   X(wl_collective_wl, collective_params) \
@@ -50,7 +51,7 @@ static const struct wl_type *const workloads[] = {WL_TABLE(WL_TYPE_)};
  * same order (checked by wl_type_of). */
 static const struct par_group *const workload_groups[] = {WL_TABLE(WL_GROUP_)};
 
-/* "none" (a workload that is not lowered: phold, kloop), then the policy
+/* "none" (a workload that is not lowered: phold, signal), then the policy
  * table's (workloads/policies/table.c), as it is now. */
 static const char *const *catalog_policies(size_t *n);
 

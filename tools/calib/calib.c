@@ -97,19 +97,6 @@ static void hw_defaults(struct calib_hw *hw) {
   par_group_defaults(&net_params, &hw->net);
 }
 
-
-/* Compute time (ps) of a kernel of N_WGS WGs of step ST alone on G: its
- * full waves and its tail (bw_share kernel), each WG's wg_start, no launch. */
-static double kernel_ps(const struct gpu_config *g, const struct kstep *st, uint32_t n_wgs) {
-  struct gpu_config c = *g;
-  c.bw_share = GPU_BW_KERNEL;
-  int64_t occ = gpu_occupancy(&c, NULL);
-  uint64_t slots = (uint64_t)(c.cus * occ), full = n_wgs / slots, rem = n_wgs % slots;
-  double t = (double)full * (double)(gpu_step_time(&c, st, slots, occ) + c.wg_start);
-  if (rem) t += (double)(gpu_step_time(&c, st, rem, occ) + c.wg_start);
-  return t;
-}
-
 static int64_t pct(double x, int64_t max) {
   int64_t p = (int64_t)llround(100 * x);
   return p < 1 ? 1 : p > max ? max : p;
@@ -129,20 +116,90 @@ static bool fit_harmonic(const double *k, const double *bps, size_t n, double *a
   return calib_fit_rel(x, y, m, b, a, &r2) && *a > 0 && *b > 0;
 }
 
-/* Bits in flight at 1 WG per CU. */
+/* Bits in flight at 1 WG per CU (the probes' 256 items, 4 B each). */
 static double inflight_bits_k1(const struct calib_meas *m) {
   return (double)(m->cus * CALIB_ITEMS * CALIB_ITEM_BYTES) * 8.0;
 }
 
-/* The persistent Jacobi points in L2 (L2) or out of it as (k, achieved bits/s of the
+/* ---- the host's enqueue, the signal path, the launch ---- */
+
+/* cpu.launch_submit, submit_table (the burst of empty enqueues) and
+ * launch_per_buffer (the enqueue against buffer arguments). */
+static void derive_enqueue(const struct calib_meas *m, struct cpu_config *c) {
+  c->launch_submit = ps_of(m->submit.median_s);
+  c->submit_table.n = 0;
+  for (int i = 0; i < m->n_burst && c->submit_table.n < PAR_TABLE_MAX; i++) {
+    if (!(m->burst_empty_s[i] > 0)) continue;
+    double t = m->burst_empty_s[i];
+    int64_t n = m->burst[i];
+    if (i > 0 && m->burst[i - 1] * 2 == n && m->burst_empty_s[i - 1] > 0)
+      t = (m->burst_empty_s[i] - m->burst_empty_s[i - 1]) / (double)(n / 2);
+    else if (n != 1)
+      continue;
+    c->submit_table.x[c->submit_table.n] = n;
+    c->submit_table.y[c->submit_table.n++] = ps_of(t);
+  }
+  c->launch_per_buffer = 0;
+  double x[CALIB_MAX_ARGK], y[CALIB_MAX_ARGK], a, b;
+  size_t n = 0;
+  for (int i = 0; i < m->n_argk; i++)
+    if (m->argk_enq_s[i] > 0) {
+      x[n] = (double)m->argk[i];
+      y[n++] = m->argk_enq_s[i];
+    }
+  if (n >= 2 && gsl_fit_linear(x, 1, y, 1, n, &a, &b, &(double){0}, &(double){0}, &(double){0},
+                               &(double){0}) == 0 && b > 0)
+    c->launch_per_buffer = ps_of(b);
+}
+
+/* The submit cost of the first launch after a wait (CFG's model). */
+static sim_time first_submit(const struct cpu_config *c) {
+  return c->submit_table.n > 0 ? par_table_eval(&c->submit_table, 1) : c->launch_submit;
+}
+
+/* bus.latency, the completion notice (cpu.switch_mode, interrupt_latency)
+ * and gpu.fence_latency from the signal path where measured (calib.h);
+ * the notice (ps) is returned. */
+static sim_time derive_signal(const struct calib_meas *m, struct calib_hw *hw) {
+  struct cpu_config *c = &hw->cpu;
+  double p = 0, st = 0, rt = 0;
+  if (m->cuda.present && m->cuda.pingpong.median_s > 0 && m->cuda.store.median_s > 0) {
+    p = m->cuda.pingpong.median_s, st = m->cuda.store.median_s, rt = m->cuda.roundtrip.median_s;
+  } else if (m->sig_ok && m->sig_pingpong.median_s > 0) {
+    p = m->sig_pingpong.median_s, st = m->sig_store.median_s, rt = m->roundtrip.median_s;
+  }
+  c->switch_mode = CPU_SWITCH_POLL;
+  c->switch_poll_interval = 0;
+  /* Half a round trip beyond bus.latency's range (1 ms) is no bus
+   * crossing: a CPU device's threads time-shared with the spinning host
+   * (PoCL on a loaded machine). Not used. */
+  if (!(p > 0) || p / 2 > 1e-3) return 0;
+  hw->bus.latency = ps_of(p / 2);
+  hw->gpu.fence_latency = 0;
+  sim_time notice = ps_of(rt - st) + hw->gpu.teardown_latency;
+  if (notice > 0 && st > 0 && rt > 0) {
+    c->switch_mode = CPU_SWITCH_INTERRUPT;
+    c->interrupt_latency = notice;
+    return notice;
+  }
+  return 0;
+}
+
+/* ---- kernels as the device runs them (closed forms) ---- */
+
+/* The persistent Jacobi points of level LEVEL (GPU_L1: the two arrays fit
+ * L1 per CU; GPU_L2: L2; GPU_DRAM: neither) as (k, achieved bits/s of the
  * model's work), the barrier and the launch taken off. */
-static size_t persist_points(const struct calib_meas *m, const struct gpu_config *g, bool l2,
+static size_t persist_points(const struct calib_meas *m, const struct gpu_config *g, int level,
                              double *k, double *bps) {
   size_t c = 0;
   double launch = m->roundtrip.median_s / MAX(1, m->pj_iters);
   for (int i = 0; i < m->n_pj; i++) {
-    int64_t n = m->pj_grid[i];
-    if ((2 * n * n * 4 <= g->l2_bytes) != l2) continue;
+    int64_t n = m->pj_grid[i], ws = 2 * n * n * 4;
+    int lv = g->l1_resident_bytes > 0 && ws <= g->l1_resident_bytes * g->cus ? GPU_L1
+             : g->l2_bytes > 0 && ws <= g->l2_bytes                           ? GPU_L2
+                                                                              : GPU_DRAM;
+    if (lv != level) continue;
     int64_t wgs = m->cus * m->pj_k[i], tiles = kloop_jacobi_wgs(n);
     int64_t fold = (tiles + wgs - 1) / wgs;
     double bar = g->barrier_table.n ? (double)par_table_eval(&g->barrier_table, wgs) * 1e-12 : 0;
@@ -155,12 +212,107 @@ static size_t persist_points(const struct calib_meas *m, const struct gpu_config
   return c;
 }
 
-void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
+/* The rate of a working-set sweep at WS (0 when not measured). */
+static double ws_rate(const struct calib_meas *m, const double *bps, int64_t ws) {
+  for (int i = 0; i < m->n_ws; i++)
+    if (m->ws[i] == ws) return bps[i];
+  return 0;
+}
+
+static void derive_caches(const struct calib_meas *m, struct gpu_config *g) {
+  /* L2: the working sets served over 1.3 x the largest set's rate. */
+  double dram = m->n_ws > 0 ? m->ws_bps[m->n_ws - 1] : 0, fast[CALIB_MAX_WS], rot[CALIB_MAX_WS];
+  size_t nf = 0, nr = 0;
+  g->l2_bytes = g->l2_latency = g->l2_near_bytes = 0;
+  for (int i = 0; i < m->n_ws - 1; i++)
+    if (m->ws_bps[i] > 1.3 * dram) {
+      fast[nf++] = m->ws_bps[i];
+      g->l2_bytes = m->ws[i];
+    } else if (g->l2_bytes > 0) {
+      break;
+    }
+  if (nf == 0) return;
+  /* Hopper's halves: the chase's latency steps up within L2. */
+  double lat0 = 0;
+  bool stepped = false;
+  for (int i = 0; i < m->n_chase; i++) {
+    if (m->chase_ws[i] < (1 << 20) || !(m->chase_s[i] > 0)) continue;
+    if (lat0 == 0) lat0 = m->chase_s[i];
+    if (!stepped && m->chase_s[i] <= 1.1 * lat0) g->l2_near_bytes = m->chase_ws[i];
+    else stepped = true;
+  }
+  bool far = false;
+  for (int i = 0; i < m->n_chase; i++)
+    far |= m->chase_ws[i] > g->l2_near_bytes && m->chase_ws[i] <= g->l2_bytes &&
+           m->chase_s[i] > 1.3 * lat0;
+  if (!far || g->l2_near_bytes >= g->l2_bytes) g->l2_near_bytes = 0;
+  /* The L2's law: full occupancy over the fast sets, and 1 WG per CU on
+   * the shifted stream (L1 keeps none of it) over the sets one half holds. */
+  int64_t half = g->l2_near_bytes > 0 ? g->l2_near_bytes : g->l2_bytes;
+  for (int i = 0; i < m->n_ws; i++)
+    if (m->ws[i] <= half && m->ws_k1_rot_bps[i] > 0) rot[nr++] = m->ws_k1_rot_bps[i];
+  double l2k[2] = {(double)m->max_wgs_per_cu, 1}, a, b;
+  double l2b[2] = {calib_stat_of(fast, nf).median_s,
+                   nr > 0 ? calib_stat_of(rot, nr).median_s : m->ws_small_k1_bps};
+  if (fit_harmonic(l2k, l2b, 2, &a, &b)) {
+    g->l2_bandwidth = (int64_t)llround(1.0 / b);
+    g->l2_latency = ps_of(a * inflight_bits_k1(m));
+  } else {
+    g->l2_bandwidth = (int64_t)llround(l2b[0]);
+  }
+  /* L1 residency: the sets the re-reading stream at 1 WG per CU serves at
+   * its small sets' rate. */
+  double peak = 0;
+  int64_t res = 0;
+  for (int i = 0; i < m->n_ws; i++) {
+    double r = m->ws_k1_bps[i];
+    if (!(r > 0)) continue;
+    if (r < peak / 1.3) break;
+    peak = MAX(peak, r);
+    res = m->ws[i];
+  }
+  g->l1_resident_bytes = 0;
+  if (res > 0 && peak > 1.3 * l2b[1]) {
+    g->l1_resident_bytes = res / m->cus;
+    double full = ws_rate(m, m->ws_bps, res), one = ws_rate(m, m->ws_k1_bps, res);
+    g->l1_bandwidth = (int64_t)llround(full > 0 ? full : one);
+    g->l1_latency = ps_of(inflight_bits_k1(m) / one);
+  }
+}
+
+/* The stencil class at each level from the persistent Jacobi loop. */
+static void derive_stencil(const struct calib_meas *m, struct gpu_config *g) {
+  double pk[CALIB_MAX_PJ], pb[CALIB_MAX_PJ], a, b;
+  static const int levels[] = {GPU_DRAM, GPU_L2, GPU_L1};
+  for (size_t i = 0; i < G_N_ELEMENTS(levels); i++) {
+    int lv = levels[i];
+    double lat = (double)(lv == GPU_L1 ? g->l1_latency : lv == GPU_L2 ? g->l2_latency
+                                                                       : g->mem_latency);
+    double peak = (double)(lv == GPU_L1 ? g->l1_bandwidth : lv == GPU_L2 ? g->l2_bandwidth
+                                                                          : g->mem_bandwidth);
+    size_t np = persist_points(m, g, lv, pk, pb);
+    if (np < 2 || !fit_harmonic(pk, pb, np, &a, &b)) continue;
+    if (1.0 / b > peak) { /* at most the level's peak: the latency term alone, refitted */
+      b = 1.0 / peak;
+      double sxy = 0, sxx = 0;
+      for (size_t j = 0; j < np; j++) {
+        double x = 1.0 / pk[j], y = 1.0 / pb[j], w = pb[j] * pb[j];
+        sxy += w * x * (y - b);
+        sxx += w * x * x;
+      }
+      a = sxx > 0 ? sxy / sxx : a;
+    }
+    double base_a = lat * 1e-12 / inflight_bits_k1(m);
+    int64_t lp = base_a > 0 ? pct(a / base_a, 100000) : 100, ep = pct(1.0 / b / peak, 100);
+    int64_t *lt = lv == GPU_L1 ? g->l1lat : lv == GPU_L2 ? g->l2lat : g->lat;
+    int64_t *ef = lv == GPU_L1 ? g->l1eff : lv == GPU_L2 ? g->l2eff : g->eff;
+    lt[KC_STENCIL] = lp;
+    ef[KC_STENCIL] = ep;
+  }
+}
+
+static void derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
   struct gpu_config *g = &hw->gpu;
-  /* An old measurement, or a CPU device (PoCL's work-item loops do not
-   * vectorize the grid-stride probes: they run several times slower than
-   * the Jacobi kernel), keeps the Jacobi fit. */
-  if (m->n_k == 0 || !m->is_gpu) return;
   g->wg_items = CALIB_ITEMS;
   g->items_per_cu = m->max_wgs_per_cu * CALIB_ITEMS;
   g->wgs_per_cu = m->max_wgs_per_cu;
@@ -177,92 +329,136 @@ void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
     g->mem_bandwidth = (int64_t)llround(peak);
     g->mem_latency = 0;
   }
-  /* L2: the working sets served over 1.3 x the memory asymptote. */
-  double fast[CALIB_MAX_WS];
-  size_t nf = 0;
-  int64_t fast_max = 0, slow_min = INT64_MAX;
-  for (int i = 0; i < m->n_ws; i++) {
-    if (m->ws_bps[i] > 1.3 * (double)g->mem_bandwidth) {
-      fast[nf++] = m->ws_bps[i];
-      fast_max = MAX(fast_max, m->ws[i]);
-    } else if (m->ws[i] > fast_max) {
-      slow_min = MIN(slow_min, m->ws[i]);
-    }
-  }
-  g->l2_bytes = 0;
-  g->l2_latency = 0;
-  if (nf > 0) {
-    g->l2_bytes = m->cache_bytes >= fast_max && m->cache_bytes < slow_min ? m->cache_bytes : fast_max;
-    double l2k[2] = {(double)m->max_wgs_per_cu, 1};
-    double l2b[2] = {calib_stat_of(fast, nf).median_s, m->ws_small_k1_bps};
-    if (fit_harmonic(l2k, l2b, 2, &a, &b)) {
-      g->l2_bandwidth = (int64_t)llround(1.0 / b);
-      g->l2_latency = ps_of(a * inflight_bits_k1(m));
-    } else {
-      g->l2_bandwidth = (int64_t)llround(l2b[0]);
-    }
-  }
-  /* Barrier table: the WG counts that were resident. */
+  derive_caches(m, g);
   g->barrier_table.n = 0;
   for (int i = 0; i < m->n_bar && g->barrier_table.n < PAR_TABLE_MAX; i++) {
     if (!m->bar_resident[i]) continue;
     g->barrier_table.x[g->barrier_table.n] = m->bar_wgs[i];
     g->barrier_table.y[g->barrier_table.n++] = ps_of(m->bar_s[i]);
   }
-  /* The enqueue cost against the burst is recorded, not derived: on the
-   * H100 its marginal costs scatter from 2 to 13 us around the batch mean
-   * and the first enqueue after a wait reads 28 us while a whole synced
-   * iteration takes 12 us (see configs/hw/README.md); cpu.submit_table
-   * stays empty and cpu.launch_submit is the batch mean. */
-  hw->cpu.submit_table.n = 0;
-  /* The stencil class from the persistent Jacobi loop: the grids out of
-   * L2 set its memory latency and asymptote, those in L2 its L2 ones. */
-  double pk[CALIB_MAX_PJ], pb[CALIB_MAX_PJ];
-  double base_a = (double)g->mem_latency * 1e-12 / inflight_bits_k1(m);
-  size_t np = persist_points(m, g, false, pk, pb);
-  if (np >= 2 && fit_harmonic(pk, pb, np, &a, &b)) {
-    if (base_a > 0) g->lat[KC_STENCIL] = pct(a / base_a, 100000);
-    g->eff[KC_STENCIL] = pct(1.0 / b / (double)g->mem_bandwidth, 1000);
+  derive_stencil(m, g);
+  /* The dot's second pass, per partial a work-item of the last WG adds. */
+  g->reduce_pass = 0;
+  if (m->cg_side > 0) {
+    int64_t wgs = (m->cg_side * m->cg_side + CALIB_ITEMS - 1) / CALIB_ITEMS;
+    g->reduce_load = ps_of((m->cg_exec_s[CALIB_CG_DOT] - m->dot_nopass2_exec_s) /
+                           (double)((wgs + CALIB_ITEMS - 1) / CALIB_ITEMS));
   }
-  base_a = (double)g->l2_latency * 1e-12 / inflight_bits_k1(m);
-  np = g->l2_bytes > 0 ? persist_points(m, g, true, pk, pb) : 0;
-  if (np >= 2 && fit_harmonic(pk, pb, np, &a, &b)) {
-    if (base_a > 0) g->l2lat[KC_STENCIL] = pct(a / base_a, 100000);
-    g->l2eff[KC_STENCIL] = pct(1.0 / b / (double)g->l2_bandwidth, 1000);
+}
+
+/* ---- fits through the workloads' scenarios ---- */
+
+/* The profile of M, FIT and HW written to a temporary folder: its path
+ * (g_free; calib_scratch_done removes it) or NULL and *ERR. */
+static char *scratch_profile(const struct calib_meas *m, const struct calib_fit *fit,
+                             const struct calib_hw *hw, char **err) {
+  GError *ge = NULL;
+  char *dir = g_dir_make_tmp("trigsim-calib-XXXXXX", &ge);
+  if (!dir) {
+    *err = g_strdup_printf("calibrate: a temporary folder: %s", ge->message);
+    g_error_free(ge);
+    return NULL;
   }
-  /* WG dispatch: what the device-paced discrete Jacobi kernels take beyond
-   * the model's compute and teardown, per wave. */
-  double t0 = (double)g->teardown_latency * 1e-12, e[CALIB_MAX_GRIDS];
+  char *path = g_build_filename(dir, "profile.yaml", NULL);
+  g_free(dir);
+  if (calib_write_profile(path, m, fit, hw, err)) return path;
+  g_free(path);
+  return NULL;
+}
+
+static void scratch_done(char *path) {
+  if (!path) return;
+  char *dir = g_path_get_dirname(path);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(dir);
+  g_free(path);
+}
+
+/* gpu.first_wave: the one-wave Jacobi kernels' execution span beyond the
+ * empty kernel's, against the model's compute (the sync kloop scenario at
+ * the grid minus the same with a 1 ps kernel), median. */
+static bool fit_first_wave(const struct calib_meas *m, const struct calib_fit *fit,
+                           struct calib_hw *hw, char **err) {
+  struct gpu_config *g = &hw->gpu;
+  g->first_wave = 0;
+  char *prof = scratch_profile(m, fit, hw, err);
+  if (!prof) return false;
+  double e[CALIB_MAX_GRIDS];
   size_t ne = 0;
+  bool ok = true;
   uint64_t slots = (uint64_t)(g->cus * g->wgs_per_cu);
-  for (int i = 0; i < m->n_grids; i++) {
+  for (int i = 0; ok && i < m->n_grids; i++) {
+    if (kloop_jacobi_wgs(m->grid[i]) > slots || !(m->grid_exec_s[i] > 0)) continue;
+    struct calib_case c = {.kind = CASE_SYNC, .size = m->grid[i], .iters = 4};
+    const char *const one[] = {"workload.compute_time=1ps", NULL};
+    int64_t with, without;
+    ok = calib_case_predict(prof, &c, NULL, &with, err) &&
+         calib_case_predict(prof, &c, one, &without, err);
+    if (ok) e[ne++] = (m->grid_exec_s[i] - m->exec_span.median_s) * 1e12 - (double)(with - without);
+  }
+  if (ok && ne) g->first_wave = MAX(0, (sim_time)llround(calib_stat_of(e, ne).median_s));
+  scratch_done(prof);
+  return ok;
+}
+
+/* gpu.wg_start: the device-paced Jacobi grids' back-to-back time per
+ * kernel against the async kloop scenario's with wg_start 0, per wave. */
+static bool fit_wg_start(const struct calib_meas *m, const struct calib_fit *fit,
+                         struct calib_hw *hw, char **err) {
+  struct gpu_config *g = &hw->gpu;
+  g->wg_start = 0;
+  char *prof = scratch_profile(m, fit, hw, err);
+  if (!prof) return false;
+  double e[CALIB_MAX_GRIDS];
+  size_t ne = 0;
+  bool ok = true;
+  uint64_t slots = (uint64_t)(g->cus * g->wgs_per_cu);
+  for (int i = 0; ok && i < m->n_grids; i++) {
     if (!(m->grid_b2b_s[i] > 2 * m->submit.median_s)) continue;
-    int64_t n = m->grid[i];
-    uint32_t wgs = kloop_jacobi_wgs(n);
-    struct kstep js = {.kind = KS_COMPUTE, .kclass = KC_STENCIL,
-                       .bytes = (int64_t)KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_BYTES_PER_POINT,
-                       .ws_bytes = 2 * n * n * 4};
-    double waves = (double)((wgs + slots - 1) / slots);
-    e[ne++] = MAX(0, (m->grid_b2b_s[i] - t0) * 1e12 - kernel_ps(g, &js, wgs)) / waves;
+    struct calib_case c = {.kind = CASE_ASYNC, .size = m->grid[i], .iters = m->b2b_kernels};
+    int64_t per;
+    ok = calib_case_predict(prof, &c, NULL, &per, err);
+    double waves = (double)((kloop_jacobi_wgs(m->grid[i]) + slots - 1) / slots);
+    if (ok) e[ne++] = MAX(0, m->grid_b2b_s[i] * 1e12 - (double)per) / waves;
   }
-  g->wg_start = ne ? (sim_time)llround(calib_stat_of(e, ne).median_s) : 0;
-  /* The CG-like kernels' classes: the model at 100 % over the measured
-   * back-to-back time (device-paced) or span, teardown and the dot's
-   * second pass off. */
+  if (ok && ne) g->wg_start = (sim_time)llround(calib_stat_of(e, ne).median_s);
+  scratch_done(prof);
+  return ok;
+}
+
+/* eff_<class> (and l2eff_) of the CG kernels: the largest percentage at
+ * most 100 whose scenario (the cg workload's kernel alone, 32 back to
+ * back under gds) is not faster than measured, bisected. */
+static bool fit_cg_classes(const struct calib_meas *m, const struct calib_fit *fit,
+                           struct calib_hw *hw, char **err) {
   static const int cls[CALIB_CG_KINDS] = {KC_SPMV, KC_REDUCE, KC_AXPY};
-  double empty = m->exec_span.median_s;
-  g->reduce_pass = m->cg_side > 0 ? ps_of(m->cg_exec_s[CALIB_CG_DOT] - m->dot_nopass2_exec_s) : 0;
-  for (int w = 0; w < CALIB_CG_KINDS && m->cg_side > 0; w++) {
-    uint32_t n;
-    struct kstep ks = calib_cg_step(m->cg_side, w, &n);
-    double t = m->cg_b2b_s[w] > 2 * m->submit.median_s ? m->cg_b2b_s[w] - t0
-                                                        : m->cg_exec_s[w] - empty;
-    if (w == CALIB_CG_DOT) t -= (double)g->reduce_pass * 1e-12;
-    struct gpu_config c = *g;
-    c.eff[cls[w]] = c.l2eff[cls[w]] = 100;
-    double model = kernel_ps(&c, &ks, n) * 1e-12;
-    if (t > 0) g->eff[cls[w]] = g->l2eff[cls[w]] = pct(model / t, 1000);
+  static const char *const names[KC_COUNT] = {"stream", "stencil", "spmv", "reduce", "axpy"};
+  struct gpu_config *g = &hw->gpu;
+  char *prof = scratch_profile(m, fit, hw, err);
+  if (!prof) return false;
+  bool ok = true;
+  for (int w = 0; ok && w < CALIB_CG_KINDS; w++) {
+    double want = m->cg_b2b_s[w] * 1e12;
+    if (!(want > 0)) continue;
+    struct calib_case c = {.kind = CASE_CG, .size = m->cg_side, .iters = 32, .only = w + 1};
+    int lo = 1, hi = 100; /* predicted(lo) > want; find the largest e with predicted(e) >= want */
+    int64_t per;
+    while (ok && lo < hi) {
+      int mid = (lo + hi + 1) / 2;
+      char *s1 = g_strdup_printf("hardware.gpu.eff_%s=%d", names[cls[w]], mid);
+      char *s2 = g_strdup_printf("hardware.gpu.l2eff_%s=%d", names[cls[w]], mid);
+      const char *const extra[] = {s1, s2, NULL};
+      ok = calib_case_predict(prof, &c, extra, &per, err);
+      if (ok && (double)per >= want) lo = mid;
+      else hi = mid - 1;
+      g_free(s1);
+      g_free(s2);
+    }
+    g->eff[cls[w]] = g->l2eff[cls[w]] = lo;
   }
+  scratch_done(prof);
+  return ok;
 }
 
 bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_fit *fit,
@@ -283,17 +479,17 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
   g->teardown_latency = ps_of(fit->t0_s);
   g->queues = 1;
   struct cpu_config *c = &hw->cpu;
-  c->launch_submit = ps_of(m->submit.median_s);
-  c->switch_mode = CPU_SWITCH_POLL;
-  c->switch_poll_interval = 0;
+  derive_enqueue(m, c);
   struct bus_config *b = &hw->bus;
   b->kind = m->is_gpu ? BUS_PCIE : BUS_APU;
-  sim_time rt = ps_of(m->roundtrip.median_s), rest = rt - c->launch_submit - g->teardown_latency;
+  sim_time rt = ps_of(m->roundtrip.median_s), s1 = first_submit(c);
+  sim_time rest = rt - s1 - g->teardown_latency;
   b->latency = ps_of(m->read_lat.median_s / 4);
   if (b->latency > rest / 4) b->latency = rest > 0 ? rest / 4 : 0;
   if (m->h2d_bps > 0 && m->d2h_bps > 0) b->bandwidth = (int64_t)llround((m->h2d_bps + m->d2h_bps) / 2);
   b->control_bytes = 0; /* control messages cross in exactly `latency` */
-  sim_time l1 = rest - 2 * b->latency;
+  sim_time notice = derive_signal(m, hw);
+  sim_time l1 = rest - 2 * b->latency - notice;
   g->launch_latency = l1 > 0 ? l1 : 0;
   g->launch_per_queued = 0;
   struct par_table *t = &g->launch_table;
@@ -303,12 +499,26 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
   for (int k = 1; k < m->n_depths && t->n < PAR_TABLE_MAX; k++) {
     double marg = (m->depth_total_s[k] - m->depth_total_s[0]) / (double)(m->depth[k] - m->depth[0]);
     double enq = m->submit.median_s;
-    sim_time l = marg > 1.25 * enq ? ps_of(marg) - g->teardown_latency : 0;
+    /* Enqueue-paced: the device's own cost per kernel is hidden, not gone:
+     * depth 1's. */
+    sim_time l = marg > 1.25 * enq ? ps_of(marg) - g->teardown_latency : g->launch_latency;
     t->x[t->n] = m->depth[k];
     t->y[t->n++] = l > 0 ? l : 0;
   }
-  calib_derive_kernels(m, hw);
-  return true;
+  if (m->copy_rt.median_s > 0) { /* the copy's enqueue, crossings and notice taken off */
+    sim_time s2 = c->submit_table.n > 0 ? par_table_eval(&c->submit_table, 2) : c->launch_submit;
+    g->copy_start = MAX(0, ps_of(m->copy_rt.median_s) - s1 - s2 - 2 * b->latency - notice);
+    c->pageable_copy = 0;
+  }
+  if (m->cuda.present)
+    g->graph_launch = ps_of(m->cuda.graph_marginal_s > 0 ? m->cuda.graph_marginal_s
+                                                          : m->cuda.graph_per_kernel_s);
+  /* An old measurement, or a CPU device (PoCL's work-item loops do not
+   * vectorize the grid-stride probes), keeps the Jacobi fit. */
+  if (m->n_k == 0 || !m->is_gpu) return true;
+  derive_kernels(m, hw);
+  return fit_first_wave(m, fit, hw, err) && fit_wg_start(m, fit, hw, err) &&
+         (m->cg_side == 0 || fit_cg_classes(m, fit, hw, err));
 }
 
 /* ---- the profile ---- */
@@ -325,6 +535,90 @@ static void yaml_str(FILE *f, const char *key, const char *v) {
 static void stat_line(FILE *f, const char *key, struct calib_stat s, const char *what) {
   fprintf(f, "    %s: {median: %" PRId64 "ps, spread: %.3f}  # %s\n", key, ps_of(s.median_s),
           s.spread, what);
+}
+
+/* A map KEY of N x -> time lines. */
+static void time_table(FILE *f, const char *key, const char *what, const int64_t *x,
+                       const double *y, int n) {
+  if (n <= 0) return;
+  fprintf(f, "    %s:  # %s\n", key, what);
+  for (int i = 0; i < n; i++) fprintf(f, "      %" PRId64 ": %" PRId64 "ps\n", x[i], ps_of(y[i]));
+}
+
+static void bps_table(FILE *f, const char *key, const char *what, const int64_t *x,
+                      const double *y, int n) {
+  fprintf(f, "    %s:  # %s\n", key, what);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "      %" PRId64 ": %" PRId64 "bps\n", x[i], (int64_t)llround(y[i]));
+}
+
+/* The measurements of the launch path, the L2 at 1 WG per CU, the load
+ * latency, the copy home, the signal path and the CUDA probe. */
+static void write_meas_issue28(FILE *f, const struct calib_meas *m) {
+  time_table(f, "enqueue_args",
+             "N buffer arguments set before each enqueue: host time of one enqueue, batches of 64",
+             m->argk, m->argk_enq_s, m->n_argk);
+  if (m->n_argk > 0) {
+    fprintf(f, "    enqueue_args3_set_once: %" PRId64 "ps  # 3 buffer arguments set once, then "
+               "enqueues only\n",
+            ps_of(m->args3_once_s));
+    fprintf(f, "    enqueue_scalar3: %" PRId64 "ps  # 3 int arguments set before each enqueue\n",
+            ps_of(m->scal3_enq_s));
+    int64_t dims[3] = {1, 2, 3};
+    time_table(f, "enqueue_dims", "empty kernel on a 1-, 2-, 3-dimensional ND-range", dims,
+               m->dims_enq_s, 3);
+    fprintf(f, "    enqueue_big_grid: %" PRId64 "ps  # empty kernel of 65536 WGs of 256 items\n",
+            ps_of(m->big_enq_s));
+    time_table(f, "enqueue_burst_empty", "N: host time to enqueue N empty kernels after a wait",
+               m->burst, m->burst_empty_s, m->n_burst);
+  }
+  bool k1 = false;
+  for (int i = 0; i < m->n_ws; i++) k1 |= m->ws_k1_bps[i] > 0;
+  if (k1) {
+    bps_table(f, "stream_one_wg_per_cu", "bytes: bandwidth at 1 WG per CU, each item re-reading "
+              "its own elements", m->ws, m->ws_k1_bps, m->n_ws);
+    bps_table(f, "stream_one_wg_per_cu_shifted", "bytes: the same, each pass shifted by 17 WGs "
+              "(elements move between WGs)", m->ws, m->ws_k1_rot_bps, m->n_ws);
+  }
+  time_table(f, "chase", "bytes: one work-item's dependent load over a random cycle of 128 B "
+             "lines", m->chase_ws, m->chase_s, m->n_chase);
+  if (m->copy_rt.median_s > 0)
+    stat_line(f, "copy_roundtrip", m->copy_rt, "empty kernel + blocking 8 B read, host wall time");
+  if (m->sig_ok) {
+    fprintf(f, "    signal:  # a CL_MEM_USE_HOST_PTR buffer during a kernel\n");
+    fprintf(f, "      rounds: %d\n", m->sig_rounds);
+    fprintf(f, "      store: {median: %" PRId64 "ps, spread: %.3f}  # enqueue to the kernel's "
+               "store seen by the spinning host\n",
+            ps_of(m->sig_store.median_s), m->sig_store.spread);
+    fprintf(f, "      pingpong: {median: %" PRId64 "ps, spread: %.3f}  # host store -> "
+               "persistent kernel -> host store, a round trip\n",
+            ps_of(m->sig_pingpong.median_s), m->sig_pingpong.spread);
+  }
+  const struct calib_cuda *c = &m->cuda;
+  if (c->present) {
+    fputs("    cuda:  # trigsim-cuda-probe (tools/calib/cuda_probe.cu), calibrate --cuda\n", f);
+    fprintf(f, "      device: \"%s\"\n      driver: \"%s\"\n      date: \"%s\"\n"
+               "      repetitions: %d\n",
+            c->device, c->driver, c->date, c->reps);
+    fprintf(f, "      launch: {median: %" PRId64 "ps, spread: %.3f}\n", ps_of(c->launch.median_s),
+            c->launch.spread);
+    fprintf(f, "      roundtrip: {median: %" PRId64 "ps, spread: %.3f}\n",
+            ps_of(c->roundtrip.median_s), c->roundtrip.spread);
+    fputs("      launch_args:\n", f);
+    for (int i = 0; i < c->n_args; i++)
+      fprintf(f, "        %" PRId64 ": %" PRId64 "ps\n", c->args[i], ps_of(c->args_s[i]));
+    fprintf(f, "      graph_kernels: %d\n      graph_per_kernel: %" PRId64 "ps\n"
+               "      paced_per_kernel: %" PRId64 "ps\n      graph_one: %" PRId64 "ps\n",
+            c->graph_kernels, ps_of(c->graph_per_kernel_s), ps_of(c->paced_per_kernel_s),
+            ps_of(c->graph_one_s));
+    if (c->graph_marginal_s > 0)
+      fprintf(f, "      graph_marginal: %" PRId64 "ps\n      paced_marginal: %" PRId64 "ps\n",
+              ps_of(c->graph_marginal_s), ps_of(c->paced_marginal_s));
+    fprintf(f, "      store: {median: %" PRId64 "ps, spread: %.3f}\n", ps_of(c->store.median_s),
+            c->store.spread);
+    fprintf(f, "      pingpong: {median: %" PRId64 "ps, spread: %.3f}\n",
+            ps_of(c->pingpong.median_s), c->pingpong.spread);
+  }
 }
 
 bool calib_write_profile(const char *path, const struct calib_meas *m, const struct calib_fit *fit,
@@ -407,22 +701,36 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
               ps_of(m->cg_exec_s[i]));
     fprintf(f, "      dot_without_pass2_span: %" PRId64 "ps\n", ps_of(m->dot_nopass2_exec_s));
   }
+  write_meas_issue28(f, m);
   fprintf(f, "  fit:  # %s = t0 + work / mem_bandwidth over %d grids, weighted 1/T^2\n"
              "    t0: %" PRId64 "ps\n    mem_bandwidth: %" PRId64 "bps\n    r2: %.4f\n",
           fit->from_spans ? "jacobi_exec" : "jacobi_back_to_back (device-paced grids)", fit->points,
           ps_of(fit->t0_s), (int64_t)llround(fit->bw_bps), fit->r2);
   fputs("hardware:\n  cpu:\n", f);
-  fprintf(f, "    launch_submit: %" PRId64 "ps  # measured enqueue\n", hw->cpu.launch_submit);
-  if (hw->cpu.submit_table.n > 0 && m->is_gpu) {
+  const struct cpu_config *c = &hw->cpu;
+  fprintf(f, "    launch_submit: %" PRId64 "ps  # measured enqueue, batches of 64\n", c->launch_submit);
+  if (c->submit_table.n > 0) {
     fputs("    submit_table: \"", f);
-    for (int i = 0; i < hw->cpu.submit_table.n; i++)
-      fprintf(f, "%s%" PRId64 ":%" PRId64 "ps", i ? ", " : "", hw->cpu.submit_table.x[i],
-              hw->cpu.submit_table.y[i]);
-    fputs("\"  # N: mean enqueue cost of launches N/2+1..N of a burst (1: the first)\n", f);
+    for (int i = 0; i < c->submit_table.n; i++)
+      fprintf(f, "%s%" PRId64 ":%" PRId64 "ps", i ? ", " : "", c->submit_table.x[i],
+              c->submit_table.y[i]);
+    fputs("\"  # the burst of empty enqueues: N: mean of positions N/2+1..N (1: the first)\n", f);
   }
-  fputs("    switch_mode: poll            # clFinish spins\n"
-        "    switch_poll_interval: 0ps\n",
-        f);
+  fprintf(f, "    launch_per_buffer: %" PRId64 "ps  # slope of the enqueue against buffer "
+             "arguments (0 .. 8)\n",
+          c->launch_per_buffer);
+  if (c->switch_mode == CPU_SWITCH_INTERRUPT)
+    fprintf(f, "    switch_mode: interrupt  # the completion reaches the waiting host later than "
+               "a store: a fixed cost\n    interrupt_latency: %" PRId64 "ps  # round trip - store "
+               "seen + teardown (%s)\n",
+            c->interrupt_latency, m->cuda.present ? "trigsim-cuda-probe" : "the signal probe");
+  else
+    fputs("    switch_mode: poll            # clFinish spins\n"
+          "    switch_poll_interval: 0ps\n",
+          f);
+  if (m->copy_rt.median_s > 0)
+    fprintf(f, "    pageable_copy: %" PRId64 "ps  # the copy home's cost is put on gpu.copy_start\n",
+            c->pageable_copy);
   fputs("  gpu:\n", f);
   fprintf(f, "    clock: %" PRId64 "Hz  # CL_DEVICE_MAX_CLOCK_FREQUENCY\n", g->clock);
   fprintf(f, "    cus: %" PRId64 "  # CL_DEVICE_MAX_COMPUTE_UNITS\n", g->cus);
@@ -431,47 +739,75 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "    mem_bandwidth: %" PRId64 "bps  # %s\n", g->mem_bandwidth,
           m->n_k > 0 && m->is_gpu ? "asymptote of the streaming sweep (see mem_latency)" : "fit");
   fprintf(f, "    queues: %" PRId64 "\n", g->queues);
-  fprintf(f, "    launch_latency: %" PRId64 "ps  # roundtrip - enqueue - 2 bus latency - t0\n",
+  fprintf(f, "    launch_latency: %" PRId64 "ps  # roundtrip - first enqueue - 2 bus latency - t0 - "
+             "completion notice\n",
           g->launch_latency);
   fprintf(f, "    launch_per_queued: 0ps\n    launch_table: \"");
   for (int i = 0; i < g->launch_table.n; i++)
     fprintf(f, "%s%" PRId64 ":%" PRId64 "ps", i ? ", " : "", g->launch_table.x[i],
             g->launch_table.y[i]);
   fputs("\"  # depth 1: launch_latency; then mean marginal queued-kernel cost - t0 where the "
-        "device sets the pace, else 0\n",
+        "device sets the pace, else depth 1's (hidden behind the enqueue)\n",
         f);
   fprintf(f, "    teardown_latency: %" PRId64 "ps  # fit t0\n", g->teardown_latency);
+  if (m->sig_ok || (m->cuda.present && m->cuda.pingpong.median_s > 0))
+    fprintf(f, "    fence_latency: %" PRId64 "ps  # not separable from the bus crossing (the "
+               "ping-pong: 2 bus + fence)\n",
+            g->fence_latency);
+  if (m->copy_rt.median_s > 0)
+    fprintf(f, "    copy_start: %" PRId64 "ps  # empty kernel + blocking 8 B read - the first two "
+               "enqueues - 2 bus latency - completion notice\n",
+            g->copy_start);
+  if (m->cuda.present)
+    fprintf(f, "    graph_launch: %" PRId64 "ps  # trigsim-cuda-probe: %s\n", g->graph_launch,
+            m->cuda.graph_marginal_s > 0 ? "one more kernel in a replayed graph (64 -> 512)"
+                                         : "a replayed graph of 64 kernels, per kernel");
   if (m->n_k > 0 && m->is_gpu) {
     fprintf(f, "    bw_share: kernel  # a measured kernel runs alone: its WGs share the memory\n");
     fprintf(f, "    wg_items: %" PRId64 "  # the 1D kernels' WGs\n", g->wg_items);
     fprintf(f, "    items_per_cu: %" PRId64 "  # chosen: %s\n", g->items_per_cu,
             m->is_gpu ? "2048 resident items per CU (OpenCL does not report it)" : "one WG per core");
-    fprintf(f, "    item_bytes: %" PRId64 "B  # one float load in flight per item\n", g->item_bytes);
+    fprintf(f, "    item_bytes: %" PRId64 "B  # one float load in flight per item (the probes)\n",
+            g->item_bytes);
     fprintf(f, "    mem_latency: %" PRId64 "ps  # streaming sweep: 1/bw(k) = mem_latency / (k cus items "
                "item_bytes 8) + 1/mem_bandwidth, fitted (GSL)\n",
             g->mem_latency);
-    fprintf(f, "    l2_bytes: %" PRId64 "B  # device cache size %" PRId64 "B where the working-set "
-               "sweep agrees, else the largest set served over 1.3x the memory peak (0: none)\n",
+    fprintf(f, "    l2_bytes: %" PRId64 "B  # the largest working set served over 1.3x the largest "
+               "set's rate, full occupancy (the device reports %" PRId64 "B)\n",
             g->l2_bytes, m->cache_bytes);
     fprintf(f, "    l2_bandwidth: %" PRId64 "bps  # asymptote through the median of the sets that "
-               "fit (full occupancy) and the smallest at 1 WG per CU\n",
+               "fit (full occupancy) and the shifted stream at 1 WG per CU\n",
             g->l2_bandwidth);
     fprintf(f, "    l2_latency: %" PRId64 "ps  # the same two points' latency term\n", g->l2_latency);
+    fprintf(f, "    l2_near_bytes: %" PRId64 "B  # the chase's near-half plateau (0: no step "
+               "within L2)\n",
+            g->l2_near_bytes);
+    fprintf(f, "    l1_resident_bytes: %" PRId64 "B  # per CU: the sets the re-reading stream at 1 "
+               "WG per CU serves at its small sets' rate, over the CUs\n",
+            g->l1_resident_bytes);
+    fprintf(f, "    l1_bandwidth: %" PRId64 "bps  # full occupancy there\n", g->l1_bandwidth);
+    fprintf(f, "    l1_latency: %" PRId64 "ps  # bits in flight at 1 WG per CU / its rate there\n",
+            g->l1_latency);
     static const char *const names[KC_COUNT] = {"stream", "stencil", "spmv", "reduce", "axpy"};
     static const char *const from[KC_COUNT] = {
         "the probe itself", "the persistent Jacobi loop (1/bw = a/k + b fitted per level)",
-        "the CG-like SpMV alone, full occupancy", "the CG-like dot alone, second pass off",
-        "the CG-like AXPY alone"};
+        "the cg workload's SpMV alone (bisected)", "the cg workload's dot alone (bisected)",
+        "the cg workload's AXPY alone (bisected)"};
     for (int i = 0; i <= KC_AXPY; i++) /* the classes the probes measure */
       fprintf(f, "    eff_%s: %" PRId64 "\n    lat_%s: %" PRId64 "\n    l2eff_%s: %" PRId64
-                 "\n    l2lat_%s: %" PRId64 "  # %s\n",
+                 "\n    l2lat_%s: %" PRId64 "\n    l1eff_%s: %" PRId64 "\n    l1lat_%s: %" PRId64
+                 "  # %s\n",
               names[i], g->eff[i], names[i], g->lat[i], names[i], g->l2eff[i], names[i],
-              g->l2lat[i], from[i]);
-    fprintf(f, "    wg_start: %" PRId64 "ps  # discrete Jacobi, device-paced: (time - teardown - "
-               "model compute) / waves, median\n",
+              g->l2lat[i], names[i], g->l1eff[i], names[i], g->l1lat[i], from[i]);
+    fprintf(f, "    first_wave: %" PRId64 "ps  # one-wave Jacobi spans - the empty span - the sync "
+               "kloop scenario's compute, median\n",
+            g->first_wave);
+    fprintf(f, "    wg_start: %" PRId64 "ps  # discrete Jacobi, device-paced: (time - the async "
+               "kloop scenario's with wg_start 0) / waves, median\n",
             g->wg_start);
-    fprintf(f, "    reduce_pass: %" PRId64 "ps  # dot span with its second pass - without\n",
-            g->reduce_pass);
+    fprintf(f, "    reduce_pass: %" PRId64 "ps\n    reduce_load: %" PRId64 "ps  # (dot span with "
+               "its second pass - without) / the partials each item adds\n",
+            g->reduce_pass, g->reduce_load);
     fputs("    barrier_table: \"", f);
     for (int i = 0; i < g->barrier_table.n; i++)
       fprintf(f, "%s%" PRId64 ":%" PRId64 "ps", i ? ", " : "", g->barrier_table.x[i],
@@ -479,7 +815,10 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     fputs("\"  # WGs: one device-wide barrier (atomic arrive, volatile poll of a generation)\n", f);
   }
   fprintf(f, "  bus:\n    kind: %s\n", hw->bus.kind == BUS_PCIE ? "pcie" : "apu");
-  fprintf(f, "    latency: %" PRId64 "ps  # min(read_latency, roundtrip - enqueue - t0) / 4\n", hw->bus.latency);
+  fprintf(f, "    latency: %" PRId64 "ps  # %s\n", hw->bus.latency,
+          m->sig_ok || (m->cuda.present && m->cuda.pingpong.median_s > 0)
+              ? "the signal ping-pong / 2"
+              : "min(read_latency, roundtrip - enqueue - t0) / 4");
   fprintf(f, "    bandwidth: %" PRId64 "bps  # mean of h2d and d2h\n", hw->bus.bandwidth);
   fprintf(f, "    control_bytes: %" PRId64 "B\n", hw->bus.control_bytes);
   return of_commit(&out, err);
@@ -509,96 +848,7 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err) {
   return ok;
 }
 
-/* ---- the model of the Jacobi loop ---- */
-
-/* HW's groups as the models take them (borrowed from HW). */
-static struct hw_config hw_config_of(const struct calib_hw *hw) {
-  return (struct hw_config){.gpu = &hw->gpu, .cpu = &hw->cpu, .bus = &hw->bus, .nic = &hw->nic,
-                            .net = &hw->net};
-}
-
-int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                              int64_t compute_ps) {
-  struct hw_config h = hw_config_of(hw);
-  int64_t total = kloop_predict_run(&h, n, iters, sync, compute_ps, NULL);
-  return (total + iters / 2) / iters;
-}
-
-
-int64_t calib_predict_persist_ps(const struct calib_hw *hw, int64_t n, int iters) {
-  g_assert(iters >= 1 && n >= 1);
-  struct hw_config h = hw_config_of(hw);
-  uint32_t wgs = (uint32_t)(hw->gpu.cus * gpu_occupancy(&hw->gpu, NULL));
-  uint32_t tiles = kloop_jacobi_wgs(n);
-  int64_t fold = (tiles + wgs - 1) / wgs;
-  struct kstep *steps = g_new0(struct kstep, 2 * (size_t)iters);
-  for (int i = 0; i < iters; i++) {
-    steps[2 * i] = (struct kstep){
-        .kind = KS_COMPUTE, .kclass = KC_STENCIL,
-        .flops = fold * KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_FLOPS_PER_POINT,
-        .bytes = fold * kloop_wg_bytes(), .ws_bytes = 2 * n * n * 4,
-        .sel_count = MIN(wgs, tiles), .sel_stride = 1}; /* WGs past the tiles have none */
-    steps[2 * i + 1] = (struct kstep){.kind = KS_BARRIER};
-  }
-  struct kernel k = {.name = "jacobi_persist", .n_wgs = wgs, .steps = steps,
-                     .n_steps = 2 * (size_t)iters};
-  struct qcmd q = {.kind = Q_KERNEL, .kernel = 0};
-  const struct hstep host[] = {{.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
-                               {.kind = HS_WAIT_KERNEL, .kernel = 0}};
-  struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
-                          .host = host, .n_host = 2};
-  int64_t total = sys_run_node(&h, &prog, NULL);
-  g_free(steps);
-  return (total + iters / 2) / iters;
-}
-
 int64_t calib_cg_nnz(int64_t side) { return 5 * side * side - 4 * side; }
-
-struct kstep calib_cg_step(int64_t side, int which, uint32_t *n_wgs) {
-  int64_t rows = side * side, wgs = (rows + CALIB_ITEMS - 1) / CALIB_ITEMS;
-  int64_t r = CALIB_ITEMS, nnz = (calib_cg_nnz(side) + wgs - 1) / wgs;
-  *n_wgs = (uint32_t)wgs;
-  switch (which) {
-  case CALIB_CG_SPMV: /* row pointer, y and one read of x a row; value and column a non-zero */
-    return (struct kstep){.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * nnz,
-                          .bytes = 12 * r + 8 * nnz, .reuse_bytes = 4 * (nnz - r),
-                          .gather_bytes = 4 * rows, .ws_bytes = 12 * rows + 8 * calib_cg_nnz(side)};
-  case CALIB_CG_DOT:
-    return (struct kstep){.kind = KS_COMPUTE, .kclass = KC_REDUCE, .flops = 2 * r,
-                          .bytes = 8 * r, .ws_bytes = 8 * rows};
-  default:
-    return (struct kstep){.kind = KS_COMPUTE, .kclass = KC_AXPY, .flops = 2 * r,
-                          .bytes = 12 * r, .ws_bytes = 12 * rows};
-  }
-}
-
-int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters) {
-  g_assert(iters >= 1 && side >= 2);
-  struct hw_config h = hw_config_of(hw);
-  struct kstep st[CALIB_CG_KINDS];
-  struct kernel k[CALIB_CG_KINDS];
-  struct qcmd q[CALIB_CG_KINDS];
-  for (int w = 0; w < CALIB_CG_KINDS; w++) {
-    uint32_t n;
-    st[w] = calib_cg_step(side, w, &n);
-    k[w] = (struct kernel){.name = "cg", .n_wgs = n, .steps = &st[w], .n_steps = 1};
-    q[w] = (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)w};
-  }
-  static const int order[CALIB_CG_PER_ITER] = {CALIB_CG_SPMV, CALIB_CG_DOT, CALIB_CG_AXPY,
-                                               CALIB_CG_AXPY, CALIB_CG_DOT, CALIB_CG_AXPY};
-  size_t n_host = (size_t)iters * (CALIB_CG_PER_ITER + 1), j = 0;
-  struct hstep *host = g_new0(struct hstep, n_host);
-  for (int i = 0; i < iters; i++) {
-    for (int o = 0; o < CALIB_CG_PER_ITER; o++)
-      host[j++] = (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = (uint32_t)order[o]};
-    host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = CALIB_CG_AXPY};
-  }
-  struct nodeprog prog = {.kernels = k, .n_kernels = CALIB_CG_KINDS, .qcmds = q,
-                          .n_qcmds = CALIB_CG_KINDS, .host = host, .n_host = n_host};
-  int64_t total = sys_run_node(&h, &prog, NULL);
-  g_free(host);
-  return (total + iters / 2) / iters;
-}
 
 /* ---- reading the measurements back (calibrate --from) ---- */
 
@@ -665,6 +915,61 @@ static int table_at(const struct sc_node *n, const char *key, enum unit_dim dim,
 static void str_at(const struct sc_node *n, const char *key, char *out, size_t size) {
   const struct sc_node *s = sc_map_get(n, key);
   g_strlcpy(out, s && s->kind == SC_SCALAR ? s->scalar : "", size);
+}
+
+/* The TABLE's entries at the X values given (the rest zero). */
+static void table_on(const struct sc_node *n, const char *key, enum unit_dim dim, const int64_t *x,
+                     double *y, int nx) {
+  int64_t tx[CALIB_MAX_WS + CALIB_DEPTHS];
+  double ty[CALIB_MAX_WS + CALIB_DEPTHS];
+  int c = table_at(n, key, dim, tx, ty, NULL, (int)G_N_ELEMENTS(tx));
+  for (int i = 0; i < nx; i++)
+    for (int j = 0; j < c; j++)
+      if (tx[j] == x[i]) y[i] = ty[j];
+}
+
+static void read_cuda(const struct sc_node *cu, struct calib_cuda *c);
+
+static void read_meas_issue28(const struct sc_node *me, struct calib_meas *m) {
+  m->n_argk = table_at(me, "enqueue_args", UNIT_TIME, m->argk, m->argk_enq_s, NULL, CALIB_MAX_ARGK);
+  m->args3_once_s = num_at(me, "enqueue_args3_set_once", UNIT_TIME, 0);
+  m->scal3_enq_s = num_at(me, "enqueue_scalar3", UNIT_TIME, 0);
+  const int64_t dims[3] = {1, 2, 3};
+  table_on(me, "enqueue_dims", UNIT_TIME, dims, m->dims_enq_s, 3);
+  m->big_enq_s = num_at(me, "enqueue_big_grid", UNIT_TIME, 0);
+  table_on(me, "enqueue_burst_empty", UNIT_TIME, m->burst, m->burst_empty_s, m->n_burst);
+  table_on(me, "stream_one_wg_per_cu", UNIT_BANDWIDTH, m->ws, m->ws_k1_bps, m->n_ws);
+  table_on(me, "stream_one_wg_per_cu_shifted", UNIT_BANDWIDTH, m->ws, m->ws_k1_rot_bps, m->n_ws);
+  m->n_chase = table_at(me, "chase", UNIT_TIME, m->chase_ws, m->chase_s, NULL, CALIB_MAX_WS);
+  m->copy_rt = stat_at(me, "copy_roundtrip");
+  const struct sc_node *sig = sc_map_get(me, "signal");
+  m->sig_ok = sig != NULL;
+  m->sig_rounds = (int)num_at(sig, "rounds", UNIT_NONE, 0);
+  m->sig_store = stat_at(sig, "store");
+  m->sig_pingpong = stat_at(sig, "pingpong");
+  read_cuda(sc_map_get(me, "cuda"), &m->cuda);
+}
+
+/* The CUDA probe's measurements in map CU (none: not present). */
+static void read_cuda(const struct sc_node *cu, struct calib_cuda *c) {
+  memset(c, 0, sizeof *c);
+  c->present = cu != NULL;
+  if (!cu) return;
+  str_at(cu, "device", c->device, sizeof c->device);
+  str_at(cu, "driver", c->driver, sizeof c->driver);
+  str_at(cu, "date", c->date, sizeof c->date);
+  c->reps = (int)num_at(cu, "repetitions", UNIT_NONE, 0);
+  c->launch = stat_at(cu, "launch");
+  c->roundtrip = stat_at(cu, "roundtrip");
+  c->n_args = table_at(cu, "launch_args", UNIT_TIME, c->args, c->args_s, NULL, CALIB_MAX_ARGK);
+  c->graph_kernels = (int)num_at(cu, "graph_kernels", UNIT_NONE, 0);
+  c->graph_per_kernel_s = num_at(cu, "graph_per_kernel", UNIT_TIME, 0);
+  c->paced_per_kernel_s = num_at(cu, "paced_per_kernel", UNIT_TIME, 0);
+  c->graph_one_s = num_at(cu, "graph_one", UNIT_TIME, 0);
+  c->graph_marginal_s = num_at(cu, "graph_marginal", UNIT_TIME, 0);
+  c->paced_marginal_s = num_at(cu, "paced_marginal", UNIT_TIME, 0);
+  c->store = stat_at(cu, "store");
+  c->pingpong = stat_at(cu, "pingpong");
 }
 
 bool calib_read_meas(const char *path, struct calib_meas *m, char **err) {
@@ -742,8 +1047,24 @@ bool calib_read_meas(const char *path, struct calib_meas *m, char **err) {
     }
   }
   m->dot_nopass2_exec_s = num_at(cg, "dot_without_pass2_span", UNIT_TIME, 0);
+  read_meas_issue28(me, m);
   sc_node_free(root);
   return true;
+}
+
+bool calib_read_cuda(const char *path, struct calib_cuda *c, char **err) {
+  struct sc_node *root = sc_load_file(path, err);
+  if (!root) return false;
+  const struct sc_node *cu = sc_map_get(root, "cuda");
+  bool ok = cu && cu->kind == SC_MAP;
+  if (ok) read_cuda(cu, c);
+  else *err = sc_error_at(cu ? cu : root, "cuda", "expected the measurements of trigsim-cuda-probe, got %s",
+                          cu ? "something else" : "none");
+  ok = ok && c->launch.median_s > 0;
+  if (cu && cu->kind == SC_MAP && !ok)
+    *err = sc_error_at(cu, "cuda.launch", "expected a launch time, got none");
+  sc_node_free(root);
+  return ok;
 }
 
 /* ---- the device as workloads see it (workload.h) ---- */

@@ -1,62 +1,102 @@
-/* Calibration against a real device (DESIGN.md Sec. 6): the measurements
- * `trigsim calibrate` takes through OpenCL, how they are reduced (medians,
- * spreads, fits by GSL) into GPU, CPU and bus parameters, the hardware
- * profile they are written to, and the one-node model of a Jacobi loop that
- * `trigsim validate-real` and the `kloop` workload predict with.
+/* Calibration against a real device (DESIGN.md Sec. 6 and 9): the
+ * measurements `trigsim calibrate` takes through OpenCL (and, with --cuda,
+ * those of trigsim-cuda-probe), how they are reduced (medians, spreads,
+ * fits by GSL) into GPU, CPU and bus parameters, the hardware profile they
+ * are written to, and validate-real's cases: each a one-node scenario on
+ * the profile run through the catalog as `trigsim run` runs it
+ * (calib_cases.c). Where a derivation needs the model's prediction it runs
+ * the same scenarios (calib_case_predict).
  *
  * Derivation (calib_derive), every time a median over repetitions:
- * - cpu.launch_submit = S, host time of one non-blocking kernel enqueue in
- *   a batch of 64; cpu.switch_mode = poll, switch_poll_interval = 0
- *   (clFinish spins).
+ * - The host's enqueue (issue 28, "the launch path as applications drive
+ *   it"): cpu.launch_submit = S, host time of one empty-kernel enqueue in
+ *   a batch of 64; cpu.submit_table: the burst of empty enqueues after a
+ *   wait, position 1: T(1), position N (2 .. 1024): (T(N) - T(N/2)) /
+ *   (N/2), the mean of positions N/2+1 .. N; cpu.launch_per_buffer: the
+ *   slope of a line fitted (GSL) to the enqueue against the buffer
+ *   arguments set before it (0 .. 8). The ND-range's dimensions and size
+ *   and scalar arguments are recorded (enqueue_dims, enqueue_big_grid,
+ *   enqueue_scalar3), not modelled: on the H200 they move the enqueue by
+ *   under 5 %.
  * - Compute: per grid, the host wall time per kernel of K Jacobi kernels
- *   enqueued back to back (one clFinish). Where that exceeds 1.5 S the
- *   device, not the enqueue, sets the pace, and those points are fitted,
- *   weighted by 1/T^2 (relative error), to T = G0 + W/bw, W being the
- *   model's own work in bits (calib_jacobi_work_bits: waves times a WG's
- *   bytes times the slots). gpu.teardown_latency = G0 (>= 0),
- *   gpu.mem_bandwidth = bw. Under 2 such points: the profiling execution
- *   spans (START..END) of all grids are fitted instead. The spans are
- *   recorded either way (on NVIDIA's OpenCL they overstate a small kernel:
- *   5.4us for an empty one that back to back costs under 4us).
- * - R = empty-kernel round trip (enqueue + clFinish, no event).
- *   bus.latency = min(small read / 4, (R - S - G0) / 4) (a read crosses 4
- *   times: command, request, data, completion), bus.bandwidth = mean of H2D
- *   and D2H; gpu.launch_latency = R - S - 2 bus.latency - G0 (>= 0): the
- *   model's sync round trip S + 2 bus + launch + G0 then equals R.
- * - gpu.launch_table: depth 1: launch_latency; depth N (2, 4, ... 1024):
- *   with m = (total(N) - total(1)) / (N - 1) the mean marginal cost of a
- *   queued empty kernel (total(N): N enqueued back to back, one clFinish),
- *   m - G0 where m > 1.25 S (the device sets the pace; 1.25: above the
- *   enqueue noise seen on the H100), else 0 (the device's
- *   cost hides behind the enqueue cost and cannot be seen).
- * - gpu.cus = compute units, clock = max clock, wgs_per_cu = 8 on a GPU
- *   (2048 resident items / 256-item WGs), 1 on a CPU device.
- * Kernels as the device runs them (calib_derive_kernels; GPUs only: on
- * PoCL the grid-stride probes do not vectorize and the Jacobi fit stays):
- * - mem_latency, mem_bandwidth: streaming kernel (b = a + p over 1 GiB,
- *   cus * k WGs of 256 items, k = 1 .. wgs_per_cu) fitted to 1/bw(k) =
- *   L / (k cus 256 * 4 B * 8) + 1/P (GSL, weighted 1/y^2): the loaded
- *   latency of Little's law. bw_share kernel, wg_items 256, item_bytes 4.
- * - l2_bytes: the device's cache size if the working-set sweep (1 MiB ..
- *   512 MiB at full occupancy) agrees, else the largest set served over
- *   1.3 x P. l2_latency, l2_bandwidth: the same law through the median of
- *   those sets at full occupancy and the smallest at k = 1.
- * - barrier_table: one device-wide barrier (atomic arrive on a counter, a
- *   volatile poll of a generation word) against 1, 4, 16, 64 and cus * k
- *   WGs, (T(104 barriers) - T(4)) / 100; WG counts that were not all
- *   resident (the poll gave up) are left out.
- * - lat_stencil, eff_stencil (l2lat_, l2eff_ for grids whose two arrays
- *   fit in L2): the persistent Jacobi loop (grids 512 .. 4096, k = 1, 2,
- *   4, 8), per iteration minus the barrier and the launch share, fitted to
- *   the same law, as percentages of the streaming kernel's L and P.
- * - wg_start: discrete Jacobi grids with b2b > 2 S: (b2b - G0 - model
- *   compute) / waves, median (the block dispatch cost per wave).
- * - eff_spmv, eff_reduce, eff_axpy (and l2eff_): the CG-like kernels alone
- *   on a 2048^2-row Poisson matrix, model at 100 % / measured (b2b - G0, or
- *   span - empty span when enqueue-paced); reduce_pass = the dot's span
- *   with its second pass - without.
- * - The enqueue cost against the burst (N Jacobi enqueues, N = 1 .. 1024)
- *   is recorded only: too noisy on the H100 to make cpu.submit_table. */
+ *   enqueued back to back (one clFinish). Where that exceeds 2 S the
+ *   device sets the pace, and those points are fitted, weighted by 1/T^2,
+ *   to T = G0 + W/bw, W the model's own work in bits
+ *   (calib_jacobi_work_bits). gpu.teardown_latency = G0 (>= 0),
+ *   gpu.mem_bandwidth = bw. Under 2 such points: the profiling spans.
+ * - The signal path (a ping-pong round trip P and a store seen from its
+ *   launch, T_st, from trigsim-cuda-probe on an NVIDIA GPU or calibrate's
+ *   own probe on a device that shares host memory): a round trip crosses
+ *   the bus twice, so bus.latency = P / 2 (gpu.fence_latency = 0: not
+ *   separable from the crossing); a kernel's completion reaches a waiting
+ *   host R - T_st later than its store would (R: the same API's empty
+ *   round trip): the runtime's completion processing, cpu.switch_mode =
+ *   interrupt with interrupt_latency = R - T_st + G0 (>= 0). Without
+ *   them: bus.latency = min(small read / 4, (R - S - G0) / 4), the switch
+ *   a spin (poll, interval 0).
+ * - R = empty-kernel round trip; gpu.launch_latency = R - S(1) - 2
+ *   bus.latency - G0 - notice (>= 0): the model's round trip then equals
+ *   R. bus.bandwidth = mean of H2D and D2H.
+ * - gpu.copy_start = (empty kernel + blocking 8 B read) - S(1) - S(2) - 2
+ *   bus.latency - notice: in the model the read is a copy command enqueued
+ *   behind the kernel, started once the kernel is done, its flag crossing
+ *   back (cpu.pageable_copy 0: the split between the copy engine and the
+ *   host is not measured).
+ * - gpu.launch_table: depth 1: launch_latency; depth N: the mean marginal
+ *   cost of a queued empty kernel, m = (total(N) - total(1)) / (N - 1),
+ *   m - G0 where m > 1.25 S (device-paced), else launch_latency: the
+ *   device's cost is hidden behind the enqueue, not gone (a queued Jacobi
+ *   kernel of 4 waves on the H200 runs at 4.96 us a kernel, 1.5 us over
+ *   its compute, where the enqueue takes 4.44).
+ * - gpu.graph_launch: trigsim-cuda-probe's replayed graph, the marginal
+ *   cost of one more kernel in the chain (an older probe's file: its
+ *   64-kernel replay / 64, which carries 1/64 of the launch and sync).
+ * - gpu.cus, clock; wgs_per_cu = 8 on a GPU (2048 resident items / 256),
+ *   1 on a CPU device.
+ * Kernels as the device runs them (GPUs only: PoCL's work-item loops do
+ * not vectorize the grid-stride probes, and the Jacobi fit stays):
+ * - mem_latency, mem_bandwidth: streaming (b = a + p over 1 GiB, cus * k
+ *   WGs of 256 items, k = 1 .. wgs_per_cu) fitted to 1/bw(k) = L / (k cus
+ *   256 * 4 B * 8) + 1/P: Little's law with the loaded latency.
+ * - l2_bytes: the largest working set (full occupancy) served at over 1.3
+ *   x the largest set's rate. l2_latency, l2_bandwidth: the same law
+ *   through the median of those sets at full occupancy and, at 1 WG per
+ *   CU, the median of the shifted stream (elements that move between WGs,
+ *   so that L1 keeps none) over them.
+ * - l2_near_bytes (Hopper's L2 halves): the largest working set a pointer
+ *   chase of one work-item crosses at its small sets' latency (within
+ *   10 %), where a larger set within l2_bytes is 30 % slower (the far
+ *   half); else 0.
+ * - l1_resident_bytes: per CU, the largest working set (over the CUs) the
+ *   stream at 1 WG per CU, each work-item re-reading its own elements,
+ *   serves at its small sets' rate (within 1.3x); l1_bandwidth = the full
+ *   occupancy rate there, l1_latency = the bits a CU keeps in flight at
+ *   1 WG per CU over the 1-WG rate there.
+ * - barrier_table: one device-wide barrier against 1, 4, 16, 64 and cus
+ *   * k WGs, (T(104 barriers) - T(4)) / 100; WG counts not all resident
+ *   are left out.
+ * - The stencil class at each level (l1lat_/l1eff_, l2lat_/l2eff_,
+ *   lat_/eff_stencil): the persistent Jacobi loop (grids 512 .. 4096, k =
+ *   1, 2, 4, 8), per iteration minus the barrier and the launch share,
+ *   fitted to the level's law (1/bw = a/k + b) as percentages of its
+ *   latency and peak; a level is the grids whose two arrays fit L1 per CU,
+ *   L2, or neither. Where the fitted asymptote exceeds the level's peak
+ *   the efficiency is 100 % and the latency term alone is refitted (the
+ *   law's asymptotes are extrapolations from k <= 8: on the H200 the
+ *   stencil's from DRAM reads 122 % of the stream's, both extrapolated).
+ * - first_wave: the Jacobi grids of one wave (at most cus * wgs_per_cu
+ *   WGs): their execution span - the empty kernel's - the model's compute
+ *   (the sync kloop scenario at the grid - the same with a 1 ps kernel),
+ *   median: the cold start of a kernel's first wave.
+ * - wg_start: discrete Jacobi grids with b2b > 2 S: (b2b - the async
+ *   kloop scenario's time per kernel with wg_start 0) / waves, median.
+ * - eff_spmv, eff_reduce, eff_axpy (and l2eff_): the largest percentage
+ *   (<= 100) whose prediction of the cg workload's kernel alone (kernels:
+ *   spmv, dot, axpy; one rank, gds, 32 back to back on the probe's
+ *   2048^2-row Poisson matrix) is not faster than measured, bisected;
+ *   reduce_load = (the dot's span with its second pass - without) /
+ *   ceil(its WGs / 256), the partials each item of the last WG adds one
+ *   after another (reduce_pass 0: one size measured, no fixed part). */
 #ifndef CALIB_CALIB_H
 #define CALIB_CALIB_H
 
@@ -75,19 +115,41 @@
 #define CALIB_DEPTHS 11 /* 1, 2, 4, ... 1024 */
 #define CALIB_MAX_GRIDS 16
 #define CALIB_MAX_K 16     /* WGs per CU measured: 1 .. max */
-#define CALIB_MAX_WS 16    /* working-set sizes */
+#define CALIB_MAX_WS 24    /* working-set sizes */
+#define CALIB_MAX_ARGK 8   /* argument counts of the enqueue probe */
 #define CALIB_MAX_BAR 24   /* barrier WG counts */
 #define CALIB_MAX_PJ 64    /* persistent Jacobi (grid, WGs per CU) cases */
 #define CALIB_ITEMS 256    /* work-items per WG of the 1D kernels */
 #define CALIB_ITEM_BYTES 4 /* one float load in flight per work-item */
-/* The CG-like loop: kernels and their order in one iteration. */
+/* The CG-like kernels (the cg workload's, in double precision). */
 enum { CALIB_CG_SPMV, CALIB_CG_DOT, CALIB_CG_AXPY, CALIB_CG_KINDS };
-#define CALIB_CG_PER_ITER 6 /* SpMV, dot, AXPY, AXPY, dot, AXPY, then clFinish */
 
 /* A median and its spread (interquartile range / median). */
 struct calib_stat {
   double median_s;
   double spread;
+};
+
+/* What the CUDA probe (tools/calib/cuda_probe.cu, `trigsim-cuda-probe`)
+ * measured, read from its file (calibrate --cuda). Times in seconds. */
+struct calib_cuda {
+  bool present;
+  char device[128], driver[64], date[32];
+  int reps;
+  struct calib_stat launch;     /* host time of one <<<1,1>>> launch, batches of 64 */
+  struct calib_stat roundtrip;  /* launch + cudaStreamSynchronize of an empty kernel */
+  int n_args;
+  int64_t args[CALIB_MAX_ARGK];
+  double args_s[CALIB_MAX_ARGK]; /* one launch with N pointer arguments */
+  int graph_kernels;            /* the chain's length */
+  double graph_per_kernel_s;    /* captured graph replayed (cudaGraphLaunch + sync) / N */
+  double paced_per_kernel_s;    /* the same chain launched by the host back to back / N */
+  double graph_one_s;           /* a graph of one kernel: cudaGraphLaunch + sync */
+  double graph_marginal_s;      /* one more kernel in the replayed chain, (T(512) - T(64)) / 448
+                                   (0: an older probe's file) */
+  double paced_marginal_s;      /* the same, the chain launched by the host back to back */
+  struct calib_stat store;      /* launch to the kernel's store seen in mapped host memory */
+  struct calib_stat pingpong;   /* host flag -> persistent kernel -> host flag, a round trip */
 };
 
 /* Everything calibrate measured, and where. Times in seconds. */
@@ -136,6 +198,29 @@ struct calib_meas {
   double cg_b2b_s[CALIB_CG_KINDS];     /* host time per kernel, 32 back to back */
   double cg_exec_s[CALIB_CG_KINDS];
   double dot_nopass2_exec_s;           /* the dot without its second pass */
+  /* The launch path as applications drive it (zero when not measured). */
+  int n_argk;
+  int64_t argk[CALIB_MAX_ARGK];        /* buffer arguments set before each enqueue */
+  double argk_enq_s[CALIB_MAX_ARGK];   /* host time of one enqueue with them, batches of 64 */
+  double args3_once_s;                 /* 3 buffer arguments set once, then enqueues only */
+  double scal3_enq_s;                  /* 3 int arguments set before each enqueue */
+  double dims_enq_s[3];                /* empty kernel on a 1-, 2-, 3-dimensional ND-range */
+  double big_enq_s;                    /* empty kernel of 65536 WGs of 256 items */
+  double burst_empty_s[CALIB_DEPTHS];  /* host time to enqueue N empty kernels (burst[]) */
+  /* The L2 at 1 WG per CU (ws[]), and a pointer chase of one work-item. */
+  double ws_k1_bps[CALIB_MAX_WS];      /* each work-item re-reads its own elements */
+  double ws_k1_rot_bps[CALIB_MAX_WS];  /* each pass shifted: the elements move between WGs */
+  int n_chase;
+  int64_t chase_ws[CALIB_MAX_WS];
+  double chase_s[CALIB_MAX_WS];        /* one dependent load (128 B lines, random cycle) */
+  /* The signal path through host memory during a kernel (sig_ok false:
+   * the platform gives no coherent host buffer, not measured). */
+  bool sig_ok;
+  struct calib_stat sig_store;         /* enqueue to a kernel's store seen by the spinning host */
+  struct calib_stat sig_pingpong;      /* host store -> persistent kernel -> host, one round trip */
+  int sig_rounds;
+  struct calib_stat copy_rt;           /* empty kernel + blocking 8 B read (the copy home) */
+  struct calib_cuda cuda;              /* calibrate --cuda: the CUDA probe's file */
 };
 
 /* The fitted compute model: T = t0 + work_bits / bw. */
@@ -164,30 +249,16 @@ bool calib_fit_rel(const double *x, const double *y, size_t n, double *a, double
 /* Non-zeros of the 5-point Poisson matrix on a SIDE x SIDE grid. */
 int64_t calib_cg_nnz(int64_t side);
 
-/* The model of the persistent Jacobi loop: one kernel of cus * wgs_per_cu
- * WGs (HW's), each looping over ceil(tiles / WGs) 16x16 tiles per
- * iteration, a device-wide barrier after each; launched once, waited once.
- * Time per iteration (ps). */
-int64_t calib_predict_persist_ps(const struct calib_hw *hw, int64_t n, int iters);
-/* The model of the CG-like loop (CALIB_CG_PER_ITER kernels of their
- * classes, then a wait), per iteration (ps). */
-int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters);
-/* The kernel steps of CG-like kernel WHICH on SIDE^2 rows (one WG's). */
-struct kstep calib_cg_step(int64_t side, int which, uint32_t *n_wgs);
-
 /* The model's work, in bits, of the Jacobi kernel on an N x N grid under
  * CUS x WGS_PER_CU slots: ceil(wgs / slots) * wg_bytes * 8 * slots, so that
  * its duration is work / mem_bandwidth (gpu_compute_time). */
 double calib_jacobi_work_bits(int64_t n, int64_t cus, int64_t wgs_per_cu);
 
-/* Fills HW (defaults first) from M, as the header says. False and *ERR when
- * the measurements cannot be fitted. */
+/* Fills HW (defaults first) from M, as the header says (its scenario fits
+ * run on a profile written to a temporary folder). False and *ERR when the
+ * measurements cannot be fitted. */
 bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_fit *fit,
                   char **err);
-
-/* The occupancy, cache, barrier, burst and class parameters from M's
- * sweeps (calib_derive calls it last; nothing when M has no sweeps). */
-void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw);
 
 /* Writes the profile (provenance + hardware) to PATH through PATH.tmp and a
  * rename. False and *ERR (g_free) when it cannot be written. */
@@ -198,16 +269,47 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
  * (calibrate --from: derive again without the device). False and *ERR. */
 bool calib_read_meas(const char *path, struct calib_meas *m, char **err);
 
+/* Reads the file trigsim-cuda-probe wrote (a `cuda:` map) into C. False
+ * and *ERR "file:line:col: cuda...: expected X, got Y". */
+bool calib_read_cuda(const char *path, struct calib_cuda *c, char **err);
+
 /* Reads a profile (or any scenario fragment's hardware: section) into HW;
  * false and *ERR "file:line:col: key: expected X, got Y". */
 bool calib_read_profile(const char *path, struct calib_hw *hw, char **err);
 
-/* Simulated time per iteration (ps) of ITERS Jacobi kernels on an N x N
- * grid on node 0 of HW: the CPU launches each and waits for it (SYNC), or
- * launches all back to back and waits once. COMPUTE_PS > 0 replaces the
- * roofline: one WG of that duration per kernel. */
-int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                              int64_t compute_ps);
+/* ---- validate-real's cases as scenarios (calib_cases.c) ---- */
+
+enum calib_case_kind {
+  CASE_SYNC,     /* kloop under hdn: a kernel, then the host waits, per iteration */
+  CASE_ASYNC,    /* kloop (sync: false) under gds: all enqueued, one wait */
+  CASE_PERSIST,  /* kloop under cpufree, wgs_per_cu k: one persistent kernel */
+  CASE_CG,       /* the cg workload (standard, one rank) under gds */
+  CASE_STORE,    /* the signal workload: a kernel's store seen by the host */
+  CASE_PINGPONG, /* the signal workload: host <-> kernel round trips */
+};
+
+struct calib_case {
+  enum calib_case_kind kind;
+  int64_t size;    /* grid side, or the CG matrix's side (side^2 rows) */
+  int64_t k;       /* CASE_PERSIST: WGs per CU */
+  int iters;       /* iterations (kernels, CG iterations, round trips) */
+  int only;        /* CASE_CG: 0 the iteration, 1 its SpMV, 2 a dot, 3 an AXPY alone */
+};
+
+/* The case's name in validate-real's table ("sync", "pers3", "cg"); BUF
+ * (N bytes) may hold it. */
+const char *calib_case_name(const struct calib_case *c, char *buf, size_t n);
+
+/* The --set assignments that make a profile case C's scenario (EXTRA
+ * first, NULL-terminated or NULL), NULL-terminated (g_strfreev). */
+char **calib_case_sets(const struct calib_case *c, const char *const *extra);
+
+/* The predicted time per iteration (ps) of case C on the profile at
+ * PROFILE with EXTRA sets: the scenario loaded, checked and run as `trigsim
+ * run PROFILE --set ...` runs it (a round trip for CASE_PINGPONG: twice
+ * the iterations, minus once). False and *ERR. */
+bool calib_case_predict(const char *profile, const struct calib_case *c, const char *const *extra,
+                        int64_t *per_iter_ps, char **err);
 
 /* ---- the device side (calib_ocl.c) ---- */
 
@@ -245,14 +347,24 @@ bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char *
  * looping ITERS times over an N x N grid (a device-wide barrier each). */
 bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
                        double *per_iter_s, double *spread, bool *resident, char **err);
-/* Host wall time per iteration of the CG-like loop (CALIB_CG_PER_ITER
- * kernels, one clFinish) on the SIDE^2-row Poisson matrix. */
+/* Host wall time per iteration of the CG-like loop on the SIDE^2-row
+ * Poisson matrix: the cg workload's standard iteration on one rank under
+ * gds (SpMV, dot, its scalar read home; AXPY, AXPY, dot, read home; AXPY,
+ * clFinish). */
 bool calib_dev_cg_loop(struct calib_dev *d, int64_t side, int iters, int reps, double *per_iter_s,
                        double *spread, char **err);
 /* Kernel WHICH (CALIB_CG_*) alone: host time per kernel of 32 back to back
  * and its execution span; PASS2 0: the dot skips its second pass. */
 bool calib_dev_cg_kernel(struct calib_dev *d, int64_t side, int which, int pass2, int reps,
                          double *b2b_s, double *exec_s, char **err);
+
+/* The signal path through a host buffer during a kernel (a device that
+ * shares host memory: a CPU device; false *SEEN elsewhere, or when the
+ * stores were not seen in time): the enqueue to a kernel's store seen by
+ * the spinning host (PINGPONG false), or host <-> persistent kernel round
+ * trips (ROUNDS of them, per round trip): median *S of REPS and *SPREAD. */
+bool calib_dev_signal(struct calib_dev *d, bool pingpong, int rounds, int reps, double *s,
+                      double *spread, bool *seen, char **err);
 
 /* Median execution span (s) of the Jacobi kernel on an N x N grid. */
 bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct calib_stat *exec,

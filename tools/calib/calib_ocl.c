@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef TRIGSIM_HAVE_OPENCL
@@ -51,6 +52,10 @@ bool calib_dev_cg_kernel(struct calib_dev *d, int64_t side, int which, int pass2
                          double *b2b_s, double *exec_s, char **err) {
   return calib_dev_open(0, err) != NULL;
 }
+bool calib_dev_signal(struct calib_dev *d, bool pingpong, int rounds, int reps, double *s,
+                      double *spread, bool *seen, char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
 const char *calib_dev_name(const struct calib_dev *d) { return ""; }
 
 #else
@@ -62,6 +67,7 @@ const char *calib_dev_name(const struct calib_dev *d) { return ""; }
 bool calib_ocl_available(void) { return true; }
 
 static const char kernel_src[] =
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
     "__kernel void empty(void) {}\n"
     /* Streaming: PASSES grid-stride passes b = a + p over N floats. */
     "__kernel void stream(__global const float *a, __global float *b, int n, int passes) {\n"
@@ -112,26 +118,30 @@ static const char kernel_src[] =
     "    gbar(bar, G, err, spin);\n"
     "  }\n"
     "}\n"
-    /* CG-like kernels on a CSR matrix. */
+    /* CG-like kernels on a CSR matrix, in double precision as the cg
+     * workload counts them (workloads/kinds/cg.c: 8 B values, 4 B column
+     * indices, 8 B vectors; a row per work-item). */
     "__kernel void spmv(__global const int *rp, __global const int *col,\n"
-    "                   __global const float *val, __global const float *x,\n"
-    "                   __global float *y, int rows) {\n"
+    "                   __global const double *val, __global const double *x,\n"
+    "                   __global double *y, int rows) {\n"
     "  int r = get_global_id(0);\n"
     "  if (r >= rows) return;\n"
-    "  float s = 0;\n"
+    "  double s = 0;\n"
     "  for (int j = rp[r]; j < rp[r + 1]; j++) s += val[j] * x[col[j]];\n"
     "  y[r] = s;\n"
     "}\n"
-    "__kernel void axpy(__global const float *x, __global float *y, float a, int n) {\n"
+    /* A dot's reset (the CPU-Free code's resetLocalDotProduct<<<1, 1>>>). */
+    "__kernel void reset(__global double *out) { out[0] = 0; }\n"
+    "__kernel void axpy(__global const double *x, __global double *y, double a, int n) {\n"
     "  int i = get_global_id(0);\n"
     "  if (i < n) y[i] += a * x[i];\n"
     "}\n"
     /* Dot product: per-WG partials; the last WG to finish (an atomic count)
      * sums them when PASS2 (the second pass). */
-    "__kernel void dotp(__global const float *a, __global const float *b,\n"
-    "                  __global volatile float *part, __global volatile int *cnt,\n"
-    "                  __global float *out, int n, int pass2) {\n"
-    "  __local float s[256];\n"
+    "__kernel void dotp(__global const double *a, __global const double *b,\n"
+    "                  __global volatile double *part, __global volatile int *cnt,\n"
+    "                  __global double *out, int n, int pass2) {\n"
+    "  __local double s[256];\n"
     "  __local int last;\n"
     "  int i = get_global_id(0), l = get_local_id(0), ng = get_num_groups(0);\n"
     "  s[l] = i < n ? a[i] * b[i] : 0;\n"
@@ -147,7 +157,7 @@ static const char kernel_src[] =
     "  }\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  if (!last) return;\n"
-    "  float t = 0;\n"
+    "  double t = 0;\n"
     "  for (int j = l; j < ng; j += 256) t += part[j];\n"
     "  s[l] = t;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -156,6 +166,51 @@ static const char kernel_src[] =
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  }\n"
     "  if (l == 0) { out[0] = s[0]; cnt[0] = 0; }\n"
+    "}\n"
+    /* The launch path: empty kernels of 1 .. 8 buffer arguments, 3 int ones. */
+    "__kernel void args1(__global int *a) {}\n"
+    "__kernel void args2(__global int *a, __global int *b) {}\n"
+    "__kernel void args3(__global int *a, __global int *b, __global int *c) {}\n"
+    "__kernel void args4(__global int *a, __global int *b, __global int *c, __global int *d) {}\n"
+    "__kernel void args6(__global int *a, __global int *b, __global int *c, __global int *d,\n"
+    "                    __global int *e, __global int *f) {}\n"
+    "__kernel void args8(__global int *a, __global int *b, __global int *c, __global int *d,\n"
+    "                    __global int *e, __global int *f, __global int *g, __global int *h) {}\n"
+    "__kernel void scal3(int a, int b, int c) {}\n"
+    /* One work-item follows a cycle of line indices: a load's latency. */
+    "__kernel void chase(__global const uint *next, uint steps, __global uint *out) {\n"
+    "  uint p = 0;\n"
+    "  for (uint s = 0; s < steps; s++) p = next[p];\n"
+    "  out[0] = p;\n"
+    "}\n"
+    /* Streaming with each pass shifted by ROT elements: over the passes
+     * an element is touched by different WGs (no per-WG reuse). */
+    "__kernel void stream_rot(__global const float *a, __global float *b, int n, int passes,\n"
+    "                         int rot) {\n"
+    "  int g = get_global_id(0), G = get_global_size(0);\n"
+    "  for (int p = 0; p < passes; p++) {\n"
+    "    int off = (int)(((long)p * rot) % n);\n"
+    "    for (int i = g; i < n; i += G) {\n"
+    "      int j = i + off;\n"
+    "      if (j >= n) j -= n;\n"
+    "      b[j] = a[j] + (float)p;\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    /* The signal path through a host buffer: the kernel stores V, then
+     * waits (at most SPIN polls) for the host's acknowledgement. */
+    "__kernel void sig_store(__global volatile int *f, int v, int spin) {\n"
+    "  f[0] = v;\n"
+    "  mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+    "  for (int s = 0; f[1] != v && s < spin; s++) ;\n"
+    "}\n"
+    /* Ping-pong: round i waits for the host's f[0] >= i, answers f[1] = i. */
+    "__kernel void pingpong(__global volatile int *f, int n, int spin) {\n"
+    "  for (int i = 1; i <= n; i++) {\n"
+    "    for (int s = 0; f[0] < i && s < spin; s++) ;\n"
+    "    f[1] = i;\n"
+    "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+    "  }\n"
     "}\n"
     "__kernel void jacobi(__global const float *a, __global float *b, int n) {\n"
     "  int x = get_global_id(0), y = get_global_id(1);\n"
@@ -172,6 +227,7 @@ struct calib_dev {
   cl_command_queue q;
   cl_program prog;
   cl_kernel empty, jacobi, stream, barriers, persist, spmv, axpy, dot;
+  cl_kernel argk[CALIB_MAX_ARGK], scal3, chase, stream_rot, sig_store, pingpong, reset;
   cl_mem a, b;       /* Jacobi grids, allocated for the largest grid used */
   size_t grid_bytes;
   cl_mem sa, sb;     /* streaming buffers */
@@ -180,6 +236,10 @@ struct calib_dev {
   /* CG-like loop: CSR 5-point Poisson matrix of side cg_side, vectors. */
   int64_t cg_side;
   cl_mem rp, col, val, vx, vp, vq, vr, part, cnt, out;
+  cl_mem chase_buf, chase_out; /* the chase's cycle (chase_bytes) and its result */
+  cl_mem sig_buf;              /* the signal probes' host buffer (sig_host) */
+  void *sig_host;
+  size_t chase_bytes;
   char name[300];
 };
 
@@ -255,10 +315,14 @@ struct calib_dev *calib_dev_open(int index, char **err) {
     log[sizeof log - 1] = 0;
     fprintf(stderr, "%s\n", log);
   }
-  cl_kernel *ks[] = {&d->empty, &d->jacobi, &d->stream, &d->barriers, &d->persist,
-                     &d->spmv, &d->axpy, &d->dot};
+  cl_kernel *ks[] = {&d->empty,    &d->jacobi,   &d->stream,  &d->barriers,   &d->persist,
+                     &d->spmv,     &d->axpy,     &d->dot,     &d->argk[1],    &d->argk[2],
+                     &d->argk[3],  &d->argk[4],  &d->argk[5], &d->argk[6],    &d->scal3,
+                     &d->chase,    &d->stream_rot, &d->sig_store, &d->pingpong, &d->reset};
   const char *names[] = {"empty", "jacobi", "stream", "barriers", "jacobi_persist",
-                         "spmv", "axpy", "dotp"};
+                         "spmv",  "axpy",   "dotp",   "args1",    "args2",
+                         "args3", "args4",  "args6",  "args8",    "scal3",
+                         "chase", "stream_rot", "sig_store", "pingpong", "reset"};
   for (size_t i = 0; !*err && i < G_N_ELEMENTS(ks); i++) {
     *ks[i] = clCreateKernel(d->prog, names[i], &rc);
     cl_ok(rc, names[i], err);
@@ -289,9 +353,17 @@ void calib_dev_close(struct calib_dev *d) {
                  d->vr, d->part, d->cnt, d->out};
   for (size_t i = 0; i < G_N_ELEMENTS(ms); i++)
     if (ms[i]) clReleaseMemObject(ms[i]);
-  cl_kernel ks[] = {d->empty, d->jacobi, d->stream, d->barriers, d->persist, d->spmv, d->axpy, d->dot};
+  if (d->sig_buf) clReleaseMemObject(d->sig_buf);
+  free(d->sig_host);
+  if (d->chase_buf) clReleaseMemObject(d->chase_buf);
+  if (d->chase_out) clReleaseMemObject(d->chase_out);
+  cl_kernel ks[] = {d->empty, d->jacobi, d->stream, d->barriers, d->persist, d->spmv, d->axpy,
+                    d->dot, d->scal3, d->chase, d->stream_rot, d->sig_store, d->pingpong,
+                    d->reset};
   for (size_t i = 0; i < G_N_ELEMENTS(ks); i++)
     if (ks[i]) clReleaseKernel(ks[i]);
+  for (int i = 1; i < CALIB_MAX_ARGK; i++)
+    if (d->argk[i]) clReleaseKernel(d->argk[i]);
   if (d->prog) clReleaseProgram(d->prog);
   if (d->q) clReleaseCommandQueue(d->q);
   if (d->ctx) clReleaseContext(d->ctx);
@@ -420,6 +492,19 @@ static bool run_1d(struct calib_dev *d, cl_kernel k, size_t wgs, double *exec_s,
   return ok;
 }
 
+/* Runs kernel K as one WG of ITEMS work-items, waits; *EXEC_S its span. */
+static bool run_1d_items(struct calib_dev *d, cl_kernel k, size_t items, double *exec_s,
+                         char **err) {
+  cl_event ev;
+  if (!cl_ok(clEnqueueNDRangeKernel(d->q, k, 1, NULL, &items, &items, 0, NULL, &ev),
+             "clEnqueueNDRangeKernel", err))
+    return false;
+  bool ok = cl_ok(clFinish(d->q), "clFinish", err);
+  if (ok) *exec_s = prof_s(ev, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END);
+  clReleaseEvent(ev);
+  return ok;
+}
+
 /* Whether a barrier kernel found its WGs resident (clears the flag). */
 static bool resident_check(struct calib_dev *d, bool *resident, char **err) {
   int e[4] = {0, 0, 0, 0}, zero[4] = {0, 0, 0, 0};
@@ -434,8 +519,18 @@ static bool resident_check(struct calib_dev *d, bool *resident, char **err) {
                 "clEnqueueWriteBuffer", err));
 }
 
+/* Streaming bandwidth as calib_dev_stream; ROT >= 0: each pass shifted by
+ * ROT elements (stream_rot). */
+static bool stream_bps(struct calib_dev *d, int64_t bytes, int64_t wgs, int reps, cl_int rot,
+                       double *bps, char **err);
+
 bool calib_dev_stream(struct calib_dev *d, int64_t bytes, int64_t wgs, int reps, double *bps,
                       char **err) {
+  return stream_bps(d, bytes, wgs, reps, -1, bps, err);
+}
+
+static bool stream_bps(struct calib_dev *d, int64_t bytes, int64_t wgs, int reps, cl_int rot,
+                       double *bps, char **err) {
   size_t half = (size_t)bytes / 2 / sizeof(float) * sizeof(float);
   if (half > d->stream_bytes) {
     if (d->sa) clReleaseMemObject(d->sa);
@@ -464,9 +559,10 @@ bool calib_dev_stream(struct calib_dev *d, int64_t bytes, int64_t wgs, int reps,
     double t[2];
     for (int j = 0; ok && j < 2; j++) {
       cl_int passes = j ? hi : lo;
-      const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof n, sizeof passes};
-      const void *v[] = {&d->sa, &d->sb, &n, &passes};
-      ok = set_args(d->stream, err, 4, sz, v) && run_1d(d, d->stream, (size_t)wgs, &t[j], NULL, err);
+      cl_kernel k = rot >= 0 ? d->stream_rot : d->stream;
+      const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof n, sizeof passes, sizeof rot};
+      const void *v[] = {&d->sa, &d->sb, &n, &passes, &rot};
+      ok = set_args(k, err, rot >= 0 ? 5 : 4, sz, v) && run_1d(d, k, (size_t)wgs, &t[j], NULL, err);
     }
     if (ok && r >= 0) x[r] = t[1] > t[0] ? (double)(hi - lo) * 2.0 * (double)half * 8 / (t[1] - t[0]) : 0;
   }
@@ -551,7 +647,7 @@ static bool cg_for(struct calib_dev *d, int64_t side, char **err) {
   d->cg_side = 0;
   int64_t rows = side * side, nnz = calib_cg_nnz(side);
   cl_int *rp = g_new(cl_int, rows + 1), *col = g_new(cl_int, nnz);
-  float *val = g_new(float, nnz);
+  double *val = g_new(double, nnz);
   int64_t k = 0;
   for (int64_t r = 0; r < rows; r++) {
     int64_t x = r % side, y = r / side;
@@ -561,28 +657,28 @@ static bool cg_for(struct calib_dev *d, int64_t side, char **err) {
     for (int j = 0; j < 5; j++)
       if (nb[j] >= 0) {
         col[k] = (cl_int)nb[j];
-        val[k++] = nb[j] == r ? 4.0f : -1.0f;
+        val[k++] = nb[j] == r ? 4.0 : -1.0;
       }
   }
   rp[rows] = (cl_int)k;
   g_assert(k == nnz);
   cl_int rc = CL_SUCCESS;
   cl_mem_flags cp = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-  size_t vb = (size_t)rows * sizeof(float), parts = (size_t)(rows + WG_ITEMS - 1) / WG_ITEMS;
+  size_t vb = (size_t)rows * sizeof(double), parts = (size_t)(rows + WG_ITEMS - 1) / WG_ITEMS;
   d->rp = clCreateBuffer(d->ctx, cp, (size_t)(rows + 1) * sizeof(cl_int), rp, &rc);
   if (rc == CL_SUCCESS) d->col = clCreateBuffer(d->ctx, cp, (size_t)nnz * sizeof(cl_int), col, &rc);
-  if (rc == CL_SUCCESS) d->val = clCreateBuffer(d->ctx, cp, (size_t)nnz * sizeof(float), val, &rc);
+  if (rc == CL_SUCCESS) d->val = clCreateBuffer(d->ctx, cp, (size_t)nnz * sizeof(double), val, &rc);
   cl_mem *vs[] = {&d->vx, &d->vp, &d->vq, &d->vr};
   for (size_t i = 0; rc == CL_SUCCESS && i < G_N_ELEMENTS(vs); i++) {
     *vs[i] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, vb, NULL, &rc);
-    float one = 1;
+    double one = 1;
     if (rc == CL_SUCCESS) rc = clEnqueueFillBuffer(d->q, *vs[i], &one, sizeof one, 0, vb, 0, NULL, NULL);
   }
-  if (rc == CL_SUCCESS) d->part = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, parts * sizeof(float), NULL, &rc);
+  if (rc == CL_SUCCESS) d->part = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, parts * sizeof(double), NULL, &rc);
   int zero[4] = {0, 0, 0, 0};
   if (rc == CL_SUCCESS)
     d->cnt = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &rc);
-  if (rc == CL_SUCCESS) d->out = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, sizeof(float), NULL, &rc);
+  if (rc == CL_SUCCESS) d->out = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, sizeof(double), NULL, &rc);
   if (rc == CL_SUCCESS) rc = clFinish(d->q);
   g_free(rp);
   g_free(col);
@@ -607,7 +703,12 @@ static bool enq_cg_kernel(struct calib_dev *d, int which, int pass2, char **err)
     const void *v[] = {&d->rp, &d->col, &d->val, &d->vp, &d->vq, &rows};
     return set_args(d->spmv, err, 6, sz, v) && enq_1d(d, d->spmv, (size_t)rows, err);
   }
-  case CALIB_CG_DOT: {
+  case CALIB_CG_DOT: { /* its reset kernel, then the dot */
+    size_t one = 1;
+    if (!cl_ok(clSetKernelArg(d->reset, 0, sizeof(cl_mem), &d->out), "clSetKernelArg", err) ||
+        !cl_ok(clEnqueueNDRangeKernel(d->q, d->reset, 1, NULL, &one, &one, 0, NULL, NULL),
+               "clEnqueueNDRangeKernel reset", err))
+      return false;
     cl_int p2 = pass2;
     const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem),
                          sizeof(cl_mem), sizeof rows, sizeof p2};
@@ -615,7 +716,7 @@ static bool enq_cg_kernel(struct calib_dev *d, int which, int pass2, char **err)
     return set_args(d->dot, err, 7, sz, v) && enq_1d(d, d->dot, (size_t)rows, err);
   }
   default: {
-    float a = 1e-6f;
+    double a = 1e-6;
     const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof a, sizeof rows};
     const void *v[] = {&d->vq, &d->vr, &a, &rows};
     return set_args(d->axpy, err, 4, sz, v) && enq_1d(d, d->axpy, (size_t)rows, err);
@@ -623,9 +724,24 @@ static bool enq_cg_kernel(struct calib_dev *d, int which, int pass2, char **err)
   }
 }
 
-/* One CG-like iteration: SpMV, dot, AXPY, AXPY, dot, AXPY (calib.h). */
-static const int cg_iter_kernels[CALIB_CG_PER_ITER] = {CALIB_CG_SPMV, CALIB_CG_DOT, CALIB_CG_AXPY,
-                                                       CALIB_CG_AXPY, CALIB_CG_DOT, CALIB_CG_AXPY};
+/* The dot's result copied home: a blocking 8 B read (the copy, then the
+ * host's wait), as the cg workload's host copies under gds. */
+static bool read_dot(struct calib_dev *d, char **err) {
+  double v;
+  return cl_ok(clEnqueueReadBuffer(d->q, d->out, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL),
+               "clEnqueueReadBuffer", err);
+}
+
+/* One iteration of the cg workload's standard CG on one rank under gds
+ * (calib.h): SpMV, dot, its scalar read home; AXPY, AXPY, dot, read home;
+ * AXPY, clFinish. */
+static bool cg_iteration(struct calib_dev *d, char **err) {
+  return enq_cg_kernel(d, CALIB_CG_SPMV, 1, err) && enq_cg_kernel(d, CALIB_CG_DOT, 1, err) &&
+         read_dot(d, err) && enq_cg_kernel(d, CALIB_CG_AXPY, 1, err) &&
+         enq_cg_kernel(d, CALIB_CG_AXPY, 1, err) && enq_cg_kernel(d, CALIB_CG_DOT, 1, err) &&
+         read_dot(d, err) && enq_cg_kernel(d, CALIB_CG_AXPY, 1, err) &&
+         cl_ok(clFinish(d->q), "clFinish", err);
+}
 
 bool calib_dev_cg_loop(struct calib_dev *d, int64_t side, int iters, int reps, double *per_iter_s,
                        double *spread, char **err) {
@@ -634,10 +750,7 @@ bool calib_dev_cg_loop(struct calib_dev *d, int64_t side, int iters, int reps, d
   bool ok = true;
   for (int r = -1; ok && r < reps; r++) {
     double t = now_s();
-    for (int i = 0; ok && i < iters; i++) {
-      for (int j = 0; ok && j < CALIB_CG_PER_ITER; j++) ok = enq_cg_kernel(d, cg_iter_kernels[j], 1, err);
-      ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
-    }
+    for (int i = 0; ok && i < iters; i++) ok = cg_iteration(d, err);
     if (ok && r >= 0) x[r] = (now_s() - t) / iters;
   }
   if (ok) {
@@ -680,6 +793,229 @@ bool calib_dev_cg_kernel(struct calib_dev *d, int64_t side, int which, int pass2
   }
   g_free(x);
   g_free(y);
+  return ok;
+}
+
+/* ---- the launch path as applications drive it ---- */
+
+/* Buffer arguments of the argument probe's kernels d->argk[i]. */
+static const int argk_count[] = {0, 1, 2, 3, 4, 6, 8};
+
+/* Host time of one enqueue of kernel K on a DIMS-dimensional ND-range of
+ * WGS WGs (1 item each, or 256 when WGS > 1), in batches of 64 after a
+ * clFinish, its N_ARGS arguments (buffers, or ints when SCALAR) set before
+ * each enqueue (SET_EACH) or once before the batch: median of REPS. */
+static bool enq_cost(struct calib_dev *d, cl_kernel k, int n_args, bool scalar, bool set_each,
+                     cl_uint dims, size_t wgs, int reps, int warmups, double *out, char **err) {
+  enum { BATCH = 64 };
+  size_t l[3] = {1, 1, 1}, g[3] = {1, 1, 1};
+  if (wgs > 1) {
+    l[0] = WG_ITEMS;
+    g[0] = wgs * WG_ITEMS;
+  }
+  cl_int iv = 7;
+  double *x = g_new(double, (size_t)reps);
+  bool ok = true;
+  for (int r = -warmups; ok && r < reps; r++) {
+    ok = cl_ok(clFinish(d->q), "clFinish", err);
+    for (int a = 0; ok && !set_each && a < n_args; a++)
+      ok = scalar ? cl_ok(clSetKernelArg(k, (cl_uint)a, sizeof iv, &iv), "clSetKernelArg", err)
+                  : cl_ok(clSetKernelArg(k, (cl_uint)a, sizeof(cl_mem), &d->bar), "clSetKernelArg", err);
+    double t = now_s();
+    for (int i = 0; ok && i < BATCH; i++) {
+      for (int a = 0; ok && set_each && a < n_args; a++)
+        ok = scalar ? cl_ok(clSetKernelArg(k, (cl_uint)a, sizeof iv, &iv), "clSetKernelArg", err)
+                    : cl_ok(clSetKernelArg(k, (cl_uint)a, sizeof(cl_mem), &d->bar), "clSetKernelArg", err);
+      ok = ok && cl_ok(clEnqueueNDRangeKernel(d->q, k, dims, NULL, g, l, 0, NULL, NULL),
+                       "clEnqueueNDRangeKernel", err);
+    }
+    if (ok && r >= 0) x[r] = (now_s() - t) / BATCH;
+  }
+  ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
+  if (ok) *out = calib_stat_of(x, (size_t)reps).median_s;
+  g_free(x);
+  return ok;
+}
+
+static bool launch_path(struct calib_dev *d, struct calib_meas *m, char **err) {
+  int R = m->reps, W = m->warmups;
+  bool ok = true;
+  m->n_argk = 0;
+  for (size_t i = 0; ok && i < G_N_ELEMENTS(argk_count); i++) {
+    cl_kernel k = i == 0 ? d->empty : d->argk[i];
+    m->argk[m->n_argk] = argk_count[i];
+    ok = enq_cost(d, k, argk_count[i], false, true, 1, 1, R, W, &m->argk_enq_s[m->n_argk++], err);
+  }
+  ok = ok && enq_cost(d, d->argk[3], 3, false, false, 1, 1, R, W, &m->args3_once_s, err) &&
+       enq_cost(d, d->scal3, 3, true, true, 1, 1, R, W, &m->scal3_enq_s, err);
+  for (cl_uint dim = 1; ok && dim <= 3; dim++)
+    ok = enq_cost(d, d->empty, 0, false, true, dim, 1, R, W, &m->dims_enq_s[dim - 1], err);
+  /* A big grid executes for a while: fewer repetitions. */
+  ok = ok && enq_cost(d, d->empty, 0, false, true, 1, 65536, (R + 3) / 4, 1, &m->big_enq_s, err);
+  return ok;
+}
+
+/* ---- the L2 and the load latency against the working set ---- */
+
+/* Seconds per dependent load of one work-item following a random cycle
+ * over the 128 B lines of WS bytes (a warm pass first), over STEPS loads. */
+static bool chase_at(struct calib_dev *d, int64_t ws, cl_uint steps, double *per_load, char **err) {
+  size_t bytes = (size_t)ws, lines = bytes / 128;
+  if (lines < 2) lines = 2, bytes = 256;
+  cl_int rc = CL_SUCCESS;
+  if (bytes > d->chase_bytes) {
+    if (d->sig_buf) clReleaseMemObject(d->sig_buf);
+  free(d->sig_host);
+  if (d->chase_buf) clReleaseMemObject(d->chase_buf);
+    d->chase_buf = clCreateBuffer(d->ctx, CL_MEM_READ_ONLY, bytes, NULL, &rc);
+    d->chase_bytes = rc == CL_SUCCESS ? bytes : 0;
+    if (!cl_ok(rc, "clCreateBuffer chase", err)) return false;
+  }
+  if (!d->chase_out) {
+    d->chase_out = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &rc);
+    if (!cl_ok(rc, "clCreateBuffer chase", err)) return false;
+  }
+  /* A random cyclic order of the lines (a fixed seed: the same every run). */
+  cl_uint *next = g_malloc0(bytes);
+  guint32 *order = g_new(guint32, lines);
+  for (size_t i = 0; i < lines; i++) order[i] = (guint32)i;
+  GRand *rng = g_rand_new_with_seed(28);
+  for (size_t i = lines - 1; i > 0; i--) {
+    size_t j = (size_t)g_rand_int_range(rng, 0, (gint32)(i + 1));
+    guint32 t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  g_rand_free(rng);
+  for (size_t i = 0; i < lines; i++) next[order[i] * 32] = order[(i + 1) % lines] * 32;
+  g_free(order);
+  bool ok = cl_ok(clEnqueueWriteBuffer(d->q, d->chase_buf, CL_TRUE, 0, bytes, next, 0, NULL, NULL),
+                  "clEnqueueWriteBuffer chase", err);
+  g_free(next);
+  double span = 0;
+  for (int pass = 0; ok && pass < 2; pass++) {
+    cl_uint n = pass ? steps : (cl_uint)lines; /* the warm pass walks the whole cycle */
+    const size_t sz[] = {sizeof(cl_mem), sizeof n, sizeof(cl_mem)};
+    const void *v[] = {&d->chase_buf, &n, &d->chase_out};
+    ok = set_args(d->chase, err, 3, sz, v) && run_1d_items(d, d->chase, 1, &span, err);
+  }
+  if (ok) *per_load = span / steps;
+  return ok;
+}
+
+/* ---- the signal path through host memory ---- */
+
+#define SIG_TIMEOUT_S 0.5
+
+/* Spins until *P == V (false after SIG_TIMEOUT_S from T0). */
+static bool spin_until(volatile cl_int *p, cl_int v, double t0) {
+  while (*p < v)
+    if (now_s() - t0 > SIG_TIMEOUT_S) return false;
+  return true;
+}
+
+/* The host buffer the signal probes share with the device (a
+ * CL_MEM_USE_HOST_PTR buffer over page-aligned host memory). */
+static bool sig_buffer(struct calib_dev *d, char **err) {
+  if (d->sig_buf) return true;
+  if (posix_memalign(&d->sig_host, 4096, 4096) != 0) {
+    d->sig_host = NULL;
+    *err = g_strdup("calibrate: posix_memalign: expected 4096 B of host memory, got none");
+    return false;
+  }
+  memset(d->sig_host, 0, 4096);
+  cl_int rc;
+  d->sig_buf = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 4096, d->sig_host,
+                              &rc);
+  if (rc != CL_SUCCESS) d->sig_buf = NULL;
+  return cl_ok(rc, "clCreateBuffer USE_HOST_PTR", err);
+}
+
+bool calib_dev_signal(struct calib_dev *d, bool pingpong, int rounds, int reps, double *out,
+                      double *spread, bool *seen_all, char **err) {
+  *seen_all = false;
+  cl_device_type type = 0;
+  clGetDeviceInfo(d->dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  if (!(type & CL_DEVICE_TYPE_CPU)) return true; /* no coherent host buffer (the CUDA probe) */
+  if (!sig_buffer(d, err)) return false;
+  volatile cl_int *f = d->sig_host;
+  double *x = g_new(double, (size_t)reps);
+  cl_int spin = SPIN_LIMIT * 16;
+  bool ok = true, seen = true;
+  size_t one = 1;
+  for (int r = pingpong ? -1 : -3; ok && seen && r < reps; r++) {
+    f[0] = f[1] = 0;
+    double t;
+    if (!pingpong) { /* the enqueue to the kernel's store seen */
+      cl_int v = r + 4;
+      const size_t sz[] = {sizeof(cl_mem), sizeof v, sizeof spin};
+      const void *a[] = {&d->sig_buf, &v, &spin};
+      ok = set_args(d->sig_store, err, 3, sz, a);
+      double t0 = now_s();
+      ok = ok && cl_ok(clEnqueueNDRangeKernel(d->q, d->sig_store, 1, NULL, &one, &one, 0, NULL,
+                                              NULL), "clEnqueueNDRangeKernel sig_store", err) &&
+           cl_ok(clFlush(d->q), "clFlush", err);
+      seen = ok && spin_until(&f[0], v, t0);
+      t = now_s() - t0;
+      f[1] = v;
+    } else { /* round trips, the kernel running */
+      const size_t sz[] = {sizeof(cl_mem), sizeof rounds, sizeof spin};
+      const void *a[] = {&d->sig_buf, &rounds, &spin};
+      ok = set_args(d->pingpong, err, 3, sz, a) &&
+           cl_ok(clEnqueueNDRangeKernel(d->q, d->pingpong, 1, NULL, &one, &one, 0, NULL, NULL),
+                 "clEnqueueNDRangeKernel pingpong", err) &&
+           cl_ok(clFlush(d->q), "clFlush", err);
+      f[0] = 1;
+      seen = ok && spin_until(&f[1], 1, now_s()); /* the kernel has started */
+      double t0 = now_s();
+      for (cl_int i = 2; ok && seen && i <= rounds; i++) {
+        f[0] = i;
+        seen = spin_until(&f[1], i, now_s());
+      }
+      t = (now_s() - t0) / (rounds - 1);
+      if (!seen) f[0] = rounds; /* let the kernel end */
+    }
+    ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
+    if (r >= 0) x[r] = t;
+  }
+  if (ok && seen) {
+    struct calib_stat st = calib_stat_of(x, (size_t)reps);
+    *out = st.median_s;
+    *spread = st.spread;
+    *seen_all = true;
+  }
+  g_free(x);
+  return ok;
+}
+
+/* The store and the ping-pong into M (m->sig_ok false where not seen). */
+static bool signal_path(struct calib_dev *d, struct calib_meas *m, char **err) {
+  bool seen = false;
+  m->sig_rounds = m->quick ? 200 : 2000;
+  bool ok = calib_dev_signal(d, false, 0, m->reps, &m->sig_store.median_s, &m->sig_store.spread,
+                             &seen, err);
+  m->sig_ok = seen;
+  ok = ok && (!seen || calib_dev_signal(d, true, m->sig_rounds, m->quick ? 3 : 9,
+                                         &m->sig_pingpong.median_s, &m->sig_pingpong.spread,
+                                         &m->sig_ok, err));
+  return ok;
+}
+
+/* Host wall time of an empty kernel then a blocking 8 B read of device
+ * memory (the copy home after a kernel, as the CG loop's dots). */
+static bool copy_roundtrip(struct calib_dev *d, struct calib_meas *m, char **err) {
+  if (!grids_for(d, 64, err)) return false;
+  double *x = g_new(double, (size_t)m->reps), v;
+  bool ok = true;
+  for (int r = -m->warmups; ok && r < m->reps; r++) {
+    double t = now_s();
+    ok = enqueue_empty(d, NULL, err) &&
+         cl_ok(clEnqueueReadBuffer(d->q, d->a, CL_TRUE, 0, sizeof v, &v, 0, NULL, NULL),
+               "clEnqueueReadBuffer", err);
+    if (ok && r >= 0) x[r] = now_s() - t;
+  }
+  if (ok) m->copy_rt = calib_stat_of(x, (size_t)m->reps);
+  g_free(x);
   return ok;
 }
 
@@ -771,6 +1107,8 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     m->launch_span = calib_stat_of(y, (size_t)R);
     m->exec_span = calib_stat_of(z, (size_t)R);
   }
+  /* The enqueue against arguments, ND-range and grid (launch_path). */
+  ok = ok && launch_path(d, m, err);
   /* GPU-TN Fig. 1: N empty kernels queued, one wait. */
   int max_depth = quick ? 64 : 1024;
   for (int64_t n = 1; ok && n <= max_depth; n *= 2) {
@@ -833,7 +1171,16 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
     if (!ok) break;
     m->burst[m->n_burst] = n;
-    m->burst_enq_s[m->n_burst++] = calib_stat_of(x, (size_t)reps).median_s;
+    m->burst_enq_s[m->n_burst] = calib_stat_of(x, (size_t)reps).median_s;
+    /* The same burst of empty kernels (no arguments). */
+    for (int r = -m->warmups; ok && r < reps; r++) {
+      ok = cl_ok(clFinish(d->q), "clFinish", err);
+      double t = now_s();
+      for (int64_t i = 0; ok && i < n; i++) ok = enqueue_empty(d, NULL, err);
+      if (r >= 0) x[r] = now_s() - t;
+    }
+    ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
+    if (ok) m->burst_empty_s[m->n_burst++] = calib_stat_of(x, (size_t)reps).median_s;
   }
   /* Achieved bandwidth against resident WGs per CU, out of the caches. */
   int sreps = quick ? 3 : 11;
@@ -847,14 +1194,30 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     m->k[m->n_k++] = k;
   }
   /* Against the working set, at full occupancy; the smallest also at 1. */
-  static const int64_t ws_mib[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 64, 96, 128, 256, 512};
+  static const int64_t ws_mib[] = {1,  2,  4,  8,  12, 16, 20,  24,  28,  32,
+                                   40, 48, 56, 64, 80, 96, 128, 256, 512};
+  G_STATIC_ASSERT(G_N_ELEMENTS(ws_mib) <= CALIB_MAX_WS);
+  /* At 1 WG per CU too, each work-item re-reading its own elements and
+   * (rot) the elements moving between WGs from pass to pass (17 WGs on). */
   for (size_t i = 0; ok && i < G_N_ELEMENTS(ws_mib) && (!quick || ws_mib[i] <= 8); i++) {
     m->ws[m->n_ws] = ws_mib[i] << 20;
     ok = calib_dev_stream(d, m->ws[m->n_ws], m->cus * m->max_wgs_per_cu, sreps,
-                          &m->ws_bps[m->n_ws], err);
+                          &m->ws_bps[m->n_ws], err) &&
+         calib_dev_stream(d, m->ws[m->n_ws], m->cus, sreps, &m->ws_k1_bps[m->n_ws], err) &&
+         stream_bps(d, m->ws[m->n_ws], m->cus, sreps, 17 * CALIB_ITEMS, &m->ws_k1_rot_bps[m->n_ws],
+                    err);
     m->n_ws++;
   }
   ok = ok && calib_dev_stream(d, m->ws[0], m->cus, sreps, &m->ws_small_k1_bps, err);
+  /* A load's latency against the working set: one work-item's chase. */
+  static const int64_t chase_kib[] = {256,   1024,  4096,  8192,  12288, 16384, 20480, 24576,
+                                      28672, 32768, 40960, 49152, 57344, 65536, 98304, 131072};
+  G_STATIC_ASSERT(G_N_ELEMENTS(chase_kib) <= CALIB_MAX_WS);
+  for (size_t i = 0; ok && i < G_N_ELEMENTS(chase_kib) && (!quick || chase_kib[i] <= 8192); i++) {
+    m->chase_ws[m->n_chase] = chase_kib[i] << 10;
+    ok = chase_at(d, m->chase_ws[m->n_chase], quick ? 16384 : 65536, &m->chase_s[m->n_chase], err);
+    m->n_chase++;
+  }
   /* Device-wide barrier against the WG count. */
   int64_t bw[CALIB_MAX_BAR];
   int nb = 0;
@@ -888,6 +1251,8 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
   double b2b_nop2;
   ok = ok && calib_dev_cg_kernel(d, m->cg_side, CALIB_CG_DOT, 0, sreps, &b2b_nop2,
                                  &m->dot_nopass2_exec_s, err);
+  /* The copy home, and the signal path through host memory. */
+  ok = ok && copy_roundtrip(d, m, err) && signal_path(d, m, err);
   g_free(x);
   g_free(y);
   g_free(z);

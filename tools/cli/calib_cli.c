@@ -25,7 +25,7 @@ static int no_opencl(const char *cmd) {
 int calib_cmd_calibrate(int argc, char **argv) {
   int device = -1;
   gboolean quick = FALSE;
-  char *out = NULL, *from = NULL;
+  char *out = NULL, *from = NULL, *cuda = NULL;
   const GOptionEntry entries[] = {
       {"device", 'd', 0, G_OPTION_ARG_INT, &device, "OpenCL device index over all platforms (default: the first GPU, else 0)",
        "N"},
@@ -34,6 +34,8 @@ int calib_cmd_calibrate(int argc, char **argv) {
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write the profile to FILE (required)", "FILE"},
       {"from", 'f', 0, G_OPTION_ARG_FILENAME, &from,
        "Derive again from the measurements PROFILE records (no device)", "PROFILE"},
+      {"cuda", 'c', 0, G_OPTION_ARG_FILENAME, &cuda,
+       "Add the launch and signal paths trigsim-cuda-probe measured (its FILE)", "FILE"},
       {NULL}};
   int status = EXIT_INPUT;
   char *err = NULL;
@@ -65,6 +67,10 @@ int calib_cmd_calibrate(int argc, char **argv) {
     fprintf(stderr, "calibrate: measuring %s%s\n", calib_dev_name(d), quick ? " (quick)" : "");
     if (!calib_dev_measure(d, quick, &m, &err)) goto out;
   }
+  if (cuda && !calib_read_cuda(cuda, &m.cuda, &err)) {
+    status = EXIT_INPUT;
+    goto out;
+  }
   if (!calib_derive(&m, &hw, &fit, &err) ||
       !calib_write_profile(out, &m, &fit, &hw, &err))
     goto out;
@@ -76,6 +82,7 @@ out:
   calib_dev_close(d);
   g_free(out);
   g_free(from);
+  g_free(cuda);
   return status;
 }
 
@@ -132,14 +139,65 @@ static bool saved_get(GHashTable *t, const char *name, int64_t grid, double *mea
   return true;
 }
 
+/* Measures case C on device D (or takes it from SAVED): false and *ERR on
+ * a device error; *SKIP when there is nothing to compare (not in SAVED,
+ * not resident, no coherent host buffer), with a line already printed. */
+static bool measure_case(struct calib_dev *d, GHashTable *saved, const struct calib_cuda *cuda,
+                         const struct calib_case *c, int reps, int64_t cus, double *meas,
+                         double *spread, bool *skip, char **err) {
+  char buf[16];
+  const char *name = calib_case_name(c, buf, sizeof buf);
+  *skip = false;
+  if (saved) {
+    *skip = !saved_get(saved, name, c->size, meas, spread);
+    return true;
+  }
+  bool ok = true, res = true;
+  switch (c->kind) {
+  case CASE_SYNC:
+  case CASE_ASYNC:
+    ok = calib_dev_jacobi_loop(d, c->size, c->iters, c->kind == CASE_SYNC, reps, meas, spread,
+                               err);
+    break;
+  case CASE_PERSIST:
+    ok = calib_dev_persist(d, c->size, cus * c->k, c->iters, reps, meas, spread, &res, err);
+    if (ok && !res)
+      printf("# %s %" PRId64 ": %" PRId64 " WGs are not all resident on this device: no "
+             "persistent loop\n", name, c->size, cus * c->k);
+    break;
+  case CASE_CG: ok = calib_dev_cg_loop(d, c->size, c->iters, reps, meas, spread, err); break;
+  default:
+    ok = calib_dev_signal(d, c->kind == CASE_PINGPONG, c->iters, reps, meas, spread, &res, err);
+    if (ok && !res && cuda && cuda->present) { /* the same path measured by trigsim-cuda-probe */
+      const struct calib_stat *st = c->kind == CASE_PINGPONG ? &cuda->pingpong : &cuda->store;
+      res = st->median_s > 0;
+      *meas = st->median_s;
+      *spread = st->spread;
+    }
+    if (ok && !res)
+      printf("# %s: this device gives no host buffer coherent during a kernel (trigsim-cuda-probe "
+             "measures the path on NVIDIA GPUs; calibrate --cuda records it)\n", name);
+    break;
+  }
+  *skip = !res;
+  return ok;
+}
+
 int calib_cmd_validate_real(int argc, char **argv) {
   int device = -1, iters = 100, reps = 5;
   gboolean quick = FALSE, no_persist = FALSE;
-  char *grids_text = NULL, *cg_text = NULL, *measured_path = NULL;
+  char *grids_text = NULL, *cg_text = NULL, *measured_path = NULL, *cuda_path = NULL;
+  char **sets = NULL;
+  struct calib_cuda cuda = {0};
   GHashTable *saved = NULL;
   const GOptionEntry entries[] = {
+      {"cuda", 0, 0, G_OPTION_ARG_FILENAME, &cuda_path,
+       "Take the signal cases' measurements from trigsim-cuda-probe's FILE where the OpenCL "
+       "device gives no coherent host buffer (NVIDIA)", "FILE"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+       "Override a parameter of every prediction, as run's --set (repeatable)", "PATH=VALUE"},
       {"cg", 'c', 0, G_OPTION_ARG_STRING, &cg_text,
-       "CG-like loop matrix sides (rows = side^2; default 128,512,2048; 0: none)", "N,N,..."},
+       "CG loop matrix sides (rows = side^2; default 128,512,2048; 0: none)", "N,N,..."},
       {"no-persistent", 0, 0, G_OPTION_ARG_NONE, &no_persist, "Skip the persistent cases", NULL},
       {"measured", 'm', 0, G_OPTION_ARG_FILENAME, &measured_path,
        "Take the measured times from FILE (a saved validate-real output) instead of the device",
@@ -159,8 +217,10 @@ int calib_cmd_validate_real(int argc, char **argv) {
   int64_t grids[CALIB_MAX_GRIDS];
   int n_grids = 0;
   if (!cli_parse_options(&argc, &argv, "PROFILE",
-             "Run a Jacobi loop on the device, with and without a host sync per iteration, and "
-             "print the measured and predicted time per iteration.",
+             "Run the validation cases on the device (Jacobi loops with and without a host sync "
+             "per iteration, persistent loops, a CG loop, and where the device shares host memory "
+             "the signal path) and print the measured time per iteration beside the prediction "
+             "of the same case as a scenario on PROFILE.",
              entries))
     goto out;
   if (argc != 2) {
@@ -194,6 +254,7 @@ int calib_cmd_validate_real(int argc, char **argv) {
   }
   struct calib_hw hw;
   if (!calib_read_profile(argv[1], &hw, &err)) goto out;
+  if (cuda_path && !calib_read_cuda(cuda_path, &cuda, &err)) goto out;
   if (measured_path) {
     if (!(saved = saved_load(measured_path, &err))) goto out;
   } else if (!calib_ocl_available()) {
@@ -205,80 +266,64 @@ int calib_cmd_validate_real(int argc, char **argv) {
     if (g_str_has_prefix(err, "--device:")) status = EXIT_INPUT;
     goto out;
   }
+  /* The cases: sync and async Jacobi loops, persistent loops at k = 1 ..
+   * wgs_per_cu WGs per CU, the CG loop, the store and the ping-pong. */
+  GArray *cases = g_array_new(FALSE, FALSE, sizeof(struct calib_case));
+  for (int s = 1; s >= 0; s--)
+    for (int i = 0; i < n_grids; i++) {
+      struct calib_case c = {.kind = s ? CASE_SYNC : CASE_ASYNC, .size = grids[i], .iters = iters};
+      g_array_append_val(cases, c);
+    }
+  for (int i = 0; i < n_grids && !no_persist; i++)
+    for (int64_t k = 1; k <= hw.gpu.wgs_per_cu; k++) {
+      struct calib_case c = {.kind = CASE_PERSIST, .size = grids[i], .k = k, .iters = iters};
+      g_array_append_val(cases, c);
+    }
+  for (int i = 0; i < n_cg; i++) {
+    struct calib_case c = {.kind = CASE_CG, .size = cg_sides[i], .iters = iters};
+    g_array_append_val(cases, c);
+  }
+  struct calib_case store = {.kind = CASE_STORE, .size = 1, .iters = 1};
+  struct calib_case pp = {.kind = CASE_PINGPONG, .size = quick ? 200 : 2000, .iters = quick ? 200 : 2000};
+  g_array_append_val(cases, store);
+  g_array_append_val(cases, pp);
   printf("# validate-real: %s; profile %s; %d iterations, median of %d runs\n",
          saved ? measured_path : calib_dev_name(d), argv[1], iters, reps);
-  printf("%-6s %6s %14s %14s %8s %7s\n", "case", "grid", "measured/iter", "predicted/iter",
+  printf("# each case is the scenario `trigsim run %s --set hardware.network.nodes=1 --set "
+         "workload=... --set policies=...` (calib_case_sets)\n",
+         argv[1]);
+  printf("%-8s %6s %14s %14s %8s %7s\n", "case", "grid", "measured/iter", "predicted/iter",
          "error", "spread");
-  double errs[(2 + 64) * CALIB_MAX_GRIDS + CALIB_MAX_GRIDS];
+  double *errs = g_new(double, cases->len + 1);
   int n_errs = 0;
-  for (int s = 1; s >= 0; s--) {
-    for (int i = 0; i < n_grids; i++) {
-      double meas, spread;
-      if (saved) {
-        if (!saved_get(saved, s ? "sync" : "async", grids[i], &meas, &spread)) continue;
-      } else if (!calib_dev_jacobi_loop(d, grids[i], iters, s, reps, &meas, &spread, &err)) {
-        goto out;
-      }
-      int64_t pred = calib_predict_iter_ps(&hw, grids[i], iters, s, 0);
-      double e = ((double)pred * 1e-12 - meas) / meas;
-      errs[n_errs++] = fabs(e);
-      printf("%-6s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", s ? "sync" : "async",
-             grids[i], meas * 1e6, (double)pred * 1e-6, 100 * e, 100 * spread);
-      fflush(stdout);
-    }
-  }
-  /* Persistent Jacobi: one kernel of cus * k WGs looping over the tiles. */
-  int64_t kmax = hw.gpu.wgs_per_cu;
-  for (int i = 0; i < n_grids && !no_persist; i++) {
-    for (int64_t k = 1; k <= kmax; k++) {
-      double meas, spread;
-      bool resident = true;
-      char name[16];
-      g_snprintf(name, sizeof name, "pers%" PRId64, k);
-      if (saved) {
-        if (!saved_get(saved, name, grids[i], &meas, &spread)) continue;
-      } else if (!calib_dev_persist(d, grids[i], hw.gpu.cus * k, iters, reps, &meas, &spread,
-                                    &resident, &err)) {
-        goto out;
-      }
-      if (!resident) {
-        printf("# pers%" PRId64 " %" PRId64 ": %" PRId64 " WGs are not all resident on this device: "
-               "no persistent loop\n", k, grids[i], hw.gpu.cus * k);
-        continue;
-      }
-      struct calib_hw hk = hw;
-      hk.gpu.wgs_per_cu = k;
-      int64_t pred = calib_predict_persist_ps(&hk, grids[i], iters);
-      double e = ((double)pred * 1e-12 - meas) / meas;
-      errs[n_errs++] = fabs(e);
-      printf("%-6s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", name, grids[i],
-             meas * 1e6, (double)pred * 1e-6, 100 * e, 100 * spread);
-      fflush(stdout);
-    }
-  }
-  /* The CG-like loop: SpMV, dot, AXPY, AXPY, dot, AXPY, then a wait. */
-  for (int i = 0; i < n_cg; i++) {
+  bool ok = true;
+  for (guint i = 0; ok && i < cases->len; i++) {
+    const struct calib_case *c = &g_array_index(cases, struct calib_case, i);
     double meas, spread;
-    if (saved) {
-      if (!saved_get(saved, "cg", cg_sides[i], &meas, &spread)) continue;
-    } else if (!calib_dev_cg_loop(d, cg_sides[i], iters, reps, &meas, &spread, &err)) {
-      goto out;
-    }
-    int64_t pred = calib_predict_cg_ps(&hw, cg_sides[i], iters);
+    bool skip;
+    ok = measure_case(d, saved, &cuda, c, c->kind >= CASE_STORE ? MAX(reps, 9) : reps, hw.gpu.cus,
+                      &meas, &spread, &skip, &err);
+    if (!ok || skip) continue;
+    int64_t pred;
+    ok = calib_case_predict(argv[1], c, (const char *const *)sets, &pred, &err);
+    if (!ok) break;
     double e = ((double)pred * 1e-12 - meas) / meas;
     errs[n_errs++] = fabs(e);
-    printf("%-6s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", "cg", cg_sides[i], meas * 1e6,
-           (double)pred * 1e-6, 100 * e, 100 * spread);
+    char buf[16];
+    printf("%-8s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", calib_case_name(c, buf, sizeof buf),
+           c->size, meas * 1e6, (double)pred * 1e-6, 100 * e, 100 * spread);
     fflush(stdout);
   }
-  if (n_errs == 0) {
-    err = g_strdup("validate-real: expected at least one case, got none");
-    goto out;
+  g_array_free(cases, TRUE);
+  if (!ok && err && g_str_has_prefix(err, "--set")) status = EXIT_INPUT;
+  if (ok && n_errs == 0) err = g_strdup("validate-real: expected at least one case, got none");
+  if (ok && n_errs > 0) {
+    gsl_sort(errs, 1, (size_t)n_errs);
+    printf("# |error|: median %.1f%%, worst %.1f%%\n",
+           100 * gsl_stats_median_from_sorted_data(errs, 1, (size_t)n_errs), 100 * errs[n_errs - 1]);
+    status = 0;
   }
-  gsl_sort(errs, 1, (size_t)n_errs);
-  printf("# |error|: median %.1f%%, worst %.1f%%\n",
-         100 * gsl_stats_median_from_sorted_data(errs, 1, (size_t)n_errs), 100 * errs[n_errs - 1]);
-  status = 0;
+  g_free(errs);
 out:
   if (err) fprintf(stderr, "%s\n", err);
   g_free(err);
@@ -286,6 +331,8 @@ out:
   g_free(grids_text);
   g_free(cg_text);
   g_free(measured_path);
+  g_free(cuda_path);
+  g_strfreev(sets);
   if (saved) g_hash_table_destroy(saved);
   return status;
 }

@@ -70,6 +70,7 @@ uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k) {
   z.bal_reuse_per_wg = k->bal_reuse_per_wg, z.merge_extra_per_wg = k->merge_extra_per_wg;
   z.lib = k->lib, z.lib_flops_per_wg = k->lib_flops_per_wg, z.lib_bytes_per_wg = k->lib_bytes_per_wg;
   z.block = k->block, z.segments = k->segments, z.segment_len = k->segment_len;
+  z.buffers = k->buffers, z.elem_bytes = k->elem_bytes;
   return desc_add(p->descs->kernels, p->descs->kernel_at, &z, sizeof z);
 }
 
@@ -234,6 +235,22 @@ void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_b
   k.ws_bytes = ws_bytes;
   k.reuse_per_wg = reuse_per_wg;
   k.gather_bytes = gather_bytes;
+  set_kernel(p, o, &k);
+}
+
+void wl_elem(struct wl_program *p, uint32_t rank, int64_t bytes) {
+  g_assert(rank < p->n_ranks && bytes >= 0 && bytes <= 65535);
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_elem", &o);
+  k.elem_bytes = (uint16_t)bytes;
+  set_kernel(p, o, &k);
+}
+
+void wl_buffers(struct wl_program *p, uint32_t rank, uint8_t n) {
+  g_assert(rank < p->n_ranks);
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_buffers", &o);
+  k.buffers = n;
   set_kernel(p, o, &k);
 }
 

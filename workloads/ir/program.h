@@ -150,6 +150,12 @@ struct wl_kernel {
    * (wl_block, kernel.c). */
   uint32_t block;
   int64_t segments, segment_len;
+  /* Memory objects the kernel takes as arguments, what an OpenCL launch
+   * pays for (wl_buffers, cpu.launch_per_buffer), and the element each
+   * work-item loads, what it keeps in flight (wl_elem, kstep.item_bytes;
+   * 0: gpu.item_bytes). */
+  uint8_t buffers;
+  uint16_t elem_bytes;
 };
 
 /* A collective called as one op (WL_COLL, wl_collective), in its
@@ -176,12 +182,13 @@ struct wl_op {
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
                             second stream, or specialized WGs) */
-  uint8_t pack;          /* WL_COMPUTE: packs strided halos into a contiguous
-                            send buffer (or unpacks a received one), for a
-                            library that moves messages by DMA from a kernel
-                            boundary (a NIC, a copy engine); the lowerings of
-                            one kernel (kernel.c: the WGs that compute a face
-                            store it where it goes) drop it (wl_pack) */
+  uint8_t pack;          /* WL_COMPUTE: a small phase only a kernel launched for it
+                            does, which a fused kernel does in place: packing
+                            strided halos into a contiguous send buffer (or
+                            unpacking a received one) for a library that moves
+                            messages by DMA from a kernel boundary, or a dot's
+                            reset kernel (cg); the lowerings of one kernel
+                            (kernel.c) drop it (wl_pack) */
   uint8_t host_reads;    /* WL_SYNC: the host reads a value made before it (a
                             scalar copied home and a stream synchronize, as a
                             CPU-controlled solver computing its coefficients
@@ -338,6 +345,12 @@ void wl_spmv_gets(struct wl_program *p, uint32_t rank);
  * pol_launch_step, pol_compute_step). */
 void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops_per_wg,
                  int64_t bytes_per_wg, int64_t reuse_per_wg, int64_t merge_extra_per_wg);
+/* Declares that the LAST compute op of RANK's work-items load elements of
+ * BYTES (what each keeps in flight: kstep.item_bytes, gpu.h). */
+void wl_elem(struct wl_program *p, uint32_t rank, int64_t bytes);
+/* Declares that the LAST compute op of RANK's kernel takes N memory
+ * objects as arguments (wl_kernel.buffers). */
+void wl_buffers(struct wl_program *p, uint32_t rank, uint8_t n);
 /* A compute op of a fixed TIME_PS (one WG) on device ON (enum wl_where):
  * GOAL's calc. */
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on);

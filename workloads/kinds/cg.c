@@ -24,7 +24,8 @@
  * rounds under cpufree.
  * Costs on the GPU model: one row per work-item, 1024-item WGs (the paper's
  * block size); SpMV 2 flops and 12 B (value + column index) per non-zero
- * plus 24 B per row (row pointer, x, y); a dot 2 flops and 16 B per row, an
+ * plus 20 B per row (its 4 B row pointer, which the next work-item also
+ * reads as its start, x's first read from memory, y); a dot 2 flops and 16 B per row, an
  * AXPY 2 flops and 24 B per row. The SpMV walks one row per work-item
  * (workload.spmv row, the CPU-free code's gpuSpMV), or is a library call
  * where it is a kernel of its own (library: cuSPARSE, as aCG's host-driven
@@ -83,6 +84,17 @@ static const struct par_decl cg_decls[] = {
       "monolithic NVSHMEM kernel under cpufree (its grid syncs, per-warp atomic dots, in-kernel "
       "halo pack, puts with signal, unpack and signals back), its host-driven solver under hdn "
       "(standard CG)"),
+    PAR(kernels, PAR_ENUM, "iteration", NULL, NULL,
+      "iteration|spmv|dot|axpy|copy|barrier|reduce|spmv_barrier",
+      "the iteration, or one of its operations alone `iterations` times (its SpMV; a dot with "
+      "its reset kernel; an AXPY; a scalar copied home; nvshmem_barrier_all; the allreduce of a "
+      "scalar and the barrier after it; the SpMV, a host sync, then the barrier after it), a "
+      "device sync between (op_sync false: calibrate's back-to-back kernels) or a host sync "
+      "(op_sync true: the CPU-Free code's per-operation timings)"),
+    {"op_sync", PAR_BOOL, "false", NULL, NULL, NULL,
+     "kernels alone: true: the host waits after each operation (cudaStreamSynchronize, the "
+     "CPU-Free code's profiling build); false: back to back",
+     offsetof(struct cg_config, op_host_sync)},
     PAR(x_reads, PAR_ENUM, "halo", NULL, NULL, "halo|get",
       "code ics23: how the SpMV reads the x values other GPUs own: a halo exchange of messages "
       "before it, or (get) a blocking NVLink load of the owner's memory per such non-zero inside "
@@ -108,6 +120,18 @@ static uint32_t wgs_for(int64_t rows, int64_t per_wg) {
   return (uint32_t)MAX(1, (rows + per_wg - 1) / per_wg);
 }
 
+/* A dot's reset: one thread zeroes its accumulator, a kernel of its own
+ * (resetLocalDotProduct<<<1, 1>>> before each gpuDotProduct in the
+ * CPU-Free code's discrete baselines) that a fused kernel does in place
+ * before its grid sync: a phase the one-kernel lowerings drop (wl_pack). */
+static void dot_reset(struct wl_program *p, uint32_t r) {
+  wl_compute(p, r, 1, 0, 8);
+  wl_kclass(p, r, KC_STREAM, 8, 0, 0);
+  wl_buffers(p, r, 1);
+  wl_elem(p, r, 8);
+  wl_pack(p, r);
+}
+
 /* A vector op over the rank's rows: FLOPS and BYTES per row. */
 static void vec_op(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
                    int64_t flops, int64_t bytes) {
@@ -117,6 +141,8 @@ static void vec_op(struct wl_program *p, uint32_t r, const struct sp_rank *rk, i
   /* 16 B a row: a dot product (two reads, partials, a second pass);
    * 24 B: an AXPY-like update (two reads, one write). */
   wl_kclass(p, r, bytes == 16 ? KC_REDUCE : KC_AXPY, rk->rows * bytes, 0, 0);
+  wl_buffers(p, r, bytes == 16 ? 3 : 2); /* gpuDotProduct: a, b, the result; gpuSaxpy: x, y */
+  wl_elem(p, r, 8);                      /* doubles */
 }
 
 /* The factor (>= 1) that stretches a rank's SpMV WGs to the time of its
@@ -148,7 +174,7 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
   int64_t l = rk->max_row;
   struct kstep chain = *bulk;
   chain.flops = 2 * l * per_wg;
-  chain.bytes = (12 * l + 24) * per_wg;
+  chain.bytes = (12 * l + 20) * per_wg; /* a row as the bulk counts it */
   chain.reuse_bytes = 8 * (l - 1) * per_wg;
   chain.rows = per_wg;
   chain.nnz = l * per_wg;
@@ -166,7 +192,7 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
                      (rk->remote_nnz + rk->max_remote_row - 1) / rk->max_remote_row);
     struct kstep far = chain;
     far.flops = 2 * m * per_wg;
-    far.bytes = (12 * m + 24) * per_wg;
+    far.bytes = (12 * m + 20) * per_wg;
     far.reuse_bytes = 8 * MAX(0, m - 1 - rk->max_remote_row) * per_wg;
     far.nnz = m * per_wg;
     far.peer_loads = kr * rk->max_remote_row * items;
@@ -193,10 +219,11 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
   int64_t halo = 0;
   for (size_t j = 0; j < rk->n_recv; j++) halo += rk->recv[j].elems;
   struct kstep bulk = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * nnz,
-                       .bytes = 12 * nnz + 24 * rows, .ws_bytes = 12 * rk->nnz + 24 * rk->rows,
+                       .bytes = 12 * nnz + 20 * rows, .ws_bytes = 12 * rk->nnz + 20 * rk->rows,
                        .reuse_bytes = 8 * MAX(0, nnz - rows - peer),
                        .gather_bytes = 8 * (rk->rows + (get ? 0 : halo)),
-                       .rows = rows, .nnz = nnz, .peer_loads = peer, .gets = get};
+                       .rows = rows, .nnz = nnz, .peer_loads = peer, .gets = get,
+                       .item_bytes = 8};
   double s = spmv_stretch(gpu, &bulk, rk, per_wg, wgs, get);
   wl_compute(p, r, wgs, (int64_t)ceil(s * (double)bulk.flops), (int64_t)ceil(s * (double)bulk.bytes));
   wl_kclass(p, r, KC_SPMV, bulk.ws_bytes, (int64_t)ceil(s * (double)bulk.reuse_bytes),
@@ -205,6 +232,8 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
   wl_spmv_rows(p, r, (int64_t)ceil(s * (double)rows), (int64_t)ceil(s * (double)nnz));
   if (peer) wl_peer_loads(p, r, (int64_t)ceil(s * (double)peer));
   if (get) wl_spmv_gets(p, r);
+  wl_buffers(p, r, 5); /* gpuSpMV: row pointers, columns, values, x, y */
+  wl_elem(p, r, 8);
   /* coalesced and row-balanced (a library's, a merge-path one): the mean
    * WG's work, no row footprint (workloads/policies/lower.c). An in-kernel
    * merge-path SpMV (aCG's csrgemv_merge in its monolithic CG,
@@ -314,6 +343,7 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   barrier_all(p, r, it, 0);
   wl_sync(p, r);
   wl_sync(p, r); /* delta reset */
+  dot_reset(p, r);
   vec_op(p, r, rk, per_wg, 2, 16); /* (p, s) */
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
@@ -322,6 +352,7 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
   vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha s; gamma reset */
   wl_sync(p, r);
+  dot_reset(p, r);
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
   wl_sync(p, r);
   allreduce(p, r, it, 20, 1);
@@ -341,6 +372,7 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
                                 uint8_t alg, bool get) {
   const struct sp_rank *rk = &part->ranks[r];
   wl_sync(p, r); /* the merged dots' reset */
+  dot_reset(p, r);
   vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
   vec_op(p, r, rk, per_wg, 2, 16); /* (w, r) */
   wl_host_sync(p, r); /* the host waits for the dots before it launches the SpMV */
@@ -572,10 +604,33 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
     uint8_t alg = (uint8_t)c->spmv;
     /* one GPU too: the code's SpMV reads x by nvshmem_double_g on 1 PE */
     bool get = c->x_reads == CG_X_GET;
-    /* aCG's code comes in two forms: its monolithic kernel, and (standard
-     * CG only) its host-driven solver; the policy's lowering runs the form
-     * it takes (workloads/policies: pol_prep_form). */
-    if (c->code == CG_ACG) {
+    if (c->kernels != CG_ITERATION) { /* one of its kernels alone (parts) */
+      const struct sp_rank *rk = &part->ranks[r];
+      switch (c->kernels) {
+      case CG_ONLY_SPMV: spmv(p, r, rk, c->rows_per_wg, gpu, alg, false, get); break;
+      case CG_ONLY_DOT:
+        dot_reset(p, r);
+        vec_op(p, r, rk, c->rows_per_wg, 2, 16);
+        break;
+      case CG_ONLY_AXPY: vec_op(p, r, rk, c->rows_per_wg, 2, 24); break;
+      case CG_ONLY_COPY: wl_host_copies(p, r, 1); break;
+      case CG_ONLY_BARRIER: barrier_all(p, r, 0, 0); break;
+      case CG_ONLY_SPMV_BARRIER:
+        spmv(p, r, rk, c->rows_per_wg, gpu, alg, false, get);
+        wl_host_sync(p, r);
+        barrier_all(p, r, 0, 0);
+        break;
+      default:
+        allreduce(p, r, 0, 0, 1);
+        barrier_all(p, r, 0, 1);
+        break;
+      }
+      if (c->op_host_sync && c->kernels != CG_ONLY_COPY) wl_host_sync(p, r);
+      else wl_sync(p, r);
+    } else if (c->code == CG_ACG) {
+      /* aCG's code comes in two forms: its monolithic kernel, and (standard
+       * CG only) its host-driven solver; the policy's lowering runs the form
+       * it takes (workloads/policies: pol_prep_form). */
       wl_form(p, r, WL_FORM_FUSED);
       if (c->variant == CG_PIPELINED) acg_kernel_pipelined(p, part, r, 0, c->rows_per_wg, gpu, alg);
       else acg_kernel_standard(p, part, r, 0, c->rows_per_wg, gpu, alg);
@@ -801,22 +856,30 @@ static void report_part(struct sim_report *rep, const struct sp_part *part) {
   g_free(nbr);
 }
 
-/* A catalogue matrix's partition. The last matrix's generator and its
- * block partitions stay cached (a sweep runs each matrix under several
- * policies and GPU counts; generating Table 1's largest takes seconds);
- * the cache owns them. One cache per thread: a sweep's points run on a
- * thread pool, and a point uses its partition while another thread moves
- * to the next matrix. */
+/* A catalogue matrix's partition. The generators of the last CAT_MATRICES
+ * matrices used and their block partitions stay cached (a sweep runs each
+ * matrix under several policies and GPU counts, a fit runs every matrix
+ * at every evaluation; generating Table 1's largest takes seconds, and a
+ * generator holds a few MB); the cache owns them. One cache per thread: a
+ * sweep's points run on a thread pool, and a point uses its partition
+ * while another thread moves to the next matrix. */
 #define CAT_PARTS 16
-struct cat_cache {
+#define CAT_MATRICES 24
+struct cat_entry {
   char *key;
   struct mg_gen *gen;
   uint32_t ranks[CAT_PARTS];
   struct sp_part *part[CAT_PARTS];
   size_t n;
+  uint64_t used; /* the cache's clock at its last use */
 };
 
-static void cat_cache_reset(struct cat_cache *cc, char *key, struct mg_gen *g) {
+struct cat_cache {
+  struct cat_entry e[CAT_MATRICES];
+  uint64_t clock;
+};
+
+static void cat_entry_reset(struct cat_entry *cc, char *key, struct mg_gen *g) {
   g_free(cc->key);
   mg_gen_free(cc->gen);
   for (size_t k = 0; k < cc->n; k++) sp_part_free(cc->part[k]);
@@ -826,36 +889,45 @@ static void cat_cache_reset(struct cat_cache *cc, char *key, struct mg_gen *g) {
 }
 
 static void cat_cache_free(gpointer p) {
-  cat_cache_reset(p, NULL, NULL);
+  struct cat_cache *c = p;
+  for (size_t i = 0; i < CAT_MATRICES; i++) cat_entry_reset(&c->e[i], NULL, NULL);
   g_free(p);
 }
 
 static GPrivate cat_private = G_PRIVATE_INIT(cat_cache_free);
 
-static struct cat_cache *cat_cache_mine(void) {
-  struct cat_cache *cc = g_private_get(&cat_private);
-  if (!cc) g_private_set(&cat_private, cc = g_new0(struct cat_cache, 1));
-  return cc;
+/* This thread's entry for KEY (taken over), generated by CTX when new;
+ * NULL and *ERR when it cannot be. */
+static struct cat_entry *cat_cache_entry(const struct wl_ctx *ctx, char *key, char **err) {
+  struct cat_cache *c = g_private_get(&cat_private);
+  if (!c) g_private_set(&cat_private, c = g_new0(struct cat_cache, 1));
+  struct cat_entry *oldest = &c->e[0];
+  for (size_t i = 0; i < CAT_MATRICES; i++) {
+    struct cat_entry *e = &c->e[i];
+    if (e->key && !strcmp(e->key, key)) {
+      g_free(key);
+      e->used = ++c->clock;
+      return e;
+    }
+    if (!e->key || e->used < oldest->used) oldest = e;
+  }
+  struct mg_gen *g = catalogue_gen(ctx, err);
+  if (!g) {
+    g_free(key);
+    return NULL;
+  }
+  cat_entry_reset(oldest, key, g);
+  oldest->used = ++c->clock;
+  return oldest;
 }
 
-/* The partition of C->matrix over RANKS; owned by the cache when *OWNED
- * comes back false. */
 static struct sp_part *catalogue_part(const struct wl_ctx *ctx, uint32_t ranks, int64_t *iterations,
                                       bool *owned, char **err) {
   const struct cg_config *c = ctx->config;
-  struct cat_cache *cc = cat_cache_mine();
   char *key = g_strdup_printf("%s|%s|%s|%" PRIu64, ctx->sc->path ? ctx->sc->path : "",
                               c->catalogue, c->matrix, ctx->seed);
-  if (!cc->key || strcmp(cc->key, key)) {
-    struct mg_gen *g = catalogue_gen(ctx, err);
-    if (!g) {
-      g_free(key);
-      return NULL;
-    }
-    cat_cache_reset(cc, key, g);
-  } else {
-    g_free(key);
-  }
+  struct cat_entry *cc = cat_cache_entry(ctx, key, err);
+  if (!cc) return NULL;
   const struct mg_gen *g = cc->gen;
   *owned = false;
   if (c->partitioner == SP_BLOCKS && c->tolerance == 0) {

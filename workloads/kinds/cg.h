@@ -19,6 +19,13 @@ enum cg_code { CG_ICS23, CG_ACG };
 enum cg_x_reads { CG_X_HALO, CG_X_GET };
 
 /* Group "cg": see cg_params for units, defaults and ranges. */
+/* workload.kernels: the whole iteration, or one of its operations alone,
+ * repeated, a device sync between (calibrate's per-kernel fits) or a host
+ * sync (op_sync: host, the CPU-Free code's profiling build, which times
+ * each operation and its cudaStreamSynchronize: CG/src/profiling/). */
+enum cg_kernels { CG_ITERATION, CG_ONLY_SPMV, CG_ONLY_DOT, CG_ONLY_AXPY, CG_ONLY_COPY,
+                  CG_ONLY_BARRIER, CG_ONLY_REDUCE, CG_ONLY_SPMV_BARRIER };
+
 struct cg_config {
   int source;          /* enum cg_source */
   int64_t dim;         /* poisson: 1, 2 or 3 */
@@ -36,6 +43,8 @@ struct cg_config {
   int spmv;            /* enum wl_spmv: how the code walks the matrix */
   int code;            /* enum cg_code */
   int x_reads;         /* enum cg_x_reads: how the SpMV gets other ranks' x values */
+  int kernels;         /* enum cg_kernels: the iteration, or one of its kernels alone */
+  bool op_host_sync;   /* kernels alone: a host sync after each (the code's profiling build) */
 };
 
 extern const struct par_group cg_params;

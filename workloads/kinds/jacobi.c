@@ -174,6 +174,8 @@ static void pack_faces(struct wl_program *p, const struct stencil *s, uint32_t r
     wl_compute(p, r, wgs, 0, (traffic + wgs - 1) / wgs);
   }
   wl_kclass(p, r, KC_STREAM, traffic, 0, 0);
+  wl_buffers(p, r, 2); /* the grid, the send (or receive) buffer */
+  wl_elem(p, r, s->elem);
   wl_pack(p, r);
 }
 
@@ -203,15 +205,21 @@ static void stencil_iteration(struct wl_program *p, const struct stencil *s, uin
     wl_lane(p, r, 1);
     wl_compute(p, r, 4 * edge, pts * s->flops, pts * s->bytes);
     wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
+    wl_buffers(p, r, 2); /* the two grids */
+    wl_elem(p, r, s->elem);
     wl_lane(p, r, 0);
     wl_compute(p, r, inner, pts * s->flops, pts * s->bytes);
     wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
+    wl_buffers(p, r, 2);
+    wl_elem(p, r, s->elem);
     wl_lane(p, r, 1);
   } else {
     for (int64_t k = 0; k < MAX(s->ops, 1); k++) { /* one kernel per array operation */
       if (k > 0) wl_sync(p, r);
       wl_compute(p, r, wgs, pts * s->flops / MAX(s->ops, 1), pts * s->bytes);
       wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
+      wl_buffers(p, r, 2); /* the two grids */
+      wl_elem(p, r, s->elem);
     }
   }
   /* A face sent towards F is tagged F; its receiver gets it from its

@@ -1,10 +1,15 @@
-/* The kloop workload: one node's CPU runs a loop of 2D Jacobi kernels,
- * waiting for each (sync) or launching all and waiting once, the model
- * `trigsim validate-real` checks against real runs (tools/calib/). Its
- * compute time comes from the roofline, a fixed time, or is `measured`:
- * the real Jacobi kernel is timed on the attached OpenCL device (the
- * registered wl_device, workload.h) at that grid, once, and cached with
- * provenance (hardware in the loop). */
+/* The kloop workload: one rank's loop of 2D Jacobi kernels, the loop
+ * `trigsim validate-real` times on a real device (tools/calib/). Its
+ * program is one Jacobi kernel per iteration, iterations separated by a
+ * sync where the host reads (sync: true: a host sync, wl_host_sync) or a
+ * device sync (false), lowered by the run's policy like any workload's:
+ * hdn launches each kernel and waits for it; gds enqueues them on a stream
+ * and waits only at host syncs (sync: false: once, at the end); cpufree
+ * makes the loop one persistent kernel of cus x occupancy WGs with a
+ * device-wide barrier per iteration. Its compute time comes from the
+ * roofline, a fixed time, or is `measured`: the real Jacobi kernel is timed
+ * on the attached OpenCL device (the registered wl_device, workload.h) at
+ * that grid, once, and cached with provenance (hardware in the loop). */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
@@ -13,6 +18,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "program.h"
 #include "input.h"
 #include "kloop.h"
 #include "outfile.h"
@@ -33,7 +39,8 @@ static const struct par_decl kloop_decls[] = {
     PAR(grid, PAR_INT, "256", "16", "16384", "side N of the N x N grid (16x16-item WGs, 8 B a point)"),
     PAR(iterations, PAR_INT, "100", "1", "1000000", "Jacobi kernels in the loop"),
     PAR(sync, PAR_BOOL, "true", NULL, NULL,
-      "the CPU waits for each kernel (true) or launches all and waits once (false)"),
+      "the host reads after each kernel (true: a host sync between iterations) or not "
+      "(false: a device sync; gds then enqueues all and waits once)"),
     PAR(compute_time, PAR_STRING, "roofline", NULL, NULL,
       "a kernel's compute: roofline (gpu model), a time such as 5us, or measured (real kernel "
       "on the OpenCL device, cached in measure_cache)"),
@@ -74,35 +81,31 @@ int64_t kloop_wg_bytes(void) {
   return (int64_t)KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_BYTES_PER_POINT;
 }
 
-int64_t kloop_predict_run(const struct hw_config *hw, int64_t n, int iters, bool sync,
-                          int64_t compute_ps, uint64_t *events) {
-  g_assert(iters >= 1 && n >= 1);
-  struct kstep step = {.kind = KS_COMPUTE, .kclass = KC_STENCIL};
-  struct kernel k = {.name = "jacobi", .steps = &step, .n_steps = 1};
-  if (compute_ps > 0) {
-    step.time = compute_ps;
-    k.n_wgs = 1;
-  } else {
-    step.flops = (int64_t)KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_FLOPS_PER_POINT;
-    step.bytes = kloop_wg_bytes();
-    step.ws_bytes = 2 * n * n * 4;
-    k.n_wgs = kloop_jacobi_wgs(n);
+/* The loop's program: ITERS Jacobi kernels on an N x N grid (one WG of
+ * COMPUTE_PS each when > 0, else the roofline's WGs), host syncs between
+ * them when SYNC. */
+static struct wl_program *kloop_program_of(int64_t n, int64_t iters, bool sync,
+                                           int64_t compute_ps) {
+  struct wl_program *p = wl_program_new(1);
+  for (int part = 0; part < 2; part++) {
+    if (part == 1) {
+      if (iters < 2) break;
+      wl_loop(p, 0, (uint32_t)(iters - 1));
+      if (sync) wl_host_sync(p, 0);
+      else wl_sync(p, 0);
+    }
+    if (compute_ps > 0) {
+      wl_calc(p, 0, compute_ps, WL_ON_GPU);
+    } else {
+      wl_compute(p, 0, kloop_jacobi_wgs(n),
+                 (int64_t)KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_FLOPS_PER_POINT, kloop_wg_bytes());
+      wl_kclass(p, 0, KC_STENCIL, 2 * n * n * 4, 0, 0);
+    }
+    wl_buffers(p, 0, KLOOP_BUFFERS);
+    if (compute_ps <= 0) wl_elem(p, 0, 4); /* floats */
+    if (part == 1) wl_end(p, 0);
   }
-  struct qcmd q = {.kind = Q_KERNEL, .kernel = 0};
-  size_t n_host = sync ? 2 * (size_t)iters : (size_t)iters + 1;
-  struct hstep *host = g_new0(struct hstep, n_host);
-  size_t j = 0;
-  for (int i = 0; i < iters; i++) {
-    host[j++] = (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = 0};
-    if (sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
-  }
-  if (!sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
-  g_assert(j == n_host);
-  struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
-                          .host = host, .n_host = n_host};
-  int64_t total = sys_run_node(hw, &prog, events);
-  g_free(host);
-  return total;
+  return p;
 }
 
 /* Looks KEY up in the cache at PATH: true and *EXEC_PS when there. A
@@ -227,9 +230,11 @@ static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
     bool ok = units_parse_int(cfg->compute_time, UNIT_TIME, &compute_ps, &why);
     g_assert(ok); /* checked at bind time */
   }
-  if (ctx->check_only) return true;
-  int iters = (int)cfg->iterations;
-  out->total_ps = kloop_predict_run(&hw, cfg->grid, iters, cfg->sync, compute_ps, &out->events);
+  struct wl_program *p = kloop_program_of(cfg->grid, cfg->iterations, cfg->sync, compute_ps);
+  bool ok = ctx->run(ctx, p, ctx->policy, out, err);
+  wl_program_free(p);
+  if (!ok || ctx->check_only) return ok;
+  int64_t iters = cfg->iterations;
   sim_out_put_int(&out->phases, NULL, &kloop_outs[KLOOP_OUT_PER_ITERATION],
                   (out->total_ps + iters / 2) / iters);
   if (exec_ps > 0)
@@ -240,7 +245,9 @@ static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
   return true;
 }
 
-static const char *const kloop_policies[] = {"hdn"};
+/* hdn: sync per kernel; gds: a stream (host syncs where sync: true);
+ * cpufree: one persistent kernel. */
+static const char *const kloop_policies[] = {"hdn", "gds", "cpufree"};
 
 const struct wl_type wl_kloop = {
     .params = &kloop_params,

@@ -25,7 +25,8 @@ static bool folds_selectors(const struct wl_shape *h, uint32_t fold) {
 }
 
 bool pol_kern_open(struct pol_low *L, struct pol_kern *k, const char *name,
-                   const struct wl_shape *h, bool whole, pol_send_step send, char **err) {
+                   const struct wl_shape *h, bool whole, bool pad, pol_send_step send,
+                   char **err) {
   const struct hw_config *hw = L->env->hw;
   /* Phases of different grids share one only in a persistent kernel, each
    * looping over its own tiles (the autonomous-execution study's
@@ -61,7 +62,15 @@ bool pol_kern_open(struct pol_low *L, struct pol_kern *k, const char *name,
   }
   *k = (struct pol_kern){.n0 = (n0 + fold - 1) / fold, .n1 = n1, .fold = fold, .name = name,
                          .send = send, .nmax = n0, .mixed = h->mixed};
-  k->id = pol_kernel_open(L, name, k->n0 + k->n1, whole || h->waits);
+  /* PAD: a grid-synchronized persistent kernel is launched at residency
+   * whatever its work (the CPU-free code's nvshmemx_collective_launch_
+   * query_gridsize, cooperative launches): the WGs the work leaves over
+   * only join its device-wide barriers, which wait for all of them. Not
+   * with sends in parts (their parts divide the work's WGs). */
+  bool syncs = L->sum->syncs > 0, parts = L->sum->pieces > L->sum->sends;
+  if (pad && whole && syncs && !parts && k->n0 + k->n1 < slots)
+    k->idle = slots - k->n0 - k->n1;
+  k->id = pol_kernel_open(L, name, k->n0 + k->n1 + k->idle, whole || h->waits);
   return true;
 }
 
@@ -90,7 +99,7 @@ static struct wl_wgsel op_sel(const struct wl_op *o, const struct pol_kern *k) {
     return (struct wl_wgsel){k->n0, 1, n};
   }
   struct wl_wgsel s = fold_sel(o->sel, k->fold);
-  if (s.count == 0 && k->n1) s = (struct wl_wgsel){0, 1, k->n0};
+  if (s.count == 0 && (k->n1 || k->idle)) s = (struct wl_wgsel){0, 1, k->n0};
   return s;
 }
 
@@ -132,7 +141,7 @@ static sim_time block_cost(const struct wl_kernel *kd, const struct wl_op *o, ui
 }
 
 bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, char **err) {
-  uint32_t wgs = k->n0 + k->n1;
+  uint32_t wgs = k->n0 + k->n1 + k->idle;
   struct wl_wgsel sel = op_sel(o, k);
   if (o->parts > 1 && (k->n1 || wgs % o->parts)) {
     *err = g_strdup_printf("%s: rank %u op %" G_GUINT64_FORMAT ": expected parts dividing the "
@@ -212,9 +221,10 @@ struct kstep pol_device_put(struct pol_low *L, const struct wl_op *o, uint32_t w
 }
 
 bool pol_one_kernel_op(struct pol_low *L, struct pol_kern *k, bool *started, const char *name,
-                       bool whole, pol_send_step send, const struct wl_op *o, char **err) {
+                       bool whole, bool pad, pol_send_step send, const struct wl_op *o,
+                       char **err) {
   if (!*started) {
-    if (!pol_kern_open(L, k, name, &L->sum->all, whole, send, err)) return false;
+    if (!pol_kern_open(L, k, name, &L->sum->all, whole, pad, send, err)) return false;
     k->host_loops = send != NULL;
     uint32_t qc = pol_add_qcmd(L, (struct qcmd){.kind = Q_KERNEL, .kernel = k->id});
     pol_add_host(L, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});

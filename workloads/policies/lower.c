@@ -63,8 +63,9 @@ uint32_t pol_add_kernel(struct pol_low *L, const char *name, uint32_t n_wgs,
   if (L->srank) return pst_add_kernel(L->srank, name, n_wgs, steps, n);
   struct kstep *copy = g_memdup2(steps, n * sizeof *steps);
   g_ptr_array_add(L->pp->steps, copy);
-  return kernel_new(L->pp, (struct kernel){.name = name, .n_wgs = n_wgs, .steps = copy, .n_steps = n},
-                    NULL);
+  struct kernel k = {.name = name, .n_wgs = n_wgs, .steps = copy, .n_steps = n};
+  for (size_t i = 0; i < n; i++) k.buffers = MAX(k.buffers, steps[i].buffers);
+  return kernel_new(L->pp, k, NULL);
 }
 
 uint32_t pol_kernel_open(struct pol_low *L, const char *name, uint32_t n_wgs, bool persistent) {
@@ -81,6 +82,8 @@ void pol_kernel_step(struct pol_low *L, uint32_t k, struct kstep st) {
   GArray *a = g_array_index(L->pp->open, GArray *, k);
   g_assert(a);
   g_array_append_val(a, st);
+  struct kernel *kn = &g_array_index(L->pp->kernels, struct kernel, k);
+  kn->buffers = MAX(kn->buffers, st.buffers);
 }
 
 void pol_add_host(struct pol_low *L, struct hstep st) {
@@ -245,8 +248,21 @@ enum spmv_form {
 /* The step of O (its kernel K), each WG doing FOLD WGs' work, its SpMV
  * in FORM (a coalesced form has no per-work-item row footprint: kstep.rows
  * 0, no L1 term, models/gpu.h). */
+static struct kstep compute_step_of(const struct wl_kernel *k, const struct wl_op *o,
+                                    uint32_t fold, enum spmv_form form);
+
+/* With the kernel's arguments (what its launch binds) and the element its
+ * work-items load (what each keeps in flight). */
 static struct kstep compute_step(const struct wl_kernel *k, const struct wl_op *o, uint32_t fold,
                                  enum spmv_form form) {
+  struct kstep st = compute_step_of(k, o, fold, form);
+  st.buffers = k->buffers;
+  st.item_bytes = k->elem_bytes;
+  return st;
+}
+
+static struct kstep compute_step_of(const struct wl_kernel *k, const struct wl_op *o,
+                                    uint32_t fold, enum spmv_form form) {
   if (o->time_ps > 0) return (struct kstep){.kind = KS_COMPUTE, .time = o->time_ps * fold};
   if (k->kclass == KC_SPMV && form != FORM_ROW) {
     int64_t bytes = k->bal_bytes_per_wg + (form == FORM_MERGE ? k->merge_extra_per_wg : 0);
@@ -389,7 +405,7 @@ bool pol_coll_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, b
   *first = L->span_first;
   *last = L->span_last;
   if (*first && !pol_kern_open(L, k, wl_lib_names[comm_wl_lib(L->env->lib)], &L->span->shape,
-                               false, coll_send, err))
+                               false, false, coll_send, err))
     return false;
   if (!*first && L->graph) pol_host_shared(L);
   return pol_kern_op(L, k, o, err);

@@ -261,6 +261,8 @@ struct pol_kern {
   uint32_t id;
   uint32_t n0, n1, fold;     /* lane 0 WGs (folded), lane 1 WGs, the fold */
   uint32_t nmax;             /* the largest lane 0 grid, before the fold */
+  uint32_t idle;             /* WGs after lane 1 that only join the device-wide
+                                barriers (a grid launched at residency: PAD) */
   bool mixed;                /* lane 0 phases of different grids (a persistent
                                 kernel: each loops over its own, kernel.c) */
   const char *name;
@@ -270,9 +272,13 @@ struct pol_kern {
   bool host_loops;
 };
 /* Opens kernel K of SHAPE (a span's, or the rank's: WHOLE). False and
- * *ERR when one grid cannot hold it. */
+ * *ERR when one grid cannot hold it. PAD (with WHOLE): a grid-synchronized
+ * program's kernel launched at residency (cus x occupancy WGs) whatever
+ * its work, the WGs left over joining its device-wide barriers only
+ * (cpufree: the CPU-free code's grid). */
 bool pol_kern_open(struct pol_low *L, struct pol_kern *k, const char *name,
-                   const struct wl_shape *shape, bool whole, pol_send_step send, char **err);
+                   const struct wl_shape *shape, bool whole, bool pad, pol_send_step send,
+                   char **err);
 /* Writes op O into K (loop markers too: every WG runs the loop, and with
  * host_loops the host's steps the sends add loop alike). */
 bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, char **err);
@@ -287,10 +293,12 @@ struct kstep pol_device_put(struct pol_low *L, const struct wl_op *o, uint32_t w
 struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs);
 /* The rank's whole program as one kernel K (opened, of the rank's shape,
  * and launched at its first op, *STARTED then; WHOLE: sized as a
- * persistent kernel even when it never waits), op O written into it: the
- * shape gputn, ghn, cpufree and monolithic share. */
+ * persistent kernel even when it never waits; PAD: launched at residency,
+ * pol_kern_open), op O written into it: the shape gputn, ghn, cpufree and
+ * monolithic share. */
 bool pol_one_kernel_op(struct pol_low *L, struct pol_kern *k, bool *started, const char *name,
-                       bool whole, pol_send_step send, const struct wl_op *o, char **err);
+                       bool whole, bool pad, pol_send_step send, const struct wl_op *o,
+                       char **err);
 /* Op O of a library's collective (O in a span of a region): its kernel
  * opened at the span's first op (into *K, its index), the op written into
  * it; *LAST when O is the span's last. */

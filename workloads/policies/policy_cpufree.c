@@ -4,7 +4,8 @@
  * by the last WG of a piece to finish (an atomic arrive after its fence)
  * posting a device-initiated put-with-signal straight to the NIC
  * (NVSHMEM/IBGDA-like: nic.cmd_cost, no CPU, no trigger list); receives wait
- * on the signal word; syncs are device-wide barriers. */
+ * on the signal word; syncs are device-wide barriers, over a grid launched
+ * at residency (pol_kern_open: pad). */
 #include "lower.h"
 
 struct cpufree_state {
@@ -29,7 +30,7 @@ static bool cpufree_lower(struct pol_low *L, const struct wl_op *o, char **err) 
   struct cpufree_state *s = L->state;
   if (!o) return true;
   pol_host_closed(L); /* the launch is all the host does */
-  return pol_one_kernel_op(L, &s->kern, &s->started, "cpufree", true, cpufree_send, o, err);
+  return pol_one_kernel_op(L, &s->kern, &s->started, "cpufree", true, true, cpufree_send, o, err);
 }
 
 const struct pol_type pol_cpufree = {

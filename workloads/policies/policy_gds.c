@@ -72,7 +72,9 @@ static void gds_host_reads(struct pol_low *L, const struct wl_op *o) {
   struct gds_state *s = L->state;
   const struct cpu_config *cpu = L->env->hw->cpu;
   bool mark = !o->copies_home && s->tail_loops;
-  if (!s->last && !mark) return; /* nothing on the stream to wait for */
+  /* Nothing on the stream to wait for; a scalar copied home is a copy on
+   * it either way (calib28). */
+  if (!s->last && !mark && !o->copies_home) return;
   for (uint8_t k = 0; k < o->copies_home; k++) {
     uint32_t flag = pol_flag_new(L);
     gds_launch(L, (struct qcmd){.kind = Q_COPY_HOME, .flag = flag, .bytes = 8});

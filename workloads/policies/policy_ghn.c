@@ -45,7 +45,7 @@ static bool ghn_lower(struct pol_low *L, const struct wl_op *o, char **err) {
   struct ghn_state *s = L->state;
   if (!o) return true;
   pol_host_closed(L); /* the launch is all the host's main thread does */
-  return pol_one_kernel_op(L, &s->kern, &s->started, "ghn", true, ghn_send, o, err);
+  return pol_one_kernel_op(L, &s->kern, &s->started, "ghn", true, false, ghn_send, o, err);
 }
 
 const struct pol_type pol_ghn = {

@@ -64,7 +64,7 @@ static bool gputn_lower(struct pol_low *L, const struct wl_op *o, char **err) {
   }
   if (!o) return true;
   if (!s->started && !L->sum->sends) pol_host_closed(L); /* the launch is all */
-  return pol_one_kernel_op(L, &s->kern, &s->started, "gputn", true, gputn_send, o, err);
+  return pol_one_kernel_op(L, &s->kern, &s->started, "gputn", true, false, gputn_send, o, err);
 }
 
 /* A rank is done when its kernel's last WG has ended its last step (for a

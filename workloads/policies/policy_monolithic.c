@@ -87,7 +87,7 @@ static bool monolithic_lower(struct pol_low *L, const struct wl_op *o, char **er
   }
   if (o->kind == WL_SYNC) s->recv = false;
   s->recv |= o->kind == WL_RECV;
-  if (!pol_one_kernel_op(L, &s->kern, &s->started, "monolithic", false, NULL, o, err)) return false;
+  if (!pol_one_kernel_op(L, &s->kern, &s->started, "monolithic", false, false, NULL, o, err)) return false;
   return true;
 }
 

@@ -47,7 +47,7 @@ static bool p2p_lower(struct pol_low *L, const struct wl_op *o, char **err) {
     return true;
   }
   if (L->span_first) {
-    if (!pol_kern_open(L, &s->kern, "p2p", &L->span->shape, false, p2p_send, err)) return false;
+    if (!pol_kern_open(L, &s->kern, "p2p", &L->span->shape, false, false, p2p_send, err)) return false;
     launch_wait(L, s->kern.id);
   }
   return pol_kern_op(L, &s->kern, o, err);

@@ -375,8 +375,9 @@ uint32_t pst_add_kernel(struct pol_srank *s, const char *name, uint32_t n_wgs,
     if (slot >= s->kheap->len) g_ptr_array_set_size(s->kheap, slot + 1);
     st = s->kheap->pdata[slot] = g_memdup2(steps, n * sizeof *steps);
   }
-  *(struct kernel *)stable_at(&s->kernels, slot) =
-      (struct kernel){.name = name, .n_wgs = n_wgs, .steps = st, .n_steps = n};
+  struct kernel *k = stable_at(&s->kernels, slot);
+  *k = (struct kernel){.name = name, .n_wgs = n_wgs, .steps = st, .n_steps = n};
+  for (size_t i = 0; i < n; i++) k->buffers = MAX(k->buffers, steps[i].buffers);
   return slot;
 }
 
@@ -445,6 +446,8 @@ void pst_kernel_step(struct pol_srank *s, uint32_t k, const struct kstep *st) {
   if (s->x->check) return;
   struct pst_open *op = open_of(s, k);
   g_assert(op);
+  struct kernel *kn = stable_at(&s->kernels, k);
+  kn->buffers = MAX(kn->buffers, st->buffers); /* what a launch made after it binds */
   if (!op->n_packed && op->ks->len < PST_KS_WINDOW) g_array_append_vals(op->ks, st, 1);
   else pack(op, st);
 }
