@@ -510,9 +510,6 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
     g->copy_start = MAX(0, ps_of(m->copy_rt.median_s) - s1 - s2 - 2 * b->latency - notice);
     c->pageable_copy = 0;
   }
-  if (m->cuda.present)
-    g->graph_launch = ps_of(m->cuda.graph_marginal_s > 0 ? m->cuda.graph_marginal_s
-                                                          : m->cuda.graph_per_kernel_s);
   /* An old measurement, or a CPU device (PoCL's work-item loops do not
    * vectorize the grid-stride probes), keeps the Jacobi fit. */
   if (m->n_k == 0 || !m->is_gpu) return true;
@@ -607,13 +604,6 @@ static void write_meas_issue28(FILE *f, const struct calib_meas *m) {
     fputs("      launch_args:\n", f);
     for (int i = 0; i < c->n_args; i++)
       fprintf(f, "        %" PRId64 ": %" PRId64 "ps\n", c->args[i], ps_of(c->args_s[i]));
-    fprintf(f, "      graph_kernels: %d\n      graph_per_kernel: %" PRId64 "ps\n"
-               "      paced_per_kernel: %" PRId64 "ps\n      graph_one: %" PRId64 "ps\n",
-            c->graph_kernels, ps_of(c->graph_per_kernel_s), ps_of(c->paced_per_kernel_s),
-            ps_of(c->graph_one_s));
-    if (c->graph_marginal_s > 0)
-      fprintf(f, "      graph_marginal: %" PRId64 "ps\n      paced_marginal: %" PRId64 "ps\n",
-              ps_of(c->graph_marginal_s), ps_of(c->paced_marginal_s));
     fprintf(f, "      store: {median: %" PRId64 "ps, spread: %.3f}\n", ps_of(c->store.median_s),
             c->store.spread);
     fprintf(f, "      pingpong: {median: %" PRId64 "ps, spread: %.3f}\n",
@@ -758,10 +748,6 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     fprintf(f, "    copy_start: %" PRId64 "ps  # empty kernel + blocking 8 B read - the first two "
                "enqueues - 2 bus latency - completion notice\n",
             g->copy_start);
-  if (m->cuda.present)
-    fprintf(f, "    graph_launch: %" PRId64 "ps  # trigsim-cuda-probe: %s\n", g->graph_launch,
-            m->cuda.graph_marginal_s > 0 ? "one more kernel in a replayed graph (64 -> 512)"
-                                         : "a replayed graph of 64 kernels, per kernel");
   if (m->n_k > 0 && m->is_gpu) {
     fprintf(f, "    bw_share: kernel  # a measured kernel runs alone: its WGs share the memory\n");
     fprintf(f, "    wg_items: %" PRId64 "  # the 1D kernels' WGs\n", g->wg_items);
@@ -962,12 +948,6 @@ static void read_cuda(const struct sc_node *cu, struct calib_cuda *c) {
   c->launch = stat_at(cu, "launch");
   c->roundtrip = stat_at(cu, "roundtrip");
   c->n_args = table_at(cu, "launch_args", UNIT_TIME, c->args, c->args_s, NULL, CALIB_MAX_ARGK);
-  c->graph_kernels = (int)num_at(cu, "graph_kernels", UNIT_NONE, 0);
-  c->graph_per_kernel_s = num_at(cu, "graph_per_kernel", UNIT_TIME, 0);
-  c->paced_per_kernel_s = num_at(cu, "paced_per_kernel", UNIT_TIME, 0);
-  c->graph_one_s = num_at(cu, "graph_one", UNIT_TIME, 0);
-  c->graph_marginal_s = num_at(cu, "graph_marginal", UNIT_TIME, 0);
-  c->paced_marginal_s = num_at(cu, "paced_marginal", UNIT_TIME, 0);
   c->store = stat_at(cu, "store");
   c->pingpong = stat_at(cu, "pingpong");
 }

@@ -48,9 +48,8 @@
  *   device's cost is hidden behind the enqueue, not gone (a queued Jacobi
  *   kernel of 4 waves on the H200 runs at 4.96 us a kernel, 1.5 us over
  *   its compute, where the enqueue takes 4.44).
- * - gpu.graph_launch: trigsim-cuda-probe's replayed graph, the marginal
- *   cost of one more kernel in the chain (an older probe's file: its
- *   64-kernel replay / 64, which carries 1/64 of the launch and sync).
+ * - gpu.graph_launch is not calibrated: tools/calib/graph_probe.cu
+ *   measures it (the model's default is its H200 figure).
  * - gpu.cus, clock; wgs_per_cu = 8 on a GPU (2048 resident items / 256),
  *   1 on a CPU device.
  * Kernels as the device runs them (GPUs only: PoCL's work-item loops do
@@ -141,13 +140,6 @@ struct calib_cuda {
   int n_args;
   int64_t args[CALIB_MAX_ARGK];
   double args_s[CALIB_MAX_ARGK]; /* one launch with N pointer arguments */
-  int graph_kernels;            /* the chain's length */
-  double graph_per_kernel_s;    /* captured graph replayed (cudaGraphLaunch + sync) / N */
-  double paced_per_kernel_s;    /* the same chain launched by the host back to back / N */
-  double graph_one_s;           /* a graph of one kernel: cudaGraphLaunch + sync */
-  double graph_marginal_s;      /* one more kernel in the replayed chain, (T(512) - T(64)) / 448
-                                   (0: an older probe's file) */
-  double paced_marginal_s;      /* the same, the chain launched by the host back to back */
   struct calib_stat store;      /* launch to the kernel's store seen in mapped host memory */
   struct calib_stat pingpong;   /* host flag -> persistent kernel -> host flag, a round trip */
 };

@@ -1,7 +1,7 @@
 // trigsim-cuda-probe: the launch and signal paths of an NVIDIA GPU measured
 // with CUDA, where NVIDIA's OpenCL cannot (no coherent host memory during a
-// kernel, no graphs). Writes the `cuda:` measurements `trigsim calibrate
-// --cuda FILE` records and derives from (tools/calib/calib.h, issue 28).
+// kernel). Writes the `cuda:` measurements `trigsim calibrate --cuda FILE`
+// records and derives from (tools/calib/calib.h, issue 28).
 // Standalone: the CUDA runtime and the C++ standard library only, so it
 // builds with nvcc where trigsim's own dependencies are missing
 // (`nvcc -O2 -o trigsim-cuda-probe tools/calib/cuda_probe.cu`), or with
@@ -12,20 +12,15 @@
 // - launch: host time of one empty <<<1,1>>> launch, batches of 64.
 // - launch_args: the same with N pointer arguments (N = 0 .. 8).
 // - roundtrip: an empty launch + cudaStreamSynchronize.
-// - graph: a chain of N (1, 8, 64, 512) one-block kernels, each reading
-//   what the one before wrote, captured once (cudaStreamBeginCapture) and
-//   replayed with cudaGraphLaunch + one sync; the same chain launched by
-//   the host back to back + one sync ("paced"); each kernel launched and
-//   waited for ("synced_each"). Host wall times, and cudaEvent spans on
-//   the GPU. graph_per_kernel / paced_per_kernel: N = 64, total / N;
-//   graph_marginal / paced_marginal: (T(512) - T(64)) / 448, the cost of
-//   one more kernel in the chain (issue 31 reads these).
 // - store: from the launch call to the kernel's first store seen by the
 //   host spinning on mapped pinned memory (cudaHostAllocMapped), the
 //   kernel then waiting for the host's acknowledgement.
 // - pingpong: a persistent one-thread kernel and the host take turns on
 //   two words of mapped pinned memory; time per round trip (host store ->
 //   kernel sees it -> kernel store -> host sees it).
+// Graph replay is measured by tools/calib/graph_probe.cu, the one graph
+// probe (this probe's graph chains, which configs/hw/h200-probe.yaml
+// recorded, moved there when calib28 was ported onto main, issue 31).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -76,11 +71,6 @@ __global__ void k_a4(int *a, int *b, int *c, int *d) {}
 __global__ void k_a6(int *a, int *b, int *c, int *d, int *e, int *f) {}
 __global__ void k_a8(int *a, int *b, int *c, int *d, int *e, int *f, int *g, int *h) {}
 
-// One link of the chain: reads what the kernel before it wrote.
-__global__ void k_chain(int *x) {
-  if (threadIdx.x == 0) x[0] += 1;
-}
-
 __global__ void k_store(volatile int *f, int v, long long spin) {
   f[0] = v;
   __threadfence_system();
@@ -120,7 +110,7 @@ static bool spin_until(volatile int *p, int v, double t0) {
 static long long ps(double s) { return (long long)(s * 1e12 + 0.5); }
 
 int main(int argc, char **argv) {
-  int reps = 101, warm = 10, chain = 64, rounds = 2000;
+  int reps = 101, warm = 10, rounds = 2000;
   const char *out = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) reps = 15, warm = 3, rounds = 200;
@@ -168,68 +158,6 @@ int main(int argc, char **argv) {
     if (r >= 0) x[r] = now_s() - t;
   }
   stat_t roundtrip = stat_of(x);
-
-  // A chain of one-block kernels: captured graph against host-paced. Each
-  // length N is captured once; every repetition replays it with one
-  // cudaGraphLaunch + one sync, then launches the same N kernels from the
-  // host back to back + one sync, then launches each kernel and waits for
-  // it (host-paced, synchronized). Host wall times, and the GPU's own span
-  // of the first two (cudaEvents around them, same stream).
-  const int lens[] = {1, 8, 64, 512};
-  const int n_lens = 4;
-  double g_host[4], g_gpu[4], s_host[4], s_gpu[4], sync_per[4];
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  double graph_per = 0, paced_per = 0, graph_one = 0;
-  for (int li = 0; li < n_lens; li++) {
-    int n = lens[li];
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < n; i++) k_chain<<<1, 32, 0, s>>>(dp);
-    CK(cudaStreamEndCapture(s, &g));
-    CK(cudaGraphInstantiate(&ge, g, 0));
-    int sreps = n >= 512 ? (reps + 1) / 2 : reps;
-    std::vector<double> a(sreps), b(sreps), c(sreps), ag(sreps), bg(sreps);
-    for (int r = -warm; r < sreps; r++) {
-      float ms_g = 0, ms_s = 0;
-      double t = now_s();
-      CK(cudaEventRecord(e0, s));
-      CK(cudaGraphLaunch(ge, s));
-      CK(cudaEventRecord(e1, s));
-      CK(cudaStreamSynchronize(s));
-      double ta = now_s() - t;
-      CK(cudaEventElapsedTime(&ms_g, e0, e1));
-      t = now_s();
-      CK(cudaEventRecord(e0, s));
-      for (int i = 0; i < n; i++) k_chain<<<1, 32, 0, s>>>(dp);
-      CK(cudaEventRecord(e1, s));
-      CK(cudaStreamSynchronize(s));
-      double tb = now_s() - t;
-      CK(cudaEventElapsedTime(&ms_s, e0, e1));
-      int m = n < 64 ? n : 64; // synchronized per kernel: 64 of them at most
-      t = now_s();
-      for (int i = 0; i < m; i++) {
-        k_chain<<<1, 32, 0, s>>>(dp);
-        CK(cudaStreamSynchronize(s));
-      }
-      double tc = (now_s() - t) / m;
-      if (r >= 0) a[r] = ta, b[r] = tb, c[r] = tc, ag[r] = ms_g * 1e-3, bg[r] = ms_s * 1e-3;
-    }
-    g_host[li] = stat_of(a).median, s_host[li] = stat_of(b).median;
-    g_gpu[li] = stat_of(ag).median, s_gpu[li] = stat_of(bg).median;
-    sync_per[li] = stat_of(c).median;
-    if (n == 1) graph_one = g_host[li];
-    if (n == 64) graph_per = g_host[li] / n, paced_per = s_host[li] / n;
-    CK(cudaGraphExecDestroy(ge));
-    CK(cudaGraphDestroy(g));
-  }
-  // Marginal cost of one more kernel in the chain (64 -> 512).
-  double g_marg = (g_host[3] - g_host[2]) / (lens[3] - lens[2]);
-  double s_marg = (s_host[3] - s_host[2]) / (lens[3] - lens[2]);
-  double g_marg_gpu = (g_gpu[3] - g_gpu[2]) / (lens[3] - lens[2]);
-  double s_marg_gpu = (s_gpu[3] - s_gpu[2]) / (lens[3] - lens[2]);
 
   // The signal path through mapped pinned memory.
   int *h;
@@ -288,34 +216,16 @@ int main(int argc, char **argv) {
           roundtrip.spread);
   fprintf(o, "  launch_args:\n");
   for (int a = 0; a < 7; a++) fprintf(o, "    %d: %lldps\n", argn[a], ps(args_s[a]));
-  fprintf(o, "  graph_kernels: %d\n  graph_per_kernel: %lldps\n  paced_per_kernel: %lldps\n"
-             "  graph_one: %lldps\n",
-          chain, ps(graph_per), ps(paced_per), ps(graph_one));
-  fprintf(o, "  # one more kernel in the chain, (T(512) - T(64)) / 448: host wall, GPU events\n");
-  fprintf(o, "  graph_marginal: %lldps\n  paced_marginal: %lldps\n", ps(g_marg), ps(s_marg));
-  fprintf(o, "  graph_marginal_gpu: %lldps\n  paced_marginal_gpu: %lldps\n", ps(g_marg_gpu),
-          ps(s_marg_gpu));
-  fprintf(o, "  # per chain length: totals of the replayed graph and of the host's back-to-back\n"
-             "  # launches (host wall incl. the sync, and the GPU's span between events), and\n"
-             "  # one kernel launched and waited for, each\n  graph_chain:\n");
-  for (int li = 0; li < n_lens; li++)
-    fprintf(o, "    - {kernels: %d, graph: %lldps, graph_gpu: %lldps, paced: %lldps, "
-               "paced_gpu: %lldps, synced_each: %lldps}\n",
-            lens[li], ps(g_host[li]), ps(g_gpu[li]), ps(s_host[li]), ps(s_gpu[li]),
-            ps(sync_per[li]));
   if (store.median > 0)
     fprintf(o, "  store: {median: %lldps, spread: %.3f}\n", ps(store.median), store.spread);
   if (pingpong.median > 0)
     fprintf(o, "  pingpong: {median: %lldps, spread: %.3f}\n", ps(pingpong.median),
             pingpong.spread);
   if (o != stdout) fclose(o);
-  fprintf(stderr, "trigsim-cuda-probe: %s: launch %.2f us, round trip %.2f us, graph %.2f us/kernel "
-                  "(host-paced %.2f; marginal %.2f vs %.2f), store %.2f us, ping-pong %.2f us\n",
-          prop.name, launch.median * 1e6, roundtrip.median * 1e6, graph_per * 1e6,
-          paced_per * 1e6, g_marg * 1e6, s_marg * 1e6, store.median * 1e6,
+  fprintf(stderr, "trigsim-cuda-probe: %s: launch %.2f us, round trip %.2f us, store %.2f us, "
+                  "ping-pong %.2f us\n",
+          prop.name, launch.median * 1e6, roundtrip.median * 1e6, store.median * 1e6,
           pingpong.median * 1e6);
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
   CK(cudaFreeHost(h));
   CK(cudaFree(dp));
   CK(cudaStreamDestroy(s));
