@@ -2,8 +2,10 @@
 # A GPU machine's calibration round (configs/hw/README.md, "Measured
 # profiles"): the CUDA probe of the launch and signal paths, built with nvcc
 # where there is one (tools/calib/cuda_probe.cu), then `calibrate --cuda`,
-# then `validate-real` at 100 and 1000 iterations. Everything lands in
-# OUTDIR: NAME.yaml (the profile), NAME-cuda.yaml, NAME-validate-100.txt,
+# then `validate-real` at 100 and 1000 iterations; and graph replay
+# (tools/calib/graph_probe.cu, read by hand: gpu.graph_launch and
+# cpu.graph_launch). Everything lands in OUTDIR: NAME.yaml (the profile),
+# NAME-cuda.yaml, NAME-graph.txt, NAME-validate-100.txt,
 # NAME-validate-1000.txt.
 #   usage: tools/calib-gpu.sh 'TRIGSIM COMMAND' OUTDIR [NAME]
 # TRIGSIM COMMAND may hold words (a bundled trigsim run through its
@@ -23,6 +25,11 @@ if command -v nvcc >/dev/null 2>&1 && command -v nvidia-smi >/dev/null 2>&1; the
     cuda=(--cuda "$out/$name-cuda.yaml")
   else
     echo "calib-gpu: the CUDA probe failed; calibrating without it" >&2
+  fi
+  gprobe=$(dirname "$probe")/graph_probe
+  if { nvcc -O2 -arch=native -o "$gprobe" "$here/calib/graph_probe.cu" ||
+       nvcc -O2 -arch=sm_90 -o "$gprobe" "$here/calib/graph_probe.cu"; }; then
+    "$gprobe" > "$out/$name-graph.txt" || echo "calib-gpu: the graph probe failed" >&2
   fi
 fi
 "${bin[@]}" calibrate "${cuda[@]}" --out "$out/$name.yaml"
