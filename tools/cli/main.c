@@ -316,42 +316,10 @@ out:
   return status;
 }
 
-/* --points: "2", "0,3-5": which of N sweep points (numbered from 0, as
- * --dump-config numbers them) run, into PICK (N flags, g_free); false and
- * a usage message otherwise. NULL TEXT picks every point. */
-static bool parse_points(const char *text, size_t n, bool **pick) {
-  *pick = g_new0(bool, n ? n : 1);
-  if (!text) {
-    for (size_t i = 0; i < n; i++) (*pick)[i] = true;
-    return true;
-  }
-  char **parts = g_strsplit(text, ",", -1);
-  bool ok = parts[0] != NULL;
-  for (char **p = parts; ok && *p; p++) {
-    char **ends = g_strsplit(*p, "-", 3);
-    guint64 lo = 0, hi = 0;
-    ok = ends[0] && (!ends[1] || !ends[2]) &&
-         g_ascii_string_to_unsigned(ends[0], 10, 0, n ? n - 1 : 0, &lo, NULL) &&
-         (!ends[1] || g_ascii_string_to_unsigned(ends[1], 10, lo, n ? n - 1 : 0, &hi, NULL)) &&
-         n > 0;
-    if (ok && !ends[1]) hi = lo;
-    for (guint64 i = lo; ok && i <= hi; i++) (*pick)[i] = true;
-    g_strfreev(ends);
-  }
-  g_strfreev(parts);
-  if (!ok) {
-    usage_error("--points: expected point numbers or ranges in [0, %zu] (\"0,3-5\"; "
-                "--dump-config numbers them), got %s", n ? n - 1 : 0, text);
-    g_clear_pointer(pick, g_free);
-  }
-  return ok;
-}
-
 static int cmd_run(int argc, char **argv) {
   char **sets = NULL;
   char *format = NULL, *trace_path = NULL, *seed_text = NULL, *output = NULL, *counters = NULL;
   char *points_text = NULL;
-  bool *pick = NULL;
   gboolean quiet = FALSE, dump = FALSE;
   const GOptionEntry entries[] = {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
@@ -401,8 +369,7 @@ static int cmd_run(int argc, char **argv) {
     g_error_free(gerr);
     goto out;
   }
-  if (!pts_load(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
-  if (!parse_points(points_text, pts.n, &pick)) goto out;
+  if (!pts_load_some(argv[1], sets, seed_text ? &seed : NULL, points_text, &pts, &err)) goto out;
   if (dump) {
     dump_config(&pts, seed_text != NULL);
     status = 0;
@@ -418,7 +385,7 @@ static int cmd_run(int argc, char **argv) {
   for (size_t i = 0; i < pts.n; i++) {
     const struct scenario *sc = pts.sc[i];
     prs.runs[i] = g_new0(struct sim_result, sc->n_policies);
-    for (size_t k = 0; pick[i] && k < sc->n_policies; k++) { /* a point not picked: no rows */
+    for (size_t k = 0; pts_picked(&pts, i) && k < sc->n_policies; k++) { /* a point not picked: no rows */
       struct sim_result *r = &prs.runs[i][k];
       sim_result_init(r, sc->policies[k]);
       prs.n_runs[i]++;
@@ -451,7 +418,6 @@ out:
   g_free(output);
   g_free(counters);
   g_free(points_text);
-  g_free(pick);
   return status;
 }
 
