@@ -4,6 +4,7 @@
 #include "program.h"
 
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nodeprog.h"
@@ -24,7 +25,40 @@ void wl_program_free(struct wl_program *p) {
     g_free(p->ranks[r].deps);
   }
   g_free(p->ranks);
+  for (uint32_t g = 0; g < p->n_groups; g++) g_free(p->groups[g].ranks);
+  g_free(p->groups);
   g_free(p);
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+uint32_t wl_group_add(struct wl_program *p, const uint32_t *ranks, uint32_t n) {
+  g_assert(n >= 1);
+  uint32_t *sorted = g_memdup2(ranks, n * sizeof *ranks);
+  qsort(sorted, n, sizeof *sorted, cmp_u32);
+  for (uint32_t i = 0; i < n; i++) g_assert(sorted[i] < p->n_ranks && (i == 0 || sorted[i] > sorted[i - 1]));
+  for (uint32_t g = 0; g < p->n_groups; g++)
+    if (p->groups[g].n == n && !memcmp(p->groups[g].ranks, sorted, n * sizeof *sorted)) {
+      g_free(sorted);
+      return g + 1;
+    }
+  p->groups = g_renew(struct wl_group, p->groups, p->n_groups + 1);
+  p->groups[p->n_groups++] = (struct wl_group){.n = n, .ranks = sorted};
+  return p->n_groups;
+}
+
+const struct wl_group *wl_group_get(const struct wl_program *p, uint32_t g) {
+  g_assert(g <= p->n_groups);
+  return g ? &p->groups[g - 1] : NULL;
+}
+
+void wl_groups_copy(struct wl_program *q, const struct wl_program *p) {
+  g_assert(q->n_groups == 0 && q->n_ranks == p->n_ranks);
+  for (uint32_t g = 0; g < p->n_groups; g++)
+    wl_group_add(q, p->groups[g].ranks, p->groups[g].n);
 }
 
 void wl_copy_rank(struct wl_program *q, uint32_t rank, const struct wl_rank *src) {
@@ -271,6 +305,7 @@ static void copy_ops(const struct wl_rank *src, size_t a, size_t b, struct wl_pr
 static struct wl_program *transform(const struct wl_program *p, bool peel) {
   struct wl_program *q = wl_program_new(p->n_ranks);
   q->measured_rank = p->measured_rank;
+  wl_groups_copy(q, p); /* its collectives are still ops */
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
     g_assert(src->depth == 0);

@@ -68,7 +68,8 @@ enum wl_op_kind {
   WL_LOOP,    /* the ops up to the matching WL_END run `count` times; sequence
                  ranks only (wl_loop) */
   WL_END,     /* end of the innermost open loop's body */
-  WL_COLL,    /* a collective of every rank, as one op (wl_collective): the
+  WL_COLL,    /* a collective of every rank, or of a group of them
+                 (wl_group_add), as one op (wl_collective): the
                  communication library expands it when the program is
                  lowered (wl_expand_colls, coll.h) */
   WL_QUIET,   /* nvshmem_quiet: done once every put (one-sided send) of the
@@ -178,6 +179,8 @@ struct wl_op {
    * scalars), flops_per_wg = flops per element, and: */
   uint8_t coll_kind, coll_algo;
   int64_t elem_bytes, segment_bytes;
+  uint32_t group;        /* WL_COLL: 0, every rank; else the ranks of
+                            wl_group_get(p, group) (peer, the root, is one) */
   /* Set by wl_expand_colls on the ops a collective became under a library
    * that runs it on the GPU as one kernel (NCCL-like, NVSHMEM-like): 1 +
    * the rank's collective call, the same on each op of one call; 0:
@@ -217,9 +220,18 @@ struct wl_rank {
 
 #define WL_ALL_RANKS UINT32_MAX
 
+/* A process group: the ranks a collective of some of them runs over, in
+ * ascending order (wl_group_add). */
+struct wl_group {
+  uint32_t n;
+  uint32_t *ranks;
+};
+
 struct wl_program {
   uint32_t n_ranks;
   struct wl_rank *ranks;
+  uint32_t n_groups;       /* groups[g - 1] is group g (wl_op.group) */
+  struct wl_group *groups;
   /* The rank whose completion is the run's time (ping: the receiver), or
    * WL_ALL_RANKS: the latest of them all (collectives). */
   uint32_t measured_rank;
@@ -230,6 +242,16 @@ struct wl_program {
  * wl_program_free. */
 struct wl_program *wl_program_new(uint32_t n_ranks);
 void wl_program_free(struct wl_program *p);
+
+/* The group of the N (>= 1) distinct ranks RANKS of P (any order; each
+ * below p->n_ranks): its number (>= 1) for wl_op.group and wl_coll.group,
+ * the same number for the same members. */
+uint32_t wl_group_add(struct wl_program *p, const uint32_t *ranks, uint32_t n);
+/* Group G of P, or NULL for G 0 (every rank). */
+const struct wl_group *wl_group_get(const struct wl_program *p, uint32_t g);
+/* Gives Q (without groups) P's groups, under the same numbers: for copies
+ * of a program whose collectives are not yet written out. */
+void wl_groups_copy(struct wl_program *q, const struct wl_program *p);
 
 void wl_compute(struct wl_program *p, uint32_t rank, uint32_t n_wgs, int64_t flops_per_wg,
                 int64_t bytes_per_wg);
