@@ -33,7 +33,8 @@
   X(wl_kloop, kloop_params)          \
   X(wl_goal, goal_params)            \
   X(wl_yprog, program_params)       \
-  X(wl_collective_wl, collective_params)
+  X(wl_collective_wl, collective_params) \
+  X(wl_chakra, chakra_params)
 
 #define WL_DECLARE_(type, group) \
   extern const struct wl_type type; \

@@ -1,0 +1,1544 @@
+/* Chakra execution traces in and out (chakra.h): the reader, a cursor per
+ * rank over the length-delimited messages of chakra.proto (decoded by
+ * protobuf-c's generated code, every allocation within a budget set by the
+ * message's size), the whole-program reader on top of it, the workload,
+ * and the writer. The schema and what each field means: MLCommons Chakra,
+ * schema/protobuf/et_def.proto (v0.0.4 to v1.0.0), and how ASTRA-sim reads
+ * it (astra-sim/workload/Workload.cc: pg_name, comm_src/dst/tag, the
+ * process_group:init metadata node; Chakra's feeder_v3: ctrl and data
+ * dependencies both). */
+#include "chakra.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "chakra.pb-c.h"
+#include "coll.h"
+#include "input.h"
+#include "lower.h"
+#include "outfile.h"
+#include "scenario.h"
+#include "workload.h"
+
+#define PAR_CONFIG struct chakra_config
+static const struct par_decl chakra_decls[] = {
+    PAR(files, PAR_STRING, "", NULL, NULL, NULL,
+      "the traces' prefix: rank r reads PREFIX.r.et (Chakra's naming; relative to the scenario)"),
+    PAR(ranks, PAR_INT, "0", "0", "1048576", NULL,
+      "ranks read; 0: every PREFIX.r.et from r = 0 on"),
+    PAR(compute, PAR_ENUM, "auto", NULL, NULL, "auto|duration|work",
+      "a compute node's time: duration = its recorded duration_micros; work = its num_ops "
+      "flops and tensor_size bytes through the GPU model over `wgs` WGs; auto = trigsim's "
+      "own attributes when the trace has them (exported by trigsim), else the duration, "
+      "else the work"),
+    PAR(wgs, PAR_INT, "0", "0", "16777216", NULL,
+      "WGs of a compute node read as work and of a collective's reductions; 0: one per CU"),
+    PAR(cpu_ops, PAR_ENUM, "auto", NULL, NULL, "auto|host|skip",
+      "nodes with is_cpu_op: host = on the host CPU (policies that run a rank's graph on "
+      "the host: cpu, hdn, hdn2s, copy, overlap); skip = no op (what depends on them waits "
+      "for what they wait for); auto = host where the policy can, else skip"),
+    PAR(comm_groups, PAR_STRING, "", NULL, NULL, NULL,
+      "ASTRA-sim's communicator-group file (JSON {\"1\": [0, 1], ...}: pg_name to ranks), "
+      "for traces whose process groups no process_group:init node defines; relative to "
+      "the scenario"),
+};
+#undef PAR_CONFIG
+
+const struct par_group chakra_params = {
+    .name = "chakra",
+    .doc = "a Chakra execution trace (MLCommons; ASTRA-sim's input): PREFIX.<rank>.et",
+    .decls = chakra_decls,
+    .n_decls = PAR_COUNT(chakra_decls),
+    .config_size = sizeof(struct chakra_config),
+};
+
+/* Collective tags: bit 31, the group's number (12 bits) and the call's
+ * place among the group's calls on a rank (19 bits, even: WL_COLL_TAGS). */
+#define CHAKRA_COLL_TAG 0x80000000u
+#define CHAKRA_MAX_GROUPS 4096
+#define CHAKRA_CALL_BITS 19
+/* A message's tag must leave bit 31 to collectives and rendezvous. */
+#define CHAKRA_MAX_TAG 0x7fffffffu
+
+static const char *const type_names[] = {"INVALID_NODE",  "METADATA_NODE",  "MEM_LOAD_NODE",
+                                         "MEM_STORE_NODE", "COMP_NODE",      "COMM_SEND_NODE",
+                                         "COMM_RECV_NODE", "COMM_COLL_NODE"};
+static const char *const comm_names[] = {"ALL_REDUCE", "REDUCE",         "ALL_GATHER",
+                                         "GATHER",     "SCATTER",        "BROADCAST",
+                                         "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
+                                         "BARRIER"};
+/* Chakra's CollectiveCommType to wl_coll_kind (-1: not modelled). */
+static const int comm_kinds[] = {WL_ALLREDUCE, WL_REDUCE, WL_ALLGATHER, -1, -1, WL_BCAST,
+                                 WL_ALLTOALL, WL_REDUCE_SCATTER, WL_REDUCE_SCATTER, WL_BARRIER};
+/* ... and back, by wl_coll_kind. */
+static const int coll_comm[WL_COLL_COUNT] = {
+    [WL_ALLREDUCE] = 0, [WL_REDUCE_SCATTER] = 7, [WL_ALLGATHER] = 2, [WL_BCAST] = 5,
+    [WL_REDUCE] = 1,    [WL_ALLTOALL] = 6,       [WL_BARRIER] = 9};
+
+/* ---- allocations within a budget ----
+ * protobuf-c allocates through this: a message of L bytes may take at
+ * most 64 L + 64 KiB (a packed list of 8-byte values is at most 8 L; a
+ * submessage's struct about 100 bytes for 2 on the wire), so that a
+ * hostile length or count cannot exhaust memory. */
+struct budget {
+  size_t left;
+};
+
+#define HDR 16 /* keeps the alignment malloc gives */
+
+static void *budget_alloc(void *data, size_t size) {
+  struct budget *b = data;
+  if (size > b->left || b->left - size < HDR) return NULL;
+  size_t *p = malloc(size + HDR);
+  if (!p) return NULL;
+  p[0] = size;
+  b->left -= size + HDR;
+  return (char *)p + HDR;
+}
+
+static void budget_free(void *data, void *ptr) {
+  if (!ptr) return;
+  struct budget *b = data;
+  size_t *p = (size_t *)(void *)((char *)ptr - HDR);
+  b->left += p[0] + HDR;
+  free(p);
+}
+
+/* ---- the cursor ---- */
+
+struct chakra_cursor {
+  FILE *f;
+  char *path;
+  uint32_t rank, n_ranks;
+  uint64_t size, pos;      /* the file's bytes, the next message's offset */
+  struct chakra_opts o;
+  GHashTable *groups;      /* borrowed: workload.comm_groups */
+  GHashTable *pgs;         /* pg_name -> GArray of uint32_t: this file's definitions */
+  ChakraEt__Node *node;    /* the node last returned */
+  uint8_t *buf;
+  size_t cap;
+  GArray *deps, *starts;   /* uint64_t */
+  struct budget budget;
+  ProtobufCAllocator alloc;
+  bool have_prev;          /* for messages: the last node's id */
+  uint64_t prev_id;
+};
+
+uint64_t chakra_offset(const struct chakra_cursor *c) { return c->pos; }
+
+/* "PATH: rank R: " (or "... node ID: ") and the message. */
+static char *cur_error(const struct chakra_cursor *c, const uint64_t *id, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+static char *cur_error(const struct chakra_cursor *c, const uint64_t *id, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  char *where = id ? g_strdup_printf("rank %u node %" G_GUINT64_FORMAT, c->rank, *id)
+                   : g_strdup_printf("rank %u", c->rank);
+  char *out = g_strdup_printf("%s: %s: %s", c->path, where, msg);
+  g_free(where);
+  g_free(msg);
+  return out;
+}
+
+/* The next message's bytes into c->buf (*LEN of them): 1; 0 at the end of
+ * the file; -1 and *ERR when the length or the message is cut short. */
+static int read_message(struct chakra_cursor *c, size_t *len, char **err) {
+  uint64_t v = 0;
+  int shift = 0, ch;
+  uint64_t start = c->pos;
+  char after[64] = "";
+  if (c->have_prev)
+    g_snprintf(after, sizeof after, " after node %" G_GUINT64_FORMAT, c->prev_id);
+  for (;;) {
+    ch = getc(c->f);
+    if (ch == EOF) {
+      if (c->pos == start && !ferror(c->f)) return 0; /* between messages: the end */
+      *err = cur_error(c, NULL, "expected a message's length%s (a varint at byte %" G_GUINT64_FORMAT
+                       "), got %s", after, start, ferror(c->f) ? "a read error" : "the end of the file");
+      return -1;
+    }
+    c->pos++;
+    if (shift >= 64 || (shift == 63 && (ch & 0x7e))) {
+      *err = cur_error(c, NULL, "expected a message's length%s (a varint at byte %" G_GUINT64_FORMAT
+                       "), got one past 64 bits", after, start);
+      return -1;
+    }
+    v |= (uint64_t)(ch & 0x7f) << shift;
+    shift += 7;
+    if (!(ch & 0x80)) break;
+  }
+  if (v > c->size - c->pos) {
+    *err = cur_error(c, NULL, "expected a message of %" G_GUINT64_FORMAT " bytes at byte %"
+                     G_GUINT64_FORMAT "%s, got %" G_GUINT64_FORMAT " (the file is truncated)",
+                     v, c->pos, after, c->size - c->pos);
+    return -1;
+  }
+  if (v > c->cap) {
+    c->buf = g_realloc(c->buf, (size_t)v);
+    c->cap = (size_t)v;
+  }
+  if (v && fread(c->buf, 1, (size_t)v, c->f) != v) {
+    *err = cur_error(c, NULL, "expected a message of %" G_GUINT64_FORMAT " bytes at byte %"
+                     G_GUINT64_FORMAT "%s, got a read error", v, c->pos, after);
+    return -1;
+  }
+  c->pos += v;
+  *len = (size_t)v;
+  return 1;
+}
+
+static void budget_set(struct chakra_cursor *c, size_t len) {
+  c->budget.left = len * 64 + 65536;
+}
+
+/* Attribute NAME of node N (the first), or NULL. */
+static const ChakraEt__AttributeProto *attr_of(const ChakraEt__Node *n, const char *name) {
+  for (size_t i = 0; i < n->n_attr; i++)
+    if (n->attr[i]->name && !strcmp(n->attr[i]->name, name)) return n->attr[i];
+  return NULL;
+}
+
+/* Attribute A as an integer (any integer type, or a bool): false when it
+ * is another type or does not fit an int64. */
+static bool attr_int(const ChakraEt__AttributeProto *a, int64_t *v) {
+  switch (a->value_case) {
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_INT32_VAL: *v = a->int32_val; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_INT64_VAL: *v = a->int64_val; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: *v = a->uint32_val; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_SINT32_VAL: *v = a->sint32_val; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_SINT64_VAL: *v = a->sint64_val; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_FIXED32_VAL: *v = a->fixed32_val; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_SFIXED32_VAL: *v = a->sfixed32_val; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_SFIXED64_VAL: *v = a->sfixed64_val; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_BOOL_VAL: *v = a->bool_val ? 1 : 0; return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_UINT64_VAL:
+    if (a->uint64_val > INT64_MAX) return false;
+    *v = (int64_t)a->uint64_val;
+    return true;
+  case CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_FIXED64_VAL:
+    if (a->fixed64_val > INT64_MAX) return false;
+    *v = (int64_t)a->fixed64_val;
+    return true;
+  default: return false;
+  }
+}
+
+/* Integer attribute NAME of node N within [LO, HI] into *V: 1; 0 when
+ * absent (V untouched); -1 and *ERR when it is not such an integer. */
+static int int_attr(const struct chakra_cursor *c, const ChakraEt__Node *n, const char *name,
+                    int64_t lo, int64_t hi, int64_t *v, char **err) {
+  const ChakraEt__AttributeProto *a = attr_of(n, name);
+  if (!a) return 0;
+  int64_t x;
+  if (!attr_int(a, &x)) {
+    *err = cur_error(c, &n->id, "expected %s as an integer attribute, got %s", name,
+                     a->value_case == CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_STRING_VAL ? "a string"
+                     : a->value_case == CHAKRA_ET__ATTRIBUTE_PROTO__VALUE__NOT_SET ? "no value"
+                                                                                    : "another type");
+    return -1;
+  }
+  if (x < lo || x > hi) {
+    *err = cur_error(c, &n->id, "expected %s in [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], got %"
+                     G_GINT64_FORMAT, name, lo, hi, x);
+    return -1;
+  }
+  *v = x;
+  return 1;
+}
+
+/* Bool attribute NAME (a bool or an integer; absent: false). */
+static int bool_attr(const struct chakra_cursor *c, const ChakraEt__Node *n, const char *name,
+                     bool *v, char **err) {
+  int64_t x = 0;
+  int got = int_attr(c, n, name, 0, 1, &x, err);
+  *v = x != 0;
+  return got;
+}
+
+/* String attribute NAME, or NULL when absent; -1 (through *BAD) when it
+ * is not a string. */
+static const char *str_attr(const struct chakra_cursor *c, const ChakraEt__Node *n,
+                            const char *name, bool *bad, char **err) {
+  const ChakraEt__AttributeProto *a = attr_of(n, name);
+  if (!a) return NULL;
+  if (a->value_case != CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_STRING_VAL) {
+    *err = cur_error(c, &n->id, "expected %s as a string attribute, got another type", name);
+    *bad = true;
+    return NULL;
+  }
+  return a->string_val;
+}
+
+/* The list attribute NAME of unsigned integers into OUT (appended). */
+static bool list_attr(const struct chakra_cursor *c, const ChakraEt__Node *n, const char *name,
+                      GArray *out, char **err) {
+  const ChakraEt__AttributeProto *a = attr_of(n, name);
+  if (!a) return true;
+  if (a->value_case == CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_UINT64_LIST && a->uint64_list) {
+    g_array_append_vals(out, a->uint64_list->values, (guint)a->uint64_list->n_values);
+    return true;
+  }
+  if (a->value_case == CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_INT64_LIST && a->int64_list) {
+    for (size_t i = 0; i < a->int64_list->n_values; i++) {
+      uint64_t v = (uint64_t)a->int64_list->values[i];
+      g_array_append_val(out, v);
+    }
+    return true;
+  }
+  *err = cur_error(c, &n->id, "expected %s as a list of node ids, got another type", name);
+  return false;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The ranks of sc_node list L (JSON's list of integers) into OUT, sorted;
+ * an empty list: every rank. False and *WHY when L is not such a list. */
+static bool ranks_of(const struct sc_node *l, uint32_t n_ranks, GArray *out, char **why) {
+  if (!l || l->kind != SC_SEQ) {
+    *why = g_strdup("a list of ranks");
+    return false;
+  }
+  for (size_t i = 0; i < l->n_items; i++) {
+    const struct sc_node *it = l->items[i];
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = it->kind == SC_SCALAR ? strtoull(it->scalar, &end, 10) : 0;
+    if (it->kind != SC_SCALAR || !*it->scalar || *end || errno || it->scalar[0] == '-' ||
+        v >= n_ranks) {
+      *why = g_strdup_printf("ranks below %u, got %s", n_ranks,
+                             it->kind == SC_SCALAR ? it->scalar : "a list or mapping");
+      return false;
+    }
+    uint32_t r = (uint32_t)v;
+    g_array_append_val(out, r);
+  }
+  if (out->len) g_array_sort(out, cmp_u32);
+  for (guint i = 1; i < out->len; i++)
+    if (g_array_index(out, uint32_t, i) == g_array_index(out, uint32_t, i - 1)) {
+      *why = g_strdup_printf("distinct ranks, got %u twice", g_array_index(out, uint32_t, i));
+      return false;
+    }
+  if (!out->len)
+    for (uint32_t r = 0; r < n_ranks; r++) g_array_append_val(out, r);
+  return true;
+}
+
+static void array_free(gpointer p) { g_array_free(p, TRUE); }
+
+/* A "## process_group:init ##" metadata node (PyTorch's execution trace,
+ * as Chakra's converter writes it: inputs.values = "['[{\"pg_name\": \"0\",
+ * ..., \"ranks\": [0, 1], ...}]']"; ASTRA-sim strips the two characters at
+ * each end and reads the JSON) into the cursor's groups. */
+static bool process_groups(struct chakra_cursor *c, const ChakraEt__Node *n, char **err) {
+  const char *v = n->inputs ? n->inputs->values : NULL;
+  size_t len = v ? strlen(v) : 0;
+  if (len < 4) return true; /* nothing defined */
+  char *json = g_strndup(v + 2, len - 4), *why = NULL;
+  struct sc_node *root = sc_load_string(json, "process_group:init", &why);
+  bool ok = root && root->kind == SC_SEQ;
+  GArray *ranks = NULL;
+  for (size_t i = 0; ok && i < root->n_items; i++) {
+    const struct sc_node *pg = root->items[i], *name = sc_map_get(pg, "pg_name");
+    ok = name && name->kind == SC_SCALAR;
+    if (!ok) break;
+    ranks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    g_free(why);
+    why = NULL;
+    if (!ranks_of(sc_map_get(pg, "ranks"), c->n_ranks, ranks, &why)) {
+      char *w = g_strdup_printf("process group %s: %s", name->scalar, why);
+      g_free(why);
+      why = w;
+      ok = false;
+      g_array_free(ranks, TRUE);
+      break;
+    }
+    g_hash_table_replace(c->pgs, g_strdup(name->scalar), ranks);
+  }
+  if (!ok)
+    *err = cur_error(c, &n->id, "expected inputs.values to hold PyTorch's process groups "
+                     "(['[{\"pg_name\": ..., \"ranks\": [...]}, ...]']), got %s",
+                     why ? why : "something else");
+  g_free(why);
+  g_free(json);
+  if (root) sc_node_free(root);
+  return ok;
+}
+
+struct chakra_cursor *chakra_open(const char *path, uint32_t rank, uint32_t n_ranks,
+                                  const struct chakra_opts *o, GHashTable *groups, char **err) {
+  struct chakra_cursor *c = g_new0(struct chakra_cursor, 1);
+  c->path = g_strdup(path);
+  c->rank = rank, c->n_ranks = n_ranks, c->o = *o, c->groups = groups;
+  c->pgs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, array_free);
+  c->deps = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  c->starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  c->alloc = (ProtobufCAllocator){.alloc = budget_alloc, .free = budget_free,
+                                  .allocator_data = &c->budget};
+  struct stat st;
+  c->f = fopen(path, "rb");
+  if (!c->f || fstat(fileno(c->f), &st) != 0) {
+    *err = cur_error(c, NULL, "expected a readable Chakra trace file, got %s", g_strerror(errno));
+    chakra_close(c);
+    return NULL;
+  }
+  c->size = (uint64_t)st.st_size;
+  size_t len = 0;
+  int got = read_message(c, &len, err);
+  if (got == 0)
+    *err = cur_error(c, NULL, "expected a GlobalMetadata message first, got an empty file");
+  if (got <= 0) {
+    chakra_close(c);
+    return NULL;
+  }
+  budget_set(c, len);
+  ChakraEt__GlobalMetadata *m = chakra_et__global_metadata__unpack(&c->alloc, len, c->buf);
+  bool old = !m;
+  for (const char *s = m ? m->version : NULL; s && *s && !old; s++)
+    old = (unsigned char)*s < 0x20; /* proto2's attributes in field 1, read as a string */
+  if (old)
+    *err = cur_error(c, NULL, "expected a GlobalMetadata of Chakra's proto3 schema (v0.0.4 and "
+                     "later, 2023-10 on) first, got %s: traces of its earlier proto2 schema start "
+                     "with a Node or with attributes in field 1 and number their fields and "
+                     "collectives otherwise; convert them again with Chakra v0.0.4 or later",
+                     m ? "one of its proto2 schema" : "a message that is not one");
+  if (m) chakra_et__global_metadata__free_unpacked(m, &c->alloc);
+  if (old) {
+    chakra_close(c);
+    return NULL;
+  }
+  return c;
+}
+
+void chakra_close(struct chakra_cursor *c) {
+  if (!c) return;
+  if (c->node) chakra_et__node__free_unpacked(c->node, &c->alloc);
+  if (c->f) fclose(c->f);
+  g_hash_table_destroy(c->pgs);
+  g_array_free(c->deps, TRUE);
+  g_array_free(c->starts, TRUE);
+  g_free(c->buf);
+  g_free(c->path);
+  g_free(c);
+}
+
+/* The compute op of node N (a COMP_NODE or memory node) into *O. */
+static bool compute_op(struct chakra_cursor *c, const ChakraEt__Node *n, bool cpu,
+                       struct wl_op *o, char **err) {
+  const int64_t big = INT64_MAX / 4;
+  int64_t wgs = c->o.wgs, flops = 0, bytes = 0;
+  int has_ops = int_attr(c, n, "num_ops", 0, big, &flops, err);
+  int has_bytes = has_ops < 0 ? -1 : int_attr(c, n, "tensor_size", 0, big, &bytes, err);
+  int own = has_bytes < 0 ? -1 : int_attr(c, n, "trigsim_wgs", 1, UINT32_MAX, &wgs, err);
+  if (own < 0) return false;
+  if (n->duration_micros > (uint64_t)(big / SIM_US)) {
+    *err = cur_error(c, &n->id, "expected duration_micros at most %" G_GINT64_FORMAT ", got %"
+                     G_GUINT64_FORMAT, big / SIM_US, n->duration_micros);
+    return false;
+  }
+  int64_t dur = (int64_t)n->duration_micros * SIM_US;
+  *o = (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .on = cpu ? WL_ON_CPU : WL_ON_ANY};
+  uint8_t mode = c->o.compute;
+  if (mode == CHAKRA_COMPUTE_AUTO && own) { /* trigsim's own: the op exactly */
+    static const char *const keys[] = {"trigsim_time_ps", "trigsim_flops_per_wg",
+                                       "trigsim_bytes_per_wg", "trigsim_kclass",
+                                       "trigsim_working_set", "trigsim_reuse", "trigsim_gather"};
+    int64_t vals[G_N_ELEMENTS(keys)] = {0};
+    for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
+      if (int_attr(c, n, keys[k], 0, k == 3 ? KC_COUNT - 1 : big, &vals[k], err) < 0) return false;
+    o->n_wgs = (uint32_t)wgs;
+    o->time_ps = vals[0], o->flops_per_wg = vals[1], o->bytes_per_wg = vals[2];
+    o->kclass = (uint8_t)vals[3], o->ws_bytes = vals[4], o->reuse_per_wg = vals[5];
+    o->gather_bytes = vals[6];
+    return true;
+  }
+  bool work = mode == CHAKRA_COMPUTE_WORK ? has_ops || has_bytes
+              : mode == CHAKRA_COMPUTE_AUTO ? dur == 0 && (has_ops || has_bytes)
+                                            : false;
+  if (!work) {
+    o->time_ps = dur; /* 0: a kernel of no work */
+    return true;
+  }
+  o->n_wgs = (uint32_t)wgs;
+  o->flops_per_wg = (flops + wgs - 1) / wgs;
+  o->bytes_per_wg = (bytes + wgs - 1) / wgs;
+  return true;
+}
+
+/* The peer attribute KEY (comm_dst of a send, comm_src of a receive) and
+ * the own one OWN, which must name this rank when present. */
+static bool peer_attrs(struct chakra_cursor *c, const ChakraEt__Node *n, const char *key,
+                       const char *own, uint32_t *peer, char **err) {
+  int64_t v = 0, me = c->rank;
+  int got = int_attr(c, n, key, 0, (int64_t)c->n_ranks - 1, &v, err);
+  if (got == 0)
+    *err = cur_error(c, &n->id, "expected a %s attribute (the peer rank), got none", key);
+  if (got <= 0) return false;
+  if (int_attr(c, n, own, 0, INT64_MAX, &me, err) < 0) return false;
+  if (me != c->rank) {
+    *err = cur_error(c, &n->id, "expected %s %u (this file's rank), got %" G_GINT64_FORMAT, own,
+                     c->rank, me);
+    return false;
+  }
+  if (v == c->rank) {
+    *err = cur_error(c, &n->id, "expected %s to name another rank than %u, got itself", key, c->rank);
+    return false;
+  }
+  *peer = (uint32_t)v;
+  return true;
+}
+
+static bool message_op(struct chakra_cursor *c, const ChakraEt__Node *n, bool send,
+                       struct wl_op *o, char **err) {
+  int64_t size = 0, tag = 0;
+  uint32_t peer;
+  if (!peer_attrs(c, n, send ? "comm_dst" : "comm_src", send ? "comm_src" : "comm_dst", &peer, err))
+    return false;
+  int got = int_attr(c, n, "comm_size", 0, INT64_MAX / 4, &size, err);
+  if (got == 0) *err = cur_error(c, &n->id, "expected a comm_size attribute (bytes), got none");
+  if (got <= 0) return false;
+  if (int_attr(c, n, "comm_tag", 0, CHAKRA_MAX_TAG, &tag, err) < 0) return false;
+  bool one_sided = false;
+  if (bool_attr(c, n, "trigsim_one_sided", &one_sided, err) < 0) return false;
+  *o = (struct wl_op){.kind = send ? WL_SEND : WL_RECV, .peer = peer, .bytes = size,
+                      .tag = (uint32_t)tag, .parts = 1, .stores = send ? 1 : 0,
+                      .one_sided = one_sided};
+  return true;
+}
+
+/* The ranks of process group NAME: this file's definition, else
+ * workload.comm_groups', else every rank for "" and "0" (ASTRA-sim's
+ * default group); false and *ERR when none defines it. */
+static bool pg_ranks(struct chakra_cursor *c, const ChakraEt__Node *n, const char *name,
+                     const uint32_t **ranks, uint32_t *count, char **err) {
+  GArray *a = *name ? g_hash_table_lookup(c->pgs, name) : NULL;
+  if (!a && *name && c->groups) a = g_hash_table_lookup(c->groups, name);
+  *ranks = NULL, *count = c->n_ranks;
+  if (!a && (!*name || !strcmp(name, "0"))) return true;
+  if (!a) {
+    *err = cur_error(c, &n->id, "expected pg_name %s defined by a process_group:init metadata "
+                     "node before it or by workload.comm_groups, got no definition", name);
+    return false;
+  }
+  *ranks = (const uint32_t *)(void *)a->data, *count = a->len;
+  if (a->len == c->n_ranks) *ranks = NULL; /* every rank */
+  if (*ranks && !bsearch(&c->rank, *ranks, a->len, sizeof c->rank, cmp_u32)) {
+    *err = cur_error(c, &n->id, "expected process group %s to hold this rank (%u), got ranks "
+                     "%u..%u without it", name, c->rank, (*ranks)[0], (*ranks)[a->len - 1]);
+    return false;
+  }
+  return true;
+}
+
+static bool coll_op(struct chakra_cursor *c, const ChakraEt__Node *n, struct chakra_node *out,
+                    char **err) {
+  int64_t type = 0, size = 0, root = -1;
+  int got = int_attr(c, n, "comm_type", 0, INT64_MAX, &type, err);
+  if (got == 0) *err = cur_error(c, &n->id, "expected a comm_type attribute, got none");
+  if (got <= 0) return false;
+  if (type >= (int64_t)G_N_ELEMENTS(comm_kinds) || comm_kinds[type] < 0) {
+    *err = cur_error(c, &n->id, "expected a comm_type trigsim models (ALL_REDUCE, REDUCE, "
+                     "ALL_GATHER, BROADCAST, ALL_TO_ALL, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, "
+                     "BARRIER), got %s", type < (int64_t)G_N_ELEMENTS(comm_names) ? comm_names[type]
+                                                                             : "an unknown one");
+    if (type >= (int64_t)G_N_ELEMENTS(comm_names)) {
+      g_free(*err);
+      *err = cur_error(c, &n->id, "expected a comm_type of Chakra's CollectiveCommType (0-9), "
+                       "got %" G_GINT64_FORMAT, type);
+    }
+    return false;
+  }
+  enum wl_coll_kind kind = (enum wl_coll_kind)comm_kinds[type];
+  got = int_attr(c, n, "comm_size", 0, INT64_MAX / 4, &size, err);
+  if (got == 0 && kind != WL_BARRIER)
+    *err = cur_error(c, &n->id, "expected a comm_size attribute (bytes), got none");
+  if (got < 0 || (got == 0 && kind != WL_BARRIER)) return false;
+  bool bad = false;
+  const char *pg = str_attr(c, n, "pg_name", &bad, err);
+  if (bad) return false;
+  out->pg_name = pg ? pg : "";
+  if (!pg_ranks(c, n, out->pg_name, &out->pg, &out->pg_n, err)) return false;
+  if (int_attr(c, n, "comm_src", 0, (int64_t)c->n_ranks - 1, &root, err) < 0) return false;
+  if (root < 0) root = out->pg ? out->pg[0] : 0; /* Chakra names no root: the group's first */
+  if (out->pg && !bsearch(&(uint32_t){(uint32_t)root}, out->pg, out->pg_n, sizeof(uint32_t), cmp_u32)) {
+    *err = cur_error(c, &n->id, "expected comm_src (the root) to be a rank of process group %s, "
+                     "got %" G_GINT64_FORMAT, out->pg_name, root);
+    return false;
+  }
+  /* ALL_TO_ALL's comm_size is what one rank sends in all (PyTorch's input
+   * tensor); trigsim's alltoall counts it per peer. */
+  if (kind == WL_ALLTOALL) size = (size + out->pg_n - 1) / out->pg_n;
+  int64_t elem = 4, fpe = 1, wgs = c->o.wgs, seg = 0;
+  if (int_attr(c, n, "trigsim_elem", 1, 1 << 20, &elem, err) < 0 ||
+      int_attr(c, n, "trigsim_flops_per_elem", 0, 1 << 20, &fpe, err) < 0 ||
+      int_attr(c, n, "trigsim_wgs", 0, 1 << 24, &wgs, err) < 0 ||
+      int_attr(c, n, "trigsim_segment", 0, INT64_MAX / 4, &seg, err) < 0)
+    return false;
+  enum wl_coll_algo algo = WL_ALG_AUTO;
+  const char *an = str_attr(c, n, "trigsim_algorithm", &bad, err);
+  if (bad) return false;
+  if (an && (!wl_coll_algo_parse(an, &algo) || !wl_coll_has_algo(kind, algo))) {
+    char *want = wl_coll_algo_list(kind);
+    *err = cur_error(c, &n->id, "expected trigsim_algorithm of %s (%s), got %s", wl_coll_names[kind],
+                     want, an);
+    g_free(want);
+    return false;
+  }
+  if (wl_coll_max_ops(&(struct wl_coll){.kind = (uint8_t)kind, .algo = (uint8_t)algo,
+                                          .bytes = size, .elem = elem, .segment_bytes = seg},
+                      out->pg_n) > WL_MAX_OPS) {
+    *err = cur_error(c, &n->id, "expected a collective that expands to at most 2^25 ops on a "
+                     "rank, got more (trigsim_segment too small)");
+    return false;
+  }
+  out->op = (struct wl_op){.kind = WL_COLL, .coll_kind = (uint8_t)kind, .coll_algo = (uint8_t)algo,
+                           .bytes = kind == WL_BARRIER ? 0 : size, .elem_bytes = elem,
+                           .flops_per_wg = fpe, .n_wgs = (uint32_t)wgs, .peer = (uint32_t)root,
+                           .segment_bytes = seg, .parts = 1, .stores = 1};
+  return true;
+}
+
+int chakra_next(struct chakra_cursor *c, struct chakra_node *out, char **err) {
+  if (c->node) {
+    chakra_et__node__free_unpacked(c->node, &c->alloc);
+    c->node = NULL;
+  }
+  size_t len = 0;
+  int got = read_message(c, &len, err);
+  if (got <= 0) return got;
+  budget_set(c, len);
+  ChakraEt__Node *n = c->node = chakra_et__node__unpack(&c->alloc, len, c->buf);
+  if (!n) {
+    char after[64] = "";
+    if (c->have_prev) g_snprintf(after, sizeof after, " after node %" G_GUINT64_FORMAT, c->prev_id);
+    *err = cur_error(c, NULL, "expected a Node message of %zu bytes at byte %" G_GUINT64_FORMAT
+                     "%s, got one that does not decode (corrupt, or past the memory a message of "
+                     "its size may take)", len, c->pos - len, after);
+    return -1;
+  }
+  c->have_prev = true, c->prev_id = n->id;
+  *out = (struct chakra_node){.id = n->id, .name = n->name ? n->name : "",
+                              .type = (uint8_t)MIN((unsigned)n->type, 255u)};
+  if ((unsigned)n->type >= G_N_ELEMENTS(type_names)) {
+    *err = cur_error(c, &n->id, "expected a node type of Chakra's NodeType (INVALID_NODE .. "
+                     "COMM_COLL_NODE, 0-7), got %d", (int)n->type);
+    return -1;
+  }
+  g_array_set_size(c->deps, 0);
+  g_array_set_size(c->starts, 0);
+  g_array_append_vals(c->deps, n->ctrl_deps, (guint)n->n_ctrl_deps);
+  g_array_append_vals(c->deps, n->data_deps, (guint)n->n_data_deps);
+  if (!list_attr(c, n, "trigsim_irequires", c->starts, err)) return -1;
+  out->deps = (const uint64_t *)(void *)c->deps->data, out->n_deps = c->deps->len;
+  out->start_deps = (const uint64_t *)(void *)c->starts->data, out->n_start = c->starts->len;
+  bool cpu = false, ok = true, quiet = false;
+  switch (n->type) {
+  case CHAKRA_ET__NODE_TYPE__INVALID_NODE: break;
+  case CHAKRA_ET__NODE_TYPE__METADATA_NODE:
+    if (n->name && strstr(n->name, "process_group:init")) ok = process_groups(c, n, err);
+    if (ok && (ok = bool_attr(c, n, "trigsim_quiet", &quiet, err) >= 0) && quiet) {
+      out->has_op = true;
+      out->op = (struct wl_op){.kind = WL_QUIET};
+    }
+    break;
+  case CHAKRA_ET__NODE_TYPE__MEM_LOAD_NODE:
+  case CHAKRA_ET__NODE_TYPE__MEM_STORE_NODE:
+  case CHAKRA_ET__NODE_TYPE__COMP_NODE:
+    ok = bool_attr(c, n, "is_cpu_op", &cpu, err) >= 0;
+    if (ok && cpu && c->o.cpu_skip) break;
+    ok = ok && compute_op(c, n, cpu, &out->op, err);
+    out->has_op = ok;
+    break;
+  case CHAKRA_ET__NODE_TYPE__COMM_SEND_NODE:
+  case CHAKRA_ET__NODE_TYPE__COMM_RECV_NODE:
+    ok = message_op(c, n, n->type == CHAKRA_ET__NODE_TYPE__COMM_SEND_NODE, &out->op, err);
+    out->has_op = ok;
+    break;
+  case CHAKRA_ET__NODE_TYPE__COMM_COLL_NODE:
+    ok = coll_op(c, n, out, err);
+    out->has_op = ok;
+    break;
+  default: g_assert_not_reached();
+  }
+  return ok ? 1 : -1;
+}
+
+/* ---- whole programs ---- */
+
+/* A node as read, its lists in the rank's arrays. */
+struct rnode {
+  struct wl_op op;
+  uint64_t id;
+  bool has_op;
+  uint32_t dep_first, n_deps;     /* rread.deps: node indices once resolved */
+  uint32_t start_first, n_start;  /* rread.starts */
+  uint32_t pg_first, pg_n;        /* rread.pgs; pg_n 0: every rank */
+  const char *pg_name;            /* interned */
+};
+
+/* One rank's nodes. */
+struct rread {
+  GArray *nodes;   /* struct rnode */
+  GArray *deps;    /* uint64_t ids, then indices (uint64_t) once resolved */
+  GArray *starts;  /* likewise */
+  GArray *pgs;     /* uint32_t */
+  GArray *op_id;   /* uint64_t: the node id of each op written */
+};
+
+static void rread_clear(struct rread *r) {
+  if (r->nodes) g_array_free(r->nodes, TRUE);
+  if (r->deps) g_array_free(r->deps, TRUE);
+  if (r->starts) g_array_free(r->starts, TRUE);
+  if (r->pgs) g_array_free(r->pgs, TRUE);
+  if (r->op_id) g_array_free(r->op_id, TRUE);
+  *r = (struct rread){0};
+}
+
+/* A binary min-heap of node indices (the stable topological order). */
+struct heap {
+  uint32_t *v;
+  size_t n;
+};
+
+static void heap_push(struct heap *h, uint32_t x) {
+  size_t i = h->n++;
+  for (; i > 0 && h->v[(i - 1) / 2] > x; i = (i - 1) / 2) h->v[i] = h->v[(i - 1) / 2];
+  h->v[i] = x;
+}
+
+static uint32_t heap_pop(struct heap *h) {
+  uint32_t top = h->v[0], x = h->v[--h->n];
+  size_t i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= h->n) break;
+    if (c + 1 < h->n && h->v[c + 1] < h->v[c]) c++;
+    if (h->v[c] >= x) break;
+    h->v[i] = h->v[c];
+    i = c;
+  }
+  if (h->n) h->v[i] = x;
+  return top;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts and dedupes the N values at V; returns how many remain. */
+static uint32_t unique_u64(uint64_t *v, uint32_t n) {
+  if (n < 2) return n;
+  qsort(v, n, sizeof *v, cmp_u64);
+  uint32_t k = 1;
+  for (uint32_t i = 1; i < n; i++)
+    if (v[i] != v[k - 1]) v[k++] = v[i];
+  return k;
+}
+
+/* Reads rank R's file into RR; *TOTAL counts the nodes of every rank. */
+static bool read_rank(const char *path, uint32_t r, uint32_t n, const struct chakra_opts *o,
+                      GHashTable *groups, GStringChunk *names, struct rread *rr,
+                      uint64_t *total, char **err) {
+  struct chakra_cursor *c = chakra_open(path, r, n, o, groups, err);
+  if (!c) return false;
+  rr->nodes = g_array_new(FALSE, FALSE, sizeof(struct rnode));
+  rr->deps = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  rr->starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  rr->pgs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  rr->op_id = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  struct chakra_node nd;
+  int got;
+  while ((got = chakra_next(c, &nd, err)) > 0) {
+    if (++*total > WL_MAX_OPS) {
+      *err = cur_error(c, &nd.id, "expected a trace of at most 2^25 nodes over all ranks, got more");
+      got = -1;
+      break;
+    }
+    struct rnode x = {.op = nd.op, .id = nd.id, .has_op = nd.has_op,
+                      .dep_first = rr->deps->len, .n_deps = (uint32_t)nd.n_deps,
+                      .start_first = rr->starts->len, .n_start = (uint32_t)nd.n_start,
+                      .pg_first = rr->pgs->len};
+    g_array_append_vals(rr->deps, nd.deps, (guint)nd.n_deps);
+    g_array_append_vals(rr->starts, nd.start_deps, (guint)nd.n_start);
+    if (nd.has_op && nd.op.kind == WL_COLL) {
+      x.pg_name = g_string_chunk_insert_const(names, nd.pg_name);
+      if (nd.pg) {
+        g_array_append_vals(rr->pgs, nd.pg, nd.pg_n);
+        x.pg_n = nd.pg_n;
+      }
+    }
+    g_array_append_val(rr->nodes, x);
+  }
+  chakra_close(c);
+  return got == 0;
+}
+
+/* "PATH: rank R node ID: " errors of the whole-program checks. */
+static char *node_error(const char *path, uint32_t r, uint64_t id, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+static char *node_error(const char *path, uint32_t r, uint64_t id, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  char *out = g_strdup_printf("%s: rank %u node %" G_GUINT64_FORMAT ": %s", path, r, id, msg);
+  g_free(msg);
+  return out;
+}
+
+/* Rank R's nodes RR as graph rank R of P: dependencies resolved to nodes
+ * of the file, ops in the stable topological order (the lowest-numbered
+ * node whose dependencies are placed comes next), a node without op
+ * passing on what it waits for. */
+static bool place_rank(const char *path, uint32_t r, struct rread *rr, struct wl_program *p,
+                       char **err) {
+  uint32_t nn = rr->nodes->len;
+  struct rnode *nodes = (struct rnode *)(void *)rr->nodes->data;
+  GHashTable *index = g_hash_table_new(g_int64_hash, g_int64_equal);
+  bool ok = true;
+  for (uint32_t i = 0; i < nn && ok; i++) {
+    if (g_hash_table_contains(index, &nodes[i].id)) {
+      *err = node_error(path, r, nodes[i].id, "expected node ids unique in a file, got this one twice");
+      ok = false;
+    }
+    g_hash_table_insert(index, &nodes[i].id, GUINT_TO_POINTER(i + 1));
+  }
+  /* Ids to indices; each node's dependencies once. */
+  for (int list = 0; list < 2 && ok; list++) {
+    GArray *a = list ? rr->starts : rr->deps;
+    uint64_t *v = (uint64_t *)(void *)a->data;
+    for (uint32_t i = 0; i < nn && ok; i++) {
+      uint32_t first = list ? nodes[i].start_first : nodes[i].dep_first;
+      uint32_t *cnt = list ? &nodes[i].n_start : &nodes[i].n_deps;
+      for (uint32_t k = 0; k < *cnt && ok; k++) {
+        uint32_t at = GPOINTER_TO_UINT(g_hash_table_lookup(index, &v[first + k]));
+        if (!at || at - 1 == i) {
+          *err = node_error(path, r, nodes[i].id, at ? "expected %s on other nodes, got itself"
+                                                     : "expected %s to name nodes of this file, got %"
+                                                       G_GUINT64_FORMAT ", which is none",
+                            list ? "trigsim_irequires" : "its ctrl_deps and data_deps",
+                            v[first + k]);
+          ok = false;
+        }
+        v[first + k] = at - 1;
+      }
+      *cnt = unique_u64(v + first, *cnt);
+    }
+  }
+  g_hash_table_destroy(index);
+  if (!ok) return false;
+  /* Children lists (CSR) and the order. */
+  uint32_t *deg = g_new0(uint32_t, nn + 1), *off = g_new0(uint32_t, nn + 1), *fill;
+  uint32_t *order = g_new(uint32_t, MAX(nn, 1));
+  const uint64_t *dv = (const uint64_t *)(void *)rr->deps->data;
+  const uint64_t *sv = (const uint64_t *)(void *)rr->starts->data;
+  for (uint32_t i = 0; i < nn; i++) {
+    for (uint32_t k = 0; k < nodes[i].n_deps; k++) off[dv[nodes[i].dep_first + k] + 1]++;
+    for (uint32_t k = 0; k < nodes[i].n_start; k++) off[sv[nodes[i].start_first + k] + 1]++;
+    deg[i] = nodes[i].n_deps + nodes[i].n_start;
+  }
+  for (uint32_t i = 0; i < nn; i++) off[i + 1] += off[i];
+  uint32_t *child = g_new(uint32_t, MAX(off[nn], 1));
+  fill = g_memdup2(off, (nn + 1) * sizeof *off);
+  for (uint32_t i = 0; i < nn; i++) {
+    for (uint32_t k = 0; k < nodes[i].n_deps; k++) child[fill[dv[nodes[i].dep_first + k]]++] = i;
+    for (uint32_t k = 0; k < nodes[i].n_start; k++) child[fill[sv[nodes[i].start_first + k]]++] = i;
+  }
+  struct heap h = {g_new(uint32_t, MAX(nn, 1)), 0};
+  for (uint32_t i = 0; i < nn; i++)
+    if (!deg[i]) heap_push(&h, i);
+  uint32_t placed = 0;
+  while (h.n) {
+    uint32_t i = heap_pop(&h);
+    order[placed++] = i;
+    for (uint32_t k = off[i]; k < off[i + 1]; k++)
+      if (--deg[child[k]] == 0) heap_push(&h, child[k]);
+  }
+  if (placed < nn) {
+    uint32_t i = 0;
+    while (!deg[i]) i++;
+    *err = node_error(path, r, nodes[i].id, "expected dependencies without a cycle, got one "
+                      "through this node");
+    ok = false;
+  }
+  /* Ops in that order; what a node without op waits for (EFF: the ops,
+   * by their index in P) passes to what waits for it. */
+  GArray **eff = g_new0(GArray *, MAX(nn, 1));
+  uint32_t *op_of = g_new(uint32_t, MAX(nn, 1));
+  GArray *want = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  wl_graph(p, r);
+  for (uint32_t q = 0; q < placed && ok; q++) {
+    uint32_t i = order[q];
+    const struct rnode *x = &nodes[i];
+    g_array_set_size(want, 0);
+    for (uint32_t k = 0; k < x->n_deps; k++) {
+      uint32_t d = (uint32_t)dv[x->dep_first + k];
+      if (nodes[d].has_op) {
+        uint64_t op = op_of[d];
+        g_array_append_val(want, op);
+      } else {
+        g_array_append_vals(want, eff[d]->data, eff[d]->len);
+      }
+    }
+    guint n_want = unique_u64((uint64_t *)(void *)want->data, want->len);
+    g_array_set_size(want, n_want);
+    if (!x->has_op) {
+      eff[i] = g_array_copy(want);
+      continue;
+    }
+    wl_push_op(p, r, &x->op);
+    uint32_t me = op_of[i] = wl_last(p, r);
+    g_array_append_val(rr->op_id, x->id);
+    for (guint k = 0; k < want->len; k++) wl_requires(p, r, me, (uint32_t)g_array_index(want, uint64_t, k));
+    for (uint32_t k = 0; k < x->n_start; k++) {
+      uint32_t d = (uint32_t)sv[x->start_first + k];
+      if (nodes[d].has_op) {
+        wl_irequires(p, r, me, op_of[d]);
+      } else { /* a node of no op starts when it may: once what it waits for is done */
+        for (guint e = 0; e < eff[d]->len; e++)
+          wl_requires(p, r, me, (uint32_t)g_array_index(eff[d], uint64_t, e));
+      }
+    }
+  }
+  for (uint32_t i = 0; i < nn; i++)
+    if (eff[i]) g_array_free(eff[i], TRUE);
+  g_free(eff);
+  g_free(op_of);
+  g_array_free(want, TRUE);
+  g_free(h.v);
+  g_free(deg);
+  g_free(off);
+  g_free(fill);
+  g_free(child);
+  g_free(order);
+  return ok;
+}
+
+/* Ranks R's ops of group G: the nodes they came from, for messages. */
+struct gcalls {
+  GArray *ops; /* uint32_t op indices of rank r, in its order */
+};
+
+/* Gives every collective its group and tag, and checks that the ranks of
+ * a group call its collectives in the same order, of the same type, size
+ * and root, and agree on what a pg_name means. */
+static bool place_colls(const char *const *paths, struct rread *rr, struct wl_program *p,
+                        char **err) {
+  uint32_t n = p->n_ranks;
+  GHashTable *named = g_hash_table_new(g_str_hash, g_str_equal); /* pg_name -> first (rank, op) + 1 */
+  GArray **calls = g_new0(GArray *, n); /* per rank: GArray* per group, of op indices */
+  bool ok = true;
+  for (uint32_t r = 0; r < n && ok; r++) {
+    calls[r] = g_array_new(FALSE, TRUE, sizeof(GArray *));
+    const struct rnode *nodes = (const struct rnode *)(void *)rr[r].nodes->data;
+    const uint32_t *pgs = (const uint32_t *)(void *)rr[r].pgs->data;
+    /* The nodes of the ops, in op order: op_id has their ids; find the
+     * node of each collective by walking the nodes with ops alike. */
+    GHashTable *by_id = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < rr[r].nodes->len; i++)
+      if (nodes[i].has_op) g_hash_table_insert(by_id, (gpointer)&nodes[i].id, (gpointer)&nodes[i]);
+    struct wl_rank *rk = &p->ranks[r];
+    for (size_t i = 0; i < rk->n_ops && ok; i++) {
+      struct wl_op *o = &rk->ops[i];
+      if (o->kind != WL_COLL) continue;
+      uint64_t id = g_array_index(rr[r].op_id, uint64_t, i);
+      const struct rnode *x = g_hash_table_lookup(by_id, &id);
+      uint32_t g = x->pg_n ? wl_group_add(p, pgs + x->pg_first, x->pg_n) : 0;
+      if (g >= CHAKRA_MAX_GROUPS) {
+        *err = node_error(paths[r], r, id, "expected at most %d distinct process groups, got more",
+                          CHAKRA_MAX_GROUPS - 1);
+        ok = false;
+        break;
+      }
+      if (*x->pg_name) { /* the same name, the same ranks on every rank */
+        gpointer first = g_hash_table_lookup(named, x->pg_name);
+        if (!first) {
+          g_hash_table_insert(named, (gpointer)x->pg_name, GUINT_TO_POINTER(g + 1));
+        } else if (GPOINTER_TO_UINT(first) - 1 != g) {
+          *err = node_error(paths[r], r, id, "expected process group %s to hold the ranks every "
+                            "rank gives it, got other ranks than an earlier rank's", x->pg_name);
+          ok = false;
+          break;
+        }
+      }
+      o->group = g;
+      if (g >= calls[r]->len) g_array_set_size(calls[r], g + 1);
+      GArray **list = &g_array_index(calls[r], GArray *, g);
+      if (!*list) *list = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+      uint32_t k = (*list)->len, op = (uint32_t)i;
+      g_array_append_val(*list, op);
+      o->tag = CHAKRA_COLL_TAG | (g << CHAKRA_CALL_BITS) |
+               ((WL_COLL_TAGS * k) & ((1u << CHAKRA_CALL_BITS) - 1));
+    }
+    g_hash_table_destroy(by_id);
+  }
+  /* Every member calls the group's collectives alike: each against the
+   * group's first rank. */
+  for (uint32_t g = 0; g <= p->n_groups && ok; g++) {
+    const struct wl_group *grp = wl_group_get(p, g);
+    uint32_t m = grp ? grp->n : n;
+    uint32_t r0 = grp ? grp->ranks[0] : 0;
+    GArray *ref = g < calls[r0]->len ? g_array_index(calls[r0], GArray *, g) : NULL;
+    for (uint32_t j = 1; j < m && ok; j++) {
+      uint32_t r = grp ? grp->ranks[j] : j;
+      GArray *mine = g < calls[r]->len ? g_array_index(calls[r], GArray *, g) : NULL;
+      guint a = ref ? ref->len : 0, b = mine ? mine->len : 0;
+      for (guint k = 0; k < MAX(a, b) && ok; k++) {
+        const struct wl_op *x = k < a ? &p->ranks[r0].ops[g_array_index(ref, uint32_t, k)] : NULL;
+        const struct wl_op *y = k < b ? &p->ranks[r].ops[g_array_index(mine, uint32_t, k)] : NULL;
+        if (x && y && x->coll_kind == y->coll_kind && x->bytes == y->bytes && x->peer == y->peer)
+          continue;
+        uint64_t xid = x ? g_array_index(rr[r0].op_id, uint64_t, g_array_index(ref, uint32_t, k)) : 0;
+        uint64_t yid = y ? g_array_index(rr[r].op_id, uint64_t, g_array_index(mine, uint32_t, k)) : 0;
+        char *grpname = grp ? g_strdup_printf("of process group {%u..%u, %u ranks}", grp->ranks[0],
+                                              grp->ranks[grp->n - 1], grp->n)
+                            : g_strdup("of every rank");
+        if (y) {
+          char *want = x ? g_strdup_printf("%s of %" G_GINT64_FORMAT " B from root %u, as rank %u "
+                                           "calls it (node %" G_GUINT64_FORMAT ")",
+                                           comm_names[coll_comm[x->coll_kind]], x->bytes, x->peer,
+                                           r0, xid)
+                         : g_strdup_printf("no more than the %u rank %u calls", a, r0);
+          *err = node_error(paths[r], r, yid, "expected collective %u %s to be %s, got %s of %"
+                            G_GINT64_FORMAT " B from root %u", k + 1, grpname, want,
+                            comm_names[coll_comm[y->coll_kind]], y->bytes, y->peer);
+          g_free(want);
+        } else {
+          *err = node_error(paths[r0], r0, xid, "expected every rank of the group to call "
+                            "collective %u %s, got none on rank %u (it calls %u)", k + 1, grpname,
+                            r, b);
+        }
+        g_free(grpname);
+        ok = false;
+      }
+    }
+  }
+  for (uint32_t r = 0; r < n; r++) {
+    if (!calls[r]) continue;
+    for (guint g = 0; g < calls[r]->len; g++)
+      if (g_array_index(calls[r], GArray *, g)) g_array_free(g_array_index(calls[r], GArray *, g), TRUE);
+    g_array_free(calls[r], TRUE);
+  }
+  g_free(calls);
+  g_hash_table_destroy(named);
+  return ok;
+}
+
+/* A channel of messages: (sender, receiver, tag). */
+struct chan {
+  uint32_t src, dst, tag;
+};
+
+static bool chan_less(const struct chan *a, const struct chan *b) {
+  if (a->src != b->src) return a->src < b->src;
+  if (a->dst != b->dst) return a->dst < b->dst;
+  return a->tag < b->tag;
+}
+
+static guint chan_hash(gconstpointer k) {
+  const struct chan *c = k;
+  return c->src * 2654435761u ^ c->dst * 40503u ^ c->tag;
+}
+
+static gboolean chan_equal(gconstpointer a, gconstpointer b) {
+  return !memcmp(a, b, sizeof(struct chan));
+}
+
+struct chan_ops {
+  struct chan key;
+  GArray *sends, *recvs; /* op indices, in program order */
+};
+
+static void chan_ops_free(gpointer p) {
+  struct chan_ops *c = p;
+  g_array_free(c->sends, TRUE);
+  g_array_free(c->recvs, TRUE);
+  g_free(c);
+}
+
+/* Every send meets a receive of its size and every receive a send: the
+ * k-th of a channel at each end (program.h). */
+static bool match_messages(const char *const *paths, struct rread *rr, const struct wl_program *p,
+                           char **err) {
+  GHashTable *chans = g_hash_table_new_full(chan_hash, chan_equal, NULL, chan_ops_free);
+  for (uint32_t r = 0; r < p->n_ranks; r++)
+    for (size_t i = 0; i < p->ranks[r].n_ops; i++) {
+      const struct wl_op *o = &p->ranks[r].ops[i];
+      if (o->kind != WL_SEND && o->kind != WL_RECV) continue;
+      struct chan key = {o->kind == WL_SEND ? r : o->peer, o->kind == WL_SEND ? o->peer : r, o->tag};
+      struct chan_ops *c = g_hash_table_lookup(chans, &key);
+      if (!c) {
+        c = g_new(struct chan_ops, 1);
+        c->key = key;
+        c->sends = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        c->recvs = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        g_hash_table_insert(chans, &c->key, c);
+      }
+      uint32_t op = (uint32_t)i;
+      g_array_append_val(o->kind == WL_SEND ? c->sends : c->recvs, op);
+    }
+  /* Deterministic: the first failing channel by (src, dst, tag). */
+  GList *keys = g_hash_table_get_values(chans);
+  bool ok = true;
+  struct chan best = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  for (GList *l = keys; l; l = l->next) {
+    struct chan_ops *c = l->data;
+    guint a = c->sends->len, b = c->recvs->len;
+    bool bad = a != b;
+    for (guint k = 0; k < MIN(a, b) && !bad; k++)
+      bad = p->ranks[c->key.src].ops[g_array_index(c->sends, uint32_t, k)].bytes !=
+            p->ranks[c->key.dst].ops[g_array_index(c->recvs, uint32_t, k)].bytes;
+    if (bad && chan_less(&c->key, &best)) best = c->key;
+  }
+  g_list_free(keys);
+  if (best.src != UINT32_MAX) {
+    const struct chan_ops *c = g_hash_table_lookup(chans, &best);
+    guint a = c->sends->len, b = c->recvs->len, k = 0;
+    while (k < MIN(a, b) && p->ranks[best.src].ops[g_array_index(c->sends, uint32_t, k)].bytes ==
+                                p->ranks[best.dst].ops[g_array_index(c->recvs, uint32_t, k)].bytes)
+      k++;
+    if (k < MIN(a, b)) {
+      uint32_t so = g_array_index(c->sends, uint32_t, k), ro = g_array_index(c->recvs, uint32_t, k);
+      *err = node_error(paths[best.dst], best.dst, g_array_index(rr[best.dst].op_id, uint64_t, ro),
+                        "expected a receive of the %" G_GINT64_FORMAT " B that rank %u sends it with "
+                        "comm_tag %u (node %" G_GUINT64_FORMAT ", its message %u on that tag), got %"
+                        G_GINT64_FORMAT " B", p->ranks[best.src].ops[so].bytes, best.src, best.tag,
+                        g_array_index(rr[best.src].op_id, uint64_t, so), k + 1,
+                        p->ranks[best.dst].ops[ro].bytes);
+    } else if (b > a) {
+      uint32_t ro = g_array_index(c->recvs, uint32_t, a);
+      *err = node_error(paths[best.dst], best.dst, g_array_index(rr[best.dst].op_id, uint64_t, ro),
+                        "expected a COMM_SEND_NODE on rank %u to rank %u with comm_tag %u to meet "
+                        "this receive (its message %u on that tag), got %u such sends",
+                        best.src, best.dst, best.tag, a + 1, a);
+    } else {
+      uint32_t so = g_array_index(c->sends, uint32_t, b);
+      *err = node_error(paths[best.src], best.src, g_array_index(rr[best.src].op_id, uint64_t, so),
+                        "expected a COMM_RECV_NODE on rank %u from rank %u with comm_tag %u to meet "
+                        "this send (its message %u on that tag), got %u such receives",
+                        best.dst, best.src, best.tag, b + 1, b);
+    }
+    ok = false;
+  }
+  g_hash_table_destroy(chans);
+  return ok;
+}
+
+static char *rank_path(const char *prefix, uint32_t r) {
+  return g_strdup_printf("%s.%u.et", prefix, r);
+}
+
+struct wl_program *wl_chakra_read(const char *prefix, uint32_t n_ranks, uint32_t max_ranks,
+                                  const struct chakra_opts *o, GHashTable *groups, char **err) {
+  uint32_t n = n_ranks;
+  if (!n) {
+    char *path = NULL;
+    while (n <= max_ranks) {
+      g_free(path);
+      path = rank_path(prefix, n);
+      if (!g_file_test(path, G_FILE_TEST_EXISTS)) break;
+      n++;
+    }
+    g_free(path);
+    if (!n) {
+      *err = g_strdup_printf("expected Chakra trace files %s.0.et, %s.1.et, ..., got no %s.0.et",
+                             prefix, prefix, prefix);
+      return NULL;
+    }
+  }
+  if (n > max_ranks) {
+    *err = g_strdup_printf("expected at most %u ranks (the network's nodes), got %s%u files from "
+                           "%s.0.et", max_ranks, n_ranks ? "" : "at least ", n, prefix);
+    return NULL;
+  }
+  struct wl_program *p = wl_program_new(n);
+  struct rread *rr = g_new0(struct rread, n);
+  char **paths = g_new0(char *, n + 1);
+  GStringChunk *names = g_string_chunk_new(256);
+  uint64_t total = 0;
+  bool ok = true;
+  for (uint32_t r = 0; r < n && ok; r++) {
+    paths[r] = rank_path(prefix, r);
+    ok = read_rank(paths[r], r, n, o, groups, names, &rr[r], &total, err) &&
+         place_rank(paths[r], r, &rr[r], p, err);
+  }
+  ok = ok && place_colls((const char *const *)paths, rr, p, err) &&
+       match_messages((const char *const *)paths, rr, p, err);
+  for (uint32_t r = 0; r < n; r++) rread_clear(&rr[r]);
+  g_free(rr);
+  g_strfreev(paths);
+  g_string_chunk_free(names);
+  if (!ok) {
+    wl_program_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+GHashTable *chakra_groups_load(const char *path, uint32_t n_ranks, char **err) {
+  char *why = NULL;
+  struct sc_node *root = sc_load_file(path, &why);
+  if (!root) {
+    *err = g_strdup_printf("%s: expected ASTRA-sim's communicator-group JSON, got %s", path, why);
+    g_free(why);
+    return NULL;
+  }
+  GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, array_free);
+  bool ok = root->kind == SC_MAP;
+  if (!ok) *err = sc_error_at(root, "comm_groups", "expected a mapping of group names to lists of ranks, got %s", "a scalar or list");
+  for (size_t i = 0; ok && i < root->n_pairs; i++) {
+    GArray *ranks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    if (!ranks_of(root->pairs[i].value, n_ranks, ranks, &why)) {
+      *err = sc_error_at(root->pairs[i].value, root->pairs[i].key, "expected %s", why);
+      g_free(why);
+      g_array_free(ranks, TRUE);
+      ok = false;
+      break;
+    }
+    g_hash_table_replace(t, g_strdup(root->pairs[i].key), ranks);
+  }
+  sc_node_free(root);
+  if (!ok) {
+    g_hash_table_destroy(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* ---- the workload ---- */
+
+/* The reader's options for CTX's policy. */
+static struct chakra_opts opts_of(const struct wl_ctx *ctx) {
+  const struct chakra_config *c = ctx->config;
+  const struct pol_type *pol = pol_find(ctx->policy);
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  bool host = pol && pol->graph.host;
+  return (struct chakra_opts){
+      .compute = (uint8_t)c->compute,
+      .wgs = (uint32_t)(c->wgs ? c->wgs : MAX(hw.gpu->cus, 1)),
+      .cpu_skip = c->cpu_ops == CHAKRA_CPU_SKIP || (c->cpu_ops == CHAKRA_CPU_AUTO && !host)};
+}
+
+static struct wl_program *chakra_program(const struct wl_ctx *ctx, char **err) {
+  const struct chakra_config *c = ctx->config;
+  struct hw_config hw = pol_hw_of(ctx->sc);
+  const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
+  const struct sc_node *fn = sc_map_get(w, "files"), *gn = sc_map_get(w, "comm_groups");
+  *err = NULL;
+  if (!c->files[0]) {
+    *err = sc_error_at(fn ? fn : (w ? w : ctx->sc->root), "workload.files",
+                       "expected the prefix of Chakra trace files (PREFIX.0.et, ...), got none");
+    return NULL;
+  }
+  if (c->ranks && !pol_check_nodes(ctx->sc, &hw, (uint64_t)c->ranks, "workload.ranks", err))
+    return NULL;
+  uint32_t max = (uint32_t)MIN(hw.net->nodes, (int64_t)UINT32_MAX);
+  GHashTable *groups = NULL;
+  if (c->comm_groups[0]) {
+    char *gpath = in_path_beside(gn ? gn->file : NULL, c->comm_groups);
+    groups = chakra_groups_load(gpath, max, err);
+    g_free(gpath);
+    if (!groups) return NULL;
+  }
+  char *prefix = in_path_beside(fn ? fn->file : NULL, c->files);
+  struct chakra_opts o = opts_of(ctx);
+  struct wl_program *p = wl_chakra_read(prefix, (uint32_t)c->ranks, max, &o, groups, err);
+  if (!p && *err && !g_str_has_prefix(*err, prefix)) { /* not the files' content: at the key */
+    char *why = *err;
+    *err = sc_error_at(fn, "workload.files", "%s", why);
+    g_free(why);
+  }
+  g_free(prefix);
+  if (groups) g_hash_table_destroy(groups);
+  return p;
+}
+
+/* CPU ops on the host only where the policy runs a rank's graph there. */
+static bool chakra_check(const struct wl_ctx *ctx, char **err) {
+  const struct chakra_config *c = ctx->config;
+  const struct pol_type *pol = pol_find(ctx->policy);
+  if (pol && c->cpu_ops == CHAKRA_CPU_HOST && !pol->graph.host) {
+    const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
+    const struct sc_node *n = sc_map_get(w, "cpu_ops");
+    *err = sc_error_at(n ? n : w, "workload.cpu_ops",
+                       "expected where policy %s can run a CPU op (auto or skip: it runs a rank "
+                       "from the GPU), got host", ctx->policy);
+    return false;
+  }
+  return true;
+}
+
+static bool chakra_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  return pol_run_program(ctx, chakra_program, out, err);
+}
+
+const struct wl_type wl_chakra = {
+    .params = &chakra_params,
+    .policies = pol_names,
+    .n_policies = POL_COUNT,
+    .default_policy = "gputn",
+    .check = chakra_check,
+    .run = chakra_run,
+    .program = chakra_program,
+};
+
+/* ---- the writer ---- */
+
+/* An attribute under construction (the writer's: every value it writes
+ * lives in the node being packed). */
+struct wattrs {
+  ChakraEt__AttributeProto a[24];
+  ChakraEt__AttributeProto *p[24];
+  ChakraEt__Uint64List list;
+  char pg[16];
+  size_t n;
+};
+
+static ChakraEt__AttributeProto *wattr(struct wattrs *w, const char *name) {
+  g_assert(w->n < G_N_ELEMENTS(w->a));
+  ChakraEt__AttributeProto *a = &w->a[w->n];
+  chakra_et__attribute_proto__init(a);
+  a->name = (char *)name;
+  w->p[w->n] = a;
+  w->n++;
+  return a;
+}
+
+/* Chakra's feeders read each attribute as one type (Chakra's
+ * et_feeder_node.cpp): comm_size, comm_type, num_ops as int64,
+ * comm_src/dst/tag as int32, tensor_size as uint64, is_cpu_op as bool. */
+static void w_i64(struct wattrs *w, const char *name, int64_t v) {
+  ChakraEt__AttributeProto *a = wattr(w, name);
+  a->value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+  a->int64_val = v;
+}
+
+static void w_i32(struct wattrs *w, const char *name, int32_t v) {
+  ChakraEt__AttributeProto *a = wattr(w, name);
+  a->value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
+  a->int32_val = v;
+}
+
+static void w_u64(struct wattrs *w, const char *name, uint64_t v) {
+  ChakraEt__AttributeProto *a = wattr(w, name);
+  a->value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+  a->uint64_val = v;
+}
+
+static void w_bool(struct wattrs *w, const char *name, bool v) {
+  ChakraEt__AttributeProto *a = wattr(w, name);
+  a->value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
+  a->bool_val = v;
+}
+
+static void w_str(struct wattrs *w, const char *name, const char *v) {
+  ChakraEt__AttributeProto *a = wattr(w, name);
+  a->value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+  a->string_val = (char *)v;
+}
+
+/* Writes message M length-delimited to F. */
+static void put_message(FILE *f, const ProtobufCMessage *m) {
+  size_t len = protobuf_c_message_get_packed_size(m);
+  uint8_t pre[10];
+  size_t k = 0;
+  uint64_t v = len;
+  do {
+    pre[k++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  uint8_t *buf = g_malloc(MAX(len, 1));
+  protobuf_c_message_pack(m, buf);
+  fwrite(pre, 1, k, f);
+  fwrite(buf, 1, len, f);
+  g_free(buf);
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) {
+  return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* Compute O's time on HW: a CPU op on its CPU, a GPU op's waves of WGs. */
+static sim_time compute_estimate(const struct hw_config *hw, const struct wl_op *o) {
+  if (o->on == WL_ON_CPU) return pol_cpu_time(hw->cpu, o);
+  struct kstep st = pol_launch_step(o);
+  sim_time wg = o->time_ps > 0 ? o->time_ps : gpu_compute_time(hw->gpu, &st);
+  uint64_t wave = (uint64_t)MAX(hw->gpu->cus * gpu_occupancy(hw->gpu, NULL), 1);
+  uint64_t waves = (o->n_wgs + wave - 1) / wave;
+  return (sim_time)MIN(sat_mul(waves, (uint64_t)wg), (uint64_t)INT64_MAX);
+}
+
+/* The node of op I of rank R (id I + 1) into N with its attributes in W
+ * and dependencies in DEPS; false when P holds what Chakra cannot carry. */
+static bool node_of(const struct wl_program *p, uint32_t r, size_t i, int64_t prev,
+                    const struct hw_config *hw, ChakraEt__Node *n, struct wattrs *w,
+                    GArray *deps, GArray *starts, char *name, size_t name_size, char **err) {
+  const struct wl_rank *rk = &p->ranks[r];
+  const struct wl_op *o = &rk->ops[i];
+  chakra_et__node__init(n);
+  w->n = 0;
+  n->id = i + 1;
+  g_array_set_size(deps, 0);
+  g_array_set_size(starts, 0);
+  if (rk->graph) {
+    for (uint32_t d = 0; d < o->n_deps; d++) {
+      const struct wl_dep *dp = &rk->deps[o->dep_first + d];
+      uint64_t id = dp->op + 1;
+      g_array_append_val(dp->on_start ? starts : deps, id);
+    }
+  } else if (prev >= 0) { /* a sequence: a chain */
+    uint64_t id = (uint64_t)prev + 1;
+    g_array_append_val(deps, id);
+  }
+  n->n_data_deps = deps->len;
+  n->data_deps = (uint64_t *)(void *)deps->data;
+  if (starts->len) {
+    ChakraEt__AttributeProto *a = wattr(w, "trigsim_irequires");
+    chakra_et__uint64_list__init(&w->list);
+    w->list.n_values = starts->len;
+    w->list.values = (uint64_t *)(void *)starts->data;
+    a->value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_UINT64_LIST;
+    a->uint64_list = &w->list;
+  }
+  switch (o->kind) {
+  case WL_COMPUTE: {
+    g_snprintf(name, name_size, "compute_%zu", i);
+    n->type = CHAKRA_ET__NODE_TYPE__COMP_NODE;
+    w_bool(w, "is_cpu_op", o->on == WL_ON_CPU);
+    w_i64(w, "num_ops", (int64_t)MIN(sat_mul(o->n_wgs, (uint64_t)o->flops_per_wg), (uint64_t)INT64_MAX));
+    w_u64(w, "tensor_size", sat_mul(o->n_wgs, (uint64_t)o->bytes_per_wg));
+    w_i64(w, "trigsim_wgs", o->n_wgs);
+    if (o->flops_per_wg) w_i64(w, "trigsim_flops_per_wg", o->flops_per_wg);
+    if (o->bytes_per_wg) w_i64(w, "trigsim_bytes_per_wg", o->bytes_per_wg);
+    if (o->time_ps) w_i64(w, "trigsim_time_ps", o->time_ps);
+    if (o->kclass) w_i64(w, "trigsim_kclass", o->kclass);
+    if (o->ws_bytes) w_i64(w, "trigsim_working_set", o->ws_bytes);
+    if (o->reuse_per_wg) w_i64(w, "trigsim_reuse", o->reuse_per_wg);
+    if (o->gather_bytes) w_i64(w, "trigsim_gather", o->gather_bytes);
+    if (hw) n->duration_micros = (uint64_t)((compute_estimate(hw, o) + SIM_US / 2) / SIM_US);
+    break;
+  }
+  case WL_SEND:
+  case WL_RECV: {
+    bool send = o->kind == WL_SEND;
+    if (o->tag > CHAKRA_MAX_TAG) {
+      *err = g_strdup_printf("rank %u op %zu: expected message tags below 2^31 (Chakra's "
+                             "comm_tag is an int32), got %u", r, i, o->tag);
+      return false;
+    }
+    g_snprintf(name, name_size, "%s_%zu", send ? "send" : "recv", i);
+    n->type = send ? CHAKRA_ET__NODE_TYPE__COMM_SEND_NODE : CHAKRA_ET__NODE_TYPE__COMM_RECV_NODE;
+    w_bool(w, "is_cpu_op", false);
+    w_i32(w, "comm_src", (int32_t)(send ? r : o->peer));
+    w_i32(w, "comm_dst", (int32_t)(send ? o->peer : r));
+    w_i64(w, "comm_size", o->bytes);
+    w_i32(w, "comm_tag", (int32_t)o->tag);
+    if (o->one_sided) w_bool(w, "trigsim_one_sided", true);
+    break;
+  }
+  case WL_COLL: {
+    const struct wl_group *g = wl_group_get(p, o->group);
+    uint32_t size = g ? g->n : p->n_ranks;
+    g_snprintf(name, name_size, "%s_%zu", wl_coll_names[o->coll_kind], i);
+    n->type = CHAKRA_ET__NODE_TYPE__COMM_COLL_NODE;
+    w_bool(w, "is_cpu_op", false);
+    w_i64(w, "comm_type", coll_comm[o->coll_kind]);
+    w_i64(w, "comm_size", o->coll_kind == WL_ALLTOALL ? o->bytes * size : o->bytes);
+    if (o->group) {
+      g_snprintf(w->pg, sizeof w->pg, "%u", o->group);
+      w_str(w, "pg_name", w->pg);
+    }
+    if (o->coll_kind == WL_BCAST || o->coll_kind == WL_REDUCE) w_i32(w, "comm_src", (int32_t)o->peer);
+    w_i64(w, "trigsim_elem", o->elem_bytes);
+    w_i64(w, "trigsim_flops_per_elem", o->flops_per_wg);
+    w_i64(w, "trigsim_wgs", o->n_wgs);
+    if (o->coll_algo) w_str(w, "trigsim_algorithm", wl_coll_algo_names[o->coll_algo]);
+    if (o->segment_bytes) w_i64(w, "trigsim_segment", o->segment_bytes);
+    break;
+  }
+  case WL_QUIET:
+    g_snprintf(name, name_size, "quiet_%zu", i);
+    n->type = CHAKRA_ET__NODE_TYPE__METADATA_NODE;
+    w_bool(w, "trigsim_quiet", true);
+    break;
+  default: g_assert_not_reached();
+  }
+  n->name = name;
+  n->n_attr = w->n;
+  n->attr = w->p;
+  return true;
+}
+
+/* PyTorch's "## process_group:init ##" node (id 0) listing P's groups,
+ * pg_name their number (ASTRA-sim: Workload::issue_pytorch_pg_metadata). */
+static void put_groups(FILE *f, const struct wl_program *p) {
+  GString *s = g_string_new("['[");
+  for (uint32_t g = 1; g <= p->n_groups; g++) {
+    const struct wl_group *grp = wl_group_get(p, g);
+    g_string_append_printf(s, "%s{\"pg_name\": \"%u\", \"ranks\": [", g > 1 ? ", " : "", g);
+    for (uint32_t k = 0; k < grp->n; k++) g_string_append_printf(s, "%s%u", k ? ", " : "", grp->ranks[k]);
+    g_string_append_printf(s, "], \"group_size\": %u}", grp->n);
+  }
+  g_string_append(s, "]']");
+  ChakraEt__IOInfo in;
+  chakra_et__ioinfo__init(&in);
+  in.values = s->str;
+  ChakraEt__Node n;
+  chakra_et__node__init(&n);
+  n.id = 0;
+  n.name = "## process_group:init ##";
+  n.type = CHAKRA_ET__NODE_TYPE__METADATA_NODE;
+  n.inputs = &in;
+  put_message(f, &n.base);
+  g_string_free(s, TRUE);
+}
+
+bool wl_chakra_write(const struct wl_program *p, const struct hw_config *hw, const char *prefix,
+                     char **err) {
+  struct outfile *of = g_new0(struct outfile, p->n_ranks);
+  GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  GArray *starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  uint32_t opened = 0;
+  bool ok = true;
+  for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
+    char *path = rank_path(prefix, r);
+    ok = of_open(&of[r], path, err);
+    g_free(path);
+    if (!ok) break;
+    opened++;
+    ChakraEt__GlobalMetadata m;
+    chakra_et__global_metadata__init(&m);
+    m.version = "1.0.0";
+    put_message(of[r].f, &m.base);
+    if (p->n_groups) put_groups(of[r].f, p);
+    const struct wl_rank *rk = &p->ranks[r];
+    int64_t prev = -1;
+    for (size_t i = 0; i < rk->n_ops && ok; i++) {
+      uint8_t k = rk->ops[i].kind;
+      if (k == WL_SYNC) continue; /* a sequence's chain orders everything already */
+      g_assert(k != WL_LOOP && k != WL_END);
+      ChakraEt__Node n;
+      struct wattrs w;
+      char name[96];
+      ok = node_of(p, r, i, prev, hw, &n, &w, deps, starts, name, sizeof name, err);
+      if (ok) put_message(of[r].f, &n.base);
+      prev = (int64_t)i;
+    }
+  }
+  for (uint32_t r = 0; r < opened; r++) {
+    if (ok) ok = of_commit(&of[r], err);
+    else of_abort(&of[r]);
+  }
+  g_array_free(deps, TRUE);
+  g_array_free(starts, TRUE);
+  g_free(of);
+  return ok;
+}

@@ -1,0 +1,145 @@
+/* Chakra execution traces (MLCommons Chakra; the input of ASTRA-sim): one
+ * file per rank, PREFIX.<rank>.et, of length-delimited protobuf messages
+ * (workloads/inputs/chakra.proto), read into the per-rank program
+ * (program.h) and written from it. The `chakra` workload runs a trace
+ * under every policy and library; `trigsim export-chakra` writes any
+ * workload's program as one. Syntax and semantics: configs/chakra/README.md.
+ *
+ * A node becomes (graph ranks, program.h):
+ * - COMP_NODE (and MEM_LOAD_NODE / MEM_STORE_NODE, local memory traffic):
+ *   a compute op, of its recorded duration_micros or of its num_ops flops
+ *   and tensor_size bytes through the GPU model (workload.compute); with
+ *   is_cpu_op, on the host CPU (workload.cpu_ops);
+ * - COMM_SEND_NODE / COMM_RECV_NODE: a send to comm_dst / a receive from
+ *   comm_src of comm_size bytes with comm_tag;
+ * - COMM_COLL_NODE: a collective op (comm_type, comm_size) of every rank
+ *   or of its process group (pg_name, its ranks from a PyTorch
+ *   "process_group:init" metadata node or workload.comm_groups), written
+ *   out by the run's communication library;
+ * - METADATA_NODE, INVALID_NODE (and CPU ops skipped): no op; what depends
+ *   on them waits for what they wait for.
+ * ctrl_deps and data_deps both order a node after the nodes they name (as
+ * ASTRA-sim's feeder resolves them). */
+#ifndef WL_CHAKRA_H
+#define WL_CHAKRA_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpu.h"
+#include "param.h"
+#include "program.h"
+
+enum chakra_compute {
+  CHAKRA_COMPUTE_AUTO,     /* trigsim's own attributes when a node has them (a trace
+                              trigsim wrote: its ops exactly), else the recorded
+                              duration when it is not 0, else num_ops/tensor_size */
+  CHAKRA_COMPUTE_DURATION, /* the recorded duration_micros, one WG */
+  CHAKRA_COMPUTE_WORK,     /* num_ops flops and tensor_size bytes over `wgs` WGs
+                              through the GPU model (the duration where a node
+                              carries neither) */
+};
+
+enum chakra_cpu_ops {
+  CHAKRA_CPU_AUTO, /* on the host where the policy runs a rank's graph there, else skipped */
+  CHAKRA_CPU_HOST, /* on the host CPU (host-driven policies only) */
+  CHAKRA_CPU_SKIP, /* no op: the GPU side of the step alone */
+};
+
+/* Group "chakra": see chakra_params for units, defaults and ranges. */
+struct chakra_config {
+  char *files;       /* the traces' prefix (relative to the scenario) */
+  int64_t ranks;     /* ranks read; 0: every PREFIX.<r>.et from r = 0 on */
+  int compute;       /* enum chakra_compute */
+  int64_t wgs;       /* WGs of a compute read as work */
+  int cpu_ops;       /* enum chakra_cpu_ops */
+  char *comm_groups; /* ASTRA-sim's communicator groups (JSON {"1": [0, 1]}), "" none */
+};
+
+extern const struct par_group chakra_params;
+
+/* What the reader makes of a node: the workload's parameters, resolved
+ * for one policy. */
+struct chakra_opts {
+  uint8_t compute;   /* enum chakra_compute */
+  uint32_t wgs;      /* >= 1 */
+  bool cpu_skip;     /* CPU ops are no op (else on the host) */
+};
+
+/* ---- one rank's file, node by node ----
+ * A cursor yields the nodes of one file in file order, each converted to
+ * the op it becomes (or none), with the ids of the nodes it waits for: all
+ * the state a reader keeps is the process groups defined so far and one
+ * node, so that a streamed run can lower a trace a window at a time. The
+ * whole-program reader below is built on it. */
+
+struct chakra_node {
+  uint64_t id;
+  const char *name;
+  uint8_t type;            /* Chakra's NodeType (0-7) */
+  bool has_op;             /* false: no op (metadata, invalid, a CPU op skipped) */
+  struct wl_op op;         /* with has_op: the op (program.h); a collective's
+                              group, tag and root are the caller's to set from
+                              pg below (group 0, tag 0, root its first rank) */
+  const uint32_t *pg;      /* WL_COLL: its ranks, ascending; NULL: every rank */
+  uint32_t pg_n;
+  const char *pg_name;     /* WL_COLL: as written ("" none) */
+  const uint64_t *deps;    /* ctrl_deps, then data_deps: it starts once they completed */
+  size_t n_deps;
+  const uint64_t *start_deps; /* trigsim_irequires: once they started (trigsim's own) */
+  size_t n_start;
+};
+
+struct chakra_cursor;
+
+/* Opens PATH, rank RANK of N_RANKS, and reads its GlobalMetadata; GROUPS
+ * (NULL: none) maps pg_name strings to GArrays of uint32_t ranks
+ * (workload.comm_groups), borrowed. NULL and *ERR ("PATH: rank R: expected
+ * X, got Y", g_free) when it cannot be read or is not a trace of a schema
+ * this reader takes. */
+struct chakra_cursor *chakra_open(const char *path, uint32_t rank, uint32_t n_ranks,
+                                  const struct chakra_opts *o, GHashTable *groups, char **err);
+/* The next node into *N (valid until the next call): 1; 0 at the end of
+ * the file; -1 and *ERR ("PATH: rank R node ID: expected X, got Y") on a
+ * truncated or malformed message or a node this reader cannot take. */
+int chakra_next(struct chakra_cursor *c, struct chakra_node *n, char **err);
+/* The byte offset of the next message (for messages). */
+uint64_t chakra_offset(const struct chakra_cursor *c);
+void chakra_close(struct chakra_cursor *c);
+
+/* ---- whole programs ---- */
+
+/* The trace PREFIX.<r>.et of N_RANKS ranks (0: as many files as there are
+ * from r = 0 on, at most MAX_RANKS) as graph ranks: ops in an order that
+ * keeps file order where the dependencies allow, each after what it waits
+ * for; collectives on their groups with tags apart per group. Checks that
+ * every dependency names a node of its file and no cycle forms, that every
+ * member of a group calls its collectives in the same order with the same
+ * type and size, and that every send meets a receive of its size and every
+ * receive a send. NULL and *ERR naming the file, rank and node. */
+struct wl_program *wl_chakra_read(const char *prefix, uint32_t n_ranks, uint32_t max_ranks,
+                                  const struct chakra_opts *o, GHashTable *groups, char **err);
+
+/* ASTRA-sim's communicator-group file (JSON: {"1": [0, 1], ...}) at PATH
+ * as a table for chakra_open; NULL and *ERR on a malformed one. Free with
+ * g_hash_table_destroy. */
+GHashTable *chakra_groups_load(const char *path, uint32_t n_ranks, char **err);
+
+/* Writes P (its loops written out, unchecked) as PREFIX.<r>.et, one file
+ * per rank, each whole or not at all: computes with num_ops, tensor_size,
+ * is_cpu_op and a duration to the nearest microsecond (on HW: a CPU op's
+ * time on its CPU, a GPU op's fixed time or roofline time in waves of its
+ * WGs; none when HW is NULL), messages with comm_src, comm_dst,
+ * comm_size and comm_tag, collectives with comm_type and comm_size and,
+ * for a group, pg_name and a "## process_group:init ##" metadata node
+ * listing every group as PyTorch writes it (which ASTRA-sim reads), and
+ * dependencies as data_deps; a sequence rank's ops as a chain. Attributes
+ * named trigsim_* keep what Chakra cannot say (WGs, per-WG work, start
+ * dependencies, the collective's algorithm), so that reading the files
+ * back gives P's ops. False and *ERR when a file cannot be written. */
+struct hw_config;
+bool wl_chakra_write(const struct wl_program *p, const struct hw_config *hw, const char *prefix,
+                     char **err);
+
+#endif
