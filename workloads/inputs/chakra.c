@@ -333,23 +333,26 @@ static bool ranks_of(const struct sc_node *l, uint32_t n_ranks, GArray *out, cha
 
 static void array_free(gpointer p) { g_array_free(p, TRUE); }
 
-/* A "## process_group:init ##" metadata node (PyTorch's execution trace,
- * as Chakra's converter writes it: inputs.values = "['[{\"pg_name\": \"0\",
- * ..., \"ranks\": [0, 1], ...}]']"; ASTRA-sim strips the two characters at
- * each end and reads the JSON) into the cursor's groups. */
+/* A metadata node's process groups (PyTorch's "## process_group:init ##"
+ * node, as Chakra's converter writes it: inputs.values = "['[{\"pg_name\":
+ * \"0\", ..., \"ranks\": [0, 1], ...}]']"; ASTRA-sim strips the two
+ * characters at each end and reads the JSON, from any metadata node) into
+ * the cursor's groups. A node named process_group:init must hold them;
+ * another metadata node whose values are not such a list defines none. */
 static bool process_groups(struct chakra_cursor *c, const ChakraEt__Node *n, char **err) {
   const char *v = n->inputs ? n->inputs->values : NULL;
   size_t len = v ? strlen(v) : 0;
+  bool named = n->name && strstr(n->name, "process_group:init");
   if (len < 4) return true; /* nothing defined */
   char *json = g_strndup(v + 2, len - 4), *why = NULL;
   struct sc_node *root = sc_load_string(json, "process_group:init", &why);
   bool ok = root && root->kind == SC_SEQ;
-  GArray *ranks = NULL;
+  GHashTable *found = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, array_free);
   for (size_t i = 0; ok && i < root->n_items; i++) {
     const struct sc_node *pg = root->items[i], *name = sc_map_get(pg, "pg_name");
     ok = name && name->kind == SC_SCALAR;
     if (!ok) break;
-    ranks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    GArray *ranks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     g_free(why);
     why = NULL;
     if (!ranks_of(sc_map_get(pg, "ranks"), c->n_ranks, ranks, &why)) {
@@ -360,16 +363,26 @@ static bool process_groups(struct chakra_cursor *c, const ChakraEt__Node *n, cha
       g_array_free(ranks, TRUE);
       break;
     }
-    g_hash_table_replace(c->pgs, g_strdup(name->scalar), ranks);
+    g_hash_table_replace(found, g_strdup(name->scalar), ranks);
   }
-  if (!ok)
+  if (ok) { /* every group of the node, or none */
+    GHashTableIter it;
+    gpointer k, val;
+    g_hash_table_iter_init(&it, found);
+    while (g_hash_table_iter_next(&it, &k, &val)) {
+      g_hash_table_iter_steal(&it);
+      g_hash_table_replace(c->pgs, k, val);
+    }
+  } else if (named) {
     *err = cur_error(c, &n->id, "expected inputs.values to hold PyTorch's process groups "
                      "(['[{\"pg_name\": ..., \"ranks\": [...]}, ...]']), got %s",
                      why ? why : "something else");
+  }
+  g_hash_table_destroy(found);
   g_free(why);
   g_free(json);
   if (root) sc_node_free(root);
-  return ok;
+  return ok || !named;
 }
 
 struct chakra_cursor *chakra_open(const char *path, uint32_t rank, uint32_t n_ranks,
@@ -642,7 +655,7 @@ int chakra_next(struct chakra_cursor *c, struct chakra_node *out, char **err) {
   switch (n->type) {
   case CHAKRA_ET__NODE_TYPE__INVALID_NODE: break;
   case CHAKRA_ET__NODE_TYPE__METADATA_NODE:
-    if (n->name && strstr(n->name, "process_group:init")) ok = process_groups(c, n, err);
+    ok = process_groups(c, n, err);
     if (ok && (ok = bool_attr(c, n, "trigsim_quiet", &quiet, err) >= 0) && quiet) {
       out->has_op = true;
       out->op = (struct wl_op){.kind = WL_QUIET};

@@ -1,0 +1,638 @@
+/* Chakra execution traces (workloads/inputs/chakra.c): programs written and
+ * read back equal, and equal in every policy's results; a hand-written
+ * 2-rank trace timed by hand; a node waiting for two others; process groups
+ * mapped to their ranks; every malformed input refused with its file, rank,
+ * node and what was expected; traces of Chakra's earlier schema refused. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "chakra.h"
+#include "chakra.pb-c.h"
+#include "coll.h"
+#include "lower.h"
+#include "noderig.h"
+#include "scenario.h"
+#include "testutil.h"
+#include "workload.h"
+
+/* ---- hand-written traces ---- */
+
+struct tattr {
+  const char *name;
+  int kind; /* 0 int64, 1 int32, 2 uint64, 3 bool, 4 string */
+  int64_t i;
+  const char *s;
+};
+
+struct tnode {
+  const char *name; /* NULL: "node" */
+  uint64_t id;
+  int type;
+  uint64_t dur_us;
+  uint64_t data[4], ctrl[4];
+  int n_data, n_ctrl;
+  struct tattr a[8];
+  int n_a;
+  const char *inputs; /* inputs.values */
+};
+
+static void put(GByteArray *out, const ProtobufCMessage *m) {
+  size_t len = protobuf_c_message_get_packed_size(m);
+  for (uint64_t v = len;; v >>= 7) {
+    uint8_t b = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    g_byte_array_append(out, &b, 1);
+    if (v <= 0x7f) break;
+  }
+  guint at = out->len;
+  g_byte_array_set_size(out, at + (guint)len);
+  protobuf_c_message_pack(m, out->data + at);
+}
+
+/* The file of NODES after a GlobalMetadata of VERSION, its last CUT bytes
+ * left out, into DIR/NAME.RANK.et. */
+static void write_trace(const char *dir, const char *name, uint32_t rank, const char *version,
+                        const struct tnode *nodes, size_t n, size_t cut) {
+  GByteArray *out = g_byte_array_new();
+  ChakraEt__GlobalMetadata m;
+  chakra_et__global_metadata__init(&m);
+  m.version = (char *)version;
+  put(out, &m.base);
+  for (size_t i = 0; i < n; i++) {
+    const struct tnode *t = &nodes[i];
+    ChakraEt__Node nd;
+    chakra_et__node__init(&nd);
+    ChakraEt__AttributeProto a[8], *ap[8];
+    ChakraEt__IOInfo in;
+    nd.id = t->id;
+    nd.name = (char *)(t->name ? t->name : "node");
+    nd.type = t->type;
+    nd.duration_micros = t->dur_us;
+    nd.n_data_deps = (size_t)t->n_data;
+    nd.data_deps = (uint64_t *)t->data;
+    nd.n_ctrl_deps = (size_t)t->n_ctrl;
+    nd.ctrl_deps = (uint64_t *)t->ctrl;
+    for (int k = 0; k < t->n_a; k++) {
+      chakra_et__attribute_proto__init(&a[k]);
+      a[k].name = (char *)t->a[k].name;
+      switch (t->a[k].kind) {
+      case 0: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_INT64_VAL, a[k].int64_val = t->a[k].i; break;
+      case 1: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_INT32_VAL, a[k].int32_val = (int32_t)t->a[k].i; break;
+      case 2: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_UINT64_VAL, a[k].uint64_val = (uint64_t)t->a[k].i; break;
+      case 3: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_BOOL_VAL, a[k].bool_val = t->a[k].i != 0; break;
+      default: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_STRING_VAL, a[k].string_val = (char *)t->a[k].s;
+      }
+      ap[k] = &a[k];
+    }
+    nd.n_attr = (size_t)t->n_a;
+    nd.attr = ap;
+    if (t->inputs) {
+      chakra_et__ioinfo__init(&in);
+      in.values = (char *)t->inputs;
+      nd.inputs = &in;
+    }
+    put(out, &nd.base);
+  }
+  char *path = g_strdup_printf("%s/%s.%u.et", dir, name, rank);
+  CU_ASSERT_TRUE(g_file_set_contents(path, (const char *)out->data, (gssize)(out->len - cut), NULL));
+  g_free(path);
+  g_byte_array_free(out, TRUE);
+}
+
+#define COMP 4
+#define SEND 5
+#define RECV 6
+#define COLL 7
+#define A_I64(n, v) {n, 0, v, NULL}
+#define A_I32(n, v) {n, 1, v, NULL}
+#define A_STR(n, v) {n, 4, 0, v}
+
+/* The machine of test_coll.c: host send and receive O = 1 us each, L =
+ * 1 us through the switch, G = 1 ns a byte, the bus's DMA and memory
+ * write 0.08 ps a byte each, a reduction 1 ns a byte reduced. */
+#define O 1000000
+#define L 1000000
+#define G 1000
+#define BUS2(s) ((s) * 16 / 100)
+#define RED(s) ((s) * 1000)
+#define FLY(s) (L + (s) * G + BUS2(s))
+
+static void machine(struct hw *h, int64_t nodes) {
+  hw_defaults(h);
+  h->cpu.send = h->cpu.recv = O;
+  h->cpu.build_cmd = h->cpu.register_trigger = h->cpu.launch_submit = 0;
+  h->cpu.switch_poll_interval = 0;
+  h->cpu.mem_bandwidth = 24000000000;
+  h->bus.latency = h->bus.mem_latency = 0;
+  h->bus.bandwidth = 100000000000000;
+  h->bus.control_bytes = 0;
+  h->nic.cmd_cost = h->nic.match_latency = h->nic.overflow_lookup = 0;
+  h->net.nodes = nodes;
+  h->net.link_latency = L / 2;
+  h->net.switch_latency = 0;
+  h->net.link_bandwidth = 8000000000;
+  h->net.mtu = 1 << 30;
+  h->net.header_bytes = 0;
+}
+
+static const struct chakra_opts opts_default = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1};
+
+/* DIR/NAME read back (NULL: *ERR set). */
+static struct wl_program *read_back(const char *dir, const char *name, uint32_t n,
+                                    GHashTable *groups, char **err) {
+  char *prefix = g_strdup_printf("%s/%s", dir, name);
+  struct wl_program *p = wl_chakra_read(prefix, n, 64, &opts_default, groups, err);
+  g_free(prefix);
+  return p;
+}
+
+/* P's time under POLICY on the machine (-1 when it fails). */
+static sim_time run_time(struct wl_program *p, const char *policy) {
+  struct hw h;
+  machine(&h, MAX(p->n_ranks, 2));
+  struct sim_result r;
+  sim_result_init(&r, policy);
+  struct wl_ctx ctx = {.seed = 1};
+  char *err = NULL;
+  sim_time t = pol_run(p, policy, &h.cfg, &ctx, &r, &err) ? r.total_ps : -1;
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  sim_result_clear(&r);
+  return t;
+}
+
+static void test_two_ranks_by_hand(void) {
+  /* Rank 0: a compute of 10 us (node 1), an allreduce of 800 B (node 2,
+   * after 1), a send of 1000 B to rank 1 with tag 5 (node 3, after 2).
+   * Rank 1: a compute of 20 us, the allreduce, the receive. Under cpu
+   * (one host thread, the MPI library: recursive doubling, 800 B <= 2 KiB:
+   * one exchange, then the reduction):
+   * - rank 0 computes to 10 us, sends (O) to 11 us; its data reaches rank 1
+   *   at 11 + FLY(800) = 12.800128 us, long before rank 1 looks;
+   * - rank 1 computes to 20 us, sends (O) to 21, receives (O) to 22,
+   *   reduces 800 B to 22.8 us, and posts its receive of the send;
+   * - rank 1's data reaches rank 0 at 21 + FLY(800) = 22.800128 us; rank 0
+   *   receives (O) to 23.800128, reduces to 24.600128, sends 1000 B (O) to
+   *   25.600128 us, which reaches rank 1 at 25.600128 + FLY(1000) =
+   *   27.60028 us;
+   * - rank 1 receives it (O): 28.60028 us, the run's end. */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  struct tnode r0[] = {
+      {.id = 1, .type = COMP, .dur_us = 10},
+      {.id = 2, .type = COLL, .data = {1}, .n_data = 1, .a = {A_I64("comm_type", 0), A_I64("comm_size", 800)}, .n_a = 2},
+      {.id = 3, .type = SEND, .data = {2}, .n_data = 1,
+       .a = {A_I32("comm_src", 0), A_I32("comm_dst", 1), A_I64("comm_size", 1000), A_I32("comm_tag", 5)}, .n_a = 4}};
+  struct tnode r1[] = {
+      {.id = 1, .type = COMP, .dur_us = 20},
+      {.id = 2, .type = COLL, .data = {1}, .n_data = 1, .a = {A_I64("comm_type", 0), A_I64("comm_size", 800)}, .n_a = 2},
+      {.id = 3, .type = RECV, .data = {2}, .n_data = 1,
+       .a = {A_I32("comm_src", 0), A_I32("comm_dst", 1), A_I64("comm_size", 1000), A_I32("comm_tag", 5)}, .n_a = 4}};
+  write_trace(dir, "step", 0, "1.0.0", r0, 3, 0);
+  write_trace(dir, "step", 1, "1.0.0", r1, 3, 0);
+  char *err = NULL;
+  struct wl_program *p = read_back(dir, "step", 0, NULL, &err); /* 0: count the files */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->n_ranks, 2);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[0].time_ps, 10 * SIM_US);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[1].kind, WL_COLL);
+  CU_ASSERT_EQUAL(p->ranks[1].ops[2].kind, WL_RECV);
+  CU_ASSERT_EQUAL(p->ranks[1].ops[2].tag, 5);
+  EXPECT_TIME(run_time(p, "cpu"), 21 * SIM_US + FLY(800) + O + RED(800) + O + FLY(1000) + O);
+  EXPECT_TIME(run_time(p, "cpu"), 28600288);
+  wl_program_free(p);
+  g_free(err);
+  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+  g_free(cmd);
+  g_free(dir);
+}
+
+static void test_two_dependencies(void) {
+  /* Rank 0: node 1 computes 5 us; node 2 receives 100 B from rank 1;
+   * node 3 (1 us) waits for both, one through ctrl_deps and one through
+   * data_deps. Rank 1 computes 30 us, then sends. The receive is the
+   * later: its data arrives at 30 + O + FLY(100) = 32.100016 us, the
+   * receive (O) ends at 33.100016, node 3 at 34.100016 us. With either
+   * kind of dependency on either node, the same: both count. */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  struct tnode r1[] = {
+      {.id = 1, .type = COMP, .dur_us = 30},
+      {.id = 2, .type = SEND, .data = {1}, .n_data = 1,
+       .a = {A_I32("comm_dst", 0), A_I64("comm_size", 100)}, .n_a = 2}};
+  for (int swap = 0; swap < 2; swap++) {
+    struct tnode r0[] = {
+        {.id = 1, .type = COMP, .dur_us = 5},
+        {.id = 2, .type = RECV, .a = {A_I32("comm_src", 1), A_I64("comm_size", 100)}, .n_a = 2},
+        {.id = 3, .type = COMP, .dur_us = 1, .ctrl = {swap ? 2 : 1}, .n_ctrl = 1,
+         .data = {swap ? 1 : 2}, .n_data = 1}};
+    write_trace(dir, "deps", 0, "", r0, 3, 0);
+    write_trace(dir, "deps", 1, "", r1, 2, 0);
+    char *err = NULL;
+    struct wl_program *p = read_back(dir, "deps", 2, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(p->ranks[0].ops[2].n_deps, 2);
+    EXPECT_TIME(run_time(p, "cpu"), 30 * SIM_US + O + FLY(100) + O + 1 * SIM_US);
+    wl_program_free(p);
+    g_free(err);
+  }
+  /* A node of no op passes on what it waits for: rank 0's node 3 waits
+   * for a metadata node that waits for the receive. */
+  struct tnode r0[] = {
+      {.id = 1, .type = COMP, .dur_us = 5},
+      {.id = 2, .type = RECV, .a = {A_I32("comm_src", 1), A_I64("comm_size", 100)}, .n_a = 2},
+      {.id = 4, .type = 1, .data = {2}, .n_data = 1},
+      {.id = 3, .type = COMP, .dur_us = 1, .data = {1, 4}, .n_data = 2}};
+  write_trace(dir, "deps", 0, "", r0, 4, 0);
+  char *err = NULL;
+  struct wl_program *p = read_back(dir, "deps", 2, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->ranks[0].n_ops, 3);
+  EXPECT_TIME(run_time(p, "cpu"), 30 * SIM_US + O + FLY(100) + O + 1 * SIM_US);
+  wl_program_free(p);
+  g_free(err);
+  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+  g_free(cmd);
+  g_free(dir);
+}
+
+/* Whether any message of rank R of Q goes to or comes from a rank outside
+ * OK (N of them). */
+static bool talks_outside(const struct wl_program *q, uint32_t r, const uint32_t *ok, size_t n) {
+  for (size_t i = 0; i < q->ranks[r].n_ops; i++) {
+    const struct wl_op *o = &q->ranks[r].ops[i];
+    if (o->kind != WL_SEND && o->kind != WL_RECV) continue;
+    bool in = false;
+    for (size_t k = 0; k < n; k++) in |= o->peer == ok[k];
+    if (!in) return true;
+  }
+  return false;
+}
+
+static void test_process_groups(void) {
+  /* 4 ranks. Process group "1" = {1, 3} comes from PyTorch's
+   * process_group:init metadata node in each file (as Chakra's converter
+   * writes it, the JSON in ['...']); group "5" = {0, 2} from
+   * workload.comm_groups (ASTRA-sim's JSON file). Ranks 1 and 3 allreduce
+   * 800 B in group 1, ranks 0 and 2 in group 5; then every rank in the
+   * default group ("0", every rank). Written out under mpi, the group
+   * allreduces exchange only inside their group: recursive doubling on 2
+   * ranks, rank 1 with 3, rank 0 with 2. */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  const char *pgs = "['[{\"pg_name\": \"0\", \"ranks\": []}, {\"pg_name\": \"1\", \"ranks\": [1, 3]}]']";
+  for (uint32_t r = 0; r < 4; r++) {
+    bool odd = r % 2;
+    struct tnode nodes[] = {
+        {.name = "## process_group:init ##", .id = 10, .type = 1, .inputs = pgs},
+        {.id = 11, .type = COLL, .a = {A_I64("comm_type", 0), A_I64("comm_size", 800),
+                                        A_STR("pg_name", odd ? "1" : "5")}, .n_a = 3},
+        {.id = 12, .type = COLL, .data = {11}, .n_data = 1,
+         .a = {A_I64("comm_type", 0), A_I64("comm_size", 800), A_STR("pg_name", "0")}, .n_a = 3}};
+    write_trace(dir, "pg", r, "1.0.0", nodes, 3, 0);
+  }
+  char *gpath = g_strdup_printf("%s/groups.json", dir);
+  CU_ASSERT_TRUE(g_file_set_contents(gpath, "{\"5\": [0, 2], \"7\": [1, 2, 3]}", -1, NULL));
+  char *err = NULL;
+  GHashTable *groups = chakra_groups_load(gpath, 4, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(groups);
+  struct wl_program *p = read_back(dir, "pg", 4, groups, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->n_groups, 2);
+  const struct wl_op *c1 = &p->ranks[1].ops[0], *c0 = &p->ranks[0].ops[0];
+  CU_ASSERT_EQUAL(c1->kind, WL_COLL);
+  const struct wl_group *g1 = wl_group_get(p, c1->group), *g0 = wl_group_get(p, c0->group);
+  CU_ASSERT_EQUAL(g1->n, 2);
+  CU_ASSERT_EQUAL(g1->ranks[0], 1);
+  CU_ASSERT_EQUAL(g1->ranks[1], 3);
+  CU_ASSERT_EQUAL(g0->ranks[0], 0);
+  CU_ASSERT_EQUAL(g0->ranks[1], 2);
+  CU_ASSERT_EQUAL(p->ranks[3].ops[1].group, 0); /* the default group: every rank */
+  /* Groups that share no rank may share tags; within a rank, its calls' tags differ. */
+  CU_ASSERT_NOT_EQUAL(p->ranks[1].ops[0].tag, p->ranks[1].ops[1].tag);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_MPI, WL_LIB_OPTS(1, 1));
+  const uint32_t odd[] = {1, 3}, even[] = {0, 2};
+  /* The first call's ops come first on each rank: 3 of them (send,
+   * receive, reduce), all inside the group. */
+  struct wl_program *first = wl_program_new(4);
+  for (uint32_t r = 0; r < 4; r++) {
+    for (size_t i = 0; i < 3; i++) wl_push_op(first, r, &q->ranks[r].ops[i]);
+    CU_ASSERT_FALSE(talks_outside(first, r, r % 2 ? odd : even, 2));
+  }
+  CU_ASSERT_EQUAL(q->ranks[1].ops[0].peer, 3);
+  CU_ASSERT_EQUAL(q->ranks[2].ops[0].peer, 0);
+  wl_program_free(first);
+  char *why = NULL;
+  CU_ASSERT_TRUE(wl_program_check(q, &why));
+  g_free(why);
+  wl_program_free(q);
+  /* Timed: the group's exchange on 2 ranks, MSG(800) + RED(800) (O + FLY
+   * + O + 800 ns), then the 4-rank allreduce, 2 x (MSG(800) + RED(800))
+   * (test_coll's recursive doubling): 3 x 4600.128 ns. */
+  EXPECT_TIME(run_time(p, "cpu"), 3 * (O + FLY(800) + O + RED(800)));
+  wl_program_free(p);
+  g_hash_table_destroy(groups);
+  g_free(gpath);
+  g_free(err);
+  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+  g_free(cmd);
+  g_free(dir);
+}
+
+/* The error reading DIR/NAME (N ranks), or NULL when it reads. */
+static char *read_error(const char *dir, const char *name, uint32_t n) {
+  char *err = NULL;
+  struct wl_program *p = read_back(dir, name, n, NULL, &err);
+  wl_program_free(p);
+  if (!err) return NULL;
+  return err;
+}
+
+/* Whether ERR holds every string of WANT (NULL-terminated). */
+static bool says(const char *err, const char *const *want) {
+  if (!err) return false;
+  for (size_t i = 0; want[i]; i++)
+    if (!strstr(err, want[i])) {
+      fprintf(stderr, "missing \"%s\" in: %s\n", want[i], err);
+      return false;
+    }
+  return true;
+}
+
+static void test_malformed(void) {
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  struct tnode good0[] = {
+      {.id = 1, .type = COMP, .dur_us = 1},
+      {.id = 2, .type = SEND, .data = {1}, .n_data = 1, .a = {A_I32("comm_dst", 1), A_I64("comm_size", 64)}, .n_a = 2}};
+  struct tnode good1[] = {
+      {.id = 7, .type = RECV, .a = {A_I32("comm_src", 0), A_I64("comm_size", 64)}, .n_a = 2}};
+  write_trace(dir, "ok", 0, "", good0, 2, 0);
+  write_trace(dir, "ok", 1, "", good1, 1, 0);
+  char *err = read_error(dir, "ok", 2);
+  CU_ASSERT_PTR_NULL(err);
+  g_free(err);
+
+  /* A truncated message: the last 3 bytes of rank 0's file cut. */
+  write_trace(dir, "cut", 0, "", good0, 2, 3);
+  write_trace(dir, "cut", 1, "", good1, 1, 0);
+  err = read_error(dir, "cut", 2);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"cut.0.et: rank 0", "after node 1", "expected a message of",
+                                            "the file is truncated", NULL}));
+  g_free(err);
+
+  /* An unknown node type. */
+  struct tnode bad_type[] = {{.id = 1, .type = COMP, .dur_us = 1}, {.id = 2, .type = 42}};
+  write_trace(dir, "type", 0, "", bad_type, 2, 0);
+  err = read_error(dir, "type", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"type.0.et: rank 0 node 2", "expected a node type of "
+                                            "Chakra's NodeType", "got 42", NULL}));
+  g_free(err);
+
+  /* A dependency on a node the file does not have. */
+  struct tnode missing[] = {{.id = 1, .type = COMP, .dur_us = 1, .data = {9}, .n_data = 1}};
+  write_trace(dir, "dep", 0, "", missing, 1, 0);
+  err = read_error(dir, "dep", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"dep.0.et: rank 0 node 1", "to name nodes of this file",
+                                            "got 9", NULL}));
+  g_free(err);
+
+  /* A cycle. */
+  struct tnode cycle[] = {{.id = 1, .type = COMP, .data = {2}, .n_data = 1},
+                          {.id = 2, .type = COMP, .ctrl = {1}, .n_ctrl = 1}};
+  write_trace(dir, "cyc", 0, "", cycle, 2, 0);
+  err = read_error(dir, "cyc", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"rank 0 node 1", "without a cycle", NULL}));
+  g_free(err);
+
+  /* A collective the group's ranks disagree on: rank 1 calls 1600 B. */
+  for (uint32_t r = 0; r < 2; r++) {
+    struct tnode c[] = {{.id = 3, .type = COLL, .a = {A_I64("comm_type", 0), A_I64("comm_size", r ? 1600 : 800)}, .n_a = 2}};
+    write_trace(dir, "coll", r, "", c, 1, 0);
+  }
+  err = read_error(dir, "coll", 2);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"coll.1.et: rank 1 node 3", "expected collective 1 of every rank",
+                                            "ALL_REDUCE of 800 B", "as rank 0 calls it (node 3)",
+                                            "got ALL_REDUCE of 1600 B", NULL}));
+  g_free(err);
+  /* ... or on the ranks of a process group: rank 1 says "1" is {0, 1},
+   * rank 0 says {0, 1, 2}. */
+  for (uint32_t r = 0; r < 3; r++) {
+    const char *pg = r == 1 ? "['[{\"pg_name\": \"1\", \"ranks\": [0, 1]}]']"
+                            : "['[{\"pg_name\": \"1\", \"ranks\": [0, 1, 2]}]']";
+    struct tnode c[] = {{.id = 1, .type = 1, .inputs = pg},
+                        {.id = 3, .type = COLL, .a = {A_I64("comm_type", 0), A_I64("comm_size", 800), A_STR("pg_name", "1")}, .n_a = 3}};
+    write_trace(dir, "pgs", r, "", c, 2, 0);
+  }
+  err = read_error(dir, "pgs", 3);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"pgs.1.et: rank 1 node 3", "process group 1", NULL}));
+  g_free(err);
+  /* A rank that calls fewer of them. */
+  for (uint32_t r = 0; r < 2; r++) {
+    struct tnode c[] = {{.id = 3, .type = COLL, .a = {A_I64("comm_type", 2), A_I64("comm_size", 800)}, .n_a = 2},
+                        {.id = 4, .type = COLL, .a = {A_I64("comm_type", 2), A_I64("comm_size", 800)}, .n_a = 2}};
+    write_trace(dir, "few", r, "", c, r ? 1 : 2, 0);
+  }
+  err = read_error(dir, "few", 2);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"few.0.et: rank 0 node 4", "collective 2 of every rank",
+                                            "got none on rank 1", NULL}));
+  g_free(err);
+
+  /* A receive with no send (rank 0 sends nothing). */
+  struct tnode lone[] = {{.id = 1, .type = COMP, .dur_us = 1}};
+  write_trace(dir, "recv", 0, "", lone, 1, 0);
+  write_trace(dir, "recv", 1, "", good1, 1, 0);
+  err = read_error(dir, "recv", 2);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"recv.1.et: rank 1 node 7", "expected a COMM_SEND_NODE on rank 0 "
+                                            "to rank 1 with comm_tag 0", "got 0 such sends", NULL}));
+  g_free(err);
+  /* A send with no receive, and one of another size. */
+  write_trace(dir, "send", 0, "", good0, 2, 0);
+  write_trace(dir, "send", 1, "", lone, 1, 0);
+  err = read_error(dir, "send", 2);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"send.0.et: rank 0 node 2", "expected a COMM_RECV_NODE", NULL}));
+  g_free(err);
+  struct tnode other[] = {{.id = 7, .type = RECV, .a = {A_I32("comm_src", 0), A_I64("comm_size", 65)}, .n_a = 2}};
+  write_trace(dir, "size", 0, "", good0, 2, 0);
+  write_trace(dir, "size", 1, "", other, 1, 0);
+  err = read_error(dir, "size", 2);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"size.1.et: rank 1 node 7", "the 64 B that rank 0 sends",
+                                            "got 65 B", NULL}));
+  g_free(err);
+
+  /* Attributes missing or of the wrong type; peers out of range. */
+  struct tnode nopeer[] = {{.id = 5, .type = SEND, .a = {A_I64("comm_size", 8)}, .n_a = 1}};
+  write_trace(dir, "peer", 0, "", nopeer, 1, 0);
+  err = read_error(dir, "peer", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"rank 0 node 5", "expected a comm_dst attribute", NULL}));
+  g_free(err);
+  struct tnode strsize[] = {{.id = 5, .type = COLL, .a = {A_I64("comm_type", 0), A_STR("comm_size", "8")}, .n_a = 2}};
+  write_trace(dir, "str", 0, "", strsize, 1, 0);
+  err = read_error(dir, "str", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"rank 0 node 5", "comm_size as an integer attribute, got a string", NULL}));
+  g_free(err);
+  struct tnode gather[] = {{.id = 5, .type = COLL, .a = {A_I64("comm_type", 3), A_I64("comm_size", 8)}, .n_a = 2}};
+  write_trace(dir, "gat", 0, "", gather, 1, 0);
+  err = read_error(dir, "gat", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"rank 0 node 5", "got GATHER", NULL}));
+  g_free(err);
+  struct tnode undefined[] = {{.id = 5, .type = COLL, .a = {A_I64("comm_type", 0), A_I64("comm_size", 8), A_STR("pg_name", "3")}, .n_a = 3}};
+  write_trace(dir, "undef", 0, "", undefined, 1, 0);
+  err = read_error(dir, "undef", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"rank 0 node 5", "pg_name 3 defined", NULL}));
+  g_free(err);
+  struct tnode dup[] = {{.id = 5, .type = COMP}, {.id = 5, .type = COMP}};
+  write_trace(dir, "dup", 0, "", dup, 2, 0);
+  err = read_error(dir, "dup", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"rank 0 node 5", "unique", NULL}));
+  g_free(err);
+
+  /* An empty file; no files at all. */
+  char *e0 = g_strdup_printf("%s/empty.0.et", dir);
+  CU_ASSERT_TRUE(g_file_set_contents(e0, "", 0, NULL));
+  g_free(e0);
+  err = read_error(dir, "empty", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"empty.0.et: rank 0", "got an empty file", NULL}));
+  g_free(err);
+  err = read_error(dir, "none", 0);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"none.0.et", NULL}));
+  g_free(err);
+
+  /* Chakra's proto2 schema: a file that starts with a Node (before
+   * 2023-08: field 1 a varint id, no GlobalMetadata), and one whose
+   * GlobalMetadata holds its attributes in field 1 (2023-08 to 2023-10). */
+  static const uint8_t old_node[] = {0x04, 0x08, 0x01, 0x10, 0x04}; /* {id 1, node_type 4} */
+  static const uint8_t old_meta[] = {0x08, 0x0a, 0x06, 0x0a, 0x04, 's', 'c', 'h', 'm'};
+  char *p0 = g_strdup_printf("%s/old.0.et", dir), *p1 = g_strdup_printf("%s/older.0.et", dir);
+  CU_ASSERT_TRUE(g_file_set_contents(p0, (const char *)old_meta, sizeof old_meta, NULL));
+  CU_ASSERT_TRUE(g_file_set_contents(p1, (const char *)old_node, sizeof old_node, NULL));
+  err = read_error(dir, "old", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"old.0.et: rank 0", "proto3 schema (v0.0.4",
+                                            "one of its proto2 schema", "convert them again", NULL}));
+  g_free(err);
+  err = read_error(dir, "older", 1);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"older.0.et: rank 0", "a message that is not one", NULL}));
+  g_free(err);
+  g_free(p0);
+  g_free(p1);
+  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+  g_free(cmd);
+  g_free(dir);
+}
+
+/* ---- round trips ---- */
+
+/* Whether P and Q have the same ops and dependencies. */
+static bool same_program(const struct wl_program *p, const struct wl_program *q) {
+  if (p->n_ranks != q->n_ranks) return false;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *a = &p->ranks[r], *b = &q->ranks[r];
+    if (a->n_ops != b->n_ops) {
+      fprintf(stderr, "rank %u: %zu ops, read back %zu\n", r, a->n_ops, b->n_ops);
+      return false;
+    }
+    for (size_t i = 0; i < a->n_ops; i++) {
+      struct wl_op x = a->ops[i], y = b->ops[i];
+      x.dep_first = y.dep_first = 0;
+      x.line = y.line = 0;
+      /* A message's parts and a collective's tag are the writer's to renumber. */
+      if (x.kind == WL_COLL) x.tag = y.tag = 0;
+      x.match = y.match = x.flag = y.flag = x.quiet = y.quiet = 0;
+      if (memcmp(&x, &y, sizeof x)) {
+        fprintf(stderr, "rank %u op %zu differs (kind %d / %d)\n", r, i, x.kind, y.kind);
+        return false;
+      }
+      for (uint32_t d = 0; d < x.n_deps; d++) {
+        const struct wl_dep *u = &a->deps[a->ops[i].dep_first + d], *v = &b->deps[b->ops[i].dep_first + d];
+        if (u->op != v->op || u->on_start != v->on_start) {
+          fprintf(stderr, "rank %u op %zu dep %u differs\n", r, i, d);
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/* The scenario at configs/NAME, its program written as Chakra and read
+ * back: equal ops, and equal results (time, events, every phase) under
+ * every policy and under nccl. */
+static void round_trip(const char *name) {
+  char *path = g_build_filename(g_getenv("TRIGSIM_CONFIGS"), name, NULL);
+  char *err = NULL;
+  struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+  const struct wl_type *w = wl_type_of(sc);
+  struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[0], .seed = 1};
+  struct wl_program *p = w->program(&ctx, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL), *prefix = g_build_filename(dir, "rt", NULL);
+  struct hw_config hw = pol_hw_of(sc);
+  CU_ASSERT_TRUE(wl_chakra_write(p, &hw, prefix, &err));
+  struct wl_program *q = wl_chakra_read(prefix, p->n_ranks, 1 << 20, &opts_default, NULL, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+  CU_ASSERT_TRUE(same_program(p, q));
+  for (int lib = 0; lib < 2; lib++) {
+    struct comm_config comm = *hw.comm;
+    comm.library = lib ? COMM_NCCL : COMM_AUTO;
+    struct hw_config h2 = hw;
+    h2.comm = &comm;
+    for (size_t k = 0; k < POL_COUNT; k++) {
+      const struct pol_type *pol = pol_find(pol_names[k]);
+      if (lib && !(pol->libs & (1u << COMM_NCCL))) continue;
+      struct sim_result ra, rb;
+      sim_result_init(&ra, pol_names[k]);
+      sim_result_init(&rb, pol_names[k]);
+      struct wl_ctx c = {.sc = sc, .seed = 1};
+      char *ea = NULL, *eb = NULL;
+      bool oa = pol_run(p, pol_names[k], &h2, &c, &ra, &ea);
+      bool ob = pol_run(q, pol_names[k], &h2, &c, &rb, &eb);
+      CU_ASSERT_EQUAL(oa, ob);
+      if (oa && ob) {
+        if (ra.total_ps != rb.total_ps)
+          fprintf(stderr, "%s %s: %" PRId64 " / %" PRId64 "\n", name, pol_names[k], ra.total_ps, rb.total_ps);
+        CU_ASSERT_EQUAL(ra.total_ps, rb.total_ps);
+        CU_ASSERT_EQUAL(ra.events, rb.events);
+        CU_ASSERT_EQUAL(ra.phases.n, rb.phases.n);
+        for (size_t e = 0; e < MIN(ra.phases.n, rb.phases.n); e++)
+          CU_ASSERT_EQUAL(ra.phases.entries[e].i, rb.phases.entries[e].i);
+      } else if (ea && eb) {
+        CU_ASSERT_STRING_EQUAL(ea, eb);
+      }
+      g_free(ea);
+      g_free(eb);
+      sim_result_clear(&ra);
+      sim_result_clear(&rb);
+    }
+  }
+  wl_program_free(q);
+  wl_program_free(p);
+  scenario_free(sc);
+  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+  g_free(cmd);
+  g_free(prefix);
+  g_free(dir);
+  g_free(path);
+  g_free(err);
+}
+
+static void test_round_trip(void) {
+  round_trip("programs/pipeline.yaml");
+  round_trip("programs/incast.yaml");
+  round_trip("programs/alltoall-skew.yaml");
+  round_trip("programs/goal-recdoub.yaml");
+}
+
+int main(void) {
+  static const struct tu_test tests[] = {
+      {"a 2-rank trace (compute, allreduce, send/recv) by hand", test_two_ranks_by_hand},
+      {"a node waits for both of its dependencies, ctrl or data", test_two_dependencies},
+      {"process groups: their ranks, from metadata and comm_groups", test_process_groups},
+      {"malformed traces: file, rank, node and what was expected", test_malformed},
+      {"program -> Chakra -> program: equal ops, equal results", test_round_trip},
+      {NULL, NULL}};
+  return tu_run_suite("chakra", tests);
+}
