@@ -174,7 +174,7 @@ struct gpu_config {
   sim_time reduce_pass;
   /* One atomic to an address every other WG's atomics also hit: the L2
    * serializes them (a workload's in-kernel dot product that adds one
-   * partial per warp into one word: workloads/cg.c, code acg). 0: free. */
+   * partial per warp into one word: workloads/kinds/cg.c, code acg). 0: free. */
   sim_time atomic_same_address;
   struct par_table barrier_table; /* device-wide barrier cost against WGs; empty: linear */
   struct par_table poll_table;    /* flag poll period against the kernel's WGs; empty: poll_interval */

@@ -1,5 +1,5 @@
 /* What a node's CPU and GPU execute: the lowered form a policy writes
- * (workloads/policy_*.c) and the cpu and gpu models interpret. Read-only
+ * (workloads/policies/policy_*.c) and the cpu and gpu models interpret. Read-only
  * while the simulation runs; shared by the node's components as config. */
 #ifndef MODELS_NODEPROG_H
 #define MODELS_NODEPROG_H
@@ -225,7 +225,7 @@ static inline uint32_t np_loop_step(struct np_loop *l, uint32_t *depth, bool ope
 struct sim_comp;
 
 /* A graph host program read a window at a time while it runs (a GOAL
- * schedule streamed, workloads/gstream.c). Before the CPU's thread takes
+ * schedule streamed, workloads/inputs/goal.c). Before the CPU's thread takes
  * its next task, the cpu model gives back the slots of steps that ended
  * before now (RELEASE: a dependency on one of them is met, since before
  * now) and lets the source READ on: it adds the node's next steps in
@@ -239,7 +239,7 @@ struct np_source {
 };
 
 /* A sequence program read while it runs (a GOAL schedule streamed under a
- * policy that drives from the GPU, workloads/goal.c): the host program and
+ * policy that drives from the GPU, workloads/inputs/goal.c): the host program and
  * each kernel are windows of the whole program's steps. Host step i is
  * host[i - host_base] while host_base <= i < n_host; kernel step i is
  * steps[i - base] (struct kernel). A model that reaches a step not yet

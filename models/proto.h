@@ -1,7 +1,7 @@
 /* The messages hardware components exchange, and the small programs that
  * CPUs and GPUs run. Every message travels as an engine payload slot (see
  * sim_payload_new) whose handle is the event's data; the receiver that
- * consumes it frees it. Policies (workloads/policy_*.c) write the programs;
+ * consumes it frees it. Policies (workloads/policies/policy_*.c) write the programs;
  * the models only execute them. */
 #ifndef MODELS_PROTO_H
 #define MODELS_PROTO_H

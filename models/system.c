@@ -117,3 +117,28 @@ void sys_limits_print(const struct sys_limits *t, FILE *out) {
     fprintf(out, "\n");
   }
 }
+
+int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, uint64_t *events) {
+  struct net_config net = *hw->net;
+  net.topology = NET_STAR;
+  net.nodes = 1;
+  struct hw_config h = *hw;
+  h.net = &net;
+  const struct nodeprog *progs[] = {prog};
+  struct sim_engine *e = sim_new(1);
+  char *err = NULL;
+  struct system *s = sys_build(e, &h, progs, &err);
+  if (!s) g_error("sys_run_node: one-node system: %s", err);
+  uint64_t ran = sim_run(e, SIM_TIME_MAX, 0);
+  if (events) *events = ran;
+  struct sim_report rep;
+  sim_report_init(&rep);
+  sim_finish(e, &rep);
+  const struct sim_report_entry *en = sim_report_find(&rep, "node0.cpu.main_done");
+  g_assert(en && en->i > 0);
+  int64_t total = en->i;
+  sim_report_clear(&rep);
+  sim_free(e);
+  sys_free(s);
+  return total;
+}

@@ -29,7 +29,7 @@ struct hw_config {
   const struct bus_config *bus;
   const struct nic_config *nic;
   const struct net_config *net;
-  /* The communication library (workloads/library.h); NULL: the policy's
+  /* The communication library (workloads/ir/library.h); NULL: the policy's
    * default. Read by the lowering only, never by the models. */
   const struct comm_config *comm;
 };
@@ -47,6 +47,11 @@ struct system {
 struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
                          const struct nodeprog *const *progs, char **err);
 void sys_free(struct system *s);
+
+/* Runs PROG on node 0 of a one-node star system of HW (its network's
+ * other settings kept), seed 1: when the CPU's main thread is done (ps);
+ * *EVENTS (if not NULL) the events run. The program must end. */
+int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, uint64_t *events);
 
 /* The resource limits runs of a system hit, read from their counters (the
  * NICs', CPUs' and switches'), tallied over the runs of one command and

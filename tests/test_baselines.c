@@ -1,4 +1,4 @@
-/* The CPU-free ICS23 baseline policies (workloads/policy_copy.c,
+/* The CPU-free ICS23 baseline policies (workloads/policies/policy_copy.c,
  * policy_overlap.c, policy_p2p.c, policy_monolithic.c), each timed by hand
  * from the default parameters on the smallest program that shows what the
  * policy does: copy serializes kernels and copies, overlap lets the

@@ -1,4 +1,4 @@
-/* Calibration (models/calib.h) with synthetic measurements: statistics and
+/* Calibration (tools/calib/calib.h) with synthetic measurements: statistics and
  * fits, the derivation of parameters, the profile writer/reader round trip,
  * the one-node Jacobi loop model, and the command-line errors. No device. */
 #include <glib.h>
@@ -44,8 +44,8 @@ static void test_fit_relative(void) {
 
 static void test_jacobi_work(void) {
   /* 64 / 16 = 4 WGs a side: 16 WGs; 65 needs 5 a side: 25. */
-  CU_ASSERT_EQUAL(calib_jacobi_wgs(64), 16);
-  CU_ASSERT_EQUAL(calib_jacobi_wgs(65), 25);
+  CU_ASSERT_EQUAL(kloop_jacobi_wgs(64), 16);
+  CU_ASSERT_EQUAL(kloop_jacobi_wgs(65), 25);
   /* 2 slots: 16 WGs = 8 waves of 16*16*8 B = 2048 B a WG on each of 2 slots:
    * 8 * 2048 * 8 bits * 2 = 262144 bits. 128: 64 WGs, 32 waves: 1048576. */
   CU_ASSERT_DOUBLE_EQUAL(calib_jacobi_work_bits(64, 2, 1), 262144, 1e-6);

@@ -1,7 +1,7 @@
-/* Collective algorithms (workloads/coll.c) timed by hand on a small
+/* Collective algorithms (workloads/ir/coll.c) timed by hand on a small
  * uncontended LogGP-like machine under the `cpu` policy, their messages
  * counted and sized, rank counts that are not powers of two, zero bytes,
- * and the YAML program's `algorithm:` key (workloads/yprog.c). */
+ * and the YAML program's `algorithm:` key (workloads/inputs/yprog.c). */
 #include <glib.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* trigsim fit (workloads/fit.c): parameters recovered from targets the
+/* trigsim fit (tools/app/fit.c): parameters recovered from targets the
  * simulator itself made with known values, bounds that hold, errors that
  * name the fit file's key, and the committed GPU-TN fit reproduced byte
  * for byte. */

@@ -1,5 +1,5 @@
-/* Bring-your-own workloads (workloads/goal.c, workloads/yprog.c,
- * workloads/coll.c) and the graph ranks they make (program.h, models/cpu.c):
+/* Bring-your-own workloads (workloads/inputs/goal.c, workloads/inputs/yprog.c,
+ * workloads/ir/coll.c) and the graph ranks they make (program.h, models/cpu.c):
  * small GOAL schedules timed by hand under the `cpu` policy, the same
  * pattern as GOAL and as a YAML program, every policy on Schedgen's own
  * output, malformed and deadlocking schedules, expressions, collectives. */
@@ -12,6 +12,7 @@
 #include "lower.h"
 #include "noderig.h"
 #include "points.h"
+#include "report.h"
 #include "scenario.h"
 #include "testutil.h"
 #include "workload.h"

@@ -25,7 +25,7 @@ static const char *golden_dir(void) {
   return d ? d : "golden";
 }
 
-/* The fields of one CSV line (RFC 4180 quoting, as sim/result.c writes). */
+/* The fields of one CSV line (RFC 4180 quoting, as tools/app/report.c writes). */
 static GPtrArray *csv_fields(const char *line) {
   GPtrArray *f = g_ptr_array_new_with_free_func(g_free);
   GString *cur = g_string_new(NULL);

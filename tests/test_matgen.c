@@ -1,4 +1,4 @@
-/* Tests for workloads/matgen.c: every class gives exactly its rows and
+/* Tests for workloads/inputs/matgen.c: every class gives exactly its rows and
  * non-zeros, a symmetric SPD matrix (a real CG converges), row lengths
  * that meet their targets, streamed block partitions equal to those of the
  * assembled matrix, a 2D stencil's halo derived by hand, errors; and the

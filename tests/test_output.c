@@ -1,4 +1,4 @@
-/* What `run` and `sweep` print (tools/cli/main.c, sim/result.c): counters
+/* What `run` and `sweep` print (tools/cli/main.c, tools/app/report.c): counters
  * by component kind by default, --counters all|none|summary, the resolved
  * configuration (--dump-config, JSON) with where each value came from, and
  * the note on stderr when a run hits a resource limit. */

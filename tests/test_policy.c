@@ -1,4 +1,4 @@
-/* The execution policies (workloads/policy_*.c) lowering workloads onto the
+/* The execution policies (workloads/policies/policy_*.c) lowering workloads onto the
  * hardware models: the GPU-TN Fig. 8 ping under each policy timed by hand
  * from the default parameters, and the shapes the workloads give the
  * lowerings (ring steps, halos, trigger granularities, folding a kernel
@@ -781,7 +781,7 @@ static sim_time cg_time_of(const char *policy, uint32_t ranks, int code) {
 
 static sim_time cg_time(const char *policy) { return cg_time_of(policy, 2, CG_ICS23); }
 
-/* The iteration is the CPU-free code's (workloads/cg.c): halo, SpMV,
+/* The iteration is the CPU-free code's (workloads/kinds/cg.c): halo, SpMV,
  * barrier, 2 grid syncs, dot, sync, allreduce, barrier, sync, 2 AXPYs,
  * sync, dot, sync, allreduce, barrier, sync, AXPY, barrier, sync: 8 syncs,
  * 4 barriers (one dissemination round of a zero-byte message on 2 ranks,
@@ -1011,7 +1011,7 @@ static void test_cg_barriers_per_iteration(void) {
   sp_matrix_free(m);
 }
 
-/* Ops of one aCG iteration (workload.code acg, workloads/cg.c) on the 1D
+/* Ops of one aCG iteration (workload.code acg, workloads/kinds/cg.c) on the 1D
  * Poisson matrix of 8 rows over RANKS ranks, counted by kind: syncs,
  * collectives, halo sends and receives, atomic phases (computes with a
  * time of their own), pack phases (wl_op.pack), computes in all. */

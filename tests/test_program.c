@@ -1,4 +1,4 @@
-/* The per-rank intermediate form (workloads/program.h): flags numbered per
+/* The per-rank intermediate form (workloads/ir/program.h): flags numbered per
  * rank by parts, send-receive matching (match indexes, wl_matching_recv),
  * n_flags, the errors wl_program_check reports and wl_select. Every expected index is counted by hand from the ops. */
 #include <glib.h>

@@ -1,5 +1,6 @@
-/* Tests for sim/result.c's summary of counters by component kind: the
+/* Tests for tools/app/report.c's summary of counters by component kind: the
  * kind of a key, sum, mean, max and where the max is, hand-computed. */
+#include "report.h"
 #include "result.h"
 #include "testutil.h"
 

@@ -1,4 +1,4 @@
-/* Tests for workloads/sparse.c: Matrix Market reading (symmetric, general
+/* Tests for workloads/inputs/sparse.c: Matrix Market reading (symmetric, general
  * with duplicates, pattern, each class of error with its message), Poisson
  * matrices, block and graph partitions with halos derived by hand and
  * checked against a brute-force count, the analytical banded partition by

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 names=("$@")
-# The GOAL reader (workloads/goal.c, being written) gets its harness as
+# The GOAL reader (workloads/inputs/goal.c, being written) gets its harness as
 # tests/fuzz/fuzz_goal.c with seeds in tests/fuzz/corpus/goal: both are
 # picked up here and in tests/fuzz/CMakeLists.txt once they exist.
 if [ ${#names[@]} -eq 0 ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes a GOAL schedule (LogGOPSim/Schedgen text) of one collective as
-# trigsim's program workload expands it (workloads/coll.h), so the same
+# trigsim's program workload expands it (workloads/ir/coll.h), so the same
 # pattern can run as a YAML program, as GOAL here, or in LogGOPSim:
 #   tools/goalgen.sh COLLECTIVE RANKS SIZE [ALGORITHM] > out.goal
 # COLLECTIVE: allreduce, reduce_scatter, allgather, bcast, reduce, alltoall,

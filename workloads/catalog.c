@@ -1,5 +1,6 @@
 /* The catalog: the one table of hardware groups, workloads and policies a
- * scenario may name. Adding a workload or a hardware group is one line here. */
+ * scenario may name, and the join of workload kinds and the policy layer
+ * (wl_ctx.run). Adding a workload or a hardware group is one line here. */
 #include <glib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "goal.h"
 #include "yprog.h"
 #include "jacobi.h"
+#include "checks.h"
 #include "library.h"
 #include "lower.h"
 #include "phold.h"
@@ -73,20 +75,27 @@ const struct wl_type *wl_type_of(const struct scenario *sc) {
   return workloads[sc->workload];
 }
 
+const char *const *wl_policies_of(const struct wl_type *w, size_t *n) {
+  *n = w->policies ? w->n_policies : POL_COUNT;
+  return w->policies ? w->policies : pol_names;
+}
+
 /* Checks that the workload supports each policy the scenario lists; the
  * message points at the policies node. */
 static bool wl_check_policies(const struct scenario *sc, char **err) {
+  size_t n_can;
   const struct wl_type *w = wl_type_of(sc);
+  const char *const *can = wl_policies_of(w, &n_can);
   for (size_t i = 0; i < sc->n_policies; i++) {
     bool ok = false;
-    for (size_t k = 0; k < w->n_policies && !ok; k++) ok = !strcmp(w->policies[k], sc->policies[i]);
+    for (size_t k = 0; k < n_can && !ok; k++) ok = !strcmp(can[k], sc->policies[i]);
     if (ok) continue;
     const struct sc_node *n = sc_map_get(sc->root, "policies");
     if (n && n->kind == SC_SEQ && i < n->n_items) n = n->items[i]; /* the offending item */
     if (!n) n = sc_map_get(sc->root, "workload");
     GString *supported = g_string_new(NULL);
-    for (size_t k = 0; k < w->n_policies; k++)
-      g_string_append_printf(supported, "%s%s", k ? ", " : "", w->policies[k]);
+    for (size_t k = 0; k < n_can; k++)
+      g_string_append_printf(supported, "%s%s", k ? ", " : "", can[k]);
     *err = sc_error_at(n ? n : sc->root, "policies", "expected a policy %s runs under (%s), got %s",
                        w->params->name, supported->str, sc->policies[i]);
     g_string_free(supported, TRUE);
@@ -125,19 +134,47 @@ static void locate(const struct scenario *sc, size_t k, char **err) {
   *err = m;
 }
 
+static const struct wl_device *device;
+
+void wl_set_device(const struct wl_device *d) { device = d; }
+
+/* wl_ctx.run: P under POLICY on the scenario's hardware (pol_run). */
+static bool run_program(const struct wl_ctx *ctx, struct wl_program *p, const char *policy,
+                        struct sim_result *out, char **err) {
+  struct hw_config hw = wl_hw_of(ctx->sc);
+  return pol_run(p, policy, &hw, ctx, out, err);
+}
+
+/* The context of policy K of SC. */
+static struct wl_ctx ctx_of(const struct scenario *sc, size_t k) {
+  return (struct wl_ctx){.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
+                         .seed = sc->seed, .run = run_program, .device = device};
+}
+
+/* Runs CTX's workload W: its own run, or its program under CTX's policy. */
+static bool run_kind(const struct wl_type *w, const struct wl_ctx *ctx, struct sim_result *out,
+                     char **err) {
+  if (w->run) return w->run(ctx, out, err);
+  struct wl_program *p = w->program(ctx, err);
+  if (!p) return false;
+  bool ok = ctx->run(ctx, p, ctx->policy, out, err);
+  wl_program_free(p);
+  return ok;
+}
+
 bool wl_check(const struct scenario *sc, char **err) {
   if (!wl_check_policies(sc, err)) return false;
   const struct wl_type *w = wl_type_of(sc);
   for (size_t k = 0; k < sc->n_policies; k++) {
-    struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
-                         .seed = sc->seed, .check_only = true};
+    struct wl_ctx ctx = ctx_of(sc, k);
+    ctx.check_only = true;
     if (w->check && !w->check(&ctx, err)) {
       locate(sc, k, err);
       return false;
     }
     struct sim_result r;
     sim_result_init(&r, sc->policies[k]);
-    bool ok = w->run(&ctx, &r, err);
+    bool ok = run_kind(w, &ctx, &r, err);
     sim_result_clear(&r);
     if (!ok) {
       locate(sc, k, err);
@@ -149,9 +186,9 @@ bool wl_check(const struct scenario *sc, char **err) {
 
 bool wl_run(const struct scenario *sc, size_t k, struct trace *trace, struct sim_result *out,
             char **err) {
-  struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
-                       .seed = sc->seed, .trace = trace};
-  bool ok = wl_type_of(sc)->run(&ctx, out, err);
+  struct wl_ctx ctx = ctx_of(sc, k);
+  ctx.trace = trace;
+  bool ok = run_kind(wl_type_of(sc), &ctx, out, err);
   if (!ok) locate(sc, k, err);
   return ok;
 }

@@ -1,6 +1,9 @@
 /* Workloads and the catalog of everything a scenario may name. A workload
- * describes what runs; a policy (workloads/policy_*.c) lowers it onto
- * the hardware models. Here: the workload type table and the catalog. */
+ * kind (workloads/kinds/, workloads/inputs/) describes what runs; a policy
+ * (workloads/policies/) lowers it onto the hardware models. Here: the
+ * contract of a workload kind (wl_ctx, wl_type) and the catalog
+ * (workloads/catalog.c), which joins kinds and policies: a kind never
+ * includes the policy layer, it runs its programs through wl_ctx.run. */
 #ifndef WL_WORKLOAD_H
 #define WL_WORKLOAD_H
 
@@ -9,6 +12,21 @@
 #include "result.h"
 #include "scenario.h"
 #include "trace.h"
+
+struct wl_program;
+
+/* A real device a workload may time a kernel on (`compute_time: measured`,
+ * workloads/kinds/kloop.c): registered by the program that has one
+ * (tools/calib/, wl_set_device); none in a library-only build or a test. */
+struct wl_device {
+  /* Whether device INDEX (-1: the first GPU) opens; false and *ERR why not. */
+  bool (*available)(int64_t index, char **err);
+  /* The median execution span (s) of the calibration's Jacobi kernel at
+   * GRID over REPS launches on device INDEX, its spread, and the device's
+   * name (*NAME, g_free); false and *ERR when it cannot. */
+  bool (*jacobi_exec)(int64_t index, int64_t grid, int reps, double *median_s, double *spread,
+                      char **name, char **err);
+};
 
 /* What one policy run of a workload gets. */
 struct wl_ctx {
@@ -25,11 +43,20 @@ struct wl_ctx {
    * under (wl_linearize); 0: all ops (a GOAL schedule sets its
    * stream_window). */
   uint32_t lin_window;
+  /* Lowers P (kept by the caller) under POLICY onto the scenario's hardware
+   * and runs it with this context's seed and trace (or only checks it,
+   * with check_only), filling OUT: the policy layer's driver, set by the
+   * catalog. */
+  bool (*run)(const struct wl_ctx *ctx, struct wl_program *p, const char *policy,
+              struct sim_result *out, char **err);
+  /* The registered device, or NULL (wl_set_device). */
+  const struct wl_device *device;
 };
 
 struct wl_type {
   const struct par_group *params;  /* params->name is the workload's kind */
-  const char *const *policies;     /* policies it can run under */
+  const char *const *policies;     /* policies it can run under; NULL: every
+                                      policy that lowers programs */
   size_t n_policies;
   /* The policy a scenario without `policies:` runs (NULL: policies[0]). */
   const char *default_policy;
@@ -42,11 +69,19 @@ struct wl_type {
    * input error when checking; after a passed check, a model failure
    * (a deadlock, or an internal error). */
   bool (*run)(const struct wl_ctx *ctx, struct sim_result *out, char **err);
+  /* NULL run: the kind is its program, built by `program` and run under
+   * the context's policy (wl_ctx.run). */
   /* The per-rank program a run lowers (CTX's policy unused), for
    * `trigsim export-goal`; NULL when the workload has none (phold, kloop)
    * or builds it per policy. NULL and *ERR on a user error. */
   struct wl_program *(*program)(const struct wl_ctx *ctx, char **err);
 };
+
+/* The policies workload W runs under (*N of them). */
+const char *const *wl_policies_of(const struct wl_type *w, size_t *n);
+
+/* Registers D as the device workloads time kernels on (NULL: none). */
+void wl_set_device(const struct wl_device *d);
 
 /* The catalog: every hardware group, workload and policy of the program. */
 extern const struct sc_catalog wl_catalog;

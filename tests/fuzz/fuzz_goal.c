@@ -1,4 +1,4 @@
-/* libFuzzer harness: the GOAL reader (workloads/goal.h). The input is a
+/* libFuzzer harness: the GOAL reader (workloads/inputs/goal.h). The input is a
  * schedule file, read with at most 64 ranks; a program that reads is
  * checked (send/receive matching) and linearized, as a run would. */
 #include <glib.h>

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the Matrix Market reader (workloads/sparse.h). A
+/* libFuzzer harness: the Matrix Market reader (workloads/inputs/sparse.h). A
  * matrix that reads is partitioned in two blocks and, when square, run a
  * few CG iterations. */
 #include <glib.h>

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct scenario *sc = scenario_from_tree(tree, main_path, &wl_catalog, &err);
     if (!sc) continue;
     const struct wl_type *w = wl_type_of(sc);
-    if (pol_hw_of(sc).net->nodes <= 16) {
+    if (wl_hw_of(sc).net->nodes <= 16) {
       wl_check(sc, &err);
     } else {
       bool ok = true;

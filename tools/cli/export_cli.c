@@ -1,5 +1,5 @@
 /* `trigsim export-goal` and `export-chakra`: a scenario's per-rank program
- * written as a GOAL schedule (workloads/goal.h) or as Chakra execution
+ * written as a GOAL schedule (workloads/inputs/goal.h) or as Chakra execution
  * traces (workloads/inputs/chakra.h), so that a built-in workload or a YAML
  * program can be run as GOAL or Chakra, here, in LogGOPSim or in ASTRA-sim. */
 #include <glib.h>
@@ -32,7 +32,7 @@ static struct wl_program *export_program(struct scenario *sc, bool expand) {
                        .seed = sc->seed};
   struct wl_program *p = w->program(&ctx, &err);
   if (p && expand && wl_has_colls(p)) { /* collectives as the run's library writes them out */
-    struct hw_config hw = pol_hw_of(sc);
+    struct hw_config hw = wl_hw_of(sc);
     const struct pol_type *pol = pol_find(ctx.policy);
     int lib = hw.comm->library != COMM_AUTO ? hw.comm->library
               : pol                         ? pol->lib_default
@@ -89,7 +89,7 @@ int export_cmd_goal(int argc, char **argv) {
     goto out;
   }
   if (!(p = export_program(sc, true))) goto out;
-  struct hw_config hw = pol_hw_of(sc);
+  struct hw_config hw = wl_hw_of(sc);
   struct outfile of = {.f = stdout};
   if (output && !of_open(&of, output, &err)) {
     fprintf(stderr, "%s\n", err);
@@ -110,6 +110,19 @@ out:
   g_free(output);
   g_free(unit_text);
   return status;
+}
+
+/* A compute op's time for its Chakra duration: a CPU op's on the CPU, a GPU
+ * op's fixed time or roofline time per WG, in waves of the GPU's resident
+ * WGs (an estimate: no launch, no contention). */
+static sim_time op_duration(const struct wl_op *o, void *arg) {
+  const struct hw_config *hw = arg;
+  if (o->on == WL_ON_CPU) return pol_cpu_time(hw->cpu, o);
+  struct kstep st = pol_launch_step(o);
+  sim_time wg = o->time_ps > 0 ? o->time_ps : gpu_compute_time(hw->gpu, &st);
+  uint64_t wave = (uint64_t)MAX(hw->gpu->cus * gpu_occupancy(hw->gpu, NULL), 1);
+  uint64_t waves = (o->n_wgs + wave - 1) / wave;
+  return waves && (uint64_t)wg > (uint64_t)INT64_MAX / waves ? INT64_MAX : (sim_time)waves * wg;
 }
 
 int export_cmd_chakra(int argc, char **argv) {
@@ -141,8 +154,8 @@ int export_cmd_chakra(int argc, char **argv) {
   }
   /* Collectives stay collectives: Chakra has them (COMM_COLL_NODE). */
   if (!(p = export_program(sc, false))) goto out;
-  struct hw_config hw = pol_hw_of(sc);
-  if (!wl_chakra_write(p, &hw, output, &err)) {
+  struct hw_config hw = wl_hw_of(sc);
+  if (!wl_chakra_write(p, op_duration, &hw, output, &err)) {
     fprintf(stderr, "%s\n", err);
     status = g_str_has_prefix(err, "rank ") ? 2 : 1;
     goto out;

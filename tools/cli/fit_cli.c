@@ -1,4 +1,4 @@
-/* `trigsim fit FIT.yaml` (workloads/fit.h): options, the fit, and the
+/* `trigsim fit FIT.yaml` (tools/app/fit.h): options, the fit, and the
  * fitted profile fragment written whole (sim/outfile.h) or to stdout. */
 #include <glib.h>
 #include <stdio.h>

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "outfile.h"
+#include "report.h"
 #include "result.h"
 #include "scenario.h"
 #include "sweep.h"
@@ -521,6 +522,7 @@ static int cmd_params(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  wl_set_device(&calib_device); /* kloop's compute_time: measured */
   if (argc < 2) {
     print_help(stderr);
     return EXIT_INPUT;

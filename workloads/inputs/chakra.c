@@ -16,9 +16,11 @@
 #include <sys/stat.h>
 
 #include "chakra.pb-c.h"
+#include "checks.h"
 #include "coll.h"
 #include "input.h"
 #include "lower.h"
+#include "nodeprog.h"
 #include "outfile.h"
 #include "scenario.h"
 #include "workload.h"
@@ -1228,12 +1230,19 @@ GHashTable *chakra_groups_load(const char *path, uint32_t n_ranks, char **err) {
 
 /* ---- the workload ---- */
 
+/* Whether POLICY runs a rank's graph on the host, where a CPU op can run
+ * (the one question this kind asks the policy layer, as the GOAL kind's
+ * calc_on does). */
+static bool runs_on_host(const char *policy) {
+  const struct pol_type *pol = pol_find(policy);
+  return pol && pol->graph.host;
+}
+
 /* The reader's options for CTX's policy. */
 static struct chakra_opts opts_of(const struct wl_ctx *ctx) {
   const struct chakra_config *c = ctx->config;
-  const struct pol_type *pol = pol_find(ctx->policy);
-  struct hw_config hw = pol_hw_of(ctx->sc);
-  bool host = pol && pol->graph.host;
+  struct hw_config hw = wl_hw_of(ctx->sc);
+  bool host = runs_on_host(ctx->policy);
   return (struct chakra_opts){
       .compute = (uint8_t)c->compute,
       .wgs = (uint32_t)(c->wgs ? c->wgs : MAX(hw.gpu->cus, 1)),
@@ -1242,7 +1251,7 @@ static struct chakra_opts opts_of(const struct wl_ctx *ctx) {
 
 static struct wl_program *chakra_program(const struct wl_ctx *ctx, char **err) {
   const struct chakra_config *c = ctx->config;
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
   const struct sc_node *fn = sc_map_get(w, "files"), *gn = sc_map_get(w, "comm_groups");
   *err = NULL;
@@ -1251,7 +1260,7 @@ static struct wl_program *chakra_program(const struct wl_ctx *ctx, char **err) {
                        "expected the prefix of Chakra trace files (PREFIX.0.et, ...), got none");
     return NULL;
   }
-  if (c->ranks && !pol_check_nodes(ctx->sc, &hw, (uint64_t)c->ranks, "workload.ranks", err))
+  if (c->ranks && !wl_check_nodes(ctx->sc, &hw, (uint64_t)c->ranks, "workload.ranks", err))
     return NULL;
   uint32_t max = (uint32_t)MIN(hw.net->nodes, (int64_t)UINT32_MAX);
   GHashTable *groups = NULL;
@@ -1277,8 +1286,7 @@ static struct wl_program *chakra_program(const struct wl_ctx *ctx, char **err) {
 /* CPU ops on the host only where the policy runs a rank's graph there. */
 static bool chakra_check(const struct wl_ctx *ctx, char **err) {
   const struct chakra_config *c = ctx->config;
-  const struct pol_type *pol = pol_find(ctx->policy);
-  if (pol && c->cpu_ops == CHAKRA_CPU_HOST && !pol->graph.host) {
+  if (pol_find(ctx->policy) && c->cpu_ops == CHAKRA_CPU_HOST && !runs_on_host(ctx->policy)) {
     const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
     const struct sc_node *n = sc_map_get(w, "cpu_ops");
     *err = sc_error_at(n ? n : w, "workload.cpu_ops",
@@ -1289,17 +1297,10 @@ static bool chakra_check(const struct wl_ctx *ctx, char **err) {
   return true;
 }
 
-static bool chakra_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
-  return pol_run_program(ctx, chakra_program, out, err);
-}
-
 const struct wl_type wl_chakra = {
     .params = &chakra_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "gputn",
     .check = chakra_check,
-    .run = chakra_run,
     .program = chakra_program,
 };
 
@@ -1375,24 +1376,11 @@ static void put_message(FILE *f, const ProtobufCMessage *m) {
   g_free(buf);
 }
 
-static uint64_t sat_mul(uint64_t a, uint64_t b) {
-  return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-/* Compute O's time on HW: a CPU op on its CPU, a GPU op's waves of WGs. */
-static sim_time compute_estimate(const struct hw_config *hw, const struct wl_op *o) {
-  if (o->on == WL_ON_CPU) return pol_cpu_time(hw->cpu, o);
-  struct kstep st = pol_launch_step(o);
-  sim_time wg = o->time_ps > 0 ? o->time_ps : gpu_compute_time(hw->gpu, &st);
-  uint64_t wave = (uint64_t)MAX(hw->gpu->cus * gpu_occupancy(hw->gpu, NULL), 1);
-  uint64_t waves = (o->n_wgs + wave - 1) / wave;
-  return (sim_time)MIN(sat_mul(waves, (uint64_t)wg), (uint64_t)INT64_MAX);
-}
 
 /* The node of op I of rank R (id I + 1) into N with its attributes in W
  * and dependencies in DEPS; false when P holds what Chakra cannot carry. */
 static bool node_of(const struct wl_program *p, uint32_t r, size_t i, int64_t prev,
-                    const struct hw_config *hw, ChakraEt__Node *n, struct wattrs *w,
+                    chakra_duration_fn duration, void *arg, ChakraEt__Node *n, struct wattrs *w,
                     GArray *deps, GArray *starts, char *name, size_t name_size, char **err) {
   const struct wl_rank *rk = &p->ranks[r];
   const struct wl_op *o = &rk->ops[i];
@@ -1426,8 +1414,8 @@ static bool node_of(const struct wl_program *p, uint32_t r, size_t i, int64_t pr
     g_snprintf(name, name_size, "compute_%zu", i);
     n->type = CHAKRA_ET__NODE_TYPE__COMP_NODE;
     w_bool(w, "is_cpu_op", o->on == WL_ON_CPU);
-    w_i64(w, "num_ops", (int64_t)MIN(sat_mul(o->n_wgs, (uint64_t)o->flops_per_wg), (uint64_t)INT64_MAX));
-    w_u64(w, "tensor_size", sat_mul(o->n_wgs, (uint64_t)o->bytes_per_wg));
+    w_i64(w, "num_ops", (int64_t)MIN(wl_mul_sat(o->n_wgs, (uint64_t)o->flops_per_wg), (uint64_t)INT64_MAX));
+    w_u64(w, "tensor_size", wl_mul_sat(o->n_wgs, (uint64_t)o->bytes_per_wg));
     w_i64(w, "trigsim_wgs", o->n_wgs);
     if (o->flops_per_wg) w_i64(w, "trigsim_flops_per_wg", o->flops_per_wg);
     if (o->bytes_per_wg) w_i64(w, "trigsim_bytes_per_wg", o->bytes_per_wg);
@@ -1436,7 +1424,7 @@ static bool node_of(const struct wl_program *p, uint32_t r, size_t i, int64_t pr
     if (o->ws_bytes) w_i64(w, "trigsim_working_set", o->ws_bytes);
     if (o->reuse_per_wg) w_i64(w, "trigsim_reuse", o->reuse_per_wg);
     if (o->gather_bytes) w_i64(w, "trigsim_gather", o->gather_bytes);
-    if (hw) n->duration_micros = (uint64_t)((compute_estimate(hw, o) + SIM_US / 2) / SIM_US);
+    if (duration) n->duration_micros = (uint64_t)((duration(o, arg) + SIM_US / 2) / SIM_US);
     break;
   }
   case WL_SEND:
@@ -1514,8 +1502,8 @@ static void put_groups(FILE *f, const struct wl_program *p) {
   g_string_free(s, TRUE);
 }
 
-bool wl_chakra_write(const struct wl_program *p, const struct hw_config *hw, const char *prefix,
-                     char **err) {
+bool wl_chakra_write(const struct wl_program *p, chakra_duration_fn duration, void *arg,
+                     const char *prefix, char **err) {
   struct outfile *of = g_new0(struct outfile, p->n_ranks);
   GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint64_t));
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -1541,7 +1529,7 @@ bool wl_chakra_write(const struct wl_program *p, const struct hw_config *hw, con
       ChakraEt__Node n;
       struct wattrs w;
       char name[96];
-      ok = node_of(p, r, i, prev, hw, &n, &w, deps, starts, name, sizeof name, err);
+      ok = node_of(p, r, i, prev, duration, arg, &n, &w, deps, starts, name, sizeof name, err);
       if (ok) put_message(of[r].f, &n.base);
       prev = (int64_t)i;
     }

@@ -27,9 +27,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gpu.h"
 #include "param.h"
 #include "program.h"
+#include "simtime.h"
 
 enum chakra_compute {
   CHAKRA_COMPUTE_AUTO,     /* trigsim's own attributes when a node has them (a trace
@@ -126,11 +126,13 @@ struct wl_program *wl_chakra_read(const char *prefix, uint32_t n_ranks, uint32_t
  * g_hash_table_destroy. */
 GHashTable *chakra_groups_load(const char *path, uint32_t n_ranks, char **err);
 
+/* A compute op's time (ps) for its duration_micros (the caller's model). */
+typedef sim_time (*chakra_duration_fn)(const struct wl_op *o, void *arg);
+
 /* Writes P (its loops written out, unchecked) as PREFIX.<r>.et, one file
  * per rank, each whole or not at all: computes with num_ops, tensor_size,
- * is_cpu_op and a duration to the nearest microsecond (on HW: a CPU op's
- * time on its CPU, a GPU op's fixed time or roofline time in waves of its
- * WGs; none when HW is NULL), messages with comm_src, comm_dst,
+ * is_cpu_op and DURATION(o, ARG) to the nearest microsecond (NULL: none),
+ * messages with comm_src, comm_dst,
  * comm_size and comm_tag, collectives with comm_type and comm_size and,
  * for a group, pg_name and a "## process_group:init ##" metadata node
  * listing every group as PyTorch writes it (which ASTRA-sim reads), and
@@ -138,8 +140,7 @@ GHashTable *chakra_groups_load(const char *path, uint32_t n_ranks, char **err);
  * named trigsim_* keep what Chakra cannot say (WGs, per-WG work, start
  * dependencies, the collective's algorithm), so that reading the files
  * back gives P's ops. False and *ERR when a file cannot be written. */
-struct hw_config;
-bool wl_chakra_write(const struct wl_program *p, const struct hw_config *hw, const char *prefix,
-                     char **err);
+bool wl_chakra_write(const struct wl_program *p, chakra_duration_fn duration, void *arg,
+                     const char *prefix, char **err);
 
 #endif

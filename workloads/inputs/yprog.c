@@ -9,7 +9,7 @@
 
 #include "coll.h"
 #include "nodeprog.h"
-#include "lower.h"
+#include "checks.h"
 #include "workload.h"
 
 #define PAR_CONFIG struct yprog_config
@@ -465,7 +465,7 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
   g_ptr_array_add(b->vars, (gpointer)name);
   bool ok = true;
   uint64_t start = b->total, outer = b->mult;
-  b->mult = pol_mul_sat(outer, (uint64_t)count);
+  b->mult = wl_mul_sat(outer, (uint64_t)count);
   /* Nested loops iterate the product of their counts, ops or not. */
   if (b->mult > YPROG_MAX_STEPS) {
     char *kp = g_strdup_printf("%s.count", path);
@@ -478,7 +478,7 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
   for (int64_t i = 0; i < count && ok; i++) {
     /* After one iteration, what every iteration of this and the enclosing
      * loops would make must fit (WL_MAX_OPS). */
-    if (i == 1 && pol_mul_sat(b->total - start, b->mult) > WL_MAX_OPS) {
+    if (i == 1 && wl_mul_sat(b->total - start, b->mult) > WL_MAX_OPS) {
       char *kp = g_strdup_printf("%s.count", path);
       ok = node_fail(b, sc_map_get(m, "count"), kp,
                      "expected loops that make at most 2^25 ops in all, got %s",
@@ -724,21 +724,14 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
 
 static struct wl_program *yprog_program(const struct wl_ctx *ctx, char **err) {
   const struct yprog_config *c = ctx->config;
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   uint64_t n = c->ranks ? (uint64_t)c->ranks : (uint64_t)hw.net->nodes;
-  if (!pol_check_nodes(ctx->sc, &hw, n, "the program's ranks", err)) return NULL;
+  if (!wl_check_nodes(ctx->sc, &hw, n, "the program's ranks", err)) return NULL;
   return wl_yprog_build(c->groups, (uint32_t)n, err);
-}
-
-static bool yprog_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
-  return pol_run_program(ctx, yprog_program, out, err);
 }
 
 const struct wl_type wl_yprog = {
     .params = &program_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "gputn",
-    .run = yprog_run,
     .program = yprog_program,
 };

@@ -1,9 +1,10 @@
 /* The kloop workload: one node's CPU runs a loop of 2D Jacobi kernels,
  * waiting for each (sync) or launching all and waiting once, the model
- * `trigsim validate-real` checks against real runs (models/calib.h). Its
+ * `trigsim validate-real` checks against real runs (tools/calib/). Its
  * compute time comes from the roofline, a fixed time, or is `measured`:
- * the real Jacobi kernel is timed on the attached OpenCL device at that
- * grid, once, and cached with provenance (hardware in the loop). */
+ * the real Jacobi kernel is timed on the attached OpenCL device (the
+ * registered wl_device, workload.h) at that grid, once, and cached with
+ * provenance (hardware in the loop). */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
@@ -11,14 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bus.h"
-#include "calib.h"
-#include "cpu.h"
-#include "gpu.h"
+#include "checks.h"
 #include "input.h"
-#include "nic.h"
+#include "kloop.h"
 #include "outfile.h"
-#include "topology.h"
 #include "units.h"
 #include "workload.h"
 
@@ -68,13 +65,44 @@ const struct par_group kloop_params = {
     .check = kloop_check,
 };
 
-/* The hardware groups of the scenario, each by its declaration. */
-static void hw_of(const struct scenario *sc, struct calib_hw *hw) {
-  hw->gpu = *(const struct gpu_config *)sc_hardware(sc, &gpu_params);
-  hw->cpu = *(const struct cpu_config *)sc_hardware(sc, &cpu_params);
-  hw->bus = *(const struct bus_config *)sc_hardware(sc, &bus_params);
-  hw->nic = *(const struct nic_config *)sc_hardware(sc, &nic_params);
-  hw->net = *(const struct net_config *)sc_hardware(sc, &net_params);
+uint32_t kloop_jacobi_wgs(int64_t n) {
+  int64_t side = (n + KLOOP_WG_SIDE - 1) / KLOOP_WG_SIDE;
+  return (uint32_t)(side * side);
+}
+
+int64_t kloop_wg_bytes(void) {
+  return (int64_t)KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_BYTES_PER_POINT;
+}
+
+int64_t kloop_predict_run(const struct hw_config *hw, int64_t n, int iters, bool sync,
+                          int64_t compute_ps, uint64_t *events) {
+  g_assert(iters >= 1 && n >= 1);
+  struct kstep step = {.kind = KS_COMPUTE, .kclass = KC_STENCIL};
+  struct kernel k = {.name = "jacobi", .steps = &step, .n_steps = 1};
+  if (compute_ps > 0) {
+    step.time = compute_ps;
+    k.n_wgs = 1;
+  } else {
+    step.flops = (int64_t)KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_FLOPS_PER_POINT;
+    step.bytes = kloop_wg_bytes();
+    step.ws_bytes = 2 * n * n * 4;
+    k.n_wgs = kloop_jacobi_wgs(n);
+  }
+  struct qcmd q = {.kind = Q_KERNEL, .kernel = 0};
+  size_t n_host = sync ? 2 * (size_t)iters : (size_t)iters + 1;
+  struct hstep *host = g_new0(struct hstep, n_host);
+  size_t j = 0;
+  for (int i = 0; i < iters; i++) {
+    host[j++] = (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = 0};
+    if (sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
+  }
+  if (!sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
+  g_assert(j == n_host);
+  struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
+                          .host = host, .n_host = n_host};
+  int64_t total = sys_run_node(hw, &prog, events);
+  g_free(host);
+  return total;
 }
 
 /* Looks KEY up in the cache at PATH: true and *EXEC_PS when there. A
@@ -130,25 +158,29 @@ static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *c
   char *key = g_strdup_printf("jacobi-%" PRId64, cfg->grid);
   bool found = false, ok = cache_get(path, key, exec_ps, &found, err);
   if (ok && !found) {
-    char *why = NULL;
-    struct calib_dev *d = calib_dev_open((int)cfg->device, &why);
-    struct calib_stat st;
+    char *why = NULL, *name = NULL;
+    const struct wl_device *d = ctx->device;
+    double median_s = 0, spread = 0;
     enum { REPS = 31 };
-    if (d && ctx->check_only) {
-      ok = true;
-    } else if (d && calib_dev_jacobi_exec(d, cfg->grid, REPS, &st, &why)) {
-      *exec_ps = (int64_t)(st.median_s * 1e12 + 0.5);
+    /* When only checking, that the device opens: it is measured when run. */
+    bool have = d && (ctx->check_only
+                          ? d->available(cfg->device, &why)
+                          : d->jacobi_exec(cfg->device, cfg->grid, REPS, &median_s, &spread,
+                                           &name, &why));
+    if (!d) why = g_strdup("this build registers no OpenCL device");
+    if (have && !ctx->check_only) {
+      *exec_ps = (int64_t)(median_s * 1e12 + 0.5);
       GDateTime *now = g_date_time_new_now_utc();
       char *date = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
       char *entry = g_strdup_printf("    exec: %" PRId64 "ps  # median execution span (START..END)\n"
                                     "    spread: %.3f\n    repetitions: %d\n"
                                     "    device: \"%s\"\n    date: \"%s\"\n",
-                                    *exec_ps, st.spread, REPS, calib_dev_name(d), date);
+                                    *exec_ps, spread, REPS, name, date);
       ok = cache_put(path, key, entry, err);
       g_free(entry);
       g_free(date);
       g_date_time_unref(now);
-    } else {
+    } else if (!have) {
       const struct sc_node *n =
           sc_map_get(sc_map_get(ctx->sc->root, "workload"), "compute_time");
       *err = sc_error_at(n ? n : ctx->sc->root, "workload.compute_time",
@@ -158,7 +190,7 @@ static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *c
       ok = false;
     }
     g_free(why);
-    calib_dev_close(d);
+    g_free(name);
   }
   g_free(key);
   g_free(path);
@@ -167,14 +199,13 @@ static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *c
 
 static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct kloop_config *cfg = ctx->config;
-  struct calib_hw hw;
-  hw_of(ctx->sc, &hw);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   int64_t compute_ps = 0, exec_ps = 0;
   if (!strcmp(cfg->compute_time, "measured")) {
     if (!measured_exec(ctx, cfg, &exec_ps, err)) return false;
     if (ctx->check_only) return true;
     /* The model adds teardown_latency after the compute: take it off. */
-    compute_ps = exec_ps - hw.gpu.teardown_latency;
+    compute_ps = exec_ps - hw.gpu->teardown_latency;
     if (compute_ps < 1) compute_ps = 1;
   } else if (strcmp(cfg->compute_time, "roofline")) {
     char *why = NULL;
@@ -183,13 +214,13 @@ static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
   }
   if (ctx->check_only) return true;
   int iters = (int)cfg->iterations;
-  out->total_ps = calib_predict_run(&hw, cfg->grid, iters, cfg->sync, compute_ps, &out->events);
+  out->total_ps = kloop_predict_run(&hw, cfg->grid, iters, cfg->sync, compute_ps, &out->events);
   sim_report_int(&out->phases, "per_iteration", UNIT_TIME,
                  (out->total_ps + iters / 2) / iters);
   if (exec_ps > 0) sim_report_int(&out->counters, "measured_exec", UNIT_TIME, exec_ps);
   sim_report_int(&out->counters, "kernels", UNIT_NONE, cfg->iterations);
   sim_report_int(&out->counters, "wgs_per_kernel", UNIT_NONE,
-                 compute_ps > 0 ? 1 : (int64_t)calib_jacobi_wgs(cfg->grid));
+                 compute_ps > 0 ? 1 : (int64_t)kloop_jacobi_wgs(cfg->grid));
   return true;
 }
 

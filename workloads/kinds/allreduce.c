@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "coll.h"
-#include "lower.h"
+#include "checks.h"
 #include "workload.h"
 
 #define PAR_CONFIG struct allreduce_config
@@ -67,10 +67,10 @@ struct wl_program *wl_allreduce_program(const struct allreduce_config *c, uint32
 
 bool wl_allreduce_check(const struct wl_ctx *ctx, const struct allreduce_config *c,
                         const char *what, char **err) {
-  struct hw_config hw = pol_hw_of(ctx->sc);
-  if (!pol_check_nodes(ctx->sc, &hw, 2, what, err)) return false;
+  struct hw_config hw = wl_hw_of(ctx->sc);
+  if (!wl_check_nodes(ctx->sc, &hw, 2, what, err)) return false;
   if (c->granularity == AR_MIXED && c->wgs % c->mixed_wgs) {
-    *err = pol_error_at(ctx->sc, "workload.mixed_wgs",
+    *err = wl_error_at(ctx->sc, "workload.mixed_wgs",
                         "expected a divisor of wgs = %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT,
                         c->wgs, c->mixed_wgs);
     return false;
@@ -85,20 +85,13 @@ static bool allreduce_check(const struct wl_ctx *ctx, char **err) {
 }
 
 static struct wl_program *allreduce_program(const struct wl_ctx *ctx, char **err) {
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   return wl_allreduce_program(ctx->config, (uint32_t)hw.net->nodes, err);
-}
-
-static bool allreduce_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
-  return pol_run_program(ctx, allreduce_program, out, err);
 }
 
 const struct wl_type wl_allreduce = {
     .params = &allreduce_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "gputn",
     .check = allreduce_check,
-    .run = allreduce_run,
     .program = allreduce_program,
 };

@@ -1,6 +1,6 @@
 /* The cg workload: standard or pipelined conjugate gradient on a sparse
  * matrix split over the ranks (CPU-free ICS23 Sec. 3.4, Table 1); see
- * workloads/cg.c for what an iteration does and costs. */
+ * workloads/kinds/cg.c for what an iteration does and costs. */
 #ifndef WL_CG_H
 #define WL_CG_H
 
@@ -11,7 +11,7 @@
 enum cg_source { CG_POISSON, CG_FILE, CG_BANDED, CG_CATALOGUE };
 enum cg_variant { CG_STANDARD, CG_PIPELINED };
 /* Whose CG an iteration follows: the CPU-free code's (ICS23) or aCG's
- * (SC '25; workloads/cg.c, acg_kernel_iteration and acg_host_iteration). */
+ * (SC '25; workloads/kinds/cg.c, acg_kernel_iteration and acg_host_iteration). */
 enum cg_code { CG_ICS23, CG_ACG };
 /* How the SpMV reads the x values other ranks own: a halo exchange of
  * messages before it, or a blocking load of the owner's memory per remote

@@ -201,5 +201,5 @@ const struct pol_type pol_gds = {
     .libs = POL_LIBS_STREAM,
     .lib_default = COMM_MPI,
     .host_quiet = true,
-    .op_by_op = true, /* a GOAL schedule streams (workloads/goal.c) */
+    .op_by_op = true, /* a GOAL schedule streams (workloads/inputs/goal.c) */
 };

@@ -56,7 +56,7 @@ static bool gputn_lower(const struct wl_program *p, uint32_t rank, const struct 
   /* Tags run to pieces * runs: they must fit the NIC's 32 bits. */
   const struct wl_rank *r = &p->ranks[rank];
   uint64_t runs = wl_most_runs(p, rank);
-  if (pol_mul_sat(pieces(r) + 1u, runs) > UINT32_MAX) {
+  if (wl_mul_sat(pieces(r) + 1u, runs) > UINT32_MAX) {
     *err = g_strdup_printf("gputn: rank %u: expected at most 2^32 trigger tags, got %u pieces "
                            "run up to %" G_GUINT64_FORMAT " times",
                            rank, pieces(r), runs);

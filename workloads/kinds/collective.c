@@ -7,7 +7,7 @@
 #include <glib.h>
 
 #include "coll.h"
-#include "lower.h"
+#include "checks.h"
 #include "workload.h"
 
 struct collective_config {
@@ -57,30 +57,30 @@ static struct wl_coll coll_of(const struct collective_config *c) {
 
 static bool collective_check(const struct wl_ctx *ctx, char **err) {
   const struct collective_config *c = ctx->config;
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   if (!wl_coll_has_algo((enum wl_coll_kind)c->kind, (enum wl_coll_algo)c->algorithm)) {
     char *list = wl_coll_algo_list((enum wl_coll_kind)c->kind);
-    *err = pol_error_at(ctx->sc, "workload.algorithm", "expected an algorithm of %s (%s), got %s",
+    *err = wl_error_at(ctx->sc, "workload.algorithm", "expected an algorithm of %s (%s), got %s",
                         wl_coll_names[c->kind], list, wl_coll_algo_names[c->algorithm]);
     g_free(list);
     return false;
   }
   if (c->root >= hw.net->nodes) {
-    *err = pol_error_at(ctx->sc, "workload.root",
+    *err = wl_error_at(ctx->sc, "workload.root",
                         "expected a rank below the %" G_GINT64_FORMAT " nodes, got %" G_GINT64_FORMAT,
                         hw.net->nodes, c->root);
     return false;
   }
   struct wl_coll one = coll_of(c);
-  uint64_t ops = pol_mul_sat(wl_coll_max_ops(&one, (uint32_t)hw.net->nodes), (uint64_t)hw.net->nodes);
-  return pol_check_at_most(ctx->sc, "workload.size", "a collective of at most this many ops", ops,
+  uint64_t ops = wl_mul_sat(wl_coll_max_ops(&one, (uint32_t)hw.net->nodes), (uint64_t)hw.net->nodes);
+  return wl_check_at_most(ctx->sc, "workload.size", "a collective of at most this many ops", ops,
                            WL_MAX_OPS, err);
 }
 
 static struct wl_program *collective_program(const struct wl_ctx *ctx, char **err) {
   (void)err;
   const struct collective_config *c = ctx->config;
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   uint32_t n = (uint32_t)hw.net->nodes;
   struct wl_program *p = wl_program_new(n);
   struct wl_coll one = coll_of(c);
@@ -93,11 +93,15 @@ static struct wl_program *collective_program(const struct wl_ctx *ctx, char **er
 }
 
 static bool collective_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
-  if (!pol_run_program(ctx, collective_program, out, err)) return false;
+  struct wl_program *p = collective_program(ctx, err);
+  if (!p) return false;
+  bool ok = ctx->run(ctx, p, ctx->policy, out, err);
+  wl_program_free(p);
+  if (!ok) return false;
   const struct collective_config *c = ctx->config;
   int64_t per = out->total_ps / c->iterations;
   sim_report_int(&out->counters, "collective.time_per_call_ps", UNIT_TIME, per);
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   double n = (double)hw.net->nodes, factor = 1;
   if (c->kind == WL_ALLREDUCE) factor = 2 * (n - 1) / n;
   else if (c->kind == WL_REDUCE_SCATTER || c->kind == WL_ALLGATHER) factor = (n - 1) / n;
@@ -108,8 +112,6 @@ static bool collective_run(const struct wl_ctx *ctx, struct sim_result *out, cha
 
 const struct wl_type wl_collective_wl = {
     .params = &collective_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "hdn",
     .check = collective_check,
     .run = collective_run,

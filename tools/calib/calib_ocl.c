@@ -334,8 +334,8 @@ static bool enqueue_empty(struct calib_dev *d, cl_event *ev, char **err) {
 static bool enqueue_jacobi(struct calib_dev *d, int64_t n, int parity, cl_event *ev, char **err) {
   cl_mem src = parity ? d->b : d->a, dst = parity ? d->a : d->b;
   cl_int ni = (cl_int)n;
-  size_t side = (size_t)((n + CALIB_WG_SIDE - 1) / CALIB_WG_SIDE * CALIB_WG_SIDE);
-  size_t g[2] = {side, side}, l[2] = {CALIB_WG_SIDE, CALIB_WG_SIDE};
+  size_t side = (size_t)((n + KLOOP_WG_SIDE - 1) / KLOOP_WG_SIDE * KLOOP_WG_SIDE);
+  size_t g[2] = {side, side}, l[2] = {KLOOP_WG_SIDE, KLOOP_WG_SIDE};
   return cl_ok(clSetKernelArg(d->jacobi, 0, sizeof src, &src), "clSetKernelArg", err) &&
          cl_ok(clSetKernelArg(d->jacobi, 1, sizeof dst, &dst), "clSetKernelArg", err) &&
          cl_ok(clSetKernelArg(d->jacobi, 2, sizeof ni, &ni), "clSetKernelArg", err) &&

@@ -416,25 +416,7 @@ const struct pol_type *pol_find(const char *name) {
   return NULL;
 }
 
-struct hw_config pol_hw_of(const struct scenario *sc) {
-  return (struct hw_config){.gpu = sc_hardware(sc, &gpu_params),
-                            .cpu = sc_hardware(sc, &cpu_params),
-                            .bus = sc_hardware(sc, &bus_params),
-                            .nic = sc_hardware(sc, &nic_params),
-                            .net = sc_hardware(sc, &net_params),
-                            .comm = sc_hardware(sc, &comm_params)};
-}
 
-char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  char *e = sc ? sc_error_at(sc_node_near(sc->root, path), path, "%s", msg)
-               : g_strdup_printf("%s: %s", path, msg);
-  g_free(msg);
-  return e;
-}
 
 uint8_t pol_library(const struct pol_type *pol, const struct hw_config *hw) {
   return hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
@@ -442,31 +424,13 @@ uint8_t pol_library(const struct pol_type *pol, const struct hw_config *hw) {
 }
 
 char *pol_proxy_error(const struct scenario *sc, uint8_t lib) {
-  return pol_error_at(sc, "hardware.cpu.helper_threads",
+  return wl_error_at(sc, "hardware.cpu.helper_threads",
                       "expected at least 1 for library %s (its proxy thread posts what "
                       "crosses nodes), got 0", wl_lib_names[comm_wl_lib(lib)]);
 }
 
-bool pol_check_at_most(const struct scenario *sc, const char *path, const char *what,
-                       uint64_t value, uint64_t max, char **err) {
-  if (value <= max) return true;
-  *err = pol_error_at(sc, path, "expected %s at most %" G_GUINT64_FORMAT ", got %" G_GUINT64_FORMAT,
-                      what, max, value);
-  return false;
-}
 
-uint64_t pol_mul_sat(uint64_t a, uint64_t b) {
-  return (a && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
-}
 
-bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
-                     const char *what, char **err) {
-  if ((uint64_t)hw->net->nodes >= need) return true;
-  *err = pol_error_at(sc, "hardware.network.nodes",
-                      "expected at least %" G_GUINT64_FORMAT " nodes for %s, got %" G_GINT64_FORMAT,
-                      need, what, hw->net->nodes);
-  return false;
-}
 
 /* ---- reading the reports ---- */
 
@@ -659,7 +623,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
     return false;
   }
   if (hw->net->nodes < p->n_ranks) {
-    *err = pol_error_at(ctx->sc, "hardware.network.nodes",
+    *err = wl_error_at(ctx->sc, "hardware.network.nodes",
                         "expected at least %u nodes, got %" G_GINT64_FORMAT, p->n_ranks,
                         hw->net->nodes);
     return false;
@@ -672,7 +636,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
     for (int l = COMM_MPI; l <= COMM_GPUTN; l++)
       if (pol->libs & (1u << l))
         g_string_append_printf(can, "%s%s", can->len ? ", " : "", wl_lib_names[comm_wl_lib(l)]);
-    *err = pol_error_at(ctx->sc, "hardware.comm.library",
+    *err = wl_error_at(ctx->sc, "hardware.comm.library",
                         "expected a library policy %s runs with (%s), got %s", pol->name,
                         can->str, wl_lib_names[comm_wl_lib(lib)]);
     g_string_free(can, TRUE);
@@ -711,7 +675,7 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
     if (!kept) {
       uint64_t n = wl_unrolled_ops(orig);
       if (n > WL_MAX_OPS) {
-        *err = pol_error_at(ctx->sc, "policies",
+        *err = wl_error_at(ctx->sc, "policies",
                             "policy %s runs this program written out: expected at most %"
                             G_GUINT64_FORMAT " ops, got %" G_GUINT64_FORMAT,
                             pol->name, (uint64_t)WL_MAX_OPS, n);
@@ -724,16 +688,5 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
   bool ok = pol_run_checked(p, pol, hw, lib, ctx, out, err);
   wl_program_free(own);
   while (n_owned) wl_program_free(owned[--n_owned]);
-  return ok;
-}
-
-bool pol_run_program(const struct wl_ctx *ctx,
-                     struct wl_program *(*build)(const struct wl_ctx *ctx, char **err),
-                     struct sim_result *out, char **err) {
-  struct wl_program *p = build(ctx, err);
-  if (!p) return false;
-  struct hw_config hw = pol_hw_of(ctx->sc);
-  bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
-  wl_program_free(p);
   return ok;
 }

@@ -1,5 +1,5 @@
 /* `trigsim fit` (see fit.h): the fit file, its evaluation through the
- * sweep runner (sim/sweep_run.h, workloads/points.h), GSL's
+ * sweep runner (tools/app/sweep_run.h, tools/app/points.h), GSL's
  * gsl_multifit_nlinear on logistic-transformed parameters, and the profile
  * fragment with provenance it writes. */
 #include "fit.h"
@@ -296,9 +296,10 @@ static bool check_policy(const struct fit_scen *s, const struct sc_node *n, cons
                          char **err) {
   if (!want_scalar(n, path, "a policy", err)) return false;
   if (known_policy(s->bound, n->scalar)) {
-    const struct wl_type *w = wl_type_of(s->bound);
-    for (size_t k = 0; k < w->n_policies; k++)
-      if (!strcmp(w->policies[k], n->scalar)) return true;
+    size_t n_can;
+    const char *const *can = wl_policies_of(wl_type_of(s->bound), &n_can);
+    for (size_t k = 0; k < n_can; k++)
+      if (!strcmp(can[k], n->scalar)) return true;
   }
   const char *hint = par_suggest(n->scalar, s->bound->catalog->policies, s->bound->catalog->n_policies);
   *err = sc_error_at(n, path, "expected a policy the %s workload of scenario %s runs%s%s%s, got '%s'",

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "allreduce.h"
-#include "lower.h"
+#include "checks.h"
 #include "workload.h"
 
 struct dl_model {
@@ -72,7 +72,7 @@ static bool one_call(const struct wl_ctx *ctx, const struct hw_config *hw, const
   if (!p) return false;
   struct wl_ctx one = *ctx;
   one.trace = NULL; /* several runs per policy: no one timeline */
-  bool ok = pol_run(p, policy, hw, &one, out, err);
+  bool ok = one.run(&one, p, policy, out, err);
   wl_program_free(p);
   return ok;
 }
@@ -94,7 +94,7 @@ static bool dlproject_check(const struct wl_ctx *ctx, char **err) {
   ar.wgs = c->wgs;
   ar.granularity = c->granularity;
   if (ar.granularity == AR_MIXED && ar.wgs % ar.mixed_wgs) {
-    *err = pol_error_at(ctx->sc, "workload.wgs",
+    *err = wl_error_at(ctx->sc, "workload.wgs",
                         "expected a multiple of the allreduce's mixed_wgs = %" G_GINT64_FORMAT
                         " under granularity mixed, got %" G_GINT64_FORMAT,
                         ar.mixed_wgs, ar.wgs);
@@ -105,7 +105,7 @@ static bool dlproject_check(const struct wl_ctx *ctx, char **err) {
 
 static bool dlproject_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct dlproject_config *c = ctx->config;
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   out->total_ps = 0;
   for (size_t m = 0; m < N_MODELS; m++) {
     if (c->model != (int)N_MODELS && c->model != (int)m) continue;
@@ -137,8 +137,6 @@ static bool dlproject_run(const struct wl_ctx *ctx, struct sim_result *out, char
 
 const struct wl_type wl_dlproject = {
     .params = &dlproject_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "gputn",
     .check = dlproject_check,
     .run = dlproject_run,

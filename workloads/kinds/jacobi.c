@@ -19,7 +19,7 @@
 #include <glib.h>
 #include <stddef.h>
 
-#include "lower.h"
+#include "checks.h"
 #include "workload.h"
 
 #define PAR_CONFIG struct jacobi2d_config
@@ -263,7 +263,7 @@ struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *c) {
  * with overlap two computes). */
 static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, const char *what,
                           char **err) {
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   uint64_t ranks = (uint64_t)(s->p[0] * s->p[1] * s->p[2]);
   uint64_t tx = (uint64_t)((s->n[0] + s->tile - 1) / s->tile);
   uint64_t ty = (uint64_t)((s->n[1] + s->tile - 1) / s->tile);
@@ -271,10 +271,10 @@ static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, con
   const char *grid = s->faces == 4 ? "workload.grid" : "workload.nx";
   const char *wgs_what = s->faces == 4 ? "WGs of a kernel (ceil(grid / wg_tile)^2)"
                                        : "WGs of a kernel (ceil(nx / wg_tile) ceil(ny / wg_tile) nz)";
-  uint64_t ops = pol_mul_sat(ranks * 2, (uint64_t)(5 + 2 * s->faces)); /* two iterations written */
-  return pol_check_nodes(ctx->sc, &hw, ranks, what, err) &&
-         pol_check_at_most(ctx->sc, grid, wgs_what, wgs, WL_MAX_WGS, err) &&
-         pol_check_at_most(ctx->sc, "hardware.network.nodes",
+  uint64_t ops = wl_mul_sat(ranks * 2, (uint64_t)(5 + 2 * s->faces)); /* two iterations written */
+  return wl_check_nodes(ctx->sc, &hw, ranks, what, err) &&
+         wl_check_at_most(ctx->sc, grid, wgs_what, wgs, WL_MAX_WGS, err) &&
+         wl_check_at_most(ctx->sc, "hardware.network.nodes",
                            "program ops (ranks x 2 x (5 + 2 faces): an iteration, then a loop of "
                            "the others)", ops, WL_MAX_OPS, err);
 }
@@ -283,8 +283,7 @@ static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, con
  * ITERATIONS. */
 static bool stencil_run(const struct wl_ctx *ctx, struct wl_program *p, int64_t iterations,
                         struct sim_result *out, char **err) {
-  struct hw_config hw = pol_hw_of(ctx->sc);
-  bool ok = pol_run(p, ctx->policy, &hw, ctx, out, err);
+  bool ok = ctx->run(ctx, p, ctx->policy, out, err);
   wl_program_free(p);
   if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration_ps", UNIT_TIME,
                          out->total_ps / iterations);
@@ -313,8 +312,6 @@ static bool jacobi3d_run(const struct wl_ctx *ctx, struct sim_result *out, char 
 
 const struct wl_type wl_jacobi2d = {
     .params = &jacobi2d_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "gputn",
     .check = jacobi2d_check,
     .run = jacobi2d_run,
@@ -322,8 +319,6 @@ const struct wl_type wl_jacobi2d = {
 
 const struct wl_type wl_jacobi3d = {
     .params = &jacobi3d_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "gputn",
     .check = jacobi3d_check,
     .run = jacobi3d_run,

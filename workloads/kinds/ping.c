@@ -1,12 +1,12 @@
 /* The ping workload (ping.h; GPU-TN Sec. 5.2, Fig. 8): a kernel of one
  * cache line's work on rank 0, then one message to rank 1. Runs under every
- * policy that lowers programs (workloads/policy_*.c). */
+ * policy that lowers programs (workloads/policies/policy_*.c). */
 #include "ping.h"
 
 #include <glib.h>
 #include <stddef.h>
 
-#include "lower.h"
+#include "checks.h"
 #include "workload.h"
 
 #define PAR_CONFIG struct ping_config
@@ -38,8 +38,8 @@ struct wl_program *wl_ping_program(const struct ping_config *cfg) {
 }
 
 static bool ping_check(const struct wl_ctx *ctx, char **err) {
-  struct hw_config hw = pol_hw_of(ctx->sc);
-  return pol_check_nodes(ctx->sc, &hw, 2, "ping", err);
+  struct hw_config hw = wl_hw_of(ctx->sc);
+  return wl_check_nodes(ctx->sc, &hw, 2, "ping", err);
 }
 
 static struct wl_program *ping_program(const struct wl_ctx *ctx, char **err) {
@@ -47,16 +47,9 @@ static struct wl_program *ping_program(const struct wl_ctx *ctx, char **err) {
   return wl_ping_program(ctx->config);
 }
 
-static bool ping_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
-  return pol_run_program(ctx, ping_program, out, err);
-}
-
 const struct wl_type wl_ping = {
     .params = &ping_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "gputn",
     .check = ping_check,
-    .run = ping_run,
     .program = ping_program,
 };

@@ -89,7 +89,7 @@ struct sp_part *sp_partition_banded(int64_t rows, double nnz_per_row, uint32_t r
 int64_t sp_banded_halfwidth(double nnz_per_row);
 /* Contiguous blocks of ROWS rows over RANKS ranks (as SP_BLOCKS), with
  * every rank's nnz 0 and no recv yet: for a generator that fills them by
- * streaming its rows (workloads/matgen.h). Free with sp_part_free. */
+ * streaming its rows (workloads/inputs/matgen.h). Free with sp_part_free. */
 struct sp_part *sp_part_new_blocks(int64_t rows, uint32_t ranks);
 /* A square N x N matrix assembled row by row: ROW(CTX, i, cols, vals)
  * writes row i's non-zeros (columns ascending, distinct, at most MAX_LEN)

@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <stdbool.h>
 
+#include "checks.h"
 #include "program.h"
 #include "result.h"
 #include "system.h"
@@ -101,14 +102,14 @@ struct pol_type {
   /* It lowers a rank without syncs into one kernel launched once (and, by
    * p2p, waited for), op by op, each op's step independent of the others'
    * (pol_one_kernel, pol_kernel_of): a GOAL schedule can be streamed into
-   * it (workloads/goal.c). */
+   * it (workloads/inputs/goal.c). */
   bool one_kernel;
   /* It lowers a rank op by op onto one stream, each op's host steps,
    * queue commands, kernels and NIC commands its own: the ops before an
    * op show only in pol_prog.post_next, the ops after a receive only in
    * whether stream work follows it (wl_rank.work_after), and a trailing
    * HS_WAIT_KERNEL waits for the stream's last kernel at the end (gds): a
-   * GOAL schedule can be streamed into it (workloads/goal.c). */
+   * GOAL schedule can be streamed into it (workloads/inputs/goal.c). */
   bool op_by_op;
 };
 
@@ -170,7 +171,7 @@ struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *
 struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
                             size_t i, uint8_t op, uint32_t part);
 
-/* One kernel for ops [A, B) of RANK (workloads/kernel.c), the shape the
+/* One kernel for ops [A, B) of RANK (workloads/policies/kernel.c), the shape the
  * policies that keep work on the GPU share (gputn, ghn, cpufree,
  * monolithic, p2p): compute steps; a wait on the receive's flag(s) per
  * receive; a device-wide barrier per sync; lane 1 ops on WGs of their own
@@ -215,7 +216,7 @@ void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct p
 
 /* The policy table: one X(name) per policy, in the order scenarios list
  * and `params` shows them. Policy NAME is `const struct pol_type pol_NAME`
- * in its own file, workloads/policy_NAME.c (a variant may share its
+ * in its own file, workloads/policies/policy_NAME.c (a variant may share its
  * base's file: hdn2s is in policy_hdn.c); adding one is that file plus
  * one entry here. Everything else (the declarations below, pol_find, the
  * names, the count, the catalog) is derived from this list. */
@@ -249,16 +250,13 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
  * HW built in engine E (taken over) under POL, as pol_run does once it has
  * lowered P: P gives the ranks, the measured one and, where it has them,
  * the ops a deadlock names (else "rank R op I"). For programs lowered
- * elsewhere (a streamed GOAL schedule, workloads/goal.c). */
+ * elsewhere (a streamed GOAL schedule, workloads/inputs/goal.c). */
 bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
                         const struct hw_config *hw, const struct nodeprog **progs,
                         struct sim_engine *e, struct trace *trace, struct sim_result *out,
                         char **err);
 
-/* An error at dotted PATH of SC (its deepest written ancestor; unlocated
- * when SC is NULL), "expected ..." by FMT. */
-char *pol_error_at(const struct scenario *sc, const char *path, const char *fmt, ...)
-    G_GNUC_PRINTF(3, 4);
+
 
 /* The library a run under POL uses on HW: the scenario's
  * hardware.comm.library, else the policy's (enum comm_library, never
@@ -268,28 +266,6 @@ uint8_t pol_library(const struct pol_type *pol, const struct hw_config *hw);
 /* The error of a lowering that sent through library LIB's proxy thread
  * (pol_prog.proxied) on a CPU without a helper thread to hold it. */
 char *pol_proxy_error(const struct scenario *sc, uint8_t lib);
-
-/* True when VALUE <= MAX; else *ERR at PATH of SC: "expected WHAT at most
- * MAX, got VALUE" (a workload's size check, computed without overflow). */
-bool pol_check_at_most(const struct scenario *sc, const char *path, const char *what,
-                       uint64_t value, uint64_t max, char **err);
-
-/* A * B, or UINT64_MAX when that overflows (for size checks). */
-uint64_t pol_mul_sat(uint64_t a, uint64_t b);
-
-/* True when the network has at least NEED nodes; else *ERR at the
- * scenario's hardware.network.nodes naming WHAT needs them. */
-bool pol_check_nodes(const struct scenario *sc, const struct hw_config *hw, uint64_t need,
-                     const char *what, char **err);
-
-/* The hardware groups of a scenario, each fetched by its declaration. */
-struct hw_config pol_hw_of(const struct scenario *sc);
-
-/* A workload's run from its program hook (workload.h): builds the program
- * of CTX with BUILD, runs it under CTX's policy (pol_run), frees it. */
-bool pol_run_program(const struct wl_ctx *ctx,
-                     struct wl_program *(*build)(const struct wl_ctx *ctx, char **err),
-                     struct sim_result *out, char **err);
 
 
 #endif

@@ -57,8 +57,8 @@
  *   with its second pass - without.
  * - The enqueue cost against the burst (N Jacobi enqueues, N = 1 .. 1024)
  *   is recorded only: too noisy on the H100 to make cpu.submit_table. */
-#ifndef MODELS_CALIB_H
-#define MODELS_CALIB_H
+#ifndef CALIB_CALIB_H
+#define CALIB_CALIB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,13 +68,10 @@
 #include "cpu.h"
 #include "gpu.h"
 #include "net.h"
+#include "kloop.h"
 #include "nic.h"
+#include "workload.h"
 
-/* Jacobi kernel as the model sees it: 16x16-item WGs, 8 bytes of traffic
- * (one float read, one written) and 4 flops per point. */
-#define CALIB_WG_SIDE 16
-#define CALIB_BYTES_PER_POINT 8
-#define CALIB_FLOPS_PER_POINT 4
 #define CALIB_DEPTHS 11 /* 1, 2, 4, ... 1024 */
 #define CALIB_MAX_GRIDS 16
 #define CALIB_MAX_K 16     /* WGs per CU measured: 1 .. max */
@@ -178,8 +175,6 @@ int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters);
 /* The kernel steps of CG-like kernel WHICH on SIDE^2 rows (one WG's). */
 struct kstep calib_cg_step(int64_t side, int which, uint32_t *n_wgs);
 
-/* WGs of the Jacobi kernel on an N x N grid. */
-uint32_t calib_jacobi_wgs(int64_t n);
 /* The model's work, in bits, of the Jacobi kernel on an N x N grid under
  * CUS x WGS_PER_CU slots: ceil(wgs / slots) * wg_bytes * 8 * slots, so that
  * its duration is work / mem_bandwidth (gpu_compute_time). */
@@ -213,10 +208,6 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err);
  * roofline: one WG of that duration per kernel. */
 int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                               int64_t compute_ps);
-/* The same loop's total time (ps), when the CPU's main thread is done,
- * and the engine events it took (EVENTS may be NULL). */
-int64_t calib_predict_run(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                          int64_t compute_ps, uint64_t *events);
 
 /* ---- the device side (calib_ocl.c) ---- */
 
@@ -269,5 +260,9 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct cali
 
 /* The device's name and driver ("NAME, driver VERSION"), static storage. */
 const char *calib_dev_name(const struct calib_dev *d);
+
+/* The OpenCL devices as workloads time kernels on them (workload.h
+ * wl_device; the command line registers it with wl_set_device). */
+extern const struct wl_device calib_device;
 
 #endif

@@ -47,19 +47,12 @@ bool calib_fit_rel(const double *x, const double *y, size_t n, double *a, double
   return rc == 0 && isfinite(*a) && isfinite(*b);
 }
 
-uint32_t calib_jacobi_wgs(int64_t n) {
-  int64_t side = (n + CALIB_WG_SIDE - 1) / CALIB_WG_SIDE;
-  return (uint32_t)(side * side);
-}
 
-static int64_t jacobi_wg_bytes(void) {
-  return (int64_t)CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_BYTES_PER_POINT;
-}
 
 double calib_jacobi_work_bits(int64_t n, int64_t cus, int64_t wgs_per_cu) {
   int64_t slots = cus * wgs_per_cu;
-  int64_t waves = ((int64_t)calib_jacobi_wgs(n) + slots - 1) / slots;
-  return (double)waves * (double)jacobi_wg_bytes() * 8.0 * (double)slots;
+  int64_t waves = ((int64_t)kloop_jacobi_wgs(n) + slots - 1) / slots;
+  return (double)waves * (double)kloop_wg_bytes() * 8.0 * (double)slots;
 }
 
 static int64_t wgs_per_cu_of(const struct calib_meas *m) {
@@ -150,14 +143,14 @@ static size_t persist_points(const struct calib_meas *m, const struct gpu_config
   for (int i = 0; i < m->n_pj; i++) {
     int64_t n = m->pj_grid[i];
     if ((2 * n * n * 4 <= g->l2_bytes) != l2) continue;
-    int64_t wgs = m->cus * m->pj_k[i], tiles = calib_jacobi_wgs(n);
+    int64_t wgs = m->cus * m->pj_k[i], tiles = kloop_jacobi_wgs(n);
     int64_t fold = (tiles + wgs - 1) / wgs;
     double bar = g->barrier_table.n ? (double)par_table_eval(&g->barrier_table, wgs) * 1e-12 : 0;
     double t = m->pj_iter_s[i] - bar - launch;
     if (!(t > 0)) continue;
     k[c] = (double)m->pj_k[i];
-    bps[c++] = (double)(MIN(wgs, tiles) * fold) * CALIB_WG_SIDE * CALIB_WG_SIDE *
-               CALIB_BYTES_PER_POINT * 8.0 / t;
+    bps[c++] = (double)(MIN(wgs, tiles) * fold) * KLOOP_WG_SIDE * KLOOP_WG_SIDE *
+               KLOOP_BYTES_PER_POINT * 8.0 / t;
   }
   return c;
 }
@@ -245,9 +238,9 @@ void calib_derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
   for (int i = 0; i < m->n_grids; i++) {
     if (!(m->grid_b2b_s[i] > 2 * m->submit.median_s)) continue;
     int64_t n = m->grid[i];
-    uint32_t wgs = calib_jacobi_wgs(n);
+    uint32_t wgs = kloop_jacobi_wgs(n);
     struct kstep js = {.kind = KS_COMPUTE, .kclass = KC_STENCIL,
-                       .bytes = (int64_t)CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_BYTES_PER_POINT,
+                       .bytes = (int64_t)KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_BYTES_PER_POINT,
                        .ws_bytes = 2 * n * n * 4};
     double waves = (double)((wgs + slots - 1) / slots);
     e[ne++] = MAX(0, (m->grid_b2b_s[i] - t0) * 1e12 - kernel_ps(g, &js, wgs)) / waves;
@@ -342,7 +335,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   const struct gpu_config *g = &hw->gpu;
   fprintf(f, "# Hardware profile measured by `trigsim calibrate` on %s (DESIGN.md Sec. 6).\n"
              "# Include it from a scenario (`include: hw/<this file>`); the derivation of each\n"
-             "# value from the measurements is in models/calib.h. Times are medians; spread =\n"
+             "# value from the measurements is in tools/calib/calib.h. Times are medians; spread =\n"
              "# interquartile range / median over the repetitions.\n",
           m->device);
   fputs("provenance:\n  tool: \"trigsim " TRIGSIM_VERSION " calibrate\"\n", f);
@@ -518,82 +511,32 @@ bool calib_read_profile(const char *path, struct calib_hw *hw, char **err) {
 
 /* ---- the model of the Jacobi loop ---- */
 
+/* HW's groups as the models take them (borrowed from HW). */
+static struct hw_config hw_config_of(const struct calib_hw *hw) {
+  return (struct hw_config){.gpu = &hw->gpu, .cpu = &hw->cpu, .bus = &hw->bus, .nic = &hw->nic,
+                            .net = &hw->net};
+}
+
 int64_t calib_predict_iter_ps(const struct calib_hw *hw, int64_t n, int iters, bool sync,
                               int64_t compute_ps) {
-  int64_t total = calib_predict_run(hw, n, iters, sync, compute_ps, NULL);
+  struct hw_config h = hw_config_of(hw);
+  int64_t total = kloop_predict_run(&h, n, iters, sync, compute_ps, NULL);
   return (total + iters / 2) / iters;
 }
 
-/* Runs PROG on node 0 of a one-node system of HW with GPU: when the
- * CPU's main thread is done (ps); *EVENTS (if not NULL) the events run. */
-static int64_t run_one_node(const struct calib_hw *hw, const struct gpu_config *gpu,
-                            const struct nodeprog *prog, uint64_t *events) {
-  struct net_config net = hw->net;
-  net.topology = NET_STAR;
-  net.nodes = 1;
-  struct hw_config h = {.gpu = gpu, .cpu = &hw->cpu, .bus = &hw->bus, .nic = &hw->nic,
-                        .net = &net};
-  const struct nodeprog *progs[] = {prog};
-  struct sim_engine *e = sim_new(1);
-  char *err = NULL;
-  struct system *s = sys_build(e, &h, progs, &err);
-  if (!s) g_error("calib: one-node system: %s", err);
-  uint64_t ran = sim_run(e, SIM_TIME_MAX, 0);
-  if (events) *events = ran;
-  struct sim_report rep;
-  sim_report_init(&rep);
-  sim_finish(e, &rep);
-  const struct sim_report_entry *en = sim_report_find(&rep, "node0.cpu.main_done");
-  g_assert(en && en->i > 0);
-  int64_t total = en->i;
-  sim_report_clear(&rep);
-  sim_free(e);
-  sys_free(s);
-  return total;
-}
-
-int64_t calib_predict_run(const struct calib_hw *hw, int64_t n, int iters, bool sync,
-                          int64_t compute_ps, uint64_t *events) {
-  g_assert(iters >= 1 && n >= 1);
-  struct kstep step = {.kind = KS_COMPUTE, .kclass = KC_STENCIL};
-  struct kernel k = {.name = "jacobi", .steps = &step, .n_steps = 1};
-  if (compute_ps > 0) {
-    step.time = compute_ps;
-    k.n_wgs = 1;
-  } else {
-    step.flops = (int64_t)CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_FLOPS_PER_POINT;
-    step.bytes = jacobi_wg_bytes();
-    step.ws_bytes = 2 * n * n * 4;
-    k.n_wgs = calib_jacobi_wgs(n);
-  }
-  struct qcmd q = {.kind = Q_KERNEL, .kernel = 0};
-  size_t n_host = sync ? 2 * (size_t)iters : (size_t)iters + 1;
-  struct hstep *host = g_new0(struct hstep, n_host);
-  size_t j = 0;
-  for (int i = 0; i < iters; i++) {
-    host[j++] = (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = 0};
-    if (sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
-  }
-  if (!sync) host[j++] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
-  g_assert(j == n_host);
-  struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
-                          .host = host, .n_host = n_host};
-  int64_t total = run_one_node(hw, &hw->gpu, &prog, events);
-  g_free(host);
-  return total;
-}
 
 int64_t calib_predict_persist_ps(const struct calib_hw *hw, int64_t n, int iters) {
   g_assert(iters >= 1 && n >= 1);
+  struct hw_config h = hw_config_of(hw);
   uint32_t wgs = (uint32_t)(hw->gpu.cus * gpu_occupancy(&hw->gpu, NULL));
-  uint32_t tiles = calib_jacobi_wgs(n);
+  uint32_t tiles = kloop_jacobi_wgs(n);
   int64_t fold = (tiles + wgs - 1) / wgs;
   struct kstep *steps = g_new0(struct kstep, 2 * (size_t)iters);
   for (int i = 0; i < iters; i++) {
     steps[2 * i] = (struct kstep){
         .kind = KS_COMPUTE, .kclass = KC_STENCIL,
-        .flops = fold * CALIB_WG_SIDE * CALIB_WG_SIDE * CALIB_FLOPS_PER_POINT,
-        .bytes = fold * jacobi_wg_bytes(), .ws_bytes = 2 * n * n * 4,
+        .flops = fold * KLOOP_WG_SIDE * KLOOP_WG_SIDE * KLOOP_FLOPS_PER_POINT,
+        .bytes = fold * kloop_wg_bytes(), .ws_bytes = 2 * n * n * 4,
         .sel_count = MIN(wgs, tiles), .sel_stride = 1}; /* WGs past the tiles have none */
     steps[2 * i + 1] = (struct kstep){.kind = KS_BARRIER};
   }
@@ -604,7 +547,7 @@ int64_t calib_predict_persist_ps(const struct calib_hw *hw, int64_t n, int iters
                                {.kind = HS_WAIT_KERNEL, .kernel = 0}};
   struct nodeprog prog = {.kernels = &k, .n_kernels = 1, .qcmds = &q, .n_qcmds = 1,
                           .host = host, .n_host = 2};
-  int64_t total = run_one_node(hw, &hw->gpu, &prog, NULL);
+  int64_t total = sys_run_node(&h, &prog, NULL);
   g_free(steps);
   return (total + iters / 2) / iters;
 }
@@ -631,6 +574,7 @@ struct kstep calib_cg_step(int64_t side, int which, uint32_t *n_wgs) {
 
 int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters) {
   g_assert(iters >= 1 && side >= 2);
+  struct hw_config h = hw_config_of(hw);
   struct kstep st[CALIB_CG_KINDS];
   struct kernel k[CALIB_CG_KINDS];
   struct qcmd q[CALIB_CG_KINDS];
@@ -651,7 +595,7 @@ int64_t calib_predict_cg_ps(const struct calib_hw *hw, int64_t side, int iters) 
   }
   struct nodeprog prog = {.kernels = k, .n_kernels = CALIB_CG_KINDS, .qcmds = q,
                           .n_qcmds = CALIB_CG_KINDS, .host = host, .n_host = n_host};
-  int64_t total = run_one_node(hw, &hw->gpu, &prog, NULL);
+  int64_t total = sys_run_node(&h, &prog, NULL);
   g_free(host);
   return (total + iters / 2) / iters;
 }
@@ -801,3 +745,28 @@ bool calib_read_meas(const char *path, struct calib_meas *m, char **err) {
   sc_node_free(root);
   return true;
 }
+
+/* ---- the device as workloads see it (workload.h) ---- */
+
+static bool device_available(int64_t index, char **err) {
+  struct calib_dev *d = calib_dev_open((int)index, err);
+  calib_dev_close(d);
+  return d != NULL;
+}
+
+static bool device_jacobi_exec(int64_t index, int64_t grid, int reps, double *median_s,
+                               double *spread, char **name, char **err) {
+  struct calib_dev *d = calib_dev_open((int)index, err);
+  struct calib_stat st;
+  bool ok = d && calib_dev_jacobi_exec(d, grid, reps, &st, err);
+  if (ok) {
+    *median_s = st.median_s;
+    *spread = st.spread;
+    *name = g_strdup(calib_dev_name(d));
+  }
+  calib_dev_close(d);
+  return ok;
+}
+
+const struct wl_device calib_device = {.available = device_available,
+                                       .jacobi_exec = device_jacobi_exec};

@@ -11,7 +11,7 @@ static bool overlap_check(const struct scenario *sc, const struct hw_config *hw,
                           const struct wl_program *p, char **err) {
   (void)p;
   if (hw->gpu->queues >= 2) return true;
-  *err = pol_error_at(sc, "hardware.gpu.queues",
+  *err = wl_error_at(sc, "hardware.gpu.queues",
                       "expected at least 2 for policy overlap (a second stream), got %" G_GINT64_FORMAT,
                       hw->gpu->queues);
   return false;

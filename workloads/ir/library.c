@@ -6,7 +6,7 @@
 #define PAR_CONFIG struct comm_config
 static const struct par_decl comm_decls[] = {
     PAR(library, PAR_ENUM, "auto", NULL, NULL, "auto|mpi|nccl|nvshmem|gputn",
-      "how collectives and their messages are lowered (workloads/coll.h): auto = the "
+      "how collectives and their messages are lowered (workloads/ir/coll.h): auto = the "
       "policy's own (mpi for cpu, hdn, hdn2s, gds, ghn, copy, overlap, p2p; nvshmem for "
       "cpufree and monolithic; gputn for gputn); mpi = the algorithm's point-to-point "
       "messages moved as the policy moves messages; nccl = one kernel per collective "
@@ -31,19 +31,19 @@ static const struct par_decl comm_decls[] = {
     PAR(nccl_channels, PAR_INT, "16", "1", "64", NULL,
       "nccl: the most channels a ring (allreduce, reduce-scatter, allgather) runs on, each its own ring over a part of "
       "the bytes; across nodes channel k leaves every node from a different GPU's NIC "
-      "(workloads/coll.h); a call uses one channel per 32 KiB, at least one, as NCCL's "
+      "(workloads/ir/coll.h); a call uses one channel per 32 KiB, at least one, as NCCL's "
       "src/enqueue.cc does. 16: two channels for each of a DGX A100's 8 HDR NICs, as "
       "NVIDIA/nccl issues 320 and 1245 describe NCCL's rings there (one node alone gets "
       "24 in nccl-tests issue 100's log; inside a node the channels share each GPU's "
       "NVLink port here, so their count changes little there); 64 is NCCL's MAXCHANNELS"),
     PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
       "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
-      "clear-to-send (rendezvous; workloads/coll.h wl_rendezvous). Estimate: UCX picks "
+      "clear-to-send (rendezvous; workloads/ir/coll.h wl_rendezvous). Estimate: UCX picks "
       "its threshold per transport (UCX_RNDV_THRESH=auto); UCX-Py sets 8192 B; Sun MPI's "
       "defaults are 16-48 KiB"),
     PAR(mpi_allreduce, PAR_ENUM, "auto", NULL, NULL,
       "auto|ring|recursive_doubling|rabenseifner|binary_tree|double_binary_tree",
-      "mpi: the algorithm of an allreduce that asks for none (workloads/coll.h): auto = "
+      "mpi: the algorithm of an allreduce that asks for none (workloads/ir/coll.h): auto = "
       "MPICH's choice by size (mpi_allreduce_short); else that one, as MPICH's "
       "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM forces one (recursive_doubling, "
       "reduce_scatter_allgather = rabenseifner, ring; trees as NCCL's)"),

@@ -26,7 +26,7 @@ static bool ghn_check(const struct scenario *sc, const struct hw_config *hw,
   bool sends = false;
   for (uint32_t r = 0; r < p->n_ranks && !sends; r++) sends = wl_count(p, r, WL_SEND) > 0;
   if (hw->cpu->helper_threads >= 1 || !sends) return true;
-  *err = pol_error_at(sc, "hardware.cpu.helper_threads",
+  *err = wl_error_at(sc, "hardware.cpu.helper_threads",
                       "expected at least 1 for policy ghn (a helper thread serves the GPU's "
                       "requests), got 0");
   return false;

@@ -1964,7 +1964,7 @@ static const uint8_t goal_where[] = {WL_ON_ANY, WL_ON_CPU, WL_ON_GPU};
  * file cannot be read or has more ranks than nodes. */
 static struct wl_program *goal_load(const struct wl_ctx *ctx, struct goal_index *x, char **err) {
   const struct goal_config *c = ctx->config;
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
   const struct sc_node *fn = sc_map_get(w, "file");
   *err = NULL;
@@ -1980,7 +1980,7 @@ static struct wl_program *goal_load(const struct wl_ctx *ctx, struct goal_index 
   bool failed = x ? !x->at : !p;
   if (failed && !*err) {
     char *what = g_strdup_printf("%s's num_ranks", c->file);
-    pol_check_nodes(ctx->sc, &hw, num_ranks, what, err);
+    wl_check_nodes(ctx->sc, &hw, num_ranks, what, err);
     g_free(what);
   } else if (failed && !g_str_has_prefix(*err, path)) { /* the file itself: at the key */
     char *why = *err;
@@ -2012,6 +2012,15 @@ static bool goal_check(const struct wl_ctx *ctx, char **err) {
   return true;
 }
 
+/* Runs the schedule read whole under CTX's policy. */
+static bool run_whole(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
+  struct wl_program *p = goal_program(ctx, err);
+  if (!p) return false;
+  bool ok = ctx->run(ctx, p, ctx->policy, out, err);
+  wl_program_free(p);
+  return ok;
+}
+
 /* Runs the schedule streamed where it can (gst_run, gsd_run), else read whole. */
 static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **err) {
   const struct goal_config *c = ctx0->config;
@@ -2021,18 +2030,18 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
   wctx.lin_window = (uint32_t)c->stream_window;
   const struct wl_ctx *ctx = &wctx;
   const struct pol_type *pol = pol_find(ctx->policy);
-  struct hw_config hw = pol_hw_of(ctx->sc);
+  struct hw_config hw = wl_hw_of(ctx->sc);
   uint8_t calc_on = goal_where[c->calc_on];
   bool gpu = pol && !gst_fits(pol, &hw) && gsd_fits(pol, &hw);
   if (!streaming || !c->stream_window || !pol || !(gpu || gst_fits(pol, &hw)))
-    return pol_run_program(ctx, goal_program, out, err);
+    return run_whole(ctx, out, err);
   struct goal_index idx = {0};
   goal_load(ctx, &idx, err);
   if (!idx.at) return false;
   bool fits = idx.ops <= whole_limit, ok = true;
   if (fits && ctx->trace) { /* a streamed run that stops has traced: read whole */
     index_free(&idx);
-    return pol_run_program(ctx, goal_program, out, err);
+    return run_whole(ctx, out, err);
   }
   int done = 0;
   struct wl_program *shape = wl_program_new(idx.n_ranks);
@@ -2090,13 +2099,11 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
   index_free(&idx);
   if (!ok || done < 0) return false;
   if (done == 1) return true;
-  return pol_run_program(ctx, goal_program, out, err);
+  return run_whole(ctx, out, err);
 }
 
 const struct wl_type wl_goal = {
     .params = &goal_params,
-    .policies = pol_names,
-    .n_policies = POL_COUNT,
     .default_policy = "gputn",
     .check = goal_check,
     .run = goal_run,

@@ -1,5 +1,5 @@
 /* A scenario's points, bound and run: one point without a `sweep:`
- * section, else one per sweep point (sim/sweep.h), each bound (and so
+ * section, else one per sweep point (tools/app/sweep.h), each bound (and so
  * checked) before anything runs; and the swr_point_fn that runs every
  * policy of a point. What `run`, `sweep` and `fit` evaluate with. */
 #ifndef WL_POINTS_H
@@ -32,7 +32,7 @@ bool pts_add(struct points *p, struct scenario *sc, char **err);
 void pts_free(struct points *p);
 
 /* Runs every policy of point I of the struct points USER (a swr_point_fn,
- * sim/sweep_run.h). */
+ * tools/app/sweep_run.h). */
 bool pts_run_point(void *user, size_t i, struct sim_result **runs, size_t *n_runs, char **err);
 
 #endif

@@ -34,7 +34,7 @@
  * message). A graph rank of a GOAL file run by a host-driven policy is
  * read a window at a time by a cursor per rank and lowered op by op into
  * the CPU's graph executor, messages matched as they are read, never
- * forming this struct (workloads/goal.c, "the streamed run";
+ * forming this struct (workloads/inputs/goal.c, "the streamed run";
  * nodeprog.h, np_source). Under the GPU-driven policies that put a rank
  * into one kernel (gputn, ghn, cpufree, p2p, monolithic), likewise: the order they
  * lower a graph rank in is windowed (wl_linearize, wl_lin: the next op
@@ -42,11 +42,11 @@
  * window of it, read whole or not), each op placed is lowered by the
  * policy's own lowering of that op alone, and the GPU and the CPU read the
  * kernel's and the host's steps as windows and give back what they passed
- * (workloads/goal.c, "the streamed run under the GPU-driven policies";
+ * (workloads/inputs/goal.c, "the streamed run under the GPU-driven policies";
  * nodeprog.h, np_seq). gds too, op by op onto its stream (a kernel per
  * calc; a receive's watcher depends on whether stream work follows it,
  * so a send's command places its peer's order up to the receive first;
- * workloads/goal.c, "the streamed run under gds"). One step remains: a
+ * workloads/inputs/goal.c, "the streamed run under gds"). One step remains: a
  * collective kept as one op that a
  * communication library lowers its own way (an NCCL-like kernel,
  * NVSHMEM-like device puts), expanding into these sends and receives only
@@ -213,7 +213,7 @@ struct wl_rank {
   uint8_t depth;         /* loops open (wl_loop) */
   uint32_t n_flags;      /* filled by wl_program_check */
   /* A piece of a rank lowered on its own (an op of a GOAL schedule
-   * streamed, workloads/goal.c): computes or sends follow its ops in the
+   * streamed, workloads/inputs/goal.c): computes or sends follow its ops in the
    * rank's order (gds's receive watcher looks at what follows). */
   bool work_after;
 };
@@ -321,7 +321,7 @@ void wl_graph(struct wl_program *p, uint32_t rank);
 struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window);
 
 /* The same order built op by op, for a rank read while it runs (a GOAL
- * schedule streamed, workloads/goal.c): ops are added in program order
+ * schedule streamed, workloads/inputs/goal.c): ops are added in program order
  * (WAITS: a receive or a quiet), then their dependencies (op A waits for
  * op B; B placed already: nothing), and sealed once all of theirs are
  * added. wl_lin_next gives the next op of the order (1), or 0 when the
