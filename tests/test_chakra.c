@@ -136,7 +136,7 @@ static void machine(struct hw *h, int64_t nodes) {
   h->net.header_bytes = 0;
 }
 
-static const struct chakra_opts opts_default = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1};
+static const struct chakra_opts opts_default = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1, .dur_wgs = 1};
 
 /* DIR/NAME read back (NULL: *ERR set). */
 static struct wl_program *read_back(const char *dir, const char *name, uint32_t n,

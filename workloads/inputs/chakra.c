@@ -37,7 +37,9 @@ static const struct par_decl chakra_decls[] = {
       "own attributes when the trace has them (exported by trigsim), else the duration, "
       "else the work"),
     PAR(wgs, PAR_INT, "0", "0", "16777216", NULL,
-      "WGs of a compute node read as work and of a collective's reductions; 0: one per CU"),
+      "WGs of a compute node: read as work, its work split over them; of a recorded duration "
+      "on the GPU, each lasting it (keep them within one wave); and of a collective's "
+      "reductions; 0: one per CU"),
     PAR(cpu_ops, PAR_ENUM, "auto", NULL, NULL, "auto|host|skip",
       "nodes with is_cpu_op: host = on the host CPU (policies that run a rank's graph on "
       "the host: cpu, hdn, hdn2s, copy, overlap); skip = no op (what depends on them waits "
@@ -477,8 +479,9 @@ static bool compute_op(struct chakra_cursor *c, const ChakraEt__Node *n, bool cp
   bool work = mode == CHAKRA_COMPUTE_WORK ? has_ops || has_bytes
               : mode == CHAKRA_COMPUTE_AUTO ? dur == 0 && (has_ops || has_bytes)
                                             : false;
-  if (!work) {
-    o->time_ps = dur; /* 0: a kernel of no work */
+  if (!work) { /* each WG lasts the duration (0: a kernel of no work) */
+    o->time_ps = dur;
+    o->n_wgs = cpu ? 1 : MAX(c->o.dur_wgs, 1);
     return true;
   }
   o->n_wgs = (uint32_t)wgs;
@@ -1230,12 +1233,17 @@ GHashTable *chakra_groups_load(const char *path, uint32_t n_ranks, char **err) {
 
 /* ---- the workload ---- */
 
-/* Whether POLICY runs a rank's graph on the host, where a CPU op can run
- * (the one question this kind asks the policy layer, as the GOAL kind's
- * calc_on does). */
+/* Whether POLICY runs a rank's graph on the host, where a CPU op can run,
+ * and whether it computes on the GPU (the questions this kind asks the
+ * policy layer, as the GOAL kind's calc_on does). */
 static bool runs_on_host(const char *policy) {
   const struct pol_type *pol = pol_find(policy);
   return pol && pol->graph.host;
+}
+
+static bool computes_on_gpu(const char *policy) {
+  const struct pol_type *pol = pol_find(policy);
+  return !pol || pol->graph.gpu;
 }
 
 /* The reader's options for CTX's policy. */
@@ -1243,9 +1251,11 @@ static struct chakra_opts opts_of(const struct wl_ctx *ctx) {
   const struct chakra_config *c = ctx->config;
   struct hw_config hw = wl_hw_of(ctx->sc);
   bool host = runs_on_host(ctx->policy);
+  uint32_t wgs = (uint32_t)(c->wgs ? c->wgs : MAX(hw.gpu->cus, 1));
   return (struct chakra_opts){
       .compute = (uint8_t)c->compute,
-      .wgs = (uint32_t)(c->wgs ? c->wgs : MAX(hw.gpu->cus, 1)),
+      .wgs = wgs,
+      .dur_wgs = computes_on_gpu(ctx->policy) ? wgs : 1,
       .cpu_skip = c->cpu_ops == CHAKRA_CPU_SKIP || (c->cpu_ops == CHAKRA_CPU_AUTO && !host)};
 }
 

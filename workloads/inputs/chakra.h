@@ -63,7 +63,12 @@ extern const struct par_group chakra_params;
  * for one policy. */
 struct chakra_opts {
   uint8_t compute;   /* enum chakra_compute */
-  uint32_t wgs;      /* >= 1 */
+  uint32_t wgs;      /* >= 1: WGs of work and of reductions */
+  /* WGs of a GPU op of a recorded duration, each lasting it (1 where the
+   * CPU computes, 0 taken as 1; else `wgs`, so that a kernel's WGs, which
+   * fit one wave, take the duration and every phase of a rank has the
+   * same grid, as the one-kernel policies need). */
+  uint32_t dur_wgs;
   bool cpu_skip;     /* CPU ops are no op (else on the host) */
 };
 

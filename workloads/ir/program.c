@@ -828,6 +828,50 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
   return &p->ranks[o->peer].ops[o->match];
 }
 
+/* Makes each library region's ops (wl_op.region: one collective's
+ * kernel) follow one another in ORDER (N ops of SRC), from its first op's
+ * place on: the ops placed among them move after it. Valid: a region's ops
+ * wait only for one another and for what its call waited for, which comes
+ * before its first op; what moves later only waits for earlier ops. A
+ * lowering runs a region as one kernel, which needs its ops together. */
+static void regions_together(const struct wl_rank *src, uint32_t *order, size_t n) {
+  GHashTable *lists = NULL; /* region -> GArray of its ops, in ORDER */
+  for (size_t j = 0; j < n; j++) {
+    uint32_t reg = src->ops[order[j]].region;
+    if (!reg) continue;
+    if (!lists) lists = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+    GArray *a = g_hash_table_lookup(lists, GUINT_TO_POINTER(reg));
+    if (!a) {
+      a = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+      g_hash_table_insert(lists, GUINT_TO_POINTER(reg), a);
+    }
+    g_array_append_val(a, order[j]);
+  }
+  if (!lists) return;
+  uint32_t *out = g_new(uint32_t, n);
+  bool *done = g_new0(bool, src->n_ops);
+  size_t k = 0;
+  for (size_t j = 0; j < n; j++) {
+    uint32_t i = order[j];
+    if (done[i]) continue;
+    GArray *a = src->ops[i].region ? g_hash_table_lookup(lists, GUINT_TO_POINTER(src->ops[i].region))
+                                   : NULL;
+    for (guint m = 0; a && m < a->len; m++) {
+      out[k++] = g_array_index(a, uint32_t, m);
+      done[g_array_index(a, uint32_t, m)] = true;
+    }
+    if (!a) {
+      out[k++] = i;
+      done[i] = true;
+    }
+  }
+  g_assert(k == n);
+  memcpy(order, out, n * sizeof *order);
+  g_free(out);
+  g_free(done);
+  g_hash_table_destroy(lists);
+}
+
 struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
   g_assert(p->checked);
   struct wl_program *q = wl_program_new(p->n_ranks);
@@ -843,6 +887,7 @@ struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
     uint32_t *order = g_new(uint32_t, src->n_ops);
     size_t n = order_of(src, window, order);
     g_assert(n == src->n_ops); /* wl_program_check found no cycle */
+    regions_together(src, order, n);
     pos[r] = g_new(uint32_t, src->n_ops);
     for (size_t k = 0; k < src->n_ops; k++) {
       dst->ops[k] = src->ops[order[k]];

@@ -315,7 +315,9 @@ void wl_graph(struct wl_program *p, uint32_t rank);
  * ready op that does not wait for data, and a receive only when nothing
  * else of them is ready (so a wait sits as late as the dependencies allow
  * within the window); when none of them is ready (a dependency on an op
- * written later), the same among all ops. A rank of at most WINDOW ops
+ * written later), the same among all ops. The ops of one library region
+ * (a collective's kernel, wl_op.region) then follow one another from the
+ * first's place on. A rank of at most WINDOW ops
  * gets the order of WINDOW 0. Matches and flags are kept. P must be
  * checked; free with wl_program_free. */
 struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window);
