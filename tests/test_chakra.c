@@ -625,6 +625,109 @@ static void test_round_trip(void) {
   round_trip("programs/incast.yaml");
   round_trip("programs/alltoall-skew.yaml");
   round_trip("programs/goal-recdoub.yaml");
+  round_trip("chakra/dp-step.program.yaml");
+  round_trip("chakra/tp-pp-step.program.yaml"); /* process groups */
+}
+
+/* Whether files A and B hold the same bytes. */
+static bool same_file(const char *a, const char *b) {
+  gchar *x = NULL, *y = NULL;
+  gsize nx = 0, ny = 0;
+  bool same = g_file_get_contents(a, &x, &nx, NULL) && g_file_get_contents(b, &y, &ny, NULL) &&
+              nx == ny && !memcmp(x, y, nx);
+  if (!same) fprintf(stderr, "%s and %s differ\n", a, b);
+  g_free(x);
+  g_free(y);
+  return same;
+}
+
+static void test_cli(void) {
+  /* The committed traces of configs/chakra and tests/data/chakra are what
+   * export-chakra writes from their programs (tools/chakra-traces.sh). */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  const char *const srcs[][3] = {{"chakra/dp-step.program.yaml", "chakra/traces/dp-step", "4"},
+                                 {"chakra/tp-pp-step.program.yaml", "chakra/traces/tp-pp-step", "8"}};
+  for (size_t k = 0; k < G_N_ELEMENTS(srcs); k++) {
+    char *src = g_build_filename(g_getenv("TRIGSIM_CONFIGS"), srcs[k][0], NULL);
+    char *prefix = g_build_filename(dir, "x", NULL);
+    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"export-chakra", src, "-o", prefix, NULL}, NULL, NULL), 0);
+    for (int r = 0; r < atoi(srcs[k][2]); r++) {
+      char *mine = g_strdup_printf("%s.%d.et", prefix, r);
+      char *kept = g_strdup_printf("%s/%s.%d.et", g_getenv("TRIGSIM_CONFIGS"), srcs[k][1], r);
+      CU_ASSERT_TRUE(same_file(mine, kept));
+      g_free(mine);
+      g_free(kept);
+    }
+    char *extra = g_strdup_printf("%s.%s.et", prefix, srcs[k][2]); /* no more ranks */
+    CU_ASSERT_FALSE(g_file_test(extra, G_FILE_TEST_EXISTS));
+    g_free(extra);
+    g_free(prefix);
+    g_free(src);
+  }
+  char *tiny = tu_data("chakra/tiny.program.yaml"), *prefix = g_build_filename(dir, "tiny", NULL);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"export-chakra", tiny, "-o", prefix, NULL}, NULL, NULL), 0);
+  for (int r = 0; r < 2; r++) {
+    char *mine = g_strdup_printf("%s.%d.et", prefix, r), *name = g_strdup_printf("chakra/tiny.%d.et", r);
+    char *kept = tu_data(name);
+    CU_ASSERT_TRUE(same_file(mine, kept));
+    g_free(mine);
+    g_free(name);
+    g_free(kept);
+  }
+  /* A workload without a program, and no -o: exit 2. */
+  char *out = NULL, *err = NULL;
+  char *phold = tu_temp_file(".yaml", "workload: {kind: phold}\n", 24);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"export-chakra", phold, "-o", prefix, NULL}, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.kind: expected a workload with a per-rank program"));
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"export-chakra", tiny, NULL}, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "-o PREFIX"));
+  g_free(out);
+  g_free(err);
+  /* A malformed trace: validate and run exit 2, naming the file, the rank
+   * and the node; nothing on stdout. The scenario's own keys: at them. */
+  struct tnode bad[] = {{.id = 1, .type = COMP, .dur_us = 1}, {.id = 2, .type = 42}};
+  write_trace(dir, "bad", 0, "", bad, 2, 0);
+  char *yaml = g_strdup_printf("workload: {kind: chakra, files: %s/bad}\nhardware: {network: {nodes: 2}}\n"
+                               "policies: [cpu]\n", dir);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  for (int run = 0; run < 2; run++) {
+    CU_ASSERT_EQUAL(tu_trigsim((const char *[]){run ? "run" : "validate", sc, NULL}, &out, &err), 2);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bad.0.et: rank 0 node 2: expected a node type"));
+    CU_ASSERT_PTR_NOT_NULL(out && !*out);
+    g_free(out);
+    g_free(err);
+  }
+  g_free(sc);
+  g_free(yaml);
+  yaml = g_strdup_printf("workload: {kind: chakra, files: %s/none}\nhardware: {network: {nodes: 2}}\n"
+                         "policies: [cpu]\n", dir);
+  sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", sc, NULL}, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:1:") &&
+                         strstr(err, ": workload.files: expected Chakra trace files"));
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+  g_free(yaml);
+  /* cpu_ops: host where the policy runs from the GPU. */
+  yaml = g_strdup_printf("workload: {kind: chakra, files: %s/tiny, cpu_ops: host}\n"
+                         "hardware: {network: {nodes: 2}}\npolicies: [gputn]\n", dir);
+  sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", sc, NULL}, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.cpu_ops: expected where policy gputn can run a CPU op"));
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(phold);
+  g_free(tiny);
+  g_free(prefix);
+  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+  g_free(cmd);
+  g_free(dir);
 }
 
 int main(void) {
@@ -634,6 +737,7 @@ int main(void) {
       {"process groups: their ranks, from metadata and comm_groups", test_process_groups},
       {"malformed traces: file, rank, node and what was expected", test_malformed},
       {"program -> Chakra -> program: equal ops, equal results", test_round_trip},
+      {"export-chakra writes the committed traces; bad input exits 2", test_cli},
       {NULL, NULL}};
   return tu_run_suite("chakra", tests);
 }

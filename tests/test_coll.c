@@ -1078,6 +1078,55 @@ static void test_library_cpufree_same(void) {
   wl_program_free(b);
 }
 
+/* A YAML program of GROUPS (the text under `groups:`) on N ranks, run as
+ * run_program does. */
+static int run_groups(const char *groups, int n, char **out, char **err) {
+  char *hw = g_strdup_printf(MACHINE_YAML, n);
+  char *yaml = g_strdup_printf("%sworkload:\n  kind: program\n  groups:\n%s", hw, groups);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  const char *argv[] = {"run", sc, "-f", "csv", "--counters", "none", NULL};
+  int status = tu_trigsim(argv, out, err);
+  g_free(sc);
+  g_free(yaml);
+  g_free(hw);
+  return status;
+}
+
+static void test_yaml_ranks(void) {
+  /* Two allreduces of 800 B at once, over ranks {1, 2} and {0, 3} of 4
+   * (`ranks:`, a process group each): each is recursive doubling on 2
+   * ranks, one exchange and the reduction, MSG(800) + RED(800) =
+   * 4600.128 ns (test_recursive_doubling's step); the pairs share no
+   * link. */
+  char *out = NULL, *err = NULL;
+  const char *two = "    - ranks: 1-2\n      ops:\n"
+                    "        - allreduce: {size: 800B, algorithm: recursive_doubling, "
+                    "flops_per_elem: 0, wgs: 1, ranks: 1-2}\n"
+                    "    - ranks: [0, 3]\n      ops:\n"
+                    "        - allreduce: {size: 800B, algorithm: recursive_doubling, "
+                    "flops_per_elem: 0, wgs: 1, ranks: [0, 3]}\n";
+  CU_ASSERT_EQUAL(run_groups(two, 4, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, ",cpu,4600128,"));
+  if (!out || !strstr(out, ",cpu,4600128,")) fprintf(stderr, "%s%s\n", out, err);
+  CU_ASSERT_EQUAL(MSG(800) + RED(800), 4600128);
+  g_free(out);
+  g_free(err);
+  /* A rank outside the collective's ranks calling it, and a root outside
+   * them: exit 2 at the key. */
+  CU_ASSERT_EQUAL(run_groups("    - ops:\n        - allreduce: {size: 800B, ranks: 1-2}\n", 4,
+                             &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.groups[0].ops[0].allreduce.ranks: expected "
+                                            "ranks that hold the op's rank (0), got ranks without it"));
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(run_groups("    - ranks: 1-2\n      ops:\n"
+                             "        - bcast: {size: 800B, ranks: 1-2, root: 0}\n", 4, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.root: expected a root among the collective's "
+                                            "ranks, got 0"));
+  g_free(out);
+  g_free(err);
+}
+
 /* The first op of RANK of Q of kind KIND (its index), or -1. */
 static long first_of(const struct wl_program *q, uint32_t rank, enum wl_op_kind kind) {
   for (size_t i = 0; i < q->ranks[rank].n_ops; i++)
@@ -1230,6 +1279,7 @@ int main(void) {
       {"zero bytes: nothing; the barrier still synchronizes", test_zero_bytes},
       {"algorithm names", test_algorithm_names},
       {"a group's collective: its ranks by place, alone; through nccl", test_group},
+      {"a YAML collective over a rank set (ranks:), by hand; its errors", test_yaml_ranks},
       {"the YAML program's algorithm key", test_yaml_algorithm},
       {NULL, NULL}};
   return tu_run_suite("coll", tests);

@@ -67,9 +67,8 @@ const struct par_group chakra_params = {
 /* A message's tag must leave bit 31 to collectives and rendezvous. */
 #define CHAKRA_MAX_TAG 0x7fffffffu
 
-static const char *const type_names[] = {"INVALID_NODE",  "METADATA_NODE",  "MEM_LOAD_NODE",
-                                         "MEM_STORE_NODE", "COMP_NODE",      "COMM_SEND_NODE",
-                                         "COMM_RECV_NODE", "COMM_COLL_NODE"};
+/* Chakra's NodeType runs INVALID_NODE (0) .. COMM_COLL_NODE (7). */
+#define CHAKRA_NODE_TYPES 8
 static const char *const comm_names[] = {"ALL_REDUCE", "REDUCE",         "ALL_GATHER",
                                          "GATHER",     "SCATTER",        "BROADCAST",
                                          "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
@@ -644,7 +643,7 @@ int chakra_next(struct chakra_cursor *c, struct chakra_node *out, char **err) {
   c->have_prev = true, c->prev_id = n->id;
   *out = (struct chakra_node){.id = n->id, .name = n->name ? n->name : "",
                               .type = (uint8_t)MIN((unsigned)n->type, 255u)};
-  if ((unsigned)n->type >= G_N_ELEMENTS(type_names)) {
+  if ((unsigned)n->type >= CHAKRA_NODE_TYPES) {
     *err = cur_error(c, &n->id, "expected a node type of Chakra's NodeType (INVALID_NODE .. "
                      "COMM_COLL_NODE, 0-7), got %d", (int)n->type);
     return -1;
@@ -746,18 +745,26 @@ static uint32_t heap_pop(struct heap *h) {
   return top;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Sorts and dedupes the N values at V; returns how many remain. */
+/* Drops the repeats among the N values at V, keeping the first of each in
+ * its place (dependencies stay in the order written); returns how many
+ * remain. */
 static uint32_t unique_u64(uint64_t *v, uint32_t n) {
   if (n < 2) return n;
-  qsort(v, n, sizeof *v, cmp_u64);
-  uint32_t k = 1;
-  for (uint32_t i = 1; i < n; i++)
-    if (v[i] != v[k - 1]) v[k++] = v[i];
+  uint32_t k = 0;
+  if (n <= 16) {
+    for (uint32_t i = 0; i < n; i++) {
+      bool seen = false;
+      for (uint32_t j = 0; j < k && !seen; j++) seen = v[j] == v[i];
+      if (!seen) v[k++] = v[i];
+    }
+    return k;
+  }
+  GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+  uint64_t *keys = g_memdup2(v, n * sizeof *v);
+  for (uint32_t i = 0; i < n; i++)
+    if (g_hash_table_add(seen, &keys[i])) v[k++] = keys[i];
+  g_hash_table_destroy(seen);
+  g_free(keys);
   return k;
 }
 
@@ -848,7 +855,7 @@ static bool place_rank(const char *path, uint32_t r, struct rread *rr, struct wl
         }
         v[first + k] = at - 1;
       }
-      *cnt = unique_u64(v + first, *cnt);
+      if (*cnt) *cnt = unique_u64(v + first, *cnt);
     }
   }
   g_hash_table_destroy(index);
