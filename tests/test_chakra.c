@@ -17,6 +17,14 @@
 #include "testutil.h"
 #include "workload.h"
 
+/* Removes DIR and what it holds, and frees its name. */
+static void rm_dir(char *dir) {
+  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL(system(cmd), 0);
+  g_free(cmd);
+  g_free(dir);
+}
+
 /* ---- hand-written traces ---- */
 
 struct tattr {
@@ -118,23 +126,7 @@ static void write_trace(const char *dir, const char *name, uint32_t rank, const 
 #define RED(s) ((s) * 1000)
 #define FLY(s) (L + (s) * G + BUS2(s))
 
-static void machine(struct hw *h, int64_t nodes) {
-  hw_defaults(h);
-  h->cpu.send = h->cpu.recv = O;
-  h->cpu.build_cmd = h->cpu.register_trigger = h->cpu.launch_submit = 0;
-  h->cpu.switch_poll_interval = 0;
-  h->cpu.mem_bandwidth = 24000000000;
-  h->bus.latency = h->bus.mem_latency = 0;
-  h->bus.bandwidth = 100000000000000;
-  h->bus.control_bytes = 0;
-  h->nic.cmd_cost = h->nic.match_latency = h->nic.overflow_lookup = 0;
-  h->net.nodes = nodes;
-  h->net.link_latency = L / 2;
-  h->net.switch_latency = 0;
-  h->net.link_bandwidth = 8000000000;
-  h->net.mtu = 1 << 30;
-  h->net.header_bytes = 0;
-}
+static void machine(struct hw *h, int64_t nodes) { hw_loggp(h, nodes); }
 
 static const struct chakra_opts opts_default = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1, .dur_wgs = 1};
 
@@ -202,10 +194,7 @@ static void test_two_ranks_by_hand(void) {
   EXPECT_TIME(run_time(p, "cpu"), 28600288);
   wl_program_free(p);
   g_free(err);
-  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-  CU_ASSERT_EQUAL(system(cmd), 0);
-  g_free(cmd);
-  g_free(dir);
+  rm_dir(dir);
 }
 
 static void test_two_dependencies(void) {
@@ -251,10 +240,7 @@ static void test_two_dependencies(void) {
   EXPECT_TIME(run_time(p, "cpu"), 30 * SIM_US + O + FLY(100) + O + 1 * SIM_US);
   wl_program_free(p);
   g_free(err);
-  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-  CU_ASSERT_EQUAL(system(cmd), 0);
-  g_free(cmd);
-  g_free(dir);
+  rm_dir(dir);
 }
 
 /* Whether any message of rank R of Q goes to or comes from a rank outside
@@ -335,10 +321,7 @@ static void test_process_groups(void) {
   g_hash_table_destroy(groups);
   g_free(gpath);
   g_free(err);
-  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-  CU_ASSERT_EQUAL(system(cmd), 0);
-  g_free(cmd);
-  g_free(dir);
+  rm_dir(dir);
 }
 
 /* The error reading DIR/NAME (N ranks), or NULL when it reads. */
@@ -516,10 +499,7 @@ static void test_malformed(void) {
   g_free(err);
   g_free(p0);
   g_free(p1);
-  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-  CU_ASSERT_EQUAL(system(cmd), 0);
-  g_free(cmd);
-  g_free(dir);
+  rm_dir(dir);
 }
 
 /* ---- round trips ---- */
@@ -611,11 +591,8 @@ static void round_trip(const char *name) {
   wl_program_free(q);
   wl_program_free(p);
   scenario_free(sc);
-  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-  CU_ASSERT_EQUAL(system(cmd), 0);
-  g_free(cmd);
   g_free(prefix);
-  g_free(dir);
+  rm_dir(dir);
   g_free(path);
   g_free(err);
 }
@@ -724,10 +701,7 @@ static void test_cli(void) {
   g_free(phold);
   g_free(tiny);
   g_free(prefix);
-  char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-  CU_ASSERT_EQUAL(system(cmd), 0);
-  g_free(cmd);
-  g_free(dir);
+  rm_dir(dir);
 }
 
 int main(void) {

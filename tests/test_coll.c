@@ -30,23 +30,7 @@
 /* Its flight alone: from the end of the send to the arrival. */
 #define FLY(s) (L + (s) * G + BUS2(s))
 
-static void machine(struct hw *h, int64_t nodes) {
-  hw_defaults(h);
-  h->cpu.send = h->cpu.recv = O;
-  h->cpu.build_cmd = h->cpu.register_trigger = h->cpu.launch_submit = 0;
-  h->cpu.switch_poll_interval = 0;
-  h->cpu.mem_bandwidth = 24000000000;
-  h->bus.latency = h->bus.mem_latency = 0;
-  h->bus.bandwidth = 100000000000000;
-  h->bus.control_bytes = 0;
-  h->nic.cmd_cost = h->nic.match_latency = h->nic.overflow_lookup = 0;
-  h->net.nodes = nodes;
-  h->net.link_latency = L / 2;
-  h->net.switch_latency = 0;
-  h->net.link_bandwidth = 8000000000;
-  h->net.mtu = 1 << 30;
-  h->net.header_bytes = 0;
-}
+static void machine(struct hw *h, int64_t nodes) { hw_loggp(h, nodes); }
 
 /* Collective C on N ranks as a program (checked). */
 static struct wl_program *build(struct wl_coll c, uint32_t n) {
@@ -454,15 +438,24 @@ static void test_algorithm_names(void) {
 
 /* `trigsim run` on the machine with program OPS (one op list for all
  * ranks) on N nodes: its status, stdout, stderr. */
-static int run_program(const char *ops, int n, char **out, char **err) {
+/* A YAML program of GROUPS (the text under `groups:`) on N ranks, run as the
+ * command line runs a scenario (CSV, no counters). */
+static int run_groups(const char *groups, int n, char **out, char **err) {
   char *hw = g_strdup_printf(MACHINE_YAML, n);
-  char *yaml = g_strdup_printf("%sworkload:\n  kind: program\n  groups:\n    - ops:\n%s", hw, ops);
+  char *yaml = g_strdup_printf("%sworkload:\n  kind: program\n  groups:\n%s", hw, groups);
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   const char *argv[] = {"run", sc, "-f", "csv", "--counters", "none", NULL};
   int status = tu_trigsim(argv, out, err);
   g_free(sc);
   g_free(yaml);
   g_free(hw);
+  return status;
+}
+
+static int run_program(const char *ops, int n, char **out, char **err) {
+  char *groups = g_strdup_printf("    - ops:\n%s", ops);
+  int status = run_groups(groups, n, out, err);
+  g_free(groups);
   return status;
 }
 
@@ -1078,19 +1071,6 @@ static void test_library_cpufree_same(void) {
   wl_program_free(b);
 }
 
-/* A YAML program of GROUPS (the text under `groups:`) on N ranks, run as
- * run_program does. */
-static int run_groups(const char *groups, int n, char **out, char **err) {
-  char *hw = g_strdup_printf(MACHINE_YAML, n);
-  char *yaml = g_strdup_printf("%sworkload:\n  kind: program\n  groups:\n%s", hw, groups);
-  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
-  const char *argv[] = {"run", sc, "-f", "csv", "--counters", "none", NULL};
-  int status = tu_trigsim(argv, out, err);
-  g_free(sc);
-  g_free(yaml);
-  g_free(hw);
-  return status;
-}
 
 static void test_yaml_ranks(void) {
   /* Two allreduces of 800 B at once, over ranks {1, 2} and {0, 3} of 4

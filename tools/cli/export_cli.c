@@ -13,11 +13,20 @@
 #include "outfile.h"
 #include "workload.h"
 
-/* SC's per-rank program with its loops written out and, with EXPAND, its
- * collectives as the run's library writes them out; NULL and a message on
- * stderr when the workload has none or the program is malformed. */
-static struct wl_program *export_program(struct scenario *sc, bool expand) {
+/* The scenario at PATH (with SETS) into *SC and its per-rank program with
+ * its loops written out and, with EXPAND, its collectives as the run's
+ * library writes them out; NULL and a message on stderr when the scenario
+ * is bad, the workload has none or the program is malformed. */
+static struct wl_program *export_program(const char *path, char **sets, bool expand,
+                                         struct scenario **scp) {
   char *err = NULL;
+  size_t n_sets = sets ? g_strv_length(sets) : 0;
+  struct scenario *sc = *scp = scenario_load(path, (const char *const *)sets, n_sets, &wl_catalog, &err);
+  if (!sc) {
+    fprintf(stderr, "%s\n", err);
+    g_free(err);
+    return NULL;
+  }
   const struct wl_type *w = wl_type_of(sc);
   if (!w->program) {
     const struct sc_node *k = sc_map_get(sc_map_get(sc->root, "workload"), "kind");
@@ -82,13 +91,7 @@ int export_cmd_goal(int argc, char **argv) {
     fprintf(stderr, "--time-unit: %s\n", err ? err : "expected a time of at least 1ps");
     goto out;
   }
-  size_t n_sets = sets ? g_strv_length(sets) : 0;
-  sc = scenario_load(argv[1], (const char *const *)sets, n_sets, &wl_catalog, &err);
-  if (!sc) {
-    fprintf(stderr, "%s\n", err);
-    goto out;
-  }
-  if (!(p = export_program(sc, true))) goto out;
+  if (!(p = export_program(argv[1], sets, true, &sc))) goto out;
   struct hw_config hw = wl_hw_of(sc);
   struct outfile of = {.f = stdout};
   if (output && !of_open(&of, output, &err)) {
@@ -146,14 +149,8 @@ int export_cmd_chakra(int argc, char **argv) {
             argc - 1, output ? "" : " and no -o");
     goto out;
   }
-  size_t n_sets = sets ? g_strv_length(sets) : 0;
-  sc = scenario_load(argv[1], (const char *const *)sets, n_sets, &wl_catalog, &err);
-  if (!sc) {
-    fprintf(stderr, "%s\n", err);
-    goto out;
-  }
   /* Collectives stay collectives: Chakra has them (COMM_COLL_NODE). */
-  if (!(p = export_program(sc, false))) goto out;
+  if (!(p = export_program(argv[1], sets, false, &sc))) goto out;
   struct hw_config hw = wl_hw_of(sc);
   if (!wl_chakra_write(p, op_duration, &hw, output, &err)) {
     fprintf(stderr, "%s\n", err);
