@@ -256,6 +256,8 @@ static bool talks_outside(const struct wl_program *q, uint32_t r, const uint32_t
   return false;
 }
 
+static bool says(const char *err, const char *const *want);
+
 static void test_process_groups(void) {
   /* 4 ranks. Process group "1" = {1, 3} comes from PyTorch's
    * process_group:init metadata node in each file (as Chakra's converter
@@ -278,9 +280,10 @@ static void test_process_groups(void) {
     write_trace(dir, "pg", r, "1.0.0", nodes, 3, 0);
   }
   char *gpath = g_strdup_printf("%s/groups.json", dir);
-  CU_ASSERT_TRUE(g_file_set_contents(gpath, "{\"5\": [0, 2], \"7\": [1, 2, 3]}", -1, NULL));
+  CU_ASSERT_TRUE(g_file_set_contents(gpath, "{\"5\": [0, 2], \"7\": [1, 2, 3], \"9\": [0, 7]}",
+                                     -1, NULL));
   char *err = NULL;
-  GHashTable *groups = chakra_groups_load(gpath, 4, &err);
+  GHashTable *groups = chakra_groups_load(gpath, 8, &err); /* ranks below the nodes, 8 */
   CU_ASSERT_PTR_NOT_NULL_FATAL(groups);
   struct wl_program *p = read_back(dir, "pg", 4, groups, &err);
   if (err) fprintf(stderr, "%s\n", err);
@@ -318,6 +321,17 @@ static void test_process_groups(void) {
    * (test_coll's recursive doubling): 3 x 4600.128 ns. */
   EXPECT_TIME(run_time(p, "cpu"), 3 * (O + FLY(800) + O + RED(800)));
   wl_program_free(p);
+  /* A group of ranks the trace does not have (9: rank 7 of 4) is refused
+   * where it is used. */
+  for (uint32_t r = 0; r < 4; r++) {
+    struct tnode nodes[] = {{.id = 11, .type = COLL, .a = {A_I64("comm_type", 0), A_I64("comm_size", 8),
+                                                           A_STR("pg_name", "9")}, .n_a = 3}};
+    write_trace(dir, "pg9", r, "", nodes, r == 0 ? 1 : 0, 0);
+  }
+  p = read_back(dir, "pg9", 4, groups, &err);
+  CU_ASSERT_PTR_NULL(p);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"pg9.0.et: rank 0 node 11", "process group 9 to hold ranks below 4",
+                                            "got rank 7", NULL}));
   g_hash_table_destroy(groups);
   g_free(gpath);
   g_free(err);

@@ -302,8 +302,9 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The ranks of sc_node list L (JSON's list of integers) into OUT, sorted;
- * an empty list: every rank. False and *WHY when L is not such a list. */
+/* The ranks of sc_node list L (JSON's list of integers) into OUT, sorted
+ * (empty: every rank, as PyTorch writes the default group). False and
+ * *WHY when L is not such a list of distinct ranks below N_RANKS. */
 static bool ranks_of(const struct sc_node *l, uint32_t n_ranks, GArray *out, char **why) {
   if (!l || l->kind != SC_SEQ) {
     *why = g_strdup("a list of ranks");
@@ -329,8 +330,6 @@ static bool ranks_of(const struct sc_node *l, uint32_t n_ranks, GArray *out, cha
       *why = g_strdup_printf("distinct ranks, got %u twice", g_array_index(out, uint32_t, i));
       return false;
     }
-  if (!out->len)
-    for (uint32_t r = 0; r < n_ranks; r++) g_array_append_val(out, r);
   return true;
 }
 
@@ -544,8 +543,14 @@ static bool pg_ranks(struct chakra_cursor *c, const ChakraEt__Node *n, const cha
                      "node before it or by workload.comm_groups, got no definition", name);
     return false;
   }
+  if (!a->len || a->len == c->n_ranks) return true; /* every rank */
+  uint32_t last = g_array_index(a, uint32_t, a->len - 1); /* they ascend */
+  if (last >= c->n_ranks) {
+    *err = cur_error(c, &n->id, "expected process group %s to hold ranks below %u (the trace's), "
+                     "got rank %u", name, c->n_ranks, last);
+    return false;
+  }
   *ranks = (const uint32_t *)(void *)a->data, *count = a->len;
-  if (a->len == c->n_ranks) *ranks = NULL; /* every rank */
   if (*ranks && !bsearch(&c->rank, *ranks, a->len, sizeof c->rank, cmp_u32)) {
     *err = cur_error(c, &n->id, "expected process group %s to hold this rank (%u), got ranks "
                      "%u..%u without it", name, c->rank, (*ranks)[0], (*ranks)[a->len - 1]);
