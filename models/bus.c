@@ -9,6 +9,13 @@
 #include "trace.h"
 
 #define N_DIR (DEV_COUNT + 1) /* CPU, GPU, NIC, MEM */
+_Static_assert(DEV_CPU == 0 && DEV_GPU == 1 && DEV_NIC == 2 && DEV_MEM == 3,
+               "bus_outs lists the directions in enum pdev's order");
+_Static_assert(BUS_OUT_TO_GPU_MSGS == BUS_OUT_TO_CPU_MSGS + 5 &&
+                   BUS_OUT_TO_NIC_MSGS == BUS_OUT_TO_GPU_MSGS + 5 &&
+                   BUS_OUT_TO_MEM_MSGS == BUS_OUT_TO_NIC_MSGS + 5 &&
+                   BUS_OUT_DMA_READS == BUS_OUT_TO_MEM_MSGS + 3,
+               "five outputs a device direction, three to memory (bus_finish)");
 
 static const char *const dir_names[N_DIR] = {"cpu", "gpu", "nic", "mem"};
 
@@ -163,23 +170,46 @@ static void bus_relay(struct sim_comp *c, const struct sim_event *ev) {
   count_from(c, m->src_dev, m);
 }
 
+const struct sim_out_decl bus_outs[] = {
+    [BUS_OUT_TO_CPU_MSGS] = OUT(to_cpu_msgs, UNIT_NONE, "messages delivered to the CPU"),
+    [BUS_OUT_TO_CPU_BYTES] = OUT(to_cpu_bytes, UNIT_SIZE, "bytes delivered to the CPU"),
+    [BUS_OUT_TO_CPU_BUSY] = OUT(to_cpu_busy, UNIT_TIME, "serialization time toward the CPU"),
+    [BUS_OUT_FROM_CPU_MSGS] = OUT(from_cpu_msgs, UNIT_NONE, "messages sent by the CPU"),
+    [BUS_OUT_FROM_CPU_BYTES] = OUT(from_cpu_bytes, UNIT_SIZE, "bytes sent by the CPU"),
+    [BUS_OUT_TO_GPU_MSGS] = OUT(to_gpu_msgs, UNIT_NONE, "messages delivered to the GPU"),
+    [BUS_OUT_TO_GPU_BYTES] = OUT(to_gpu_bytes, UNIT_SIZE, "bytes delivered to the GPU"),
+    [BUS_OUT_TO_GPU_BUSY] = OUT(to_gpu_busy, UNIT_TIME, "serialization time toward the GPU"),
+    [BUS_OUT_FROM_GPU_MSGS] = OUT(from_gpu_msgs, UNIT_NONE, "messages sent by the GPU"),
+    [BUS_OUT_FROM_GPU_BYTES] = OUT(from_gpu_bytes, UNIT_SIZE, "bytes sent by the GPU"),
+    [BUS_OUT_TO_NIC_MSGS] = OUT(to_nic_msgs, UNIT_NONE, "messages delivered to the NIC"),
+    [BUS_OUT_TO_NIC_BYTES] = OUT(to_nic_bytes, UNIT_SIZE, "bytes delivered to the NIC"),
+    [BUS_OUT_TO_NIC_BUSY] = OUT(to_nic_busy, UNIT_TIME, "serialization time toward the NIC"),
+    [BUS_OUT_FROM_NIC_MSGS] = OUT(from_nic_msgs, UNIT_NONE, "messages sent by the NIC"),
+    [BUS_OUT_FROM_NIC_BYTES] = OUT(from_nic_bytes, UNIT_SIZE, "bytes sent by the NIC"),
+    [BUS_OUT_TO_MEM_MSGS] = OUT(to_mem_msgs, UNIT_NONE, "messages delivered to memory"),
+    [BUS_OUT_TO_MEM_BYTES] = OUT(to_mem_bytes, UNIT_SIZE, "bytes delivered to memory"),
+    [BUS_OUT_TO_MEM_BUSY] = OUT(to_mem_busy, UNIT_TIME, "serialization time toward memory"),
+    [BUS_OUT_DMA_READS] = OUT(dma_reads, UNIT_NONE, "DMA reads answered from memory"),
+};
+SIM_OUT_GROUP(bus_outputs, "bus", "node<i>.bus.KEY; by kind node.bus.KEY", bus_outs,
+              BUS_OUT_COUNT);
+
+/* Each direction's first output (to_X_msgs); from_X_msgs follow its to_X_busy. */
+static const unsigned dir_out[N_DIR] = {BUS_OUT_TO_CPU_MSGS, BUS_OUT_TO_GPU_MSGS,
+                                        BUS_OUT_TO_NIC_MSGS, BUS_OUT_TO_MEM_MSGS};
+
 static void bus_finish(struct sim_comp *c, struct sim_report *r) {
   struct bus_state *s = c->state;
   for (int d = 0; d < N_DIR; d++) {
-    char what[48];
-    g_snprintf(what, sizeof what, "to_%s_msgs", dir_names[d]);
-    sim_report_comp_int(r, c, what, UNIT_NONE, (int64_t)s->msgs_to[d]);
-    g_snprintf(what, sizeof what, "to_%s_bytes", dir_names[d]);
-    sim_report_comp_int(r, c, what, UNIT_SIZE, s->bytes_to[d]);
-    g_snprintf(what, sizeof what, "to_%s_busy", dir_names[d]);
-    sim_report_comp_int(r, c, what, UNIT_TIME, s->busy_time[d]);
+    unsigned o = dir_out[d];
+    sim_out_int(r, c, o, (int64_t)s->msgs_to[d]);
+    sim_out_int(r, c, o + 1, s->bytes_to[d]);
+    sim_out_int(r, c, o + 2, s->busy_time[d]);
     if (d == DEV_MEM) continue;
-    g_snprintf(what, sizeof what, "from_%s_msgs", dir_names[d]);
-    sim_report_comp_int(r, c, what, UNIT_NONE, (int64_t)s->msgs_from[d]);
-    g_snprintf(what, sizeof what, "from_%s_bytes", dir_names[d]);
-    sim_report_comp_int(r, c, what, UNIT_SIZE, s->bytes_from[d]);
+    sim_out_int(r, c, o + 3, (int64_t)s->msgs_from[d]);
+    sim_out_int(r, c, o + 4, s->bytes_from[d]);
   }
-  sim_report_comp_int(r, c, "dma_reads", UNIT_NONE, (int64_t)s->dma_reads);
+  sim_out_int(r, c, BUS_OUT_DMA_READS, (int64_t)s->dma_reads);
 }
 
 const struct sim_type bus_type = {
@@ -190,6 +220,7 @@ const struct sim_type bus_type = {
     .n_ports = DEV_COUNT,
     .state_size = sizeof(struct bus_state),
     .handle = bus_handle,
+    .outputs = &bus_outputs,
     .finish = bus_finish,
     .relay = bus_relay,
     .port_payloads = true,

@@ -55,6 +55,25 @@ struct bus_config {
 extern const struct par_group bus_params;
 extern const struct sim_type bus_type;
 
+/* What a bus reports at the end of a run, "node<i>.bus.KEY": its declared
+ * outputs (bus_outs; `trigsim outputs bus`), per direction (messages,
+ * bytes and serialization time to each device and to memory, messages and
+ * bytes from each device) in the order it reports them; BUS_OUT(NAME) is a
+ * checked handle (cpu.h's CPU_OUT). */
+enum bus_out {
+  BUS_OUT_TO_CPU_MSGS, BUS_OUT_TO_CPU_BYTES, BUS_OUT_TO_CPU_BUSY,
+  BUS_OUT_FROM_CPU_MSGS, BUS_OUT_FROM_CPU_BYTES,
+  BUS_OUT_TO_GPU_MSGS, BUS_OUT_TO_GPU_BYTES, BUS_OUT_TO_GPU_BUSY,
+  BUS_OUT_FROM_GPU_MSGS, BUS_OUT_FROM_GPU_BYTES,
+  BUS_OUT_TO_NIC_MSGS, BUS_OUT_TO_NIC_BYTES, BUS_OUT_TO_NIC_BUSY,
+  BUS_OUT_FROM_NIC_MSGS, BUS_OUT_FROM_NIC_BYTES,
+  BUS_OUT_TO_MEM_MSGS, BUS_OUT_TO_MEM_BYTES, BUS_OUT_TO_MEM_BUSY,
+  BUS_OUT_DMA_READS, BUS_OUT_COUNT
+};
+extern const struct sim_out_decl bus_outs[BUS_OUT_COUNT];
+extern const struct sim_outputs bus_outputs;
+#define BUS_OUT(name) (&bus_outs[BUS_OUT_##name])
+
 /* Adds a bus named NAME ("node3.bus") for node NODE. CFG is borrowed and
  * must outlive the run. */
 struct sim_comp *bus_add(struct sim_engine *e, const char *name, const struct bus_config *cfg,

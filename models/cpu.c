@@ -24,9 +24,15 @@ enum cpu_cat {
 static const char *const cat_names[N_CAT] = {
     "compute", "launch", "build cmd", "register trigger", "send",
     "recv",    "wait kernel", "switch", "wait flag"};
-static const char *const cat_keys[N_CAT] = {
-    "compute_time", "launch_time", "build_time", "register_time",   "send_time",
-    "recv_time",    "wait_kernel_time", "switch_time", "wait_flag_time"};
+#define CAT_OUT_(cat, out) (CPU_OUT_COMPUTE_TIME + (cat) == (out))
+_Static_assert(CAT_OUT_(CAT_LAUNCH, CPU_OUT_LAUNCH_TIME) && CAT_OUT_(CAT_BUILD, CPU_OUT_BUILD_TIME) &&
+                   CAT_OUT_(CAT_REGISTER, CPU_OUT_REGISTER_TIME) &&
+                   CAT_OUT_(CAT_SEND, CPU_OUT_SEND_TIME) && CAT_OUT_(CAT_RECV, CPU_OUT_RECV_TIME) &&
+                   CAT_OUT_(CAT_WAIT_KERNEL, CPU_OUT_WAIT_KERNEL_TIME) &&
+                   CAT_OUT_(CAT_SWITCH, CPU_OUT_SWITCH_TIME) &&
+                   CAT_OUT_(CAT_WAIT_FLAG, CPU_OUT_WAIT_FLAG_TIME) && N_CAT == 9,
+               "the CPU's time outputs follow enum cpu_cat");
+#undef CAT_OUT_
 
 enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG, MW_QUEUE, MW_NIC };
 
@@ -1038,28 +1044,66 @@ static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   }
 }
 
+const struct sim_out_decl cpu_outs[] = {
+    [CPU_OUT_CORES_HELD] = OUT(cores_held, UNIT_NONE,
+                               "cores the node's program holds: the main thread and its helpers"),
+    [CPU_OUT_MAIN_DONE] = OUT(main_done, UNIT_TIME,
+                              "when the main thread ended its host program; -1: it never did"),
+    [CPU_OUT_STUCK_OP] = OUT(stuck_op, UNIT_NONE,
+                             "the program op + 1 of the first host step that never ended; 0: none"),
+    [CPU_OUT_LAUNCHES] = OUT(launches, UNIT_NONE, "kernel launches submitted"),
+    [CPU_OUT_NIC_CMDS] = OUT(nic_cmds, UNIT_NONE,
+                             "commands built and posted to the NIC (sends, triggered puts)"),
+    [CPU_OUT_KERNEL_WAITS] = OUT(kernel_waits, UNIT_NONE, "waits for a kernel to complete"),
+    [CPU_OUT_LAUNCH_BLOCKS] = OUT(launch_blocks, UNIT_NONE,
+                                  "launches that found their queue full (launch_queue_depth)"),
+    [CPU_OUT_COMPUTE_TIME] = OUT(compute_time, UNIT_TIME, "main thread: host compute steps"),
+    [CPU_OUT_LAUNCH_TIME] = OUT(launch_time, UNIT_TIME, "main thread: submitting launches"),
+    [CPU_OUT_BUILD_TIME] = OUT(build_time, UNIT_TIME, "main thread: building NIC commands"),
+    [CPU_OUT_REGISTER_TIME] = OUT(register_time, UNIT_TIME,
+                                  "main thread: registering triggered operations"),
+    [CPU_OUT_SEND_TIME] = OUT(send_time, UNIT_TIME, "main thread: the host stack's sends"),
+    [CPU_OUT_RECV_TIME] = OUT(recv_time, UNIT_TIME, "main thread: the host stack's receives"),
+    [CPU_OUT_WAIT_KERNEL_TIME] = OUT(wait_kernel_time, UNIT_TIME,
+                                     "main thread: waiting for kernels to complete"),
+    [CPU_OUT_SWITCH_TIME] = OUT(switch_time, UNIT_TIME,
+                                "main thread: context switches after an interrupt"),
+    [CPU_OUT_WAIT_FLAG_TIME] = OUT(wait_flag_time, UNIT_TIME,
+                                   "main thread: waiting on flags in host memory"),
+    [CPU_OUT_HOST_REQUESTS] = OUT(host_requests, UNIT_NONE,
+                                  "GPU requests served by helper threads"),
+    [CPU_OUT_HELPER_SERVICE_TIME] = OUT(helper_service_time, UNIT_TIME,
+                                        "helper threads busy serving requests, summed"),
+    [CPU_OUT_HELPER_WAIT_TIME] = OUT(helper_wait_time, UNIT_TIME,
+                                     "requests waiting for a helper thread (its poll), summed"),
+    [CPU_OUT_HELPER_WAIT_MAX] = OUT(helper_wait_max, UNIT_TIME,
+                                    "the longest a request waited for a helper thread"),
+};
+SIM_OUT_GROUP(cpu_outputs, "cpu", "node<i>.cpu.KEY; by kind node.cpu.KEY", cpu_outs,
+              CPU_OUT_COUNT);
+
 static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   struct cpu_state *s = c->state;
-  sim_report_comp_int(r, c, "cores_held", UNIT_NONE, 1 + (int64_t)s->n_helpers);
-  sim_report_comp_int(r, c, "main_done", UNIT_TIME, s->done_at);
+  sim_out_int(r, c, CPU_OUT_CORES_HELD, 1 + (int64_t)s->n_helpers);
+  sim_out_int(r, c, CPU_OUT_MAIN_DONE, s->done_at);
   /* The program op (+1) of the first host step that never ended, 0: none. */
   uint32_t stuck = s->g ? graph_stuck(s) : (s->pc < s->prog->n_host ? s->prog->host[s->pc - s->prog->host_base].op : 0);
-  sim_report_comp_int(r, c, "stuck_op", UNIT_NONE, stuck);
-  sim_report_comp_int(r, c, "launches", UNIT_NONE, (int64_t)s->launches);
-  sim_report_comp_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
-  sim_report_comp_int(r, c, "kernel_waits", UNIT_NONE, (int64_t)s->kernel_waits);
-  sim_report_comp_int(r, c, "launch_blocks", UNIT_NONE, (int64_t)s->launch_blocks);
-  for (int i = 0; i < N_CAT; i++) sim_report_comp_int(r, c, cat_keys[i], UNIT_TIME, s->time[i]);
-  sim_report_comp_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
-  sim_report_comp_int(r, c, "helper_service_time", UNIT_TIME, s->helper_busy);
-  sim_report_comp_int(r, c, "helper_wait_time", UNIT_TIME, s->helper_wait);
-  sim_report_comp_int(r, c, "helper_wait_max", UNIT_TIME, s->helper_wait_max);
-  sim_report_phase(r, PH_LAUNCH, s->time[CAT_LAUNCH]);
-  sim_report_phase(r, PH_CPU_COMPUTE, s->time[CAT_COMPUTE]);
-  sim_report_phase(r, PH_SWITCH, s->time[CAT_SWITCH]);
-  sim_report_phase(r, PH_HOST_STACK, s->time[CAT_BUILD] + s->time[CAT_REGISTER] +
-                                          s->time[CAT_SEND] + s->time[CAT_RECV]);
-  sim_report_phase(r, PH_WAITING, s->time[CAT_WAIT_FLAG] + s->helper_wait);
+  sim_out_int(r, c, CPU_OUT_STUCK_OP, stuck);
+  sim_out_int(r, c, CPU_OUT_LAUNCHES, (int64_t)s->launches);
+  sim_out_int(r, c, CPU_OUT_NIC_CMDS, (int64_t)s->nic_cmds);
+  sim_out_int(r, c, CPU_OUT_KERNEL_WAITS, (int64_t)s->kernel_waits);
+  sim_out_int(r, c, CPU_OUT_LAUNCH_BLOCKS, (int64_t)s->launch_blocks);
+  for (int i = 0; i < N_CAT; i++) sim_out_int(r, c, CPU_OUT_COMPUTE_TIME + (unsigned)i, s->time[i]);
+  sim_out_int(r, c, CPU_OUT_HOST_REQUESTS, (int64_t)s->host_requests);
+  sim_out_int(r, c, CPU_OUT_HELPER_SERVICE_TIME, s->helper_busy);
+  sim_out_int(r, c, CPU_OUT_HELPER_WAIT_TIME, s->helper_wait);
+  sim_out_int(r, c, CPU_OUT_HELPER_WAIT_MAX, s->helper_wait_max);
+  ph_add(r, PH_LAUNCH, s->time[CAT_LAUNCH]);
+  ph_add(r, PH_CPU_COMPUTE, s->time[CAT_COMPUTE]);
+  ph_add(r, PH_SWITCH, s->time[CAT_SWITCH]);
+  ph_add(r, PH_HOST_STACK, s->time[CAT_BUILD] + s->time[CAT_REGISTER] + s->time[CAT_SEND] +
+                               s->time[CAT_RECV]);
+  ph_add(r, PH_WAITING, s->time[CAT_WAIT_FLAG] + s->helper_wait);
 }
 
 static void cpu_destroy(struct sim_comp *c) {
@@ -1085,6 +1129,7 @@ const struct sim_type cpu_type = {
     .state_size = sizeof(struct cpu_state),
     .init = cpu_init,
     .handle = cpu_handle,
+    .outputs = &cpu_outputs,
     .finish = cpu_finish,
     .destroy = cpu_destroy,
     .port_payloads = true,

@@ -68,6 +68,24 @@ struct cpu_config {
 extern const struct par_group cpu_params;
 extern const struct sim_type cpu_type;
 
+/* What a CPU reports at the end of a run, "node<i>.cpu.KEY": its declared
+ * outputs (cpu_outs, with unit and doc; `trigsim outputs cpu`), in the
+ * order it reports them. A reader takes a checked handle, CPU_OUT(NAME):
+ * a name that is not a CPU output does not build. */
+enum cpu_out {
+  CPU_OUT_CORES_HELD, CPU_OUT_MAIN_DONE, CPU_OUT_STUCK_OP, CPU_OUT_LAUNCHES, CPU_OUT_NIC_CMDS,
+  CPU_OUT_KERNEL_WAITS, CPU_OUT_LAUNCH_BLOCKS,
+  /* where the main thread's time went, in the order of cpu.c's enum cpu_cat */
+  CPU_OUT_COMPUTE_TIME, CPU_OUT_LAUNCH_TIME, CPU_OUT_BUILD_TIME, CPU_OUT_REGISTER_TIME,
+  CPU_OUT_SEND_TIME, CPU_OUT_RECV_TIME, CPU_OUT_WAIT_KERNEL_TIME, CPU_OUT_SWITCH_TIME,
+  CPU_OUT_WAIT_FLAG_TIME,
+  CPU_OUT_HOST_REQUESTS, CPU_OUT_HELPER_SERVICE_TIME, CPU_OUT_HELPER_WAIT_TIME,
+  CPU_OUT_HELPER_WAIT_MAX, CPU_OUT_COUNT
+};
+extern const struct sim_out_decl cpu_outs[CPU_OUT_COUNT];
+extern const struct sim_outputs cpu_outputs;
+#define CPU_OUT(name) (&cpu_outs[CPU_OUT_##name])
+
 /* Checks what the declared ranges cannot (helper_threads < cores). False and
  * *ERR (g_free) "expected ..., got ..." when not. */
 bool cpu_config_check(const struct cpu_config *cfg, char **err);

@@ -1546,31 +1546,59 @@ static void gpu_event(struct sim_comp *c, const struct sim_event *ev) {
   }
 }
 
+const struct sim_out_decl gpu_outs[] = {
+    [GPU_OUT_QUEUE_CMDS] = OUT(queue_cmds, UNIT_NONE,
+                               "queue commands enqueued (launches, stream waits, doorbells, markers)"),
+    [GPU_OUT_KERNELS] = OUT(kernels, UNIT_NONE, "kernels completed"),
+    [GPU_OUT_KERNELS_LAUNCHED] = OUT(kernels_launched, UNIT_NONE, "kernels launched"),
+    [GPU_OUT_WGS] = OUT(wgs, UNIT_NONE, "work-groups completed"),
+    [GPU_OUT_SLOTS_MAX] = OUT(slots_max, UNIT_NONE, "the most WG slots in use at once"),
+    [GPU_OUT_TRIGGERS] = OUT(triggers, UNIT_NONE, "trigger stores to the NIC"),
+    [GPU_OUT_HOST_REQUESTS] = OUT(host_requests, UNIT_NONE,
+                                  "requests to the CPU's helper threads"),
+    [GPU_OUT_NIC_CMDS] = OUT(nic_cmds, UNIT_NONE, "commands posted to the NIC from the GPU"),
+    [GPU_OUT_DOORBELLS] = OUT(doorbells, UNIT_NONE, "NIC doorbells rung from a queue (GDS)"),
+    [GPU_OUT_FLAG_UPDATES] = OUT(flag_updates, UNIT_NONE, "flag updates arrived in GPU memory"),
+    [GPU_OUT_BARRIERS] = OUT(barriers, UNIT_NONE, "device-wide barriers"),
+    [GPU_OUT_STREAM_WAITS] = OUT(stream_waits, UNIT_NONE, "stream waits on a flag"),
+    [GPU_OUT_LAUNCH_TIME] = OUT(launch_time, UNIT_TIME, "kernel launch latency, summed"),
+    [GPU_OUT_TEARDOWN_TIME] = OUT(teardown_time, UNIT_TIME, "kernel teardown, summed"),
+    [GPU_OUT_BARRIER_TIME] = OUT(barrier_time, UNIT_TIME, "device-wide barriers' cost, summed"),
+    [GPU_OUT_POLL_TIME] = OUT(poll_time, UNIT_TIME, "WG time spent polling flags, summed over WGs"),
+    [GPU_OUT_STREAM_WAIT_TIME] = OUT(stream_wait_time, UNIT_TIME,
+                                     "queues waiting on a flag (stream waits), summed"),
+    [GPU_OUT_WG_TIME] = OUT(wg_time, UNIT_TIME, "WG running time, summed over WGs"),
+    [GPU_OUT_WG_LAST_END] = OUT(wg_last_end, UNIT_TIME,
+                                "when the latest WG ended its last step; -1: none ran"),
+};
+SIM_OUT_GROUP(gpu_outputs, "gpu", "node<i>.gpu.KEY; by kind node.gpu.KEY", gpu_outs,
+              GPU_OUT_COUNT);
+
 static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
   struct gpu_state *s = c->state;
-  sim_report_comp_int(r, c, "queue_cmds", UNIT_NONE, (int64_t)s->cmds);
-  sim_report_comp_int(r, c, "kernels", UNIT_NONE, (int64_t)s->kernels_done);
-  sim_report_comp_int(r, c, "kernels_launched", UNIT_NONE, (int64_t)s->kernels_launched);
-  sim_report_comp_int(r, c, "wgs", UNIT_NONE, (int64_t)s->wgs_done);
-  sim_report_comp_int(r, c, "slots_max", UNIT_NONE, (int64_t)s->slots_max);
-  sim_report_comp_int(r, c, "triggers", UNIT_NONE, (int64_t)s->triggers);
-  sim_report_comp_int(r, c, "host_requests", UNIT_NONE, (int64_t)s->host_requests);
-  sim_report_comp_int(r, c, "nic_cmds", UNIT_NONE, (int64_t)s->nic_cmds);
-  sim_report_comp_int(r, c, "doorbells", UNIT_NONE, (int64_t)s->doorbells);
-  sim_report_comp_int(r, c, "flag_updates", UNIT_NONE, (int64_t)s->flag_updates);
-  sim_report_comp_int(r, c, "barriers", UNIT_NONE, (int64_t)s->barriers);
-  sim_report_comp_int(r, c, "stream_waits", UNIT_NONE, (int64_t)s->stream_waits);
-  sim_report_comp_int(r, c, "launch_time", UNIT_TIME, s->launch_time);
-  sim_report_comp_int(r, c, "teardown_time", UNIT_TIME, s->teardown_time);
-  sim_report_comp_int(r, c, "barrier_time", UNIT_TIME, s->barrier_time);
-  sim_report_comp_int(r, c, "poll_time", UNIT_TIME, s->poll_time);
-  sim_report_comp_int(r, c, "stream_wait_time", UNIT_TIME, s->stream_wait_time);
-  sim_report_comp_int(r, c, "wg_time", UNIT_TIME, s->wg_time);
-  sim_report_comp_int(r, c, "wg_last_end", UNIT_TIME, s->wg_last_end);
-  sim_report_phase(r, PH_LAUNCH, s->launch_time);
-  sim_report_phase(r, PH_GPU_WORK, s->wg_time - s->poll_time);
-  sim_report_phase(r, PH_TEARDOWN, s->teardown_time);
-  sim_report_phase(r, PH_WAITING, s->poll_time + s->stream_wait_time);
+  sim_out_int(r, c, GPU_OUT_QUEUE_CMDS, (int64_t)s->cmds);
+  sim_out_int(r, c, GPU_OUT_KERNELS, (int64_t)s->kernels_done);
+  sim_out_int(r, c, GPU_OUT_KERNELS_LAUNCHED, (int64_t)s->kernels_launched);
+  sim_out_int(r, c, GPU_OUT_WGS, (int64_t)s->wgs_done);
+  sim_out_int(r, c, GPU_OUT_SLOTS_MAX, (int64_t)s->slots_max);
+  sim_out_int(r, c, GPU_OUT_TRIGGERS, (int64_t)s->triggers);
+  sim_out_int(r, c, GPU_OUT_HOST_REQUESTS, (int64_t)s->host_requests);
+  sim_out_int(r, c, GPU_OUT_NIC_CMDS, (int64_t)s->nic_cmds);
+  sim_out_int(r, c, GPU_OUT_DOORBELLS, (int64_t)s->doorbells);
+  sim_out_int(r, c, GPU_OUT_FLAG_UPDATES, (int64_t)s->flag_updates);
+  sim_out_int(r, c, GPU_OUT_BARRIERS, (int64_t)s->barriers);
+  sim_out_int(r, c, GPU_OUT_STREAM_WAITS, (int64_t)s->stream_waits);
+  sim_out_int(r, c, GPU_OUT_LAUNCH_TIME, s->launch_time);
+  sim_out_int(r, c, GPU_OUT_TEARDOWN_TIME, s->teardown_time);
+  sim_out_int(r, c, GPU_OUT_BARRIER_TIME, s->barrier_time);
+  sim_out_int(r, c, GPU_OUT_POLL_TIME, s->poll_time);
+  sim_out_int(r, c, GPU_OUT_STREAM_WAIT_TIME, s->stream_wait_time);
+  sim_out_int(r, c, GPU_OUT_WG_TIME, s->wg_time);
+  sim_out_int(r, c, GPU_OUT_WG_LAST_END, s->wg_last_end);
+  ph_add(r, PH_LAUNCH, s->launch_time);
+  ph_add(r, PH_GPU_WORK, s->wg_time - s->poll_time);
+  ph_add(r, PH_TEARDOWN, s->teardown_time);
+  ph_add(r, PH_WAITING, s->poll_time + s->stream_wait_time);
 }
 
 static void gpu_destroy(struct sim_comp *c) {
@@ -1632,6 +1660,7 @@ const struct sim_type gpu_type = {
     .n_ports = 1,
     .state_size = sizeof(struct gpu_state),
     .handle = gpu_handle,
+    .outputs = &gpu_outputs,
     .finish = gpu_finish,
     .destroy = gpu_destroy,
     .port_payloads = true,

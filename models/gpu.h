@@ -188,6 +188,20 @@ enum gpu_bw_share { GPU_BW_SLOTS, GPU_BW_KERNEL };
 extern const struct par_group gpu_params;
 extern const struct sim_type gpu_type;
 
+/* What a GPU reports at the end of a run, "node<i>.gpu.KEY": its declared
+ * outputs (gpu_outs; `trigsim outputs gpu`), in the order it reports them;
+ * GPU_OUT(NAME) is a checked handle (cpu.h's CPU_OUT). */
+enum gpu_out {
+  GPU_OUT_QUEUE_CMDS, GPU_OUT_KERNELS, GPU_OUT_KERNELS_LAUNCHED, GPU_OUT_WGS, GPU_OUT_SLOTS_MAX,
+  GPU_OUT_TRIGGERS, GPU_OUT_HOST_REQUESTS, GPU_OUT_NIC_CMDS, GPU_OUT_DOORBELLS,
+  GPU_OUT_FLAG_UPDATES, GPU_OUT_BARRIERS, GPU_OUT_STREAM_WAITS, GPU_OUT_LAUNCH_TIME,
+  GPU_OUT_TEARDOWN_TIME, GPU_OUT_BARRIER_TIME, GPU_OUT_POLL_TIME, GPU_OUT_STREAM_WAIT_TIME,
+  GPU_OUT_WG_TIME, GPU_OUT_WG_LAST_END, GPU_OUT_COUNT
+};
+extern const struct sim_out_decl gpu_outs[GPU_OUT_COUNT];
+extern const struct sim_outputs gpu_outputs;
+#define GPU_OUT(name) (&gpu_outs[GPU_OUT_##name])
+
 /* Adds a GPU named NAME ("node3.gpu") for node NODE running PROG's kernels
  * and queue commands. CFG and PROG are borrowed and must outlive the run. */
 struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,

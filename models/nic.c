@@ -759,6 +759,50 @@ static void nic_release(struct nic_state *s) {
 
 static void nic_destroy(struct sim_comp *c) { nic_release(c->state); }
 
+const struct sim_out_decl nic_outs[] = {
+    [NIC_OUT_COMMANDS] = OUT(commands, UNIT_NONE, "commands through the command queue"),
+    [NIC_OUT_NVL_STORES] = OUT(nvl_stores, UNIT_NONE,
+                               "NVLink stores: puts the GPU's SMs write themselves"),
+    [NIC_OUT_DOORBELLS] = OUT(doorbells, UNIT_NONE, "doorbells rung (GDS)"),
+    [NIC_OUT_REGISTRATIONS] = OUT(registrations, UNIT_NONE,
+                                  "triggered operations registered on the trigger list"),
+    [NIC_OUT_PUTS] = OUT(puts, UNIT_NONE, "puts started"),
+    [NIC_OUT_GETS] = OUT(gets, UNIT_NONE, "gets started"),
+    [NIC_OUT_DMA_READS] = OUT(dma_reads, UNIT_NONE,
+                              "DMA reads started (a put's first packet, a get's data at its "
+                              "target)"),
+    [NIC_OUT_TRIGGERS_STORED] = OUT(triggers_stored, UNIT_NONE,
+                                    "trigger stores (tags) from the GPU"),
+    [NIC_OUT_TRIGGERS_MATCHED] = OUT(triggers_matched, UNIT_NONE,
+                                     "trigger stores that found their entry"),
+    [NIC_OUT_TRIGGERS_UNMATCHED] = OUT(triggers_unmatched, UNIT_NONE,
+                                       "trigger stores that came first and allocated an entry"),
+    [NIC_OUT_OPS_FIRED] = OUT(ops_fired, UNIT_NONE, "triggered operations fired"),
+    [NIC_OUT_ENTRIES_IN_USE_MEAN] = OUT_F(entries_in_use_mean, UNIT_NONE, SIM_OUT_REAL,
+                                          "trigger-list entries in use, time-weighted mean"),
+    [NIC_OUT_ENTRIES_IN_USE_MAX] = OUT(entries_in_use_max, UNIT_NONE,
+                                       "the most trigger-list entries in use at once"),
+    [NIC_OUT_ENTRIES_LEFT] = OUT(entries_left, UNIT_NONE,
+                                 "entries still held at the end (list and overflow)"),
+    [NIC_OUT_OVERFLOW_ENTRIES] = OUT(overflow_entries, UNIT_NONE,
+                                     "entries spilled to the overflow in host memory"),
+    [NIC_OUT_OVERFLOW_LOOKUPS] = OUT(overflow_lookups, UNIT_NONE,
+                                     "searches or writes of the overflow"),
+    [NIC_OUT_STALLS] = OUT(stalls, UNIT_NONE, "stalls on a full trigger list (trigger_full: stall)"),
+    [NIC_OUT_STALL_TIME] = OUT(stall_time, UNIT_TIME, "time stalled, to the end of the run"),
+    [NIC_OUT_STALLED_AT_END] = OUT(stalled_at_end, UNIT_NONE, "1: still stalled when the run ended"),
+    [NIC_OUT_PACKETS_SENT] = OUT(packets_sent, UNIT_NONE, "packets sent"),
+    [NIC_OUT_BYTES_SENT] = OUT(bytes_sent, UNIT_SIZE, "wire bytes sent (payload and headers)"),
+    [NIC_OUT_NVL_BYTES_SENT] = OUT(nvl_bytes_sent, UNIT_SIZE,
+                                   "of bytes_sent, those through the NVLink port"),
+    [NIC_OUT_PAYLOAD_SENT] = OUT(payload_sent, UNIT_SIZE, "payload bytes sent"),
+    [NIC_OUT_PACKETS_RECEIVED] = OUT(packets_received, UNIT_NONE, "packets received"),
+    [NIC_OUT_BYTES_RECEIVED] = OUT(bytes_received, UNIT_SIZE, "wire bytes received"),
+    [NIC_OUT_PAYLOAD_RECEIVED] = OUT(payload_received, UNIT_SIZE, "payload bytes received"),
+};
+SIM_OUT_GROUP(nic_outputs, "nic", "node<i>.nic.KEY; by kind node.nic.KEY", nic_outs,
+              NIC_OUT_COUNT);
+
 static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   struct nic_state *s = c->state;
   sim_time now = sim_now(c->eng);
@@ -768,42 +812,40 @@ static void nic_finish(struct sim_comp *c, struct sim_report *r) {
   if (s->trig_stall_since >= 0) stall_time += now - s->trig_stall_since;
   s->overflowed_final = tl_overflowed(s->tl);
   s->left_final = tl_in_use(s->tl) + tl_overflow_len(s->tl);
-  sim_report_comp_int(r, c, "commands", UNIT_NONE, (int64_t)(s->commands));
-  sim_report_comp_int(r, c, "nvl_stores", UNIT_NONE, (int64_t)(s->nvl_stores));
-  sim_report_comp_int(r, c, "doorbells", UNIT_NONE, (int64_t)(s->doorbells_rung));
-  sim_report_comp_int(r, c, "registrations", UNIT_NONE, (int64_t)(s->registrations));
-  sim_report_comp_int(r, c, "puts", UNIT_NONE, (int64_t)(s->puts));
-  sim_report_comp_int(r, c, "gets", UNIT_NONE, (int64_t)(s->gets_started));
-  sim_report_comp_int(r, c, "dma_reads", UNIT_NONE, (int64_t)(s->dma_reads));
-  sim_report_comp_int(r, c, "triggers_stored", UNIT_NONE, (int64_t)(s->triggers_stored));
-  sim_report_comp_int(r, c, "triggers_matched", UNIT_NONE, (int64_t)(s->triggers_matched));
-  sim_report_comp_int(r, c, "triggers_unmatched", UNIT_NONE, (int64_t)(s->triggers_allocated));
-  sim_report_comp_int(r, c, "ops_fired", UNIT_NONE, (int64_t)(s->ops_fired));
-  char *key = g_strdup_printf("%s.entries_in_use_mean", c->name);
-  sim_report_real(r, key, stat_tw_mean(&s->in_use, now));
-  g_free(key);
-  sim_report_comp_int(r, c, "entries_in_use_max", UNIT_NONE, (int64_t)(s->in_use.max));
-  sim_report_comp_int(r, c, "entries_left", UNIT_NONE, (int64_t)(s->left_final));
-  sim_report_comp_int(r, c, "overflow_entries", UNIT_NONE, (int64_t)(s->overflowed_final));
-  sim_report_comp_int(r, c, "overflow_lookups", UNIT_NONE, (int64_t)(s->overflow_lookups));
-  sim_report_comp_int(r, c, "stalls", UNIT_NONE, (int64_t)(s->stalls));
-  sim_report_comp_int(r, c, "stall_time", UNIT_TIME, (int64_t)(stall_time));
-  sim_report_comp_int(r, c, "stalled_at_end", UNIT_NONE, (int64_t)(stalled ? 1 : 0));
-  sim_report_comp_int(r, c, "packets_sent", UNIT_NONE, (int64_t)(s->packets_sent));
-  sim_report_comp_int(r, c, "bytes_sent", UNIT_SIZE, (int64_t)(s->bytes_sent));
-  sim_report_comp_int(r, c, "nvl_bytes_sent", UNIT_SIZE, (int64_t)(s->nvl_bytes_sent));
-  sim_report_comp_int(r, c, "payload_sent", UNIT_SIZE, (int64_t)(s->payload_sent));
-  sim_report_comp_int(r, c, "packets_received", UNIT_NONE, (int64_t)(s->packets_received));
-  sim_report_comp_int(r, c, "bytes_received", UNIT_SIZE, (int64_t)(s->bytes_received));
-  sim_report_comp_int(r, c, "payload_received", UNIT_SIZE, (int64_t)(s->payload_received));
+  sim_out_int(r, c, NIC_OUT_COMMANDS, (int64_t)s->commands);
+  sim_out_int(r, c, NIC_OUT_NVL_STORES, (int64_t)s->nvl_stores);
+  sim_out_int(r, c, NIC_OUT_DOORBELLS, (int64_t)s->doorbells_rung);
+  sim_out_int(r, c, NIC_OUT_REGISTRATIONS, (int64_t)s->registrations);
+  sim_out_int(r, c, NIC_OUT_PUTS, (int64_t)s->puts);
+  sim_out_int(r, c, NIC_OUT_GETS, (int64_t)s->gets_started);
+  sim_out_int(r, c, NIC_OUT_DMA_READS, (int64_t)s->dma_reads);
+  sim_out_int(r, c, NIC_OUT_TRIGGERS_STORED, (int64_t)s->triggers_stored);
+  sim_out_int(r, c, NIC_OUT_TRIGGERS_MATCHED, (int64_t)s->triggers_matched);
+  sim_out_int(r, c, NIC_OUT_TRIGGERS_UNMATCHED, (int64_t)s->triggers_allocated);
+  sim_out_int(r, c, NIC_OUT_OPS_FIRED, (int64_t)s->ops_fired);
+  sim_out_real(r, c, NIC_OUT_ENTRIES_IN_USE_MEAN, stat_tw_mean(&s->in_use, now));
+  sim_out_int(r, c, NIC_OUT_ENTRIES_IN_USE_MAX, (int64_t)s->in_use.max);
+  sim_out_int(r, c, NIC_OUT_ENTRIES_LEFT, (int64_t)s->left_final);
+  sim_out_int(r, c, NIC_OUT_OVERFLOW_ENTRIES, (int64_t)s->overflowed_final);
+  sim_out_int(r, c, NIC_OUT_OVERFLOW_LOOKUPS, (int64_t)s->overflow_lookups);
+  sim_out_int(r, c, NIC_OUT_STALLS, (int64_t)s->stalls);
+  sim_out_int(r, c, NIC_OUT_STALL_TIME, stall_time);
+  sim_out_int(r, c, NIC_OUT_STALLED_AT_END, stalled ? 1 : 0);
+  sim_out_int(r, c, NIC_OUT_PACKETS_SENT, (int64_t)s->packets_sent);
+  sim_out_int(r, c, NIC_OUT_BYTES_SENT, s->bytes_sent);
+  sim_out_int(r, c, NIC_OUT_NVL_BYTES_SENT, s->nvl_bytes_sent);
+  sim_out_int(r, c, NIC_OUT_PAYLOAD_SENT, s->payload_sent);
+  sim_out_int(r, c, NIC_OUT_PACKETS_RECEIVED, (int64_t)s->packets_received);
+  sim_out_int(r, c, NIC_OUT_BYTES_RECEIVED, s->bytes_received);
+  sim_out_int(r, c, NIC_OUT_PAYLOAD_RECEIVED, s->payload_received);
   const struct nic_config *cfg = c->config;
-  sim_report_phase(r, PH_NIC, (int64_t)(s->commands + s->doorbells_rung) * cfg->cmd_cost +
-                                  (int64_t)s->triggers_stored * cfg->match_latency +
-                                  (int64_t)s->overflow_lookups * cfg->overflow_lookup);
+  ph_add(r, PH_NIC, (int64_t)(s->commands + s->doorbells_rung) * cfg->cmd_cost +
+                        (int64_t)s->triggers_stored * cfg->match_latency +
+                        (int64_t)s->overflow_lookups * cfg->overflow_lookup);
   /* Link and switch latencies are not the NIC's; NVLink bytes at intra_bandwidth. */
   int64_t nvl = (int64_t)s->nvl_bytes_sent;
-  sim_report_phase(r, PH_WIRE, net_ser_time((int64_t)s->bytes_sent - nvl, s->net->link_bandwidth) +
-                                   (nvl ? net_ser_time(nvl, s->net->intra_bandwidth) : 0));
+  ph_add(r, PH_WIRE, net_ser_time((int64_t)s->bytes_sent - nvl, s->net->link_bandwidth) +
+                         (nvl ? net_ser_time(nvl, s->net->intra_bandwidth) : 0));
 }
 
 /* Fetching ahead (sim_type.prefetch): the operation a DMA read's data or
@@ -843,6 +885,7 @@ const struct sim_type nic_type = {
     .n_ports = 3,
     .state_size = sizeof(struct nic_state),
     .handle = nic_handle,
+    .outputs = &nic_outputs,
     .finish = nic_finish,
     .destroy = nic_destroy,
     .port_payloads = true,

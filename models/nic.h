@@ -121,6 +121,22 @@ _Static_assert(sizeof(struct nic_packet) <= SIM_PAYLOAD_BYTES, "nic_packet fits 
 extern const struct par_group nic_params;
 extern const struct sim_type nic_type;
 
+/* What a NIC reports at the end of a run, "node<i>.nic.KEY": its declared
+ * outputs (nic_outs; `trigsim outputs nic`), in the order it reports them;
+ * NIC_OUT(NAME) is a checked handle (cpu.h's CPU_OUT). */
+enum nic_out {
+  NIC_OUT_COMMANDS, NIC_OUT_NVL_STORES, NIC_OUT_DOORBELLS, NIC_OUT_REGISTRATIONS, NIC_OUT_PUTS,
+  NIC_OUT_GETS, NIC_OUT_DMA_READS, NIC_OUT_TRIGGERS_STORED, NIC_OUT_TRIGGERS_MATCHED,
+  NIC_OUT_TRIGGERS_UNMATCHED, NIC_OUT_OPS_FIRED, NIC_OUT_ENTRIES_IN_USE_MEAN,
+  NIC_OUT_ENTRIES_IN_USE_MAX, NIC_OUT_ENTRIES_LEFT, NIC_OUT_OVERFLOW_ENTRIES,
+  NIC_OUT_OVERFLOW_LOOKUPS, NIC_OUT_STALLS, NIC_OUT_STALL_TIME, NIC_OUT_STALLED_AT_END,
+  NIC_OUT_PACKETS_SENT, NIC_OUT_BYTES_SENT, NIC_OUT_NVL_BYTES_SENT, NIC_OUT_PAYLOAD_SENT,
+  NIC_OUT_PACKETS_RECEIVED, NIC_OUT_BYTES_RECEIVED, NIC_OUT_PAYLOAD_RECEIVED, NIC_OUT_COUNT
+};
+extern const struct sim_out_decl nic_outs[NIC_OUT_COUNT];
+extern const struct sim_outputs nic_outputs;
+#define NIC_OUT(name) (&nic_outs[NIC_OUT_##name])
+
 /* Adds a NIC named NAME ("node3.nic") for node NODE to E. CFG, NET and PROG
  * (may be NULL) are borrowed and must outlive the run. */
 struct sim_comp *nic_add(struct sim_engine *e, const char *name, const struct nic_config *cfg,

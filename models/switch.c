@@ -140,12 +140,31 @@ static void sw_handle(struct sim_comp *c, const struct sim_event *ev) {
   sw_serve(c, out, sim_now(e) + latency, ev->kind, ev->data);
 }
 
-static void report_key(struct sim_report *r, const char *prefix, const char *key, enum unit_dim dim,
-                       int64_t v) {
-  char buf[160];
-  snprintf(buf, sizeof buf, "%s.%s", prefix, key);
-  sim_report_int(r, buf, dim, v);
-}
+const struct sim_out_decl sw_outs[] = {
+    [SW_OUT_PACKETS] = OUT_F(packets, UNIT_NONE, SIM_OUT_SOME,
+                             "packets this switch forwarded (each switch while the fabric has at "
+                             "most " G_STRINGIFY(SW_REPORT_EACH_MAX) ")"),
+    [SW_OUT_BYTES] = OUT_F(bytes, UNIT_SIZE, SIM_OUT_SOME,
+                           "wire bytes this switch forwarded (each switch while at most "
+                           G_STRINGIFY(SW_REPORT_EACH_MAX) ")"),
+    [SW_OUT_MAX_QUEUE_DELAY] = OUT_F(max_queue_delay, UNIT_TIME, SIM_OUT_SOME,
+                                     "the longest a packet waited for an output port of this "
+                                     "switch (each switch while at most " G_STRINGIFY(SW_REPORT_EACH_MAX) ")"),
+    [SW_OUT_TOTAL_PACKETS] = OUT_F(switches.packets, UNIT_NONE, SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                   "packets forwarded by all switches of the fabric (switch 0)"),
+    [SW_OUT_TOTAL_BYTES] = OUT_F(switches.bytes, UNIT_SIZE, SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                 "wire bytes forwarded by all switches (switch 0)"),
+    [SW_OUT_TOTAL_MAX_QUEUE_DELAY] = OUT_F(switches.max_queue_delay, UNIT_TIME,
+                                           SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                           "the longest a packet waited for an output port of "
+                                           "any switch (switch 0)"),
+    [SW_OUT_TOTAL_MAX_PACKETS] = OUT_F(switches.max_packets, UNIT_NONE,
+                                       SIM_OUT_TOTAL | SIM_OUT_SOME,
+                                       "packets forwarded by the busiest switch (switch 0)"),
+};
+SIM_OUT_GROUP(sw_outputs, "switch",
+              "net.sw<i>.KEY, by kind net.sw.KEY; totals net.switches.KEY (intra-node "
+              "crossbars: nvl.sw<i>, nvl.switches)", sw_outs, SW_OUT_COUNT);
 
 #ifdef SIM_TIE_SHUFFLE
 static void sw_destroy(struct sim_comp *c) {
@@ -160,9 +179,9 @@ static void sw_finish(struct sim_comp *c, struct sim_report *r) {
   const struct sw_fabric *f = fabric_of(c);
   const struct sw_state *s = c->state;
   if (f->n_switches <= SW_REPORT_EACH_MAX) {
-    report_key(r, c->name, "packets", UNIT_NONE, (int64_t)s->st.packets);
-    report_key(r, c->name, "bytes", UNIT_SIZE, (int64_t)s->st.bytes);
-    report_key(r, c->name, "max_queue_delay", UNIT_TIME, s->st.max_queue_ps);
+    sim_out_int(r, c, SW_OUT_PACKETS, (int64_t)s->st.packets);
+    sim_out_int(r, c, SW_OUT_BYTES, (int64_t)s->st.bytes);
+    sim_out_int(r, c, SW_OUT_MAX_QUEUE_DELAY, s->st.max_queue_ps);
   }
   if (c->id != f->first_id) return;
   /* Switch 0 sums the fabric after the run, like phold_totals. */
@@ -176,14 +195,10 @@ static void sw_finish(struct sim_comp *c, struct sim_report *r) {
     if (one.max_queue_ps > tot.max_queue_ps) tot.max_queue_ps = one.max_queue_ps;
     if (one.packets > busiest) busiest = one.packets;
   }
-  const char *dot = strchr(c->name, '.');
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "%.*s.switches", dot ? (int)(dot - c->name) : 3,
-           dot ? c->name : "net");
-  report_key(r, prefix, "packets", UNIT_NONE, (int64_t)tot.packets);
-  report_key(r, prefix, "bytes", UNIT_SIZE, (int64_t)tot.bytes);
-  report_key(r, prefix, "max_queue_delay", UNIT_TIME, tot.max_queue_ps);
-  report_key(r, prefix, "max_packets", UNIT_NONE, (int64_t)busiest);
+  sim_out_int(r, c, SW_OUT_TOTAL_PACKETS, (int64_t)tot.packets);
+  sim_out_int(r, c, SW_OUT_TOTAL_BYTES, (int64_t)tot.bytes);
+  sim_out_int(r, c, SW_OUT_TOTAL_MAX_QUEUE_DELAY, tot.max_queue_ps);
+  sim_out_int(r, c, SW_OUT_TOTAL_MAX_PACKETS, (int64_t)busiest);
 }
 
 void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_fn route,
@@ -195,6 +210,7 @@ void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_
                .state_size = sizeof(struct sw_state) + (size_t)max_ports * sizeof(struct sw_port),
                .init = sw_init,
                .handle = sw_handle,
+               .outputs = &sw_outputs,
                .finish = sw_finish,
                .destroy = sw_destroy,
                .port_payloads = true},

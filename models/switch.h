@@ -62,11 +62,20 @@ struct sw_stats {
 };
 void sw_stats(const struct sim_comp *c, struct sw_stats *out);
 
-/* Reports: every switch "<name>.packets", ".bytes", ".max_queue_delay" while
- * the fabric has at most SW_REPORT_EACH_MAX switches; always the totals
+/* Reports (declared outputs sw_outs; `trigsim outputs switch`): every
+ * switch "<name>.packets", ".bytes", ".max_queue_delay" while the fabric
+ * has at most SW_REPORT_EACH_MAX switches; always the totals
  * "<process>.switches.packets", ".bytes", ".max_queue_delay" (max over
  * switches) and ".max_packets" (the busiest switch), reported by switch 0,
- * where <process> is the switch name up to its first '.' ("net"). */
+ * where <process> is the switch name up to its first '.' ("net", "nvl").
+ * SW_OUT(NAME) is a checked handle (cpu.h's CPU_OUT). */
 #define SW_REPORT_EACH_MAX 16
+enum sw_out {
+  SW_OUT_PACKETS, SW_OUT_BYTES, SW_OUT_MAX_QUEUE_DELAY, SW_OUT_TOTAL_PACKETS, SW_OUT_TOTAL_BYTES,
+  SW_OUT_TOTAL_MAX_QUEUE_DELAY, SW_OUT_TOTAL_MAX_PACKETS, SW_OUT_COUNT
+};
+extern const struct sim_out_decl sw_outs[SW_OUT_COUNT];
+extern const struct sim_outputs sw_outputs;
+#define SW_OUT(name) (&sw_outs[SW_OUT_##name])
 
 #endif

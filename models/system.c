@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "phase.h"
 #include "switch.h"
 #include "units.h"
 
@@ -53,6 +54,10 @@ struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
   return s;
 }
 
+const struct sim_outputs *const sys_outputs[] = {&gpu_outputs, &cpu_outputs, &bus_outputs,
+                                                 &nic_outputs, &sw_outputs, &ph_outputs};
+const size_t sys_n_outputs = G_N_ELEMENTS(sys_outputs);
+
 void sys_free(struct system *s) {
   if (!s) return;
   topo_free(s->topo);
@@ -63,19 +68,29 @@ void sys_free(struct system *s) {
   g_free(s);
 }
 
+struct sim_comp *sys_node_comp(const struct system *s, uint32_t node,
+                               const struct sim_out_decl *d) {
+  g_assert(node < s->nodes);
+  struct sim_comp *const *kinds[] = {s->cpu, s->gpu, s->nic, s->bus};
+  for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+    if (sim_outputs_index(kinds[i][node]->type->outputs, d) >= 0) return kinds[i][node];
+  g_error("sys_node_comp: output %s is no output of a node's CPU, GPU, NIC or bus",
+          d && d->key ? d->key : "(null)");
+}
+
 /* ---- resource limits ---- */
 
 void sys_limits_tally(struct sys_limits *t, const struct sim_report *counters) {
   int64_t spilled = 0, lookups = 0, stalls = 0, stall_time = 0, sw_wait = 0, helper_wait = 0;
   for (size_t k = 0; k < counters->n; k++) {
     const struct sim_report_entry *en = &counters->entries[k];
-    if (en->is_real) continue;
-    if (g_str_has_suffix(en->key, ".nic.overflow_entries")) spilled += en->i;
-    else if (g_str_has_suffix(en->key, ".nic.overflow_lookups")) lookups += en->i;
-    else if (g_str_has_suffix(en->key, ".nic.stalls")) stalls += en->i;
-    else if (g_str_has_suffix(en->key, ".nic.stall_time")) stall_time += en->i;
-    else if (g_str_has_suffix(en->key, ".switches.max_queue_delay")) sw_wait = MAX(sw_wait, en->i);
-    else if (g_str_has_suffix(en->key, ".cpu.helper_wait_max")) helper_wait = MAX(helper_wait, en->i);
+    const struct sim_out_decl *d = en->decl;
+    if (d == NIC_OUT(OVERFLOW_ENTRIES)) spilled += en->i;
+    else if (d == NIC_OUT(OVERFLOW_LOOKUPS)) lookups += en->i;
+    else if (d == NIC_OUT(STALLS)) stalls += en->i;
+    else if (d == NIC_OUT(STALL_TIME)) stall_time += en->i;
+    else if (d == SW_OUT(TOTAL_MAX_QUEUE_DELAY)) sw_wait = MAX(sw_wait, en->i);
+    else if (d == CPU_OUT(HELPER_WAIT_MAX)) helper_wait = MAX(helper_wait, en->i);
   }
   t->runs++;
   if (spilled || lookups) t->hit[SYS_OVERFLOW]++;
@@ -134,9 +149,8 @@ int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, ui
   struct sim_report rep;
   sim_report_init(&rep);
   sim_finish(e, &rep);
-  const struct sim_report_entry *en = sim_report_find(&rep, "node0.cpu.main_done");
-  g_assert(en && en->i > 0);
-  int64_t total = en->i;
+  int64_t total = sim_out_value(&rep, s->cpu[0], CPU_OUT(MAIN_DONE));
+  g_assert(total > 0);
   sim_report_clear(&rep);
   sim_free(e);
   sys_free(s);

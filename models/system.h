@@ -48,6 +48,17 @@ struct system *sys_build(struct sim_engine *e, const struct hw_config *hw,
                          const struct nodeprog *const *progs, char **err);
 void sys_free(struct system *s);
 
+/* Node NODE's component whose type declares output D (its CPU, GPU, NIC
+ * or bus): where a reader resolves a handle (cpu.h's CPU_OUT) against a
+ * node. D of no node component (a switch's, a phase) is a fault. */
+struct sim_comp *sys_node_comp(const struct system *s, uint32_t node,
+                               const struct sim_out_decl *d);
+
+/* The declared outputs of the system's component types and of its phase
+ * breakdown (sim/outputs.h), in the order `trigsim outputs` lists them. */
+extern const struct sim_outputs *const sys_outputs[];
+extern const size_t sys_n_outputs;
+
 /* Runs PROG on node 0 of a one-node star system of HW (its network's
  * other settings kept), seed 1: when the CPU's main thread is done (ps);
  * *EVENTS (if not NULL) the events run. The program must end. */
@@ -67,6 +78,8 @@ struct sys_limits {
   int64_t switch_wait_ps;        /* longest a packet queued at a switch port */
   int64_t helper_wait_ps;        /* longest a request waited for a helper thread */
 };
+/* Tallies the counters by their declarations (entries without one, a
+ * report read back without them, count for nothing). */
 void sys_limits_tally(struct sys_limits *t, const struct sim_report *counters);
 /* One line per limit hit, "trigsim: note: ..." with the counts; nothing
  * when none was. */

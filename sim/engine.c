@@ -403,7 +403,10 @@ void sim_stop(struct sim_engine *e) { e->stopped = true; }
 void sim_finish(struct sim_engine *e, struct sim_report *r) {
   for (guint i = 0; i < e->comps->len; i++) {
     struct sim_comp *c = e->comps->pdata[i];
+    size_t first = r->n;
     if (c->type->finish) c->type->finish(c, r);
+    char *err = NULL;
+    if (!sim_out_check(r, first, c, &err)) g_error("sim_finish: %s", err);
   }
 }
 
@@ -495,61 +498,3 @@ uint64_t sim_events_executed(const struct sim_engine *e) { return e->executed; }
 size_t sim_pending(const struct sim_engine *e) { return q_size(e->q); }
 size_t sim_queue_bytes(const struct sim_engine *e) { return q_bytes(e->q); }
 sim_time sim_min_latency(const struct sim_engine *e) { return e->min_latency; }
-
-void sim_report_init(struct sim_report *r) { *r = (struct sim_report){0}; }
-
-void sim_report_clear(struct sim_report *r) {
-  if (r->index) g_hash_table_destroy(r->index);
-  for (size_t i = 0; i < r->n; i++) g_free(r->entries[i].key);
-  g_free(r->entries);
-  *r = (struct sim_report){0};
-}
-
-static struct sim_report_entry *report_add(struct sim_report *r, const char *key) {
-  if (r->n == r->cap) {
-    r->cap = r->cap ? 2 * r->cap : 16;
-    r->entries = g_renew(struct sim_report_entry, r->entries, r->cap);
-  }
-  struct sim_report_entry *en = &r->entries[r->n++];
-  *en = (struct sim_report_entry){.key = g_strdup(key)};
-  /* Thousands of nodes report hundreds of thousands of keys: find by hash. */
-  if (!r->index) r->index = g_hash_table_new(g_str_hash, g_str_equal);
-  if (!g_hash_table_contains(r->index, en->key))
-    g_hash_table_insert(r->index, en->key, GSIZE_TO_POINTER(r->n));
-  return en;
-}
-
-void sim_report_int(struct sim_report *r, const char *key, enum unit_dim dim, int64_t v) {
-  struct sim_report_entry *en = report_add(r, key);
-  en->dim = dim;
-  en->i = v;
-}
-
-void sim_report_real(struct sim_report *r, const char *key, double v) {
-  struct sim_report_entry *en = report_add(r, key);
-  en->is_real = true;
-  en->d = v;
-}
-
-void sim_report_comp_int(struct sim_report *r, const struct sim_comp *c, const char *what,
-                         enum unit_dim dim, int64_t v) {
-  char *key = g_strdup_printf("%s.%s", c->name, what);
-  sim_report_int(r, key, dim, v);
-  g_free(key);
-}
-
-const struct sim_report_entry *sim_report_find(const struct sim_report *r, const char *key) {
-  size_t i = r->index ? GPOINTER_TO_SIZE(g_hash_table_lookup(r->index, key)) : 0;
-  return i ? &r->entries[i - 1] : NULL;
-}
-
-void sim_report_phase(struct sim_report *r, const char *phase, sim_time v) {
-  struct sim_report *ph = r->phases;
-  if (!ph) return;
-  size_t i = ph->index ? GPOINTER_TO_SIZE(g_hash_table_lookup(ph->index, phase)) : 0;
-  if (!i) {
-    sim_report_int(ph, phase, UNIT_TIME, 0);
-    i = ph->n;
-  }
-  ph->entries[i - 1].i += v;
-}

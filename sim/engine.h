@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "outputs.h"
 #include "param.h"
 #include "queue.h"
 #include "simtime.h"
@@ -19,13 +20,16 @@
 
 struct sim_engine;
 struct sim_comp;
-struct sim_report;
 
 /* A component type: registered once in a table outside the engine. */
 struct sim_type {
   const char *name;
   const char *doc;
   const struct par_group *params; /* its declared parameters, or NULL */
+  /* What its finish reports (outputs.h), or NULL: nothing. Each value by
+   * its index in the table (sim_out_int); sim_finish checks that a
+   * component reported exactly what its type declares. */
+  const struct sim_outputs *outputs;
   const char *const *ports;       /* port names; an event's port indexes this */
   size_t n_ports;
   size_t state_size;              /* zeroed state allocated per component */
@@ -147,7 +151,9 @@ uint64_t sim_now_seq(const struct sim_engine *e);
 uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events);
 void sim_stop(struct sim_engine *e);
 
-/* Calls every component's finish in id order, collecting into R. */
+/* Calls every component's finish in id order, collecting into R; a
+ * component that reports an output its type does not declare, one twice,
+ * or leaves out one it must report (sim_out_check) is a fault (g_error). */
 void sim_finish(struct sim_engine *e, struct sim_report *r);
 
 /* Attaches a trace (borrowed; NULL detaches); process names on it get
@@ -184,36 +190,5 @@ size_t sim_queue_bytes(const struct sim_engine *e);
 /* Smallest link latency joined so far (the lookahead a parallel run would
  * use), or SIM_TIME_MAX when there is no link. */
 sim_time sim_min_latency(const struct sim_engine *e);
-
-/* Named results collected at the end of a run, in insertion order. */
-struct sim_report_entry {
-  char *key;          /* "nic0.triggers_matched" */
-  enum unit_dim dim;  /* how to print it */
-  bool is_real;
-  int64_t i;
-  double d;
-};
-
-struct sim_report {
-  struct sim_report_entry *entries;
-  size_t n, cap;
-  void *index;        /* GHashTable: key -> 1 + index of its first entry */
-  /* Borrowed, may be NULL: the run's time breakdown, which components add
-   * their contributions to from their finish (sim_report_phase). */
-  struct sim_report *phases;
-};
-
-void sim_report_init(struct sim_report *r);
-void sim_report_clear(struct sim_report *r);
-void sim_report_int(struct sim_report *r, const char *key, enum unit_dim dim, int64_t v);
-void sim_report_real(struct sim_report *r, const char *key, double v);
-/* An entry keyed "<C's name>.<WHAT>", the form every model reports in. */
-void sim_report_comp_int(struct sim_report *r, const struct sim_comp *c, const char *what,
-                         enum unit_dim dim, int64_t v);
-const struct sim_report_entry *sim_report_find(const struct sim_report *r, const char *key);
-/* Adds V to time entry PHASE of R->phases (created at 0 when new): a
- * component's contribution to the run's breakdown. Nothing when R has no
- * phases report (a run that wants counters only). */
-void sim_report_phase(struct sim_report *r, const char *phase, sim_time v);
 
 #endif

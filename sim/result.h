@@ -14,6 +14,9 @@ struct sim_result {
   uint64_t events;           /* engine events executed */
   struct sim_report phases;  /* name -> time (UNIT_TIME), the breakdown */
   struct sim_report counters;/* per-component and aggregate counters */
+  /* Each entry of both a declared output (outputs.h) of a component type
+   * or of the workload; `events` is engine bookkeeping, not a prediction:
+   * printed, but no golden compares it. */
 };
 
 void sim_result_init(struct sim_result *r, const char *policy);

@@ -1,7 +1,9 @@
 /* CPU model: host-step costs, the GPU->CPU control-flow switch (poll and
  * interrupt, record before and after the wait) against a GDS-like path that
  * reaches the NIC without it, and helper threads (bounds, mean P/2 over
- * uniform arrivals, contention); every time derived by hand.
+ * uniform arrivals, contention); both polls a ps before, exactly on and a
+ * ps after a tick (on a tick: seen at that tick); every time derived by
+ * hand.
  *
  * The rig: a node's bus (latency B = 100 ns, control messages free), the
  * GPU, the CPU and a fake NIC that records what it receives. GPU defaults:
@@ -112,6 +114,43 @@ static void test_switch_poll(void) {
 static void test_switch_interrupt(void) {
   /* Interrupt 5 us: noticed 5.2 + 5 = 10.2; NIC at 10.2 + 0.2 + B. */
   hdn_run(CPU_SWITCH_INTERRUPT, 5 * US, 10500 * NS, 5 * US);
+}
+
+/* A completion record arriving exactly on a poll tick is seen at that tick
+ * (cpu.h: the first s + j*switch_poll_interval >= a), a ps before it at
+ * the same tick, a ps after it at the next one. As hdn_run with the kernel
+ * computing X: the wait begins at s = 1.0 us (launch_submit), the record
+ * arrives at a = 1.0 + B + L + X + T + B = 4.2 us + X. P = 0.5 us: ticks
+ * at 1.0 + j * 0.5 us; X = 1.3 us puts a on the tick 5.5 us (j = 9). The
+ * put reaches the NIC at (seen) + build 0.2 + B. */
+static void test_switch_poll_tick(void) {
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .qcmd = 0},
+                                   {.kind = HS_WAIT_KERNEL, .kernel = 0},
+                                   {.kind = HS_NIC_CMD, .cmd = 0}};
+  const sim_time x0 = 1300 * NS, p = 500 * NS;
+  /* a = 5.5 us - 1 ps: seen 5.5 (switch 1 ps); a = 5.5: seen 5.5 (0);
+   * a = 5.5 + 1 ps: seen 6.0 (P - 1 ps). */
+  const sim_time dx[] = {-1, 0, 1};
+  const sim_time seen[] = {5500 * NS, 5500 * NS, 6000 * NS};
+  for (int i = 0; i < 3; i++) {
+    struct kstep steps[] = {{.kind = KS_COMPUTE, .time = x0 + dx[i]}};
+    struct kernel k[] = {{.name = "k", .n_wgs = 1, .steps = steps, .n_steps = 1}};
+    struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_gds, .n_qcmds = 2,
+                            .cmds = put_cmds, .n_cmds = 2, .host = h, .n_host = 3};
+    struct rig r;
+    rig_init(&r);
+    r.cpu.switch_mode = CPU_SWITCH_POLL;
+    r.cpu.switch_poll_interval = p;
+    rig_build(&r, &prog);
+    rig_run(&r);
+    sim_time arrival = 5500 * NS + dx[i];
+    struct fnic *f = rig_nic(&r);
+    CU_ASSERT_EQUAL_FATAL(f->n, 1);
+    EXPECT_TIME(f->at[0], seen[i] + 200 * NS + B);
+    EXPECT_TIME(rep(&r, "node0.cpu.switch_time"), seen[i] - arrival);
+    EXPECT_TIME(rep(&r, "node0.cpu.wait_kernel_time"), arrival - 1 * US);
+    rig_free(&r);
+  }
 }
 
 /* GDS-like: the put is pre-posted, the kernel and a doorbell are queued;
@@ -272,6 +311,43 @@ static void test_helper_contention(void) {
   rig_free(&r);
 }
 
+/* A request arriving exactly on a helper's poll tick is taken at that tick
+ * (cpu.h: the first tick j*helper_poll_interval at or after its arrival),
+ * a ps before it at the same tick, a ps after it at the next. One WG
+ * computes X, then requests: at the CPU at a = B + L + X + F + B = 1.9 us
+ * + X (launch_submit 0). P = 1 us: X = 100 ns puts a on the tick 2.0 us.
+ * The command reaches the NIC at (taken) + service 1 us + B. */
+static void test_helper_poll_tick(void) {
+  const sim_time x0 = 100 * NS, p = 1 * US, service = 1 * US;
+  /* a = 2.0 us - 1 ps: taken 2.0 (waited 1 ps); a = 2.0: taken 2.0 (0);
+   * a = 2.0 + 1 ps: taken 3.0 (P - 1 ps). */
+  const sim_time dx[] = {-1, 0, 1};
+  const sim_time taken[] = {2 * US, 2 * US, 3 * US};
+  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0}};
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .qcmd = 0}};
+  for (int i = 0; i < 3; i++) {
+    struct kstep steps[] = {{.kind = KS_COMPUTE, .time = x0 + dx[i]},
+                            {.kind = KS_HOST_REQUEST, .cmd = 0}};
+    struct kernel k[] = {{.name = "req", .n_wgs = 1, .steps = steps, .n_steps = 2}};
+    struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = qc, .n_qcmds = 1,
+                            .cmds = put_cmds, .n_cmds = 1, .host = h, .n_host = 1};
+    struct rig r;
+    rig_init(&r);
+    r.cpu.launch_submit = 0;
+    r.cpu.helper_threads = 1;
+    r.cpu.helper_poll_interval = p;
+    r.cpu.helper_service = service;
+    rig_build(&r, &prog);
+    rig_run(&r);
+    sim_time arrival = 2 * US + dx[i];
+    struct fnic *f = rig_nic(&r);
+    CU_ASSERT_EQUAL_FATAL(f->n, 1);
+    EXPECT_TIME(f->at[0], taken[i] + service + B);
+    EXPECT_TIME(rep(&r, "node0.cpu.helper_wait_time"), taken[i] - arrival);
+    rig_free(&r);
+  }
+}
+
 static void test_params(void) {
   struct cpu_config c;
   par_group_defaults(&cpu_params, &c);
@@ -329,11 +405,13 @@ int main(void) {
        test_launch_queue_depth},
       {"host step costs and categories", test_host_costs},
       {"HDN control-flow switch, poll", test_switch_poll},
+      {"HDN control-flow switch, poll: a ps before, on and after a tick", test_switch_poll_tick},
       {"HDN control-flow switch, interrupt", test_switch_interrupt},
       {"GDS-like doorbell path has no switch", test_gds_no_switch},
       {"record before the wait", test_switch_record_first},
       {"helper wait in [0, P), mean P/2", test_helper_mean},
       {"helper contention", test_helper_contention},
+      {"helper poll: a ps before, on and after a tick", test_helper_poll_tick},
       {"parameters", test_params},
       {NULL, NULL},
   };

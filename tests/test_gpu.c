@@ -266,8 +266,8 @@ static void test_stream_mark(void) {
 }
 
 /* A WG waiting on a flag goes on at its first poll tick (start + k P) at
- * or after the flag's arrival; it then triggers, and the store reaches the
- * NIC F + B later. */
+ * or after the flag's arrival (a flag exactly on a tick: that tick, gpu.h);
+ * it then triggers, and the store reaches the NIC F + B later. */
 static void test_flag_polling(void) {
   static const struct kstep steps[] = {{.kind = KS_WAIT_FLAG, .flag = 1, .value = 1},
                                        {.kind = KS_TRIGGER, .tag = 7, .tag_div = 1}};
@@ -278,8 +278,9 @@ static void test_flag_polling(void) {
    * 2.6, 3.6 ... The NIC sends the flag at `send`; it reaches the GPU at
    * send + B. */
   const sim_time p = 1 * US, s0 = B + L;
-  const sim_time sends[] = {0, 2500 * NS, 3250 * NS, 3500 * NS, 3500 * NS + 1};
-  const sim_time go[] = {s0, s0 + p, s0 + 2 * p, s0 + 2 * p, s0 + 3 * p};
+  const sim_time sends[] = {0,         1500 * NS, 2500 * NS,      3250 * NS,
+                            3500 * NS - 1, 3500 * NS, 3500 * NS + 1};
+  const sim_time go[] = {s0, s0, s0 + p, s0 + 2 * p, s0 + 2 * p, s0 + 2 * p, s0 + 3 * p};
   sim_time added_sum = 0;
   for (size_t i = 0; i < G_N_ELEMENTS(sends); i++) {
     struct rig r;
@@ -288,8 +289,10 @@ static void test_flag_polling(void) {
     r.script = (struct fn_script){1, {{sends[i], PK_FLAG, DEV_GPU, 0, 1, 1}}};
     rig_build(&r, &prog);
     rig_run(&r);
-    /* Flag at 0.1 us (before the wait): goes on at S. At 2.6: the tick 2.6
-     * itself. At 3.35: 3.6. At 3.6: 3.6. At 3.6 us + 1 ps: 4.6. */
+    /* Flag at 0.1 us (before the wait): goes on at S. At S = 1.6 itself
+     * (the same instant the WG starts waiting: tick k = 0): S. At 2.6: the
+     * tick 2.6 itself. At 3.35: 3.6. At 3.6 us - 1 ps: 3.6. At 3.6: 3.6
+     * (exactly on a tick: that tick). At 3.6 us + 1 ps: 4.6. */
     struct fnic *f = rig_nic(&r);
     CU_ASSERT_EQUAL_FATAL(f->n, 1);
     CU_ASSERT_EQUAL(f->kind[0], PK_TRIGGER);
@@ -302,8 +305,8 @@ static void test_flag_polling(void) {
     CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), go[i] + F + T + B);
     rig_free(&r);
   }
-  /* 0 + 0 + 0.25 + 0 + (1 us - 1 ps). */
-  CU_ASSERT_EQUAL(added_sum, 250 * NS + p - 1);
+  /* 0 + 0 + 0 + 0.25 + 1 ps + 0 + (1 us - 1 ps). */
+  CU_ASSERT_EQUAL(added_sum, 250 * NS + p);
 }
 
 /* A trigger store costs the fence, then crosses the bus; stores of several

@@ -202,6 +202,14 @@ static void test_resolved_configuration(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"node.nic.overflow_entries\": {\"n\": 4, \"sum\": 12, \"mean\": 3, "
                                      "\"max\": 3, \"max_at\": \"node0.nic\"}"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"node3.nic.overflow_entries\": 3"));
+  /* The declared outputs it holds, with unit and doc (sim/outputs.h):
+   * phases by key, counters by kind. */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"outputs\": {\n    \"phases\": {\n      \"launch\": "
+                                     "{\"unit\": \"time (ps)\", \"doc\": \"CPU launch calls"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"node.nic.overflow_entries\": {\"unit\": \"count\", "
+                                     "\"doc\": \"entries spilled to the overflow in host memory\"}"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"node.nic.bytes_sent\": {\"unit\": \"size (B)\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"net.switches.max_queue_delay\": {\"unit\": \"time (ps)\""));
   g_free(out);
   g_free(hw);
   g_free(sc);

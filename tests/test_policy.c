@@ -1278,10 +1278,116 @@ static void test_cg_gds_copies_home(void) {
   }
 }
 
+/* The CPU's roofline (pol_cpu_time, lower.h; cpu.flops_per_cycle and
+ * cpu.mem_bandwidth, models/cpu.h): a compute op of N WGs on every core
+ * takes the larger of N * flops / (cores * clock * flops_per_cycle) and
+ * N * bytes * 8 / mem_bandwidth, each rounded up to a ps. A one-rank
+ * program of that op alone under cpu is done when it is.
+ * Defaults: 8 cores * 4 GHz * 8 = 256 Gflop/s; mem_bandwidth set to
+ * 384 Gbps (48 GB/s) so that the memory term has a fraction of a ps too. */
+static sim_time cpu_op_time(uint32_t wgs, int64_t flops, int64_t bytes, int64_t *compute) {
+  struct hw h;
+  hw_nodes(&h, 1);
+  h.cpu.mem_bandwidth = 384000000000;
+  struct wl_program *p = wl_program_new(1);
+  wl_compute(p, 0, wgs, flops, bytes);
+  struct sim_result r;
+  sim_time t = run_printed(p, "cpu", &h, &r);
+  *compute = t >= 0 ? counter(&r, "node0.cpu.compute_time") : -1;
+  sim_result_clear(&r);
+  wl_program_free(p);
+  return t;
+}
+
+static void test_cpu_roofline(void) {
+  int64_t compute;
+  /* Compute-bound: 3 WGs * 1000 flops / 256 Gflop/s = 11.71875 ns, up to
+   * 11719 ps; memory 3 * 8 B * 8 / 384 Gbps = 0.5 ns. The larger: 11719. */
+  EXPECT_TIME(cpu_op_time(3, 1000, 8, &compute), 11719);
+  EXPECT_TIME(compute, 11719);
+  /* Memory-bound: 3 WGs * 100 flops / 256 Gflop/s = 1.171875 ns (1172 ps);
+   * memory 3 * 1001 B * 8 = 24024 bits / 384 Gbps = 62.5625 ns, up to
+   * 62563 ps. The larger: 62563. */
+  EXPECT_TIME(cpu_op_time(3, 100, 1001, &compute), 62563);
+  EXPECT_TIME(compute, 62563);
+  /* Both exact and equal: 3 * 1024 flops / 256 Gflop/s = 12 ns and
+   * 3 * 192 B * 8 = 4608 bits / 384 Gbps = 12 ns: 12000 ps, not a ps
+   * more (rounding up adds nothing to a whole ps). */
+  EXPECT_TIME(cpu_op_time(3, 1024, 192, &compute), 12000);
+}
+
+/* A send in parts carries bytes / parts in each part but the last, which
+ * carries the rest (pol_put_part): 12290 B in 3 parts is 4096 + 4096 +
+ * 4098 B. With the 4 KiB MTU that is 1 + 1 + 2 packets (the last part's
+ * 2 B a packet of their own): 4 packets and 12290 B of payload leave node
+ * 0 and arrive at node 1. Under each policy that splits a send into NIC
+ * commands per part: gputn (triggered puts), cpufree and p2p (device
+ * puts), ghn (the helper's puts). */
+static void test_split_send_remainder(void) {
+  static const char *const policies[] = {"gputn", "cpufree", "p2p", "ghn"};
+  for (size_t k = 0; k < G_N_ELEMENTS(policies); k++) {
+    struct hw h;
+    hw_nodes(&h, 2);
+    struct wl_program *p = wl_program_new(2);
+    wl_compute(p, 0, 3, 256, 0);
+    wl_kclass(p, 0, KC_STREAM, 0, 0, 0);
+    wl_send_parts(p, 0, 1, 12290, 1, 3, 1);
+    wl_recv_parts(p, 1, 0, 12290, 1, 3);
+    wl_compute(p, 1, 3, 256, 0); /* WGs that consume the parts */
+    wl_kclass(p, 1, KC_STREAM, 0, 0, 0);
+    struct sim_result r;
+    sim_time t = run_printed(p, policies[k], &h, &r);
+    CU_ASSERT_TRUE(t > 0);
+    if (t > 0) {
+      CU_ASSERT_EQUAL(counter(&r, "node0.nic.payload_sent"), 12290);
+      CU_ASSERT_EQUAL(counter(&r, "node0.nic.packets_sent"), 4);
+      CU_ASSERT_EQUAL(counter(&r, "node1.nic.payload_received"), 12290);
+      CU_ASSERT_EQUAL(counter(&r, "node1.nic.packets_received"), 4);
+    }
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
+}
+
+/* Each policy names when a rank is done by a handle (lower.h, .done): the
+ * CPU's main_done or the GPU's wg_last_end, read on the measured rank. The
+ * ping measures rank 1: its total is node 1's entry of that output, looked
+ * up here by key, and differs from node 0's (the sender finishes first
+ * under the host-driven policies; under gputn node 0's last WG ends before
+ * node 1's, whose kernel waits for the data). */
+static void test_done_handle_reads_the_measured_rank(void) {
+  for (size_t i = 0; i < POL_COUNT; i++) {
+    const struct pol_type *pol = pol_find(pol_names[i]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pol);
+    bool cpu = pol->done == CPU_OUT(MAIN_DONE);
+    CU_ASSERT_TRUE(cpu || pol->done == GPU_OUT(WG_LAST_END));
+    struct hw h;
+    hw_nodes(&h, 2);
+    struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
+    struct wl_program *p = wl_ping_program(&cfg);
+    struct sim_result r;
+    sim_time t = run_printed(p, pol->name, &h, &r);
+    if (t >= 0) {
+      char *key1 = g_strdup_printf("node1.%s.%s", cpu ? "cpu" : "gpu", pol->done->key);
+      char *key0 = g_strdup_printf("node0.%s.%s", cpu ? "cpu" : "gpu", pol->done->key);
+      if (t != counter(&r, key1)) fprintf(stderr, "\n  %s: total %" PRId64 ", %s\n", pol->name, t, key1);
+      CU_ASSERT_EQUAL(t, counter(&r, key1));
+      CU_ASSERT_NOT_EQUAL(t, counter(&r, key0));
+      g_free(key1);
+      g_free(key0);
+    }
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"persistent kernels sized to residency", test_persistent_residency},
+      {"the done handle reads the measured rank", test_done_handle_reads_the_measured_rank},
       {"ping under cpu, by hand", test_ping_cpu},
+      {"the CPU's roofline: the larger of compute and memory, each up to a ps", test_cpu_roofline},
+      {"a split send's last part carries the remainder", test_split_send_remainder},
       {"cg x_reads get: no halo put, the SpMV waits for its peer loads", test_cg_x_reads_get},
       {"cg x_reads get: the SpMV step is marked as read through gets", test_cg_spmv_gets},
       {"cg under gds: the host waits where the baseline copies a scalar home", test_cg_gds_host_syncs},

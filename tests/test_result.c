@@ -1,5 +1,6 @@
 /* Tests for tools/app/report.c's summary of counters by component kind: the
  * kind of a key, sum, mean, max and where the max is, hand-computed. */
+#include "nic.h"
 #include "report.h"
 #include "result.h"
 #include "testutil.h"
@@ -56,6 +57,25 @@ static void test_summarize(void) {
   sim_report_clear(&r);
 }
 
+/* A kind keeps its entries' declaration (the JSON writer's unit and doc):
+ * two NICs' puts, declared, sum to 7 under node.nic.puts. */
+static void test_summary_keeps_the_declaration(void) {
+  struct sim_report r;
+  sim_report_init(&r);
+  sim_out_put_int(&r, "node0.nic", NIC_OUT(PUTS), 3);
+  sim_out_put_int(&r, "node1.nic", NIC_OUT(PUTS), 4);
+  sim_report_int(&r, "lps", UNIT_NONE, 16);
+  size_t n = 0;
+  struct result_stat *st = result_summarize(&r, &n);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  CU_ASSERT_STRING_EQUAL(st[0].key, "node.nic.puts");
+  CU_ASSERT_DOUBLE_EQUAL(st[0].sum, 7.0, 1e-12);
+  CU_ASSERT_PTR_EQUAL(st[0].decl, NIC_OUT(PUTS));
+  CU_ASSERT_PTR_NULL(st[1].decl);
+  result_stats_free(st, n);
+  sim_report_clear(&r);
+}
+
 static void test_empty(void) {
   struct sim_report r;
   sim_report_init(&r);
@@ -68,6 +88,7 @@ static void test_empty(void) {
 int main(void) {
   const struct tu_test tests[] = {
       {"counters by component kind", test_summarize},
+      {"a kind keeps its declaration", test_summary_keeps_the_declaration},
       {"no counters", test_empty},
       {NULL, NULL},
   };

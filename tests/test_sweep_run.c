@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nic.h"
 #include "sweep_run.h"
 #include "testutil.h"
 
@@ -22,6 +23,7 @@ static void test_encode_decode_round_trip(void) {
   sim_report_int(&r[0].phases, "cpu compute", UNIT_TIME, -5);
   sim_report_real(&r[0].counters, "nic.mean", 0.1);
   sim_report_int(&r[0].counters, "bytes\nsent", UNIT_SIZE, 72);
+  sim_out_put_int(&r[0].counters, "node3.nic", NIC_OUT(PUTS), 4);
   char *line = swr_encode(7, r, 2);
   CU_ASSERT_TRUE(g_str_has_suffix(line, "\tE\n"));
   CU_ASSERT_PTR_NULL(memchr(line, '\n', strlen(line) - 1));
@@ -40,7 +42,20 @@ static void test_encode_decode_round_trip(void) {
   en = sim_report_find(&back[0].counters, "nic.mean");
   CU_ASSERT_TRUE(en && en->is_real && en->d == 0.1);
   en = sim_report_find(&back[0].counters, "bytes\nsent");
-  CU_ASSERT_TRUE(en && en->i == 72 && en->dim == UNIT_SIZE);
+  CU_ASSERT_TRUE(en && en->i == 72 && en->dim == UNIT_SIZE && !en->decl);
+  /* A declared entry comes back with its declaration (the limits tally and
+   * the writers read it), an undeclared one without. */
+  en = sim_report_find(&back[0].counters, "node3.nic.puts");
+  CU_ASSERT_TRUE(en && en->i == 4 && en->decl == NIC_OUT(PUTS));
+  for (size_t i = 0; i < n; i++) sim_result_clear(&back[i]);
+  g_free(back);
+  /* A declaration this program does not know: the line is no point. */
+  char *unknown = g_strdup(line), *at = strstr(unknown, "nic:puts");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+  memcpy(at, "nic:putz", 8);
+  CU_ASSERT_FALSE(swr_decode(unknown, &point, &back, &n));
+  g_free(unknown);
+  CU_ASSERT_TRUE_FATAL(swr_decode(line, &point, &back, &n));
   for (size_t i = 0; i < n; i++) sim_result_clear(&back[i]);
   g_free(back);
   /* Anything but a whole line is refused: cut anywhere, or no newline. */
@@ -88,7 +103,7 @@ static void test_resume_skips_journaled_points(void) {
   char *dir = g_dir_make_tmp("trigsim-swr-XXXXXX", NULL);
   char *journal = g_build_filename(dir, "r.csv.journal", NULL);
   /* Points 1, 4 and 8 of 10 are done; then a line cut by a kill. */
-  GString *s = g_string_new("trigsim-sweep-journal 1 fp1 10\n");
+  GString *s = g_string_new("trigsim-sweep-journal 2 fp1 10\n");
   append_point(s, 1);
   append_point(s, 4);
   append_point(s, 8);
@@ -130,6 +145,17 @@ static void test_resume_skips_journaled_points(void) {
   CU_ASSERT_EQUAL(calls, 10);
   CU_ASSERT_EQUAL(res.resumed, 0);
   swr_results_clear(&res);
+  /* Nor does a journal of version 1 (entries without their declarations),
+   * its lines otherwise this sweep's. */
+  char *v1 = g_strdup(s->str);
+  memcpy(strstr(v1, "journal 2"), "journal 1", 9);
+  CU_ASSERT_TRUE(g_file_set_contents(journal, v1, -1, NULL));
+  o.fingerprint = "fp1";
+  calls = 0;
+  CU_ASSERT_EQUAL(swr_run(&o, fake_point, NULL, &res, &err), SWR_DONE);
+  CU_ASSERT_EQUAL(calls, 10);
+  swr_results_clear(&res);
+  g_free(v1);
   g_unlink(journal);
   g_rmdir(dir);
   g_string_free(s, TRUE);

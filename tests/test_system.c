@@ -5,6 +5,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "phase.h"
+#include "switch.h"
 #include "system.h"
 #include "noderig.h"
 #include "testutil.h"
@@ -17,28 +19,49 @@ static int64_t report(const struct sim_report *r, const char *key) {
   return en->i;
 }
 
-static void test_put_across_a_star(void) {
+/* Two nodes of the defaults on a star: node 0's CPU puts 1000 B to node
+ * 1, whose CPU waits on the flag; built, run and finished into R. */
+struct star_put {
   struct hw h;
-  hw_defaults(&h);
-  /* Node 0's CPU puts 1000 B to node 1, whose CPU waits on the flag. */
-  const struct nic_cmd cmds[] = {{.op = NIC_PUT, .dst_node = 1, .bytes = 1000,
-                                  .remote = {.id = 1, .watcher = DEV_CPU}}};
-  const struct hstep send[] = {{.kind = HS_NIC_CMD, .cmd = 0}};
-  const struct hstep wait[] = {{.kind = HS_WAIT_FLAG, .flag = 1, .value = 1}};
-  const struct nodeprog p0 = {.cmds = cmds, .n_cmds = 1, .host = send, .n_host = 1, .n_flags = 1};
-  const struct nodeprog p1 = {.host = wait, .n_host = 1, .n_flags = 1};
+  struct sim_engine *e;
+  struct system *s;
+  struct sim_report r;
+};
+
+static void star_put_run(struct star_put *x) {
+  static const struct nic_cmd cmds[] = {{.op = NIC_PUT, .dst_node = 1, .bytes = 1000,
+                                         .remote = {.id = 1, .watcher = DEV_CPU}}};
+  static const struct hstep send[] = {{.kind = HS_NIC_CMD, .cmd = 0}};
+  static const struct hstep wait[] = {{.kind = HS_WAIT_FLAG, .flag = 1, .value = 1}};
+  static const struct nodeprog p0 = {.cmds = cmds, .n_cmds = 1, .host = send, .n_host = 1,
+                                     .n_flags = 1};
+  static const struct nodeprog p1 = {.host = wait, .n_host = 1, .n_flags = 1};
   const struct nodeprog *progs[] = {&p0, &p1};
-  struct sim_engine *e = sim_new(1);
+  hw_defaults(&x->h);
+  x->e = sim_new(1);
   char *err = NULL;
-  struct system *s = sys_build(e, &h.cfg, progs, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  x->s = sys_build(x->e, &x->h.cfg, progs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x->s);
+  sim_run(x->e, SIM_TIME_MAX, 0);
+  sim_report_init(&x->r);
+  sim_finish(x->e, &x->r);
+}
+
+static void star_put_free(struct star_put *x) {
+  sim_report_clear(&x->r);
+  sim_free(x->e);
+  sys_free(x->s);
+}
+
+static void test_put_across_a_star(void) {
+  struct star_put x;
+  star_put_run(&x);
+  struct sim_engine *e = x.e;
+  struct system *s = x.s;
+  struct sim_report *r = &x.r;
   CU_ASSERT_EQUAL(s->nodes, 2);
   /* 4 components a node and one switch. */
   CU_ASSERT_EQUAL(sim_comp_count(e), 9);
-  sim_run(e, SIM_TIME_MAX, 0);
-  struct sim_report r;
-  sim_report_init(&r);
-  sim_finish(e, &r);
   /* Defaults: cpu.build_cmd 200ns; bus 100ns, 256Gbps, control 64B (2ns),
    * mem_latency 80ns; nic.cmd_cost 100ns; network 100ns links and switch,
    * 100Gbps, cut-through, 64B headers.
@@ -50,13 +73,99 @@ static void test_put_across_a_star(void) {
    *   whole packet + 85.12                                      = 998.37
    *   memory write 31.25 + 100 = 1129.62; the flag (0.25 + 100) may not
    *   overtake it: node 1's CPU sees the flag at 1129.62 ns. */
-  CU_ASSERT_EQUAL(report(&r, "node1.cpu.main_done"), 1129620);
-  CU_ASSERT_EQUAL(report(&r, "node0.nic.packets_sent"), 1);
-  CU_ASSERT_EQUAL(report(&r, "node1.nic.payload_received"), 1000);
+  CU_ASSERT_EQUAL(report(r, "node1.cpu.main_done"), 1129620);
+  CU_ASSERT_EQUAL(report(r, "node0.nic.packets_sent"), 1);
+  CU_ASSERT_EQUAL(report(r, "node1.nic.payload_received"), 1000);
   CU_ASSERT_EQUAL(sim_payloads_live(e), 0);
-  sim_report_clear(&r);
-  sim_free(e);
-  sys_free(s);
+  star_put_free(&x);
+}
+
+/* C's entries in R are exactly its declared outputs: each under its key
+ * ("<name>.<key>", a total under the first part of the name), with its
+ * declaration, unit and component; every one not marked SIM_OUT_SOME
+ * there; nothing else reported by C. */
+static void expect_declared(const struct sim_report *r, struct sim_comp *c) {
+  const struct sim_outputs *g = c->type->outputs;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+  size_t reported = 0, found = 0;
+  for (size_t k = 0; k < g->n_decls; k++) {
+    const struct sim_out_decl *d = &g->decls[k];
+    char *key = (d->flags & SIM_OUT_TOTAL)
+                    ? g_strdup_printf("%.*s.%s", (int)strcspn(c->name, "."), c->name, d->key)
+                    : g_strdup_printf("%s.%s", c->name, d->key);
+    const struct sim_report_entry *en = sim_report_find(r, key);
+    if (!(d->flags & SIM_OUT_SOME)) {
+      if (!en) fprintf(stderr, "\n  %s: not reported\n", key);
+      CU_ASSERT_PTR_NOT_NULL(en);
+    }
+    if (en) {
+      found++;
+      CU_ASSERT_TRUE(en->decl == d && en->comp == c->id && en->dim == d->dim);
+    }
+    g_free(key);
+  }
+  for (size_t k = 0; k < r->n; k++) reported += r->entries[k].comp == c->id;
+  CU_ASSERT_EQUAL(reported, found);
+}
+
+static int64_t node_value(const struct system *s, const struct sim_report *r, uint32_t node,
+                          const struct sim_out_decl *d) {
+  return sim_out_value(r, sys_node_comp(s, node, d), d);
+}
+
+/* For the faults, in a child process. */
+struct handle_case {
+  struct system *s;
+  struct sim_report *r;
+};
+
+static void read_switch_handle(void *arg) {
+  const struct handle_case *h = arg;
+  node_value(h->s, h->r, 0, SW_OUT(TOTAL_PACKETS));
+}
+
+static void read_phase_handle(void *arg) {
+  const struct handle_case *h = arg;
+  node_value(h->s, h->r, 0, &ph_outs[PH_WIRE]);
+}
+
+/* The put across the star again: every component reported exactly what
+ * its type declares (sim/outputs.h; sim_finish would have stopped the run
+ * otherwise: here counted from the report), and a handle resolved against
+ * a node reads that node's component. */
+static void test_declared_outputs_and_handles(void) {
+  struct star_put x;
+  star_put_run(&x);
+  struct sim_engine *e = x.e;
+  struct system *s = x.s;
+  struct sim_report *r = &x.r;
+  for (uint32_t i = 0; i < sim_comp_count(e); i++) expect_declared(r, sim_comp_get(e, i));
+  /* Switch totals under "net", the first part of "net.sw0": 1 packet. */
+  const struct sim_report_entry *en = sim_report_find(r, "net.switches.packets");
+  CU_ASSERT_TRUE(en && en->i == 1 && en->decl == SW_OUT(TOTAL_PACKETS));
+  /* By handle: node 1's CPU saw the flag at 1129.62 ns (as derived in
+   * test_put_across_a_star), node 0's ended after its 200 ns build (a put
+   * is one-sided: no send); node 0's NIC sent the one packet, node 1's
+   * none; no WG ran anywhere (-1). */
+  CU_ASSERT_PTR_EQUAL(sys_node_comp(s, 1, CPU_OUT(MAIN_DONE)), s->cpu[1]);
+  CU_ASSERT_PTR_EQUAL(sys_node_comp(s, 0, NIC_OUT(PACKETS_SENT)), s->nic[0]);
+  CU_ASSERT_PTR_EQUAL(sys_node_comp(s, 1, BUS_OUT(DMA_READS)), s->bus[1]);
+  CU_ASSERT_EQUAL(node_value(s, r, 1, CPU_OUT(MAIN_DONE)), 1129620);
+  CU_ASSERT_EQUAL(node_value(s, r, 0, CPU_OUT(MAIN_DONE)), 200000);
+  CU_ASSERT_EQUAL(node_value(s, r, 0, NIC_OUT(PACKETS_SENT)), 1);
+  CU_ASSERT_EQUAL(node_value(s, r, 1, NIC_OUT(PACKETS_SENT)), 0);
+  CU_ASSERT_EQUAL(node_value(s, r, 0, GPU_OUT(WG_LAST_END)), -1);
+  /* A handle of no node component is a fault at first use. */
+  struct handle_case hc = {s, r};
+  char *msg = NULL;
+  CU_ASSERT_TRUE(tu_dies(read_switch_handle, &hc, &msg));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "output switches.packets is no output of a node's CPU, GPU, "
+                                     "NIC or bus"));
+  g_free(msg);
+  CU_ASSERT_TRUE(tu_dies(read_phase_handle, &hc, &msg));
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg, "output wire is no output"));
+  g_free(msg);
+  star_put_free(&x);
 }
 
 static void test_bad_shape_is_an_error(void) {
@@ -467,6 +576,7 @@ static void test_nvl_relays_change_only_events(void) {
 int main(void) {
   static const struct tu_test tests[] = {
       {"a put across a star, end to end", test_put_across_a_star},
+      {"declared outputs, read by handle", test_declared_outputs_and_handles},
       {"an impossible network is an error", test_bad_shape_is_an_error},
       {"every topology builds 4096 nodes", test_every_topology_builds_4096_nodes},
       {"the GPU-TN profile holds Table 2", test_gputn_profile_is_table_2},

@@ -59,6 +59,30 @@ int tu_trigsim(const char *const *argv, char **out, char **err) {
   return status;
 }
 
+bool tu_dies(void (*fn)(void *arg), void *arg, char **err) {
+  char *path = NULL;
+  int fd = g_file_open_tmp("trigsim-dies-XXXXXX", &path, NULL);
+  g_assert(fd >= 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  g_assert(pid >= 0);
+  if (pid == 0) {
+    dup2(fd, STDERR_FILENO);
+    fn(arg);
+    _exit(0);
+  }
+  close(fd);
+  int status = 0;
+  g_assert(waitpid(pid, &status, 0) == pid);
+  char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL)) text = g_strdup("");
+  g_unlink(path);
+  g_free(path);
+  if (err) *err = text;
+  else g_free(text);
+  return WIFSIGNALED(status);
+}
+
 char *tu_temp_file(const char *suffix, const char *text, size_t len) {
   char *tmpl = g_strdup_printf("trigsim-test-XXXXXX%s", suffix);
   char *path = NULL;

@@ -1,10 +1,12 @@
 /* Shared helpers for the CUnit suites: running a suite, running the trigsim
- * program and capturing its output, locating test data. */
+ * program and capturing its output, a fault in a child process, locating
+ * test data. */
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
 
 #include <CUnit/Basic.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* CU_ASSERT_EQUAL on two times (ps) that prints both when they differ. */
@@ -33,6 +35,12 @@ char *tu_data(const char *name);
  * returns its exit status; *OUT and *ERR (may be NULL) receive stdout and
  * stderr, newly allocated. */
 int tu_trigsim(const char *const *argv, char **out, char **err);
+
+/* Runs FN(ARG) in a child process: true when it died of a signal (a
+ * g_error, a failed g_assert: a fault the program must not survive), with
+ * what it wrote to stderr in *ERR (may be NULL; g_free). False when FN
+ * returned. */
+bool tu_dies(void (*fn)(void *arg), void *arg, char **err);
 
 /* Writes TEXT to a new temporary file with the given suffix and returns its
  * path (g_free); the file is removed at exit. */

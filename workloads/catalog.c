@@ -184,13 +184,47 @@ bool wl_check(const struct scenario *sc, char **err) {
   return true;
 }
 
+/* Every entry of R a declared output (a model's or the workload's): a
+ * key reported by string is a fault. */
+static void check_declared(const struct wl_type *w, const struct sim_report *r) {
+  for (size_t i = 0; i < r->n; i++)
+    if (!r->entries[i].decl)
+      g_error("workload %s reported %s, which no output group declares (sim/outputs.h)",
+              w->params->name, r->entries[i].key);
+}
+
 bool wl_run(const struct scenario *sc, size_t k, struct trace *trace, struct sim_result *out,
             char **err) {
   struct wl_ctx ctx = ctx_of(sc, k);
   ctx.trace = trace;
-  bool ok = run_kind(wl_type_of(sc), &ctx, out, err);
+  const struct wl_type *w = wl_type_of(sc);
+  bool ok = run_kind(w, &ctx, out, err);
   if (!ok) locate(sc, k, err);
+  if (ok) {
+    check_declared(w, &out->phases);
+    check_declared(w, &out->counters);
+  }
   return ok;
+}
+
+const struct sim_outputs *const *wl_outputs(size_t *n) {
+  /* The models' groups, then each workload's own once, in the table's order. */
+  static const struct sim_outputs *all[32];
+  static size_t n_all;
+  static gsize once;
+  if (g_once_init_enter(&once)) {
+    for (size_t i = 0; i < sys_n_outputs; i++) all[n_all++] = sys_outputs[i];
+    for (size_t i = 0; i < G_N_ELEMENTS(workloads); i++) {
+      const struct sim_outputs *g = workloads[i]->outputs;
+      bool seen = !g;
+      for (size_t k = 0; k < n_all && !seen; k++) seen = all[k] == g;
+      if (!seen) all[n_all++] = g;
+    }
+    g_assert(n_all <= G_N_ELEMENTS(all));
+    g_once_init_leave(&once, 1);
+  }
+  *n = n_all;
+  return all;
 }
 
 static const char *wl_default_policy(size_t workload) {

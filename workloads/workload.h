@@ -55,6 +55,9 @@ struct wl_ctx {
 
 struct wl_type {
   const struct par_group *params;  /* params->name is the workload's kind */
+  /* What its runs report beside the models' outputs (sim/outputs.h: its
+   * own counters and phases, each by declaration), or NULL: nothing. */
+  const struct sim_outputs *outputs;
   const char *const *policies;     /* policies it can run under; NULL: every
                                       policy that lowers programs */
   size_t n_policies;
@@ -87,6 +90,11 @@ void wl_set_device(const struct wl_device *d);
 extern const struct sc_catalog wl_catalog;
 const struct wl_type *wl_type_of(const struct scenario *sc);
 
+
+/* Every declared output group (sim/outputs.h): the models' (cpu, gpu, bus,
+ * nic, switch, phase), then the workloads' own, in the catalog's order: *N
+ * of them; `trigsim outputs` lists them. */
+const struct sim_outputs *const *wl_outputs(size_t *n);
 
 /* Everything `run` would reject, found without simulating: the policies,
  * then per policy the workload's check hook and a check-only run (the

@@ -59,7 +59,7 @@ struct result_stat *result_summarize(const struct sim_report *r, size_t *n) {
     double v = value_of(en);
     if (!i) {
       struct result_stat st = {.key = g_strdup(key), .single = !grouped, .is_real = en->is_real,
-                               .dim = en->dim, .max = v,
+                               .dim = en->dim, .max = v, .decl = en->decl,
                                .max_at = grouped ? g_strndup(en->key, (gsize)(end - en->key))
                                                  : g_strdup(en->key)};
       g_array_append_val(out, st);
@@ -200,6 +200,53 @@ static void put_json_config(FILE *out, const struct sim_result_set *set) {
   fputs(set->n_config ? "\n  }" : "}", out);
 }
 
+/* One declared output: "KEY": {"unit": ..., "doc": ...}. */
+static void put_json_decl(FILE *out, const char *key, const struct sim_out_decl *d, bool first) {
+  fputs(first ? "\n      " : ",\n      ", out);
+  put_json_string(out, key);
+  fputs(": {\"unit\": ", out);
+  put_json_string(out, sim_out_unit(d));
+  fputs(", \"doc\": ", out);
+  put_json_string(out, d->doc);
+  fputc('}', out);
+}
+
+/* The declared outputs the runs hold: every phase, and every counter kind
+ * (as counters_by_kind names it; a component's own key, "node3.nic.puts",
+ * is of kind "node.nic.puts"), with unit and doc. */
+static void put_json_outputs(FILE *out, const struct sim_result_set *set) {
+  fputs(",\n  \"outputs\": {\n    \"phases\": {", out);
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  bool first = true;
+  for (size_t i = 0; i < set->n_runs; i++)
+    for (size_t k = 0; k < set->runs[i].phases.n; k++) {
+      const struct sim_report_entry *en = &set->runs[i].phases.entries[k];
+      if (!en->decl || !g_hash_table_add(seen, en->key)) continue;
+      put_json_decl(out, en->key, en->decl, first);
+      first = false;
+    }
+  fputs(first ? "}" : "\n    }", out);
+  g_hash_table_remove_all(seen);
+  if (set->counters != RESULT_COUNTERS_NONE) {
+    fputs(",\n    \"counters\": {", out);
+    struct summaries sums = summarize_all(set);
+    first = true;
+    for (size_t i = 0; i < sums.runs; i++)
+      for (size_t k = 0; k < sums.n[i]; k++) {
+        const struct result_stat *st = &sums.stats[i][k];
+        if (!st->decl || !g_hash_table_add(seen, st->key)) continue;
+        put_json_decl(out, st->key, st->decl, first);
+        first = false;
+      }
+    fputs(first ? "}" : "\n    }", out);
+    g_hash_table_destroy(seen); /* before the keys it borrows */
+    seen = NULL;
+    free_summaries(&sums);
+  }
+  if (seen) g_hash_table_destroy(seen);
+  fputs("\n  }", out);
+}
+
 static void write_json(FILE *out, const struct sim_result_set *set) {
   fputs("{\n  \"scenario\": ", out);
   put_json_string(out, set->scenario);
@@ -238,7 +285,10 @@ static void write_json(FILE *out, const struct sim_result_set *set) {
     }
     fputc('}', out);
   }
-  fputs("\n  ]\n}\n", out);
+  fputs("\n  ]", out);
+  /* Last, so that a key's first appearance is still a run's value. */
+  put_json_outputs(out, set);
+  fputs("\n}\n", out);
 }
 
 static void put_csv_field(FILE *out, const char *s) {

@@ -1,6 +1,8 @@
 /* The writers of run results: a human table, CSV (one row per policy) and
- * JSON. Output depends only on the results, never on the clock, so the same
- * inputs and seed give the same bytes. */
+ * JSON, which also lists the declared outputs it holds (unit and doc of
+ * each phase and counter kind, sim/outputs.h). Output depends only on the
+ * results, never on the clock, so the same inputs and seed give the same
+ * bytes. */
 #ifndef APP_REPORT_H
 #define APP_REPORT_H
 
@@ -52,6 +54,7 @@ struct result_stat {
   size_t n;         /* components of the kind */
   bool single, is_real;
   enum unit_dim dim;
+  const struct sim_out_decl *decl; /* its declaration (its first entry's), or NULL */
   double sum, max;  /* exact for integers below 2^53 */
 };
 

@@ -1,9 +1,13 @@
 /* The sweep runner (see sweep_run.h): thread pool, journal, resume,
  * interruption and progress. Journal: a header line
- * "trigsim-sweep-journal 1 FINGERPRINT N_POINTS", then one line per finished
+ * "trigsim-sweep-journal 2 FINGERPRINT N_POINTS", then one line per finished
  * point, each written by one append; a line cut short by a kill is dropped
- * (and cut from the file) when the journal is read back. */
+ * (and cut from the file) when the journal is read back. A point's entries
+ * carry their declaration (version 2), so a resumed point's counters read
+ * as a live run's; a journal of another version starts afresh. */
 #include "sweep_run.h"
+
+#include "workload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define JOURNAL_MAGIC "trigsim-sweep-journal 1"
+#define JOURNAL_MAGIC "trigsim-sweep-journal 2"
 
 /* Set by SIGINT/SIGTERM while a sweep runs; checked between points. */
 static volatile sig_atomic_t swr_stop;
@@ -26,10 +30,34 @@ static void on_signal(int sig) {
 
 /* ---- encoding ---- */
 
+/* An entry's declaration travels as "GROUP:KEY" (wl_outputs), "-" for none:
+ * both ways, built once. */
+static GHashTable *decl_names, *decl_by_name;
+
+static void decl_tables(void) {
+  static gsize once;
+  if (!g_once_init_enter(&once)) return;
+  decl_names = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+  decl_by_name = g_hash_table_new(g_str_hash, g_str_equal);
+  size_t n;
+  const struct sim_outputs *const *g = wl_outputs(&n);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < g[i]->n_decls; k++) {
+      char *name = g_strdup_printf("%s:%s", g[i]->name, g[i]->decls[k].key);
+      g_hash_table_insert(decl_names, (gpointer)&g[i]->decls[k], name);
+      g_hash_table_insert(decl_by_name, name, (gpointer)&g[i]->decls[k]);
+    }
+  g_once_init_leave(&once, 1);
+}
+
 static void put_report(GString *s, const struct sim_report *r) {
+  decl_tables();
   g_string_append_printf(s, "\t%zu", r->n);
   for (size_t k = 0; k < r->n; k++) {
     const struct sim_report_entry *en = &r->entries[k];
+    const char *decl = en->decl ? g_hash_table_lookup(decl_names, en->decl) : "-";
+    g_assert(decl); /* every declaration is in a group of wl_outputs */
+    g_string_append_printf(s, "\t%s", decl);
     char *key = g_strescape(en->key, NULL);
     if (en->is_real) {
       uint64_t bits;
@@ -74,9 +102,14 @@ static bool next_i64(struct fields *fs, gint64 *v) {
 }
 
 static bool get_report(struct fields *fs, struct sim_report *r) {
+  decl_tables();
   guint64 n = 0, dim = 0;
   if (!next_u64(fs, 1u << 24, &n)) return false;
   for (guint64 k = 0; k < n; k++) {
+    const char *dname = next_field(fs);
+    const struct sim_out_decl *decl = NULL;
+    if (!dname || (strcmp(dname, "-") && !(decl = g_hash_table_lookup(decl_by_name, dname))))
+      return false; /* a declaration this program no longer has: run the point again */
     const char *key = next_field(fs);
     if (!key || !next_u64(fs, UNIT_FREQ, &dim)) return false;
     const char *kind = next_field(fs), *val = next_field(fs);
@@ -91,12 +124,14 @@ static bool get_report(struct fields *fs, struct sim_report *r) {
       g_free(ukey);
       if (!ok) return false;
       r->entries[r->n - 1].dim = (enum unit_dim)dim;
+      r->entries[r->n - 1].decl = decl;
     } else {
       gint64 i;
       bool ok = !strcmp(kind, "i") && g_ascii_string_to_signed(val, 10, G_MININT64, G_MAXINT64, &i, NULL);
       if (ok) sim_report_int(r, ukey, (enum unit_dim)dim, i);
       g_free(ukey);
       if (!ok) return false;
+      r->entries[r->n - 1].decl = decl;
     }
   }
   return true;

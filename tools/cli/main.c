@@ -1,4 +1,4 @@
-/* trigsim: the command line. Subcommands run, validate and params; option
+/* trigsim: the command line. Subcommands run, validate, params, outputs; option
  * parsing by GLib. Exit status: 0 done, 1 an output could not be written,
  * 2 bad input (scenario, option or argument), 3 the model failed (a
  * deadlock or an internal error, after the input was checked), 130
@@ -27,8 +27,10 @@
 #define EXIT_INPUT 2
 #define EXIT_MODEL 3
 
-static const char *const commands[] = {"run", "sweep", "validate", "params", "calibrate",
-                                      "validate-real", "export-goal", "export-chakra", "fit"};
+static const char *const commands[] = {"run",           "sweep",       "validate",
+                                       "params",        "outputs",     "calibrate",
+                                       "validate-real", "export-goal", "export-chakra",
+                                       "fit"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -49,6 +51,7 @@ static void print_help(FILE *out) {
         "  sweep SCENARIO     run the points of a scenario's sweep: section in parallel\n"
         "  validate SCENARIO  check a scenario without running it\n"
         "  params [GROUP]     list every parameter with unit, default, range and doc\n"
+        "  outputs [GROUP]    list every reported output (counter, phase) with unit and doc\n"
         "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
         "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n"
         "  export-goal SCENARIO     write the scenario's per-rank program as a GOAL schedule\n"
@@ -521,6 +524,33 @@ static int cmd_params(int argc, char **argv) {
   return status;
 }
 
+static int cmd_outputs(int argc, char **argv) {
+  const GOptionEntry entries[] = {{NULL}};
+  if (!cli_parse_options(&argc, &argv, "[GROUP]",
+                         "List every declared output (what a run reports: counters and phases "
+                         "of each component type and workload): key, unit, doc.",
+                         entries))
+    return EXIT_INPUT;
+  if (argc > 2) return usage_error("outputs: expected at most one GROUP, got %d", argc - 1);
+  size_t n;
+  const struct sim_outputs *const *groups = wl_outputs(&n);
+  const char *want = argc == 2 ? argv[1] : NULL;
+  int shown = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (want && strcmp(want, groups[i]->name)) continue;
+    if (shown++) fputc('\n', stdout);
+    sim_outputs_print(groups[i], stdout);
+  }
+  if (!want || shown) return 0;
+  const char **names = g_new(const char *, n);
+  for (size_t i = 0; i < n; i++) names[i] = groups[i]->name;
+  const char *hint = par_suggest(want, names, n);
+  int status = usage_error("outputs: expected an output group%s%s%s, got %s",
+                           hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "", want);
+  g_free(names);
+  return status;
+}
+
 int main(int argc, char **argv) {
   wl_set_device(&calib_device); /* kloop's compute_time: measured */
   if (argc < 2) {
@@ -540,13 +570,14 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 1, argv + 1);
   if (!strcmp(cmd, "params")) return cmd_params(argc - 1, argv + 1);
+  if (!strcmp(cmd, "outputs")) return cmd_outputs(argc - 1, argv + 1);
   if (!strcmp(cmd, "calibrate")) return calib_cmd_calibrate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate-real")) return calib_cmd_validate_real(argc - 1, argv + 1);
   if (!strcmp(cmd, "export-goal")) return export_cmd_goal(argc - 1, argv + 1);
   if (!strcmp(cmd, "export-chakra")) return export_cmd_chakra(argc - 1, argv + 1);
   if (!strcmp(cmd, "fit")) return fit_cmd_fit(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
-  return usage_error("expected a command (run, sweep, validate, params, calibrate, "
+  return usage_error("expected a command (run, sweep, validate, params, outputs, calibrate, "
                      "validate-real, export-goal, export-chakra, fit)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }

@@ -740,14 +740,37 @@ static struct mg_gen *catalogue_gen(const struct wl_ctx *ctx, char **err) {
  * longest row and the non-zeros whose column another rank owns, as counters node<r>.cg.* (the report summarizes them
  * over nodes: sum, mean, max and where), and cg.nnz_imbalance (the most
  * non-zeros over the mean), so imbalance and communication volume show. */
+enum cg_out {
+  CG_OUT_ITERATIONS, CG_OUT_TIME_PER_ITERATION, CG_OUT_ROWS, CG_OUT_NNZ, CG_OUT_HALO_IN,
+  CG_OUT_HALO_OUT, CG_OUT_NEIGHBOURS, CG_OUT_MAX_ROW, CG_OUT_REMOTE_NNZ, CG_OUT_NNZ_IMBALANCE,
+  CG_OUT_COUNT
+};
+_Static_assert(CG_OUT_REMOTE_NNZ - CG_OUT_ROWS == 6, "report_part's seven per-rank outputs");
+static const struct sim_out_decl cg_outs[] = {
+    [CG_OUT_ITERATIONS] = OUT(iterations, UNIT_NONE, "CG iterations run"),
+    [CG_OUT_TIME_PER_ITERATION] = OUT(time_per_iteration_ps, UNIT_TIME,
+                                      "the run's time over its iterations"),
+    [CG_OUT_ROWS] = OUT(rows, UNIT_NONE, "per rank: matrix rows of its partition"),
+    [CG_OUT_NNZ] = OUT(nnz, UNIT_NONE, "per rank: non-zeros of its rows"),
+    [CG_OUT_HALO_IN] = OUT(halo_in, UNIT_NONE, "per rank: vector values it reads from others"),
+    [CG_OUT_HALO_OUT] = OUT(halo_out, UNIT_NONE, "per rank: its values others read"),
+    [CG_OUT_NEIGHBOURS] = OUT(neighbours, UNIT_NONE,
+                              "per rank: ranks it reads from or that read from it"),
+    [CG_OUT_MAX_ROW] = OUT(max_row, UNIT_NONE, "per rank: non-zeros of its longest row"),
+    [CG_OUT_REMOTE_NNZ] = OUT(remote_nnz, UNIT_NONE,
+                              "per rank: non-zeros whose column another rank owns"),
+    [CG_OUT_NNZ_IMBALANCE] = OUT_F(nnz_imbalance, UNIT_NONE, SIM_OUT_REAL,
+                                   "the most non-zeros of a rank over the mean"),
+};
+static SIM_OUT_GROUP(cg_outputs, "cg", "cg.KEY; per rank node<i>.cg.KEY, by kind node.cg.KEY",
+                     cg_outs, CG_OUT_COUNT);
+
 static void report_part(struct sim_report *rep, const struct sp_part *part) {
   uint32_t n = part->n_ranks;
   int64_t *out = g_new0(int64_t, n), *nbr = g_new0(int64_t, n);
   for (uint32_t r = 0; r < n; r++)
     for (size_t k = 0; k < part->ranks[r].n_recv; k++)
       if (part->ranks[r].recv[k].peer != r) out[part->ranks[r].recv[k].peer] += part->ranks[r].recv[k].elems;
-  static const char *const what[] = {"rows",       "nnz",     "halo_in",   "halo_out",
-                                     "neighbours", "max_row", "remote_nnz"};
   int64_t max_nnz = 0, sum_nnz = 0;
   for (uint32_t r = 0; r < n; r++) {
     const struct sp_rank *rk = &part->ranks[r];
@@ -763,15 +786,13 @@ static void report_part(struct sim_report *rep, const struct sp_part *part) {
       nbr[r] += reads || read;
     }
     int64_t v[7] = {rk->rows, rk->nnz, in, out[r], nbr[r], rk->max_row, rk->remote_nnz};
-    for (int k = 0; k < 7; k++) {
-      char key[64];
-      g_snprintf(key, sizeof key, "node%u.cg.%s", r, what[k]);
-      sim_report_int(rep, key, UNIT_NONE, v[k]);
-    }
+    char rank[32];
+    g_snprintf(rank, sizeof rank, "node%u.cg", r);
+    for (int k = 0; k < 7; k++) sim_out_put_int(rep, rank, &cg_outs[CG_OUT_ROWS + k], v[k]);
     max_nnz = MAX(max_nnz, rk->nnz);
     sum_nnz += rk->nnz;
   }
-  sim_report_real(rep, "cg.nnz_imbalance", sum_nnz ? (double)max_nnz * n / (double)sum_nnz : 1.0);
+  sim_out_put_real(rep, "cg", &cg_outs[CG_OUT_NNZ_IMBALANCE], sum_nnz ? (double)max_nnz * n / (double)sum_nnz : 1.0);
   g_free(out);
   g_free(nbr);
 }
@@ -908,8 +929,9 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
   bool ok = ctx->run(ctx, p, ctx->policy, out, err);
   wl_program_free(p);
   if (ok) {
-    sim_report_int(&out->counters, "cg.iterations", UNIT_NONE, iterations);
-    sim_report_int(&out->counters, "cg.time_per_iteration_ps", UNIT_TIME, out->total_ps / iterations);
+    sim_out_put_int(&out->counters, "cg", &cg_outs[CG_OUT_ITERATIONS], iterations);
+    sim_out_put_int(&out->counters, "cg", &cg_outs[CG_OUT_TIME_PER_ITERATION],
+                    out->total_ps / iterations);
     report_part(&out->counters, part);
   }
   if (owned) sp_part_free(part);
@@ -918,6 +940,7 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
 
 const struct wl_type wl_cg = {
     .params = &cg_params,
+    .outputs = &cg_outputs,
     .default_policy = "cpufree",
     .check = cg_check,
     .run = cg_run,

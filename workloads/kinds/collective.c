@@ -92,6 +92,17 @@ static struct wl_program *collective_program(const struct wl_ctx *ctx, char **er
   return p;
 }
 
+enum coll_out { COLL_OUT_TIME_PER_CALL, COLL_OUT_BUSBW, COLL_OUT_COUNT };
+static const struct sim_out_decl coll_outs[] = {
+    [COLL_OUT_TIME_PER_CALL] = OUT(time_per_call_ps, UNIT_TIME,
+                                   "the run's time over its iterations (calls)"),
+    [COLL_OUT_BUSBW] = OUT_F(busbw_gbps, UNIT_NONE, SIM_OUT_REAL,
+                             "bus bandwidth in GB/s, as nccl-tests computes it (size over time "
+                             "per call, times 2(n-1)/n for allreduce, (n-1)/n for reduce-scatter "
+                             "and allgather, 1 for the others)"),
+};
+static SIM_OUT_GROUP(coll_outputs, "collective", "collective.KEY", coll_outs, COLL_OUT_COUNT);
+
 static bool collective_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   struct wl_program *p = collective_program(ctx, err);
   if (!p) return false;
@@ -100,18 +111,19 @@ static bool collective_run(const struct wl_ctx *ctx, struct sim_result *out, cha
   if (!ok) return false;
   const struct collective_config *c = ctx->config;
   int64_t per = out->total_ps / c->iterations;
-  sim_report_int(&out->counters, "collective.time_per_call_ps", UNIT_TIME, per);
+  sim_out_put_int(&out->counters, "collective", &coll_outs[COLL_OUT_TIME_PER_CALL], per);
   struct hw_config hw = wl_hw_of(ctx->sc);
   double n = (double)hw.net->nodes, factor = 1;
   if (c->kind == WL_ALLREDUCE) factor = 2 * (n - 1) / n;
   else if (c->kind == WL_REDUCE_SCATTER || c->kind == WL_ALLGATHER) factor = (n - 1) / n;
-  sim_report_real(&out->counters, "collective.busbw_gbps",
-                  per > 0 ? (double)c->size / ((double)per * 1e-12) * factor / 1e9 : 0);
+  sim_out_put_real(&out->counters, "collective", &coll_outs[COLL_OUT_BUSBW],
+                   per > 0 ? (double)c->size / ((double)per * 1e-12) * factor / 1e9 : 0);
   return true;
 }
 
 const struct wl_type wl_collective_wl = {
     .params = &collective_params,
+    .outputs = &coll_outputs,
     .default_policy = "hdn",
     .check = collective_check,
     .run = collective_run,

@@ -77,14 +77,16 @@ static bool one_call(const struct wl_ctx *ctx, const struct hw_config *hw, const
   return ok;
 }
 
-static void add_phases(struct sim_report *into, const struct sim_report *from) {
-  for (size_t i = 0; i < from->n; i++) {
-    const struct sim_report_entry *e = &from->entries[i];
-    struct sim_report_entry *t = (struct sim_report_entry *)sim_report_find(into, e->key);
-    if (t) t->i += e->i;
-    else sim_report_int(into, e->key, e->dim, e->i);
-  }
-}
+enum dl_out { DL_OUT_ALLREDUCE_TIME, DL_OUT_SPEEDUP, DL_OUT_COUNT };
+static const struct sim_out_decl dl_outs[] = {
+    [DL_OUT_ALLREDUCE_TIME] = OUT(allreduce_time, UNIT_TIME,
+                                  "one allreduce of the model's gradients under the policy"),
+    [DL_OUT_SPEEDUP] = OUT_F(speedup_over_hdn, UNIT_NONE, SIM_OUT_REAL,
+                             "projected training speedup over hdn: 1 / ((1 - b) + b t / t_hdn), "
+                             "b the model's blocked fraction (GPU-TN Table 3)"),
+};
+static SIM_OUT_GROUP(dl_outputs, "dlproject",
+                     "KEY for one model; MODEL.KEY for all (model: all)", dl_outs, DL_OUT_COUNT);
 
 /* The allreduce's checks on the allreduce dlproject runs. */
 static bool dlproject_check(const struct wl_ctx *ctx, char **err) {
@@ -119,14 +121,11 @@ static bool dlproject_run(const struct wl_ctx *ctx, struct sim_result *out, char
       double b = models[m].blocked, speedup = 1.0 / ((1 - b) + b * (double)t / (double)t_hdn);
       /* One model: plain keys (a sweep column); all: prefixed by model. */
       const char *pre = c->model == (int)N_MODELS ? models[m].name : NULL;
-      char key[80];
-      g_snprintf(key, sizeof key, "%s%sallreduce_time", pre ? pre : "", pre ? "." : "");
-      sim_report_int(&out->counters, key, UNIT_TIME, t);
-      g_snprintf(key, sizeof key, "%s%sspeedup_over_hdn", pre ? pre : "", pre ? "." : "");
-      sim_report_real(&out->counters, key, speedup);
+      sim_out_put_int(&out->counters, pre, &dl_outs[DL_OUT_ALLREDUCE_TIME], t);
+      sim_out_put_real(&out->counters, pre, &dl_outs[DL_OUT_SPEEDUP], speedup);
       out->total_ps += t;
       out->events += pol.events;
-      add_phases(&out->phases, &pol.phases);
+      sim_report_sum(&out->phases, &pol.phases);
     }
     sim_result_clear(&pol);
     sim_result_clear(&base);
@@ -137,6 +136,7 @@ static bool dlproject_run(const struct wl_ctx *ctx, struct sim_result *out, char
 
 const struct wl_type wl_dlproject = {
     .params = &dlproject_params,
+    .outputs = &dl_outputs,
     .default_policy = "gputn",
     .check = dlproject_check,
     .run = dlproject_run,

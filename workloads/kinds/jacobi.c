@@ -279,14 +279,23 @@ static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, con
                            "the others)", ops, WL_MAX_OPS, err);
 }
 
+enum jacobi_out { JACOBI_OUT_TIME_PER_ITERATION, JACOBI_OUT_COUNT };
+static const struct sim_out_decl jacobi_outs[] = {
+    [JACOBI_OUT_TIME_PER_ITERATION] = OUT(time_per_iteration_ps, UNIT_TIME,
+                                          "the run's time over its iterations"),
+};
+static SIM_OUT_GROUP(jacobi_outputs, "jacobi", "jacobi.KEY (jacobi2d and jacobi3d)", jacobi_outs,
+                     JACOBI_OUT_COUNT);
+
 /* Runs P (taken over) on the context's policy; adds the time per
  * ITERATIONS. */
 static bool stencil_run(const struct wl_ctx *ctx, struct wl_program *p, int64_t iterations,
                         struct sim_result *out, char **err) {
   bool ok = ctx->run(ctx, p, ctx->policy, out, err);
   wl_program_free(p);
-  if (ok) sim_report_int(&out->counters, "jacobi.time_per_iteration_ps", UNIT_TIME,
-                         out->total_ps / iterations);
+  if (ok)
+    sim_out_put_int(&out->counters, "jacobi", &jacobi_outs[JACOBI_OUT_TIME_PER_ITERATION],
+                    out->total_ps / iterations);
   return ok;
 }
 
@@ -312,6 +321,7 @@ static bool jacobi3d_run(const struct wl_ctx *ctx, struct sim_result *out, char 
 
 const struct wl_type wl_jacobi2d = {
     .params = &jacobi2d_params,
+    .outputs = &jacobi_outputs,
     .default_policy = "gputn",
     .check = jacobi2d_check,
     .run = jacobi2d_run,
@@ -319,6 +329,7 @@ const struct wl_type wl_jacobi2d = {
 
 const struct wl_type wl_jacobi3d = {
     .params = &jacobi3d_params,
+    .outputs = &jacobi_outputs,
     .default_policy = "gputn",
     .check = jacobi3d_check,
     .run = jacobi3d_run,

@@ -197,6 +197,21 @@ static bool measured_exec(const struct wl_ctx *ctx, const struct kloop_config *c
   return ok;
 }
 
+enum kloop_out { KLOOP_OUT_PER_ITERATION, KLOOP_OUT_MEASURED_EXEC, KLOOP_OUT_KERNELS,
+                 KLOOP_OUT_WGS_PER_KERNEL, KLOOP_OUT_COUNT };
+static const struct sim_out_decl kloop_outs[] = {
+    [KLOOP_OUT_PER_ITERATION] = OUT_F(per_iteration, UNIT_TIME, SIM_OUT_PHASE,
+                                      "the loop's time over its iterations (rounded)"),
+    [KLOOP_OUT_MEASURED_EXEC] = OUT_F(measured_exec, UNIT_TIME, SIM_OUT_SOME,
+                                      "the kernel's execution span measured on the device "
+                                      "(compute_time: measured only)"),
+    [KLOOP_OUT_KERNELS] = OUT(kernels, UNIT_NONE, "kernels launched (the iterations)"),
+    [KLOOP_OUT_WGS_PER_KERNEL] = OUT(wgs_per_kernel, UNIT_NONE,
+                                     "work-groups of each kernel (1 with a given compute_time)"),
+};
+static SIM_OUT_GROUP(kloop_outputs, "kloop", "KEY (one run: no component prefix)", kloop_outs,
+                     KLOOP_OUT_COUNT);
+
 static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct kloop_config *cfg = ctx->config;
   struct hw_config hw = wl_hw_of(ctx->sc);
@@ -215,12 +230,13 @@ static bool kloop_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
   if (ctx->check_only) return true;
   int iters = (int)cfg->iterations;
   out->total_ps = kloop_predict_run(&hw, cfg->grid, iters, cfg->sync, compute_ps, &out->events);
-  sim_report_int(&out->phases, "per_iteration", UNIT_TIME,
-                 (out->total_ps + iters / 2) / iters);
-  if (exec_ps > 0) sim_report_int(&out->counters, "measured_exec", UNIT_TIME, exec_ps);
-  sim_report_int(&out->counters, "kernels", UNIT_NONE, cfg->iterations);
-  sim_report_int(&out->counters, "wgs_per_kernel", UNIT_NONE,
-                 compute_ps > 0 ? 1 : (int64_t)kloop_jacobi_wgs(cfg->grid));
+  sim_out_put_int(&out->phases, NULL, &kloop_outs[KLOOP_OUT_PER_ITERATION],
+                  (out->total_ps + iters / 2) / iters);
+  if (exec_ps > 0)
+    sim_out_put_int(&out->counters, NULL, &kloop_outs[KLOOP_OUT_MEASURED_EXEC], exec_ps);
+  sim_out_put_int(&out->counters, NULL, &kloop_outs[KLOOP_OUT_KERNELS], cfg->iterations);
+  sim_out_put_int(&out->counters, NULL, &kloop_outs[KLOOP_OUT_WGS_PER_KERNEL],
+                  compute_ps > 0 ? 1 : (int64_t)kloop_jacobi_wgs(cfg->grid));
   return true;
 }
 
@@ -228,6 +244,7 @@ static const char *const kloop_policies[] = {"hdn"};
 
 const struct wl_type wl_kloop = {
     .params = &kloop_params,
+    .outputs = &kloop_outputs,
     .policies = kloop_policies,
     .n_policies = G_N_ELEMENTS(kloop_policies),
     .default_policy = "hdn",

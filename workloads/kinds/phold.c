@@ -20,6 +20,19 @@ static bool phold_check(const struct wl_ctx *ctx, char **err) {
   return false;
 }
 
+enum phold_out { PHOLD_OUT_HOLD, PHOLD_OUT_LINK, PHOLD_OUT_LPS, PHOLD_OUT_REMOTE_SENDS, PHOLD_OUT_PENDING,
+                 PHOLD_OUT_COUNT };
+static const struct sim_out_decl phold_outs[] = {
+    [PHOLD_OUT_HOLD] = OUT_F(hold, UNIT_TIME, SIM_OUT_PHASE, "hold delays drawn, over all events"),
+    [PHOLD_OUT_LINK] = OUT_F(link, UNIT_TIME, SIM_OUT_PHASE,
+                          "link latencies of remote sends, over all events"),
+    [PHOLD_OUT_LPS] = OUT(lps, UNIT_NONE, "logical processes"),
+    [PHOLD_OUT_REMOTE_SENDS] = OUT(remote_sends, UNIT_NONE, "events sent to another LP"),
+    [PHOLD_OUT_PENDING] = OUT(pending_at_end, UNIT_NONE, "events still queued at end_time"),
+};
+static SIM_OUT_GROUP(phold_outputs, "phold", "KEY (one run: no component prefix)", phold_outs,
+                     PHOLD_OUT_COUNT);
+
 static bool phold_run(const struct wl_ctx *ctx, struct sim_result *out, char **err) {
   const struct phold_config *cfg = ctx->config;
   (void)err;
@@ -32,11 +45,11 @@ static bool phold_run(const struct wl_ctx *ctx, struct sim_result *out, char **e
   struct phold_state t;
   phold_totals(e, &t);
   /* Accumulated delay by cause, over all events. */
-  sim_report_int(&out->phases, "hold", UNIT_TIME, t.hold_sum);
-  sim_report_int(&out->phases, "link", UNIT_TIME, t.link_sum);
-  sim_report_int(&out->counters, "lps", UNIT_NONE, cfg->lps);
-  sim_report_int(&out->counters, "remote_sends", UNIT_NONE, (int64_t)t.remote_sends);
-  sim_report_int(&out->counters, "pending_at_end", UNIT_NONE, (int64_t)sim_pending(e));
+  sim_out_put_int(&out->phases, NULL, &phold_outs[PHOLD_OUT_HOLD], t.hold_sum);
+  sim_out_put_int(&out->phases, NULL, &phold_outs[PHOLD_OUT_LINK], t.link_sum);
+  sim_out_put_int(&out->counters, NULL, &phold_outs[PHOLD_OUT_LPS], cfg->lps);
+  sim_out_put_int(&out->counters, NULL, &phold_outs[PHOLD_OUT_REMOTE_SENDS], (int64_t)t.remote_sends);
+  sim_out_put_int(&out->counters, NULL, &phold_outs[PHOLD_OUT_PENDING], (int64_t)sim_pending(e));
   sim_free(e);
   return true;
 }
@@ -45,6 +58,7 @@ static const char *const phold_policies[] = {"none"};
 
 const struct wl_type wl_phold = {
     .params = &phold_params,
+    .outputs = &phold_outputs,
     .policies = phold_policies,
     .n_policies = G_N_ELEMENTS(phold_policies),
     .check = phold_check,

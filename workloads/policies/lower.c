@@ -434,12 +434,11 @@ char *pol_proxy_error(const struct scenario *sc, uint8_t lib) {
 
 /* ---- reading the reports ---- */
 
-static int64_t node_int(const struct sim_report *r, uint32_t node, const char *what) {
-  char key[64];
-  g_snprintf(key, sizeof key, "node%u.%s", node, what);
-  const struct sim_report_entry *en = sim_report_find(r, key);
-  g_assert(en); /* every model reports its keys */
-  return en->i;
+/* Node NODE's value of output D (a checked handle, cpu.h's CPU_OUT), read
+ * from its component's entries in R. */
+static int64_t node_out(const struct system *s, const struct sim_report *r, uint32_t node,
+                        const struct sim_out_decl *d) {
+  return sim_out_value(r, sys_node_comp(s, node, d), d);
 }
 
 /* ---- the driver ---- */
@@ -505,28 +504,29 @@ static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
  * completed; else *ERR: a deadlock (waits that nothing satisfies), saying
  * which rank and, where one stalled, which NIC on what. */
 static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
-                         const struct hw_config *hw, const struct sim_report *c, char **err) {
+                         const struct hw_config *hw, const struct system *s,
+                         const struct sim_report *c, char **err) {
   for (uint32_t r = 0; r < p->n_ranks; r++) {
-    if (node_int(c, r, "cpu.main_done") >= 0 &&
-        node_int(c, r, "gpu.kernels") == node_int(c, r, "gpu.kernels_launched"))
+    if (node_out(s, c, r, CPU_OUT(MAIN_DONE)) >= 0 &&
+        node_out(s, c, r, GPU_OUT(KERNELS)) == node_out(s, c, r, GPU_OUT(KERNELS_LAUNCHED)))
       continue;
     GString *m = g_string_new(NULL);
     g_string_printf(m, "policy %s: the model deadlocked: rank %u never finished (its %s)", pol->name,
-                    r, node_int(c, r, "cpu.main_done") < 0 ? "host program waits" : "kernel waits");
+                    r, node_out(s, c, r, CPU_OUT(MAIN_DONE)) < 0 ? "host program waits" : "kernel waits");
     uint32_t stalled = 0;
     for (uint32_t n = 0; n < (uint32_t)hw->net->nodes; n++) {
-      if (!node_int(c, n, "nic.stalled_at_end")) continue;
+      if (!node_out(s, c, n, NIC_OUT(STALLED_AT_END))) continue;
       if (stalled++ < 3)
         g_string_append_printf(
             m, "; node %u's NIC stalled with all %" G_GINT64_FORMAT " trigger entries held "
                "(trigger_full: stall) after %" G_GINT64_FORMAT " triggered-put registrations and %"
                G_GINT64_FORMAT " trigger stores: the next registration or store waits for an "
                "entry that only work queued behind it would free",
-            n, hw->nic->trigger_entries, node_int(c, n, "nic.registrations"),
-            node_int(c, n, "nic.triggers_stored"));
+            n, hw->nic->trigger_entries, node_out(s, c, n, NIC_OUT(REGISTRATIONS)),
+            node_out(s, c, n, NIC_OUT(TRIGGERS_STORED)));
     }
     if (stalled > 3) g_string_append_printf(m, "; and %u more NICs so", stalled - 3);
-    int64_t op = node_int(c, r, "cpu.stuck_op");
+    int64_t op = node_out(s, c, r, CPU_OUT(STUCK_OP));
     if (op > 0) {
       char where[64];
       if ((size_t)op - 1 < p->ranks[r].n_ops)
@@ -558,15 +558,17 @@ bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
     out->counters.phases = &out->phases;
     sim_finish(e, &out->counters);
     out->counters.phases = NULL;
-    ok = all_finished(pol, p, hw, &out->counters, err);
+    ok = all_finished(pol, p, hw, s, &out->counters, err);
   }
   if (ok) {
+    if (pol->done->dim != UNIT_TIME)
+      g_error("policy %s: its done handle %s is no time", pol->name, pol->done->key);
     if (p->measured_rank != WL_ALL_RANKS) {
-      out->total_ps = node_int(&out->counters, p->measured_rank, pol->done_key);
+      out->total_ps = node_out(s, &out->counters, p->measured_rank, pol->done);
     } else {
       out->total_ps = 0;
       for (uint32_t r = 0; r < p->n_ranks; r++)
-        out->total_ps = MAX(out->total_ps, node_int(&out->counters, r, pol->done_key));
+        out->total_ps = MAX(out->total_ps, node_out(s, &out->counters, r, pol->done));
     }
     g_assert(out->total_ps >= 0); /* the lowering completes every rank */
   }

@@ -75,8 +75,10 @@ struct pol_type {
    * *ERR when the program has a shape this policy does not lower yet. */
   bool (*lower)(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
                 struct pol_prog *pp, char **err);
-  /* Report key after "node<i>." that holds when a rank's program is done. */
-  const char *done_key;
+  /* The output (a time) of a node's CPU or GPU that says when a rank's
+   * program is done: a checked handle, CPU_OUT(MAIN_DONE) or
+   * GPU_OUT(WG_LAST_END), resolved against each node (sys_node_comp). */
+  const struct sim_out_decl *done;
   struct pol_graph graph;
   /* The lowering keeps a program's loops (program.h) as loops of the node
    * programs (nodeprog.h, np_loops); else it gets the program written out. */

@@ -15,7 +15,7 @@ const struct pol_type pol_copy = {
     .name = "copy",
     .recv_watcher = pol_watch_cpu,
     .lower = copy_lower,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
     .graph = {.host = true, .gpu = true},
     .loops = true,
     .loops_at_syncs = true,

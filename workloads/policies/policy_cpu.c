@@ -28,7 +28,7 @@ const struct pol_type pol_cpu = {
     .name = "cpu",
     .recv_watcher = pol_watch_cpu,
     .lower = cpu_lower,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
     .graph = {.host = true, .two_sided = true},
     .loops = true,
     .libs = 1u << COMM_MPI,

@@ -22,7 +22,7 @@ const struct pol_type pol_cpufree = {
     .name = "cpufree",
     .recv_watcher = pol_watch_gpu,
     .lower = cpufree_lower,
-    .done_key = "gpu.wg_last_end",
+    .done = GPU_OUT(WG_LAST_END),
     .graph = {.gpu = true},
     .loops = true,
     .one_kernel = true,

@@ -194,7 +194,7 @@ const struct pol_type pol_gds = {
     .extra_flags = gds_flags,
     .recv_watcher = gds_watcher,
     .lower = gds_lower,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
     .graph = {.gpu = true},
     .loops = true,
     .peel_last = true, /* a receive's watcher looks at what follows it */

@@ -42,7 +42,7 @@ const struct pol_type pol_ghn = {
     .check = ghn_check,
     .recv_watcher = pol_watch_gpu,
     .lower = ghn_lower,
-    .done_key = "gpu.wg_last_end",
+    .done = GPU_OUT(WG_LAST_END),
     .graph = {.gpu = true},
     .loops = true,
     .one_kernel = true,

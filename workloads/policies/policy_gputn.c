@@ -71,7 +71,7 @@ const struct pol_type pol_gputn = {
     .name = "gputn",
     .recv_watcher = pol_watch_gpu,
     .lower = gputn_lower,
-    .done_key = "gpu.wg_last_end",
+    .done = GPU_OUT(WG_LAST_END),
     .graph = {.gpu = true},
     .loops = true,
     .one_kernel = true,

@@ -99,7 +99,7 @@ const struct pol_type pol_monolithic = {
     .extra_flags = monolithic_flags,
     .recv_watcher = pol_watch_gpu,
     .lower = monolithic_lower,
-    .done_key = "gpu.wg_last_end",
+    .done = GPU_OUT(WG_LAST_END),
     .graph = {.gpu = true},
     .one_kernel = true, /* a rank without syncs: one kernel of its computes */
     .libs = 1u << COMM_NVSHMEM,

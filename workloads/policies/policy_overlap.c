@@ -27,7 +27,7 @@ const struct pol_type pol_overlap = {
     .check = overlap_check,
     .recv_watcher = pol_watch_cpu,
     .lower = overlap_lower,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
     .graph = {.host = true, .gpu = true},
     .loops = true,
     .loops_at_syncs = true,

@@ -53,7 +53,7 @@ const struct pol_type pol_p2p = {
     .name = "p2p",
     .recv_watcher = pol_watch_gpu,
     .lower = p2p_lower,
-    .done_key = "cpu.main_done",
+    .done = CPU_OUT(MAIN_DONE),
     .graph = {.gpu = true},
     .loops = true,
     .loops_at_syncs = true,
