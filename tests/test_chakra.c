@@ -29,7 +29,7 @@ static void rm_dir(char *dir) {
 
 struct tattr {
   const char *name;
-  int kind; /* 0 int64, 1 int32, 2 uint64, 3 bool, 4 string */
+  int kind; /* 0 int64, 1 int32, 2 uint64, 3 bool, 4 string, 5 a list of one uint64 */
   int64_t i;
   const char *s;
 };
@@ -72,6 +72,8 @@ static void write_trace(const char *dir, const char *name, uint32_t rank, const 
     ChakraEt__Node nd;
     chakra_et__node__init(&nd);
     ChakraEt__AttributeProto a[8], *ap[8];
+    ChakraEt__Uint64List lists[8];
+    uint64_t one[8];
     ChakraEt__IOInfo in;
     nd.id = t->id;
     nd.name = (char *)(t->name ? t->name : "node");
@@ -89,6 +91,12 @@ static void write_trace(const char *dir, const char *name, uint32_t rank, const 
       case 1: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_INT32_VAL, a[k].int32_val = (int32_t)t->a[k].i; break;
       case 2: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_UINT64_VAL, a[k].uint64_val = (uint64_t)t->a[k].i; break;
       case 3: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_BOOL_VAL, a[k].bool_val = t->a[k].i != 0; break;
+      case 5:
+        chakra_et__uint64_list__init(&lists[k]);
+        one[k] = (uint64_t)t->a[k].i;
+        lists[k].n_values = 1, lists[k].values = &one[k];
+        a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_UINT64_LIST, a[k].uint64_list = &lists[k];
+        break;
       default: a[k].value_case = CHAKRA_ET__ATTRIBUTE_PROTO__VALUE_STRING_VAL, a[k].string_val = (char *)t->a[k].s;
       }
       ap[k] = &a[k];
@@ -620,6 +628,229 @@ static void test_round_trip(void) {
   round_trip("chakra/tp-pp-step.program.yaml"); /* process groups */
 }
 
+/* ---- op by op ---- */
+
+/* Rank R of X read op by op into rank R of P (graph), every op taken with
+ * its index as its tag; FORGET: each op forgotten before the next is taken
+ * (a dependency on it then gives no item). *KEPT: the most nodes the
+ * cursor held. False when a read fails. */
+static bool stream_rank(const struct chakra_src *x, uint32_t r, struct wl_program *p, bool forget,
+                        size_t *kept) {
+  char *err = NULL;
+  struct chakra_stream *s = chakra_stream_open(x, r, &err);
+  if (!s) {
+    fprintf(stderr, "%s\n", err);
+    g_free(err);
+    return false;
+  }
+  wl_graph(p, r);
+  uint32_t prev = 0;
+  uint64_t n = 0;
+  bool ok = true;
+  *kept = 0;
+  for (;;) {
+    struct chakra_item it;
+    /* First without taking: the op waits (2), then taken (the one before
+     * forgotten first). */
+    int got = chakra_stream_next(s, &it, false, (uint32_t)n, &err);
+    if (got == 2 && forget && n) chakra_stream_forget(s, prev);
+    if (got == 2) got = chakra_stream_next(s, &it, true, (uint32_t)n, &err);
+    if (got != 1) {
+      ok = false;
+      break;
+    }
+    if (it.kind == CHAKRA_ITEM_END) break;
+    if (it.kind == CHAKRA_ITEM_DEP) {
+      ok &= it.a == n - 1 && it.ta == (uint32_t)it.a && it.tb == (uint32_t)it.b && it.b < it.a;
+      if (it.on_start) wl_irequires(p, r, (uint32_t)it.a, (uint32_t)it.b);
+      else wl_requires(p, r, (uint32_t)it.a, (uint32_t)it.b);
+      continue;
+    }
+    wl_push_op(p, r, &it.op);
+    prev = it.handle;
+    n++;
+    *kept = MAX(*kept, chakra_stream_kept(s));
+  }
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  chakra_stream_close(s);
+  return ok;
+}
+
+/* The trace PREFIX (N ranks) read op by op equals it read whole: the same
+ * ops, dependencies, groups and collective tags. */
+static void streamed_is_whole(const char *prefix, uint32_t n) {
+  char *err = NULL;
+  struct chakra_src *x = chakra_src_open(prefix, n, &opts_default, NULL, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  CU_ASSERT_TRUE(chakra_src_streams(x));
+  struct wl_program *w = chakra_src_program(x, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  struct wl_program *p = wl_program_new(n);
+  wl_groups_copy(p, chakra_src_groups(x));
+  for (uint32_t r = 0; r < n; r++) {
+    size_t kept;
+    CU_ASSERT_TRUE(stream_rank(x, r, p, false, &kept));
+    CU_ASSERT_EQUAL(chakra_src_ops(x, r), w->ranks[r].n_ops);
+  }
+  CU_ASSERT_TRUE(same_program(w, p));
+  CU_ASSERT_EQUAL(p->n_groups, w->n_groups);
+  for (uint32_t g = 1; g <= MIN(p->n_groups, w->n_groups); g++)
+    CU_ASSERT_EQUAL(wl_group_get(p, g)->n, wl_group_get(w, g)->n);
+  for (uint32_t r = 0; r < n; r++)
+    for (size_t i = 0; i < MIN(p->ranks[r].n_ops, w->ranks[r].n_ops); i++)
+      CU_ASSERT_EQUAL(p->ranks[r].ops[i].tag, w->ranks[r].ops[i].tag);
+  wl_program_free(p);
+  wl_program_free(w);
+  chakra_src_free(x);
+  g_free(err);
+}
+
+static void test_streamed_is_whole(void) {
+  char *tiny = g_build_filename(g_getenv("TRIGSIM_DATA"), "chakra", "tiny", NULL);
+  char *dp = g_build_filename(g_getenv("TRIGSIM_CONFIGS"), "chakra", "traces", "dp-step", NULL);
+  char *tp = g_build_filename(g_getenv("TRIGSIM_CONFIGS"), "chakra", "traces", "tp-pp-step", NULL);
+  streamed_is_whole(tiny, 2);
+  streamed_is_whole(dp, 4);
+  streamed_is_whole(tp, 8); /* process groups: tags per group */
+  g_free(tiny);
+  g_free(dp);
+  g_free(tp);
+  /* Rank 0 by hand: node 1 computes; node 2 receives from rank 1; node 4,
+   * metadata, waits for node 2; node 5, a CPU op skipped (cpu_skip), waits
+   * for node 1; node 3 computes after nodes 1, 4 and 1 again (named twice)
+   * and starts with node 5 (trigsim_irequires: a node of no op, so once
+   * what it waits for is done). Its ops: 0 (node 1), 1 (node 2), 2 (node
+   * 3); op 2's items: requires 0, requires 1 (through node 4; 0 once),
+   * requires 0 (through node 5, the start dependency): three DEP items. */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  struct tnode r0[] = {
+      {.id = 1, .type = COMP, .dur_us = 5},
+      {.id = 2, .type = RECV, .a = {A_I32("comm_src", 1), A_I64("comm_size", 100)}, .n_a = 2},
+      {.id = 4, .type = 1, .data = {2}, .n_data = 1},
+      {.id = 5, .type = COMP, .dur_us = 7, .data = {1}, .n_data = 1, .a = {{"is_cpu_op", 3, 1, NULL}}, .n_a = 1},
+      {.id = 3, .type = COMP, .dur_us = 1, .data = {1, 4}, .n_data = 2, .ctrl = {1}, .n_ctrl = 1,
+       .a = {{"trigsim_irequires", 5, 5, NULL}}, .n_a = 1}};
+  struct tnode r1[] = {
+      {.id = 1, .type = SEND, .a = {A_I32("comm_dst", 0), A_I64("comm_size", 100)}, .n_a = 2}};
+  write_trace(dir, "hand", 0, "", r0, 5, 0);
+  write_trace(dir, "hand", 1, "", r1, 1, 0);
+  char *prefix = g_strdup_printf("%s/hand", dir), *err = NULL;
+  struct chakra_opts skip = opts_default;
+  skip.cpu_skip = true;
+  struct chakra_src *x = chakra_src_open(prefix, 2, &skip, NULL, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  CU_ASSERT_EQUAL(chakra_src_ops(x, 0), 3);
+  CU_ASSERT_TRUE(chakra_src_streams(x));
+  struct chakra_stream *s = chakra_stream_open(x, 0, &err);
+  struct chakra_item it;
+  int kinds[8], n = 0;
+  uint64_t b[8];
+  bool start[8];
+  while (n < 8 && chakra_stream_next(s, &it, true, 0, &err) == 1 && it.kind != CHAKRA_ITEM_END) {
+    b[n] = it.b, start[n] = it.on_start;
+    kinds[n++] = it.kind;
+  }
+  CU_ASSERT_EQUAL(n, 6);
+  CU_ASSERT_TRUE(kinds[0] == CHAKRA_ITEM_OP && kinds[1] == CHAKRA_ITEM_OP && kinds[2] == CHAKRA_ITEM_OP);
+  CU_ASSERT_TRUE(kinds[3] == CHAKRA_ITEM_DEP && b[3] == 0 && !start[3]);
+  CU_ASSERT_TRUE(kinds[4] == CHAKRA_ITEM_DEP && b[4] == 1 && !start[4]);
+  CU_ASSERT_TRUE(kinds[5] == CHAKRA_ITEM_DEP && b[5] == 0 && !start[5]);
+  chakra_stream_close(s);
+  chakra_src_free(x);
+  streamed_is_whole(prefix, 2);
+  /* A dependency on a node written later: the file's order is not the
+   * program's, so it does not stream (the whole reader places node 3 first). */
+  struct tnode fw[] = {{.id = 1, .type = COMP, .dur_us = 5, .data = {3}, .n_data = 1},
+                       {.id = 3, .type = COMP, .dur_us = 1}};
+  write_trace(dir, "fw", 0, "", fw, 2, 0);
+  g_free(prefix);
+  prefix = g_strdup_printf("%s/fw", dir);
+  x = chakra_src_open(prefix, 1, &opts_default, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  CU_ASSERT_FALSE(chakra_src_streams(x));
+  chakra_src_free(x);
+  /* A dependency on no node of the file: the first pass says it, as the
+   * whole reader does. */
+  fw[0].data[0] = 9;
+  write_trace(dir, "fw", 0, "", fw, 2, 0);
+  x = chakra_src_open(prefix, 1, &opts_default, NULL, &err);
+  CU_ASSERT_PTR_NULL(x);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "fw.0.et: rank 0 node 1: expected its ctrl_deps and "
+                                            "data_deps to name nodes of this file, got 9"));
+  g_free(err);
+  err = NULL;
+  /* Sends and receives that do not pair up, and a group's ranks calling
+   * different collectives: read whole (which names them), not streamed. */
+  r1[0].a[1].i = 200;
+  write_trace(dir, "hand", 1, "", r1, 1, 0);
+  g_free(prefix);
+  prefix = g_strdup_printf("%s/hand", dir);
+  x = chakra_src_open(prefix, 2, &skip, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  CU_ASSERT_FALSE(chakra_src_streams(x));
+  CU_ASSERT_PTR_NULL(chakra_src_program(x, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "expected a receive of the 200 B"));
+  chakra_src_free(x);
+  g_free(err);
+  err = NULL;
+  struct tnode c0[] = {{.id = 1, .type = COLL, .a = {A_I64("comm_type", 0), A_I64("comm_size", 800)}, .n_a = 2}};
+  struct tnode c1[] = {{.id = 1, .type = COLL, .a = {A_I64("comm_type", 0), A_I64("comm_size", 400)}, .n_a = 2}};
+  write_trace(dir, "coll", 0, "", c0, 1, 0);
+  write_trace(dir, "coll", 1, "", c1, 1, 0);
+  g_free(prefix);
+  prefix = g_strdup_printf("%s/coll", dir);
+  x = chakra_src_open(prefix, 2, &opts_default, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  CU_ASSERT_FALSE(chakra_src_streams(x));
+  chakra_src_free(x);
+  g_free(prefix);
+  g_free(err);
+  rm_dir(dir);
+}
+
+static void test_stream_memory(void) {
+  /* One rank of 2 * N nodes: computes 0, 2, 4, ... each after the
+   * metadata node before it, metadata 1, 3, ... each after the compute
+   * before it. Read op by op forgetting each op once the next is taken,
+   * the cursor holds the op in flight and the metadata nodes read since
+   * its last sweep; a sweep (once it holds more than 64, or twice what it
+   * kept at the last) drops the metadata whose op is forgotten, keeping
+   * the last op and the metadata node after it: so at most 65 nodes at any
+   * time. Forgetting nothing, it holds every node: 2 * N. */
+  enum { N = 3000 };
+  struct tnode *t = g_new0(struct tnode, 2 * N);
+  for (uint64_t i = 0; i < 2 * N; i++) {
+    t[i] = (struct tnode){.id = i, .type = i % 2 ? 1 : COMP, .dur_us = 1, .n_data = i > 0};
+    t[i].data[0] = i - 1;
+  }
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  write_trace(dir, "chain", 0, "", t, 2 * N, 0);
+  char *prefix = g_strdup_printf("%s/chain", dir), *err = NULL;
+  struct chakra_src *x = chakra_src_open(prefix, 1, &opts_default, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  CU_ASSERT_EQUAL(chakra_src_ops(x, 0), N);
+  for (int forget = 0; forget < 2; forget++) {
+    struct wl_program *p = wl_program_new(1);
+    size_t kept = 0;
+    CU_ASSERT_TRUE(stream_rank(x, 0, p, forget, &kept));
+    CU_ASSERT_EQUAL(p->ranks[0].n_ops, N);
+    /* Each compute after the one before (through its metadata node);
+     * forgotten, the one before gives no item. */
+    CU_ASSERT_EQUAL(p->ranks[0].ops[N - 1].n_deps, forget ? 0 : 1);
+    /* Forgetting nothing: the last metadata node is read after the last op. */
+    CU_ASSERT_TRUE(forget ? kept <= 65 : kept == 2 * N - 1);
+    wl_program_free(p);
+  }
+  chakra_src_free(x);
+  g_free(prefix);
+  g_free(err);
+  g_free(t);
+  rm_dir(dir);
+}
+
 /* Whether files A and B hold the same bytes. */
 static bool same_file(const char *a, const char *b) {
   gchar *x = NULL, *y = NULL;
@@ -726,6 +957,8 @@ int main(void) {
       {"malformed traces: file, rank, node and what was expected", test_malformed},
       {"program -> Chakra -> program: equal ops, equal results", test_round_trip},
       {"export-chakra writes the committed traces; bad input exits 2", test_cli},
+      {"op by op: the program read whole, item for item", test_streamed_is_whole},
+      {"op by op: a cursor holds the ops in flight, not the rank", test_stream_memory},
       {NULL, NULL}};
   return tu_run_suite("chakra", tests);
 }

@@ -145,10 +145,19 @@ static bool run_program(const struct wl_ctx *ctx, struct wl_program *p, const ch
   return pol_run(p, policy, &hw, ctx, out, err);
 }
 
-/* The context of policy K of SC. */
-static struct wl_ctx ctx_of(const struct scenario *sc, size_t k) {
+/* wl_ctx.computes_on: the host where the policy runs a rank's graph there
+ * (pol_graph.host), the GPU where it computes there (pol_graph.gpu); an
+ * unknown policy (refused by its own check) anywhere. */
+static bool computes_on(const struct wl_ctx *ctx, uint8_t where) {
+  const struct pol_type *pol = pol_find(ctx->policy);
+  if (!pol) return true;
+  return where == WL_ON_CPU ? pol->graph.host : where == WL_ON_GPU ? pol->graph.gpu : true;
+}
+
+struct wl_ctx wl_ctx_of(const struct scenario *sc, size_t k) {
   return (struct wl_ctx){.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
-                         .seed = sc->seed, .run = run_program, .device = device};
+                         .seed = sc->seed, .run = run_program, .computes_on = computes_on,
+                         .device = device};
 }
 
 /* Runs CTX's workload W: its own run, or its program under CTX's policy. */
@@ -166,7 +175,7 @@ bool wl_check(const struct scenario *sc, char **err) {
   if (!wl_check_policies(sc, err)) return false;
   const struct wl_type *w = wl_type_of(sc);
   for (size_t k = 0; k < sc->n_policies; k++) {
-    struct wl_ctx ctx = ctx_of(sc, k);
+    struct wl_ctx ctx = wl_ctx_of(sc, k);
     ctx.check_only = true;
     if (w->check && !w->check(&ctx, err)) {
       locate(sc, k, err);
@@ -195,7 +204,7 @@ static void check_declared(const struct wl_type *w, const struct sim_report *r) 
 
 bool wl_run(const struct scenario *sc, size_t k, struct trace *trace, struct sim_result *out,
             char **err) {
-  struct wl_ctx ctx = ctx_of(sc, k);
+  struct wl_ctx ctx = wl_ctx_of(sc, k);
   ctx.trace = trace;
   const struct wl_type *w = wl_type_of(sc);
   bool ok = run_kind(w, &ctx, out, err);

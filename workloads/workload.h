@@ -49,6 +49,9 @@ struct wl_ctx {
    * catalog. */
   bool (*run)(const struct wl_ctx *ctx, struct wl_program *p, const char *policy,
               struct sim_result *out, char **err);
+  /* Whether the context's policy can run a compute op placed at WHERE
+   * (enum wl_where: a Chakra CPU op on the host), set by the catalog. */
+  bool (*computes_on)(const struct wl_ctx *ctx, uint8_t where);
   /* The registered device, or NULL (wl_set_device). */
   const struct wl_device *device;
 };
@@ -95,6 +98,10 @@ const struct wl_type *wl_type_of(const struct scenario *sc);
  * nic, switch, phase), then the workloads' own, in the catalog's order: *N
  * of them; `trigsim outputs` lists them. */
 const struct sim_outputs *const *wl_outputs(size_t *n);
+
+/* The context of policy K of SC as a run gets it (its hooks set), for a
+ * caller that asks a workload for its program (export-goal, export-chakra). */
+struct wl_ctx wl_ctx_of(const struct scenario *sc, size_t k);
 
 /* Everything `run` would reject, found without simulating: the policies,
  * then per policy the workload's check hook and a check-only run (the

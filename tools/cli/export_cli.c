@@ -37,8 +37,7 @@ static struct wl_program *export_program(const char *path, char **sets, bool exp
     g_free(err);
     return NULL;
   }
-  struct wl_ctx ctx = {.sc = sc, .config = sc->workload_config, .policy = sc->policies[0],
-                       .seed = sc->seed};
+  struct wl_ctx ctx = wl_ctx_of(sc, 0);
   struct wl_program *p = w->program(&ctx, &err);
   if (p && expand && wl_has_colls(p)) { /* collectives as the run's library writes them out */
     struct hw_config hw = wl_hw_of(sc);

@@ -19,7 +19,6 @@
 #include "checks.h"
 #include "coll.h"
 #include "input.h"
-#include "lower.h"
 #include "nodeprog.h"
 #include "outfile.h"
 #include "scenario.h"
@@ -1243,31 +1242,401 @@ GHashTable *chakra_groups_load(const char *path, uint32_t n_ranks, char **err) {
   return t;
 }
 
-/* ---- the workload ---- */
+/* ---- op by op: the shape of an op source ----
+ * A trace read a rank at a time while a run goes, as workloads/ir/source.h
+ * (branch lower27) has the lowering driver pull a GOAL schedule: a first
+ * pass checks the files and learns what the driver must know before the
+ * first op (each rank's ops, the process groups, whether its messages
+ * and collectives pair up, whether it can be read in file order); then
+ * each rank has a cursor that gives its ops in file order, each followed
+ * by the dependency items that name it as the op that waits (lag 0), and
+ * keeps only what the ops not yet forgotten need. */
 
-/* Whether POLICY runs a rank's graph on the host, where a CPU op can run,
- * and whether it computes on the GPU (the questions this kind asks the
- * policy layer, as the GOAL kind's calc_on does). */
-static bool runs_on_host(const char *policy) {
-  const struct pol_type *pol = pol_find(policy);
-  return pol && pol->graph.host;
+struct chakra_src {
+  char *prefix;
+  char **paths;            /* per rank */
+  uint32_t n_ranks;
+  struct chakra_opts o;
+  GHashTable *groups;      /* borrowed: workload.comm_groups */
+  struct wl_program *shell; /* no op: the process groups, numbered as wl_chakra_read does */
+  uint64_t *ops;           /* per rank */
+  uint64_t n_ops;
+  bool ordered, matched, agree;
+};
+
+/* A message channel's or a (rank, group)'s calls: a count and a hash of
+ * what each was, in order. */
+struct seq_sum {
+  uint64_t n, h;
+};
+
+static void seq_add(struct seq_sum *s, uint64_t v) {
+  s->n++;
+  s->h = (s->h ^ v) * UINT64_C(1099511628211);
 }
 
-static bool computes_on_gpu(const char *policy) {
-  const struct pol_type *pol = pol_find(policy);
-  return !pol || pol->graph.gpu;
+/* Group PG (PG_N ranks, ascending; NULL: every rank) in SHELL, 0 for every rank. */
+static uint32_t group_of(const struct wl_program *shell, const uint32_t *pg, uint32_t pg_n) {
+  if (!pg) return 0;
+  for (uint32_t g = 0; g < shell->n_groups; g++)
+    if (shell->groups[g].n == pg_n && !memcmp(shell->groups[g].ranks, pg, pg_n * sizeof *pg))
+      return g + 1;
+  return UINT32_MAX;
+}
+
+/* A collective's tag: its group G and its place K among G's calls on the rank. */
+static uint32_t coll_tag(uint32_t g, uint64_t k) {
+  return CHAKRA_COLL_TAG | (g << CHAKRA_CALL_BITS) |
+         ((uint32_t)(WL_COLL_TAGS * k) & ((1u << CHAKRA_CALL_BITS) - 1));
+}
+
+/* The first pass over rank R's file: its nodes' ids unique and every
+ * dependency a node of the file; whether each names an earlier one; its
+ * ops counted, its messages and collectives summed. */
+static bool first_rank(struct chakra_src *x, uint32_t r, GHashTable *chans, GArray *calls,
+                       char **err) {
+  struct chakra_cursor *c = chakra_open(x->paths[r], r, x->n_ranks, &x->o, x->groups, err);
+  if (!c) return false;
+  GHashTable *seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  GArray *later = g_array_new(FALSE, FALSE, 2 * sizeof(uint64_t)); /* (dep, node) named before read */
+  struct chakra_node nd;
+  int got;
+  bool ok = true;
+  while (ok && (got = chakra_next(c, &nd, err)) > 0) {
+    if (!g_hash_table_add(seen, g_memdup2(&nd.id, sizeof nd.id))) {
+      *err = node_error(x->paths[r], r, nd.id, "expected node ids unique in a file, got this one twice");
+      ok = false;
+      break;
+    }
+    for (int list = 0; list < 2 && ok; list++) {
+      const uint64_t *v = list ? nd.start_deps : nd.deps;
+      size_t n = list ? nd.n_start : nd.n_deps;
+      for (size_t k = 0; k < n && ok; k++) {
+        if (v[k] == nd.id) {
+          *err = node_error(x->paths[r], r, nd.id, "expected %s on other nodes, got itself",
+                            list ? "trigsim_irequires" : "its ctrl_deps and data_deps");
+          ok = false;
+        } else if (!g_hash_table_contains(seen, &v[k])) {
+          uint64_t pair[2] = {v[k], nd.id};
+          g_array_append_val(later, pair);
+          x->ordered = false;
+        }
+      }
+    }
+    if (!ok || !nd.has_op) continue;
+    x->ops[r]++;
+    x->n_ops++;
+    const struct wl_op *o = &nd.op;
+    if (o->kind == WL_SEND || o->kind == WL_RECV) {
+      bool recv = o->kind == WL_RECV;
+      struct chan k = {recv ? o->peer : r, recv ? r : o->peer, o->tag};
+      struct seq_sum *s = g_hash_table_lookup(chans, &k);
+      if (!s) {
+        s = g_new0(struct seq_sum, 2);
+        g_hash_table_insert(chans, g_memdup2(&k, sizeof k), s);
+      }
+      seq_add(&s[recv], (uint64_t)o->bytes);
+    } else if (o->kind == WL_COLL) {
+      uint32_t g = nd.pg ? wl_group_add(x->shell, nd.pg, nd.pg_n) : 0;
+      if (g >= CHAKRA_MAX_GROUPS) {
+        *err = node_error(x->paths[r], r, nd.id, "expected at most %d distinct process groups, got "
+                          "more", CHAKRA_MAX_GROUPS - 1);
+        ok = false;
+        break;
+      }
+      if (g >= calls->len) g_array_set_size(calls, g + 1);
+      seq_add(&g_array_index(calls, struct seq_sum, g),
+              (uint64_t)o->coll_kind << 56 ^ (uint64_t)o->bytes ^ (uint64_t)o->peer << 40);
+    }
+  }
+  ok = ok && got == 0;
+  for (guint k = 0; ok && k < later->len; k++) {
+    const uint64_t *pair = &g_array_index(later, uint64_t, 2 * k);
+    if (!g_hash_table_contains(seen, &pair[0])) {
+      *err = node_error(x->paths[r], r, pair[1], "expected its ctrl_deps and data_deps to name "
+                        "nodes of this file, got %" G_GUINT64_FORMAT ", which is none", pair[0]);
+      ok = false;
+    }
+  }
+  g_array_free(later, TRUE);
+  g_hash_table_destroy(seen);
+  chakra_close(c);
+  return ok;
+}
+
+void chakra_src_free(struct chakra_src *x) {
+  if (!x) return;
+  g_free(x->prefix);
+  g_strfreev(x->paths);
+  g_free(x->ops);
+  wl_program_free(x->shell);
+  g_free(x);
+}
+
+struct chakra_src *chakra_src_open(const char *prefix, uint32_t n_ranks,
+                                   const struct chakra_opts *o, GHashTable *groups, char **err) {
+  struct chakra_src *x = g_new0(struct chakra_src, 1);
+  x->prefix = g_strdup(prefix);
+  x->n_ranks = n_ranks;
+  x->o = *o;
+  x->groups = groups;
+  x->shell = wl_program_new(n_ranks);
+  x->ops = g_new0(uint64_t, n_ranks);
+  x->paths = g_new0(char *, n_ranks + 1);
+  x->ordered = x->matched = x->agree = true;
+  GHashTable *chans = g_hash_table_new_full(chan_hash, chan_equal, g_free, g_free);
+  GArray **calls = g_new0(GArray *, n_ranks); /* per rank: struct seq_sum per group */
+  bool ok = true;
+  for (uint32_t r = 0; r < n_ranks && ok; r++) {
+    x->paths[r] = rank_path(prefix, r);
+    calls[r] = g_array_new(FALSE, TRUE, sizeof(struct seq_sum));
+    ok = first_rank(x, r, chans, calls[r], err);
+  }
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init(&it, chans);
+  while (ok && g_hash_table_iter_next(&it, NULL, &v)) {
+    const struct seq_sum *s = v;
+    x->matched &= s[0].n == s[1].n && s[0].h == s[1].h;
+  }
+  /* Every member calls a group's collectives alike: as its first rank does. */
+  for (uint32_t g = 0; ok && g <= x->shell->n_groups; g++) {
+    const struct wl_group *grp = wl_group_get(x->shell, g);
+    uint32_t m = grp ? grp->n : n_ranks;
+    struct seq_sum ref = {0, 0};
+    for (uint32_t j = 0; j < m; j++) {
+      uint32_t r = grp ? grp->ranks[j] : j;
+      struct seq_sum s = g < calls[r]->len ? g_array_index(calls[r], struct seq_sum, g)
+                                           : (struct seq_sum){0, 0};
+      if (!j) ref = s;
+      else x->agree &= s.n == ref.n && s.h == ref.h;
+    }
+  }
+  for (uint32_t r = 0; r < n_ranks; r++)
+    if (calls[r]) g_array_free(calls[r], TRUE);
+  g_free(calls);
+  g_hash_table_destroy(chans);
+  if (!ok) {
+    chakra_src_free(x);
+    return NULL;
+  }
+  return x;
+}
+
+uint32_t chakra_src_ranks(const struct chakra_src *x) { return x->n_ranks; }
+uint64_t chakra_src_ops(const struct chakra_src *x, uint32_t rank) { return x->ops[rank]; }
+const struct wl_program *chakra_src_groups(const struct chakra_src *x) { return x->shell; }
+
+bool chakra_src_streams(const struct chakra_src *x) {
+  return x->ordered && x->matched && x->agree;
+}
+
+struct wl_program *chakra_src_program(const struct chakra_src *x, char **err) {
+  return wl_chakra_read(x->prefix, x->n_ranks, x->n_ranks, &x->o, x->groups, err);
+}
+
+/* A node of the rank read and not forgotten: an op (its index in the
+ * rank's order and the tag the driver took it with), or a node of no op
+ * and the ids of the ops it passes on to what waits for it. */
+struct slive {
+  bool op;
+  uint64_t index;
+  uint32_t tag;
+  GArray *eff; /* no op: uint64_t node ids */
+};
+
+static void slive_free(gpointer p) {
+  struct slive *s = p;
+  if (s->eff) g_array_free(s->eff, TRUE);
+  g_free(s);
+}
+
+struct chakra_stream {
+  const struct chakra_src *x;
+  uint32_t rank;
+  struct chakra_cursor *c;
+  GHashTable *live;        /* node id (uint64_t, owned) -> struct slive */
+  GHashTable *handles;     /* handle -> node id (owned) */
+  uint32_t next_handle;
+  uint64_t n_ops;
+  GArray *calls;           /* uint64_t per group: its calls taken */
+  GArray *items;           /* struct chakra_item: dependency items to give, from at on */
+  guint at;
+  bool peeked, ended;
+  struct chakra_node peek; /* valid until the cursor moves */
+  guint swept;             /* live's size after its last sweep */
+};
+
+struct chakra_stream *chakra_stream_open(const struct chakra_src *x, uint32_t rank, char **err) {
+  struct chakra_cursor *c = chakra_open(x->paths[rank], rank, x->n_ranks, &x->o, x->groups, err);
+  if (!c) return NULL;
+  struct chakra_stream *s = g_new0(struct chakra_stream, 1);
+  *s = (struct chakra_stream){
+      .x = x, .rank = rank, .c = c,
+      .live = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, slive_free),
+      .handles = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free),
+      .calls = g_array_new(FALSE, TRUE, sizeof(uint64_t)),
+      .items = g_array_new(FALSE, FALSE, sizeof(struct chakra_item)), .swept = 64};
+  return s;
+}
+
+void chakra_stream_close(struct chakra_stream *s) {
+  if (!s) return;
+  chakra_close(s->c);
+  g_hash_table_destroy(s->live);
+  g_hash_table_destroy(s->handles);
+  g_array_free(s->calls, TRUE);
+  g_array_free(s->items, TRUE);
+  g_free(s);
+}
+
+size_t chakra_stream_kept(const struct chakra_stream *s) { return g_hash_table_size(s->live); }
+
+/* Drops the nodes of no op whose ops are all forgotten: what waits for
+ * them waits for nothing (run once live has doubled since the last time). */
+static void sweep(struct chakra_stream *s) {
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init(&it, s->live);
+  while (g_hash_table_iter_next(&it, NULL, &v)) {
+    const struct slive *l = v;
+    if (l->op) continue;
+    bool any = false;
+    for (guint k = 0; k < l->eff->len && !any; k++)
+      any = g_hash_table_contains(s->live, &g_array_index(l->eff, uint64_t, k));
+    if (!any) g_hash_table_iter_remove(&it);
+  }
+  s->swept = MAX(64, 2 * g_hash_table_size(s->live));
+}
+
+/* The ops (node ids) the node with deps DEPS waits for: an op itself, a
+ * node of no op what it passes on, a forgotten node nothing; each once, in
+ * the order named (as place_rank's want). */
+static void wants(struct chakra_stream *s, const uint64_t *deps, size_t n, GArray *out) {
+  g_array_set_size(out, 0);
+  uint64_t *d = g_memdup2(deps, MAX(n, 1) * sizeof *d);
+  uint32_t m = unique_u64(d, (uint32_t)n);
+  for (uint32_t k = 0; k < m; k++) {
+    const struct slive *l = g_hash_table_lookup(s->live, &d[k]);
+    if (!l) continue;
+    if (l->op) {
+      g_array_append_val(out, d[k]);
+      continue;
+    }
+    for (guint e = 0; e < l->eff->len; e++) /* those not forgotten since */
+      if (g_hash_table_contains(s->live, &g_array_index(l->eff, uint64_t, e)))
+        g_array_append_val(out, g_array_index(l->eff, uint64_t, e));
+  }
+  g_array_set_size(out, unique_u64((uint64_t *)(void *)out->data, out->len));
+  g_free(d);
+}
+
+/* A dependency item: op index A (tag TA) waits for node ID's op (its end,
+ * or with ON_START its start). */
+static void dep_item(struct chakra_stream *s, uint64_t a, uint32_t ta, uint64_t id, bool on_start) {
+  const struct slive *l = g_hash_table_lookup(s->live, &id);
+  struct chakra_item it = {.kind = CHAKRA_ITEM_DEP, .a = a, .ta = ta, .on_start = on_start,
+                           .b = l->index, .tb = l->tag};
+  g_array_append_val(s->items, it);
+}
+
+int chakra_stream_next(struct chakra_stream *s, struct chakra_item *it, bool take, uint32_t tag,
+                       char **err) {
+  memset(it, 0, sizeof *it);
+  if (s->at < s->items->len) { /* the dependencies of the op taken last */
+    *it = g_array_index(s->items, struct chakra_item, s->at++);
+    return 1;
+  }
+  g_array_set_size(s->items, 0);
+  s->at = 0;
+  GArray *want = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  while (!s->peeked && !s->ended) {
+    int got = chakra_next(s->c, &s->peek, err);
+    if (got < 0) {
+      g_array_free(want, TRUE);
+      return -1;
+    }
+    if (got == 0) {
+      s->ended = true;
+    } else if (s->peek.has_op) {
+      s->peeked = true;
+    } else { /* a node of no op: what it waits for, passed on */
+      struct slive *l = g_new0(struct slive, 1);
+      wants(s, s->peek.deps, s->peek.n_deps, want);
+      l->eff = g_array_copy(want);
+      g_hash_table_replace(s->live, g_memdup2(&s->peek.id, sizeof s->peek.id), l);
+    }
+  }
+  if (s->ended) {
+    g_array_free(want, TRUE);
+    it->kind = CHAKRA_ITEM_END;
+    return 1;
+  }
+  if (!take) {
+    g_array_free(want, TRUE);
+    return 2;
+  }
+  s->peeked = false;
+  const struct chakra_node *nd = &s->peek;
+  *it = (struct chakra_item){.kind = CHAKRA_ITEM_OP, .op = nd->op, .handle = ++s->next_handle};
+  if (nd->op.kind == WL_COLL) {
+    uint32_t g = group_of(s->x->shell, nd->pg, nd->pg_n);
+    g_assert(g != UINT32_MAX); /* the first pass added it */
+    if (g >= s->calls->len) g_array_set_size(s->calls, g + 1);
+    it->op.group = g;
+    it->op.tag = coll_tag(g, g_array_index(s->calls, uint64_t, g)++);
+  }
+  uint64_t me = s->n_ops++;
+  wants(s, nd->deps, nd->n_deps, want);
+  for (guint k = 0; k < want->len; k++) dep_item(s, me, tag, g_array_index(want, uint64_t, k), false);
+  uint64_t *st = g_memdup2(nd->start_deps, MAX(nd->n_start, 1) * sizeof *st);
+  uint32_t n_st = unique_u64(st, (uint32_t)nd->n_start);
+  for (uint32_t k = 0; k < n_st; k++) {
+    const struct slive *l = g_hash_table_lookup(s->live, &st[k]);
+    if (!l) continue; /* forgotten: it started long ago */
+    if (l->op) {
+      dep_item(s, me, tag, st[k], true);
+    } else { /* a node of no op starts when it may: once what it waits for is done */
+      for (guint e = 0; e < l->eff->len; e++)
+        if (g_hash_table_contains(s->live, &g_array_index(l->eff, uint64_t, e)))
+          dep_item(s, me, tag, g_array_index(l->eff, uint64_t, e), false);
+    }
+  }
+  g_free(st);
+  g_array_free(want, TRUE);
+  struct slive *l = g_new0(struct slive, 1);
+  *l = (struct slive){.op = true, .index = me, .tag = tag};
+  g_hash_table_replace(s->live, g_memdup2(&nd->id, sizeof nd->id), l);
+  g_hash_table_insert(s->handles, GUINT_TO_POINTER(it->handle), g_memdup2(&nd->id, sizeof nd->id));
+  return 1;
+}
+
+void chakra_stream_forget(struct chakra_stream *s, uint32_t handle) {
+  uint64_t *id = g_hash_table_lookup(s->handles, GUINT_TO_POINTER(handle));
+  if (!id) return;
+  g_hash_table_remove(s->live, id);
+  g_hash_table_remove(s->handles, GUINT_TO_POINTER(handle));
+  if (g_hash_table_size(s->live) > s->swept) sweep(s);
+}
+
+/* ---- the workload ---- */
+
+/* Whether CTX's policy runs a compute op placed at WHERE (enum wl_where):
+ * the catalog's hook; a context without one (a test's) knows no policy. */
+static bool on(const struct wl_ctx *ctx, uint8_t where) {
+  return !ctx->computes_on || ctx->computes_on(ctx, where);
 }
 
 /* The reader's options for CTX's policy. */
 static struct chakra_opts opts_of(const struct wl_ctx *ctx) {
   const struct chakra_config *c = ctx->config;
   struct hw_config hw = wl_hw_of(ctx->sc);
-  bool host = runs_on_host(ctx->policy);
+  bool host = on(ctx, WL_ON_CPU);
   uint32_t wgs = (uint32_t)(c->wgs ? c->wgs : MAX(hw.gpu->cus, 1));
   return (struct chakra_opts){
       .compute = (uint8_t)c->compute,
       .wgs = wgs,
-      .dur_wgs = computes_on_gpu(ctx->policy) ? wgs : 1,
+      .dur_wgs = on(ctx, WL_ON_GPU) ? wgs : 1,
       .cpu_skip = c->cpu_ops == CHAKRA_CPU_SKIP || (c->cpu_ops == CHAKRA_CPU_AUTO && !host)};
 }
 
@@ -1308,7 +1677,7 @@ static struct wl_program *chakra_program(const struct wl_ctx *ctx, char **err) {
 /* CPU ops on the host only where the policy runs a rank's graph there. */
 static bool chakra_check(const struct wl_ctx *ctx, char **err) {
   const struct chakra_config *c = ctx->config;
-  if (pol_find(ctx->policy) && c->cpu_ops == CHAKRA_CPU_HOST && !runs_on_host(ctx->policy)) {
+  if (c->cpu_ops == CHAKRA_CPU_HOST && !on(ctx, WL_ON_CPU)) {
     const struct sc_node *w = sc_map_get(ctx->sc->root, "workload");
     const struct sc_node *n = sc_map_get(w, "cpu_ops");
     *err = sc_error_at(n ? n : w, "workload.cpu_ops",

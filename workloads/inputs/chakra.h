@@ -126,6 +126,77 @@ void chakra_close(struct chakra_cursor *c);
 struct wl_program *wl_chakra_read(const char *prefix, uint32_t n_ranks, uint32_t max_ranks,
                                   const struct chakra_opts *o, GHashTable *groups, char **err);
 
+/* ---- op by op ----
+ * The trace in the shape of an op source (workloads/ir/source.h on branch
+ * lower27, which the lowering driver pulls a GOAL schedule through): a
+ * first pass over every file, then a cursor per rank giving its ops in
+ * file order, each followed by the dependency items naming it as the op
+ * that waits, and forgetting what the driver will not name again, so
+ * that a rank holds only the ops in flight (and the nodes of no op that
+ * pass one of them on). */
+
+enum chakra_item_kind {
+  CHAKRA_ITEM_OP,  /* the rank's next op */
+  CHAKRA_ITEM_DEP, /* a dependency of an op read already */
+  CHAKRA_ITEM_END, /* the rank has no more items */
+};
+
+/* As wl_item (source.h): OP: op, handle (what forget names it by); DEP:
+ * op A (its index in the rank's order read, taken with tag TA) waits for
+ * op B (tag TB) to end, or with ON_START to start. A dependency on an op
+ * forgotten gives no item: it ended long ago. */
+struct chakra_item {
+  uint8_t kind;
+  struct wl_op op;
+  uint32_t handle;
+  uint64_t a, b;
+  uint32_t ta, tb;
+  bool on_start;
+};
+
+struct chakra_src;
+struct chakra_stream;
+
+/* The trace PREFIX.<r>.et of N_RANKS ranks through its first pass: the
+ * cursor's checks of every node, ids unique and dependencies on nodes of
+ * their file, at most CHAKRA_MAX_GROUPS groups (each rank's file held as
+ * ids only, one at a time); NULL and *ERR as wl_chakra_read says them. */
+struct chakra_src *chakra_src_open(const char *prefix, uint32_t n_ranks,
+                                   const struct chakra_opts *o, GHashTable *groups, char **err);
+void chakra_src_free(struct chakra_src *x);
+uint32_t chakra_src_ranks(const struct chakra_src *x);
+/* RANK's ops (nodes that become one). */
+uint64_t chakra_src_ops(const struct chakra_src *x, uint32_t rank);
+/* A program of no op holding the trace's process groups (wl_group_get),
+ * numbered as wl_chakra_read numbers them. */
+const struct wl_program *chakra_src_groups(const struct chakra_src *x);
+/* Whether its cursors give the whole reader's program: every dependency
+ * names a node written before it (file order is the program's order), each
+ * (sender, receiver, comm_tag)'s sends and receives pair up with the same
+ * sizes in order, and each group's ranks call its collectives alike (by
+ * hashes of their sequences). Else the whole reader runs it, or says
+ * what is wrong. */
+bool chakra_src_streams(const struct chakra_src *x);
+/* The whole program (wl_chakra_read), or NULL and *ERR. */
+struct wl_program *chakra_src_program(const struct chakra_src *x, char **err);
+
+/* A cursor at the start of RANK of X; NULL and *ERR when its file cannot
+ * be opened. */
+struct chakra_stream *chakra_stream_open(const struct chakra_src *x, uint32_t rank, char **err);
+void chakra_stream_close(struct chakra_stream *s);
+/* The next item into *IT: 1; an op only when TAKE (else 2, the op left
+ * for the next call); END once the rank has no more (then again at each
+ * call). TAG: what DEP items name the op by. -1 and *ERR: the file cannot
+ * be read as its first pass read it. A collective comes with its group
+ * (chakra_src_groups) and tag, as wl_chakra_read gives them. */
+int chakra_stream_next(struct chakra_stream *s, struct chakra_item *it, bool take, uint32_t tag,
+                       char **err);
+/* The op taken with HANDLE will not be named again: its node is dropped. */
+void chakra_stream_forget(struct chakra_stream *s, uint32_t handle);
+/* The nodes the cursor holds (ops not forgotten, nodes of no op passing
+ * one on): what its memory grows with. */
+size_t chakra_stream_kept(const struct chakra_stream *s);
+
 /* ASTRA-sim's communicator-group file (JSON: {"1": [0, 1], ...}) at PATH
  * as a table for chakra_open; NULL and *ERR on a malformed one. Free with
  * g_hash_table_destroy. */
