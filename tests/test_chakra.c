@@ -949,6 +949,45 @@ static void test_cli(void) {
   rm_dir(dir);
 }
 
+static void test_policy_context(void) {
+  /* What a node becomes depends on the run's policy, asked through its
+   * context (wl_ctx.computes_on), not the policy layer: rank 0 runs a CPU
+   * op of 7 us (is_cpu_op), then a GPU compute of 3 us recorded; rank 1
+   * the compute alone. workload.wgs: 4. Under cpu (computes on the host
+   * only) the CPU op is kept (cpu_ops: auto) and the compute spans 1 WG;
+   * under gputn (the GPU only) the CPU op is skipped and the compute
+   * spans the 4 WGs. */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  struct tnode r0[] = {{.id = 1, .type = COMP, .dur_us = 7, .a = {{"is_cpu_op", 3, 1, NULL}}, .n_a = 1},
+                       {.id = 2, .type = COMP, .dur_us = 3, .data = {1}, .n_data = 1}};
+  write_trace(dir, "ctx", 0, "", r0, 2, 0);
+  struct tnode r1[] = {{.id = 2, .type = COMP, .dur_us = 3}};
+  write_trace(dir, "ctx", 1, "", r1, 1, 0);
+  char *yaml = g_strdup_printf("workload: {kind: chakra, files: %s/ctx, wgs: 4}\n"
+                               "hardware: {network: {nodes: 2}}\npolicies: [cpu, gputn]\n", dir);
+  char *path = tu_temp_file(".yaml", yaml, strlen(yaml)), *err = NULL;
+  struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+  for (size_t k = 0; k < 2; k++) {
+    struct wl_ctx ctx = wl_ctx_of(sc, k);
+    struct wl_program *p = wl_type_of(sc)->program(&ctx, &err);
+    if (err) fprintf(stderr, "%s\n", err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    const struct wl_rank *r = &p->ranks[0];
+    CU_ASSERT_EQUAL(r->n_ops, k ? 1 : 2);
+    CU_ASSERT_EQUAL(r->ops[r->n_ops - 1].time_ps, 3 * SIM_US);
+    CU_ASSERT_EQUAL(r->ops[r->n_ops - 1].n_wgs, k ? 4 : 1);
+    if (!k) CU_ASSERT_EQUAL(r->ops[0].on, WL_ON_CPU);
+    wl_program_free(p);
+  }
+  scenario_free(sc);
+  g_unlink(path);
+  g_free(path);
+  g_free(yaml);
+  g_free(err);
+  rm_dir(dir);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"a 2-rank trace (compute, allreduce, send/recv) by hand", test_two_ranks_by_hand},
@@ -957,6 +996,7 @@ int main(void) {
       {"malformed traces: file, rank, node and what was expected", test_malformed},
       {"program -> Chakra -> program: equal ops, equal results", test_round_trip},
       {"export-chakra writes the committed traces; bad input exits 2", test_cli},
+      {"a node's op as the policy's context says (computes_on)", test_policy_context},
       {"op by op: the program read whole, item for item", test_streamed_is_whole},
       {"op by op: a cursor holds the ops in flight, not the rank", test_stream_memory},
       {NULL, NULL}};
