@@ -1581,7 +1581,12 @@ int chakra_stream_next(struct chakra_stream *s, struct chakra_item *it, bool tak
   *it = (struct chakra_item){.kind = CHAKRA_ITEM_OP, .op = nd->op, .handle = ++s->next_handle};
   if (nd->op.kind == WL_COLL) {
     uint32_t g = group_of(s->x->shell, nd->pg, nd->pg_n);
-    g_assert(g != UINT32_MAX); /* the first pass added it */
+    if (g == UINT32_MAX) { /* the first pass added every group: the file changed since */
+      *err = node_error(s->x->paths[s->rank], s->rank, nd->id, "expected the process groups its "
+                        "first pass read, got another (the file changed)");
+      g_array_free(want, TRUE);
+      return -1;
+    }
     if (g >= s->calls->len) g_array_set_size(s->calls, g + 1);
     it->op.group = g;
     it->op.tag = coll_tag(g, g_array_index(s->calls, uint64_t, g)++);
