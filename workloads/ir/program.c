@@ -4,6 +4,7 @@
 #include "program.h"
 
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu.h"
@@ -17,6 +18,7 @@ struct wl_descs {
   GArray *calls;          /* struct wl_call; entry 0 zero */
   GHashTable *kernel_at;  /* GBytes of an entry -> its index + 1 */
   GHashTable *call_at;
+  GArray *groups;         /* struct wl_group: group g at g - 1 */
 };
 
 struct wl_descs *wl_descs_new(void) {
@@ -26,6 +28,7 @@ struct wl_descs *wl_descs_new(void) {
   d->calls = g_array_new(FALSE, TRUE, sizeof(struct wl_call));
   g_array_set_size(d->kernels, 1);
   g_array_set_size(d->calls, 1);
+  d->groups = g_array_new(FALSE, FALSE, sizeof(struct wl_group));
   d->kernel_at = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
   d->call_at = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
   return d;
@@ -37,6 +40,8 @@ void wl_descs_unref(struct wl_descs *d) {
   g_array_free(d->calls, TRUE);
   g_hash_table_destroy(d->kernel_at);
   g_hash_table_destroy(d->call_at);
+  for (guint g = 0; g < d->groups->len; g++) g_free(g_array_index(d->groups, struct wl_group, g).ranks);
+  g_array_free(d->groups, TRUE);
   g_free(d);
 }
 
@@ -72,6 +77,8 @@ uint32_t wl_call_add(struct wl_program *p, const struct wl_call *c) {
   memset(&z, 0, sizeof z);
   z.kind = c->kind, z.algo = c->algo, z.elem_bytes = c->elem_bytes;
   z.flops_per_elem = c->flops_per_elem, z.segment_bytes = c->segment_bytes;
+  z.group = c->group;
+  g_assert(c->group <= p->descs->groups->len);
   return desc_add(p->descs->calls, p->descs->call_at, &z, sizeof z);
 }
 
@@ -84,9 +91,14 @@ const struct wl_kernel *wl_kernel_of(const struct wl_program *p, const struct wl
   return wl_descs_kernel(p->descs, o->kind == WL_COMPUTE ? o->kernel : 0);
 }
 
+const struct wl_call *wl_descs_call(const struct wl_descs *d, uint32_t i) {
+  g_assert(i < d->calls->len);
+  return &g_array_index(d->calls, struct wl_call, i);
+}
+
 const struct wl_call *wl_call_of(const struct wl_program *p, const struct wl_op *o) {
-  g_assert(o->kind == WL_COLL && o->kernel < p->descs->calls->len);
-  return &g_array_index(p->descs->calls, struct wl_call, o->kernel);
+  g_assert(o->kind == WL_COLL);
+  return wl_descs_call(p->descs, o->kernel);
 }
 
 /* ---- programs ---- */
@@ -112,6 +124,14 @@ struct wl_program *wl_program_derive(const struct wl_program *p) {
   return q;
 }
 
+struct wl_program *wl_program_on(uint32_t n_ranks, struct wl_descs *d) {
+  struct wl_program *p = wl_program_new(n_ranks);
+  wl_descs_unref(p->descs);
+  p->descs = d;
+  g_atomic_int_inc(&d->refs);
+  return p;
+}
+
 void wl_program_free(struct wl_program *p) {
   if (!p) return;
   for (uint32_t r = 0; r < p->n_ranks; r++) {
@@ -122,6 +142,40 @@ void wl_program_free(struct wl_program *p) {
   wl_descs_unref(p->descs);
   g_free(p);
 }
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+uint32_t wl_group_add(struct wl_program *p, const uint32_t *ranks, uint32_t n) {
+  g_assert(n >= 1);
+  GArray *gs = p->descs->groups;
+  uint32_t *sorted = g_memdup2(ranks, n * sizeof *ranks);
+  qsort(sorted, n, sizeof *sorted, cmp_u32);
+  for (uint32_t i = 0; i < n; i++) g_assert(sorted[i] < p->n_ranks && (i == 0 || sorted[i] > sorted[i - 1]));
+  for (guint g = 0; g < gs->len; g++) {
+    const struct wl_group *e = &g_array_index(gs, struct wl_group, g);
+    if (e->n == n && !memcmp(e->ranks, sorted, n * sizeof *sorted)) {
+      g_free(sorted);
+      return g + 1;
+    }
+  }
+  struct wl_group e = {.n = n, .ranks = sorted};
+  g_array_append_val(gs, e);
+  return gs->len;
+}
+
+const struct wl_group *wl_descs_group(const struct wl_descs *d, uint32_t g) {
+  g_assert(g <= d->groups->len);
+  return g ? &g_array_index(d->groups, struct wl_group, g - 1) : NULL;
+}
+
+const struct wl_group *wl_group_get(const struct wl_program *p, uint32_t g) {
+  return wl_descs_group(p->descs, g);
+}
+
+uint32_t wl_groups(const struct wl_program *p) { return p->descs->groups->len; }
 
 void wl_copy_rank(struct wl_program *q, uint32_t rank, const struct wl_rank *src) {
   g_assert(rank < q->n_ranks && q->ranks[rank].n_ops == 0);
@@ -952,6 +1006,50 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
   return &p->ranks[o->peer].ops[o->match];
 }
 
+/* Makes each library region's ops (wl_op.region: one collective's
+ * kernel) follow one another in ORDER (N ops of SRC), from its first op's
+ * place on: the ops placed among them move after it. Valid: a region's ops
+ * wait only for one another and for what its call waited for, which comes
+ * before its first op; what moves later only waits for earlier ops. A
+ * lowering runs a region as one kernel, which needs its ops together. */
+static void regions_together(const struct wl_rank *src, uint32_t *order, size_t n) {
+  GHashTable *lists = NULL; /* region -> GArray of its ops, in ORDER */
+  for (size_t j = 0; j < n; j++) {
+    uint32_t reg = src->ops[order[j]].region;
+    if (!reg) continue;
+    if (!lists) lists = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+    GArray *a = g_hash_table_lookup(lists, GUINT_TO_POINTER(reg));
+    if (!a) {
+      a = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+      g_hash_table_insert(lists, GUINT_TO_POINTER(reg), a);
+    }
+    g_array_append_val(a, order[j]);
+  }
+  if (!lists) return;
+  uint32_t *out = g_new(uint32_t, n);
+  bool *done = g_new0(bool, src->n_ops);
+  size_t k = 0;
+  for (size_t j = 0; j < n; j++) {
+    uint32_t i = order[j];
+    if (done[i]) continue;
+    GArray *a = src->ops[i].region ? g_hash_table_lookup(lists, GUINT_TO_POINTER(src->ops[i].region))
+                                   : NULL;
+    for (guint m = 0; a && m < a->len; m++) {
+      out[k++] = g_array_index(a, uint32_t, m);
+      done[g_array_index(a, uint32_t, m)] = true;
+    }
+    if (!a) {
+      out[k++] = i;
+      done[i] = true;
+    }
+  }
+  g_assert(k == n);
+  memcpy(order, out, n * sizeof *order);
+  g_free(out);
+  g_free(done);
+  g_hash_table_destroy(lists);
+}
+
 struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
   g_assert(p->checked);
   struct wl_program *q = wl_program_derive(p);
@@ -966,6 +1064,7 @@ struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
     uint32_t *order = g_new(uint32_t, src->n_ops);
     size_t n = order_of(src, window, order);
     g_assert(n == src->n_ops); /* wl_program_check found no cycle */
+    regions_together(src, order, n);
     pos[r] = g_new(uint32_t, src->n_ops);
     for (size_t k = 0; k < src->n_ops; k++) {
       dst->ops[k] = src->ops[order[k]];

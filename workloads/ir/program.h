@@ -68,7 +68,8 @@ enum wl_op_kind {
   WL_LOOP,    /* the ops up to the matching WL_END run `count` times; sequence
                  ranks only (wl_loop) */
   WL_END,     /* end of the innermost open loop's body */
-  WL_COLL,    /* a collective of every rank, as one op (wl_collective): the
+  WL_COLL,    /* a collective of every rank, or of a group of them
+                 (wl_group_add), as one op (wl_collective): the
                  communication library expands it when the program is
                  lowered (wl_expand_colls, coll.h) */
   WL_QUIET,   /* nvshmem_quiet: done once every put (one-sided send) of the
@@ -149,6 +150,17 @@ struct wl_call {
   int64_t elem_bytes;
   int64_t flops_per_elem;
   int64_t segment_bytes;
+  uint32_t group;        /* 0: every rank of the program; else the ranks of
+                            its group (wl_group_get; the op's peer, the root,
+                            is one of them) */
+};
+
+/* A process group: the ranks a collective of some of them runs over (an
+ * MPI communicator, a PyTorch process group), in ascending order
+ * (wl_group_add), in its program's table beside the calls. */
+struct wl_group {
+  uint32_t n;
+  uint32_t *ranks;
 };
 
 /* The kernels and collectives ops name by index: shared by a program and
@@ -260,13 +272,19 @@ void wl_program_free(struct wl_program *p);
 /* An empty program of P's ranks and measured rank that shares P's kernels
  * and collectives (a rewrite of P copies P's ops into it as they are). */
 struct wl_program *wl_program_derive(const struct wl_program *p);
+/* An empty program of N_RANKS ranks, measured on all ranks, whose ops name
+ * the kernels and calls of table D (an op source's; shared). */
+struct wl_program *wl_program_on(uint32_t n_ranks, struct wl_descs *d);
 
 /* The kernel of compute op O of P (entry 0 for none), and the call of
  * collective op O. */
 const struct wl_kernel *wl_kernel_of(const struct wl_program *p, const struct wl_op *o);
 const struct wl_call *wl_call_of(const struct wl_program *p, const struct wl_op *o);
-/* The table of DESCS (a program's, or an op source's): entry I. */
+/* The table of DESCS (a program's, or an op source's): kernel I, call I,
+ * group G (NULL for G 0: every rank). */
 const struct wl_kernel *wl_descs_kernel(const struct wl_descs *d, uint32_t i);
+const struct wl_call *wl_descs_call(const struct wl_descs *d, uint32_t i);
+const struct wl_group *wl_descs_group(const struct wl_descs *d, uint32_t g);
 /* K's index in P's table (added when no equal entry is there). */
 uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k);
 uint32_t wl_call_add(struct wl_program *p, const struct wl_call *c);
@@ -274,6 +292,16 @@ uint32_t wl_call_add(struct wl_program *p, const struct wl_call *c);
  * free with wl_descs_unref. */
 struct wl_descs *wl_descs_new(void);
 void wl_descs_unref(struct wl_descs *d);
+
+/* The group of the N (>= 1) distinct ranks RANKS of P (any order; each
+ * below p->n_ranks), in P's table (shared with the programs derived from
+ * it): its number (>= 1) for wl_call.group and wl_coll.group, the same
+ * number for the same members. */
+uint32_t wl_group_add(struct wl_program *p, const uint32_t *ranks, uint32_t n);
+/* Group G of P, or NULL for G 0 (every rank); the groups P has (numbered
+ * 1 .. wl_groups). */
+const struct wl_group *wl_group_get(const struct wl_program *p, uint32_t g);
+uint32_t wl_groups(const struct wl_program *p);
 
 void wl_compute(struct wl_program *p, uint32_t rank, uint32_t n_wgs, int64_t flops_per_wg,
                 int64_t bytes_per_wg);
@@ -343,7 +371,9 @@ void wl_graph(struct wl_program *p, uint32_t rank);
  * ready op that does not wait for data, and a receive only when nothing
  * else of them is ready (so a wait sits as late as the dependencies allow
  * within the window); when none of them is ready (a dependency on an op
- * written later), the same among all ops. A rank of at most WINDOW ops
+ * written later), the same among all ops. The ops of one library region
+ * (a collective's kernel, wl_op.region) then follow one another from the
+ * first's place on. A rank of at most WINDOW ops
  * gets the order of WINDOW 0. Matches and flags are kept. P must be
  * checked; free with wl_program_free. */
 struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window);

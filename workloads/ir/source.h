@@ -70,12 +70,20 @@ struct wl_source {
   uint32_t n_ranks;
   uint64_t n_ops;          /* every rank's */
   const struct wl_sum *sums; /* per rank */
-  const struct wl_descs *descs; /* the kernels its ops name (wl_op.kernel) */
+  struct wl_descs *descs;  /* the kernels and calls its ops name (wl_op.kernel); a
+                              driver that writes its collectives out adds to it */
   struct wl_sum total;     /* every rank's counts (no spans) */
   uint32_t lag;            /* the most ops a DEP item comes after the op that waits */
   bool cycle;              /* some rank's dependencies make a cycle */
   bool matched;            /* every (source, destination, tag)'s sends and receives pair
-                              up, with the same sizes in order */
+                              up, with the same sizes in order, and every collective's
+                              ranks call it alike (so that its messages pair up too,
+                              written out) */
+  /* What an error about the input as a whole names: the scenario key
+   * ("workload.file"), and the rule a source too long to read whole must
+   * keep for its dependencies to stream (the lag's). */
+  const char *key;
+  const char *lag_rule;
 };
 
 #endif

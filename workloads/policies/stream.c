@@ -991,7 +991,9 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
   g_free(why);
   /* What cannot stream runs whole (and the whole program says what is
    * wrong with the policy or its library). */
-  if (!takes || !opts->window || opts->whole) return run_whole(src, ctx, out, err);
+  /* Collectives kept as one op are written out by the library when the
+   * program is prepared (pol_prep_library): read whole. */
+  if (!takes || !opts->window || opts->whole || src->total.colls) return run_whole(src, ctx, out, err);
   bool fits = src->n_ops <= opts->whole_limit;
   if (fits && ctx->trace) return run_whole(src, ctx, out, err); /* a run that stops has traced */
   if (pol->check && !pol->check(ctx->sc, &hw, &src->total, err)) return false;
@@ -1009,11 +1011,11 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
       }
     } else if (!fits) {
       char *what = src->cycle ? g_strdup("dependencies without a cycle, got one")
-                              : g_strdup_printf("each dependency line at most %d ops after the "
-                                                "op that waits (Schedgen writes it right after), "
-                                                "got one %u ops after it", PST_MAX_LAG, src->lag);
-      *err = wl_error_at(ctx->sc, "workload.file",
-                         "expected, in a schedule of more than 2^25 operations (it is not read "
+                   : src->lag == UINT32_MAX ? g_strdup_printf("%s, got others", src->lag_rule)
+                                            : g_strdup_printf("%s, got one %u ops after it",
+                                                              src->lag_rule, src->lag);
+      *err = wl_error_at(ctx->sc, src->key,
+                         "expected, in an input of more than 2^25 operations (it is not read "
                          "whole), %s", what);
       g_free(what);
     }
@@ -1030,7 +1032,7 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
     } else if (done == 0 && !fits) {
       *err = wl_error_at(ctx->sc, "workload.stream_window",
                          "expected a window under which every op is read before it is ready "
-                         "(a schedule of more than 2^25 operations cannot be read whole), got %"
+                         "(an input of more than 2^25 operations cannot be read whole), got %"
                          G_GUINT32_FORMAT ": raise it", opts->window);
       done = -1;
     }
