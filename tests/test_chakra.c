@@ -13,6 +13,8 @@
 #include "coll.h"
 #include "lower.h"
 #include "noderig.h"
+#include "points.h"
+#include "report.h"
 #include "scenario.h"
 #include "source.h"
 #include "testutil.h"
@@ -837,6 +839,105 @@ static void test_streamed_is_whole(void) {
   rm_dir(dir);
 }
 
+/* CSV TEXT without its `events` column (the engine's count, not the
+ * model's: a kernel read while it runs takes its steps one by one where
+ * one written whole skips a WG past the steps it has no part in, in the
+ * same simulated time). */
+static char *without_events(const char *text) {
+  GString *out = g_string_new(NULL);
+  gchar **lines = g_strsplit(text, "\n", -1);
+  int col = -1;
+  for (gchar **l = lines; *l; l++) {
+    gchar **f = g_strsplit(*l, ",", -1);
+    if (g_str_has_prefix(*l, "scenario,"))
+      for (int k = 0; f[k]; k++)
+        if (!strcmp(f[k], "events")) col = k;
+    for (int k = 0; f[k]; k++)
+      if (k != col) g_string_append_printf(out, "%s%s", f[k], f[k + 1] ? "," : "");
+    g_string_append_c(out, '\n');
+    g_strfreev(f);
+  }
+  g_strfreev(lines);
+  return g_string_free(out, FALSE);
+}
+
+/* Scenario configs/chakra/NAME.yaml (its sweep: every policy under every
+ * library it takes) with SETS, run in this process: its CSV with every
+ * counter (without_events), point after point; *STREAMED: how many runs
+ * streamed (sim_result.streamed), of *RUNS. */
+static char *run_sweep(const char *name, const char *const *sets, uint64_t *streamed,
+                       uint64_t *n_runs) {
+  char *path = g_strdup_printf("%s/chakra/%s.yaml", g_getenv("TRIGSIM_CONFIGS"), name);
+  struct points pts;
+  char *err = NULL;
+  GString *out = g_string_new(NULL);
+  *streamed = *n_runs = 0;
+  if (!pts_load(path, (char **)sets, NULL, &pts, &err)) g_string_append(out, err);
+  for (size_t i = 0; !err && i < pts.n; i++) {
+    struct sim_result *runs = NULL;
+    size_t n = 0;
+    if (!pts_run_point(&pts, i, &runs, &n, &err)) {
+      g_string_append(out, err);
+      break;
+    }
+    struct sim_result_set set = {.scenario = name, .workload = "chakra", .seed = 1, .runs = runs,
+                                 .n_runs = n};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    result_write(f, &set, RESULT_CSV);
+    fclose(f);
+    char *kept = without_events(text);
+    g_string_append(out, kept);
+    g_free(kept);
+    free(text);
+    for (size_t k = 0; k < n; k++) {
+      *streamed += runs[k].streamed;
+      sim_result_clear(&runs[k]);
+    }
+    *n_runs += n;
+    g_free(runs);
+  }
+  pts_free(&pts);
+  g_free(path);
+  g_free(err);
+  return g_string_free(out, FALSE);
+}
+
+/* A training step's trace streamed (its collectives written out op by op
+ * as each library runs them: coll.h, wl_coll_source) gives the bytes it
+ * gives read whole, under every policy and library of its sweep (23 runs:
+ * host-driven and stream policies with mpi, nccl and nvshmem, gputn with
+ * its own, the one-kernel policies): times, phases and every counter (the
+ * engine's event count aside: without_events). Each run streams (none
+ * falls back to the whole trace). With a window of 4 ops the GPU-driven
+ * policies order each rank within 4 ops read whole or streamed alike
+ * (wl_lin), a library's collective placed whole; a run that finds none of
+ * a window ready runs read whole, the same bytes again. */
+static void test_streams_as_whole(void) {
+  static const char *const names[] = {"dp-step", "tp-pp-step"};
+  static const char *const windows[] = {"workload.stream_window=256", "workload.stream_window=4"};
+  for (size_t t = 0; t < G_N_ELEMENTS(names); t++)
+    for (size_t w = 0; w < G_N_ELEMENTS(windows); w++) {
+      const char *whole_sets[] = {windows[w], "workload.read=whole", NULL};
+      const char *stream_sets[] = {windows[w], NULL};
+      uint64_t s0, n0, s1, n1;
+      char *whole = run_sweep(names[t], whole_sets, &s0, &n0);
+      char *streamed = run_sweep(names[t], stream_sets, &s1, &n1);
+      CU_ASSERT_EQUAL(n0, 23);
+      CU_ASSERT_EQUAL(n1, 23);
+      CU_ASSERT_EQUAL(s0, 0);
+      /* Window 4: some runs of the GPU-driven policies find none of a
+       * rank's 4 next ops ready and run read whole (stream.c), alike. */
+      if (!w) CU_ASSERT_EQUAL(s1, 23);
+      CU_ASSERT_STRING_EQUAL(whole, streamed);
+      CU_ASSERT_PTR_NOT_NULL(strstr(whole, ",gds,"));
+      CU_ASSERT_PTR_NOT_NULL(strstr(whole, ",monolithic,"));
+      g_free(whole);
+      g_free(streamed);
+    }
+}
+
 static void test_stream_memory(void) {
   /* One rank of 2 * N nodes: computes 0, 2, 4, ... each after the
    * metadata node before it, metadata 1, 3, ... each after the compute
@@ -1025,6 +1126,8 @@ int main(void) {
       {"a node's op as the policy's context says (computes_on)", test_policy_context},
       {"op by op: the program read whole, item for item", test_streamed_is_whole},
       {"op by op: a cursor holds the ops in flight, not the rank", test_stream_memory},
+      {"a training step streamed: the bytes read whole give, every policy and library",
+       test_streams_as_whole},
       {NULL, NULL}};
   return tu_run_suite("chakra", tests);
 }

@@ -228,8 +228,8 @@ static void test_linearize(void) {
    * gives op 0 at once (it alone is the window). */
   struct wl_lin *l = wl_lin_new(0);
   uint64_t op = 99;
-  wl_lin_add(l, true);
-  wl_lin_add(l, false);
+  wl_lin_add(l, true, 0);
+  wl_lin_add(l, false, 0);
   wl_lin_seal(l, 2);
   CU_ASSERT_EQUAL(wl_lin_next(l, false, false, &op), 0);
   CU_ASSERT_EQUAL(wl_lin_next(l, true, false, &op), 1);
@@ -239,8 +239,8 @@ static void test_linearize(void) {
   CU_ASSERT_EQUAL(wl_lin_next(l, true, false, &op), -1);
   wl_lin_free(l);
   l = wl_lin_new(1);
-  wl_lin_add(l, true);
-  wl_lin_add(l, false);
+  wl_lin_add(l, true, 0);
+  wl_lin_add(l, false, 0);
   wl_lin_seal(l, 2);
   CU_ASSERT_EQUAL(wl_lin_next(l, false, false, &op), 1);
   CU_ASSERT_EQUAL(op, 0);

@@ -857,6 +857,52 @@ static struct wl_coll call_of(const struct wl_program *p, const struct wl_op *o)
                           .segment_bytes = k->segment_bytes, .group = k->group};
 }
 
+uint32_t wl_expand_call(struct wl_program *q, uint32_t r, const struct wl_op *o, enum wl_lib lib,
+                        const struct wl_lib_opts *opts, uint32_t region, const GArray *deps,
+                        GArray *after) {
+  struct wl_coll c = call_of(q, o);
+  c.algo = lib_algo(lib, &c, coll_across(q, &c, opts->per_node), opts);
+  size_t before = q->ranks[r].n_ops;
+  g_array_set_size(after, 0);
+  uint32_t n = coll_size(q, &c);
+  if (lib == WL_LIB_NCCL && c.algo == WL_ALG_RING && c.bytes > 0 && n > 1) {
+    /* NCCL's rings on their channels, as on sequence ranks (seq_ring):
+     * written out, each op after the one before (one kernel runs them
+     * in order). */
+    struct wl_program *one = wl_program_derive(q);
+    seq_ring(one, r, o, &c, 0, opts->per_node, ring_channels(&c, n, opts->channels));
+    struct wl_program *flat = wl_unroll(one);
+    for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
+      wl_push_op(q, r, &flat->ranks[r].ops[k]);
+      if (k > 0) wl_requires(q, r, wl_last(q, r), wl_last(q, r) - 1);
+    }
+    uint32_t end = wl_last(q, r);
+    g_array_append_val(after, end);
+    wl_program_free(flat);
+    wl_program_free(one);
+  } else {
+    wl_coll(q, r, &c, after);
+  }
+  struct wl_rank *t = &q->ranks[r];
+  if (t->n_ops == before) return NONE;
+  for (size_t k = before; k < t->n_ops; k++) {
+    t->ops[k].line = o->line;
+    t->ops[k].lane = o->lane;
+    t->ops[k].region = region;
+  }
+  /* The call's first ops (those wl_coll gave its empty entry) wait for
+   * what the call waited for. */
+  for (size_t k = before; k < t->n_ops; k++) {
+    if (q->ranks[r].ops[k].n_deps) continue;
+    for (guint d = 0; d < deps->len; d++) {
+      const struct wl_dep *dp = &g_array_index(deps, struct wl_dep, d);
+      if (dp->on_start) wl_irequires(q, r, (uint32_t)k, dp->op);
+      else wl_requires(q, r, (uint32_t)k, dp->op);
+    }
+  }
+  return (uint32_t)before;
+}
+
 /* The dependencies (of Q's rank) an op of graph rank SRC that requires op
  * J gets: J's copy, the ops a collective's expansion ended with (RES[J]),
  * or, for a collective that expanded to nothing (one rank, zero bytes),
@@ -904,50 +950,11 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
       g_assert(dp->op < i);
       dep_on(deps, dp, copy, res);
     }
-    struct wl_coll c = call_of(q, o);
-    c.algo = lib_algo(lib, &c, coll_across(q, &c, opts->per_node), opts);
-    size_t before = q->ranks[r].n_ops;
-    g_array_set_size(after, 0);
-    uint32_t n = coll_size(q, &c);
-    if (lib == WL_LIB_NCCL && c.algo == WL_ALG_RING && c.bytes > 0 && n > 1) {
-      /* NCCL's rings on their channels, as on sequence ranks (seq_ring):
-       * written out, each op after the one before (one kernel runs them
-       * in order). */
-      struct wl_program *one = wl_program_derive(q);
-      seq_ring(one, r, o, &c, 0, opts->per_node, ring_channels(&c, n, opts->channels));
-      struct wl_program *flat = wl_unroll(one);
-      for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
-        wl_push_op(q, r, &flat->ranks[r].ops[k]);
-        if (k > 0) wl_requires(q, r, wl_last(q, r), wl_last(q, r) - 1);
-      }
-      uint32_t end = wl_last(q, r);
-      g_array_append_val(after, end);
-      wl_program_free(flat);
-      wl_program_free(one);
-    } else {
-      wl_coll(q, r, &c, after);
-    }
-    struct wl_rank *t = &q->ranks[r];
     res[i] = g_array_new(FALSE, FALSE, sizeof(struct wl_dep));
-    copy[i] = t->n_ops > before ? (uint32_t)before : NONE;
-    if (t->n_ops == before) { /* nothing: its dependents wait for what it waited for */
+    copy[i] = wl_expand_call(q, r, o, lib, opts, device ? calls : 0, deps, after);
+    if (copy[i] == NONE) { /* nothing: its dependents wait for what it waited for */
       g_array_append_vals(res[i], deps->data, deps->len);
       continue;
-    }
-    for (size_t k = before; k < t->n_ops; k++) {
-      t->ops[k].line = o->line;
-      t->ops[k].lane = o->lane;
-      t->ops[k].region = device ? calls : 0;
-    }
-    /* The call's first ops (those wl_coll gave its empty entry) wait for
-     * what the call waited for. */
-    for (size_t k = before; k < t->n_ops; k++) {
-      if (q->ranks[r].ops[k].n_deps) continue;
-      for (guint d = 0; d < deps->len; d++) {
-        const struct wl_dep *dp = &g_array_index(deps, struct wl_dep, d);
-        if (dp->on_start) wl_irequires(q, r, (uint32_t)k, dp->op);
-        else wl_requires(q, r, (uint32_t)k, dp->op);
-      }
     }
     for (guint k = 0; k < after->len; k++) {
       struct wl_dep x = {g_array_index(after, uint32_t, k), 0};

@@ -169,6 +169,33 @@ struct wl_lib_opts {
 };
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    const struct wl_lib_opts *opts);
+/* Collective op O (its call in Q's table, one of rank R's) written out as
+ * LIB runs it (as wl_expand_colls writes a graph rank's) at the end of
+ * graph rank R of Q: its ops in O's lane and line, each of region REGION
+ * (0: none), its first ops (those none of its others precedes) requiring
+ * DEPS (struct wl_dep, ops of R). *AFTER (uint32_t, cleared first) gets
+ * the ops its completion is. Returns its first op's index, or UINT32_MAX
+ * when it writes out to nothing (one rank; zero bytes but a barrier). */
+uint32_t wl_expand_call(struct wl_program *q, uint32_t r, const struct wl_op *o, enum wl_lib lib,
+                        const struct wl_lib_opts *opts, uint32_t region, const GArray *deps,
+                        GArray *after);
+
+/* An op source (source.h) whose collective ops come written out as LIB
+ * runs them (OPTS as wl_expand_colls takes them), each in its place, the
+ * ops, dependencies and regions wl_expand_colls gives the program SRC
+ * reads whole: what a streamed run lowers op by op (workloads/policies/
+ * stream.c), so that a trace of collectives needs memory for the calls in
+ * flight, not for the whole. A first pass through it makes its summaries;
+ * it reads SRC ahead by SRC's lag so that each op it gives comes with all
+ * of its dependency items right after it (its lag is 0, UINT32_MAX when
+ * SRC names an op written after the one that waits: then it does not
+ * stream). Its kernels and calls are SRC's table (which the reductions'
+ * kernels are added to); SRC must outlive it. Free with
+ * wl_coll_source_free. */
+struct wl_source *wl_coll_source(const struct wl_source *src, enum wl_lib lib,
+                                 const struct wl_lib_opts *opts);
+void wl_coll_source_free(struct wl_source *s);
+
 /* Options of PER_NODE ranks a node, CHANNELS, MPICH's default choice. */
 #define WL_LIB_OPTS(PER_NODE, CHANNELS)                                              \
   (&(struct wl_lib_opts){.per_node = (PER_NODE), .channels = (CHANNELS),             \

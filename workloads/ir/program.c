@@ -800,13 +800,15 @@ static int waits(const struct wl_op *o) {
 
 /* ---- the windowed linearization (wl_lin) ----
  * Per op from `base` on: its dependencies not yet placed, its dependents
- * (a list of edges), whether it waits and whether it is placed. `lo`: the
- * first op not placed; [lo, hi) holds the `window` ops not placed that
- * come first (all of them, window 0). Ready ops (sealed, every dependency
- * placed, not placed) wait in ready[0] (no wait) or ready[1] (a receive),
- * by index. */
+ * (a list of edges), whether it waits, whether it is placed, its library
+ * region. `lo`: the first op not placed; [lo, hi) holds the `window` ops
+ * not placed that come first (all of them, window 0). Ready ops (sealed,
+ * every dependency placed, not placed) wait in ready[0] (no wait) or
+ * ready[1] (a receive), by index. `run`: the region being placed, its next
+ * op from `run_at` on. */
 struct lin_op {
   uint32_t indeg, succ; /* succ: first edge + 1, 0: none */
+  uint32_t region;
   uint8_t placed, waits;
 };
 
@@ -823,6 +825,8 @@ struct wl_lin {
   GArray *edges;        /* struct lin_edge */
   uint32_t edge_free;   /* a free edge + 1, chained by next */
   GSequence *ready[2];
+  uint32_t run;
+  uint64_t run_at;
 };
 
 static struct lin_op *lin_at(struct wl_lin *l, uint64_t i) {
@@ -860,14 +864,14 @@ void wl_lin_free(struct wl_lin *l) {
   g_free(l);
 }
 
-void wl_lin_add(struct wl_lin *l, bool waits) {
+void wl_lin_add(struct wl_lin *l, bool waits, uint32_t region) {
   /* Ops placed at the front are dropped once they are half the array. */
   guint gone = (guint)(l->lo - l->base);
   if (gone > 64 && 2 * gone > l->ops->len) {
     g_array_remove_range(l->ops, 0, gone);
     l->base = l->lo;
   }
-  struct lin_op o = {.waits = waits};
+  struct lin_op o = {.waits = waits, .region = region};
   g_array_append_val(l->ops, o);
   l->added++;
 }
@@ -895,10 +899,52 @@ void wl_lin_seal(struct wl_lin *l, uint64_t n) {
     if (!lin_at(l, l->sealed)->indeg) lin_ready(l, l->sealed);
 }
 
+/* Places ready op I. */
+static void lin_place(struct wl_lin *l, uint64_t i) {
+  struct lin_op *o = lin_at(l, i);
+  g_assert(!o->placed && !o->indeg && i < l->sealed);
+  o->placed = 1;
+  if (i < l->hi) l->in_window--;
+  for (uint32_t e = o->succ; e;) {
+    struct lin_edge *ed = &g_array_index(l->edges, struct lin_edge, e - 1);
+    uint32_t next = ed->next;
+    if (--lin_at(l, ed->to)->indeg == 0 && ed->to < l->sealed) lin_ready(l, ed->to);
+    ed->next = l->edge_free;
+    l->edge_free = e;
+    e = next;
+  }
+  o->succ = 0;
+  while (l->lo < l->added && lin_at(l, l->lo)->placed) l->lo++;
+}
+
+/* Takes ready op I out of its ready queue. */
+static void lin_unready(struct wl_lin *l, uint64_t i) {
+  GSequenceIter *it = g_sequence_lookup(l->ready[lin_at(l, i)->waits], &i, by_index64, NULL);
+  g_assert(it);
+  g_sequence_remove(it);
+}
+
 int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op) {
   while ((!l->window || l->in_window < l->window) && l->hi < l->added) {
     if (!lin_at(l, l->hi)->placed) l->in_window++;
     l->hi++;
+  }
+  /* A library region's ops follow the first placed, in their written
+   * order (one kernel runs them): each waits only for earlier ops of its
+   * region and for what the region's first ops wait for, placed already. */
+  if (l->run) {
+    uint64_t j = MAX(l->run_at, l->lo);
+    while (j < l->added && lin_at(l, j)->placed) j++;
+    if (j < l->added && lin_at(l, j)->region == l->run) {
+      if (j >= l->sealed) return end ? -1 : 0; /* its dependencies not all added yet */
+      lin_unready(l, j);
+      lin_place(l, j);
+      l->run_at = j + 1;
+      *op = j;
+      return 1;
+    }
+    if (j == l->added && !end) return 0; /* the region may go on */
+    l->run = 0;
   }
   if (l->lo == l->added && end) return -1;
   /* Window 0 (all ops) is added only at the end. */
@@ -916,20 +962,16 @@ int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op) {
   }
   if (!it) return -1;
   uint64_t i = *(uint64_t *)g_sequence_get(it);
-  g_sequence_remove(it);
-  struct lin_op *o = lin_at(l, i);
-  o->placed = 1;
-  if (i < l->hi) l->in_window--;
-  for (uint32_t e = o->succ; e;) {
-    struct lin_edge *ed = &g_array_index(l->edges, struct lin_edge, e - 1);
-    uint32_t next = ed->next;
-    if (--lin_at(l, ed->to)->indeg == 0 && ed->to < l->sealed) lin_ready(l, ed->to);
-    ed->next = l->edge_free;
-    l->edge_free = e;
-    e = next;
+  uint32_t region = lin_at(l, i)->region;
+  if (region) { /* its region from its first op on (ready with it: the same wait) */
+    while (i > l->lo && lin_at(l, i - 1)->region == region && !lin_at(l, i - 1)->placed) i--;
+    l->run = region;
+    l->run_at = i + 1;
+    lin_unready(l, i);
+  } else {
+    g_sequence_remove(it);
   }
-  o->succ = 0;
-  while (l->lo < l->added && lin_at(l, l->lo)->placed) l->lo++;
+  lin_place(l, i);
   *op = i;
   return 1;
 }
@@ -939,7 +981,7 @@ int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op) {
 static size_t order_of(const struct wl_rank *r, uint32_t window, uint32_t *order) {
   size_t n = r->n_ops;
   struct wl_lin *l = wl_lin_new(window);
-  for (size_t i = 0; i < n; i++) wl_lin_add(l, waits(&r->ops[i]));
+  for (size_t i = 0; i < n; i++) wl_lin_add(l, waits(&r->ops[i]), r->ops[i].region);
   for (size_t i = 0; i < n; i++)
     for (uint32_t d = 0; d < r->ops[i].n_deps; d++)
       wl_lin_dep(l, i, r->deps[r->ops[i].dep_first + d].op);
@@ -1006,50 +1048,6 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
   return &p->ranks[o->peer].ops[o->match];
 }
 
-/* Makes each library region's ops (wl_op.region: one collective's
- * kernel) follow one another in ORDER (N ops of SRC), from its first op's
- * place on: the ops placed among them move after it. Valid: a region's ops
- * wait only for one another and for what its call waited for, which comes
- * before its first op; what moves later only waits for earlier ops. A
- * lowering runs a region as one kernel, which needs its ops together. */
-static void regions_together(const struct wl_rank *src, uint32_t *order, size_t n) {
-  GHashTable *lists = NULL; /* region -> GArray of its ops, in ORDER */
-  for (size_t j = 0; j < n; j++) {
-    uint32_t reg = src->ops[order[j]].region;
-    if (!reg) continue;
-    if (!lists) lists = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
-    GArray *a = g_hash_table_lookup(lists, GUINT_TO_POINTER(reg));
-    if (!a) {
-      a = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-      g_hash_table_insert(lists, GUINT_TO_POINTER(reg), a);
-    }
-    g_array_append_val(a, order[j]);
-  }
-  if (!lists) return;
-  uint32_t *out = g_new(uint32_t, n);
-  bool *done = g_new0(bool, src->n_ops);
-  size_t k = 0;
-  for (size_t j = 0; j < n; j++) {
-    uint32_t i = order[j];
-    if (done[i]) continue;
-    GArray *a = src->ops[i].region ? g_hash_table_lookup(lists, GUINT_TO_POINTER(src->ops[i].region))
-                                   : NULL;
-    for (guint m = 0; a && m < a->len; m++) {
-      out[k++] = g_array_index(a, uint32_t, m);
-      done[g_array_index(a, uint32_t, m)] = true;
-    }
-    if (!a) {
-      out[k++] = i;
-      done[i] = true;
-    }
-  }
-  g_assert(k == n);
-  memcpy(order, out, n * sizeof *order);
-  g_free(out);
-  g_free(done);
-  g_hash_table_destroy(lists);
-}
-
 struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
   g_assert(p->checked);
   struct wl_program *q = wl_program_derive(p);
@@ -1064,7 +1062,6 @@ struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
     uint32_t *order = g_new(uint32_t, src->n_ops);
     size_t n = order_of(src, window, order);
     g_assert(n == src->n_ops); /* wl_program_check found no cycle */
-    regions_together(src, order, n);
     pos[r] = g_new(uint32_t, src->n_ops);
     for (size_t k = 0; k < src->n_ops; k++) {
       dst->ops[k] = src->ops[order[k]];

@@ -157,6 +157,9 @@ uint32_t pol_add_kernel(struct pol_low *L, const char *name, uint32_t n_wgs,
  * lowered: it may be launched before its last step is written. */
 uint32_t pol_kernel_open(struct pol_low *L, const char *name, uint32_t n_wgs, bool persistent);
 void pol_kernel_step(struct pol_low *L, uint32_t k, struct kstep st);
+/* Open kernel K has its last step: a streamed run asks for no more of it
+ * (a collective's kernel: the rank's later ops stay unread). */
+void pol_kernel_close(struct pol_low *L, uint32_t k);
 /* The next host step. A loop marker of a kernel's host steps (gputn's
  * registrations) closing an empty body drops the pair (pol_host_loop). */
 void pol_add_host(struct pol_low *L, struct hstep st);
