@@ -84,6 +84,19 @@ static const struct par_decl cpu_decls[] = {
      "a launch's submit cost against its place in a burst (launches since the main thread "
      "last waited, itself included), e.g. \"1:5us, 1024:3.7us\"; empty: launch_submit",
      offsetof(struct cpu_config, submit_table)},
+    PAR(launch, PAR_ENUM, "direct", NULL, NULL, "direct|graph",
+      "how the host launches kernels: each by its own call (direct), or the kernels it "
+      "launches back to back captured once as a graph (CUDA Graphs) and replayed by one call, "
+      "each then launched by the GPU's front end (graph: under the host-driven policies gds, "
+      "hdn, hdn2s, copy and overlap, workloads/policies/graph.c; the others launch once and "
+      "ignore it)"),
+    PAR(graph_launch, PAR_TIME, "1100ns", "0ps", "1s", NULL,
+      "host cost of one graph replay call (cudaGraphLaunch), whatever its kernels (an H200 "
+      "host measures 1.10 us for chains of 1 to 64 kernels, a direct launch 3.04 us: "
+      "tools/calib/graph_probe.cu, configs/fused/hw.yaml)"),
+    PAR(task_overhead, PAR_TIME, "0ps", "0ps", "1s", NULL,
+      "a task runtime's host work per task (dependence analysis, mapping: Legion/Legate), "
+      "added to each kernel launch and NIC command the main thread issues (0: no runtime)"),
     PAR(send, PAR_TIME, "1us", "0ps", "1s", NULL,
       "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
     PAR(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
@@ -289,9 +302,16 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       s->kernel_queue[qc->kernel] = st->queue;
       s->queued[st->queue]++;
     }
-    s->burst++;
-    d = cfg->submit_table.n > 0 ? par_table_eval(&cfg->submit_table, (int64_t)s->burst)
-                                : cfg->launch_submit;
+    if (st->graph == 2) { /* submitted by the replay call before it */
+      d = 0;
+    } else if (st->graph == 1) {
+      d = cfg->graph_launch + cfg->task_overhead;
+    } else {
+      s->burst++;
+      d = (cfg->submit_table.n > 0 ? par_table_eval(&cfg->submit_table, (int64_t)s->burst)
+                                   : cfg->launch_submit) +
+          cfg->task_overhead;
+    }
     spend(c, CAT_LAUNCH, now, d);
     s->launches++;
     cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd, (uint32_t)main_j(s), NULL, 0);
@@ -302,7 +322,7 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
     uint8_t op = pr->cmds[st->cmd].op;
     bool trig = op == NIC_TPUT || op == NIC_TGET;
-    sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
+    sim_time b = (trig ? cfg->register_trigger : cfg->build_cmd) + cfg->task_overhead;
     spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
     d = b;
     if (st->two_sided) {

@@ -442,7 +442,7 @@ static void test_yprog_errors(void) {
                      "that iterate at most 2^25 times in all, got more (the counts multiply)");
   expect_yprog_error("- ops:\n  - compute: {wgs: 4, bytes: 1KiB, class: sparse}\n", 2,
                      "t.yaml:2:43: workload.groups[0].ops[0].compute.class: expected a kernel class "
-                     "(streaming, stencil, spmv, reduction, axpy), got sparse");
+                     "(streaming, stencil, spmv, reduction, axpy, gemm, library), got sparse");
   expect_yprog_error("- ops:\n  - recv: {from: (rank + 1) % nranks, size: 1KiB, tag: -1}\n", 2,
                      "recv.tag: expected a value in [0, 2147483647] on rank 0, got -1");
   expect_yprog_error("- ops:\n  - quiet: {to: 1}\n", 2,

@@ -5,7 +5,9 @@
 # first axis, or policy; y total_time_ps; series policy) and writes the same
 # numbers as a markdown table NAME.md; a `plot:` list (each with a name)
 # makes NAME-<name>.png and .md from the one sweep. Prints the time taken.
-# NAME.fit.yaml files are `trigsim fit` files, not scenarios: skipped.
+# NAME.fit.yaml files are `trigsim fit` files, not scenarios: skipped. A
+# paper may list more scenarios in configs/PAPER/scenarios.list and
+# summarise its CSVs with configs/PAPER/summary.sh OUT (OUT/summary.md).
 #   tools/reproduce.sh gputn-sc17 [--out DIR] [-j N]
 # DIR defaults to build/reproduce/PAPER. TRIGSIM names the binary (default
 # build/trigsim, built first when missing).
@@ -38,6 +40,15 @@ if [ -z "${TRIGSIM:-}" ]; then
 fi
 mkdir -p "$out"
 
+# configs/PAPER/scenarios.list: more scenarios, one glob a line relative to
+# configs/ (a paper whose runs live beside other uses, e.g. fused/*.yaml).
+extra=()
+if [ -f "$dir/scenarios.list" ]; then
+  while read -r g; do
+    case $g in ''|'#'*) continue ;; esac
+    for f in "$root"/configs/$g; do [ -e "$f" ] && extra+=("$f"); done
+  done < "$dir/scenarios.list"
+fi
 figures=0
 # Plots $out/$name.csv as $out/$2.png and .md from the plan's keys "$1.*"
 # (p, name, paper, f: the loop's).
@@ -67,7 +78,7 @@ plot_one() {
   echo "$fig: $out/$fig.png, $out/$fig.md, $out/$name.csv"
   figures=$((figures + 1))
 }
-for f in "$dir"/*.yaml; do
+for f in "$dir"/*.yaml "${extra[@]}"; do
   [ -e "$f" ] || continue
   case $f in *.fit.yaml) continue ;; esac   # fit files (trigsim fit), not scenarios
   name=$(basename "$f" .yaml)
@@ -87,6 +98,11 @@ for f in "$dir"/*.yaml; do
   fi
   unset p
 done
+# configs/PAPER/summary.sh OUT: the paper's figures from the CSVs (OUT/summary.md).
+if [ -f "$dir/summary.sh" ]; then
+  bash "$dir/summary.sh" "$out" || die "$paper: summary.sh failed"
+  echo "summary: $out/summary.md"
+fi
 end=$(date +%s.%N)
 [ "$figures" -gt 0 ] || { echo "reproduce.sh: $paper: no figure made (no scenario with a sweep: or plot: section)" >&2; exit 1; }
 awk -v p="$paper" -v n="$figures" -v a="$start" -v b="$end" 'BEGIN { printf "%s: %d figure(s) in %.2f s\n", p, n, b - a }'

@@ -37,6 +37,7 @@
   X(wl_yprog, program_params)       \
   X(wl_collective_wl, collective_params) \
   X(wl_ajacobi, ajacobi_params)      \
+  X(wl_chain, chain_params)          \
   X(wl_chakra, chakra_params)
 
 #define WL_DECLARE_(type, group) \

@@ -10,6 +10,7 @@
 #include "chakra.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,6 +459,55 @@ void chakra_close(struct chakra_cursor *c) {
   g_free(c);
 }
 
+/* trigsim's own attributes of a compute's kernel (struct wl_kernel,
+ * program.h), each a field written when not 0 and read back as it was,
+ * within [0, MAX] (0: an int64 at most INT64_MAX / 4). */
+struct kattr {
+  const char *name;
+  size_t off, size;
+  int64_t max;
+};
+#define KATTR(name, field, max) {name, offsetof(struct wl_kernel, field), sizeof(((struct wl_kernel *)0)->field), max}
+static const struct kattr kattrs[] = {
+    KATTR("trigsim_flops_per_wg", flops_per_wg, 0),
+    KATTR("trigsim_bytes_per_wg", bytes_per_wg, 0),
+    KATTR("trigsim_kclass", kclass, KC_COUNT - 1),
+    KATTR("trigsim_spmv", spmv, WL_SPMV_MERGE),
+    KATTR("trigsim_x_gets", x_gets, 1),
+    KATTR("trigsim_working_set", ws_bytes, 0),
+    KATTR("trigsim_reuse", reuse_per_wg, 0),
+    KATTR("trigsim_gather", gather_bytes, 0),
+    KATTR("trigsim_rows_per_wg", rows_per_wg, 0),
+    KATTR("trigsim_nnz_per_wg", nnz_per_wg, 0),
+    KATTR("trigsim_peer_per_wg", peer_per_wg, 0),
+    KATTR("trigsim_bal_flops_per_wg", bal_flops_per_wg, 0),
+    KATTR("trigsim_bal_bytes_per_wg", bal_bytes_per_wg, 0),
+    KATTR("trigsim_bal_reuse_per_wg", bal_reuse_per_wg, 0),
+    KATTR("trigsim_merge_extra_per_wg", merge_extra_per_wg, 0),
+    KATTR("trigsim_lib", lib, 1),
+    KATTR("trigsim_lib_flops_per_wg", lib_flops_per_wg, 0),
+    KATTR("trigsim_lib_bytes_per_wg", lib_bytes_per_wg, 0),
+    KATTR("trigsim_block", block, UINT32_MAX),
+    KATTR("trigsim_segments", segments, 0),
+    KATTR("trigsim_segment_len", segment_len, 0),
+};
+#undef KATTR
+
+/* Field A of kernel K, and K's field A set to V. */
+static int64_t kattr_get(const struct wl_kernel *k, const struct kattr *a) {
+  const char *p = (const char *)k + a->off;
+  if (a->size == 1) return *(const uint8_t *)p;
+  if (a->size == 4) return *(const uint32_t *)(const void *)p;
+  return *(const int64_t *)(const void *)p;
+}
+
+static void kattr_set(struct wl_kernel *k, const struct kattr *a, int64_t v) {
+  char *p = (char *)k + a->off;
+  if (a->size == 1) *(uint8_t *)p = (uint8_t)v;
+  else if (a->size == 4) *(uint32_t *)(void *)p = (uint32_t)v;
+  else *(int64_t *)(void *)p = v;
+}
+
 /* The compute op of node N (a COMP_NODE or memory node) into *O. */
 static bool compute_op(struct chakra_cursor *c, const ChakraEt__Node *n, bool cpu,
                        struct wl_op *o, char **err) {
@@ -476,18 +526,18 @@ static bool compute_op(struct chakra_cursor *c, const ChakraEt__Node *n, bool cp
   *o = (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .on = cpu ? WL_ON_CPU : WL_ON_ANY};
   uint8_t mode = c->o.compute;
   if (mode == CHAKRA_COMPUTE_AUTO && own) { /* trigsim's own: the op exactly */
-    static const char *const keys[] = {"trigsim_time_ps", "trigsim_flops_per_wg",
-                                       "trigsim_bytes_per_wg", "trigsim_kclass",
-                                       "trigsim_working_set", "trigsim_reuse", "trigsim_gather"};
-    int64_t vals[G_N_ELEMENTS(keys)] = {0};
-    for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
-      if (int_attr(c, n, keys[k], 0, k == 3 ? KC_COUNT - 1 : big, &vals[k], err) < 0) return false;
+    struct wl_kernel k = {0};
+    int64_t t = 0;
+    if (int_attr(c, n, "trigsim_time_ps", 0, big, &t, err) < 0) return false;
+    for (size_t a = 0; a < G_N_ELEMENTS(kattrs); a++) {
+      int64_t v = 0;
+      if (int_attr(c, n, kattrs[a].name, 0, kattrs[a].max ? kattrs[a].max : big, &v, err) < 0)
+        return false;
+      kattr_set(&k, &kattrs[a], v);
+    }
     o->n_wgs = (uint32_t)wgs;
-    o->time_ps = vals[0];
-    o->kernel = wl_kernel_add(c->table, &(struct wl_kernel){
-                                            .flops_per_wg = vals[1], .bytes_per_wg = vals[2],
-                                            .kclass = (uint8_t)vals[3], .ws_bytes = vals[4],
-                                            .reuse_per_wg = vals[5], .gather_bytes = vals[6]});
+    o->time_ps = t;
+    o->kernel = wl_kernel_add(c->table, &k);
     return true;
   }
   bool work = mode == CHAKRA_COMPUTE_WORK ? has_ops || has_bytes
@@ -1894,8 +1944,8 @@ const struct wl_type wl_chakra = {
 /* An attribute under construction (the writer's: every value it writes
  * lives in the node being packed). */
 struct wattrs {
-  ChakraEt__AttributeProto a[24];
-  ChakraEt__AttributeProto *p[24];
+  ChakraEt__AttributeProto a[40];
+  ChakraEt__AttributeProto *p[40];
   ChakraEt__Uint64List list;
   char pg[16];
   size_t n;
@@ -2003,13 +2053,11 @@ static bool node_of(const struct wl_program *p, uint32_t r, size_t i, int64_t pr
     w_i64(w, "num_ops", (int64_t)MIN(wl_mul_sat(o->n_wgs, (uint64_t)k->flops_per_wg), (uint64_t)INT64_MAX));
     w_u64(w, "tensor_size", wl_mul_sat(o->n_wgs, (uint64_t)k->bytes_per_wg));
     w_i64(w, "trigsim_wgs", o->n_wgs);
-    if (k->flops_per_wg) w_i64(w, "trigsim_flops_per_wg", k->flops_per_wg);
-    if (k->bytes_per_wg) w_i64(w, "trigsim_bytes_per_wg", k->bytes_per_wg);
-    if (o->time_ps) w_i64(w, "trigsim_time_ps", o->time_ps);
-    if (k->kclass) w_i64(w, "trigsim_kclass", k->kclass);
-    if (k->ws_bytes) w_i64(w, "trigsim_working_set", k->ws_bytes);
-    if (k->reuse_per_wg) w_i64(w, "trigsim_reuse", k->reuse_per_wg);
-    if (k->gather_bytes) w_i64(w, "trigsim_gather", k->gather_bytes);
+    for (size_t a = 0; a < G_N_ELEMENTS(kattrs); a++) {
+      int64_t v = kattr_get(k, &kattrs[a]);
+      if (v) w_i64(w, kattrs[a].name, v);
+      if (a == 1 && o->time_ps) w_i64(w, "trigsim_time_ps", o->time_ps); /* where it was */
+    }
     if (duration) n->duration_micros = (uint64_t)((duration(k, o, arg) + SIM_US / 2) / SIM_US);
     break;
   }

@@ -1098,7 +1098,10 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
   g_free(why);
   /* What cannot stream runs whole (and the whole program says what is
    * wrong with the policy or its library). */
-  if (!takes || !opts->window || opts->whole) return run_whole(src, ctx, out, err);
+  /* A captured graph (cpu.launch graph, graph.c) is recorded whole before
+   * its replay: such a run reads its source whole too. */
+  bool capture = hw.cpu && hw.cpu->launch == CPU_LAUNCH_GRAPH;
+  if (!takes || !opts->window || opts->whole || capture) return run_whole(src, ctx, out, err);
   bool fits = src->n_ops <= opts->whole_limit;
   if (fits && ctx->trace) return run_whole(src, ctx, out, err); /* a run that stops has traced */
   struct pol_prep pr = {.hw = &hw, .ctx = ctx, .pol = pol, .lib = lib};
