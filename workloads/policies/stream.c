@@ -272,8 +272,10 @@ static struct pst_msg *msg_match(struct pol_stream *x, uint32_t rank, const stru
   if (c->head && c->head->recv != recv) {
     struct pst_msg *m = c->head;
     c->head = m->next;
-    if (!c->head) c->tail = NULL;
     m->next = NULL;
+    /* Matched to the last: the channel goes (a trace that tags each call
+     * apart, Chakra's collectives, would keep one per call). */
+    if (!c->head) g_hash_table_remove(x->chans, c);
     if (m->bytes != o->bytes) {
       msg_unref(m);
       return NULL;
