@@ -46,11 +46,13 @@
  * nodeprog.h, np_seq). gds too, op by op onto its stream (a kernel per
  * calc; a receive's watcher depends on whether stream work follows it,
  * so a send's command places its peer's order up to the receive first;
- * workloads/inputs/goal.c, "the streamed run under gds"). One step remains: a
- * collective kept as one op that a
- * communication library lowers its own way (an NCCL-like kernel,
- * NVSHMEM-like device puts), expanding into these sends and receives only
- * for a host MPI. */
+ * workloads/inputs/goal.c, "the streamed run under gds"). A collective
+ * kept as one op in a source read while it runs (a Chakra trace) is
+ * written out op by op as the run's library runs it (coll.h,
+ * wl_coll_source), its library's kernel (a region) placed and read whole.
+ * One step remains: a collective that a communication library lowers its
+ * own way without writing out its sends and receives (an NCCL-like kernel
+ * as one step, NVSHMEM-like device puts), as a host MPI does not. */
 #ifndef WL_PROGRAM_H
 #define WL_PROGRAM_H
 

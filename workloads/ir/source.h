@@ -8,7 +8,10 @@
  * its ops are read, and whether it can be read so (dependency items near
  * their ops, no cycle, messages that pair up). It can also be read whole
  * into a program (the runs that cannot stream). A rank is a dependency
- * graph (program.h): ops and their dependencies; no loops, no syncs. */
+ * graph (program.h): ops and their dependencies; no loops, no syncs;
+ * collectives as one op (WL_COLL) the driver writes out op by op
+ * (coll.h, wl_coll_source), their calls, kernels and process groups in the
+ * source's table (descs). */
 #ifndef WL_SOURCE_H
 #define WL_SOURCE_H
 
