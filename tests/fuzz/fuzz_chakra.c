@@ -3,7 +3,10 @@
  * byte % 4), the next 4 (n - 1) bytes the lengths of the first n - 1 files
  * (little-endian), the rest the files one after another. A program that
  * reads is checked and its collectives written out under mpi and nccl (2
- * ranks a node), then linearized, as a run would. */
+ * ranks a node), then linearized, as a run would; the trace as an op
+ * source (its first pass), and where it streams, its collectives written
+ * out op by op (wl_coll_source: a first pass through every rank), as a
+ * streamed run would. */
 #include <glib.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include "coll.h"
 #include "fuzzfile.h"
 #include "program.h"
+#include "source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -53,6 +57,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     wl_program_free(p);
   }
+  g_free(err);
+  err = NULL;
+  struct chakra_src *x = chakra_src_open(prefix, n, &o, NULL, &err);
+  if (x && chakra_src_streams(x))
+    for (int lib = 0; lib < 2; lib++)
+      wl_coll_source_free(wl_coll_source(chakra_src_source(x), lib ? WL_LIB_NCCL : WL_LIB_MPI,
+                                         WL_LIB_OPTS(2, 2)));
+  chakra_src_free(x);
   g_free(err);
   g_free(prefix);
   return 0;
