@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       struct wl_program *u = wl_has_loops(q) ? wl_unroll(q) : NULL;
       struct wl_program *c = u ? u : q;
       if (wl_program_check(c, &err)) {
-        struct wl_program *lin = wl_linearize(c, 0);
+        struct wl_program *lin = wl_linearize(c, 0, lib == 1);
         wl_program_free(lin);
       }
       g_free(err);

@@ -1019,10 +1019,10 @@ int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op) {
 
 /* One order of graph rank R's ops (wl_linearize) under WINDOW: ORDER[k] =
  * the k-th. Returns how many it could order (fewer than all: a cycle). */
-static size_t order_of(const struct wl_rank *r, uint32_t window, uint32_t *order) {
+static size_t order_of(const struct wl_rank *r, uint32_t window, bool regions, uint32_t *order) {
   size_t n = r->n_ops;
   struct wl_lin *l = wl_lin_new(window);
-  for (size_t i = 0; i < n; i++) wl_lin_add(l, waits(&r->ops[i]), r->ops[i].region);
+  for (size_t i = 0; i < n; i++) wl_lin_add(l, waits(&r->ops[i]), regions ? r->ops[i].region : 0);
   for (size_t i = 0; i < n; i++)
     for (uint32_t d = 0; d < r->ops[i].n_deps; d++)
       wl_lin_dep(l, i, r->deps[r->ops[i].dep_first + d].op);
@@ -1047,7 +1047,7 @@ static bool check_graphs(const struct wl_program *p, char **err) {
         return false;
       }
     uint32_t *order = g_new(uint32_t, rk->n_ops + 1);
-    size_t n = order_of(rk, 0, order);
+    size_t n = order_of(rk, 0, false, order); /* a cycle check: any order */
     if (n < rk->n_ops) {
       bool *seen = g_new0(bool, rk->n_ops);
       for (size_t k = 0; k < n; k++) seen[order[k]] = true;
@@ -1089,7 +1089,7 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
   return &p->ranks[o->peer].ops[o->match];
 }
 
-struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
+struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window, bool regions) {
   g_assert(p->checked);
   struct wl_program *q = wl_program_derive(p);
   uint32_t **pos = g_new0(uint32_t *, p->n_ranks); /* old index -> new, graph ranks */
@@ -1101,7 +1101,7 @@ struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
     dst->n_flags = src->n_flags;
     if (!src->graph || !src->n_ops) continue;
     uint32_t *order = g_new(uint32_t, src->n_ops);
-    size_t n = order_of(src, window, order);
+    size_t n = order_of(src, window, regions, order);
     g_assert(n == src->n_ops); /* wl_program_check found no cycle */
     pos[r] = g_new(uint32_t, src->n_ops);
     for (size_t k = 0; k < src->n_ops; k++) {

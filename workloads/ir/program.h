@@ -392,19 +392,22 @@ void wl_graph(struct wl_program *p, uint32_t rank);
  * ready op that does not wait for data, and a receive only when nothing
  * else of them is ready (so a wait sits as late as the dependencies allow
  * within the window); when none of them is ready (a dependency on an op
- * written later), the same among all ops. An op of a library region (a
- * collective's kernel, wl_op.region) so picked places its region whole,
+ * written later), the same among all ops. With REGIONS (a lowering that
+ * runs a library's collective as a kernel of its own, pol_coll_op), an op
+ * of a library region (a collective's kernel, wl_op.region) so picked
+ * places its region whole,
  * its ops in their written order, the region's first op first: they wait
  * only for one another and for what the call waited for (its first ops'
  * dependencies), so all are ready in that order once one is, and one
  * kernel runs them. A rank of at most WINDOW ops
  * gets the order of WINDOW 0. Matches and flags are kept. P must be
  * checked; free with wl_program_free. */
-struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window);
+struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window, bool regions);
 
 /* The same order built op by op, for a rank read while it runs (a GOAL
  * schedule streamed, workloads/inputs/goal.c): ops are added in program order
- * (WAITS: a receive or a quiet; REGION: wl_op.region), then their dependencies (op A waits for
+ * (WAITS: a receive or a quiet; REGION: wl_op.region where regions are
+ * placed whole, else 0), then their dependencies (op A waits for
  * op B; B placed already: nothing), and sealed once all of theirs are
  * added. wl_lin_next gives the next op of the order (1), or 0 when the
  * window is not yet added and sealed (unless END: no op comes), or -1 when

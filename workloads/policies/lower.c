@@ -472,6 +472,8 @@ void pol_prep_loops(struct pol_prep *pr, enum pol_loops how) {
 
 void pol_prep_order(struct pol_prep *pr) { pr->ordered = true; }
 
+void pol_prep_coll_kernels(struct pol_prep *pr) { pr->coll_kernels = true; }
+
 /* ---- the driver ---- */
 
 bool pol_library(const struct pol_type *pol, const struct hw_config *hw, const struct scenario *sc,
@@ -707,7 +709,7 @@ static bool run_checked(struct pol_prep *pr, const struct wl_ctx *ctx, struct si
   if (!fits) return false;
   /* Graph ranks in one order, where the policy runs them so. */
   struct wl_program *lin = NULL;
-  if (pr->ordered && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window);
+  if (pr->ordered && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window, pr->coll_kernels);
   struct pol_env env;
   pol_env_init(&env, pol, pr->hw, ctx->sc, pr->lib, p->n_ranks);
   env.p = p;

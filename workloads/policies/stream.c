@@ -218,6 +218,7 @@ struct pol_stream {
   struct sim_engine *e;
   uint32_t n_ranks, window, lag;
   bool ordered;              /* the policy runs ranks in one order */
+  bool regions;              /* ... a library region's ops together (pol_prep_coll_kernels) */
   bool check;                /* validate: ops ordered and lowered, nothing kept, none matched */
   struct pol_srank *ranks;
   void *states;              /* the policy's per-rank states */
@@ -747,7 +748,7 @@ static void ord_read(struct pol_stream *x, struct pol_srank *s) {
     }
     uint64_t i = s->n_read++;
     got++;
-    wl_lin_add(s->lin, o->kind == WL_RECV || o->kind == WL_QUIET, o->region);
+    wl_lin_add(s->lin, o->kind == WL_RECV || o->kind == WL_QUIET, x->regions ? o->region : 0);
     if (i > x->lag) wl_lin_seal(s->lin, i - x->lag);
     g_array_append_val(s->rops, rop);
   }
@@ -959,16 +960,18 @@ static void rank_free(struct pol_stream *x, struct pol_srank *s) {
   }
 }
 
-/* Runs SRC streamed under POL (LIB, ORDERED: as its prepare says) with a
+/* Runs SRC streamed under POL (LIB, ORDERED, REGIONS: as its prepare says) with a
  * window of WINDOW ops. Returns 1 (OUT filled), 0 (it could not keep to the
  * whole program's run: that must run it), or -1 and *ERR (a lowering's
  * input error, or a deadlock). CHECK (validate): orders and lowers every
  * op keeping nothing, simulates nothing. */
 static int stream_run(const struct wl_source *src, const struct pol_type *pol, uint8_t lib,
-                      bool ordered, const struct hw_config *hw, const struct wl_ctx *ctx,
-                      uint32_t window, bool check, struct sim_result *out, char **err) {
+                      bool ordered, bool regions, const struct hw_config *hw,
+                      const struct wl_ctx *ctx, uint32_t window, bool check,
+                      struct sim_result *out, char **err) {
   struct pol_stream x = {.src = src, .pol = pol, .hw = hw, .n_ranks = src->n_ranks,
-                         .window = window, .lag = src->lag, .ordered = ordered, .check = check};
+                         .window = window, .lag = src->lag, .ordered = ordered,
+                         .regions = regions, .check = check};
   pol_env_init(&x.env, pol, hw, ctx->sc, lib, src->n_ranks);
   x.env.stream = &x;
   x.env.descs = src->descs;
@@ -1037,9 +1040,10 @@ static bool run_whole(const struct wl_source *src, const struct wl_ctx *ctx,
 /* Each rank of SRC summed (summary.h) in the order a policy that runs
  * ranks in one order lowers its ops (wl_lin under WINDOW, picked as
  * place() picks them, each op forgotten once placed) into SUMS (wl_sum_init
- * first): the spans a library region's kernel takes lie there. False when
+ * first; REGIONS: a library region's ops placed together): the spans a
+ * library region's kernel takes lie there. False when
  * a rank cannot be ordered so (none of a window ready, a read that fails). */
-static bool order_sums(const struct wl_source *src, uint32_t window, uint32_t lag,
+static bool order_sums(const struct wl_source *src, uint32_t window, uint32_t lag, bool regions,
                        struct wl_sum *sums) {
   bool ok = true;
   for (uint32_t r = 0; r < src->n_ranks; r++) wl_sum_init(&sums[r]);
@@ -1078,7 +1082,7 @@ static bool order_sums(const struct wl_source *src, uint32_t window, uint32_t la
       } else {
         struct pst_rop op = {.op = it.op, .handle = it.handle};
         g_array_append_val(ops, op);
-        wl_lin_add(l, it.op.kind == WL_RECV || it.op.kind == WL_QUIET, it.op.region);
+        wl_lin_add(l, it.op.kind == WL_RECV || it.op.kind == WL_QUIET, regions ? it.op.region : 0);
         if (n > lag) wl_lin_seal(l, n - lag);
         n++;
       }
@@ -1122,7 +1126,7 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
     streams = src->lag <= PST_MAX_LAG;
     if (streams && pr.ordered && (wlib == WL_LIB_NCCL || wlib == WL_LIB_NVSHMEM)) {
       sums = g_new0(struct wl_sum, src->n_ranks);
-      orders = order_sums(src, opts->window, src->lag, sums);
+      orders = order_sums(src, opts->window, src->lag, pr.coll_kernels, sums);
       ordered = *src;
       ordered.sums = sums;
       src = &ordered;
@@ -1155,7 +1159,7 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
   } else if (ctx->check_only && !pr.ordered) {
     done = 1;
   } else {
-    done = orders ? stream_run(src, pol, lib, pr.ordered, &hw, ctx, opts->window,
+    done = orders ? stream_run(src, pol, lib, pr.ordered, pr.coll_kernels, &hw, ctx, opts->window,
                                ctx->check_only, out, err)
                   : 0;
     if (done < 0 && fits) { /* a deadlock: the whole program names the op as it does */
