@@ -315,6 +315,10 @@ struct nodeprog {
    * steps start at host_base, and the source may grow n_flags. */
   const struct np_seq *seq;
   size_t host_base;
+  /* With seq: the host program is a graph each of whose steps depends on
+   * the end of the one before (a chain), run by a graph's rules (host_deps
+   * above) and read as a sequence. */
+  bool chain;
   /* Non-NULL (with source or seq): what the models give back (np_give). */
   const struct np_give *give;
 };

@@ -673,7 +673,7 @@ static void test_round_trip(void) {
 static bool stream_rank(struct chakra_src *x, uint32_t r, struct wl_program *p, bool forget,
                         size_t *kept) {
   const struct wl_source *src = chakra_src_source(x);
-  struct wl_cursor *s = src->ops->open(src->ctx, r);
+  struct wl_cursor *s = src->ops->open(src->ctx, r, false);
   wl_graph(p, r);
   uint32_t prev = 0;
   uint64_t n = 0;
@@ -772,7 +772,7 @@ static void test_streamed_is_whole(void) {
   const struct wl_source *src = chakra_src_source(x);
   CU_ASSERT_EQUAL(src->sums[0].ops, 3);
   CU_ASSERT_TRUE(chakra_src_streams(x));
-  struct wl_cursor *s = src->ops->open(src->ctx, 0);
+  struct wl_cursor *s = src->ops->open(src->ctx, 0, false);
   struct wl_item it;
   int kinds[8], n = 0;
   uint64_t b[8];

@@ -1588,8 +1588,9 @@ struct wl_cursor {
   guint swept;             /* live's size after its last sweep */
 };
 
-static struct wl_cursor *cur_open(void *ctx, uint32_t rank) {
+static struct wl_cursor *cur_open(void *ctx, uint32_t rank, bool ops_only) {
   struct chakra_src *x = ctx;
+  g_assert(!ops_only); /* no chains known (wl_source.chains NULL) */
   char *err = NULL;
   struct chakra_cursor *c =
       chakra_open(x->paths[rank], rank, x->n_ranks, &x->o, x->groups, x->shell, &err);

@@ -274,12 +274,13 @@ static bool read_in(struct xcur *c) {
   return true;
 }
 
-static struct wl_cursor *xs_open(void *ctx, uint32_t rank) {
+static struct wl_cursor *xs_open(void *ctx, uint32_t rank, bool ops_only) {
   struct xsrc *x = ctx;
+  g_assert(!ops_only); /* no chains known (wl_source.chains NULL) */
   struct xcur *c = g_new0(struct xcur, 1);
   c->x = x;
   c->rank = rank;
-  c->in = x->in->ops->open(x->in->ctx, rank);
+  c->in = x->in->ops->open(x->in->ctx, rank, false);
   c->scratch = wl_program_on(x->in->n_ranks, x->in->descs);
   wl_graph(c->scratch, rank);
   c->slots = g_ptr_array_new();
@@ -414,7 +415,7 @@ struct wl_source *wl_coll_source(const struct wl_source *src, enum wl_lib lib,
   /* The first pass: each rank written out, its summary in the order given. */
   for (uint32_t r = 0; r < src->n_ranks; r++) {
     wl_sum_init(&x->sums[r]);
-    struct wl_cursor *cc = xs_open(x, r);
+    struct wl_cursor *cc = xs_open(x, r, false);
     struct xcur *c = (struct xcur *)(void *)cc;
     struct wl_item it;
     int got;
