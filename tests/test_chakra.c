@@ -1,6 +1,7 @@
 /* Chakra execution traces (workloads/inputs/chakra.c): programs written and
  * read back equal, and equal in every policy's results; a hand-written
- * 2-rank trace timed by hand; a node waiting for two others; process groups
+ * 2-rank trace timed by hand; compute nodes by duration or by work through
+ * the GPU model; a node waiting for two others; process groups
  * mapped to their ranks; every malformed input refused with its file, rank,
  * node and what was expected; traces of Chakra's earlier schema refused. */
 #include <glib.h>
@@ -205,6 +206,60 @@ static void test_two_ranks_by_hand(void) {
   EXPECT_TIME(run_time(p, "cpu"), 28600288);
   wl_program_free(p);
   g_free(err);
+  rm_dir(dir);
+}
+
+/* The run's time under hdn of a 1-rank trace DIR/NAME read with compute
+ * mode MODE over 4 WGs. */
+static sim_time compute_run(const char *dir, const char *name, uint8_t mode) {
+  char *prefix = g_strdup_printf("%s/%s", dir, name), *err = NULL;
+  const struct chakra_opts o = {.compute = mode, .wgs = 4, .dur_wgs = 4};
+  struct wl_program *p = wl_chakra_read(prefix, 1, 64, &o, NULL, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(prefix);
+  g_free(err);
+  if (!p) return -1;
+  sim_time t = run_time(p, "hdn");
+  wl_program_free(p);
+  return t;
+}
+
+static void test_compute_modes(void) {
+  /* One GPU compute node carrying both a recorded duration (5 us) and
+   * its work (num_ops 128000 flops, tensor_size 4096 B), read over 4 WGs.
+   * - duration: each of the 4 WGs lasts 5 us, no kernel of work;
+   * - work: a kernel of 128000 / 4 = 32000 flops and 4096 / 4 = 1024 B a
+   *   WG through the GPU model (defaults: 24 CUs x 4 WGs, 128 flops a CU
+   *   cycle at 1 GHz, 1092 Gbps): the flops take 32000 x 4 / 128 = 1000 ns,
+   *   the bytes 1024 x 8 x 96 / 1092 Gbps = 720.2 ns, so 1000 ns a WG;
+   * - auto: the duration where it is not 0, else the work.
+   * Under hdn on test_coll's machine (no launch submit, no bus latency,
+   * the host sees the end at once): launch 1.5 us, the WGs side by side,
+   * teardown 1.5 us: 3 us + a WG's time, 8 us recorded, 4 us as work. */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  const struct tnode both = {.id = 1, .type = COMP, .dur_us = 5,
+                             .a = {A_I64("num_ops", 128000), A_I64("tensor_size", 4096)}, .n_a = 2};
+  struct tnode none = both;
+  none.dur_us = 0;
+  write_trace(dir, "both", 0, "", &both, 1, 0);
+  write_trace(dir, "work", 0, "", &none, 1, 0);
+  char *prefix = g_strdup_printf("%s/both", dir), *err = NULL;
+  const struct chakra_opts o = {.compute = CHAKRA_COMPUTE_WORK, .wgs = 4, .dur_wgs = 4};
+  struct wl_program *p = wl_chakra_read(prefix, 1, 64, &o, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  const struct wl_op *op = &p->ranks[0].ops[0];
+  CU_ASSERT_EQUAL(op->n_wgs, 4);
+  CU_ASSERT_EQUAL(op->time_ps, 0);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, op)->flops_per_wg, 32000);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, op)->bytes_per_wg, 1024);
+  wl_program_free(p);
+  g_free(prefix);
+  EXPECT_TIME(compute_run(dir, "both", CHAKRA_COMPUTE_DURATION), 3 * SIM_US + 5 * SIM_US);
+  EXPECT_TIME(compute_run(dir, "both", CHAKRA_COMPUTE_AUTO), 3 * SIM_US + 5 * SIM_US);
+  EXPECT_TIME(compute_run(dir, "both", CHAKRA_COMPUTE_WORK), 3 * SIM_US + 1000 * SIM_NS);
+  EXPECT_TIME(compute_run(dir, "work", CHAKRA_COMPUTE_AUTO), 3 * SIM_US + 1000 * SIM_NS);
+  /* duration with none recorded: a kernel of no work, launch and teardown. */
+  EXPECT_TIME(compute_run(dir, "work", CHAKRA_COMPUTE_DURATION), 3 * SIM_US);
   rm_dir(dir);
 }
 
@@ -1118,6 +1173,7 @@ static void test_policy_context(void) {
 int main(void) {
   static const struct tu_test tests[] = {
       {"a 2-rank trace (compute, allreduce, send/recv) by hand", test_two_ranks_by_hand},
+      {"compute: duration, work (through the GPU model) or auto, by hand", test_compute_modes},
       {"a node waits for both of its dependencies, ctrl or data", test_two_dependencies},
       {"process groups: their ranks, from metadata and comm_groups", test_process_groups},
       {"malformed traces: file, rank, node and what was expected", test_malformed},
