@@ -295,6 +295,36 @@ static void test_input_limits(void) {
 
 /* Without policies:, a ping runs under its default, gputn (none, the
  * catalog's first, runs no GPU workload). */
+/* run --points: the rows of the points picked, as the whole run prints
+ * them, in point order whatever the list's order; a point past the sweep
+ * is a usage error naming the range. */
+static void test_run_some_points(void) {
+  char *sc = data("sweep_sizes.yaml"), *all = NULL, *some = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", "-q", NULL}, &all, NULL), 0);
+  CU_ASSERT_EQUAL(
+      tu_trigsim((const char *[]){"run", sc, "-f", "csv", "-q", "--points", "2,0", NULL}, &some, NULL),
+      0);
+  char **a = g_strsplit(all ? all : "", "\n", -1), **s = g_strsplit(some ? some : "", "\n", -1);
+  /* 3 sizes x 2 policies: header, 6 rows, the empty end; picked: header,
+   * the rows of 8B (1, 2) and of 1KiB (5, 6). */
+  CU_ASSERT_EQUAL_FATAL(g_strv_length(a), 8);
+  CU_ASSERT_EQUAL_FATAL(g_strv_length(s), 6);
+  CU_ASSERT_STRING_EQUAL(s[0], a[0]);
+  CU_ASSERT_STRING_EQUAL(s[1], a[1]);
+  CU_ASSERT_STRING_EQUAL(s[2], a[2]);
+  CU_ASSERT_STRING_EQUAL(s[3], a[5]);
+  CU_ASSERT_STRING_EQUAL(s[4], a[6]);
+  CU_ASSERT_PTR_NOT_NULL(strstr(s[3], ",1KiB,cpu,"));
+  g_strfreev(a);
+  g_strfreev(s);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "--points", "1-3", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "--points: expected point numbers or ranges in [0, 2]"));
+  g_free(err);
+  g_free(all);
+  g_free(some);
+  g_free(sc);
+}
+
 static void test_default_policy(void) {
   char *sc = data("no_policies.yaml"), *out = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", NULL}, &out, NULL), 0);
@@ -318,6 +348,7 @@ int main(void) {
       {"validate catches what run rejects", test_validate_catches_what_run_rejects},
       {"input limits", test_input_limits},
       {"default policy", test_default_policy},
+      {"run some points of a sweep", test_run_some_points},
       {NULL, NULL}};
   return tu_run_suite("cli", tests);
 }

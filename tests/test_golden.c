@@ -12,6 +12,12 @@
  *   test_golden DIR/NAME   one scenario, configs/DIR/NAME.yaml
  *   test_golden --complete every scenario has a golden, every golden a
  *                          scenario, no golden holds events
+ *   test_golden DIR/NAME --points LIST
+ *                          only those sweep points (`trigsim run --points`),
+ *                          compared with the golden's rows of the same axis
+ *                          values and policy: what ctest runs of the
+ *                          heavy scenarios (tests/CMakeLists.txt), whose
+ *                          every row tools/golden.sh compares
  *   test_golden --compare  the comparison itself, on hand-made CSV */
 #include <glib.h>
 #include <stdbool.h>
@@ -20,6 +26,7 @@
 #include "testutil.h"
 
 static const char *scenario_arg; /* "gputn-sc17/latency", or "--complete" */
+static const char *points_arg;   /* NULL, or the sweep points run (`run --points`) */
 
 static const char *configs_dir(void) {
   const char *d = g_getenv("TRIGSIM_CONFIGS");
@@ -190,6 +197,52 @@ static int events_not_positive(const char *got) {
   return bad;
 }
 
+/* A row's key: its fields from the fourth (after scenario, workload and
+ * seed: the sweep axes) to the policy, joined. */
+static char *row_key(const GPtrArray *head, const char *line) {
+  GPtrArray *f = csv_fields(line);
+  GString *k = g_string_new(NULL);
+  for (guint c = 3; c < head->len && c < f->len; c++) {
+    g_string_append_printf(k, "%s\x1f", (char *)f->pdata[c]);
+    if (!strcmp(head->pdata[c], "policy")) break;
+  }
+  g_ptr_array_free(f, TRUE);
+  return g_string_free(k, FALSE);
+}
+
+/* WANT's header and the rows whose keys are GOT's rows' keys, in order
+ * (both are in point order; a key may repeat, as repetitions do): the
+ * golden of the points a run picked (g_free). A printed row the golden
+ * lacks is left unmatched, so the row counts differ. */
+static char *golden_subset(const char *want, const char *got) {
+  char **w = lines_of(want), **g = lines_of(got);
+  GString *out = g_string_new(NULL);
+  if (w[0] && g[0]) {
+    GPtrArray *wh = csv_fields(w[0]), *gh = csv_fields(g[0]);
+    g_string_append_printf(out, "%s\n", w[0]);
+    guint i = 1;
+    for (guint j = 1; g[j]; j++) {
+      char *gk = row_key(gh, g[j]);
+      for (guint k = i; w[k]; k++) {
+        char *wk = row_key(wh, w[k]);
+        bool same = !strcmp(wk, gk);
+        g_free(wk);
+        if (same) {
+          g_string_append_printf(out, "%s\n", w[k]);
+          i = k + 1;
+          break;
+        }
+      }
+      g_free(gk);
+    }
+    g_ptr_array_free(wh, TRUE);
+    g_ptr_array_free(gh, TRUE);
+  }
+  g_strfreev(w);
+  g_strfreev(g);
+  return g_string_free(out, FALSE);
+}
+
 static void test_scenario(void) {
   char *yaml = g_strdup_printf("%s/%s.yaml", configs_dir(), scenario_arg);
   char *golden = g_strdup_printf("%s/%s.csv", golden_dir(), scenario_arg);
@@ -198,9 +251,16 @@ static void test_scenario(void) {
     fprintf(stderr, "\n  %s: no golden; run tools/golden.sh --update and review it\n", golden);
     CU_FAIL("no golden");
   } else {
-    int st = tu_trigsim((const char *[]){"run", yaml, "-f", "csv", "-q", NULL}, &got, &err);
+    const char *argv_all[] = {"run", yaml, "-f", "csv", "-q", NULL};
+    const char *argv_some[] = {"run", yaml, "-f", "csv", "-q", "--points", points_arg, NULL};
+    int st = tu_trigsim(points_arg ? argv_some : argv_all, &got, &err);
     if (st != 0) fprintf(stderr, "\n  %s: exit %d: %s\n", yaml, st, err);
     CU_ASSERT_EQUAL(st, 0);
+    if (st == 0 && points_arg) { /* the golden's rows of those points */
+      char *some = golden_subset(want, got);
+      g_free(want);
+      want = some;
+    }
     GString *report = g_string_new(NULL);
     int diffs = st == 0 ? compare(scenario_arg, want, got, report) : 0;
     if (diffs)
@@ -333,9 +393,38 @@ static void test_compare_golden_with_events(void) {
   g_string_free(report, TRUE);
 }
 
+static void test_compare_subset(void) {
+  /* A golden of two points (size 8B and 16B) of two policies; a run of the
+   * second point only is compared with rows 3 and 4, and a time moved
+   * there is found; a printed row the golden lacks leaves the counts
+   * unequal (3 golden rows kept of 4: one difference at least). */
+  const char *want = "scenario,workload,seed,workload.size,policy,total_time_ps\n"
+                     "s,ping,1,8B,cpu,10\ns,ping,1,8B,gputn,20\n"
+                     "s,ping,1,16B,cpu,30\ns,ping,1,16B,gputn,40\n";
+  const char *got = "scenario,workload,seed,workload.size,policy,total_time_ps,events\n"
+                    "s,ping,1,16B,cpu,30,5\ns,ping,1,16B,gputn,41,6\n";
+  char *some = golden_subset(want, got);
+  CU_ASSERT_STRING_EQUAL(some, "scenario,workload,seed,workload.size,policy,total_time_ps\n"
+                               "s,ping,1,16B,cpu,30\ns,ping,1,16B,gputn,40\n");
+  GString *report = g_string_new(NULL);
+  CU_ASSERT_EQUAL(compare("s", some, got, report), 1);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(report->str, "row 2 (workload.size=16B, policy=gputn): total_time_ps: golden 40, printed 41"));
+  g_free(some);
+  const char *extra = "scenario,workload,seed,workload.size,policy,total_time_ps\n"
+                      "s,ping,1,16B,cpu,30\ns,ping,1,16B,gputn,40\ns,ping,1,32B,cpu,50\n";
+  some = golden_subset(want, extra);
+  g_string_truncate(report, 0);
+  CU_ASSERT(compare("s", some, extra, report) >= 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(report->str, "2 rows in the golden, 3 printed"));
+  g_free(some);
+  g_string_free(report, TRUE);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_golden DIR/NAME | --complete | --compare\n");
+  if (argc == 4 && !strcmp(argv[2], "--points")) points_arg = argv[3];
+  else if (argc != 2) {
+    fprintf(stderr, "usage: test_golden DIR/NAME [--points LIST] | --complete | --compare\n");
     return 2;
   }
   scenario_arg = argv[1];
@@ -343,6 +432,7 @@ int main(int argc, char **argv) {
     const struct tu_test tests[] = {
         {"events are not compared, a moved time or counter is", test_compare_ignores_events},
         {"a golden holding events differs", test_compare_golden_with_events},
+        {"a run of some points is compared with their rows", test_compare_subset},
         {NULL, NULL},
     };
     return tu_run_suite("golden compare", tests);

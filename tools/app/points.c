@@ -7,6 +7,7 @@
 void pts_free(struct points *p) {
   for (size_t i = 0; i < p->n; i++) scenario_free(p->sc[i]);
   g_free(p->sc);
+  g_free(p->pick);
   sw_plan_free(p->plan);
   sc_node_free(p->base);
   *p = (struct points){0};
@@ -18,7 +19,35 @@ bool pts_add(struct points *p, struct scenario *sc, char **err) {
   return wl_check(sc, err); /* everything run would reject */
 }
 
+/* TEXT ("2", "0,3-5": points numbered from 0) as N flags into P->pick;
+ * false and *ERR otherwise. */
+static bool parse_pick(const char *text, size_t n, struct points *p, char **err) {
+  p->pick = g_new0(bool, n);
+  char **parts = g_strsplit(text, ",", -1);
+  bool ok = parts[0] != NULL;
+  for (char **q = parts; ok && *q; q++) {
+    char **ends = g_strsplit(*q, "-", 3);
+    guint64 lo = 0, hi = 0;
+    ok = ends[0] && (!ends[1] || !ends[2]) &&
+         g_ascii_string_to_unsigned(ends[0], 10, 0, n - 1, &lo, NULL) &&
+         (!ends[1] || g_ascii_string_to_unsigned(ends[1], 10, lo, n - 1, &hi, NULL));
+    if (ok && !ends[1]) hi = lo;
+    for (guint64 i = lo; ok && i <= hi; i++) p->pick[i] = true;
+    g_strfreev(ends);
+  }
+  g_strfreev(parts);
+  if (!ok)
+    *err = g_strdup_printf("trigsim: --points: expected point numbers or ranges in [0, %zu] "
+                           "(\"0,3-5\"; --dump-config numbers them), got %s", n - 1, text);
+  return ok;
+}
+
 bool pts_load(const char *path, char **sets, const guint64 *seed, struct points *p, char **err) {
+  return pts_load_some(path, sets, seed, NULL, p, err);
+}
+
+bool pts_load_some(const char *path, char **sets, const guint64 *seed, const char *points,
+                   struct points *p, char **err) {
   size_t n_sets = sets ? g_strv_length(sets) : 0;
   *p = (struct points){0};
   p->base = sc_load_scenario_tree(path, (const char *const *)sets, n_sets, err);
@@ -26,6 +55,7 @@ bool pts_load(const char *path, char **sets, const guint64 *seed, struct points 
   const struct sc_node *sweep = sc_map_get(p->base, "sweep");
   if (sweep && !(p->plan = sw_plan_parse(sweep, err))) return false;
   size_t n = p->plan ? p->plan->n_points : 1;
+  if (points && !parse_pick(points, n, p, err)) return false;
   while (p->n < n) {
     size_t i = p->n;
     struct sc_node *tree = sc_node_copy(p->base);
@@ -34,7 +64,13 @@ bool pts_load(const char *path, char **sets, const guint64 *seed, struct points 
       return false;
     }
     struct scenario *sc = scenario_from_tree(tree, path, &wl_catalog, err);
-    if (!sc || !pts_add(p, sc, err)) return false;
+    if (!sc) return false;
+    if (!pts_picked(p, i)) { /* bound, not checked: it does not run */
+      p->sc = g_renew(struct scenario *, p->sc, p->n + 1);
+      p->sc[p->n++] = sc;
+    } else if (!pts_add(p, sc, err)) {
+      return false;
+    }
     if (seed) sc->seed = *seed;
     if (p->plan) sc->seed = sw_seed(sc->seed, sw_point_rep(p->plan, i));
   }

@@ -18,12 +18,21 @@ struct points {
   struct sw_plan *plan;  /* NULL: no sweep */
   struct scenario **sc;  /* owned */
   size_t n;
+  bool *pick;            /* the points run (n flags), NULL: every one */
 };
+
+static inline bool pts_picked(const struct points *p, size_t i) { return !p->pick || p->pick[i]; }
 
 /* Loads PATH with SETS and binds every point; SEED, if not NULL, replaces
  * the scenario's seed before repetitions derive theirs. False and *ERR
  * (g_free); P is then partly filled: pts_free it either way. */
 bool pts_load(const char *path, char **sets, const guint64 *seed, struct points *p, char **err);
+
+/* pts_load of the points POINTS names ("2", "0,3-5": numbered from 0, as
+ * --dump-config numbers them; NULL: every one): the others are bound (each
+ * point's scenario is there) but not checked, and do not run (pts_picked). */
+bool pts_load_some(const char *path, char **sets, const guint64 *seed, const char *points,
+                   struct points *p, char **err);
 
 /* Appends SC (taken over) to P and checks everything `run` would reject
  * (wl_check); false and *ERR otherwise (SC is P's either way). */
