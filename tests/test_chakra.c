@@ -1131,6 +1131,44 @@ static void test_cli(void) {
   rm_dir(dir);
 }
 
+static void test_host_calls(void) {
+  /* Communication nodes with is_cpu_op true are the host's calls
+   * (c10d::allreduce_ as Chakra's PyTorch converter wrote them in 2024,
+   * beside the GPU's ncclKernel node that carries the collective): CPU ops
+   * of their recorded time, as ASTRA-sim's feeder took any is_cpu_op node,
+   * with no comm_type or peer asked for. One rank: a collective call of 7
+   * us on the CPU, a send call of 2 us on the CPU, then a GPU compute of 3
+   * us after both. Under cpu (one host thread): 7 + 2 + 3 = 12 us; with
+   * CPU ops skipped, the compute alone. */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  struct tnode r0[] = {{.id = 1, .type = COLL, .dur_us = 7, .a = {{"is_cpu_op", 3, 1, NULL}}, .n_a = 1},
+                       {.id = 2, .type = SEND, .dur_us = 2, .a = {{"is_cpu_op", 3, 1, NULL}}, .n_a = 1},
+                       {.id = 3, .type = COMP, .dur_us = 3, .data = {1, 2}, .n_data = 2}};
+  write_trace(dir, "host", 0, "", r0, 3, 0);
+  char *err = NULL;
+  struct wl_program *p = read_back(dir, "host", 1, NULL, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL_FATAL(p->ranks[0].n_ops, 3);
+  for (size_t i = 0; i < 2; i++) {
+    CU_ASSERT_EQUAL(p->ranks[0].ops[i].kind, WL_COMPUTE);
+    CU_ASSERT_EQUAL(p->ranks[0].ops[i].on, WL_ON_CPU);
+  }
+  CU_ASSERT_EQUAL(p->ranks[0].ops[0].time_ps, 7 * SIM_US);
+  EXPECT_TIME(run_time(p, "cpu"), 12 * SIM_US);
+  wl_program_free(p);
+  char *prefix = g_strdup_printf("%s/host", dir);
+  const struct chakra_opts skip = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1, .dur_wgs = 1, .cpu_skip = true};
+  p = wl_chakra_read(prefix, 1, 64, &skip, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->ranks[0].n_ops, 1);
+  EXPECT_TIME(run_time(p, "cpu"), 3 * SIM_US);
+  wl_program_free(p);
+  g_free(prefix);
+  g_free(err);
+  rm_dir(dir);
+}
+
 static void test_policy_context(void) {
   /* What a node becomes depends on the run's policy, asked through its
    * context (wl_ctx.computes_on), not the policy layer: rank 0 runs a CPU
@@ -1180,6 +1218,7 @@ int main(void) {
       {"program -> Chakra -> program: equal ops, equal results", test_round_trip},
       {"export-chakra writes the committed traces; bad input exits 2", test_cli},
       {"a node's op as the policy's context says (computes_on)", test_policy_context},
+      {"communication nodes on the CPU are the host's calls, of their time", test_host_calls},
       {"op by op: the program read whole, item for item", test_streamed_is_whole},
       {"op by op: a cursor holds the ops in flight, not the rank", test_stream_memory},
       {"a training step streamed: the bytes read whole give, every policy and library",

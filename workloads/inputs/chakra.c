@@ -746,12 +746,22 @@ int chakra_next(struct chakra_cursor *c, struct chakra_node *out, char **err) {
     break;
   case CHAKRA_ET__NODE_TYPE__COMM_SEND_NODE:
   case CHAKRA_ET__NODE_TYPE__COMM_RECV_NODE:
-    ok = message_op(c, n, n->type == CHAKRA_ET__NODE_TYPE__COMM_SEND_NODE, &out->op, err);
-    out->has_op = ok;
-    break;
   case CHAKRA_ET__NODE_TYPE__COMM_COLL_NODE:
-    ok = coll_op(c, n, out, err);
-    out->has_op = ok;
+    /* A communication node on the CPU (is_cpu_op true) is the host's call
+     * (c10d::allreduce_ and the like, as Chakra's PyTorch converter wrote
+     * them in 2024, beside the GPU's ncclKernel node that carries the
+     * collective): a CPU op of its recorded time, as ASTRA-sim's feeder
+     * took any node with is_cpu_op (Workload::issue, issue_comp). */
+    if (!(ok = bool_attr(c, n, "is_cpu_op", &cpu, err) >= 0)) break;
+    if (cpu) {
+      if (c->o.cpu_skip) break;
+      ok = out->has_op = compute_op(c, n, true, &out->op, err);
+    } else if (n->type == CHAKRA_ET__NODE_TYPE__COMM_COLL_NODE) {
+      ok = out->has_op = coll_op(c, n, out, err);
+    } else {
+      ok = out->has_op = message_op(c, n, n->type == CHAKRA_ET__NODE_TYPE__COMM_SEND_NODE,
+                                    &out->op, err);
+    }
     break;
   default: g_assert_not_reached();
   }
