@@ -309,6 +309,62 @@ static void test_two_dependencies(void) {
   rm_dir(dir);
 }
 
+static bool says(const char *err, const char *const *want);
+
+static void test_data_deps_only(void) {
+  /* workload.deps: data reads data_deps alone (Chakra's et_feeder), for
+   * traces whose ctrl_deps name a node's caller: there a node may name
+   * itself or a node the file lacks. Rank 0: node 1 computes 5 us, node 2
+   * receives 100 B from rank 1, node 3 (1 us) has data_deps {1} and
+   * ctrl_deps {2, 3, 99}; rank 1 computes 30 us and sends.
+   * - both (the default): refused, node 3 naming itself;
+   * - data: node 3 waits for node 1 only and ends at 6 us; the receive
+   *   ends the run at 30 + O + FLY(100) + O = 33.100016 us (1 us earlier
+   *   than node 3 waiting for it, test_two_dependencies). */
+  char *dir = g_dir_make_tmp("chakra-XXXXXX", NULL);
+  struct tnode r0[] = {{.id = 1, .type = COMP, .dur_us = 5},
+                       {.id = 2, .type = RECV, .a = {A_I32("comm_src", 1), A_I64("comm_size", 100)}, .n_a = 2},
+                       {.id = 3, .type = COMP, .dur_us = 1, .ctrl = {2, 3, 99}, .n_ctrl = 3,
+                        .data = {1}, .n_data = 1}};
+  struct tnode r1[] = {{.id = 1, .type = COMP, .dur_us = 30},
+                       {.id = 2, .type = SEND, .data = {1}, .n_data = 1,
+                        .a = {A_I32("comm_dst", 0), A_I64("comm_size", 100)}, .n_a = 2}};
+  write_trace(dir, "caller", 0, "", r0, 3, 0);
+  write_trace(dir, "caller", 1, "", r1, 2, 0);
+  char *err = NULL;
+  struct wl_program *p = read_back(dir, "caller", 2, NULL, &err);
+  CU_ASSERT_PTR_NULL(p);
+  CU_ASSERT_TRUE(says(err, (const char *[]){"caller.0.et: rank 0 node 3", "on other nodes, got itself", NULL}));
+  g_free(err);
+  err = NULL;
+  char *prefix = g_strdup_printf("%s/caller", dir);
+  const struct chakra_opts data = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1, .dur_wgs = 1, .data_only = true};
+  p = wl_chakra_read(prefix, 2, 64, &data, NULL, &err);
+  if (err) fprintf(stderr, "%s\n", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[2].n_deps, 1);
+  EXPECT_TIME(run_time(p, "cpu"), 30 * SIM_US + O + FLY(100) + O);
+  wl_program_free(p);
+  /* The scenario key, streamed: the same time. */
+  char *yaml = g_strdup_printf("workload: {kind: chakra, files: %s, deps: data}\n"
+                               "hardware: {network: {nodes: 2}}\npolicies: [cpu]\n", prefix);
+  char *path = tu_temp_file(".yaml", yaml, strlen(yaml));
+  struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+  struct wl_ctx ctx = wl_ctx_of(sc, 0);
+  p = wl_type_of(sc)->program(&ctx, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->ranks[0].ops[2].n_deps, 1);
+  wl_program_free(p);
+  scenario_free(sc);
+  g_unlink(path);
+  g_free(path);
+  g_free(yaml);
+  g_free(prefix);
+  g_free(err);
+  rm_dir(dir);
+}
+
 /* Whether any message of rank R of Q goes to or comes from a rank outside
  * OK (N of them). */
 static bool talks_outside(const struct wl_program *q, uint32_t r, const uint32_t *ok, size_t n) {
@@ -321,8 +377,6 @@ static bool talks_outside(const struct wl_program *q, uint32_t r, const uint32_t
   }
   return false;
 }
-
-static bool says(const char *err, const char *const *want);
 
 static void test_process_groups(void) {
   /* 4 ranks. Process group "1" = {1, 3} comes from PyTorch's
@@ -1213,6 +1267,7 @@ int main(void) {
       {"a 2-rank trace (compute, allreduce, send/recv) by hand", test_two_ranks_by_hand},
       {"compute: duration, work (through the GPU model) or auto, by hand", test_compute_modes},
       {"a node waits for both of its dependencies, ctrl or data", test_two_dependencies},
+      {"deps: data reads data_deps alone (ctrl_deps naming callers)", test_data_deps_only},
       {"process groups: their ranks, from metadata and comm_groups", test_process_groups},
       {"malformed traces: file, rank, node and what was expected", test_malformed},
       {"program -> Chakra -> program: equal ops, equal results", test_round_trip},

@@ -57,6 +57,10 @@ static const struct par_decl chakra_decls[] = {
       "the most ops a trace may have to be read whole, 2^25 (a streamed run that stops falls "
       "back to it); a longer one streams only, what the whole trace would say of it said from "
       "the first pass"),
+    PAR(deps, PAR_ENUM, "both", NULL, NULL, "both|data",
+      "what a node waits for: both = the nodes of its ctrl_deps and data_deps (ASTRA-sim's "
+      "feeder); data = its data_deps alone (Chakra's et_feeder: for traces whose ctrl_deps "
+      "name a node's caller, as Chakra's PyTorch converter of 2024 wrote them)"),
     PAR(comm_groups, PAR_STRING, "", NULL, NULL, NULL,
       "ASTRA-sim's communicator-group file (JSON {\"1\": [0, 1], ...}: pg_name to ranks), "
       "for traces whose process groups no process_group:init node defines; relative to "
@@ -721,7 +725,7 @@ int chakra_next(struct chakra_cursor *c, struct chakra_node *out, char **err) {
   }
   g_array_set_size(c->deps, 0);
   g_array_set_size(c->starts, 0);
-  g_array_append_vals(c->deps, n->ctrl_deps, (guint)n->n_ctrl_deps);
+  if (!c->o.data_only) g_array_append_vals(c->deps, n->ctrl_deps, (guint)n->n_ctrl_deps);
   g_array_append_vals(c->deps, n->data_deps, (guint)n->n_data_deps);
   if (!list_attr(c, n, "trigsim_irequires", c->starts, err)) return -1;
   out->deps = (const uint64_t *)(void *)c->deps->data, out->n_deps = c->deps->len;
@@ -1806,7 +1810,8 @@ static struct chakra_opts opts_of(const struct wl_ctx *ctx) {
       .compute = (uint8_t)c->compute,
       .wgs = wgs,
       .dur_wgs = on(ctx, WL_ON_GPU) ? wgs : 1,
-      .cpu_skip = c->cpu_ops == CHAKRA_CPU_SKIP || (c->cpu_ops == CHAKRA_CPU_AUTO && !host)};
+      .cpu_skip = c->cpu_ops == CHAKRA_CPU_SKIP || (c->cpu_ops == CHAKRA_CPU_AUTO && !host),
+      .data_only = c->deps == CHAKRA_DEPS_DATA};
 }
 
 /* Where CTX's traces are: their prefix (g_free), the ranks to read (0:
@@ -1907,8 +1912,8 @@ static void chakra_src_drop(void *x) { chakra_src_free(x); }
 static struct chakra_src *chakra_src_of(const struct wl_ctx *ctx, char **err) {
   struct src_spec sp = {.ctx = ctx, .o = opts_of(ctx)};
   char key[96];
-  g_snprintf(key, sizeof key, "chakra:%u:%u:%u:%d", sp.o.compute, sp.o.wgs, sp.o.dur_wgs,
-             sp.o.cpu_skip);
+  g_snprintf(key, sizeof key, "chakra:%u:%u:%u:%d:%d", sp.o.compute, sp.o.wgs, sp.o.dur_wgs,
+             sp.o.cpu_skip, sp.o.data_only);
   *err = NULL;
   return sc_attachment(ctx->sc, key, chakra_src_new, &sp, chakra_src_drop, err);
 }

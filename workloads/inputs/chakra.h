@@ -42,6 +42,10 @@ enum chakra_compute {
 };
 
 enum chakra_read { CHAKRA_READ_STREAM, CHAKRA_READ_WHOLE };
+/* Which dependencies order a node: both lists (ASTRA-sim's feeder since
+ * its version 3), or its data_deps alone (Chakra's et_feeder, for traces
+ * whose ctrl_deps name a node's caller rather than what it waits for). */
+enum chakra_deps { CHAKRA_DEPS_BOTH, CHAKRA_DEPS_DATA };
 
 enum chakra_cpu_ops {
   CHAKRA_CPU_AUTO, /* on the host where the policy runs a rank's graph there, else skipped */
@@ -60,6 +64,7 @@ struct chakra_config {
   int read;          /* enum chakra_read */
   int64_t whole_limit; /* the most ops read whole */
   char *comm_groups; /* ASTRA-sim's communicator groups (JSON {"1": [0, 1]}), "" none */
+  int deps;          /* enum chakra_deps */
 };
 
 extern const struct par_group chakra_params;
@@ -75,6 +80,7 @@ struct chakra_opts {
    * same grid, as the one-kernel policies need). */
   uint32_t dur_wgs;
   bool cpu_skip;     /* CPU ops are no op (else on the host) */
+  bool data_only;    /* ctrl_deps not read (enum chakra_deps) */
 };
 
 /* ---- one rank's file, node by node ----
