@@ -142,13 +142,19 @@ static void machine(struct hw *h, int64_t nodes) { hw_loggp(h, nodes); }
 
 static const struct chakra_opts opts_default = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1, .dur_wgs = 1};
 
+/* DIR/NAME read back with options O (NULL: *ERR set). */
+static struct wl_program *read_opts(const char *dir, const char *name, uint32_t n,
+                                    GHashTable *groups, const struct chakra_opts *o, char **err) {
+  char *prefix = g_strdup_printf("%s/%s", dir, name);
+  struct wl_program *p = wl_chakra_read(prefix, n, 64, o, groups, err);
+  g_free(prefix);
+  return p;
+}
+
 /* DIR/NAME read back (NULL: *ERR set). */
 static struct wl_program *read_back(const char *dir, const char *name, uint32_t n,
                                     GHashTable *groups, char **err) {
-  char *prefix = g_strdup_printf("%s/%s", dir, name);
-  struct wl_program *p = wl_chakra_read(prefix, n, 64, &opts_default, groups, err);
-  g_free(prefix);
-  return p;
+  return read_opts(dir, name, n, groups, &opts_default, err);
 }
 
 /* P's time under POLICY on the machine (-1 when it fails). */
@@ -212,11 +218,10 @@ static void test_two_ranks_by_hand(void) {
 /* The run's time under hdn of a 1-rank trace DIR/NAME read with compute
  * mode MODE over 4 WGs. */
 static sim_time compute_run(const char *dir, const char *name, uint8_t mode) {
-  char *prefix = g_strdup_printf("%s/%s", dir, name), *err = NULL;
+  char *err = NULL;
   const struct chakra_opts o = {.compute = mode, .wgs = 4, .dur_wgs = 4};
-  struct wl_program *p = wl_chakra_read(prefix, 1, 64, &o, NULL, &err);
+  struct wl_program *p = read_opts(dir, name, 1, NULL, &o, &err);
   if (err) fprintf(stderr, "%s\n", err);
-  g_free(prefix);
   g_free(err);
   if (!p) return -1;
   sim_time t = run_time(p, "hdn");
@@ -243,9 +248,9 @@ static void test_compute_modes(void) {
   none.dur_us = 0;
   write_trace(dir, "both", 0, "", &both, 1, 0);
   write_trace(dir, "work", 0, "", &none, 1, 0);
-  char *prefix = g_strdup_printf("%s/both", dir), *err = NULL;
+  char *err = NULL;
   const struct chakra_opts o = {.compute = CHAKRA_COMPUTE_WORK, .wgs = 4, .dur_wgs = 4};
-  struct wl_program *p = wl_chakra_read(prefix, 1, 64, &o, NULL, &err);
+  struct wl_program *p = read_opts(dir, "both", 1, NULL, &o, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   const struct wl_op *op = &p->ranks[0].ops[0];
   CU_ASSERT_EQUAL(op->n_wgs, 4);
@@ -253,7 +258,6 @@ static void test_compute_modes(void) {
   CU_ASSERT_EQUAL(wl_kernel_of(p, op)->flops_per_wg, 32000);
   CU_ASSERT_EQUAL(wl_kernel_of(p, op)->bytes_per_wg, 1024);
   wl_program_free(p);
-  g_free(prefix);
   EXPECT_TIME(compute_run(dir, "both", CHAKRA_COMPUTE_DURATION), 3 * SIM_US + 5 * SIM_US);
   EXPECT_TIME(compute_run(dir, "both", CHAKRA_COMPUTE_AUTO), 3 * SIM_US + 5 * SIM_US);
   EXPECT_TIME(compute_run(dir, "both", CHAKRA_COMPUTE_WORK), 3 * SIM_US + 1000 * SIM_NS);
@@ -337,17 +341,16 @@ static void test_data_deps_only(void) {
   CU_ASSERT_TRUE(says(err, (const char *[]){"caller.0.et: rank 0 node 3", "on other nodes, got itself", NULL}));
   g_free(err);
   err = NULL;
-  char *prefix = g_strdup_printf("%s/caller", dir);
   const struct chakra_opts data = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1, .dur_wgs = 1, .data_only = true};
-  p = wl_chakra_read(prefix, 2, 64, &data, NULL, &err);
+  p = read_opts(dir, "caller", 2, NULL, &data, &err);
   if (err) fprintf(stderr, "%s\n", err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   CU_ASSERT_EQUAL(p->ranks[0].ops[2].n_deps, 1);
   EXPECT_TIME(run_time(p, "cpu"), 30 * SIM_US + O + FLY(100) + O);
   wl_program_free(p);
   /* The scenario key, streamed: the same time. */
-  char *yaml = g_strdup_printf("workload: {kind: chakra, files: %s, deps: data}\n"
-                               "hardware: {network: {nodes: 2}}\npolicies: [cpu]\n", prefix);
+  char *yaml = g_strdup_printf("workload: {kind: chakra, files: %s/caller, deps: data}\n"
+                               "hardware: {network: {nodes: 2}}\npolicies: [cpu]\n", dir);
   char *path = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct scenario *sc = scenario_load(path, NULL, 0, &wl_catalog, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
@@ -360,7 +363,6 @@ static void test_data_deps_only(void) {
   g_unlink(path);
   g_free(path);
   g_free(yaml);
-  g_free(prefix);
   g_free(err);
   rm_dir(dir);
 }
@@ -1211,14 +1213,12 @@ static void test_host_calls(void) {
   CU_ASSERT_EQUAL(p->ranks[0].ops[0].time_ps, 7 * SIM_US);
   EXPECT_TIME(run_time(p, "cpu"), 12 * SIM_US);
   wl_program_free(p);
-  char *prefix = g_strdup_printf("%s/host", dir);
   const struct chakra_opts skip = {.compute = CHAKRA_COMPUTE_AUTO, .wgs = 1, .dur_wgs = 1, .cpu_skip = true};
-  p = wl_chakra_read(prefix, 1, 64, &skip, NULL, &err);
+  p = read_opts(dir, "host", 1, NULL, &skip, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(p);
   CU_ASSERT_EQUAL(p->ranks[0].n_ops, 1);
   EXPECT_TIME(run_time(p, "cpu"), 3 * SIM_US);
   wl_program_free(p);
-  g_free(prefix);
   g_free(err);
   rm_dir(dir);
 }
