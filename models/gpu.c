@@ -930,6 +930,10 @@ static const struct kstep *wg_step(struct sim_comp *c, uint32_t qi, uint32_t i) 
   struct gpu_state *s = c->state;
   struct gpu_queue *q = &s->q[qi];
   if (!q->streamed) return i < q->n_steps ? &q->steps[i] : NULL;
+  /* A streamed program's kernel array may move as the driver adds kernels
+   * (workloads/policies/stream.c keeps the old block, whose copy of this
+   * kernel's window goes stale): read the kernel where it is now. */
+  q->k = &s->prog->kernels[q->kidx];
   if (i >= q->k->n_steps) {
     uint32_t done = i;
     if (q->next_wg < q->k->n_wgs) done = 0;
@@ -942,6 +946,7 @@ static const struct kstep *wg_step(struct sim_comp *c, uint32_t qi, uint32_t i) 
     }
     q->passed = MAX(q->passed, done);
     s->prog->seq->kernel(s->prog->seq->ctx, s->node, q->kidx, i, q->passed);
+    q->k = &s->prog->kernels[q->kidx];
   }
   return i < q->k->n_steps ? qstep(q, i) : NULL;
 }
@@ -1393,7 +1398,10 @@ static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
   }
   struct gpu_kinfo *ki = &s->kinfo[kidx];
   if (s->prog->kernels[kidx].open) { /* read while it runs: a WG not selected goes on
-                                          step by step */
+                                          step by step (no skip list: one a kernel of
+                                          the same id had before would mislead it) */
+    g_free(ki->skip);
+    ki->skip = NULL;
     ki->barrier = ki->parks = false;
     return ki;
   }

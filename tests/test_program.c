@@ -176,7 +176,7 @@ static void test_linearize(void) {
   wl_recv(p, 2, 0, 8, 4);
   char *err = NULL;
   CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
-  struct wl_program *q = wl_linearize(p, 0);
+  struct wl_program *q = wl_linearize(p, 0, false);
   const struct wl_rank *r = &q->ranks[0];
   CU_ASSERT_FALSE(r->graph);
   static const int want[5][2] = {{WL_COMPUTE, 0}, {WL_RECV, 1}, {WL_SEND, 3}, {WL_RECV, 2},
@@ -202,7 +202,7 @@ static void test_linearize(void) {
     uint32_t tags[5];
   } orders[] = {{2, {1, 3, 0, 2, 4}}, {1, {1, 2, 3, 0, 4}}, {5, {0, 1, 3, 2, 4}}};
   for (size_t w = 0; w < G_N_ELEMENTS(orders); w++) {
-    q = wl_linearize(p, orders[w].window);
+    q = wl_linearize(p, orders[w].window, false);
     for (int k = 0; k < 5; k++) CU_ASSERT_EQUAL(q->ranks[0].ops[k].tag, orders[w].tags[k]);
     wl_program_free(q);
   }
@@ -216,7 +216,7 @@ static void test_linearize(void) {
   wl_recv(p, 1, 0, 8, 7);
   wl_recv(p, 1, 0, 8, 8);
   CU_ASSERT_TRUE_FATAL(wl_program_check(p, &err));
-  q = wl_linearize(p, 1);
+  q = wl_linearize(p, 1, false);
   CU_ASSERT_EQUAL(q->ranks[0].ops[0].tag, 8);
   CU_ASSERT_EQUAL(q->ranks[0].ops[1].tag, 7);
   wl_program_free(q);
@@ -228,8 +228,8 @@ static void test_linearize(void) {
    * gives op 0 at once (it alone is the window). */
   struct wl_lin *l = wl_lin_new(0);
   uint64_t op = 99;
-  wl_lin_add(l, true);
-  wl_lin_add(l, false);
+  wl_lin_add(l, true, 0);
+  wl_lin_add(l, false, 0);
   wl_lin_seal(l, 2);
   CU_ASSERT_EQUAL(wl_lin_next(l, false, false, &op), 0);
   CU_ASSERT_EQUAL(wl_lin_next(l, true, false, &op), 1);
@@ -239,8 +239,8 @@ static void test_linearize(void) {
   CU_ASSERT_EQUAL(wl_lin_next(l, true, false, &op), -1);
   wl_lin_free(l);
   l = wl_lin_new(1);
-  wl_lin_add(l, true);
-  wl_lin_add(l, false);
+  wl_lin_add(l, true, 0);
+  wl_lin_add(l, false, 0);
   wl_lin_seal(l, 2);
   CU_ASSERT_EQUAL(wl_lin_next(l, false, false, &op), 1);
   CU_ASSERT_EQUAL(op, 0);

@@ -117,6 +117,10 @@ const struct wl_type *wl_type_of(const struct scenario *sc);
  * of them; `trigsim outputs` lists them. */
 const struct sim_outputs *const *wl_outputs(size_t *n);
 
+/* The context of policy K of SC as a run gets it (its hooks set), for a
+ * caller that asks a workload for its program (export-goal, export-chakra). */
+struct wl_ctx wl_ctx_of(const struct scenario *sc, size_t k);
+
 /* Everything `run` would reject, found without simulating: the policies,
  * then per policy the workload's check hook and a check-only run (the
  * policy's check hook, every rank lowered, the system's shape). An error

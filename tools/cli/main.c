@@ -27,9 +27,10 @@
 #define EXIT_INPUT 2
 #define EXIT_MODEL 3
 
-static const char *const commands[] = {"run",       "sweep",         "validate",
-                                       "params",    "outputs",       "calibrate",
-                                       "validate-real", "export-goal", "fit"};
+static const char *const commands[] = {"run",           "sweep",       "validate",
+                                       "params",        "outputs",     "calibrate",
+                                       "validate-real", "export-goal", "export-chakra",
+                                       "fit"};
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...) {
@@ -54,6 +55,7 @@ static void print_help(FILE *out) {
         "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
         "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n"
         "  export-goal SCENARIO     write the scenario's per-rank program as a GOAL schedule\n"
+        "  export-chakra SCENARIO -o PREFIX  ... as Chakra traces PREFIX.<rank>.et\n"
         "  fit FIT                  fit parameters to targets; write them as a profile fragment\n\n"
         "Options:\n"
         "  -h, --help         show this help (also: trigsim COMMAND --help)\n"
@@ -583,9 +585,10 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "calibrate")) return calib_cmd_calibrate(argc - 1, argv + 1);
   if (!strcmp(cmd, "validate-real")) return calib_cmd_validate_real(argc - 1, argv + 1);
   if (!strcmp(cmd, "export-goal")) return export_cmd_goal(argc - 1, argv + 1);
+  if (!strcmp(cmd, "export-chakra")) return export_cmd_chakra(argc - 1, argv + 1);
   if (!strcmp(cmd, "fit")) return fit_cmd_fit(argc - 1, argv + 1);
   const char *hint = par_suggest(cmd, commands, G_N_ELEMENTS(commands));
   return usage_error("expected a command (run, sweep, validate, params, outputs, calibrate, "
-                     "validate-real, export-goal, fit)%s%s%s, got '%s'",
+                     "validate-real, export-goal, export-chakra, fit)%s%s%s, got '%s'",
                      hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", cmd);
 }

@@ -1261,6 +1261,9 @@ static void *goal_src_new(void *arg, char **err) {
   x->src.chains = x->chains;
   x->src.descs = x->descs = wl_descs_new(); /* a calc names no kernel */
   x->src.matched = index_matched(x);
+  x->src.key = "workload.file";
+  x->src.lag_rule = "each dependency line at most 16 ops after the op that waits (Schedgen "
+                    "writes it right after)";
   wl_sum_init(&x->src.total);
   for (uint32_t i = 0; i < x->src.n_ranks; i++) {
     x->src.total.ops += x->sums[i].ops;

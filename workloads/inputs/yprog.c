@@ -5,6 +5,7 @@
 #include "yprog.h"
 
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll.h"
@@ -216,7 +217,8 @@ struct ybuild {
   GArray *vals;        /* int64_t */
   GHashTable *labels;  /* name -> struct labelled, of this rank */
   GArray *tails;       /* what the next op requires by default */
-  uint32_t colls;      /* collectives so far on this rank: their tag */
+  GArray *colls;       /* uint32_t per group (0: every rank): collectives so far
+                          on this rank, their tag */
   uint64_t total;      /* ops in the program so far, every rank */
   uint64_t mult;       /* the product of the enclosing loops' counts */
   uint64_t steps;      /* ops and loop iterations expanded, all ranks */
@@ -241,6 +243,11 @@ static bool spend(struct ybuild *b, uint64_t n, const struct sc_node *m, const c
 }
 
 #define COLL_TAG_BASE 0x80000000u
+
+static int cmp_rank(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
 
 static bool node_fail(struct ybuild *b, const struct sc_node *n, const char *path, const char *fmt,
                       const char *got) {
@@ -391,21 +398,73 @@ static bool compute(struct ybuild *b, const struct sc_node *m, const char *path)
 
 /* Collective KIND with the parameters in map M (or none when M is a
  * null scalar), entered after DEPS; leaves its completion in DEPS. */
+static bool rank_set(const struct sc_node *s, const char *path, uint32_t n, bool *sel, char **err);
+
+/* The group of a collective's `ranks:` (M's; 0: none, or every rank) in
+ * *G, its first rank in *FIRST; false and *ERR when the op's rank is not
+ * one of them. */
+static bool coll_group(struct ybuild *b, const struct sc_node *m, const char *path, uint32_t *g,
+                       uint32_t *first) {
+  const struct sc_node *rs = sc_map_get(m, "ranks");
+  uint32_t n = b->p->n_ranks;
+  *g = 0, *first = 0;
+  if (!rs) return true;
+  char *kp = g_strdup_printf("%s.ranks", path);
+  bool *sel = g_new0(bool, n), ok = rank_set(rs, kp, n, sel, b->err);
+  GArray *members = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t r = 0; ok && r < n; r++)
+    if (sel[r]) g_array_append_val(members, r);
+  if (ok && !sel[b->rank]) {
+    *b->err = sc_error_at(rs, kp, "expected ranks that hold the op's rank (%u), got ranks without it",
+                          b->rank);
+    ok = false;
+  }
+  if (ok) {
+    *first = g_array_index(members, uint32_t, 0);
+    if (members->len < n) *g = wl_group_add(b->p, (const uint32_t *)(void *)members->data, members->len);
+  }
+  g_array_free(members, TRUE);
+  g_free(sel);
+  g_free(kp);
+  return ok;
+}
+
 static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc_node *m,
                        const char *path, GArray *deps) {
   static const char *const keys[] = {"size", "elem", "flops_per_elem", "wgs", "root", "algorithm",
-                                     "segment"};
+                                     "segment", "ranks"};
   if (m->kind == SC_MAP && !sc_check_keys(m, path, keys, G_N_ELEMENTS(keys), b->err)) return false;
-  struct wl_coll c = {.kind = (uint8_t)kind, .tag = COLL_TAG_BASE + WL_COLL_TAGS * b->colls++};
+  /* Its group: the collective's ranks (a process group), tagged apart from
+   * other groups' calls: bit 31, the group (12 bits), the call's place
+   * among the group's calls on this rank (2 tags each). */
+  uint32_t g, first;
+  if (!coll_group(b, m, path, &g, &first)) return false;
+  if (g >= 4096) {
+    *b->err = sc_error_at(m, path, "expected at most 4095 distinct collective rank sets, got more");
+    return false;
+  }
+  if (g >= b->colls->len) g_array_set_size(b->colls, g + 1);
+  uint32_t k = g_array_index(b->colls, uint32_t, g)++;
+  struct wl_coll c = {.kind = (uint8_t)kind, .group = g,
+                      .tag = COLL_TAG_BASE | (g << 19) | ((WL_COLL_TAGS * k) & ((1u << 19) - 1))};
   int64_t v[6];
   bool sized = kind != WL_BARRIER;
   if (!bounded(b, m, path, "size", UNIT_SIZE, !sized, 0, 0, INT64_MAX / 4, &v[0]) ||
       !bounded(b, m, path, "elem", UNIT_SIZE, true, 4, 1, 1 << 20, &v[1]) ||
       !bounded(b, m, path, "flops_per_elem", UNIT_NONE, true, 1, 0, 1 << 20, &v[2]) ||
       !bounded(b, m, path, "wgs", UNIT_NONE, true, 24, 1, 1 << 24, &v[3]) ||
-      !bounded(b, m, path, "root", UNIT_NONE, true, 0, 0, b->p->n_ranks - 1, &v[4]) ||
+      !bounded(b, m, path, "root", UNIT_NONE, true, first, 0, b->p->n_ranks - 1, &v[4]) ||
       !bounded(b, m, path, "segment", UNIT_SIZE, true, 0, 0, INT64_MAX / 4, &v[5]))
     return false;
+  const struct wl_group *grp = wl_group_get(b->p, g);
+  if (grp && !bsearch(&(uint32_t){(uint32_t)v[4]}, grp->ranks, grp->n, sizeof(uint32_t), cmp_rank)) {
+    char *kp = g_strdup_printf("%s.root", path);
+    const struct sc_node *rn = sc_map_get(m, "root");
+    *b->err = sc_error_at(rn ? rn : m, kp, "expected a root among the collective's ranks, got %"
+                          G_GINT64_FORMAT, v[4]);
+    g_free(kp);
+    return false;
+  }
   c.bytes = v[0], c.elem = v[1], c.flops_per_elem = v[2], c.wgs = (uint32_t)v[3];
   c.root = (uint32_t)v[4], c.segment_bytes = v[5];
   const struct sc_node *alg = sc_map_get(m, "algorithm");
@@ -424,7 +483,7 @@ static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc
   }
   /* Refused before it is expanded: a collective past the ops a whole
    * program may have (a tree in too many segments). */
-  uint64_t most = wl_coll_max_ops(&c, b->p->n_ranks);
+  uint64_t most = wl_coll_max_ops(&c, grp ? grp->n : b->p->n_ranks);
   if (most > WL_MAX_OPS) {
     const struct sc_node *seg = sc_map_get(m, "segment");
     char *kp = seg ? g_strdup_printf("%s.segment", path) : g_strdup(path);
@@ -650,7 +709,7 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
   b.vals = g_array_new(FALSE, FALSE, sizeof(int64_t));
   b.tails = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   GHashTable **labels = g_new0(GHashTable *, n);
-  uint32_t *colls = g_new0(uint32_t, n);
+  GArray **colls = g_new0(GArray *, n);
   GArray **tails = g_new0(GArray *, n);
   bool ok = true;
   for (size_t gi = 0; gi < groups->n_items && ok; gi++) {
@@ -679,6 +738,7 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
       }
       b.rank = r;
       b.labels = labels[r];
+      if (!colls[r]) colls[r] = g_array_new(FALSE, TRUE, sizeof(uint32_t));
       b.colls = colls[r];
       g_array_set_size(b.tails, 0);
       g_array_append_vals(b.tails, tails[r]->data, tails[r]->len);
@@ -689,7 +749,6 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
       g_array_set_size(b.vals, 0);
       g_array_append_vals(b.vals, base, 2);
       ok = ops(&b, body, op_path);
-      colls[r] = b.colls;
       g_array_set_size(tails[r], 0);
       g_array_append_vals(tails[r], b.tails->data, b.tails->len);
     }
@@ -702,6 +761,8 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
   }
   g_free(labels);
   g_free(tails);
+  for (uint32_t r = 0; r < n; r++)
+    if (colls[r]) g_array_free(colls[r], TRUE);
   g_free(colls);
   g_free(sel);
   g_ptr_array_free(b.vars, TRUE);

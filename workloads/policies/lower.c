@@ -83,6 +83,10 @@ void pol_kernel_step(struct pol_low *L, uint32_t k, struct kstep st) {
   g_array_append_val(a, st);
 }
 
+void pol_kernel_close(struct pol_low *L, uint32_t k) {
+  if (L->srank) pst_kernel_close(L->srank, k); /* whole: closed when the rank ends */
+}
+
 void pol_add_host(struct pol_low *L, struct hstep st) {
   if (L->graph) st.op = (uint32_t)L->index + 1;
   if (L->srank) {
@@ -115,7 +119,11 @@ void pol_host_loop(struct pol_low *L, const struct wl_op *o) {
 }
 
 void pol_host_shared(struct pol_low *L) {
-  g_assert(L->graph && L->index > 0 && !L->srank);
+  g_assert(L->graph && L->index > 0);
+  if (L->srank) {
+    pst_host_shared(L->srank);
+    return;
+  }
   uint32_t *r = &g_array_index(L->pp->op_steps, uint32_t, 2 * L->index);
   r[0] = r[-2];
   r[1] = r[-1];
@@ -392,7 +400,9 @@ bool pol_coll_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, b
                                false, coll_send, err))
     return false;
   if (!*first && L->graph) pol_host_shared(L);
-  return pol_kern_op(L, k, o, err);
+  if (!pol_kern_op(L, k, o, err)) return false;
+  if (*last) pol_kernel_close(L, k->id);
+  return true;
 }
 
 /* ---- preparing a program ---- */
@@ -461,6 +471,8 @@ void pol_prep_loops(struct pol_prep *pr, enum pol_loops how) {
 }
 
 void pol_prep_order(struct pol_prep *pr) { pr->ordered = true; }
+
+void pol_prep_coll_kernels(struct pol_prep *pr) { pr->coll_kernels = true; }
 
 /* ---- the driver ---- */
 
@@ -697,7 +709,7 @@ static bool run_checked(struct pol_prep *pr, const struct wl_ctx *ctx, struct si
   if (!fits) return false;
   /* Graph ranks in one order, where the policy runs them so. */
   struct wl_program *lin = NULL;
-  if (pr->ordered && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window);
+  if (pr->ordered && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window, pr->coll_kernels);
   struct pol_env env;
   pol_env_init(&env, pol, pr->hw, ctx->sc, pr->lib, p->n_ranks);
   env.p = p;
