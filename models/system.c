@@ -171,6 +171,7 @@ int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, ui
   struct net_config net = *hw->net;
   net.topology = NET_STAR;
   net.nodes = 1;
+  net.gpus_per_node = 1; /* one endpoint, sharing its physical node with none */
   struct hw_config h = *hw;
   h.net = &net;
   const struct nodeprog *progs[] = {prog};

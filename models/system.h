@@ -76,8 +76,8 @@ struct sim_comp *sys_node_comp(const struct system *s, uint32_t node,
 extern const struct sim_outputs *const sys_outputs[];
 extern const size_t sys_n_outputs;
 
-/* Runs PROG on node 0 of a one-node star system of HW (its network's
- * other settings kept), seed 1: when the CPU's main thread is done (ps);
+/* Runs PROG on node 0 of a one-node star system of HW (one GPU a node; its
+ * network's other settings kept), seed 1: when the CPU's main thread is done (ps);
  * *EVENTS (if not NULL) the events run. The program must end. */
 int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, uint64_t *events);
 
