@@ -579,9 +579,9 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
     rk->remote_nnz = (int64_t)remote->len; /* one entry per remote non-zero */
     rk->max_remote_row = remote_row;
     total += nnz;
+    g_array_sort(remote, cmp_i64); /* (qsort of none passed NULL: undefined) */
     int64_t *v = (int64_t *)(void *)remote->data;
     size_t nr = remote->len;
-    qsort(v, nr, sizeof *v, cmp_i64);
     /* Distinct columns per owner; owners ascend with columns (blocks). */
     GArray *recv = g_array_new(FALSE, FALSE, sizeof(struct sp_halo));
     for (size_t t = 0; t < nr; t++) {
