@@ -75,6 +75,7 @@ uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k) {
   z.bal_reuse_per_wg = k->bal_reuse_per_wg, z.merge_extra_per_wg = k->merge_extra_per_wg;
   z.lib = k->lib, z.lib_flops_per_wg = k->lib_flops_per_wg, z.lib_bytes_per_wg = k->lib_bytes_per_wg;
   z.block = k->block, z.segments = k->segments, z.segment_len = k->segment_len;
+  z.copies = k->copies, z.copy_bytes = k->copy_bytes;
   return desc_add(p->descs->kernels, p->descs->kernel_at, &z, sizeof z);
 }
 
@@ -305,6 +306,16 @@ void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg) {
   struct wl_op *o;
   struct wl_kernel k = last_kernel(p, rank, "wl_peer_loads", &o);
   k.peer_per_wg = peer_per_wg;
+  set_kernel(p, o, &k);
+}
+
+void wl_blocking_copies(struct wl_program *p, uint32_t rank, int64_t copies, int64_t copy_bytes) {
+  g_assert(rank < p->n_ranks && copies >= 1 && copy_bytes >= 1);
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_blocking_copies", &o);
+  g_assert(o->on == WL_ON_CPU);
+  k.copies = copies;
+  k.copy_bytes = copy_bytes;
   set_kernel(p, o, &k);
 }
 

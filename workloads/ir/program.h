@@ -153,6 +153,11 @@ struct wl_kernel {
    * (wl_block, kernel.c). */
   uint32_t block;
   int64_t segments, segment_len;
+  /* A host op (WL_ON_CPU) that moves data between the GPU's memory and the
+   * host as COPIES blocking copies of COPY_BYTES each, one after another
+   * (wl_blocking_copies): what a policy with a GPU charges for it in place
+   * of its roofline (lower.h pol_host_time); 0: none. */
+  int64_t copies, copy_bytes;
 };
 
 /* A collective called as one op (WL_COLL, wl_collective), in its
@@ -354,6 +359,12 @@ int wl_kclass_named(const char *name);
  * ROWS_PER_WG rows holding NNZ_PER_WG non-zeros per WG (its L1 reuse,
  * models/gpu.h). */
 void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg);
+/* Declares that the LAST compute op of RANK, a host op (WL_ON_CPU), is
+ * COPIES (>= 1) blocking copies of COPY_BYTES (>= 1) each between GPU and
+ * host memory, one after another: a CUDA-aware MPI packing (or unpacking)
+ * a strided GPU buffer one contiguous block at a time (wl_kernel.copies;
+ * each timed by models/system.h sys_blocking_copy). */
+void wl_blocking_copies(struct wl_program *p, uint32_t rank, int64_t copies, int64_t copy_bytes);
 /* Declares that the LAST compute op of RANK reads PEER_PER_WG values per
  * WG from other GPUs' memory, each a blocking load (nvshmem_double_g:
  * kstep.peer_loads, models/gpu.h "Peer loads"). */

@@ -289,6 +289,14 @@ sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o) {
   return wl_cpu_time(L->env->hw->cpu, pol_kernel_of(L, o), o);
 }
 
+sim_time pol_host_time(const struct pol_low *L, const struct wl_op *o) {
+  const struct wl_kernel *k = pol_kernel_of(L, o);
+  if (k->copies <= 0) return pol_cpu_time(L, o);
+  unsigned __int128 t = (unsigned __int128)(uint64_t)k->copies *
+                        (uint64_t)sys_blocking_copy(L->env->hw, k->copy_bytes);
+  return t > (unsigned __int128)(SIM_TIME_MAX / 4) ? SIM_TIME_MAX / 4 : (sim_time)t;
+}
+
 uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
                             uint8_t queue) {
   const struct kstep step = pol_launch_step(pol_kernel_of(L, o), o);

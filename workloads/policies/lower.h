@@ -220,6 +220,11 @@ struct kstep pol_launch_step(const struct wl_kernel *k, const struct wl_op *o);
 const struct wl_kernel *pol_kernel_of(const struct pol_low *L, const struct wl_op *o);
 /* Compute op O on every core of the CPU (wl_cpu_time). */
 sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o);
+/* Host op O (WL_ON_CPU) of a policy whose data lives on the GPU: its
+ * blocking copies one after another (wl_blocking_copies; each
+ * sys_blocking_copy of the hardware, saturating), or where it has none its
+ * roofline (pol_cpu_time). */
+sim_time pol_host_time(const struct pol_low *L, const struct wl_op *o);
 /* Compute op O as a kernel of its own, launched on QUEUE: its index. */
 uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
                             uint8_t queue);
