@@ -26,6 +26,10 @@ struct sw_plan {
   size_t repeat;   /* repetitions of each combination, >= 1 */
   size_t n_combos; /* combinations of axis values */
   size_t n_points; /* n_combos * repeat */
+  /* NULL, or what a user should hear once about the values: a range's
+   * step rounded to a whole ps ("FILE:L:C: sweep.axes[0].range: values
+   * rounded to a whole ps (3.16227766us is 3.162278us)"). */
+  char *note;
 };
 
 /* Parses the `sweep:` node SWEEP (which must outlive the plan). NULL and

@@ -437,8 +437,8 @@ static bool index_matched(const struct goal_index *x) {
 }
 
 /* The channel of X whose sends and receives do not pair up that comes
- * first by kind (more sends than receives: an input error; more receives:
- * a deadlock; then differing sizes), then by the rank with one too many,
+ * first by kind (more sends than receives; more receives, which would
+ * deadlock; then differing sizes: each an input error), then by the rank with one too many,
  * its peer, the tag: into *KEY and *SUM, *KIND. False when none. */
 static bool index_unmatched(const struct goal_index *x, struct chan_key *key,
                             const struct chan_sum **sum, int *kind) {
@@ -509,13 +509,11 @@ static bool goal_find(const char *path, const struct goal_index *idx, int64_t un
 /* What is wrong with the messages of the schedule at PATH indexed in IDX
  * (index_unmatched), said as the whole-file path says it (program.c,
  * wl_program_check and wl_program_unmatched), naming the op and its line:
- * an input error, or (*DEADLOCK) a receive no send matches. */
-static char *goal_unmatched(const char *path, const struct goal_index *idx, int64_t unit_ps,
-                            bool *deadlock) {
+ * an input error (a receive no send matches too: the run would deadlock). */
+static char *goal_unmatched(const char *path, const struct goal_index *idx, int64_t unit_ps) {
   struct chan_key k;
   const struct chan_sum *c = NULL;
   int kind;
-  *deadlock = false;
   if (!index_unmatched(idx, &k, &c, &kind)) return NULL;
   uint64_t op = 0;
   uint32_t line = 0;
@@ -531,10 +529,10 @@ static char *goal_unmatched(const char *path, const struct goal_index *idx, int6
   }
   if (kind == 1 && goal_find(path, idx, unit_ps, k.dst, WL_RECV, k.src, k.tag, c->n[0], &op,
                              &line, &bytes)) {
-    *deadlock = true;
-    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): a receive of %"
-                           G_GINT64_FORMAT " B with tag %u from rank %u that no send matches: "
-                           "the schedule deadlocks", k.dst, op, line, bytes, k.tag, k.src);
+    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): expected a send from "
+                           "rank %u to match its receive of %" G_GINT64_FORMAT " B with tag %u, "
+                           "got none (the schedule would deadlock)", k.dst, op, line, k.src,
+                           bytes, k.tag);
   }
   return g_strdup_printf("rank %u: expected its sends to rank %u with tag %u to have the sizes "
                          "of rank %u's receives from it with that tag, in order, got others",
@@ -2049,16 +2047,12 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
     ok = false;
   } else if (idx.lag > GOAL_MAX_LAG || idx.cycle || !index_matched(&idx)) {
     /* The whole-file path runs it, or says what is wrong with it. */
-    bool deadlock = false;
     if (!fits && !idx.cycle && idx.lag <= GOAL_MAX_LAG && !index_matched(&idx)) { /* the messages */
       const struct sc_node *fn = sc_map_get(sc_map_get(ctx->sc->root, "workload"), "file");
       char *path = in_path_beside(fn ? fn->file : NULL, c->file);
-      *err = goal_unmatched(path, &idx, c->time_unit, &deadlock);
+      /* An unmatched receive is bad input as a send is (issue 33). */
+      *err = goal_unmatched(path, &idx, c->time_unit);
       g_free(path);
-      if (deadlock && ctx->check_only) { /* well formed: it deadlocks when run */
-        g_free(*err);
-        *err = NULL;
-      }
     } else if (!fits) {
       char *why = idx.cycle ? g_strdup("dependencies without a cycle, got one")
                             : g_strdup_printf("each dependency line at most %d ops after the op "
@@ -2069,7 +2063,7 @@ static bool goal_run(const struct wl_ctx *ctx0, struct sim_result *out, char **e
                          "whole), %s", why);
       g_free(why);
     }
-    if (!fits && !*err) done = 1; /* validate: a deadlock is no input error */
+    if (!fits && !*err) done = 1;
     else
       done = fits ? 0 : -1;
   } else if (ctx->check_only && !gpu) {

@@ -593,9 +593,9 @@ static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
                             const struct hw_config *hw, uint8_t lib, const struct wl_ctx *ctx,
                             struct sim_result *out, char **err) {
   if (!wl_program_check(p, err)) return false;
-  /* A receive no send matches deadlocks the run: a model failure, said
-   * when simulating (exit 3), not an input error of `validate`. */
-  if (!ctx->check_only && wl_program_unmatched(p, err)) return false;
+  /* A receive no send matches would deadlock the run: bad input, said by
+   * `validate` as an unmatched send is (issue 33). */
+  if (wl_program_unmatched(p, err)) return false;
   if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
   /* Policies that drive from the GPU run one order of a graph. */
   struct wl_program *lin = NULL;
