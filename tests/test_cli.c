@@ -2,7 +2,11 @@
  * formats, byte-identical reruns, and no output file left by a failure. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <pty.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -463,6 +467,65 @@ static void test_ping_rejects_monolithic(void) {
   g_free(sc);
 }
 
+/* Runs trigsim with ARGV (NULL-terminated, without argv[0]) on a
+ * pseudo-terminal, as a user at a terminal would, the progress line's
+ * silent first second off (TRIGSIM_PROGRESS_DELAY_MS=0): its exit status,
+ * and what it wrote (stdout and stderr together) in *OUT. */
+static int on_terminal(const char *const *argv, char **out) {
+  const char *bin = g_getenv("TRIGSIM_BIN");
+  GPtrArray *args = g_ptr_array_new();
+  g_ptr_array_add(args, (gpointer)bin);
+  for (size_t i = 0; argv[i]; i++) g_ptr_array_add(args, (gpointer)argv[i]);
+  g_ptr_array_add(args, NULL);
+  int master = -1;
+  pid_t pid = forkpty(&master, NULL, NULL, NULL);
+  if (pid == 0) {
+    setenv("TRIGSIM_PROGRESS_DELAY_MS", "0", 1);
+    execv(bin, (char **)args->pdata);
+    _exit(127);
+  }
+  GString *text = g_string_new(NULL);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(master, buf, sizeof buf)) > 0) g_string_append_len(text, buf, n);
+  int status = -1;
+  waitpid(pid, &status, 0);
+  close(master);
+  g_ptr_array_free(args, TRUE);
+  *out = g_string_free(text, FALSE);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Progress of a long run (issue 33 item 7): on a terminal a line with the
+ * simulated time, events and events/s, and for PHOLD, whose end_time is
+ * known, the share done and the time left; erased before the results.
+ * Nothing with --quiet, nothing when stderr is no terminal. The run: 256
+ * LPs x 8 events each, a hold of 1 us mean: about 2048 events a simulated
+ * us, so 2 ms is about 4 M events, past the engine's hook every 2^20. */
+static void test_progress_on_a_terminal_only(void) {
+  const char *yaml = "name: long\nworkload: {kind: phold, lps: 256, population: 8, end_time: 2ms}\n";
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml)), *out = NULL;
+  CU_ASSERT_EQUAL(on_terminal((const char *[]){"run", sc, "--counters", "none", NULL}, &out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\rphold: simulated "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " M events/s, "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "% done, about "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\r\033[K")); /* erased */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "scenario long, workload phold"));
+  g_free(out);
+  CU_ASSERT_EQUAL(on_terminal((const char *[]){"run", sc, "--counters", "none", "-q", NULL}, &out), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "simulated "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "scenario long, workload phold"));
+  g_free(out);
+  g_setenv("TRIGSIM_PROGRESS_DELAY_MS", "0", TRUE);
+  char *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "--counters", "none", NULL}, &out, &err), 0);
+  CU_ASSERT_STRING_EQUAL(err, "");
+  g_unsetenv("TRIGSIM_PROGRESS_DELAY_MS");
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"version and help", test_version_and_help},
@@ -485,6 +548,7 @@ int main(void) {
       {"--counters none prints no events", test_counters_none_prints_no_events},
       {"no negative sentinel in results", test_no_negative_sentinel},
       {"ping rejects monolithic", test_ping_rejects_monolithic},
+      {"progress on a terminal only", test_progress_on_a_terminal_only},
       {NULL, NULL}};
   return tu_run_suite("cli", tests);
 }

@@ -20,6 +20,7 @@
 #include "calib.h"
 #include "cli.h"
 #include "points.h"
+#include "progress.h"
 #include "trace.h"
 #include "system.h"
 #include "workload.h"
@@ -358,7 +359,8 @@ static int cmd_run(int argc, char **argv) {
        "Counters in the output: summary (default: by component kind), all, none", "WHICH"},
       {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
        "Print the resolved parameters and where each came from; run nothing", NULL},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No notes on resource limits on stderr", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress line (shown on a terminal) and no notes on resource limits on stderr", NULL},
       {NULL}};
   int status = EXIT_INPUT;
   struct points pts = {0};
@@ -406,6 +408,7 @@ static int cmd_run(int argc, char **argv) {
     status = 1;
     goto out;
   }
+  progress_start(quiet);
   prs.runs = g_new0(struct sim_result *, pts.n);
   prs.n_runs = g_new0(size_t, pts.n);
   prs.n_points = pts.n;
@@ -416,12 +419,16 @@ static int cmd_run(int argc, char **argv) {
       struct sim_result *r = &prs.runs[i][k];
       sim_result_init(r, sc->policies[k]);
       prs.n_runs[i]++;
+      const char *pol = sc->policies[k];
+      progress_at(strcmp(pol, "none") ? pol : wl_type_of(sc)->params->name, k, sc->n_policies, i,
+                  pts.n);
       if (!wl_run(sc, k, trace, r, &err)) {
         status = EXIT_MODEL; /* the input passed wl_check */
         goto out;
       }
     }
   }
+  progress_end();
   struct out_opts oo = {.path = output, .fmt = fmt, .counters = which, .seed_given = seed_text};
   status = emit_points(&pts, prs.runs, prs.n_runs, &oo) ? 0 : 1;
   if (!quiet) note_limits(prs.runs, prs.n_runs, prs.n_points);
@@ -433,6 +440,7 @@ static int cmd_run(int argc, char **argv) {
   }
 
 out:
+  progress_end();
   if (err) fprintf(stderr, "%s\n", err);
   if (trace) trace_abort(trace);
   swr_results_clear(&prs);
