@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Regenerates a paper's figures: for every configs/PAPER/*.yaml with a
-# `sweep:` or `plot:` section, runs `trigsim sweep` into NAME.csv, then plots
-# NAME.png with tools/plot.sh from the file's `plot:` section (default: x the
-# first axis, or policy; y total_time_ps; series policy) and writes the same
-# numbers as a markdown table NAME.md. Prints the time taken. NAME.fit.yaml
-# files are `trigsim fit` files, not scenarios: skipped.
-#   tools/reproduce.sh gputn-sc17 [--out DIR] [-j N]
-# DIR defaults to build/reproduce/PAPER. TRIGSIM names the binary (default
-# build/trigsim, built first when missing).
+# Regenerates the figures of a folder of scenarios: for every DIR/*.yaml (or
+# configs/PAPER/*.yaml) with a `sweep:` or `plot:` section, runs `trigsim
+# sweep` into NAME.csv, then plots NAME.png with tools/plot.sh from the
+# file's `plot:` section (default: x the first axis, or policy; y
+# total_time_ps; series policy; facet and where as written) and writes the
+# same numbers as a markdown table NAME.md. Prints the time taken.
+# NAME.fit.yaml files are `trigsim fit` files, not scenarios: skipped.
+#   tools/reproduce.sh gputn-sc17|DIR [--out OUT] [-j N]
+# A folder that exists is taken as it is (your own scenarios, anywhere);
+# else the name of one under configs/. OUT defaults to
+# build/reproduce/NAME (NAME: the folder's base name). TRIGSIM names the
+# binary (default build/trigsim, built first when missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "reproduce.sh: $*" >&2; exit 2; }
 
-[ $# -ge 1 ] || die "usage: tools/reproduce.sh PAPER [--out DIR] [-j N]"
+[ $# -ge 1 ] || die "usage: tools/reproduce.sh PAPER|DIR [--out OUT] [-j N]"
 paper=$1
 shift
 out="" jobs=""
@@ -23,8 +26,13 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1'" ;;
   esac
 done
-dir="$root/configs/$paper"
-[ -d "$dir" ] || die "no configs/$paper directory (papers: $(cd "$root/configs" && ls -d */ | tr -d / | tr '\n' ' '))"
+if [ -d "$paper" ]; then
+  dir=$(cd "$paper" && pwd)
+  paper=$(basename "$dir")
+else
+  dir="$root/configs/$paper"
+  [ -d "$dir" ] || die "expected a folder of scenarios or one of configs/ ($(cd "$root/configs" && ls -d */ | tr -d / | tr '\n' ' ')), got $paper"
+fi
 out=${out:-$root/build/reproduce/$paper}
 trigsim=${TRIGSIM:-$root/build/trigsim}
 start=$(date +%s.%N)
@@ -65,8 +73,13 @@ for f in "$dir"/*.yaml; do
   [ -n "${p[plot.xlabel]:-}" ] && args+=(--xlabel "${p[plot.xlabel]}")
   [ -n "${p[plot.ylabel]:-}" ] && args+=(--ylabel "${p[plot.ylabel]}")
   [ -n "${p[plot.speedup_over]:-}" ] && args+=(--speedup-over "${p[plot.speedup_over]}")
+  [ -n "${p[plot.facet]:-}" ] && args+=(--facet "${p[plot.facet]}")
+  for i in $(seq 0 63); do
+    [ -n "${p[plot.where.$i]:-}" ] || break
+    args+=(--where "${p[plot.where.$i]}")
+  done
   "$root/tools/plot.sh" "$out/$name.csv" "${args[@]}" --out "$out/$name.png" --table "$out/$name.md.body"
-  { echo "# ${p[plot.title]:-$name}"; echo; echo "From \`configs/$paper/$name.yaml\` (${p[points]} points); y: ${p[plot.y]:-total_time_ps}$(case ${p[plot.speedup_over]:-}:${p[plot.y]:-total_time_ps} in :*_ps) echo " in us" ;; esac)${p[plot.speedup_over]:+, speedup over ${p[plot.speedup_over]}}."; echo; cat "$out/$name.md.body"; } > "$out/$name.md.tmp"
+  { echo "# ${p[plot.title]:-$name}"; echo; echo "From \`${dir#"$root"/}/$name.yaml\` (${p[points]} points); y: ${p[plot.y]:-total_time_ps}$(case ${p[plot.speedup_over]:-}:${p[plot.y]:-total_time_ps} in :*_ps) echo " in us" ;; esac)${p[plot.speedup_over]:+, speedup over ${p[plot.speedup_over]}}."; echo; cat "$out/$name.md.body"; } > "$out/$name.md.tmp"
   rm -f "$out/$name.md.body"
   mv -f "$out/$name.md.tmp" "$out/$name.md"
   echo "$name: $out/$name.png, $out/$name.md, $out/$name.csv"

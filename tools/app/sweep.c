@@ -15,8 +15,9 @@
 
 static const char *const sweep_keys[] = {"axes", "combine", "repeat"};
 static const char *const axis_keys[] = {"path", "values", "range"};
-static const char *const plot_keys[] = {"x",      "y",      "series", "logx",        "logy",
-                                        "title",  "xlabel", "ylabel", "speedup_over"};
+static const char *const plot_keys[] = {"x",      "y",      "series", "logx",         "logy",
+                                        "title",  "xlabel", "ylabel", "speedup_over", "facet",
+                                        "where"};
 static const char *const range_keys[] = {"from", "to", "steps", "scale"};
 
 static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {
@@ -349,6 +350,19 @@ bool sw_plot_check(const struct sc_node *plot, char **err) {
     char *path = g_strdup_printf("plot.%s", p->key);
     bool flag = !strcmp(p->key, "logx") || !strcmp(p->key, "logy");
     bool ok = true;
+    if (!strcmp(p->key, "where")) { /* COL=VALUE, or a list of them */
+      size_t n = v->kind == SC_SEQ ? v->n_items : 1;
+      for (size_t k = 0; ok && k < n; k++) {
+        const struct sc_node *w = v->kind == SC_SEQ ? v->items[k] : v;
+        if (w->kind != SC_SCALAR || !strchr(w->scalar, '=') || *w->scalar == '=' ||
+            strpbrk(w->scalar, "\n\r\t"))
+          ok = fail(err, w, path, "COLUMN=VALUE (one line), or a list of them");
+      }
+      if (ok && v->kind == SC_SEQ && !v->n_items) ok = fail(err, v, path, "COLUMN=VALUE, or a list of them");
+      g_free(path);
+      if (!ok) return false;
+      continue;
+    }
     if (v->kind != SC_SCALAR || !*v->scalar || strpbrk(v->scalar, "\n\r\t"))
       ok = fail(err, v, path, flag ? "true or false" : "one line of text");
     else if (flag && strcmp(v->scalar, "true") && strcmp(v->scalar, "false"))

@@ -50,9 +50,10 @@ bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, cha
  * repetition 0, rng_derive(BASE, REP) after. */
 uint64_t sw_seed(uint64_t base, size_t rep);
 
-/* Checks a `plot:` section (a map of x, y, series, logx, logy, title,
- * xlabel, ylabel, speedup_over to one-line scalars; logx/logy true|false)
- * for tools/reproduce.sh; false and *ERR with the place otherwise. */
+/* Checks a `plot:` section (a map of x, y, series, facet, logx, logy,
+ * title, xlabel, ylabel, speedup_over to one-line scalars; logx/logy
+ * true|false; where: COLUMN=VALUE or a list of them) for
+ * tools/reproduce.sh; false and *ERR with the place otherwise. */
 bool sw_plot_check(const struct sc_node *plot, char **err);
 
 /* A hex SHA-256 of tree ROOT (keys, values, quoting; not the marks) and

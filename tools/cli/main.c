@@ -462,8 +462,16 @@ static bool print_plan(const struct points *pts, char **err) {
   printf("points=%zu\nsweep=%d\n", pts->n, pts->plan != NULL);
   for (size_t a = 0; pts->plan && a < pts->plan->n_axes; a++)
     printf("axis%zu=%s\n", a, pts->plan->axes[a].path);
-  for (size_t i = 0; plot && i < plot->n_pairs; i++)
-    printf("plot.%s=%s\n", plot->pairs[i].key, plot->pairs[i].value->scalar);
+  for (size_t i = 0; plot && i < plot->n_pairs; i++) {
+    const struct sc_node *v = plot->pairs[i].value;
+    if (v->kind == SC_SEQ) /* where: one line each, plot.where.K */
+      for (size_t k = 0; k < v->n_items; k++)
+        printf("plot.%s.%zu=%s\n", plot->pairs[i].key, k, v->items[k]->scalar);
+    else if (!strcmp(plot->pairs[i].key, "where"))
+      printf("plot.where.0=%s\n", v->scalar);
+    else
+      printf("plot.%s=%s\n", plot->pairs[i].key, v->scalar);
+  }
   return true;
 }
 
@@ -474,7 +482,8 @@ static int cmd_validate(int argc, char **argv) {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
        "PATH=VALUE"},
       {"plan", 0, 0, G_OPTION_ARG_NONE, &plan,
-       "Print key=value lines: points, sweep, axisN, plot.KEY (for tools/reproduce.sh)", NULL},
+       "Print key=value lines: points, sweep, axisN, plot.KEY, plot.where.K (for tools/reproduce.sh)",
+       NULL},
       {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
        "Print every point's resolved parameters and where each came from", NULL},
       {NULL}};
