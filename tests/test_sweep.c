@@ -317,6 +317,24 @@ static void test_plan_and_plot_for_reproduce(void) {
   g_free(err);
   g_free(want);
   g_free(f);
+  /* plot.where: COLUMN=VALUE or a list of them; facet a scalar. */
+  const char *bad = "workload: {kind: phold}\nplot: {x: a, where: [policy]}\n";
+  f = tu_temp_file(".yaml", bad, strlen(bad));
+  want = g_strdup_printf("%s:2:22: plot.where: expected COLUMN=VALUE (one line), or a list of them, "
+                         "got 'policy'\n", f);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", f, NULL}, NULL, &err), 2);
+  CU_ASSERT_STRING_EQUAL(err, want);
+  g_free(err);
+  g_free(want);
+  g_free(f);
+  const char *good = "workload: {kind: phold}\nsweep: {axes: [{path: workload.lps, values: [2, 4]}]}\n"
+                     "plot: {x: workload.lps, facet: policy, where: [policy=none, workload.lps=4]}\n";
+  f = tu_temp_file(".yaml", good, strlen(good));
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", "--plan", f, NULL}, &out, NULL), 0);
+  CU_ASSERT_STRING_EQUAL(out, "points=2\nsweep=1\naxis0=workload.lps\nplot.x=workload.lps\n"
+                              "plot.facet=policy\nplot.where.0=policy=none\nplot.where.1=workload.lps=4\n");
+  g_free(out);
+  g_free(f);
 }
 
 int main(void) {
