@@ -1576,7 +1576,7 @@ const struct sim_out_decl gpu_outs[] = {
                                      "queues waiting on a flag (stream waits), summed"),
     [GPU_OUT_WG_TIME] = OUT(wg_time, UNIT_TIME, "WG running time, summed over WGs"),
     [GPU_OUT_WG_LAST_END] = OUT(wg_last_end, UNIT_TIME,
-                                "when the latest WG ended its last step; -1: none ran"),
+                                "when the latest WG ended its last step; 0: none ran"),
 };
 SIM_OUT_GROUP(gpu_outputs, "gpu", "node<i>.gpu.KEY; by kind node.gpu.KEY", gpu_outs,
               GPU_OUT_COUNT);
@@ -1601,7 +1601,8 @@ static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_out_int(r, c, GPU_OUT_POLL_TIME, s->poll_time);
   sim_out_int(r, c, GPU_OUT_STREAM_WAIT_TIME, s->stream_wait_time);
   sim_out_int(r, c, GPU_OUT_WG_TIME, s->wg_time);
-  sim_out_int(r, c, GPU_OUT_WG_LAST_END, s->wg_last_end);
+  /* -1 (none ran) is the model's sentinel, not a time to report: 0. */
+  sim_out_int(r, c, GPU_OUT_WG_LAST_END, MAX(s->wg_last_end, 0));
   ph_add(r, PH_LAUNCH, s->launch_time);
   ph_add(r, PH_GPU_WORK, s->wg_time - s->poll_time);
   ph_add(r, PH_TEARDOWN, s->teardown_time);

@@ -32,6 +32,8 @@ struct sim_engine {
   uint64_t *payload_free; /* a stack of free handles (a plain array: on every message) */
   size_t n_payload_free, payload_free_cap;
   size_t payloads_live;
+  sim_progress_fn progress; /* sim_set_progress's, when the engine was made */
+  void *progress_arg;
 #ifdef SIM_EVENT_COUNTS
   GHashTable *counts; /* (type index << 40 | port << 16 | kind, relay bit in kind) -> count */
   GPtrArray *types;   /* const struct sim_type *, by first appearance */
@@ -97,8 +99,21 @@ static void print_counts(struct sim_engine *e) {
 
 #define PAYLOAD_CHUNK 1024
 
+/* The progress hook engines made from now on take (sim_set_progress). */
+static sim_progress_fn progress_fn;
+static void *progress_arg;
+
+void sim_set_progress(sim_progress_fn fn, void *arg) {
+  progress_fn = fn;
+  progress_arg = arg;
+}
+
+uint64_t sim_executed(const struct sim_engine *e) { return e->executed; }
+
 struct sim_engine *sim_new(uint64_t seed) {
   struct sim_engine *e = g_new0(struct sim_engine, 1);
+  e->progress = progress_fn;
+  e->progress_arg = progress_arg;
   e->q = q_new(1024);
   e->comps = g_ptr_array_new();
   e->seed = seed;
@@ -298,7 +313,7 @@ static inline void prefetch_hook(const struct sim_comp *c, const struct sim_even
 #define PF_MID 6
 #define PF_NEAR 2
 
-uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
+static inline uint64_t run_events(struct sim_engine *e, sim_time until, uint64_t max_events) {
   e->stopped = false; /* before the inits: one may stop the run already */
   if (!e->started) {
     e->started = true;
@@ -348,6 +363,22 @@ uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
     done++;
   }
   e->executed += done;
+  return done;
+}
+
+uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events) {
+  if (G_LIKELY(!e->progress)) return run_events(e, until, max_events);
+  /* With a progress hook: the same loop in slices of SIM_PROGRESS_EVENTS,
+   * the hook between them (one call a slice: nothing in the loop). */
+  uint64_t done = 0;
+  for (;;) {
+    uint64_t slice = SIM_PROGRESS_EVENTS;
+    if (max_events && max_events - done < slice) slice = max_events - done;
+    uint64_t n = run_events(e, until, slice);
+    done += n;
+    if (n < slice || e->stopped || (max_events && done >= max_events)) break;
+    e->progress(e, until, e->progress_arg);
+  }
   return done;
 }
 

@@ -152,6 +152,18 @@ uint64_t sim_now_seq(const struct sim_engine *e);
 uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events);
 void sim_stop(struct sim_engine *e);
 
+/* Progress of long runs: an engine made after sim_set_progress(FN, ARG)
+ * calls FN(E, UNTIL, ARG) from sim_run after every SIM_PROGRESS_EVENTS
+ * events (sim_now and sim_executed say how far it got; UNTIL is sim_run's,
+ * SIM_TIME_MAX when the end is not known). The run loop itself is not
+ * touched: with a hook, sim_run runs it in slices. FN NULL: none (the
+ * default). For the command line's progress line on a terminal. */
+#define SIM_PROGRESS_EVENTS (1u << 20)
+typedef void (*sim_progress_fn)(const struct sim_engine *e, sim_time until, void *arg);
+void sim_set_progress(sim_progress_fn fn, void *arg);
+/* Events executed by E's sim_run calls so far. */
+uint64_t sim_executed(const struct sim_engine *e);
+
 /* Calls every component's finish in id order, collecting into R; a
  * component that reports an output its type does not declare, one twice,
  * or leaves out one it must report (sim_out_check) is a fault (g_error). */

@@ -911,7 +911,10 @@ int fit_run(struct fit *f, unsigned jobs, FILE *progress, char **err) {
     gsl_vector_free(r);
     gsl_matrix *cov = gsl_matrix_alloc(p, p);
     gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 1e-12, cov);
-    double scale = n > p ? f->chi2 / (double)(n - p) : 1;
+    /* With as many targets as parameters (0 degrees of freedom) the fit
+     * passes through every target: no residual is left to scale the
+     * covariance by, so no sigma (NAN) rather than an unscaled one. */
+    double scale = n > p ? f->chi2 / (double)(n - p) : NAN;
     for (size_t i = 0; i < p; i++) {
       struct fit_param *q = &f->params[i];
       double ui = gsl_vector_get(u, i);
@@ -919,7 +922,7 @@ int fit_run(struct fit *f, unsigned jobs, FILE *progress, char **err) {
       /* A parameter no target depends on (a zero column, dropped by the
        * covariance's pivoted QR) has no uncertainty to give: NAN. */
       double var = gsl_matrix_get(cov, i, i);
-      q->sigma = var > 0 ? dx_du(q, ui) * sqrt(var * scale) : NAN;
+      q->sigma = var > 0 && n > p ? dx_du(q, ui) * sqrt(var * scale) : NAN;
       double tol = 1e-3 * (q->hi - q->lo);
       q->bound = q->value - q->lo < tol ? -1 : q->hi - q->value < tol ? 1 : 0;
     }
@@ -1012,7 +1015,9 @@ static void write_values(const struct fit *f, FILE *out) {
     } else {
       char *v = value_label(p, p->value), *s = value_label(p, p->sigma), *lo = value_label(p, p->lo),
            *hi = value_label(p, p->hi);
-      char *unc = p->bound         ? g_strdup("no uncertainty at a bound")
+      char *unc = p->bound ? g_strdup("no uncertainty at a bound")
+                  : f->n_targets <= f->n_params
+                      ? g_strdup("no sigma with as many targets as parameters (0 degrees of freedom)")
                   : isnan(p->sigma) ? g_strdup("no target depends on it")
                                     : g_strdup_printf("+- %s (1 sigma)", s);
       fprintf(out, "%*s%s: %s  # fitted: %s, bounds [%s, %s]%s%s%s%s\n", (int)(2 * (n - 1)), "",

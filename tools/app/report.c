@@ -481,8 +481,8 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
   g_free(widths);
   for (size_t i = 0; !sweep && i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i];
+    if (set->counters == RESULT_COUNTERS_NONE) continue; /* no event lines either */
     fprintf(out, "\n%s: %" PRIu64 " events\n", r->policy, r->events);
-    if (set->counters == RESULT_COUNTERS_NONE) continue;
     write_table_summary(out, &r->counters);
     if (set->counters != RESULT_COUNTERS_ALL) continue;
     fputs("  every component's counters:\n", out);

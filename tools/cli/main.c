@@ -20,6 +20,7 @@
 #include "calib.h"
 #include "cli.h"
 #include "points.h"
+#include "progress.h"
 #include "trace.h"
 #include "system.h"
 #include "workload.h"
@@ -49,7 +50,7 @@ static void print_help(FILE *out) {
         "  run SCENARIO       simulate every policy of a scenario and print the results\n"
         "  sweep SCENARIO     run the points of a scenario's sweep: section in parallel\n"
         "  validate SCENARIO  check a scenario without running it\n"
-        "  params [GROUP]     list every parameter with unit, default, range and doc\n"
+        "  params [GROUP|KEY] list every parameter with unit, default, range and doc (or one)\n"
         "  outputs [GROUP]    list every reported output (counter, phase) with unit and doc\n"
         "  calibrate --out PROFILE  measure the OpenCL device into a hardware profile\n"
         "  validate-real PROFILE    real Jacobi loop on the device beside the prediction\n"
@@ -135,12 +136,28 @@ static void dump_config(const struct points *pts, bool seed_given) {
   }
 }
 
+/* Says what the sweep's values became (a range rounded to whole ps) on
+ * stderr, once, unless QUIET. */
+static void note_plan(const struct points *pts, bool quiet) {
+  if (!quiet && pts->plan && pts->plan->note) fprintf(stderr, "trigsim: note: %s\n", pts->plan->note);
+}
+
 /* Says the resource limits the runs hit on stderr, once (sys_limits). */
 static void note_limits(struct sim_result *const *runs, const size_t *n_runs, size_t n_points) {
   struct sys_limits t = {0};
   for (size_t i = 0; i < n_points; i++)
     for (size_t k = 0; k < n_runs[i]; k++) sys_limits_tally(&t, &runs[i][k].counters);
   sys_limits_print(&t, stderr);
+}
+
+/* Whether results could be written to PATH (of_check), else *ERR
+ * "trigsim: PATH: cannot write: why". */
+static bool check_output(const char *path, char **err) {
+  char *why = NULL;
+  if (of_check(path, &why)) return true;
+  *err = g_strdup_printf("trigsim: %s", why);
+  g_free(why);
+  return false;
 }
 
 /* Writes the results to PATH through a temporary file, or to stdout. */
@@ -213,6 +230,7 @@ static int cmd_sweep(int argc, char **argv) {
        "Points run at once (default: the cores, shared by the MPI ranks of a host)", "N"},
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &output,
        "Write results to FILE (resumable through FILE.journal), not stdout", "FILE"},
+      {"output", 0, 0, G_OPTION_ARG_FILENAME, &output, "Same as --out (as run's)", "FILE"},
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format,
        "Output format: csv (default; json when --out ends in .json), json, table", "FORMAT"},
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
@@ -262,9 +280,15 @@ static int cmd_sweep(int argc, char **argv) {
   }
   if (!pts_load(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
   loaded = true;
+  note_plan(&pts, quiet || dump || mpi.rank != 0);
   if (dump) {
     if (mpi.rank == 0) dump_config(&pts, seed_text != NULL);
     status = 0;
+    goto out;
+  }
+  /* An output that cannot be written is said before the points run. */
+  if (output && mpi.rank == 0 && !check_output(output, &err)) {
+    status = 1;
     goto out;
   }
   /* Under mpirun each rank keeps its own journal of its share. */
@@ -330,11 +354,13 @@ static int cmd_run(int argc, char **argv) {
       {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_text, "Override the scenario's seed", "N"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write results to FILE, not stdout",
        "FILE"},
+      {"out", 0, 0, G_OPTION_ARG_FILENAME, &output, "Same as --output (as sweep's)", "FILE"},
       {"counters", 'c', 0, G_OPTION_ARG_STRING, &counters,
        "Counters in the output: summary (default: by component kind), all, none", "WHICH"},
       {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
        "Print the resolved parameters and where each came from; run nothing", NULL},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No notes on resource limits on stderr", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress line (shown on a terminal) and no notes on resource limits on stderr", NULL},
       {NULL}};
   int status = EXIT_INPUT;
   struct points pts = {0};
@@ -367,15 +393,22 @@ static int cmd_run(int argc, char **argv) {
     goto out;
   }
   if (!pts_load(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
+  note_plan(&pts, quiet || dump);
   if (dump) {
     dump_config(&pts, seed_text != NULL);
     status = 0;
+    goto out;
+  }
+  /* An output that cannot be written is said before anything runs. */
+  if (output && !check_output(output, &err)) {
+    status = 1;
     goto out;
   }
   if (trace_path && !(trace = trace_open(trace_path, &err))) {
     status = 1;
     goto out;
   }
+  progress_start(quiet);
   prs.runs = g_new0(struct sim_result *, pts.n);
   prs.n_runs = g_new0(size_t, pts.n);
   prs.n_points = pts.n;
@@ -386,12 +419,16 @@ static int cmd_run(int argc, char **argv) {
       struct sim_result *r = &prs.runs[i][k];
       sim_result_init(r, sc->policies[k]);
       prs.n_runs[i]++;
+      const char *pol = sc->policies[k];
+      progress_at(strcmp(pol, "none") ? pol : wl_type_of(sc)->params->name, k, sc->n_policies, i,
+                  pts.n);
       if (!wl_run(sc, k, trace, r, &err)) {
         status = EXIT_MODEL; /* the input passed wl_check */
         goto out;
       }
     }
   }
+  progress_end();
   struct out_opts oo = {.path = output, .fmt = fmt, .counters = which, .seed_given = seed_text};
   status = emit_points(&pts, prs.runs, prs.n_runs, &oo) ? 0 : 1;
   if (!quiet) note_limits(prs.runs, prs.n_runs, prs.n_points);
@@ -403,6 +440,7 @@ static int cmd_run(int argc, char **argv) {
   }
 
 out:
+  progress_end();
   if (err) fprintf(stderr, "%s\n", err);
   if (trace) trace_abort(trace);
   swr_results_clear(&prs);
@@ -417,21 +455,37 @@ out:
   return status;
 }
 
-/* What tools/reproduce.sh reads: key=value lines (points, axes, plot.*). */
+/* One plot map's lines, each key after PREFIX ("plot." or "plotK."); a
+ * where: list one line each, PREFIXwhere.K. */
+static void print_plot_map(const struct sc_node *plot, const char *prefix) {
+  for (size_t i = 0; i < plot->n_pairs; i++) {
+    const struct sc_node *v = plot->pairs[i].value;
+    if (v->kind == SC_SEQ)
+      for (size_t k = 0; k < v->n_items; k++)
+        printf("%s%s.%zu=%s\n", prefix, plot->pairs[i].key, k, v->items[k]->scalar);
+    else if (!strcmp(plot->pairs[i].key, "where"))
+      printf("%swhere.0=%s\n", prefix, v->scalar);
+    else
+      printf("%s%s=%s\n", prefix, plot->pairs[i].key, v->scalar);
+  }
+}
+
+/* What tools/reproduce.sh reads: key=value lines (points, axes, plot.*, or
+ * plots=N and plotK.* for a list of figures). */
 static bool print_plan(const struct points *pts, char **err) {
   const struct sc_node *plot = sc_map_get(pts->base, "plot");
   if (plot && !sw_plot_check(plot, err)) return false;
   printf("points=%zu\nsweep=%d\n", pts->n, pts->plan != NULL);
   for (size_t a = 0; pts->plan && a < pts->plan->n_axes; a++)
     printf("axis%zu=%s\n", a, pts->plan->axes[a].path);
-  for (size_t i = 0; plot && i < plot->n_pairs; i++)
-    printf("plot.%s=%s\n", plot->pairs[i].key, plot->pairs[i].value->scalar);
+  if (plot && plot->kind == SC_MAP) print_plot_map(plot, "plot.");
   if (plot && plot->kind == SC_SEQ) { /* several figures: plots=N, then plotK.* */
     printf("plots=%zu\n", plot->n_items);
-    for (size_t k = 0; k < plot->n_items; k++)
-      for (size_t i = 0; i < plot->items[k]->n_pairs; i++)
-        printf("plot%zu.%s=%s\n", k, plot->items[k]->pairs[i].key,
-               plot->items[k]->pairs[i].value->scalar);
+    for (size_t k = 0; k < plot->n_items; k++) {
+      char *prefix = g_strdup_printf("plot%zu.", k);
+      print_plot_map(plot->items[k], prefix);
+      g_free(prefix);
+    }
   }
   return true;
 }
@@ -443,7 +497,8 @@ static int cmd_validate(int argc, char **argv) {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
        "PATH=VALUE"},
       {"plan", 0, 0, G_OPTION_ARG_NONE, &plan,
-       "Print key=value lines: points, sweep, axisN, plot.KEY (for tools/reproduce.sh)", NULL},
+       "Print key=value lines: points, sweep, axisN, plot.KEY, plot.where.K (for tools/reproduce.sh)",
+       NULL},
       {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
        "Print every point's resolved parameters and where each came from", NULL},
       {NULL}};
@@ -483,6 +538,7 @@ static int cmd_validate(int argc, char **argv) {
     pts_free(&pts);
     goto out;
   }
+  note_plan(&pts, false);
   const struct scenario *sc = pts.sc[0];
   printf("%s: ok: workload %s, %zu polic%s, seed %" PRIu64, argv[1],
          wl_type_of(sc)->params->name, sc->n_policies, sc->n_policies == 1 ? "y" : "ies",
@@ -498,17 +554,71 @@ out:
   return status;
 }
 
+/* "params: expected WHAT (did you mean 'G'?), got WANT" with G the group
+ * nearest to WORD; exit 2. */
+static int no_such_group(GPtrArray *groups, const char *word, const char *what, const char *want) {
+  const char **names = g_new(const char *, groups->len);
+  for (guint i = 0; i < groups->len; i++) names[i] = ((const struct par_group *)groups->pdata[i])->name;
+  const char *hint = par_suggest(word, names, groups->len);
+  int status = usage_error("params: expected %s%s%s%s, got %s", what, hint ? " (did you mean '" : "",
+                           hint ? hint : "", hint ? "'?)" : "", want);
+  g_free(names);
+  return status;
+}
+
+/* `params KEY`: KEY is GROUP.KEY, hardware.GROUP.KEY, or workload.KEY (the
+ * key in every workload that declares it); prints each match's row. */
+static int params_key(GPtrArray *groups, const struct sc_catalog *cat, const char *want) {
+  const char *rest = g_str_has_prefix(want, "hardware.") ? want + strlen("hardware.") : want;
+  bool any_workload = g_str_has_prefix(want, "workload.");
+  const char *dot = any_workload ? want + strlen("workload") : strchr(rest, '.');
+  char *gname = g_strndup(rest, (gsize)(dot - rest));
+  const char *key = dot + 1;
+  int shown = 0;
+  const struct par_group *named = NULL;
+  for (guint i = 0; i < groups->len; i++) {
+    const struct par_group *g = groups->pdata[i];
+    bool is_workload = i >= cat->n_hardware;
+    if (any_workload ? !is_workload : strcmp(gname, g->name)) continue;
+    named = g;
+    const struct par_decl *d = par_group_find(g, key);
+    if (!d) continue;
+    if (shown++) fputc('\n', stdout);
+    par_group_print_only(g, d, stdout);
+  }
+  int status = 0;
+  if (!shown && named && !any_workload) {
+    const char *hint = par_group_suggest(named, key);
+    status = usage_error("params: expected a parameter of %s%s%s%s, got %s", named->name,
+                         hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "", want);
+  } else if (!shown && any_workload) {
+    status = usage_error("params: expected a parameter some workload declares, got %s", want);
+  } else if (!shown) {
+    status = no_such_group(groups, gname, "GROUP.KEY with a parameter group", want);
+  }
+  g_free(gname);
+  return status;
+}
+
 static int cmd_params(int argc, char **argv) {
   const GOptionEntry entries[] = {{NULL}};
-  if (!cli_parse_options(&argc, &argv, "[GROUP]",
-                     "List every parameter: key, type and unit, default, range, doc.", entries))
+  if (!cli_parse_options(&argc, &argv, "[GROUP|KEY]",
+                         "List every parameter: key, type and unit, default, range, doc. GROUP "
+                         "(gpu, ping, ...) lists one group; KEY one parameter: GROUP.KEY, "
+                         "hardware.GROUP.KEY or workload.KEY.",
+                         entries))
     return EXIT_INPUT;
-  if (argc > 2) return usage_error("params: expected at most one GROUP, got %d", argc - 1);
+  if (argc > 2) return usage_error("params: expected at most one GROUP or KEY, got %d", argc - 1);
   const struct sc_catalog *cat = &wl_catalog;
   GPtrArray *groups = g_ptr_array_new();
   for (size_t i = 0; i < cat->n_hardware; i++) g_ptr_array_add(groups, (gpointer)cat->hardware[i]);
   for (size_t i = 0; i < cat->n_workloads; i++) g_ptr_array_add(groups, (gpointer)cat->workloads[i]);
   const char *want = argc == 2 ? argv[1] : NULL;
+  if (want && strchr(want, '.')) {
+    int status = params_key(groups, cat, want);
+    g_ptr_array_free(groups, TRUE);
+    return status;
+  }
   int shown = 0;
   for (guint i = 0; i < groups->len; i++) {
     const struct par_group *g = groups->pdata[i];
@@ -517,14 +627,7 @@ static int cmd_params(int argc, char **argv) {
     par_group_print(g, stdout);
   }
   int status = 0;
-  if (want && !shown) {
-    const char **names = g_new(const char *, groups->len);
-    for (guint i = 0; i < groups->len; i++) names[i] = ((const struct par_group *)groups->pdata[i])->name;
-    const char *hint = par_suggest(want, names, groups->len);
-    status = usage_error("params: expected a parameter group%s%s%s, got %s",
-                         hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "", want);
-    g_free(names);
-  }
+  if (want && !shown) status = no_such_group(groups, want, "a parameter group", want);
   g_ptr_array_free(groups, TRUE);
   return status;
 }

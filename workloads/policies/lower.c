@@ -684,9 +684,9 @@ static bool run_checked(struct pol_prep *pr, const struct wl_ctx *ctx, struct si
   const struct pol_type *pol = pr->pol;
   struct wl_program *p = pr->p;
   if (!wl_program_check(p, err)) return false;
-  /* A receive no send matches deadlocks the run: a model failure, said
-   * when simulating (exit 3), not an input error of `validate`. */
-  if (!ctx->check_only && wl_program_unmatched(p, err)) return false;
+  /* A receive no send matches would deadlock the run: bad input, said by
+   * `validate` as an unmatched send is (issue 33). */
+  if (wl_program_unmatched(p, err)) return false;
   struct wl_sum total;
   program_total(p, &total);
   bool fits = !pol->check || pol->check(ctx->sc, pr->hw, &total, err);

@@ -1002,11 +1002,9 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
     /* The whole program runs it, or says what is wrong with it. */
     bool deadlock = false;
     if (!fits && !src->cycle && src->lag <= PST_MAX_LAG) { /* the messages */
+      /* An unmatched receive (deadlock) is bad input as an unmatched
+       * send is (issue 33): validate says it too. */
       *err = src->ops->unmatched(src->ctx, &deadlock);
-      if (deadlock && ctx->check_only) { /* well formed: it deadlocks when run */
-        g_free(*err);
-        *err = NULL;
-      }
     } else if (!fits) {
       char *what = src->cycle ? g_strdup("dependencies without a cycle, got one")
                               : g_strdup_printf("each dependency line at most %d ops after the "
@@ -1017,7 +1015,7 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
                          "whole), %s", what);
       g_free(what);
     }
-    if (!fits && !*err) done = 1; /* validate: a deadlock is no input error */
+    if (!fits && !*err) done = 1;
     else done = fits ? 0 : -1;
   } else if (ctx->check_only && !pr.ordered) {
     done = 1;
