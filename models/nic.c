@@ -161,6 +161,7 @@ const struct par_group nic_params = {
 };
 
 static const char *const nic_ports[] = {"bus", "net", "nvl"};
+static const uint8_t nic_port_link[] = {CP_BUS, CP_WIRE, CP_WIRE}; /* critical path */
 
 /* ---- helpers ---- */
 
@@ -300,7 +301,9 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   int port;
   struct net_egress *q = egress_to(s, dst, &port);
   sim_time delay = net_egress_send(q, now, wire, s->net->switching, &ser);
+  sim_cp_cat(c->eng, CP_WIRE); /* its wait for the egress and its serialization */
   sim_send(c, port, delay, PK_PACKET, h);
+  sim_cp_cat(c->eng, CP_NIC);
   s->packets_sent++;
   s->bytes_sent += wire;
   if (port == NIC_PORT_NVL) s->nvl_bytes_sent += wire;
@@ -595,6 +598,7 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
    * at the bandwidth of the port it came in by. */
   int64_t bw = port == NIC_PORT_NVL ? s->net->intra_bandwidth : s->net->link_bandwidth;
   sim_time done = s->net->switching == NET_CUT_THROUGH ? net_ser_time(wire, bw) : 0;
+  sim_cp_cat(c->eng, CP_WIRE); /* what follows waits for the packet's tail */
   bool direct = ((const struct nic_config *)c->config)->nvl_direct;
   switch (p.type) {
   case NIC_PT_GET_REQ: {
@@ -890,6 +894,8 @@ const struct sim_type nic_type = {
     .destroy = nic_destroy,
     .port_payloads = true,
     .prefetch = nic_prefetch,
+    .cp_cat = CP_NIC,
+    .cp_port_link = nic_port_link,
 };
 
 static gboolean rx_equal(gconstpointer a, gconstpointer b) { return g_int64_equal(a, b); }

@@ -3,6 +3,7 @@
  * rule. Reference latency: GPU-TN paper, Table 2. */
 #include "switch.h"
 
+#include "phase.h"
 #include "proto.h"
 #include "trace.h"
 
@@ -213,7 +214,9 @@ void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_
                .outputs = &sw_outputs,
                .finish = sw_finish,
                .destroy = sw_destroy,
-               .port_payloads = true},
+               .port_payloads = true,
+               .cp_cat = CP_WIRE,
+               .cp_link = CP_WIRE},
       .net = net,
       .route = route,
       .route_ctx = ctx,

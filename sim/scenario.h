@@ -116,6 +116,10 @@ struct scenario {
   size_t n_policies;
   const struct sc_catalog *catalog;
   struct sc_node *root; /* the merged tree, for later checks */
+  /* How runs track their critical path (engine.h), as the command line
+   * asks (--critical-path): off, or the whole chain (also with a trace);
+   * neither: the time per category only. */
+  bool cp_off, cp_chain;
 };
 
 /* Loads PATH with its includes and applies its `overrides:` and SETS: the

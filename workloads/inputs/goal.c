@@ -1238,6 +1238,7 @@ static int gst_run(const struct wl_ctx *ctx, const char *path, const struct goal
   }
   struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
   x.e = sim_new(ctx->seed);
+  sim_set_cp(x.e, ctx->cp);
   int done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
   /* Stuck with ops left unread (the window held them back): ops the
    * whole-file run starts might have freed it, so it is no deadlock yet. */
@@ -1704,6 +1705,7 @@ static int gsd_run(const struct wl_ctx *ctx, const char *path, const struct goal
     gsd_point(&x, i);
   }
   x.e = sim_new(ctx->seed);
+  sim_set_cp(x.e, ctx->cp);
   if (ctx->check_only) { /* validate: whether each rank's order streams */
     x.check = true;
     for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
@@ -1941,6 +1943,7 @@ static int gsq_run(const struct wl_ctx *ctx, const char *path, const struct goal
     gsq_point(&x, i);
   }
   x.e = sim_new(ctx->seed);
+  sim_set_cp(x.e, ctx->cp);
   if (x.check) { /* validate: whether each rank's order streams */
     for (uint32_t i = 0; i < x.n_ranks && !x.diverged; i++)
       while (idx->n_ops[i] && gsq_place(&x, i) > 0) {}
