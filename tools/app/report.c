@@ -671,6 +671,10 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
 }
 
 void result_write(FILE *out, const struct sim_result_set *set, enum result_format fmt) {
+  struct sim_result_set one = *set;
+  if (one.counters == RESULT_COUNTERS_AUTO)
+    one.counters = fmt == RESULT_JSON ? RESULT_COUNTERS_SUMMARY : RESULT_COUNTERS_NONE;
+  set = &one;
   switch (fmt) {
   case RESULT_TABLE: write_table(out, set); break;
   case RESULT_CSV: write_csv(out, set); break;

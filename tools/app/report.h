@@ -17,7 +17,10 @@
  * counters per component kind in the table and CSV, and the summary plus
  * every component's counters in JSON; ALL also every component's in the
  * table and CSV. */
-enum result_counters { RESULT_COUNTERS_SUMMARY, RESULT_COUNTERS_ALL, RESULT_COUNTERS_NONE };
+enum result_counters {
+  RESULT_COUNTERS_SUMMARY, RESULT_COUNTERS_ALL, RESULT_COUNTERS_NONE,
+  RESULT_COUNTERS_AUTO /* not asked: NONE in the table and CSV, SUMMARY in JSON */
+};
 
 /* What the writers print around the runs. */
 struct sim_result_set {

@@ -92,7 +92,8 @@ static bool parse_format(const char *text, enum result_format *fmt) {
 }
 
 static bool parse_counters(const char *text, enum result_counters *c) {
-  if (!text || !strcmp(text, "none")) *c = RESULT_COUNTERS_NONE;
+  if (!text) *c = RESULT_COUNTERS_AUTO;
+  else if (!strcmp(text, "none")) *c = RESULT_COUNTERS_NONE;
   else if (!strcmp(text, "summary")) *c = RESULT_COUNTERS_SUMMARY;
   else if (!strcmp(text, "all")) *c = RESULT_COUNTERS_ALL;
   else return false;
@@ -238,7 +239,8 @@ static int cmd_sweep(int argc, char **argv) {
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
        "No progress and no notes on resource limits on stderr", NULL},
       {"counters", 'c', 0, G_OPTION_ARG_STRING, &counters,
-       "Counters and phase sums in the output: none (default), summary (by component kind), all",
+       "Counters and phase sums: none (the table's and CSV's default), summary (by component "
+       "kind; JSON's default), all",
        "WHICH"},
       {"critical-path", 0, 0, G_OPTION_ARG_STRING, &cp_text,
        "Track the critical path: on (default), off (large runs), chain (every hop)", "WHICH"},
@@ -360,7 +362,8 @@ static int cmd_run(int argc, char **argv) {
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write results to FILE, not stdout",
        "FILE"},
       {"counters", 'c', 0, G_OPTION_ARG_STRING, &counters,
-       "Counters and phase sums in the output: none (default), summary (by component kind), all",
+       "Counters and phase sums: none (the table's and CSV's default), summary (by component "
+       "kind; JSON's default), all",
        "WHICH"},
       {"critical-path", 0, 0, G_OPTION_ARG_STRING, &cp_text,
        "Track the critical path: on (default), off (large runs), chain (every hop)", "WHICH"},

@@ -606,7 +606,8 @@ bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
     uint32_t first = p->measured_rank == WL_ALL_RANKS ? 0 : p->measured_rank;
     uint32_t last = p->measured_rank == WL_ALL_RANKS ? p->n_ranks - 1 : p->measured_rank;
     uint32_t end_rank = first;
-    out->total_ps = out->policy_end_ps = -1;
+    out->total_ps = -1;
+    out->policy_end_ps = p->measured_rank == WL_ALL_RANKS ? 0 : -1; /* 0: no rank's WG ran */
     for (uint32_t r = first; r <= last; r++) {
       out->policy_end_ps = MAX(out->policy_end_ps, node_out(s, &out->counters, r, pol->done));
       int64_t at = node_out(s, &out->counters, r, CPU_OUT(RESULT_AT));
