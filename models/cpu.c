@@ -206,7 +206,8 @@ static void cpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_
       cmd->cmd_id += (uint32_t)(j * st->id_stride);
     }
     m->op = hc;
-    if (s->prog->seq) s->prog->seq->cmd_read(s->prog->seq->ctx, s->node, a);
+    const struct np_give *give = s->prog->give;
+    if (give && give->cmd_read) give->cmd_read(give->ctx, s->node, a);
   }
   sim_send(c, 0, delay, (uint16_t)kind, h);
 }
@@ -352,18 +353,26 @@ struct gedge {
   uint8_t on_start;
 };
 
+/* A slot: a step, where it stands, and (streamed) when it started and ended. */
+struct gslot {
+  uint64_t seq;               /* its order key */
+  sim_time since;             /* when it became ready (its wait began) */
+  uint32_t pending;           /* dependencies not yet met */
+  uint32_t succ, succ_tail;   /* first and last edge of its dependents, + 1 */
+  uint32_t next_wait;         /* next waiter on the same flag or kernel, + 1 */
+  uint8_t phase;              /* GS_* */
+  /* Streamed: when it started and ended (-1: not yet), and the moments. */
+  sim_time t_start, t_done;
+  uint64_t s_start, s_done;
+};
+
 struct graph {
   const struct hstep *host;   /* per slot: its step (a whole program's, or `own`) */
   struct hstep *own;          /* streamed: the steps added */
+  struct gslot *sl;           /* per slot */
   size_t cap;                 /* slots the arrays hold */
-  uint64_t *seq;              /* per slot: the step's order key */
-  uint32_t *pending;          /* per slot: dependencies not yet met */
-  uint32_t *succ, *succ_tail; /* per slot: first and last edge of its dependents, + 1 */
   GArray *edges;              /* struct gedge */
   uint32_t edge_free;         /* a free edge + 1 (chained by next), 0: none */
-  uint8_t *phase;             /* per slot: GS_* */
-  sim_time *since;            /* per slot: when it became ready (its wait began) */
-  uint32_t *next_wait;        /* per slot: next waiter on the same flag or kernel, +1 */
   uint32_t *flag_head, *kern_head; /* per flag / kernel: first waiter, +1 */
   GSequence *runq;            /* thread tasks ready, by (since, seq) */
   GArray *work;               /* slots whose dependencies just held */
@@ -374,41 +383,30 @@ struct graph {
   const struct np_source *src;
   bool ended;                 /* the source has added its last step */
   uint32_t blocked;           /* steps added whose dependencies do not hold */
-  sim_time *t_start, *t_done; /* per slot: when it started / ended, -1: not yet */
   /* Moments: the stamp counts the CPU's events and its thread's picks (a
    * moment is an event up to the next pick); per slot, the moments it
    * started and ended at, and the moment of the thread's last pick. */
-  uint64_t stamp, *s_start, *s_done, pick_stamp;
+  uint64_t stamp, pick_stamp;
   GArray *done_fifo;          /* slots in the order they ended */
   size_t done_head;
 };
 
 static gint by_ready(gconstpointer a, gconstpointer b, gpointer data) {
   const struct graph *g = data;
-  uint32_t x = GPOINTER_TO_UINT(a) - 1, y = GPOINTER_TO_UINT(b) - 1;
-  if (g->since[x] != g->since[y]) return g->since[x] < g->since[y] ? -1 : 1;
-  return g->seq[x] < g->seq[y] ? -1 : g->seq[x] > g->seq[y];
+  const struct gslot *x = &g->sl[GPOINTER_TO_UINT(a) - 1], *y = &g->sl[GPOINTER_TO_UINT(b) - 1];
+  if (x->since != y->since) return x->since < y->since ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* Makes the per-slot arrays hold slot N - 1. */
 static void graph_grow(struct graph *g, size_t n) {
   if (n <= g->cap) return;
   size_t old = g->cap, cap = MAX(n, 2 * old);
-  g->seq = g_renew(uint64_t, g->seq, cap);
-  g->pending = g_renew(uint32_t, g->pending, cap);
-  g->since = g_renew(sim_time, g->since, cap);
-  g->succ = grow0(g->succ, sizeof *g->succ, old, cap);
-  g->succ_tail = grow0(g->succ_tail, sizeof *g->succ_tail, old, cap);
-  g->next_wait = grow0(g->next_wait, sizeof *g->next_wait, old, cap);
-  g->phase = g_renew(uint8_t, g->phase, cap);
-  memset(g->phase + old, GS_FREE, cap - old);
+  g->sl = grow0(g->sl, sizeof *g->sl, old, cap);
+  for (size_t i = old; i < cap; i++) g->sl[i].phase = GS_FREE;
   if (g->src) {
     g->own = g_renew(struct hstep, g->own, cap);
     g->host = g->own;
-    g->t_start = g_renew(sim_time, g->t_start, cap);
-    g->t_done = g_renew(sim_time, g->t_done, cap);
-    g->s_start = g_renew(uint64_t, g->s_start, cap);
-    g->s_done = g_renew(uint64_t, g->s_done, cap);
   }
   g->cap = cap;
 }
@@ -432,11 +430,11 @@ static void graph_edge(struct graph *g, uint32_t from, uint32_t to, bool on_star
     g_array_set_size(g->edges, e + 1);
   }
   g_array_index(g->edges, struct gedge, e) = (struct gedge){.to = to, .on_start = on_start};
-  if (g->succ_tail[from])
-    g_array_index(g->edges, struct gedge, g->succ_tail[from] - 1).next = e + 1;
+  if (g->sl[from].succ_tail)
+    g_array_index(g->edges, struct gedge, g->sl[from].succ_tail - 1).next = e + 1;
   else
-    g->succ[from] = e + 1;
-  g->succ_tail[from] = e + 1;
+    g->sl[from].succ = e + 1;
+  g->sl[from].succ_tail = e + 1;
 }
 
 static struct graph *graph_alloc(const struct np_source *src) {
@@ -465,10 +463,10 @@ static struct graph *graph_new(const struct nodeprog *pr) {
   g->n_added = n;
   for (size_t i = 0; i < n; i++) {
     const struct hstep *st = &pr->host[i];
-    g->seq[i] = i;
-    g->phase[i] = GS_BLOCKED;
-    g->since[i] = 0;
-    g->pending[i] = st->n_deps;
+    g->sl[i].seq = i;
+    g->sl[i].phase = GS_BLOCKED;
+    g->sl[i].since = 0;
+    g->sl[i].pending = st->n_deps;
     for (uint32_t d = 0; d < st->n_deps; d++) {
       const struct hdep *dp = &pr->host_deps[st->dep_first + d];
       g_assert(dp->step < n && dp->step != i);
@@ -481,33 +479,23 @@ static struct graph *graph_new(const struct nodeprog *pr) {
 static void graph_free(struct graph *g) {
   if (!g) return;
   g_free(g->own);
-  g_free(g->seq);
-  g_free(g->pending);
-  g_free(g->succ);
-  g_free(g->succ_tail);
+  g_free(g->sl);
   g_array_free(g->edges, TRUE);
-  g_free(g->phase);
-  g_free(g->since);
-  g_free(g->next_wait);
   g_free(g->flag_head);
   g_free(g->kern_head);
   g_sequence_free(g->runq);
   g_array_free(g->work, TRUE);
-  g_free(g->t_start);
-  g_free(g->t_done);
-  g_free(g->s_start);
-  g_free(g->s_done);
   if (g->done_fifo) g_array_free(g->done_fifo, TRUE);
   g_free(g);
 }
 
 /* Meets the dependencies of step I's dependents of kind ON_START. */
 static void graph_release(struct graph *g, uint32_t i, uint32_t on_start) {
-  for (uint32_t e = g->succ[i]; e; e = g_array_index(g->edges, struct gedge, e - 1).next) {
+  for (uint32_t e = g->sl[i].succ; e; e = g_array_index(g->edges, struct gedge, e - 1).next) {
     const struct gedge *ed = &g_array_index(g->edges, struct gedge, e - 1);
     if (ed->on_start != on_start) continue;
     uint32_t j = ed->to;
-    if (--g->pending[j] == 0) {
+    if (--g->sl[j].pending == 0) {
       g_array_append_val(g->work, j);
       if (g->src) g->blocked--;
     }
@@ -515,8 +503,8 @@ static void graph_release(struct graph *g, uint32_t i, uint32_t on_start) {
 }
 
 static void graph_start(struct sim_comp *c, struct graph *g, uint32_t i) {
-  g->phase[i] = GS_STARTED;
-  if (g->src) g->t_start[i] = sim_now(c->eng), g->s_start[i] = g->stamp;
+  g->sl[i].phase = GS_STARTED;
+  if (g->src) g->sl[i].t_start = sim_now(c->eng), g->sl[i].s_start = g->stamp;
   graph_release(g, i, 1);
 }
 
@@ -533,11 +521,11 @@ static void graph_check_end(struct sim_comp *c) {
 static void graph_complete(struct sim_comp *c, uint32_t i) {
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
-  g_assert(g->phase[i] == GS_STARTED);
-  g->phase[i] = GS_DONE;
+  g_assert(g->sl[i].phase == GS_STARTED);
+  g->sl[i].phase = GS_DONE;
   if (g->src) {
-    g->t_done[i] = sim_now(c->eng);
-    g->s_done[i] = g->stamp;
+    g->sl[i].t_done = sim_now(c->eng);
+    g->sl[i].s_done = g->stamp;
     g_array_append_val(g->done_fifo, i);
   }
   graph_release(g, i, 0);
@@ -546,7 +534,7 @@ static void graph_complete(struct sim_comp *c, uint32_t i) {
 }
 
 static void graph_queue(struct graph *g, uint32_t i, sim_time since) {
-  g->since[i] = since;
+  g->sl[i].since = since;
   g_sequence_insert_sorted(g->runq, GUINT_TO_POINTER(i + 1), by_ready, g);
 }
 
@@ -574,8 +562,8 @@ static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at, uint64_t st
   struct graph *g = s->g;
   const struct hstep *st = &g->host[i];
   sim_time now = sim_now(c->eng);
-  g->phase[i] = GS_READY;
-  g->since[i] = at; /* when its wait began; graph_queue sets it again for the thread */
+  g->sl[i].phase = GS_READY;
+  g->sl[i].since = at; /* when its wait began; graph_queue sets it again for the thread */
   switch (st->kind) {
   case HS_WAIT_KERNEL: {
     uint32_t k = st->kernel;
@@ -583,7 +571,7 @@ static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at, uint64_t st
     s->kernel_waits++;
     graph_start(c, g, i);
     if (s->completed[k] < s->launched[k]) {
-      g->next_wait[i] = g->kern_head[k];
+      g->sl[i].next_wait = g->kern_head[k];
       g->kern_head[k] = i + 1;
     } else if (s->launched[k] > 0) {
       graph_kernel_seen(c, i, now, s->last_done[k]);
@@ -595,11 +583,11 @@ static void graph_ready(struct sim_comp *c, uint32_t i, sim_time at, uint64_t st
   case HS_WAIT_FLAG:
     check_flag(c, st->flag);
     graph_start(c, g, i);
-    if (g->src) g->t_start[i] = at, g->s_start[i] = stamp;
+    if (g->src) g->sl[i].t_start = at, g->sl[i].s_start = stamp;
     if (s->flags[st->flag] >= st->value) {
       graph_flag_met(c, i, g->src ? MAX(at, s->flag_at[st->flag]) : now);
     } else {
-      g->next_wait[i] = g->flag_head[st->flag];
+      g->sl[i].next_wait = g->flag_head[st->flag];
       g->flag_head[st->flag] = i + 1;
     }
     break;
@@ -616,26 +604,24 @@ static void graph_refill(struct sim_comp *c) {
   sim_time now = sim_now(c->eng);
   while (g->done_head < g->done_fifo->len) {
     uint32_t i = g_array_index(g->done_fifo, uint32_t, g->done_head);
-    if (g->t_done[i] >= now) break;
+    if (g->sl[i].t_done >= now) break;
     g->done_head++;
-    for (uint32_t e = g->succ[i]; e;) {
+    for (uint32_t e = g->sl[i].succ; e;) {
       struct gedge *ed = &g_array_index(g->edges, struct gedge, e - 1);
       uint32_t next = ed->next;
       ed->next = g->edge_free;
       g->edge_free = e;
       e = next;
     }
-    g->succ[i] = g->succ_tail[i] = 0;
-    g->phase[i] = GS_FREE;
+    g->sl[i].succ = g->sl[i].succ_tail = 0;
+    g->sl[i].phase = GS_FREE;
     const struct hstep *st = &g->host[i];
     if (st->kind == HS_WAIT_FLAG) { /* its flag may serve another receive */
       s->flags[st->flag] = 0;
       s->flag_at[st->flag] = -1;
       s->flag_stamp[st->flag] = 0;
-    } else if (st->kind == HS_WAIT_KERNEL) { /* its kernel may be another's */
-      s->launched[st->kernel] = s->completed[st->kernel] = 0;
-      s->last_done[st->kernel] = 0;
-    }
+    } /* a kernel's id serves another once its record is here (np_give): its
+         counts go on */
     g->n_added--, g->n_done--;
     g->src->release(g->src->ctx, s->node, i);
   }
@@ -680,7 +666,7 @@ static void graph_run(struct sim_comp *c) {
     uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
     g_sequence_remove(it);
     const struct hstep *st = &g->host[i];
-    if (g->phase[i] == GS_READY) graph_start(c, g, i);
+    if (g->sl[i].phase == GS_READY) graph_start(c, g, i);
     if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
       d = cfg->recv;
       spend(c, CAT_RECV, now, d);
@@ -716,11 +702,11 @@ bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struc
   sim_time now = sim_now(c->eng);
   graph_grow(g, (size_t)slot + 1);
   g->own[slot] = *st;
-  g->seq[slot] = seq;
-  g->phase[slot] = GS_BLOCKED;
-  g->since[slot] = now;
-  g->next_wait[slot] = 0;
-  g->t_start[slot] = g->t_done[slot] = -1;
+  g->sl[slot].seq = seq;
+  g->sl[slot].phase = GS_BLOCKED;
+  g->sl[slot].since = now;
+  g->sl[slot].next_wait = 0;
+  g->sl[slot].t_start = g->sl[slot].t_done = -1;
   g->n_added++;
   /* When its dependencies held, if they all do: at R, moment M (the
    * latest of theirs; an op with none since the start, moment 1). */
@@ -731,18 +717,18 @@ bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struc
   for (size_t d = 0; d < n; d++) {
     uint32_t j = deps[d].step;
     graph_grow(g, (size_t)j + 1); /* a later op (not yet added) is not met */
-    bool met = g->phase[j] == GS_DONE || (deps[d].on_start && g->phase[j] == GS_STARTED);
+    bool met = g->sl[j].phase == GS_DONE || (deps[d].on_start && g->sl[j].phase == GS_STARTED);
     if (!met) {
       graph_edge(g, j, slot, deps[d].on_start);
       pending++;
       continue;
     }
-    r = MAX(r, deps[d].on_start ? g->t_start[j] : g->t_done[j]);
-    m = MAX(m, deps[d].on_start ? g->s_start[j] : g->s_done[j]);
+    r = MAX(r, deps[d].on_start ? g->sl[j].t_start : g->sl[j].t_done);
+    m = MAX(m, deps[d].on_start ? g->sl[j].s_start : g->sl[j].s_done);
     /* A task's start releases its dependents at the thread's next event. */
     thread_start |= deps[d].on_start && g->host[j].kind != HS_WAIT_FLAG;
   }
-  g->pending[slot] = pending;
+  g->sl[slot].pending = pending;
   if (pending) {
     g->blocked++;
     return true;
@@ -760,7 +746,7 @@ bool cpu_stream_add(struct sim_comp *c, uint32_t slot, uint64_t seq, const struc
   if (st->kind == HS_WAIT_FLAG) {
     /* Steps added before it that wait for it (written before it) would
      * start too late. */
-    if (m != g->stamp && g->succ[slot]) return false;
+    if (m != g->stamp && g->sl[slot].succ) return false;
     check_flag(c, st->flag);
     if (s->flags[st->flag] >= st->value) {
       uint64_t qm = MAX(m, s->flag_stamp[st->flag]);
@@ -779,7 +765,7 @@ static void graph_kernel_done(struct sim_comp *c, uint32_t k) {
   if (s->completed[k] < s->launched[k]) return;
   uint32_t w = g->kern_head[k];
   g->kern_head[k] = 0;
-  for (; w; w = g->next_wait[w - 1]) graph_kernel_seen(c, w - 1, g->since[w - 1], sim_now(c->eng));
+  for (; w; w = g->sl[w - 1].next_wait) graph_kernel_seen(c, w - 1, g->sl[w - 1].since, sim_now(c->eng));
   graph_run(c);
 }
 
@@ -790,10 +776,10 @@ static void graph_flag(struct sim_comp *c, uint32_t flag) {
   while (*link) {
     uint32_t i = *link - 1;
     if (s->flags[flag] >= g->host[i].value) {
-      *link = g->next_wait[i];
+      *link = g->sl[i].next_wait;
       graph_flag_met(c, i, sim_now(c->eng));
     } else {
-      link = &g->next_wait[i];
+      link = &g->sl[i].next_wait;
     }
   }
   graph_run(c);
@@ -805,8 +791,8 @@ static uint32_t graph_stuck(const struct cpu_state *s) {
   const struct graph *g = s->g;
   int64_t best = -1;
   for (size_t i = 0; i < g->cap; i++)
-    if (g->phase[i] != GS_DONE && g->phase[i] != GS_FREE &&
-        (best < 0 || g->seq[i] < g->seq[best]))
+    if (g->sl[i].phase != GS_DONE && g->sl[i].phase != GS_FREE &&
+        (best < 0 || g->sl[i].seq < g->sl[best].seq))
       best = (int64_t)i;
   return best >= 0 ? g->host[best].op : 0;
 }
@@ -937,8 +923,8 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   s->outstanding--;
   if (s->done_at >= 0) /* after the program: noticed as if the thread waited from its end */
     result_check(c, notice_time(c->config, s->done_at, now));
-  const struct np_seq *seq = s->prog->seq;
-  if (seq && seq->kernel_done) seq->kernel_done(seq->ctx, s->node, k); /* its slot is free */
+  const struct np_give *give = s->prog->give;
+  if (give && give->kernel_done) give->kernel_done(give->ctx, s->node, k); /* its slot is free */
   if (s->wait == MW_QUEUE && s->wait_id == q) { /* the blocked launch goes on */
     spend(c, CAT_WAIT_KERNEL, s->wait_start, now - s->wait_start);
     s->wait = MW_NONE;
@@ -1040,7 +1026,7 @@ static void cpu_init(struct sim_comp *c) {
   }
   s->g->stamp = 1; /* the start's moment */
   for (uint32_t i = 0; i < s->g->n_added; i++)
-    if (s->g->pending[i] == 0) g_array_append_val(s->g->work, i);
+    if (s->g->sl[i].pending == 0) g_array_append_val(s->g->work, i);
   if (!s->g->src && s->prog->n_host == 0) {
     s->done_at = 0;
     result_check(c, 0);

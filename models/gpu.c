@@ -407,7 +407,7 @@ static sim_time wg_compute_time(const struct gpu_config *cfg, struct gpu_state *
                                 const struct kernel *k, const struct kstep *st, uint32_t wg) {
   /* A streamed kernel's steps move and their places serve later steps. */
   if (s->memo_st == st && s->memo_k == k && wg >= s->memo_first && wg < s->memo_end &&
-      !s->prog->seq)
+      !s->prog->seq && !s->prog->source)
     return s->memo_t;
   uint64_t wave = (uint64_t)(cfg->cus * gpu_occupancy(cfg, k));
   uint32_t first = (uint32_t)((uint64_t)wg / wave * wave);
@@ -499,7 +499,8 @@ static void gpu_send_nvl(struct sim_comp *c, sim_time delay, enum pkind kind, ui
     uint64_t hc = sim_payload_new(c->eng);
     *(struct nic_cmd *)sim_payload(c->eng, hc) = s->prog->cmds[a];
     m->op = hc;
-    if (s->prog->seq) s->prog->seq->cmd_read(s->prog->seq->ctx, s->node, a);
+    const struct np_give *give = s->prog->give;
+    if (give && give->cmd_read) give->cmd_read(give->ctx, s->node, a);
   }
   if (nvl) sim_send_via(c, 0, delay, (uint16_t)kind, h, dst); /* the bus passes it on (bus.h) */
   else sim_send(c, 0, delay, (uint16_t)kind, h);
@@ -976,13 +977,13 @@ static void queue_advance(struct sim_comp *c, uint32_t qi);
  * flag, set back to 0 here) to another (np_seq). */
 static void head_next(struct sim_comp *c, struct gpu_queue *q) {
   struct gpu_state *s = c->state;
-  const struct np_seq *seq = s->prog->seq;
+  const struct np_give *give = s->prog->give;
   g_assert(q->len > 0);
-  if (seq && seq->qcmd_done) {
+  if (give && give->qcmd_done) {
     uint32_t i = q->cmds[q->head].qcmd;
     const struct qcmd *qc = &s->prog->qcmds[i];
     if (qc->kind == Q_WAIT_FLAG) s->flags[qc->flag].value = 0;
-    seq->qcmd_done(seq->ctx, s->node, i);
+    give->qcmd_done(give->ctx, s->node, i);
   }
   q->head = (q->head + 1) % q->cap;
   q->len--;
@@ -1372,8 +1373,8 @@ static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
     s->n_kinfo = n;
   }
   struct gpu_kinfo *ki = &s->kinfo[kidx];
-  if (s->prog->seq && s->prog->seq->kernel) { /* read while it runs: a WG not selected
-                                                 goes on step by step */
+  if (s->prog->kernels[kidx].open) { /* read while it runs: a WG not selected goes on
+                                          step by step */
     ki->barrier = ki->parks = false;
     return ki;
   }
@@ -1402,7 +1403,7 @@ static void launch_done(struct sim_comp *c, uint32_t qi) {
   q->kidx = qc->kernel;
   q->steps = q->k->steps;
   q->n_steps = (uint32_t)q->k->n_steps;
-  q->streamed = s->prog->seq && s->prog->seq->kernel;
+  q->streamed = q->k->open;
   q->passed = 0;
   sim_time poll = gpu_poll_period(c->config, q->k->n_wgs);
   g_assert(poll >= 0 && poll <= UINT32_MAX); /* the parameters' range: <= 1 ms */

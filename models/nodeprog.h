@@ -90,8 +90,10 @@ struct kernel {
   uint32_t local_bytes_per_wg; /* local (shared) memory a WG needs; 0: none */
   const struct kstep *steps;
   size_t n_steps;
-  /* A streamed kernel (nodeprog.seq): steps[0] is step `base`; steps base
-   * .. n_steps - 1 are there, n_steps grows as the source reads on. */
+  /* Open (its steps read while it runs, nodeprog.seq's kernel): steps[0]
+   * is step `base`; steps base .. n_steps - 1 are there, n_steps grows as
+   * the source reads on. */
+  bool open;
   size_t base;
 };
 
@@ -224,45 +226,49 @@ static inline uint32_t np_loop_step(struct np_loop *l, uint32_t *depth, bool ope
 
 struct sim_comp;
 
-/* A graph host program read a window at a time while it runs (a GOAL
- * schedule streamed, workloads/inputs/goal.c). Before the CPU's thread takes
- * its next task, the cpu model gives back the slots of steps that ended
+/* Programs read while they run (a GOAL schedule streamed: the lowering
+ * driver, workloads/policies/stream.c, lowers an op at a time as the
+ * models ask). The models keep indices, never pointers, into the arrays
+ * (host, steps, cmds, qcmds, kernels), which may move at each call to the
+ * driver, this node's or another's (but a kernel the GPU runs and that
+ * kernel's steps stay where they are until its completion).
+ *
+ * A graph host program (np_source): before the CPU's thread takes its
+ * next task, the cpu model gives back the slots of steps that ended
  * before now (RELEASE: a dependency on one of them is met, since before
- * now) and lets the source READ on: it adds the node's next steps in
- * program order with cpu_stream_add (models/cpu.h), as many as its window
- * allows (cpu_stream_blocked), and cpu_stream_end after the last. A step
- * is named by a slot the source hands out; its NIC command is cmds[slot]. */
+ * now; a wait's flag is set back to 0 first) and lets the driver READ on:
+ * it adds the node's next steps in program order with cpu_stream_add
+ * (models/cpu.h), as many as its window allows (cpu_stream_blocked), and
+ * cpu_stream_end after the last. A step is named by a slot the driver
+ * hands out. */
 struct np_source {
   void *ctx;
   void (*read)(void *ctx, uint32_t node, struct sim_comp *cpu);
   void (*release)(void *ctx, uint32_t node, uint32_t slot);
 };
 
-/* A sequence program read while it runs (a GOAL schedule streamed under a
- * policy that drives from the GPU, workloads/inputs/goal.c): the host program and
- * each kernel are windows of the whole program's steps. Host step i is
- * host[i - host_base] while host_base <= i < n_host; kernel step i is
- * steps[i - base] (struct kernel). A model that reaches a step not yet
- * there asks for it: HOST (the host has passed the steps before I; the
- * CPU has set the flags of the HS_WAIT_FLAG waits among them back to 0) or
- * KERNEL (every WG of kernel K has passed the steps before DONE; the GPU
- * has set the flags of the waits among them back to 0); after the call,
- * a step still not there means the program (the kernel) has ended.
- * KERNEL NULL: every kernel's steps are all there (gds: a kernel per calc,
- * whose ids, like the queue commands', are slots the source reuses).
- * CMD_READ: NIC command CMD has been copied into a message (each streamed
- * command is read once): its slot may serve another. QCMD_DONE (or NULL):
- * the GPU has served queue command Q (set a Q_WAIT_FLAG's flag back to 0
- * first); KERNEL_DONE (or NULL): the host has had kernel K's completion
- * record: their slots may serve others. The arrays (host, steps, cmds,
- * qcmds, kernels) may move at each call and at each call to another
- * node's or model's: a model keeps indices, never pointers, into them
- * (but a kernel it runs and that kernel's steps stay where they are
- * until its completion). */
+/* A sequence host program and open kernels (np_seq): windows of the whole
+ * program's steps. Host step i is host[i - host_base] while host_base <= i
+ * < n_host; step i of an open kernel (kernel.open) is steps[i - base]. A
+ * model that reaches a step not yet there asks for it: HOST (the host has
+ * passed the steps before I; the CPU has set the flags of the
+ * HS_WAIT_FLAG waits among them back to 0) or KERNEL (every WG of kernel K
+ * has passed the steps before DONE; the GPU has set the flags of the waits
+ * among them back to 0); after the call, a step still not there means the
+ * program (the kernel) has ended. */
 struct np_seq {
   void *ctx;
   void (*host)(void *ctx, uint32_t node, uint64_t i);
   void (*kernel)(void *ctx, uint32_t node, uint32_t k, uint64_t i, uint64_t done);
+};
+
+/* What the models give back of a program read while it runs, so that its
+ * slots serve later steps: CMD_READ: NIC command CMD has been copied into
+ * a message (each is read once); QCMD_DONE: the GPU has served queue
+ * command Q (a Q_WAIT_FLAG's flag set back to 0 first); KERNEL_DONE: the
+ * host has had kernel K's completion record. Each may be NULL. */
+struct np_give {
+  void *ctx;
   void (*cmd_read)(void *ctx, uint32_t node, uint32_t cmd);
   void (*qcmd_done)(void *ctx, uint32_t node, uint32_t q);
   void (*kernel_done)(void *ctx, uint32_t node, uint32_t k);
@@ -296,6 +302,8 @@ struct nodeprog {
    * steps start at host_base, and the source may grow n_flags. */
   const struct np_seq *seq;
   size_t host_base;
+  /* Non-NULL (with source or seq): what the models give back (np_give). */
+  const struct np_give *give;
 };
 
 #endif

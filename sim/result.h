@@ -38,6 +38,9 @@ struct sim_result {
   /* Each entry of both a declared output (outputs.h) of a component type
    * or of the workload; `events` is engine bookkeeping, not a prediction:
    * printed, but no golden compares it. */
+  /* Its input was read while it ran (an op source streamed), not whole
+   * first: for tests and benchmarks, not written out. */
+  bool streamed;
 };
 
 void sim_result_init(struct sim_result *r, const char *policy);

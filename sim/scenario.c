@@ -944,14 +944,14 @@ static bool load_workload(struct scenario *s, char **err) {
 }
 
 static bool add_policy(struct scenario *s, const struct sc_node *n, char **err) {
-  const struct sc_catalog *cat = s->catalog;
+  size_t n_can;
+  const char *const *can = s->catalog->policies(&n_can);
   if (n->kind != SC_SCALAR || !*n->scalar) {
     *err = sc_error_expected(n, "policies", "a policy name");
     return false;
   }
-  if (name_index(n->scalar, cat->policies, cat->n_policies) < 0) {
-    *err = unknown_name(n->file, n->line, n->col, "policies", "a policy", n->scalar, cat->policies,
-                        cat->n_policies);
+  if (name_index(n->scalar, can, n_can) < 0) {
+    *err = unknown_name(n->file, n->line, n->col, "policies", "a policy", n->scalar, can, n_can);
     return false;
   }
   if (name_index(n->scalar, (const char *const *)s->policies, s->n_policies) >= 0) {
@@ -966,11 +966,13 @@ static bool load_policies(struct scenario *s, char **err) {
   const struct sc_node *n = sc_map_get(s->root, "policies");
   const struct sc_catalog *cat = s->catalog;
   if (!n) {
+    size_t n_can;
+    const char *const *can = cat->policies(&n_can);
     s->policies = g_new0(char *, 2);
     const char *def = cat->default_policy ? cat->default_policy(s->workload) : NULL;
-    if (!def && cat->n_policies) def = cat->policies[0];
+    if (!def && n_can) def = can[0];
     s->policies[0] = g_strdup(def);
-    s->n_policies = cat->n_policies ? 1 : 0;
+    s->n_policies = n_can ? 1 : 0;
     return true;
   }
   if (n->kind == SC_MAP || (n->kind == SC_SEQ && !n->n_items)) {
@@ -994,6 +996,40 @@ struct sc_node *sc_load_scenario_tree(const char *path, const char *const *sets,
   return root;
 }
 
+/* sc_attachment's table: key -> value, each freed by its own function. */
+struct sc_attached {
+  GMutex lock;
+  GHashTable *values; /* char * -> struct sc_value */
+};
+
+struct sc_value {
+  void *data;
+  void (*free_fn)(void *data);
+};
+
+static void value_free(gpointer p) {
+  struct sc_value *v = p;
+  if (v->free_fn) v->free_fn(v->data);
+  g_free(v);
+}
+
+void *sc_attachment(const struct scenario *sc, const char *key, void *(*make)(void *arg, char **err),
+                    void *arg, void (*free_fn)(void *data), char **err) {
+  /* The table is made with the scenario (scenario_from_tree): a cache
+   * that changes nothing a reader of the scenario sees. */
+  struct sc_attached *a = sc->attached;
+  g_mutex_lock(&a->lock);
+  struct sc_value *v = g_hash_table_lookup(a->values, key);
+  void *data = v ? v->data : make(arg, err);
+  if (!v && data) {
+    v = g_new(struct sc_value, 1);
+    *v = (struct sc_value){data, free_fn};
+    g_hash_table_insert(a->values, g_strdup(key), v);
+  }
+  g_mutex_unlock(&a->lock);
+  return data;
+}
+
 struct scenario *scenario_from_tree(struct sc_node *root, const char *path,
                                     const struct sc_catalog *cat, char **err) {
   struct scenario *s = g_new0(struct scenario, 1);
@@ -1002,6 +1038,9 @@ struct scenario *scenario_from_tree(struct sc_node *root, const char *path,
   s->catalog = cat;
   s->hardware = g_new0(void *, cat->n_hardware + 1);
   s->root = root;
+  s->attached = g_new0(struct sc_attached, 1);
+  g_mutex_init(&s->attached->lock);
+  s->attached->values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, value_free);
   bool ok = check_top_keys(s->root, err) && load_name(s, err) && load_seed(s, err) &&
             load_hardware(s, err) && load_workload(s, err) && load_policies(s, err);
   if (ok) return s;
@@ -1017,6 +1056,11 @@ struct scenario *scenario_load(const char *path, const char *const *sets, size_t
 
 void scenario_free(struct scenario *s) {
   if (!s) return;
+  if (s->attached) {
+    g_hash_table_destroy(s->attached->values);
+    g_mutex_clear(&s->attached->lock);
+    g_free(s->attached);
+  }
   for (size_t i = 0; s->hardware && i < s->catalog->n_hardware; i++) {
     if (!s->hardware[i]) continue;
     par_group_free_config(s->catalog->hardware[i], s->hardware[i]);

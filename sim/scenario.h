@@ -98,10 +98,11 @@ struct sc_catalog {
   size_t n_hardware;
   const struct par_group *const *workloads; /* workload.kind picks one */
   size_t n_workloads;
-  const char *const *policies; /* names allowed in policies: [...] */
-  size_t n_policies;
+  /* The names allowed in policies: [...] (*N of them; a program may add
+   * policies while it runs, so the list is asked for). */
+  const char *const *(*policies)(size_t *n);
   /* The policy a scenario of workload W runs without `policies:` (NULL, or
-   * returning NULL: policies[0]). */
+   * returning NULL: the first of policies). */
   const char *(*default_policy)(size_t w);
 };
 
@@ -116,11 +117,20 @@ struct scenario {
   size_t n_policies;
   const struct sc_catalog *catalog;
   struct sc_node *root; /* the merged tree, for later checks */
+  struct sc_attached *attached; /* what its runs share (sc_attachment) */
   /* How runs track their critical path (engine.h), as the command line
    * asks (--critical-path): off, or the whole chain (also with a trace);
    * neither: the time per category only. */
   bool cp_off, cp_chain;
 };
+
+/* What the runs of scenario SC share, made once (an input file opened and
+ * read through a first pass once, for `validate`'s check and every
+ * policy's run): the value under KEY, made by MAKE(ARG, ERR) the first
+ * time (and kept, freed by FREE with the scenario, unless MAKE fails:
+ * NULL and *ERR, said again at the next call). Safe from several threads. */
+void *sc_attachment(const struct scenario *sc, const char *key, void *(*make)(void *arg, char **err),
+                    void *arg, void (*free_fn)(void *data), char **err);
 
 /* Loads PATH with its includes and applies its `overrides:` and SETS: the
  * tree that scenario_from_tree binds (sc_node_free). NULL and *ERR on error. */

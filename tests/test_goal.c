@@ -18,6 +18,19 @@
 #include "workload.h"
 #include "yprog.h"
 
+/* The table's policies (workloads/policies/table.c): how many, and the
+ * name of the I-th. */
+static size_t pol_count(void) {
+  size_t n;
+  pol_all(&n);
+  return n;
+}
+
+static const char *pol_name(size_t i) {
+  size_t n;
+  return pol_all(&n)[i]->name;
+}
+
 /* Defaults (tests/test_policy.c derives them): a host send is build_cmd
  * 200 + send 1000 ns on the thread, its command crosses the bus (2 + 100):
  * an 8 B put reaches the target's flag LEG after its command reached the
@@ -220,13 +233,13 @@ static void test_ring_by_hand_and_both_ways(void) {
   EXPECT_TIME(goal_time(g, "cpu", 4), 6 * (SEND + BUS + LEG + RECV));
   /* The same ring as a YAML program gives the same time under every
    * policy. */
-  for (size_t i = 0; i < POL_COUNT; i++) {
+  for (size_t i = 0; i < pol_count(); i++) {
     char *err = NULL;
     struct wl_program *p = ring_program(&err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    sim_time ty = run(p, pol_names[i], 4, &err);
-    sim_time tg = goal_time(g, pol_names[i], 4);
-    if (ty != tg || ty <= 0) fprintf(stderr, "%s: program %" G_GINT64_FORMAT " goal %" G_GINT64_FORMAT " %s\n", pol_names[i], ty, tg, err ? err : "");
+    sim_time ty = run(p, pol_name(i), 4, &err);
+    sim_time tg = goal_time(g, pol_name(i), 4);
+    if (ty != tg || ty <= 0) fprintf(stderr, "%s: program %" G_GINT64_FORMAT " goal %" G_GINT64_FORMAT " %s\n", pol_name(i), ty, tg, err ? err : "");
     CU_ASSERT(ty > 0 && ty == tg);
     g_free(err);
   }
@@ -242,13 +255,13 @@ static void test_schedgen_samples_every_policy(void) {
   for (size_t f = 0; f < G_N_ELEMENTS(files); f++) {
     char *name = g_build_filename("goal", files[f], NULL), *path = tu_data(name);
     g_free(name);
-    for (size_t i = 0; i < POL_COUNT; i++) {
+    for (size_t i = 0; i < pol_count(); i++) {
       char *err = NULL;
       uint64_t n = 0;
       struct wl_program *p = wl_goal_read(path, 1000, WL_ON_ANY, 64, &n, &err);
       CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-      sim_time t = run(p, pol_names[i], 8, &err);
-      if (t <= 0) fprintf(stderr, "%s under %s: %s\n", files[f], pol_names[i], err);
+      sim_time t = run(p, pol_name(i), 8, &err);
+      if (t <= 0) fprintf(stderr, "%s under %s: %s\n", files[f], pol_name(i), err);
       CU_ASSERT(t > 0);
       g_free(err);
     }
@@ -471,14 +484,14 @@ static void test_yprog_quiet_fence(void) {
   CU_ASSERT_EQUAL(r0->ops[1].quiet, 3);
   CU_ASSERT_EQUAL(r0->n_flags, 3);
   /* It runs under every policy (the quiet waits for the ACKs). */
-  for (size_t i = 0; i < POL_COUNT; i++) {
+  for (size_t i = 0; i < pol_count(); i++) {
     struct sc_node *m = sc_load_string(yaml, "t.yaml", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
     struct wl_program *q = wl_yprog_build(m, 2, &err);
     sc_node_free(m);
     CU_ASSERT_PTR_NOT_NULL_FATAL(q);
-    sim_time t = run(q, pol_names[i], 2, &err);
-    if (t <= 0) fprintf(stderr, "%s: %s\n", pol_names[i], err ? err : "");
+    sim_time t = run(q, pol_name(i), 2, &err);
+    if (t <= 0) fprintf(stderr, "%s: %s\n", pol_name(i), err ? err : "");
     CU_ASSERT(t > 0);
     g_free(err);
     err = NULL;
@@ -632,7 +645,8 @@ static void test_cli_statuses(void) {
 /* The CSV (every counter, JSON too) of GOAL file PATH run in this process
  * under POLICIES on hardware HW (YAML flow-map entries) with OPTS added to
  * the workload, as `run` writes it; *STREAMED: how many of the runs
- * streamed. */
+ * streamed (sim_result.streamed). The runs read whole to compare with
+ * add `read: whole` (WHOLE, below). */
 static char *run_on(const char *path, const char *policies, const char *hw, const char *opts,
                     uint64_t *streamed) {
   char *yaml = g_strdup_printf("name: s\nworkload: {kind: goal, file: %s%s}\n"
@@ -641,7 +655,6 @@ static char *run_on(const char *path, const char *policies, const char *hw, cons
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct points pts;
   char *err = NULL;
-  uint64_t before = wl_goal_streamed();
   struct sim_result *runs = NULL;
   size_t n = 0;
   char *out;
@@ -661,7 +674,8 @@ static char *run_on(const char *path, const char *policies, const char *hw, cons
     out = g_strdup(text);
     free(text);
   }
-  *streamed = wl_goal_streamed() - before;
+  *streamed = 0;
+  for (size_t i = 0; i < n; i++) *streamed += runs[i].streamed;
   for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
   g_free(runs);
   pts_free(&pts);
@@ -685,6 +699,10 @@ static char *run_both(const char *path, const char *policies, int nodes, const c
   return out;
 }
 
+/* Workload options that read a schedule whole all the same (its ranks
+ * still ordered within its window). */
+#define WHOLE ", read: whole"
+
 /* GOAL TEXT (or the file PATH) run read whole and streamed (with OPTS,
  * a stream_window or nothing) gives the same bytes under the host-driven
  * policies and the GPU-driven ones (gputn, ghn, cpufree, p2p, monolithic:
@@ -704,9 +722,9 @@ static void expect_streams_alike(const char *text, const char *path, int nodes, 
   for (int k = 0; k < 2; k++) {
     char *win_opts = g_strdup_printf("%s%s", on[k], opts);
     uint64_t s0 = 0, s1 = 0;
-    wl_goal_set_streaming(false);
-    char *whole = run_both(file, pols[k], nodes, win_opts, &s0);
-    wl_goal_set_streaming(true);
+    char *whole_opts = g_strdup_printf("%s%s", WHOLE, win_opts);
+    char *whole = run_both(file, pols[k], nodes, whole_opts, &s0);
+    g_free(whole_opts);
     char *streamed = run_both(file, pols[k], nodes, win_opts, &s1);
     if (!*opts) { /* the default window: a rank's order as of old */
       char *all_opts = g_strdup_printf(", stream_window: 0%s", on[k]);
@@ -907,9 +925,9 @@ static void test_streamed_random_gpu(void) {
     static const char *const opts[] = {", stream_window: 1", ""};
     for (int k = 0; k < 2; k++) {
       uint64_t s0, s1;
-      wl_goal_set_streaming(false);
-      char *whole = run_both(path, "gputn, ghn, cpufree, p2p, monolithic, gds", 5, opts[k], &s0);
-      wl_goal_set_streaming(true);
+      char *whole_opts = g_strdup_printf("%s%s", WHOLE, opts[k]);
+      char *whole = run_both(path, "gputn, ghn, cpufree, p2p, monolithic, gds", 5, whole_opts, &s0);
+      g_free(whole_opts);
       char *streamed = run_both(path, "gputn, ghn, cpufree, p2p, monolithic, gds", 5, opts[k], &s1);
       CU_ASSERT_EQUAL(s0, 0);
       if (k == 1 && !g_str_has_prefix(whole, "error:")) {
@@ -958,9 +976,7 @@ static void test_streamed_random_libs(void) {
       char *text = random_goal(seed);
       char *path = tu_temp_file(".goal", text, strlen(text));
       uint64_t s0, s1;
-      wl_goal_set_streaming(false);
-      char *whole = run_both(path, pols, nodes, "", &s0);
-      wl_goal_set_streaming(true);
+      char *whole = run_both(path, pols, nodes, WHOLE, &s0);
       char *streamed = run_both(path, pols, nodes, "", &s1);
       CU_ASSERT_EQUAL(s0, 0);
       if (!g_str_has_prefix(whole, "error:")) {
@@ -993,12 +1009,13 @@ static sim_time goal_run_time(const char *text, const char *policy, const char *
   char *err = NULL;
   struct sim_result *runs = NULL;
   size_t n = 0;
-  uint64_t before = wl_goal_streamed();
   sim_time t = -1;
-  if (pts_load(sc, NULL, NULL, &pts, &err) && pts_run_point(&pts, 0, &runs, &n, &err) && n == 1)
+  *streamed = 0;
+  if (pts_load(sc, NULL, NULL, &pts, &err) && pts_run_point(&pts, 0, &runs, &n, &err) && n == 1) {
     t = runs[0].policy_end_ps; /* the policy's own end: gputn's last WG */
+    *streamed = runs[0].streamed;
+  }
   if (err) fprintf(stderr, "%s\n", err);
-  *streamed = wl_goal_streamed() - before;
   for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
   g_free(runs);
   pts_free(&pts);
@@ -1031,10 +1048,8 @@ static void test_window_order_gputn(void) {
   CU_ASSERT_EQUAL(s, 1);
   EXPECT_TIME(goal_run_time(g, "gputn", ", stream_window: 1", &s), 4502000);
   CU_ASSERT_EQUAL(s, 1);
-  wl_goal_set_streaming(false);
-  EXPECT_TIME(goal_run_time(g, "gputn", ", stream_window: 1", &s), 4502000);
+  EXPECT_TIME(goal_run_time(g, "gputn", ", stream_window: 1" WHOLE, &s), 4502000);
   CU_ASSERT_EQUAL(s, 0);
-  wl_goal_set_streaming(true);
 }
 
 /* The CSV and JSON of the GOAL file PATH under gputn on NODES nodes
@@ -1043,9 +1058,7 @@ static void test_window_order_gputn(void) {
 static char *gputn_both_ways(const char *path, int nodes, const char *hw) {
   uint64_t s0 = 0, s1 = 0;
   run_hw = hw;
-  wl_goal_set_streaming(false);
-  char *whole = run_both(path, "gputn", nodes, "", &s0);
-  wl_goal_set_streaming(true);
+  char *whole = run_both(path, "gputn", nodes, WHOLE, &s0);
   char *streamed = run_both(path, "gputn", nodes, "", &s1);
   run_hw = "";
   CU_ASSERT_EQUAL(s0, 0);
@@ -1202,9 +1215,9 @@ static void test_gds_streams_ahead(void) {
   for (int h = 0; h < 2; h++)
     for (int o = 0; o < 2; o++) {
       uint64_t s0, s1;
-      wl_goal_set_streaming(false);
-      char *whole = run_on(path, "gds", hws[h], opts[o], &s0);
-      wl_goal_set_streaming(true);
+      char *whole_opts = g_strdup_printf("%s%s", WHOLE, opts[o]);
+      char *whole = run_on(path, "gds", hws[h], whole_opts, &s0);
+      g_free(whole_opts);
       char *streamed = run_on(path, "gds", hws[h], opts[o], &s1);
       CU_ASSERT_EQUAL(s0, 0);
       CU_ASSERT_EQUAL(s1, 1);
@@ -1219,9 +1232,7 @@ static void test_gds_streams_ahead(void) {
     char *rpath = tu_temp_file(".goal", text, strlen(text));
     uint64_t s0, s1;
     const char *hw = "network: {nodes: 5}, cpu: {launch_queue_depth: 1}";
-    wl_goal_set_streaming(false);
-    char *whole = run_on(rpath, "gds", hw, "", &s0);
-    wl_goal_set_streaming(true);
+    char *whole = run_on(rpath, "gds", hw, WHOLE, &s0);
     char *streamed = run_on(rpath, "gds", hw, "", &s1);
     CU_ASSERT_EQUAL(s1, g_str_has_prefix(whole, "error:") ? 0 : 1);
     if (strcmp(whole, streamed)) fprintf(stderr, "seed %u:\n%s", seed, text);
@@ -1239,7 +1250,7 @@ static void test_gds_streams_ahead(void) {
  * workload): the error pts_load (validate) or the run gave, or NULL;
  * *AT_LOAD: which. */
 static char *goal_error_under(const char *text, const char *policy, const char *opts,
-                              bool *at_load) {
+                              bool *at_load, uint64_t *streamed) {
   char *g = tu_temp_file(".goal", text, strlen(text));
   char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s%s}\n"
                                "hardware: {network: {nodes: 2}}\npolicies: [%s]\n", g, opts,
@@ -1247,11 +1258,13 @@ static char *goal_error_under(const char *text, const char *policy, const char *
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   struct points pts;
   char *err = NULL;
+  *streamed = 0;
   *at_load = !pts_load(sc, NULL, NULL, &pts, &err);
   if (!*at_load) {
     struct sim_result *runs = NULL;
     size_t n = 0;
     pts_run_point(&pts, 0, &runs, &n, &err);
+    for (size_t i = 0; i < n; i++) *streamed += runs[i].streamed;
     for (size_t i = 0; i < n; i++) sim_result_clear(&runs[i]);
     g_free(runs);
   }
@@ -1263,7 +1276,8 @@ static char *goal_error_under(const char *text, const char *policy, const char *
 }
 
 static char *goal_error(const char *text, const char *opts, bool *at_load) {
-  return goal_error_under(text, "cpu", opts, at_load);
+  uint64_t streamed;
+  return goal_error_under(text, "cpu", opts, at_load, &streamed);
 }
 
 /* validate rejects what run would under a GPU-driven policy whose
@@ -1281,12 +1295,11 @@ static void test_gpu_validate_lowering(void) {
   for (int t = 0; t < 2; t++) {
     char *g = tu_temp_file(".goal", texts[t], strlen(texts[t]));
     for (int whole = 0; whole < 2; whole++) {
-      wl_goal_set_whole_limit(whole ? 0 : 1);
       for (int helpers = 0; helpers < 2; helpers++) {
-        char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s}\n"
+        char *yaml = g_strdup_printf("name: e\nworkload: {kind: goal, file: %s%s}\n"
                                      "hardware: {network: {nodes: 2}, cpu: {helper_threads: %d},"
                                      " comm: {nvshmem_transport: ibrc}}\npolicies: [cpufree]\n",
-                                     g, helpers);
+                                     g, whole ? "" : ", whole_limit: 1", helpers);
         char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
         struct points pts;
         char *err = NULL;
@@ -1300,7 +1313,6 @@ static void test_gpu_validate_lowering(void) {
         g_free(yaml);
       }
     }
-    wl_goal_set_whole_limit(0);
     g_free(g);
   }
 }
@@ -1360,9 +1372,7 @@ static void test_streamed_errors(void) {
   for (size_t t = 0; t < G_N_ELEMENTS(texts); t++) {
     bool load_whole, load_big;
     char *whole = goal_error(texts[t], ", stream_window: 0", &load_whole);
-    wl_goal_set_whole_limit(1);
-    char *big = goal_error(texts[t], "", &load_big);
-    wl_goal_set_whole_limit(0);
+    char *big = goal_error(texts[t], ", whole_limit: 1", &load_big);
     CU_ASSERT_PTR_NOT_NULL(whole);
     CU_ASSERT_EQUAL(load_whole, t == 1);
     CU_ASSERT_EQUAL(load_big, load_whole);
@@ -1380,8 +1390,7 @@ static void test_streamed_errors(void) {
                       "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n}\n"
                       "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
   bool at_load;
-  wl_goal_set_whole_limit(1);
-  char *err = goal_error(cycle, "", &at_load);
+  char *err = goal_error(cycle, ", whole_limit: 1", &at_load);
   CU_ASSERT_FALSE(at_load);
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
                                             "finished (its host program waits); rank 0's first "
@@ -1399,7 +1408,7 @@ static void test_streamed_errors(void) {
                      "rank 1 {\nr: recv 8b from 0\nx: calc 10\nx requires r\ns: send 8b to 0\n}\n";
   const char *const windowed[] = {late, held};
   for (size_t t = 0; t < G_N_ELEMENTS(windowed); t++) {
-    err = goal_error(windowed[t], ", stream_window: 1", &at_load);
+    err = goal_error(windowed[t], ", stream_window: 1, whole_limit: 1", &at_load);
     CU_ASSERT_FALSE(at_load);
     CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under "
                                               "which every op is read before it is ready"));
@@ -1415,18 +1424,17 @@ static void test_streamed_errors(void) {
                     "rank 1 {\nr: recv 8b from 0\n}\n";
   static const char *const gpu[] = {"cpufree", "gds"};
   for (size_t k = 0; k < G_N_ELEMENTS(gpu); k++) {
-    err = goal_error_under(fwd, gpu[k], ", stream_window: 1", &at_load);
+    uint64_t streamed;
+    err = goal_error_under(fwd, gpu[k], ", stream_window: 1, whole_limit: 1", &at_load, &streamed);
     CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.stream_window: expected a window under "
                                               "which every op is read before it is ready"));
     CU_ASSERT_TRUE(at_load); /* the order needs no simulation: validate says it */
     g_free(err);
-    uint64_t before = wl_goal_streamed();
-    err = goal_error_under(fwd, gpu[k], ", stream_window: 2", &at_load);
+    err = goal_error_under(fwd, gpu[k], ", stream_window: 2, whole_limit: 1", &at_load, &streamed);
     CU_ASSERT_PTR_NULL(err);
-    CU_ASSERT_EQUAL(wl_goal_streamed() - before, 1);
+    CU_ASSERT_EQUAL(streamed, 1);
     g_free(err);
   }
-  wl_goal_set_whole_limit(0);
   /* Read whole, `held` runs: each send leaves at 0, the peer's receive
    * completes SEND + BUS + LEG + RECV later, then its 10 ns calc. */
   EXPECT_TIME(goal_time(held, "cpu", 2), SEND + BUS + LEG + RECV + 10000);

@@ -141,15 +141,17 @@ static void same_both_ways(const char *what, struct wl_program *p, const char *p
   wl_program_free(u);
 }
 
-/* same_both_ways under every policy on NODES nodes of the defaults, with a
- * helper thread (for ghn). */
+/* same_both_ways under every policy of the table (workloads/policies/
+ * table.c) on NODES nodes of the defaults, with a helper thread (for ghn). */
 static void every_policy(const char *what, struct wl_program *p, int64_t nodes) {
-  for (size_t k = 0; k < POL_COUNT; k++) {
+  size_t n;
+  const struct pol_type *const *all = pol_all(&n);
+  for (size_t k = 0; k < n; k++) {
     struct hw h;
     hw_defaults(&h);
     h.net.nodes = nodes;
     h.cpu.helper_threads = 1;
-    same_both_ways(what, p, pol_names[k], &h);
+    same_both_ways(what, p, all[k]->name, &h);
   }
 }
 

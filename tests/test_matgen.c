@@ -349,13 +349,14 @@ static void test_spmv_stretched_to_longest_row(void) {
     struct wl_program *p = wl_cg_program(&c, &part, cases[k].gpu ? &g : NULL, 1);
     const struct wl_op *spmv = NULL;
     for (size_t i = 0; i < p->ranks[0].n_ops && !spmv; i++)
-      if (p->ranks[0].ops[i].kind == WL_COMPUTE && p->ranks[0].ops[i].kclass == KC_SPMV)
+      if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
+          wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
         spmv = &p->ranks[0].ops[i];
     CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
     CU_ASSERT_EQUAL(spmv->n_wgs, 2);
-    CU_ASSERT_EQUAL(spmv->flops_per_wg, cases[k].flops);
-    CU_ASSERT_EQUAL(spmv->bytes_per_wg, cases[k].bytes);
-    CU_ASSERT_EQUAL(spmv->reuse_per_wg, cases[k].reuse);
+    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->flops_per_wg, cases[k].flops);
+    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->bytes_per_wg, cases[k].bytes);
+    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->reuse_per_wg, cases[k].reuse);
     wl_program_free(p);
   }
 }

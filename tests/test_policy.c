@@ -367,8 +367,8 @@ static void test_allreduce_ring_shape(void) {
   CU_ASSERT_EQUAL(o->parts, 8);
   const struct wl_op *red = &p->ranks[1].ops[3];
   CU_ASSERT_EQUAL(red->kind, WL_COMPUTE);
-  CU_ASSERT_EQUAL(red->flops_per_wg, 8192);
-  CU_ASSERT_EQUAL(red->bytes_per_wg, 98304);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, red)->flops_per_wg, 8192);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, red)->bytes_per_wg, 98304);
   wl_program_free(p);
   /* Mixed: WGs per message must divide the WGs. */
   c.granularity = AR_MIXED;
@@ -423,7 +423,7 @@ static void test_gputn_granularities(void) {
  * phase (the faces go straight out); frees P. */
 static int64_t pack_bytes(struct wl_program *p) {
   const struct wl_op *o = &p->ranks[0].ops[1];
-  int64_t bytes = o->kind == WL_COMPUTE && o->pack ? o->n_wgs * o->bytes_per_wg : 0;
+  int64_t bytes = o->kind == WL_COMPUTE && o->pack ? o->n_wgs * wl_kernel_of(p, o)->bytes_per_wg : 0;
   wl_program_free(p);
   return bytes;
 }
@@ -448,14 +448,14 @@ static void test_jacobi_halos(void) {
   const struct wl_op *o = &r->ops[0];
   CU_ASSERT_EQUAL(o->kind, WL_COMPUTE);
   CU_ASSERT_EQUAL(o->n_wgs, 16);
-  CU_ASSERT_EQUAL(o->flops_per_wg, 256 * 5);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, o)->flops_per_wg, 256 * 5);
   const struct wl_op *pack = &r->ops[1], *unpack = &r->ops[10];
   CU_ASSERT_TRUE(pack->kind == WL_COMPUTE && pack->pack && unpack->kind == WL_COMPUTE &&
                  unpack->pack);
   CU_ASSERT_EQUAL(pack->n_wgs, 1);
-  CU_ASSERT_EQUAL(pack->bytes_per_wg, 4608);
-  CU_ASSERT_EQUAL(pack->kclass, KC_STREAM);
-  CU_ASSERT_EQUAL(unpack->bytes_per_wg, 4608);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, pack)->bytes_per_wg, 4608);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, pack)->kclass, KC_STREAM);
+  CU_ASSERT_EQUAL(wl_kernel_of(p, unpack)->bytes_per_wg, 4608);
   const uint32_t peers[] = {3, 5, 1, 7};
   for (int d = 0; d < 4; d++) {
     CU_ASSERT_EQUAL(r->ops[2 + d].peer, peers[d]);
@@ -513,7 +513,7 @@ static void test_jacobi_pack_kernel(void) {
   struct wl_program *p = wl_jacobi2d_program(&c);
   const struct wl_op *o = &p->ranks[0].ops[1];
   CU_ASSERT_TRUE_FATAL(o->kind == WL_COMPUTE && o->pack);
-  struct kstep st = pol_compute_step(o, 1);
+  struct kstep st = pol_compute_step(wl_kernel_of(p, o), o, 1);
   struct kernel k = {.n_wgs = o->n_wgs};
   CU_ASSERT_EQUAL(gpu_wg_time(&h.gpu, &k, &st, 0), 2304);
   sim_time t[2][2]; /* [policy hdn, cpufree][pack kernel, fused] */
@@ -769,8 +769,7 @@ static sim_time cg_time_of(const char *policy, uint32_t ranks, int code) {
   char *err = NULL;
   struct sp_part *part = sp_partition(m, ranks, SP_BLOCKS, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(part);
-  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024, .code = code,
-                        .fused = code == CG_ACG && !strcmp(policy, "cpufree")};
+  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1024, .code = code};
   struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
   struct sim_result r;
   sim_time t = run(p, policy, &h, &r, &err);
@@ -864,7 +863,8 @@ static void test_spmv_algorithms(void) {
   for (uint8_t alg = WL_SPMV_ROW; alg <= WL_SPMV_MERGE; alg++) {
     struct wl_program *p = spmv_program(alg);
     const struct wl_op *o = &p->ranks[0].ops[0];
-    struct kstep l = pol_launch_step(o), f = pol_compute_step(o, 1);
+    const struct wl_kernel *k = wl_kernel_of(p, o);
+    struct kstep l = pol_launch_step(k, o), f = pol_compute_step(k, o, 1);
     launched[alg] = gpu_wg_time(&h.gpu, &disc, &l, 0);
     fused[alg] = gpu_wg_time(&h.gpu, &pers, &f, 0);
     char *err = NULL;
@@ -909,19 +909,21 @@ static void test_cg_spmv_forms(void) {
     struct wl_program *p = wl_cg_program(&c, part, NULL, 1);
     const struct wl_op *sp = NULL;
     for (size_t i = 0; i < p->ranks[0].n_ops; i++)
-      if (p->ranks[0].ops[i].kind == WL_COMPUTE && p->ranks[0].ops[i].kclass == KC_SPMV)
+      if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
+          wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
         sp = &p->ranks[0].ops[i];
     CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
-    CU_ASSERT_EQUAL(sp->spmv, alg);
+    const struct wl_kernel *k = wl_kernel_of(p, sp);
+    CU_ASSERT_EQUAL(k->spmv, alg);
     CU_ASSERT_EQUAL(sp->n_wgs, 4);
-    CU_ASSERT_EQUAL(sp->rows_per_wg, 1024);
-    CU_ASSERT_EQUAL(sp->nnz_per_wg, 7165);
-    CU_ASSERT_EQUAL(sp->bytes_per_wg, 110556);
-    CU_ASSERT_EQUAL(sp->bal_bytes_per_wg, 110556);
-    CU_ASSERT_EQUAL(sp->bal_flops_per_wg, 14330);
-    CU_ASSERT_EQUAL(sp->bal_reuse_per_wg, 49128);
-    CU_ASSERT_EQUAL(sp->merge_extra_per_wg, 21844);
-    struct kstep l = pol_launch_step(sp);
+    CU_ASSERT_EQUAL(k->rows_per_wg, 1024);
+    CU_ASSERT_EQUAL(k->nnz_per_wg, 7165);
+    CU_ASSERT_EQUAL(k->bytes_per_wg, 110556);
+    CU_ASSERT_EQUAL(k->bal_bytes_per_wg, 110556);
+    CU_ASSERT_EQUAL(k->bal_flops_per_wg, 14330);
+    CU_ASSERT_EQUAL(k->bal_reuse_per_wg, 49128);
+    CU_ASSERT_EQUAL(k->merge_extra_per_wg, 21844);
+    struct kstep l = pol_launch_step(k, sp);
     CU_ASSERT_EQUAL(l.rows, alg == WL_SPMV_ROW ? 1024 : 0);
     wl_program_free(p);
   }
@@ -954,8 +956,7 @@ static sim_time cg_counts(const struct sp_part *part, const char *policy, int va
   struct hw h;
   hw_nodes(&h, 2);
   h.gpu.atomic_same_address = atomic_ps;
-  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = code,
-                        .fused = !strcmp(policy, "cpufree")};
+  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = code};
   struct wl_program *p = wl_cg_program(&c, part, code == CG_ACG ? &h.gpu : NULL, 3);
   struct sim_result r;
   sim_time t = run_printed(p, policy, &h, &r);
@@ -1016,7 +1017,8 @@ static void test_cg_barriers_per_iteration(void) {
 }
 
 /* Ops of one aCG iteration (workload.code acg, workloads/kinds/cg.c) on the 1D
- * Poisson matrix of 8 rows over RANKS ranks, counted by kind: syncs,
+ * Poisson matrix of 8 rows over RANKS ranks, in its FUSED form (its
+ * monolithic kernel) or its discrete one, counted by kind: syncs,
  * collectives, halo sends and receives, atomic phases (computes with a
  * time of their own), pack phases (wl_op.pack), computes in all. */
 struct acg_count {
@@ -1031,12 +1033,14 @@ static struct acg_count acg_ops(uint32_t ranks, int variant, bool fused) {
   char *err = NULL;
   struct sp_part *part = sp_partition(m, ranks, SP_BLOCKS, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(part);
-  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = CG_ACG, .fused = fused};
+  struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = CG_ACG};
   struct wl_program *p = wl_cg_program(&c, part, &h.gpu, 1);
   struct acg_count n = {0};
   const struct wl_rank *r = &p->ranks[0];
+  uint8_t form = fused ? WL_FORM_FUSED : WL_FORM_DISCRETE;
   for (size_t i = 0; i < r->n_ops; i++) {
     const struct wl_op *o = &r->ops[i];
+    if (o->form != WL_FORM_ANY && o->form != form) continue; /* the other form's */
     n.syncs += o->kind == WL_SYNC;
     n.colls += o->kind == WL_COLL;
     n.sends += o->kind == WL_SEND;
@@ -1113,15 +1117,17 @@ static void test_cg_acg_one_rank_by_hand(void) {
   CU_ASSERT_EQUAL(cg_time_of("cpufree", 1, CG_ACG), 7653464);
 }
 
-/* workload.code: an unknown value, aCG under a policy it has no solver
- * for, and aCG's host-driven pipelined CG (not modelled); workload.x_reads
+/* workload.code: an unknown value, and aCG's pipelined CG under a policy
+ * that launches kernels one by one (its host-driven pipelined solver is
+ * not modelled, only its monolithic kernel); workload.x_reads
  * get where it cannot be: exit 2 naming the key, nothing on stdout. */
 static void test_cg_code_bad_input(void) {
   static const struct {
     const char *policy, *extra, *want;
   } cases[] = {
       {"cpufree", "code: fast", "workload.code: expected one of ics23, acg, got fast"},
-      {"gds", "code: acg", "workload.code: expected ics23 under policy gds with variant standard"},
+      {"gds", "code: acg, variant: pipelined",
+       "workload.code: expected ics23 under policy gds with variant pipelined"},
       {"hdn", "code: acg, variant: pipelined",
        "workload.code: expected ics23 under policy hdn with variant pipelined"},
       /* x_reads get needs NVLink loads: GPUs of one node (the default
@@ -1181,10 +1187,11 @@ static void test_cg_spmv_gets(void) {
     int spmvs = 0;
     for (size_t i = 0; i < p->ranks[1].n_ops; i++) {
       const struct wl_op *o = &p->ranks[1].ops[i];
-      if (o->kind != WL_COMPUTE || o->kclass != KC_SPMV) continue;
+      const struct wl_kernel *k = wl_kernel_of(p, o);
+      if (o->kind != WL_COMPUTE || k->kclass != KC_SPMV) continue;
       spmvs++;
-      CU_ASSERT_EQUAL(o->x_gets, get);
-      CU_ASSERT_EQUAL(pol_compute_step(o, 1).gets, get);
+      CU_ASSERT_EQUAL(k->x_gets, get);
+      CU_ASSERT_EQUAL(pol_compute_step(k, o, 1).gets, get);
     }
     CU_ASSERT(spmvs > 0);
     wl_program_free(p);
@@ -1303,6 +1310,83 @@ static sim_time cpu_op_time(uint32_t wgs, int64_t flops, int64_t bytes, int64_t 
   return t;
 }
 
+/* A new policy is one file plus one line of the table (workloads/policies/
+ * table.c); a program that links trigsim adds its own with pol_register.
+ * The toy policy here is that file, written in the test: a host-driven
+ * policy whose every compute op takes 1 us per WG on the CPU whatever its
+ * flops, messages two-sided through the host stack as under cpu. */
+static bool toy_lower(struct pol_low *L, const struct wl_op *o, char **err) {
+  (void)err;
+  if (!o) return true;
+  switch (o->kind) {
+  case WL_COMPUTE:
+    pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = SIM_US * (sim_time)o->n_wgs});
+    break;
+  case WL_SEND: pol_host_send(L, o, true); break;
+  case WL_RECV: pol_host_recv(L, o, true); break;
+  case WL_SYNC: break; /* the host runs the phases in order */
+  default: *err = g_strdup("toy: an op it does not lower"); return false;
+  }
+  return true;
+}
+
+static void toy_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_DISCRETE);
+  pol_prep_library(pr, false);
+  pol_prep_loops(pr, POL_LOOPS_UNROLL);
+}
+
+static const struct pol_type pol_toy = {
+    .name = "toy",
+    .libs = 1u << COMM_MPI,
+    .lib_default = COMM_MPI,
+    .prepare = toy_prepare,
+    .lower = toy_lower,
+    .watcher = pol_watch_cpu,
+    .computes_on = pol_on_cpu,
+    .done = CPU_OUT(MAIN_DONE),
+};
+
+/* The toy registered from here runs programs by its name, as a built-in
+ * one does; a second registration of the name is refused.
+ * One rank, computes of 2 and 3 WGs: 2 us + 3 us = 5 us, all of it CPU
+ * compute time. Two ranks, rank 0 computing 2 WGs of 256 flops and then
+ * sending 8 B to rank 1, which receives it: the same messages as under
+ * cpu, only the compute differs. Under cpu the compute takes 2 * 256 flops
+ * / (8 cores * 4 GHz * 8 flops/cycle = 256 Gflop/s) = 2 ns = 2000 ps
+ * (test_cpu_roofline), under the toy 2 us: its total is cpu's plus
+ * 2000000 - 2000 = 1998000 ps. */
+static void test_toy_policy(void) {
+  CU_ASSERT_PTR_NULL(pol_find("toy"));
+  CU_ASSERT_TRUE(pol_register(&pol_toy));
+  CU_ASSERT_FALSE(pol_register(&pol_toy));
+  CU_ASSERT_PTR_EQUAL(pol_find("toy"), &pol_toy);
+  struct hw h;
+  hw_nodes(&h, 1);
+  struct wl_program *p = wl_program_new(1);
+  wl_compute(p, 0, 2, 1000, 0);
+  wl_compute(p, 0, 3, 1000, 0);
+  struct sim_result r;
+  EXPECT_TIME(run_printed(p, "toy", &h, &r), 5 * SIM_US);
+  EXPECT_TIME(counter(&r, "node0.cpu.compute_time"), 5 * SIM_US);
+  sim_result_clear(&r);
+  wl_program_free(p);
+  sim_time t[2];
+  const char *pols[2] = {"cpu", "toy"};
+  for (int k = 0; k < 2; k++) {
+    hw_nodes(&h, 2);
+    p = wl_program_new(2);
+    wl_compute(p, 0, 2, 256, 0);
+    wl_send(p, 0, 1, 8, 0);
+    wl_recv(p, 1, 0, 8, 0);
+    t[k] = run_printed(p, pols[k], &h, &r);
+    sim_result_clear(&r);
+    wl_program_free(p);
+  }
+  CU_ASSERT_TRUE(t[0] > 0);
+  EXPECT_TIME(t[1] - t[0], 1998000);
+}
+
 static void test_cpu_roofline(void) {
   int64_t compute;
   /* Compute-bound: 3 WGs * 1000 flops / 256 Gflop/s = 11.71875 ns, up to
@@ -1360,9 +1444,10 @@ static void test_split_send_remainder(void) {
  * under the host-driven policies; under gputn node 0's last WG ends before
  * node 1's, whose kernel waits for the data). */
 static void test_done_handle_reads_the_measured_rank(void) {
-  for (size_t i = 0; i < POL_COUNT; i++) {
-    const struct pol_type *pol = pol_find(pol_names[i]);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(pol);
+  size_t n;
+  const struct pol_type *const *all = pol_all(&n);
+  for (size_t i = 0; i < n; i++) {
+    const struct pol_type *pol = all[i];
     bool cpu = pol->done == CPU_OUT(MAIN_DONE);
     CU_ASSERT_TRUE(cpu || pol->done == GPU_OUT(WG_LAST_END));
     struct hw h;
@@ -1391,6 +1476,7 @@ int main(void) {
       {"persistent kernels sized to residency", test_persistent_residency},
       {"the done handle reads the measured rank", test_done_handle_reads_the_measured_rank},
       {"ping under cpu, by hand", test_ping_cpu},
+      {"a toy policy registered from the test runs programs", test_toy_policy},
       {"the CPU's roofline: the larger of compute and memory, each up to a ps", test_cpu_roofline},
       {"a split send's last part carries the remainder", test_split_send_remainder},
       {"cg x_reads get: no halo put, the SpMV waits for its peer loads", test_cg_x_reads_get},

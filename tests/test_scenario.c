@@ -61,7 +61,11 @@ static const struct par_group ping_group = {"ping", "a fake ping", ping_decls, P
 static const struct par_group *const hw_groups[] = {&gpu_group, &nic_group};
 static const struct par_group *const wl_groups[] = {&phold_group, &ping_group};
 static const char *const policies[] = {"cpu", "hdn", "gds"};
-static const struct sc_catalog cat = {hw_groups, 2, wl_groups, 2, policies, 3, NULL};
+static const char *const *policy_names(size_t *n) {
+  *n = G_N_ELEMENTS(policies);
+  return policies;
+}
+static const struct sc_catalog cat = {hw_groups, 2, wl_groups, 2, policy_names, NULL};
 
 /* ---- helpers ---- */
 

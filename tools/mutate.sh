@@ -31,11 +31,11 @@ m roofline-min workloads \
 m roofline-flops-only workloads \
   'return MAX(tf, tb);' 'return tf;' \
   'CPU roofline: the memory term dropped'
-m roofline-floor workloads/policies \
-  'return (sim_time)((num + den - 1) / den);' 'return (sim_time)(num / den);' \
+m roofline-floor workloads/ir \
+  'return (int64_t)((num + den - 1) / den);' 'return (int64_t)(num / den);' \
   'CPU roofline: each term rounded down to a ps, not up'
-m roofline-ceil-plus-one workloads/policies \
-  'return (sim_time)((num + den - 1) / den);' 'return (sim_time)((num + den) / den);' \
+m roofline-ceil-plus-one workloads/ir \
+  'return (int64_t)((num + den - 1) / den);' 'return (int64_t)((num + den) / den);' \
   'CPU roofline: a whole number of ps rounded up one ps more'
 m cpu-switch-poll-tick models/cpu.c \
   'return start + (arrival - start + p - 1) / p * p;' 'return start + (arrival - start + p) / p * p;' \

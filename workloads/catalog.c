@@ -49,8 +49,8 @@ static const struct wl_type *const workloads[] = {WL_TABLE(WL_TYPE_)};
 static const struct par_group *const workload_groups[] = {WL_TABLE(WL_GROUP_)};
 
 /* "none" (a workload that is not lowered: phold, kloop), then the policy
- * table's (lower.h). */
-static const char *const policies[] = {"none", POL_TABLE(POL_NAME_)};
+ * table's (workloads/policies/table.c), as it is now. */
+static const char *const *catalog_policies(size_t *n);
 
 /* hardware.<group> sections, in the order scenario->hardware[] keeps. */
 static const struct par_group *const hardware[] = {&gpu_params, &cpu_params, &bus_params,
@@ -63,8 +63,7 @@ const struct sc_catalog wl_catalog = {
     .n_hardware = G_N_ELEMENTS(hardware),
     .workloads = workload_groups,
     .n_workloads = G_N_ELEMENTS(workloads),
-    .policies = policies,
-    .n_policies = G_N_ELEMENTS(policies),
+    .policies = catalog_policies,
     .default_policy = wl_default_policy,
 };
 
@@ -74,9 +73,38 @@ const struct wl_type *wl_type_of(const struct scenario *sc) {
   return workloads[sc->workload];
 }
 
+/* "none", then the names of the table's policies, kept while the table
+ * does not change. */
+static const char *const *table_names(size_t *n) {
+  static GMutex lock;
+  static const char **names;
+  static size_t n_names;
+  size_t n_pol;
+  const struct pol_type *const *all = pol_all(&n_pol);
+  g_mutex_lock(&lock);
+  if (n_names != n_pol + 1) {
+    /* The old array stays (a reader may hold it): a few pointers a policy. */
+    names = g_new(const char *, n_pol + 1);
+    names[0] = "none";
+    for (size_t i = 0; i < n_pol; i++) names[i + 1] = all[i]->name;
+    n_names = n_pol + 1;
+  }
+  const char *const *t = names;
+  *n = n_names;
+  g_mutex_unlock(&lock);
+  return t;
+}
+
+static const char *const *catalog_policies(size_t *n) { return table_names(n); }
+
 const char *const *wl_policies_of(const struct wl_type *w, size_t *n) {
-  *n = w->policies ? w->n_policies : POL_COUNT;
-  return w->policies ? w->policies : pol_names;
+  if (w->policies) {
+    *n = w->n_policies;
+    return w->policies;
+  }
+  const char *const *t = table_names(n);
+  (*n)--;
+  return t + 1;
 }
 
 /* Checks that the workload supports each policy the scenario lists; the
@@ -144,10 +172,26 @@ static bool run_program(const struct wl_ctx *ctx, struct wl_program *p, const ch
   return pol_run(p, policy, &hw, ctx, out, err);
 }
 
+/* wl_ctx.computes_on: the policy's hook. */
+static bool computes_on(const struct wl_ctx *ctx, uint8_t where) {
+  const struct pol_type *pol = pol_find(ctx->policy);
+  return !pol || pol->computes_on(where);
+}
+
+/* wl_ctx.form: what the policy's prepare asks for. */
+static uint8_t form_of(const struct wl_ctx *ctx) {
+  const struct pol_type *pol = pol_find(ctx->policy);
+  struct hw_config hw = wl_hw_of(ctx->sc);
+  struct pol_prep pr = {.hw = &hw, .ctx = ctx, .pol = pol};
+  if (pol) pol->prepare(&pr);
+  return pr.form;
+}
+
 /* The context of policy K of SC. */
 static struct wl_ctx ctx_of(const struct scenario *sc, size_t k) {
   return (struct wl_ctx){.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
-                         .seed = sc->seed, .run = run_program, .device = device,
+                         .seed = sc->seed, .run = run_program, .run_source = pol_run_source,
+                         .computes_on = computes_on, .form = form_of, .device = device,
                          .cp = sc->cp_off     ? SIM_CP_OFF
                                : sc->cp_chain ? SIM_CP_CHAIN
                                               : SIM_CP_SUM};

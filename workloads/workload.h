@@ -14,6 +14,16 @@
 #include "trace.h"
 
 struct wl_program;
+struct wl_source;
+
+/* How an op source (workloads/ir/source.h) may run: wl_ctx.run_source. */
+struct wl_stream_opts {
+  uint32_t window;       /* ops of a rank read ahead that wait for a dependency; the ops
+                            among which a rank run in one order picks its next (read
+                            whole too); 0: read whole first */
+  bool whole;            /* read whole first all the same */
+  uint64_t whole_limit;  /* the most ops a source may have to be read whole */
+};
 
 /* A real device a workload may time a kernel on (`compute_time: measured`,
  * workloads/kinds/kloop.c): registered by the program that has one
@@ -51,6 +61,17 @@ struct wl_ctx {
    * catalog. */
   bool (*run)(const struct wl_ctx *ctx, struct wl_program *p, const char *policy,
               struct sim_result *out, char **err);
+  /* Runs op source SRC (kept by the caller) under the context's policy as
+   * OPTS allow: streamed, or read whole (the policy layer's driver, set by
+   * the catalog). out->streamed says which. */
+  bool (*run_source)(const struct wl_ctx *ctx, const struct wl_source *src,
+                     const struct wl_stream_opts *opts, struct sim_result *out, char **err);
+  /* Whether the context's policy can run a compute op placed at WHERE
+   * (enum wl_where: a GOAL calc's calc_on), set by the catalog. */
+  bool (*computes_on)(const struct wl_ctx *ctx, uint8_t where);
+  /* The form of a program written in several (enum wl_form) that the
+   * context's policy runs, set by the catalog. */
+  uint8_t (*form)(const struct wl_ctx *ctx);
   /* The registered device, or NULL (wl_set_device). */
   const struct wl_device *device;
 };

@@ -259,8 +259,10 @@ out:
 }
 
 static bool known_policy(const struct scenario *sc, const char *name) {
-  for (size_t i = 0; i < sc->catalog->n_policies; i++)
-    if (!strcmp(sc->catalog->policies[i], name)) return true;
+  size_t n;
+  const char *const *can = sc->catalog->policies(&n);
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(can[i], name)) return true;
   return false;
 }
 
@@ -303,7 +305,9 @@ static bool check_policy(const struct fit_scen *s, const struct sc_node *n, cons
     for (size_t k = 0; k < n_can; k++)
       if (!strcmp(can[k], n->scalar)) return true;
   }
-  const char *hint = par_suggest(n->scalar, s->bound->catalog->policies, s->bound->catalog->n_policies);
+  size_t n_all;
+  const char *const *all = s->bound->catalog->policies(&n_all);
+  const char *hint = par_suggest(n->scalar, all, n_all);
   *err = sc_error_at(n, path, "expected a policy the %s workload of scenario %s runs%s%s%s, got '%s'",
                      wl_type_of(s->bound)->params->name, s->name, hint ? " (did you mean '" : "",
                      hint ? hint : "", hint ? "'?)" : "", n->scalar);

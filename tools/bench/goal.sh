@@ -19,8 +19,49 @@
 # hardware.nic.triggered_ops (the host's registrations the NIC holds before
 # the host waits, which bounds gputn's memory).
 # Usage: [WHOLE=0|1] [CALC=N] [POLICIES="cpu gputn ..."] [LIBRARY=...] [TRIGGERED_OPS=N] tools/bench/goal.sh [OPS, default 1000000] [RANKS, default 64]
+#
+# tools/bench/goal.sh ring [RANKS...] (default 1024 4096): issue 27's
+# per-event check. The 8 MiB ring allreduce of
+# configs/gputn-sc17/allreduce.yaml at RANKS nodes is written as GOAL by
+# `trigsim export-goal`, then run under cpu twice, one run each: the
+# built-in `allreduce` workload and the GOAL schedule streamed (the same
+# events). One line per way and a ratio line:
+# ring ranks=1024 path=builtin wall_s=... user_s=... events=... ns_per_event=... total_time_ps=...
+# ring ranks=1024 goal/builtin: wall per event 1.4x, user per event 1.3x (goal_bytes=...)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+if [ "${1:-}" = ring ]; then
+  shift
+  build=${BUILD_DIR:-build}
+  [ -x "$build/trigsim" ] || { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$build" -j2 --target trigsim >/dev/null; }
+  command -v /usr/bin/time >/dev/null || { echo "goal.sh: needs GNU time (Debian package time)" >&2; exit 1; }
+  bin=$(cd "$build" && pwd)/trigsim hw=$(pwd)/configs/hw/gputn-sc17-fitted.yaml
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  sizes=("$@")
+  [ ${#sizes[@]} -gt 0 ] || sizes=(1024 4096)
+  for n in "${sizes[@]}"; do
+    # the workload of configs/gputn-sc17/allreduce.yaml, one point of its sweep
+    printf 'include: %s\nname: ring\nworkload: {kind: allreduce, size: 8MiB, granularity: work-group, wgs: 24}\nhardware: {network: {nodes: %s}}\npolicies: [cpu]\n' \
+      "$hw" "$n" >"$tmp/builtin.yaml"
+    "$bin" export-goal "$tmp/builtin.yaml" -o "$tmp/ring.goal"
+    printf 'include: %s\nname: ring\nworkload: {kind: goal, file: ring.goal}\nhardware: {network: {nodes: %s}}\npolicies: [cpu]\n' \
+      "$hw" "$n" >"$tmp/goal.yaml"
+    for way in builtin goal; do
+      /usr/bin/time -f "%e %U %M" -o "$tmp/$way.time" "$bin" run -f csv --counters none "$tmp/$way.yaml" >"$tmp/$way.csv"
+      read -r wall user kib <"$tmp/$way.time"
+      read -r events total < <(awk -F, 'NR==1{for(i=1;i<=NF;i++){if($i=="events")e=i; if($i=="total_time_ps")t=i}} NR==2{print $e, $t}' "$tmp/$way.csv")
+      echo "ring ranks=$n path=$way wall_s=$wall user_s=$user events=$events ns_per_event=$(awk -v w="$wall" -v e="$events" 'BEGIN{printf "%.1f", w * 1e9 / e}') peak_rss_bytes=$((kib * 1024)) total_time_ps=$total"
+      echo "$wall $user $events" >"$tmp/$way.fig"
+    done
+    read -r wb ub eb <"$tmp/builtin.fig"
+    read -r wg ug eg <"$tmp/goal.fig"
+    awk -v n="$n" -v wb="$wb" -v ub="$ub" -v eb="$eb" -v wg="$wg" -v ug="$ug" -v eg="$eg" -v gb="$(stat -c %s "$tmp/ring.goal")" 'BEGIN {
+      printf "ring ranks=%s goal/builtin: wall per event %.2fx, user per event %.2fx (goal_bytes=%s)\n", n, (wg / eg) / (wb / eb), (ug / eg) / (ub / eb), gb }'
+    rm -f "$tmp/ring.goal"
+  done
+  exit 0
+fi
 ops=${1:-1000000} ranks=${2:-64}
 whole=${WHOLE:-$([ "$ops" -le 2000000 ] && echo 1 || echo 0)}
 build=${BUILD_DIR:-build}

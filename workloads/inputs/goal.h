@@ -3,9 +3,9 @@
  * tag T` and `calc TIME` ops with optional `cpu N` / `nic N`, and `lX
  * requires lY` / `lX irequires lY` dependencies, `/ * ... * /` and `//`
  * comments) run under every policy. Rank i runs on node i; the run's time is
- * when the last rank finishes. Under the host-driven policies the file is
- * streamed, a window at a time, with the same result (workload.stream_window).
- * Syntax: configs/README.md. */
+ * when the last rank finishes. The file is an op source (source.h): it
+ * streams, a window at a time, with the same result as read whole
+ * (workload.stream_window). Syntax: configs/README.md. */
 #ifndef WL_GOAL_H
 #define WL_GOAL_H
 
@@ -16,6 +16,7 @@
 #include "program.h"
 
 enum goal_calc_on { GOAL_ON_AUTO, GOAL_ON_CPU, GOAL_ON_GPU };
+enum goal_reading { GOAL_READ_STREAM, GOAL_READ_WHOLE };
 
 /* Group "goal": see goal_params for units, defaults and ranges. */
 struct goal_config {
@@ -23,6 +24,8 @@ struct goal_config {
   int64_t time_unit;   /* ps per calc unit */
   int calc_on;         /* enum goal_calc_on */
   int64_t stream_window; /* ops read ahead that wait, per rank; 0: no streaming */
+  int read;            /* enum goal_reading */
+  int64_t whole_limit; /* the most ops read whole */
 };
 
 extern const struct par_group goal_params;
@@ -36,23 +39,9 @@ extern const struct par_group goal_params;
 struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t calc_on,
                                 uint32_t max_ranks, uint64_t *num_ranks, char **err);
 
-/* For tests: schedules of more than OPS operations (0: 2^25, the
- * default) are not read whole when they stream (configs/README.md); what
- * the whole-file path would say of them is said from the first pass. */
-void wl_goal_set_whole_limit(uint64_t ops);
-
-/* For tests: ON false runs every schedule read whole (the GPU-driven
- * policies still order a rank within workload.stream_window), to compare
- * with its streamed run. */
-void wl_goal_set_streaming(bool on);
-
-/* How many runs of a GOAL workload in this process were streamed (read a
- * window at a time, configs/README.md) rather than read whole: for tests. */
-uint64_t wl_goal_streamed(void);
-
 /* Writes P as a GOAL schedule to F: every op labelled l<index>, sends and
  * receives with their tag (a message in parts as one), a compute as a
- * `calc` of its time on every core of CPU (pol_cpu_time) in units of
+ * `calc` of its time on every core of CPU (wl_cpu_time) in units of
  * TIME_UNIT_PS, rounded up; a graph rank's dependencies as they are, a
  * sequence rank's as a chain (each op requires the one before; syncs
  * vanish). */

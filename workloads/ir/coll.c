@@ -598,13 +598,16 @@ void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c)
   g_assert(rank < p->n_ranks && c->kind < WL_COLL_COUNT &&
            c->elem >= 1 && c->bytes >= 0 && c->segment_bytes >= 0 && c->root < p->n_ranks &&
            wl_coll_has_algo(c->kind, c->algo));
-  wl_push_op(p, rank, &(struct wl_op){.kind = WL_COLL, .coll_kind = c->kind, .coll_algo = c->algo,
-                                      .bytes = c->bytes, .elem_bytes = c->elem,
-                                      .flops_per_wg = c->flops_per_elem, .n_wgs = c->wgs,
-                                      .peer = c->root, .tag = c->tag,
-                                      .segment_bytes = c->segment_bytes,
+  uint32_t call = wl_call_add(p, &(struct wl_call){.kind = (uint8_t)c->kind,
+                                                    .algo = (uint8_t)c->algo,
+                                                    .elem_bytes = c->elem,
+                                                    .flops_per_elem = c->flops_per_elem,
+                                                    .segment_bytes = c->segment_bytes});
+  wl_push_op(p, rank, &(struct wl_op){.kind = WL_COLL, .kernel = call, .bytes = c->bytes,
+                                      .n_wgs = c->wgs, .peer = c->root, .tag = c->tag,
                                       .parts = MAX(c->parts, 1), .stores = MAX(c->stores, 1),
-                                      .lane = p->ranks[rank].lane});
+                                      .lane = p->ranks[rank].lane,
+                                      .form = p->ranks[rank].form});
 }
 
 /* Whether rank SRC holds a collective op. */
@@ -757,15 +760,27 @@ static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
         if (channels > 1 && parts == 1) m.sel = (struct wl_wgsel){k % grid, 1, 1};
         push_in(q, r, m, call, region);
       }
-    if (half == 0 && call->n_wgs > 0)
-      push_in(q, r, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = c->wgs,
-                                   .flops_per_wg = per_wg * c->flops_per_elem,
-                                   .bytes_per_wg = per_wg * 3 * c->elem, .kclass = KC_AXPY,
-                                   .ws_bytes = 3 * chunk * channels}, call, region);
+    if (half == 0 && call->n_wgs > 0) {
+      uint32_t k = wl_kernel_add(q, &(struct wl_kernel){.flops_per_wg = per_wg * c->flops_per_elem,
+                                                        .bytes_per_wg = per_wg * 3 * c->elem,
+                                                        .kclass = KC_AXPY,
+                                                        .ws_bytes = 3 * chunk * channels});
+      push_in(q, r, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = c->wgs, .kernel = k}, call,
+              region);
+    }
     push_in(q, r, (struct wl_op){.kind = WL_END}, call, region);
   }
 }
 
+
+/* The collective that op O of P (WL_COLL) calls. */
+static struct wl_coll call_of(const struct wl_program *p, const struct wl_op *o) {
+  const struct wl_call *k = wl_call_of(p, o);
+  return (struct wl_coll){.kind = k->kind, .algo = k->algo, .bytes = o->bytes,
+                          .elem = k->elem_bytes, .flops_per_elem = k->flops_per_elem,
+                          .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
+                          .segment_bytes = k->segment_bytes};
+}
 
 /* The dependencies (of Q's rank) an op of graph rank SRC that requires op
  * J gets: J's copy, the ops a collective's expansion ended with (RES[J]),
@@ -815,10 +830,7 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
       g_assert(dp->op < i);
       dep_on(deps, dp, copy, res);
     }
-    struct wl_coll c = {.kind = o->coll_kind, .algo = o->coll_algo, .bytes = o->bytes,
-                        .elem = o->elem_bytes, .flops_per_elem = o->flops_per_wg,
-                        .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
-                        .segment_bytes = o->segment_bytes};
+    struct wl_coll c = call_of(q, o);
     c.algo = lib_algo(lib, &c, across, opts);
     size_t before = q->ranks[r].n_ops;
     g_array_set_size(after, 0);
@@ -826,7 +838,7 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
       /* NCCL's rings on their channels, as on sequence ranks (seq_ring):
        * written out, each op after the one before (one kernel runs them
        * in order). */
-      struct wl_program *one = wl_program_new(q->n_ranks);
+      struct wl_program *one = wl_program_derive(q);
       seq_ring(one, r, o, &c, 0, opts->per_node, ring_channels(&c, q->n_ranks, opts->channels));
       struct wl_program *flat = wl_unroll(one);
       for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
@@ -891,8 +903,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    const struct wl_lib_opts *opts) {
   uint32_t per_node = opts->per_node;
   bool across = p->n_ranks > MAX(per_node, 1);
-  struct wl_program *q = wl_program_new(p->n_ranks), *tmp = wl_program_new(p->n_ranks);
-  q->measured_rank = p->measured_rank;
+  struct wl_program *q = wl_program_derive(p), *tmp = wl_program_derive(p);
   GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   bool device = lib == WL_LIB_NCCL || lib == WL_LIB_NVSHMEM;
   for (uint32_t r = 0; r < p->n_ranks; r++) {
@@ -911,10 +922,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
         continue;
       }
       calls++;
-      struct wl_coll c = {.kind = o->coll_kind, .algo = o->coll_algo, .bytes = o->bytes,
-                          .elem = o->elem_bytes, .flops_per_elem = o->flops_per_wg,
-                          .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
-                          .segment_bytes = o->segment_bytes};
+      struct wl_coll c = call_of(p, o);
       c.algo = lib_algo(lib, &c, across, opts);
       if (p->n_ranks < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
       if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {
@@ -953,8 +961,7 @@ typedef void (*seq_rewrite)(struct wl_program *q, uint32_t r, const struct wl_ra
                             const void *arg);
 static struct wl_program *rewrite_seqs(const struct wl_program *p, seq_rewrite rewrite,
                                        const void *arg) {
-  struct wl_program *q = wl_program_new(p->n_ranks);
-  q->measured_rank = p->measured_rank;
+  struct wl_program *q = wl_program_derive(p);
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     if (p->ranks[r].graph) wl_copy_rank(q, r, &p->ranks[r]);
     else rewrite(q, r, &p->ranks[r], arg);

@@ -6,7 +6,90 @@
 #include <glib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "nodeprog.h"
+
+/* ---- kernels and collectives by index ---- */
+
+struct wl_descs {
+  gint refs;
+  GArray *kernels;        /* struct wl_kernel; entry 0 zero */
+  GArray *calls;          /* struct wl_call; entry 0 zero */
+  GHashTable *kernel_at;  /* GBytes of an entry -> its index + 1 */
+  GHashTable *call_at;
+};
+
+struct wl_descs *wl_descs_new(void) {
+  struct wl_descs *d = g_new0(struct wl_descs, 1);
+  d->refs = 1;
+  d->kernels = g_array_new(FALSE, TRUE, sizeof(struct wl_kernel));
+  d->calls = g_array_new(FALSE, TRUE, sizeof(struct wl_call));
+  g_array_set_size(d->kernels, 1);
+  g_array_set_size(d->calls, 1);
+  d->kernel_at = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+  d->call_at = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+  return d;
+}
+
+void wl_descs_unref(struct wl_descs *d) {
+  if (!d || !g_atomic_int_dec_and_test(&d->refs)) return;
+  g_array_free(d->kernels, TRUE);
+  g_array_free(d->calls, TRUE);
+  g_hash_table_destroy(d->kernel_at);
+  g_hash_table_destroy(d->call_at);
+  g_free(d);
+}
+
+/* EL's index in table A (SIZE bytes an entry; AT: the index of each), added
+ * when none equal is there. */
+static uint32_t desc_add(GArray *a, GHashTable *at, const void *el, size_t size) {
+  if (!memcmp(el, a->data, size)) return 0; /* entry 0: zeros */
+  GBytes *b = g_bytes_new(el, size);
+  uint32_t i = GPOINTER_TO_UINT(g_hash_table_lookup(at, b));
+  if (i) {
+    g_bytes_unref(b);
+    return i - 1;
+  }
+  g_array_append_vals(a, el, 1);
+  g_hash_table_insert(at, b, GUINT_TO_POINTER(a->len));
+  return a->len - 1;
+}
+
+uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k) {
+  struct wl_kernel z = *k; /* padding zeroed, so equal entries are equal bytes */
+  memset(&z, 0, sizeof z);
+  z.flops_per_wg = k->flops_per_wg, z.bytes_per_wg = k->bytes_per_wg, z.kclass = k->kclass;
+  z.spmv = k->spmv, z.x_gets = k->x_gets, z.ws_bytes = k->ws_bytes;
+  z.reuse_per_wg = k->reuse_per_wg, z.gather_bytes = k->gather_bytes;
+  z.rows_per_wg = k->rows_per_wg, z.nnz_per_wg = k->nnz_per_wg, z.peer_per_wg = k->peer_per_wg;
+  z.bal_flops_per_wg = k->bal_flops_per_wg, z.bal_bytes_per_wg = k->bal_bytes_per_wg;
+  z.bal_reuse_per_wg = k->bal_reuse_per_wg, z.merge_extra_per_wg = k->merge_extra_per_wg;
+  return desc_add(p->descs->kernels, p->descs->kernel_at, &z, sizeof z);
+}
+
+uint32_t wl_call_add(struct wl_program *p, const struct wl_call *c) {
+  struct wl_call z;
+  memset(&z, 0, sizeof z);
+  z.kind = c->kind, z.algo = c->algo, z.elem_bytes = c->elem_bytes;
+  z.flops_per_elem = c->flops_per_elem, z.segment_bytes = c->segment_bytes;
+  return desc_add(p->descs->calls, p->descs->call_at, &z, sizeof z);
+}
+
+const struct wl_kernel *wl_descs_kernel(const struct wl_descs *d, uint32_t i) {
+  g_assert(i < d->kernels->len);
+  return &g_array_index(d->kernels, struct wl_kernel, i);
+}
+
+const struct wl_kernel *wl_kernel_of(const struct wl_program *p, const struct wl_op *o) {
+  return wl_descs_kernel(p->descs, o->kind == WL_COMPUTE ? o->kernel : 0);
+}
+
+const struct wl_call *wl_call_of(const struct wl_program *p, const struct wl_op *o) {
+  g_assert(o->kind == WL_COLL && o->kernel < p->descs->calls->len);
+  return &g_array_index(p->descs->calls, struct wl_call, o->kernel);
+}
+
+/* ---- programs ---- */
 
 struct wl_program *wl_program_new(uint32_t n_ranks) {
   g_assert(n_ranks >= 1);
@@ -14,7 +97,19 @@ struct wl_program *wl_program_new(uint32_t n_ranks) {
   p->n_ranks = n_ranks;
   p->ranks = g_new0(struct wl_rank, n_ranks);
   p->measured_rank = WL_ALL_RANKS;
+  p->descs = wl_descs_new();
   return p;
+}
+
+struct wl_program *wl_program_derive(const struct wl_program *p) {
+  struct wl_program *q = g_new0(struct wl_program, 1);
+  q->n_ranks = p->n_ranks;
+  q->ranks = g_new0(struct wl_rank, p->n_ranks);
+  q->measured_rank = p->measured_rank;
+  q->forms = p->forms;
+  q->descs = p->descs;
+  g_atomic_int_inc(&q->descs->refs);
+  return q;
 }
 
 void wl_program_free(struct wl_program *p) {
@@ -24,6 +119,7 @@ void wl_program_free(struct wl_program *p) {
     g_free(p->ranks[r].deps);
   }
   g_free(p->ranks);
+  wl_descs_unref(p->descs);
   g_free(p);
 }
 
@@ -57,6 +153,7 @@ static void push(struct wl_program *p, uint32_t rank, struct wl_op op) {
   g_assert(rank < p->n_ranks);
   struct wl_rank *r = &p->ranks[rank];
   op.lane = op.kind == WL_SYNC || op.kind == WL_LOOP || op.kind == WL_END ? 0 : r->lane;
+  op.form = r->form;
   uint8_t depth = r->depth; /* wl_loop and wl_end keep it */
   wl_push_op(p, rank, &op);
   r->depth = depth;
@@ -65,8 +162,9 @@ static void push(struct wl_program *p, uint32_t rank, struct wl_op op) {
 void wl_compute(struct wl_program *p, uint32_t rank, uint32_t n_wgs, int64_t flops_per_wg,
                 int64_t bytes_per_wg) {
   g_assert(n_wgs >= 1 && flops_per_wg >= 0 && bytes_per_wg >= 0);
-  push(p, rank, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = n_wgs, .flops_per_wg = flops_per_wg,
-                               .bytes_per_wg = bytes_per_wg});
+  uint32_t k = wl_kernel_add(p, &(struct wl_kernel){.flops_per_wg = flops_per_wg,
+                                                    .bytes_per_wg = bytes_per_wg});
+  push(p, rank, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = n_wgs, .kernel = k});
 }
 
 void wl_send_parts(struct wl_program *p, uint32_t rank, uint32_t peer, int64_t bytes,
@@ -99,32 +197,54 @@ static struct wl_op *last_compute(struct wl_program *p, uint32_t rank, const cha
   g_error("%s: rank %u has no compute op", who, rank);
 }
 
+/* A copy of the kernel of RANK's last compute op (*O), to change and
+ * give back with set_kernel. */
+static struct wl_kernel last_kernel(struct wl_program *p, uint32_t rank, const char *who,
+                                    struct wl_op **o) {
+  *o = last_compute(p, rank, who);
+  return *wl_kernel_of(p, *o);
+}
+
+static void set_kernel(struct wl_program *p, struct wl_op *o, const struct wl_kernel *k) {
+  o->kernel = wl_kernel_add(p, k);
+}
+
 void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
                int64_t reuse_per_wg, int64_t gather_bytes) {
   g_assert(rank < p->n_ranks && kclass < KC_COUNT && ws_bytes >= 0 && reuse_per_wg >= 0 &&
            gather_bytes >= 0);
-  struct wl_op *o = last_compute(p, rank, "wl_kclass");
-  o->kclass = kclass;
-  o->ws_bytes = ws_bytes;
-  o->reuse_per_wg = reuse_per_wg;
-  o->gather_bytes = gather_bytes;
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_kclass", &o);
+  k.kclass = kclass;
+  k.ws_bytes = ws_bytes;
+  k.reuse_per_wg = reuse_per_wg;
+  k.gather_bytes = gather_bytes;
+  set_kernel(p, o, &k);
 }
 
 void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg) {
   g_assert(rank < p->n_ranks && rows_per_wg >= 0 && nnz_per_wg >= 0);
-  struct wl_op *o = last_compute(p, rank, "wl_spmv_rows");
-  o->rows_per_wg = rows_per_wg;
-  o->nnz_per_wg = nnz_per_wg;
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_spmv_rows", &o);
+  k.rows_per_wg = rows_per_wg;
+  k.nnz_per_wg = nnz_per_wg;
+  set_kernel(p, o, &k);
 }
 
 void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg) {
   g_assert(rank < p->n_ranks && peer_per_wg >= 0);
-  last_compute(p, rank, "wl_peer_loads")->peer_per_wg = peer_per_wg;
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_peer_loads", &o);
+  k.peer_per_wg = peer_per_wg;
+  set_kernel(p, o, &k);
 }
 
 void wl_spmv_gets(struct wl_program *p, uint32_t rank) {
   g_assert(rank < p->n_ranks);
-  last_compute(p, rank, "wl_spmv_gets")->x_gets = 1;
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_spmv_gets", &o);
+  k.x_gets = 1;
+  set_kernel(p, o, &k);
 }
 
 void wl_quiet(struct wl_program *p, uint32_t rank) {
@@ -136,12 +256,14 @@ void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops
                  int64_t bytes_per_wg, int64_t reuse_per_wg, int64_t merge_extra_per_wg) {
   g_assert(rank < p->n_ranks && alg <= WL_SPMV_MERGE && flops_per_wg >= 0 && bytes_per_wg >= 0 &&
            reuse_per_wg >= 0 && merge_extra_per_wg >= 0);
-  struct wl_op *o = last_compute(p, rank, "wl_spmv_alg");
-  o->spmv = alg;
-  o->bal_flops_per_wg = flops_per_wg;
-  o->bal_bytes_per_wg = bytes_per_wg;
-  o->bal_reuse_per_wg = reuse_per_wg;
-  o->merge_extra_per_wg = merge_extra_per_wg;
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_spmv_alg", &o);
+  k.spmv = alg;
+  k.bal_flops_per_wg = flops_per_wg;
+  k.bal_bytes_per_wg = bytes_per_wg;
+  k.bal_reuse_per_wg = reuse_per_wg;
+  k.merge_extra_per_wg = merge_extra_per_wg;
+  set_kernel(p, o, &k);
 }
 
 void wl_sync(struct wl_program *p, uint32_t rank) {
@@ -245,10 +367,12 @@ static void copy_ops(const struct wl_rank *src, size_t a, size_t b, struct wl_pr
     const struct wl_op *o = &src->ops[i];
     if (o->kind != WL_LOOP) {
       struct wl_rank *r = &q->ranks[rank];
-      uint8_t lane = r->lane;
+      uint8_t lane = r->lane, form = r->form;
       r->lane = o->lane;
+      r->form = o->form;
       push(q, rank, *o);
       r->lane = lane;
+      r->form = form;
       continue;
     }
     size_t end = i + 1;
@@ -269,8 +393,7 @@ static void copy_ops(const struct wl_rank *src, size_t a, size_t b, struct wl_pr
 }
 
 static struct wl_program *transform(const struct wl_program *p, bool peel) {
-  struct wl_program *q = wl_program_new(p->n_ranks);
-  q->measured_rank = p->measured_rank;
+  struct wl_program *q = wl_program_derive(p);
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];
     g_assert(src->depth == 0);
@@ -291,6 +414,20 @@ struct wl_program *wl_peel_last(const struct wl_program *p) { return transform(p
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on) {
   g_assert(time_ps >= 0 && on <= WL_ON_GPU);
   push(p, rank, (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = time_ps, .on = on});
+}
+
+static int64_t ceil_ps(unsigned __int128 num, unsigned __int128 den) {
+  return (int64_t)((num + den - 1) / den);
+}
+
+int64_t wl_cpu_time(const struct cpu_config *cpu, const struct wl_kernel *k, const struct wl_op *o) {
+  if (o->time_ps > 0) return o->time_ps * (int64_t)o->n_wgs;
+  unsigned __int128 flops = (unsigned __int128)o->n_wgs * (uint64_t)k->flops_per_wg;
+  unsigned __int128 bytes = (unsigned __int128)o->n_wgs * (uint64_t)k->bytes_per_wg;
+  int64_t tf = ceil_ps(flops * SIM_S, (unsigned __int128)(uint64_t)cpu->cores *
+                                          (uint64_t)cpu->clock * (uint64_t)cpu->flops_per_cycle);
+  int64_t tb = ceil_ps(bytes * 8u * SIM_S, (uint64_t)cpu->mem_bandwidth);
+  return MAX(tf, tb);
 }
 
 uint32_t wl_last(const struct wl_program *p, uint32_t rank) {
@@ -360,6 +497,28 @@ const char *wl_op_where(const struct wl_program *p, uint32_t rank, size_t i, cha
 void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane) {
   g_assert(rank < p->n_ranks && lane <= 1);
   p->ranks[rank].lane = lane;
+}
+
+void wl_form(struct wl_program *p, uint32_t rank, uint8_t form) {
+  g_assert(rank < p->n_ranks && form <= WL_FORM_DISCRETE);
+  p->ranks[rank].form = form;
+  if (form != WL_FORM_ANY) p->forms |= (uint8_t)(1u << form);
+}
+
+struct wl_program *wl_select_form(const struct wl_program *p, uint8_t form) {
+  struct wl_program *q = wl_program_derive(p);
+  q->forms = 0;
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    const struct wl_rank *src = &p->ranks[r];
+    g_assert(!src->graph); /* forms are sequences' */
+    for (size_t i = 0; i < src->n_ops; i++)
+      if (src->ops[i].form == WL_FORM_ANY || src->ops[i].form == form) {
+        struct wl_op o = src->ops[i];
+        o.form = WL_FORM_ANY;
+        wl_push_op(q, r, &o);
+      }
+  }
+  return q;
 }
 
 void wl_pack(struct wl_program *p, uint32_t rank) {
@@ -795,8 +954,7 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
 
 struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
   g_assert(p->checked);
-  struct wl_program *q = wl_program_new(p->n_ranks);
-  q->measured_rank = p->measured_rank;
+  struct wl_program *q = wl_program_derive(p);
   uint32_t **pos = g_new0(uint32_t *, p->n_ranks); /* old index -> new, graph ranks */
   for (uint32_t r = 0; r < p->n_ranks; r++) {
     const struct wl_rank *src = &p->ranks[r];

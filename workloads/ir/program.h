@@ -95,6 +95,16 @@ enum wl_spmv {
                       fused (aCG's monolithic kernel, csrgemv_merge) */
 };
 
+/* Which form of a program's code an op belongs to, where a workload
+ * writes its code two ways (cg's aCG: its monolithic kernel, and its
+ * host-driven solver): what each form does, its grid and its phases; the
+ * policy's `prepare` keeps the form its lowering runs (pol_prep_form). */
+enum wl_form {
+  WL_FORM_ANY,      /* both forms'; every program's other ops */
+  WL_FORM_FUSED,    /* the code as one kernel of the rank's program */
+  WL_FORM_DISCRETE, /* the code as kernels launched one by one */
+};
+
 enum wl_where {
   WL_ON_ANY, /* the policy's compute device: the GPU, or the CPU under `cpu` */
   WL_ON_CPU, /* the host CPU (a GOAL calc with calc_on: cpu) */
@@ -107,17 +117,75 @@ struct wl_wgsel {
   uint32_t first, stride, count;
 };
 
+/* What a compute op's kernel does, in its program's table (wl_op.kernel;
+ * entry 0: nothing, a phase of its time_ps or of no work). Entries are
+ * never changed once added (wl_kernel_add gives equal ones one index). */
+struct wl_kernel {
+  int64_t flops_per_wg;  /* flops of each WG */
+  int64_t bytes_per_wg;  /* bytes of memory traffic of each WG */
+  uint8_t kclass;        /* enum kclass (models/nodeprog.h; 0 = streaming), set by wl_kclass */
+  uint8_t spmv;          /* KC_SPMV (wl_spmv_alg): enum wl_spmv */
+  uint8_t x_gets;        /* KC_SPMV row-per-thread: x read through gets (wl_spmv_gets) */
+  int64_t ws_bytes;      /* the phase's whole working set (all WGs); 0: unknown */
+  int64_t reuse_per_wg;  /* bytes per WG re-read from a gathered vector */
+  int64_t gather_bytes;  /* that vector's size */
+  int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
+  int64_t nnz_per_wg;    /* their non-zeros */
+  int64_t peer_per_wg;   /* blocking loads of peer GPUs' memory per WG (wl_peer_loads) */
+  /* KC_SPMV (wl_spmv_alg): the work per WG of the coalesced, row-balanced
+   * form (no rows_per_wg footprint, not stretched to the longest row);
+   * flops_per_wg .. nnz_per_wg above are the row-per-work-item form's. */
+  int64_t bal_flops_per_wg, bal_bytes_per_wg, bal_reuse_per_wg;
+  int64_t merge_extra_per_wg; /* bytes an in-kernel merge-path SpMV moves beyond
+                                 the library's (WL_SPMV_MERGE, fused) */
+};
+
+/* A collective called as one op (WL_COLL, wl_collective), in its
+ * program's table (wl_op.kernel): with the op's bytes, peer (root), tag,
+ * n_wgs (reduction WGs: 0, a reduction too small to cost a phase),
+ * parts and stores, the call (struct wl_coll, coll.h). */
+struct wl_call {
+  uint8_t kind, algo;    /* enum wl_coll_kind, enum wl_coll_algo */
+  int64_t elem_bytes;
+  int64_t flops_per_elem;
+  int64_t segment_bytes;
+};
+
+/* The kernels and collectives ops name by index: shared by a program and
+ * those derived from it (wl_program_derive), appended to, never changed. */
+struct wl_descs;
+
 struct wl_op {
   uint8_t kind;          /* enum wl_op_kind */
-  uint32_t n_wgs;        /* WL_COMPUTE, >= 1 */
-  int64_t flops_per_wg;  /* WL_COMPUTE */
-  int64_t bytes_per_wg;  /* WL_COMPUTE: bytes of memory traffic */
-  int64_t time_ps;       /* WL_COMPUTE: if > 0, each WG takes this long (a GOAL
-                            calc), overriding flops and bytes */
   uint8_t on;            /* WL_COMPUTE: enum wl_where; a producer that places
-                            computes checks the policy can (pol_graph) */
+                            computes checks the policy can (computes_on) */
   uint8_t one_sided;     /* WL_SEND, WL_RECV: a put and its signal wait, no host
                             receive (both ends must agree) */
+  uint8_t lane;          /* 0, or 1: communication and the work feeding it,
+                            free to overlap lane 0 until the next sync (a
+                            second stream, or specialized WGs) */
+  uint8_t pack;          /* WL_COMPUTE: packs strided halos into a contiguous
+                            send buffer (or unpacks a received one), for a
+                            library that moves messages by DMA from a kernel
+                            boundary (a NIC, a copy engine); the lowerings of
+                            one kernel (kernel.c: the WGs that compute a face
+                            store it where it goes) drop it (wl_pack) */
+  uint8_t host_reads;    /* WL_SYNC: the host reads a value made before it (a
+                            scalar copied home and a stream synchronize, as a
+                            CPU-controlled solver computing its coefficients
+                            does): a lowering that keeps the host off the
+                            stream (gds) waits for the stream here */
+  uint8_t copies_home;   /* WL_SYNC with host_reads: the 8 B scalars copied
+                            device-to-host into pageable memory before the
+                            wait, one cudaMemcpyAsync each; each returns only
+                            once its copy is done (wl_host_copies) */
+  uint8_t form;          /* enum wl_form: the form of the code it belongs to */
+  uint32_t n_wgs;        /* WL_COMPUTE, >= 1 */
+  uint32_t kernel;       /* WL_COMPUTE: its kernel (struct wl_kernel); WL_COLL: its
+                            call (struct wl_call); an index into the program's
+                            table (wl_kernel_of, wl_call_of) */
+  int64_t time_ps;       /* WL_COMPUTE: if > 0, each WG takes this long (a GOAL
+                            calc), overriding its kernel's flops and bytes */
   uint32_t peer;         /* WL_SEND, WL_RECV */
   int64_t bytes;         /* WL_SEND, WL_RECV */
   uint32_t tag;          /* WL_SEND, WL_RECV: matched in program order per
@@ -131,53 +199,11 @@ struct wl_op {
                             work-item at work-item granularity), >= 1 */
   struct wl_wgsel sel;   /* WL_SEND, WL_RECV with parts 1: the WGs that make
                             (consume) it, e.g. a halo's edge; default all */
-  /* WL_COMPUTE: the kernel class (enum kclass, models/nodeprog.h; 0 =
-   * streaming) and what it needs, set by wl_kclass. */
-  uint8_t kclass;
-  int64_t ws_bytes;      /* the phase's whole working set (all WGs); 0: unknown */
-  int64_t reuse_per_wg;  /* bytes per WG re-read from a gathered vector */
-  int64_t gather_bytes;  /* that vector's size */
-  int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
-  int64_t nnz_per_wg;    /* their non-zeros */
-  int64_t peer_per_wg;   /* blocking loads of peer GPUs' memory per WG (wl_peer_loads) */
-  /* KC_SPMV (wl_spmv_alg): enum wl_spmv, and the work per WG of the
-   * coalesced, row-balanced form (no rows_per_wg footprint, not stretched
-   * to the longest row); flops_per_wg .. nnz_per_wg above are the
-   * row-per-work-item form's. */
-  uint8_t spmv;
-  uint8_t x_gets;        /* KC_SPMV row-per-thread: x read through gets (wl_spmv_gets) */
-  int64_t bal_flops_per_wg, bal_bytes_per_wg, bal_reuse_per_wg;
-  int64_t merge_extra_per_wg; /* bytes an in-kernel merge-path SpMV moves beyond
-                                 the library's (WL_SPMV_MERGE, fused) */
-  uint8_t pack;          /* WL_COMPUTE: packs strided halos into a contiguous
-                            send buffer (or unpacks a received one), for a
-                            library that moves messages by DMA from a kernel
-                            boundary (a NIC, a copy engine); the lowerings of
-                            one kernel (pol_kernel_of: the WGs that compute a
-                            face store it where it goes) drop it (wl_pack) */
-  uint8_t host_reads;    /* WL_SYNC: the host reads a value made before it (a
-                            scalar copied home and a stream synchronize, as a
-                            CPU-controlled solver computing its coefficients
-                            does): a lowering that keeps the host off the
-                            stream (gds) waits for the stream here */
-  uint8_t copies_home;   /* WL_SYNC with host_reads: the 8 B scalars copied
-                            device-to-host into pageable memory before the
-                            wait, one cudaMemcpyAsync each; each returns only
-                            once its copy is done (wl_host_copies) */
-  uint8_t lane;          /* 0, or 1: communication and the work feeding it,
-                            free to overlap lane 0 until the next sync (a
-                            second stream, or specialized WGs) */
   uint32_t line;         /* where the op was written (a GOAL or YAML line), 0:
                             built by a workload; for messages */
   uint32_t dep_first;    /* graph ranks: deps[dep_first .. + n_deps) */
   uint32_t n_deps;
   uint32_t count;        /* WL_LOOP: iterations, >= 1 */
-  /* WL_COLL: the collective (struct wl_coll, coll.h) in the fields above
-   * and these: kind and algorithm, bytes, peer = root, tag, n_wgs =
-   * reduction WGs (0: a reduction too small to cost a phase, e.g. CG's
-   * scalars), flops_per_wg = flops per element, and: */
-  uint8_t coll_kind, coll_algo;
-  int64_t elem_bytes, segment_bytes;
   /* Set by wl_expand_colls on the ops a collective became under a library
    * that runs it on the GPU as one kernel (NCCL-like, NVSHMEM-like): 1 +
    * the rank's collective call, the same on each op of one call; 0:
@@ -208,11 +234,8 @@ struct wl_rank {
   bool graph;            /* a dependency graph, not a sequence */
   uint8_t lane;          /* the lane ops are added to (wl_lane) */
   uint8_t depth;         /* loops open (wl_loop) */
+  uint8_t form;          /* the form ops are added to (wl_form) */
   uint32_t n_flags;      /* filled by wl_program_check */
-  /* A piece of a rank lowered on its own (an op of a GOAL schedule
-   * streamed, workloads/inputs/goal.c): computes or sends follow its ops in the
-   * rank's order (gds's receive watcher looks at what follows). */
-  bool work_after;
 };
 
 #define WL_ALL_RANKS UINT32_MAX
@@ -220,9 +243,13 @@ struct wl_rank {
 struct wl_program {
   uint32_t n_ranks;
   struct wl_rank *ranks;
+  struct wl_descs *descs; /* the kernels and collectives its ops name */
   /* The rank whose completion is the run's time (ping: the receiver), or
    * WL_ALL_RANKS: the latest of them all (collectives). */
   uint32_t measured_rank;
+  /* The forms its ops are written in (bit 1 << enum wl_form of those
+   * other than WL_FORM_ANY); 0: one form, every op WL_FORM_ANY. */
+  uint8_t forms;
   bool checked;
 };
 
@@ -230,6 +257,23 @@ struct wl_program {
  * wl_program_free. */
 struct wl_program *wl_program_new(uint32_t n_ranks);
 void wl_program_free(struct wl_program *p);
+/* An empty program of P's ranks and measured rank that shares P's kernels
+ * and collectives (a rewrite of P copies P's ops into it as they are). */
+struct wl_program *wl_program_derive(const struct wl_program *p);
+
+/* The kernel of compute op O of P (entry 0 for none), and the call of
+ * collective op O. */
+const struct wl_kernel *wl_kernel_of(const struct wl_program *p, const struct wl_op *o);
+const struct wl_call *wl_call_of(const struct wl_program *p, const struct wl_op *o);
+/* The table of DESCS (a program's, or an op source's): entry I. */
+const struct wl_kernel *wl_descs_kernel(const struct wl_descs *d, uint32_t i);
+/* K's index in P's table (added when no equal entry is there). */
+uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k);
+uint32_t wl_call_add(struct wl_program *p, const struct wl_call *c);
+/* A table of kernels with only entry 0 (a source whose ops name none);
+ * free with wl_descs_unref. */
+struct wl_descs *wl_descs_new(void);
+void wl_descs_unref(struct wl_descs *d);
 
 void wl_compute(struct wl_program *p, uint32_t rank, uint32_t n_wgs, int64_t flops_per_wg,
                 int64_t bytes_per_wg);
@@ -278,6 +322,12 @@ void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops
 /* A compute op of a fixed TIME_PS (one WG) on device ON (enum wl_where):
  * GOAL's calc. */
 void wl_calc(struct wl_program *p, uint32_t rank, int64_t time_ps, uint8_t on);
+struct cpu_config;
+/* Compute op O (its kernel K) on every core of CPU, through a roofline
+ * (the larger of its flops at cores * clock * flops_per_cycle and its bytes
+ * at mem_bandwidth, each rounded up to a ps), or its time_ps per WG: what
+ * the `cpu` policy runs it in, and what a GOAL calc exported from it lasts. */
+int64_t wl_cpu_time(const struct cpu_config *cpu, const struct wl_kernel *k, const struct wl_op *o);
 /* The index of RANK's latest op. */
 uint32_t wl_last(const struct wl_program *p, uint32_t rank);
 /* Op OP of RANK starts only after op ON has completed (requires) or
@@ -362,6 +412,12 @@ void wl_push_op(struct wl_program *p, uint32_t rank, const struct wl_op *o);
 
 /* Ops added to RANK from now on go to LANE (0 or 1). */
 void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane);
+/* Ops added to RANK from now on belong to FORM (enum wl_form); the program
+ * has that form (wl_program.forms). */
+void wl_form(struct wl_program *p, uint32_t rank, uint8_t form);
+/* A copy of P holding only the ops of FORM and of both (checked by the
+ * caller); P itself when it has one form. */
+struct wl_program *wl_select_form(const struct wl_program *p, uint8_t form);
 /* Restricts the last op of RANK (a send or receive of one part) to SEL. */
 void wl_select(struct wl_program *p, uint32_t rank, struct wl_wgsel sel);
 

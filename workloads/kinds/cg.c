@@ -572,13 +572,19 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
     uint8_t alg = (uint8_t)c->spmv;
     /* one GPU too: the code's SpMV reads x by nvshmem_double_g on 1 PE */
     bool get = c->x_reads == CG_X_GET;
-    if (c->code == CG_ACG && c->fused && c->variant == CG_PIPELINED)
-      acg_kernel_pipelined(p, part, r, 0, c->rows_per_wg, gpu, alg);
-    else if (c->code == CG_ACG && c->fused)
-      acg_kernel_standard(p, part, r, 0, c->rows_per_wg, gpu, alg);
-    else if (c->code == CG_ACG)
-      acg_host_standard(p, part, r, 0, c->rows_per_wg, gpu, alg);
-    else if (c->variant == CG_PIPELINED)
+    /* aCG's code comes in two forms: its monolithic kernel, and (standard
+     * CG only) its host-driven solver; the policy's lowering runs the form
+     * it takes (workloads/policies: pol_prep_form). */
+    if (c->code == CG_ACG) {
+      wl_form(p, r, WL_FORM_FUSED);
+      if (c->variant == CG_PIPELINED) acg_kernel_pipelined(p, part, r, 0, c->rows_per_wg, gpu, alg);
+      else acg_kernel_standard(p, part, r, 0, c->rows_per_wg, gpu, alg);
+      if (c->variant == CG_STANDARD) {
+        wl_form(p, r, WL_FORM_DISCRETE);
+        acg_host_standard(p, part, r, 0, c->rows_per_wg, gpu, alg);
+      }
+      wl_form(p, r, WL_FORM_ANY);
+    } else if (c->variant == CG_PIPELINED)
       pipelined_iteration(p, part, r, 0, c->rows_per_wg, gpu, alg, get);
     else standard_iteration(p, part, r, 0, c->rows_per_wg, gpu, alg, get);
     if (iterations > 1) wl_end(p, r);
@@ -605,19 +611,16 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
   struct mg_config mc;
   if (c->source == CG_CATALOGUE && !catalogue_entry(ctx, &mc, err)) return false;
   struct hw_config hw = wl_hw_of(ctx->sc);
-  if (c->code == CG_ACG) {
-    /* aCG has a monolithic NVSHMEM kernel (cpufree) and a host-driven
-     * solver (hdn); only the latter's standard CG is modelled. */
-    bool kernel = !strcmp(ctx->policy, "cpufree");
-    bool host = !strcmp(ctx->policy, "hdn") || !strcmp(ctx->policy, "hdn2s");
-    if (!kernel && (!host || c->variant == CG_PIPELINED)) {
-      *err = sc_error_at(key_node(ctx->sc, "code"), "workload.code",
-                         "expected ics23 under policy %s with variant %s (aCG: cpufree, its "
-                         "monolithic kernel, or hdn/hdn2s with variant standard, its host-driven "
-                         "solver), got acg",
-                         ctx->policy, c->variant == CG_PIPELINED ? "pipelined" : "standard");
-      return false;
-    }
+  if (c->code == CG_ACG && c->variant == CG_PIPELINED && ctx->form &&
+      ctx->form(ctx) != WL_FORM_FUSED) {
+    /* aCG's code is its monolithic kernel and its host-driven solver; the
+     * latter's pipelined CG is not modelled: only a policy that runs the
+     * kernel form (one kernel of a rank's program) runs it. */
+    *err = sc_error_at(key_node(ctx->sc, "code"), "workload.code",
+                       "expected ics23 under policy %s with variant pipelined (aCG's pipelined "
+                       "CG is its monolithic kernel alone, which policy %s does not run as one "
+                       "kernel), got acg", ctx->policy, ctx->policy);
+    return false;
   }
   if (c->x_reads == CG_X_GET) {
     /* nvshmem_double_g reaches a peer's memory over NVLink only inside a
@@ -659,13 +662,14 @@ static bool cg_check(const struct wl_ctx *ctx, char **err) {
 
 /* Ops of one iteration on PART (the program is a loop of it): per rank its
  * halo sends and receives, 2 ceil(log2 n) per allreduce (two of them) and
- * per barrier (four), and at most 16 computes and syncs (code acg: 26). */
+ * per barrier (four), and at most 16 computes and syncs (code acg: 26, in
+ * each of its two forms). */
 static uint64_t cg_ops(const struct sp_part *part, int code) {
-  uint64_t phases = code == CG_ACG ? 26 : 16;
+  uint64_t phases = code == CG_ACG ? 26 : 16, forms = code == CG_ACG ? 2 : 1;
   uint64_t rounds = 0, per_it = 0;
   while ((UINT64_C(1) << rounds) < part->n_ranks) rounds++;
   for (uint32_t r = 0; r < part->n_ranks; r++)
-    per_it += 2 * part->ranks[r].n_recv + 12 * rounds + phases;
+    per_it += forms * (2 * part->ranks[r].n_recv + 12 * rounds + phases);
   return per_it;
 }
 
@@ -923,9 +927,7 @@ static bool cg_run(const struct wl_ctx *ctx, struct sim_result *out, char **err)
     if (owned) sp_part_free(part);
     return false;
   }
-  struct cg_config cc = *c;
-  cc.fused = strcmp(ctx->policy, "cpufree") == 0;
-  struct wl_program *p = wl_cg_program(&cc, part, hw.gpu, iterations);
+  struct wl_program *p = wl_cg_program(c, part, hw.gpu, iterations);
   bool ok = ctx->run(ctx, p, ctx->policy, out, err);
   wl_program_free(p);
   if (ok) {

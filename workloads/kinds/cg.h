@@ -36,10 +36,6 @@ struct cg_config {
   int spmv;            /* enum wl_spmv: how the code walks the matrix */
   int code;            /* enum cg_code */
   int x_reads;         /* enum cg_x_reads: how the SpMV gets other ranks' x values */
-  /* Not a key: set from the policy by the run (cg_run). Code acg builds
-   * aCG's monolithic kernel when the policy runs the program as one
-   * kernel (cpufree), its host-driven solver otherwise (hdn). */
-  bool fused;
 };
 
 extern const struct par_group cg_params;
@@ -47,8 +43,9 @@ extern const struct par_group cg_params;
 struct gpu_config;
 
 /* ITERATIONS of CFG's variant over PART's ranks, each SpMV stretched to
- * its rank's longest row on GPU (NULL: the mean row's work only); free
- * with wl_program_free. */
+ * its rank's longest row on GPU (NULL: the mean row's work only); code
+ * acg in its forms (program.h, wl_form): its monolithic kernel, and for
+ * standard CG its host-driven solver. Free with wl_program_free. */
 struct wl_program *wl_cg_program(const struct cg_config *cfg, const struct sp_part *part,
                                  const struct gpu_config *gpu, int64_t iterations);
 

@@ -1,27 +1,29 @@
-/* The shared half of every policy (lower.h): the node-program builder, the
- * policy table, and the driver that builds the system (models/system.h),
- * runs it and reads the result from the components' reports. */
+/* The shared half of every policy (lower.h): the node-program writer, the
+ * lowerings policies share, the program's preparation, and the driver that
+ * lowers a program in memory op by op through the policy's hook, builds
+ * the system (models/system.h), runs it and reads the result from the
+ * components' reports. Streamed inputs: stream.c. */
 #include "lower.h"
 
 #include "library.h"
 #include "phase.h"
+#include "stream.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-void pol_prog_init(struct pol_prog *pp, const struct hw_config *hw, uint8_t lib) {
+/* ---- the writer ---- */
+
+void pol_prog_init(struct pol_prog *pp, uint32_t n_flags) {
   memset(pp, 0, sizeof *pp);
-  pp->lib = lib;
-  pp->transport = hw->comm ? (uint8_t)hw->comm->nvshmem_transport : COMM_IBGDA;
-  pp->nvlink_stores = hw->comm && hw->comm->nvlink_stores;
-  pp->net = hw->net;
   pp->kernels = g_array_new(FALSE, TRUE, sizeof(struct kernel));
   pp->qcmds = g_array_new(FALSE, TRUE, sizeof(struct qcmd));
   pp->cmds = g_array_new(FALSE, TRUE, sizeof(struct nic_cmd));
   pp->host = g_array_new(FALSE, TRUE, sizeof(struct hstep));
   pp->deps = g_array_new(FALSE, TRUE, sizeof(struct hdep));
   pp->steps = g_ptr_array_new_with_free_func(g_free);
-  pp->tag_next = 1;
+  pp->open = g_array_new(FALSE, TRUE, sizeof(GArray *));
+  pp->n_flags = n_flags;
 }
 
 void pol_prog_clear(struct pol_prog *pp) {
@@ -31,18 +33,188 @@ void pol_prog_clear(struct pol_prog *pp) {
   g_array_free(pp->host, TRUE);
   g_array_free(pp->deps, TRUE);
   g_ptr_array_free(pp->steps, TRUE);
+  for (guint k = 0; k < pp->open->len; k++)
+    if (g_array_index(pp->open, GArray *, k)) g_array_free(g_array_index(pp->open, GArray *, k), TRUE);
+  g_array_free(pp->open, TRUE);
+  if (pp->op_steps) g_array_free(pp->op_steps, TRUE);
   memset(pp, 0, sizeof *pp);
 }
 
-/* Points np at the arrays; after the last add. */
-static void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags) {
+uint32_t pol_add_cmd(struct pol_low *L, struct nic_cmd cmd) {
+  if (L->srank) return pst_add_cmd(L->srank, &cmd);
+  g_array_append_val(L->pp->cmds, cmd);
+  return L->pp->cmds->len - 1;
+}
+
+uint32_t pol_add_qcmd(struct pol_low *L, struct qcmd qc) {
+  if (L->srank) return pst_add_qcmd(L->srank, &qc);
+  g_array_append_val(L->pp->qcmds, qc);
+  return L->pp->qcmds->len - 1;
+}
+
+static uint32_t kernel_new(struct pol_prog *pp, struct kernel k, GArray *open) {
+  g_array_append_val(pp->kernels, k);
+  g_array_append_val(pp->open, open);
+  return pp->kernels->len - 1;
+}
+
+uint32_t pol_add_kernel(struct pol_low *L, const char *name, uint32_t n_wgs,
+                        const struct kstep *steps, size_t n) {
+  if (L->srank) return pst_add_kernel(L->srank, name, n_wgs, steps, n);
+  struct kstep *copy = g_memdup2(steps, n * sizeof *steps);
+  g_ptr_array_add(L->pp->steps, copy);
+  return kernel_new(L->pp, (struct kernel){.name = name, .n_wgs = n_wgs, .steps = copy, .n_steps = n},
+                    NULL);
+}
+
+uint32_t pol_kernel_open(struct pol_low *L, const char *name, uint32_t n_wgs, bool persistent) {
+  if (L->srank) return pst_kernel_open(L->srank, name, n_wgs, persistent);
+  return kernel_new(L->pp, (struct kernel){.name = name, .n_wgs = n_wgs, .persistent = persistent},
+                    g_array_new(FALSE, FALSE, sizeof(struct kstep)));
+}
+
+void pol_kernel_step(struct pol_low *L, uint32_t k, struct kstep st) {
+  if (L->srank) {
+    pst_kernel_step(L->srank, k, &st);
+    return;
+  }
+  GArray *a = g_array_index(L->pp->open, GArray *, k);
+  g_assert(a);
+  g_array_append_val(a, st);
+}
+
+void pol_add_host(struct pol_low *L, struct hstep st) {
+  if (L->graph) st.op = (uint32_t)L->index + 1;
+  if (L->srank) {
+    pst_add_host(L->srank, &st);
+    return;
+  }
+  struct pol_prog *pp = L->pp;
+  if (L->graph) {
+    uint32_t *r = &g_array_index(pp->op_steps, uint32_t, 2 * L->index);
+    if (r[0] == UINT32_MAX) r[0] = pp->host->len;
+    r[1] = pp->host->len;
+  }
+  g_array_append_val(pp->host, st);
+}
+
+void pol_host_loop(struct pol_low *L, const struct wl_op *o) {
+  if (o->kind == WL_END) {
+    /* An empty body: the loop's marker was the last step. */
+    if (L->srank) {
+      pst_host_loop_end(L->srank);
+      return;
+    }
+    GArray *h = L->pp->host;
+    if (h->len && g_array_index(h, struct hstep, h->len - 1).kind == HS_LOOP) {
+      g_array_set_size(h, h->len - 1);
+      return;
+    }
+  }
+  pol_add_host(L, pol_loop_hstep(o));
+}
+
+void pol_host_shared(struct pol_low *L) {
+  g_assert(L->graph && L->index > 0 && !L->srank);
+  uint32_t *r = &g_array_index(L->pp->op_steps, uint32_t, 2 * L->index);
+  r[0] = r[-2];
+  r[1] = r[-1];
+}
+
+void pol_host_closed(struct pol_low *L) { L->host_closed = true; }
+
+uint32_t pol_flag_new(struct pol_low *L) {
+  if (L->srank) return pst_flag_new(L->srank);
+  return ++L->pp->n_flags;
+}
+
+uint32_t pol_flags_of(struct pol_low *L, uint32_t rank) {
+  return L->env->p ? L->env->p->ranks[rank].n_flags : 0;
+}
+
+uint32_t pol_recv_flag(struct pol_low *L, const struct wl_op *o) {
+  g_assert(o->kind == WL_RECV);
+  if (L->srank) return pst_recv_flag(L->srank, o);
+  return o->flag;
+}
+
+struct pol_recv pol_recv_of(struct pol_low *L, const struct wl_op *o) {
+  g_assert(o->kind == WL_SEND || o->kind == WL_RECV);
+  if (L->srank) return pst_recv_of(L->srank, o);
+  if (o->kind == WL_RECV)
+    return (struct pol_recv){.flag = o->flag, .region = o->region, .env = L->env, .rank = L->rank,
+                             .op = L->index};
+  const struct wl_program *p = L->env->p;
+  const struct wl_op *r = &p->ranks[o->peer].ops[o->match];
+  return (struct pol_recv){.flag = r->flag, .region = r->region, .env = L->env, .rank = o->peer,
+                           .op = o->match};
+}
+
+bool pol_recv_work_after(const struct pol_recv *r) {
+  if (r->env->stream) return pst_recv_work_after(r);
+  const struct wl_rank *rk = &r->env->p->ranks[r->rank];
+  for (size_t k = r->op + 1; k < rk->n_ops; k++)
+    if (rk->ops[k].kind == WL_COMPUTE || rk->ops[k].kind == WL_SEND) return true;
+  return false;
+}
+
+/* The graph's dependencies: each op's first host step takes the op's
+ * (those of the ops sharing its steps too, but on each other), its others
+ * the step before. */
+static void attach_deps(struct pol_low *L,
+                        const struct wl_dep *(*deps_of)(void *ctx, uint64_t op, uint32_t *n),
+                        void *ctx) {
+  struct pol_prog *pp = L->pp;
+  const uint32_t *os = (const uint32_t *)(void *)pp->op_steps->data;
+  struct hstep *h = (struct hstep *)(void *)pp->host->data;
+  guint n_ops = pp->op_steps->len / 2;
+  for (guint i = 0; i < n_ops;) {
+    guint end = i + 1;
+    while (end < n_ops && os[2 * end] == os[2 * i]) end++;
+    uint32_t first = os[2 * i], last = os[2 * i + 1];
+    g_assert(first != UINT32_MAX); /* every op of a graph has a host step */
+    h[first].dep_first = pp->deps->len;
+    for (guint k = i; k < end; k++) {
+      uint32_t n;
+      const struct wl_dep *d = deps_of(ctx, k, &n);
+      for (uint32_t j = 0; j < n; j++) {
+        if (os[2 * d[j].op] == first) continue; /* inside the shared steps */
+        struct hdep e = {d[j].on_start ? os[2 * d[j].op] : os[2 * d[j].op + 1], d[j].on_start};
+        g_array_append_val(pp->deps, e);
+      }
+    }
+    h[first].n_deps = pp->deps->len - h[first].dep_first;
+    for (uint32_t s = first + 1; s <= last; s++) {
+      struct hdep e = {s - 1, 0};
+      h[s].dep_first = pp->deps->len;
+      h[s].n_deps = 1;
+      g_array_append_val(pp->deps, e);
+    }
+    i = end;
+  }
+}
+
+void pol_prog_seal(struct pol_low *L,
+                   const struct wl_dep *(*deps_of)(void *ctx, uint64_t op, uint32_t *n),
+                   void *ctx) {
+  struct pol_prog *pp = L->pp;
+  for (guint k = 0; k < pp->open->len; k++) {
+    GArray *a = g_array_index(pp->open, GArray *, k);
+    if (!a) continue;
+    struct kernel *kk = &g_array_index(pp->kernels, struct kernel, k);
+    kk->n_steps = a->len;
+    kk->steps = a->len ? (const struct kstep *)(void *)g_array_free(a, FALSE) : (g_array_free(a, TRUE), NULL);
+    if (kk->steps) g_ptr_array_add(pp->steps, (gpointer)kk->steps);
+    g_array_index(pp->open, GArray *, k) = NULL;
+  }
+  if (L->graph) attach_deps(L, deps_of, ctx);
   pp->np = (struct nodeprog){
       .kernels = (const struct kernel *)(void *)pp->kernels->data, .n_kernels = pp->kernels->len,
       .qcmds = (const struct qcmd *)(void *)pp->qcmds->data, .n_qcmds = pp->qcmds->len,
       .cmds = (const struct nic_cmd *)(void *)pp->cmds->data, .n_cmds = pp->cmds->len,
       .host = (const struct hstep *)(void *)pp->host->data, .n_host = pp->host->len,
-      .n_flags = n_flags};
-  if (pp->graph) {
+      .n_flags = pp->n_flags};
+  if (L->graph) {
     /* A graph with no dependency at all still runs as a graph. */
     static const struct hdep none;
     pp->np.host_deps = pp->deps->len ? (const struct hdep *)(void *)pp->deps->data : &none;
@@ -50,26 +222,18 @@ static void pol_prog_seal(struct pol_prog *pp, uint32_t n_flags) {
   }
 }
 
-uint32_t pol_add_cmd(struct pol_prog *pp, struct nic_cmd cmd) {
-  g_array_append_val(pp->cmds, cmd);
-  return pp->cmds->len - 1;
+bool pol_lower_op(struct pol_low *L, const struct wl_op *o, uint64_t *span_at, char **err) {
+  L->span = o ? wl_sum_span(L->sum, L->index, span_at) : NULL;
+  L->span_first = L->span && L->index == L->span->first;
+  L->span_last = L->span && L->index + 1 == L->span->first + L->span->n;
+  if (o && L->graph && L->pp) {
+    g_array_set_size(L->pp->op_steps, (guint)(2 * L->index + 2));
+    g_array_index(L->pp->op_steps, uint32_t, 2 * L->index) = UINT32_MAX;
+  }
+  return L->env->pol->lower(L, o, err);
 }
 
-uint32_t pol_add_qcmd(struct pol_prog *pp, struct qcmd qc) {
-  g_array_append_val(pp->qcmds, qc);
-  return pp->qcmds->len - 1;
-}
-
-uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
-                        const struct kstep *steps, size_t n_steps) {
-  struct kstep *copy = g_memdup2(steps, n_steps * sizeof *steps);
-  g_ptr_array_add(pp->steps, copy);
-  struct kernel k = {.name = name, .n_wgs = n_wgs, .steps = copy, .n_steps = n_steps};
-  g_array_append_val(pp->kernels, k);
-  return pp->kernels->len - 1;
-}
-
-void pol_add_host(struct pol_prog *pp, struct hstep st) { g_array_append_val(pp->host, st); }
+/* ---- shared lowerings ---- */
 
 /* How a compute step walks an SpMV. */
 enum spmv_form {
@@ -78,157 +242,49 @@ enum spmv_form {
   FORM_MERGE,   /* an in-kernel merge-path one: the library's traffic and its own extra */
 };
 
-/* The step of O, each WG doing FOLD WGs' work, its SpMV in FORM (a
- * coalesced form has no per-work-item row footprint: kstep.rows 0, no L1
- * term, models/gpu.h). */
-static struct kstep compute_step(const struct wl_op *o, uint32_t fold, enum spmv_form form) {
+/* The step of O (its kernel K), each WG doing FOLD WGs' work, its SpMV
+ * in FORM (a coalesced form has no per-work-item row footprint: kstep.rows
+ * 0, no L1 term, models/gpu.h). */
+static struct kstep compute_step(const struct wl_kernel *k, const struct wl_op *o, uint32_t fold,
+                                 enum spmv_form form) {
   if (o->time_ps > 0) return (struct kstep){.kind = KS_COMPUTE, .time = o->time_ps * fold};
-  if (o->kclass == KC_SPMV && form != FORM_ROW) {
-    int64_t bytes = o->bal_bytes_per_wg + (form == FORM_MERGE ? o->merge_extra_per_wg : 0);
-    return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass,
-                          .flops = o->bal_flops_per_wg * fold, .bytes = bytes * fold,
-                          .ws_bytes = o->ws_bytes, .reuse_bytes = o->bal_reuse_per_wg * fold,
-                          .gather_bytes = o->gather_bytes};
+  if (k->kclass == KC_SPMV && form != FORM_ROW) {
+    int64_t bytes = k->bal_bytes_per_wg + (form == FORM_MERGE ? k->merge_extra_per_wg : 0);
+    return (struct kstep){.kind = KS_COMPUTE, .kclass = k->kclass,
+                          .flops = k->bal_flops_per_wg * fold, .bytes = bytes * fold,
+                          .ws_bytes = k->ws_bytes, .reuse_bytes = k->bal_reuse_per_wg * fold,
+                          .gather_bytes = k->gather_bytes};
   }
-  return (struct kstep){.kind = KS_COMPUTE, .kclass = o->kclass, .flops = o->flops_per_wg * fold,
-                        .bytes = o->bytes_per_wg * fold, .ws_bytes = o->ws_bytes,
-                        .reuse_bytes = o->reuse_per_wg * fold, .gather_bytes = o->gather_bytes,
-                        .rows = o->rows_per_wg * fold, .nnz = o->nnz_per_wg * fold,
-                        .peer_loads = o->peer_per_wg * fold, .gets = o->x_gets};
+  return (struct kstep){.kind = KS_COMPUTE, .kclass = k->kclass, .flops = k->flops_per_wg * fold,
+                        .bytes = k->bytes_per_wg * fold, .ws_bytes = k->ws_bytes,
+                        .reuse_bytes = k->reuse_per_wg * fold, .gather_bytes = k->gather_bytes,
+                        .rows = k->rows_per_wg * fold, .nnz = k->nnz_per_wg * fold,
+                        .peer_loads = k->peer_per_wg * fold, .gets = k->x_gets};
 }
 
-struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold) {
-  return compute_step(o, fold, o->spmv == WL_SPMV_MERGE ? FORM_MERGE : FORM_ROW);
+struct kstep pol_compute_step(const struct wl_kernel *k, const struct wl_op *o, uint32_t fold) {
+  return compute_step(k, o, fold, k->spmv == WL_SPMV_MERGE ? FORM_MERGE : FORM_ROW);
 }
 
-struct kstep pol_launch_step(const struct wl_op *o) {
-  return compute_step(o, 1, o->spmv == WL_SPMV_ROW ? FORM_ROW : FORM_LIBRARY);
+struct kstep pol_launch_step(const struct wl_kernel *k, const struct wl_op *o) {
+  return compute_step(k, o, 1, k->spmv == WL_SPMV_ROW ? FORM_ROW : FORM_LIBRARY);
 }
 
-static sim_time ceil_ps(unsigned __int128 num, unsigned __int128 den) {
-  return (sim_time)((num + den - 1) / den);
+const struct wl_kernel *pol_kernel_of(const struct pol_low *L, const struct wl_op *o) {
+  return wl_descs_kernel(L->env->descs, o->kind == WL_COMPUTE ? o->kernel : 0);
 }
 
-/* The larger of n_wgs * flops_per_wg / (cores * clock * flops_per_cycle)
- * and n_wgs * bytes_per_wg * 8 / mem_bandwidth, each rounded up to a ps. */
-sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o) {
-  if (o->time_ps > 0) return o->time_ps * (sim_time)o->n_wgs;
-  unsigned __int128 flops = (unsigned __int128)o->n_wgs * (uint64_t)o->flops_per_wg;
-  unsigned __int128 bytes = (unsigned __int128)o->n_wgs * (uint64_t)o->bytes_per_wg;
-  sim_time tf = ceil_ps(flops * SIM_S, (unsigned __int128)(uint64_t)cpu->cores *
-                                           (uint64_t)cpu->clock * (uint64_t)cpu->flops_per_cycle);
-  sim_time tb = ceil_ps(bytes * 8u * SIM_S, (uint64_t)cpu->mem_bandwidth);
-  return MAX(tf, tb);
+sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o) {
+  return wl_cpu_time(L->env->hw->cpu, pol_kernel_of(L, o), o);
 }
 
-/* Appends host step ST for op OP with the dependencies DEPS (N). */
-static void graph_step(struct pol_prog *pp, struct hstep st, uint32_t op, const struct hdep *deps,
-                       size_t n) {
-  st.op = op + 1;
-  st.dep_first = pp->deps->len;
-  st.n_deps = (uint32_t)n;
-  g_array_append_vals(pp->deps, deps, (guint)n);
-  pol_add_host(pp, st);
-}
-
-/* Whether graph op O runs on the GPU under POL. */
-static bool on_gpu(const struct pol_type *pol, const struct wl_op *o) {
-  return o->kind == WL_COMPUTE && pol->graph.gpu && o->on != WL_ON_CPU;
-}
-
-bool pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                    const struct hw_config *hw, struct pol_prog *pp, char **err) {
-  const struct wl_rank *r = &p->ranks[rank];
-  /* Op i's host steps are first[i] .. last[i]: a GPU compute is a launch
-   * and a wait for its kernel, anything else one step; the ops of a
-   * library's collective (a region, pol_coll_starts) share its kernel's
-   * launch and wait. */
-  uint32_t *first = g_new(uint32_t, r->n_ops + 1), *last = g_new(uint32_t, r->n_ops + 1);
-  uint32_t at = pp->host->len;
-  for (size_t i = 0; i < r->n_ops;) {
-    size_t b = i + 1;
-    bool region = pol_coll_starts(p, rank, i);
-    if (region)
-      while (b < r->n_ops && r->ops[b].region == r->ops[i].region) b++;
-    uint32_t n = region || on_gpu(pol, &r->ops[i]) ? 2 : 1;
-    for (size_t k = i; k < b; k++) first[k] = at, last[k] = at + n - 1;
-    at += n;
-    i = b;
-  }
-  GArray *deps = g_array_new(FALSE, FALSE, sizeof(struct hdep));
-  pp->graph = true;
-  bool ok = true;
-  for (size_t i = 0; i < r->n_ops && ok; i++) {
-    const struct wl_op *o = &r->ops[i];
-    size_t end = i + 1;
-    bool region = pol_coll_starts(p, rank, i);
-    if (region)
-      while (end < r->n_ops && r->ops[end].region == o->region) end++;
-    /* What the op (or the region's ops) waits for outside itself. */
-    g_array_set_size(deps, 0);
-    for (size_t k = i; k < end; k++)
-      for (uint32_t d = 0; d < r->ops[k].n_deps; d++) {
-        const struct wl_dep *dp = &r->deps[r->ops[k].dep_first + d];
-        if (region && dp->op >= i && dp->op < end) continue;
-        struct hdep h = {dp->on_start ? first[dp->op] : last[dp->op], dp->on_start};
-        g_array_append_val(deps, h);
-      }
-    const struct hdep *dv = (const struct hdep *)(void *)deps->data;
-    uint32_t op = (uint32_t)i;
-    bool two = pol->graph.two_sided && !o->one_sided;
-    if (region) { /* the collective's kernel, launched and waited for */
-      size_t e;
-      int32_t k = pol_coll_kernel(p, rank, i, &e, hw, pp, err);
-      if (k < 0) {
-        ok = false;
-        break;
-      }
-      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
-      graph_step(pp, (struct hstep){.kind = HS_LAUNCH, .qcmd = qc}, op, dv, deps->len);
-      struct hdep launched = {first[i], 0};
-      graph_step(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k}, op, &launched, 1);
-      g_assert(pp->host->len == last[i] + 1);
-      i = end - 1;
-      continue;
-    }
-    switch (o->kind) {
-    case WL_COMPUTE:
-      if (on_gpu(pol, o)) {
-        const struct kstep step = pol_launch_step(o);
-        uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
-        uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
-        graph_step(pp, (struct hstep){.kind = HS_LAUNCH, .qcmd = qc}, op, dv, deps->len);
-        struct hdep launched = {first[i], 0};
-        graph_step(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = k}, op, &launched, 1);
-      } else {
-        graph_step(pp, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(hw->cpu, o)}, op,
-                   dv, deps->len);
-      }
-      break;
-    case WL_SEND: {
-      uint32_t cmd = pol_add_cmd(pp, pol_put_for(pol, p, rank, i, NIC_PUT));
-      graph_step(pp, (struct hstep){.kind = HS_NIC_CMD, .two_sided = two, .cmd = cmd}, op, dv,
-                 deps->len);
-      break;
-    }
-    case WL_RECV:
-      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = two && !pol->graph.recv_polls,
-                                    .flag = o->flag,
-                                    .value = 1},
-                 op, dv, deps->len);
-      break;
-    case WL_QUIET: /* its puts' ACKs, counted on its flag */
-      graph_step(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = o->count}, op,
-                 dv, deps->len);
-      break;
-    default: g_assert_not_reached(); /* wl_program_check: no syncs in graphs */
-    }
-    g_assert(pp->host->len == last[i] + 1);
-  }
-  g_array_free(deps, TRUE);
-  g_free(first);
-  g_free(last);
-  return ok;
+uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
+                            uint8_t queue) {
+  const struct kstep step = pol_launch_step(pol_kernel_of(L, o), o);
+  uint32_t k = pol_add_kernel(L, name, o->n_wgs, &step, 1);
+  uint32_t qc = pol_add_qcmd(L, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
+  pol_add_host(L, (struct hstep){.kind = HS_LAUNCH, .queue = queue, .qcmd = qc});
+  return k;
 }
 
 struct hstep pol_loop_hstep(const struct wl_op *o) {
@@ -243,64 +299,73 @@ struct kstep pol_loop_kstep(const struct wl_op *o) {
                             : (struct kstep){.kind = KS_END};
 }
 
-uint8_t pol_watch_cpu(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
+uint8_t pol_watch_cpu(const struct pol_recv *r) {
+  (void)r;
   return DEV_CPU;
 }
 
-uint8_t pol_watch_gpu(const struct wl_program *p, uint32_t rank, size_t i) {
-  (void)p, (void)rank, (void)i;
+uint8_t pol_watch_gpu(const struct pol_recv *r) {
+  (void)r;
   return DEV_GPU;
 }
 
-struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                           size_t i, uint8_t op) {
-  const struct wl_op *o = &p->ranks[rank].ops[i];
-  /* A collective's kernel waits for its own data (pol_coll_kernel). */
-  uint8_t watcher = wl_matching_recv(p, rank, i)->region ? DEV_GPU
-                                                          : pol->recv_watcher(p, o->peer, o->match);
-  /* A put a quiet waits for asks for the target's ACK, which sets the
-   * quiet's flag where the quiet runs (pol_type.host_quiet). */
-  uint8_t qw = pol->graph.host || pol->host_quiet ? DEV_CPU : DEV_GPU;
+bool pol_on_gpu(uint8_t where) { return where != WL_ON_CPU; }
+bool pol_on_cpu(uint8_t where) { return where != WL_ON_GPU; }
+bool pol_on_either(uint8_t where) {
+  (void)where;
+  return true;
+}
+
+struct nic_cmd pol_put_for(struct pol_low *L, const struct wl_op *o, uint8_t op, uint8_t quiet_dev) {
+  struct pol_recv r = pol_recv_of(L, o);
+  /* A collective's kernel waits for its own data (pol_coll_op). */
+  uint8_t watcher = r.region ? DEV_GPU : L->env->pol->watcher(&r);
   return (struct nic_cmd){.op = op, .dst_node = o->peer, .bytes = o->bytes, .threshold = 1,
-                          .remote = {.id = wl_matching_recv(p, rank, i)->flag,
-                                     .watcher = watcher},
-                          .local = {.id = o->quiet, .watcher = o->quiet ? qw : 0},
+                          .remote = {.id = r.flag, .watcher = watcher},
+                          .local = {.id = o->quiet, .watcher = o->quiet ? quiet_dev : 0},
                           .ack = o->quiet != 0};
 }
 
-struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                            size_t i, uint8_t op, uint32_t part) {
-  const struct wl_op *o = &p->ranks[rank].ops[i];
+struct nic_cmd pol_put_part(struct pol_low *L, const struct wl_op *o, uint8_t op,
+                            uint8_t quiet_dev, uint32_t part) {
   g_assert(part < o->parts);
-  struct nic_cmd c = pol_put_for(pol, p, rank, i, op);
+  struct nic_cmd c = pol_put_for(L, o, op, quiet_dev);
   int64_t piece = o->bytes / o->parts;
   c.bytes = part + 1 < o->parts ? piece : o->bytes - piece * (o->parts - 1);
   c.remote.id += part;
   return c;
 }
 
+void pol_host_send(struct pol_low *L, const struct wl_op *o, bool two) {
+  uint32_t cmd = pol_add_cmd(L, pol_put_for(L, o, NIC_PUT, DEV_CPU));
+  pol_add_host(L, (struct hstep){.kind = HS_NIC_CMD, .two_sided = two, .cmd = cmd});
+}
+
+void pol_host_recv(struct pol_low *L, const struct wl_op *o, bool two) {
+  pol_add_host(L, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = two,
+                                 .flag = pol_recv_flag(L, o), .value = 1});
+}
+
 /* ---- communication libraries (library.h, coll.h) ---- */
 
-struct kstep pol_lib_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                          size_t i, uint32_t wgs, struct pol_prog *pp) {
-  const struct wl_op *o = &p->ranks[rank].ops[i];
+struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs) {
+  const struct pol_env *env = L->env;
   /* Inside a node both libraries move data from the GPU (P2P over
    * NVLink). Across nodes NCCL hands it to its proxy thread (one per GPU),
    * which posts it to the NIC; NVSHMEM posts from the GPU (IBGDA) or
    * through its proxy thread (IBRC). */
-  bool across = !net_same_node(pp->net, rank, o->peer);
-  bool proxy = across && (pp->lib == COMM_NCCL ||
-                          (pp->lib == COMM_NVSHMEM && pp->transport == COMM_IBRC));
-  pp->proxied |= proxy;
+  bool across = !net_same_node(env->net, L->rank, o->peer);
+  bool proxy = across && (env->lib == COMM_NCCL ||
+                          (env->lib == COMM_NVSHMEM && env->transport == COMM_IBRC));
+  L->proxied |= proxy;
   if (!proxy) {
-    struct kstep st = pol_device_put(pol, p, rank, i, wgs, pp);
-    st.nvl = pp->nvlink_stores && !across;
+    struct kstep st = pol_device_put(L, o, wgs);
+    st.nvl = env->nvlink_stores && !across;
     return st;
   }
   uint32_t first = 0;
   for (uint32_t j = 0; j < o->parts; j++) {
-    uint32_t c = pol_add_cmd(pp, pol_put_part(pol, p, rank, i, NIC_PUT, j));
+    uint32_t c = pol_add_cmd(L, pol_put_part(L, o, NIC_PUT, DEV_GPU, j));
     if (j == 0) first = c;
   }
   return (struct kstep){.kind = KS_HOST_REQUEST, .cmd = first, .tag_div = pol_part_div(o, wgs)};
@@ -308,119 +373,107 @@ struct kstep pol_lib_send(const struct pol_type *pol, const struct wl_program *p
 
 /* Both ends of a collective's message lie in its kernels (every rank
  * expands the call alike), so its watcher is the GPU's whatever the
- * policy (pol_put_for): pol_cpufree stands for any. */
-static struct kstep coll_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
-                              uint32_t selected, struct pol_prog *pp) {
+ * policy (pol_put_for). */
+static struct kstep coll_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs,
+                              uint32_t selected) {
   (void)selected;
-  return pol_lib_send(&pol_cpufree, p, rank, i, wgs, pp);
+  return pol_lib_send(L, o, wgs);
 }
 
-bool pol_coll_starts(const struct wl_program *p, uint32_t rank, size_t i) {
-  const struct wl_op *o = &p->ranks[rank].ops[i];
-  return o->region && (i == 0 || p->ranks[rank].ops[i - 1].region != o->region);
+bool pol_coll_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, bool *first,
+                 bool *last, char **err) {
+  g_assert(L->span && L->span->region);
+  *first = L->span_first;
+  *last = L->span_last;
+  if (*first && !pol_kern_open(L, k, wl_lib_names[comm_wl_lib(L->env->lib)], &L->span->shape,
+                               false, coll_send, err))
+    return false;
+  if (!*first && L->graph) pol_host_shared(L);
+  return pol_kern_op(L, k, o, err);
 }
 
-int32_t pol_coll_kernel(const struct wl_program *p, uint32_t rank, size_t i, size_t *end,
-                        const struct hw_config *hw, struct pol_prog *pp, char **err) {
-  const struct wl_rank *r = &p->ranks[rank];
-  size_t b = i;
-  while (b < r->n_ops && r->ops[b].region == r->ops[i].region) b++;
-  *end = b;
-  return pol_kernel_of(wl_lib_names[comm_wl_lib(pp->lib)], p, rank, i, b, hw, coll_send, pp, err);
+/* ---- preparing a program ---- */
+
+/* P becomes the rewrite Q (owned by PR). */
+static void prep_own(struct pol_prep *pr, struct wl_program *q) {
+  g_assert(pr->n_owned < G_N_ELEMENTS(pr->owned));
+  pr->owned[pr->n_owned++] = pr->p = q;
 }
 
-void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                   size_t i, struct pol_prog *pp) {
-  uint32_t cmd = pol_add_cmd(pp, pol_put_for(pol, p, rank, i, NIC_PUT));
-  pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .two_sided = 1, .cmd = cmd});
-}
-
-/* Kernels launched and not yet waited for, per lane (copy, overlap). */
-struct host_lanes {
-  int32_t last[2]; /* latest kernel of each lane, -1: none outstanding */
-};
-
-static void wait_lane(struct host_lanes *h, int lane, struct pol_prog *pp) {
-  if (h->last[lane] < 0) return;
-  pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)h->last[lane]});
-  h->last[lane] = -1;
-}
-
-bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                     const struct hw_config *hw, struct pol_prog *pp, bool overlap, char **err) {
-  const struct wl_rank *r = &p->ranks[rank];
-  struct host_lanes h = {{-1, -1}};
-  for (size_t i = 0; i < r->n_ops; i++) {
-    const struct wl_op *o = &r->ops[i];
-    int lane = overlap ? o->lane : 0;
-    if (pol_coll_starts(p, rank, i)) { /* a library's collective: its kernel on the lane's stream */
-      size_t end;
-      int32_t k = pol_coll_kernel(p, rank, i, &end, hw, pp, err);
-      if (k < 0) return false;
-      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
-      pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = (uint8_t)lane, .qcmd = qc});
-      h.last[lane] = k;
-      if (!overlap) wait_lane(&h, lane, pp);
-      i = end - 1;
-      continue;
-    }
-    switch (o->kind) {
-    case WL_COMPUTE: {
-      const struct kstep step = pol_launch_step(o);
-      uint32_t k = pol_add_kernel(pp, lane ? "boundary" : "compute", o->n_wgs, &step, 1);
-      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
-      pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = (uint8_t)lane, .qcmd = qc});
-      h.last[lane] = (int32_t)k;
-      if (!overlap) wait_lane(&h, lane, pp);
-      break;
-    }
-    case WL_SEND: {
-      wait_lane(&h, lane, pp); /* the data is made */
-      uint32_t cmd = pol_add_cmd(pp, pol_put_for(pol, p, rank, i, NIC_PUT));
-      pol_add_host(pp, (struct hstep){.kind = HS_NIC_CMD, .cmd = cmd});
-      break;
-    }
-    case WL_RECV:
-      pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = 1});
-      break;
-    case WL_SYNC:
-      wait_lane(&h, 0, pp);
-      wait_lane(&h, 1, pp);
-      break;
-    case WL_LOOP:
-    case WL_END: /* after a sync (loops_at_syncs): no kernel outstanding */
-      g_assert(h.last[0] < 0 && h.last[1] < 0);
-      pol_add_host(pp, pol_loop_hstep(o));
-      break;
-    default: g_assert_not_reached();
-    }
+void pol_prep_form(struct pol_prep *pr, uint8_t form) {
+  pr->form = form;
+  if (!pr->p || pr->err || !pr->p->forms) return;
+  if (!(pr->p->forms & (1u << form))) {
+    pr->err = wl_error_at(pr->ctx->sc, "policies",
+                          "expected a program written in the form policy %s runs (%s), got one "
+                          "without it", pr->pol->name,
+                          form == WL_FORM_FUSED ? "one kernel" : "kernels launched one by one");
+    return;
   }
-  wait_lane(&h, 0, pp);
-  wait_lane(&h, 1, pp);
-  return true;
+  prep_own(pr, wl_select_form(pr->p, form));
 }
 
-void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp) {
-  pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .two_sided = 1,
-                                  .flag = p->ranks[rank].ops[i].flag, .value = 1});
+void pol_prep_library(struct pol_prep *pr, bool p2p_too) {
+  if (!pr->p || pr->err) return;
+  const struct comm_config *comm = pr->hw->comm;
+  if (wl_has_colls(pr->p)) {
+    struct wl_lib_opts opts = comm_lib_opts(comm, (uint32_t)pr->hw->net->gpus_per_node);
+    prep_own(pr, wl_expand_colls(pr->p, comm_wl_lib(pr->lib), &opts));
+  }
+  if ((pr->lib == COMM_NCCL || pr->lib == COMM_NVSHMEM) && p2p_too) prep_own(pr, wl_group_p2p(pr->p));
+  if (pr->lib == COMM_NCCL && comm && comm->nccl_step_latency > 0)
+    prep_own(pr, wl_step_cost(pr->p, comm->nccl_step_latency));
 }
 
-const char *const pol_names[POL_COUNT] = {POL_TABLE(POL_NAME_)};
-
-const struct pol_type *pol_find(const char *name) {
-#define POL_ADDRESS_(name) &pol_##name,
-  static const struct pol_type *const all[] = {POL_TABLE(POL_ADDRESS_)};
-#undef POL_ADDRESS_
-  for (size_t i = 0; i < G_N_ELEMENTS(all); i++)
-    if (!strcmp(all[i]->name, name)) return all[i];
-  return NULL;
+void pol_prep_rendezvous(struct pol_prep *pr) {
+  if (!pr->p || pr->err) return;
+  int64_t eager = pr->hw->comm ? pr->hw->comm->mpi_eager_limit : INT64_MAX;
+  if (pr->lib == COMM_MPI && wl_rendezvous_needed(pr->p, eager))
+    prep_own(pr, wl_rendezvous(pr->p, eager));
 }
 
+void pol_prep_loops(struct pol_prep *pr, enum pol_loops how) {
+  if (!pr->p || pr->err || !wl_has_loops(pr->p)) return;
+  struct wl_program *orig = pr->p;
+  if (how != POL_LOOPS_UNROLL && (how != POL_LOOPS_AT_SYNCS || wl_loops_at_syncs(orig))) {
+    struct wl_program *q = how == POL_LOOPS_PEELED ? wl_peel_last(orig) : orig;
+    char *why = NULL;
+    bool kept = wl_program_check(q, &why);
+    g_free(why);
+    if (kept) {
+      if (q != orig) prep_own(pr, q);
+      return;
+    }
+    if (q != orig) wl_program_free(q);
+  }
+  uint64_t n = wl_unrolled_ops(orig);
+  if (n > WL_MAX_OPS) {
+    pr->err = wl_error_at(pr->ctx->sc, "policies",
+                          "policy %s runs this program written out: expected at most %"
+                          G_GUINT64_FORMAT " ops, got %" G_GUINT64_FORMAT,
+                          pr->pol->name, (uint64_t)WL_MAX_OPS, n);
+    return;
+  }
+  prep_own(pr, wl_unroll(orig));
+}
 
+void pol_prep_order(struct pol_prep *pr) { pr->ordered = true; }
 
-uint8_t pol_library(const struct pol_type *pol, const struct hw_config *hw) {
-  return hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
+/* ---- the driver ---- */
+
+bool pol_library(const struct pol_type *pol, const struct hw_config *hw, const struct scenario *sc,
+                 uint8_t *lib, char **err) {
+  *lib = hw->comm && hw->comm->library != COMM_AUTO ? (uint8_t)hw->comm->library
                                                     : pol->lib_default;
+  if (pol->libs & (1u << *lib)) return true;
+  GString *can = g_string_new(NULL);
+  for (int l = COMM_MPI; l <= COMM_GPUTN; l++)
+    if (pol->libs & (1u << l))
+      g_string_append_printf(can, "%s%s", can->len ? ", " : "", wl_lib_names[comm_wl_lib(l)]);
+  *err = wl_error_at(sc, "hardware.comm.library", "expected a library policy %s runs with (%s), got %s",
+                     pol->name, can->str, wl_lib_names[comm_wl_lib(*lib)]);
+  g_string_free(can, TRUE);
+  return false;
 }
 
 char *pol_proxy_error(const struct scenario *sc, uint8_t lib) {
@@ -429,8 +482,13 @@ char *pol_proxy_error(const struct scenario *sc, uint8_t lib) {
                       "crosses nodes), got 0", wl_lib_names[comm_wl_lib(lib)]);
 }
 
-
-
+void pol_env_init(struct pol_env *env, const struct pol_type *pol, const struct hw_config *hw,
+                  const struct scenario *sc, uint8_t lib, uint32_t n_ranks) {
+  *env = (struct pol_env){.pol = pol, .hw = hw, .sc = sc, .lib = lib, .net = hw->net,
+                          .n_ranks = n_ranks,
+                          .transport = hw->comm ? (uint8_t)hw->comm->nvshmem_transport : COMM_IBGDA,
+                          .nvlink_stores = hw->comm && hw->comm->nvlink_stores};
+}
 
 /* ---- reading the reports ---- */
 
@@ -440,8 +498,6 @@ static int64_t node_out(const struct system *s, const struct sim_report *r, uint
                         const struct sim_out_decl *d) {
   return sim_out_value(r, sys_node_comp(s, node, d), d);
 }
-
-/* ---- the driver ---- */
 
 /* Byte-identical kernel step arrays, from the ranks' programs PP (N of
  * them), are made one: a rank's kernel points at the first rank's array
@@ -486,18 +542,42 @@ static void share_steps(struct pol_prog *pp, uint32_t n) {
   g_hash_table_destroy(seen);
 }
 
-static bool lower_all(const struct pol_type *pol, const struct wl_program *p,
-                      const struct hw_config *hw, struct pol_prog *pp, char **err) {
-  for (uint32_t r = 0; r < p->n_ranks; r++) {
-    if (p->ranks[r].graph && pol->graph.host) {
-      if (!pol_host_graph(pol, p, r, hw, &pp[r], err)) return false;
-    } else if (!pol->lower(p, r, hw, &pp[r], err)) {
-      return false;
+/* Op OP's dependencies in rank CTX (a struct wl_rank). */
+static const struct wl_dep *rank_deps(void *ctx, uint64_t op, uint32_t *n) {
+  const struct wl_rank *r = ctx;
+  *n = r->ops[op].n_deps;
+  return r->deps + r->ops[op].dep_first;
+}
+
+/* Lowers every rank of P (checked) into PP, op by op. */
+static bool lower_all(const struct pol_env *env, const struct wl_program *p, struct pol_prog *pp,
+                      char **err) {
+  const struct pol_type *pol = env->pol;
+  void *state = g_malloc0(MAX(pol->state_size, 1));
+  bool ok = true;
+  for (uint32_t r = 0; r < p->n_ranks && ok; r++) {
+    const struct wl_rank *rk = &p->ranks[r];
+    struct wl_sum sum;
+    wl_sum_rank(p, r, &sum);
+    memset(state, 0, MAX(pol->state_size, 1));
+    pol_prog_init(&pp[r], rk->n_flags);
+    struct pol_low L = {.env = env, .rank = r, .sum = &sum, .graph = rk->graph, .state = state,
+                        .pp = &pp[r]};
+    if (L.graph) pp[r].op_steps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    uint64_t span_at = 0;
+    for (size_t i = 0; i < rk->n_ops && ok; i++) {
+      L.index = i;
+      ok = pol_lower_op(&L, &rk->ops[i], &span_at, err);
     }
-    pol_prog_seal(&pp[r], p->ranks[r].n_flags + (pol->extra_flags ? pol->extra_flags(p, r) : 0));
+    L.index = rk->n_ops;
+    ok = ok && pol_lower_op(&L, NULL, &span_at, err);
+    if (ok) pol_prog_seal(&L, rank_deps, (void *)rk);
+    pp[r].proxied = L.proxied;
+    wl_sum_clear(&sum);
   }
-  share_steps(pp, p->n_ranks);
-  return true;
+  g_free(state);
+  if (ok) share_steps(pp, p->n_ranks);
+  return ok;
 }
 
 /* Whether every rank's host program ended and every kernel it launched
@@ -639,30 +719,49 @@ static bool simulate(const struct pol_type *pol, const struct wl_program *p,
   return ok;
 }
 
-/* Checks, lowers and (unless checking only) runs P as POL writes it. */
-static bool pol_run_checked(struct wl_program *p, const struct pol_type *pol,
-                            const struct hw_config *hw, uint8_t lib, const struct wl_ctx *ctx,
-                            struct sim_result *out, char **err) {
+/* Every rank's counts of P, for a policy's check. */
+static void program_total(const struct wl_program *p, struct wl_sum *t) {
+  wl_sum_init(t);
+  for (uint32_t r = 0; r < p->n_ranks; r++) {
+    t->sends += wl_count(p, r, WL_SEND);
+    t->recvs += wl_count(p, r, WL_RECV);
+    t->ops += p->ranks[r].n_ops;
+  }
+}
+
+/* Checks, lowers and (unless checking only) runs P as prepared by PR. */
+static bool run_checked(struct pol_prep *pr, const struct wl_ctx *ctx, struct sim_result *out,
+                        char **err) {
+  const struct pol_type *pol = pr->pol;
+  struct wl_program *p = pr->p;
   if (!wl_program_check(p, err)) return false;
   /* A receive no send matches deadlocks the run: a model failure, said
    * when simulating (exit 3), not an input error of `validate`. */
   if (!ctx->check_only && wl_program_unmatched(p, err)) return false;
-  if (pol->check && !pol->check(ctx->sc, hw, p, err)) return false;
-  /* Policies that drive from the GPU run one order of a graph. */
+  struct wl_sum total;
+  program_total(p, &total);
+  bool fits = !pol->check || pol->check(ctx->sc, pr->hw, &total, err);
+  wl_sum_clear(&total);
+  if (!fits) return false;
+  /* Graph ranks in one order, where the policy runs them so. */
   struct wl_program *lin = NULL;
-  if (!pol->graph.host && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window);
-  struct pol_prog *pp = g_new(struct pol_prog, p->n_ranks);
-  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_init(&pp[r], hw, lib);
-  bool ok = lower_all(pol, p, hw, pp, err);
+  if (pr->ordered && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window);
+  struct pol_env env;
+  pol_env_init(&env, pol, pr->hw, ctx->sc, pr->lib, p->n_ranks);
+  env.p = p;
+  env.descs = p->descs;
+  struct pol_prog *pp = g_new0(struct pol_prog, p->n_ranks);
+  bool ok = lower_all(&env, p, pp, err);
   /* A proxy thread is a helper thread that holds its core: needed when
    * the lowering sent anything through one. */
   for (uint32_t r = 0; ok && r < p->n_ranks; r++)
-    if (pp[r].proxied && hw->cpu->helper_threads < 1) {
-      *err = pol_proxy_error(ctx->sc, lib);
+    if (pp[r].proxied && pr->hw->cpu->helper_threads < 1) {
+      *err = pol_proxy_error(ctx->sc, pr->lib);
       ok = false;
     }
-  if (ok && !ctx->check_only) ok = simulate(pol, p, hw, pp, ctx->seed, ctx->cp, ctx->trace, out, err);
-  for (uint32_t r = 0; r < p->n_ranks; r++) pol_prog_clear(&pp[r]);
+  if (ok && !ctx->check_only) ok = simulate(pol, p, pr->hw, pp, ctx->seed, ctx->cp, ctx->trace, out, err);
+  for (uint32_t r = 0; r < p->n_ranks; r++)
+    if (pp[r].kernels) pol_prog_clear(&pp[r]);
   g_free(pp);
   wl_program_free(lin);
   return ok;
@@ -681,65 +780,12 @@ bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *h
                         hw->net->nodes);
     return false;
   }
-  /* The library: the scenario's, else the policy's; collectives become
-   * what it makes of them. */
-  uint8_t lib = pol_library(pol, hw);
-  if (!(pol->libs & (1u << lib))) {
-    GString *can = g_string_new(NULL);
-    for (int l = COMM_MPI; l <= COMM_GPUTN; l++)
-      if (pol->libs & (1u << l))
-        g_string_append_printf(can, "%s%s", can->len ? ", " : "", wl_lib_names[comm_wl_lib(l)]);
-    *err = wl_error_at(ctx->sc, "hardware.comm.library",
-                        "expected a library policy %s runs with (%s), got %s", pol->name,
-                        can->str, wl_lib_names[comm_wl_lib(lib)]);
-    g_string_free(can, TRUE);
-    return false;
-  }
-  /* Each rewrite the library makes is a new program, freed at the end. */
-  struct wl_program *owned[4];
-  size_t n_owned = 0;
-  if (wl_has_colls(p)) {
-    struct wl_lib_opts opts = comm_lib_opts(hw->comm, (uint32_t)hw->net->gpus_per_node);
-    p = owned[n_owned++] = wl_expand_colls(p, comm_wl_lib(lib), &opts);
-  }
-  if ((lib == COMM_NCCL || lib == COMM_NVSHMEM) && pol->lib_p2p)
-    p = owned[n_owned++] = wl_group_p2p(p);
-  if (lib == COMM_NCCL && hw->comm && hw->comm->nccl_step_latency > 0)
-    p = owned[n_owned++] = wl_step_cost(p, hw->comm->nccl_step_latency);
-  /* Host MPI's large messages go by rendezvous. */
-  int64_t eager = hw->comm ? hw->comm->mpi_eager_limit : INT64_MAX;
-  if (lib == COMM_MPI && pol->graph.two_sided && wl_rendezvous_needed(p, eager))
-    p = owned[n_owned++] = wl_rendezvous(p, eager);
-  /* Loops: kept when the policy lowers them and the messages match loop
-   * for loop; else written out, as long as that fits. */
-  struct wl_program *orig = p, *own = NULL;
-  if (wl_has_loops(p)) {
-    bool kept = false;
-    if (pol->loops && (!pol->loops_at_syncs || wl_loops_at_syncs(orig))) {
-      if (pol->peel_last) p = own = wl_peel_last(orig);
-      char *why = NULL;
-      kept = wl_program_check(p, &why);
-      g_free(why);
-      if (!kept) {
-        wl_program_free(own);
-        own = NULL;
-      }
-    }
-    if (!kept) {
-      uint64_t n = wl_unrolled_ops(orig);
-      if (n > WL_MAX_OPS) {
-        *err = wl_error_at(ctx->sc, "policies",
-                            "policy %s runs this program written out: expected at most %"
-                            G_GUINT64_FORMAT " ops, got %" G_GUINT64_FORMAT,
-                            pol->name, (uint64_t)WL_MAX_OPS, n);
-        while (n_owned) wl_program_free(owned[--n_owned]);
-        return false;
-      }
-      p = own = wl_unroll(orig);
-    }
-  }
-  bool ok = pol_run_checked(p, pol, hw, lib, ctx, out, err);
-  wl_program_free(own);
-  while (n_owned) wl_program_free(owned[--n_owned]);
+  struct pol_prep pr = {.p = p, .hw = hw, .ctx = ctx, .pol = pol};
+  if (!pol_library(pol, hw, ctx->sc, &pr.lib, err)) return false;
+  pol->prepare(&pr);
+  bool ok = !pr.err;
+  if (!ok) *err = pr.err;
+  else ok = run_checked(&pr, ctx, out, err);
+  while (pr.n_owned) wl_program_free(pr.owned[--pr.n_owned]);
   return ok;
 }

@@ -1,7 +1,29 @@
-/* Lowering a program (program.h) onto the hardware models: the node-program
- * builder the policies (policy_*.c) write into, the policy table, and the
- * driver that builds the system, runs it and fills a sim_result.
- * DESIGN.md Sec. 2: a policy is one file; the driver is shared. */
+/* Lowering programs (program.h) onto the hardware models, one op at a time
+ * (DESIGN.md Sec. 2: a policy is one file; the driver is shared).
+ *
+ * A policy (policy_*.c) is a `struct pol_type`: its `lower` hook lowers
+ * one op of one rank into the node program being written (struct pol_low),
+ * keeping between ops whatever it needs in its per-rank state, and reading
+ * the rank's summary (a first pass, summary.h) where it must know what
+ * comes later (a kernel's grid, the rank's sends). Its `prepare` hook says
+ * what the driver does to a program first (the library's rewrites, loops
+ * kept or written out, graph ranks run in one order), calling the helpers
+ * below. The policy file holds everything the policy means; the helpers
+ * here and in kernel.c are shared code a policy calls.
+ *
+ * The driver feeds that one hook whatever the input, as a trace replay
+ * drives the API a live program calls:
+ * - a program in memory (pol_run: built-in workloads, YAML programs, a GOAL
+ *   schedule read whole): prepared, checked, then each rank's ops in order,
+ *   written into arrays;
+ * - an op source read while the run goes (pol_stream, stream.c: a GOAL
+ *   schedule): each rank pulled from its cursor (source.h) when the models
+ *   ask for steps (models/nodeprog.h, np_source and np_seq), each op
+ *   lowered by the same hook into windows and slots the models give back.
+ * A graph rank (program.h) the policy runs on the host is lowered in its
+ * written order, each op's steps taking the op's dependencies (pol_low.graph);
+ * one the policy runs in one order (pol_prep_order) is ordered first
+ * (wl_linearize; wl_lin when streamed) and lowered as a sequence. */
 #ifndef WL_LOWER_H
 #define WL_LOWER_H
 
@@ -9,235 +31,307 @@
 #include <stdbool.h>
 
 #include "checks.h"
+#include "library.h"
 #include "program.h"
 #include "result.h"
+#include "summary.h"
 #include "system.h"
 #include "workload.h"
-#include "library.h"
 
-/* A node program under construction; it owns every array it points at.
- * The driver (pol_run) creates, seals and frees it around a policy's lower. */
-struct pol_prog {
-  struct nodeprog np; /* valid after pol_prog_seal */
-  GArray *kernels, *qcmds, *cmds, *host;
-  GArray *deps;       /* struct hdep of a graph host program */
-  bool graph;         /* the host program is a graph (nodeprog.host_deps) */
-  GPtrArray *steps;   /* each kernel's step array */
-  size_t tag_op;      /* gputn: trigger tags used by the sends before op */
-  uint32_t tag_next;  /* tag_op, the next tag (from 1) */
-  uint32_t tag_stride;/* gputn: the rank's pieces as written, 0 before the first send */
-  uint32_t post_next; /* gds: NIC command ids posted by the sends before the program's
-                         (a streamed run lowers op by op), 0 at a rank's start */
-  uint32_t post_stride;/* gds: the rank's sends when lowered op by op; 0: counted */
+struct pol_type;
+struct pol_stream;
+
+/* What every rank's lowering of a run reads. */
+struct pol_env {
+  const struct pol_type *pol;
+  const struct hw_config *hw;
+  const struct scenario *sc; /* where errors are located (NULL: unlocated) */
   /* The run's library (enum comm_library, never COMM_AUTO) and, for
-   * nvshmem, its transport (enum comm_transport): how a collective's
-   * kernel (pol_coll_kernel) and a persistent kernel's sends move data. */
+   * nvshmem, its transport (enum comm_transport): how a collective's kernel
+   * and a persistent kernel's sends move data. */
   uint8_t lib, transport;
-  bool nvlink_stores; /* hardware.comm.nvlink_stores */
-  bool proxied;       /* set by pol_lib_send: a send goes through a CPU proxy thread */
+  bool nvlink_stores;        /* hardware.comm.nvlink_stores */
   const struct net_config *net; /* which ranks share a node */
+  uint32_t n_ranks;
+  const struct wl_program *p; /* a program lowered whole; NULL when streamed */
+  const struct wl_descs *descs; /* the kernels its ops name (the program's, the source's) */
+  struct pol_stream *stream;  /* streamed: the driver (stream.c) */
 };
 
-
-/* Each returns the index the models name the item by. */
-uint32_t pol_add_cmd(struct pol_prog *pp, struct nic_cmd cmd);
-uint32_t pol_add_qcmd(struct pol_prog *pp, struct qcmd qc);
-uint32_t pol_add_kernel(struct pol_prog *pp, const char *name, uint32_t n_wgs,
-                        const struct kstep *steps, size_t n_steps); /* copies STEPS */
-void pol_add_host(struct pol_prog *pp, struct hstep st);
-/* An empty program (pol_prog_clear frees it) for a run on HW with library
- * LIB (enum comm_library). */
-void pol_prog_init(struct pol_prog *pp, const struct hw_config *hw, uint8_t lib);
-void pol_prog_clear(struct pol_prog *pp);
-
-/* How a policy runs a graph rank (program.h). */
-struct pol_graph {
-  bool host;      /* the host runs it as a graph (pol_host_graph); else one
-                     order of it (wl_linearize) is lowered as a sequence */
-  bool gpu;       /* computes run on the GPU (else on the CPU) */
-  bool two_sided; /* host sends and receives go through the host stack */
-  bool recv_polls; /* with two_sided: receives poll the flag in memory instead */
+/* A node program being written; it owns every array it points at. */
+struct pol_prog {
+  struct nodeprog np;       /* valid after the rank's end */
+  GArray *kernels, *qcmds, *cmds, *host;
+  GArray *deps;             /* struct hdep of a graph host program */
+  GPtrArray *steps;         /* each kernel's step array */
+  GArray *open;             /* per kernel: its GArray of steps while open (pol_kernel_open) */
+  GArray *op_steps;         /* graph ranks: per op, its first and last host step */
+  uint32_t n_flags;         /* flags numbered: the program's, then pol_flag_new's */
+  bool proxied;             /* pol_low.proxied, once the rank is lowered */
 };
 
-/* One policy: how a program's ranks become node programs. */
+/* One rank's lowering: what the policy reads and the program it writes. */
+struct pol_low {
+  const struct pol_env *env;
+  uint32_t rank;
+  const struct wl_sum *sum;   /* the rank's summary */
+  /* The op being lowered: its index in the rank's order, its span (NULL:
+   * a sync or loop marker) and whether it is the span's first or last. */
+  uint64_t index;
+  const struct wl_span *span;
+  bool span_first, span_last;
+  /* The rank is a graph the host runs: each op's first host step takes
+   * the op's dependencies, its others the step before (lower.c). */
+  bool graph;
+  void *state;                /* the policy's (pol_type.state_size bytes, zeroed) */
+  struct pol_prog *pp;        /* whole */
+  struct pol_srank *srank;    /* streamed (stream.c) */
+  bool host_closed;           /* pol_host_closed */
+  bool proxied;               /* a send went through a CPU proxy thread (pol_lib_send) */
+};
+
+/* The receive a send meets (pol_recv_of): its first flag and its
+ * collective (a library's kernel waits for its own data). */
+struct pol_recv {
+  uint32_t flag;
+  uint32_t region;
+  /* for pol_recv_work_after: */
+  const struct pol_env *env;
+  uint32_t rank;
+  uint64_t op;                /* its index in its rank's order (whole) */
+  void *msg;                  /* streamed: the message (stream.c) */
+};
+
+/* What the driver does to a program before lowering it under a policy:
+ * pol_type.prepare calls the helpers below, in the order they apply. */
+struct pol_prep {
+  struct wl_program *p;      /* the program so far; NULL: a stream (its ranks are graphs) */
+  const struct hw_config *hw;
+  const struct wl_ctx *ctx;
+  const struct pol_type *pol;
+  uint8_t lib;
+  uint8_t form;              /* pol_prep_form: enum wl_form */
+  bool ordered;              /* pol_prep_order */
+  struct wl_program *owned[8]; /* the rewrites, freed by the driver */
+  size_t n_owned;
+  char *err;                 /* an input error (the program too long written out) */
+};
+
+/* One policy. */
 struct pol_type {
-  /* What the hardware must offer this policy (NULL: nothing): false and
-   * *ERR, located in SC (NULL: unlocated) at the offending key. */
-  bool (*check)(const struct scenario *sc, const struct hw_config *hw, const struct wl_program *p,
-                char **err);
-  /* Flags the lowering adds after the program's (barriers), per rank. */
-  uint32_t (*extra_flags)(const struct wl_program *p, uint32_t rank);
   const char *name;
-  /* Who watches receive I of RANK's flag (enum pdev); the sender's put
-   * must name it. */
-  uint8_t (*recv_watcher)(const struct wl_program *p, uint32_t rank, size_t i);
-  /* Lowers RANK into PP (initialised, sealed by the caller). False and
-   * *ERR when the program has a shape this policy does not lower yet. */
-  bool (*lower)(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
-                struct pol_prog *pp, char **err);
+  /* The libraries it runs with (bit 1 << enum comm_library) and the one a
+   * scenario gets with hardware.comm.library: auto. */
+  uint8_t libs, lib_default;
+  /* Bytes of its per-rank state (struct pol_low.state), zeroed at a rank's start. */
+  size_t state_size;
+  /* What the hardware must offer it, given TOTAL (every rank's counts;
+   * NULL: nothing): false and *ERR, located in SC at the offending key. */
+  bool (*check)(const struct scenario *sc, const struct hw_config *hw, const struct wl_sum *total,
+                char **err);
+  /* What the driver does to the program first (the pol_prep_* helpers). */
+  void (*prepare)(struct pol_prep *pr);
+  /* Lowers op O of the rank into L, or (O NULL) ends the rank once its
+   * last op is lowered. False and *ERR: an op of a shape it does not lower. */
+  bool (*lower)(struct pol_low *L, const struct wl_op *o, char **err);
+  /* Who watches receive R's flag (enum pdev); the sender's put names it. */
+  uint8_t (*watcher)(const struct pol_recv *r);
+  /* Whether a compute op placed at WHERE (enum wl_where, a GOAL calc's
+   * calc_on) can run under it. */
+  bool (*computes_on)(uint8_t where);
   /* The output (a time) of a node's CPU or GPU that says when a rank's
    * program is done: a checked handle, CPU_OUT(MAIN_DONE) or
    * GPU_OUT(WG_LAST_END), resolved against each node (sys_node_comp). */
   const struct sim_out_decl *done;
-  struct pol_graph graph;
-  /* The lowering keeps a program's loops (program.h) as loops of the node
-   * programs (nodeprog.h, np_loops); else it gets the program written out. */
-  bool loops;
-  /* With loops: it gets them with the last iteration peeled (wl_peel_last),
-   * its lowering of an op looking at what follows the op. */
-  bool peel_last;
-  /* With loops: only where they start and end at syncs (wl_loops_at_syncs),
-   * its lowering carrying kernels from op to op until a sync. */
-  bool loops_at_syncs;
-  /* The libraries it runs with (bit 1 << enum comm_library) and the one a
-   * scenario gets with hardware.comm.library: auto. */
-  uint8_t libs, lib_default;
-  /* Under nccl and nvshmem, its point-to-point messages go through the
-   * library too (wl_group_p2p): the host-driven styles, whose code calls
-   * the library; the others move them their own way (stream-triggered,
-   * host copies, device puts). */
-  bool lib_p2p;
-  /* Its sequence lowering waits for a quiet's ACKs on the host (gds, which
-   * posts from the host); graph ranks run on the host (graph.host) do too,
-   * the others in the kernel. */
-  bool host_quiet;
-  /* It lowers a rank without syncs into one kernel launched once (and, by
-   * p2p, waited for), op by op, each op's step independent of the others'
-   * (pol_one_kernel, pol_kernel_of): a GOAL schedule can be streamed into
-   * it (workloads/inputs/goal.c). */
-  bool one_kernel;
-  /* It lowers a rank op by op onto one stream, each op's host steps,
-   * queue commands, kernels and NIC commands its own: the ops before an
-   * op show only in pol_prog.post_next, the ops after a receive only in
-   * whether stream work follows it (wl_rank.work_after), and a trailing
-   * HS_WAIT_KERNEL waits for the stream's last kernel at the end (gds): a
-   * GOAL schedule can be streamed into it (workloads/inputs/goal.c). */
-  bool op_by_op;
 };
 
-/* pol_type.libs of the policies that drive kernels from the host or a
- * stream: mpi (their own messages), nccl and nvshmem (a kernel per
- * collective, pol_coll_kernel). */
-#define POL_LIBS_STREAM ((1u << COMM_MPI) | (1u << COMM_NCCL) | (1u << COMM_NVSHMEM))
+/* ---- writing a node program (lower.c) ---- */
 
-/* Whether op I of RANK starts a collective's kernel (region, program.h);
- * then pol_coll_kernel lowers ops [I, *END) into it. */
-bool pol_coll_starts(const struct wl_program *p, uint32_t rank, size_t i);
-/* The kernel of the collective whose ops start at I (pol_coll_starts):
- * one WG per... its steps as pol_kernel_of writes them, each send a
- * device-initiated put (nvshmem over IBGDA; nccl inside a node) or a
- * request to a CPU proxy thread (nvshmem over IBRC; nccl across nodes).
- * Returns the kernel's index and *END, or -1 and *ERR. */
-int32_t pol_coll_kernel(const struct wl_program *p, uint32_t rank, size_t i, size_t *end,
-                        const struct hw_config *hw, struct pol_prog *pp, char **err);
-/* The send step of a persistent kernel under the run's library (pp->lib):
- * pol_coll_kernel's puts. */
-struct kstep pol_lib_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                          size_t i, uint32_t wgs, struct pol_prog *pp);
+/* Each returns the index the models name the item by (a slot, streamed). */
+uint32_t pol_add_cmd(struct pol_low *L, struct nic_cmd cmd);
+uint32_t pol_add_qcmd(struct pol_low *L, struct qcmd qc);
+/* A kernel of N_WGS WGs running STEPS (N, copied). */
+uint32_t pol_add_kernel(struct pol_low *L, const char *name, uint32_t n_wgs,
+                        const struct kstep *steps, size_t n);
+/* A kernel whose steps follow (pol_kernel_step), written as its ops are
+ * lowered: it may be launched before its last step is written. */
+uint32_t pol_kernel_open(struct pol_low *L, const char *name, uint32_t n_wgs, bool persistent);
+void pol_kernel_step(struct pol_low *L, uint32_t k, struct kstep st);
+/* The next host step. A loop marker of a kernel's host steps (gputn's
+ * registrations) closing an empty body drops the pair (pol_host_loop). */
+void pol_add_host(struct pol_low *L, struct hstep st);
+void pol_host_loop(struct pol_low *L, const struct wl_op *o);
+/* Graph ranks: this op's host steps are the op before's (a collective's
+ * kernel, launched once what its ops wait for outside it is done). */
+void pol_host_shared(struct pol_low *L);
+/* No host step follows until the rank ends (a streamed host program ends
+ * there, not at its last op: cpufree's launch, gputn's last registration). */
+void pol_host_closed(struct pol_low *L);
+/* A flag of the policy's own (a barrier's, a copy's completion), after
+ * the program's. */
+uint32_t pol_flag_new(struct pol_low *L);
 
-/* Host step ST for a loop marker (WL_LOOP / WL_END) O; kernels' steps take
- * pol_loop_kstep. */
+/* The flags rank RANK's program numbers before its policy's own
+ * (pol_flag_new): a barrier's flags at a peer. Streamed, where flags are
+ * numbered as messages come, 0 (a stream has no sync to need them). */
+uint32_t pol_flags_of(struct pol_low *L, uint32_t rank);
+/* The first flag of receive O (its `parts` follow). */
+uint32_t pol_recv_flag(struct pol_low *L, const struct wl_op *o);
+/* The receive send O meets; or receive O itself. */
+struct pol_recv pol_recv_of(struct pol_low *L, const struct wl_op *o);
+/* Whether a compute or a send follows R in its rank's order (streamed: the
+ * driver places the receive's rank that far first). */
+bool pol_recv_work_after(const struct pol_recv *r);
+
+/* ---- shared lowerings a policy calls ---- */
+
+/* The NIC command OP (a put, triggered put or post) that carries send O
+ * to its receive: the whole message to the receive's first flag, watched
+ * as the policy's watcher says; a put a quiet waits for asks for the
+ * target's ACK, which sets the quiet's flag on QUIET_DEV (enum pdev:
+ * where the policy lowers the quiet). PART: piece PART of the send's
+ * parts (its bytes, its flag). */
+struct nic_cmd pol_put_for(struct pol_low *L, const struct wl_op *o, uint8_t op, uint8_t quiet_dev);
+struct nic_cmd pol_put_part(struct pol_low *L, const struct wl_op *o, uint8_t op,
+                            uint8_t quiet_dev, uint32_t part);
+/* The host network stack (cpu, hdn): a send of O (two-sided unless TWO is
+ * false), and a receive completed when its flag is set (two-sided: cpu.recv). */
+void pol_host_send(struct pol_low *L, const struct wl_op *o, bool two);
+void pol_host_recv(struct pol_low *L, const struct wl_op *o, bool two);
+/* Host step or kernel step for a loop marker (WL_LOOP / WL_END) O. */
 struct hstep pol_loop_hstep(const struct wl_op *o);
 struct kstep pol_loop_kstep(const struct wl_op *o);
-
-/* The kernel step of compute op O fused into a kernel (pol_kernel_of),
- * each WG doing FOLD WGs' work: its flops, bytes and re-read bytes times
- * FOLD, its class and working set. An SpMV walks one row per work-item
- * unless written merge-path (wl_spmv): then coalesced and row-balanced,
- * moving merge_extra_per_wg more than a library's. */
-struct kstep pol_compute_step(const struct wl_op *o, uint32_t fold);
+/* The kernel step of compute op O (its kernel K) fused into a kernel, each
+ * WG doing FOLD WGs' work: its flops, bytes and re-read bytes times FOLD,
+ * its class and working set. An SpMV walks one row per work-item unless
+ * written merge-path (wl_spmv): then coalesced and row-balanced, moving
+ * merge_extra_per_wg more than a library's. */
+struct kstep pol_compute_step(const struct wl_kernel *k, const struct wl_op *o, uint32_t fold);
 /* The same, for O launched as a kernel of its own (one WG's work each):
  * an SpMV that is a library call (wl_spmv library or merge) runs
  * coalesced and row-balanced. */
-struct kstep pol_launch_step(const struct wl_op *o);
-/* Compute op O on every core of CPU, through a roofline, or its time_ps. */
-sim_time pol_cpu_time(const struct cpu_config *cpu, const struct wl_op *o);
-/* Lowers graph rank RANK as a host graph program (pol_graph.host); a
- * library's collective (pol_coll_starts) is its kernel, launched once
- * what its ops wait for outside it is done. False and *ERR when that
- * kernel cannot be built (pol_coll_kernel). */
-bool pol_host_graph(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                    const struct hw_config *hw, struct pol_prog *pp, char **err);
+struct kstep pol_launch_step(const struct wl_kernel *k, const struct wl_op *o);
+/* The kernel of compute op O (the program's or the source's table). */
+const struct wl_kernel *pol_kernel_of(const struct pol_low *L, const struct wl_op *o);
+/* Compute op O on every core of the CPU (wl_cpu_time). */
+sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o);
+/* Compute op O as a kernel of its own, launched on QUEUE: its index. */
+uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
+                            uint8_t queue);
 
 /* recv_watcher for policies whose receives the host (CPU) or the GPU
  * always notices. */
-uint8_t pol_watch_cpu(const struct wl_program *p, uint32_t rank, size_t i);
-uint8_t pol_watch_gpu(const struct wl_program *p, uint32_t rank, size_t i);
+uint8_t pol_watch_cpu(const struct pol_recv *r);
+uint8_t pol_watch_gpu(const struct pol_recv *r);
+/* computes_on for policies that compute on the GPU only, on the host
+ * CPU only, or either (a host-driven policy's graph: a calc on the CPU). */
+bool pol_on_gpu(uint8_t where);
+bool pol_on_cpu(uint8_t where);
+bool pol_on_either(uint8_t where);
 
-/* The NIC command OP (a put, triggered put or post) that carries send op I
- * of RANK to its receive, whose flag POL's recv_watcher names: the whole
- * message to the receive's first flag. */
-struct nic_cmd pol_put_for(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                           size_t i, uint8_t op);
-/* Same, for piece PART of the send's parts (its bytes, its flag). */
-struct nic_cmd pol_put_part(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                            size_t i, uint8_t op, uint32_t part);
+/* ---- kernels of many ops (kernel.c) ---- */
 
-/* One kernel for ops [A, B) of RANK (workloads/policies/kernel.c), the shape the
- * policies that keep work on the GPU share (gputn, ghn, cpufree,
- * monolithic, p2p): compute steps; a wait on the receive's flag(s) per
- * receive; a device-wide barrier per sync; lane 1 ops on WGs of their own
- * after the lane 0 grid (thread-block specialization); a send's step
- * written by SEND, which adds any host steps it needs (before the launch,
- * unless the caller moves them) given the kernel's WGS and how many of
- * them make the send (SELECTED). SEND NULL: sends and receives are dropped.
- * When the range waits and has more WGs than the GPU holds at once, lane 0
- * WGs are folded (each does several WGs' work, as a persistent kernel's
- * grid-stride loop does). Returns the kernel's index, or -1 and *ERR. */
-typedef struct kstep (*pol_send_step)(const struct wl_program *p, uint32_t rank, size_t i,
-                                      uint32_t wgs, uint32_t selected, struct pol_prog *pp);
-int32_t pol_kernel_of(const char *name, const struct wl_program *p, uint32_t rank, size_t a,
-                      size_t b, const struct hw_config *hw, pol_send_step send,
-                      struct pol_prog *pp, char **err);
-/* The rank's whole program as one kernel, launched first. */
-bool pol_one_kernel(const char *name, const struct wl_program *p, uint32_t rank,
-                    const struct hw_config *hw, pol_send_step send, struct pol_prog *pp,
-                    char **err);
+/* The step of send O in a kernel of WGS WGs, SELECTED of which make it
+ * (each policy's own: a trigger, a request to a helper, a device put),
+ * adding any NIC commands and host steps it needs. */
+typedef struct kstep (*pol_send_step)(struct pol_low *L, const struct wl_op *o, uint32_t wgs,
+                                      uint32_t selected);
+
+/* A kernel being written op by op, the shape the policies that keep work
+ * on the GPU share (gputn, ghn, cpufree, monolithic: the whole program;
+ * p2p: a sync-delimited span; any policy: a library's collective): compute
+ * steps; a wait on the receive's flag(s) per receive; a device-wide
+ * barrier per sync; lane 1 ops on WGs of their own after the lane 0 grid
+ * (thread-block specialization); a send's step written by SEND (NULL:
+ * sends and receives are dropped). A kernel that waits (or WHOLE: the
+ * rank's program) and has more WGs than the GPU holds at once has its
+ * lane 0 WGs folded (each does several WGs' work, as a persistent
+ * kernel's grid-stride loop does). */
+struct pol_kern {
+  uint32_t id;
+  uint32_t n0, n1, fold;     /* lane 0 WGs (folded), lane 1 WGs, the fold */
+  const char *name;
+  pol_send_step send;
+  /* The host's steps the sends add loop with the kernel's (the rank's
+   * whole program: gputn's registrations). */
+  bool host_loops;
+};
+/* Opens kernel K of SHAPE (a span's, or the rank's: WHOLE). False and
+ * *ERR when one grid cannot hold it. */
+bool pol_kern_open(struct pol_low *L, struct pol_kern *k, const char *name,
+                   const struct wl_shape *shape, bool whole, pol_send_step send, char **err);
+/* Writes op O into K (loop markers too: every WG runs the loop, and with
+ * host_loops the host's steps the sends add loop alike). */
+bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, char **err);
 /* WGs per part for send O in a kernel of WGS WGs (tag_div of the step). */
 uint32_t pol_part_div(const struct wl_op *o, uint32_t wgs);
-/* A device-initiated put-with-signal per piece of send I (NVSHMEM/IBGDA
+/* A device-initiated put-with-signal per piece of send O (NVSHMEM/IBGDA
  * style, cpufree and p2p): the last WG of a piece posts it to the NIC. */
-struct kstep pol_device_put(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                            size_t i, uint32_t wgs, struct pol_prog *pp);
-/* Replaces kernel K's steps by STEPS (N; taken over, g_malloc'd). */
-void pol_kernel_set_steps(struct pol_prog *pp, uint32_t k, struct kstep *steps, size_t n);
+struct kstep pol_device_put(struct pol_low *L, const struct wl_op *o, uint32_t wgs);
+/* The send step of a persistent kernel under the run's library: a device
+ * put (nvshmem over IBGDA; nccl inside a node) or a request to a CPU
+ * proxy thread (nvshmem over IBRC; nccl across nodes). */
+struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs);
+/* The rank's whole program as one kernel K (opened, of the rank's shape,
+ * and launched at its first op, *STARTED then; WHOLE: sized as a
+ * persistent kernel even when it never waits), op O written into it: the
+ * shape gputn, ghn, cpufree and monolithic share. */
+bool pol_one_kernel_op(struct pol_low *L, struct pol_kern *k, bool *started, const char *name,
+                       bool whole, pol_send_step send, const struct wl_op *o, char **err);
+/* Op O of a library's collective (O in a span of a region): its kernel
+ * opened at the span's first op (into *K, its index), the op written into
+ * it; *LAST when O is the span's last. */
+bool pol_coll_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, bool *first,
+                 bool *last, char **err);
 
-/* The discrete-kernel host-copy lowering (copy, overlap): kernels launched
- * by the host, sends as host-initiated one-sided copies once the kernel
- * that made the data has ended, receives noticed by the host polling the
- * copy's flag. OVERLAP: lane 1 on a second stream, and the host waits for
- * a kernel only when a send, a sync or the end needs it. */
-bool pol_host_copies(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                     const struct hw_config *hw, struct pol_prog *pp, bool overlap, char **err);
+/* ---- preparing a program (lower.c) ---- */
 
-/* The host network stack (cpu, hdn): a two-sided send of op I of RANK, and
- * a two-sided receive (op I) completed when its flag is set. */
-void pol_host_send(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                   size_t i, struct pol_prog *pp);
-void pol_host_recv(const struct wl_program *p, uint32_t rank, size_t i, struct pol_prog *pp);
+/* The form of a program written in several (program.h, wl_form) that the
+ * lowering runs: WL_FORM_FUSED, a policy that puts a rank's program into
+ * one kernel; WL_FORM_DISCRETE, one that launches kernels one by one. The
+ * ops of the other form are dropped; a program without that form is an
+ * input error. First of the helpers. */
+void pol_prep_form(struct pol_prep *pr, uint8_t form);
+/* The library's rewrites: collectives as it writes them (coll.h), P2P
+ * too (the host-driven styles, whose code calls the library for its point-
+ * to-point messages: wl_group_p2p), NCCL's protocol cost per step. */
+void pol_prep_library(struct pol_prep *pr, bool p2p_too);
+/* Host MPI's large messages go by rendezvous (a two-sided host stack). */
+void pol_prep_rendezvous(struct pol_prep *pr);
+/* What becomes of loops: kept (in the node programs, nodeprog.h np_loops)
+ * when the messages match loop for loop, else written out (as long as it
+ * fits). POL_LOOPS_AT_SYNCS: kept only where they start and end at syncs
+ * (a lowering that carries kernels from op to op until a sync);
+ * POL_LOOPS_PEELED: kept with the last iteration peeled (wl_peel_last: a
+ * lowering that looks at what follows an op). */
+enum pol_loops { POL_LOOPS_UNROLL, POL_LOOPS_KEEP, POL_LOOPS_AT_SYNCS, POL_LOOPS_PEELED };
+void pol_prep_loops(struct pol_prep *pr, enum pol_loops how);
+/* Graph ranks are lowered in one order (wl_linearize under the context's
+ * window; wl_lin when streamed), not run as graphs on the host. */
+void pol_prep_order(struct pol_prep *pr);
 
-/* The policy table: one X(name) per policy, in the order scenarios list
- * and `params` shows them. Policy NAME is `const struct pol_type pol_NAME`
- * in its own file, workloads/policies/policy_NAME.c (a variant may share its
- * base's file: hdn2s is in policy_hdn.c); adding one is that file plus
- * one entry here. Everything else (the declarations below, pol_find, the
- * names, the count, the catalog) is derived from this list. */
-#define POL_TABLE(X) \
-  X(cpu) X(hdn) X(gds) X(gputn) X(ghn) X(cpufree) X(copy) X(overlap) X(p2p) X(monolithic) \
-  X(hdn2s)
+/* pol_type.libs of the policies that drive kernels from the host or a
+ * stream: mpi (their own messages), nccl and nvshmem (a kernel per
+ * collective). */
+#define POL_LIBS_STREAM ((1u << COMM_MPI) | (1u << COMM_NCCL) | (1u << COMM_NVSHMEM))
 
-#define POL_DECLARE_(name) extern const struct pol_type pol_##name;
-POL_TABLE(POL_DECLARE_)
-#undef POL_DECLARE_
-#define POL_NAME_(name) #name,
-#define POL_ONE_(name) +1
-#define POL_COUNT (0 POL_TABLE(POL_ONE_))
+/* ---- the table (table.c) ---- */
 
 /* The policy named NAME, or NULL. */
 const struct pol_type *pol_find(const char *name);
-/* The names of every lowering policy (POL_COUNT), for the workloads'
- * wl_type tables and the catalog. */
-extern const char *const pol_names[POL_COUNT];
+/* The lowering policies, in the order scenarios list them: *N of them. */
+const struct pol_type *const *pol_all(size_t *n);
+/* Adds POL to the table (a program's or a test's own policy, after the
+ * built-in ones); false when its name is taken. */
+bool pol_register(const struct pol_type *pol);
+
+/* ---- the driver (lower.c, stream.c) ---- */
+
+/* The library a run under POL uses on HW: the scenario's
+ * hardware.comm.library, else the policy's (enum comm_library, never
+ * COMM_AUTO). False and *ERR when POL does not take it. */
+bool pol_library(const struct pol_type *pol, const struct hw_config *hw, const struct scenario *sc,
+                 uint8_t *lib, char **err);
 
 /* Lowers P under POLICY onto HW, runs it with CTX's seed and trace and
  * fills OUT: total_ps = when rank p->measured_rank finished (the latest
@@ -248,26 +342,41 @@ extern const char *const pol_names[POL_COUNT];
 bool pol_run(struct wl_program *p, const char *policy, const struct hw_config *hw,
              const struct wl_ctx *ctx, struct sim_result *out, char **err);
 
-/* Runs the node programs PROGS (per node; NULL: nothing) on a system of
- * HW built in engine E (taken over) under POL, as pol_run does once it has
- * lowered P: P gives the ranks, the measured one and, where it has them,
- * the ops a deadlock names (else "rank R op I"). For programs lowered
- * elsewhere (a streamed GOAL schedule, workloads/inputs/goal.c). */
+/* Runs the node programs PROGS (per node) on a system of HW built in
+ * engine E (taken over) under POL, as pol_run does once it has lowered:
+ * P gives the ranks, the measured one and, where it has them, the ops a
+ * deadlock names (else "rank R op I"). */
 bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
                         const struct hw_config *hw, const struct nodeprog **progs,
                         struct sim_engine *e, struct trace *trace, struct sim_result *out,
                         char **err);
 
-
-
-/* The library a run under POL uses on HW: the scenario's
- * hardware.comm.library, else the policy's (enum comm_library, never
- * COMM_AUTO; pol_run checks that POL takes it). */
-uint8_t pol_library(const struct pol_type *pol, const struct hw_config *hw);
+/* Runs op source SRC under CTX's policy: streamed (stream.c) where the
+ * policy and the source allow, else read whole (its program, pol_run).
+ * What the whole program would say of a source too long to be read whole
+ * is said from its first pass. OUT.streamed tells which. False and *ERR
+ * as pol_run. */
+struct wl_source;
+bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
+                    const struct wl_stream_opts *opts, struct sim_result *out, char **err);
 
 /* The error of a lowering that sent through library LIB's proxy thread
  * (pol_prog.proxied) on a CPU without a helper thread to hold it. */
 char *pol_proxy_error(const struct scenario *sc, uint8_t lib);
 
+/* The environment of a run under POL on HW with library LIB. */
+void pol_env_init(struct pol_env *env, const struct pol_type *pol, const struct hw_config *hw,
+                  const struct scenario *sc, uint8_t lib, uint32_t n_ranks);
+/* An empty node program (pol_prog_clear frees it) of N_FLAGS flags so far. */
+void pol_prog_init(struct pol_prog *pp, uint32_t n_flags);
+void pol_prog_clear(struct pol_prog *pp);
+/* Lowers ITEM of a rank: op O (index L->index) through the policy's
+ * hook, its span found from *SPAN_AT; O NULL: the rank's end. */
+bool pol_lower_op(struct pol_low *L, const struct wl_op *o, uint64_t *span_at, char **err);
+/* Ends a whole rank's program: points np at the arrays, the graph's
+ * dependencies (DEPS_OF(ctx, op, *n): op's own) attached. */
+void pol_prog_seal(struct pol_low *L, const struct wl_dep *(*deps_of)(void *ctx, uint64_t op,
+                                                                       uint32_t *n),
+                   void *ctx);
 
 #endif

@@ -7,25 +7,39 @@
  * on the signal word; syncs are device-wide barriers. */
 #include "lower.h"
 
-static struct kstep cpufree_send(const struct wl_program *p, uint32_t rank, size_t i,
-                                 uint32_t wgs, uint32_t selected, struct pol_prog *pp) {
-  (void)selected; /* the GPU counts the selected WGs' arrivals */
-  return pol_lib_send(&pol_cpufree, p, rank, i, wgs, pp);
+struct cpufree_state {
+  bool started;
+  struct pol_kern kern;
+};
+
+static void cpufree_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_FUSED);
+  pol_prep_library(pr, false);
+  pol_prep_loops(pr, POL_LOOPS_KEEP);
+  pol_prep_order(pr);
 }
 
-static bool cpufree_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
-                          struct pol_prog *pp, char **err) {
-  return pol_one_kernel("cpufree", p, rank, hw, cpufree_send, pp, err);
+static struct kstep cpufree_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs,
+                                 uint32_t selected) {
+  (void)selected; /* the GPU counts the selected WGs' arrivals */
+  return pol_lib_send(L, o, wgs);
+}
+
+static bool cpufree_lower(struct pol_low *L, const struct wl_op *o, char **err) {
+  struct cpufree_state *s = L->state;
+  if (!o) return true;
+  pol_host_closed(L); /* the launch is all the host does */
+  return pol_one_kernel_op(L, &s->kern, &s->started, "cpufree", true, cpufree_send, o, err);
 }
 
 const struct pol_type pol_cpufree = {
     .name = "cpufree",
-    .recv_watcher = pol_watch_gpu,
-    .lower = cpufree_lower,
-    .done = GPU_OUT(WG_LAST_END),
-    .graph = {.gpu = true},
-    .loops = true,
-    .one_kernel = true,
     .libs = 1u << COMM_NVSHMEM,
     .lib_default = COMM_NVSHMEM,
+    .state_size = sizeof(struct cpufree_state),
+    .prepare = cpufree_prepare,
+    .lower = cpufree_lower,
+    .watcher = pol_watch_gpu,
+    .computes_on = pol_on_gpu,
+    .done = GPU_OUT(WG_LAST_END),
 };

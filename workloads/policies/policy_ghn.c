@@ -7,14 +7,25 @@
  * cores are held for the whole run. */
 #include "lower.h"
 
+struct ghn_state {
+  bool started;
+  struct pol_kern kern;
+};
+
+static void ghn_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_FUSED);
+  pol_prep_library(pr, false);
+  pol_prep_loops(pr, POL_LOOPS_KEEP);
+  pol_prep_order(pr);
+}
+
 /* The pieces' puts are the helper's commands cmd .. cmd + parts - 1. */
-static struct kstep ghn_send(const struct wl_program *p, uint32_t rank, size_t i, uint32_t wgs,
-                             uint32_t selected, struct pol_prog *pp) {
+static struct kstep ghn_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs,
+                             uint32_t selected) {
   (void)selected; /* the GPU counts the selected WGs' arrivals */
-  const struct wl_op *o = &p->ranks[rank].ops[i];
   uint32_t first = 0;
   for (uint32_t j = 0; j < o->parts; j++) {
-    uint32_t c = pol_add_cmd(pp, pol_put_part(&pol_ghn, p, rank, i, NIC_PUT, j));
+    uint32_t c = pol_add_cmd(L, pol_put_part(L, o, NIC_PUT, DEV_GPU, j));
     if (j == 0) first = c;
   }
   return (struct kstep){.kind = KS_HOST_REQUEST, .cmd = first, .tag_div = pol_part_div(o, wgs)};
@@ -22,30 +33,30 @@ static struct kstep ghn_send(const struct wl_program *p, uint32_t rank, size_t i
 
 /* A helper thread serves the GPU's requests: one is needed when any rank sends. */
 static bool ghn_check(const struct scenario *sc, const struct hw_config *hw,
-                      const struct wl_program *p, char **err) {
-  bool sends = false;
-  for (uint32_t r = 0; r < p->n_ranks && !sends; r++) sends = wl_count(p, r, WL_SEND) > 0;
-  if (hw->cpu->helper_threads >= 1 || !sends) return true;
+                      const struct wl_sum *total, char **err) {
+  if (hw->cpu->helper_threads >= 1 || !total->sends) return true;
   *err = wl_error_at(sc, "hardware.cpu.helper_threads",
-                      "expected at least 1 for policy ghn (a helper thread serves the GPU's "
-                      "requests), got 0");
+                     "expected at least 1 for policy ghn (a helper thread serves the GPU's "
+                     "requests), got 0");
   return false;
 }
 
-static bool ghn_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
-                      struct pol_prog *pp, char **err) {
-  return pol_one_kernel("ghn", p, rank, hw, ghn_send, pp, err);
+static bool ghn_lower(struct pol_low *L, const struct wl_op *o, char **err) {
+  struct ghn_state *s = L->state;
+  if (!o) return true;
+  pol_host_closed(L); /* the launch is all the host's main thread does */
+  return pol_one_kernel_op(L, &s->kern, &s->started, "ghn", true, ghn_send, o, err);
 }
 
 const struct pol_type pol_ghn = {
     .name = "ghn",
-    .check = ghn_check,
-    .recv_watcher = pol_watch_gpu,
-    .lower = ghn_lower,
-    .done = GPU_OUT(WG_LAST_END),
-    .graph = {.gpu = true},
-    .loops = true,
-    .one_kernel = true,
     .libs = 1u << COMM_MPI,
     .lib_default = COMM_MPI,
+    .state_size = sizeof(struct ghn_state),
+    .check = ghn_check,
+    .prepare = ghn_prepare,
+    .lower = ghn_lower,
+    .watcher = pol_watch_gpu,
+    .computes_on = pol_on_gpu,
+    .done = GPU_OUT(WG_LAST_END),
 };

@@ -3,82 +3,93 @@
  * for it (control-flow switch), then sends through the host stack. The
  * receiving host polls the data's flag in memory, as the target of GPU-TN
  * Fig. 8 does (Sec. 5.2); "hdn2s" completes a two-sided receive instead
- * (Sec. 5.1's send/recv), paying cpu.recv. */
+ * (Sec. 5.1's send/recv), paying cpu.recv. Under nccl and nvshmem a
+ * collective is the library's kernel, launched and waited for, and so are
+ * point-to-point messages (the host code calls the library: wl_group_p2p).
+ * A graph rank runs as a graph on the host, a calc on the CPU where the
+ * schedule puts it there. */
 #include "lower.h"
 
-/* Launch the phase's kernel on queue 0 and wait until the host notices it
- * ended. */
-static void hdn_compute(const struct wl_op *o, struct pol_prog *pp) {
-  const struct kstep step = pol_launch_step(o);
-  uint32_t k = pol_add_kernel(pp, "compute", o->n_wgs, &step, 1);
-  uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = k});
-  pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
-  pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = k});
+struct hdn_state {
+  struct pol_kern coll; /* the library's collective being written */
+};
+
+static void hdn_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_DISCRETE);
+  pol_prep_library(pr, true);
+  pol_prep_rendezvous(pr);
+  pol_prep_loops(pr, POL_LOOPS_KEEP);
 }
 
-static bool hdn_lower_as(const struct pol_type *pol, const struct wl_program *p, uint32_t rank,
-                         const struct hw_config *hw, struct pol_prog *pp, char **err) {
-  const struct wl_rank *r = &p->ranks[rank];
-  for (size_t i = 0; i < r->n_ops; i++) {
-    const struct wl_op *o = &r->ops[i];
-    if (pol_coll_starts(p, rank, i)) { /* a library's collective: its kernel, waited for */
-      size_t end;
-      int32_t k = pol_coll_kernel(p, rank, i, &end, hw, pp, err);
-      if (k < 0) return false;
-      uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
-      pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
-      pol_add_host(pp, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = (uint32_t)k});
-      i = end - 1;
-      continue;
+/* The host waits until it notices kernel K ended. */
+static void wait_kernel(struct pol_low *L, uint32_t k) {
+  pol_add_host(L, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = k});
+}
+
+/* RECV_POLLS: the host polls a receive's flag (hdn), or completes a
+ * two-sided receive (hdn2s). */
+static bool hdn_lower_as(bool recv_polls, struct pol_low *L, const struct wl_op *o, char **err) {
+  if (!o) return true;
+  struct hdn_state *s = L->state;
+  if (L->span && L->span->region) { /* a library's collective: its kernel, waited for */
+    bool first, last;
+    if (!pol_coll_op(L, &s->coll, o, &first, &last, err)) return false;
+    if (first) {
+      uint32_t qc = pol_add_qcmd(L, (struct qcmd){.kind = Q_KERNEL, .kernel = s->coll.id});
+      pol_add_host(L, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
+      wait_kernel(L, s->coll.id);
     }
-    switch (o->kind) {
-    case WL_COMPUTE: hdn_compute(o, pp); break;
-    case WL_SEND: pol_host_send(pol, p, rank, i, pp); break;
-    case WL_RECV:
-      if (pol->graph.recv_polls)
-        pol_add_host(pp, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = 1});
-      else
-        pol_host_recv(p, rank, i, pp);
-      break;
-    case WL_SYNC: break; /* each phase's kernel ends before the host goes on */
-    case WL_LOOP:
-    case WL_END: pol_add_host(pp, pol_loop_hstep(o)); break;
-    default: g_assert_not_reached();
-    }
+    return true;
+  }
+  bool two = !(L->graph && o->one_sided);
+  switch (o->kind) {
+  case WL_COMPUTE:
+    if (L->graph && o->on == WL_ON_CPU)
+      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(L, o)});
+    else
+      wait_kernel(L, pol_launch_compute(L, o, "compute", 0));
+    break;
+  case WL_SEND: pol_host_send(L, o, two); break;
+  case WL_RECV: pol_host_recv(L, o, two && !recv_polls); break;
+  case WL_QUIET: /* its puts' ACKs, counted on its flag */
+    pol_add_host(L, (struct hstep){.kind = HS_WAIT_FLAG, .flag = o->flag, .value = o->count});
+    break;
+  case WL_SYNC: break; /* each phase's kernel ends before the host goes on */
+  case WL_LOOP:
+  case WL_END: pol_add_host(L, pol_loop_hstep(o)); break;
+  default: g_assert_not_reached();
   }
   return true;
 }
 
-static bool hdn_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
-                      struct pol_prog *pp, char **err) {
-  return hdn_lower_as(&pol_hdn, p, rank, hw, pp, err);
+static bool hdn_lower(struct pol_low *L, const struct wl_op *o, char **err) {
+  return hdn_lower_as(true, L, o, err);
 }
 
-static bool hdn2s_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
-                        struct pol_prog *pp, char **err) {
-  return hdn_lower_as(&pol_hdn2s, p, rank, hw, pp, err);
+static bool hdn2s_lower(struct pol_low *L, const struct wl_op *o, char **err) {
+  return hdn_lower_as(false, L, o, err);
 }
 
 const struct pol_type pol_hdn = {
     .name = "hdn",
-    .recv_watcher = pol_watch_cpu,
-    .lower = hdn_lower,
-    .done = CPU_OUT(MAIN_DONE),
-    .graph = {.host = true, .gpu = true, .two_sided = true, .recv_polls = true},
-    .loops = true,
     .libs = POL_LIBS_STREAM,
     .lib_default = COMM_MPI,
-    .lib_p2p = true,
+    .state_size = sizeof(struct hdn_state),
+    .prepare = hdn_prepare,
+    .lower = hdn_lower,
+    .watcher = pol_watch_cpu,
+    .computes_on = pol_on_either,
+    .done = CPU_OUT(MAIN_DONE),
 };
 
 const struct pol_type pol_hdn2s = {
     .name = "hdn2s",
-    .recv_watcher = pol_watch_cpu,
-    .lower = hdn2s_lower,
-    .done = CPU_OUT(MAIN_DONE),
-    .graph = {.host = true, .gpu = true, .two_sided = true},
-    .loops = true,
     .libs = POL_LIBS_STREAM,
     .lib_default = COMM_MPI,
-    .lib_p2p = true,
+    .state_size = sizeof(struct hdn_state),
+    .prepare = hdn_prepare,
+    .lower = hdn2s_lower,
+    .watcher = pol_watch_cpu,
+    .computes_on = pol_on_either,
+    .done = CPU_OUT(MAIN_DONE),
 };

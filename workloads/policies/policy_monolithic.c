@@ -14,94 +14,91 @@
  * GPU can reach. */
 #include "lower.h"
 
+struct monolithic_state {
+  bool started;
+  struct pol_kern kern;
+  uint32_t cmd0;   /* the barrier's puts: commands cmd0 .. cmd0 + rounds - 1 */
+  uint32_t flag0;  /* its flags here: flag0 .. flag0 + rounds - 1 */
+  uint32_t m;      /* barriers across GPUs so far */
+  bool recv;       /* a receive since the last sync */
+};
+
+static void monolithic_prepare(struct pol_prep *pr) {
+  pol_prep_form(pr, WL_FORM_FUSED);
+  pol_prep_library(pr, false);
+  pol_prep_loops(pr, POL_LOOPS_UNROLL);
+  pol_prep_order(pr);
+}
+
 static uint32_t rounds(uint32_t n) {
   uint32_t k = 0;
   while ((1u << k) < n) k++;
   return k;
 }
 
-static uint32_t monolithic_flags(const struct wl_program *p, uint32_t rank) {
-  (void)rank;
-  return rounds(p->n_ranks);
+/* The rank's barrier flags and (when it has ops) the puts of its rounds:
+ * round k puts to rank (rank + 2^k) mod N, which counts it on its flag k. */
+static void barrier_setup(struct pol_low *L, bool puts) {
+  struct monolithic_state *s = L->state;
+  uint32_t n = L->env->n_ranks, k_max = rounds(n);
+  for (uint32_t k = 0; k < k_max; k++) {
+    if (!puts) break;
+    uint32_t peer = (L->rank + (1u << k)) % n;
+    uint32_t c = pol_add_cmd(L, (struct nic_cmd){.op = NIC_PUT, .dst_node = peer, .bytes = 0,
+                                                 .threshold = 1,
+                                                 .remote = {.id = pol_flags_of(L, peer) + 1 + k,
+                                                            .watcher = DEV_GPU}});
+    if (k == 0) s->cmd0 = c;
+  }
+  for (uint32_t k = 0; k < k_max; k++) {
+    uint32_t f = pol_flag_new(L);
+    if (k == 0) s->flag0 = f;
+  }
 }
 
-/* The barrier's steps for the M-th sync (1-based): round k puts to rank
- * (rank + 2^k) mod N, which counts it on its flag n_flags + 1 + k. */
-static size_t barrier_steps(const struct wl_program *p, uint32_t rank, uint32_t m,
-                            const uint32_t *cmds, struct kstep *out) {
-  uint32_t n = rounds(p->n_ranks);
-  size_t j = 0;
-  out[j++] = (struct kstep){.kind = KS_BARRIER};
+/* The M-th barrier across GPUs (1-based): rounds of a put and WG 0's wait
+ * for the round's put from the rank 2^k before, between grid barriers. */
+static void barrier_steps(struct pol_low *L, uint32_t m) {
+  struct monolithic_state *s = L->state;
+  uint32_t n = rounds(L->env->n_ranks);
+  pol_kernel_step(L, s->kern.id, (struct kstep){.kind = KS_BARRIER});
   for (uint32_t k = 0; k < n; k++) {
-    out[j++] = (struct kstep){.kind = KS_NIC_CMD, .cmd = cmds[k], .only_wg = 1};
-    out[j++] = (struct kstep){.kind = KS_WAIT_FLAG, .flag = p->ranks[rank].n_flags + 1 + k,
-                              .value = m, .only_wg = 1};
+    pol_kernel_step(L, s->kern.id, (struct kstep){.kind = KS_NIC_CMD, .cmd = s->cmd0 + k, .only_wg = 1});
+    pol_kernel_step(L, s->kern.id, (struct kstep){.kind = KS_WAIT_FLAG, .flag = s->flag0 + k,
+                                                  .value = m, .only_wg = 1});
   }
-  out[j++] = (struct kstep){.kind = KS_BARRIER};
-  return j;
+  pol_kernel_step(L, s->kern.id, (struct kstep){.kind = KS_BARRIER});
 }
 
-/* Per sync of RANK, in order: whether a receive comes between it and the
- * sync before (g_free). */
-static bool *syncs_after_data(const struct wl_program *p, uint32_t rank, uint32_t syncs) {
-  const struct wl_rank *r = &p->ranks[rank];
-  bool *cross = g_new0(bool, syncs ? syncs : 1), recv = false;
-  uint32_t m = 0;
-  for (size_t i = 0; i < r->n_ops; i++) {
-    if (r->ops[i].kind == WL_RECV) recv = true;
-    if (r->ops[i].kind != WL_SYNC) continue;
-    cross[m++] = recv;
-    recv = false;
+static bool monolithic_lower(struct pol_low *L, const struct wl_op *o, char **err) {
+  struct monolithic_state *s = L->state;
+  if (!o) {
+    if (!s->started) barrier_setup(L, false); /* no op: its flags all the same */
+    return true;
   }
-  return cross;
-}
-
-static bool monolithic_lower(const struct wl_program *p, uint32_t rank, const struct hw_config *hw,
-                             struct pol_prog *pp, char **err) {
-  const struct wl_rank *r = &p->ranks[rank];
-  if (r->n_ops == 0) return true;
-  uint32_t n = rounds(p->n_ranks), syncs = wl_count(p, rank, WL_SYNC);
-  uint32_t *cmds = g_new(uint32_t, n ? n : 1);
-  for (uint32_t k = 0; k < n; k++) {
-    uint32_t peer = (rank + (1u << k)) % p->n_ranks;
-    cmds[k] = pol_add_cmd(pp, (struct nic_cmd){.op = NIC_PUT, .dst_node = peer, .bytes = 0,
-                                               .threshold = 1,
-                                               .remote = {.id = p->ranks[peer].n_flags + 1 + k,
-                                                          .watcher = DEV_GPU}});
+  if (!s->started) {
+    barrier_setup(L, true);
+    pol_host_closed(L); /* the launch is all the host does */
   }
-  int32_t k = pol_kernel_of("monolithic", p, rank, 0, r->n_ops, hw, NULL, pp, err);
-  if (k < 0) {
-    g_free(cmds);
-    return false;
+  if (o->kind == WL_SYNC && s->recv && s->started) {
+    s->recv = false;
+    barrier_steps(L, ++s->m);
+    return true;
   }
-  const struct kernel *kk = &g_array_index(pp->kernels, struct kernel, (guint)k);
-  size_t cap = kk->n_steps + (size_t)syncs * (2 * n + 1);
-  struct kstep *steps = g_new0(struct kstep, cap ? cap : 1);
-  bool *cross = syncs_after_data(p, rank, syncs);
-  size_t j = 0;
-  uint32_t m = 0, s = 0; /* peer barriers so far, syncs so far */
-  for (size_t i = 0; i < kk->n_steps; i++) {
-    if (kk->steps[i].kind == KS_BARRIER && cross[s++])
-      j += barrier_steps(p, rank, ++m, cmds, steps + j);
-    else
-      steps[j++] = kk->steps[i];
-  }
-  pol_kernel_set_steps(pp, (uint32_t)k, steps, j);
-  g_free(cross);
-  g_free(cmds);
-  uint32_t qc = pol_add_qcmd(pp, (struct qcmd){.kind = Q_KERNEL, .kernel = (uint32_t)k});
-  pol_add_host(pp, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = qc});
+  if (o->kind == WL_SYNC) s->recv = false;
+  s->recv |= o->kind == WL_RECV;
+  if (!pol_one_kernel_op(L, &s->kern, &s->started, "monolithic", false, NULL, o, err)) return false;
   return true;
 }
 
 const struct pol_type pol_monolithic = {
     .name = "monolithic",
-    .extra_flags = monolithic_flags,
-    .recv_watcher = pol_watch_gpu,
-    .lower = monolithic_lower,
-    .done = GPU_OUT(WG_LAST_END),
-    .graph = {.gpu = true},
-    .one_kernel = true, /* a rank without syncs: one kernel of its computes */
     .libs = 1u << COMM_NVSHMEM,
     .lib_default = COMM_NVSHMEM,
+    .state_size = sizeof(struct monolithic_state),
+    .prepare = monolithic_prepare,
+    .lower = monolithic_lower,
+    .watcher = pol_watch_gpu,
+    .computes_on = pol_on_gpu,
+    .done = GPU_OUT(WG_LAST_END),
 };
