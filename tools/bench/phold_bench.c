@@ -22,12 +22,12 @@ static int64_t arg_int(const char *name, const char *text) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: phold_bench --pending N [--events M] [--lps L] [--seed S]\n");
+  fprintf(stderr, "usage: phold_bench --pending N [--events M] [--lps L] [--seed S] [--cp 0|1]\n");
   exit(2);
 }
 
 int main(int argc, char **argv) {
-  int64_t pending = 0, events = 10000000, lps = 0, seed = 1;
+  int64_t pending = 0, events = 10000000, lps = 0, seed = 1, cp = 0;
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) usage();
     const char *k = argv[i], *v = argv[++i];
@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
     else if (strcmp(k, "--events") == 0) events = arg_int(k, v);
     else if (strcmp(k, "--lps") == 0) lps = arg_int(k, v);
     else if (strcmp(k, "--seed") == 0) seed = arg_int(k, v);
+    else if (strcmp(k, "--cp") == 0) cp = arg_int(k, v); /* track the critical path (SUM) */
     else usage();
   }
   if (pending < 1) usage();
@@ -51,6 +52,7 @@ int main(int argc, char **argv) {
       .end_time = 1000 * SIM_S,
   };
   struct sim_engine *e = sim_new((uint64_t)seed);
+  if (cp) sim_set_cp(e, SIM_CP_SUM);
   phold_build(e, &cfg);
   uint64_t warm = (uint64_t)events / 100;
   sim_run(e, cfg.end_time, warm ? warm : 1); /* init, then warm-up */
