@@ -697,9 +697,14 @@ static void batch_close(struct sim_comp *c);
 static void check_flag(struct sim_comp *c, uint32_t flag);
 static const struct kstep *wg_step(struct sim_comp *c, uint32_t qi, uint32_t i);
 
-static void gpu_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
+/* A self event after DELAY, that time spent in critical-path category CAT
+ * (the handler's category goes back to the WGs' work after it). */
+static void gpu_schedule(struct sim_comp *c, uint8_t cat, sim_time delay, uint16_t kind,
+                         uint64_t data) {
   batch_close(c);
+  sim_cp_cat(c->eng, cat);
   sim_schedule(c, delay, kind, data);
+  sim_cp_cat(c->eng, CP_GPU_WORK);
 }
 
 static void wg_schedule(struct sim_comp *c, uint32_t slot, sim_time delay) {
@@ -820,12 +825,18 @@ static void batch_release(struct sim_comp *c, uint32_t bi) {
 }
 
 /* Held batch BI's WG W has gone on after the batch's place. */
-static void held_done(struct gpu_state *s, struct gpu_wg *w) {
+static void held_done(struct sim_engine *eng, struct gpu_state *s, struct gpu_wg *w) {
   int32_t held = w->held;
   w->held = -1;
-  if (held == HELD_LONE) return;
+  if (held == HELD_LONE) {
+    sim_reserve_drop(eng, w->reg_seq); /* its event is never pushed */
+    return;
+  }
   uint32_t bi = (uint32_t)held;
-  if (--s->batch[bi].held == 0) s->batch_free[s->n_batch_free++] = bi;
+  if (--s->batch[bi].held == 0) {
+    sim_reserve_drop(eng, s->batch[bi].seq);
+    s->batch_free[s->n_batch_free++] = bi;
+  }
 }
 
 /* The open batch is complete: pushes its event, or holds it. */
@@ -961,7 +972,7 @@ static void fe_try(struct sim_comp *c) {
   q->t_phase = sim_now(c->eng);
   s->kernels_launched++;
   s->launch_time += lat;
-  gpu_schedule(c, lat, EV_LAUNCH_DONE, qi);
+  gpu_schedule(c, CP_LAUNCH, lat, EV_LAUNCH_DONE, qi);
 }
 
 /* Completes queue QI's head command and looks at the next ones. */
@@ -1014,7 +1025,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
       s->stream_waits++;
       if (s->flags[qc->flag].value >= np_wait_value(qc->value, q->cmds[q->head].j)) {
         q->phase = QP_FLAG_SEEN;
-        gpu_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
+        gpu_schedule(c, CP_WAITING, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
       } else {
         q->phase = QP_FLAG;
         q->flag_next = s->flags[qc->flag].queues;
@@ -1024,7 +1035,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
     case Q_COPY_HOME:
       check_flag(c, qc->flag);
       q->phase = QP_COPY;
-      gpu_schedule(c, cfg->copy_start, EV_QUEUE_GO, qi);
+      gpu_schedule(c, CP_BUS, cfg->copy_start, EV_QUEUE_GO, qi);
       break;
     case Q_MARK:
       check_flag(c, qc->flag);
@@ -1079,7 +1090,7 @@ static void teardown_start(struct sim_comp *c, uint32_t qi) {
   q->phase = QP_TEARDOWN;
   q->t_phase = now;
   s->teardown_time += cfg->teardown_latency;
-  gpu_schedule(c, cfg->teardown_latency, EV_TEARDOWN_DONE, qi);
+  gpu_schedule(c, CP_TEARDOWN, cfg->teardown_latency, EV_TEARDOWN_DONE, qi);
 }
 
 /* ---- groups ----
@@ -1252,7 +1263,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
         q->barrier_arrived = 0;
         s->barriers++;
         s->barrier_time += cost;
-        gpu_schedule(c, cost, EV_BARRIER_DONE, (uint64_t)(w->queue));
+        gpu_schedule(c, CP_GPU_WORK, cost, EV_BARRIER_DONE, (uint64_t)(w->queue));
       }
       return;
     default: g_error("%s: kernel %s has a step of unknown kind %u", c->name, kernel_name(k),
@@ -1467,13 +1478,15 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     sim_time p = w->poll_ps;
     uint32_t slot = (uint32_t)*link;
     *link = w->next;
-    if (w->held != -1) held_done(s, w);
+    if (w->held != -1) held_done(c->eng, s, w);
     sim_time tick = now;
     if (p > 0) tick = w->wait_start + (now - w->wait_start + p - 1) / p * p;
     s->poll_time += (tick - w->wait_start) * (sim_time)w->n;
     w->step++;
     w->desc = !w->desc; /* the list gives a group's WGs back latest first */
+    sim_cp_cat(c->eng, CP_WAITING); /* its poll's next tick */
     wg_schedule(c, slot, tick - now);
+    sim_cp_cat(c->eng, CP_GPU_WORK);
   }
   for (int32_t *link = &s->flags[flag].queues; *link >= 0;) {
     struct gpu_queue *q = &s->q[*link];
@@ -1485,7 +1498,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     uint32_t qi = (uint32_t)*link;
     *link = q->flag_next;
     q->phase = QP_FLAG_SEEN;
-    gpu_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
+    gpu_schedule(c, CP_WAITING, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
   }
 }
 
@@ -1673,6 +1686,8 @@ const struct sim_type gpu_type = {
     .destroy = gpu_destroy,
     .port_payloads = true,
     .prefetch = gpu_prefetch,
+    .cp_cat = CP_GPU_WORK,
+    .cp_link = CP_BUS,
 };
 
 struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,

@@ -204,6 +204,7 @@ const struct par_group nic_params = {
 };
 
 static const char *const nic_ports[] = {"bus", "net", "nvl"};
+static const uint8_t nic_port_link[] = {CP_BUS, CP_WIRE, CP_WIRE}; /* critical path */
 
 /* ---- helpers ---- */
 
@@ -343,6 +344,7 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   bool saf = s->net->switching == NET_STORE_FORWARD;
   sim_time w = port == NIC_PORT_NVL ? s->net->intra_switch_latency : s->net->switch_latency;
   flow_spend(&t->flow, 0, wire, flow_back_at(q->busy_until - ser, ser, c->ports[port].latency_ps, w, saf));
+  sim_cp_pre(c->eng, CP_WIRE, delay); /* its wait for the egress and its serialization */
   sim_send(c, port, delay, PK_PACKET, h);
   s->packets_sent++;
   s->bytes_sent += wire;
@@ -452,12 +454,16 @@ static void tx_try(struct sim_comp *c, struct nic_tx *t) {
   if (t->eg.busy_until <= now) {
     if (blocked) {
       sim_time at = flow_blocked(&t->flow, now, &t->blocked_since, &t->wake_at);
-      if (at >= 0) sim_schedule(c, at - now, EV_TX_WAKE, (uint64_t)(t - s->tx));
+      if (at >= 0) {
+        sim_cp_pre(c->eng, CP_WIRE, at - now); /* credit: the fabric holds the port */
+        sim_schedule(c, at - now, EV_TX_WAKE, (uint64_t)(t - s->tx));
+      }
     }
     return;
   }
   if (t->q.n && t->tx_at != t->eg.busy_until) {
     t->tx_at = t->eg.busy_until;
+    sim_cp_pre(c->eng, CP_WIRE, t->tx_at - now); /* the port serializes the packet before */
     sim_schedule(c, t->tx_at - now, EV_TX, (uint64_t)(t - s->tx));
   }
 }
@@ -767,6 +773,7 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
    * at the bandwidth of the port it came in by. */
   int64_t bw = port == NIC_PORT_NVL ? s->net->intra_bandwidth : s->net->link_bandwidth;
   sim_time done = s->net->switching == NET_CUT_THROUGH ? net_ser_time(wire, bw) : 0;
+  sim_cp_cat(c->eng, CP_WIRE); /* what follows waits for the packet's tail */
   bool direct = ((const struct nic_config *)c->config)->nvl_direct;
   switch (p.type) {
   case NIC_PT_GET_REQ: {
@@ -1123,6 +1130,8 @@ const struct sim_type nic_type = {
     .destroy = nic_destroy,
     .port_payloads = true,
     .prefetch = nic_prefetch,
+    .cp_cat = CP_NIC,
+    .cp_port_link = nic_port_link,
 };
 
 static gboolean rx_equal(gconstpointer a, gconstpointer b) { return g_int64_equal(a, b); }

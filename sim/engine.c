@@ -34,6 +34,23 @@ struct sim_engine {
   size_t payloads_live;
   sim_progress_fn progress; /* sim_set_progress's, when the engine was made */
   void *progress_arg;
+  /* Critical path (engine.h): a pool of nodes, one per pending event
+   * (its index in the low CP_BITS of the event's seq), the running event's
+   * times per category and record, and each component's mark. */
+  enum sim_cp_mode cp;
+  bool cp_lost;          /* a node could not be had: the marks are not whole */
+  struct cp_node *cp_nodes;
+  uint32_t cp_n, cp_cap; /* nodes 1..cp_n made; 0 names none */
+  uint32_t *cp_free;
+  uint32_t cp_nfree, cp_free_cap;
+  sim_time cp_v[SIM_CP_NCAT];
+  uint64_t cp_log;       /* the running event's record (1 + index), CHAIN */
+  uint32_t cp_src;       /* the running event's component */
+  uint8_t cp_cat;        /* the category its handler spends in now */
+  uint8_t cp_pre_cat;    /* and first, for the next push only, cp_pre in this */
+  sim_time cp_pre;
+  GArray *cp_recs;       /* struct cp_rec, CHAIN */
+  GArray *cp_marks;      /* struct sim_cp by component id */
 #ifdef SIM_EVENT_COUNTS
   GHashTable *counts; /* (type index << 40 | port << 16 | kind, relay bit in kind) -> count */
   GPtrArray *types;   /* const struct sim_type *, by first appearance */
@@ -110,6 +127,181 @@ void sim_set_progress(sim_progress_fn fn, void *arg) {
 
 uint64_t sim_executed(const struct sim_engine *e) { return e->executed; }
 
+/* ---- critical path ---- */
+
+/* A pending event's cause: the times per category along its chain up to it
+ * and, for the record, the activity that led to it (from T0 on SRC in CAT,
+ * then LINK of a link in LINK_CAT). */
+struct cp_node {
+  sim_time v[SIM_CP_NCAT];
+  sim_time t0, pre, link;
+  uint64_t log;
+  uint32_t src;
+  uint8_t cat, pre_cat, link_cat;
+};
+
+/* One event run (CHAIN): its cause's record and the activity before it. */
+struct cp_rec {
+  uint64_t parent;
+  sim_time t0, pre, link, time;
+  uint32_t src, dst;
+  uint8_t cat, pre_cat, link_cat;
+};
+
+#define CP_BITS 24
+#define CP_MASK ((uint64_t)((1u << CP_BITS) - 1u))
+
+static uint32_t cp_alloc(struct sim_engine *e) {
+  if (e->cp_nfree) return e->cp_free[--e->cp_nfree];
+  if (e->cp_n >= CP_MASK) {
+    e->cp_lost = true;
+    return 0;
+  }
+  if (e->cp_n + 1 >= e->cp_cap) {
+    e->cp_cap = e->cp_cap ? 2 * e->cp_cap : 1024;
+    e->cp_nodes = g_renew(struct cp_node, e->cp_nodes, e->cp_cap);
+  }
+  return ++e->cp_n;
+}
+
+static void cp_release(struct sim_engine *e, uint32_t i) {
+  if (e->cp_nfree == e->cp_free_cap) {
+    e->cp_free_cap = e->cp_free_cap ? 2 * e->cp_free_cap : 1024;
+    e->cp_free = g_renew(uint32_t, e->cp_free, e->cp_free_cap);
+  }
+  e->cp_free[e->cp_nfree++] = i;
+}
+
+/* A node for an event the running one causes now; 0 when off or lost. */
+static uint32_t cp_begin(struct sim_engine *e) {
+  if (!e->cp) return 0;
+  uint32_t i = cp_alloc(e);
+  if (!i) return 0;
+  struct cp_node *n = &e->cp_nodes[i];
+  memcpy(n->v, e->cp_v, sizeof n->v);
+  n->t0 = e->now;
+  n->log = e->cp_log;
+  n->src = e->cp_src;
+  n->cat = e->cp_cat;
+  n->pre = e->cp_pre;
+  n->pre_cat = e->cp_pre_cat;
+  e->cp_pre = 0;
+  return i;
+}
+
+/* Node I's event is due at AT, LINK of it on a link of LINK_CAT. */
+static void cp_end(struct sim_engine *e, uint32_t i, sim_time at, sim_time link, uint8_t link_cat) {
+  struct cp_node *n = &e->cp_nodes[i];
+  g_assert(at - n->t0 - link >= n->pre);
+  n->v[n->pre_cat] += n->pre;
+  n->v[n->cat] += at - n->t0 - link - n->pre;
+  n->v[link_cat] += link;
+  n->link = link;
+  n->link_cat = link_cat;
+}
+
+/* Event EV (its seq's node) runs on component C now. */
+static void cp_enter(struct sim_engine *e, const struct sim_event *ev, const struct sim_comp *c) {
+  uint32_t i = (uint32_t)(ev->seq & CP_MASK);
+  e->cp_src = ev->comp;
+  e->cp_cat = c->type->cp_cat;
+  e->cp_pre = 0;
+  if (!i) {
+    e->cp_lost = true; /* queued before tracking began, or past the pool */
+    memset(e->cp_v, 0, sizeof e->cp_v);
+    e->cp_log = 0;
+    return;
+  }
+  const struct cp_node *n = &e->cp_nodes[i];
+  memcpy(e->cp_v, n->v, sizeof e->cp_v);
+  if (e->cp == SIM_CP_CHAIN) {
+    struct cp_rec r = {.parent = n->log, .t0 = n->t0, .pre = n->pre, .link = n->link,
+                       .time = ev->time, .src = n->src, .dst = ev->comp, .cat = n->cat,
+                       .pre_cat = n->pre_cat, .link_cat = n->link_cat};
+    g_array_append_val(e->cp_recs, r);
+    e->cp_log = e->cp_recs->len;
+  }
+  cp_release(e, i);
+}
+
+void sim_set_cp(struct sim_engine *e, enum sim_cp_mode mode) {
+  g_assert(!e->started);
+  e->cp = CP_BITS ? mode : SIM_CP_OFF;
+  if (e->cp == SIM_CP_CHAIN && !e->cp_recs) e->cp_recs = g_array_new(FALSE, FALSE, sizeof(struct cp_rec));
+}
+
+enum sim_cp_mode sim_cp_mode(const struct sim_engine *e) { return e->cp; }
+
+void sim_cp_cat(struct sim_engine *e, uint8_t cat) {
+  g_assert(cat < SIM_CP_NCAT);
+  e->cp_cat = cat;
+}
+
+void sim_cp_pre(struct sim_engine *e, uint8_t cat, sim_time pre) {
+  g_assert(cat < SIM_CP_NCAT && pre >= 0);
+  e->cp_pre_cat = cat;
+  e->cp_pre = pre;
+}
+
+void sim_reserve_drop(struct sim_engine *e, uint64_t seq) {
+  uint32_t i = (uint32_t)(seq & CP_MASK);
+  if (i) cp_release(e, i);
+}
+
+void sim_cp_mark(struct sim_comp *c, sim_time extra, uint8_t cat) {
+  struct sim_engine *e = c->eng;
+  if (!e->cp) return;
+  g_assert(extra >= 0 && cat < SIM_CP_NCAT);
+  if (!e->cp_marks) e->cp_marks = g_array_new(FALSE, TRUE, sizeof(struct sim_cp));
+  if (e->cp_marks->len <= c->id) g_array_set_size(e->cp_marks, c->id + 1);
+  struct sim_cp *m = &g_array_index(e->cp_marks, struct sim_cp, c->id);
+  *m = (struct sim_cp){.ok = true, .comp = c->id, .at = e->now + extra, .log = e->cp_log,
+                       .extra = extra, .cat = cat};
+  memcpy(m->v, e->cp_v, sizeof m->v);
+  m->v[cat] += extra;
+}
+
+struct sim_cp sim_cp_get(const struct sim_engine *e, uint32_t comp) {
+  struct sim_cp m = {0};
+  if (e->cp_marks && comp < e->cp_marks->len) m = g_array_index(e->cp_marks, struct sim_cp, comp);
+  m.ok = m.ok && !e->cp_lost;
+  return m;
+}
+
+struct sim_cp_act *sim_cp_chain(const struct sim_engine *e, const struct sim_cp *m, size_t *n) {
+  *n = 0;
+  if (!m->ok || e->cp != SIM_CP_CHAIN) return NULL;
+  GArray *a = g_array_new(FALSE, FALSE, sizeof(struct sim_cp_act));
+  if (m->extra > 0) {
+    struct sim_cp_act x = {m->comp, false, m->cat, m->at - m->extra, m->at};
+    g_array_append_val(a, x);
+  }
+  for (uint64_t l = m->log; l; ) {
+    const struct cp_rec *r = &g_array_index(e->cp_recs, struct cp_rec, l - 1);
+    if (r->link > 0) {
+      struct sim_cp_act x = {r->src, true, r->link_cat, r->time - r->link, r->time};
+      g_array_append_val(a, x);
+    }
+    if (r->time - r->link > r->t0 + r->pre) {
+      struct sim_cp_act x = {r->src, false, r->cat, r->t0 + r->pre, r->time - r->link};
+      g_array_append_val(a, x);
+    }
+    if (r->pre > 0) {
+      struct sim_cp_act x = {r->src, false, r->pre_cat, r->t0, r->t0 + r->pre};
+      g_array_append_val(a, x);
+    }
+    l = r->parent;
+  }
+  struct sim_cp_act *acts = (struct sim_cp_act *)(void *)a->data;
+  *n = a->len;
+  for (size_t i = 0; i < *n / 2; i++) { /* oldest first */
+    struct sim_cp_act t = acts[i];
+    acts[i] = acts[*n - 1 - i];
+    acts[*n - 1 - i] = t;
+  }
+  return (struct sim_cp_act *)(void *)g_array_free(a, FALSE);
+}
+
 struct sim_engine *sim_new(uint64_t seed) {
   struct sim_engine *e = g_new0(struct sim_engine, 1);
   e->progress = progress_fn;
@@ -119,6 +311,7 @@ struct sim_engine *sim_new(uint64_t seed) {
   e->seed = seed;
   e->min_latency = SIM_TIME_MAX;
   e->payload_chunks = g_ptr_array_new_with_free_func(g_free);
+  e->cp_src = UINT32_MAX;
   return e;
 }
 
@@ -140,6 +333,10 @@ void sim_free(struct sim_engine *e) {
   g_ptr_array_free(e->payload_chunks, TRUE);
   g_free(e->payload_free);
   g_free(e->trace_prefix);
+  g_free(e->cp_nodes);
+  g_free(e->cp_free);
+  if (e->cp_recs) g_array_free(e->cp_recs, TRUE);
+  if (e->cp_marks) g_array_free(e->cp_marks, TRUE);
   g_free(e);
 }
 
@@ -236,11 +433,19 @@ bool sim_connect(struct sim_comp *a, int pa, struct sim_comp *b, int pb, sim_tim
   return true;
 }
 
+/* Queues an event at AT, LINK of the time to it spent on a link of
+ * LINK_CAT (critical path). */
 static void push(struct sim_engine *e, sim_time at, uint32_t comp, uint16_t port, uint16_t kind,
-                 uint64_t data) {
-  struct sim_event ev = {.time = at, .seq = e->next_seq++, .comp = comp,
-                         .port = port, .kind = kind, .data = data};
+                 uint64_t data, sim_time link, uint8_t link_cat) {
+  uint32_t node = cp_begin(e);
+  if (node) cp_end(e, node, at, link, link_cat);
+  struct sim_event ev = {.time = at, .seq = e->next_seq++ << CP_BITS | node,
+                         .comp = comp, .port = port, .kind = kind, .data = data};
   q_push(e->q, &ev);
+}
+
+static inline uint8_t link_cat(const struct sim_comp *c, int port) {
+  return c->type->cp_port_link ? c->type->cp_port_link[port] : c->type->cp_link;
 }
 
 void sim_send(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint64_t data) {
@@ -248,7 +453,8 @@ void sim_send(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint6
   const struct sim_port *p = &c->ports[port];
   g_assert(p->connected);
   g_assert(delay >= 0);
-  push(c->eng, c->eng->now + delay + p->latency_ps, p->peer, p->peer_port, kind, data);
+  push(c->eng, c->eng->now + delay + p->latency_ps, p->peer, p->peer_port, kind, data,
+       p->latency_ps, link_cat(c, port));
 }
 
 void sim_send_via(struct sim_comp *c, int port, sim_time delay, uint16_t kind, uint64_t data,
@@ -263,7 +469,7 @@ void sim_send_via(struct sim_comp *c, int port, sim_time delay, uint16_t kind, u
   g_assert(via >= 0 && (uint32_t)via < r->n_ports && r->ports[via].connected);
   g_assert(delay >= 0);
   push(c->eng, c->eng->now + delay + c->ports[port].latency_ps, r->id, (uint16_t)via,
-       (uint16_t)(kind | SIM_KIND_RELAY), data);
+       (uint16_t)(kind | SIM_KIND_RELAY), data, c->ports[port].latency_ps, link_cat(c, port));
 }
 
 void sim_set_relays(struct sim_engine *e, bool on) { e->no_relays = !on; }
@@ -271,10 +477,13 @@ uint64_t sim_relayed(const struct sim_engine *e) { return e->relayed; }
 
 void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
   g_assert(delay >= 0 && kind < SIM_KIND_RELAY);
-  push(c->eng, c->eng->now + delay, c->id, SIM_PORT_SELF, kind, data);
+  push(c->eng, c->eng->now + delay, c->id, SIM_PORT_SELF, kind, data, 0, 0);
 }
 
-uint64_t sim_reserve_seq(struct sim_engine *e) { return e->next_seq++; }
+uint64_t sim_reserve_seq(struct sim_engine *e) {
+  uint32_t node = cp_begin(e); /* its cause: the running event, as if pushed now */
+  return e->next_seq++ << CP_BITS | node;
+}
 
 bool sim_after_now(const struct sim_engine *e, sim_time at, uint64_t seq) {
   return at > e->now || (at == e->now && seq > e->cur_seq);
@@ -283,7 +492,9 @@ bool sim_after_now(const struct sim_engine *e, sim_time at, uint64_t seq) {
 void sim_schedule_reserved(struct sim_comp *c, sim_time at, uint64_t seq, uint16_t kind,
                            uint64_t data) {
   struct sim_engine *e = c->eng;
-  g_assert(seq < e->next_seq && sim_after_now(e, at, seq) && kind < SIM_KIND_RELAY);
+  g_assert(seq >> CP_BITS < e->next_seq && sim_after_now(e, at, seq) && kind < SIM_KIND_RELAY);
+  uint32_t node = (uint32_t)(seq & CP_MASK);
+  if (node) cp_end(e, node, at, 0, 0);
   struct sim_event ev = {.time = at, .seq = seq, .comp = c->id,
                          .port = SIM_PORT_SELF, .kind = kind, .data = data};
   q_push(e->q, &ev);
@@ -319,6 +530,8 @@ static inline uint64_t run_events(struct sim_engine *e, sim_time until, uint64_t
     e->started = true;
     for (guint i = 0; i < e->comps->len; i++) {
       struct sim_comp *c = e->comps->pdata[i];
+      e->cp_src = c->id;
+      e->cp_cat = c->type->cp_cat;
       if (c->type->init) c->type->init(c);
     }
   }
@@ -352,6 +565,7 @@ static inline uint64_t run_events(struct sim_engine *e, sim_time until, uint64_t
 #ifdef SIM_EVENT_COUNTS
     count_event(e, c, &ev);
 #endif
+    if (e->cp) cp_enter(e, &ev, c);
     if (G_UNLIKELY(ev.kind & SIM_KIND_RELAY)) { /* what c's handler would do: pass it on */
       ev.kind &= (uint16_t)~SIM_KIND_RELAY;
       c->type->relay(c, &ev); /* sim_send_via queues relays only through types with one */

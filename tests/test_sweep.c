@@ -276,7 +276,8 @@ static void test_log_time_sweep_runs(void) {
 
 static void test_run_prints_a_row_per_point(void) {
   char *f = data("phold.yaml"), *out = NULL;
-  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", f, "-f", "csv", NULL}, &out, NULL), 0);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", f, "-f", "csv", "-c", "summary", NULL}, &out,
+                             NULL), 0);
   char **lines = g_strsplit(out, "\n", -1);
   CU_ASSERT_EQUAL_FATAL(g_strv_length(lines), 6);
   CU_ASSERT_TRUE(g_str_has_prefix(lines[0], "scenario,workload,seed,workload.lps,rep,policy,total_time_ps,"));

@@ -103,7 +103,7 @@ static void test_resume_skips_journaled_points(void) {
   char *dir = g_dir_make_tmp("trigsim-swr-XXXXXX", NULL);
   char *journal = g_build_filename(dir, "r.csv.journal", NULL);
   /* Points 1, 4 and 8 of 10 are done; then a line cut by a kill. */
-  GString *s = g_string_new("trigsim-sweep-journal 2 fp1 10\n");
+  GString *s = g_string_new("trigsim-sweep-journal 3 fp1 10\n");
   append_point(s, 1);
   append_point(s, 4);
   append_point(s, 8);
@@ -148,7 +148,7 @@ static void test_resume_skips_journaled_points(void) {
   /* Nor does a journal of version 1 (entries without their declarations),
    * its lines otherwise this sweep's. */
   char *v1 = g_strdup(s->str);
-  memcpy(strstr(v1, "journal 2"), "journal 1", 9);
+  memcpy(strstr(v1, "journal 3"), "journal 1", 9);
   CU_ASSERT_TRUE(g_file_set_contents(journal, v1, -1, NULL));
   o.fingerprint = "fp1";
   calls = 0;

@@ -18,7 +18,9 @@
 
 #define EXIT_INPUT 2
 
-enum quantity { Q_TOTAL, Q_PHASE, Q_COUNTER };
+/* A target's quantity: the run's end (total_time_ps), the policy's own end
+ * (`end: policy`, policy_end_ps), a phase sum or a counter. */
+enum quantity { Q_TOTAL, Q_POLICY_END, Q_PHASE, Q_COUNTER };
 
 struct fit_param {
   char *path;                  /* "hardware.cpu.send", or "hardware.cpu.submit_table@64" */
@@ -351,8 +353,8 @@ static const struct sc_node *measured_value(const struct fit *f, const struct sc
 }
 
 static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char **err) {
-  static const char *const keys[] = {"name", "scenario", "policy", "over", "phase",
-                                     "counter", "at",     "value",  "weight"};
+  static const char *const keys[] = {"name",    "scenario", "policy", "over",  "phase",
+                                     "counter", "end",      "at",     "value", "weight"};
   struct fit_target *t = &f->targets[i];
   char *path = g_strdup_printf("targets[%zu]", i);
   char *kp = NULL;
@@ -393,6 +395,19 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
     goto out;
   }
   t->q = ph ? Q_PHASE : ct ? Q_COUNTER : Q_TOTAL;
+  const struct sc_node *end = sc_map_get(m, "end");
+  if (end) {
+    if (ph || ct) {
+      fail(err, end, KP("end"), "end only on a time target (not with phase or counter)");
+      goto out;
+    }
+    if (!want_scalar(end, KP("end"), "run or policy", err)) goto out;
+    if (strcmp(end->scalar, "run") && strcmp(end->scalar, "policy")) {
+      *err = sc_error_at(end, kp, "expected run or policy, got '%s'", end->scalar);
+      goto out;
+    }
+    if (!strcmp(end->scalar, "policy")) t->q = Q_POLICY_END;
+  }
   if ((t->key_node = ph ? ph : ct)) {
     if (!want_scalar(t->key_node, KP(ph ? "phase" : "counter"),
                      ph ? "a phase name such as host stack" : "a counter such as node0.nic.puts", err))
@@ -445,7 +460,7 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
   n = sc_map_get(m, "name");
   if (n && !want_scalar(n, KP("name"), "a name", err)) goto out;
   t->name = n ? g_strdup(n->scalar)
-              : g_strdup_printf("%s %s%s%s", t->key ? t->key : "total_time_ps", t->policy,
+              : g_strdup_printf("%s %s%s%s", t->key ? t->key : t->q == Q_POLICY_END ? "policy_end_ps" : "total_time_ps", t->policy,
                                 t->over ? " / " : "", t->over ? t->over : "");
   t->run = run_for(f, s, at);
   run_add_policy(&f->runs[t->run], t->policy);
@@ -728,8 +743,8 @@ static const struct sim_result *result_of(const struct sim_result *runs, size_t 
 /* Target T's quantity in run RES, or false and *ERR at the target. */
 static bool quantity_of(const struct fit_target *t, const struct sim_result *res, double *v,
                         char **err) {
-  if (t->q == Q_TOTAL) {
-    *v = (double)res->total_ps;
+  if (t->q == Q_TOTAL || t->q == Q_POLICY_END) {
+    *v = (double)(t->q == Q_TOTAL ? res->total_ps : res->policy_end_ps);
     return true;
   }
   const struct sim_report *rep = t->q == Q_PHASE ? &res->phases : &res->counters;

@@ -23,7 +23,8 @@ static int64_t arg_int(const char *name, const char *text) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: phold_bench --pending N [--events M] [--lps L] [--seed S] [--progress]\n");
+  fprintf(stderr,
+          "usage: phold_bench --pending N [--events M] [--lps L] [--seed S] [--progress] [--cp 0|1]\n");
   exit(2);
 }
 
@@ -36,7 +37,7 @@ static void count_progress(const struct sim_engine *e, sim_time until, void *arg
 }
 
 int main(int argc, char **argv) {
-  int64_t pending = 0, events = 10000000, lps = 0, seed = 1;
+  int64_t pending = 0, events = 10000000, lps = 0, seed = 1, cp = 0;
   bool progress = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--progress") == 0) {
@@ -49,6 +50,7 @@ int main(int argc, char **argv) {
     else if (strcmp(k, "--events") == 0) events = arg_int(k, v);
     else if (strcmp(k, "--lps") == 0) lps = arg_int(k, v);
     else if (strcmp(k, "--seed") == 0) seed = arg_int(k, v);
+    else if (strcmp(k, "--cp") == 0) cp = arg_int(k, v); /* track the critical path (SUM) */
     else usage();
   }
   if (pending < 1) usage();
@@ -66,6 +68,7 @@ int main(int argc, char **argv) {
   };
   if (progress) sim_set_progress(count_progress, NULL);
   struct sim_engine *e = sim_new((uint64_t)seed);
+  if (cp) sim_set_cp(e, SIM_CP_SUM);
   phold_build(e, &cfg);
   uint64_t warm = (uint64_t)events / 100;
   sim_run(e, cfg.end_time, warm ? warm : 1); /* init, then warm-up */

@@ -93,10 +93,26 @@ static bool parse_format(const char *text, enum result_format *fmt) {
 }
 
 static bool parse_counters(const char *text, enum result_counters *c) {
-  if (!text || !strcmp(text, "summary")) *c = RESULT_COUNTERS_SUMMARY;
-  else if (!strcmp(text, "all")) *c = RESULT_COUNTERS_ALL;
+  if (!text) *c = RESULT_COUNTERS_AUTO;
   else if (!strcmp(text, "none")) *c = RESULT_COUNTERS_NONE;
+  else if (!strcmp(text, "summary")) *c = RESULT_COUNTERS_SUMMARY;
+  else if (!strcmp(text, "all")) *c = RESULT_COUNTERS_ALL;
   else return false;
+  return true;
+}
+
+/* --critical-path on (default: the time per category), off (large runs:
+ * nothing tracked) or chain (also every hop, listed by the table; memory
+ * grows with the run's events). Set on every point's scenario; false when
+ * TEXT is none of them. */
+static bool parse_cp(const char *text, struct points *pts, bool *chain) {
+  bool off = text && !strcmp(text, "off");
+  *chain = text && !strcmp(text, "chain");
+  if (text && !off && !*chain && strcmp(text, "on")) return false;
+  for (size_t i = 0; pts && i < pts->n; i++) {
+    pts->sc[i]->cp_off = off;
+    pts->sc[i]->cp_chain = *chain;
+  }
   return true;
 }
 
@@ -106,6 +122,7 @@ struct out_opts {
   enum result_format fmt;
   enum result_counters counters;
   bool seed_given;    /* --seed replaced the scenario's */
+  bool chain;         /* --critical-path chain: the table lists the hops */
 };
 
 /* The resolved configuration of point 0 (sc_settings_free), the seed's
@@ -202,7 +219,8 @@ static bool emit_points(const struct points *pts, struct sim_result *const *runs
   struct sc_setting *config = o->fmt == RESULT_JSON ? resolve(pts, o->seed_given, &n_config) : NULL;
   struct sim_result_set set = {.scenario = sc0->name, .workload = wl_type_of(sc0)->params->name,
                                .seed = sc0->seed, .runs = flat, .n_runs = total,
-                               .counters = o->counters, .config = config, .n_config = n_config};
+                               .counters = o->counters, .chain = o->chain, .config = config,
+                               .n_config = n_config};
   if (pts->plan) {
     set.n_axes = cols->len;
     set.axes = (const char *const *)cols->pdata;
@@ -222,7 +240,7 @@ static bool emit_points(const struct points *pts, struct sim_result *const *runs
 static int cmd_sweep(int argc, char **argv) {
   char **sets = NULL;
   char *format = NULL, *seed_text = NULL, *output = NULL;
-  char *counters = NULL;
+  char *counters = NULL, *cp_text = NULL;
   gint jobs = 0;
   gboolean quiet = FALSE, dump = FALSE;
   const GOptionEntry entries[] = {
@@ -239,7 +257,11 @@ static int cmd_sweep(int argc, char **argv) {
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
        "No progress and no notes on resource limits on stderr", NULL},
       {"counters", 'c', 0, G_OPTION_ARG_STRING, &counters,
-       "Counters in the output: summary (default: by component kind), all, none", "WHICH"},
+       "Counters and phase sums: none (the table's and CSV's default), summary (by component "
+       "kind; JSON's default), all",
+       "WHICH"},
+      {"critical-path", 0, 0, G_OPTION_ARG_STRING, &cp_text,
+       "Track the critical path: on (default), off (large runs), chain (every hop)", "WHICH"},
       {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
        "Print every point's resolved parameters and where each came from; run nothing", NULL},
       {NULL}};
@@ -267,7 +289,12 @@ static int cmd_sweep(int argc, char **argv) {
   }
   if (!format && output && g_str_has_suffix(output, ".json")) fmt = RESULT_JSON;
   if (!parse_counters(counters, &which)) {
-    usage_error("--counters: expected summary, all or none, got %s", counters);
+    usage_error("--counters: expected none, summary or all, got %s", counters);
+    goto out;
+  }
+  bool chain_ok;
+  if (!parse_cp(cp_text, NULL, &chain_ok)) {
+    usage_error("--critical-path: expected on, off or chain, got %s", cp_text);
     goto out;
   }
   if (jobs < 0 || jobs > 4096) {
@@ -281,6 +308,8 @@ static int cmd_sweep(int argc, char **argv) {
   if (!pts_load(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
   loaded = true;
   note_plan(&pts, quiet || dump || mpi.rank != 0);
+  bool chain;
+  parse_cp(cp_text, &pts, &chain); /* checked before loading */
   if (dump) {
     if (mpi.rank == 0) dump_config(&pts, seed_text != NULL);
     status = 0;
@@ -337,12 +366,14 @@ out:
   g_free(seed_text);
   g_free(output);
   g_free(counters);
+  g_free(cp_text);
   return status;
 }
 
 static int cmd_run(int argc, char **argv) {
   char **sets = NULL;
   char *format = NULL, *trace_path = NULL, *seed_text = NULL, *output = NULL, *counters = NULL;
+  char *cp_text = NULL;
   gboolean quiet = FALSE, dump = FALSE;
   const GOptionEntry entries[] = {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
@@ -356,7 +387,11 @@ static int cmd_run(int argc, char **argv) {
        "FILE"},
       {"out", 0, 0, G_OPTION_ARG_FILENAME, &output, "Same as --output (as sweep's)", "FILE"},
       {"counters", 'c', 0, G_OPTION_ARG_STRING, &counters,
-       "Counters in the output: summary (default: by component kind), all, none", "WHICH"},
+       "Counters and phase sums: none (the table's and CSV's default), summary (by component "
+       "kind; JSON's default), all",
+       "WHICH"},
+      {"critical-path", 0, 0, G_OPTION_ARG_STRING, &cp_text,
+       "Track the critical path: on (default), off (large runs), chain (every hop)", "WHICH"},
       {"dump-config", 0, 0, G_OPTION_ARG_NONE, &dump,
        "Print the resolved parameters and where each came from; run nothing", NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
@@ -382,7 +417,12 @@ static int cmd_run(int argc, char **argv) {
     goto out;
   }
   if (!parse_counters(counters, &which)) {
-    usage_error("--counters: expected summary, all or none, got %s", counters);
+    usage_error("--counters: expected none, summary or all, got %s", counters);
+    goto out;
+  }
+  bool chain_ok;
+  if (!parse_cp(cp_text, NULL, &chain_ok)) {
+    usage_error("--critical-path: expected on, off or chain, got %s", cp_text);
     goto out;
   }
   guint64 seed = 0;
@@ -394,6 +434,8 @@ static int cmd_run(int argc, char **argv) {
   }
   if (!pts_load(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
   note_plan(&pts, quiet || dump);
+  bool chain;
+  parse_cp(cp_text, &pts, &chain); /* checked before loading */
   if (dump) {
     dump_config(&pts, seed_text != NULL);
     status = 0;
@@ -429,7 +471,8 @@ static int cmd_run(int argc, char **argv) {
     }
   }
   progress_end();
-  struct out_opts oo = {.path = output, .fmt = fmt, .counters = which, .seed_given = seed_text};
+  struct out_opts oo = {.path = output, .fmt = fmt, .counters = which, .seed_given = seed_text,
+                        .chain = chain};
   status = emit_points(&pts, prs.runs, prs.n_runs, &oo) ? 0 : 1;
   if (!quiet) note_limits(prs.runs, prs.n_runs, prs.n_points);
   if (trace) {
@@ -452,6 +495,7 @@ out:
   g_free(seed_text);
   g_free(output);
   g_free(counters);
+  g_free(cp_text);
   return status;
 }
 

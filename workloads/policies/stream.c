@@ -937,6 +937,7 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
     for (uint32_t i = 0; i < x.n_ranks; i++) progs[i] = &x.ranks[i].np;
     struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
     x.e = sim_new(ctx->seed);
+    sim_set_cp(x.e, ctx->cp);
     done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
     x.e = NULL;
     /* Stuck with ops left unread (the window held them back): ops the
