@@ -40,6 +40,7 @@ struct sim_engine {
   enum sim_cp_mode cp;
   bool cp_lost;          /* a node could not be had: the marks are not whole */
   struct cp_node *cp_nodes;
+  struct cp_side *cp_sides; /* beside cp_nodes, same index */
   uint32_t cp_n, cp_cap; /* nodes 1..cp_n made; 0 names none */
   uint32_t *cp_free;
   uint32_t cp_nfree, cp_free_cap;
@@ -129,11 +130,16 @@ uint64_t sim_executed(const struct sim_engine *e) { return e->executed; }
 
 /* ---- critical path ---- */
 
-/* A pending event's cause: the times per category along its chain up to it
- * and, for the record, the activity that led to it (from T0 on SRC in CAT,
- * then LINK of a link in LINK_CAT). */
+/* A pending event's cause: the times per category along its chain up to
+ * it (96 bytes: all the running loop reads and writes per event in SUM). */
 struct cp_node {
   sim_time v[SIM_CP_NCAT];
+};
+
+/* Beside each node, read only under CHAIN and for a reserved seq: the
+ * activity that led to the event (from T0 on SRC in CAT, its first PRE in
+ * PRE_CAT, then LINK of a link in LINK_CAT) and its cause's record. */
+struct cp_side {
   sim_time t0, pre, link;
   uint64_t log;
   uint32_t src;
@@ -160,6 +166,7 @@ static uint32_t cp_alloc(struct sim_engine *e) {
   if (e->cp_n + 1 >= e->cp_cap) {
     e->cp_cap = e->cp_cap ? 2 * e->cp_cap : 1024;
     e->cp_nodes = g_renew(struct cp_node, e->cp_nodes, e->cp_cap);
+    e->cp_sides = g_renew(struct cp_side, e->cp_sides, e->cp_cap);
   }
   return ++e->cp_n;
 }
@@ -172,32 +179,68 @@ static void cp_release(struct sim_engine *e, uint32_t i) {
   e->cp_free[e->cp_nfree++] = i;
 }
 
-/* A node for an event the running one causes now; 0 when off or lost. */
-static uint32_t cp_begin(struct sim_engine *e) {
+/* The side record of what the running event does now (its link unset). */
+static struct cp_side cp_side_now(const struct sim_engine *e) {
+  return (struct cp_side){.t0 = e->now, .pre = e->cp_pre, .log = e->cp_log, .src = e->cp_src,
+                          .cat = e->cp_cat, .pre_cat = e->cp_pre_cat};
+}
+
+/* A node for an event the running one queues now for AT, LINK of the time
+ * to it on a link of LINK_CAT; 0 when off or lost. */
+static inline uint32_t cp_push(struct sim_engine *e, sim_time at, sim_time link, uint8_t link_cat) {
   if (!e->cp) return 0;
   uint32_t i = cp_alloc(e);
   if (!i) return 0;
+  sim_time pre = e->cp_pre, own = at - e->now - link - pre;
+  g_assert(own >= 0);
   struct cp_node *n = &e->cp_nodes[i];
   memcpy(n->v, e->cp_v, sizeof n->v);
-  n->t0 = e->now;
-  n->log = e->cp_log;
-  n->src = e->cp_src;
-  n->cat = e->cp_cat;
-  n->pre = e->cp_pre;
-  n->pre_cat = e->cp_pre_cat;
+  n->v[e->cp_pre_cat] += pre;
+  n->v[e->cp_cat] += own;
+  n->v[link_cat] += link;
+  if (e->cp == SIM_CP_CHAIN) {
+    struct cp_side *sd = &e->cp_sides[i];
+    *sd = cp_side_now(e);
+    sd->link = link;
+    sd->link_cat = link_cat;
+  }
   e->cp_pre = 0;
   return i;
 }
 
-/* Node I's event is due at AT, LINK of it on a link of LINK_CAT. */
-static void cp_end(struct sim_engine *e, uint32_t i, sim_time at, sim_time link, uint8_t link_cat) {
+/* A node for a reserved seq (sim_reserve_seq): its cause is the running
+ * event; the times are added when it is scheduled (cp_reserved_at). */
+static uint32_t cp_reserve(struct sim_engine *e) {
+  if (!e->cp) return 0;
+  uint32_t i = cp_alloc(e);
+  if (!i) return 0;
+  memcpy(e->cp_nodes[i].v, e->cp_v, sizeof e->cp_v);
+  e->cp_sides[i] = cp_side_now(e);
+  e->cp_pre = 0;
+  return i;
+}
+
+/* Reserved node I's event is due at AT (no link). */
+static void cp_reserved_at(struct sim_engine *e, uint32_t i, sim_time at) {
   struct cp_node *n = &e->cp_nodes[i];
-  g_assert(at - n->t0 - link >= n->pre);
-  n->v[n->pre_cat] += n->pre;
-  n->v[n->cat] += at - n->t0 - link - n->pre;
-  n->v[link_cat] += link;
-  n->link = link;
-  n->link_cat = link_cat;
+  struct cp_side *sd = &e->cp_sides[i];
+  g_assert(at - sd->t0 >= sd->pre);
+  n->v[sd->pre_cat] += sd->pre;
+  n->v[sd->cat] += at - sd->t0 - sd->pre;
+  sd->link = 0;
+  sd->link_cat = 0;
+}
+
+/* Fetches the node of the event of SEQ into cache (a hint: nothing else). A
+ * pending event's node was written when it was queued, often long before,
+ * and would otherwise miss cache when the event runs (PHOLD at 64k pending:
+ * that miss was over half of the run loop's time). */
+static inline void cp_prefetch(const struct sim_engine *e, uint64_t seq) {
+  uint32_t i = (uint32_t)(seq & CP_MASK);
+  if (!i || i > e->cp_n) return;
+  const char *p = (const char *)&e->cp_nodes[i];
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + sizeof(struct cp_node) - 1);
 }
 
 /* Event EV (its seq's node) runs on component C now. */
@@ -212,9 +255,9 @@ static void cp_enter(struct sim_engine *e, const struct sim_event *ev, const str
     e->cp_log = 0;
     return;
   }
-  const struct cp_node *n = &e->cp_nodes[i];
-  memcpy(e->cp_v, n->v, sizeof e->cp_v);
+  memcpy(e->cp_v, e->cp_nodes[i].v, sizeof e->cp_v);
   if (e->cp == SIM_CP_CHAIN) {
+    const struct cp_side *n = &e->cp_sides[i];
     struct cp_rec r = {.parent = n->log, .t0 = n->t0, .pre = n->pre, .link = n->link,
                        .time = ev->time, .src = n->src, .dst = ev->comp, .cat = n->cat,
                        .pre_cat = n->pre_cat, .link_cat = n->link_cat};
@@ -334,6 +377,7 @@ void sim_free(struct sim_engine *e) {
   g_free(e->payload_free);
   g_free(e->trace_prefix);
   g_free(e->cp_nodes);
+  g_free(e->cp_sides);
   g_free(e->cp_free);
   if (e->cp_recs) g_array_free(e->cp_recs, TRUE);
   if (e->cp_marks) g_array_free(e->cp_marks, TRUE);
@@ -437,8 +481,7 @@ bool sim_connect(struct sim_comp *a, int pa, struct sim_comp *b, int pb, sim_tim
  * LINK_CAT (critical path). */
 static void push(struct sim_engine *e, sim_time at, uint32_t comp, uint16_t port, uint16_t kind,
                  uint64_t data, sim_time link, uint8_t link_cat) {
-  uint32_t node = cp_begin(e);
-  if (node) cp_end(e, node, at, link, link_cat);
+  uint32_t node = cp_push(e, at, link, link_cat);
   struct sim_event ev = {.time = at, .seq = e->next_seq++ << CP_BITS | node,
                          .comp = comp, .port = port, .kind = kind, .data = data};
   q_push(e->q, &ev);
@@ -481,7 +524,7 @@ void sim_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t da
 }
 
 uint64_t sim_reserve_seq(struct sim_engine *e) {
-  uint32_t node = cp_begin(e); /* its cause: the running event, as if pushed now */
+  uint32_t node = cp_reserve(e); /* its cause: the running event, as if pushed now */
   return e->next_seq++ << CP_BITS | node;
 }
 
@@ -494,7 +537,7 @@ void sim_schedule_reserved(struct sim_comp *c, sim_time at, uint64_t seq, uint16
   struct sim_engine *e = c->eng;
   g_assert(seq >> CP_BITS < e->next_seq && sim_after_now(e, at, seq) && kind < SIM_KIND_RELAY);
   uint32_t node = (uint32_t)(seq & CP_MASK);
-  if (node) cp_end(e, node, at, 0, 0);
+  if (node) cp_reserved_at(e, node, at);
   struct sim_event ev = {.time = at, .seq = seq, .comp = c->id,
                          .port = SIM_PORT_SELF, .kind = kind, .data = data};
   q_push(e->q, &ev);
@@ -549,13 +592,16 @@ static inline uint64_t run_events(struct sim_engine *e, sim_time until, uint64_t
     /* While this event runs, fetch the block of the component that the next
      * one most likely goes to (its first four lines: the component, stream,
      * state and ports of small models), which would otherwise miss cache. */
-    uint32_t next = q_peek_comp(e->q);
+    uint64_t next_seq;
+    uint32_t next = q_peek_comp(e->q, &next_seq);
     if (next < n_comps) prefetch_block(comps[next]);
+    if (e->cp) cp_prefetch(e, next_seq); /* its critical-path node, likely cold */
     /* Further ahead among the events of this instant (sim_type.prefetch):
      * a block and a payload PF_FAR events ahead, the types' hooks nearer. */
     const struct sim_event *f = q_peek_now(e->q, PF_FAR);
     if (f) {
       prefetch_block(comps[f->comp]);
+      if (e->cp) cp_prefetch(e, f->seq);
       if (f->port != SIM_PORT_SELF && e->types_of[f->comp]->port_payloads)
         sim_payload_prefetch(e, f->data);
     }
