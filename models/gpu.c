@@ -517,6 +517,23 @@ static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint
   gpu_send_nvl(c, delay, kind, dst, a, b, false);
 }
 
+/* A trigger store of TAG (COUNT stores) to the NIC after DELAY; on a
+ * trace, with a span [now, now + DELAY] (the fence, then the store) on WG
+ * SLOT's track from which an arrow leads to the NIC's match of it. */
+static void gpu_trigger(struct sim_comp *c, uint32_t slot, sim_time delay, uint32_t tag,
+                        uint32_t count) {
+  struct gpu_state *s = c->state;
+  struct pmsg *m;
+  uint64_t h = gpu_msg(c, PK_TRIGGER, DEV_NIC, tag, count, &m);
+  if (G_UNLIKELY(c->traced)) {
+    m->op = trig_flow(s->node, s->triggers);
+    sim_time now = sim_now(c->eng);
+    trace_span_flow(sim_trace(c->eng), wg_track(c, slot), "trigger", now, now + delay, m->op,
+                    TRACE_FLOW_OUT);
+  }
+  sim_send(c, 0, delay, PK_TRIGGER, h);
+}
+
 static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
                      uint32_t a) {
   gpu_send_b(c, delay, kind, dst, a, 0);
@@ -1225,7 +1242,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
           n = 1;
           s->triggers++;
           uint32_t tag = st->tag + member(w, i) / div + (uint32_t)(j * st->tag_stride);
-          if (i == 0) gpu_send_b(c, d, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
+          if (i == 0) gpu_trigger(c, slot, d, tag, st->stores ? st->stores : 1);
           else train_add(c, &train, tag, st->stores ? st->stores : 1);
         } else { /* a part's WGs arrive at once; the last of a complete part posts */
           n = st->tag_div ? block_run(w, i, st->tag_div) : 1;

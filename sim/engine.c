@@ -422,7 +422,7 @@ struct sim_comp *sim_add_ports(struct sim_engine *e, const struct sim_type *type
   rng_stream_init(c->rng, block + off_rng_state, e->seed, c->id);
   c->n_ports = n_ports;
   c->track = -1;
-  c->traced = e->trace != NULL;
+  c->traced = e->trace && trace_keeps(e->trace, name);
   c->ports = n_ports ? (struct sim_port *)(block + off_ports) : NULL;
   if (c->id == e->types_cap) {
     e->types_cap = e->types_cap ? 2 * e->types_cap : 64;
@@ -656,7 +656,11 @@ void sim_finish(struct sim_engine *e, struct sim_report *r) {
 
 void sim_set_trace(struct sim_engine *e, struct trace *t, const char *prefix) {
   e->trace = t;
-  for (guint i = 0; i < e->comps->len; i++) ((struct sim_comp *)e->comps->pdata[i])->traced = t != NULL;
+  if (t) trace_run_begin(t);
+  for (guint i = 0; i < e->comps->len; i++) {
+    struct sim_comp *c = e->comps->pdata[i];
+    c->traced = t && trace_keeps(t, c->name);
+  }
   g_free(e->trace_prefix);
   e->trace_prefix = prefix ? g_strdup_printf("%s/", prefix) : g_strdup("");
 }

@@ -178,7 +178,9 @@ void sim_finish(struct sim_engine *e, struct sim_report *r);
 
 /* Attaches a trace (borrowed; NULL detaches); process names on it get
  * PREFIX and a '/' in front when PREFIX is not NULL (one trace, several
- * policy runs). Components draw on it through sim_track. */
+ * policy runs; each a new run for its flow ids, trace_run_begin). Components
+ * draw on it through sim_track; those its node filter drops
+ * (trace_keeps) are not traced. */
 struct trace;
 void sim_set_trace(struct sim_engine *e, struct trace *t, const char *prefix);
 struct trace *sim_trace(const struct sim_engine *e);

@@ -9,9 +9,11 @@
 
 #include "testutil.h"
 
-/* `run --critical-path chain -f json` of the latency scenario under POLICY. */
-static char *chain_json(const char *policy) {
-  char *sc = g_build_filename(g_getenv("TRIGSIM_CONFIGS"), "gputn-sc17", "latency.yaml", NULL);
+/* `run --critical-path chain -f json` of scenario SC (the latency scenario
+ * when NULL) under POLICY. */
+static char *chain_json_of(const char *scenario, const char *policy) {
+  char *sc = scenario ? g_strdup(scenario)
+                      : g_build_filename(g_getenv("TRIGSIM_CONFIGS"), "gputn-sc17", "latency.yaml", NULL);
   char *set = g_strdup_printf("policies=[%s]", policy);
   char *out = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "--set", set, "--critical-path", "chain",
@@ -22,6 +24,8 @@ static char *chain_json(const char *policy) {
   g_free(set);
   return out ? out : g_strdup("");
 }
+
+static char *chain_json(const char *policy) { return chain_json_of(NULL, policy); }
 
 /* Each of HOPS (N, as the JSON writes them) appears in OUT, in this order. */
 static void expect_hops(const char *out, const char *const *hops, size_t n) {
@@ -137,6 +141,97 @@ static void test_hdn_ping(void) {
   g_free(out);
 }
 
+/* A 2-rank halo: jacobi2d, px 2, py 1, not periodic (one neighbour each),
+ * one 16 x 16 grid a rank (one WG: wg_tile 16), one iteration, halos
+ * written by the sweep (pack: fused), on the ping's hardware. Each rank
+ * sends its 16-point x face, 16 x 4 B = 64 B, to the other; both ranks do
+ * the same at the same times, and the end is the lower rank's (the first
+ * of equal ends), so the path runs from node 1 to node 0.
+ * gputn: node1.cpu launches (launch_submit 1347090), then registers the
+ *   triggered put (register_trigger 200 ns: its program ends at 1547090);
+ *   the launch crosses the bus (102 ns) and starts 1.5 us later: 2949090.
+ *   The WG: 256 points x 5 flops = 1280 flops at 32 flops a cycle (128 a
+ *   CU shared by 4 WGs) at 1 GHz: 40 ns, more than its 256 x 8 B of memory
+ *   traffic at 1092 Gbps (15 ns): 2989090; the fence 200 ns
+ *   (3189090); the trigger store crosses the bus, 102 ns (3291090); the
+ *   NIC matches it, 10 ns (3301090); the DMA read of 64 B, 100 + 80 ns +
+ *   64 B at 256 Gbps (2 ns) = 182 ns (3483090); link, switch, link
+ *   300 ns (3783090) and the 128 B packet's tail at 100 Gbps, 10.24 ns
+ *   (3793330); node 0's bus writes it, 100 ns + 2 ns (3895330). Node 0's
+ *   WG, past its own fence at 3189090, polls every 100 ns: 3189090 +
+ *   8 x 100 ns = 3989090 is the first tick after (waiting 93.76 ns): its
+ *   kernel ends, the policy's own end. Teardown 1.5 us (5489090), the
+ *   record over the bus 102 ns (5591090); node0.cpu, polling every
+ *   500 ns since its program ended at 1547090, notices it at 1547090 +
+ *   9 x 500 ns = 6047090 (switch 456 ns): the end.
+ * hdn: the same launch and WG to 2989090, then the teardown, 1.5 us
+ *   (4489090), the record over the bus (4591090); node1.cpu, polling since
+ *   its launch call ended (1347090), notices it at 1347090 + 7 x 500 ns =
+ *   4847090 (256 ns); builds the put (build_cmd 200 ns) and sends it
+ *   (send, fitted 200002 ps): 5247092; the command over the bus, 102 ns
+ *   (5349092); the NIC's cmd_cost 100 ns (5449092); then the same DMA read,
+ *   wire and write as under gputn (182 + 310.24 + 102 ns): 6043332, where
+ *   node 0's host sees the flag: the end, and hdn's own. */
+static void test_halo_2ranks(void) {
+  const char *text = "include: %s\n"
+                     "name: halo2\n"
+                     "workload: {kind: jacobi2d, px: 2, py: 1, periodic: false, grid: 16,\n"
+                     "           iterations: 1, pack: fused}\n"
+                     "overrides: {hardware.network.nodes: 2}\n";
+  char *hw = g_build_filename(g_getenv("TRIGSIM_CONFIGS"), "hw", "gputn-sc17-fitted.yaml", NULL);
+  char *yaml = g_strdup_printf(text, hw);
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+  char *out = chain_json_of(sc, "gputn");
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"total_time_ps\": 6047090, \"policy_end_ps\": 3989090"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"ended_at\": \"node0.cpu\""));
+  static const char *const gputn[] = {
+      HOP("node1.cpu", "launch", 0, 1347090),
+      HOP("node1.bus", "bus", 1347090, 1449090),
+      HOP("node1.gpu", "launch", 1449090, 2949090),
+      HOP("node1.gpu", "gpu_work", 2949090, 2989090),
+      HOP("node1.gpu", "gpu_work", 2989090, 3189090),
+      HOP("node1.bus", "bus", 3189090, 3291090),
+      HOP("node1.nic", "nic", 3291090, 3301090),
+      HOP("node1.bus", "bus", 3301090, 3483090),
+      HOP("node1.nic ->", "wire", 3483090, 3583090),
+      HOP("net.sw0", "wire", 3583090, 3683090),
+      HOP("net.sw0 ->", "wire", 3683090, 3783090),
+      HOP("node0.nic", "wire", 3783090, 3793330),
+      HOP("node0.bus", "bus", 3793330, 3895330),
+      HOP("node0.gpu", "waiting", 3895330, 3989090),
+      HOP("node0.gpu", "teardown", 3989090, 5489090),
+      HOP("node0.bus", "bus", 5489090, 5591090),
+      HOP("node0.cpu", "switch", 5591090, 6047090),
+  };
+  expect_hops(out, gputn, G_N_ELEMENTS(gputn));
+  g_free(out);
+  out = chain_json_of(sc, "hdn");
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"total_time_ps\": 6043332, \"policy_end_ps\": 6043332"));
+  static const char *const hdn[] = {
+      HOP("node1.cpu", "launch", 0, 1347090),
+      HOP("node1.bus", "bus", 1347090, 1449090),
+      HOP("node1.gpu", "launch", 1449090, 2949090),
+      HOP("node1.gpu", "gpu_work", 2949090, 2989090),
+      HOP("node1.gpu", "teardown", 2989090, 4489090),
+      HOP("node1.bus", "bus", 4489090, 4591090),
+      HOP("node1.cpu", "switch", 4591090, 4847090),
+      HOP("node1.cpu", "host_stack", 4847090, 5247092),
+      HOP("node1.bus", "bus", 5247092, 5349092),
+      HOP("node1.nic", "nic", 5349092, 5449092),
+      HOP("node1.bus", "bus", 5449092, 5631092),
+      HOP("node1.nic ->", "wire", 5631092, 5731092),
+      HOP("net.sw0", "wire", 5731092, 5831092),
+      HOP("net.sw0 ->", "wire", 5831092, 5931092),
+      HOP("node0.nic", "wire", 5931092, 5941332),
+      HOP("node0.bus", "bus", 5941332, 6043332),
+  };
+  expect_hops(out, hdn, G_N_ELEMENTS(hdn));
+  g_free(out);
+  g_free(sc);
+  g_free(yaml);
+  g_free(hw);
+}
+
 /* Where nothing costs anything (no launch, teardown, polls, host stack,
  * NIC, bus or wire latency, no headers, control messages of 0 B, an empty
  * message, no compute), the only time left is the completion flag's 8 B
@@ -199,6 +294,7 @@ int main(void) {
   static const struct tu_test tests[] = {
       {"GPU-TN ping: hops by hand, the end after the teardown", test_gputn_ping},
       {"HDN ping: hops by hand; which hops GPU-TN leaves out", test_hdn_ping},
+      {"2-rank halo under GPU-TN and HDN: hops by hand", test_halo_2ranks},
       {"end of a run equal across policies when everything is free", test_end_equal_when_free},
       {"the default CSV header", test_csv_header},
       {NULL, NULL}};

@@ -22,6 +22,7 @@
 #include "points.h"
 #include "progress.h"
 #include "trace.h"
+#include "units.h"
 #include "system.h"
 #include "workload.h"
 
@@ -370,10 +371,38 @@ out:
   return status;
 }
 
+/* --trace-window FROM:TO (either side may be empty: from the start, to the
+ * end) into *FROM, *TO; false and a usage error otherwise. */
+static bool parse_window(const char *text, sim_time *from, sim_time *to) {
+  const char *colon = strchr(text, ':');
+  bool ok = colon != NULL;
+  *from = 0;
+  *to = SIM_TIME_MAX;
+  char *a = colon ? g_strndup(text, (gsize)(colon - text)) : NULL, *err = NULL;
+  if (ok && *a) ok = units_parse_int(a, UNIT_TIME, from, &err);
+  g_free(err);
+  err = NULL;
+  if (ok && colon[1]) ok = units_parse_int(colon + 1, UNIT_TIME, to, &err);
+  g_free(err);
+  g_free(a);
+  if (ok && (*from < 0 || *to < *from)) ok = false;
+  if (!ok)
+    usage_error("--trace-window: expected FROM:TO, two times with units, 0 <= FROM <= TO "
+                "(either may be left out: 10us:, :2ms), got %s",
+                text);
+  return ok;
+}
+
+/* Whether POLICY is one --trace-policy names (all when it names none). */
+static bool traced_policy(char **names, const char *policy) {
+  return !names || g_strv_contains((const char *const *)names, policy);
+}
+
 static int cmd_run(int argc, char **argv) {
   char **sets = NULL;
   char *format = NULL, *trace_path = NULL, *seed_text = NULL, *output = NULL, *counters = NULL;
-  char *cp_text = NULL;
+  char *cp_text = NULL, *trace_policy = NULL, *trace_nodes = NULL, *trace_window = NULL;
+  char **trace_pols = NULL;
   gboolean quiet = FALSE, dump = FALSE;
   const GOptionEntry entries[] = {
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a parameter (repeatable)",
@@ -381,7 +410,15 @@ static int cmd_run(int argc, char **argv) {
       {"format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), csv, json",
        "FORMAT"},
       {"trace", 't', 0, G_OPTION_ARG_FILENAME, &trace_path,
-       "Write a Chrome trace-event timeline (opens in Perfetto)", "FILE"},
+       "Write a Chrome trace-event timeline (opens in Perfetto; arrows from each send to its "
+       "receive, each trigger to the NIC's match)",
+       "FILE"},
+      {"trace-policy", 0, 0, G_OPTION_ARG_STRING, &trace_policy,
+       "Trace only these policies' runs (comma-separated)", "POLICY[,POLICY]"},
+      {"trace-nodes", 0, 0, G_OPTION_ARG_STRING, &trace_nodes,
+       "Trace only these nodes' components; net: the switches too", "0,2-5[,net]"},
+      {"trace-window", 0, 0, G_OPTION_ARG_STRING, &trace_window,
+       "Trace only what overlaps this window of simulated time", "FROM:TO"},
       {"seed", 0, 0, G_OPTION_ARG_STRING, &seed_text, "Override the scenario's seed", "N"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write results to FILE, not stdout",
        "FILE"},
@@ -425,6 +462,14 @@ static int cmd_run(int argc, char **argv) {
     usage_error("--critical-path: expected on, off or chain, got %s", cp_text);
     goto out;
   }
+  const char *trace_opt = trace_policy ? "--trace-policy" : trace_nodes ? "--trace-nodes"
+                          : trace_window ? "--trace-window" : NULL;
+  if (trace_opt && !trace_path) {
+    usage_error("%s: expected --trace FILE with it, got none", trace_opt);
+    goto out;
+  }
+  sim_time win_from = 0, win_to = SIM_TIME_MAX;
+  if (trace_window && !parse_window(trace_window, &win_from, &win_to)) goto out;
   guint64 seed = 0;
   GError *gerr = NULL;
   if (seed_text && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, &gerr)) {
@@ -433,6 +478,24 @@ static int cmd_run(int argc, char **argv) {
     goto out;
   }
   if (!pts_load(argv[1], sets, seed_text ? &seed : NULL, &pts, &err)) goto out;
+  if (trace_policy) { /* each a policy some point runs */
+    trace_pols = g_strsplit(trace_policy, ",", -1);
+    for (char **p = trace_pols; *p; p++) {
+      bool found = false;
+      for (size_t i = 0; i < pts.n && !found; i++)
+        for (size_t k = 0; k < pts.sc[i]->n_policies && !found; k++)
+          found = !strcmp(pts.sc[i]->policies[k], *p);
+      if (!found) {
+        GString *names = g_string_new(NULL);
+        for (size_t k = 0; k < pts.sc[0]->n_policies; k++)
+          g_string_append_printf(names, "%s%s", k ? ", " : "", pts.sc[0]->policies[k]);
+        usage_error("--trace-policy: expected a policy the scenario runs (%s), got %s", names->str,
+                    *p);
+        g_string_free(names, TRUE);
+        goto out;
+      }
+    }
+  }
   note_plan(&pts, quiet || dump);
   bool chain;
   parse_cp(cp_text, &pts, &chain); /* checked before loading */
@@ -450,6 +513,12 @@ static int cmd_run(int argc, char **argv) {
     status = 1;
     goto out;
   }
+  if (trace && trace_nodes && !trace_filter_nodes(trace, trace_nodes, &err)) {
+    usage_error("--trace-nodes: %s", err); /* the trace is dropped at out: */
+    g_clear_pointer(&err, g_free);
+    goto out;
+  }
+  if (trace && trace_window) trace_filter_window(trace, win_from, win_to);
   progress_start(quiet);
   prs.runs = g_new0(struct sim_result *, pts.n);
   prs.n_runs = g_new0(size_t, pts.n);
@@ -464,7 +533,7 @@ static int cmd_run(int argc, char **argv) {
       const char *pol = sc->policies[k];
       progress_at(strcmp(pol, "none") ? pol : wl_type_of(sc)->params->name, k, sc->n_policies, i,
                   pts.n);
-      if (!wl_run(sc, k, trace, r, &err)) {
+      if (!wl_run(sc, k, traced_policy(trace_pols, pol) ? trace : NULL, r, &err)) {
         status = EXIT_MODEL; /* the input passed wl_check */
         goto out;
       }
@@ -496,6 +565,10 @@ out:
   g_free(output);
   g_free(counters);
   g_free(cp_text);
+  g_free(trace_policy);
+  g_free(trace_nodes);
+  g_free(trace_window);
+  g_strfreev(trace_pols);
   return status;
 }
 
