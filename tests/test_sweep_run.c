@@ -412,6 +412,57 @@ static void test_plot_filter_and_facet(void) {
   g_free(csv);
 }
 
+/* plot.sh --stack (issue 33 item 1: Fig. 8 as the paper draws it): one
+ * bar per policy whose segments are the columns a pattern matches, in the
+ * CSV's order, in us; a column 0 in every bar (cp_nic_ps) is left out; two
+ * rows of one policy (repetitions) are averaged: hdn's launch (2 + 4) / 2
+ * = 3 us, its total 3 + 1.5 = 4.5 us; gputn's 3 + 0.25 = 3.25 us. --y or
+ * --series beside --stack, and a pattern no column matches, are errors. */
+static void test_plot_stack(void) {
+  const char *csv_text = "scenario,workload,seed,rep,policy,total_time_ps,cp_launch_ps,cp_nic_ps,cp_wire_ps\n"
+                         "t,ping,1,0,hdn,3500000,2000000,0,1500000\n"
+                         "t,ping,1,1,hdn,5500000,4000000,0,1500000\n"
+                         "t,ping,1,0,gputn,3250000,3000000,0,250000\n";
+  char *csv = tu_temp_file(".csv", csv_text, strlen(csv_text));
+  char *dir = g_dir_make_tmp("trigsim-plot-XXXXXX", NULL);
+  char *md = g_build_filename(dir, "t.md", NULL), *png = g_build_filename(dir, "t.png", NULL);
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tool("plot.sh", (const char *[]){csv, "--x", "policy", "--stack", "cp_*_ps", "--table", md,
+                                                   "--out", png, NULL},
+                       &out, &err),
+                  0);
+  CU_ASSERT_STRING_EQUAL(err, "");
+  char *text = slurp(md);
+  CU_ASSERT_STRING_EQUAL(text, "| policy | launch | wire | total |\n|---|---|---|---|\n"
+                               "| hdn | 3 | 1.5 | 4.5 |\n| gputn | 3 | 0.25 | 3.25 |\n");
+  CU_ASSERT_TRUE(g_file_test(png, G_FILE_TEST_EXISTS));
+  g_free(text);
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(tool("plot.sh", (const char *[]){csv, "--x", "policy", "--stack", "cp_*_ps", "--y",
+                                                   "total_time_ps", "--out", png, NULL},
+                       &out, &err),
+                  2);
+  CU_ASSERT_STRING_EQUAL(err, "plot.sh: --stack: expected no --y with it (the segments are the y), got --y "
+                              "total_time_ps\n");
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(tool("plot.sh", (const char *[]){csv, "--x", "policy", "--stack", "phase_*", "--out", png,
+                                                   NULL},
+                       &out, &err),
+                  2);
+  CU_ASSERT_STRING_EQUAL(err, "plot.sh: --stack: no column \"phase_*\" in the CSV\n");
+  g_free(out);
+  g_free(err);
+  g_unlink(md);
+  g_unlink(png);
+  g_rmdir(dir);
+  g_free(md);
+  g_free(png);
+  g_free(dir);
+  g_free(csv);
+}
+
 /* reproduce.sh on a folder of the user's own (not under configs/): a
  * two-axis sweep of the default ping (size 8B, 1KiB x launch latency 1us,
  * 2us; cpu and gputn) whose plot: section facets by the launch latency and
@@ -488,6 +539,7 @@ int main(void) {
       {"interrupt, then resume", test_interrupt_then_resume},
       {"reproduce writes figures", test_reproduce_writes_figures},
       {"plot: filter and facet on a two-axis sweep", test_plot_filter_and_facet},
+      {"plot: --stack, a stacked bar per x", test_plot_stack},
       {"reproduce: any folder, its plot: section's facet and where", test_reproduce_any_folder},
       {NULL, NULL}};
   return tu_run_suite("sweep_run", tests);

@@ -18,12 +18,17 @@
 # it, since the mean of two configurations is rarely what is meant.
 # A SCENARIO is swept first (trigsim sweep, TRIGSIM or build/trigsim) into
 # --csv FILE or a temporary file.
+#   tools/plot.sh CSV|SCENARIO.yaml --x COL --stack COL,COL...|PATTERN ...
+# draws instead one stacked bar per x value whose segments are the columns
+# listed (or those PATTERN, with *, matches: 'cp_*_ps', the critical
+# path's categories, GPU-TN Fig. 8 as the paper draws it); columns that are
+# 0 or empty in every bar are left out; --where and --facet-less only.
 set -euo pipefail
 
 die() { echo "plot.sh: $*" >&2; exit 2; }
-usage="usage: tools/plot.sh CSV|SCENARIO.yaml --x COL --y COL [--series COL[,COL]] [--facet COL] [--where COL=V]... [--logx] [--logy] [--title T] [--speedup-over S] [--table FILE.md] [--csv FILE] --out FILE.png|.svg"
+usage="usage: tools/plot.sh CSV|SCENARIO.yaml --x COL --y COL|--stack COLS [--series COL[,COL]] [--facet COL] [--where COL=V]... [--logx] [--logy] [--title T] [--speedup-over S] [--table FILE.md] [--csv FILE] --out FILE.png|.svg"
 
-input="" x="" y="" series="" facet="" logx=0 logy=0 title="" xlabel="" ylabel="" out="" base="" table="" keep_csv=""
+input="" x="" y="" series="" facet="" logx=0 logy=0 title="" xlabel="" ylabel="" out="" base="" table="" keep_csv="" stack=""
 wheres=()
 [ $# -ge 1 ] || die "$usage"
 input=$1
@@ -35,6 +40,7 @@ while [ $# -gt 0 ]; do
     --y) need "$@"; y=$2; shift 2 ;;
     --series) need "$@"; series=$2; shift 2 ;;
     --facet) need "$@"; facet=$2; shift 2 ;;
+    --stack) need "$@"; stack=$2; shift 2 ;;
     --where) need "$@"; case $2 in *=*) ;; *) die "--where: expected COL=VALUE, got '$2'" ;; esac
              wheres+=("$2"); shift 2 ;;
     --logx) logx=1; shift ;;
@@ -51,7 +57,15 @@ while [ $# -gt 0 ]; do
 done
 [ -r "$input" ] || die "$input: cannot read"
 [ -n "$x" ] || die "--x: expected a column name"
-[ -n "$y" ] || die "--y: expected a column name"
+if [ -n "$stack" ]; then
+  [ -z "$y" ] || die "--stack: expected no --y with it (the segments are the y), got --y $y"
+  for o in "$series:--series" "$facet:--facet" "$base:--speedup-over"; do
+    [ -z "${o%:*}" ] || die "--stack: expected no ${o#*:} with it (one bar per x)"
+  done
+  [ "$logx$logy" = 00 ] || die "--stack: expected no --logx or --logy with it"
+else
+  [ -n "$y" ] || die "--y: expected a column name"
+fi
 [ -n "$out" ] || die "--out: expected FILE.png or FILE.svg"
 case $out in
   *.png) term="pngcairo size 900,600 font ',11'" ;;
@@ -75,10 +89,139 @@ case $input in
     ;;
 esac
 
+where_text=$(printf '%s\n' "${wheres[@]+"${wheres[@]}"}")
+
+if [ -n "$stack" ]; then
+  # One row per x: its label, then each kept column's mean over the rows
+  # of that x (in us when every column is a *_ps time); META: the kept
+  # columns' names, TAB-separated, and the y unit.
+  awk -v X="$x" -v STACK="$stack" -v WHERE="$where_text" -v DATA="$tmp/stack.dat" \
+      -v META="$tmp/meta" -v TABLE="$tmp/table" '
+function split_csv(line, f,    n, i, c, q, cur) {
+  n = 0; cur = ""; q = 0
+  for (i = 1; i <= length(line); i++) {
+    c = substr(line, i, 1)
+    if (q) {
+      if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ } else q = 0 }
+      else cur = cur c
+    } else if (c == "\"") q = 1
+    else if (c == ",") { f[++n] = cur; cur = "" }
+    else cur = cur c
+  }
+  f[++n] = cur
+  return n
+}
+function no_col(opt, c) {
+  printf "plot.sh: %s: no column \"%s\" in the CSV\n", opt, c > "/dev/stderr"; bad = 1; exit 2
+}
+NR == 1 {
+  nh = split_csv($0, h)
+  for (i = 1; i <= nh; i++) col[h[i]] = i
+  if (!(X in col)) no_col("--x", X)
+  n = split(STACK, want, ",")
+  for (j = 1; j <= n; j++) {
+    if (index(want[j], "*")) { # a pattern: the columns it matches, in order
+      re = want[j]; gsub(/[.+?()|^$\[\]{}]/, "\\\\&", re); gsub(/\*/, ".*", re); re = "^" re "$"
+      hit = 0
+      for (i = 1; i <= nh; i++) if (h[i] ~ re && !(i in picked)) { seg[++ns] = i; picked[i] = 1; hit = 1 }
+      if (!hit) no_col("--stack", want[j])
+    } else {
+      if (!(want[j] in col)) no_col("--stack", want[j])
+      seg[++ns] = col[want[j]]
+    }
+  }
+  nw = WHERE == "" ? 0 : split(WHERE, wl, "\n")
+  for (i = 1; i <= nw; i++) {
+    k = index(wl[i], "="); wcol[i] = substr(wl[i], 1, k - 1); wval[i] = substr(wl[i], k + 1)
+    if (!(wcol[i] in col)) no_col("--where", wcol[i])
+  }
+  pol = ("policy" in col) ? col["policy"] : 0
+  first = ("seed" in col) ? col["seed"] + 1 : 1
+  for (i = first; pol && i <= pol; i++)
+    if (h[i] != "rep" && h[i] != "scenario" && h[i] != "workload" && h[i] != X) axis[i] = 1
+  next
+}
+{
+  split_csv($0, f)
+  for (i = 1; i <= nw; i++) if (f[col[wcol[i]]] != wval[i]) next
+  xv = f[col[X]]
+  if (!(xv in xidx)) { xidx[xv] = ++nx; xname[nx] = xv }
+  cnt[xv]++
+  for (j = 1; j <= ns; j++) { v = f[seg[j]]; sum[xv, j] += v; if (v != "" && v != 0) used[j] = 1 }
+  for (i in axis) {
+    if (!((xv, i) in first_v)) first_v[xv, i] = f[i]
+    else if (first_v[xv, i] != f[i] && !(i in mixed)) mixed[i] = first_v[xv, i] ", " f[i]
+  }
+}
+END {
+  if (bad) exit 2
+  for (i in mixed)
+    printf "plot.sh: warning: averaging rows that differ in %s (%s, ...) at one bar: pick one with --where %s=VALUE\n", h[i], mixed[i], h[i] > "/dev/stderr"
+  if (!nx) exit 0
+  ps = 1
+  for (j = 1; j <= ns; j++) if (used[j] && h[seg[j]] !~ /_ps$/) ps = 0
+  names = ""; line = "| " X " |"; sep = "|---|"
+  for (j = 1; j <= ns; j++) {
+    if (!used[j]) continue
+    name = h[seg[j]]
+    if (ps) { sub(/_ps$/, "", name); sub(/^cp_/, "", name) }
+    names = names (names == "" ? "" : "\t") name
+    line = line " " name " |"; sep = sep "---|"
+  }
+  print names > META
+  print (ps ? "us" : "-") > META
+  print line " total |" > TABLE; print sep "---|" > TABLE
+  for (i = 1; i <= nx; i++) {
+    xv = xname[i]; row = "| " xv " |"; out = "\"" xv "\""; tot = 0
+    for (j = 1; j <= ns; j++) {
+      if (!used[j]) continue
+      v = sum[xv, j] / cnt[xv] * (ps ? 1e-6 : 1); tot += v
+      out = out " " sprintf("%.10g", v)
+      row = row " " (v == 0 ? "-" : sprintf("%.4g", v)) " |"
+    }
+    print out > DATA
+    print row " " sprintf("%.4g", tot) " |" > TABLE
+  }
+}' "$csv" || exit 2
+  [ -s "$tmp/stack.dat" ] || die "$csv: no rows to plot"
+  IFS=$'\t' read -r -a segs < <(head -n 1 "$tmp/meta")
+  yunit=$(sed -n 2p "$tmp/meta")
+  [ -n "$xlabel" ] || xlabel=$x
+  [ -n "$ylabel" ] || ylabel="time (${yunit/-/})"
+  [ "$yunit" != - ] || [ -n "$ylabel" ] || ylabel="value"
+  q() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+  {
+    echo "set terminal $term"
+    echo "set output \"$(q "$out.tmp")\""
+    echo "set title \"$(q "$title")\" noenhanced"
+    echo "set xlabel \"$(q "$xlabel")\" noenhanced"
+    echo "set ylabel \"$(q "$ylabel")\" noenhanced"
+    echo "set key outside right top noenhanced invert"
+    echo "set grid ytics"
+    echo "set style data histograms"
+    echo "set style histogram rowstacked"
+    echo "set style fill solid 0.85 border -1"
+    echo "set boxwidth 0.6"
+    echo "set yrange [0:*]"
+    # twelve distinct fills (Tableau 10, then two more), one per segment
+    colors=(4e79a7 f28e2b e15759 76b7b2 59a14f edc948 b07aa1 ff9da7 9c755f bab0ac 17becf 8c564b)
+    printf 'plot'
+    for ((i = 0; i < ${#segs[@]}; i++)); do
+      printf '%s "%s" using %d%s title "%s" lc rgb "#%s"' "$([ "$i" -gt 0 ] && echo ,)" \
+        "$(q "$tmp/stack.dat")" $((i + 2)) "$([ "$i" -eq 0 ] && echo ':xtic(1)')" \
+        "$(q "${segs[$i]}")" "${colors[$((i % ${#colors[@]}))]}"
+    done
+    echo
+  } > "$tmp/plot.gp"
+  gnuplot "$tmp/plot.gp" || die "gnuplot failed on $csv"
+  mv -f "$out.tmp" "$out"
+  if [ -n "$table" ]; then cp "$tmp/table" "$table.tmp" && mv -f "$table.tmp" "$table"; fi
+  exit 0
+fi
+
 # Per facet a data file ("# series" then "xnum y xlabel" lines, series
 # blocks split by two blank lines); META: numeric xunit yunit nfacets, then
 # per facet "label<TAB>series<TAB>series...". Warnings on stderr.
-where_text=$(printf '%s\n' "${wheres[@]+"${wheres[@]}"}")
 awk -v X="$x" -v Y="$y" -v S="$series" -v F="$facet" -v BASE="$base" -v WHERE="$where_text" \
     -v DIR="$tmp" -v META="$tmp/meta" -v TABLE="$tmp/table" '
 function split_csv(line, f,    n, i, c, q, cur) {

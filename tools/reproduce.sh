@@ -60,9 +60,15 @@ plot_one() {
       if [ -n "$a" ] && [ "$a" != policy ]; then x=$a; break; fi
     done
   fi
-  args=(--x "$x" --y "${p[$pre.y]:-total_time_ps}")
-  series=${p[$pre.series]:-policy}
-  [ "$series" = "$x" ] || args+=(--series "$series")
+  local y=${p[$pre.y]:-total_time_ps}
+  if [ -n "${p[$pre.stack]:-}" ]; then   # one stacked bar per x (plot.sh --stack)
+    args=(--x "$x" --stack "${p[$pre.stack]}")
+    y="${p[$pre.stack]}, stacked"
+  else
+    args=(--x "$x" --y "$y")
+    series=${p[$pre.series]:-policy}
+    [ "$series" = "$x" ] || args+=(--series "$series")
+  fi
   [ "${p[$pre.logx]:-false}" = true ] && args+=(--logx)
   [ "${p[$pre.logy]:-false}" = true ] && args+=(--logy)
   [ -n "${p[$pre.title]:-}" ] && args+=(--title "${p[$pre.title]}")
@@ -75,7 +81,7 @@ plot_one() {
     args+=(--where "${p[$pre.where.$i]}")
   done
   "$root/tools/plot.sh" "$out/$name.csv" "${args[@]}" --out "$out/$fig.png" --table "$out/$fig.md.body"
-  { echo "# ${p[$pre.title]:-$fig}"; echo; echo "From \`${dir#"$root"/}/$name.yaml\` (${p[points]} points); y: ${p[$pre.y]:-total_time_ps}$(case ${p[$pre.speedup_over]:-}:${p[$pre.y]:-total_time_ps} in :*_ps) echo " in us" ;; esac)${p[$pre.speedup_over]:+, speedup over ${p[$pre.speedup_over]}}."; echo; cat "$out/$fig.md.body"; } > "$out/$fig.md.tmp"
+  { echo "# ${p[$pre.title]:-$fig}"; echo; echo "From \`${dir#"$root"/}/$name.yaml\` (${p[points]} points); y: $y$(case ${p[$pre.speedup_over]:-}:$y in :*_ps|:*_ps,\ stacked) echo " in us" ;; esac)${p[$pre.speedup_over]:+, speedup over ${p[$pre.speedup_over]}}."; echo; cat "$out/$fig.md.body"; } > "$out/$fig.md.tmp"
   rm -f "$out/$fig.md.body"
   mv -f "$out/$fig.md.tmp" "$out/$fig.md"
   echo "$fig: $out/$fig.png, $out/$fig.md, $out/$name.csv"

@@ -17,7 +17,7 @@ static const char *const sweep_keys[] = {"axes", "combine", "repeat"};
 static const char *const axis_keys[] = {"path", "values", "range"};
 static const char *const plot_keys[] = {"x",      "y",      "series", "logx",         "logy",
                                         "title",  "xlabel", "ylabel", "speedup_over", "facet",
-                                        "where",  "name"};
+                                        "where",  "name",   "stack"};
 static const char *const range_keys[] = {"from", "to", "steps", "scale"};
 
 static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {

@@ -51,7 +51,7 @@ bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, cha
 uint64_t sw_seed(uint64_t base, size_t rep);
 
 /* Checks a `plot:` section (a map of x, y, series, facet, logx, logy,
- * title, xlabel, ylabel, speedup_over, name to one-line scalars; logx/logy
+ * title, xlabel, ylabel, speedup_over, name, stack to one-line scalars; logx/logy
  * true|false; where: COLUMN=VALUE or a list of them), or a list of such
  * maps, each with a name (several figures of one sweep), for
  * tools/reproduce.sh; false and *ERR with the place otherwise. */
