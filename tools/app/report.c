@@ -591,7 +591,9 @@ static void write_table_rows(FILE *out, const struct sim_result_set *set) {
   if (seeds) fprintf(out, "%-20s ", "seed");
   for (size_t a = 0; a < set->n_axes; a++) fprintf(out, "%-*s ", widths[a], set->axes[a]);
   fprintf(out, "%-10s %10s %8s", "policy", "total", "speedup");
-  for (guint j = 0; j < used->len; j++) fprintf(out, " %10.10s", (char *)used->pdata[j]);
+  /* a category's column as wide as its name (cpu_compute), at least 10 */
+  for (guint j = 0; j < used->len; j++)
+    fprintf(out, " %*s", MAX(10, (int)strlen(used->pdata[j])), (char *)used->pdata[j]);
   fputc('\n', out);
   for (size_t i = 0; i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i], *b = &set->runs[base_run(set, i)];
@@ -603,7 +605,8 @@ static void write_table_rows(FILE *out, const struct sim_result_set *set) {
             r->total_ps > 0 ? (double)b->total_ps / (double)r->total_ps : 1.0);
     for (guint j = 0; j < used->len; j++) {
       const struct sim_report_entry *en = sim_report_find(&r->cp, used->pdata[j]);
-      fprintf(out, " %10s", en && en->i ? human_time(en->i, buf, sizeof buf) : "-");
+      fprintf(out, " %*s", MAX(10, (int)strlen(used->pdata[j])),
+              en && en->i ? human_time(en->i, buf, sizeof buf) : "-");
     }
     fputc('\n', out);
   }
