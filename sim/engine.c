@@ -40,7 +40,8 @@ struct sim_engine {
   enum sim_cp_mode cp;
   bool cp_lost;          /* a node could not be had: the marks are not whole */
   struct cp_node *cp_nodes;
-  struct cp_side *cp_sides; /* beside cp_nodes, same index */
+  struct cp_side *cp_sides; /* beside cp_nodes, same index (CHAIN) */
+  uint8_t *cp_rcat;         /* beside cp_nodes: a reserved node's category */
   uint32_t cp_n, cp_cap; /* nodes 1..cp_n made; 0 names none */
   uint32_t *cp_free;
   uint32_t cp_nfree, cp_free_cap;
@@ -136,9 +137,9 @@ struct cp_node {
   sim_time v[SIM_CP_NCAT];
 };
 
-/* Beside each node, read only under CHAIN and for a reserved seq: the
- * activity that led to the event (from T0 on SRC in CAT, its first PRE in
- * PRE_CAT, then LINK of a link in LINK_CAT) and its cause's record. */
+/* Beside each node, written and read only under CHAIN: the activity that
+ * led to the event (from T0 on SRC in CAT, its first PRE in PRE_CAT, then
+ * LINK of a link in LINK_CAT) and its cause's record. */
 struct cp_side {
   sim_time t0, pre, link;
   uint64_t log;
@@ -167,6 +168,7 @@ static uint32_t cp_alloc(struct sim_engine *e) {
     e->cp_cap = e->cp_cap ? 2 * e->cp_cap : 1024;
     e->cp_nodes = g_renew(struct cp_node, e->cp_nodes, e->cp_cap);
     e->cp_sides = g_renew(struct cp_side, e->cp_sides, e->cp_cap);
+    e->cp_rcat = g_renew(uint8_t, e->cp_rcat, e->cp_cap);
   }
   return ++e->cp_n;
 }
@@ -209,26 +211,34 @@ static inline uint32_t cp_push(struct sim_engine *e, sim_time at, sim_time link,
 }
 
 /* A node for a reserved seq (sim_reserve_seq): its cause is the running
- * event; the times are added when it is scheduled (cp_reserved_at). */
+ * event; the time from now to when it is due goes to the running event's
+ * category, less the first PRE in PRE_CAT: the node holds the vector with
+ * PRE added and now + PRE taken off that category, which cp_reserved_at
+ * completes with the time it is due (a byte aside names the category:
+ * the node's own lines and that byte, not a record, are all it touches). */
 static uint32_t cp_reserve(struct sim_engine *e) {
   if (!e->cp) return 0;
   uint32_t i = cp_alloc(e);
   if (!i) return 0;
-  memcpy(e->cp_nodes[i].v, e->cp_v, sizeof e->cp_v);
-  e->cp_sides[i] = cp_side_now(e);
+  struct cp_node *n = &e->cp_nodes[i];
+  memcpy(n->v, e->cp_v, sizeof e->cp_v);
+  n->v[e->cp_pre_cat] += e->cp_pre;
+  n->v[e->cp_cat] -= e->now + e->cp_pre;
+  e->cp_rcat[i] = e->cp_cat;
+  if (e->cp == SIM_CP_CHAIN) e->cp_sides[i] = cp_side_now(e);
   e->cp_pre = 0;
   return i;
 }
 
 /* Reserved node I's event is due at AT (no link). */
 static void cp_reserved_at(struct sim_engine *e, uint32_t i, sim_time at) {
-  struct cp_node *n = &e->cp_nodes[i];
-  struct cp_side *sd = &e->cp_sides[i];
-  g_assert(at - sd->t0 >= sd->pre);
-  n->v[sd->pre_cat] += sd->pre;
-  n->v[sd->cat] += at - sd->t0 - sd->pre;
-  sd->link = 0;
-  sd->link_cat = 0;
+  e->cp_nodes[i].v[e->cp_rcat[i]] += at;
+  if (e->cp == SIM_CP_CHAIN) {
+    struct cp_side *sd = &e->cp_sides[i];
+    g_assert(at - sd->t0 >= sd->pre);
+    sd->link = 0;
+    sd->link_cat = 0;
+  }
 }
 
 /* Fetches the node of the event of SEQ into cache (a hint: nothing else). A
@@ -378,6 +388,7 @@ void sim_free(struct sim_engine *e) {
   g_free(e->trace_prefix);
   g_free(e->cp_nodes);
   g_free(e->cp_sides);
+  g_free(e->cp_rcat);
   g_free(e->cp_free);
   if (e->cp_recs) g_array_free(e->cp_recs, TRUE);
   if (e->cp_marks) g_array_free(e->cp_marks, TRUE);
