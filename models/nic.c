@@ -224,13 +224,18 @@ static void nic_tracks(struct sim_comp *c) {
 
 enum { TR_MAIN, TR_TRIG, TR_DMA, TR_TX, TR_RX };
 
-static void nic_span(struct sim_comp *c, int which, const char *name, sim_time start,
-                     sim_time end) {
-  if (G_LIKELY(!c->traced)) return;
+/* C's track WHICH (TR_*), made on first use. */
+static int nic_track(struct sim_comp *c, int which) {
   nic_tracks(c);
   struct nic_state *s = c->state;
   int tracks[] = {s->tr_main, s->tr_trig, s->tr_dma, s->tr_tx, s->tr_rx};
-  trace_span(sim_trace(c->eng), tracks[which], name, start, end);
+  return tracks[which];
+}
+
+static void nic_span(struct sim_comp *c, int which, const char *name, sim_time start,
+                     sim_time end) {
+  if (G_LIKELY(!c->traced)) return;
+  trace_span(sim_trace(c->eng), nic_track(c, which), name, start, end);
 }
 
 /* A span on C's track WHICH that flow ID enters, leaves or passes (DIR,
@@ -238,10 +243,7 @@ static void nic_span(struct sim_comp *c, int which, const char *name, sim_time s
 static void nic_span_flow(struct sim_comp *c, int which, const char *name, sim_time start,
                           sim_time end, uint64_t id, unsigned dir) {
   if (G_LIKELY(!c->traced)) return;
-  nic_tracks(c);
-  struct nic_state *s = c->state;
-  int tracks[] = {s->tr_main, s->tr_trig, s->tr_dma, s->tr_tx, s->tr_rx};
-  trace_span_flow(sim_trace(c->eng), tracks[which], name, start, end, id, dir);
+  trace_span_flow(sim_trace(c->eng), nic_track(c, which), name, start, end, id, dir);
 }
 
 /* The trace's flow id of message MSG_ID of node ORIGIN (the put's sender,
