@@ -463,6 +463,41 @@ static void test_plot_stack(void) {
   g_free(csv);
 }
 
+/* reproduce.sh draws a counter (the reproductions plot cg. and jacobi.
+ * time_per_iteration_ps), though the default CSV is narrow: it sweeps with
+ * the counters' summary. The default ping under gputn sends one put:
+ * node.nic.puts.sum is 1. */
+static void test_reproduce_plots_a_counter(void) {
+  char *dir = g_dir_make_tmp("trigsim-mine-XXXXXX", NULL), *outdir = g_build_filename(dir, "out", NULL);
+  char *f = g_build_filename(dir, "puts.yaml", NULL);
+  char *yaml = g_strdup_printf("include: %s/default.yaml\npolicies: [gputn]\n"
+                               "plot: {x: policy, y: node.nic.puts.sum}\n",
+                               g_getenv("TRIGSIM_CONFIGS"));
+  g_file_set_contents(f, yaml, -1, NULL);
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tool("reproduce.sh", (const char *[]){dir, "--out", outdir, NULL}, &out, &err), 0);
+  if (err && *err) fprintf(stderr, "\n  %s\n", err);
+  char *md = g_build_filename(outdir, "puts.md", NULL), *text = slurp(md);
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "| gputn | 1 |"));
+  g_free(text);
+  const char *made[] = {"puts.csv", "puts.png", "puts.md"};
+  for (size_t i = 0; i < G_N_ELEMENTS(made); i++) {
+    char *p = g_build_filename(outdir, made[i], NULL);
+    g_unlink(p);
+    g_free(p);
+  }
+  g_rmdir(outdir);
+  g_unlink(f);
+  g_rmdir(dir);
+  g_free(md);
+  g_free(out);
+  g_free(err);
+  g_free(f);
+  g_free(yaml);
+  g_free(outdir);
+  g_free(dir);
+}
+
 /* reproduce.sh on a folder of the user's own (not under configs/): a
  * two-axis sweep of the default ping (size 8B, 1KiB x launch latency 1us,
  * 2us; cpu and gputn) whose plot: section facets by the launch latency and
@@ -540,6 +575,7 @@ int main(void) {
       {"reproduce writes figures", test_reproduce_writes_figures},
       {"plot: filter and facet on a two-axis sweep", test_plot_filter_and_facet},
       {"plot: --stack, a stacked bar per x", test_plot_stack},
+      {"reproduce.sh plots a counter", test_reproduce_plots_a_counter},
       {"reproduce: any folder, its plot: section's facet and where", test_reproduce_any_folder},
       {NULL, NULL}};
   return tu_run_suite("sweep_run", tests);

@@ -85,7 +85,7 @@ case $input in
     trigsim=${TRIGSIM:-$root/build/trigsim}
     [ -x "$trigsim" ] || die "$trigsim: no trigsim to sweep $input with (set TRIGSIM)"
     csv=${keep_csv:-$tmp/sweep.csv}
-    "$trigsim" sweep -q "$input" -o "$csv" || exit $?
+    "$trigsim" sweep -q -c summary "$input" -o "$csv" || exit $?  # counters too: --y may name one
     ;;
 esac
 

@@ -99,7 +99,9 @@ for f in "$dir"/*.yaml; do
     unset p
     continue
   fi
-  "$trigsim" sweep "$f" -q ${jobs:+-j "$jobs"} -o "$out/$name.csv"
+  # -c summary: a plot may draw a counter (cg.time_per_iteration_ps); the
+  # default CSV is narrow (issue 33)
+  "$trigsim" sweep "$f" -q -c summary ${jobs:+-j "$jobs"} -o "$out/$name.csv"
   if [ -n "${p[plots]:-}" ]; then   # a list of plots: one figure each, NAME-<name>.png
     for ((k = 0; k < p[plots]; k++)); do plot_one "plot$k" "$name-${p[plot$k.name]}"; done
   else
