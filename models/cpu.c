@@ -36,6 +36,16 @@ _Static_assert(CAT_OUT_(CAT_LAUNCH, CPU_OUT_LAUNCH_TIME) && CAT_OUT_(CAT_BUILD, 
 
 enum main_wait { MW_NONE, MW_KERNEL, MW_FLAG, MW_QUEUE, MW_NIC };
 
+/* Where a chain's current step stands (the chain executor). */
+enum chain_at {
+  CH_READY,   /* its dependency has held: graph_ready's rules apply next */
+  CH_QUEUED,  /* it waits for the thread */
+  CH_RUNNING, /* on the thread until EV_MAIN */
+  CH_FLAG,    /* a wait for its flag */
+  CH_KERNEL,  /* a wait for its kernel's completion record */
+  CH_NOTICE,  /* a kernel wait that has seen its record, until EV_DONE */
+};
+
 struct cpu_state {
   uint64_t burst; /* launches since the main thread last waited */
   const struct nodeprog *prog;
@@ -43,6 +53,12 @@ struct cpu_state {
   size_t pc;              /* next host step */
   size_t passed;          /* a streamed sequence program (np_seq): the waits before it
                              have set their flags back to 0 */
+  /* A chain (nodeprog.chain), see "the chain executor": step pc is live
+   * (chain_on; else the program has ended), where it stands, when its
+   * kernel wait began, since when the thread has had no task. */
+  bool chain, chain_on;
+  uint8_t chain_at;       /* enum chain_at */
+  sim_time chain_since, chain_idle;
   uint8_t wait;           /* enum main_wait */
   uint32_t wait_id;       /* kernel or flag waited on */
   sim_time wait_start;
@@ -86,6 +102,19 @@ static const struct par_decl cpu_decls[] = {
      "a launch's submit cost against its place in a burst (launches since the main thread "
      "last waited, itself included), e.g. \"1:5us, 1024:3.7us\"; empty: launch_submit",
      offsetof(struct cpu_config, submit_table)},
+    PAR(launch, PAR_ENUM, "direct", NULL, NULL, "direct|graph",
+      "how the host launches kernels: each by its own call (direct), or the kernels it "
+      "launches back to back captured once as a graph (CUDA Graphs) and replayed by one call, "
+      "each then launched by the GPU's front end (graph: under the host-driven policies gds, "
+      "hdn, hdn2s, copy and overlap, workloads/policies/graph.c; the others launch once and "
+      "ignore it)"),
+    PAR(graph_launch, PAR_TIME, "1100ns", "0ps", "1s", NULL,
+      "host cost of one graph replay call (cudaGraphLaunch), whatever its kernels (an H200 "
+      "host measures 1.10 us for chains of 1 to 64 kernels, a direct launch 3.04 us: "
+      "tools/calib/graph_probe.cu, configs/fused/hw.yaml)"),
+    PAR(task_overhead, PAR_TIME, "0ps", "0ps", "1s", NULL,
+      "a task runtime's host work per task (dependence analysis, mapping: Legion/Legate), "
+      "added to each kernel launch and NIC command the main thread issues (0: no runtime)"),
     PAR(send, PAR_TIME, "1us", "0ps", "1s", NULL,
       "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
     PAR(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
@@ -310,9 +339,16 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       s->queued[st->queue]++;
       s->outstanding++;
     }
-    s->burst++;
-    d = cfg->submit_table.n > 0 ? par_table_eval(&cfg->submit_table, (int64_t)s->burst)
-                                : cfg->launch_submit;
+    if (st->graph == 2) { /* submitted by the replay call before it */
+      d = 0;
+    } else if (st->graph == 1) {
+      d = cfg->graph_launch + cfg->task_overhead;
+    } else {
+      s->burst++;
+      d = (cfg->submit_table.n > 0 ? par_table_eval(&cfg->submit_table, (int64_t)s->burst)
+                                   : cfg->launch_submit) +
+          cfg->task_overhead;
+    }
     spend(c, CAT_LAUNCH, now, d);
     s->launches++;
     cpu_send(c, d, PK_QUEUE_CMD, DEV_GPU, st->queue, st->qcmd, (uint32_t)main_j(s), NULL, 0);
@@ -323,7 +359,7 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       g_error("%s: NIC command %u of %zu", c->name, st->cmd, pr->n_cmds);
     uint8_t op = pr->cmds[st->cmd].op;
     bool trig = op == NIC_TPUT || op == NIC_TGET;
-    sim_time b = trig ? cfg->register_trigger : cfg->build_cmd;
+    sim_time b = (trig ? cfg->register_trigger : cfg->build_cmd) + cfg->task_overhead;
     spend(c, trig ? CAT_REGISTER : CAT_BUILD, now, b);
     d = b;
     if (st->two_sided) {
@@ -337,6 +373,15 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
   default: g_error("%s: host step of unknown kind %u", c->name, st->kind);
   }
   return d;
+}
+
+/* The thread's work of a graph's task ST begun at NOW (thread_work; a
+ * two-sided receive's completion costs cpu.recv): how long it takes. */
+static sim_time task_work(struct sim_comp *c, const struct hstep *st, sim_time now) {
+  const struct cpu_config *cfg = c->config;
+  if (st->kind != HS_WAIT_FLAG) return thread_work(c, st, now);
+  spend(c, CAT_RECV, now, cfg->recv);
+  return cfg->recv;
 }
 
 /* ---- the graph executor (nodeprog.host_deps, or nodeprog.source) ----
@@ -374,7 +419,7 @@ struct graph {
   GArray *edges;              /* struct gedge */
   uint32_t edge_free;         /* a free edge + 1 (chained by next), 0: none */
   uint32_t *flag_head, *kern_head; /* per flag / kernel: first waiter, +1 */
-  GSequence *runq;            /* thread tasks ready, by (since, seq) */
+  GArray *runq;               /* thread tasks ready: a binary heap of slots by (since, seq) */
   GArray *work;               /* slots whose dependencies just held */
   int64_t running;            /* the slot on the thread, -1: none */
   sim_time idle_since;        /* the thread has had nothing to run since, -1: busy */
@@ -391,11 +436,41 @@ struct graph {
   size_t done_head;
 };
 
-static gint by_ready(gconstpointer a, gconstpointer b, gpointer data) {
-  const struct graph *g = data;
-  const struct gslot *x = &g->sl[GPOINTER_TO_UINT(a) - 1], *y = &g->sl[GPOINTER_TO_UINT(b) - 1];
-  if (x->since != y->since) return x->since < y->since ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* Whether slot A's task goes to the thread before slot B's: the one ready
+ * first, ties by step order (seq: no two slots live share one). */
+static bool ready_before(const struct graph *g, uint32_t a, uint32_t b) {
+  const struct gslot *x = &g->sl[a], *y = &g->sl[b];
+  return x->since != y->since ? x->since < y->since : x->seq < y->seq;
+}
+
+static void runq_push(struct graph *g, uint32_t i) {
+  g_array_append_val(g->runq, i);
+  uint32_t *h = (uint32_t *)(void *)g->runq->data;
+  for (guint k = g->runq->len - 1; k > 0;) {
+    guint up = (k - 1) / 2;
+    if (!ready_before(g, h[k], h[up])) break;
+    uint32_t t = h[k];
+    h[k] = h[up], h[up] = t;
+    k = up;
+  }
+}
+
+/* Takes the task that goes first. */
+static uint32_t runq_pop(struct graph *g) {
+  uint32_t *h = (uint32_t *)(void *)g->runq->data, top = h[0];
+  guint n = g->runq->len - 1;
+  h[0] = h[n];
+  g_array_set_size(g->runq, n);
+  for (guint k = 0;;) {
+    guint l = 2 * k + 1, m = k;
+    if (l < n && ready_before(g, h[l], h[m])) m = l;
+    if (l + 1 < n && ready_before(g, h[l + 1], h[m])) m = l + 1;
+    if (m == k) break;
+    uint32_t t = h[k];
+    h[k] = h[m], h[m] = t;
+    k = m;
+  }
+  return top;
 }
 
 /* Makes the per-slot arrays hold slot N - 1. */
@@ -441,7 +516,7 @@ static struct graph *graph_alloc(const struct np_source *src) {
   struct graph *g = g_new0(struct graph, 1);
   g->src = src;
   g->edges = g_array_new(FALSE, FALSE, sizeof(struct gedge));
-  g->runq = g_sequence_new(NULL);
+  g->runq = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->work = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   g->running = -1;
   g->idle_since = 0;
@@ -483,7 +558,7 @@ static void graph_free(struct graph *g) {
   g_array_free(g->edges, TRUE);
   g_free(g->flag_head);
   g_free(g->kern_head);
-  g_sequence_free(g->runq);
+  g_array_free(g->runq, TRUE);
   g_array_free(g->work, TRUE);
   if (g->done_fifo) g_array_free(g->done_fifo, TRUE);
   g_free(g);
@@ -535,7 +610,7 @@ static void graph_complete(struct sim_comp *c, uint32_t i) {
 
 static void graph_queue(struct graph *g, uint32_t i, sim_time since) {
   g->sl[i].since = since;
-  g_sequence_insert_sorted(g->runq, GUINT_TO_POINTER(i + 1), by_ready, g);
+  runq_push(g, i);
 }
 
 /* A wait for kernel K, begun at START, saw its completion record of
@@ -638,7 +713,6 @@ static void graph_refill(struct sim_comp *c) {
 
 /* Handles every step made ready, then gives the thread its next task. */
 static void graph_run(struct sim_comp *c) {
-  const struct cpu_config *cfg = c->config;
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
   for (;;) {
@@ -653,7 +727,7 @@ static void graph_run(struct sim_comp *c) {
     }
     if (g->running >= 0) return;
     sim_time now = sim_now(c->eng), d = 0;
-    if (g_sequence_get_length(g->runq) == 0) {
+    if (g->runq->len == 0) {
       if (g->idle_since < 0) g->idle_since = now;
       return;
     }
@@ -662,17 +736,9 @@ static void graph_run(struct sim_comp *c) {
       spend(c, CAT_WAIT_FLAG, g->idle_since, now - g->idle_since);
     g->idle_since = -1;
     g->pick_stamp = ++g->stamp;
-    GSequenceIter *it = g_sequence_get_begin_iter(g->runq);
-    uint32_t i = GPOINTER_TO_UINT(g_sequence_get(it)) - 1;
-    g_sequence_remove(it);
-    const struct hstep *st = &g->host[i];
+    uint32_t i = runq_pop(g);
     if (g->sl[i].phase == GS_READY) graph_start(c, g, i);
-    if (st->kind == HS_WAIT_FLAG) { /* a two-sided receive's completion */
-      d = cfg->recv;
-      spend(c, CAT_RECV, now, d);
-    } else {
-      d = thread_work(c, st, now);
-    }
+    d = task_work(c, &g->host[i], now);
     if (d > 0) {
       /* The steps that wait for its start (irequires) are ready now, not
        * when it ends: the loop handles them, then returns (running). */
@@ -795,6 +861,98 @@ static uint32_t graph_stuck(const struct cpu_state *s) {
         (best < 0 || g->sl[i].seq < g->sl[best].seq))
       best = (int64_t)i;
   return best >= 0 ? g->host[best].op : 0;
+}
+
+/* ---- the chain executor (nodeprog.chain) ----
+ * A graph each of whose steps depends on the end of the one before, read
+ * as a sequence (np_seq): one step is live at a time, and it goes through
+ * the graph executor's rules above (graph_ready, graph_run, the waits'
+ * ends) with nothing to record: step i + 1 is read when step i ends, and
+ * is then ready. The same times, counters and events as the graph. */
+
+static const struct hstep *main_step(struct cpu_state *s, size_t pc);
+
+/* The chain's current step: in the window until the CPU asks for the
+ * next (np_seq). */
+static const struct hstep *chain_step(const struct cpu_state *s) {
+  return &s->prog->host[s->pc - s->prog->host_base];
+}
+
+/* The chain's current step ended (graph_complete): the next is read and
+ * ready, or the program has ended. */
+static void chain_complete(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  s->chain_on = main_step(s, ++s->pc) != NULL;
+  s->chain_at = CH_READY;
+  if (!s->chain_on && s->done_at < 0) s->done_at = sim_now(c->eng);
+}
+
+/* A wait of the current step, begun at START, saw its kernel's record of
+ * ARRIVAL: it ends when the thread notices it (graph_kernel_seen). */
+static void chain_kernel_seen(struct sim_comp *c, sim_time start, sim_time arrival) {
+  struct cpu_state *s = c->state;
+  s->chain_at = CH_NOTICE;
+  sim_schedule(c, kernel_wait_end(c, start, arrival) - sim_now(c->eng), EV_DONE, 0);
+}
+
+/* The current step's flag is met (graph_flag_met). */
+static void chain_flag_met(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  if (chain_step(s)->two_sided) s->chain_at = CH_QUEUED;
+  else chain_complete(c);
+}
+
+/* The current step's dependency has held now (graph_ready). */
+static void chain_ready(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  const struct hstep *st = chain_step(s);
+  sim_time now = sim_now(c->eng);
+  switch (st->kind) {
+  case HS_WAIT_KERNEL: {
+    uint32_t k = st->kernel;
+    check_kernel(c, k);
+    s->kernel_waits++;
+    if (s->completed[k] < s->launched[k]) {
+      s->chain_at = CH_KERNEL;
+      s->chain_since = now;
+    } else if (s->launched[k] > 0) {
+      chain_kernel_seen(c, now, s->last_done[k]);
+    } else {
+      chain_complete(c);
+    }
+    break;
+  }
+  case HS_WAIT_FLAG:
+    check_flag(c, st->flag);
+    if (s->flags[st->flag] >= st->value) chain_flag_met(c);
+    else s->chain_at = CH_FLAG;
+    break;
+  default: s->chain_at = CH_QUEUED; break;
+  }
+}
+
+/* Handles the step made ready, then gives the thread its task (graph_run). */
+static void chain_run(struct sim_comp *c) {
+  struct cpu_state *s = c->state;
+  for (;;) {
+    while (s->chain_on && s->chain_at == CH_READY) chain_ready(c);
+    if (s->chain_on && s->chain_at == CH_RUNNING) return;
+    sim_time now = sim_now(c->eng), d;
+    if (!s->chain_on || s->chain_at != CH_QUEUED) {
+      if (s->chain_idle < 0) s->chain_idle = now;
+      return;
+    }
+    /* A thread that waited with steps left waited for a flag or a kernel. */
+    if (s->chain_idle >= 0) spend(c, CAT_WAIT_FLAG, s->chain_idle, now - s->chain_idle);
+    s->chain_idle = -1;
+    d = task_work(c, chain_step(s), now);
+    if (d > 0) {
+      s->chain_at = CH_RUNNING;
+      sim_schedule(c, d, EV_MAIN, 0);
+      return;
+    }
+    chain_complete(c);
+  }
 }
 
 /* ---- the main thread ---- */
@@ -935,6 +1093,13 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
     graph_kernel_done(c, k);
     return;
   }
+  if (s->chain) { /* graph_kernel_done */
+    if (s->completed[k] < s->launched[k]) return;
+    if (s->chain_on && s->chain_at == CH_KERNEL && chain_step(s)->kernel == k)
+      chain_kernel_seen(c, s->chain_since, now);
+    chain_run(c);
+    return;
+  }
   if (s->wait == MW_KERNEL && s->wait_id == k && s->completed[k] >= s->launched[k])
     main_resume(c, kernel_wait_end(c, s->wait_start, now));
 }
@@ -960,6 +1125,13 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
   s->flag_stamp[flag] = s->g ? s->g->stamp : 0;
   if (s->g) {
     graph_flag(c, flag);
+    return;
+  }
+  if (s->chain) { /* graph_flag */
+    if (s->chain_on && s->chain_at == CH_FLAG && chain_step(s)->flag == flag &&
+        s->flags[flag] >= chain_step(s)->value)
+      chain_flag_met(c);
+    chain_run(c);
     return;
   }
   if (s->wait != MW_FLAG || s->wait_id != flag) return;
@@ -1020,6 +1192,12 @@ static void host_request(struct sim_comp *c, uint32_t cmd) {
 
 static void cpu_init(struct sim_comp *c) {
   struct cpu_state *s = c->state;
+  if (s->chain) { /* step 0 is ready at the start */
+    s->pc = (size_t)-1;
+    chain_complete(c);
+    chain_run(c);
+    return;
+  }
   if (!s->g) {
     main_run(c);
     return;
@@ -1038,7 +1216,10 @@ static void cpu_handle(struct sim_comp *c, const struct sim_event *ev) {
   if (((struct cpu_state *)c->state)->g) ((struct cpu_state *)c->state)->g->stamp++;
   if (ev->port == SIM_PORT_SELF) {
     struct cpu_state *s = c->state;
-    if (ev->kind == EV_MAIN && !s->g) {
+    if (s->chain && (ev->kind == EV_MAIN || ev->kind == EV_DONE)) {
+      chain_complete(c);
+      chain_run(c);
+    } else if (ev->kind == EV_MAIN && !s->g) {
       main_run(c);
     } else if (ev->kind == EV_MAIN) {
       uint32_t i = (uint32_t)s->g->running;
@@ -1113,7 +1294,9 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_out_int(r, c, CPU_OUT_MAIN_DONE, s->done_at);
   sim_out_int(r, c, CPU_OUT_RESULT_AT, s->result_at);
   /* The program op (+1) of the first host step that never ended, 0: none. */
-  uint32_t stuck = s->g ? graph_stuck(s) : (s->pc < s->prog->n_host ? s->prog->host[s->pc - s->prog->host_base].op : 0);
+  uint32_t stuck = s->g       ? graph_stuck(s)
+                   : s->chain ? (s->chain_on ? chain_step(s)->op : 0)
+                   : (s->pc < s->prog->n_host ? s->prog->host[s->pc - s->prog->host_base].op : 0);
   sim_out_int(r, c, CPU_OUT_STUCK_OP, stuck);
   sim_out_int(r, c, CPU_OUT_LAUNCHES, (int64_t)s->launches);
   sim_out_int(r, c, CPU_OUT_NIC_CMDS, (int64_t)s->nic_cmds);
@@ -1187,6 +1370,8 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   s->kernel_queue = g_new0(uint8_t, nk);
   s->last_done = g_new0(sim_time, nk);
   if (s->prog->host_deps || s->prog->source) s->g = graph_new(s->prog);
+  s->chain = !s->g && s->prog->chain && s->prog->seq;
+  s->chain_idle = 0; /* the graph's thread: idle from the start */
   s->n_helpers = (uint32_t)cfg->helper_threads;
   s->helper_free = g_new0(sim_time, s->n_helpers ? s->n_helpers : 1);
   s->helper_track = g_new(int, s->n_helpers ? s->n_helpers : 1);

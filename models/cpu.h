@@ -48,6 +48,9 @@ struct cpu_config {
   int64_t clock;              /* Hz (documentation: costs are given as times) */
   sim_time launch_submit;
   struct par_table submit_table; /* a launch's cost against its place in the burst; empty: launch_submit */
+  int launch;                 /* enum cpu_launch (PAR_ENUM) */
+  sim_time graph_launch;      /* one graph replay call */
+  sim_time task_overhead;     /* a task runtime's host work per launch or NIC command */
   sim_time send;
   sim_time recv;
   sim_time build_cmd;
@@ -64,6 +67,9 @@ struct cpu_config {
   int64_t launch_queue_depth; /* kernels a GPU queue holds launched and not completed
                                  before the next launch blocks (sequence programs) */
 };
+
+/* How the host launches kernels (cpu.launch). */
+enum cpu_launch { CPU_LAUNCH_DIRECT, CPU_LAUNCH_GRAPH };
 
 extern const struct par_group cpu_params;
 extern const struct sim_type cpu_type;

@@ -159,7 +159,10 @@ struct gpu_state {
   {"l2eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                           \
    doc "'s share of l2_bandwidth, percent", offsetof(struct gpu_config, l2eff[cls])},          \
   {"l2lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                         \
-   doc "'s L2 latency, percent of l2_latency", offsetof(struct gpu_config, l2lat[cls])}
+   doc "'s L2 latency, percent of l2_latency", offsetof(struct gpu_config, l2lat[cls])},       \
+  {"feff_" #name, PAR_INT, "100", "1", "1000", NULL,                                            \
+   doc "'s share of the peak flops (flops_per_cu_cycle), percent; over 100 where the class "    \
+   "reaches units the peak leaves out (tensor cores)", offsetof(struct gpu_config, feff[cls])}
 static const struct par_decl gpu_decls[] = {
     PAR(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock (GPU-TN Table 2)"),
     PAR(cus, PAR_INT, "24", "1", "4096", "compute units (GPU-TN Table 2)"),
@@ -181,6 +184,15 @@ static const struct par_decl gpu_decls[] = {
      offsetof(struct gpu_config, launch_table)},
     PAR(teardown_latency, PAR_TIME, "1.5us", "0ps", "1s",
       "kernel teardown latency: last WG end to completion (GPU-TN Table 2)"),
+    PAR(graph_launch, PAR_TIME, "740ns", "0ps", "1ms",
+      "per kernel of a captured graph replayed by the GPU (cudaGraphLaunch): the front end's "
+      "launch of a node after the node before it ends, no teardown before the replay's last "
+      "(cpu.launch graph; an H200 measures 0.74 us a one-block kernel, one more in a chain of "
+      "64 to 512: calib28's CUDA probe, tools/calib/graph_probe.cu, configs/fused/hw.yaml)"),
+    PAR(tile_sync, PAR_TIME, "50ns", "0ps", "1ms",
+      "a block-level sync (__syncthreads, a tiled_partition's sync) in a fused kernel: a tile "
+      "sync between steps whose dependency stays in a block, and each extra tree level of a "
+      "reduction run at a larger block than its own (estimate)"),
     PAR(fence_latency, PAR_TIME, "200ns", "0ps", "1ms",
       "system-scope release fence before a posted store (L2 write-back, ~150 L2 cycles, Table 2)"),
     PAR(poll_interval, PAR_TIME, "100ns", "0ps", "1ms",
@@ -234,6 +246,8 @@ static const struct par_decl gpu_decls[] = {
     PE(spmv, KC_SPMV, "an SpMV kernel (class spmv)"),
     PE(reduce, KC_REDUCE, "a dot product / reduction (class reduce)"),
     PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
+    PE(gemm, KC_GEMM, "generated dense linear algebra (class gemm: GEMM/GEMV loops without a library)"),
+    PE(library, KC_LIBRARY, "a vendor library's BLAS call (class library: cuBLAS GEMM/GEMV/dot)"),
     PAR(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
       "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
     PAR(peer_load_latency, PAR_TIME, "0ps", "0ps", "1ms",
@@ -349,8 +363,11 @@ sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uin
   if (r < 1) r = 1;
   sim_time t = 0;
   if (st->flops > 0) {
-    unsigned __int128 num = (unsigned __int128)st->flops * (uint64_t)occ * SIM_S;
-    t = ceil_div_ps(num, (unsigned __int128)cfg->flops_per_cu_cycle * (uint64_t)cfg->clock);
+    int fc = st->kclass < KC_COUNT ? st->kclass : KC_STREAM;
+    /* A config built without the declarations' defaults (feff 0) is at the peak. */
+    uint64_t feff = cfg->feff[fc] > 0 ? (uint64_t)cfg->feff[fc] : 100u;
+    unsigned __int128 num = (unsigned __int128)st->flops * (uint64_t)occ * SIM_S * 100u;
+    t = ceil_div_ps(num, (unsigned __int128)cfg->flops_per_cu_cycle * (uint64_t)cfg->clock * feff);
   }
   if (st->bytes > 0 || st->reuse_bytes > 0) {
     int kc = st->kclass < KC_COUNT ? st->kclass : KC_STREAM;
@@ -983,7 +1000,11 @@ static void fe_try(struct sim_comp *c) {
   s->fe_head = (s->fe_head + 1) % s->n_q;
   s->fe_len--;
   struct gpu_queue *q = &s->q[qi];
-  sim_time lat = gpu_launch_time(c->config, q->cmds[q->head].depth);
+  const struct gpu_config *cfg = c->config;
+  /* A graph's node is launched by the front end itself (CUDA Graph replay). */
+  sim_time lat = s->prog->qcmds[q->cmds[q->head].qcmd].graph
+                     ? cfg->graph_launch
+                     : gpu_launch_time(cfg, q->cmds[q->head].depth);
   s->fe_busy = true;
   q->phase = QP_LAUNCH;
   q->t_phase = sim_now(c->eng);
@@ -1106,8 +1127,11 @@ static void teardown_start(struct sim_comp *c, uint32_t qi) {
   if (G_UNLIKELY(c->traced)) span(c, queue_track(c, qi), kernel_name(q->k), q->t_phase, now);
   q->phase = QP_TEARDOWN;
   q->t_phase = now;
-  s->teardown_time += cfg->teardown_latency;
-  gpu_schedule(c, CP_TEARDOWN, cfg->teardown_latency, EV_TEARDOWN_DONE, qi);
+  /* A graph node with another after it in the replay (qcmd.graph 1) hands
+   * over to it with no completion for the host: no teardown. */
+  sim_time td = s->prog->qcmds[q->cmds[q->head].qcmd].graph == 1 ? 0 : cfg->teardown_latency;
+  s->teardown_time += td;
+  gpu_schedule(c, CP_TEARDOWN, td, EV_TEARDOWN_DONE, qi);
 }
 
 /* ---- groups ----

@@ -168,6 +168,9 @@ struct gpu_config {
   int64_t discrete_regs;       /* same, of a kernel launched per phase */
   int64_t l2eff[KC_COUNT];     /* percent of l2_bandwidth */
   int64_t l2lat[KC_COUNT];     /* percent of l2_latency */
+  int64_t feff[KC_COUNT];      /* percent of the peak flops, per enum kclass */
+  sim_time graph_launch; /* a graph node's launch by the front end */
+  sim_time tile_sync;          /* a block-level sync in a fused kernel */
   sim_time wg_start;           /* dispatch cost of each WG before its first step */
   sim_time peer_load_latency;  /* a load from a peer GPU's memory, round trip; 0: no model */
   int64_t peer_bandwidth;      /* bits per second of such loads into the GPU */

@@ -36,6 +36,10 @@ enum kclass {
   KC_SPMV,    /* a sparse matrix streamed, the input vector gathered */
   KC_REDUCE,  /* dot product / norm: per-WG partials, then a second pass */
   KC_AXPY,    /* vector update y = a x + y (two reads, one write per element) */
+  KC_GEMM,    /* dense linear algebra as generated code (GEMM, GEMV loops a
+                 compiler wrote without a library: DaCe-Pure, a fused kernel) */
+  KC_LIBRARY, /* the same call made to a vendor library (cuBLAS GEMM, GEMV,
+                 dot: its own kernels, tuned; wl_library) */
   KC_COUNT
 };
 
@@ -121,6 +125,10 @@ struct qcmd {
   uint32_t cmd_id;     /* Q_DOORBELL */
   uint32_t id_stride;  /* Q_DOORBELL */
   int64_t bytes;       /* Q_COPY_HOME */
+  uint8_t graph;       /* Q_KERNEL: a node of a captured graph, launched by the
+                          front end (gpu.graph_launch), not host-paced:
+                          1, another node of the replay follows it (no
+                          teardown); 2, the replay's last node; 0: none */
 };
 
 /* One step of a CPU thread's program. */
@@ -157,6 +165,11 @@ struct hstep {
    * tag_stride (a triggered put's registration) and cmd_id + j * id_stride
    * (a GDS pre-post). HS_LAUNCH passes j with the queue command. */
   uint32_t tag_stride, id_stride;
+  /* HS_LAUNCH under cpu.launch graph (lower.c, pol_capture_graphs): 1, the
+   * first command of a replayed graph (the host pays cpu.graph_launch for
+   * the whole graph); 2, a later command of the same replay (no host cost:
+   * the one call submitted it); 0, a direct launch. */
+  uint8_t graph;
 };
 
 /* A dependency of a graph host step: step `step` has completed, or (when
@@ -302,6 +315,10 @@ struct nodeprog {
    * steps start at host_base, and the source may grow n_flags. */
   const struct np_seq *seq;
   size_t host_base;
+  /* With seq: the host program is a graph each of whose steps depends on
+   * the end of the one before (a chain), run by a graph's rules (host_deps
+   * above) and read as a sequence. */
+  bool chain;
   /* Non-NULL (with source or seq): what the models give back (np_give). */
   const struct np_give *give;
 };

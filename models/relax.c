@@ -217,7 +217,7 @@ static void find_edges(struct rx_run *r) {
         g_array_append_val(keys, key);
       }
   }
-  qsort(keys->data, keys->len, sizeof(uint64_t), cmp_u64);
+  g_array_sort(keys, cmp_u64); /* qsort(NULL, 0) is undefined: one GPU has no halo */
   GArray *edges = g_array_new(FALSE, TRUE, sizeof(struct rx_edge));
   GArray *rows = NULL;
   uint64_t prev = UINT64_MAX;

@@ -442,7 +442,7 @@ static void test_yprog_errors(void) {
                      "that iterate at most 2^25 times in all, got more (the counts multiply)");
   expect_yprog_error("- ops:\n  - compute: {wgs: 4, bytes: 1KiB, class: sparse}\n", 2,
                      "t.yaml:2:43: workload.groups[0].ops[0].compute.class: expected a kernel class "
-                     "(streaming, stencil, spmv, reduction, axpy), got sparse");
+                     "(streaming, stencil, spmv, reduction, axpy, gemm, library), got sparse");
   expect_yprog_error("- ops:\n  - recv: {from: (rank + 1) % nranks, size: 1KiB, tag: -1}\n", 2,
                      "recv.tag: expected a value in [0, 2147483647] on rank 0, got -1");
   expect_yprog_error("- ops:\n  - quiet: {to: 1}\n", 2,
@@ -1552,17 +1552,29 @@ static void test_streamed_errors(void) {
     g_free(big);
   }
   /* Each rank waits for the other: the streamed run deadlocks and, with
-   * no whole file to run instead, names the rank and the op by number. */
+   * no whole file to run instead, names the rank and the op by number;
+   * with one op read ahead too, when the ranks are chains (each op
+   * requires the one before): a chain's ops left unread wait for the one
+   * it is stuck on, so the window held back nothing that could free it. */
   const char *cycle = "num_ranks 2\n"
                       "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n}\n"
                       "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  const char *stuck = "num_ranks 2\n"
+                      "rank 0 {\nl1: recv 8b from 1\nl2: send 8b to 1\nl2 requires l1\n"
+                      "l3: calc 5\nl3 requires l2\nl4: calc 5\nl4 requires l3\n}\n"
+                      "rank 1 {\nl1: recv 8b from 0\nl2: send 8b to 0\nl2 requires l1\n}\n";
+  const char *const stucks[][2] = {{cycle, ", whole_limit: 1"},
+                                   {stuck, ", stream_window: 1, whole_limit: 1"}};
   bool at_load;
-  char *err = goal_error(cycle, ", whole_limit: 1", &at_load);
-  CU_ASSERT_FALSE(at_load);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
-                                            "finished (its host program waits); rank 0's first "
-                                            "op that never ended: rank 0 op 0;"));
-  g_free(err);
+  char *err;
+  for (size_t t = 0; t < G_N_ELEMENTS(stucks); t++) {
+    err = goal_error(stucks[t][0], stucks[t][1], &at_load);
+    CU_ASSERT_FALSE(at_load);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "policy cpu: the model deadlocked: rank 0 never "
+                                              "finished (its host program waits); rank 0's "
+                                              "first op that never ended: rank 0 op 0;"));
+    g_free(err);
+  }
   /* With one op read ahead, the window is named: in `late` an op ready
    * from the start is read too late; in `held` each rank stops before its
    * send (x waits for r) and the run is stuck with ops unread (read whole,
@@ -1605,6 +1617,36 @@ static void test_streamed_errors(void) {
   /* Read whole, `held` runs: each send leaves at 0, the peer's receive
    * completes SEND + BUS + LEG + RECV later, then its 10 ns calc. */
   EXPECT_TIME(goal_time(held, "cpu", 2), SEND + BUS + LEG + RECV + 10000);
+}
+
+/* A rank whose ops each require the one before (a chain, Schedgen's usual
+ * output) streams as its CPU asks, read an op at a time and run by the
+ * graph executor's rules (stream.c, models/cpu.c), with or without the
+ * whole file to fall back on (whole_limit 1), and with a window of one
+ * op: rank 0 computes 1000 ns, sends (its thread busy SEND, the command
+ * BUS later at its NIC, the flag at rank 1 LEG later), then posts its
+ * receive; rank 1 completes its receive (RECV), computes 500 ns and
+ * replies: rank 0 is done at 1500 ns + 2 (SEND + BUS + LEG + RECV) =
+ * 6476.52 ns. The dependency lines of rank 0 come an op late (lag 1).
+ * Every counter is the same bytes read whole, under every policy, calcs
+ * as kernels (hdn, copy, overlap: launched and waited for) and on the
+ * CPU. (Two chains stuck on each other: test_streamed_errors.) */
+static void test_chain_streams(void) {
+  const char *text = "num_ranks 2\n"
+                     "rank 0 {\na: calc 1000\nb: send 8b to 1\nc: recv 8b from 1\n"
+                     "b requires a\nc requires b\n}\n"
+                     "rank 1 {\nx: recv 8b from 0\ny: calc 500\ny requires x\nz: send 8b to 0\n"
+                     "z requires y\n}\n";
+  static const char *const opts[] = {"", ", whole_limit: 1", ", stream_window: 1, whole_limit: 1"};
+  for (size_t k = 0; k < G_N_ELEMENTS(opts); k++) {
+    uint64_t streamed;
+    EXPECT_TIME(goal_run_time(text, "cpu", opts[k], &streamed),
+                1500000 + 2 * (SEND + BUS + LEG + RECV));
+    CU_ASSERT_EQUAL(streamed, 1);
+  }
+  static const uint64_t all[2] = {11, 5};
+  expect_streams_alike(text, NULL, 2, "", all);
+  expect_streams_alike(text, NULL, 2, ", stream_window: 1", all);
 }
 
 static void test_loggp_profile(void) {
@@ -1655,6 +1697,7 @@ int main(void) {
       {"the LogGP profile: a ping is o + L + s G + o", test_loggp_profile},
       {"GOAL streamed gives the bytes of GOAL read whole", test_streamed_as_whole},
       {"errors of a GOAL file too big to read whole", test_streamed_errors},
+      {"a chain rank streams an op at a time, by hand and as read whole", test_chain_streams},
       {"random GOAL schedules streamed and read whole", test_streamed_random},
       {"random GOAL schedules streamed from the GPU and read whole", test_streamed_random_gpu},
       {"random GOAL schedules streamed under other libraries", test_streamed_random_libs},

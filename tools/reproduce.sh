@@ -7,7 +7,9 @@
 # same numbers as a markdown table NAME.md; a `plot:` list (each with a
 # name) makes NAME-<name>.png and .md from the one sweep. Prints the time
 # taken.
-# NAME.fit.yaml files are `trigsim fit` files, not scenarios: skipped.
+# NAME.fit.yaml files are `trigsim fit` files, not scenarios: skipped. A
+# folder may list more scenarios in DIR/scenarios.list and summarise its
+# CSVs with DIR/summary.sh OUT (OUT/summary.md).
 #   tools/reproduce.sh gputn-sc17|DIR [--out OUT] [-j N]
 # A folder that exists is taken as it is (your own scenarios, anywhere);
 # else the name of one under configs/. OUT defaults to
@@ -47,6 +49,15 @@ if [ -z "${TRIGSIM:-}" ]; then
 fi
 mkdir -p "$out"
 
+# configs/PAPER/scenarios.list: more scenarios, one glob a line relative to
+# configs/ (a paper whose runs live beside other uses, e.g. fused/*.yaml).
+extra=()
+if [ -f "$dir/scenarios.list" ]; then
+  while read -r g; do
+    case $g in ''|'#'*) continue ;; esac
+    for f in "$root"/configs/$g; do [ -e "$f" ] && extra+=("$f"); done
+  done < "$dir/scenarios.list"
+fi
 figures=0
 # Plots $out/$name.csv as $out/$2.png and .md from the plan's keys "$1.*"
 # (p, name, paper, f: the loop's).
@@ -81,13 +92,13 @@ plot_one() {
     args+=(--where "${p[$pre.where.$i]}")
   done
   "$root/tools/plot.sh" "$out/$name.csv" "${args[@]}" --out "$out/$fig.png" --table "$out/$fig.md.body"
-  { echo "# ${p[$pre.title]:-$fig}"; echo; echo "From \`${dir#"$root"/}/$name.yaml\` (${p[points]} points); y: $y$(case ${p[$pre.speedup_over]:-}:$y in :*_ps|:*_ps,\ stacked) echo " in us" ;; esac)${p[$pre.speedup_over]:+, speedup over ${p[$pre.speedup_over]}}."; echo; cat "$out/$fig.md.body"; } > "$out/$fig.md.tmp"
+  { echo "# ${p[$pre.title]:-$fig}"; echo; echo "From \`${f#"$root"/}\` (${p[points]} points); y: $y$(case ${p[$pre.speedup_over]:-}:$y in :*_ps|:*_ps,\ stacked) echo " in us" ;; esac)${p[$pre.speedup_over]:+, speedup over ${p[$pre.speedup_over]}}."; echo; cat "$out/$fig.md.body"; } > "$out/$fig.md.tmp"
   rm -f "$out/$fig.md.body"
   mv -f "$out/$fig.md.tmp" "$out/$fig.md"
   echo "$fig: $out/$fig.png, $out/$fig.md, $out/$name.csv"
   figures=$((figures + 1))
 }
-for f in "$dir"/*.yaml; do
+for f in "$dir"/*.yaml "${extra[@]}"; do
   [ -e "$f" ] || continue
   case $f in *.fit.yaml) continue ;; esac   # fit files (trigsim fit), not scenarios
   name=$(basename "$f" .yaml)
@@ -109,6 +120,11 @@ for f in "$dir"/*.yaml; do
   fi
   unset p
 done
+# configs/PAPER/summary.sh OUT: the paper's figures from the CSVs (OUT/summary.md).
+if [ -f "$dir/summary.sh" ]; then
+  bash "$dir/summary.sh" "$out" || die "$paper: summary.sh failed"
+  echo "summary: $out/summary.md"
+fi
 end=$(date +%s.%N)
 [ "$figures" -gt 0 ] || { echo "reproduce.sh: $paper: no figure made (no scenario with a sweep: or plot: section)" >&2; exit 1; }
 awk -v p="$paper" -v n="$figures" -v a="$start" -v b="$end" 'BEGIN { printf "%s: %d figure(s) in %.2f s\n", p, n, b - a }'

@@ -36,7 +36,8 @@
   X(wl_goal, goal_params)            \
   X(wl_yprog, program_params)       \
   X(wl_collective_wl, collective_params) \
-  X(wl_ajacobi, ajacobi_params)
+  X(wl_ajacobi, ajacobi_params) \
+  X(wl_chain, chain_params)
 
 #define WL_DECLARE_(type, group) \
   extern const struct wl_type type; \

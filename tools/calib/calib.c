@@ -462,7 +462,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
         "the probe itself", "the persistent Jacobi loop (1/bw = a/k + b fitted per level)",
         "the CG-like SpMV alone, full occupancy", "the CG-like dot alone, second pass off",
         "the CG-like AXPY alone"};
-    for (int i = 0; i < KC_COUNT; i++)
+    for (int i = 0; i <= KC_AXPY; i++) /* the classes the probes measure */
       fprintf(f, "    eff_%s: %" PRId64 "\n    lat_%s: %" PRId64 "\n    l2eff_%s: %" PRId64
                  "\n    l2lat_%s: %" PRId64 "  # %s\n",
               names[i], g->eff[i], names[i], g->lat[i], names[i], g->l2eff[i], names[i],

@@ -77,6 +77,8 @@ struct reader {
   bool in_comment;    /* inside a block comment that began on an earlier line */
   bool too_long;      /* a line longer than GOAL_MAX_LINE: reading stopped */
   unsigned last_len;  /* characters of the last line read, without its end */
+  bool len_known;     /* last_len is the current line's (else counted when needed, while
+                         the line is still in the chunk: know_len) */
   off_t off;          /* file offset of the next line */
   char **err;
 };
@@ -90,7 +92,8 @@ struct reader {
 static void reader_init(struct reader *r, const char *path, int fd, off_t off, uint32_t line,
                         bool in_comment, size_t cap, char **err) {
   *r = (struct reader){.path = path, .fd = fd, .cap = cap, .chunk_off = off, .off = off,
-                       .line = line, .in_comment = in_comment, .pos = "", .err = err};
+                       .line = line, .in_comment = in_comment, .pos = "", .len_known = true,
+                       .err = err};
   r->chunk = g_malloc0(cap + CHUNK_PAD);
 }
 
@@ -124,10 +127,18 @@ static bool refill(struct reader *r) {
   return r->len > keep;
 }
 
+/* Counts last_len for the current line if not yet (before it leaves the chunk). */
+static void know_len(struct reader *r) {
+  if (r->len_known) return;
+  r->last_len = (unsigned)strcspn(r->buf, "\r\n");
+  r->len_known = true;
+}
+
 /* The next line, at r->buf (as getline returns it, but its end made a
  * NUL): its length with its end, or -1 at the file's end. A line longer
  * than GOAL_MAX_LINE is cut there. */
 static ssize_t next_line(struct reader *r) {
+  know_len(r);
   for (;;) {
     char *s = r->chunk + r->at;
     size_t avail = r->len - r->at;
@@ -145,6 +156,7 @@ static ssize_t next_line(struct reader *r) {
 
 /* Sets *ERR to "path:line:col: expected WANT, got <the token at AT>". */
 static bool fail_at(struct reader *r, const char *at, const char *want) {
+  know_len(r);
   if (!r->buf || at < r->buf || at > r->buf + strlen(r->buf)) { /* past the last line */
     *r->err = g_strdup_printf("%s:%u:%u: workload.file: expected %s, got the end of the file",
                               r->path, MAX(r->line, 1), r->last_len + 1, want);
@@ -199,7 +211,7 @@ static bool skip_blank(struct reader *r, bool multiline) {
       r->pos = "";
       return false;
     }
-    r->last_len = (unsigned)strcspn(r->buf, "\r\n");
+    r->len_known = false; /* know_len */
   }
 }
 
@@ -274,6 +286,13 @@ struct ltab {
   uint32_t mask, used, live;
 };
 
+/* Whether the N bytes at A and B are the same (labels are short: no call). */
+static inline bool same_bytes(const char *a, const char *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 static uint32_t lhash(struct slice k) {
   uint32_t h = 2166136261u;
   for (uint32_t i = 0; i < k.n; i++) h = (h ^ (uint8_t)k.s[i]) * 16777619u;
@@ -321,7 +340,7 @@ static struct lent *ltab_find(const struct ltab *t, struct slice k, uint32_t h, 
       continue;
     }
     struct lent *e = &t->e[v - 1];
-    if (e->hash == h && e->n == k.n && !memcmp(lkey(e), k.s, k.n)) {
+    if (e->hash == h && e->n == k.n && same_bytes(lkey(e), k.s, k.n)) {
       *slot = i;
       return e;
     }
@@ -373,7 +392,7 @@ static uint32_t ltab_add(struct ltab *t, struct slice k, uint64_t op, uint32_t t
   if (t->idx[slot] == 0) t->used++;
   t->idx[slot] = id + 1;
   t->live++;
-  if (t->used * 4 > (t->mask + 1) * 3) ltab_grow(t);
+  if (t->used * 2 > t->mask + 1) ltab_grow(t); /* linear probing: short runs at half full */
   return id + 1;
 }
 
@@ -509,6 +528,14 @@ static inline bool fast_number(const char **p, uint64_t max, uint64_t *v) {
 
 #define FAST_WORD(p, w) (!memcmp(p, w, sizeof w - 1) && (p += sizeof w - 1, true))
 
+/* A statement read fast from FROM to END, the NUL that ends the line: the
+ * line's length is known when it starts the line (none of its characters
+ * is a \r). */
+static inline void whole_line(struct reader *r, const char *from, const char *end) {
+  r->pos = end;
+  if (from == r->buf) r->last_len = (unsigned)(end - from), r->len_known = true;
+}
+
 static bool fast_statement(struct reader *r, const struct goal_read *g, struct goal_stmt *st) {
   const char *p = r->pos, *name = p, *q = label_end(p);
   if (q == p || r->in_comment) return false;
@@ -521,16 +548,24 @@ static bool fast_statement(struct reader *r, const struct goal_read *g, struct g
     if (!(start ? FAST_WORD(w, "irequires ") : FAST_WORD(w, "requires "))) return false;
     const char *o = w, *e = label_end(o);
     if (e == o || *e) return false;
-    *st = (struct goal_stmt){.kind = ST_DEP, .name = nm,
-                             .other = {o, (uint32_t)(e - o)}, .at = name, .oat = o,
-                             .on_start = start};
-    r->pos = e;
+    /* What a dependency's reader reads (its op is not). */
+    st->kind = ST_DEP;
+    st->name = nm;
+    st->other = (struct slice){o, (uint32_t)(e - o)};
+    st->at = name;
+    st->oat = o;
+    st->on_start = start;
+    whole_line(r, name, e);
     return true;
   }
   if (q[0] != ':' || q[1] != ' ') return false;
   const char *at = q + 2, *k = at;
   uint64_t v, peer, tag = 0;
-  struct wl_op o;
+  /* Fields set one by one: a zeroed struct's initializer costs more than
+   * the line's parse. (Written into ST: statement clears it on false.) */
+  static const struct wl_op none;
+  struct wl_op *o = &st->op;
+  *o = none;
   if (k[0] == 's' || k[0] == 'r') { /* send Nb to P tag T, recv Nb from P tag T */
     bool send = k[0] == 's';
     if (!(send ? FAST_WORD(k, "send ") : FAST_WORD(k, "recv "))) return false;
@@ -539,21 +574,30 @@ static bool fast_statement(struct reader *r, const struct goal_read *g, struct g
     if (!fast_number(&k, UINT32_MAX, &peer) || peer >= g->n_ranks || peer == g->rank) return false;
     if (*k && !(FAST_WORD(k, " tag ") && fast_number(&k, UINT32_MAX - 1, &tag))) return false;
     if (*k) return false;
-    o = (struct wl_op){.kind = send ? WL_SEND : WL_RECV, .peer = (uint32_t)peer,
-                       .bytes = (int64_t)v, .tag = (uint32_t)tag, .parts = 1, .stores = 1};
+    o->kind = send ? WL_SEND : WL_RECV;
+    o->peer = (uint32_t)peer;
+    o->bytes = (int64_t)v;
+    o->tag = (uint32_t)tag;
+    o->parts = o->stores = 1;
   } else if (FAST_WORD(k, "calc ")) {
     if (!fast_number(&k, (uint64_t)INT64_MAX, &v) || *k ||
         v > (uint64_t)(INT64_MAX / g->unit_ps))
       return false;
-    o = (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = (int64_t)v * g->unit_ps,
-                       .on = g->calc_on};
+    o->kind = WL_COMPUTE;
+    o->n_wgs = 1;
+    o->time_ps = (int64_t)v * g->unit_ps;
+    o->on = g->calc_on;
   } else {
     return false;
   }
-  o.line = r->line;
-  *st = (struct goal_stmt){.kind = ST_OP, .op = o, .name = nm,
-                           .at = name, .oat = at};
-  r->pos = k;
+  o->line = r->line;
+  st->kind = ST_OP;
+  st->name = nm;
+  st->other = (struct slice){NULL, 0};
+  st->at = name;
+  st->oat = at;
+  st->on_start = false;
+  whole_line(r, name, k);
   return true;
 }
 
@@ -636,7 +680,10 @@ struct goal_src {
   uint8_t calc_on;
   struct goal_at *at;     /* per rank */
   struct wl_sum *sums;    /* per rank */
+  bool *chains;           /* per rank: wl_source.chains */
   GHashTable *chans;      /* struct chan_sum (its key first) */
+  struct chan_sum *last[2]; /* the channels index_op found last for a send [0] and a
+                              receive [1] (a rank talks to few) */
   struct wl_descs *descs; /* its ops' kernels: none */
 };
 
@@ -656,7 +703,29 @@ struct goal_parse {
                               (only so can a cycle be made) */
   GArray *edges;           /* first pass: the current rank's dependencies, uint32_t pairs */
   bool cycle;              /* first pass: some rank's dependencies make a cycle */
+  bool chain;              /* every dependency of the current rank so far: an op requires
+                              the op right before it */
+  /* The labels of the current rank's last two ops ([1] the last; n 0: none,
+   * or longer than LKEY): a dependency names them most often. */
+  struct {
+    char key[LKEY];
+    uint32_t n;
+    uint32_t op;
+  } recent[2];
 };
+
+/* The op label K names in the current rank (the two last first): into *OP;
+ * false when none. */
+static bool label_op(const struct goal_parse *gp, struct slice k, uint32_t *op) {
+  for (int j = 1; j >= 0; j--)
+    if (gp->recent[j].n == k.n && same_bytes(gp->recent[j].key, k.s, k.n)) {
+      *op = gp->recent[j].op;
+      return true;
+    }
+  const struct lent *e = ltab_get(&gp->labels, k);
+  if (e) *op = (uint32_t)e->op;
+  return e != NULL;
+}
 
 /* The first pass's record of op O of RANK. */
 static void index_op(struct goal_src *x, uint32_t rank, const struct wl_op *o) {
@@ -664,12 +733,14 @@ static void index_op(struct goal_src *x, uint32_t rank, const struct wl_op *o) {
   if (o->kind != WL_SEND && o->kind != WL_RECV) return;
   bool recv = o->kind == WL_RECV;
   struct chan_key k = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag};
-  struct chan_sum *c = g_hash_table_lookup(x->chans, &k);
+  struct chan_sum *c = x->last[recv];
+  if (!c || memcmp(&c->key, &k, sizeof k)) c = g_hash_table_lookup(x->chans, &k);
   if (!c) {
     c = g_new0(struct chan_sum, 1);
     c->key = k;
     g_hash_table_add(x->chans, c);
   }
+  x->last[recv] = c;
   c->n[recv]++;
   c->h[recv] = (c->h[recv] ^ (uint64_t)o->bytes) * UINT64_C(1099511628211);
 }
@@ -686,6 +757,10 @@ static bool apply(struct goal_parse *gp, const struct goal_stmt *st) {
     if (++gp->ops > gp->max_ops) return fail_at(r, st->oat, "a schedule of at most 2^25 operations");
     if (st->name.n && !ltab_add(&gp->labels, st->name, i, 0))
       return fail_at(r, st->oat, "a label not used before in this rank");
+    gp->recent[0] = gp->recent[1];
+    gp->recent[1].n = st->name.n <= LKEY ? st->name.n : 0;
+    gp->recent[1].op = i;
+    memcpy(gp->recent[1].key, st->name.s, gp->recent[1].n);
     const struct wl_op *o = &st->op;
     if (gp->x) {
       index_op(gp->x, gp->g.rank, o);
@@ -701,14 +776,14 @@ static bool apply(struct goal_parse *gp, const struct goal_stmt *st) {
     }
     return true;
   }
-  const struct lent *x = ltab_get(&gp->labels, st->name), *y = ltab_get(&gp->labels, st->other);
-  if (!x) return fail_at(r, st->at, "a label defined earlier in this rank");
-  if (!y) return fail_at(r, st->oat, "a label defined earlier in this rank");
-  if (x == y) return fail_at(r, st->oat, "another op than the one that requires it");
+  uint32_t a, b;
+  if (!label_op(gp, st->name, &a)) return fail_at(r, st->at, "a label defined earlier in this rank");
+  if (!label_op(gp, st->other, &b)) return fail_at(r, st->oat, "a label defined earlier in this rank");
+  if (a == b) return fail_at(r, st->oat, "another op than the one that requires it");
   if (!end_of_statement(r)) return false;
-  uint32_t a = (uint32_t)x->op, b = (uint32_t)y->op;
   gp->lag = MAX(gp->lag, gp->rank_ops - 1 - a);
   gp->forward |= b > a;
+  gp->chain &= !st->on_start && b + 1 == a;
   if (gp->edges) {
     uint32_t e[2] = {b, a};
     g_array_append_vals(gp->edges, e, 2);
@@ -762,6 +837,19 @@ static bool has_cycle(uint32_t n, const GArray *edges) {
   return seen < n;
 }
 
+/* Whether the dependencies EDGES (pairs: op, the op that waits for it)
+ * of a rank of N ops, each an op requiring the op right before it, make
+ * it a chain: each op but the first has one. */
+static bool is_chain(uint32_t n, const GArray *edges) {
+  if (edges->len / 2 + 1 != MAX(n, 1)) return false;
+  const uint32_t *e = (const uint32_t *)(const void *)edges->data;
+  uint8_t *has = g_new0(uint8_t, MAX(n, 1));
+  bool ok = true;
+  for (guint k = 0; ok && k < edges->len / 2; k++) ok = !has[e[2 * k + 1]]++;
+  g_free(has);
+  return ok;
+}
+
 /* Reads the schedule of FD (PATH): into a program (X NULL: returned) or
  * its first pass into X (returns NULL). Errors: NULL and *ERR
  * ("path:line:col: workload.file: expected X, got Y", or "expected a
@@ -791,6 +879,7 @@ static struct wl_program *goal_parse(const char *path, int fd, int64_t time_unit
       gp.g.n_ranks = x->src.n_ranks = (uint32_t)v;
       x->at = g_new(struct goal_at, v);
       x->sums = g_new(struct wl_sum, v);
+      x->chains = g_new0(bool, v);
       for (uint32_t i = 0; i < v; i++) {
         x->at[i].off = -1;
         wl_sum_init(&x->sums[i]);
@@ -826,9 +915,12 @@ static struct wl_program *goal_parse(const char *path, int fd, int64_t time_unit
       ok = end_of_statement(r);
       if (ok && x) x->at[v] = (struct goal_at){.off = r->off, .line = r->line, .in_comment = r->in_comment};
       gp.forward = false;
+      gp.chain = true;
+      memset(gp.recent, 0, sizeof gp.recent);
       if (gp.edges) g_array_set_size(gp.edges, 0);
       ok = ok && rank_body(&gp);
       if (ok && x && gp.forward) gp.cycle |= has_cycle(gp.rank_ops, gp.edges);
+      if (ok && x) x->chains[v] = gp.chain && is_chain(gp.rank_ops, gp.edges);
     }
   }
   if (r->too_long) {
@@ -837,6 +929,7 @@ static struct wl_program *goal_parse(const char *path, int fd, int64_t time_unit
                            "got a longer one", path, r->line, GOAL_MAX_LINE + 1, GOAL_MAX_LINE);
     ok = false;
   } else if (ok && r->in_comment) {
+    know_len(r);
     *err = g_strdup_printf("%s:%u:%u: workload.file: expected */ to close the comment, got the "
                            "end of the file", path, r->line, r->last_len + 1);
     ok = false;
@@ -887,18 +980,27 @@ struct wl_program *wl_goal_read(const char *path, int64_t time_unit_ps, uint8_t 
 
 /* ---- the op source ---- */
 
+/* A label seen by an ops-only cursor: its hash and length. */
+struct lmark {
+  uint32_t hash, n;
+};
+
 /* A rank's cursor: its reader, the labels of its ops taken and not
- * forgotten, an op read and left (take false). */
+ * forgotten (ops only: of the last ring_n ops read, op i's at i % ring_n),
+ * an op read and left (take false). */
 struct wl_cursor {
   struct reader r;
   struct goal_read g;
   struct ltab labels;
+  bool ops_only;
+  struct lmark *ring;
+  uint32_t ring_n;
   uint64_t n_ops;
   bool peeked, ended;
   struct goal_stmt peek;
 };
 
-static struct wl_cursor *src_open(void *ctx, uint32_t rank) {
+static struct wl_cursor *src_open(void *ctx, uint32_t rank, bool ops_only) {
   struct goal_src *x = ctx;
   struct wl_cursor *c = g_new0(struct wl_cursor, 1);
   const struct goal_at *at = &x->at[rank];
@@ -907,26 +1009,47 @@ static struct wl_cursor *src_open(void *ctx, uint32_t rank) {
   c->ended = at->off < 0; /* no block: no op */
   reader_init(&c->r, x->path, x->fd, at->off < 0 ? 0 : at->off, at->line, at->in_comment,
               8192, NULL);
-  ltab_init(&c->labels);
+  c->ops_only = ops_only;
+  if (ops_only) { /* a dependency line comes at most lag ops after its op */
+    c->ring_n = x->src.lag + 2;
+    c->ring = g_new0(struct lmark, c->ring_n);
+  } else {
+    ltab_init(&c->labels);
+  }
   return c;
 }
 
 static void src_close(void *ctx, struct wl_cursor *c) {
   (void)ctx;
   reader_clear(&c->r);
-  ltab_clear(&c->labels);
+  if (c->ops_only) g_free(c->ring);
+  else ltab_clear(&c->labels);
   g_free(c);
+}
+
+/* Whether dependency ST read by an ops-only cursor is its chain's: an op
+ * read lately requires the end of the op before it (the first pass said
+ * so; otherwise the file changed since). */
+static bool chain_dep(const struct wl_cursor *c, const struct goal_stmt *st) {
+  if (st->on_start) return false;
+  struct lmark a = {lhash(st->name), st->name.n}, b = {lhash(st->other), st->other.n};
+  for (uint64_t i = c->n_ops; i-- > 1 && c->n_ops - i < c->ring_n;) {
+    const struct lmark *m = &c->ring[i % c->ring_n], *p = &c->ring[(i - 1) % c->ring_n];
+    if (m->hash == a.hash && m->n == a.n) return p->hash == b.hash && p->n == b.n;
+  }
+  return false;
 }
 
 static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool take, uint32_t tag) {
   (void)ctx;
-  memset(it, 0, sizeof *it);
+  /* Each return sets what its kind of item says (source.h): a zeroed
+   * item costs more than the line's parse. */
   if (c->ended) {
     it->kind = WL_ITEM_END;
     return 1;
   }
   struct goal_stmt *st = &c->peek;
-  if (!c->peeked) {
+  while (!c->peeked) {
     /* The first pass read it: an error means the file changed since. */
     char *err = NULL;
     c->r.err = &err;
@@ -940,22 +1063,37 @@ static int src_next(void *ctx, struct wl_cursor *c, struct wl_item *it, bool tak
       it->kind = WL_ITEM_END;
       return 1;
     }
+    if (st->kind == ST_DEP && c->ops_only) {
+      if (!chain_dep(c, st)) return -1;
+      continue;
+    }
     if (st->kind == ST_DEP) {
       const struct lent *a = ltab_get(&c->labels, st->name), *b = ltab_get(&c->labels, st->other);
       if (!a) return -1; /* the op that waits was forgotten: not within the lag */
-      *it = (struct wl_item){.kind = WL_ITEM_DEP, .a = a->op, .ta = a->tag,
-                             .b = b ? b->op : WL_GONE, .tb = b ? b->tag : 0,
-                             .on_start = st->on_start};
+      it->kind = WL_ITEM_DEP;
+      it->a = a->op;
+      it->ta = a->tag;
+      it->b = b ? b->op : WL_GONE;
+      it->tb = b ? b->tag : 0;
+      it->on_start = st->on_start;
       return 1;
     }
     c->peeked = true;
   }
-  if (!take) return 2;
+  if (!take) {
+    it->kind = WL_ITEM_OP; /* left for the next call */
+    return 2;
+  }
   c->peeked = false;
   uint64_t i = c->n_ops++;
   uint32_t handle = 0;
-  if (st->name.n && !(handle = ltab_add(&c->labels, st->name, i, tag))) return -1;
-  *it = (struct wl_item){.kind = WL_ITEM_OP, .op = st->op, .handle = handle};
+  if (c->ops_only)
+    c->ring[i % c->ring_n] = (struct lmark){st->name.n ? lhash(st->name) : 0, st->name.n};
+  else if (st->name.n && !(handle = ltab_add(&c->labels, st->name, i, tag)))
+    return -1;
+  it->kind = WL_ITEM_OP;
+  it->op = st->op;
+  it->handle = handle;
   return 1;
 }
 
@@ -978,7 +1116,7 @@ static struct wl_program *src_program(void *ctx, char **err) {
 static bool goal_find(struct goal_src *x, uint32_t rank, uint8_t kind, uint32_t peer, uint32_t tag,
                       uint64_t nth, uint64_t *op, uint32_t *line, int64_t *bytes) {
   if (x->at[rank].off < 0) return false;
-  struct wl_cursor *c = src_open(x, rank);
+  struct wl_cursor *c = src_open(x, rank, false);
   bool found = false;
   for (uint64_t i = 0; !found;) {
     struct wl_item it;
@@ -1083,6 +1221,7 @@ static void goal_src_free(void *p) {
   for (uint32_t i = 0; x->sums && i < x->src.n_ranks; i++) wl_sum_clear(&x->sums[i]);
   wl_sum_clear(&x->src.total);
   g_free(x->sums);
+  g_free(x->chains);
   g_free(x->at);
   if (x->chans) g_hash_table_destroy(x->chans);
   if (x->fd >= 0) close(x->fd);
@@ -1120,6 +1259,7 @@ static void *goal_src_new(void *arg, char **err) {
   x->src.ops = &goal_ops;
   x->src.ctx = x;
   x->src.sums = x->sums;
+  x->src.chains = x->chains;
   x->src.descs = x->descs = wl_descs_new(); /* a calc names no kernel */
   x->src.matched = index_matched(x);
   wl_sum_init(&x->src.total);

@@ -398,10 +398,6 @@ static bool message(struct ybuild *b, const char *kind, const struct sc_node *m,
   return true;
 }
 
-/* Kernel classes by name, in enum kclass order (models/nodeprog.h). */
-static const char *const kclass_names[KC_COUNT] = {"streaming", "stencil", "spmv", "reduction",
-                                                   "axpy"};
-
 static bool compute(struct ybuild *b, const struct sc_node *m, const char *path) {
   int64_t wgs, flops, bytes, time, ws, reuse, gather;
   const int64_t big = INT64_MAX / (1 << 24);
@@ -416,13 +412,11 @@ static bool compute(struct ybuild *b, const struct sc_node *m, const char *path)
   long k = 0;
   const struct sc_node *cls = sc_map_get(m, "class");
   if (cls) {
-    k = -1;
-    for (int i = 0; cls->kind == SC_SCALAR && i < KC_COUNT; i++)
-      if (!strcmp(cls->scalar, kclass_names[i])) k = i;
+    k = cls->kind == SC_SCALAR ? wl_kclass_named(cls->scalar) : -1;
     if (k < 0) {
       char *kp = g_strdup_printf("%s.class", path);
       *b->err = sc_error_at(cls, kp, "expected a kernel class (streaming, stencil, spmv, "
-                            "reduction, axpy), got %s", cls->kind == SC_SCALAR ? cls->scalar : "a list or mapping");
+                            "reduction, axpy, gemm, library), got %s", cls->kind == SC_SCALAR ? cls->scalar : "a list or mapping");
       g_free(kp);
       return false;
     }

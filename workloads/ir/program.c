@@ -11,6 +11,10 @@
 
 /* ---- kernels and collectives by index ---- */
 
+/* An op stays 96 bytes: what is particular to a kernel lives in its table
+ * entry (struct wl_kernel), not in every op. */
+_Static_assert(sizeof(struct wl_op) == 96, "struct wl_op is 96 bytes");
+
 struct wl_descs {
   gint refs;
   GArray *kernels;        /* struct wl_kernel; entry 0 zero */
@@ -64,6 +68,8 @@ uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k) {
   z.rows_per_wg = k->rows_per_wg, z.nnz_per_wg = k->nnz_per_wg, z.peer_per_wg = k->peer_per_wg;
   z.bal_flops_per_wg = k->bal_flops_per_wg, z.bal_bytes_per_wg = k->bal_bytes_per_wg;
   z.bal_reuse_per_wg = k->bal_reuse_per_wg, z.merge_extra_per_wg = k->merge_extra_per_wg;
+  z.lib = k->lib, z.lib_flops_per_wg = k->lib_flops_per_wg, z.lib_bytes_per_wg = k->lib_bytes_per_wg;
+  z.block = k->block, z.segments = k->segments, z.segment_len = k->segment_len;
   return desc_add(p->descs->kernels, p->descs->kernel_at, &z, sizeof z);
 }
 
@@ -209,6 +215,15 @@ static void set_kernel(struct wl_program *p, struct wl_op *o, const struct wl_ke
   o->kernel = wl_kernel_add(p, k);
 }
 
+int wl_kclass_named(const char *name) {
+  /* In enum kclass order. */
+  static const char *const names[KC_COUNT] = {"streaming", "stencil", "spmv", "reduction",
+                                              "axpy", "gemm", "library"};
+  for (int i = 0; i < KC_COUNT; i++)
+    if (!strcmp(name, names[i])) return i;
+  return -1;
+}
+
 void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
                int64_t reuse_per_wg, int64_t gather_bytes) {
   g_assert(rank < p->n_ranks && kclass < KC_COUNT && ws_bytes >= 0 && reuse_per_wg >= 0 &&
@@ -268,6 +283,32 @@ void wl_spmv_alg(struct wl_program *p, uint32_t rank, uint8_t alg, int64_t flops
 
 void wl_sync(struct wl_program *p, uint32_t rank) {
   push(p, rank, (struct wl_op){.kind = WL_SYNC});
+}
+
+void wl_tile_sync(struct wl_program *p, uint32_t rank) {
+  push(p, rank, (struct wl_op){.kind = WL_SYNC, .tile = 1});
+}
+
+void wl_library(struct wl_program *p, uint32_t rank, int64_t lib_flops_per_wg,
+                int64_t lib_bytes_per_wg) {
+  g_assert(rank < p->n_ranks && lib_flops_per_wg >= 0 && lib_bytes_per_wg >= 0);
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_library", &o);
+  k.lib = 1;
+  k.lib_flops_per_wg = lib_flops_per_wg;
+  k.lib_bytes_per_wg = lib_bytes_per_wg;
+  set_kernel(p, o, &k);
+}
+
+void wl_block(struct wl_program *p, uint32_t rank, uint32_t block, int64_t segments,
+              int64_t segment_len) {
+  g_assert(rank < p->n_ranks && block >= 1 && segments >= 0 && segment_len >= 0);
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_block", &o);
+  k.block = block;
+  k.segments = segments;
+  k.segment_len = segment_len;
+  set_kernel(p, o, &k);
 }
 
 void wl_host_sync(struct wl_program *p, uint32_t rank) {

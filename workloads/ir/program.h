@@ -138,6 +138,18 @@ struct wl_kernel {
   int64_t bal_flops_per_wg, bal_bytes_per_wg, bal_reuse_per_wg;
   int64_t merge_extra_per_wg; /* bytes an in-kernel merge-path SpMV moves beyond
                                  the library's (WL_SPMV_MERGE, fused) */
+  /* A vendor library's call (cuBLAS GEMM/GEMV/dot: class library) where the
+   * op is a kernel of its own, its work per WG (wl_library); a fused kernel,
+   * which cannot call one, runs the generated form above. */
+  uint8_t lib;
+  int64_t lib_flops_per_wg, lib_bytes_per_wg;
+  /* Work-items per WG the op's own kernel is launched with (a reduction's
+   * warp-sized blocks; 0: the GPU's wg_items), and the independent
+   * reductions (rows) it makes, all WGs together, of segment_len elements
+   * each (0: unknown): what a fused kernel's one block size costs it
+   * (wl_block, kernel.c). */
+  uint32_t block;
+  int64_t segments, segment_len;
 };
 
 /* A collective called as one op (WL_COLL, wl_collective), in its
@@ -187,6 +199,10 @@ struct wl_op {
   int64_t time_ps;       /* WL_COMPUTE: if > 0, each WG takes this long (a GOAL
                             calc), overriding its kernel's flops and bytes */
   uint32_t peer;         /* WL_SEND, WL_RECV */
+  uint8_t tile;          /* WL_SYNC: the ops after it read only what their own
+                            WG (tile) wrote before it: a block-level sync
+                            where the rank runs as one kernel, a kernel
+                            boundary otherwise (wl_tile_sync) */
   int64_t bytes;         /* WL_SEND, WL_RECV */
   uint32_t tag;          /* WL_SEND, WL_RECV: matched in program order per
                             (sender, receiver, tag) */
@@ -301,6 +317,9 @@ void wl_host_copies(struct wl_program *p, uint32_t rank, uint8_t copies);
  * for other classes). */
 void wl_kclass(struct wl_program *p, uint32_t rank, uint8_t kclass, int64_t ws_bytes,
                int64_t reuse_per_wg, int64_t gather_bytes);
+/* The kernel class (enum kclass, models/nodeprog.h) a program names NAME:
+ * streaming, stencil, spmv, reduction, axpy, gemm, library; -1: none. */
+int wl_kclass_named(const char *name);
 /* Declares the LAST compute op of RANK a row-per-thread CSR SpMV of
  * ROWS_PER_WG rows holding NNZ_PER_WG non-zeros per WG (its L1 reuse,
  * models/gpu.h). */
@@ -399,6 +418,25 @@ struct wl_program *wl_peel_last(const struct wl_program *p);
 /* nvshmem_quiet on graph rank RANK (WL_QUIET): waits for the remote
  * completion of the rank's puts since its previous quiet. */
 void wl_quiet(struct wl_program *p, uint32_t rank);
+
+/* A sync whose dependency stays within each WG (wl_op.tile): the steps
+ * after it read only what the same tile wrote before it. */
+void wl_tile_sync(struct wl_program *p, uint32_t rank);
+/* Declares the LAST compute op of RANK a vendor library call (cuBLAS
+ * GEMM/GEMV/dot) where it is a kernel of its own, doing LIB_FLOPS_PER_WG
+ * and moving LIB_BYTES_PER_WG per WG as the library does (class library);
+ * its generated form (the kernel's own flops and bytes) runs where it is
+ * fused (wl_kernel.lib). */
+void wl_library(struct wl_program *p, uint32_t rank, int64_t lib_flops_per_wg,
+                int64_t lib_bytes_per_wg);
+/* Declares that the LAST compute op of RANK is launched with BLOCK work-items
+ * per WG where it is a kernel of its own, and makes SEGMENTS independent
+ * reductions (rows) of SEGMENT_LEN elements each (0: unknown) in all: a
+ * fused kernel runs it at the GPU's wg_items, split into tiles of a row
+ * each where rows are shorter, each row paying a block-level sync per
+ * extra tree level (wl_kernel.block; workloads/policies/kernel.c). */
+void wl_block(struct wl_program *p, uint32_t rank, uint32_t block, int64_t segments,
+              int64_t segment_len);
 
 /* Marks RANK's last op (a compute) as a pack or unpack phase (wl_op.pack). */
 void wl_pack(struct wl_program *p, uint32_t rank);

@@ -43,14 +43,18 @@ struct wl_item {
 struct wl_cursor;
 
 struct wl_source_ops {
-  /* A cursor at the start of RANK; close with close. */
-  struct wl_cursor *(*open)(void *ctx, uint32_t rank);
+  /* A cursor at the start of RANK; close with close. OPS_ONLY (a rank
+   * that is a chain, wl_source.chains): its next yields no DEP items (each
+   * op but the first waits for the end of the one before, and for nothing
+   * else), its ops have no handle and forget is not called. */
+  struct wl_cursor *(*open)(void *ctx, uint32_t rank, bool ops_only);
   void (*close)(void *ctx, struct wl_cursor *c);
   /* The next item of C's rank into *IT: 1; an op only when TAKE (else 2,
-   * the op left for the next call: the driver's window is full); END once
-   * the rank has no more (then again at each call). TAG: what DEP items
-   * name the op by (TAKE). -1: it cannot be read (the input changed since
-   * its first pass). */
+   * the op left for the next call, kind WL_ITEM_OP: the driver's window is
+   * full); END once the rank has no more (then again at each call). TAG:
+   * what DEP items name the op by (TAKE). -1: it cannot be read (the input
+   * changed since its first pass). Only the fields of the item's kind are
+   * set. */
   int (*next)(void *ctx, struct wl_cursor *c, struct wl_item *it, bool take, uint32_t tag);
   /* The op of C's rank taken with HANDLE will not be named again by the
    * driver: a dependency on it is WL_GONE. */
@@ -71,6 +75,9 @@ struct wl_source {
   uint32_t n_ranks;
   uint64_t n_ops;          /* every rank's */
   const struct wl_sum *sums; /* per rank */
+  const bool *chains;      /* per rank: each op but the first waits for the end of the
+                              one before and for nothing else, the first for nothing
+                              (Schedgen's usual output); NULL: none known */
   const struct wl_descs *descs; /* the kernels its ops name (wl_op.kernel) */
   struct wl_sum total;     /* every rank's counts (no spans) */
   uint32_t lag;            /* the most ops a DEP item comes after the op that waits */

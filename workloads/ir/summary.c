@@ -47,7 +47,7 @@ static void shape_add(struct wl_shape *h, const struct wl_op *o) {
   }
   if (o->kind != WL_COMPUTE) return;
   if (h->n0 && h->n0 != o->n_wgs) h->mixed = true;
-  if (!h->n0) h->n0 = o->n_wgs;
+  h->n0 = MAX(h->n0, o->n_wgs);
 }
 
 /* A sync or loop marker ends a span, but inside a collective's ops (a

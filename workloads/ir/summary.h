@@ -19,8 +19,9 @@
 /* The shape inputs of a run of ops (kernel.c, pol_kern_open): over its
  * ops but pack phases (wl_op.pack), which a kernel drops. */
 struct wl_shape {
-  uint32_t n0;          /* the lane 0 computes' WGs (0: none) */
-  bool mixed;           /* lane 0 computes of different WG counts (one grid cannot hold them) */
+  uint32_t n0;          /* the lane 0 computes' WGs, the most of them (0: none) */
+  bool mixed;           /* lane 0 computes of different WG counts (only a persistent
+                           kernel holds them, kernel.c) */
   uint32_t n1;          /* the most WGs of a lane 1 compute */
   bool lane1;           /* some op is in lane 1 */
   bool waits;           /* a receive or a sync */

@@ -75,7 +75,7 @@ static const struct par_decl ajacobi_decls[] = {
     PAR(oscb, PAR_INT, "4", "1", "64", "dynamic: oversubscription, blocks = oscb x gpu.cus"),
     PAR(regs, PAR_INT, "32", "0", "255",
       "registers per thread of the solver's kernels, for occupancy (estimate: Ginkgo's kernels "
-      "are not measured; 32 lets 2048 threads reside per V100 SM; 0: no limit)"),
+      "are not measured; a stand-in of the study's Alg. 2/3, tools/calib/probes/ajacobi_regs.cu, takes 32 on sm_80/sm_90; 32 lets 2048 threads reside per V100 SM; 0: no limit)"),
     PAR(updates, PAR_INT, "100", "1", "1000000",
       "updates per row (the study's `update`); sync: iterations"),
     PAR(tolerance, PAR_FLOAT, "0", "0", "1",

@@ -39,9 +39,11 @@ static const struct par_decl jacobi2d_decls[] = {
       "compute the boundary first on WGs of its own and send it while the interior computes"),
     PAR(compute, PAR_BOOL, "true", NULL, NULL,
       "false: kernels do no work (the communication and control overheads alone)"),
-    PAR(pack, PAR_ENUM, "kernel", NULL, NULL, "kernel|fused",
+    PAR(pack, PAR_ENUM, "kernel", NULL, NULL, "kernel|fused|host",
       "strided faces (x faces) packed by a kernel before the sends and unpacked by one after "
-      "(NVIDIA's CUDA-aware MPI Jacobi), or written into contiguous buffers by the sweep itself"),
+      "(NVIDIA's CUDA-aware MPI Jacobi), written into contiguous buffers by the sweep itself, "
+      "or packed and unpacked by the host CPU (DaCe + MPI; the face's traffic at "
+      "cpu.mem_bandwidth, under hdn)"),
 };
 #undef PAR_CONFIG
 
@@ -70,10 +72,15 @@ static const struct par_decl jacobi3d_decls[] = {
     Q(wg_tile, PAR_INT, "32", "1", "1024", "a WG updates wg_tile x wg_tile points of one plane"),
     Q(compute, PAR_BOOL, "true", NULL, NULL,
       "false: kernels do no work (CPU-free Fig. 6, no-compute)"),
-    {"pack", PAR_ENUM, "kernel", NULL, NULL, "kernel|fused",
+    {"pack", PAR_ENUM, "kernel", NULL, NULL, "kernel|fused|host",
      "strided faces (x, and y when nz > 1) packed by a kernel before the sends and unpacked by "
-     "one after, or written into contiguous buffers by the sweep itself",
+     "one after, written into contiguous buffers by the sweep itself, or packed and unpacked "
+     "by the host CPU (DaCe + MPI; under hdn)",
      offsetof(struct jacobi3d_config, pack)},
+    Q(ops, PAR_INT, "1", "1", "64",
+      "array operations the update is written as, each a kernel of its own over the domain "
+      "moving bytes_per_point and doing flops_per_point / ops (an array library that runs "
+      "each NumPy operation as a task: cuNumeric; issue 31); 1: one fused stencil kernel"),
 };
 #undef Q
 
@@ -90,7 +97,9 @@ struct stencil {
   int64_t n[3], p[3];
   bool periodic, overlap;
   bool pack; /* strided faces packed and unpacked by kernels of their own */
+  bool host_pack; /* ... by the host CPU instead (JACOBI_PACK_HOST) */
   int64_t iterations, elem, flops, bytes, tile;
+  int64_t ops; /* kernels the update is written as (jacobi3d ops), 1: one */
   int faces; /* 4 (2D) or 6 (3D): a face's tag is its index */
 };
 
@@ -158,7 +167,12 @@ static void pack_faces(struct wl_program *p, const struct stencil *s, uint32_t r
   if (!points) return;
   int64_t items = s->tile * s->tile;
   uint32_t wgs = (uint32_t)((points + items - 1) / items);
-  wl_compute(p, r, wgs, 0, (traffic + wgs - 1) / wgs);
+  if (s->host_pack) { /* the host reads the runs and writes them contiguous */
+    wl_compute(p, r, 1, 0, traffic);
+    p->ranks[r].ops[wl_last(p, r)].on = WL_ON_CPU;
+  } else {
+    wl_compute(p, r, wgs, 0, (traffic + wgs - 1) / wgs);
+  }
   wl_kclass(p, r, KC_STREAM, traffic, 0, 0);
   wl_pack(p, r);
 }
@@ -194,8 +208,11 @@ static void stencil_iteration(struct wl_program *p, const struct stencil *s, uin
     wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
     wl_lane(p, r, 1);
   } else {
-    wl_compute(p, r, wgs, pts * s->flops, pts * s->bytes);
-    wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
+    for (int64_t k = 0; k < MAX(s->ops, 1); k++) { /* one kernel per array operation */
+      if (k > 0) wl_sync(p, r);
+      wl_compute(p, r, wgs, pts * s->flops / MAX(s->ops, 1), pts * s->bytes);
+      wl_kclass(p, r, KC_STENCIL, ws, 0, 0);
+    }
   }
   /* A face sent towards F is tagged F; its receiver gets it from its
    * opposite side (iterations match in order). */
@@ -231,7 +248,8 @@ static struct wl_program *stencil_program(const struct stencil *s) {
 static struct stencil stencil_2d(const struct jacobi2d_config *c) {
   return (struct stencil) {.n = {c->grid, c->grid, 1}, .p = {c->px, c->py, 1},
                       .periodic = c->periodic, .overlap = c->overlap,
-                      .pack = c->pack == JACOBI_PACK_KERNEL, .iterations = c->iterations, .elem = c->elem,
+                      .pack = c->pack != JACOBI_PACK_FUSED,
+                      .host_pack = c->pack == JACOBI_PACK_HOST, .iterations = c->iterations, .elem = c->elem,
                       .flops = c->compute ? c->flops_per_point : 0,
                       .bytes = c->compute ? c->bytes_per_point : 0, .tile = c->wg_tile,
                       .faces = 4};
@@ -244,11 +262,12 @@ struct wl_program *wl_jacobi2d_program(const struct jacobi2d_config *c) {
 
 static struct stencil stencil_3d(const struct jacobi3d_config *c) {
   return (struct stencil) {.n = {c->nx, c->ny, c->nz}, .p = {c->px, c->py, c->pz},
-                      .periodic = c->periodic, .pack = c->pack == JACOBI_PACK_KERNEL,
+                      .periodic = c->periodic, .pack = c->pack != JACOBI_PACK_FUSED,
+                      .host_pack = c->pack == JACOBI_PACK_HOST,
                       .iterations = c->iterations, .elem = c->elem,
                       .flops = c->compute ? c->flops_per_point : 0,
                       .bytes = c->compute ? c->bytes_per_point : 0, .tile = c->wg_tile,
-                      .faces = 6};
+                      .ops = c->ops, .faces = 6};
 }
 
 struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *c) {

@@ -19,7 +19,10 @@
 #include "program.h"
 
 /* How strided faces reach a contiguous buffer (the pack choices). */
-enum jacobi_pack { JACOBI_PACK_KERNEL, JACOBI_PACK_FUSED };
+/* How strided faces become contiguous messages: a pack kernel, the sweep's
+ * own stores, or the host (DaCe + MPI's host-side packing, issue 31; the
+ * host-driven hdn lowers it on the CPU, other policies as a kernel). */
+enum jacobi_pack { JACOBI_PACK_KERNEL, JACOBI_PACK_FUSED, JACOBI_PACK_HOST };
 
 /* Group "jacobi2d": see jacobi2d_params for units, defaults and ranges. */
 struct jacobi2d_config {
@@ -48,6 +51,7 @@ struct jacobi3d_config {
   int64_t wg_tile;
   bool compute;
   int pack;                /* enum jacobi_pack */
+  int64_t ops;             /* array operations the update is written as, each a kernel */
 };
 
 extern const struct par_group jacobi2d_params, jacobi3d_params;

@@ -7,7 +7,12 @@
  * it, e.g. a stencil's boundary or pipelined CG's reduction) run on WGs of
  * their own beside the lane 0 grid: thread-block specialization (CPU-free
  * ICS23 Sec. 3.3-3.4). Pack phases (wl_op.pack) are dropped: in one kernel
- * the data leaves by the WGs' own stores. */
+ * the data leaves by the WGs' own stores. What fusing costs a step and
+ * what it saves (the autonomous-execution compiler study, Baydamirli, Ben-Nun
+ * and Unat, Sec. III-A): steps of other grids loop over their tiles in a
+ * persistent kernel's grid (step_fold), a reduction runs at the kernel's
+ * one block size (block_cost), and a sync whose dependency stays in a
+ * block is a tile sync, not a grid barrier (wl_tile_sync). */
 #include "lower.h"
 
 static struct wl_wgsel fold_sel(struct wl_wgsel sel, uint32_t fold);
@@ -22,7 +27,10 @@ static bool folds_selectors(const struct wl_shape *h, uint32_t fold) {
 bool pol_kern_open(struct pol_low *L, struct pol_kern *k, const char *name,
                    const struct wl_shape *h, bool whole, pol_send_step send, char **err) {
   const struct hw_config *hw = L->env->hw;
-  if (h->mixed) {
+  /* Phases of different grids share one only in a persistent kernel, each
+   * looping over its own tiles (the autonomous-execution study's
+   * grid-stride loops, Sec. III-A1: step_fold). */
+  if (h->mixed && !whole && !h->waits) {
     *err = g_strdup_printf("%s: rank %u has compute phases of different WG counts (one kernel "
                            "needs one grid)", name, L->rank);
     return false;
@@ -52,7 +60,7 @@ bool pol_kern_open(struct pol_low *L, struct pol_kern *k, const char *name,
       }
   }
   *k = (struct pol_kern){.n0 = (n0 + fold - 1) / fold, .n1 = n1, .fold = fold, .name = name,
-                         .send = send};
+                         .send = send, .nmax = n0, .mixed = h->mixed};
   k->id = pol_kernel_open(L, name, k->n0 + k->n1, whole || h->waits);
   return true;
 }
@@ -86,6 +94,43 @@ static struct wl_wgsel op_sel(const struct wl_op *o, const struct pol_kern *k) {
   return s;
 }
 
+/* A lane 0 compute op O of a grid other than the kernel's largest (a
+ * persistent kernel of steps of different sizes): its WGs' work spread
+ * over the kernel's n0 WGs, each of the first ceil(n / fold) doing FOLD of
+ * them, fold = ceil(n / n0); the others skip it (into *FOLD and *SEL). */
+static void step_fold(const struct wl_op *o, const struct pol_kern *k, uint32_t *fold,
+                      struct wl_wgsel *sel) {
+  uint32_t f = (o->n_wgs + k->n0 - 1) / k->n0, active = (o->n_wgs + f - 1) / f;
+  *fold = f;
+  *sel = (struct wl_wgsel){0, 1, MIN(active, k->n0)};
+}
+
+/* What running compute op O (its kernel KD) at the GPU's block size
+ * (wg_items) costs a WG doing FOLD WGs' work, beyond its roofline time,
+ * where the op's own kernel would use smaller blocks (wl_block): the fused
+ * kernel's single launch size (the study, Sec. III-A2: reductions want
+ * warp-sized blocks, a persistent kernel runs 1024-thread ones). The WG is
+ * cut into tiles of a row each (tiled_partition, Sec. III-A2, Fig. 2):
+ * tile = the row's length rounded up to a power of two, at least the op's
+ * block, at most wg_items (a row of unknown length: wg_items); its
+ * wg_items / tile tiles reduce rows side by side, each over levels =
+ * log2(tile / block) more tree levels than a block of the op's own size,
+ * each level a block-level sync (gpu.tile_sync):
+ *   ceil(ceil(segments / n_wgs) * FOLD / (wg_items / tile)) * levels * tile_sync. */
+static sim_time block_cost(const struct wl_kernel *kd, const struct wl_op *o, uint32_t fold,
+                           const struct gpu_config *gpu) {
+  uint64_t items = (uint64_t)gpu->wg_items;
+  if (!kd->block || kd->segments <= 0 || kd->block >= items || o->time_ps > 0) return 0;
+  uint64_t tile = kd->block;
+  while (tile < items && (kd->segment_len <= 0 || tile < (uint64_t)kd->segment_len)) tile *= 2;
+  if (tile > items) tile = items;
+  uint32_t levels = 0;
+  while (((uint64_t)kd->block << levels) < tile) levels++;
+  uint64_t tiles = items / tile;
+  uint64_t rows = (uint64_t)((kd->segments + o->n_wgs - 1) / o->n_wgs) * fold;
+  return (sim_time)((rows + tiles - 1) / tiles * levels) * gpu->tile_sync;
+}
+
 bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, char **err) {
   uint32_t wgs = k->n0 + k->n1;
   struct wl_wgsel sel = op_sel(o, k);
@@ -104,12 +149,24 @@ bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, c
     pol_kernel_step(L, k->id, pol_loop_kstep(o));
     if (k->host_loops) pol_host_loop(L, o);
     return true;
-  case WL_COMPUTE:
+  case WL_COMPUTE: {
     /* A pack: the WGs that compute a face store it into the send buffer
      * themselves (and read a received one in place). */
     if (o->pack) return true;
-    st = pol_compute_step(pol_kernel_of(L, o), o, o->lane == 1 ? 1 : k->fold);
+    const struct wl_kernel *kd = pol_kernel_of(L, o);
+    uint32_t fold = o->lane == 1 ? 1 : k->fold;
+    if (k->mixed && o->lane == 0 && o->n_wgs != k->nmax) step_fold(o, k, &fold, &sel);
+    st = pol_compute_step(kd, o, fold);
+    sim_time extra = block_cost(kd, o, fold, L->env->hw->gpu);
+    if (extra > 0) { /* the compute, then its reduction's extra tree levels */
+      st.sel_first = sel.first;
+      st.sel_stride = sel.stride;
+      st.sel_count = sel.count;
+      pol_kernel_step(L, k->id, st);
+      st = (struct kstep){.kind = KS_COMPUTE, .time = extra};
+    }
     break;
+  }
   case WL_SEND:
     if (!k->send) return true; /* the policy moves no data (monolithic) */
     st = k->send(L, o, wgs, sel.count ? sel.count : wgs);
@@ -119,7 +176,13 @@ bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, c
     st = (struct kstep){.kind = KS_WAIT_FLAG, .flag = pol_recv_flag(L, o), .value = 1,
                         .flag_div = o->parts > 1 ? wgs / o->parts : 0};
     break;
-  case WL_SYNC: st = (struct kstep){.kind = KS_BARRIER}; break;
+  case WL_SYNC:
+    /* A dependency within each tile: a block-level sync per tile the WG
+     * holds, no grid barrier (the study's tile-level sync, Sec. III-A2). */
+    st = o->tile ? (struct kstep){.kind = KS_COMPUTE,
+                                  .time = L->env->hw->gpu->tile_sync * (o->lane == 1 ? 1 : k->fold)}
+                 : (struct kstep){.kind = KS_BARRIER};
+    break;
   case WL_QUIET: /* every WG waits for the ACKs of the rank's puts */
     if (!k->send) return true;
     st = (struct kstep){.kind = KS_WAIT_FLAG, .flag = o->flag, .value = o->count};

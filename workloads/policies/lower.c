@@ -267,6 +267,9 @@ struct kstep pol_compute_step(const struct wl_kernel *k, const struct wl_op *o, 
 }
 
 struct kstep pol_launch_step(const struct wl_kernel *k, const struct wl_op *o) {
+  if (k->lib && o->time_ps <= 0) /* the vendor library's call (wl_library) */
+    return (struct kstep){.kind = KS_COMPUTE, .kclass = KC_LIBRARY, .flops = k->lib_flops_per_wg,
+                          .bytes = k->lib_bytes_per_wg, .ws_bytes = k->ws_bytes};
   return compute_step(k, o, 1, k->spmv == WL_SPMV_ROW ? FORM_ROW : FORM_LIBRARY);
 }
 

@@ -209,7 +209,8 @@ struct kstep pol_loop_kstep(const struct wl_op *o);
 struct kstep pol_compute_step(const struct wl_kernel *k, const struct wl_op *o, uint32_t fold);
 /* The same, for O launched as a kernel of its own (one WG's work each):
  * an SpMV that is a library call (wl_spmv library or merge) runs
- * coalesced and row-balanced. */
+ * coalesced and row-balanced; a kernel with a library form (wl_library)
+ * is the vendor library's call (class library, its own work per WG). */
 struct kstep pol_launch_step(const struct wl_kernel *k, const struct wl_op *o);
 /* The kernel of compute op O (the program's or the source's table). */
 const struct wl_kernel *pol_kernel_of(const struct pol_low *L, const struct wl_op *o);
@@ -218,6 +219,15 @@ sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o);
 /* Compute op O as a kernel of its own, launched on QUEUE: its index. */
 uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
                             uint8_t queue);
+
+/* Graph replay (graph.c): under cpu.launch graph, every run of kernel
+ * launches on one queue with no other host step between them in the
+ * rank's sequence host program becomes a captured graph, replayed by its
+ * first launch (hstep.graph, qcmd.graph); a graph rank's host program is
+ * left as it is. A host-driven policy calls it at its rank's end. A qcmd
+ * launched by two host steps must not be in a run. Programs in memory
+ * only: a streamed source runs whole under cpu.launch graph. */
+void pol_capture_graphs(struct pol_low *L);
 
 /* recv_watcher for policies whose receives the host (CPU) or the GPU
  * always notices. */
@@ -250,6 +260,9 @@ typedef struct kstep (*pol_send_step)(struct pol_low *L, const struct wl_op *o, 
 struct pol_kern {
   uint32_t id;
   uint32_t n0, n1, fold;     /* lane 0 WGs (folded), lane 1 WGs, the fold */
+  uint32_t nmax;             /* the largest lane 0 grid, before the fold */
+  bool mixed;                /* lane 0 phases of different grids (a persistent
+                                kernel: each loops over its own, kernel.c) */
   const char *name;
   pol_send_step send;
   /* The host's steps the sends add loop with the kernel's (the rank's

@@ -10,7 +10,9 @@
  * on queue 0; the host waits for a kernel only when a copy of its data, a
  * sync or the end needs it. A library's collective is its kernel on the
  * lane's stream. A graph rank runs as a graph on the host (each kernel
- * launched and waited for once its dependencies hold). */
+ * launched and waited for once its dependencies hold). Under cpu.launch
+ * graph the kernels launched back to back on one stream are a captured
+ * graph, replayed (graph.c). */
 #include "lower.h"
 
 struct copy_state {
@@ -65,6 +67,7 @@ static bool copy_lower_as(bool overlap, struct pol_low *L, const struct wl_op *o
   if (!o) { /* the end: every kernel waited for */
     wait_lane(L, 0);
     wait_lane(L, 1);
+    pol_capture_graphs(L);
     return true;
   }
   int lane = overlap ? o->lane : 0;

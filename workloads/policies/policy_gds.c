@@ -13,7 +13,10 @@
  * cpu.pageable_copy of the driver's staging work. Op by op: what an op's
  * lowering needs of the ops before it is kept in the rank's state, and of
  * the ops after a receive only whether stream work follows it
- * (pol_recv_work_after), so a schedule streams as well. */
+ * (pol_recv_work_after), so a schedule streams as well. Under cpu.launch
+ * graph the kernels it launches back to back (no doorbell, wait or loop
+ * marker between them) are one captured graph, replayed by one call
+ * (graph.c; CUDA Graphs, as CuPy and DaCe programs run by stream capture). */
 #include "lower.h"
 
 struct gds_state {
@@ -108,6 +111,7 @@ static bool gds_lower(struct pol_low *L, const struct wl_op *o, char **err) {
   struct gds_state *s = L->state;
   if (!o) {
     gds_end(L);
+    pol_capture_graphs(L);
     return true;
   }
   if (L->span && L->span->region) { /* a library's collective: one kernel on the stream */

@@ -6,8 +6,11 @@
  * (Sec. 5.1's send/recv), paying cpu.recv. Under nccl and nvshmem a
  * collective is the library's kernel, launched and waited for, and so are
  * point-to-point messages (the host code calls the library: wl_group_p2p).
- * A graph rank runs as a graph on the host, a calc on the CPU where the
- * schedule puts it there. */
+ * A graph rank runs as a graph on the host; a compute the program puts on
+ * the CPU (a schedule's calc, DaCe + MPI's host packing of strided faces:
+ * jacobi pack host) runs on the host. Under cpu.launch graph each launch
+ * is a graph of one kernel, replayed (graph.c): a kernel waited for before
+ * the next is launched has nothing to be captured with. */
 #include "lower.h"
 
 struct hdn_state {
@@ -29,7 +32,10 @@ static void wait_kernel(struct pol_low *L, uint32_t k) {
 /* RECV_POLLS: the host polls a receive's flag (hdn), or completes a
  * two-sided receive (hdn2s). */
 static bool hdn_lower_as(bool recv_polls, struct pol_low *L, const struct wl_op *o, char **err) {
-  if (!o) return true;
+  if (!o) { /* the end: under cpu.launch graph each launch a graph of its own */
+    pol_capture_graphs(L);
+    return true;
+  }
   struct hdn_state *s = L->state;
   if (L->span && L->span->region) { /* a library's collective: its kernel, waited for */
     bool first, last;
@@ -44,7 +50,7 @@ static bool hdn_lower_as(bool recv_polls, struct pol_low *L, const struct wl_op 
   bool two = !(L->graph && o->one_sided);
   switch (o->kind) {
   case WL_COMPUTE:
-    if (L->graph && o->on == WL_ON_CPU)
+    if (o->on == WL_ON_CPU) /* the host computes it (a schedule's calc; host packing) */
       pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(L, o)});
     else
       wait_kernel(L, pol_launch_compute(L, o, "compute", 0));

@@ -13,6 +13,11 @@
  *   as the op that waits are read (at most `lag` ops later). A step that
  *   ended before now gives its slot back (np_source release); an op whose
  *   steps all did is forgotten (its label, wl_source_ops.forget).
+ *   A graph rank that is a chain (wl_source.chains: each op waits for the
+ *   end of the one before, as Schedgen writes a rank) is read instead as
+ *   its CPU asks for steps, one op at a time, into a window of host steps
+ *   (np_seq, nodeprog.chain: the CPU runs it by the graph's rules): no
+ *   dependency item, label or slot to keep.
  * - Ranks run in one order (the policies that drive from the GPU): the
  *   order is the windowed one (program.h, wl_lin: the next op among the
  *   first `window` not yet placed, so a rank's order is known from a window
@@ -44,6 +49,11 @@
 /* The most ops a dependency item may come after the op that waits by, for
  * a source to stream: each op is added once that many more are read. */
 #define PST_MAX_LAG 16
+
+/* Host steps a chain rank is lowered ahead of its CPU when it asks: the
+ * rank's state (cursor, policy state, windows) is touched once for that
+ * many ops, not once an op, while what is in flight stays a few ops. */
+#define PST_CHAIN_AHEAD 32
 
 /* ---- slots ---- */
 
@@ -95,7 +105,8 @@ static bool free_pop(GArray *free, uint32_t *i) {
 
 /* A message: its send or receive read, its flag at the receiver. */
 struct pst_msg {
-  struct pst_msg *next;      /* in its channel's queue of unmatched ones */
+  struct pst_msg *next;      /* in its channel's queue of unmatched ones, or (ended) in the
+                                run's list of them to reuse */
   int64_t bytes;
   uint32_t dst;              /* the receiving rank */
   uint32_t flag;             /* its flag there; 0: none taken yet */
@@ -163,10 +174,12 @@ struct pol_srank {
   struct pol_low L;
   uint64_t span_at;          /* pol_lower_op's cursor in the rank's spans */
   struct nodeprog np;
-  bool ended;                /* every op read (graph) */
+  bool ended;                /* every op read (graph, chain) */
+  bool chain;                /* a graph rank that is a chain, read as a sequence */
   bool done;                 /* every op lowered and the rank's end lowered */
   uint64_t n_read;           /* ops read: the next op's index */
   struct pst_msg *cur_msg;   /* the message of the op being lowered */
+  struct pst_chan *chan[2];  /* the channel its last send [0] and receive [1] met on */
   /* Slots the models give back (np_give). */
   struct pool cmds;          /* struct nic_cmd */
   struct pool qcmds;         /* struct qcmd */
@@ -213,6 +226,7 @@ struct pol_stream {
   struct pol_srank *ranks;
   void *states;              /* the policy's per-rank states */
   GHashTable *chans;         /* struct pst_chan by (src, dst, tag) */
+  struct pst_msg *spare;     /* messages ended, to reuse (no allocation a message) */
   struct np_source source;
   struct np_seq seq;
   struct np_give give;
@@ -237,8 +251,10 @@ static gboolean chan_equal(gconstpointer a, gconstpointer b) {
   return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
 }
 
-static void msg_unref(struct pst_msg *m) {
-  if (m && --m->refs == 0) g_free(m);
+static void msg_unref(struct pol_stream *x, struct pst_msg *m) {
+  if (!m || --m->refs) return;
+  m->next = x->spare;
+  x->spare = m;
 }
 
 static uint32_t flag_new(struct pol_srank *s) {
@@ -255,10 +271,14 @@ static void flag_free(struct pol_srank *s, uint32_t flag) {
 static struct pst_msg *msg_match(struct pol_stream *x, uint32_t rank, const struct wl_op *o) {
   bool recv = o->kind == WL_RECV;
   struct pst_chan key = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag, NULL, NULL};
-  struct pst_chan *c = g_hash_table_lookup(x->chans, &key);
-  if (!c) {
-    c = g_memdup2(&key, sizeof key);
-    g_hash_table_add(x->chans, c);
+  struct pst_chan **last = &x->ranks[rank].chan[recv], *c = *last; /* a rank talks to few */
+  if (!c || !chan_equal(c, &key)) {
+    c = g_hash_table_lookup(x->chans, &key);
+    if (!c) {
+      c = g_memdup2(&key, sizeof key);
+      g_hash_table_add(x->chans, c);
+    }
+    *last = c;
   }
   if (c->head && c->head->recv != recv) {
     struct pst_msg *m = c->head;
@@ -266,12 +286,14 @@ static struct pst_msg *msg_match(struct pol_stream *x, uint32_t rank, const stru
     if (!c->head) c->tail = NULL;
     m->next = NULL;
     if (m->bytes != o->bytes) {
-      msg_unref(m);
+      msg_unref(x, m);
       return NULL;
     }
     return m;
   }
-  struct pst_msg *m = g_new0(struct pst_msg, 1);
+  struct pst_msg *m = x->spare;
+  if (m) x->spare = m->next;
+  else m = g_new(struct pst_msg, 1);
   *m = (struct pst_msg){.bytes = o->bytes, .dst = key.dst, .work_after = -1, .refs = 2,
                         .recv = recv};
   if (c->tail) c->tail->next = m;
@@ -490,7 +512,7 @@ static bool lower(struct pol_srank *s, const struct wl_op *o, struct pst_msg *ms
   if (err && !x->lower_err) x->lower_err = err; /* an input error: said, not run whole */
   else g_free(err);
   s->cur_msg = NULL;
-  if (msg && !x->check) msg_unref(msg);
+  if (msg && !x->check) msg_unref(x, msg);
   if (!ok) pst_stop(x);
   if (!x->check) point(s);
   return ok && !x->diverged;
@@ -732,9 +754,40 @@ static int place(struct pol_stream *x, struct pol_srank *s) {
   return -1;
 }
 
+/* Lowers chain rank S's next op (read now), or after its last the rank's end. */
+static void chain_next(struct pol_stream *x, struct pol_srank *s) {
+  const struct wl_source *src = x->src;
+  struct wl_item it;
+  if (src->ops->next(src->ctx, s->cur, &it, true, 0) < 0) {
+    pst_stop(x);
+    return;
+  }
+  if (it.kind == WL_ITEM_END) {
+    s->ended = true;
+    s->L.index = s->n_read;
+    lower(s, NULL, NULL);
+    s->done = true;
+    return;
+  }
+  struct pst_msg *m = NULL;
+  if (it.op.kind == WL_SEND || it.op.kind == WL_RECV) {
+    m = msg_match(x, s->node, &it.op);
+    if (!m) { /* sizes that differ: the whole program says it */
+      pst_stop(x);
+      return;
+    }
+  }
+  s->L.index = s->n_read++;
+  lower(s, &it.op, m);
+}
+
 /* Lowers S's next op placed (placing one first when none waits), or after
- * its last the rank's end. */
+ * its last the rank's end; a chain's next op. */
 static void lower_next(struct pol_stream *x, struct pol_srank *s) {
+  if (s->chain) {
+    chain_next(x, s);
+    return;
+  }
   if (s->placed_head == s->placed->len) {
     g_array_set_size(s->placed, 0);
     s->placed_head = 0;
@@ -767,7 +820,8 @@ static void ord_host(void *ctx, uint32_t node, uint64_t i) {
   s->hpassed = MAX(s->hpassed, i);
   drop_front(s->hs, &s->np.host_base, i);
   point(s);
-  while (!x->diverged && !host_there(s, i)) lower_next(x, s);
+  uint64_t want = s->chain ? i + PST_CHAIN_AHEAD : i;
+  while (!x->diverged && !host_there(s, want)) lower_next(x, s);
 }
 
 /* Whether kernel OP has step I and, so that the GPU asks once a chunk,
@@ -834,7 +888,8 @@ static void rank_init(struct pol_stream *x, uint32_t node) {
   const struct wl_source *src = x->src;
   s->x = x;
   s->node = node;
-  s->cur = src->ops->open(src->ctx, node);
+  s->chain = !x->ordered && src->chains && src->chains[node];
+  s->cur = src->ops->open(src->ctx, node, s->chain);
   s->L = (struct pol_low){.env = &x->env, .rank = node, .sum = &src->sums[node],
                           .graph = !x->ordered,
                           .state = (char *)x->states + node * x->pol->state_size, .srank = s};
@@ -850,7 +905,10 @@ static void rank_init(struct pol_stream *x, uint32_t node) {
   s->opens = g_array_new(FALSE, FALSE, sizeof(struct pst_open));
   s->np.give = &x->give;
   s->np.seq = &x->seq;
-  if (!x->ordered) {
+  if (s->chain) {
+    s->hs = g_array_new(FALSE, FALSE, sizeof(struct hstep));
+    s->np.chain = true;
+  } else if (!x->ordered) {
     s->gops = g_array_new(FALSE, TRUE, sizeof(struct pst_gop));
     s->free_gops = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     s->slot_op = g_array_new(FALSE, TRUE, sizeof(uint32_t));
@@ -896,14 +954,14 @@ static void rank_free(struct pol_stream *x, struct pol_srank *s) {
     wl_lin_free(s->lin);
     for (guint j = 0; j < s->rops->len; j++) { /* read and not placed */
       const struct pst_rop *r = &g_array_index(s->rops, struct pst_rop, j);
-      if (!r->placed) msg_unref(r->msg);
+      if (!r->placed) msg_unref(x, r->msg);
     }
     for (guint j = s->placed_head; j < s->placed->len; j++) /* placed and not lowered */
-      msg_unref(g_array_index(s->placed, struct pst_rop, j).msg);
+      msg_unref(x, g_array_index(s->placed, struct pst_rop, j).msg);
     g_array_free(s->rops, TRUE);
     g_array_free(s->placed, TRUE);
-    g_array_free(s->hs, TRUE);
   }
+  if (s->hs) g_array_free(s->hs, TRUE);
 }
 
 /* Runs SRC streamed under POL (LIB, ORDERED: as its prepare says) with a
@@ -922,7 +980,7 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
   x.states = g_malloc0(MAX(pol->state_size, 1) * src->n_ranks);
   x.chans = g_hash_table_new_full(chan_hash, chan_equal, chan_free, NULL);
   x.source = (struct np_source){.ctx = &x, .read = graph_read, .release = graph_release};
-  x.seq = (struct np_seq){.ctx = &x, .host = ordered ? ord_host : NULL, .kernel = ord_kernel};
+  x.seq = (struct np_seq){.ctx = &x, .host = ord_host, .kernel = ord_kernel};
   x.give = (struct np_give){.ctx = &x, .cmd_read = give_cmd, .qcmd_done = give_qcmd,
                             .kernel_done = give_kernel};
   x.ranks = g_new0(struct pol_srank, x.n_ranks);
@@ -941,9 +999,10 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
     done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
     x.e = NULL;
     /* Stuck with ops left unread (the window held them back): ops the
-     * whole program starts might have freed it, so it is no deadlock yet. */
+     * whole program starts might have freed it, so it is no deadlock yet.
+     * (A chain's ops unread wait for the one it is stuck on.) */
     for (uint32_t i = 0; done < 0 && !x.diverged && !ordered && i < x.n_ranks; i++)
-      if (!x.ranks[i].ended) x.diverged = true;
+      if (!x.ranks[i].ended && !x.ranks[i].chain) x.diverged = true;
     if (done != 1 || x.diverged) { /* what the run reported goes */
       char *name = g_strdup(out->policy);
       sim_result_clear(out);
@@ -964,6 +1023,11 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
   for (uint32_t i = 0; i < x.n_ranks; i++) rank_free(&x, &x.ranks[i]);
   g_free(x.ranks);
   g_hash_table_destroy(x.chans);
+  while (x.spare) {
+    struct pst_msg *m = x.spare;
+    x.spare = m->next;
+    g_free(m);
+  }
   g_free(x.states);
   g_free(x.lower_err);
   return done;
@@ -992,7 +1056,10 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
   g_free(why);
   /* What cannot stream runs whole (and the whole program says what is
    * wrong with the policy or its library). */
-  if (!takes || !opts->window || opts->whole) return run_whole(src, ctx, out, err);
+  /* A captured graph (cpu.launch graph, graph.c) is recorded whole before
+   * its replay: such a run reads its source whole too. */
+  bool capture = hw.cpu && hw.cpu->launch == CPU_LAUNCH_GRAPH;
+  if (!takes || !opts->window || opts->whole || capture) return run_whole(src, ctx, out, err);
   bool fits = src->n_ops <= opts->whole_limit;
   if (fits && ctx->trace) return run_whole(src, ctx, out, err); /* a run that stops has traced */
   if (pol->check && !pol->check(ctx->sc, &hw, &src->total, err)) return false;
