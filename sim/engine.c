@@ -45,7 +45,15 @@ struct sim_engine {
   uint32_t cp_n, cp_cap; /* nodes 1..cp_n made; 0 names none */
   uint32_t *cp_free;
   uint32_t cp_nfree, cp_free_cap;
-  sim_time cp_v[SIM_CP_NCAT];
+  sim_time cp_v[SIM_CP_NCAT]; /* all 0: the vector of no node (inits, a lost one) */
+  /* The running event's node, whose vector the handler's sends start from
+   * (0: none, cp_v). Its first send takes the node over (cp_given: the
+   * vector then holds that send's three additions, cp_gcat/cp_gd, which
+   * later sends take off again); otherwise it is freed after the handler. */
+  uint32_t cp_cur;
+  bool cp_given;
+  uint8_t cp_gcat[3];
+  sim_time cp_gd[3];
   uint64_t cp_log;       /* the running event's record (1 + index), CHAIN */
   uint32_t cp_src;       /* the running event's component */
   uint8_t cp_cat;        /* the category its handler spends in now */
@@ -187,16 +195,37 @@ static struct cp_side cp_side_now(const struct sim_engine *e) {
                           .cat = e->cp_cat, .pre_cat = e->cp_pre_cat};
 }
 
+/* The running event's vector into V: its node's, less what a send that
+ * took the node over added to it. */
+static inline void cp_copy_cur(const struct sim_engine *e, sim_time *v) {
+  if (!e->cp_cur) {
+    memcpy(v, e->cp_v, sizeof e->cp_v);
+    return;
+  }
+  memcpy(v, e->cp_nodes[e->cp_cur].v, sizeof e->cp_v);
+  if (e->cp_given)
+    for (int k = 0; k < 3; k++) v[e->cp_gcat[k]] -= e->cp_gd[k];
+}
+
 /* A node for an event the running one queues now for AT, LINK of the time
  * to it on a link of LINK_CAT; 0 when off or lost. */
 static inline uint32_t cp_push(struct sim_engine *e, sim_time at, sim_time link, uint8_t link_cat) {
   if (!e->cp) return 0;
-  uint32_t i = cp_alloc(e);
-  if (!i) return 0;
   sim_time pre = e->cp_pre, own = at - e->now - link - pre;
   g_assert(own >= 0);
+  uint32_t i;
+  if (e->cp_cur && !e->cp_given) { /* the first send takes the running event's node over */
+    i = e->cp_cur;
+    e->cp_given = true;
+    e->cp_gcat[0] = e->cp_pre_cat, e->cp_gd[0] = pre;
+    e->cp_gcat[1] = e->cp_cat, e->cp_gd[1] = own;
+    e->cp_gcat[2] = link_cat, e->cp_gd[2] = link;
+  } else {
+    i = cp_alloc(e);
+    if (!i) return 0;
+    cp_copy_cur(e, e->cp_nodes[i].v);
+  }
   struct cp_node *n = &e->cp_nodes[i];
-  memcpy(n->v, e->cp_v, sizeof n->v);
   n->v[e->cp_pre_cat] += pre;
   n->v[e->cp_cat] += own;
   n->v[link_cat] += link;
@@ -221,7 +250,7 @@ static uint32_t cp_reserve(struct sim_engine *e) {
   uint32_t i = cp_alloc(e);
   if (!i) return 0;
   struct cp_node *n = &e->cp_nodes[i];
-  memcpy(n->v, e->cp_v, sizeof e->cp_v);
+  cp_copy_cur(e, n->v); /* never taken over: its vector changes when it is due */
   n->v[e->cp_pre_cat] += e->cp_pre;
   n->v[e->cp_cat] -= e->now + e->cp_pre;
   e->cp_rcat[i] = e->cp_cat;
@@ -259,13 +288,13 @@ static void cp_enter(struct sim_engine *e, const struct sim_event *ev, const str
   e->cp_src = ev->comp;
   e->cp_cat = c->type->cp_cat;
   e->cp_pre = 0;
+  e->cp_cur = i;
+  e->cp_given = false;
   if (!i) {
     e->cp_lost = true; /* queued before tracking began, or past the pool */
-    memset(e->cp_v, 0, sizeof e->cp_v);
     e->cp_log = 0;
     return;
   }
-  memcpy(e->cp_v, e->cp_nodes[i].v, sizeof e->cp_v);
   if (e->cp == SIM_CP_CHAIN) {
     const struct cp_side *n = &e->cp_sides[i];
     struct cp_rec r = {.parent = n->log, .t0 = n->t0, .pre = n->pre, .link = n->link,
@@ -274,7 +303,13 @@ static void cp_enter(struct sim_engine *e, const struct sim_event *ev, const str
     g_array_append_val(e->cp_recs, r);
     e->cp_log = e->cp_recs->len;
   }
-  cp_release(e, i);
+}
+
+/* The running event's handler is done: its node is freed unless a send
+ * took it over. */
+static inline void cp_leave(struct sim_engine *e) {
+  if (e->cp_cur && !e->cp_given) cp_release(e, e->cp_cur);
+  e->cp_cur = 0;
 }
 
 void sim_set_cp(struct sim_engine *e, enum sim_cp_mode mode) {
@@ -310,7 +345,7 @@ void sim_cp_mark(struct sim_comp *c, sim_time extra, uint8_t cat) {
   struct sim_cp *m = &g_array_index(e->cp_marks, struct sim_cp, c->id);
   *m = (struct sim_cp){.ok = true, .comp = c->id, .at = e->now + extra, .log = e->cp_log,
                        .extra = extra, .cat = cat};
-  memcpy(m->v, e->cp_v, sizeof m->v);
+  cp_copy_cur(e, m->v);
   m->v[cat] += extra;
 }
 
@@ -627,10 +662,12 @@ static inline uint64_t run_events(struct sim_engine *e, sim_time until, uint64_t
       ev.kind &= (uint16_t)~SIM_KIND_RELAY;
       c->type->relay(c, &ev); /* sim_send_via queues relays only through types with one */
       sim_send(c, ev.port, 0, ev.kind, ev.data);
+      if (e->cp) cp_leave(e);
       e->relayed++;
       continue;
     }
     c->type->handle(c, &ev);
+    if (e->cp) cp_leave(e);
     done++;
   }
   e->executed += done;
