@@ -39,15 +39,15 @@ struct sim_engine {
    * times per category and record, and each component's mark. */
   enum sim_cp_mode cp;
   bool cp_lost;          /* a node could not be had: the marks are not whole */
-  struct cp_node *cp_nodes;
-  struct cp_side *cp_sides; /* beside cp_nodes, same index (CHAIN) */
-  uint8_t *cp_rcat;         /* beside cp_nodes: a reserved node's category */
+  struct cp_node **cp_chunks; /* the nodes, CP_CHUNK a chunk: never moved */
+  struct cp_side *cp_sides; /* beside the nodes, same index (CHAIN) */
+  uint8_t *cp_rcat;         /* beside the nodes: a reserved node's category */
+  sim_time *cp_rt;          /* and the time its vector reaches before it is due */
   uint32_t cp_n, cp_cap; /* nodes 1..cp_n made; 0 names none */
   uint32_t *cp_free;
   uint32_t cp_nfree, cp_free_cap;
-  sim_time cp_v[SIM_CP_NCAT]; /* all 0: the vector of no node (inits, a lost one) */
   /* The running event's node, whose vector the handler's sends start from
-   * (0: none, cp_v). Its first send takes the node over (cp_given: the
+   * (0: none, the vector of zeros: inits, a lost node). Its first send takes the node over (cp_given: the
    * vector then holds that send's three additions, cp_gcat/cp_gd, which
    * later sends take off again); otherwise it is freed after the handler. */
   uint32_t cp_cur;
@@ -140,10 +140,61 @@ uint64_t sim_executed(const struct sim_engine *e) { return e->executed; }
 /* ---- critical path ---- */
 
 /* A pending event's cause: the times per category along its chain up to
- * it (96 bytes: all the running loop reads and writes per event in SUM). */
+ * it, categories 1 .. SIM_CP_NCAT - 1 as 51-bit fields (category 0 is the
+ * event's time less their sum), one cache line: all the running loop
+ * reads and writes per event in SUM. Field K - 1 starts at bit 51 (K - 1),
+ * read as the 8 bytes from byte min(bit / 8, 56): each field lies within
+ * them. Every field is at most the event's time, below SIM_CP_TIME_MAX:
+ * adding to one never carries into the next. */
+#define CP_FIELD_BITS 51
+#define CP_FIELD_MASK (((uint64_t)1 << CP_FIELD_BITS) - 1)
 struct cp_node {
-  sim_time v[SIM_CP_NCAT];
+  _Alignas(64) unsigned char b[64];
 };
+_Static_assert((SIM_CP_NCAT - 1) * CP_FIELD_BITS <= 512 && SIM_CP_TIME_MAX - 1 <= (sim_time)CP_FIELD_MASK,
+               "the categories' fields fit one cache line");
+_Static_assert(sizeof(struct cp_node) == 64, "a node is one cache line");
+
+/* Nodes come in chunks of CP_CHUNK (1 MiB), so that the pool grows
+ * without copying (a copy held both while it grew: 1.5x the peak). */
+#define CP_CHUNK_BITS 14
+#define CP_CHUNK (1u << CP_CHUNK_BITS)
+
+static inline struct cp_node *cp_node(const struct sim_engine *e, uint32_t i) {
+  return &e->cp_chunks[i >> CP_CHUNK_BITS][i & (CP_CHUNK - 1)];
+}
+
+static inline unsigned cp_fbyte(unsigned k) { return MIN((k - 1) * CP_FIELD_BITS / 8, 56u); }
+static inline unsigned cp_fshift(unsigned k) { return (k - 1) * CP_FIELD_BITS - 8 * cp_fbyte(k); }
+
+/* Adds D (>= 0; the field stays below SIM_CP_TIME_MAX) to category K of N. */
+static inline void cp_fadd(struct cp_node *n, unsigned k, sim_time d) {
+  if (!k) return; /* category 0: what the others leave of the time */
+  uint64_t w;
+  memcpy(&w, n->b + cp_fbyte(k), 8);
+  w += (uint64_t)d << cp_fshift(k);
+  memcpy(n->b + cp_fbyte(k), &w, 8);
+}
+
+static inline void cp_fsub(struct cp_node *n, unsigned k, sim_time d) {
+  if (!k) return;
+  uint64_t w;
+  memcpy(&w, n->b + cp_fbyte(k), 8);
+  w -= (uint64_t)d << cp_fshift(k);
+  memcpy(n->b + cp_fbyte(k), &w, 8);
+}
+
+/* N's vector at time AT (its fields' sum at most AT) into V. */
+static void cp_unpack(const struct cp_node *n, sim_time at, sim_time *v) {
+  sim_time rest = at;
+  for (unsigned k = 1; k < SIM_CP_NCAT; k++) {
+    uint64_t w;
+    memcpy(&w, n->b + cp_fbyte(k), 8);
+    v[k] = (sim_time)((w >> cp_fshift(k)) & CP_FIELD_MASK);
+    rest -= v[k];
+  }
+  v[0] = rest;
+}
 
 /* Beside each node, written and read only under CHAIN: the activity that
  * led to the event (from T0 on SRC in CAT, its first PRE in PRE_CAT, then
@@ -173,10 +224,13 @@ static uint32_t cp_alloc(struct sim_engine *e) {
     return 0;
   }
   if (e->cp_n + 1 >= e->cp_cap) {
-    e->cp_cap = e->cp_cap ? 2 * e->cp_cap : 1024;
-    e->cp_nodes = g_renew(struct cp_node, e->cp_nodes, e->cp_cap);
-    e->cp_sides = g_renew(struct cp_side, e->cp_sides, e->cp_cap);
+    uint32_t k = e->cp_cap / CP_CHUNK;
+    e->cp_chunks = g_renew(struct cp_node *, e->cp_chunks, k + 1);
+    e->cp_chunks[k] = g_aligned_alloc(CP_CHUNK, sizeof(struct cp_node), 64); /* a node a line */
+    e->cp_cap += CP_CHUNK;
     e->cp_rcat = g_renew(uint8_t, e->cp_rcat, e->cp_cap);
+    e->cp_rt = g_renew(sim_time, e->cp_rt, e->cp_cap);
+    if (e->cp == SIM_CP_CHAIN) e->cp_sides = g_renew(struct cp_side, e->cp_sides, e->cp_cap);
   }
   return ++e->cp_n;
 }
@@ -195,16 +249,16 @@ static struct cp_side cp_side_now(const struct sim_engine *e) {
                           .cat = e->cp_cat, .pre_cat = e->cp_pre_cat};
 }
 
-/* The running event's vector into V: its node's, less what a send that
- * took the node over added to it. */
-static inline void cp_copy_cur(const struct sim_engine *e, sim_time *v) {
+/* The running event's node into N: its own, less what a send that took
+ * it over added to it. */
+static inline void cp_copy_cur(const struct sim_engine *e, struct cp_node *n) {
   if (!e->cp_cur) {
-    memcpy(v, e->cp_v, sizeof e->cp_v);
+    memset(n, 0, sizeof *n);
     return;
   }
-  memcpy(v, e->cp_nodes[e->cp_cur].v, sizeof e->cp_v);
+  *n = *cp_node(e, e->cp_cur);
   if (e->cp_given)
-    for (int k = 0; k < 3; k++) v[e->cp_gcat[k]] -= e->cp_gd[k];
+    for (int k = 0; k < 3; k++) cp_fsub(n, e->cp_gcat[k], e->cp_gd[k]);
 }
 
 /* A node for an event the running one queues now for AT, LINK of the time
@@ -213,6 +267,10 @@ static inline uint32_t cp_push(struct sim_engine *e, sim_time at, sim_time link,
   if (!e->cp) return 0;
   sim_time pre = e->cp_pre, own = at - e->now - link - pre;
   g_assert(own >= 0);
+  if (G_UNLIKELY(at >= SIM_CP_TIME_MAX)) { /* past the fields' range */
+    e->cp_lost = true;
+    return 0;
+  }
   uint32_t i;
   if (e->cp_cur && !e->cp_given) { /* the first send takes the running event's node over */
     i = e->cp_cur;
@@ -223,12 +281,12 @@ static inline uint32_t cp_push(struct sim_engine *e, sim_time at, sim_time link,
   } else {
     i = cp_alloc(e);
     if (!i) return 0;
-    cp_copy_cur(e, e->cp_nodes[i].v);
+    cp_copy_cur(e, cp_node(e, i));
   }
-  struct cp_node *n = &e->cp_nodes[i];
-  n->v[e->cp_pre_cat] += pre;
-  n->v[e->cp_cat] += own;
-  n->v[link_cat] += link;
+  struct cp_node *n = cp_node(e, i);
+  cp_fadd(n, e->cp_pre_cat, pre);
+  cp_fadd(n, e->cp_cat, own);
+  cp_fadd(n, link_cat, link);
   if (e->cp == SIM_CP_CHAIN) {
     struct cp_side *sd = &e->cp_sides[i];
     *sd = cp_side_now(e);
@@ -242,18 +300,19 @@ static inline uint32_t cp_push(struct sim_engine *e, sim_time at, sim_time link,
 /* A node for a reserved seq (sim_reserve_seq): its cause is the running
  * event; the time from now to when it is due goes to the running event's
  * category, less the first PRE in PRE_CAT: the node holds the vector with
- * PRE added and now + PRE taken off that category, which cp_reserved_at
- * completes with the time it is due (a byte aside names the category:
- * the node's own lines and that byte, not a record, are all it touches). */
+ * PRE added, which cp_reserved_at completes with the time from now + PRE
+ * to when it is due (beside the node, a byte names the category and a
+ * time says now + PRE: the node's line and those, not a record, are all
+ * it touches). */
 static uint32_t cp_reserve(struct sim_engine *e) {
   if (!e->cp) return 0;
   uint32_t i = cp_alloc(e);
   if (!i) return 0;
-  struct cp_node *n = &e->cp_nodes[i];
-  cp_copy_cur(e, n->v); /* never taken over: its vector changes when it is due */
-  n->v[e->cp_pre_cat] += e->cp_pre;
-  n->v[e->cp_cat] -= e->now + e->cp_pre;
+  struct cp_node *n = cp_node(e, i);
+  cp_copy_cur(e, n); /* never taken over: its vector changes when it is due */
+  cp_fadd(n, e->cp_pre_cat, e->cp_pre);
   e->cp_rcat[i] = e->cp_cat;
+  e->cp_rt[i] = e->now + e->cp_pre;
   if (e->cp == SIM_CP_CHAIN) e->cp_sides[i] = cp_side_now(e);
   e->cp_pre = 0;
   return i;
@@ -261,7 +320,9 @@ static uint32_t cp_reserve(struct sim_engine *e) {
 
 /* Reserved node I's event is due at AT (no link). */
 static void cp_reserved_at(struct sim_engine *e, uint32_t i, sim_time at) {
-  e->cp_nodes[i].v[e->cp_rcat[i]] += at;
+  g_assert(at >= e->cp_rt[i]);
+  if (G_UNLIKELY(at >= SIM_CP_TIME_MAX)) e->cp_lost = true; /* past the fields' range */
+  else cp_fadd(cp_node(e, i), e->cp_rcat[i], at - e->cp_rt[i]);
   if (e->cp == SIM_CP_CHAIN) {
     struct cp_side *sd = &e->cp_sides[i];
     g_assert(at - sd->t0 >= sd->pre);
@@ -277,9 +338,7 @@ static void cp_reserved_at(struct sim_engine *e, uint32_t i, sim_time at) {
 static inline void cp_prefetch(const struct sim_engine *e, uint64_t seq) {
   uint32_t i = (uint32_t)(seq & CP_MASK);
   if (!i || i > e->cp_n) return;
-  const char *p = (const char *)&e->cp_nodes[i];
-  __builtin_prefetch(p);
-  __builtin_prefetch(p + sizeof(struct cp_node) - 1);
+  __builtin_prefetch(cp_node(e, i));
 }
 
 /* Event EV (its seq's node) runs on component C now. */
@@ -316,6 +375,7 @@ void sim_set_cp(struct sim_engine *e, enum sim_cp_mode mode) {
   g_assert(!e->started);
   e->cp = CP_BITS ? mode : SIM_CP_OFF;
   if (e->cp == SIM_CP_CHAIN && !e->cp_recs) e->cp_recs = g_array_new(FALSE, FALSE, sizeof(struct cp_rec));
+  if (e->cp == SIM_CP_CHAIN && e->cp_cap && !e->cp_sides) e->cp_sides = g_new(struct cp_side, e->cp_cap);
 }
 
 enum sim_cp_mode sim_cp_mode(const struct sim_engine *e) { return e->cp; }
@@ -345,7 +405,9 @@ void sim_cp_mark(struct sim_comp *c, sim_time extra, uint8_t cat) {
   struct sim_cp *m = &g_array_index(e->cp_marks, struct sim_cp, c->id);
   *m = (struct sim_cp){.ok = true, .comp = c->id, .at = e->now + extra, .log = e->cp_log,
                        .extra = extra, .cat = cat};
-  cp_copy_cur(e, m->v);
+  struct cp_node n;
+  cp_copy_cur(e, &n);
+  cp_unpack(&n, e->now, m->v); /* the running event's vector sums to now */
   m->v[cat] += extra;
 }
 
@@ -421,9 +483,11 @@ void sim_free(struct sim_engine *e) {
   g_ptr_array_free(e->payload_chunks, TRUE);
   g_free(e->payload_free);
   g_free(e->trace_prefix);
-  g_free(e->cp_nodes);
+  for (uint32_t k = 0; k < e->cp_cap / CP_CHUNK; k++) g_aligned_free(e->cp_chunks[k]);
+  g_free(e->cp_chunks);
   g_free(e->cp_sides);
   g_free(e->cp_rcat);
+  g_free(e->cp_rt);
   g_free(e->cp_free);
   if (e->cp_recs) g_array_free(e->cp_recs, TRUE);
   if (e->cp_marks) g_array_free(e->cp_marks, TRUE);

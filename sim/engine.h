@@ -220,7 +220,12 @@ size_t sim_payloads_live(const struct sim_engine *e);
  * sim_reserve_drop. After LogGOPSim's and Schedgen's critical-path
  * analysis of a happens-before graph, computed forward as an event
  * happens instead of on a stored graph. */
-#define SIM_CP_NCAT 12
+/* Categories 0 .. SIM_CP_NCAT - 1; a pending event keeps 1 .. NCAT - 1 in
+ * 51 bits each (category 0 is its time less the others): a run whose
+ * events come after 2^51 ps (37.5 simulated minutes) loses its path
+ * (sim_cp_get's ok false), as one past 2^24 pending events does. */
+#define SIM_CP_NCAT 11
+#define SIM_CP_TIME_MAX ((sim_time)1 << 51)
 enum sim_cp_mode { SIM_CP_OFF, SIM_CP_SUM, SIM_CP_CHAIN };
 void sim_set_cp(struct sim_engine *e, enum sim_cp_mode mode);
 enum sim_cp_mode sim_cp_mode(const struct sim_engine *e);
