@@ -8,7 +8,9 @@
 #  - phold: phold_bench at 1k, 64k and 1M pending events (no --cp, --cp 1), CPU
 #    events per second of the run loop alone.
 # One line per case: the median of REPEATS runs per mode and on/off (for
-# phold: the time ratio, off rate / on rate; 1.00 is free). Needs GNU time.
+# phold: the time ratio, off rate / on rate; 1.00 is free), and the same
+# ratio of the best runs (least disturbed by other load: the steadier
+# figure on a shared machine). Needs GNU time.
 # Usage: tools/bench/critpath.sh [NODES]   (default 256)
 #   REPEATS (default 3), EVENTS (phold events per run, default 3000000),
 #   CASES (default "allreduce phold"), POLICIES (default "cpu hdn gds gputn").
@@ -37,6 +39,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+best() { tr " " "\n" | grep -v "^$" | sort -g | head -1; }  # the least
+maxof() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
 
 # allreduce POLICY CP: user seconds of one run (prints "user events")
 allreduce() {
@@ -58,9 +62,9 @@ if [[ $cases == *" allreduce "* ]]; then
       read -r u ev < <(allreduce "$p" on)
       on+=" $u"
     done
-    mo=$(median <<<"$off") mn=$(median <<<"$on")
-    awk -v n="$nodes" -v p="$p" -v ev="$ev" -v o="$mo" -v m="$mn" -v ol="${off# }" -v ml="${on# }" \
-      'BEGIN {printf "case=allreduce nodes=%s policy=%s events=%s off_user_s=%s on_user_s=%s on_over_off=%.2f runs_off=\"%s\" runs_on=\"%s\"\n", n, p, ev, o, m, (o > 0 ? m / o : 0), ol, ml}'
+    mo=$(median <<<"$off") mn=$(median <<<"$on") bo=$(best <<<"$off") bn=$(best <<<"$on")
+    awk -v n="$nodes" -v p="$p" -v ev="$ev" -v o="$mo" -v m="$mn" -v bo="$bo" -v bn="$bn" -v ol="${off# }" -v ml="${on# }" \
+      'BEGIN {printf "case=allreduce nodes=%s policy=%s events=%s off_user_s=%s on_user_s=%s on_over_off=%.2f best_off=%s best_on=%s best_on_over_off=%.2f runs_off=\"%s\" runs_on=\"%s\"\n", n, p, ev, o, m, (o > 0 ? m / o : 0), bo, bn, (bo > 0 ? bn / bo : 0), ol, ml}'
   done
 fi
 
@@ -76,8 +80,8 @@ if [[ $cases == *" phold "* ]]; then
       on+=" $(field cpu_events_per_s "$line")"
       rss_on=$(field peak_rss_bytes "$line")
     done
-    mo=$(median <<<"$off") mn=$(median <<<"$on")
-    awk -v n="$pending" -v o="$mo" -v m="$mn" -v ro="$rss_off" -v rn="$rss_on" \
-      'BEGIN {printf "case=phold pending=%s off_events_per_s=%.3g on_events_per_s=%.3g on_over_off=%.2f peak_rss_off_mb=%.1f peak_rss_on_mb=%.1f\n", n, o, m, (m > 0 ? o / m : 0), ro / 1048576, rn / 1048576}'
+    mo=$(median <<<"$off") mn=$(median <<<"$on") bo=$(maxof <<<"$off") bn=$(maxof <<<"$on")
+    awk -v n="$pending" -v o="$mo" -v m="$mn" -v bo="$bo" -v bn="$bn" -v ro="$rss_off" -v rn="$rss_on" \
+      'BEGIN {printf "case=phold pending=%s off_events_per_s=%.3g on_events_per_s=%.3g on_over_off=%.2f best_on_over_off=%.2f peak_rss_off_mb=%.1f peak_rss_on_mb=%.1f\n", n, o, m, (m > 0 ? o / m : 0), (bn > 0 ? bo / bn : 0), ro / 1048576, rn / 1048576}'
   done
 fi
