@@ -140,16 +140,19 @@ uint64_t sim_executed(const struct sim_engine *e) { return e->executed; }
 /* ---- critical path ---- */
 
 /* A pending event's cause: the times per category along its chain up to
- * it, categories 1 .. SIM_CP_NCAT - 1 as 51-bit fields (category 0 is the
- * event's time less their sum), one cache line: all the running loop
- * reads and writes per event in SUM. Field K - 1 starts at bit 51 (K - 1),
- * read as the 8 bytes from byte min(bit / 8, 56): each field lies within
- * them. Every field is at most the event's time, below SIM_CP_TIME_MAX:
- * adding to one never carries into the next. */
+ * it, categories 1 .. SIM_CP_NCAT - 1 as 51-bit fields of one 512-bit
+ * number in eight aligned words (category 0 is the event's time less
+ * their sum), one cache line: all the running loop reads and writes per
+ * event in SUM. Field K - 1 starts at bit 51 (K - 1) and may run into the
+ * next word. Every field is at most the event's time, below
+ * SIM_CP_TIME_MAX: adding to one carries at most into its own upper part.
+ * (Whole words, not unaligned 8-byte windows that overlap: a load that
+ * overlaps the last store in part cannot be forwarded from it and stalls,
+ * which perf annotate showed on every push.) */
 #define CP_FIELD_BITS 51
 #define CP_FIELD_MASK (((uint64_t)1 << CP_FIELD_BITS) - 1)
 struct cp_node {
-  _Alignas(64) unsigned char b[64];
+  _Alignas(64) uint64_t w[8];
 };
 _Static_assert((SIM_CP_NCAT - 1) * CP_FIELD_BITS <= 512 && SIM_CP_TIME_MAX - 1 <= (sim_time)CP_FIELD_MASK,
                "the categories' fields fit one cache line");
@@ -164,33 +167,32 @@ static inline struct cp_node *cp_node(const struct sim_engine *e, uint32_t i) {
   return &e->cp_chunks[i >> CP_CHUNK_BITS][i & (CP_CHUNK - 1)];
 }
 
-static inline unsigned cp_fbyte(unsigned k) { return MIN((k - 1) * CP_FIELD_BITS / 8, 56u); }
-static inline unsigned cp_fshift(unsigned k) { return (k - 1) * CP_FIELD_BITS - 8 * cp_fbyte(k); }
-
 /* Adds D (>= 0; the field stays below SIM_CP_TIME_MAX) to category K of N. */
 static inline void cp_fadd(struct cp_node *n, unsigned k, sim_time d) {
   if (!k) return; /* category 0: what the others leave of the time */
-  uint64_t w;
-  memcpy(&w, n->b + cp_fbyte(k), 8);
-  w += (uint64_t)d << cp_fshift(k);
-  memcpy(n->b + cp_fbyte(k), &w, 8);
+  unsigned off = (k - 1) * CP_FIELD_BITS, i = off / 64, sh = off % 64;
+  uint64_t old = n->w[i], lo = (uint64_t)d << sh;
+  n->w[i] = old + lo;
+  if (sh + CP_FIELD_BITS > 64) /* the field's upper part, and the carry into it */
+    n->w[i + 1] += ((uint64_t)d >> (64 - sh)) + (n->w[i] < old);
 }
 
 static inline void cp_fsub(struct cp_node *n, unsigned k, sim_time d) {
   if (!k) return;
-  uint64_t w;
-  memcpy(&w, n->b + cp_fbyte(k), 8);
-  w -= (uint64_t)d << cp_fshift(k);
-  memcpy(n->b + cp_fbyte(k), &w, 8);
+  unsigned off = (k - 1) * CP_FIELD_BITS, i = off / 64, sh = off % 64;
+  uint64_t old = n->w[i], lo = (uint64_t)d << sh;
+  n->w[i] = old - lo;
+  if (sh + CP_FIELD_BITS > 64) n->w[i + 1] -= ((uint64_t)d >> (64 - sh)) + (old < lo);
 }
 
 /* N's vector at time AT (its fields' sum at most AT) into V. */
 static void cp_unpack(const struct cp_node *n, sim_time at, sim_time *v) {
   sim_time rest = at;
   for (unsigned k = 1; k < SIM_CP_NCAT; k++) {
-    uint64_t w;
-    memcpy(&w, n->b + cp_fbyte(k), 8);
-    v[k] = (sim_time)((w >> cp_fshift(k)) & CP_FIELD_MASK);
+    unsigned off = (k - 1) * CP_FIELD_BITS, i = off / 64, sh = off % 64;
+    uint64_t x = n->w[i] >> sh;
+    if (sh + CP_FIELD_BITS > 64) x |= n->w[i + 1] << (64 - sh);
+    v[k] = (sim_time)(x & CP_FIELD_MASK);
     rest -= v[k];
   }
   v[0] = rest;
