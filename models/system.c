@@ -79,7 +79,7 @@ static struct system *build(struct sim_engine *e, const struct hw_config *hw,
 
 const struct sim_outputs *const sys_outputs[] = {&gpu_outputs, &cpu_outputs, &bus_outputs,
                                                  &nic_outputs, &sw_outputs, &ph_outputs,
-                                                 &relax_outputs};
+                                                 &relax_outputs, &cp_outputs};
 const size_t sys_n_outputs = G_N_ELEMENTS(sys_outputs);
 
 void sys_free(struct system *s) {

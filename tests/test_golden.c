@@ -1,5 +1,6 @@
 /* Golden outputs (after SST's refFiles): every shipped scenario under
- * configs/ is run as a user runs it (`trigsim run SCENARIO -f csv -q`) and
+ * configs/ is run as a user runs it (`trigsim run SCENARIO -f csv -q -c summary`: with the
+ * phase sums and counters, which the models must keep) and
  * its CSV compared with the committed tests/golden/<path>.csv, so a README
  * table cannot drift from what the code prints. What is compared is what
  * the models predict (times, phases, counters); the `events` column (how
@@ -305,8 +306,8 @@ static void test_scenario(void) {
     fprintf(stderr, "\n  %s: no golden; run tools/golden.sh --update and review it\n", golden);
     CU_FAIL("no golden");
   } else {
-    const char *argv_all[] = {"run", yaml, "-f", "csv", "-q", NULL};
-    const char *argv_some[] = {"run", yaml, "-f", "csv", "-q", "--points", points_arg, NULL};
+    const char *argv_all[] = {"run", yaml, "-f", "csv", "-q", "-c", "summary", NULL};
+    const char *argv_some[] = {"run", yaml, "-f", "csv", "-q", "-c", "summary", "--points", points_arg, NULL};
     int st = tu_trigsim(points_arg ? argv_some : argv_all, &got, &err);
     if (st != 0) fprintf(stderr, "\n  %s: exit %d: %s\n", yaml, st, err);
     CU_ASSERT_EQUAL(st, 0);

@@ -65,11 +65,13 @@ static void test_flags_and_matches(void) {
   CU_ASSERT_EQUAL(r1->n_flags, 7);
   CU_ASSERT_FALSE(wl_program_unmatched(p, &err));
   wl_recv(p, 2, 0, 8, 9);
-  /* Well formed, but it deadlocks. */
+  /* Its sends pair up, but this receive would wait for ever: an error of
+   * its own, in the house format. */
   CU_ASSERT_TRUE(wl_program_check(p, &err));
   CU_ASSERT_TRUE(wl_program_unmatched(p, &err));
   CU_ASSERT_PTR_NOT_NULL(
-      err && strstr(err, "rank 2 op 2: a receive of 8 B with tag 9 from rank 0 that no send matches"));
+      err && strstr(err, "rank 2 op 2: expected a send from rank 0 to match its receive of 8 B "
+                         "with tag 9, got none (the schedule would deadlock)"));
   g_free(err);
   wl_program_free(p);
 }
@@ -95,8 +97,8 @@ static void test_errors(void) {
   p = wl_program_new(2);
   wl_compute(p, 1, 1, 1, 0);
   wl_recv(p, 1, 0, 100, 3);
-  expect_failure(p, true, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send "
-                          "matches: the schedule deadlocks");
+  expect_failure(p, true, "rank 1 op 1: expected a send from rank 0 to match its receive of "
+                          "100 B with tag 3, got none (the schedule would deadlock)");
   /* Two sends to one receive (same tag): they match in program order, the
    * second finds none. */
   p = wl_program_new(2);
@@ -122,8 +124,8 @@ static void test_errors(void) {
   wl_send(p, 0, 1, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
   wl_recv(p, 1, 0, 100, 3);
-  expect_failure(p, true, "rank 1 op 1: a receive of 100 B with tag 3 from rank 0 that no send "
-                          "matches");
+  expect_failure(p, true, "rank 1 op 1: expected a send from rank 0 to match its receive of "
+                          "100 B with tag 3, got none");
 }
 
 static void test_select_last_op(void) {

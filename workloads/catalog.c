@@ -193,7 +193,10 @@ static uint8_t form_of(const struct wl_ctx *ctx) {
 struct wl_ctx wl_ctx_of(const struct scenario *sc, size_t k) {
   return (struct wl_ctx){.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
                          .seed = sc->seed, .run = run_program, .run_source = pol_run_source,
-                         .computes_on = computes_on, .form = form_of, .device = device};
+                         .computes_on = computes_on, .form = form_of, .device = device,
+                         .cp = sc->cp_off     ? SIM_CP_OFF
+                               : sc->cp_chain ? SIM_CP_CHAIN
+                                              : SIM_CP_SUM};
 }
 
 /* Runs CTX's workload W: its own run, or its program under CTX's policy. */
@@ -242,6 +245,7 @@ bool wl_run(const struct scenario *sc, size_t k, struct trace *trace, struct sim
             char **err) {
   struct wl_ctx ctx = wl_ctx_of(sc, k);
   ctx.trace = trace;
+  if (trace && ctx.cp == SIM_CP_SUM) ctx.cp = SIM_CP_CHAIN; /* the trace marks the chain */
   const struct wl_type *w = wl_type_of(sc);
   bool ok = run_kind(w, &ctx, out, err);
   if (!ok) locate(sc, k, err);

@@ -45,6 +45,8 @@ struct wl_ctx {
   const char *policy;
   uint64_t seed;
   struct trace *trace;  /* NULL: no timeline */
+  /* How runs track their critical path (sim_set_cp; tests: 0, off). */
+  enum sim_cp_mode cp;
   /* True: check that the run would be accepted (the workload's and the
    * policy's check hooks, the program built and lowered for every rank)
    * without simulating; OUT stays empty. `validate` runs this. */

@@ -1188,9 +1188,10 @@ static char *src_unmatched(void *ctx, bool *deadlock) {
   }
   if (kind == 1 && goal_find(x, k.dst, WL_RECV, k.src, k.tag, c->n[0], &op, &line, &bytes)) {
     *deadlock = true;
-    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): a receive of %"
-                           G_GINT64_FORMAT " B with tag %u from rank %u that no send matches: "
-                           "the schedule deadlocks", k.dst, op, line, bytes, k.tag, k.src);
+    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): expected a send from "
+                           "rank %u to match its receive of %" G_GINT64_FORMAT " B with tag %u, "
+                           "got none (the schedule would deadlock)", k.dst, op, line, k.src,
+                           bytes, k.tag);
   }
   return g_strdup_printf("rank %u: expected its sends to rank %u with tag %u to have the sizes "
                          "of rank %u's receives from it with that tag, in order, got others",

@@ -201,7 +201,10 @@ bool wl_yprog_eval(const char *text, enum unit_dim dim, const char *const *vars,
 /* A label's latest op: its first ops and the ops it ends with. */
 struct labelled {
   GArray *first, *tails;
+  bool absent; /* its latest op was removed by `if:` (first and tails empty) */
 };
+
+static void free_ops(gpointer a) { g_array_free(a, TRUE); }
 
 static void labelled_free(gpointer p) {
   struct labelled *l = p;
@@ -222,6 +225,10 @@ struct ybuild {
   uint64_t total;      /* ops in the program so far, every rank */
   uint64_t mult;       /* the product of the enclosing loops' counts */
   uint64_t steps;      /* ops and loop iterations expanded, all ranks */
+  /* Inside a loop (else NULL): the labels its ops (nested ones too) may
+   * define, and name -> GArray of the ops each ended with in the loop's
+   * previous iteration (`after_prev`; empty in the first). */
+  GHashTable *body_labels, *prev;
   char **err;
 };
 
@@ -310,7 +317,7 @@ static const char *const op_keys[] = {"compute", "calc",  "send",          "recv
                                       "put",     "wait",  "loop",          "allreduce",
                                       "reduce_scatter", "allgather", "bcast", "reduce",
                                       "alltoall", "barrier", "quiet", "fence"};
-static const char *const common_keys[] = {"label", "after", "after_start", "if"};
+static const char *const common_keys[] = {"label", "after", "after_start", "after_prev", "if"};
 
 static bool in(const char *k, const char *const *set, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -319,9 +326,11 @@ static bool in(const char *k, const char *const *set, size_t n) {
 }
 
 /* The ops of the labels LIST names (a scalar or a list), into OUT: their
- * tails, or (START) their first ops. */
+ * tails, or (START) their first ops. A label whose op `if:` removed on
+ * this rank (in this iteration) names no op; *NAMED (may be NULL) counts
+ * the labels that named some. */
 static bool label_ops(struct ybuild *b, const struct sc_node *list, const char *path, bool start,
-                      GArray *out) {
+                      GArray *out, size_t *named) {
   size_t n = list->kind == SC_SEQ ? list->n_items : 1;
   for (size_t i = 0; i < n; i++) {
     const struct sc_node *it = list->kind == SC_SEQ ? list->items[i] : list;
@@ -330,8 +339,37 @@ static bool label_ops(struct ybuild *b, const struct sc_node *list, const char *
     if (!l) return node_fail(b, it, path, "expected a label of an earlier op on this rank, got '%s'", it->scalar);
     GArray *src = start ? l->first : l->tails;
     g_array_append_vals(out, src->data, src->len);
+    if (named && !l->absent) (*named)++;
   }
   return true;
+}
+
+/* `after_prev: LIST`: the ops the labels of LIST ended with in the
+ * previous iteration of the innermost loop (none in its first), into OUT. */
+static bool prev_ops(struct ybuild *b, const struct sc_node *list, const char *path, GArray *out) {
+  if (!b->prev)
+    return node_fail(b, list, path, "expected after_prev inside a loop's ops, got it %s",
+                     "outside every loop");
+  size_t n = list->kind == SC_SEQ ? list->n_items : 1;
+  for (size_t i = 0; i < n; i++) {
+    const struct sc_node *it = list->kind == SC_SEQ ? list->items[i] : list;
+    if (it->kind != SC_SCALAR) return node_fail(b, it, path, "expected a label, got %s", "a list or mapping");
+    if (!g_hash_table_contains(b->body_labels, it->scalar))
+      return node_fail(b, it, path, "expected a label of an op in this loop's ops, got '%s'", it->scalar);
+    GArray *src = g_hash_table_lookup(b->prev, it->scalar);
+    if (src) g_array_append_vals(out, src->data, src->len);
+  }
+  return true;
+}
+
+/* Adds to SET every label defined in tree N (an op list, nested loops too). */
+static void collect_labels(const struct sc_node *n, GHashTable *set) {
+  for (size_t i = 0; i < n->n_pairs; i++) {
+    const struct sc_node *v = n->pairs[i].value;
+    if (!strcmp(n->pairs[i].key, "label") && v->kind == SC_SCALAR) g_hash_table_add(set, v->scalar);
+    else collect_labels(v, set);
+  }
+  for (size_t i = 0; i < n->n_items; i++) collect_labels(n->items[i], set);
 }
 
 static bool ops(struct ybuild *b, const struct sc_node *list, const char *path);
@@ -518,6 +556,10 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
   g_ptr_array_add(b->vars, (gpointer)name);
   bool ok = true;
   uint64_t start = b->total, outer = b->mult;
+  GHashTable *outer_body = b->body_labels, *outer_prev = b->prev;
+  b->body_labels = g_hash_table_new(g_str_hash, g_str_equal);
+  collect_labels(body, b->body_labels);
+  b->prev = NULL;
   b->mult = wl_mul_sat(outer, (uint64_t)count);
   /* Nested loops iterate the product of their counts, ops or not. */
   if (b->mult > YPROG_MAX_STEPS) {
@@ -540,6 +582,17 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
       break;
     }
     if (!(ok = spend(b, 1, m, path))) break;
+    /* What after_prev reads: each body label's ops as the iteration
+     * before left them (none before the first). */
+    if (b->prev) g_hash_table_destroy(b->prev);
+    b->prev = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_ops);
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, b->body_labels);
+    while (i > 0 && g_hash_table_iter_next(&it, &key, NULL)) {
+      const struct labelled *l = g_hash_table_lookup(b->labels, key);
+      if (l) g_hash_table_insert(b->prev, key, g_array_copy(l->tails));
+    }
     g_array_append_val(b->vals, i);
     char *kp = g_strdup_printf("%s.ops", path);
     ok = ops(b, body, kp);
@@ -548,6 +601,10 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
   }
   g_ptr_array_set_size(b->vars, b->vars->len - 1);
   b->mult = outer;
+  if (b->prev) g_hash_table_destroy(b->prev);
+  g_hash_table_destroy(b->body_labels);
+  b->body_labels = outer_body;
+  b->prev = outer_prev;
   return ok;
 }
 
@@ -578,14 +635,37 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
    * not 0. */
   int64_t cond = 1;
   if (sc_map_get(m, "if") && !field(b, m, path, "if", UNIT_NONE, false, 0, &cond)) return false;
-  if (!cond) return true;
+  if (!cond) {
+    /* Removed here: its label names no op (an `after:` of it is ignored)
+     * until an op of that label is made again. */
+    const struct sc_node *label = sc_map_get(m, "label");
+    if (label && label->kind == SC_SCALAR) {
+      struct labelled *l = g_new(struct labelled, 1);
+      l->first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+      l->tails = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+      l->absent = true;
+      g_hash_table_replace(b->labels, g_strdup(label->scalar), l);
+    }
+    return true;
+  }
   GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   const struct sc_node *after = sc_map_get(m, "after"), *after_start = sc_map_get(m, "after_start");
+  const struct sc_node *after_prev = sc_map_get(m, "after_prev");
   bool ok = true;
-  if (after) ok = label_ops(b, after, path, false, deps);
-  else g_array_append_vals(deps, b->tails->data, b->tails->len);
-  if (ok && after_start) ok = label_ops(b, after_start, path, true, starts);
+  size_t named = 0;
+  if (after) ok = label_ops(b, after, path, false, deps, &named);
+  /* No after:, or one whose every label `if:` removed here: the op
+   * before it (an explicit `after: []` is nothing). */
+  bool listed = after && (after->kind != SC_SEQ || after->n_items > 0);
+  if (ok && (!after || (listed && !named)))
+    g_array_append_vals(deps, b->tails->data, b->tails->len);
+  if (ok && after_start) ok = label_ops(b, after_start, path, true, starts, NULL);
+  if (ok && after_prev) {
+    char *pp = g_strdup_printf("%s.after_prev", path);
+    ok = prev_ops(b, after_prev, pp, deps);
+    g_free(pp);
+  }
   char *kp = g_strdup_printf("%s.%s", path, kind);
   uint32_t first = (uint32_t)b->p->ranks[b->rank].n_ops;
   bool simple = !strcmp(kind, "send") || !strcmp(kind, "recv") || !strcmp(kind, "put") ||
@@ -642,6 +722,7 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
     const struct sc_node *label = sc_map_get(m, "label");
     if (label && label->kind == SC_SCALAR) {
       struct labelled *l = g_new(struct labelled, 1);
+      l->absent = false;
       l->tails = g_array_copy(deps);
       l->first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
       uint32_t end = (uint32_t)b->p->ranks[b->rank].n_ops;

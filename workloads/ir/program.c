@@ -1142,9 +1142,10 @@ bool wl_program_unmatched(const struct wl_program *p, char **err) {
       const struct wl_op *o = &rk->ops[i];
       if (o->kind == WL_RECV && !o->match) {
         char at[64];
-        *err = g_strdup_printf("%s: a receive of %" G_GINT64_FORMAT " B with tag %u from rank "
-                               "%u that no send matches: the schedule deadlocks",
-                               wl_op_where(p, r, i, at, sizeof at), o->bytes, o->tag, o->peer);
+        *err = g_strdup_printf("%s: expected a send from rank %u to match its receive of %"
+                               G_GINT64_FORMAT " B with tag %u, got none (the schedule would "
+                               "deadlock)", wl_op_where(p, r, i, at, sizeof at), o->peer, o->bytes,
+                               o->tag);
         return true;
       }
     }

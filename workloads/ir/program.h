@@ -523,12 +523,13 @@ uint32_t wl_count(const struct wl_program *p, uint32_t rank, enum wl_op_kind kin
  * program with loops, a send and its receive must also sit in the same
  * loops (see above); when they do not, the error says so, and the unrolled
  * program (wl_unroll) is the one to check and lower. A
- * receive that no send matches is no input error (the program is well
- * formed; it deadlocks): see wl_program_unmatched. */
+ * receive that no send matches is found by wl_program_unmatched (an
+ * input error too, as an unmatched send: validate rejects both). */
 bool wl_program_check(struct wl_program *p, char **err);
 
 /* True and *ERR naming the first receive that no send matches (the run
- * would deadlock there), after wl_program_check. */
+ * would deadlock there: "OP: expected a send from rank P to match its
+ * receive of N B with tag T, got none ..."), after wl_program_check. */
 bool wl_program_unmatched(const struct wl_program *p, char **err);
 
 /* The receive matching send I of RANK (after wl_program_check). */

@@ -67,7 +67,8 @@ struct wl_source_ops {
   struct wl_program *(*program)(void *ctx, char **err);
   /* What is wrong with its messages (matched false), as the program read
    * whole would say it (wl_program_check, wl_program_unmatched): an input
-   * error, or (*DEADLOCK) a receive no send matches. */
+   * error; *DEADLOCK when it is a receive no send matches (which would
+   * deadlock the run: an input error too). */
   char *(*unmatched)(void *ctx, bool *deadlock);
 };
 

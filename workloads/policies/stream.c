@@ -1059,6 +1059,7 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
     for (uint32_t i = 0; i < x.n_ranks; i++) progs[i] = &x.ranks[i].np;
     struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
     x.e = sim_new(ctx->seed);
+    sim_set_cp(x.e, ctx->cp);
     done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
     x.e = NULL;
     /* Stuck with ops left unread (the window held them back): ops the
@@ -1211,11 +1212,9 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
     /* The whole program runs it, or says what is wrong with it. */
     bool deadlock = false;
     if (!fits && !src->cycle && src->lag <= PST_MAX_LAG) { /* the messages */
+      /* An unmatched receive (deadlock) is bad input as an unmatched
+       * send is (issue 33): validate says it too. */
       *err = src->ops->unmatched(src->ctx, &deadlock);
-      if (deadlock && ctx->check_only) { /* well formed: it deadlocks when run */
-        g_free(*err);
-        *err = NULL;
-      }
     } else if (!fits) {
       char *what = src->cycle ? g_strdup("dependencies without a cycle, got one")
                    : src->lag == UINT32_MAX ? g_strdup_printf("%s, got others", src->lag_rule)
@@ -1226,7 +1225,7 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
                          "whole), %s", what);
       g_free(what);
     }
-    if (!fits && !*err) done = 1; /* validate: a deadlock is no input error */
+    if (!fits && !*err) done = 1;
     else done = fits ? 0 : -1;
   } else if (ctx->check_only && !pr.ordered) {
     done = 1;
