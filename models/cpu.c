@@ -884,7 +884,10 @@ static void chain_complete(struct sim_comp *c) {
   struct cpu_state *s = c->state;
   s->chain_on = main_step(s, ++s->pc) != NULL;
   s->chain_at = CH_READY;
-  if (!s->chain_on && s->done_at < 0) s->done_at = sim_now(c->eng);
+  if (!s->chain_on && s->done_at < 0) { /* as graph_check_end */
+    s->done_at = sim_now(c->eng);
+    result_check(c, s->done_at);
+  }
 }
 
 /* A wait of the current step, begun at START, saw its kernel's record of
