@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "net.h"
+#include "phase.h"
 #include "trace.h"
 
 #define N_DIR (DEV_COUNT + 1) /* CPU, GPU, NIC, MEM */
@@ -223,6 +224,8 @@ const struct sim_type bus_type = {
     .outputs = &bus_outputs,
     .finish = bus_finish,
     .relay = bus_relay,
+    .cp_cat = CP_BUS,
+    .cp_link = CP_BUS,
     .port_payloads = true,
 };
 

@@ -63,6 +63,8 @@ struct cpu_state {
   uint32_t wait_id;       /* kernel or flag waited on */
   sim_time wait_start;
   sim_time done_at;       /* main thread finished; -1 before */
+  sim_time result_at;     /* and every kernel it launched completed and noticed; -1 before */
+  uint64_t outstanding;   /* kernels launched and not completed */
   uint64_t *flags;        /* n_words: n_flags + 1, more as a streamed program's grow */
   sim_time *flag_at;      /* streamed: per flag, when it was last set; -1: not since reset */
   uint64_t *flag_stamp;   /* streamed: per flag, the graph's stamp then */
@@ -190,10 +192,18 @@ static int main_track(struct sim_comp *c) {
   return s->main_track;
 }
 
-/* Charges the main thread D of category CAT from now. */
+/* The critical path's category of each of the main thread's. */
+static const uint8_t cat_cp[N_CAT] = {
+    [CAT_COMPUTE] = CP_CPU_COMPUTE, [CAT_LAUNCH] = CP_LAUNCH,     [CAT_BUILD] = CP_HOST_STACK,
+    [CAT_REGISTER] = CP_HOST_STACK, [CAT_SEND] = CP_HOST_STACK,   [CAT_RECV] = CP_HOST_STACK,
+    [CAT_WAIT_KERNEL] = CP_WAITING, [CAT_SWITCH] = CP_SWITCH,     [CAT_WAIT_FLAG] = CP_WAITING};
+
+/* Charges the main thread D of category CAT from START; from now on (not
+ * a wait that ended now), what the thread sends next waited on it. */
 static void spend(struct sim_comp *c, enum cpu_cat cat, sim_time start, sim_time d) {
   struct cpu_state *s = c->state;
   s->time[cat] += d;
+  if (start >= sim_now(c->eng) && d > 0) sim_cp_cat(c->eng, cat_cp[cat]);
   if (G_UNLIKELY(c->traced) && d > 0) cpu_span(c, main_track(c), cat_names[cat], start, start + d);
 }
 
@@ -290,6 +300,16 @@ static sim_time notice_time(const struct cpu_config *cfg, sim_time start, sim_ti
   return start + (arrival - start + p - 1) / p * p;
 }
 
+/* The rank's result is usable by its host (the end of a run, issue 33):
+ * its program has ended and every kernel it launched has completed and
+ * been noticed, at SEEN (>= now); marked on the critical path. */
+static void result_check(struct sim_comp *c, sim_time seen) {
+  struct cpu_state *s = c->state;
+  if (s->done_at < 0 || s->outstanding > 0 || s->result_at >= 0) return;
+  s->result_at = seen;
+  sim_cp_mark(c, seen - sim_now(c->eng), CP_SWITCH);
+}
+
 /* Accounts a kernel wait begun at START for a record arrived at ARRIVAL;
  * returns when the thread goes on. */
 static sim_time kernel_wait_end(struct sim_comp *c, sim_time start, sim_time arrival) {
@@ -322,6 +342,7 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
       s->launched[qc->kernel]++;
       s->kernel_queue[qc->kernel] = st->queue;
       s->queued[st->queue]++;
+      s->outstanding++;
     }
     if (st->graph == 2) { /* submitted by the replay call before it */
       d = 0;
@@ -579,8 +600,10 @@ static void graph_start(struct sim_comp *c, struct graph *g, uint32_t i) {
 static void graph_check_end(struct sim_comp *c) {
   struct cpu_state *s = c->state;
   struct graph *g = s->g;
-  if (g->n_done == g->n_added && (!g->src || g->ended) && s->done_at < 0)
+  if (g->n_done == g->n_added && (!g->src || g->ended) && s->done_at < 0) {
     s->done_at = sim_now(c->eng);
+    result_check(c, s->done_at);
+  }
 }
 
 static void graph_complete(struct sim_comp *c, uint32_t i) {
@@ -874,7 +897,10 @@ static void chain_complete(struct sim_comp *c) {
   struct cpu_state *s = c->state;
   s->chain_on = main_step(s, ++s->pc) != NULL;
   s->chain_at = CH_READY;
-  if (!s->chain_on && s->done_at < 0) s->done_at = sim_now(c->eng);
+  if (!s->chain_on && s->done_at < 0) { /* as graph_check_end */
+    s->done_at = sim_now(c->eng);
+    result_check(c, s->done_at);
+  }
 }
 
 /* A wait of the current step, begun at START, saw its kernel's record of
@@ -1047,7 +1073,10 @@ static void main_run(struct sim_comp *c) {
       return;
     }
   }
-  if (s->done_at < 0) s->done_at = now;
+  if (s->done_at < 0) {
+    s->done_at = now;
+    result_check(c, now);
+  }
 }
 
 /* The main thread's wait is over; it goes on at AT (>= now). */
@@ -1066,6 +1095,9 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   s->last_done[k] = now;
   uint8_t q = s->kernel_queue[k];
   s->queued[q]--;
+  s->outstanding--;
+  if (s->done_at >= 0) /* after the program: noticed as if the thread waited from its end */
+    result_check(c, notice_time(c->config, s->done_at, now));
   const struct np_give *give = s->prog->give;
   if (give && give->kernel_done) give->kernel_done(give->ctx, s->node, k); /* its slot is free */
   if (s->wait == MW_QUEUE && s->wait_id == q) { /* the blocked launch goes on */
@@ -1160,6 +1192,8 @@ static void host_request(struct sim_comp *c, uint32_t cmd) {
   s->helper_wait += take - now;
   if (take - now > s->helper_wait_max) s->helper_wait_max = take - now;
   s->helper_busy += cfg->helper_service;
+  sim_cp_pre(c->eng, CP_WAITING, take - now); /* the next tick of a free helper */
+  sim_cp_cat(c->eng, CP_HOST_STACK);
   if (G_UNLIKELY(c->traced)) {
     if (s->helper_track[best] < 0) {
       char sub[24];
@@ -1188,7 +1222,10 @@ static void cpu_init(struct sim_comp *c) {
   s->g->stamp = 1; /* the start's moment */
   for (uint32_t i = 0; i < s->g->n_added; i++)
     if (s->g->sl[i].pending == 0) g_array_append_val(s->g->work, i);
-  if (!s->g->src && s->prog->n_host == 0) s->done_at = 0;
+  if (!s->g->src && s->prog->n_host == 0) {
+    s->done_at = 0;
+    result_check(c, 0);
+  }
   graph_run(c);
 }
 
@@ -1230,6 +1267,11 @@ const struct sim_out_decl cpu_outs[] = {
                                "cores the node's program holds: the main thread and its helpers"),
     [CPU_OUT_MAIN_DONE] = OUT(main_done, UNIT_TIME,
                               "when the main thread ended its host program; -1: it never did"),
+    [CPU_OUT_RESULT_AT] = OUT(result_at, UNIT_TIME,
+                              "when the rank's result was usable by its host (the end of a run): "
+                              "its program ended and every kernel it launched completed and was "
+                              "noticed (a kernel still running at the program's end noticed as by "
+                              "a wait from then: poll or interrupt); -1: never"),
     [CPU_OUT_STUCK_OP] = OUT(stuck_op, UNIT_NONE,
                              "the program op + 1 of the first host step that never ended; 0: none"),
     [CPU_OUT_LAUNCHES] = OUT(launches, UNIT_NONE, "kernel launches submitted"),
@@ -1267,6 +1309,7 @@ static void cpu_finish(struct sim_comp *c, struct sim_report *r) {
   struct cpu_state *s = c->state;
   sim_out_int(r, c, CPU_OUT_CORES_HELD, 1 + (int64_t)s->n_helpers);
   sim_out_int(r, c, CPU_OUT_MAIN_DONE, s->done_at);
+  sim_out_int(r, c, CPU_OUT_RESULT_AT, s->result_at);
   /* The program op (+1) of the first host step that never ended, 0: none. */
   uint32_t stuck = s->g       ? graph_stuck(s)
                    : s->chain ? (s->chain_on ? chain_step(s)->op : 0)
@@ -1316,6 +1359,8 @@ const struct sim_type cpu_type = {
     .finish = cpu_finish,
     .destroy = cpu_destroy,
     .port_payloads = true,
+    .cp_cat = CP_HOST_STACK,
+    .cp_link = CP_BUS,
 };
 
 struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cpu_config *cfg,
@@ -1329,6 +1374,7 @@ struct sim_comp *cpu_add(struct sim_engine *e, const char *name, const struct cp
   s->prog = prog ? prog : &empty;
   s->node = node;
   s->done_at = -1;
+  s->result_at = -1;
   s->main_track = -1;
   s->n_words = s->prog->n_flags + 1;
   s->flags = g_new0(uint64_t, s->n_words);

@@ -81,7 +81,7 @@ extern const struct sim_type cpu_type;
  * order it reports them. A reader takes a checked handle, CPU_OUT(NAME):
  * a name that is not a CPU output does not build. */
 enum cpu_out {
-  CPU_OUT_CORES_HELD, CPU_OUT_MAIN_DONE, CPU_OUT_STUCK_OP, CPU_OUT_LAUNCHES, CPU_OUT_NIC_CMDS,
+  CPU_OUT_CORES_HELD, CPU_OUT_MAIN_DONE, CPU_OUT_RESULT_AT, CPU_OUT_STUCK_OP, CPU_OUT_LAUNCHES, CPU_OUT_NIC_CMDS,
   CPU_OUT_KERNEL_WAITS, CPU_OUT_LAUNCH_BLOCKS,
   /* where the main thread's time went, in the order of cpu.c's enum cpu_cat */
   CPU_OUT_COMPUTE_TIME, CPU_OUT_LAUNCH_TIME, CPU_OUT_BUILD_TIME, CPU_OUT_REGISTER_TIME,

@@ -599,6 +599,23 @@ static void gpu_send_b(struct sim_comp *c, sim_time delay, enum pkind kind, uint
   gpu_send_nvl(c, delay, kind, dst, a, b, false);
 }
 
+/* A trigger store of TAG (COUNT stores) to the NIC after DELAY; on a
+ * trace, with a span [now, now + DELAY] (the fence, then the store) on WG
+ * SLOT's track from which an arrow leads to the NIC's match of it. */
+static void gpu_trigger(struct sim_comp *c, uint32_t slot, sim_time delay, uint32_t tag,
+                        uint32_t count) {
+  struct gpu_state *s = c->state;
+  struct pmsg *m;
+  uint64_t h = gpu_msg(c, PK_TRIGGER, DEV_NIC, tag, count, &m);
+  if (G_UNLIKELY(c->traced)) {
+    m->op = trig_flow(s->node, s->triggers);
+    sim_time now = sim_now(c->eng);
+    trace_span_flow(sim_trace(c->eng), wg_track(c, slot), "trigger", now, now + delay, m->op,
+                    TRACE_FLOW_OUT);
+  }
+  sim_send(c, 0, delay, PK_TRIGGER, h);
+}
+
 static void gpu_send(struct sim_comp *c, sim_time delay, enum pkind kind, uint8_t dst,
                      uint32_t a) {
   gpu_send_b(c, delay, kind, dst, a, 0);
@@ -779,9 +796,14 @@ static void batch_close(struct sim_comp *c);
 static void check_flag(struct sim_comp *c, uint32_t flag);
 static const struct kstep *wg_step(struct sim_comp *c, uint32_t qi, uint32_t i);
 
-static void gpu_schedule(struct sim_comp *c, sim_time delay, uint16_t kind, uint64_t data) {
+/* A self event after DELAY, that time spent in critical-path category CAT
+ * (the handler's category goes back to the WGs' work after it). */
+static void gpu_schedule(struct sim_comp *c, uint8_t cat, sim_time delay, uint16_t kind,
+                         uint64_t data) {
   batch_close(c);
+  sim_cp_cat(c->eng, cat);
   sim_schedule(c, delay, kind, data);
+  sim_cp_cat(c->eng, CP_GPU_WORK);
 }
 
 static void wg_schedule(struct sim_comp *c, uint32_t slot, sim_time delay) {
@@ -902,12 +924,18 @@ static void batch_release(struct sim_comp *c, uint32_t bi) {
 }
 
 /* Held batch BI's WG W has gone on after the batch's place. */
-static void held_done(struct gpu_state *s, struct gpu_wg *w) {
+static void held_done(struct sim_engine *eng, struct gpu_state *s, struct gpu_wg *w) {
   int32_t held = w->held;
   w->held = -1;
-  if (held == HELD_LONE) return;
+  if (held == HELD_LONE) {
+    sim_reserve_drop(eng, w->reg_seq); /* its event is never pushed */
+    return;
+  }
   uint32_t bi = (uint32_t)held;
-  if (--s->batch[bi].held == 0) s->batch_free[s->n_batch_free++] = bi;
+  if (--s->batch[bi].held == 0) {
+    sim_reserve_drop(eng, s->batch[bi].seq);
+    s->batch_free[s->n_batch_free++] = bi;
+  }
 }
 
 /* The open batch is complete: pushes its event, or holds it. */
@@ -995,6 +1023,10 @@ static const struct kstep *wg_step(struct sim_comp *c, uint32_t qi, uint32_t i) 
   struct gpu_state *s = c->state;
   struct gpu_queue *q = &s->q[qi];
   if (!q->streamed) return i < q->n_steps ? &q->steps[i] : NULL;
+  /* A streamed program's kernel array may move as the driver adds kernels
+   * (workloads/policies/stream.c keeps the old block, whose copy of this
+   * kernel's window goes stale): read the kernel where it is now. */
+  q->k = &s->prog->kernels[q->kidx];
   if (i >= q->k->n_steps) {
     uint32_t done = i;
     if (q->next_wg < q->k->n_wgs) done = 0;
@@ -1007,6 +1039,7 @@ static const struct kstep *wg_step(struct sim_comp *c, uint32_t qi, uint32_t i) 
     }
     q->passed = MAX(q->passed, done);
     s->prog->seq->kernel(s->prog->seq->ctx, s->node, q->kidx, i, q->passed);
+    q->k = &s->prog->kernels[q->kidx];
   }
   return i < q->k->n_steps ? qstep(q, i) : NULL;
 }
@@ -1047,7 +1080,7 @@ static void fe_try(struct sim_comp *c) {
   q->t_phase = sim_now(c->eng);
   s->kernels_launched++;
   s->launch_time += lat;
-  gpu_schedule(c, lat, EV_LAUNCH_DONE, qi);
+  gpu_schedule(c, CP_LAUNCH, lat, EV_LAUNCH_DONE, qi);
 }
 
 /* Completes queue QI's head command and looks at the next ones. */
@@ -1100,7 +1133,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
       s->stream_waits++;
       if (s->flags[qc->flag].value >= np_wait_value(qc->value, q->cmds[q->head].j)) {
         q->phase = QP_FLAG_SEEN;
-        gpu_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
+        gpu_schedule(c, CP_WAITING, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
       } else {
         q->phase = QP_FLAG;
         q->flag_next = s->flags[qc->flag].queues;
@@ -1110,7 +1143,7 @@ static void queue_advance(struct sim_comp *c, uint32_t qi) {
     case Q_COPY_HOME:
       check_flag(c, qc->flag);
       q->phase = QP_COPY;
-      gpu_schedule(c, cfg->copy_start, EV_QUEUE_GO, qi);
+      gpu_schedule(c, CP_BUS, cfg->copy_start, EV_QUEUE_GO, qi);
       break;
     case Q_MARK:
       check_flag(c, qc->flag);
@@ -1168,7 +1201,7 @@ static void teardown_start(struct sim_comp *c, uint32_t qi) {
    * over to it with no completion for the host: no teardown. */
   sim_time td = s->prog->qcmds[q->cmds[q->head].qcmd].graph == 1 ? 0 : cfg->teardown_latency;
   s->teardown_time += td;
-  gpu_schedule(c, td, EV_TEARDOWN_DONE, qi);
+  gpu_schedule(c, CP_TEARDOWN, td, EV_TEARDOWN_DONE, qi);
 }
 
 /* ---- groups ----
@@ -1303,7 +1336,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
           n = 1;
           s->triggers++;
           uint32_t tag = st->tag + member(w, i) / div + (uint32_t)(j * st->tag_stride);
-          if (i == 0) gpu_send_b(c, d, PK_TRIGGER, DEV_NIC, tag, st->stores ? st->stores : 1);
+          if (i == 0) gpu_trigger(c, slot, d, tag, st->stores ? st->stores : 1);
           else train_add(c, &train, tag, st->stores ? st->stores : 1);
         } else { /* a part's WGs arrive at once; the last of a complete part posts */
           n = st->tag_div ? block_run(w, i, st->tag_div) : 1;
@@ -1345,7 +1378,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
         q->barrier_arrived = 0;
         s->barriers++;
         s->barrier_time += cost;
-        gpu_schedule(c, cost, EV_BARRIER_DONE, (uint64_t)(w->queue));
+        gpu_schedule(c, CP_GPU_WORK, cost, EV_BARRIER_DONE, (uint64_t)(w->queue));
       }
       return;
     default: g_error("%s: kernel %s has a step of unknown kind %u", c->name, kernel_name(k),
@@ -1464,7 +1497,10 @@ static const struct gpu_kinfo *kernel_info(struct sim_comp *c, uint32_t kidx) {
   }
   struct gpu_kinfo *ki = &s->kinfo[kidx];
   if (s->prog->kernels[kidx].open) { /* read while it runs: a WG not selected goes on
-                                          step by step */
+                                          step by step (no skip list: one a kernel of
+                                          the same id had before would mislead it) */
+    g_free(ki->skip);
+    ki->skip = NULL;
     ki->barrier = ki->parks = false;
     return ki;
   }
@@ -1563,13 +1599,15 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     sim_time p = w->poll_ps;
     uint32_t slot = (uint32_t)*link;
     *link = w->next;
-    if (w->held != -1) held_done(s, w);
+    if (w->held != -1) held_done(c->eng, s, w);
     sim_time tick = now;
     if (p > 0) tick = w->wait_start + (now - w->wait_start + p - 1) / p * p;
     s->poll_time += (tick - w->wait_start) * (sim_time)w->n;
     w->step++;
     w->desc = !w->desc; /* the list gives a group's WGs back latest first */
+    sim_cp_cat(c->eng, CP_WAITING); /* its poll's next tick */
     wg_schedule(c, slot, tick - now);
+    sim_cp_cat(c->eng, CP_GPU_WORK);
   }
   for (int32_t *link = &s->flags[flag].queues; *link >= 0;) {
     struct gpu_queue *q = &s->q[*link];
@@ -1581,7 +1619,7 @@ static void flag_update(struct sim_comp *c, uint32_t flag, uint32_t inc) {
     uint32_t qi = (uint32_t)*link;
     *link = q->flag_next;
     q->phase = QP_FLAG_SEEN;
-    gpu_schedule(c, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
+    gpu_schedule(c, CP_WAITING, cfg->stream_wait_latency, EV_QUEUE_GO, qi);
   }
 }
 
@@ -1672,7 +1710,7 @@ const struct sim_out_decl gpu_outs[] = {
                                      "queues waiting on a flag (stream waits), summed"),
     [GPU_OUT_WG_TIME] = OUT(wg_time, UNIT_TIME, "WG running time, summed over WGs"),
     [GPU_OUT_WG_LAST_END] = OUT(wg_last_end, UNIT_TIME,
-                                "when the latest WG ended its last step; -1: none ran"),
+                                "when the latest WG ended its last step; 0: none ran"),
 };
 SIM_OUT_GROUP(gpu_outputs, "gpu", "node<i>.gpu.KEY; by kind node.gpu.KEY", gpu_outs,
               GPU_OUT_COUNT);
@@ -1697,7 +1735,8 @@ static void gpu_finish(struct sim_comp *c, struct sim_report *r) {
   sim_out_int(r, c, GPU_OUT_POLL_TIME, s->poll_time);
   sim_out_int(r, c, GPU_OUT_STREAM_WAIT_TIME, s->stream_wait_time);
   sim_out_int(r, c, GPU_OUT_WG_TIME, s->wg_time);
-  sim_out_int(r, c, GPU_OUT_WG_LAST_END, s->wg_last_end);
+  /* -1 (none ran) is the model's sentinel, not a time to report: 0. */
+  sim_out_int(r, c, GPU_OUT_WG_LAST_END, MAX(s->wg_last_end, 0));
   ph_add(r, PH_LAUNCH, s->launch_time);
   ph_add(r, PH_GPU_WORK, s->wg_time - s->poll_time);
   ph_add(r, PH_TEARDOWN, s->teardown_time);
@@ -1768,6 +1807,8 @@ const struct sim_type gpu_type = {
     .destroy = gpu_destroy,
     .port_payloads = true,
     .prefetch = gpu_prefetch,
+    .cp_cat = CP_GPU_WORK,
+    .cp_link = CP_BUS,
 };
 
 struct sim_comp *gpu_add(struct sim_engine *e, const char *name, const struct gpu_config *cfg,

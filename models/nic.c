@@ -75,6 +75,7 @@ struct nic_opr {
   bool store;       /* an NVLink store (nic.h) */
   bool live;
   bool held;        /* a triggered operation the host posted, not yet fired */
+  bool flow;        /* on a trace: a span opened its message's flow (fire, get request) */
   uint32_t peer;    /* ROLE_SERVE: the initiator */
   uint32_t rx;      /* ROLE_GET: reply packets received */
   uint64_t msg_id;
@@ -94,6 +95,7 @@ struct nic_rx {
 struct trig_item {
   uint32_t tag, count;
   bool paid;
+  uint64_t flow; /* on a trace: the store's flow (trig_flow), 0: none */
 };
 
 /* A message (or a header-only request or ACK) waiting in its send queue
@@ -104,6 +106,7 @@ struct nic_job {
   uint32_t seq, count;  /* the next packet to send; packets */
   uint8_t type;         /* enum nic_ptype */
   bool store, ack;
+  bool flow;            /* on a trace: its flow was opened before its tx span */
   int64_t bytes;        /* the message's payload bytes (get request: asked for) */
   sim_time first;       /* when its first packet started */
   struct pflag remote;  /* NIC_PT_PUT: the target's flag */
@@ -204,6 +207,7 @@ const struct par_group nic_params = {
 };
 
 static const char *const nic_ports[] = {"bus", "net", "nvl"};
+static const uint8_t nic_port_link[] = {CP_BUS, CP_WIRE, CP_WIRE}; /* critical path */
 
 /* ---- helpers ---- */
 
@@ -220,13 +224,32 @@ static void nic_tracks(struct sim_comp *c) {
 
 enum { TR_MAIN, TR_TRIG, TR_DMA, TR_TX, TR_RX };
 
-static void nic_span(struct sim_comp *c, int which, const char *name, sim_time start,
-                     sim_time end) {
-  if (G_LIKELY(!c->traced)) return;
+/* C's track WHICH (TR_*), made on first use. */
+static int nic_track(struct sim_comp *c, int which) {
   nic_tracks(c);
   struct nic_state *s = c->state;
   int tracks[] = {s->tr_main, s->tr_trig, s->tr_dma, s->tr_tx, s->tr_rx};
-  trace_span(sim_trace(c->eng), tracks[which], name, start, end);
+  return tracks[which];
+}
+
+static void nic_span(struct sim_comp *c, int which, const char *name, sim_time start,
+                     sim_time end) {
+  if (G_LIKELY(!c->traced)) return;
+  trace_span(sim_trace(c->eng), nic_track(c, which), name, start, end);
+}
+
+/* A span on C's track WHICH that flow ID enters, leaves or passes (DIR,
+ * trace.h). */
+static void nic_span_flow(struct sim_comp *c, int which, const char *name, sim_time start,
+                          sim_time end, uint64_t id, unsigned dir) {
+  if (G_LIKELY(!c->traced)) return;
+  trace_span_flow(sim_trace(c->eng), nic_track(c, which), name, start, end, id, dir);
+}
+
+/* The trace's flow id of message MSG_ID of node ORIGIN (the put's sender,
+ * the get's initiator: its request and reply are one flow). */
+static uint64_t msg_flow(uint32_t origin, uint64_t msg_id) {
+  return (uint64_t)origin << 32 | (msg_id & 0xffffffffu);
 }
 
 static uint64_t op_new(struct nic_state *s, const struct nic_cmd *cmd, enum nic_role role) {
@@ -343,6 +366,7 @@ static sim_time send_packet(struct sim_comp *c, uint32_t dst, enum nic_ptype typ
   bool saf = s->net->switching == NET_STORE_FORWARD;
   sim_time w = port == NIC_PORT_NVL ? s->net->intra_switch_latency : s->net->switch_latency;
   flow_spend(&t->flow, 0, wire, flow_back_at(q->busy_until - ser, ser, c->ports[port].latency_ps, w, saf));
+  sim_cp_pre(c->eng, CP_WIRE, delay); /* its wait for the egress and its serialization */
   sim_send(c, port, delay, PK_PACKET, h);
   s->packets_sent++;
   s->bytes_sent += wire;
@@ -390,7 +414,14 @@ static sim_time job_send(struct sim_comp *c, struct nic_job *j) {
 
 /* Job J's last packet has gone, its tail leaving at END. */
 static void job_done(struct sim_comp *c, const struct nic_job *j, sim_time end) {
-  nic_span(c, TR_TX, job_name(j->type), j->first, end);
+  struct nic_state *s = c->state;
+  if (j->type == NIC_PT_ACK) {
+    nic_span(c, TR_TX, job_name(j->type), j->first, end);
+  } else { /* the arrow on to its receive; from its fire or request when one was drawn */
+    uint32_t origin = j->type == NIC_PT_GET_REP ? j->dst : s->node;
+    nic_span_flow(c, TR_TX, job_name(j->type), j->first, end, msg_flow(origin, j->msg_id),
+                  TRACE_FLOW_OUT | (j->flow ? TRACE_FLOW_IN : 0u));
+  }
   if (j->type == NIC_PT_PUT && !j->ack) /* the send buffer is reusable */
     send_flag(c, j->local, end - sim_now(c->eng), j->store);
 }
@@ -452,12 +483,16 @@ static void tx_try(struct sim_comp *c, struct nic_tx *t) {
   if (t->eg.busy_until <= now) {
     if (blocked) {
       sim_time at = flow_blocked(&t->flow, now, &t->blocked_since, &t->wake_at);
-      if (at >= 0) sim_schedule(c, at - now, EV_TX_WAKE, (uint64_t)(t - s->tx));
+      if (at >= 0) {
+        sim_cp_pre(c->eng, CP_WIRE, at - now); /* credit: the fabric holds the port */
+        sim_schedule(c, at - now, EV_TX_WAKE, (uint64_t)(t - s->tx));
+      }
     }
     return;
   }
   if (t->q.n && t->tx_at != t->eg.busy_until) {
     t->tx_at = t->eg.busy_until;
+    sim_cp_pre(c->eng, CP_WIRE, t->tx_at - now); /* the port serializes the packet before */
     sim_schedule(c, t->tx_at - now, EV_TX, (uint64_t)(t - s->tx));
   }
 }
@@ -520,7 +555,7 @@ static void inject(struct sim_comp *c, uint64_t h) {
                               .remote = serve ? (struct pflag){0} : o.cmd.remote,
                               .local = serve ? (struct pflag){0} : o.cmd.local,
                               .type = serve ? NIC_PT_GET_REP : NIC_PT_PUT, .store = o.store,
-                              .ack = acked});
+                              .ack = acked, .flow = o.flow});
 }
 
 /* Starts operation H: a put (DMA read, then packets) or a get (request). */
@@ -529,12 +564,16 @@ static void op_start(struct sim_comp *c, uint64_t h) {
   struct nic_opr *o = op_get(s, h);
   o->msg_id = s->next_msg++;
   g_assert(o->msg_id <= UINT32_MAX);
+  if (G_UNLIKELY(o->flow)) { /* fired: the arrow from the trigger's match goes on from here */
+    sim_time now = sim_now(c->eng);
+    nic_span_flow(c, TR_TRIG, "fire", now, now, msg_flow(s->node, o->msg_id), TRACE_FLOW_OUT);
+  }
   if (o->cmd.op == NIC_GET || o->cmd.op == NIC_TGET) {
     o->role = ROLE_GET;
     s->gets_started++;
     g_hash_table_insert(s->awaiting, GUINT_TO_POINTER((guint)o->msg_id), GSIZE_TO_POINTER(h));
     job_add(c, (struct nic_job){.dst = o->cmd.dst_node, .msg_id = (uint32_t)o->msg_id, .count = 1,
-                                .bytes = o->cmd.bytes, .type = NIC_PT_GET_REQ});
+                                .bytes = o->cmd.bytes, .type = NIC_PT_GET_REQ, .flow = o->flow});
     return;
   }
   o->role = ROLE_PUT;
@@ -585,6 +624,7 @@ static void fire(struct sim_comp *c, const struct tl_result *r) {
     o->held = false;
     if (s->held-- == (uint64_t)cfg->triggered_ops && s->full) host_room(c, true);
   }
+  o->flow = c->traced; /* a "fire" span opens its message's arrow */
   op_start(c, r->op);
   entry_freed(c);
 }
@@ -767,6 +807,7 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
    * at the bandwidth of the port it came in by. */
   int64_t bw = port == NIC_PORT_NVL ? s->net->intra_bandwidth : s->net->link_bandwidth;
   sim_time done = s->net->switching == NET_CUT_THROUGH ? net_ser_time(wire, bw) : 0;
+  sim_cp_cat(c->eng, CP_WIRE); /* what follows waits for the packet's tail */
   bool direct = ((const struct nic_config *)c->config)->nvl_direct;
   switch (p.type) {
   case NIC_PT_GET_REQ: {
@@ -775,12 +816,15 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     struct nic_opr *o = op_get(s, oh);
     o->peer = p.m.src_node;
     o->msg_id = p.m.op;
+    o->flow = c->traced; /* the request's tx span opened its arrow */
     sim_schedule(c, done, EV_GET_SERVE, oh);
     break;
   }
   case NIC_PT_PUT: {
     bool last = rx_last(s, p.m.src_node, p.m.op, p.m.count);
-    if (last) nic_span(c, TR_RX, "put received", now, now + done);
+    if (last)
+      nic_span_flow(c, TR_RX, "put received", now, now + done, msg_flow(p.m.src_node, p.m.op),
+                    TRACE_FLOW_IN);
     deliver(c, done, payload > 0 && !((direct || p.store) && port == NIC_PORT_NVL), payload,
             p.m.op, last ? (struct pflag){.id = p.flag_id, .watcher = p.flag_watcher}
                          : (struct pflag){0},
@@ -805,7 +849,9 @@ static void packet_arrive(struct sim_comp *c, int port, uint64_t h) {
     g_assert(oh != 0);
     struct nic_opr *o = op_get(s, oh);
     bool last = ++o->rx == p.m.count;
-    if (last) nic_span(c, TR_RX, "get reply received", now, now + done);
+    if (last)
+      nic_span_flow(c, TR_RX, "get reply received", now, now + done, msg_flow(s->node, p.m.op),
+                    TRACE_FLOW_IN);
     deliver(c, done, payload > 0 && !(direct && port == NIC_PORT_NVL), payload, p.m.op,
             last ? o->cmd.local : (struct pflag){0}, false);
     if (last) {
@@ -854,7 +900,7 @@ static void bus_arrive(struct sim_comp *c, uint64_t h) {
     break;
   }
   case PK_TRIGGER: {
-    struct trig_item it = {.tag = m.a, .count = m.b ? m.b : 1};
+    struct trig_item it = {.tag = m.a, .count = m.b ? m.b : 1, .flow = m.op};
     s->triggers_stored += it.count;
     ring_push(&s->trigq, &it);
     if (!s->trig_busy && !s->trig_stalled) trig_next(c);
@@ -903,10 +949,14 @@ static void nic_handle(struct sim_comp *c, const struct sim_event *ev) {
     fire(c, &s->cmd_pending);
     cmd_next(c);
     break;
-  case EV_MATCH_DONE:
-    nic_span(c, TR_TRIG, "match", s->trig_start, now);
+  case EV_MATCH_DONE: {
+    struct trig_item *it = ring_at(&s->trigq, 0);
+    if (it->flow) nic_span_flow(c, TR_TRIG, "match", s->trig_start, now, it->flow, TRACE_FLOW_IN);
+    else nic_span(c, TR_TRIG, "match", s->trig_start, now);
+    it->flow = 0; /* the arrow ends at its first match (an overflow's rest is matched again) */
     trig_act(c);
     break;
+  }
   case EV_MATCH_TAIL:
     fire(c, &s->trig_pending);
     trig_next(c);
@@ -1123,6 +1173,8 @@ const struct sim_type nic_type = {
     .destroy = nic_destroy,
     .port_payloads = true,
     .prefetch = nic_prefetch,
+    .cp_cat = CP_NIC,
+    .cp_port_link = nic_port_link,
 };
 
 static gboolean rx_equal(gconstpointer a, gconstpointer b) { return g_int64_equal(a, b); }

@@ -27,3 +27,28 @@ SIM_OUT_GROUP(ph_outputs, "phase",
 void ph_preset(struct sim_report *phases) {
   for (size_t i = 0; i < PH_COUNT; i++) sim_out_put_int(phases, NULL, &ph_outs[i], 0);
 }
+
+const struct sim_out_decl cp_outs[] = {
+    [CP_OTHER] = OUT(other, UNIT_TIME, "time on the critical path in components of no node model"),
+    [CP_LAUNCH] = OUT(launch, UNIT_TIME,
+                      "critical path: the host's launch calls and the GPU's launch latency"),
+    [CP_CPU_COMPUTE] = OUT(cpu_compute, UNIT_TIME, "critical path: host compute steps"),
+    [CP_GPU_WORK] = OUT(gpu_work, UNIT_TIME,
+                        "critical path: work-groups' dispatch, compute, fences and barriers"),
+    [CP_TEARDOWN] = OUT(teardown, UNIT_TIME, "critical path: kernel teardown"),
+    [CP_SWITCH] = OUT(switch, UNIT_TIME,
+                      "critical path: the host noticing a kernel's completion (poll or interrupt)"),
+    [CP_HOST_STACK] = OUT(host_stack, UNIT_TIME,
+                          "critical path: building, registering, sending, receiving on the host"),
+    [CP_NIC] = OUT(nic, UNIT_TIME,
+                   "critical path: NIC command processing, trigger matching, overflow lookups"),
+    [CP_BUS] = OUT(bus, UNIT_TIME,
+                   "critical path: crossing a node's bus (latency, serialization, DMA)"),
+    [CP_WIRE] = OUT(wire, UNIT_TIME,
+                    "critical path: network links and switches (latency, serialization)"),
+    [CP_WAITING] = OUT(waiting, UNIT_TIME,
+                       "critical path: a poll's next tick after a flag was set; queue and helper waits"),
+};
+SIM_OUT_GROUP(cp_outputs, "cp",
+              "the run's critical path by category (cp_KEY_ps): they sum to total_time_ps",
+              cp_outs, CP_COUNT);

@@ -35,4 +35,31 @@ static inline void ph_add(struct sim_report *r, enum ph p, sim_time v) {
 /* Every phase at 0, in the declared order. */
 void ph_preset(struct sim_report *phases);
 
+/* The categories of the critical path (sim/engine.h: the chain of
+ * activities that ended the run, each hop's time in one category). They
+ * follow the phases above, with the bus (host-device-NIC crossings) and
+ * the notice of a flag by polling (waiting) apart, and "other" for events
+ * of no model here. The time of a run's critical path is a partition of
+ * its end: the categories sum to total_time_ps. */
+enum cp_cat {
+  CP_OTHER,       /* components of no node model (PHOLD) */
+  CP_LAUNCH,      /* the host's launch call, the GPU's launch latency */
+  CP_CPU_COMPUTE, /* host compute steps */
+  CP_GPU_WORK,    /* a work-group's steps: dispatch, compute, fences, barriers */
+  CP_TEARDOWN,    /* kernel teardown */
+  CP_SWITCH,      /* the host noticing a kernel's completion (poll or interrupt) */
+  CP_HOST_STACK,  /* building, registering, sending, receiving, helper service */
+  CP_NIC,         /* NIC command processing, trigger matching, overflow lookups */
+  CP_BUS,         /* crossing the node's bus: PCIe latency and serialization, DMA */
+  CP_WIRE,        /* network links and switches: latency, serialization, hops */
+  CP_WAITING,     /* a poll's tick after the flag was set; a queue or helper's wait */
+  CP_COUNT
+};
+_Static_assert(CP_COUNT <= SIM_CP_NCAT, "critical-path categories fit the engine's");
+
+/* The critical path's outputs: cp_KEY_ps, one per category (the run's
+ * "cp" report). */
+extern const struct sim_out_decl cp_outs[CP_COUNT];
+extern const struct sim_outputs cp_outputs;
+
 #endif

@@ -81,7 +81,8 @@ struct pmsg {
                           node's queue program; PK_TRIGGER a = tag; PK_DOORBELL
                           a = cmd_id; PK_FLAG a = flag id, b = increment;
                           PK_KERNEL_DONE a = kernel index */
-  uint64_t op;         /* operation id, for matching replies (DMA, packets) */
+  uint64_t op;         /* operation id, for matching replies (DMA, packets);
+                          PK_TRIGGER: its flow on a trace (trig_flow; 0: none) */
   uint32_t seq;        /* PK_PACKET: index of this packet in its message */
   union {
     uint32_t count;    /* PK_PACKET: how many packets its message has */
@@ -95,6 +96,13 @@ _Static_assert(sizeof(struct nic_cmd) <= SIM_PAYLOAD_BYTES, "nic_cmd fits a payl
 
 /* A PK_NIC_CMD payload is a struct pmsg followed by nothing: its nic_cmd is
  * carried in a second slot whose handle is in pmsg.op. */
+
+/* The trace's flow id (trace_span_flow) of the K-th trigger store of the
+ * GPU of NODE: from the store (a span on its WG's track) to the NIC's match
+ * of it. Message flows (nic.c) have the top bit clear. */
+static inline uint64_t trig_flow(uint32_t node, uint64_t k) {
+  return (uint64_t)1 << 63 | (uint64_t)node << 32 | (k & 0xffffffffu);
+}
 
 /* Allocates a payload slot holding a zeroed pmsg of KIND; returns handle. */
 static inline uint64_t pmsg_new(struct sim_engine *e, enum pkind kind, struct pmsg **out) {

@@ -7,6 +7,7 @@
 #include "switch.h"
 
 #include "flow.h"
+#include "phase.h"
 #include "pool.h"
 #include "proto.h"
 #include "rrset.h"
@@ -390,7 +391,9 @@ void sw_fabric_init(struct sw_fabric *f, const struct net_config *net, sw_route_
                .finish = sw_finish,
                .destroy = sw_destroy,
                .port_payloads = true,
-               .prefetch = sw_prefetch},
+               .prefetch = sw_prefetch,
+               .cp_cat = CP_WIRE,
+               .cp_link = CP_WIRE},
       .net = net,
       .route = route,
       .route_ctx = ctx,

@@ -79,7 +79,7 @@ static struct system *build(struct sim_engine *e, const struct hw_config *hw,
 
 const struct sim_outputs *const sys_outputs[] = {&gpu_outputs, &cpu_outputs, &bus_outputs,
                                                  &nic_outputs, &sw_outputs, &ph_outputs,
-                                                 &relax_outputs};
+                                                 &relax_outputs, &cp_outputs};
 const size_t sys_n_outputs = G_N_ELEMENTS(sys_outputs);
 
 void sys_free(struct system *s) {
@@ -171,6 +171,7 @@ int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, ui
   struct net_config net = *hw->net;
   net.topology = NET_STAR;
   net.nodes = 1;
+  net.gpus_per_node = 1; /* one endpoint, sharing its physical node with none */
   struct hw_config h = *hw;
   h.net = &net;
   const struct nodeprog *progs[] = {prog};
@@ -189,4 +190,21 @@ int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, ui
   sim_free(e);
   sys_free(s);
   return total;
+}
+
+int64_t sys_blocking_copy(const struct hw_config *hw, int64_t bytes) {
+  g_assert(bytes >= 1);
+  struct cpu_config cpu = *hw->cpu;
+  cpu.task_overhead = 0; /* a task runtime's, not the MPI library's */
+  cpu.launch = CPU_LAUNCH_DIRECT;
+  struct hw_config h = *hw;
+  h.cpu = &cpu;
+  const struct qcmd q = {.kind = Q_COPY_HOME, .flag = 1, .bytes = bytes};
+  const struct hstep host[] = {
+      {.kind = HS_LAUNCH, .queue = 0, .qcmd = 0},
+      {.kind = HS_WAIT_FLAG, .flag = 1, .value = 1, .stream_sync = 1},
+      {.kind = HS_COMPUTE, .time = cpu.pageable_copy},
+  };
+  struct nodeprog prog = {.qcmds = &q, .n_qcmds = 1, .host = host, .n_host = 3, .n_flags = 1};
+  return sys_run_node(&h, &prog, NULL);
 }

@@ -76,10 +76,24 @@ struct sim_comp *sys_node_comp(const struct system *s, uint32_t node,
 extern const struct sim_outputs *const sys_outputs[];
 extern const size_t sys_n_outputs;
 
-/* Runs PROG on node 0 of a one-node star system of HW (its network's
- * other settings kept), seed 1: when the CPU's main thread is done (ps);
+/* Runs PROG on node 0 of a one-node star system of HW (one GPU a node; its
+ * network's other settings kept), seed 1: when the CPU's main thread is done (ps);
  * *EVENTS (if not NULL) the events run. The program must end. */
 int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, uint64_t *events);
+
+/* One blocking copy of BYTES (>= 1) between the GPU's memory and pageable
+ * host memory with nothing ahead of it on the stream (cudaMemcpy; the
+ * cuMemcpy Open MPI's datatype engine makes of each contiguous block of a
+ * strided GPU buffer, opal/datatype/opal_datatype_cuda.c opal_cuda_memcpy),
+ * timed by running it on a one-node system of HW (sys_run_node) as the
+ * models run a scalar copied home (policy gds, wl_host_copies): the host
+ * submits it (cpu.launch_submit or submit_table's first entry; no
+ * task_overhead), the command crosses the bus, the copy engine starts
+ * (gpu.copy_start), the data and its completion flag cross back, the host
+ * notices the flag (cpu.switch_mode), then the driver's staging work
+ * (cpu.pageable_copy). Either direction is timed as device-to-host, the
+ * one measured (configs/cpufree-ics23/copy_home.cu). */
+int64_t sys_blocking_copy(const struct hw_config *hw, int64_t bytes);
 
 /* The resource limits runs of a system hit, read from their counters (the
  * NICs', CPUs' and switches'), tallied over the runs of one command and

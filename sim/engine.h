@@ -54,6 +54,13 @@ struct sim_type {
    * yet, and may be a relay's (kind with SIM_KIND_RELAY: not called). */
   bool port_payloads;
   void (*prefetch)(const struct sim_comp *c, const struct sim_event *ev, int stage);
+  /* Critical path (sim_set_cp): the category of the time until an event
+   * this type's handler sends or schedules, unless the handler names
+   * another (sim_cp_cat); the category of the latency of the links out of
+   * its ports (CP_PORT_LINK[port] where given, else CP_LINK). Categories
+   * are small numbers the models name (models/phase.h); 0 is "other". */
+  uint8_t cp_cat, cp_link;
+  const uint8_t *cp_port_link;
 };
 
 /* One end of a link, as seen from the component that owns the port. */
@@ -152,6 +159,18 @@ uint64_t sim_now_seq(const struct sim_engine *e);
 uint64_t sim_run(struct sim_engine *e, sim_time until, uint64_t max_events);
 void sim_stop(struct sim_engine *e);
 
+/* Progress of long runs: an engine made after sim_set_progress(FN, ARG)
+ * calls FN(E, UNTIL, ARG) from sim_run after every SIM_PROGRESS_EVENTS
+ * events (sim_now and sim_executed say how far it got; UNTIL is sim_run's,
+ * SIM_TIME_MAX when the end is not known). The run loop itself is not
+ * touched: with a hook, sim_run runs it in slices. FN NULL: none (the
+ * default). For the command line's progress line on a terminal. */
+#define SIM_PROGRESS_EVENTS (1u << 20)
+typedef void (*sim_progress_fn)(const struct sim_engine *e, sim_time until, void *arg);
+void sim_set_progress(sim_progress_fn fn, void *arg);
+/* Events executed by E's sim_run calls so far. */
+uint64_t sim_executed(const struct sim_engine *e);
+
 /* Calls every component's finish in id order, collecting into R; a
  * component that reports an output its type does not declare, one twice,
  * or leaves out one it must report (sim_out_check) is a fault (g_error). */
@@ -159,7 +178,9 @@ void sim_finish(struct sim_engine *e, struct sim_report *r);
 
 /* Attaches a trace (borrowed; NULL detaches); process names on it get
  * PREFIX and a '/' in front when PREFIX is not NULL (one trace, several
- * policy runs). Components draw on it through sim_track. */
+ * policy runs; each a new run for its flow ids, trace_run_begin). Components
+ * draw on it through sim_track; those its node filter drops
+ * (trace_keeps) are not traced. */
 struct trace;
 void sim_set_trace(struct sim_engine *e, struct trace *t, const char *prefix);
 struct trace *sim_trace(const struct sim_engine *e);
@@ -183,6 +204,66 @@ void *sim_payload(struct sim_engine *e, uint64_t handle);
 void sim_payload_prefetch(const struct sim_engine *e, uint64_t handle);
 void sim_payload_free(struct sim_engine *e, uint64_t handle);
 size_t sim_payloads_live(const struct sim_engine *e);
+
+/* ---- Critical path ----
+ * Each event remembers the event that sent or scheduled it (its cause)
+ * and in which category the time between them went: the sender's own
+ * delay in the category its handler named (sim_cp_cat, else its type's
+ * cp_cat), the link latency in the link's (cp_link). Following causes back
+ * from an event gives the chain of activities that led to it, the run's
+ * critical path when the event is the one that ends the run. The engine
+ * keeps, per pending event, the time per category along its chain (SUM:
+ * memory follows the pending events) and, with CHAIN, a record of every
+ * event run (memory follows the run: for small runs and traces). A
+ * reserved sequence number (sim_reserve_seq) takes its cause when it is
+ * reserved, as if pushed then; one never pushed is given back with
+ * sim_reserve_drop. After LogGOPSim's and Schedgen's critical-path
+ * analysis of a happens-before graph, computed forward as an event
+ * happens instead of on a stored graph. */
+/* Categories 0 .. SIM_CP_NCAT - 1; a pending event keeps 1 .. NCAT - 1 in
+ * 51 bits each (category 0 is its time less the others): a run whose
+ * events come after 2^51 ps (37.5 simulated minutes) loses its path
+ * (sim_cp_get's ok false), as one past 2^24 pending events does. */
+#define SIM_CP_NCAT 11
+#define SIM_CP_TIME_MAX ((sim_time)1 << 51)
+enum sim_cp_mode { SIM_CP_OFF, SIM_CP_SUM, SIM_CP_CHAIN };
+void sim_set_cp(struct sim_engine *e, enum sim_cp_mode mode);
+enum sim_cp_mode sim_cp_mode(const struct sim_engine *e);
+/* The running handler's next sends and schedules spend their delay in CAT. */
+void sim_cp_cat(struct sim_engine *e, uint8_t cat);
+/* The next send or schedule only spends its first PRE of delay in CAT
+ * (then the rest in sim_cp_cat's): a wait, then work. */
+void sim_cp_pre(struct sim_engine *e, uint8_t cat, sim_time pre);
+void sim_reserve_drop(struct sim_engine *e, uint64_t seq);
+
+/* Where a component marked an instant on the critical path (an end). */
+struct sim_cp {
+  bool ok;                 /* marked, and tracked all along */
+  uint32_t comp;           /* the component that marked it */
+  sim_time at;             /* the instant: the event's time + EXTRA */
+  sim_time v[SIM_CP_NCAT]; /* time per category along the chain; sums to AT */
+  uint64_t log;            /* CHAIN: the marking event's record */
+  sim_time extra;          /* time after the event, in CAT */
+  uint8_t cat;
+};
+/* C marks now + EXTRA (>= 0, spent in CAT after the running event) as its
+ * instant, replacing its earlier mark. Nothing when tracking is off. */
+void sim_cp_mark(struct sim_comp *c, sim_time extra, uint8_t cat);
+/* Component COMP's mark (ok false when none, or when tracking is off or
+ * lost: more than 2^24 pending events). */
+struct sim_cp sim_cp_get(const struct sim_engine *e, uint32_t comp);
+
+/* One activity on a chain: on COMP (a link out of it when LINK) from START
+ * to END, in CAT. */
+struct sim_cp_act {
+  uint32_t comp;
+  bool link;
+  uint8_t cat;
+  sim_time start, end;
+};
+/* The chain that led to mark M (CHAIN mode), oldest first, activities of
+ * no time left out: *N of them (g_free). NULL when there is none. */
+struct sim_cp_act *sim_cp_chain(const struct sim_engine *e, const struct sim_cp *m, size_t *n);
 
 uint64_t sim_events_executed(const struct sim_engine *e);
 size_t sim_pending(const struct sim_engine *e);

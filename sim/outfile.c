@@ -26,6 +26,17 @@ bool of_open(struct outfile *o, const char *path, char **err) {
   return false;
 }
 
+bool of_check(const char *path, char **err) {
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    *err = g_strdup_printf("%s: cannot write: %s", path, g_strerror(EISDIR));
+    return false;
+  }
+  struct outfile o;
+  if (!of_open(&o, path, err)) return false;
+  of_abort(&o);
+  return true;
+}
+
 bool of_commit(struct outfile *o, char **err) {
   bool ok = !ferror(o->f);
   int e = ok ? 0 : EIO;

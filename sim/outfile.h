@@ -19,6 +19,11 @@ struct outfile {
  * (g_free) when it cannot be created. */
 bool of_open(struct outfile *o, const char *path, char **err);
 
+/* Whether PATH could be written now (a temporary made and removed beside
+ * it; PATH no directory): checked before a long run, so that a missing
+ * folder is said at once. False and *ERR as of_open's. */
+bool of_check(const char *path, char **err);
+
 /* Closes the temporary and renames it onto the path. False and *ERR when a
  * write, the close or the rename failed (the temporary is then removed).
  * Releases O either way. */

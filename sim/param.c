@@ -319,13 +319,16 @@ static char *range_cell(const struct par_decl *d) {
   return g_strdup_printf("[%s, %s]", d->min, d->max);
 }
 
-void par_group_print(const struct par_group *g, FILE *out) {
+void par_group_print(const struct par_group *g, FILE *out) { par_group_print_only(g, NULL, out); }
+
+void par_group_print_only(const struct par_group *g, const struct par_decl *only, FILE *out) {
   const char *head[4] = {"key", "type", "default", "range"};
   int w[4];
   for (int c = 0; c < 4; c++) w[c] = (int)strlen(head[c]);
   char **cells = g_new0(char *, 4 * g->n_decls);
   for (size_t i = 0; i < g->n_decls; i++) {
     const struct par_decl *d = &g->decls[i];
+    if (only && d != only) continue;
     cells[4 * i] = g_strdup(d->key);
     cells[4 * i + 1] = g_strdup(type_name(d->type));
     cells[4 * i + 2] = g_strdup(d->def && *d->def ? d->def : "-");
@@ -337,6 +340,7 @@ void par_group_print(const struct par_group *g, FILE *out) {
           head[3]);
   for (size_t i = 0; i < g->n_decls; i++) {
     char **r = &cells[4 * i];
+    if (only && &g->decls[i] != only) continue;
     fprintf(out, "  %-*s  %-*s  %-*s  %-*s  %s\n", w[0], r[0], w[1], r[1], w[2], r[2], w[3], r[3],
             g->decls[i].doc ? g->decls[i].doc : "");
     for (int c = 0; c < 4; c++) g_free(r[c]);

@@ -112,4 +112,8 @@ const char *par_suggest(const char *word, const char *const *candidates, size_t 
 /* Prints the group as a table: key, type/unit, default, range, doc. */
 void par_group_print(const struct par_group *g, FILE *out);
 
+/* The same table with one row: ONLY's (one of G's declarations; NULL: every
+ * row, as par_group_print). */
+void par_group_print_only(const struct par_group *g, const struct par_decl *only, FILE *out);
+
 #endif

@@ -16,8 +16,8 @@
  *   count; every access is a sequential copy, which keeps large queues fast
  *   where heaps miss cache. A redistribution prefetches the next chunk.
  * - Each bucket keeps its least time and that event's component, so that
- *   q_peek_comp names the next event's destination for the run loop to
- *   prefetch. */
+ *   q_peek_comp names the next event's destination (and seq) for the run
+ *   loop to prefetch. */
 #include "queue.h"
 
 #include <glib.h>
@@ -40,6 +40,7 @@ struct bucket {
   uint32_t head, tail; /* chunk indices */
   uint32_t fill;       /* events in the tail chunk */
   uint32_t min_comp;   /* destination of an event at the least time */
+  uint64_t min_seq;    /* and its seq */
   size_t n;
   uint64_t min;        /* least time in the bucket, kept at each append */
 };
@@ -103,10 +104,12 @@ static void bucket_append(struct q_queue *q, struct bucket *b, const struct sim_
     b->fill = 0;
     b->min = t;
     b->min_comp = ev->comp;
+    b->min_seq = ev->seq;
   } else {
     if (t < b->min) {
       b->min = t;
       b->min_comp = ev->comp;
+      b->min_seq = ev->seq;
     }
     if (b->fill == CHUNK) {
       uint32_t c = chunk_new(q);
@@ -280,9 +283,13 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
   return 1;
 }
 
-uint32_t q_peek_comp(const struct q_queue *q) {
-  if (q->now_head < q->now_n) return q->now[q->now_head].comp;
+uint32_t q_peek_comp(const struct q_queue *q, uint64_t *seq) {
+  if (q->now_head < q->now_n) {
+    *seq = q->now[q->now_head].seq;
+    return q->now[q->now_head].comp;
+  }
   int i = least_bucket(q);
+  *seq = i < 0 ? 0 : q->b[i].min_seq;
   return i < 0 ? UINT32_MAX : q->b[i].min_comp;
 }
 

@@ -31,9 +31,9 @@ void q_push(struct q_queue *q, const struct sim_event *ev);
 /* Removes the least event into *OUT; returns 0 when empty. */
 int q_pop(struct q_queue *q, struct sim_event *out);
 /* The destination component of the event that will pop next if nothing
- * earlier is pushed first, or UINT32_MAX when not known cheaply: a hint,
- * only for prefetching. */
-uint32_t q_peek_comp(const struct q_queue *q);
+ * earlier is pushed first, or UINT32_MAX when not known cheaply, and its
+ * seq in *SEQ (0 when not known): a hint, only for prefetching. */
+uint32_t q_peek_comp(const struct q_queue *q, uint64_t *seq);
 /* The event K places after the one that will pop next (K = 0: that one)
  * when it is due at the same time as it and nothing earlier is pushed
  * meanwhile, else NULL: for fetching ahead (sim_type.prefetch). */

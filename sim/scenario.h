@@ -118,6 +118,10 @@ struct scenario {
   const struct sc_catalog *catalog;
   struct sc_node *root; /* the merged tree, for later checks */
   struct sc_attached *attached; /* what its runs share (sc_attachment) */
+  /* How runs track their critical path (engine.h), as the command line
+   * asks (--critical-path): off, or the whole chain (also with a trace);
+   * neither: the time per category only. */
+  bool cp_off, cp_chain;
 };
 
 /* What the runs of scenario SC share, made once (an input file opened and

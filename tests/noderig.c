@@ -124,3 +124,22 @@ void nr_spmv_gpu(struct gpu_config *g) {
   g->flops_per_cu_cycle = 1048576; /* flops negligible */
   g->bw_share = GPU_BW_KERNEL;
 }
+
+void hw_loggp(struct hw *h, int64_t nodes) {
+  hw_defaults(h);
+  h->cpu.send = h->cpu.recv = 1000000;
+  h->cpu.build_cmd = h->cpu.register_trigger = h->cpu.launch_submit = 0;
+  h->cpu.switch_poll_interval = 0;
+  h->cpu.mem_bandwidth = 24000000000;
+  h->bus.latency = h->bus.mem_latency = 0;
+  h->bus.bandwidth = 100000000000000;
+  h->bus.control_bytes = 0;
+  h->nic.cmd_cost = h->nic.match_latency = h->nic.overflow_lookup = 0;
+  h->net.nodes = nodes;
+  h->net.link_latency = 500000;
+  h->net.switch_latency = 0;
+  h->net.link_bandwidth = 8000000000;
+  h->net.mtu = 1 << 30;
+  h->net.header_bytes = 0;
+  h->net.flow_control = NET_FLOW_NONE; /* LogGP: no buffers to fill */
+}

@@ -78,6 +78,15 @@ struct hw {
 
 void hw_defaults(struct hw *h);
 
+/* The LogGP-like machine of the collective tests (test_coll.c,
+ * test_chakra.c) on NODES nodes: the host's send and receive cost 1 us
+ * each, a message 2 links x 500 ns through the star's switch plus 1 ns a
+ * byte (8 Gbps, one packet, cut-through), the bus's DMA read and memory
+ * write 0.08 ps a byte each (100 Tbps), the CPU's memory 24 Gbps (a
+ * reduction of s bytes moves 3 s: 1 ns a byte reduced); every other cost
+ * 0. */
+void hw_loggp(struct hw *h, int64_t nodes);
+
 /* Group "comm" at its defaults, library LIB (enum comm_library). */
 void nr_comm(struct comm_config *c, int lib);
 

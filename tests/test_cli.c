@@ -2,7 +2,11 @@
  * formats, byte-identical reruns, and no output file left by a failure. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <pty.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -136,13 +140,15 @@ static void test_json_and_csv_fields(void) {
   /* end_time 50 us = 50,000,000 ps is the run's total. */
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"policy\": \"none\""));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"total_time_ps\": 50000000"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"phases\": {\"hold\": "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"phase_sums\": {\"hold\": "));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"scenario\": \"cli-good\""));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"seed\": 3"));
   g_free(out);
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "-f", "csv", NULL}, &out, NULL), 0);
   char **lines = g_strsplit(out, "\n", -1);
-  CU_ASSERT_TRUE(g_str_has_prefix(lines[0], "scenario,workload,seed,policy,total_time_ps,events,phase_hold_ps,phase_link_ps"));
+  /* The default CSV is narrow: no phase sums, no counters; PHOLD has no
+   * policy end and no critical path (no node models). */
+  CU_ASSERT_STRING_EQUAL(lines[0], "scenario,workload,seed,policy,total_time_ps,policy_end_ps,events");
   CU_ASSERT_TRUE(g_str_has_prefix(lines[1], "cli-good,phold,3,none,50000000,"));
   CU_ASSERT_STRING_EQUAL(lines[2], "");
   g_strfreev(lines);
@@ -333,6 +339,231 @@ static void test_default_policy(void) {
   g_free(sc);
 }
 
+/* The small defects of issue 33, each as a user met it. */
+
+/* `params KEY` shows one parameter's row (its group's header and the
+ * columns), by GROUP.KEY, hardware.GROUP.KEY or workload.KEY; a key
+ * not declared is a usage error with the nearest key. */
+static void test_params_one_key(void) {
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", "hardware.gpu.launch_latency", NULL}, &out, NULL), 0);
+  /* gpu.c declares launch_latency 1.5us in [0ps, 1s] (GPU-TN Table 2). */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "launch_latency  time  1.5us"));
+  CU_ASSERT_PTR_NULL(strstr(out, "wgs_per_cu")); /* another gpu key: not listed */
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", "phold.mean_hold", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "mean_hold"));
+  CU_ASSERT_PTR_NULL(strstr(out, "link_latency"));
+  g_free(out);
+  /* workload.size: every kind with a size (ping's 8B among them), not phold. */
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", "workload.size", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "ping: "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "bytes rank 0 sends to rank 1"));
+  CU_ASSERT_PTR_NULL(strstr(out, "phold: "));
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", "gpu.lunch_latency", NULL}, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "params: expected a parameter of gpu (did you mean "
+                                    "'launch_latency'?), got gpu.lunch_latency"));
+  CU_ASSERT_STRING_EQUAL(out, "");
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"params", "gpx.clock", NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "did you mean 'gpu'?"));
+  g_free(err);
+}
+
+/* Bare `trigsim`: the usage on stderr, exit 2 (not 0). */
+static void test_no_arguments_is_usage(void) {
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){NULL}, &out, &err), 2);
+  CU_ASSERT_TRUE(g_str_has_prefix(err, "Usage: trigsim COMMAND"));
+  CU_ASSERT_STRING_EQUAL(out, "");
+  g_free(out);
+  g_free(err);
+}
+
+static char *slurp_file(const char *path) {
+  char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL)) return g_strdup("");
+  return text;
+}
+
+/* run takes --out as sweep does, sweep --output as run does: the same
+ * bytes as -o. */
+static void test_out_and_output_both(void) {
+  char *dir = g_dir_make_tmp("trigsim-cli-XXXXXX", NULL);
+  char *a = g_build_filename(dir, "a.csv", NULL), *b = g_build_filename(dir, "b.csv", NULL);
+  char *good = data("good.yaml"), *sweep = data("sweep_nodes.yaml");
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "-f", "csv", "-o", a, NULL}, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", good, "-f", "csv", "--out", b, NULL}, NULL, NULL), 0);
+  char *ta = slurp_file(a), *tb = slurp_file(b);
+  CU_ASSERT_TRUE(strlen(ta) > 0);
+  CU_ASSERT_STRING_EQUAL(ta, tb);
+  g_free(ta);
+  g_free(tb);
+  g_unlink(a);
+  g_unlink(b);
+  /* sweep --output: a sweep of one point (nodes 4), whole. */
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"sweep", good, "-j", "1", "--output", a, NULL}, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"sweep", good, "-j", "1", "--out", b, NULL}, NULL, NULL), 0);
+  ta = slurp_file(a);
+  tb = slurp_file(b);
+  CU_ASSERT_TRUE(g_str_has_prefix(ta, "scenario,"));
+  CU_ASSERT_STRING_EQUAL(ta, tb);
+  g_free(ta);
+  g_free(tb);
+  g_unlink(a);
+  g_unlink(b);
+  g_rmdir(dir);
+  g_free(a);
+  g_free(b);
+  g_free(good);
+  g_free(sweep);
+  g_free(dir);
+}
+
+/* An output that cannot be written is said before anything is simulated:
+ * the deadlocking scenario (exit 3 once simulated) exits 1 with the
+ * output's message and no word of the deadlock; a folder as the output
+ * too; sweep the same. */
+static void test_output_checked_before_running(void) {
+  char *sc = data("deadlock.yaml"), *err = NULL;
+  char *dir = g_dir_make_tmp("trigsim-cli-XXXXXX", NULL);
+  char *missing = g_build_filename(dir, "no-such-dir", "out.csv", NULL);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-o", missing, NULL}, NULL, &err), 1);
+  char *want = g_strdup_printf("trigsim: %s: cannot write: ", missing);
+  CU_ASSERT_TRUE(g_str_has_prefix(err, want));
+  CU_ASSERT_PTR_NULL(strstr(err, "deadlocked"));
+  g_free(want);
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-o", dir, NULL}, NULL, &err), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot write: Is a directory"));
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"sweep", sc, "-o", missing, NULL}, NULL, &err), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot write"));
+  CU_ASSERT_PTR_NULL(strstr(err, "deadlocked"));
+  g_free(err);
+  /* Nothing was left in the folder (no temporary, no journal). */
+  GDir *d = g_dir_open(dir, 0, NULL);
+  CU_ASSERT_PTR_NULL(g_dir_read_name(d));
+  g_dir_close(d);
+  g_rmdir(dir);
+  g_free(missing);
+  g_free(dir);
+  g_free(sc);
+}
+
+/* --counters none (the table's default since issue 33): the table alone,
+ * a column per policy, no "POLICY: N events" lines; --counters summary
+ * adds them. */
+static void test_counters_none_prints_no_events(void) {
+  char *sc = data("no_policies.yaml"), *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "--counters", "none", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\ntotal "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " gputn\n"));
+  CU_ASSERT_PTR_NULL(strstr(out, " events"));
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, " events")); /* none is the default */
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-c", "summary", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\ngputn: ")); /* the summary's events line */
+  g_free(out);
+  g_free(sc);
+}
+
+/* A GPU on which no WG ran reports wg_last_end 0, not the model's -1
+ * sentinel: under cpu the ping's 256 flops run on rank 0's CPU
+ * (policy_cpu.c), so neither GPU runs a WG; the by-kind summary then sums
+ * 0 + 0, not -2. */
+static void test_no_negative_sentinel(void) {
+  char *sc = data("no_policies.yaml"), *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "--set", "policies=[cpu]", "-f", "json",
+                                              "--counters", "all", NULL}, &out, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"node0.gpu.wg_last_end\": 0,"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"node1.gpu.wg_last_end\": 0,"));
+  CU_ASSERT_PTR_NULL(strstr(out, ": -1"));
+  CU_ASSERT_PTR_NULL(strstr(out, "\"sum\": -"));
+  g_free(out);
+  g_free(sc);
+}
+
+/* monolithic moves no data: a ping under it would show a kernel as a
+ * message. The ping rejects it at its policies item (line 3, column 17). */
+static void test_ping_rejects_monolithic(void) {
+  char *sc = data("ping_monolithic.yaml"), *err = NULL, *out = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", sc, NULL}, &out, &err), 2);
+  char *want = g_strdup_printf("%s:3:17: policies: expected a policy that moves the ping's message "
+                               "(monolithic assumes data movement free: its time would be the "
+                               "kernel alone), got monolithic", sc);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+  CU_ASSERT_STRING_EQUAL(out, "");
+  g_free(want);
+  g_free(err);
+  g_free(out);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, NULL}, NULL, NULL), 2);
+  g_free(sc);
+}
+
+/* Runs trigsim with ARGV (NULL-terminated, without argv[0]) on a
+ * pseudo-terminal, as a user at a terminal would, the progress line's
+ * silent first second off (TRIGSIM_PROGRESS_DELAY_MS=0): its exit status,
+ * and what it wrote (stdout and stderr together) in *OUT. */
+static int on_terminal(const char *const *argv, char **out) {
+  const char *bin = g_getenv("TRIGSIM_BIN");
+  GPtrArray *args = g_ptr_array_new();
+  g_ptr_array_add(args, (gpointer)bin);
+  for (size_t i = 0; argv[i]; i++) g_ptr_array_add(args, (gpointer)argv[i]);
+  g_ptr_array_add(args, NULL);
+  int master = -1;
+  pid_t pid = forkpty(&master, NULL, NULL, NULL);
+  if (pid == 0) {
+    setenv("TRIGSIM_PROGRESS_DELAY_MS", "0", 1);
+    execv(bin, (char **)args->pdata);
+    _exit(127);
+  }
+  GString *text = g_string_new(NULL);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(master, buf, sizeof buf)) > 0) g_string_append_len(text, buf, n);
+  int status = -1;
+  waitpid(pid, &status, 0);
+  close(master);
+  g_ptr_array_free(args, TRUE);
+  *out = g_string_free(text, FALSE);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Progress of a long run (issue 33 item 7): on a terminal a line with the
+ * simulated time, events and events/s, and for PHOLD, whose end_time is
+ * known, the share done and the time left; erased before the results.
+ * Nothing with --quiet, nothing when stderr is no terminal. The run: 256
+ * LPs x 8 events each, a hold of 1 us mean: about 2048 events a simulated
+ * us, so 2 ms is about 4 M events, past the engine's hook every 2^20. */
+static void test_progress_on_a_terminal_only(void) {
+  const char *yaml = "name: long\nworkload: {kind: phold, lps: 256, population: 8, end_time: 2ms}\n";
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml)), *out = NULL;
+  CU_ASSERT_EQUAL(on_terminal((const char *[]){"run", sc, "--counters", "none", NULL}, &out), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\rphold: simulated "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " M events/s, "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "% done, about "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\r\033[K")); /* erased */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "scenario long, workload phold"));
+  g_free(out);
+  CU_ASSERT_EQUAL(on_terminal((const char *[]){"run", sc, "--counters", "none", "-q", NULL}, &out), 0);
+  CU_ASSERT_PTR_NULL(strstr(out, "simulated "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "scenario long, workload phold"));
+  g_free(out);
+  g_setenv("TRIGSIM_PROGRESS_DELAY_MS", "0", TRUE);
+  char *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "--counters", "none", NULL}, &out, &err), 0);
+  CU_ASSERT_STRING_EQUAL(err, "");
+  g_unsetenv("TRIGSIM_PROGRESS_DELAY_MS");
+  g_free(out);
+  g_free(err);
+  g_free(sc);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"version and help", test_version_and_help},
@@ -349,6 +580,14 @@ int main(void) {
       {"input limits", test_input_limits},
       {"default policy", test_default_policy},
       {"run some points of a sweep", test_run_some_points},
+      {"params KEY", test_params_one_key},
+      {"no arguments: usage, exit 2", test_no_arguments_is_usage},
+      {"--out and --output both", test_out_and_output_both},
+      {"output checked before running", test_output_checked_before_running},
+      {"--counters none prints no events", test_counters_none_prints_no_events},
+      {"no negative sentinel in results", test_no_negative_sentinel},
+      {"ping rejects monolithic", test_ping_rejects_monolithic},
+      {"progress on a terminal only", test_progress_on_a_terminal_only},
       {NULL, NULL}};
   return tu_run_suite("cli", tests);
 }

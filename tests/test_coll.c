@@ -30,24 +30,7 @@
 /* Its flight alone: from the end of the send to the arrival. */
 #define FLY(s) (L + (s) * G + BUS2(s))
 
-static void machine(struct hw *h, int64_t nodes) {
-  hw_defaults(h);
-  h->cpu.send = h->cpu.recv = O;
-  h->cpu.build_cmd = h->cpu.register_trigger = h->cpu.launch_submit = 0;
-  h->cpu.switch_poll_interval = 0;
-  h->cpu.mem_bandwidth = 24000000000;
-  h->bus.latency = h->bus.mem_latency = 0;
-  h->bus.bandwidth = 100000000000000;
-  h->bus.control_bytes = 0;
-  h->nic.cmd_cost = h->nic.match_latency = h->nic.overflow_lookup = 0;
-  h->net.nodes = nodes;
-  h->net.link_latency = L / 2;
-  h->net.switch_latency = 0;
-  h->net.link_bandwidth = 8000000000;
-  h->net.mtu = 1 << 30;
-  h->net.header_bytes = 0;
-  h->net.flow_control = NET_FLOW_NONE; /* LogGP: no buffers to fill */
-}
+static void machine(struct hw *h, int64_t nodes) { hw_loggp(h, nodes); }
 
 /* Collective C on N ranks as a program (checked). */
 static struct wl_program *build(struct wl_coll c, uint32_t n) {
@@ -453,17 +436,26 @@ static void test_algorithm_names(void) {
   "            mtu: 1GiB, header_bytes: 0B, flow_control: none}\n"                                                 \
   "policies: [cpu]\n"
 
-/* `trigsim run` on the machine with program OPS (one op list for all
- * ranks) on N nodes: its status, stdout, stderr. */
-static int run_program(const char *ops, int n, char **out, char **err) {
+/* A YAML program of GROUPS (the text under `groups:`) on N ranks, run as the
+ * command line runs a scenario (CSV, no counters). */
+static int run_groups(const char *groups, int n, char **out, char **err) {
   char *hw = g_strdup_printf(MACHINE_YAML, n);
-  char *yaml = g_strdup_printf("%sworkload:\n  kind: program\n  groups:\n    - ops:\n%s", hw, ops);
+  char *yaml = g_strdup_printf("%sworkload:\n  kind: program\n  groups:\n%s", hw, groups);
   char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
   const char *argv[] = {"run", sc, "-f", "csv", "--counters", "none", NULL};
   int status = tu_trigsim(argv, out, err);
   g_free(sc);
   g_free(yaml);
   g_free(hw);
+  return status;
+}
+
+/* `trigsim run` on the machine with program OPS (one op list for all
+ * ranks) on N nodes: its status, stdout, stderr. */
+static int run_program(const char *ops, int n, char **out, char **err) {
+  char *groups = g_strdup_printf("    - ops:\n%s", ops);
+  int status = run_groups(groups, n, out, err);
+  g_free(groups);
   return status;
 }
 
@@ -1079,6 +1071,174 @@ static void test_library_cpufree_same(void) {
   wl_program_free(b);
 }
 
+
+static void test_yaml_ranks(void) {
+  /* Two allreduces of 800 B at once, over ranks {1, 2} and {0, 3} of 4
+   * (`ranks:`, a process group each): each is recursive doubling on 2
+   * ranks, one exchange and the reduction, MSG(800) + RED(800) =
+   * 4600.128 ns (test_recursive_doubling's step); the pairs share no
+   * link. */
+  char *out = NULL, *err = NULL;
+  const char *two = "    - ranks: 1-2\n      ops:\n"
+                    "        - allreduce: {size: 800B, algorithm: recursive_doubling, "
+                    "flops_per_elem: 0, wgs: 1, ranks: 1-2}\n"
+                    "    - ranks: [0, 3]\n      ops:\n"
+                    "        - allreduce: {size: 800B, algorithm: recursive_doubling, "
+                    "flops_per_elem: 0, wgs: 1, ranks: [0, 3]}\n";
+  CU_ASSERT_EQUAL(run_groups(two, 4, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, ",cpu,4600128,"));
+  if (!out || !strstr(out, ",cpu,4600128,")) fprintf(stderr, "%s%s\n", out, err);
+  CU_ASSERT_EQUAL(MSG(800) + RED(800), 4600128);
+  g_free(out);
+  g_free(err);
+  /* A rank outside the collective's ranks calling it, and a root outside
+   * them: exit 2 at the key. */
+  CU_ASSERT_EQUAL(run_groups("    - ops:\n        - allreduce: {size: 800B, ranks: 1-2}\n", 4,
+                             &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.groups[0].ops[0].allreduce.ranks: expected "
+                                            "ranks that hold the op's rank (0), got ranks without it"));
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(run_groups("    - ranks: 1-2\n      ops:\n"
+                             "        - bcast: {size: 800B, ranks: 1-2, root: 0}\n", 4, &out, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "bcast.root: expected a root among the collective's "
+                                            "ranks, got 0"));
+  g_free(out);
+  g_free(err);
+}
+
+/* The first op of RANK of Q of kind KIND (its index), or -1. */
+static long first_of(const struct wl_program *q, uint32_t rank, enum wl_op_kind kind) {
+  for (size_t i = 0; i < q->ranks[rank].n_ops; i++)
+    if (q->ranks[rank].ops[i].kind == kind) return (long)i;
+  return -1;
+}
+
+static void test_group(void) {
+  /* Recursive doubling of 800 B over the group {1, 3, 4, 6} of 8 ranks
+   * (given in any order): its places 0, 1, 2, 3 are ranks 1, 3, 4, 6, and
+   * place v's partner at step mask is v ^ mask, so rank 1 exchanges with
+   * rank 3 (place 1), then rank 4 (place 2); rank 6 (place 3) with 4, then
+   * 3. The others take no part. It takes what it takes on 4 ranks
+   * (test_recursive_doubling): 2 x (MSG(800) + RED(800)) = 9200.256 ns. */
+  struct wl_program *p = wl_program_new(8);
+  uint32_t members[] = {6, 1, 4, 3}, sorted[] = {1, 3, 4, 6};
+  uint32_t g = wl_group_add(p, members, 4);
+  CU_ASSERT_EQUAL(g, 1);
+  CU_ASSERT_EQUAL(wl_group_add(p, sorted, 4), 1); /* the same members, the same group */
+  CU_ASSERT_EQUAL(wl_group_get(p, g)->ranks[2], 4);
+  struct wl_coll c = allreduce(WL_ALG_RECDOUB, 800);
+  c.group = g, c.root = 1;
+  GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t r = 0; r < 8; r++) {
+    wl_graph(p, r);
+    g_array_set_size(after, 0);
+    if (r == 1 || r == 3 || r == 4 || r == 6) wl_coll(p, r, &c, after);
+  }
+  g_array_free(after, TRUE);
+  for (uint32_t r = 0; r < 8; r += 2)
+    if (r != 4 && r != 6) CU_ASSERT_EQUAL(p->ranks[r].n_ops, 0);
+  CU_ASSERT_EQUAL(p->ranks[0].n_ops + p->ranks[7].n_ops + p->ranks[5].n_ops, 0);
+  const struct wl_rank *r1 = &p->ranks[1], *r6 = &p->ranks[6];
+  CU_ASSERT_EQUAL(r1->n_ops, 6); /* per step: send, receive, reduce */
+  CU_ASSERT_EQUAL(r1->ops[0].peer, 3);
+  CU_ASSERT_EQUAL(r1->ops[3].peer, 4);
+  CU_ASSERT_EQUAL(r6->ops[0].peer, 4);
+  CU_ASSERT_EQUAL(r6->ops[3].peer, 3);
+  char *err = NULL;
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  struct hw h;
+  machine(&h, 8);
+  struct sim_result res;
+  sim_result_init(&res, "cpu");
+  struct wl_ctx ctx = {.seed = 1};
+  CU_ASSERT_TRUE(pol_run(p, "cpu", &h.cfg, &ctx, &res, &err));
+  EXPECT_TIME(res.total_ps, 2 * (MSG(800) + RED(800)));
+  sim_result_clear(&res);
+  g_free(err);
+  wl_program_free(p);
+
+  /* Broadcast from rank 6 over the group: binomial from its place 3, so
+   * place 3 sends to place (3 + 2) mod 4 = 1 (rank 3), then to place 0
+   * (rank 1); rank 3 forwards to place 2 (rank 4). */
+  p = wl_program_new(8);
+  c = (struct wl_coll){.kind = WL_BCAST, .bytes = 100, .elem = 4, .wgs = 1, .root = 6,
+                       .group = wl_group_add(p, sorted, 4)};
+  after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t i = 0; i < 4; i++) {
+    g_array_set_size(after, 0);
+    wl_coll(p, sorted[i], &c, after);
+  }
+  g_array_free(after, TRUE);
+  CU_ASSERT_EQUAL(p->ranks[6].n_ops, 2);
+  CU_ASSERT_EQUAL(p->ranks[6].ops[0].peer, 3);
+  CU_ASSERT_EQUAL(p->ranks[6].ops[1].peer, 1);
+  CU_ASSERT_EQUAL(p->ranks[3].ops[0].kind, WL_RECV);
+  CU_ASSERT_EQUAL(p->ranks[3].ops[0].peer, 6);
+  CU_ASSERT_EQUAL(p->ranks[3].ops[1].peer, 4);
+  CU_ASSERT_TRUE(wl_program_check(p, &err));
+  g_free(err);
+  wl_program_free(p);
+
+  /* Through a library: NCCL on nodes of 2 ranks. The group {0, 1} lies in
+   * one node: the ring (a loop of n - 1 = 1 step, to the other rank);
+   * {1, 3} spans nodes 0 and 1: an allreduce of 800 B <= 256 KiB across
+   * nodes takes the double binary tree, no loop. The group {0, 1, 4, 5}
+   * holds two ranks on each of nodes 0 and 2; for 1 MiB (above 256 KiB,
+   * the ring across nodes too) its ring enters each node
+   * at its first place and leaves from its last (chan_ring), so rank 1's
+   * right is rank 4 and rank 0's left is rank 5. */
+  p = wl_program_new(8);
+  uint32_t one_node[] = {0, 1}, two_nodes[] = {1, 3}, blocks[] = {0, 1, 4, 5};
+  struct wl_coll a = allreduce(WL_ALG_AUTO, 800), b = a, d = a;
+  a.group = wl_group_add(p, one_node, 2);
+  b.group = wl_group_add(p, two_nodes, 2);
+  d.group = wl_group_add(p, blocks, 4);
+  b.tag = a.tag + WL_COLL_TAGS, d.tag = b.tag + WL_COLL_TAGS, b.root = 1; /* a member */
+  d.bytes = 1 << 20;
+  wl_collective(p, 0, &a);
+  wl_collective(p, 1, &a);
+  wl_collective(p, 1, &b);
+  wl_collective(p, 3, &b);
+  for (uint32_t i = 0; i < 4; i++) wl_collective(p, blocks[i], &d);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(2, 1));
+  CU_ASSERT_FALSE(wl_has_colls(q));
+  CU_ASSERT_EQUAL(q->ranks[0].ops[0].kind, WL_LOOP);
+  CU_ASSERT_EQUAL(q->ranks[0].ops[0].count, 1);
+  CU_ASSERT_EQUAL(q->ranks[0].ops[first_of(q, 0, WL_SEND)].peer, 1);
+  CU_ASSERT_EQUAL(first_of(q, 3, WL_LOOP), -1); /* the tree */
+  CU_ASSERT(first_of(q, 3, WL_SEND) >= 0 || first_of(q, 3, WL_RECV) >= 0);
+  for (size_t i = 0; i < q->ranks[3].n_ops; i++) {
+    const struct wl_op *o = &q->ranks[3].ops[i];
+    if (o->kind == WL_SEND || o->kind == WL_RECV) CU_ASSERT_EQUAL(o->peer, 1);
+  }
+  /* Rank 1's third call (d): after a's and b's ops, a loop of 3 steps. */
+  const struct wl_rank *q1 = &q->ranks[1];
+  size_t k = q1->n_ops;
+  while (k-- > 0 && !(q1->ops[k].kind == WL_LOOP && q1->ops[k].count == 3 &&
+                      q1->ops[k + 1].tag == d.tag)) {
+  }
+  CU_ASSERT(k < q1->n_ops);
+  if (k < q1->n_ops) {
+    CU_ASSERT_EQUAL(q1->ops[k + 1].kind, WL_SEND);
+    CU_ASSERT_EQUAL(q1->ops[k + 1].peer, 4);
+  }
+  long r0 = (long)q->ranks[0].n_ops;
+  while (r0-- > 0 && !(q->ranks[0].ops[r0].kind == WL_RECV && q->ranks[0].ops[r0].tag == d.tag)) {
+  }
+  CU_ASSERT(r0 >= 0);
+  if (r0 >= 0) CU_ASSERT_EQUAL(q->ranks[0].ops[r0].peer, 5);
+  /* Rank 1's loops are not its peers' (it calls more): written out, every
+   * message meets its receive. */
+  struct wl_program *u = wl_unroll(q);
+  CU_ASSERT_TRUE(wl_program_check(u, &err));
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  wl_program_free(u);
+  wl_program_free(q);
+  wl_program_free(p);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"a collective op written out per library", test_library_expansion},
@@ -1098,6 +1258,8 @@ int main(void) {
       {"every algorithm on 2..9 ranks", test_every_algorithm_every_count},
       {"zero bytes: nothing; the barrier still synchronizes", test_zero_bytes},
       {"algorithm names", test_algorithm_names},
+      {"a group's collective: its ranks by place, alone; through nccl", test_group},
+      {"a YAML collective over a rank set (ranks:), by hand; its errors", test_yaml_ranks},
       {"the YAML program's algorithm key", test_yaml_algorithm},
       {NULL, NULL}};
   return tu_run_suite("coll", tests);

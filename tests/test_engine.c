@@ -427,6 +427,63 @@ static void test_prefetch_hooks(void) {
   sim_free(e);
 }
 
+/* Critical path, by hand (engine.h): A's event at 1000 ps (queued from
+ * outside the run: its 1000 ps in category 0) sends to B over a 300 ps
+ * link (category 10, the last of the node's fields) after 200 ps spent in
+ * 9, then schedules itself 50 ps on in category 4. The send takes A's
+ * node over; the schedule copies it less the send's additions.
+ *   B's event at 1000 + 200 + 300 = 1500, marked 7 ps on in 8: at 1507,
+ *     {0: 1000, 8: 7, 9: 200, 10: 300}.
+ *   A's second event at 1050, marked there: {0: 1000, 4: 50}.
+ * An event due at or after SIM_CP_TIME_MAX (2^51 ps) loses the path. */
+static void cpt_handle(struct sim_comp *c, const struct sim_event *ev) {
+  if (ev->kind == 1) {
+    sim_cp_cat(c->eng, 9);
+    sim_send(c, 0, 200, 2, 0);
+    sim_cp_cat(c->eng, 4);
+    sim_schedule(c, 50, 3, 0);
+  } else if (ev->kind == 2) {
+    sim_cp_mark(c, 7, 8);
+  } else {
+    sim_cp_mark(c, 0, 0);
+  }
+}
+
+static const struct sim_type cpt_type = {
+    .name = "cpt", .ports = two_ports, .n_ports = 2, .handle = cpt_handle, .cp_cat = 2,
+    .cp_link = 10};
+
+static void test_critical_path_by_category(void) {
+  struct sim_engine *e = sim_new(1);
+  sim_set_cp(e, SIM_CP_SUM);
+  struct sim_comp *a = sim_add(e, &cpt_type, "a", NULL);
+  struct sim_comp *b = sim_add(e, &cpt_type, "b", NULL);
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(sim_connect(a, 0, b, 0, 300, &err));
+  sim_schedule(a, 1000, 1, 0);
+  sim_run(e, SIM_TIME_MAX, 0);
+  struct sim_cp mb = sim_cp_get(e, b->id), ma = sim_cp_get(e, a->id);
+  CU_ASSERT_TRUE(mb.ok);
+  CU_ASSERT_EQUAL(mb.at, 1507);
+  const sim_time want_b[SIM_CP_NCAT] = {[0] = 1000, [8] = 7, [9] = 200, [10] = 300};
+  const sim_time want_a[SIM_CP_NCAT] = {[0] = 1000, [4] = 50};
+  for (int k = 0; k < SIM_CP_NCAT; k++) {
+    CU_ASSERT_EQUAL(mb.v[k], want_b[k]);
+    CU_ASSERT_EQUAL(ma.v[k], want_a[k]);
+  }
+  CU_ASSERT_TRUE(ma.ok);
+  CU_ASSERT_EQUAL(ma.at, 1050);
+  sim_free(e);
+
+  e = sim_new(1);
+  sim_set_cp(e, SIM_CP_SUM);
+  a = sim_add(e, &cpt_type, "a", NULL);
+  sim_schedule(a, SIM_CP_TIME_MAX, 3, 0);
+  sim_run(e, SIM_TIME_MAX, 0);
+  CU_ASSERT_FALSE(sim_cp_get(e, a->id).ok);
+  sim_free(e);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"ties run in insertion order", test_ties_run_in_insertion_order},
@@ -442,6 +499,7 @@ int main(void) {
       {"payload pool", test_payload_pool},
       {"relays pass events on in order", test_relays_pass_in_order},
       {"fetching ahead: hooks before the event, relays none, same order", test_prefetch_hooks},
+      {"critical path by category: a node taken over, a copy, the fields' range", test_critical_path_by_category},
       {NULL, NULL}};
   return tu_run_suite("engine", tests);
 }

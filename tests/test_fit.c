@@ -117,6 +117,16 @@ static void test_recovers_known_parameters(void) {
   CU_ASSERT_DOUBLE_EQUAL(value_of(f, "hardware.cpu.recv", NULL), 300000, 5);
   double v, sd;
   CU_ASSERT_FALSE(fit_value(f, "hardware.cpu.build_cmd", &v, &sd, &bound));
+  /* Two targets, two parameters: 0 degrees of freedom, so no sigma (issue
+   * 33: a sigma was printed from the unscaled covariance). */
+  CU_ASSERT_TRUE(fit_value(f, "hardware.cpu.send", &v, &sd, &bound));
+  CU_ASSERT_TRUE(isnan(sd));
+  char *frag = written(f, NULL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(frag, "no sigma with as many targets as parameters (0 degrees of freedom)"));
+  CU_ASSERT_PTR_NULL(strstr(frag, "(1 sigma)"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(frag, "sigma: undetermined"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(frag, "dof: 0}"));
+  free(frag);
   fit_free(f);
   g_free(text);
   g_free(meas_text);

@@ -328,9 +328,9 @@ static void test_deadlocks(void) {
   char *err = NULL;
   struct wl_program *p = goal("num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 4\n}\n", &err);
   EXPECT_TIME(run(p, "cpu", 2, &err), -1);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): a receive of 8 B with tag 4 "
-                                            "from rank 1 that no send matches: the schedule "
-                                            "deadlocks"));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): expected a send from rank 1 "
+                                            "to match its receive of 8 B with tag 4, got none "
+                                            "(the schedule would deadlock)"));
   g_free(err);
   err = NULL;
   /* Both ranks send only after they received: the run deadlocks; the
@@ -450,6 +450,167 @@ static void test_yprog_errors(void) {
                      "list or mapping");
   expect_yprog_error("- ops:\n  - fence: 3\n", 2,
                      "t.yaml:2:12: workload.groups[0].ops[0].fence: expected nothing (~), got 3");
+}
+
+
+/* The ops rank R's op I requires, "a b c" (g_free). */
+static char *deps_of(const struct wl_program *p, uint32_t r, size_t i) {
+  const struct wl_rank *rk = &p->ranks[r];
+  const struct wl_op *o = &rk->ops[i];
+  GString *s = g_string_new(NULL);
+  for (uint32_t k = 0; k < o->n_deps; k++)
+    g_string_append_printf(s, "%s%u", k ? " " : "", rk->deps[o->dep_first + k].op);
+  return g_string_free(s, FALSE);
+}
+
+static struct wl_program *yprog(const char *yaml, uint32_t n, char **err) {
+  struct sc_node *node = sc_load_string(yaml, "t.yaml", err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(node);
+  struct wl_program *p = wl_yprog_build(node, n, err);
+  sc_node_free(node);
+  return p;
+}
+
+#define EXPECT_DEPS(p, r, i, want)              \
+  do {                                          \
+    char *d_ = deps_of(p, r, i);                \
+    if (strcmp(d_, want)) fprintf(stderr, "line %d: rank %u op %u requires '%s', want '%s'\n", \
+                                  __LINE__, (unsigned)(r), (unsigned)(i), d_, want);           \
+    CU_ASSERT_STRING_EQUAL(d_, want);           \
+    g_free(d_);                                 \
+  } while (0)
+
+/* A 1D halo in one group (issue 33: it took three rank groups): the end
+ * ranks' sends and receives toward no neighbour are removed by `if:`, and
+ * the `after:` of the last compute ignores them there. Rank 0 holds c (op
+ * 0), sr (1), rr (2), d (3): d requires sr and rr only; rank 1 holds c,
+ * sl, sr, rl, rr, d (0-5): d requires ops 1-4. The same as the halo
+ * written in three groups (the ends and the middle) under every policy. */
+static const char *const halo_one_group =
+    "- ops:\n"
+    "  - {label: c, compute: {wgs: 2, flops: 1000}}\n"
+    "  - {label: sl, send: {to: rank - 1, size: 1KiB}, if: rank > 0, after: c}\n"
+    "  - {label: sr, send: {to: rank + 1, size: 1KiB}, if: rank < nranks - 1, after: c}\n"
+    "  - {label: rl, recv: {from: rank - 1, size: 1KiB}, if: rank > 0, after: c}\n"
+    "  - {label: rr, recv: {from: rank + 1, size: 1KiB}, if: rank < nranks - 1, after: c}\n"
+    "  - {label: d, compute: {wgs: 2, flops: 1000}, after: [sl, sr, rl, rr]}\n";
+static const char *const halo_three_groups =
+    "- ranks: 0\n"
+    "  ops:\n"
+    "  - {label: c, compute: {wgs: 2, flops: 1000}}\n"
+    "  - {label: sr, send: {to: 1, size: 1KiB}, after: c}\n"
+    "  - {label: rr, recv: {from: 1, size: 1KiB}, after: c}\n"
+    "  - {compute: {wgs: 2, flops: 1000}, after: [sr, rr]}\n"
+    "- ranks: \"1-1\"\n"
+    "  ops:\n"
+    "  - {label: c, compute: {wgs: 2, flops: 1000}}\n"
+    "  - {label: sl, send: {to: 0, size: 1KiB}, after: c}\n"
+    "  - {label: sr, send: {to: 2, size: 1KiB}, after: c}\n"
+    "  - {label: rl, recv: {from: 0, size: 1KiB}, after: c}\n"
+    "  - {label: rr, recv: {from: 2, size: 1KiB}, after: c}\n"
+    "  - {compute: {wgs: 2, flops: 1000}, after: [sl, sr, rl, rr]}\n"
+    "- ranks: 2\n"
+    "  ops:\n"
+    "  - {label: c, compute: {wgs: 2, flops: 1000}}\n"
+    "  - {label: sl, send: {to: 1, size: 1KiB}, after: c}\n"
+    "  - {label: rl, recv: {from: 1, size: 1KiB}, after: c}\n"
+    "  - {compute: {wgs: 2, flops: 1000}, after: [sl, rl]}\n";
+
+static void test_yprog_halo_in_one_group(void) {
+  char *err = NULL;
+  struct wl_program *p = yprog(halo_one_group, 3, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->ranks[0].n_ops, 4);
+  CU_ASSERT_EQUAL(p->ranks[1].n_ops, 6);
+  CU_ASSERT_EQUAL(p->ranks[2].n_ops, 4);
+  EXPECT_DEPS(p, 0, 3, "1 2");
+  EXPECT_DEPS(p, 1, 5, "1 2 3 4");
+  EXPECT_DEPS(p, 2, 3, "1 2");
+  wl_program_free(p);
+  for (size_t i = 0; i < pol_count(); i++) {
+    if (!strcmp(pol_name(i), "monolithic")) continue; /* moves no data */
+    struct wl_program *a = yprog(halo_one_group, 3, &err), *b = yprog(halo_three_groups, 3, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    sim_time ta = run(a, pol_name(i), 3, &err), tb = run(b, pol_name(i), 3, &err);
+    if (ta != tb || ta <= 0)
+      fprintf(stderr, "%s: one group %" G_GINT64_FORMAT ", three %" G_GINT64_FORMAT " %s\n",
+              pol_name(i), ta, tb, err ? err : "");
+    CU_ASSERT(ta > 0 && ta == tb);
+    g_free(err);
+    err = NULL;
+  }
+  /* When every label after: names was removed, the op follows the one
+   * before it (as without after:); `after: []` still means nothing. */
+  p = yprog("- ops:\n"
+            "  - {label: a, calc: 1us}\n"
+            "  - {label: x, calc: 1us, if: rank == 1}\n"
+            "  - {calc: 1us, after: [x]}\n"
+            "  - {calc: 1us, after: []}\n", 2, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  EXPECT_DEPS(p, 0, 1, "0"); /* rank 0: a (0), the op after x (1), after: [] (2) */
+  EXPECT_DEPS(p, 0, 2, "");
+  EXPECT_DEPS(p, 1, 2, "1"); /* rank 1: x is op 1 */
+  wl_program_free(p);
+  /* A label that no op ever had is still an error. */
+  expect_yprog_error("- ops:\n  - {calc: 1us, label: a, if: rank == 0}\n  - {calc: 1us, after: [b]}\n",
+                     2, "t.yaml:3:25: workload.groups[0].ops[1]: expected a label of an earlier op "
+                        "on this rank, got 'b'");
+}
+
+/* after_prev: an op of the previous iteration of the innermost loop.
+ * Here `a` waits only for the `a` before it (after: [] drops the default
+ * on the op before it) and `b` for this iteration's `a`: ops a0 b0 a1 b1
+ * a2 b2 are 0-5; a0 requires nothing, a1 requires a0 (0), a2 requires a1
+ * (2); b1 requires a1 (2). */
+static void test_yprog_after_prev(void) {
+  char *err = NULL;
+  struct wl_program *p = yprog("- ops:\n"
+                               "  - loop:\n"
+                               "      count: 3\n"
+                               "      ops:\n"
+                               "        - {label: a, calc: 1us, after: [], after_prev: a}\n"
+                               "        - {label: b, calc: 2us, after: a}\n", 1, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->ranks[0].n_ops, 6);
+  EXPECT_DEPS(p, 0, 0, "");
+  EXPECT_DEPS(p, 0, 1, "0");
+  EXPECT_DEPS(p, 0, 2, "0");
+  EXPECT_DEPS(p, 0, 3, "2");
+  EXPECT_DEPS(p, 0, 4, "2");
+  wl_program_free(p);
+  /* A label defined later in the body: the previous iteration's b. */
+  p = yprog("- ops:\n"
+            "  - loop:\n"
+            "      count: 2\n"
+            "      ops:\n"
+            "        - {label: a, calc: 1us, after: [], after_prev: b}\n"
+            "        - {label: b, calc: 2us, after: []}\n", 1, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  EXPECT_DEPS(p, 0, 0, "");
+  EXPECT_DEPS(p, 0, 2, "1"); /* a1 after b0 */
+  wl_program_free(p);
+  expect_yprog_error("- ops:\n  - {label: a, calc: 1us, after_prev: a}\n", 1,
+                     "t.yaml:2:39: workload.groups[0].ops[0].after_prev: expected after_prev "
+                     "inside a loop's ops, got it outside every loop");
+  expect_yprog_error("- ops:\n  - loop:\n      count: 2\n      ops:\n"
+                     "        - {label: a, calc: 1us, after_prev: z}\n", 1,
+                     "t.yaml:5:45: workload.groups[0].ops[0].loop.ops[0].after_prev: expected a "
+                     "label of an op in this loop's ops, got 'z'");
+}
+
+/* A YAML program's receive that no send matches: validate rejects it
+ * (exit 2), as a send no receive matches. */
+static void test_yprog_unmatched_receive(void) {
+  const char *yaml = "workload:\n  kind: program\n  groups:\n"
+                     "    - ranks: 1\n      ops: [{recv: {from: 0, size: 8B}}]\n"
+                     "hardware: {network: {nodes: 2}}\npolicies: [cpu]\n";
+  char *sc = tu_temp_file(".yaml", yaml, strlen(yaml)), *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", sc, NULL}, NULL, &err), 2);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 1 op 0 (line 5): expected a send from rank 0 "
+                                            "to match its receive of 8 B with tag 0, got none"));
+  g_free(err);
+  g_free(sc);
 }
 
 static void test_yprog_quiet_fence(void) {
@@ -593,17 +754,23 @@ static int cli_goal(const char *cmd, const char *text, char **err) {
 }
 
 static void test_cli_statuses(void) {
-  /* A receive no send matches is a well-formed schedule: validate passes,
-   * run exits 3 (the model deadlocked) naming the op. */
+  /* A receive no send matches is bad input as a send no receive matches
+   * is (issue 33: validate passed it, run exited 3): both exit 2 naming
+   * the op, at the scenario's workload.file. */
   const char *dead = "num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag 4\n}\n";
+  const char *lone = "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 4\n}\n";
   char *err = NULL;
-  CU_ASSERT_EQUAL(cli_goal("validate", dead, &err), 0);
-  g_free(err);
-  CU_ASSERT_EQUAL(cli_goal("run", dead, &err), 3);
-  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): a receive of 8 B with tag 4 "
-                                            "from rank 1 that no send matches: the schedule "
-                                            "deadlocks"));
-  g_free(err);
+  for (int i = 0; i < 2; i++) {
+    const char *cmd = i ? "run" : "validate";
+    CU_ASSERT_EQUAL(cli_goal(cmd, dead, &err), 2);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): expected a send from rank 1 "
+                                              "to match its receive of 8 B with tag 4, got none "
+                                              "(the schedule would deadlock)"));
+    g_free(err);
+    CU_ASSERT_EQUAL(cli_goal(cmd, lone, &err), 2);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "rank 0 op 0 (line 3): expected a receive of 8 B"));
+    g_free(err);
+  }
   /* cpu streams schedules (configs/README.md); one whose ranks each wait
    * for the other deadlocks while running: exit 3 naming the first op that
    * never ended and its line, as when read whole. */
@@ -1012,7 +1179,7 @@ static sim_time goal_run_time(const char *text, const char *policy, const char *
   sim_time t = -1;
   *streamed = 0;
   if (pts_load(sc, NULL, NULL, &pts, &err) && pts_run_point(&pts, 0, &runs, &n, &err) && n == 1) {
-    t = runs[0].total_ps;
+    t = runs[0].policy_end_ps; /* the policy's own end: gputn's last WG */
     *streamed = runs[0].streamed;
   }
   if (err) fprintf(stderr, "%s\n", err);
@@ -1100,7 +1267,7 @@ static void test_triggered_ops_bound(void) {
                                          "\"node0.cpu.register_time\": 2716000"};
   for (int b = 0; b < 2; b++) {
     char *whole = gputn_both_ways(path, 2, hw[b]);
-    char *total = g_strdup_printf("\"total_time_ps\": %s", want_total[b]);
+    char *total = g_strdup_printf("\"policy_end_ps\": %s", want_total[b]); /* gputn's last WG */
     CU_ASSERT_PTR_NOT_NULL(strstr(whole, total));
     if (!strstr(whole, total)) fprintf(stderr, "%s\n", whole);
     g_free(total);
@@ -1365,7 +1532,7 @@ static void test_streamed_trace(void) {
  * the same stage (validate or run). */
 static void test_streamed_errors(void) {
   static const char *const texts[] = {
-      /* a receive no send matches: a deadlock, found when run */
+      /* a receive no send matches: bad input, found when loaded */
       "num_ranks 2\nrank 0 {\nl1: calc 5\nl2: recv 8b from 1 tag 4\n}\n",
       /* a send no receive matches: bad input */
       "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 4\n}\n"};
@@ -1374,7 +1541,7 @@ static void test_streamed_errors(void) {
     char *whole = goal_error(texts[t], ", stream_window: 0", &load_whole);
     char *big = goal_error(texts[t], ", whole_limit: 1", &load_big);
     CU_ASSERT_PTR_NOT_NULL(whole);
-    CU_ASSERT_EQUAL(load_whole, t == 1);
+    CU_ASSERT_TRUE(load_whole);
     CU_ASSERT_EQUAL(load_big, load_whole);
     /* The same after the scenario's own file:line:col. */
     const char *w = whole ? strstr(whole, " policies: ") : NULL;
@@ -1520,10 +1687,13 @@ int main(void) {
       {"deadlocks name the rank and op", test_deadlocks},
       {"program expressions", test_expressions},
       {"program errors name the key", test_yprog_errors},
+      {"program: a 1D halo in one group", test_yprog_halo_in_one_group},
+      {"program: after_prev", test_yprog_after_prev},
+      {"program: an unmatched receive is rejected", test_yprog_unmatched_receive},
       {"program quiet and fence", test_yprog_quiet_fence},
       {"collectives timed by hand", test_collectives_by_hand},
       {"a workload exported as GOAL runs the same", test_export_round_trip},
-      {"exit statuses: a deadlock 3, a malformed file 2", test_cli_statuses},
+      {"exit statuses: a deadlock 3, unmatched messages and a malformed file 2", test_cli_statuses},
       {"the LogGP profile: a ping is o + L + s G + o", test_loggp_profile},
       {"GOAL streamed gives the bytes of GOAL read whole", test_streamed_as_whole},
       {"errors of a GOAL file too big to read whole", test_streamed_errors},

@@ -176,7 +176,7 @@ static void test_errors_name_the_place(void) {
   assert_error("sweep:\n  axes: [{path: a, values: []}]\n",
                "t.yaml:2:28: sweep.axes[0].values: expected a non-empty list of values, got a sequence");
   assert_error("sweep:\n  axes: [{path: a, range: {from: 1us, to: 8, steps: 2}}]\n",
-               "t.yaml:2:43: sweep.axes[0].range.to: expected a value in us like from, got '8'");
+               "t.yaml:2:43: sweep.axes[0].range.to: expected a time like from, got '8'");
   assert_error("sweep:\n  axes: [{path: a, range: {from: 1, to: 8, steps: 2, scale: ln}}]\n",
                "t.yaml:2:61: sweep.axes[0].range.scale: expected linear or log, got 'ln'");
   assert_error("sweep:\n  axes: [{path: a, range: {from: 0, to: 8, steps: 2, scale: log}}]\n",
@@ -200,9 +200,84 @@ static char *data(const char *name) {
   return p;
 }
 
+/* Issue 33: a log time range rounds its steps to whole ps (the model's
+ * resolution) instead of failing on "not a whole number of ps", says so
+ * once, and from and to may be in different units of one dimension. */
+static void test_time_ranges_round_to_whole_ps(void) {
+  struct sc_node *root;
+  char *err = NULL;
+  struct sw_plan *p = plan_of("sweep:\n"
+                              "  combine: zip\n"
+                              "  axes:\n"
+                              "    - {path: t, range: {from: 1us, to: 100us, steps: 5, scale: log}}\n"
+                              "    - {path: u, range: {from: 500ns, to: 2.5us, steps: 5}}\n"
+                              "    - {path: s, range: {from: 1KiB, to: 2MiB, steps: 5, scale: log}}\n",
+                              &root, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  /* t: ratio (100/1)^(1/4) = 3.16227766: 1us, 3.16227766us = 3162277.66 ps
+   * -> 3162278 ps, 10us, 31.6227766us -> 31622777 ps (31622776.6), 100us,
+   * each written in from's unit with the digits it needs.
+   * u: 500 ns to 2.5 us = 2500 ns, in 4 equal steps of 500 ns, in ns.
+   * s: 1 KiB to 2 MiB = 2048 KiB: ratio 2048^(1/4) = 6.727171: 6888.6 B
+   * -> 6889 B (6.7275390625KiB), 46340.95 B -> 46341 B (45.2548828125KiB),
+   * 311744.1 B -> 311744 B (304.4375KiB). */
+  assert_point(p, 0, "1us 500ns 1KiB");
+  assert_point(p, 1, "3.162278us 1000ns 6.7275390625KiB");
+  assert_point(p, 2, "10us 1500ns 45.2548828125KiB");
+  assert_point(p, 3, "31.622777us 2000ns 304.4375KiB");
+  assert_point(p, 4, "100us 2500ns 2048KiB");
+  /* Said once: the first value rounded, at the range's from (column 31). */
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p->note);
+  CU_ASSERT_STRING_EQUAL(p->note, "t.yaml:4:31: sweep.axes[0].range: values rounded to a whole ps "
+                                  "(3.16227766us is 3.162278us)");
+  sw_plan_free(p);
+  sc_node_free(root);
+  /* Exact steps: nothing to say. */
+  p = plan_of("sweep:\n  axes: [{path: t, range: {from: 1us, to: 100us, steps: 3, scale: log}}]\n",
+              &root, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_PTR_NULL(p->note);
+  sw_plan_free(p);
+  sc_node_free(root);
+  /* Two dimensions: an error at `to`. */
+  assert_error("sweep:\n  axes: [{path: a, range: {from: 1us, to: 8B, steps: 2}}]\n",
+               "t.yaml:2:43: sweep.axes[0].range.to: expected a time like from, got '8B'");
+  assert_error("sweep:\n  axes: [{path: a, range: {from: 1xs, to: 8, steps: 2}}]\n",
+               "t.yaml:2:34: sweep.axes[0].range.from: expected a number, plain or with a unit "
+               "(ps ns us ms s, B KiB MiB ..., bps ... Tbps, Hz ... GHz), got '1xs'");
+}
+
+/* The same through the program: a GPU launch latency swept on a log scale
+ * validates and runs (it failed with "not a whole number of ps" before),
+ * and the rounding is said once on stderr, not with --quiet. */
+static void test_log_time_sweep_runs(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  char *text = g_strdup_printf("include: %s/default.yaml\npolicies: [gputn]\n"
+                               "sweep:\n  axes:\n    - {path: hardware.gpu.launch_latency, "
+                               "range: {from: 1us, to: 10us, steps: 3, scale: log}}\n", configs);
+  char *f = tu_temp_file(".yaml", text, strlen(text));
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", f, NULL}, &out, &err), 0);
+  /* sqrt(10) us = 3162277.66 ps -> 3162278 ps. */
+  const char *note = strstr(err, "note: ");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(note);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "values rounded to a whole ps (3.16227766us is 3.162278us)"));
+  CU_ASSERT_PTR_NULL(strstr(note + 1, "note: "));
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", f, "-q", "-f", "csv", NULL}, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, ",3.162278us,gputn,"));
+  CU_ASSERT_STRING_EQUAL(err, "");
+  g_free(out);
+  g_free(err);
+  g_free(f);
+  g_free(text);
+}
+
 static void test_run_prints_a_row_per_point(void) {
   char *f = data("phold.yaml"), *out = NULL;
-  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", f, "-f", "csv", NULL}, &out, NULL), 0);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", f, "-f", "csv", "-c", "summary", NULL}, &out,
+                             NULL), 0);
   char **lines = g_strsplit(out, "\n", -1);
   CU_ASSERT_EQUAL_FATAL(g_strv_length(lines), 6);
   CU_ASSERT_TRUE(g_str_has_prefix(lines[0], "scenario,workload,seed,workload.lps,rep,policy,total_time_ps,"));
@@ -292,12 +367,32 @@ static void test_plan_and_plot_for_reproduce(void) {
   g_free(err);
   g_free(want);
   g_free(f);
+  /* plot.where: COLUMN=VALUE or a list of them; facet a scalar. */
+  const char *bad = "workload: {kind: phold}\nplot: {x: a, where: [policy]}\n";
+  f = tu_temp_file(".yaml", bad, strlen(bad));
+  want = g_strdup_printf("%s:2:22: plot.where: expected COLUMN=VALUE (one line), or a list of them, "
+                         "got 'policy'\n", f);
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", f, NULL}, NULL, &err), 2);
+  CU_ASSERT_STRING_EQUAL(err, want);
+  g_free(err);
+  g_free(want);
+  g_free(f);
+  const char *good = "workload: {kind: phold}\nsweep: {axes: [{path: workload.lps, values: [2, 4]}]}\n"
+                     "plot: {x: workload.lps, facet: policy, where: [policy=none, workload.lps=4]}\n";
+  f = tu_temp_file(".yaml", good, strlen(good));
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"validate", "--plan", f, NULL}, &out, NULL), 0);
+  CU_ASSERT_STRING_EQUAL(out, "points=2\nsweep=1\naxis0=workload.lps\nplot.x=workload.lps\n"
+                              "plot.facet=policy\nplot.where.0=policy=none\nplot.where.1=workload.lps=4\n");
+  g_free(out);
+  g_free(f);
 }
 
 int main(void) {
   static const struct tu_test tests[] = {
       {"product of a list and a linear range", test_product_of_list_and_linear_range},
       {"log ranges keep units; zip", test_log_ranges_keep_units},
+      {"time ranges round to whole ps", test_time_ranges_round_to_whole_ps},
+      {"a log time sweep runs", test_log_time_sweep_runs},
       {"repeat and seeds", test_repeat_and_seeds},
       {"apply a point: paths and policy", test_apply_point_sets_paths_and_policy},
       {"errors name the place", test_errors_name_the_place},

@@ -103,7 +103,7 @@ static void test_resume_skips_journaled_points(void) {
   char *dir = g_dir_make_tmp("trigsim-swr-XXXXXX", NULL);
   char *journal = g_build_filename(dir, "r.csv.journal", NULL);
   /* Points 1, 4 and 8 of 10 are done; then a line cut by a kill. */
-  GString *s = g_string_new("trigsim-sweep-journal 2 fp1 10\n");
+  GString *s = g_string_new("trigsim-sweep-journal 3 fp1 10\n");
   append_point(s, 1);
   append_point(s, 4);
   append_point(s, 8);
@@ -148,7 +148,7 @@ static void test_resume_skips_journaled_points(void) {
   /* Nor does a journal of version 1 (entries without their declarations),
    * its lines otherwise this sweep's. */
   char *v1 = g_strdup(s->str);
-  memcpy(strstr(v1, "journal 2"), "journal 1", 9);
+  memcpy(strstr(v1, "journal 3"), "journal 1", 9);
   CU_ASSERT_TRUE(g_file_set_contents(journal, v1, -1, NULL));
   o.fingerprint = "fp1";
   calls = 0;
@@ -320,6 +320,251 @@ static void test_reproduce_writes_figures(void) {
   g_free(configs);
 }
 
+/* Runs tools/NAME with ARGV (NULL-terminated, after the script) and
+ * TRIGSIM set: its exit status, *OUT and *ERR. */
+static int tool(const char *name, const char *const *argv, char **out, char **err) {
+  char *root = g_path_get_dirname(g_getenv("TRIGSIM_CONFIGS"));
+  char *script = g_build_filename(root, "tools", name, NULL);
+  GPtrArray *a = g_ptr_array_new();
+  g_ptr_array_add(a, script);
+  for (size_t i = 0; argv[i]; i++) g_ptr_array_add(a, (gpointer)argv[i]);
+  g_ptr_array_add(a, NULL);
+  char **env = g_environ_setenv(g_get_environ(), "TRIGSIM", g_getenv("TRIGSIM_BIN"), TRUE);
+  int wstatus = -1;
+  CU_ASSERT_TRUE(g_spawn_sync(NULL, (char **)a->pdata, env, 0, NULL, NULL, out, err, &wstatus, NULL));
+  g_strfreev(env);
+  g_ptr_array_free(a, TRUE);
+  g_free(script);
+  g_free(root);
+  return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+}
+
+/* plot.sh on a two-axis sweep (issue 33 item 4): a hand-made CSV of a
+ * ping over nodes {2, 4} x size {8B, 64B} under cpu and gputn, times in
+ * us (cpu: 1, 2 at 2 nodes; 3, 5 at 4 nodes; gputn 0.5, 0.7; 0.9, 1.1).
+ * Over size with no filter the nodes axis is averaged, with a warning that
+ * names it: cpu at 8B is (1 + 3) / 2 = 2. --where nodes=4 keeps those rows
+ * (cpu 3 and 5), a size filter matches the same quantity written
+ * otherwise (0.0625KiB is 64B), --facet draws a panel (a table) per
+ * node count, --series takes two columns; a filter no row passes is an
+ * error naming the values there are. */
+static void test_plot_filter_and_facet(void) {
+  const char *csv_text =
+      "scenario,workload,seed,hardware.network.nodes,workload.size,policy,total_time_ps,events\n"
+      "t,ping,1,2,8B,cpu,1000000,10\nt,ping,1,2,8B,gputn,500000,10\n"
+      "t,ping,1,2,64B,cpu,2000000,10\nt,ping,1,2,64B,gputn,700000,10\n"
+      "t,ping,1,4,8B,cpu,3000000,10\nt,ping,1,4,8B,gputn,900000,10\n"
+      "t,ping,1,4,64B,cpu,5000000,10\nt,ping,1,4,64B,gputn,1100000,10\n";
+  char *csv = tu_temp_file(".csv", csv_text, strlen(csv_text));
+  char *dir = g_dir_make_tmp("trigsim-plot-XXXXXX", NULL);
+  char *md = g_build_filename(dir, "t.md", NULL), *svg = g_build_filename(dir, "t.svg", NULL);
+  char *out = NULL, *err = NULL, *text = NULL;
+#define PLOT(...) tool("plot.sh", (const char *[]){csv, "--x", "workload.size", "--y", "total_time_ps", \
+                                                   "--table", md, "--out", svg, __VA_ARGS__, NULL}, &out, &err)
+  CU_ASSERT_EQUAL(PLOT("--series", "policy"), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "warning: averaging rows that differ in hardware.network.nodes (2, 4"));
+  text = slurp(md);
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "| 8B | 2 | 0.7 |\n| 64B | 3.5 | 0.9 |\n"));
+  g_free(text);
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(PLOT("--series", "policy", "--where", "hardware.network.nodes=4"), 0);
+  CU_ASSERT_STRING_EQUAL(err, "");
+  text = slurp(md);
+  CU_ASSERT_STRING_EQUAL(text, "| workload.size | cpu | gputn |\n|---|---|---|\n| 8B | 3 | 0.9 |\n| 64B | 5 | 1.1 |\n");
+  g_free(text);
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(PLOT("--series", "policy", "--facet", "hardware.network.nodes"), 0);
+  CU_ASSERT_STRING_EQUAL(err, "");
+  text = slurp(md);
+  CU_ASSERT_STRING_EQUAL(text, "**hardware.network.nodes = 2**\n\n| workload.size | cpu | gputn |\n|---|---|---|\n"
+                               "| 8B | 1 | 0.5 |\n| 64B | 2 | 0.7 |\n\n"
+                               "**hardware.network.nodes = 4**\n\n| workload.size | cpu | gputn |\n|---|---|---|\n"
+                               "| 8B | 3 | 0.9 |\n| 64B | 5 | 1.1 |\n");
+  g_free(text);
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(PLOT("--series", "policy,hardware.network.nodes", "--where", "workload.size=0.0625KiB"), 0);
+  CU_ASSERT_PTR_NULL(strstr(err, "warning"));
+  text = slurp(md);
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "| policy=cpu, hardware.network.nodes=2 | policy=gputn, "
+                                      "hardware.network.nodes=2 | policy=cpu, hardware.network.nodes=4 |"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "| 64B | 2 | 0.7 | 5 | 1.1 |\n"));
+  g_free(text);
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(PLOT("--where", "hardware.network.nodes=8"), 2);
+  CU_ASSERT_STRING_EQUAL(err, "plot.sh: --where: expected a value hardware.network.nodes takes (2, 4), got 8\n");
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(PLOT("--where", "nodes=8"), 2);
+  CU_ASSERT_STRING_EQUAL(err, "plot.sh: --where: no column \"nodes\" in the CSV\n");
+  g_free(out);
+  g_free(err);
+#undef PLOT
+  g_unlink(md);
+  g_unlink(svg);
+  g_rmdir(dir);
+  g_free(md);
+  g_free(svg);
+  g_free(dir);
+  g_free(csv);
+}
+
+/* plot.sh --stack (issue 33 item 1: Fig. 8 as the paper draws it): one
+ * bar per policy whose segments are the columns a pattern matches, in the
+ * CSV's order, in us; a column 0 in every bar (cp_nic_ps) is left out; two
+ * rows of one policy (repetitions) are averaged: hdn's launch (2 + 4) / 2
+ * = 3 us, its total 3 + 1.5 = 4.5 us; gputn's 3 + 0.25 = 3.25 us. --y or
+ * --series beside --stack, and a pattern no column matches, are errors. */
+static void test_plot_stack(void) {
+  const char *csv_text = "scenario,workload,seed,rep,policy,total_time_ps,cp_launch_ps,cp_nic_ps,cp_wire_ps\n"
+                         "t,ping,1,0,hdn,3500000,2000000,0,1500000\n"
+                         "t,ping,1,1,hdn,5500000,4000000,0,1500000\n"
+                         "t,ping,1,0,gputn,3250000,3000000,0,250000\n";
+  char *csv = tu_temp_file(".csv", csv_text, strlen(csv_text));
+  char *dir = g_dir_make_tmp("trigsim-plot-XXXXXX", NULL);
+  char *md = g_build_filename(dir, "t.md", NULL), *png = g_build_filename(dir, "t.png", NULL);
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tool("plot.sh", (const char *[]){csv, "--x", "policy", "--stack", "cp_*_ps", "--table", md,
+                                                   "--out", png, NULL},
+                       &out, &err),
+                  0);
+  CU_ASSERT_STRING_EQUAL(err, "");
+  char *text = slurp(md);
+  CU_ASSERT_STRING_EQUAL(text, "| policy | launch | wire | total |\n|---|---|---|---|\n"
+                               "| hdn | 3 | 1.5 | 4.5 |\n| gputn | 3 | 0.25 | 3.25 |\n");
+  CU_ASSERT_TRUE(g_file_test(png, G_FILE_TEST_EXISTS));
+  g_free(text);
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(tool("plot.sh", (const char *[]){csv, "--x", "policy", "--stack", "cp_*_ps", "--y",
+                                                   "total_time_ps", "--out", png, NULL},
+                       &out, &err),
+                  2);
+  CU_ASSERT_STRING_EQUAL(err, "plot.sh: --stack: expected no --y with it (the segments are the y), got --y "
+                              "total_time_ps\n");
+  g_free(out);
+  g_free(err);
+  CU_ASSERT_EQUAL(tool("plot.sh", (const char *[]){csv, "--x", "policy", "--stack", "phase_*", "--out", png,
+                                                   NULL},
+                       &out, &err),
+                  2);
+  CU_ASSERT_STRING_EQUAL(err, "plot.sh: --stack: no column \"phase_*\" in the CSV\n");
+  g_free(out);
+  g_free(err);
+  g_unlink(md);
+  g_unlink(png);
+  g_rmdir(dir);
+  g_free(md);
+  g_free(png);
+  g_free(dir);
+  g_free(csv);
+}
+
+/* reproduce.sh draws a counter (the reproductions plot cg. and jacobi.
+ * time_per_iteration_ps), though the default CSV is narrow: it sweeps with
+ * the counters' summary. The default ping under gputn sends one put:
+ * node.nic.puts.sum is 1. */
+static void test_reproduce_plots_a_counter(void) {
+  char *dir = g_dir_make_tmp("trigsim-mine-XXXXXX", NULL), *outdir = g_build_filename(dir, "out", NULL);
+  char *f = g_build_filename(dir, "puts.yaml", NULL);
+  char *yaml = g_strdup_printf("include: %s/default.yaml\npolicies: [gputn]\n"
+                               "plot: {x: policy, y: node.nic.puts.sum}\n",
+                               g_getenv("TRIGSIM_CONFIGS"));
+  g_file_set_contents(f, yaml, -1, NULL);
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_EQUAL(tool("reproduce.sh", (const char *[]){dir, "--out", outdir, NULL}, &out, &err), 0);
+  if (err && *err) fprintf(stderr, "\n  %s\n", err);
+  char *md = g_build_filename(outdir, "puts.md", NULL), *text = slurp(md);
+  CU_ASSERT_PTR_NOT_NULL(strstr(text, "| gputn | 1 |"));
+  g_free(text);
+  const char *made[] = {"puts.csv", "puts.png", "puts.md"};
+  for (size_t i = 0; i < G_N_ELEMENTS(made); i++) {
+    char *p = g_build_filename(outdir, made[i], NULL);
+    g_unlink(p);
+    g_free(p);
+  }
+  g_rmdir(outdir);
+  g_unlink(f);
+  g_rmdir(dir);
+  g_free(md);
+  g_free(out);
+  g_free(err);
+  g_free(f);
+  g_free(yaml);
+  g_free(outdir);
+  g_free(dir);
+}
+
+/* reproduce.sh on a folder of the user's own (not under configs/): a
+ * two-axis sweep of the default ping (size 8B, 1KiB x launch latency 1us,
+ * 2us; cpu and gputn) whose plot: section facets by the launch latency and
+ * keeps one size (where:); its table has a section per latency, and cpu, which
+ * launches no kernel (the ping's compute runs on its CPU: policy_cpu.c),
+ * has the same time in both. */
+static void test_reproduce_any_folder(void) {
+  char *dir = g_dir_make_tmp("trigsim-mine-XXXXXX", NULL), *outdir = g_build_filename(dir, "out", NULL);
+  char *f = g_build_filename(dir, "mine.yaml", NULL);
+  char *yaml = g_strdup_printf(
+      "include: %s/default.yaml\npolicies: [cpu, gputn]\n"
+      "sweep:\n  axes:\n    - {path: workload.size, values: [8B, 1KiB, 4KiB]}\n"
+      "    - {path: hardware.gpu.launch_latency, values: [1us, 2us]}\n"
+      "plot:\n  x: workload.size\n  facet: hardware.gpu.launch_latency\n  where: workload.size=x\n",
+      g_getenv("TRIGSIM_CONFIGS"));
+  /* First a where no row has: the figure fails with the values there are. */
+  g_file_set_contents(f, yaml, -1, NULL);
+  char *out = NULL, *err = NULL;
+  CU_ASSERT_NOT_EQUAL(tool("reproduce.sh", (const char *[]){dir, "--out", outdir, "-j", "2", NULL}, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err, "--where: expected a value workload.size takes (8B, 1KiB, 4KiB), got x"));
+  g_free(out);
+  g_free(err);
+  char **parts = g_strsplit(yaml, "where: workload.size=x", 2);
+  char *yaml2 = g_strconcat(parts[0], "where: [workload.size=8B]", parts[1], NULL);
+  g_strfreev(parts);
+  g_file_set_contents(f, yaml2, -1, NULL);
+  CU_ASSERT_EQUAL(tool("reproduce.sh", (const char *[]){dir, "--out", outdir, "-j", "2", NULL}, &out, &err), 0);
+  char *name = g_path_get_basename(dir);
+  char *want = g_strdup_printf("%s: 1 figure(s) in", name);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+  CU_ASSERT_PTR_NULL(strstr(err, "warning"));
+  char *md = g_build_filename(outdir, "mine.md", NULL);
+  char *text = slurp(md);
+  const char *a = strstr(text, "**hardware.gpu.launch_latency = 1us**");
+  const char *b = strstr(text, "**hardware.gpu.launch_latency = 2us**");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  /* The 8B row of each panel: cpu's cell the same in both. */
+  char **ra = g_strsplit(strstr(a, "| 8B |"), " |", 4), **rb = g_strsplit(strstr(b, "| 8B |"), " |", 4);
+  CU_ASSERT_STRING_EQUAL(ra[1], rb[1]);
+  CU_ASSERT_PTR_NULL(strstr(a, "| 1KiB |")); /* filtered out */
+  g_strfreev(ra);
+  g_strfreev(rb);
+  g_free(text);
+  g_free(md);
+  g_free(want);
+  g_free(name);
+  g_free(out);
+  g_free(err);
+  /* What it wrote, then the folder. */
+  const char *made[] = {"mine.csv", "mine.png", "mine.md"};
+  for (size_t i = 0; i < G_N_ELEMENTS(made); i++) {
+    char *p = g_build_filename(outdir, made[i], NULL);
+    CU_ASSERT_TRUE(g_file_test(p, G_FILE_TEST_EXISTS));
+    g_unlink(p);
+    g_free(p);
+  }
+  g_rmdir(outdir);
+  g_unlink(f);
+  g_rmdir(dir);
+  g_free(f);
+  g_free(yaml);
+  g_free(yaml2);
+  g_free(outdir);
+  g_free(dir);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"encode and decode round trip", test_encode_decode_round_trip},
@@ -328,6 +573,10 @@ int main(void) {
       {"same bytes for any -j", test_same_bytes_for_any_jobs},
       {"interrupt, then resume", test_interrupt_then_resume},
       {"reproduce writes figures", test_reproduce_writes_figures},
+      {"plot: filter and facet on a two-axis sweep", test_plot_filter_and_facet},
+      {"plot: --stack, a stacked bar per x", test_plot_stack},
+      {"reproduce.sh plots a counter", test_reproduce_plots_a_counter},
+      {"reproduce: any folder, its plot: section's facet and where", test_reproduce_any_folder},
       {NULL, NULL}};
   return tu_run_suite("sweep_run", tests);
 }

@@ -67,8 +67,9 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
 }
 
 /* No hints for fetching ahead: they change nothing a run does. */
-uint32_t q_peek_comp(const struct q_queue *q) {
+uint32_t q_peek_comp(const struct q_queue *q, uint64_t *seq) {
   (void)q;
+  *seq = 0;
   return UINT32_MAX;
 }
 

@@ -9,6 +9,7 @@ trigsim_packages=(
   gnuplot-nox libopenmpi-dev openmpi-bin
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
   libmetis-dev
+  protobuf-c-compiler libprotobuf-c-dev   # Chakra traces (workloads/inputs/chakra.proto)
   time
   clang-14 libclang-rt-14-dev   # tools/fuzz.sh: libFuzzer harnesses (tests/fuzz/)
 )

@@ -18,7 +18,7 @@ names=("$@")
 # tests/fuzz/fuzz_goal.c with seeds in tests/fuzz/corpus/goal: both are
 # picked up here and in tests/fuzz/CMakeLists.txt once they exist.
 if [ ${#names[@]} -eq 0 ]; then
-  names=(scenario units matrix)
+  names=(scenario units matrix chakra)
   [ -f tests/fuzz/fuzz_goal.c ] && names+=(goal)
 fi
 cc=$(command -v clang || command -v clang-14) ||

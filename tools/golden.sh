@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Golden outputs: every scenario under configs/ (a YAML file `trigsim
 # validate` accepts; hardware profiles are not scenarios) run as
-# tests/test_golden.c runs it (`trigsim run SCENARIO -f csv -q`), in
+# tests/test_golden.c runs it (`trigsim run SCENARIO -f csv -q -c summary`), in
 # parallel, its CSV less the `events` column (engine bookkeeping, which
 # every engine optimisation moves: reported, not compared) compared with
 # tests/golden/<path>.csv (default: a diff per scenario that moved, exit 1)
@@ -134,7 +134,7 @@ run_one() {
     : >"$out/$rel.skip"
     return 0
   fi
-  if "$bin" run "$yaml" -f csv -q -o "$out/$rel.full" 2>"$out/$rel.err"; then
+  if "$bin" run "$yaml" -f csv -q -c summary -o "$out/$rel.full" 2>"$out/$rel.err"; then
     strip_events "$out/$rel.events" <"$out/$rel.full" >"$out/$rel.csv"
   else
     mv "$out/$rel.err" "$out/$rel.fail"

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# Regenerates a paper's figures: for every configs/PAPER/*.yaml with a
-# `sweep:` or `plot:` section, runs `trigsim sweep` into NAME.csv, then plots
-# NAME.png with tools/plot.sh from the file's `plot:` section (default: x the
-# first axis, or policy; y total_time_ps; series policy) and writes the same
-# numbers as a markdown table NAME.md; a `plot:` list (each with a name)
-# makes NAME-<name>.png and .md from the one sweep. Prints the time taken.
+# Regenerates the figures of a folder of scenarios: for every DIR/*.yaml (or
+# configs/PAPER/*.yaml) with a `sweep:` or `plot:` section, runs `trigsim
+# sweep` into NAME.csv, then plots NAME.png with tools/plot.sh from the
+# file's `plot:` section (default: x the first axis, or policy; y
+# total_time_ps; series policy; facet and where as written) and writes the
+# same numbers as a markdown table NAME.md; a `plot:` list (each with a
+# name) makes NAME-<name>.png and .md from the one sweep. Prints the time
+# taken.
 # NAME.fit.yaml files are `trigsim fit` files, not scenarios: skipped. A
-# paper may list more scenarios in configs/PAPER/scenarios.list and
-# summarise its CSVs with configs/PAPER/summary.sh OUT (OUT/summary.md).
-#   tools/reproduce.sh gputn-sc17 [--out DIR] [-j N]
-# DIR defaults to build/reproduce/PAPER. TRIGSIM names the binary (default
-# build/trigsim, built first when missing).
+# folder may list more scenarios in DIR/scenarios.list and summarise its
+# CSVs with DIR/summary.sh OUT (OUT/summary.md).
+#   tools/reproduce.sh gputn-sc17|DIR [--out OUT] [-j N]
+# A folder that exists is taken as it is (your own scenarios, anywhere);
+# else the name of one under configs/. OUT defaults to
+# build/reproduce/NAME (NAME: the folder's base name). TRIGSIM names the
+# binary (default build/trigsim, built first every time).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "reproduce.sh: $*" >&2; exit 2; }
 
-[ $# -ge 1 ] || die "usage: tools/reproduce.sh PAPER [--out DIR] [-j N]"
+[ $# -ge 1 ] || die "usage: tools/reproduce.sh PAPER|DIR [--out OUT] [-j N]"
 paper=$1
 shift
 out="" jobs=""
@@ -26,8 +30,13 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1'" ;;
   esac
 done
-dir="$root/configs/$paper"
-[ -d "$dir" ] || die "no configs/$paper directory (papers: $(cd "$root/configs" && ls -d */ | tr -d / | tr '\n' ' '))"
+if [ -d "$paper" ]; then
+  dir=$(cd "$paper" && pwd)
+  paper=$(basename "$dir")
+else
+  dir="$root/configs/$paper"
+  [ -d "$dir" ] || die "expected a folder of scenarios or one of configs/ ($(cd "$root/configs" && ls -d */ | tr -d / | tr '\n' ' ')), got $paper"
+fi
 out=${out:-$root/build/reproduce/$paper}
 trigsim=${TRIGSIM:-$root/build/trigsim}
 start=$(date +%s.%N)
@@ -62,17 +71,28 @@ plot_one() {
       if [ -n "$a" ] && [ "$a" != policy ]; then x=$a; break; fi
     done
   fi
-  args=(--x "$x" --y "${p[$pre.y]:-total_time_ps}")
-  series=${p[$pre.series]:-policy}
-  [ "$series" = "$x" ] || args+=(--series "$series")
+  local y=${p[$pre.y]:-total_time_ps}
+  if [ -n "${p[$pre.stack]:-}" ]; then   # one stacked bar per x (plot.sh --stack)
+    args=(--x "$x" --stack "${p[$pre.stack]}")
+    y="${p[$pre.stack]}, stacked"
+  else
+    args=(--x "$x" --y "$y")
+    series=${p[$pre.series]:-policy}
+    [ "$series" = "$x" ] || args+=(--series "$series")
+  fi
   [ "${p[$pre.logx]:-false}" = true ] && args+=(--logx)
   [ "${p[$pre.logy]:-false}" = true ] && args+=(--logy)
   [ -n "${p[$pre.title]:-}" ] && args+=(--title "${p[$pre.title]}")
   [ -n "${p[$pre.xlabel]:-}" ] && args+=(--xlabel "${p[$pre.xlabel]}")
   [ -n "${p[$pre.ylabel]:-}" ] && args+=(--ylabel "${p[$pre.ylabel]}")
   [ -n "${p[$pre.speedup_over]:-}" ] && args+=(--speedup-over "${p[$pre.speedup_over]}")
+  [ -n "${p[$pre.facet]:-}" ] && args+=(--facet "${p[$pre.facet]}")
+  for i in $(seq 0 63); do
+    [ -n "${p[$pre.where.$i]:-}" ] || break
+    args+=(--where "${p[$pre.where.$i]}")
+  done
   "$root/tools/plot.sh" "$out/$name.csv" "${args[@]}" --out "$out/$fig.png" --table "$out/$fig.md.body"
-  { echo "# ${p[$pre.title]:-$fig}"; echo; echo "From \`configs/$paper/$name.yaml\` (${p[points]} points); y: ${p[$pre.y]:-total_time_ps}$(case ${p[$pre.speedup_over]:-}:${p[$pre.y]:-total_time_ps} in :*_ps) echo " in us" ;; esac)${p[$pre.speedup_over]:+, speedup over ${p[$pre.speedup_over]}}."; echo; cat "$out/$fig.md.body"; } > "$out/$fig.md.tmp"
+  { echo "# ${p[$pre.title]:-$fig}"; echo; echo "From \`${f#"$root"/}\` (${p[points]} points); y: $y$(case ${p[$pre.speedup_over]:-}:$y in :*_ps|:*_ps,\ stacked) echo " in us" ;; esac)${p[$pre.speedup_over]:+, speedup over ${p[$pre.speedup_over]}}."; echo; cat "$out/$fig.md.body"; } > "$out/$fig.md.tmp"
   rm -f "$out/$fig.md.body"
   mv -f "$out/$fig.md.tmp" "$out/$fig.md"
   echo "$fig: $out/$fig.png, $out/$fig.md, $out/$name.csv"
@@ -90,7 +110,9 @@ for f in "$dir"/*.yaml "${extra[@]}"; do
     unset p
     continue
   fi
-  "$trigsim" sweep "$f" -q ${jobs:+-j "$jobs"} -o "$out/$name.csv"
+  # -c summary: a plot may draw a counter (cg.time_per_iteration_ps); the
+  # default CSV is narrow (issue 33)
+  "$trigsim" sweep "$f" -q -c summary ${jobs:+-j "$jobs"} -o "$out/$name.csv"
   if [ -n "${p[plots]:-}" ]; then   # a list of plots: one figure each, NAME-<name>.png
     for ((k = 0; k < p[plots]; k++)); do plot_one "plot$k" "$name-${p[plot$k.name]}"; done
   else

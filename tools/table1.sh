@@ -22,7 +22,7 @@ if [ ! -x "$trigsim" ] || [ ! -x "$rankcorr" ]; then
 fi
 mkdir -p "$out"
 for v in standard pipelined; do
-  "$trigsim" run "$root/configs/cpufree-ics23/cg-$v.yaml" -f csv -o "$out/$v.csv"
+  "$trigsim" run "$root/configs/cpufree-ics23/cg-$v.yaml" -f csv -c summary -o "$out/$v.csv"
 done
 # matrix policy us imbalance halo_in_max max_row remote_nnz_max, per variant
 extract() {

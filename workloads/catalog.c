@@ -37,8 +37,9 @@
   X(wl_goal, goal_params)            \
   X(wl_yprog, program_params)       \
   X(wl_collective_wl, collective_params) \
-  X(wl_ajacobi, ajacobi_params) \
-  X(wl_chain, chain_params)
+  X(wl_ajacobi, ajacobi_params)      \
+  X(wl_chain, chain_params)          \
+  X(wl_chakra, chakra_params)
 
 #define WL_DECLARE_(type, group) \
   extern const struct wl_type type; \
@@ -190,11 +191,13 @@ static uint8_t form_of(const struct wl_ctx *ctx) {
   return pr.form;
 }
 
-/* The context of policy K of SC. */
-static struct wl_ctx ctx_of(const struct scenario *sc, size_t k) {
+struct wl_ctx wl_ctx_of(const struct scenario *sc, size_t k) {
   return (struct wl_ctx){.sc = sc, .config = sc->workload_config, .policy = sc->policies[k],
                          .seed = sc->seed, .run = run_program, .run_source = pol_run_source,
-                         .computes_on = computes_on, .form = form_of, .device = device};
+                         .computes_on = computes_on, .form = form_of, .device = device,
+                         .cp = sc->cp_off     ? SIM_CP_OFF
+                               : sc->cp_chain ? SIM_CP_CHAIN
+                                              : SIM_CP_SUM};
 }
 
 /* Runs CTX's workload W: its own run, or its program under CTX's policy. */
@@ -212,7 +215,7 @@ bool wl_check(const struct scenario *sc, char **err) {
   if (!wl_check_policies(sc, err)) return false;
   const struct wl_type *w = wl_type_of(sc);
   for (size_t k = 0; k < sc->n_policies; k++) {
-    struct wl_ctx ctx = ctx_of(sc, k);
+    struct wl_ctx ctx = wl_ctx_of(sc, k);
     ctx.check_only = true;
     if (w->check && !w->check(&ctx, err)) {
       locate(sc, k, err);
@@ -241,8 +244,9 @@ static void check_declared(const struct wl_type *w, const struct sim_report *r) 
 
 bool wl_run(const struct scenario *sc, size_t k, struct trace *trace, struct sim_result *out,
             char **err) {
-  struct wl_ctx ctx = ctx_of(sc, k);
+  struct wl_ctx ctx = wl_ctx_of(sc, k);
   ctx.trace = trace;
+  if (trace && ctx.cp == SIM_CP_SUM) ctx.cp = SIM_CP_CHAIN; /* the trace marks the chain */
   const struct wl_type *w = wl_type_of(sc);
   bool ok = run_kind(w, &ctx, out, err);
   if (!ok) locate(sc, k, err);

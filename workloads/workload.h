@@ -45,6 +45,8 @@ struct wl_ctx {
   const char *policy;
   uint64_t seed;
   struct trace *trace;  /* NULL: no timeline */
+  /* How runs track their critical path (sim_set_cp; tests: 0, off). */
+  enum sim_cp_mode cp;
   /* True: check that the run would be accepted (the workload's and the
    * policy's check hooks, the program built and lowered for every rank)
    * without simulating; OUT stays empty. `validate` runs this. */
@@ -116,6 +118,10 @@ const struct wl_type *wl_type_of(const struct scenario *sc);
  * nic, switch, phase), then the workloads' own, in the catalog's order: *N
  * of them; `trigsim outputs` lists them. */
 const struct sim_outputs *const *wl_outputs(size_t *n);
+
+/* The context of policy K of SC as a run gets it (its hooks set), for a
+ * caller that asks a workload for its program (export-goal, export-chakra). */
+struct wl_ctx wl_ctx_of(const struct scenario *sc, size_t k);
 
 /* Everything `run` would reject, found without simulating: the policies,
  * then per policy the workload's check hook and a check-only run (the

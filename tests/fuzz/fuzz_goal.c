@@ -18,9 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct wl_program *p = wl_goal_read(path, 1000, WL_ON_ANY, 64, &ranks, &err);
   if (p) {
     if (wl_program_check(p, &err)) {
-      struct wl_program *lin = wl_linearize(p, 0);
+      struct wl_program *lin = wl_linearize(p, 0, false);
       wl_program_free(lin);
-      lin = wl_linearize(p, 1 + (uint32_t)(size % 4)); /* windowed, the fallback past it */
+      lin = wl_linearize(p, 1 + (uint32_t)(size % 4), false); /* windowed, the fallback past it */
       wl_program_free(lin);
     }
     wl_program_free(p);

@@ -18,7 +18,9 @@
 
 #define EXIT_INPUT 2
 
-enum quantity { Q_TOTAL, Q_PHASE, Q_COUNTER };
+/* A target's quantity: the run's end (total_time_ps), the policy's own end
+ * (`end: policy`, policy_end_ps), a phase sum or a counter. */
+enum quantity { Q_TOTAL, Q_POLICY_END, Q_PHASE, Q_COUNTER };
 
 struct fit_param {
   char *path;                  /* "hardware.cpu.send", or "hardware.cpu.submit_table@64" */
@@ -351,8 +353,8 @@ static const struct sc_node *measured_value(const struct fit *f, const struct sc
 }
 
 static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char **err) {
-  static const char *const keys[] = {"name", "scenario", "policy", "over", "phase",
-                                     "counter", "at",     "value",  "weight"};
+  static const char *const keys[] = {"name",    "scenario", "policy", "over",  "phase",
+                                     "counter", "end",      "at",     "value", "weight"};
   struct fit_target *t = &f->targets[i];
   char *path = g_strdup_printf("targets[%zu]", i);
   char *kp = NULL;
@@ -393,6 +395,19 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
     goto out;
   }
   t->q = ph ? Q_PHASE : ct ? Q_COUNTER : Q_TOTAL;
+  const struct sc_node *end = sc_map_get(m, "end");
+  if (end) {
+    if (ph || ct) {
+      fail(err, end, KP("end"), "end only on a time target (not with phase or counter)");
+      goto out;
+    }
+    if (!want_scalar(end, KP("end"), "run or policy", err)) goto out;
+    if (strcmp(end->scalar, "run") && strcmp(end->scalar, "policy")) {
+      *err = sc_error_at(end, kp, "expected run or policy, got '%s'", end->scalar);
+      goto out;
+    }
+    if (!strcmp(end->scalar, "policy")) t->q = Q_POLICY_END;
+  }
   if ((t->key_node = ph ? ph : ct)) {
     if (!want_scalar(t->key_node, KP(ph ? "phase" : "counter"),
                      ph ? "a phase name such as host stack" : "a counter such as node0.nic.puts", err))
@@ -445,7 +460,7 @@ static bool load_target(struct fit *f, size_t i, const struct sc_node *m, char *
   n = sc_map_get(m, "name");
   if (n && !want_scalar(n, KP("name"), "a name", err)) goto out;
   t->name = n ? g_strdup(n->scalar)
-              : g_strdup_printf("%s %s%s%s", t->key ? t->key : "total_time_ps", t->policy,
+              : g_strdup_printf("%s %s%s%s", t->key ? t->key : t->q == Q_POLICY_END ? "policy_end_ps" : "total_time_ps", t->policy,
                                 t->over ? " / " : "", t->over ? t->over : "");
   t->run = run_for(f, s, at);
   run_add_policy(&f->runs[t->run], t->policy);
@@ -728,8 +743,8 @@ static const struct sim_result *result_of(const struct sim_result *runs, size_t 
 /* Target T's quantity in run RES, or false and *ERR at the target. */
 static bool quantity_of(const struct fit_target *t, const struct sim_result *res, double *v,
                         char **err) {
-  if (t->q == Q_TOTAL) {
-    *v = (double)res->total_ps;
+  if (t->q == Q_TOTAL || t->q == Q_POLICY_END) {
+    *v = (double)(t->q == Q_TOTAL ? res->total_ps : res->policy_end_ps);
     return true;
   }
   const struct sim_report *rep = t->q == Q_PHASE ? &res->phases : &res->counters;
@@ -911,7 +926,10 @@ int fit_run(struct fit *f, unsigned jobs, FILE *progress, char **err) {
     gsl_vector_free(r);
     gsl_matrix *cov = gsl_matrix_alloc(p, p);
     gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 1e-12, cov);
-    double scale = n > p ? f->chi2 / (double)(n - p) : 1;
+    /* With as many targets as parameters (0 degrees of freedom) the fit
+     * passes through every target: no residual is left to scale the
+     * covariance by, so no sigma (NAN) rather than an unscaled one. */
+    double scale = n > p ? f->chi2 / (double)(n - p) : NAN;
     for (size_t i = 0; i < p; i++) {
       struct fit_param *q = &f->params[i];
       double ui = gsl_vector_get(u, i);
@@ -919,7 +937,7 @@ int fit_run(struct fit *f, unsigned jobs, FILE *progress, char **err) {
       /* A parameter no target depends on (a zero column, dropped by the
        * covariance's pivoted QR) has no uncertainty to give: NAN. */
       double var = gsl_matrix_get(cov, i, i);
-      q->sigma = var > 0 ? dx_du(q, ui) * sqrt(var * scale) : NAN;
+      q->sigma = var > 0 && n > p ? dx_du(q, ui) * sqrt(var * scale) : NAN;
       double tol = 1e-3 * (q->hi - q->lo);
       q->bound = q->value - q->lo < tol ? -1 : q->hi - q->value < tol ? 1 : 0;
     }
@@ -1012,7 +1030,9 @@ static void write_values(const struct fit *f, FILE *out) {
     } else {
       char *v = value_label(p, p->value), *s = value_label(p, p->sigma), *lo = value_label(p, p->lo),
            *hi = value_label(p, p->hi);
-      char *unc = p->bound         ? g_strdup("no uncertainty at a bound")
+      char *unc = p->bound ? g_strdup("no uncertainty at a bound")
+                  : f->n_targets <= f->n_params
+                      ? g_strdup("no sigma with as many targets as parameters (0 degrees of freedom)")
                   : isnan(p->sigma) ? g_strdup("no target depends on it")
                                     : g_strdup_printf("+- %s (1 sigma)", s);
       fprintf(out, "%*s%s: %s  # fitted: %s, bounds [%s, %s]%s%s%s%s\n", (int)(2 * (n - 1)), "",

@@ -215,9 +215,21 @@ static void put_json_decl(FILE *out, const char *key, const struct sim_out_decl 
  * (as counters_by_kind names it; a component's own key, "node3.nic.puts",
  * is of kind "node.nic.puts"), with unit and doc. */
 static void put_json_outputs(FILE *out, const struct sim_result_set *set) {
-  fputs(",\n  \"outputs\": {\n    \"phases\": {", out);
-  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  fputs(",\n  \"outputs\": {\n    \"critical_path\": {", out);
   bool first = true;
+  for (size_t i = 0; i < set->n_runs; i++)
+    if (set->runs[i].cp.n) {
+      for (size_t k = 0; k < set->runs[i].cp.n; k++) {
+        const struct sim_report_entry *en = &set->runs[i].cp.entries[k];
+        if (en->decl) put_json_decl(out, en->key, en->decl, k == 0);
+      }
+      first = false;
+      break;
+    }
+  fputs(first ? "}" : "\n    }", out);
+  fputs(",\n    \"phase_sums\": {", out);
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  first = true;
   for (size_t i = 0; i < set->n_runs; i++)
     for (size_t k = 0; k < set->runs[i].phases.n; k++) {
       const struct sim_report_entry *en = &set->runs[i].phases.entries[k];
@@ -247,6 +259,28 @@ static void put_json_outputs(FILE *out, const struct sim_result_set *set) {
   fputs("\n  }", out);
 }
 
+/* A run's critical path: where it ended, its time per category and, when
+ * tracked, its hops. */
+static void put_json_critical_path(FILE *out, const struct sim_result *r) {
+  fputs(",\n     \"critical_path\": {\"ended_at\": ", out);
+  put_json_string(out, r->cp_end ? r->cp_end : "");
+  fputs(", \"categories\": ", out);
+  put_json_report(out, &r->cp);
+  if (r->n_hops) {
+    fputs(",\n       \"chain\": [", out);
+    for (size_t h = 0; h < r->n_hops; h++) {
+      fputs(h ? ",\n         {\"where\": " : "\n         {\"where\": ", out);
+      put_json_string(out, r->hops[h].where);
+      fputs(", \"category\": ", out);
+      put_json_string(out, r->hops[h].cat);
+      fprintf(out, ", \"start_ps\": %" PRId64 ", \"end_ps\": %" PRId64 "}", r->hops[h].start,
+              r->hops[h].end);
+    }
+    fputs("]", out);
+  }
+  fputc('}', out);
+}
+
 static void write_json(FILE *out, const struct sim_result_set *set) {
   fputs("{\n  \"scenario\": ", out);
   put_json_string(out, set->scenario);
@@ -271,8 +305,11 @@ static void write_json(FILE *out, const struct sim_result_set *set) {
     }
     fputs("\"policy\": ", out);
     put_json_string(out, r->policy);
-    fprintf(out, ", \"total_time_ps\": %" PRId64 ", \"events\": %" PRIu64 ",\n     \"phases\": ",
-            r->total_ps, r->events);
+    fprintf(out, ", \"total_time_ps\": %" PRId64 ", \"policy_end_ps\": %" PRId64
+                 ", \"events\": %" PRIu64,
+            r->total_ps, r->policy_end_ps, r->events);
+    if (r->cp.n) put_json_critical_path(out, r);
+    fputs(",\n     \"phase_sums\": ", out);
     put_json_report(out, &r->phases);
     if (set->counters != RESULT_COUNTERS_NONE) {
       size_t n;
@@ -304,9 +341,18 @@ static void put_csv_field(FILE *out, const char *s) {
   fputc('"', out);
 }
 
+/* A column name: KEY with its spaces as underscores ("cpu compute"). */
+static void put_csv_name(FILE *out, const char *prefix, const char *key, const char *suffix) {
+  fprintf(out, ",%s", prefix);
+  for (const char *k = key; *k; k++) fputc(*k == ' ' ? '_' : *k, out);
+  fputs(suffix, out);
+}
+
 static void write_csv(FILE *out, const struct sim_result_set *set) {
-  GPtrArray *phases = union_keys(set, offsetof(struct sim_result, phases));
   bool summary = set->counters != RESULT_COUNTERS_NONE;
+  GPtrArray *phases = summary ? union_keys(set, offsetof(struct sim_result, phases))
+                              : g_ptr_array_new();
+  GPtrArray *cps = union_keys(set, offsetof(struct sim_result, cp));
   bool all = set->counters == RESULT_COUNTERS_ALL;
   GPtrArray *counters = all ? union_keys(set, offsetof(struct sim_result, counters)) : g_ptr_array_new();
   struct summaries sums = summary ? summarize_all(set) : (struct summaries){0};
@@ -317,8 +363,9 @@ static void write_csv(FILE *out, const struct sim_result_set *set) {
     fputc(',', out);
     put_csv_field(out, set->axes[a]);
   }
-  fputs(",policy,total_time_ps,events", out);
-  for (guint j = 0; j < phases->len; j++) fprintf(out, ",phase_%s_ps", (char *)phases->pdata[j]);
+  fputs(",policy,total_time_ps,policy_end_ps,events", out);
+  for (guint j = 0; j < cps->len; j++) put_csv_name(out, "cp_", cps->pdata[j], "_ps");
+  for (guint j = 0; j < phases->len; j++) put_csv_name(out, "phase_sum_", phases->pdata[j], "_ps");
   /* Per kind: KEY.sum, KEY.mean, KEY.max, KEY.max_at; a single key: KEY. */
   static const char *const cols[] = {"sum", "mean", "max", "max_at"};
   for (guint j = 0; j < stats->len; j++) {
@@ -351,7 +398,14 @@ static void write_csv(FILE *out, const struct sim_result_set *set) {
       fputc(',', out);
     }
     put_csv_field(out, r->policy);
-    fprintf(out, ",%" PRId64 ",%" PRIu64, r->total_ps, r->events);
+    fprintf(out, ",%" PRId64 ",", r->total_ps);
+    if (r->policy_end_ps >= 0) fprintf(out, "%" PRId64, r->policy_end_ps);
+    fprintf(out, ",%" PRIu64, r->events);
+    for (guint j = 0; j < cps->len; j++) {
+      const struct sim_report_entry *en = sim_report_find(&r->cp, cps->pdata[j]);
+      fputc(',', out);
+      if (en) put_value(out, en);
+    }
     for (guint j = 0; j < phases->len; j++) {
       const struct sim_report_entry *en = sim_report_find(&r->phases, phases->pdata[j]);
       fputc(',', out);
@@ -385,6 +439,7 @@ static void write_csv(FILE *out, const struct sim_result_set *set) {
   g_hash_table_destroy(single);
   g_ptr_array_free(stats, TRUE);
   g_ptr_array_free(phases, TRUE);
+  g_ptr_array_free(cps, TRUE);
   g_ptr_array_free(counters, TRUE);
 }
 
@@ -445,11 +500,85 @@ static void write_table_summary(FILE *out, const struct sim_report *counters) {
   result_stats_free(st, n);
 }
 
-static void write_table(FILE *out, const struct sim_result_set *set) {
-  fprintf(out, "scenario %s, workload %s, seed %" PRIu64 "\n\n", set->scenario, set->workload,
-          set->seed);
-  GPtrArray *phases = union_keys(set, offsetof(struct sim_result, phases));
-  bool sweep = set->n_axes || set->seeds;
+/* The index of the run that run I's speedup is over: the first run of
+ * its point (same seed and axis values), i.e. its point's first policy. */
+static size_t base_run(const struct sim_result_set *set, size_t i) {
+  for (size_t j = 0; j < i; j++) {
+    bool same = !set->seeds || set->seeds[j] == set->seeds[i];
+    for (size_t a = 0; same && a < set->n_axes; a++)
+      same = !strcmp(set->axis_values[j * set->n_axes + a], set->axis_values[i * set->n_axes + a]);
+    if (same) return j;
+  }
+  return i;
+}
+
+/* The critical-path categories some run spent time in, in declared order. */
+static GPtrArray *cp_used(const struct sim_result_set *set) {
+  GPtrArray *all = union_keys(set, offsetof(struct sim_result, cp)), *used = g_ptr_array_new();
+  for (guint j = 0; j < all->len; j++)
+    for (size_t i = 0; i < set->n_runs; i++) {
+      const struct sim_report_entry *en = sim_report_find(&set->runs[i].cp, all->pdata[j]);
+      if (en && en->i > 0) {
+        g_ptr_array_add(used, all->pdata[j]);
+        break;
+      }
+    }
+  g_ptr_array_free(all, TRUE);
+  return used;
+}
+
+/* One point: a column per policy, a row per total and critical-path
+ * category (time and share of the total). */
+static void write_table_point(FILE *out, const struct sim_result_set *set) {
+  int w = 14;
+  for (size_t i = 0; i < set->n_runs; i++) w = MAX(w, (int)strlen(set->runs[i].policy));
+  char buf[64], cell[96];
+  fprintf(out, "%-22s", "");
+  for (size_t i = 0; i < set->n_runs; i++) fprintf(out, " %*s", w, set->runs[i].policy);
+  fprintf(out, "\n%-22s", "total");
+  for (size_t i = 0; i < set->n_runs; i++)
+    fprintf(out, " %*s", w, human_time(set->runs[i].total_ps, buf, sizeof buf));
+  fprintf(out, "\nspeedup over %-9.9s", set->runs[0].policy);
+  for (size_t i = 0; i < set->n_runs; i++) {
+    g_snprintf(cell, sizeof cell, "%.2fx",
+               set->runs[i].total_ps > 0
+                   ? (double)set->runs[0].total_ps / (double)set->runs[i].total_ps : 1.0);
+    fprintf(out, " %*s", w, cell);
+  }
+  fprintf(out, "\n%-22s", "policy's own end");
+  for (size_t i = 0; i < set->n_runs; i++)
+    fprintf(out, " %*s", w, set->runs[i].policy_end_ps < 0 ? "-"
+                            : human_time(set->runs[i].policy_end_ps, buf, sizeof buf));
+  fputc('\n', out);
+  GPtrArray *used = cp_used(set);
+  if (used->len) {
+    fputs("critical path (share of total)\n", out);
+    for (guint j = 0; j < used->len; j++) {
+      fprintf(out, "  %-20s", (char *)used->pdata[j]);
+      for (size_t i = 0; i < set->n_runs; i++) {
+        const struct sim_result *r = &set->runs[i];
+        const struct sim_report_entry *en = sim_report_find(&r->cp, used->pdata[j]);
+        if (!en || en->i == 0) {
+          fprintf(out, " %*s", w, "-");
+          continue;
+        }
+        g_snprintf(cell, sizeof cell, "%s %2.0f%%", human_time(en->i, buf, sizeof buf),
+                   r->total_ps > 0 ? 100.0 * (double)en->i / (double)r->total_ps : 0.0);
+        fprintf(out, " %*s", w, cell);
+      }
+      fputc('\n', out);
+    }
+    fprintf(out, "  %-20s", "ended at");
+    for (size_t i = 0; i < set->n_runs; i++)
+      fprintf(out, " %*s", w, set->runs[i].cp_end ? set->runs[i].cp_end : "-");
+    fputc('\n', out);
+  }
+  g_ptr_array_free(used, TRUE);
+}
+
+/* A sweep: a row per (point, policy), the critical path's categories as
+ * columns (times). */
+static void write_table_rows(FILE *out, const struct sim_result_set *set) {
   bool seeds = false; /* a seed column only when the seeds differ */
   for (size_t i = 0; set->seeds && i < set->n_runs; i++) seeds = seeds || set->seeds[i] != set->seed;
   int *widths = g_new0(int, set->n_axes + 1);
@@ -458,31 +587,82 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
     for (size_t i = 0; i < set->n_runs; i++)
       widths[a] = MAX(widths[a], (int)strlen(set->axis_values[i * set->n_axes + a]));
   }
+  GPtrArray *used = cp_used(set);
   if (seeds) fprintf(out, "%-20s ", "seed");
   for (size_t a = 0; a < set->n_axes; a++) fprintf(out, "%-*s ", widths[a], set->axes[a]);
-  fprintf(out, "%-10s %14s", "policy", "total");
-  for (guint j = 0; j < phases->len; j++) fprintf(out, " %14s", (char *)phases->pdata[j]);
+  fprintf(out, "%-10s %10s %8s", "policy", "total", "speedup");
+  /* a category's column as wide as its name (cpu_compute), at least 10 */
+  for (guint j = 0; j < used->len; j++)
+    fprintf(out, " %*s", MAX(10, (int)strlen(used->pdata[j])), (char *)used->pdata[j]);
   fputc('\n', out);
   for (size_t i = 0; i < set->n_runs; i++) {
-    const struct sim_result *r = &set->runs[i];
+    const struct sim_result *r = &set->runs[i], *b = &set->runs[base_run(set, i)];
     char buf[64];
     if (seeds) fprintf(out, "%-20" PRIu64 " ", set->seeds[i]);
     for (size_t a = 0; a < set->n_axes; a++)
       fprintf(out, "%-*s ", widths[a], set->axis_values[i * set->n_axes + a]);
-    fprintf(out, "%-10s %14s", r->policy, human_time(r->total_ps, buf, sizeof buf));
+    fprintf(out, "%-10s %10s %7.2fx", r->policy, human_time(r->total_ps, buf, sizeof buf),
+            r->total_ps > 0 ? (double)b->total_ps / (double)r->total_ps : 1.0);
+    for (guint j = 0; j < used->len; j++) {
+      const struct sim_report_entry *en = sim_report_find(&r->cp, used->pdata[j]);
+      fprintf(out, " %*s", MAX(10, (int)strlen(used->pdata[j])),
+              en && en->i ? human_time(en->i, buf, sizeof buf) : "-");
+    }
+    fputc('\n', out);
+  }
+  g_ptr_array_free(used, TRUE);
+  g_free(widths);
+}
+
+/* The phase sums (over components and the whole run: they overlap), a
+ * row per run. */
+static void write_table_phase_sums(FILE *out, const struct sim_result_set *set) {
+  GPtrArray *phases = union_keys(set, offsetof(struct sim_result, phases));
+  fputs("\nphase sums over all components (they overlap; not a partition of the total)\n", out);
+  fprintf(out, "%-10s", "policy");
+  for (guint j = 0; j < phases->len; j++) fprintf(out, " %12.12s", (char *)phases->pdata[j]);
+  fputc('\n', out);
+  for (size_t i = 0; i < set->n_runs; i++) {
+    const struct sim_result *r = &set->runs[i];
+    fprintf(out, "%-10s", r->policy);
     for (guint j = 0; j < phases->len; j++) {
       const struct sim_report_entry *en = sim_report_find(&r->phases, phases->pdata[j]);
-      if (en) put_human(out, en, 14);
-      else fprintf(out, " %14s", "-");
+      if (en) put_human(out, en, 12);
+      else fprintf(out, " %12s", "-");
     }
     fputc('\n', out);
   }
   g_ptr_array_free(phases, TRUE);
-  g_free(widths);
-  for (size_t i = 0; !sweep && i < set->n_runs; i++) {
+}
+
+/* Run R's critical path, hop by hop. */
+static void write_table_chain(FILE *out, const struct sim_result *r) {
+  char a[64], b[64], d[64];
+  fprintf(out, "\n%s: critical path, %zu hops (start, end, time, category, where)\n", r->policy,
+          r->n_hops);
+  for (size_t h = 0; h < r->n_hops; h++) {
+    const struct sim_result_hop *x = &r->hops[h];
+    fprintf(out, "  %10s %10s %10s  %-12s %s\n", human_time(x->start, a, sizeof a),
+            human_time(x->end, b, sizeof b), human_time(x->end - x->start, d, sizeof d), x->cat,
+            x->where);
+  }
+}
+
+static void write_table(FILE *out, const struct sim_result_set *set) {
+  fprintf(out, "scenario %s, workload %s, seed %" PRIu64 "\n", set->scenario, set->workload,
+          set->seed);
+  fputs("total: when the last rank's result is usable by its host (README, \"The end of a "
+        "run\")\n\n", out);
+  bool sweep = set->n_axes || set->seeds;
+  if (sweep) write_table_rows(out, set);
+  else write_table_point(out, set);
+  if (set->counters != RESULT_COUNTERS_NONE) write_table_phase_sums(out, set);
+  for (size_t i = 0; set->chain && !sweep && i < set->n_runs; i++)
+    if (set->runs[i].n_hops) write_table_chain(out, &set->runs[i]);
+  for (size_t i = 0; !sweep && set->counters != RESULT_COUNTERS_NONE && i < set->n_runs; i++) {
     const struct sim_result *r = &set->runs[i];
+    if (set->counters == RESULT_COUNTERS_NONE) continue; /* no event lines either */
     fprintf(out, "\n%s: %" PRIu64 " events\n", r->policy, r->events);
-    if (set->counters == RESULT_COUNTERS_NONE) continue;
     write_table_summary(out, &r->counters);
     if (set->counters != RESULT_COUNTERS_ALL) continue;
     fputs("  every component's counters:\n", out);
@@ -495,6 +675,10 @@ static void write_table(FILE *out, const struct sim_result_set *set) {
 }
 
 void result_write(FILE *out, const struct sim_result_set *set, enum result_format fmt) {
+  struct sim_result_set one = *set;
+  if (one.counters == RESULT_COUNTERS_AUTO)
+    one.counters = fmt == RESULT_JSON ? RESULT_COUNTERS_SUMMARY : RESULT_COUNTERS_NONE;
+  set = &one;
   switch (fmt) {
   case RESULT_TABLE: write_table(out, set); break;
   case RESULT_CSV: write_csv(out, set); break;

@@ -12,11 +12,15 @@
 #include "result.h"
 #include "scenario.h"
 
-/* How much of the counters the writers show (--counters): SUMMARY (the
- * default) per component kind in the table and CSV, and the summary plus
+/* How much of the counters the writers show (--counters): NONE (the
+ * default) none, and no phase sums; SUMMARY the phase sums and the
+ * counters per component kind in the table and CSV, and the summary plus
  * every component's counters in JSON; ALL also every component's in the
- * table and CSV; NONE no counters. */
-enum result_counters { RESULT_COUNTERS_SUMMARY, RESULT_COUNTERS_ALL, RESULT_COUNTERS_NONE };
+ * table and CSV. */
+enum result_counters {
+  RESULT_COUNTERS_SUMMARY, RESULT_COUNTERS_ALL, RESULT_COUNTERS_NONE,
+  RESULT_COUNTERS_AUTO /* not asked: NONE in the table and CSV, SUMMARY in JSON */
+};
 
 /* What the writers print around the runs. */
 struct sim_result_set {
@@ -33,6 +37,7 @@ struct sim_result_set {
   const char *const *axis_values;
   const uint64_t *seeds;
   enum result_counters counters;
+  bool chain; /* the table lists each run's critical path, hop by hop */
   /* The resolved configuration (of the first point), or none: path, final
    * value and where it came from, for JSON. */
   const struct sc_setting *config;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "units.h"
 
 /* Repetitions and points are capped so that a typo cannot ask for 10^12 runs. */
 #define SW_MAX_POINTS 10000000u
@@ -15,7 +16,8 @@
 static const char *const sweep_keys[] = {"axes", "combine", "repeat"};
 static const char *const axis_keys[] = {"path", "values", "range"};
 static const char *const plot_keys[] = {"x",      "y",      "series", "logx",         "logy",
-                                        "title",  "xlabel", "ylabel", "speedup_over", "name"};
+                                        "title",  "xlabel", "ylabel", "speedup_over", "facet",
+                                        "where",  "name",   "stack"};
 static const char *const range_keys[] = {"from", "to", "steps", "scale"};
 
 static bool fail(char **err, const struct sc_node *n, const char *path, const char *want) {
@@ -60,7 +62,43 @@ static char *format_step(double v, const char *unit) {
   return g_strdup_printf("%s%s", buf, unit);
 }
 
-static bool parse_range(const struct sc_node *r, const char *path, struct sw_axis *ax, char **err) {
+/* The dimension of UNIT ("" : UNIT_NONE; -1: no unit units.h knows). */
+static int unit_dim_of(const char *unit) {
+  if (!*unit) return UNIT_NONE;
+  static const enum unit_dim dims[] = {UNIT_TIME, UNIT_BANDWIDTH, UNIT_SIZE, UNIT_FREQ};
+  char *one = g_strdup_printf("1%s", unit);
+  int dim = -1;
+  double v;
+  char *e = NULL;
+  for (size_t i = 0; i < G_N_ELEMENTS(dims) && dim < 0; i++)
+    if (units_parse_real(one, dims[i], &v, &e)) dim = (int)dims[i];
+    else g_clear_pointer(&e, g_free);
+  g_free(one);
+  return dim;
+}
+
+/* V, a whole number of DIM's base unit, written in UNIT (worth SCALE base
+ * units) with the fewest digits that read back as V, or in units_format's
+ * unit when no 17 digits do. */
+static char *format_in_unit(int64_t v, enum unit_dim dim, const char *unit, double scale) {
+  char buf[G_ASCII_DTOSTR_BUF_SIZE], fmt[8];
+  for (int digits = 1; digits <= 17; digits++) {
+    g_snprintf(fmt, sizeof fmt, "%%.%dg", digits);
+    g_ascii_formatd(buf, sizeof buf, fmt, (double)v / scale);
+    if (strpbrk(buf, "eE")) continue;
+    /* Read back as a scenario reads it: exactly V. */
+    char *text = g_strdup_printf("%s%s", buf, unit), *why = NULL;
+    int64_t back = 0;
+    if (units_parse_int(text, dim, &back, &why) && back == v) return text;
+    g_free(why);
+    g_free(text);
+  }
+  char out[64];
+  return g_strdup(units_format(v, dim, out, sizeof out));
+}
+
+static bool parse_range(const struct sc_node *r, const char *path, struct sw_axis *ax,
+                        char **note, char **err) {
   if (r->kind != SC_MAP)
     return fail(err, r, path, "a mapping {from, to, steps, scale: linear|log}");
   if (!sc_check_keys(r, path, range_keys, G_N_ELEMENTS(range_keys), err)) return false;
@@ -73,11 +111,28 @@ static bool parse_range(const struct sc_node *r, const char *path, struct sw_axi
   size_t n = 0;
   bool log_scale = false;
   bool ok = parse_number_unit(from, fpath, &a, &ua, err) && parse_number_unit(to, tpath, &b, &ub, err);
-  if (ok && strcmp(ua, ub)) {
-    char *want = *ua ? g_strdup_printf("a value in %s like from", ua)
-                     : g_strdup("a plain number like from");
+  /* from and to in units of one dimension (1us to 500ns), each read in
+   * its base unit: a and b are then base units (ps, B, bps, Hz). */
+  int dim = ok ? unit_dim_of(ua) : UNIT_NONE;
+  double sa = 1;
+  if (ok && dim < 0) {
+    ok = fail(err, from, fpath, "a number, plain or with a unit (ps ns us ms s, B KiB MiB ..., "
+                                "bps ... Tbps, Hz ... GHz)");
+  } else if (ok && unit_dim_of(ub) != dim) {
+    char *want = dim != UNIT_NONE ? g_strdup_printf("%s like from", units_dim_name((enum unit_dim)dim))
+                                  : g_strdup("a plain number like from");
     ok = fail(err, to, tpath, want);
     g_free(want);
+  } else if (ok && dim != UNIT_NONE) {
+    char *one = g_strdup_printf("1%s", ua), *e = NULL;
+    double sb = 1;
+    units_parse_real(one, (enum unit_dim)dim, &sa, &e);
+    g_free(one);
+    one = g_strdup_printf("1%s", ub);
+    units_parse_real(one, (enum unit_dim)dim, &sb, &e);
+    g_free(one);
+    a *= sa;
+    b *= sb;
   }
   ok = ok && parse_count(steps, spath, 1, SW_MAX_STEPS, &n, err);
   if (ok && scale) {
@@ -89,12 +144,31 @@ static bool parse_range(const struct sc_node *r, const char *path, struct sw_axi
     ok = fail(err, a <= 0 ? from : to, a <= 0 ? fpath : tpath, "a value above 0 on a log scale");
   if (ok && n == 1 && a != b)
     ok = fail(err, steps, spath, "at least 2 steps between two different values");
+  if (ok && dim != UNIT_NONE && (fabs(a) > 9e18 || fabs(b) > 9e18))
+    ok = fail(err, fabs(a) > 9e18 ? from : to, fabs(a) > 9e18 ? fpath : tpath,
+              "a value that fits in 64 bits of its base unit");
   for (size_t i = 0; ok && i < n; i++) {
     double f = n > 1 ? (double)i / (double)(n - 1) : 0.0;
     double v = i == 0 ? a : i == n - 1 ? b : log_scale ? a * pow(b / a, f) : a + (b - a) * f;
     struct sc_node *node = sc_node_copy(from);
     g_free(node->scalar);
-    node->scalar = format_step(v, ua);
+    if (dim == UNIT_NONE) {
+      node->scalar = format_step(v, ua);
+    } else {
+      /* A value with a unit is a whole number of base units (a time a
+       * whole ps): a step between two is rounded to the nearest, said
+       * once (the first, in *NOTE) when that moved it. */
+      int64_t w = llround(v);
+      node->scalar = format_in_unit(w, (enum unit_dim)dim, ua, sa);
+      if (fabs(v - (double)w) > 1e-12 * fmax(1e6, fabs(v)) && note && !*note) {
+        char exact[G_ASCII_DTOSTR_BUF_SIZE];
+        g_ascii_formatd(exact, sizeof exact, "%.10g", v / sa);
+        *note = sc_error_at(from, path, "values rounded to a whole %s (%s%s is %s)",
+                            dim == UNIT_TIME ? "ps" : dim == UNIT_SIZE ? "byte"
+                            : dim == UNIT_BANDWIDTH ? "bps" : "Hz",
+                            exact, ua, node->scalar);
+      }
+    }
     node->quoted = false;
     ax->values[ax->n_values++] = node;
   }
@@ -107,7 +181,8 @@ static bool parse_range(const struct sc_node *r, const char *path, struct sw_axi
   return ok;
 }
 
-static bool parse_axis(const struct sc_node *a, const char *path, struct sw_axis *ax, char **err) {
+static bool parse_axis(const struct sc_node *a, const char *path, struct sw_axis *ax, char **note,
+                       char **err) {
   if (a->kind != SC_MAP)
     return fail(err, a, path, "an axis mapping {path: P, values: [...]} or {path: P, range: {...}}");
   if (!sc_check_keys(a, path, axis_keys, G_N_ELEMENTS(axis_keys), err)) return false;
@@ -141,7 +216,7 @@ static bool parse_axis(const struct sc_node *a, const char *path, struct sw_axis
     if (steps && steps->kind == SC_SCALAR)
       g_ascii_string_to_unsigned(steps->scalar, 10, 1, SW_MAX_STEPS, &n, NULL);
     ax->values = g_new0(struct sc_node *, n ? n : 1);
-    ok = parse_range(range, vpath, ax, err);
+    ok = parse_range(range, vpath, ax, note, err);
   }
   g_free(ppath);
   g_free(vpath);
@@ -155,7 +230,7 @@ static bool parse_axes(const struct sc_node *axes, struct sw_plan *p, char **err
   size_t combos = 1;
   for (size_t i = 0; i < axes->n_items; i++) {
     char *path = g_strdup_printf("sweep.axes[%zu]", i);
-    bool ok = parse_axis(axes->items[i], path, &p->axes[p->n_axes++], err);
+    bool ok = parse_axis(axes->items[i], path, &p->axes[p->n_axes++], &p->note, err);
     struct sw_axis *ax = &p->axes[i];
     if (ok && p->zip && i > 0 && ax->n_values != p->axes[0].n_values) {
       char *want = g_strdup_printf("as many values as axis 0 (%zu) to zip", p->axes[0].n_values);
@@ -213,6 +288,7 @@ void sw_plan_free(struct sw_plan *p) {
     g_free(p->axes[i].path);
   }
   g_free(p->axes);
+  g_free(p->note);
   g_free(p);
 }
 
@@ -302,6 +378,19 @@ bool sw_plot_check(const struct sc_node *plot, char **err) {
     char *path = g_strdup_printf("plot.%s", p->key);
     bool flag = !strcmp(p->key, "logx") || !strcmp(p->key, "logy");
     bool ok = true;
+    if (!strcmp(p->key, "where")) { /* COL=VALUE, or a list of them */
+      size_t n = v->kind == SC_SEQ ? v->n_items : 1;
+      for (size_t k = 0; ok && k < n; k++) {
+        const struct sc_node *w = v->kind == SC_SEQ ? v->items[k] : v;
+        if (w->kind != SC_SCALAR || !strchr(w->scalar, '=') || *w->scalar == '=' ||
+            strpbrk(w->scalar, "\n\r\t"))
+          ok = fail(err, w, path, "COLUMN=VALUE (one line), or a list of them");
+      }
+      if (ok && v->kind == SC_SEQ && !v->n_items) ok = fail(err, v, path, "COLUMN=VALUE, or a list of them");
+      g_free(path);
+      if (!ok) return false;
+      continue;
+    }
     if (v->kind != SC_SCALAR || !*v->scalar || strpbrk(v->scalar, "\n\r\t"))
       ok = fail(err, v, path, flag ? "true or false" : "one line of text");
     else if (flag && strcmp(v->scalar, "true") && strcmp(v->scalar, "false"))

@@ -26,6 +26,10 @@ struct sw_plan {
   size_t repeat;   /* repetitions of each combination, >= 1 */
   size_t n_combos; /* combinations of axis values */
   size_t n_points; /* n_combos * repeat */
+  /* NULL, or what a user should hear once about the values: a range's
+   * step rounded to a whole ps ("FILE:L:C: sweep.axes[0].range: values
+   * rounded to a whole ps (3.16227766us is 3.162278us)"). */
+  char *note;
 };
 
 /* Parses the `sweep:` node SWEEP (which must outlive the plan). NULL and
@@ -46,11 +50,11 @@ bool sw_apply_point(const struct sw_plan *p, size_t i, struct sc_node *root, cha
  * repetition 0, rng_derive(BASE, REP) after. */
 uint64_t sw_seed(uint64_t base, size_t rep);
 
-/* Checks a `plot:` section (a map of x, y, series, logx, logy, title,
- * xlabel, ylabel, speedup_over, name to one-line scalars; logx/logy
- * true|false), or a list of such maps, each with a name (several figures
- * of one sweep), for tools/reproduce.sh; false and *ERR with the place
- * otherwise. */
+/* Checks a `plot:` section (a map of x, y, series, facet, logx, logy,
+ * title, xlabel, ylabel, speedup_over, name, stack to one-line scalars; logx/logy
+ * true|false; where: COLUMN=VALUE or a list of them), or a list of such
+ * maps, each with a name (several figures of one sweep), for
+ * tools/reproduce.sh; false and *ERR with the place otherwise. */
 bool sw_plot_check(const struct sc_node *plot, char **err);
 
 /* A hex SHA-256 of tree ROOT (keys, values, quoting; not the marks) and

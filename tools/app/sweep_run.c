@@ -1,10 +1,11 @@
 /* The sweep runner (see sweep_run.h): thread pool, journal, resume,
  * interruption and progress. Journal: a header line
- * "trigsim-sweep-journal 2 FINGERPRINT N_POINTS", then one line per finished
+ * "trigsim-sweep-journal 3 FINGERPRINT N_POINTS", then one line per finished
  * point, each written by one append; a line cut short by a kill is dropped
  * (and cut from the file) when the journal is read back. A point's entries
  * carry their declaration (version 2), so a resumed point's counters read
- * as a live run's; a journal of another version starts afresh. */
+ * as a live run's; each run its policy's own end and critical path
+ * (version 3); a journal of another version starts afresh. */
 #include "sweep_run.h"
 
 #include "workload.h"
@@ -18,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define JOURNAL_MAGIC "trigsim-sweep-journal 2"
+#define JOURNAL_MAGIC "trigsim-sweep-journal 3"
 
 /* Set by SIGINT/SIGTERM while a sweep runs; checked between points. */
 static volatile sig_atomic_t swr_stop;
@@ -75,8 +76,12 @@ char *swr_encode(size_t point, const struct sim_result *runs, size_t n_runs) {
   g_string_append_printf(s, "P\t%zu\t%zu", point, n_runs);
   for (size_t i = 0; i < n_runs; i++) {
     char *pol = g_strescape(runs[i].policy, NULL);
-    g_string_append_printf(s, "\t%s\t%" PRId64 "\t%" PRIu64, pol, runs[i].total_ps, runs[i].events);
+    char *end = g_strescape(runs[i].cp_end ? runs[i].cp_end : "", NULL);
+    g_string_append_printf(s, "\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRIu64 "\t%s", pol,
+                           runs[i].total_ps, runs[i].policy_end_ps, runs[i].events, end);
     g_free(pol);
+    g_free(end);
+    put_report(s, &runs[i].cp);
     put_report(s, &runs[i].phases);
     put_report(s, &runs[i].counters);
   }
@@ -151,15 +156,21 @@ bool swr_decode(const char *line, size_t *point, struct sim_result **runs, size_
   size_t done = 0;
   for (; ok && done < n; done++) {
     const char *pol = next_field(&fs);
-    gint64 total = 0;
+    gint64 total = 0, policy_end = 0;
     guint64 events = 0;
     ok = pol != NULL;
     char *upol = ok ? g_strcompress(pol) : NULL;
     sim_result_init(&r[done], upol ? upol : "");
     g_free(upol);
-    ok = ok && next_i64(&fs, &total) && next_u64(&fs, G_MAXUINT64, &events) &&
-         get_report(&fs, &r[done].phases) && get_report(&fs, &r[done].counters);
+    ok = ok && next_i64(&fs, &total) && next_i64(&fs, &policy_end) &&
+         next_u64(&fs, G_MAXUINT64, &events);
+    const char *end = ok ? next_field(&fs) : NULL;
+    ok = ok && end;
+    if (ok && *end) r[done].cp_end = g_strcompress(end);
+    ok = ok && get_report(&fs, &r[done].cp) && get_report(&fs, &r[done].phases) &&
+         get_report(&fs, &r[done].counters);
     r[done].total_ps = total;
+    r[done].policy_end_ps = policy_end;
     r[done].events = events;
   }
   const char *end = ok ? next_field(&fs) : NULL;

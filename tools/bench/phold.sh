@@ -2,6 +2,8 @@
 # PHOLD queue benchmark: the shipped queue and the alternatives at 1k, 64k and
 # 1M pending events, each measurement in its own process, best of $REPEATS.
 # Usage: tools/bench/phold.sh [events per run, default 5000000]
+# PROGRESS=1: with a progress hook set, as `trigsim run` sets on a
+# terminal (the engine then runs in slices of 2^20 events): its cost.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 events=${1:-5000000}
@@ -24,7 +26,7 @@ field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 measure() {
   local best="" rate bestrate=0 line
   for _ in $(seq "$repeats"); do
-    line=$("$build/tools/bench/$1" --pending "$2" --events "$events")
+    line=$("$build/tools/bench/$1" --pending "$2" --events "$events" ${PROGRESS:+--progress})
     rate=$(field events_per_s "$line")
     if [ "$rate" -gt "$bestrate" ]; then bestrate=$rate; best=$line; fi
   done

@@ -55,7 +55,10 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
   return 1;
 }
 
-uint32_t q_peek_comp(const struct q_queue *q) { return q->n ? q->a[0].comp : UINT32_MAX; }
+uint32_t q_peek_comp(const struct q_queue *q, uint64_t *seq) {
+  *seq = q->n ? q->a[0].seq : 0;
+  return q->n ? q->a[0].comp : UINT32_MAX;
+}
 
 size_t q_size(const struct q_queue *q) { return q->n; }
 size_t q_bytes(const struct q_queue *q) { return q->cap * sizeof(struct sim_event); }

@@ -192,7 +192,10 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
 }
 
 /* The least event is found only by the scan in q_pop: no hint. */
-uint32_t q_peek_comp(const struct q_queue *q) { return UINT32_MAX; }
+uint32_t q_peek_comp(const struct q_queue *q, uint64_t *seq) {
+  *seq = 0;
+  return UINT32_MAX;
+}
 
 size_t q_size(const struct q_queue *q) { return q->n; }
 size_t q_bytes(const struct q_queue *q) {

@@ -123,7 +123,8 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
   return 1;
 }
 
-uint32_t q_peek_comp(const struct q_queue *q) {
+uint32_t q_peek_comp(const struct q_queue *q, uint64_t *seq) {
+  *seq = 0;
   if (q->n == 0) return UINT32_MAX;
   return q->body[q->h[0].seq_slot & (((uint64_t)1 << SLOT_BITS) - 1)].comp;
 }

@@ -114,7 +114,10 @@ int q_pop(struct q_queue *q, struct sim_event *out) {
   return 1;
 }
 
-uint32_t q_peek_comp(const struct q_queue *q) { return q->root == NIL ? UINT32_MAX : q->pool[q->root].ev.comp; }
+uint32_t q_peek_comp(const struct q_queue *q, uint64_t *seq) {
+  *seq = q->root == NIL ? 0 : q->pool[q->root].ev.seq;
+  return q->root == NIL ? UINT32_MAX : q->pool[q->root].ev.comp;
+}
 
 size_t q_size(const struct q_queue *q) { return q->n; }
 size_t q_bytes(const struct q_queue *q) { return (size_t)q->cap * sizeof(struct node); }

@@ -19,6 +19,7 @@ int calib_cmd_calibrate(int argc, char **argv);
 int calib_cmd_validate_real(int argc, char **argv);
 /* `export-goal` (export_cli.c). */
 int export_cmd_goal(int argc, char **argv);
+int export_cmd_chakra(int argc, char **argv);
 
 /* `trigsim fit` (fit_cli.c, on tools/app/fit.h): argv[0] is the command name. */
 int fit_cmd_fit(int argc, char **argv);

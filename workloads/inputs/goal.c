@@ -1188,9 +1188,10 @@ static char *src_unmatched(void *ctx, bool *deadlock) {
   }
   if (kind == 1 && goal_find(x, k.dst, WL_RECV, k.src, k.tag, c->n[0], &op, &line, &bytes)) {
     *deadlock = true;
-    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): a receive of %"
-                           G_GINT64_FORMAT " B with tag %u from rank %u that no send matches: "
-                           "the schedule deadlocks", k.dst, op, line, bytes, k.tag, k.src);
+    return g_strdup_printf("rank %u op %" G_GUINT64_FORMAT " (line %u): expected a send from "
+                           "rank %u to match its receive of %" G_GINT64_FORMAT " B with tag %u, "
+                           "got none (the schedule would deadlock)", k.dst, op, line, k.src,
+                           bytes, k.tag);
   }
   return g_strdup_printf("rank %u: expected its sends to rank %u with tag %u to have the sizes "
                          "of rank %u's receives from it with that tag, in order, got others",
@@ -1261,6 +1262,9 @@ static void *goal_src_new(void *arg, char **err) {
   x->src.chains = x->chains;
   x->src.descs = x->descs = wl_descs_new(); /* a calc names no kernel */
   x->src.matched = index_matched(x);
+  x->src.key = "workload.file";
+  x->src.lag_rule = "each dependency line at most 16 ops after the op that waits (Schedgen "
+                    "writes it right after)";
   wl_sum_init(&x->src.total);
   for (uint32_t i = 0; i < x->src.n_ranks; i++) {
     x->src.total.ops += x->sums[i].ops;

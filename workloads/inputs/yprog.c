@@ -5,6 +5,7 @@
 #include "yprog.h"
 
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll.h"
@@ -200,7 +201,10 @@ bool wl_yprog_eval(const char *text, enum unit_dim dim, const char *const *vars,
 /* A label's latest op: its first ops and the ops it ends with. */
 struct labelled {
   GArray *first, *tails;
+  bool absent; /* its latest op was removed by `if:` (first and tails empty) */
 };
+
+static void free_ops(gpointer a) { g_array_free(a, TRUE); }
 
 static void labelled_free(gpointer p) {
   struct labelled *l = p;
@@ -216,10 +220,15 @@ struct ybuild {
   GArray *vals;        /* int64_t */
   GHashTable *labels;  /* name -> struct labelled, of this rank */
   GArray *tails;       /* what the next op requires by default */
-  uint32_t colls;      /* collectives so far on this rank: their tag */
+  GArray *colls;       /* uint32_t per group (0: every rank): collectives so far
+                          on this rank, their tag */
   uint64_t total;      /* ops in the program so far, every rank */
   uint64_t mult;       /* the product of the enclosing loops' counts */
   uint64_t steps;      /* ops and loop iterations expanded, all ranks */
+  /* Inside a loop (else NULL): the labels its ops (nested ones too) may
+   * define, and name -> GArray of the ops each ended with in the loop's
+   * previous iteration (`after_prev`; empty in the first). */
+  GHashTable *body_labels, *prev;
   char **err;
 };
 
@@ -241,6 +250,11 @@ static bool spend(struct ybuild *b, uint64_t n, const struct sc_node *m, const c
 }
 
 #define COLL_TAG_BASE 0x80000000u
+
+static int cmp_rank(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
 
 static bool node_fail(struct ybuild *b, const struct sc_node *n, const char *path, const char *fmt,
                       const char *got) {
@@ -303,7 +317,7 @@ static const char *const op_keys[] = {"compute", "calc",  "send",          "recv
                                       "put",     "wait",  "loop",          "allreduce",
                                       "reduce_scatter", "allgather", "bcast", "reduce",
                                       "alltoall", "barrier", "quiet", "fence"};
-static const char *const common_keys[] = {"label", "after", "after_start", "if"};
+static const char *const common_keys[] = {"label", "after", "after_start", "after_prev", "if"};
 
 static bool in(const char *k, const char *const *set, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -312,9 +326,11 @@ static bool in(const char *k, const char *const *set, size_t n) {
 }
 
 /* The ops of the labels LIST names (a scalar or a list), into OUT: their
- * tails, or (START) their first ops. */
+ * tails, or (START) their first ops. A label whose op `if:` removed on
+ * this rank (in this iteration) names no op; *NAMED (may be NULL) counts
+ * the labels that named some. */
 static bool label_ops(struct ybuild *b, const struct sc_node *list, const char *path, bool start,
-                      GArray *out) {
+                      GArray *out, size_t *named) {
   size_t n = list->kind == SC_SEQ ? list->n_items : 1;
   for (size_t i = 0; i < n; i++) {
     const struct sc_node *it = list->kind == SC_SEQ ? list->items[i] : list;
@@ -323,8 +339,37 @@ static bool label_ops(struct ybuild *b, const struct sc_node *list, const char *
     if (!l) return node_fail(b, it, path, "expected a label of an earlier op on this rank, got '%s'", it->scalar);
     GArray *src = start ? l->first : l->tails;
     g_array_append_vals(out, src->data, src->len);
+    if (named && !l->absent) (*named)++;
   }
   return true;
+}
+
+/* `after_prev: LIST`: the ops the labels of LIST ended with in the
+ * previous iteration of the innermost loop (none in its first), into OUT. */
+static bool prev_ops(struct ybuild *b, const struct sc_node *list, const char *path, GArray *out) {
+  if (!b->prev)
+    return node_fail(b, list, path, "expected after_prev inside a loop's ops, got it %s",
+                     "outside every loop");
+  size_t n = list->kind == SC_SEQ ? list->n_items : 1;
+  for (size_t i = 0; i < n; i++) {
+    const struct sc_node *it = list->kind == SC_SEQ ? list->items[i] : list;
+    if (it->kind != SC_SCALAR) return node_fail(b, it, path, "expected a label, got %s", "a list or mapping");
+    if (!g_hash_table_contains(b->body_labels, it->scalar))
+      return node_fail(b, it, path, "expected a label of an op in this loop's ops, got '%s'", it->scalar);
+    GArray *src = g_hash_table_lookup(b->prev, it->scalar);
+    if (src) g_array_append_vals(out, src->data, src->len);
+  }
+  return true;
+}
+
+/* Adds to SET every label defined in tree N (an op list, nested loops too). */
+static void collect_labels(const struct sc_node *n, GHashTable *set) {
+  for (size_t i = 0; i < n->n_pairs; i++) {
+    const struct sc_node *v = n->pairs[i].value;
+    if (!strcmp(n->pairs[i].key, "label") && v->kind == SC_SCALAR) g_hash_table_add(set, v->scalar);
+    else collect_labels(v, set);
+  }
+  for (size_t i = 0; i < n->n_items; i++) collect_labels(n->items[i], set);
 }
 
 static bool ops(struct ybuild *b, const struct sc_node *list, const char *path);
@@ -391,21 +436,73 @@ static bool compute(struct ybuild *b, const struct sc_node *m, const char *path)
 
 /* Collective KIND with the parameters in map M (or none when M is a
  * null scalar), entered after DEPS; leaves its completion in DEPS. */
+static bool rank_set(const struct sc_node *s, const char *path, uint32_t n, bool *sel, char **err);
+
+/* The group of a collective's `ranks:` (M's; 0: none, or every rank) in
+ * *G, its first rank in *FIRST; false and *ERR when the op's rank is not
+ * one of them. */
+static bool coll_group(struct ybuild *b, const struct sc_node *m, const char *path, uint32_t *g,
+                       uint32_t *first) {
+  const struct sc_node *rs = sc_map_get(m, "ranks");
+  uint32_t n = b->p->n_ranks;
+  *g = 0, *first = 0;
+  if (!rs) return true;
+  char *kp = g_strdup_printf("%s.ranks", path);
+  bool *sel = g_new0(bool, n), ok = rank_set(rs, kp, n, sel, b->err);
+  GArray *members = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  for (uint32_t r = 0; ok && r < n; r++)
+    if (sel[r]) g_array_append_val(members, r);
+  if (ok && !sel[b->rank]) {
+    *b->err = sc_error_at(rs, kp, "expected ranks that hold the op's rank (%u), got ranks without it",
+                          b->rank);
+    ok = false;
+  }
+  if (ok) {
+    *first = g_array_index(members, uint32_t, 0);
+    if (members->len < n) *g = wl_group_add(b->p, (const uint32_t *)(void *)members->data, members->len);
+  }
+  g_array_free(members, TRUE);
+  g_free(sel);
+  g_free(kp);
+  return ok;
+}
+
 static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc_node *m,
                        const char *path, GArray *deps) {
   static const char *const keys[] = {"size", "elem", "flops_per_elem", "wgs", "root", "algorithm",
-                                     "segment"};
+                                     "segment", "ranks"};
   if (m->kind == SC_MAP && !sc_check_keys(m, path, keys, G_N_ELEMENTS(keys), b->err)) return false;
-  struct wl_coll c = {.kind = (uint8_t)kind, .tag = COLL_TAG_BASE + WL_COLL_TAGS * b->colls++};
+  /* Its group: the collective's ranks (a process group), tagged apart from
+   * other groups' calls: bit 31, the group (12 bits), the call's place
+   * among the group's calls on this rank (2 tags each). */
+  uint32_t g, first;
+  if (!coll_group(b, m, path, &g, &first)) return false;
+  if (g >= 4096) {
+    *b->err = sc_error_at(m, path, "expected at most 4095 distinct collective rank sets, got more");
+    return false;
+  }
+  if (g >= b->colls->len) g_array_set_size(b->colls, g + 1);
+  uint32_t k = g_array_index(b->colls, uint32_t, g)++;
+  struct wl_coll c = {.kind = (uint8_t)kind, .group = g,
+                      .tag = COLL_TAG_BASE | (g << 19) | ((WL_COLL_TAGS * k) & ((1u << 19) - 1))};
   int64_t v[6];
   bool sized = kind != WL_BARRIER;
   if (!bounded(b, m, path, "size", UNIT_SIZE, !sized, 0, 0, INT64_MAX / 4, &v[0]) ||
       !bounded(b, m, path, "elem", UNIT_SIZE, true, 4, 1, 1 << 20, &v[1]) ||
       !bounded(b, m, path, "flops_per_elem", UNIT_NONE, true, 1, 0, 1 << 20, &v[2]) ||
       !bounded(b, m, path, "wgs", UNIT_NONE, true, 24, 1, 1 << 24, &v[3]) ||
-      !bounded(b, m, path, "root", UNIT_NONE, true, 0, 0, b->p->n_ranks - 1, &v[4]) ||
+      !bounded(b, m, path, "root", UNIT_NONE, true, first, 0, b->p->n_ranks - 1, &v[4]) ||
       !bounded(b, m, path, "segment", UNIT_SIZE, true, 0, 0, INT64_MAX / 4, &v[5]))
     return false;
+  const struct wl_group *grp = wl_group_get(b->p, g);
+  if (grp && !bsearch(&(uint32_t){(uint32_t)v[4]}, grp->ranks, grp->n, sizeof(uint32_t), cmp_rank)) {
+    char *kp = g_strdup_printf("%s.root", path);
+    const struct sc_node *rn = sc_map_get(m, "root");
+    *b->err = sc_error_at(rn ? rn : m, kp, "expected a root among the collective's ranks, got %"
+                          G_GINT64_FORMAT, v[4]);
+    g_free(kp);
+    return false;
+  }
   c.bytes = v[0], c.elem = v[1], c.flops_per_elem = v[2], c.wgs = (uint32_t)v[3];
   c.root = (uint32_t)v[4], c.segment_bytes = v[5];
   const struct sc_node *alg = sc_map_get(m, "algorithm");
@@ -424,7 +521,7 @@ static bool collective(struct ybuild *b, enum wl_coll_kind kind, const struct sc
   }
   /* Refused before it is expanded: a collective past the ops a whole
    * program may have (a tree in too many segments). */
-  uint64_t most = wl_coll_max_ops(&c, b->p->n_ranks);
+  uint64_t most = wl_coll_max_ops(&c, grp ? grp->n : b->p->n_ranks);
   if (most > WL_MAX_OPS) {
     const struct sc_node *seg = sc_map_get(m, "segment");
     char *kp = seg ? g_strdup_printf("%s.segment", path) : g_strdup(path);
@@ -459,6 +556,10 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
   g_ptr_array_add(b->vars, (gpointer)name);
   bool ok = true;
   uint64_t start = b->total, outer = b->mult;
+  GHashTable *outer_body = b->body_labels, *outer_prev = b->prev;
+  b->body_labels = g_hash_table_new(g_str_hash, g_str_equal);
+  collect_labels(body, b->body_labels);
+  b->prev = NULL;
   b->mult = wl_mul_sat(outer, (uint64_t)count);
   /* Nested loops iterate the product of their counts, ops or not. */
   if (b->mult > YPROG_MAX_STEPS) {
@@ -481,6 +582,17 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
       break;
     }
     if (!(ok = spend(b, 1, m, path))) break;
+    /* What after_prev reads: each body label's ops as the iteration
+     * before left them (none before the first). */
+    if (b->prev) g_hash_table_destroy(b->prev);
+    b->prev = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, free_ops);
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, b->body_labels);
+    while (i > 0 && g_hash_table_iter_next(&it, &key, NULL)) {
+      const struct labelled *l = g_hash_table_lookup(b->labels, key);
+      if (l) g_hash_table_insert(b->prev, key, g_array_copy(l->tails));
+    }
     g_array_append_val(b->vals, i);
     char *kp = g_strdup_printf("%s.ops", path);
     ok = ops(b, body, kp);
@@ -489,6 +601,10 @@ static bool loop(struct ybuild *b, const struct sc_node *m, const char *path) {
   }
   g_ptr_array_set_size(b->vars, b->vars->len - 1);
   b->mult = outer;
+  if (b->prev) g_hash_table_destroy(b->prev);
+  g_hash_table_destroy(b->body_labels);
+  b->body_labels = outer_body;
+  b->prev = outer_prev;
   return ok;
 }
 
@@ -519,14 +635,37 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
    * not 0. */
   int64_t cond = 1;
   if (sc_map_get(m, "if") && !field(b, m, path, "if", UNIT_NONE, false, 0, &cond)) return false;
-  if (!cond) return true;
+  if (!cond) {
+    /* Removed here: its label names no op (an `after:` of it is ignored)
+     * until an op of that label is made again. */
+    const struct sc_node *label = sc_map_get(m, "label");
+    if (label && label->kind == SC_SCALAR) {
+      struct labelled *l = g_new(struct labelled, 1);
+      l->first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+      l->tails = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+      l->absent = true;
+      g_hash_table_replace(b->labels, g_strdup(label->scalar), l);
+    }
+    return true;
+  }
   GArray *deps = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   const struct sc_node *after = sc_map_get(m, "after"), *after_start = sc_map_get(m, "after_start");
+  const struct sc_node *after_prev = sc_map_get(m, "after_prev");
   bool ok = true;
-  if (after) ok = label_ops(b, after, path, false, deps);
-  else g_array_append_vals(deps, b->tails->data, b->tails->len);
-  if (ok && after_start) ok = label_ops(b, after_start, path, true, starts);
+  size_t named = 0;
+  if (after) ok = label_ops(b, after, path, false, deps, &named);
+  /* No after:, or one whose every label `if:` removed here: the op
+   * before it (an explicit `after: []` is nothing). */
+  bool listed = after && (after->kind != SC_SEQ || after->n_items > 0);
+  if (ok && (!after || (listed && !named)))
+    g_array_append_vals(deps, b->tails->data, b->tails->len);
+  if (ok && after_start) ok = label_ops(b, after_start, path, true, starts, NULL);
+  if (ok && after_prev) {
+    char *pp = g_strdup_printf("%s.after_prev", path);
+    ok = prev_ops(b, after_prev, pp, deps);
+    g_free(pp);
+  }
   char *kp = g_strdup_printf("%s.%s", path, kind);
   uint32_t first = (uint32_t)b->p->ranks[b->rank].n_ops;
   bool simple = !strcmp(kind, "send") || !strcmp(kind, "recv") || !strcmp(kind, "put") ||
@@ -583,6 +722,7 @@ static bool op(struct ybuild *b, const struct sc_node *m, const char *path) {
     const struct sc_node *label = sc_map_get(m, "label");
     if (label && label->kind == SC_SCALAR) {
       struct labelled *l = g_new(struct labelled, 1);
+      l->absent = false;
       l->tails = g_array_copy(deps);
       l->first = g_array_new(FALSE, FALSE, sizeof(uint32_t));
       uint32_t end = (uint32_t)b->p->ranks[b->rank].n_ops;
@@ -650,7 +790,7 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
   b.vals = g_array_new(FALSE, FALSE, sizeof(int64_t));
   b.tails = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   GHashTable **labels = g_new0(GHashTable *, n);
-  uint32_t *colls = g_new0(uint32_t, n);
+  GArray **colls = g_new0(GArray *, n);
   GArray **tails = g_new0(GArray *, n);
   bool ok = true;
   for (size_t gi = 0; gi < groups->n_items && ok; gi++) {
@@ -679,6 +819,7 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
       }
       b.rank = r;
       b.labels = labels[r];
+      if (!colls[r]) colls[r] = g_array_new(FALSE, TRUE, sizeof(uint32_t));
       b.colls = colls[r];
       g_array_set_size(b.tails, 0);
       g_array_append_vals(b.tails, tails[r]->data, tails[r]->len);
@@ -689,7 +830,6 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
       g_array_set_size(b.vals, 0);
       g_array_append_vals(b.vals, base, 2);
       ok = ops(&b, body, op_path);
-      colls[r] = b.colls;
       g_array_set_size(tails[r], 0);
       g_array_append_vals(tails[r], b.tails->data, b.tails->len);
     }
@@ -702,6 +842,8 @@ struct wl_program *wl_yprog_build(const struct sc_node *groups, uint32_t n, char
   }
   g_free(labels);
   g_free(tails);
+  for (uint32_t r = 0; r < n; r++)
+    if (colls[r]) g_array_free(colls[r], TRUE);
   g_free(colls);
   g_free(sel);
   g_ptr_array_free(b.vars, TRUE);

@@ -3,9 +3,15 @@
  * for the trees). */
 #include "coll.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "nodeprog.h"
+
+static int cmp_rank(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
 
 const char *const wl_coll_names[WL_COLL_COUNT] = {
     "allreduce", "reduce_scatter", "allgather", "bcast", "reduce", "alltoall", "barrier"};
@@ -45,26 +51,44 @@ char *wl_coll_algo_list(enum wl_coll_kind kind) {
   return g_string_free(s, FALSE);
 }
 
-/* One rank's expansion under way. */
+/* One rank's expansion under way. The algorithms number the collective's
+ * ranks by their place among them (0 .. n - 1: the rank itself in a
+ * collective of every rank, its index in the group's ascending list
+ * otherwise); a message's peer becomes a rank of the program only when
+ * the op is written (at). */
 struct build {
   struct wl_program *p;
-  uint32_t rank, n;
+  uint32_t rank, n;      /* this rank's place, and the collective's ranks */
   const struct wl_coll *c;
-  GArray *entry; /* what the collective's first ops require */
+  GArray *entry;         /* what the collective's first ops require */
+  uint32_t me;           /* this rank in the program */
+  const uint32_t *ranks; /* the program's rank at each place; NULL: the place */
+  uint32_t root;         /* the root's place */
 };
 
 #define NONE UINT32_MAX
 
+/* The program's rank at place V. */
+static uint32_t at(const struct build *b, uint32_t v) {
+  return b->ranks ? b->ranks[v] : v;
+}
+
+/* The place of rank R in group G (NONE when it is not a member). */
+static uint32_t place_of(const struct wl_group *g, uint32_t r) {
+  const uint32_t *hit = bsearch(&r, g->ranks, g->n, sizeof r, cmp_rank);
+  return hit ? (uint32_t)(hit - g->ranks) : NONE;
+}
+
 /* Makes the op just added require ops A and B (NONE: not) or, when both
  * are NONE, the collective's entry. Returns the op. */
 static uint32_t after(struct build *b, uint32_t a, uint32_t c) {
-  uint32_t op = wl_last(b->p, b->rank);
+  uint32_t op = wl_last(b->p, b->me);
   if (a == NONE && c == NONE) {
     for (guint i = 0; i < b->entry->len; i++)
-      wl_requires(b->p, b->rank, op, g_array_index(b->entry, uint32_t, i));
+      wl_requires(b->p, b->me, op, g_array_index(b->entry, uint32_t, i));
   }
-  if (a != NONE) wl_requires(b->p, b->rank, op, a);
-  if (c != NONE) wl_requires(b->p, b->rank, op, c);
+  if (a != NONE) wl_requires(b->p, b->me, op, a);
+  if (c != NONE) wl_requires(b->p, b->me, op, c);
   return op;
 }
 
@@ -73,14 +97,14 @@ static uint32_t after(struct build *b, uint32_t a, uint32_t c) {
 static uint32_t send_on(struct build *b, uint32_t tree, uint32_t peer, int64_t bytes, uint32_t a,
                         uint32_t c) {
   g_assert(bytes >= 0);
-  wl_send(b->p, b->rank, peer, bytes, b->c->tag + tree);
+  wl_send(b->p, b->me, at(b, peer), bytes, b->c->tag + tree);
   return after(b, a, c);
 }
 
 static uint32_t recv_on(struct build *b, uint32_t tree, uint32_t peer, int64_t bytes, uint32_t a,
                         uint32_t c) {
   g_assert(bytes >= 0);
-  wl_recv(b->p, b->rank, peer, bytes, b->c->tag + tree);
+  wl_recv(b->p, b->me, at(b, peer), bytes, b->c->tag + tree);
   return after(b, a, c);
 }
 
@@ -97,8 +121,8 @@ static uint32_t recv(struct build *b, uint32_t peer, int64_t bytes, uint32_t a) 
 static uint32_t reduce(struct build *b, int64_t bytes, uint32_t a, uint32_t c) {
   const struct wl_coll *k = b->c;
   int64_t elems = (bytes + k->elem - 1) / k->elem, per_wg = (elems + k->wgs - 1) / k->wgs;
-  wl_compute(b->p, b->rank, k->wgs, per_wg * k->flops_per_elem, per_wg * 3 * k->elem);
-  wl_kclass(b->p, b->rank, KC_AXPY, 3 * bytes, 0, 0); /* acc += recv: two reads, one write */
+  wl_compute(b->p, b->me, k->wgs, per_wg * k->flops_per_elem, per_wg * 3 * k->elem);
+  wl_kclass(b->p, b->me, KC_AXPY, 3 * bytes, 0, 0); /* acc += recv: two reads, one write */
   return after(b, a, c);
 }
 
@@ -431,7 +455,7 @@ static void tree_run(struct build *b, struct tnode t, uint32_t tree, int64_t byt
  * second one re-rooted: dtree_rooted). */
 static void coll_tree(struct build *b, bool two) {
   const struct wl_coll *c = b->c;
-  uint32_t n = b->n, root = c->kind == WL_ALLREDUCE ? 0 : c->root;
+  uint32_t n = b->n, root = c->kind == WL_ALLREDUCE ? 0 : b->root;
   uint32_t v = (b->rank + n - root) % n;
   bool up = c->kind != WL_BCAST, down = c->kind != WL_REDUCE;
   struct tnode t0 = tmap(btree(n, v), n, 1, root);
@@ -451,29 +475,29 @@ static void coll_tree(struct build *b, bool two) {
 /* Binomial tree from root (Thakur et al. Sec. 4.1), on ranks renumbered so
  * that the root is 0. */
 static void bcast_binomial(struct build *b) {
-  uint32_t n = b->n, v = (b->rank + n - b->c->root) % n, mask = 1, got = NONE;
+  uint32_t n = b->n, v = (b->rank + n - b->root) % n, mask = 1, got = NONE;
   while (mask < n) {
     if (v & mask) {
-      got = recv(b, (v - mask + b->c->root) % n, b->c->bytes, NONE);
+      got = recv(b, (v - mask + b->root) % n, b->c->bytes, NONE);
       break;
     }
     mask <<= 1;
   }
   uint32_t last = got;
   for (mask >>= 1; mask > 0; mask >>= 1)
-    if (v + mask < n) last = send(b, (v + mask + b->c->root) % n, b->c->bytes, got, NONE);
+    if (v + mask < n) last = send(b, (v + mask + b->root) % n, b->c->bytes, got, NONE);
   finish(b, got, last == got ? NONE : last);
 }
 
 static void reduce_binomial(struct build *b) {
-  uint32_t n = b->n, v = (b->rank + n - b->c->root) % n, last = NONE;
+  uint32_t n = b->n, v = (b->rank + n - b->root) % n, last = NONE;
   for (uint32_t mask = 1; mask < n; mask <<= 1) {
     if (v & mask) {
-      last = send(b, ((v & ~mask) + b->c->root) % n, b->c->bytes, last, NONE);
+      last = send(b, ((v & ~mask) + b->root) % n, b->c->bytes, last, NONE);
       break;
     }
     if ((v | mask) < n) {
-      uint32_t got = recv(b, ((v | mask) + b->c->root) % n, b->c->bytes, NONE);
+      uint32_t got = recv(b, ((v | mask) + b->root) % n, b->c->bytes, NONE);
       last = reduce(b, b->c->bytes, got, last);
     }
   }
@@ -525,7 +549,14 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
   g_assert(rank < p->n_ranks && c->kind < WL_COLL_COUNT && c->elem >= 1 && c->wgs >= 1 &&
            c->bytes >= 0 && c->segment_bytes >= 0 && c->root < p->n_ranks &&
            wl_coll_has_algo(c->kind, c->algo));
-  struct build b = {p, rank, p->n_ranks, c, entry};
+  const struct wl_group *g = wl_group_get(p, c->group);
+  struct build b = {.p = p, .rank = rank, .n = p->n_ranks, .c = c, .entry = entry, .me = rank,
+                    .root = c->root};
+  if (g) { /* over the group's ranks, by place */
+    b.rank = place_of(g, rank), b.root = place_of(g, c->root);
+    b.n = g->n, b.ranks = g->ranks;
+    g_assert(b.rank != NONE && b.root != NONE);
+  }
   wl_graph(p, rank);
   if (b.n < 2 || (c->bytes == 0 && c->kind != WL_BARRIER)) return;
   if (c->algo == WL_ALG_BINARY_TREE || c->algo == WL_ALG_DOUBLE_BINARY_TREE) {
@@ -580,6 +611,7 @@ uint64_t wl_coll_max_ops(const struct wl_coll *c, uint32_t n_ranks) {
 }
 
 struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c) {
+  g_assert(c->group == 0);
   struct wl_program *p = wl_program_new(n_ranks);
   GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   for (uint32_t r = 0; r < n_ranks; r++) {
@@ -598,11 +630,14 @@ void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c)
   g_assert(rank < p->n_ranks && c->kind < WL_COLL_COUNT &&
            c->elem >= 1 && c->bytes >= 0 && c->segment_bytes >= 0 && c->root < p->n_ranks &&
            wl_coll_has_algo(c->kind, c->algo));
+  const struct wl_group *g = wl_group_get(p, c->group);
+  g_assert(!g || (place_of(g, rank) != NONE && place_of(g, c->root) != NONE));
   uint32_t call = wl_call_add(p, &(struct wl_call){.kind = (uint8_t)c->kind,
                                                     .algo = (uint8_t)c->algo,
                                                     .elem_bytes = c->elem,
                                                     .flops_per_elem = c->flops_per_elem,
-                                                    .segment_bytes = c->segment_bytes});
+                                                    .segment_bytes = c->segment_bytes,
+                                                    .group = c->group});
   wl_push_op(p, rank, &(struct wl_op){.kind = WL_COLL, .kernel = call, .bytes = c->bytes,
                                       .n_wgs = c->wgs, .peer = c->root, .tag = c->tag,
                                       .parts = MAX(c->parts, 1), .stores = MAX(c->stores, 1),
@@ -621,6 +656,41 @@ bool wl_has_colls(const struct wl_program *p) {
   for (uint32_t r = 0; r < p->n_ranks; r++)
     if (rank_has_colls(&p->ranks[r])) return true;
   return false;
+}
+
+/* The ranks of collective C of P that share a node, PER_NODE ranks a
+ * node, as the places chan_ring numbers: PER_NODE for a collective of
+ * every rank; for a group, its ranks on each node when every node of it
+ * holds that many (the last maybe fewer: consecutive places, as its
+ * ranks ascend), else 1 (a plain ring over the places). */
+static uint32_t coll_per_node(const struct wl_program *p, const struct wl_coll *c,
+                              uint32_t per_node) {
+  const struct wl_group *g = wl_group_get(p, c->group);
+  uint32_t pn = MAX(per_node, 1);
+  if (!g) return per_node;
+  uint32_t k = 0;
+  while (k < g->n && g->ranks[k] / pn == g->ranks[0] / pn) k++;
+  for (uint32_t i = 0; i < g->n; i++) {
+    uint32_t first = i / k * k; /* its block's first place */
+    bool same = g->ranks[i] / pn == g->ranks[first] / pn;
+    bool apart = first == 0 || g->ranks[first] / pn != g->ranks[first - 1] / pn;
+    if (!same || !apart) return 1;
+  }
+  return k;
+}
+
+/* Whether collective C of P spans more than one node of PER_NODE ranks
+ * (its ranks ascend: its first and last rank's nodes differ). */
+static bool coll_across(const struct wl_program *p, const struct wl_coll *c, uint32_t per_node) {
+  const struct wl_group *g = wl_group_get(p, c->group);
+  uint32_t pn = MAX(per_node, 1), last = g ? g->ranks[g->n - 1] : p->n_ranks - 1;
+  return (g ? g->ranks[0] : 0) / pn != last / pn;
+}
+
+/* The ranks collective C of P runs over. */
+static uint32_t coll_size(const struct wl_program *p, const struct wl_coll *c) {
+  const struct wl_group *g = wl_group_get(p, c->group);
+  return g ? g->n : p->n_ranks;
 }
 
 /* Largest allreduce NCCL runs as a tree across nodes; above, the ring's
@@ -738,7 +808,11 @@ static void chan_ring(uint32_t n, uint32_t per_node, uint32_t k, uint32_t r, uin
 static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
                      const struct wl_coll *c, uint32_t region, uint32_t per_node,
                      uint32_t channels) {
-  uint32_t n = q->n_ranks;
+  /* A group's ring runs over its places (coll_per_node: its ranks on a
+   * node), each neighbour then the program's rank at that place. */
+  const struct wl_group *g = wl_group_get(q, c->group);
+  uint32_t n = g ? g->n : q->n_ranks, v = g ? place_of(g, r) : r;
+  per_node = coll_per_node(q, c, per_node);
   int64_t total = c->bytes / c->elem;
   int64_t elems = ((total + channels - 1) / channels + n - 1) / n, chunk = elems * c->elem;
   if (c->kind == WL_ALLGATHER) /* each step forwards one rank's part of a channel */
@@ -753,7 +827,8 @@ static void seq_ring(struct wl_program *q, uint32_t r, const struct wl_op *call,
     for (int recv = 0; recv < 2; recv++)
       for (uint32_t k = 0; k < channels; k++) {
         uint32_t left, right;
-        chan_ring(n, per_node, k, r, &left, &right);
+        chan_ring(n, per_node, k, v, &left, &right);
+        if (g) left = g->ranks[left], right = g->ranks[right];
         struct wl_op m = {.kind = recv ? WL_RECV : WL_SEND, .peer = recv ? left : right,
                           .bytes = chunk, .tag = c->tag + half, .parts = parts,
                           .stores = recv ? 0 : stores};
@@ -779,7 +854,53 @@ static struct wl_coll call_of(const struct wl_program *p, const struct wl_op *o)
   return (struct wl_coll){.kind = k->kind, .algo = k->algo, .bytes = o->bytes,
                           .elem = k->elem_bytes, .flops_per_elem = k->flops_per_elem,
                           .wgs = MAX(o->n_wgs, 1), .root = o->peer, .tag = o->tag,
-                          .segment_bytes = k->segment_bytes};
+                          .segment_bytes = k->segment_bytes, .group = k->group};
+}
+
+uint32_t wl_expand_call(struct wl_program *q, uint32_t r, const struct wl_op *o, enum wl_lib lib,
+                        const struct wl_lib_opts *opts, uint32_t region, const GArray *deps,
+                        GArray *after) {
+  struct wl_coll c = call_of(q, o);
+  c.algo = lib_algo(lib, &c, coll_across(q, &c, opts->per_node), opts);
+  size_t before = q->ranks[r].n_ops;
+  g_array_set_size(after, 0);
+  uint32_t n = coll_size(q, &c);
+  if (lib == WL_LIB_NCCL && c.algo == WL_ALG_RING && c.bytes > 0 && n > 1) {
+    /* NCCL's rings on their channels, as on sequence ranks (seq_ring):
+     * written out, each op after the one before (one kernel runs them
+     * in order). */
+    struct wl_program *one = wl_program_derive(q);
+    seq_ring(one, r, o, &c, 0, opts->per_node, ring_channels(&c, n, opts->channels));
+    struct wl_program *flat = wl_unroll(one);
+    for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
+      wl_push_op(q, r, &flat->ranks[r].ops[k]);
+      if (k > 0) wl_requires(q, r, wl_last(q, r), wl_last(q, r) - 1);
+    }
+    uint32_t end = wl_last(q, r);
+    g_array_append_val(after, end);
+    wl_program_free(flat);
+    wl_program_free(one);
+  } else {
+    wl_coll(q, r, &c, after);
+  }
+  struct wl_rank *t = &q->ranks[r];
+  if (t->n_ops == before) return NONE;
+  for (size_t k = before; k < t->n_ops; k++) {
+    t->ops[k].line = o->line;
+    t->ops[k].lane = o->lane;
+    t->ops[k].region = region;
+  }
+  /* The call's first ops (those wl_coll gave its empty entry) wait for
+   * what the call waited for. */
+  for (size_t k = before; k < t->n_ops; k++) {
+    if (q->ranks[r].ops[k].n_deps) continue;
+    for (guint d = 0; d < deps->len; d++) {
+      const struct wl_dep *dp = &g_array_index(deps, struct wl_dep, d);
+      if (dp->on_start) wl_irequires(q, r, (uint32_t)k, dp->op);
+      else wl_requires(q, r, (uint32_t)k, dp->op);
+    }
+  }
+  return (uint32_t)before;
 }
 
 /* The dependencies (of Q's rank) an op of graph rank SRC that requires op
@@ -806,8 +927,7 @@ static void dep_on(GArray *out, const struct wl_dep *d, const uint32_t *copy, GA
  * ops (YAML programs, the only source of them on graph ranks, refer back
  * to labels). Its reductions cost a phase whatever their WGs (wgs >= 1). */
 static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_rank *src,
-                              enum wl_lib lib, bool across, bool device,
-                              const struct wl_lib_opts *opts) {
+                              enum wl_lib lib, bool device, const struct wl_lib_opts *opts) {
   wl_graph(q, r);
   uint32_t *copy = g_new0(uint32_t, MAX(src->n_ops, 1));
   GArray **res = g_new0(GArray *, MAX(src->n_ops, 1));
@@ -830,49 +950,11 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
       g_assert(dp->op < i);
       dep_on(deps, dp, copy, res);
     }
-    struct wl_coll c = call_of(q, o);
-    c.algo = lib_algo(lib, &c, across, opts);
-    size_t before = q->ranks[r].n_ops;
-    g_array_set_size(after, 0);
-    if (lib == WL_LIB_NCCL && c.algo == WL_ALG_RING && c.bytes > 0 && q->n_ranks > 1) {
-      /* NCCL's rings on their channels, as on sequence ranks (seq_ring):
-       * written out, each op after the one before (one kernel runs them
-       * in order). */
-      struct wl_program *one = wl_program_derive(q);
-      seq_ring(one, r, o, &c, 0, opts->per_node, ring_channels(&c, q->n_ranks, opts->channels));
-      struct wl_program *flat = wl_unroll(one);
-      for (size_t k = 0; k < flat->ranks[r].n_ops; k++) {
-        wl_push_op(q, r, &flat->ranks[r].ops[k]);
-        if (k > 0) wl_requires(q, r, wl_last(q, r), wl_last(q, r) - 1);
-      }
-      uint32_t end = wl_last(q, r);
-      g_array_append_val(after, end);
-      wl_program_free(flat);
-      wl_program_free(one);
-    } else {
-      wl_coll(q, r, &c, after);
-    }
-    struct wl_rank *t = &q->ranks[r];
     res[i] = g_array_new(FALSE, FALSE, sizeof(struct wl_dep));
-    copy[i] = t->n_ops > before ? (uint32_t)before : NONE;
-    if (t->n_ops == before) { /* nothing: its dependents wait for what it waited for */
+    copy[i] = wl_expand_call(q, r, o, lib, opts, device ? calls : 0, deps, after);
+    if (copy[i] == NONE) { /* nothing: its dependents wait for what it waited for */
       g_array_append_vals(res[i], deps->data, deps->len);
       continue;
-    }
-    for (size_t k = before; k < t->n_ops; k++) {
-      t->ops[k].line = o->line;
-      t->ops[k].lane = o->lane;
-      t->ops[k].region = device ? calls : 0;
-    }
-    /* The call's first ops (those wl_coll gave its empty entry) wait for
-     * what the call waited for. */
-    for (size_t k = before; k < t->n_ops; k++) {
-      if (q->ranks[r].ops[k].n_deps) continue;
-      for (guint d = 0; d < deps->len; d++) {
-        const struct wl_dep *dp = &g_array_index(deps, struct wl_dep, d);
-        if (dp->on_start) wl_irequires(q, r, (uint32_t)k, dp->op);
-        else wl_requires(q, r, (uint32_t)k, dp->op);
-      }
     }
     for (guint k = 0; k < after->len; k++) {
       struct wl_dep x = {g_array_index(after, uint32_t, k), 0};
@@ -902,7 +984,6 @@ static void expand_graph_rank(struct wl_program *q, uint32_t r, const struct wl_
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    const struct wl_lib_opts *opts) {
   uint32_t per_node = opts->per_node;
-  bool across = p->n_ranks > MAX(per_node, 1);
   struct wl_program *q = wl_program_derive(p), *tmp = wl_program_derive(p);
   GArray *after = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   bool device = lib == WL_LIB_NCCL || lib == WL_LIB_NVSHMEM;
@@ -910,7 +991,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
     const struct wl_rank *src = &p->ranks[r];
     if (src->graph) { /* a YAML program's: its calls in place, dependencies kept */
       if (rank_has_colls(src))
-        expand_graph_rank(q, r, src, lib, across, device, opts);
+        expand_graph_rank(q, r, src, lib, device, opts);
       else wl_copy_rank(q, r, src);
       continue;
     }
@@ -923,11 +1004,12 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
       }
       calls++;
       struct wl_coll c = call_of(p, o);
-      c.algo = lib_algo(lib, &c, across, opts);
-      if (p->n_ranks < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
+      c.algo = lib_algo(lib, &c, coll_across(p, &c, per_node), opts);
+      uint32_t n = coll_size(p, &c);
+      if (n < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
       if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {
         seq_ring(q, r, o, &c, device ? calls : 0, per_node,
-                 lib == WL_LIB_NCCL ? ring_channels(&c, p->n_ranks, opts->channels) : 1);
+                 lib == WL_LIB_NCCL ? ring_channels(&c, n, opts->channels) : 1);
         continue;
       }
       struct wl_rank *t = &tmp->ranks[r];

@@ -7,7 +7,11 @@
  * (non-powers of two folded into a power of two first), binomial tree,
  * dissemination (Hensgen et al. 1988) and direct (pairwise); and NCCL's
  * pipelined binary and double binary trees (NVIDIA/nccl src/graph/trees.cc).
- * Every rank of the program takes part. */
+ * Every rank of the program takes part, or the ranks of a group
+ * (wl_group_add, as an MPI communicator or a process group): an algorithm
+ * then runs over the group's ranks numbered by their place in it (their
+ * ascending order), as it would over a program of that many ranks, and
+ * its messages go to the ranks at those places. */
 #ifndef WL_COLL_H
 #define WL_COLL_H
 
@@ -71,7 +75,11 @@ struct wl_coll {
   uint32_t root;          /* bcast, reduce */
   uint32_t tag;           /* the tag of every message (tag + 1: a double binary
                              tree's second tree); the same on every rank for one
-                             call, WL_COLL_TAGS apart between calls */
+                             call, WL_COLL_TAGS apart between calls (and apart
+                             between the calls of groups that share ranks) */
+  uint32_t group;         /* 0: every rank of the program; else its group
+                             `group` (wl_group_get): root is one of its ranks,
+                             and only they call it */
   int64_t segment_bytes;  /* trees: the pipeline's segment (rounded down to
                              whole elements, at least one); 0: the whole vector
                              at once */
@@ -94,8 +102,8 @@ bool wl_coll_algo_parse(const char *name, enum wl_coll_algo *algo);
 /* The names of the algorithms of KIND, ", "-separated (g_free). */
 char *wl_coll_algo_list(enum wl_coll_kind kind);
 
-/* Appends collective C on RANK of graph program P (all its ranks take
- * part): its first ops require every op in AFTER (op indices of RANK); on
+/* Appends collective C on RANK of graph program P (its ranks, or those
+ * of its group, take part; RANK is one of them): its first ops require every op in AFTER (op indices of RANK); on
  * return AFTER holds the ops whose completion is the collective's (left as
  * it was when the rank takes no part: on one rank, and in a collective of
  * zero bytes other than the barrier, which returns at once as Open MPI's
@@ -103,12 +111,12 @@ char *wl_coll_algo_list(enum wl_coll_kind kind);
  * no synchronization). */
 void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArray *after);
 
-/* At most how many ops wl_coll adds for C on one rank of N_RANKS (a bound
- * to refuse a collective before expanding it). */
+/* At most how many ops wl_coll adds for C on one of its N_RANKS ranks (a
+ * bound to refuse a collective before expanding it). */
 uint64_t wl_coll_max_ops(const struct wl_coll *c, uint32_t n_ranks);
 
-/* A program of N_RANKS ranks running collective C alone (unchecked); free
- * with wl_program_free. */
+/* A program of N_RANKS ranks running collective C (of every rank: group
+ * 0) alone (unchecked); free with wl_program_free. */
 struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c);
 
 /* ---- collectives as one op, lowered by a communication library ----
@@ -132,7 +140,8 @@ enum wl_lib { WL_LIB_MPI, WL_LIB_NCCL, WL_LIB_NVSHMEM, WL_LIB_GPUTN, WL_LIB_COUN
 extern const char *const wl_lib_names[WL_LIB_COUNT];
 
 /* Appends collective C (checked as wl_coll asserts; wgs 0: its reductions
- * cost no phase) on sequence rank RANK as one op, in the rank's lane. */
+ * cost no phase) on RANK as one op, in the rank's lane; of a group, on
+ * each of its ranks alone. */
 void wl_collective(struct wl_program *p, uint32_t rank, const struct wl_coll *c);
 
 /* Whether any rank of P holds a collective op. */
@@ -160,6 +169,33 @@ struct wl_lib_opts {
 };
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    const struct wl_lib_opts *opts);
+/* Collective op O (its call in Q's table, one of rank R's) written out as
+ * LIB runs it (as wl_expand_colls writes a graph rank's) at the end of
+ * graph rank R of Q: its ops in O's lane and line, each of region REGION
+ * (0: none), its first ops (those none of its others precedes) requiring
+ * DEPS (struct wl_dep, ops of R). *AFTER (uint32_t, cleared first) gets
+ * the ops its completion is. Returns its first op's index, or UINT32_MAX
+ * when it writes out to nothing (one rank; zero bytes but a barrier). */
+uint32_t wl_expand_call(struct wl_program *q, uint32_t r, const struct wl_op *o, enum wl_lib lib,
+                        const struct wl_lib_opts *opts, uint32_t region, const GArray *deps,
+                        GArray *after);
+
+/* An op source (source.h) whose collective ops come written out as LIB
+ * runs them (OPTS as wl_expand_colls takes them), each in its place, the
+ * ops, dependencies and regions wl_expand_colls gives the program SRC
+ * reads whole: what a streamed run lowers op by op (workloads/policies/
+ * stream.c), so that a trace of collectives needs memory for the calls in
+ * flight, not for the whole. A first pass through it makes its summaries;
+ * it reads SRC ahead by SRC's lag so that each op it gives comes with all
+ * of its dependency items right after it (its lag is 0, UINT32_MAX when
+ * SRC names an op written after the one that waits: then it does not
+ * stream). Its kernels and calls are SRC's table (which the reductions'
+ * kernels are added to); SRC must outlive it. Free with
+ * wl_coll_source_free. */
+struct wl_source *wl_coll_source(const struct wl_source *src, enum wl_lib lib,
+                                 const struct wl_lib_opts *opts);
+void wl_coll_source_free(struct wl_source *s);
+
 /* Options of PER_NODE ranks a node, CHANNELS, MPICH's default choice. */
 #define WL_LIB_OPTS(PER_NODE, CHANNELS)                                              \
   (&(struct wl_lib_opts){.per_node = (PER_NODE), .channels = (CHANNELS),             \

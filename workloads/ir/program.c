@@ -4,6 +4,7 @@
 #include "program.h"
 
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu.h"
@@ -21,6 +22,7 @@ struct wl_descs {
   GArray *calls;          /* struct wl_call; entry 0 zero */
   GHashTable *kernel_at;  /* GBytes of an entry -> its index + 1 */
   GHashTable *call_at;
+  GArray *groups;         /* struct wl_group: group g at g - 1 */
 };
 
 struct wl_descs *wl_descs_new(void) {
@@ -30,6 +32,7 @@ struct wl_descs *wl_descs_new(void) {
   d->calls = g_array_new(FALSE, TRUE, sizeof(struct wl_call));
   g_array_set_size(d->kernels, 1);
   g_array_set_size(d->calls, 1);
+  d->groups = g_array_new(FALSE, FALSE, sizeof(struct wl_group));
   d->kernel_at = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
   d->call_at = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
   return d;
@@ -41,6 +44,8 @@ void wl_descs_unref(struct wl_descs *d) {
   g_array_free(d->calls, TRUE);
   g_hash_table_destroy(d->kernel_at);
   g_hash_table_destroy(d->call_at);
+  for (guint g = 0; g < d->groups->len; g++) g_free(g_array_index(d->groups, struct wl_group, g).ranks);
+  g_array_free(d->groups, TRUE);
   g_free(d);
 }
 
@@ -70,6 +75,7 @@ uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k) {
   z.bal_reuse_per_wg = k->bal_reuse_per_wg, z.merge_extra_per_wg = k->merge_extra_per_wg;
   z.lib = k->lib, z.lib_flops_per_wg = k->lib_flops_per_wg, z.lib_bytes_per_wg = k->lib_bytes_per_wg;
   z.block = k->block, z.segments = k->segments, z.segment_len = k->segment_len;
+  z.copies = k->copies, z.copy_bytes = k->copy_bytes;
   z.buffers = k->buffers, z.elem_bytes = k->elem_bytes;
   return desc_add(p->descs->kernels, p->descs->kernel_at, &z, sizeof z);
 }
@@ -79,6 +85,8 @@ uint32_t wl_call_add(struct wl_program *p, const struct wl_call *c) {
   memset(&z, 0, sizeof z);
   z.kind = c->kind, z.algo = c->algo, z.elem_bytes = c->elem_bytes;
   z.flops_per_elem = c->flops_per_elem, z.segment_bytes = c->segment_bytes;
+  z.group = c->group;
+  g_assert(c->group <= p->descs->groups->len);
   return desc_add(p->descs->calls, p->descs->call_at, &z, sizeof z);
 }
 
@@ -91,9 +99,14 @@ const struct wl_kernel *wl_kernel_of(const struct wl_program *p, const struct wl
   return wl_descs_kernel(p->descs, o->kind == WL_COMPUTE ? o->kernel : 0);
 }
 
+const struct wl_call *wl_descs_call(const struct wl_descs *d, uint32_t i) {
+  g_assert(i < d->calls->len);
+  return &g_array_index(d->calls, struct wl_call, i);
+}
+
 const struct wl_call *wl_call_of(const struct wl_program *p, const struct wl_op *o) {
-  g_assert(o->kind == WL_COLL && o->kernel < p->descs->calls->len);
-  return &g_array_index(p->descs->calls, struct wl_call, o->kernel);
+  g_assert(o->kind == WL_COLL);
+  return wl_descs_call(p->descs, o->kernel);
 }
 
 /* ---- programs ---- */
@@ -119,6 +132,14 @@ struct wl_program *wl_program_derive(const struct wl_program *p) {
   return q;
 }
 
+struct wl_program *wl_program_on(uint32_t n_ranks, struct wl_descs *d) {
+  struct wl_program *p = wl_program_new(n_ranks);
+  wl_descs_unref(p->descs);
+  p->descs = d;
+  g_atomic_int_inc(&d->refs);
+  return p;
+}
+
 void wl_program_free(struct wl_program *p) {
   if (!p) return;
   for (uint32_t r = 0; r < p->n_ranks; r++) {
@@ -129,6 +150,40 @@ void wl_program_free(struct wl_program *p) {
   wl_descs_unref(p->descs);
   g_free(p);
 }
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+uint32_t wl_group_add(struct wl_program *p, const uint32_t *ranks, uint32_t n) {
+  g_assert(n >= 1);
+  GArray *gs = p->descs->groups;
+  uint32_t *sorted = g_memdup2(ranks, n * sizeof *ranks);
+  qsort(sorted, n, sizeof *sorted, cmp_u32);
+  for (uint32_t i = 0; i < n; i++) g_assert(sorted[i] < p->n_ranks && (i == 0 || sorted[i] > sorted[i - 1]));
+  for (guint g = 0; g < gs->len; g++) {
+    const struct wl_group *e = &g_array_index(gs, struct wl_group, g);
+    if (e->n == n && !memcmp(e->ranks, sorted, n * sizeof *sorted)) {
+      g_free(sorted);
+      return g + 1;
+    }
+  }
+  struct wl_group e = {.n = n, .ranks = sorted};
+  g_array_append_val(gs, e);
+  return gs->len;
+}
+
+const struct wl_group *wl_descs_group(const struct wl_descs *d, uint32_t g) {
+  g_assert(g <= d->groups->len);
+  return g ? &g_array_index(d->groups, struct wl_group, g - 1) : NULL;
+}
+
+const struct wl_group *wl_group_get(const struct wl_program *p, uint32_t g) {
+  return wl_descs_group(p->descs, g);
+}
+
+uint32_t wl_groups(const struct wl_program *p) { return p->descs->groups->len; }
 
 void wl_copy_rank(struct wl_program *q, uint32_t rank, const struct wl_rank *src) {
   g_assert(rank < q->n_ranks && q->ranks[rank].n_ops == 0);
@@ -268,6 +323,16 @@ void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg) {
   struct wl_op *o;
   struct wl_kernel k = last_kernel(p, rank, "wl_peer_loads", &o);
   k.peer_per_wg = peer_per_wg;
+  set_kernel(p, o, &k);
+}
+
+void wl_blocking_copies(struct wl_program *p, uint32_t rank, int64_t copies, int64_t copy_bytes) {
+  g_assert(rank < p->n_ranks && copies >= 1 && copy_bytes >= 1);
+  struct wl_op *o;
+  struct wl_kernel k = last_kernel(p, rank, "wl_blocking_copies", &o);
+  g_assert(o->on == WL_ON_CPU);
+  k.copies = copies;
+  k.copy_bytes = copy_bytes;
   set_kernel(p, o, &k);
 }
 
@@ -804,13 +869,15 @@ static int waits(const struct wl_op *o) {
 
 /* ---- the windowed linearization (wl_lin) ----
  * Per op from `base` on: its dependencies not yet placed, its dependents
- * (a list of edges), whether it waits and whether it is placed. `lo`: the
- * first op not placed; [lo, hi) holds the `window` ops not placed that
- * come first (all of them, window 0). Ready ops (sealed, every dependency
- * placed, not placed) wait in ready[0] (no wait) or ready[1] (a receive),
- * by index. */
+ * (a list of edges), whether it waits, whether it is placed, its library
+ * region. `lo`: the first op not placed; [lo, hi) holds the `window` ops
+ * not placed that come first (all of them, window 0). Ready ops (sealed,
+ * every dependency placed, not placed) wait in ready[0] (no wait) or
+ * ready[1] (a receive), by index. `run`: the region being placed, its next
+ * op from `run_at` on. */
 struct lin_op {
   uint32_t indeg, succ; /* succ: first edge + 1, 0: none */
+  uint32_t region;
   uint8_t placed, waits;
 };
 
@@ -827,6 +894,8 @@ struct wl_lin {
   GArray *edges;        /* struct lin_edge */
   uint32_t edge_free;   /* a free edge + 1, chained by next */
   GSequence *ready[2];
+  uint32_t run;
+  uint64_t run_at;
 };
 
 static struct lin_op *lin_at(struct wl_lin *l, uint64_t i) {
@@ -864,14 +933,14 @@ void wl_lin_free(struct wl_lin *l) {
   g_free(l);
 }
 
-void wl_lin_add(struct wl_lin *l, bool waits) {
+void wl_lin_add(struct wl_lin *l, bool waits, uint32_t region) {
   /* Ops placed at the front are dropped once they are half the array. */
   guint gone = (guint)(l->lo - l->base);
   if (gone > 64 && 2 * gone > l->ops->len) {
     g_array_remove_range(l->ops, 0, gone);
     l->base = l->lo;
   }
-  struct lin_op o = {.waits = waits};
+  struct lin_op o = {.waits = waits, .region = region};
   g_array_append_val(l->ops, o);
   l->added++;
 }
@@ -899,10 +968,52 @@ void wl_lin_seal(struct wl_lin *l, uint64_t n) {
     if (!lin_at(l, l->sealed)->indeg) lin_ready(l, l->sealed);
 }
 
+/* Places ready op I. */
+static void lin_place(struct wl_lin *l, uint64_t i) {
+  struct lin_op *o = lin_at(l, i);
+  g_assert(!o->placed && !o->indeg && i < l->sealed);
+  o->placed = 1;
+  if (i < l->hi) l->in_window--;
+  for (uint32_t e = o->succ; e;) {
+    struct lin_edge *ed = &g_array_index(l->edges, struct lin_edge, e - 1);
+    uint32_t next = ed->next;
+    if (--lin_at(l, ed->to)->indeg == 0 && ed->to < l->sealed) lin_ready(l, ed->to);
+    ed->next = l->edge_free;
+    l->edge_free = e;
+    e = next;
+  }
+  o->succ = 0;
+  while (l->lo < l->added && lin_at(l, l->lo)->placed) l->lo++;
+}
+
+/* Takes ready op I out of its ready queue. */
+static void lin_unready(struct wl_lin *l, uint64_t i) {
+  GSequenceIter *it = g_sequence_lookup(l->ready[lin_at(l, i)->waits], &i, by_index64, NULL);
+  g_assert(it);
+  g_sequence_remove(it);
+}
+
 int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op) {
   while ((!l->window || l->in_window < l->window) && l->hi < l->added) {
     if (!lin_at(l, l->hi)->placed) l->in_window++;
     l->hi++;
+  }
+  /* A library region's ops follow the first placed, in their written
+   * order (one kernel runs them): each waits only for earlier ops of its
+   * region and for what the region's first ops wait for, placed already. */
+  if (l->run) {
+    uint64_t j = MAX(l->run_at, l->lo);
+    while (j < l->added && lin_at(l, j)->placed) j++;
+    if (j < l->added && lin_at(l, j)->region == l->run) {
+      if (j >= l->sealed) return end ? -1 : 0; /* its dependencies not all added yet */
+      lin_unready(l, j);
+      lin_place(l, j);
+      l->run_at = j + 1;
+      *op = j;
+      return 1;
+    }
+    if (j == l->added && !end) return 0; /* the region may go on */
+    l->run = 0;
   }
   if (l->lo == l->added && end) return -1;
   /* Window 0 (all ops) is added only at the end. */
@@ -920,30 +1031,26 @@ int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op) {
   }
   if (!it) return -1;
   uint64_t i = *(uint64_t *)g_sequence_get(it);
-  g_sequence_remove(it);
-  struct lin_op *o = lin_at(l, i);
-  o->placed = 1;
-  if (i < l->hi) l->in_window--;
-  for (uint32_t e = o->succ; e;) {
-    struct lin_edge *ed = &g_array_index(l->edges, struct lin_edge, e - 1);
-    uint32_t next = ed->next;
-    if (--lin_at(l, ed->to)->indeg == 0 && ed->to < l->sealed) lin_ready(l, ed->to);
-    ed->next = l->edge_free;
-    l->edge_free = e;
-    e = next;
+  uint32_t region = lin_at(l, i)->region;
+  if (region) { /* its region from its first op on (ready with it: the same wait) */
+    while (i > l->lo && lin_at(l, i - 1)->region == region && !lin_at(l, i - 1)->placed) i--;
+    l->run = region;
+    l->run_at = i + 1;
+    lin_unready(l, i);
+  } else {
+    g_sequence_remove(it);
   }
-  o->succ = 0;
-  while (l->lo < l->added && lin_at(l, l->lo)->placed) l->lo++;
+  lin_place(l, i);
   *op = i;
   return 1;
 }
 
 /* One order of graph rank R's ops (wl_linearize) under WINDOW: ORDER[k] =
  * the k-th. Returns how many it could order (fewer than all: a cycle). */
-static size_t order_of(const struct wl_rank *r, uint32_t window, uint32_t *order) {
+static size_t order_of(const struct wl_rank *r, uint32_t window, bool regions, uint32_t *order) {
   size_t n = r->n_ops;
   struct wl_lin *l = wl_lin_new(window);
-  for (size_t i = 0; i < n; i++) wl_lin_add(l, waits(&r->ops[i]));
+  for (size_t i = 0; i < n; i++) wl_lin_add(l, waits(&r->ops[i]), regions ? r->ops[i].region : 0);
   for (size_t i = 0; i < n; i++)
     for (uint32_t d = 0; d < r->ops[i].n_deps; d++)
       wl_lin_dep(l, i, r->deps[r->ops[i].dep_first + d].op);
@@ -968,7 +1075,7 @@ static bool check_graphs(const struct wl_program *p, char **err) {
         return false;
       }
     uint32_t *order = g_new(uint32_t, rk->n_ops + 1);
-    size_t n = order_of(rk, 0, order);
+    size_t n = order_of(rk, 0, false, order); /* a cycle check: any order */
     if (n < rk->n_ops) {
       bool *seen = g_new0(bool, rk->n_ops);
       for (size_t k = 0; k < n; k++) seen[order[k]] = true;
@@ -1010,7 +1117,7 @@ const struct wl_op *wl_matching_recv(const struct wl_program *p, uint32_t rank, 
   return &p->ranks[o->peer].ops[o->match];
 }
 
-struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
+struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window, bool regions) {
   g_assert(p->checked);
   struct wl_program *q = wl_program_derive(p);
   uint32_t **pos = g_new0(uint32_t *, p->n_ranks); /* old index -> new, graph ranks */
@@ -1022,7 +1129,7 @@ struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window) {
     dst->n_flags = src->n_flags;
     if (!src->graph || !src->n_ops) continue;
     uint32_t *order = g_new(uint32_t, src->n_ops);
-    size_t n = order_of(src, window, order);
+    size_t n = order_of(src, window, regions, order);
     g_assert(n == src->n_ops); /* wl_program_check found no cycle */
     pos[r] = g_new(uint32_t, src->n_ops);
     for (size_t k = 0; k < src->n_ops; k++) {
@@ -1052,9 +1159,10 @@ bool wl_program_unmatched(const struct wl_program *p, char **err) {
       const struct wl_op *o = &rk->ops[i];
       if (o->kind == WL_RECV && !o->match) {
         char at[64];
-        *err = g_strdup_printf("%s: a receive of %" G_GINT64_FORMAT " B with tag %u from rank "
-                               "%u that no send matches: the schedule deadlocks",
-                               wl_op_where(p, r, i, at, sizeof at), o->bytes, o->tag, o->peer);
+        *err = g_strdup_printf("%s: expected a send from rank %u to match its receive of %"
+                               G_GINT64_FORMAT " B with tag %u, got none (the schedule would "
+                               "deadlock)", wl_op_where(p, r, i, at, sizeof at), o->peer, o->bytes,
+                               o->tag);
         return true;
       }
     }

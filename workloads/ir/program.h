@@ -46,11 +46,13 @@
  * nodeprog.h, np_seq). gds too, op by op onto its stream (a kernel per
  * calc; a receive's watcher depends on whether stream work follows it,
  * so a send's command places its peer's order up to the receive first;
- * workloads/inputs/goal.c, "the streamed run under gds"). One step remains: a
- * collective kept as one op that a
- * communication library lowers its own way (an NCCL-like kernel,
- * NVSHMEM-like device puts), expanding into these sends and receives only
- * for a host MPI. */
+ * workloads/inputs/goal.c, "the streamed run under gds"). A collective
+ * kept as one op in a source read while it runs (a Chakra trace) is
+ * written out op by op as the run's library runs it (coll.h,
+ * wl_coll_source), its library's kernel (a region) placed and read whole.
+ * One step remains: a collective that a communication library lowers its
+ * own way without writing out its sends and receives (an NCCL-like kernel
+ * as one step, NVSHMEM-like device puts), as a host MPI does not. */
 #ifndef WL_PROGRAM_H
 #define WL_PROGRAM_H
 
@@ -68,7 +70,8 @@ enum wl_op_kind {
   WL_LOOP,    /* the ops up to the matching WL_END run `count` times; sequence
                  ranks only (wl_loop) */
   WL_END,     /* end of the innermost open loop's body */
-  WL_COLL,    /* a collective of every rank, as one op (wl_collective): the
+  WL_COLL,    /* a collective of every rank, or of a group of them
+                 (wl_group_add), as one op (wl_collective): the
                  communication library expands it when the program is
                  lowered (wl_expand_colls, coll.h) */
   WL_QUIET,   /* nvshmem_quiet: done once every put (one-sided send) of the
@@ -156,6 +159,11 @@ struct wl_kernel {
    * 0: gpu.item_bytes). */
   uint8_t buffers;
   uint16_t elem_bytes;
+  /* A host op (WL_ON_CPU) that moves data between the GPU's memory and the
+   * host as COPIES blocking copies of COPY_BYTES each, one after another
+   * (wl_blocking_copies): what a policy with a GPU charges for it in place
+   * of its roofline (lower.h pol_host_time); 0: none. */
+  int64_t copies, copy_bytes;
 };
 
 /* A collective called as one op (WL_COLL, wl_collective), in its
@@ -167,6 +175,17 @@ struct wl_call {
   int64_t elem_bytes;
   int64_t flops_per_elem;
   int64_t segment_bytes;
+  uint32_t group;        /* 0: every rank of the program; else the ranks of
+                            its group (wl_group_get; the op's peer, the root,
+                            is one of them) */
+};
+
+/* A process group: the ranks a collective of some of them runs over (an
+ * MPI communicator, a PyTorch process group), in ascending order
+ * (wl_group_add), in its program's table beside the calls. */
+struct wl_group {
+  uint32_t n;
+  uint32_t *ranks;
 };
 
 /* The kernels and collectives ops name by index: shared by a program and
@@ -283,13 +302,19 @@ void wl_program_free(struct wl_program *p);
 /* An empty program of P's ranks and measured rank that shares P's kernels
  * and collectives (a rewrite of P copies P's ops into it as they are). */
 struct wl_program *wl_program_derive(const struct wl_program *p);
+/* An empty program of N_RANKS ranks, measured on all ranks, whose ops name
+ * the kernels and calls of table D (an op source's; shared). */
+struct wl_program *wl_program_on(uint32_t n_ranks, struct wl_descs *d);
 
 /* The kernel of compute op O of P (entry 0 for none), and the call of
  * collective op O. */
 const struct wl_kernel *wl_kernel_of(const struct wl_program *p, const struct wl_op *o);
 const struct wl_call *wl_call_of(const struct wl_program *p, const struct wl_op *o);
-/* The table of DESCS (a program's, or an op source's): entry I. */
+/* The table of DESCS (a program's, or an op source's): kernel I, call I,
+ * group G (NULL for G 0: every rank). */
 const struct wl_kernel *wl_descs_kernel(const struct wl_descs *d, uint32_t i);
+const struct wl_call *wl_descs_call(const struct wl_descs *d, uint32_t i);
+const struct wl_group *wl_descs_group(const struct wl_descs *d, uint32_t g);
 /* K's index in P's table (added when no equal entry is there). */
 uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k);
 uint32_t wl_call_add(struct wl_program *p, const struct wl_call *c);
@@ -297,6 +322,16 @@ uint32_t wl_call_add(struct wl_program *p, const struct wl_call *c);
  * free with wl_descs_unref. */
 struct wl_descs *wl_descs_new(void);
 void wl_descs_unref(struct wl_descs *d);
+
+/* The group of the N (>= 1) distinct ranks RANKS of P (any order; each
+ * below p->n_ranks), in P's table (shared with the programs derived from
+ * it): its number (>= 1) for wl_call.group and wl_coll.group, the same
+ * number for the same members. */
+uint32_t wl_group_add(struct wl_program *p, const uint32_t *ranks, uint32_t n);
+/* Group G of P, or NULL for G 0 (every rank); the groups P has (numbered
+ * 1 .. wl_groups). */
+const struct wl_group *wl_group_get(const struct wl_program *p, uint32_t g);
+uint32_t wl_groups(const struct wl_program *p);
 
 void wl_compute(struct wl_program *p, uint32_t rank, uint32_t n_wgs, int64_t flops_per_wg,
                 int64_t bytes_per_wg);
@@ -331,6 +366,12 @@ int wl_kclass_named(const char *name);
  * ROWS_PER_WG rows holding NNZ_PER_WG non-zeros per WG (its L1 reuse,
  * models/gpu.h). */
 void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int64_t nnz_per_wg);
+/* Declares that the LAST compute op of RANK, a host op (WL_ON_CPU), is
+ * COPIES (>= 1) blocking copies of COPY_BYTES (>= 1) each between GPU and
+ * host memory, one after another: a CUDA-aware MPI packing (or unpacking)
+ * a strided GPU buffer one contiguous block at a time (wl_kernel.copies;
+ * each timed by models/system.h sys_blocking_copy). */
+void wl_blocking_copies(struct wl_program *p, uint32_t rank, int64_t copies, int64_t copy_bytes);
 /* Declares that the LAST compute op of RANK reads PEER_PER_WG values per
  * WG from other GPUs' memory, each a blocking load (nvshmem_double_g:
  * kstep.peer_loads, models/gpu.h "Peer loads"). */
@@ -375,14 +416,22 @@ void wl_graph(struct wl_program *p, uint32_t rank);
  * ready op that does not wait for data, and a receive only when nothing
  * else of them is ready (so a wait sits as late as the dependencies allow
  * within the window); when none of them is ready (a dependency on an op
- * written later), the same among all ops. A rank of at most WINDOW ops
+ * written later), the same among all ops. With REGIONS (a lowering that
+ * runs a library's collective as a kernel of its own, pol_coll_op), an op
+ * of a library region (a collective's kernel, wl_op.region) so picked
+ * places its region whole,
+ * its ops in their written order, the region's first op first: they wait
+ * only for one another and for what the call waited for (its first ops'
+ * dependencies), so all are ready in that order once one is, and one
+ * kernel runs them. A rank of at most WINDOW ops
  * gets the order of WINDOW 0. Matches and flags are kept. P must be
  * checked; free with wl_program_free. */
-struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window);
+struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window, bool regions);
 
 /* The same order built op by op, for a rank read while it runs (a GOAL
  * schedule streamed, workloads/inputs/goal.c): ops are added in program order
- * (WAITS: a receive or a quiet), then their dependencies (op A waits for
+ * (WAITS: a receive or a quiet; REGION: wl_op.region where regions are
+ * placed whole, else 0), then their dependencies (op A waits for
  * op B; B placed already: nothing), and sealed once all of theirs are
  * added. wl_lin_next gives the next op of the order (1), or 0 when the
  * window is not yet added and sealed (unless END: no op comes), or -1 when
@@ -391,7 +440,7 @@ struct wl_program *wl_linearize(const struct wl_program *p, uint32_t window);
 struct wl_lin;
 struct wl_lin *wl_lin_new(uint32_t window);
 void wl_lin_free(struct wl_lin *l);
-void wl_lin_add(struct wl_lin *l, bool waits);
+void wl_lin_add(struct wl_lin *l, bool waits, uint32_t region);
 void wl_lin_dep(struct wl_lin *l, uint64_t a, uint64_t b);
 void wl_lin_seal(struct wl_lin *l, uint64_t n);
 int wl_lin_next(struct wl_lin *l, bool end, bool widen, uint64_t *op);
@@ -487,12 +536,13 @@ uint32_t wl_count(const struct wl_program *p, uint32_t rank, enum wl_op_kind kin
  * program with loops, a send and its receive must also sit in the same
  * loops (see above); when they do not, the error says so, and the unrolled
  * program (wl_unroll) is the one to check and lower. A
- * receive that no send matches is no input error (the program is well
- * formed; it deadlocks): see wl_program_unmatched. */
+ * receive that no send matches is found by wl_program_unmatched (an
+ * input error too, as an unmatched send: validate rejects both). */
 bool wl_program_check(struct wl_program *p, char **err);
 
 /* True and *ERR naming the first receive that no send matches (the run
- * would deadlock there), after wl_program_check. */
+ * would deadlock there: "OP: expected a send from rank P to match its
+ * receive of N B with tag T, got none ..."), after wl_program_check. */
 bool wl_program_unmatched(const struct wl_program *p, char **err);
 
 /* The receive matching send I of RANK (after wl_program_check). */

@@ -8,7 +8,10 @@
  * its ops are read, and whether it can be read so (dependency items near
  * their ops, no cycle, messages that pair up). It can also be read whole
  * into a program (the runs that cannot stream). A rank is a dependency
- * graph (program.h): ops and their dependencies; no loops, no syncs. */
+ * graph (program.h): ops and their dependencies; no loops, no syncs;
+ * collectives as one op (WL_COLL) the driver writes out op by op
+ * (coll.h, wl_coll_source), their calls, kernels and process groups in the
+ * source's table (descs). */
 #ifndef WL_SOURCE_H
 #define WL_SOURCE_H
 
@@ -64,7 +67,8 @@ struct wl_source_ops {
   struct wl_program *(*program)(void *ctx, char **err);
   /* What is wrong with its messages (matched false), as the program read
    * whole would say it (wl_program_check, wl_program_unmatched): an input
-   * error, or (*DEADLOCK) a receive no send matches. */
+   * error; *DEADLOCK when it is a receive no send matches (which would
+   * deadlock the run: an input error too). */
   char *(*unmatched)(void *ctx, bool *deadlock);
 };
 
@@ -77,12 +81,20 @@ struct wl_source {
   const bool *chains;      /* per rank: each op but the first waits for the end of the
                               one before and for nothing else, the first for nothing
                               (Schedgen's usual output); NULL: none known */
-  const struct wl_descs *descs; /* the kernels its ops name (wl_op.kernel) */
+  struct wl_descs *descs;  /* the kernels and calls its ops name (wl_op.kernel); a
+                              driver that writes its collectives out adds to it */
   struct wl_sum total;     /* every rank's counts (no spans) */
   uint32_t lag;            /* the most ops a DEP item comes after the op that waits */
   bool cycle;              /* some rank's dependencies make a cycle */
   bool matched;            /* every (source, destination, tag)'s sends and receives pair
-                              up, with the same sizes in order */
+                              up, with the same sizes in order, and every collective's
+                              ranks call it alike (so that its messages pair up too,
+                              written out) */
+  /* What an error about the input as a whole names: the scenario key
+   * ("workload.file"), and the rule a source too long to read whole must
+   * keep for its dependencies to stream (the lag's). */
+  const char *key;
+  const char *lag_rule;
 };
 
 #endif

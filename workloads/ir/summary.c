@@ -62,6 +62,7 @@ void wl_sum_add(struct wl_sum *s, const struct wl_op *o) {
   s->recvs += o->kind == WL_RECV;
   s->computes += o->kind == WL_COMPUTE;
   s->syncs += o->kind == WL_SYNC;
+  s->colls += o->kind == WL_COLL;
   if (o->kind == WL_SEND) s->pieces += o->parts;
   if (o->kind == WL_LOOP) {
     g_assert(s->depth < WL_MAX_DEPTH);
@@ -90,6 +91,11 @@ void wl_sum_add(struct wl_sum *s, const struct wl_op *o) {
   }
   sp->n++;
   shape_add(&sp->shape, o);
+}
+
+void wl_sum_merge(struct wl_sum *t, const struct wl_sum *s) {
+  t->ops += s->ops, t->sends += s->sends, t->recvs += s->recvs, t->computes += s->computes;
+  t->syncs += s->syncs, t->pieces += s->pieces, t->colls += s->colls;
 }
 
 void wl_sum_rank(const struct wl_program *p, uint32_t rank, struct wl_sum *s) {

@@ -39,6 +39,7 @@ struct wl_span {
 
 struct wl_sum {
   uint64_t ops, sends, recvs, computes, syncs, pieces; /* pieces: the sends' parts */
+  uint64_t colls;       /* collectives kept as one op (WL_COLL) */
   uint64_t most_runs;   /* the most times an op runs (its loops' counts multiplied) */
   struct wl_shape all;  /* over every op (a sync counts as a wait) */
   struct wl_span *spans;
@@ -55,6 +56,8 @@ void wl_sum_init(struct wl_sum *s);
 /* Adds op O (the next in the rank's order). */
 void wl_sum_add(struct wl_sum *s, const struct wl_op *o);
 void wl_sum_clear(struct wl_sum *s);
+/* Adds S's counts (ops .. colls; no shape, no span) to T's. */
+void wl_sum_merge(struct wl_sum *t, const struct wl_sum *s);
 /* The summary of RANK of P, in its order. */
 void wl_sum_rank(const struct wl_program *p, uint32_t rank, struct wl_sum *s);
 /* The span of op I (its index in the rank's order), found from span *AT

@@ -11,9 +11,10 @@
  * edges (NVIDIA-developer-blog/code-samples, posts/cuda-aware-mpi-example/
  * src/Device.cu: BufferToHaloKernel packs both edges, one thread per row,
  * HaloToBufferKernel unpacks them); policies that move halos by stores
- * inside the stencil kernel drop those phases (wl_op.pack). Row slabs (2D,
- * px = 1) and z slabs (3D) have contiguous faces only: no pack. Runs under
- * every lowering policy. */
+ * inside the stencil kernel drop those phases (wl_op.pack); with pack host,
+ * a CUDA-aware MPI's datatype engine does it a blocking copy per
+ * contiguous run (pack_faces). Row slabs (2D, px = 1) and z slabs (3D)
+ * have contiguous faces only: no pack. Runs under every lowering policy. */
 #include "jacobi.h"
 
 #include <glib.h>
@@ -42,8 +43,11 @@ static const struct par_decl jacobi2d_decls[] = {
     PAR(pack, PAR_ENUM, "kernel", NULL, NULL, "kernel|fused|host",
       "strided faces (x faces) packed by a kernel before the sends and unpacked by one after "
       "(NVIDIA's CUDA-aware MPI Jacobi), written into contiguous buffers by the sweep itself, "
-      "or packed and unpacked by the host CPU (DaCe + MPI; the face's traffic at "
-      "cpu.mem_bandwidth, under hdn)"),
+      "or packed and unpacked by the host through a CUDA-aware MPI's datatype engine (DaCe + "
+      "MPI, under hdn: each run of contiguous points, one point of an x face, a blocking "
+      "copy between GPU and host at the sender and another at the receiver, each timed as "
+      "the hardware runs a small copy home: cpu.launch_submit, gpu.copy_start, bus, "
+      "cpu.pageable_copy)"),
 };
 #undef PAR_CONFIG
 
@@ -75,7 +79,10 @@ static const struct par_decl jacobi3d_decls[] = {
     {"pack", PAR_ENUM, "kernel", NULL, NULL, "kernel|fused|host",
      "strided faces (x, and y when nz > 1) packed by a kernel before the sends and unpacked by "
      "one after, written into contiguous buffers by the sweep itself, or packed and unpacked "
-     "by the host CPU (DaCe + MPI; under hdn)",
+     "by the host through a CUDA-aware MPI's datatype engine (DaCe + MPI, under hdn: each "
+     "contiguous run of a face, nz of a y face and ny nz of an x face, a blocking copy "
+     "between GPU and host at the sender and another at the receiver, timed as the hardware "
+     "runs a small copy home; z slabs have no strided face)",
      offsetof(struct jacobi3d_config, pack)},
     Q(ops, PAR_INT, "1", "1", "64",
       "array operations the update is written as, each a kernel of its own over the domain "
@@ -152,7 +159,18 @@ static int64_t face_run(const struct stencil *s, int f) {
 /* The pack (or unpack) phase of rank R's strided faces towards neighbours
  * C (none: no phase): one work-item per point, WGs of tile^2 work-items
  * like the sweep's; each WG reads its points' runs in whole sectors and
- * writes them contiguous (a streaming kernel). */
+ * writes them contiguous (a streaming kernel). With host packing, one host
+ * op per strided face instead: a CUDA-aware MPI handed the face as a
+ * strided datatype of the GPU's memory (DaCe's MPI nodes: an
+ * MPI_Type_vector, spcl/dace dace/libraries/mpi/utils.py create_vector_ddt)
+ * packs it, and unpacks it at the receiver, one contiguous run at a time,
+ * each a blocking copy between the GPU and the host (Open MPI 4.1:
+ * opal_datatype_pack.h / unpack.h copy a block through the convertor's
+ * cbmemcpy, opal_cuda_memcpy in opal/datatype/opal_datatype_cuda.c, a
+ * cuMemcpy; under UCX pml_ucx_generic_datatype_pack -> opal_convertor_pack,
+ * ompi/mca/pml/ucx/pml_ucx_datatype.c): face_points / face_run copies of a
+ * run each (wl_blocking_copies; timed by the hardware, sys_blocking_copy).
+ * The face's traffic stays its roofline, where the policy has no GPU. */
 static void pack_faces(struct wl_program *p, const struct stencil *s, uint32_t r,
                        const int64_t c[3]) {
   int64_t points = 0, traffic = 0;
@@ -160,19 +178,22 @@ static void pack_faces(struct wl_program *p, const struct stencil *s, uint32_t r
     int64_t pts = face_points(s, f), run = face_run(s, f);
     if (run == pts || neighbour(s, c, f) < 0) continue;
     int64_t run_bytes = run * s->elem;
+    int64_t t = pts / run * ((run_bytes + SECTOR_BYTES - 1) / SECTOR_BYTES * SECTOR_BYTES) +
+                pts * s->elem;
+    if (s->host_pack) { /* the MPI library's copies, a run each */
+      wl_compute(p, r, 1, 0, t);
+      p->ranks[r].ops[wl_last(p, r)].on = WL_ON_CPU;
+      wl_kclass(p, r, KC_STREAM, t, 0, 0);
+      wl_blocking_copies(p, r, pts / run, run_bytes);
+      wl_pack(p, r);
+    }
     points += pts;
-    traffic += pts / run * ((run_bytes + SECTOR_BYTES - 1) / SECTOR_BYTES * SECTOR_BYTES) +
-               pts * s->elem;
+    traffic += t;
   }
-  if (!points) return;
+  if (!points || s->host_pack) return;
   int64_t items = s->tile * s->tile;
   uint32_t wgs = (uint32_t)((points + items - 1) / items);
-  if (s->host_pack) { /* the host reads the runs and writes them contiguous */
-    wl_compute(p, r, 1, 0, traffic);
-    p->ranks[r].ops[wl_last(p, r)].on = WL_ON_CPU;
-  } else {
-    wl_compute(p, r, wgs, 0, (traffic + wgs - 1) / wgs);
-  }
+  wl_compute(p, r, wgs, 0, (traffic + wgs - 1) / wgs);
   wl_kclass(p, r, KC_STREAM, traffic, 0, 0);
   wl_buffers(p, r, 2); /* the grid, the send (or receive) buffer */
   wl_elem(p, r, s->elem);
@@ -287,7 +308,8 @@ struct wl_program *wl_jacobi3d_program(const struct jacobi3d_config *c) {
  * its ranks the network's nodes (WHAT names them), a kernel's WGs 32 bits,
  * the program WL_MAX_OPS (per rank and iteration written at most a
  * compute, a sync, a pack, an unpack and a send and a receive per face;
- * with overlap two computes). */
+ * with overlap two computes; with host packing a pack and an unpack per
+ * face), and a face packed by the host at most WL_MAX_WGS copies. */
 static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, const char *what,
                           char **err) {
   struct hw_config hw = wl_hw_of(ctx->sc);
@@ -298,12 +320,22 @@ static bool stencil_check(const struct wl_ctx *ctx, const struct stencil *s, con
   const char *grid = s->faces == 4 ? "workload.grid" : "workload.nx";
   const char *wgs_what = s->faces == 4 ? "WGs of a kernel (ceil(grid / wg_tile)^2)"
                                        : "WGs of a kernel (ceil(nx / wg_tile) ceil(ny / wg_tile) nz)";
-  uint64_t ops = wl_mul_sat(ranks * 2, (uint64_t)(5 + 2 * s->faces)); /* two iterations written */
+  uint64_t per = (uint64_t)(5 + (s->host_pack ? 4 : 2) * s->faces);
+  uint64_t ops = wl_mul_sat(ranks * 2, per); /* two iterations written */
+  /* Host packing: an x face's blocking copies, a point each (ny nz). */
+  uint64_t copies = s->host_pack && s->p[0] > 1 ? (uint64_t)(s->n[1] * s->n[2]) : 0;
   return wl_check_nodes(ctx->sc, &hw, ranks, what, err) &&
          wl_check_at_most(ctx->sc, grid, wgs_what, wgs, WL_MAX_WGS, err) &&
+         wl_check_at_most(ctx->sc, s->faces == 4 ? "workload.grid" : "workload.ny",
+                          s->faces == 4 ? "blocking copies of a face packed by the host (grid)"
+                                        : "blocking copies of a face packed by the host (ny nz)",
+                          copies, WL_MAX_WGS, err) &&
          wl_check_at_most(ctx->sc, "hardware.network.nodes",
-                           "program ops (ranks x 2 x (5 + 2 faces): an iteration, then a loop of "
-                           "the others)", ops, WL_MAX_OPS, err);
+                           s->host_pack ? "program ops (ranks x 2 x (5 + 4 faces): an iteration, "
+                                          "then a loop of the others)"
+                                        : "program ops (ranks x 2 x (5 + 2 faces): an iteration, "
+                                          "then a loop of the others)",
+                           ops, WL_MAX_OPS, err);
 }
 
 enum jacobi_out { JACOBI_OUT_TIME_PER_ITERATION, JACOBI_OUT_COUNT };

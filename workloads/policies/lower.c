@@ -86,6 +86,10 @@ void pol_kernel_step(struct pol_low *L, uint32_t k, struct kstep st) {
   kn->buffers = MAX(kn->buffers, st.buffers);
 }
 
+void pol_kernel_close(struct pol_low *L, uint32_t k) {
+  if (L->srank) pst_kernel_close(L->srank, k); /* whole: closed when the rank ends */
+}
+
 void pol_add_host(struct pol_low *L, struct hstep st) {
   if (L->graph) st.op = (uint32_t)L->index + 1;
   if (L->srank) {
@@ -118,7 +122,11 @@ void pol_host_loop(struct pol_low *L, const struct wl_op *o) {
 }
 
 void pol_host_shared(struct pol_low *L) {
-  g_assert(L->graph && L->index > 0 && !L->srank);
+  g_assert(L->graph && L->index > 0);
+  if (L->srank) {
+    pst_host_shared(L->srank);
+    return;
+  }
   uint32_t *r = &g_array_index(L->pp->op_steps, uint32_t, 2 * L->index);
   r[0] = r[-2];
   r[1] = r[-1];
@@ -297,6 +305,14 @@ sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o) {
   return wl_cpu_time(L->env->hw->cpu, pol_kernel_of(L, o), o);
 }
 
+sim_time pol_host_time(const struct pol_low *L, const struct wl_op *o) {
+  const struct wl_kernel *k = pol_kernel_of(L, o);
+  if (k->copies <= 0) return pol_cpu_time(L, o);
+  unsigned __int128 t = (unsigned __int128)(uint64_t)k->copies *
+                        (uint64_t)sys_blocking_copy(L->env->hw, k->copy_bytes);
+  return t > (unsigned __int128)(SIM_TIME_MAX / 4) ? SIM_TIME_MAX / 4 : (sim_time)t;
+}
+
 uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
                             uint8_t queue) {
   const struct kstep step = pol_launch_step(pol_kernel_of(L, o), o);
@@ -408,7 +424,9 @@ bool pol_coll_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, b
                                false, false, coll_send, err))
     return false;
   if (!*first && L->graph) pol_host_shared(L);
-  return pol_kern_op(L, k, o, err);
+  if (!pol_kern_op(L, k, o, err)) return false;
+  if (*last) pol_kernel_close(L, k->id);
+  return true;
 }
 
 /* ---- preparing a program ---- */
@@ -477,6 +495,8 @@ void pol_prep_loops(struct pol_prep *pr, enum pol_loops how) {
 }
 
 void pol_prep_order(struct pol_prep *pr) { pr->ordered = true; }
+
+void pol_prep_coll_kernels(struct pol_prep *pr) { pr->coll_kernels = true; }
 
 /* ---- the driver ---- */
 
@@ -644,6 +664,44 @@ static bool all_finished(const struct pol_type *pol, const struct wl_program *p,
   return true;
 }
 
+/* The critical path that ended the run, marked by END's component at
+ * OUT->total_ps (engine.h), into OUT, and onto TRACE when there is one
+ * (a track "critical path" of process POLICY/critical path). */
+static void pol_critical_path(struct sim_engine *e, const struct sim_comp *end, struct trace *trace,
+                              const char *policy, struct sim_result *out) {
+  struct sim_cp m = sim_cp_get(e, end->id);
+  if (!m.ok) return;
+  g_assert(m.at == out->total_ps);
+  for (size_t i = 0; i < CP_COUNT; i++) sim_out_put_int(&out->cp, NULL, &cp_outs[i], m.v[i]);
+  out->cp_end = g_strdup(end->name);
+  size_t n;
+  struct sim_cp_act *acts = sim_cp_chain(e, &m, &n);
+  if (!acts) return;
+  out->hops = g_new(struct sim_result_hop, n);
+  out->n_hops = n;
+  int track = -1;
+  if (trace) {
+    char *process = g_strdup_printf("%s/critical path", policy);
+    track = trace_track(trace, process, "chain that ended the run");
+    g_free(process);
+  }
+  for (size_t i = 0; i < n; i++) {
+    const char *name = acts[i].comp < sim_comp_count(e) ? sim_comp_get(e, acts[i].comp)->name
+                                                        : "system";
+    struct sim_result_hop *h = &out->hops[i];
+    h->where = acts[i].link ? g_strdup_printf("%s ->", name) : g_strdup(name);
+    h->cat = cp_outs[acts[i].cat < CP_COUNT ? acts[i].cat : CP_OTHER].key;
+    h->start = acts[i].start;
+    h->end = acts[i].end;
+    if (trace) {
+      char *label = g_strdup_printf("%s: %s", h->cat, h->where);
+      trace_span(trace, track, label, h->start, h->end);
+      g_free(label);
+    }
+  }
+  g_free(acts);
+}
+
 bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
                         const struct hw_config *hw, const struct nodeprog **progs,
                         struct sim_engine *e, struct trace *trace, struct sim_result *out,
@@ -662,14 +720,24 @@ bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
   if (ok) {
     if (pol->done->dim != UNIT_TIME)
       g_error("policy %s: its done handle %s is no time", pol->name, pol->done->key);
-    if (p->measured_rank != WL_ALL_RANKS) {
-      out->total_ps = node_out(s, &out->counters, p->measured_rank, pol->done);
-    } else {
-      out->total_ps = 0;
-      for (uint32_t r = 0; r < p->n_ranks; r++)
-        out->total_ps = MAX(out->total_ps, node_out(s, &out->counters, r, pol->done));
+    /* The end (result.h): the latest measured rank's result usable by its
+     * host; beside it the policy's own end (its done handle). */
+    uint32_t first = p->measured_rank == WL_ALL_RANKS ? 0 : p->measured_rank;
+    uint32_t last = p->measured_rank == WL_ALL_RANKS ? p->n_ranks - 1 : p->measured_rank;
+    uint32_t end_rank = first;
+    out->total_ps = -1;
+    out->policy_end_ps = p->measured_rank == WL_ALL_RANKS ? 0 : -1; /* 0: no rank's WG ran */
+    for (uint32_t r = first; r <= last; r++) {
+      out->policy_end_ps = MAX(out->policy_end_ps, node_out(s, &out->counters, r, pol->done));
+      int64_t at = node_out(s, &out->counters, r, CPU_OUT(RESULT_AT));
+      if (at > out->total_ps) {
+        out->total_ps = at;
+        end_rank = r;
+      }
     }
-    g_assert(out->total_ps >= 0); /* the lowering completes every rank */
+    /* the lowering completes every rank */
+    g_assert(out->total_ps >= 0 && out->policy_end_ps >= 0);
+    pol_critical_path(e, sys_node_comp(s, end_rank, CPU_OUT(RESULT_AT)), trace, pol->name, out);
   }
   sim_free(e);
   sys_free(s);
@@ -679,10 +747,13 @@ bool pol_simulate_progs(const struct pol_type *pol, const struct wl_program *p,
 /* Builds and runs the lowered programs PP; fills OUT. */
 static bool simulate(const struct pol_type *pol, const struct wl_program *p,
                      const struct hw_config *hw, const struct pol_prog *pp, uint64_t seed,
-                     struct trace *trace, struct sim_result *out, char **err) {
+                     enum sim_cp_mode cp, struct trace *trace, struct sim_result *out,
+                     char **err) {
   const struct nodeprog **progs = g_new0(const struct nodeprog *, (size_t)hw->net->nodes);
   for (uint32_t r = 0; r < p->n_ranks; r++) progs[r] = &pp[r].np;
-  bool ok = pol_simulate_progs(pol, p, hw, progs, sim_new(seed), trace, out, err);
+  struct sim_engine *e = sim_new(seed);
+  sim_set_cp(e, cp);
+  bool ok = pol_simulate_progs(pol, p, hw, progs, e, trace, out, err);
   g_free(progs);
   return ok;
 }
@@ -703,9 +774,9 @@ static bool run_checked(struct pol_prep *pr, const struct wl_ctx *ctx, struct si
   const struct pol_type *pol = pr->pol;
   struct wl_program *p = pr->p;
   if (!wl_program_check(p, err)) return false;
-  /* A receive no send matches deadlocks the run: a model failure, said
-   * when simulating (exit 3), not an input error of `validate`. */
-  if (!ctx->check_only && wl_program_unmatched(p, err)) return false;
+  /* A receive no send matches would deadlock the run: bad input, said by
+   * `validate` as an unmatched send is (issue 33). */
+  if (wl_program_unmatched(p, err)) return false;
   struct wl_sum total;
   program_total(p, &total);
   bool fits = !pol->check || pol->check(ctx->sc, pr->hw, &total, err);
@@ -713,7 +784,7 @@ static bool run_checked(struct pol_prep *pr, const struct wl_ctx *ctx, struct si
   if (!fits) return false;
   /* Graph ranks in one order, where the policy runs them so. */
   struct wl_program *lin = NULL;
-  if (pr->ordered && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window);
+  if (pr->ordered && wl_has_graph(p)) p = lin = wl_linearize(p, ctx->lin_window, pr->coll_kernels);
   struct pol_env env;
   pol_env_init(&env, pol, pr->hw, ctx->sc, pr->lib, p->n_ranks);
   env.p = p;
@@ -727,7 +798,7 @@ static bool run_checked(struct pol_prep *pr, const struct wl_ctx *ctx, struct si
       *err = pol_proxy_error(ctx->sc, pr->lib);
       ok = false;
     }
-  if (ok && !ctx->check_only) ok = simulate(pol, p, pr->hw, pp, ctx->seed, ctx->trace, out, err);
+  if (ok && !ctx->check_only) ok = simulate(pol, p, pr->hw, pp, ctx->seed, ctx->cp, ctx->trace, out, err);
   for (uint32_t r = 0; r < p->n_ranks; r++)
     if (pp[r].kernels) pol_prog_clear(&pp[r]);
   g_free(pp);

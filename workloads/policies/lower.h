@@ -112,6 +112,7 @@ struct pol_prep {
   uint8_t lib;
   uint8_t form;              /* pol_prep_form: enum wl_form */
   bool ordered;              /* pol_prep_order */
+  bool coll_kernels;         /* pol_prep_coll_kernels */
   struct wl_program *owned[8]; /* the rewrites, freed by the driver */
   size_t n_owned;
   char *err;                 /* an input error (the program too long written out) */
@@ -157,6 +158,9 @@ uint32_t pol_add_kernel(struct pol_low *L, const char *name, uint32_t n_wgs,
  * lowered: it may be launched before its last step is written. */
 uint32_t pol_kernel_open(struct pol_low *L, const char *name, uint32_t n_wgs, bool persistent);
 void pol_kernel_step(struct pol_low *L, uint32_t k, struct kstep st);
+/* Open kernel K has its last step: a streamed run asks for no more of it
+ * (a collective's kernel: the rank's later ops stay unread). */
+void pol_kernel_close(struct pol_low *L, uint32_t k);
 /* The next host step. A loop marker of a kernel's host steps (gputn's
  * registrations) closing an empty body drops the pair (pol_host_loop). */
 void pol_add_host(struct pol_low *L, struct hstep st);
@@ -216,6 +220,11 @@ struct kstep pol_launch_step(const struct wl_kernel *k, const struct wl_op *o);
 const struct wl_kernel *pol_kernel_of(const struct pol_low *L, const struct wl_op *o);
 /* Compute op O on every core of the CPU (wl_cpu_time). */
 sim_time pol_cpu_time(const struct pol_low *L, const struct wl_op *o);
+/* Host op O (WL_ON_CPU) of a policy whose data lives on the GPU: its
+ * blocking copies one after another (wl_blocking_copies; each
+ * sys_blocking_copy of the hardware, saturating), or where it has none its
+ * roofline (pol_cpu_time). */
+sim_time pol_host_time(const struct pol_low *L, const struct wl_op *o);
 /* Compute op O as a kernel of its own, launched on QUEUE: its index. */
 uint32_t pol_launch_compute(struct pol_low *L, const struct wl_op *o, const char *name,
                             uint8_t queue);
@@ -330,6 +339,10 @@ void pol_prep_loops(struct pol_prep *pr, enum pol_loops how);
 /* Graph ranks are lowered in one order (wl_linearize under the context's
  * window; wl_lin when streamed), not run as graphs on the host. */
 void pol_prep_order(struct pol_prep *pr);
+/* A library's collective is a kernel of its own (pol_coll_op) in a rank
+ * run in one order: the order places its ops together (wl_linearize's
+ * REGIONS; a kernel cannot be launched with ops between its steps). */
+void pol_prep_coll_kernels(struct pol_prep *pr);
 
 /* pol_type.libs of the policies that drive kernels from the host or a
  * stream: mpi (their own messages), nccl and nvshmem (a kernel per

@@ -47,7 +47,7 @@ static void copy_graph_op(struct pol_low *L, const struct wl_op *o) {
   switch (o->kind) {
   case WL_COMPUTE:
     if (o->on == WL_ON_CPU) {
-      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(L, o)});
+      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_host_time(L, o)});
       break;
     }
     pol_add_host(L, (struct hstep){.kind = HS_WAIT_KERNEL,

@@ -41,6 +41,7 @@ static void gds_prepare(struct pol_prep *pr) {
    * loop has one or the same body after it. */
   pol_prep_loops(pr, POL_LOOPS_PEELED);
   pol_prep_order(pr);
+  pol_prep_coll_kernels(pr); /* a library's collective: a kernel of its own (pol_coll_op) */
 }
 
 /* A receive that a later kernel or doorbell may depend on (a forwarded

@@ -51,7 +51,7 @@ static bool hdn_lower_as(bool recv_polls, struct pol_low *L, const struct wl_op 
   switch (o->kind) {
   case WL_COMPUTE:
     if (o->on == WL_ON_CPU) /* the host computes it (a schedule's calc; host packing) */
-      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_cpu_time(L, o)});
+      pol_add_host(L, (struct hstep){.kind = HS_COMPUTE, .time = pol_host_time(L, o)});
     else
       wait_kernel(L, pol_launch_compute(L, o, "compute", 0));
     break;

@@ -16,6 +16,7 @@ static void p2p_prepare(struct pol_prep *pr) {
   pol_prep_library(pr, false);
   pol_prep_loops(pr, POL_LOOPS_AT_SYNCS);
   pol_prep_order(pr);
+  pol_prep_coll_kernels(pr); /* a library's collective: a kernel of its own (pol_coll_op) */
 }
 
 static struct kstep p2p_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs,

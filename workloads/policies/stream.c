@@ -42,6 +42,7 @@
 
 #include <string.h>
 
+#include "coll.h"
 #include "cpu.h"
 #include "phase.h"
 #include "pool.h"
@@ -129,6 +130,10 @@ struct pst_gop {
   uint32_t slots[PST_OP_STEPS];
   uint8_t n, live;           /* live: a bit per step */
   uint32_t handle;           /* the source's (wl_item.handle) */
+  /* A library region's ops after its first share the first's host steps
+   * (pol_host_shared): LEADER, the first's id + 1 (0: its own steps);
+   * the first chains them by NEXT (id + 1, 0: none), forgotten with it. */
+  uint32_t leader, next;
 };
 
 /* Graph ranks: an op read and lowered whose steps wait for the dependency
@@ -160,6 +165,7 @@ _Static_assert(sizeof(struct kstep) % sizeof(uint32_t) == 0 && KS_WORDS <= 64,
 
 struct pst_open {
   uint32_t k;                /* its kernel slot */
+  bool closed;               /* its last step is written (pst_kernel_close) */
   GArray *ks;                /* struct kstep from kern.base on */
   GQueue kpack;              /* GByteArray chunks of packed steps, the first read from
                                 kpack_off on */
@@ -200,6 +206,9 @@ struct pol_srank {
   struct pst_pend *pend;     /* lag + 1 of them, oldest at head */
   uint32_t head, n_pend;
   GArray *op_hs;             /* the host steps of the op being lowered */
+  bool shared;               /* the op being lowered shares the steps of the one before */
+  bool in_region;            /* the last op lowered is in a library region, not its last */
+  uint32_t last_gop;         /* the last op lowered */
   struct sim_comp *cpu;      /* the CPU reading (during graph_read) */
   /* Ordered ranks (np_seq): */
   struct wl_lin *lin;        /* the rank's order */
@@ -222,6 +231,7 @@ struct pol_stream {
   struct sim_engine *e;
   uint32_t n_ranks, window, lag;
   bool ordered;              /* the policy runs ranks in one order */
+  bool regions;              /* ... a library region's ops together (pol_prep_coll_kernels) */
   bool check;                /* validate: ops ordered and lowered, nothing kept, none matched */
   struct pol_srank *ranks;
   void *states;              /* the policy's per-rank states */
@@ -266,6 +276,14 @@ static void flag_free(struct pol_srank *s, uint32_t flag) {
   if (flag) g_array_append_val(s->free_flags, flag);
 }
 
+/* Channel C goes once no message waits on it and neither end keeps it as
+ * its last (a trace that tags each call apart, Chakra's collectives, would
+ * keep one per call; a channel used again and again stays while in use). */
+static void chan_drop_idle(struct pol_stream *x, struct pst_chan *c) {
+  if (!c->head && x->ranks[c->src].chan[0] != c && x->ranks[c->dst].chan[1] != c)
+    g_hash_table_remove(x->chans, c);
+}
+
 /* The message send or receive O of RANK meets its peer op in: the one
  * read first, or a new one; NULL when their sizes differ. */
 static struct pst_msg *msg_match(struct pol_stream *x, uint32_t rank, const struct wl_op *o) {
@@ -273,18 +291,20 @@ static struct pst_msg *msg_match(struct pol_stream *x, uint32_t rank, const stru
   struct pst_chan key = {recv ? o->peer : rank, recv ? rank : o->peer, o->tag, NULL, NULL};
   struct pst_chan **last = &x->ranks[rank].chan[recv], *c = *last; /* a rank talks to few */
   if (!c || !chan_equal(c, &key)) {
+    struct pst_chan *was = c;
     c = g_hash_table_lookup(x->chans, &key);
     if (!c) {
       c = g_memdup2(&key, sizeof key);
       g_hash_table_add(x->chans, c);
     }
     *last = c;
+    if (was) chan_drop_idle(x, was);
   }
   if (c->head && c->head->recv != recv) {
     struct pst_msg *m = c->head;
     c->head = m->next;
-    if (!c->head) c->tail = NULL;
     m->next = NULL;
+    if (!c->head) c->tail = NULL;
     if (m->bytes != o->bytes) {
       msg_unref(x, m);
       return NULL;
@@ -452,6 +472,18 @@ void pst_kernel_step(struct pol_srank *s, uint32_t k, const struct kstep *st) {
   else pack(op, st);
 }
 
+void pst_kernel_close(struct pol_srank *s, uint32_t k) {
+  if (s->x->check) return;
+  struct pst_open *op = open_of(s, k);
+  g_assert(op);
+  op->closed = true;
+}
+
+void pst_host_shared(struct pol_srank *s) {
+  g_assert(s->L.graph && s->op_hs->len == 0);
+  s->shared = true;
+}
+
 void pst_add_host(struct pol_srank *s, const struct hstep *st) {
   if (s->x->check) return;
   g_array_append_vals(s->hs ? s->hs : s->op_hs, st, 1);
@@ -474,10 +506,13 @@ uint32_t pst_recv_flag(struct pol_srank *s, const struct wl_op *o) {
 }
 
 struct pol_recv pst_recv_of(struct pol_srank *s, const struct wl_op *o) {
-  (void)o;
   if (s->x->check) return (struct pol_recv){.env = &s->x->env, .rank = s->node};
   struct pst_msg *m = s->cur_msg;
-  return (struct pol_recv){.flag = msg_flag(s->x, m), .env = &s->x->env, .rank = m->dst, .msg = m};
+  /* The receive's region: a collective's message has a collective's
+   * kernel at both ends (every rank writes the call out alike), a
+   * point-to-point one at neither, so a send's own region says it. */
+  return (struct pol_recv){.flag = msg_flag(s->x, m), .region = o->region, .env = &s->x->env,
+                           .rank = m->dst, .msg = m};
 }
 
 static int place(struct pol_stream *x, struct pol_srank *s);
@@ -562,20 +597,34 @@ static bool graph_op(struct pol_srank *s, const struct wl_op *o, uint32_t handle
     m = msg_match(x, s->node, o);
     if (!m) return false; /* sizes that differ: the whole program says it */
   }
-  g_assert(s->n_pend <= x->lag);
-  struct pst_pend *q = &s->pend[(s->head + s->n_pend++) % (x->lag + 1)];
-  q->op = id;
-  q->old = false;
-  g_array_set_size(q->deps, 0);
   g_array_set_size(s->op_hs, 0);
   s->L.index = s->n_read++;
   struct pst_gop *op = &g_array_index(s->gops, struct pst_gop, id);
   op->n = op->live = 0; /* not yet lowered: given back as nothing */
   op->handle = handle;
+  op->leader = op->next = 0;
+  s->shared = false;
   if (!lower(s, o, m)) return false;
+  s->in_region = s->L.span && s->L.span->region && !s->L.span_last;
+  op = &g_array_index(s->gops, struct pst_gop, id);
+  if (s->shared) { /* a collective's kernel: the host steps of its first op */
+    const struct pst_gop *prev = &g_array_index(s->gops, struct pst_gop, s->last_gop);
+    uint32_t lead = prev->leader ? prev->leader - 1 : s->last_gop;
+    struct pst_gop *first = &g_array_index(s->gops, struct pst_gop, lead);
+    op->leader = lead + 1;
+    op->next = first->next;
+    first->next = id + 1;
+    s->last_gop = id;
+    return true;
+  }
+  s->last_gop = id;
+  g_assert(s->n_pend <= x->lag);
+  struct pst_pend *q = &s->pend[(s->head + s->n_pend++) % (x->lag + 1)];
+  q->op = id;
+  q->old = false;
+  g_array_set_size(q->deps, 0);
   uint32_t n = s->op_hs->len;
   g_assert(n >= 1 && n <= PST_OP_STEPS); /* a graph's op has a host step or two */
-  op = &g_array_index(s->gops, struct pst_gop, id);
   op->n = (uint8_t)n;
   op->live = (uint8_t)((1u << n) - 1);
   for (uint32_t k = 0; k < n; k++) {
@@ -603,6 +652,9 @@ static void graph_read(void *ctx, uint32_t node, struct sim_comp *cpu) {
       return;
     }
     if (it.kind == WL_ITEM_DEP) {
+      /* Of an op sharing its region's first op's steps: inside the region,
+       * or what the region's first op waits for already. */
+      if (g_array_index(s->gops, struct pst_gop, it.ta - 1).leader) continue;
       struct pst_pend *q = NULL;
       for (uint32_t j = 0; j < s->n_pend && !q; j++) {
         struct pst_pend *c = &s->pend[(s->head + j) % (x->lag + 1)];
@@ -612,6 +664,7 @@ static void graph_read(void *ctx, uint32_t node, struct sim_comp *cpu) {
       /* On its start: its first step's; on its end: its last step's. */
       const struct pst_gop *on =
           it.b != WL_GONE ? &g_array_index(s->gops, struct pst_gop, it.tb - 1) : NULL;
+      if (on && on->leader) on = &g_array_index(s->gops, struct pst_gop, on->leader - 1);
       uint8_t bit = on ? (uint8_t)(it.on_start ? 1u : 1u << (on->n - 1)) : 0;
       if (on && (on->live & bit)) {
         struct hdep d = {it.on_start ? on->slots[0] : on->slots[on->n - 1], it.on_start};
@@ -631,7 +684,9 @@ static void graph_read(void *ctx, uint32_t node, struct sim_comp *cpu) {
       cpu_stream_end(cpu);
       return;
     }
-    if (x->diverged || cpu_stream_blocked(cpu) >= x->window) return;
+    /* A library region is read whole at once: its kernel is written
+     * before the CPU can launch it. */
+    if (x->diverged || (!s->in_region && cpu_stream_blocked(cpu) >= x->window)) return;
     uint32_t id;
     if (!free_pop(s->free_gops, &id)) {
       id = s->gops->len;
@@ -669,6 +724,13 @@ static void graph_release(void *ctx, uint32_t node, uint32_t slot) {
   if (op->live) return;
   x->src->ops->forget(x->src->ctx, s->cur, op->handle);
   g_array_append_val(s->free_gops, id);
+  for (uint32_t f = op->next; f;) { /* the ops that shared its steps */
+    struct pst_gop *fo = &g_array_index(s->gops, struct pst_gop, f - 1);
+    uint32_t fid = f - 1;
+    x->src->ops->forget(x->src->ctx, s->cur, fo->handle);
+    g_array_append_val(s->free_gops, fid);
+    f = fo->next;
+  }
 }
 
 /* ---- ordered ranks (np_seq) ---- */
@@ -719,7 +781,7 @@ static void ord_read(struct pol_stream *x, struct pol_srank *s) {
     }
     uint64_t i = s->n_read++;
     got++;
-    wl_lin_add(s->lin, o->kind == WL_RECV);
+    wl_lin_add(s->lin, o->kind == WL_RECV || o->kind == WL_QUIET, x->regions ? o->region : 0);
     if (i > x->lag) wl_lin_seal(s->lin, i - x->lag);
     g_array_append_val(s->rops, rop);
   }
@@ -831,7 +893,7 @@ static void ord_host(void *ctx, uint32_t node, uint64_t i) {
  * the 16 after it lowered (in its window or packed), or S no more to come. */
 static bool step_there(struct pol_srank *s, struct pst_open *op, uint64_t i) {
   const struct kernel *k = stable_at(&s->kernels, op->k);
-  return k->base + op->ks->len + op->n_packed > i + 16 || s->done;
+  return k->base + op->ks->len + op->n_packed > i + 16 || s->done || op->closed;
 }
 
 static void ord_kernel(void *ctx, uint32_t node, uint32_t kid, uint64_t i, uint64_t done) {
@@ -967,16 +1029,18 @@ static void rank_free(struct pol_stream *x, struct pol_srank *s) {
   if (s->hs) g_array_free(s->hs, TRUE);
 }
 
-/* Runs SRC streamed under POL (LIB, ORDERED: as its prepare says) with a
+/* Runs SRC streamed under POL (LIB, ORDERED, REGIONS: as its prepare says) with a
  * window of WINDOW ops. Returns 1 (OUT filled), 0 (it could not keep to the
  * whole program's run: that must run it), or -1 and *ERR (a lowering's
  * input error, or a deadlock). CHECK (validate): orders and lowers every
  * op keeping nothing, simulates nothing. */
 static int stream_run(const struct wl_source *src, const struct pol_type *pol, uint8_t lib,
-                      bool ordered, const struct hw_config *hw, const struct wl_ctx *ctx,
-                      uint32_t window, bool check, struct sim_result *out, char **err) {
+                      bool ordered, bool regions, const struct hw_config *hw,
+                      const struct wl_ctx *ctx, uint32_t window, bool check,
+                      struct sim_result *out, char **err) {
   struct pol_stream x = {.src = src, .pol = pol, .hw = hw, .n_ranks = src->n_ranks,
-                         .window = window, .lag = src->lag, .ordered = ordered, .check = check};
+                         .window = window, .lag = src->lag, .ordered = ordered,
+                         .regions = regions, .check = check};
   pol_env_init(&x.env, pol, hw, ctx->sc, lib, src->n_ranks);
   x.env.stream = &x;
   x.env.descs = src->descs;
@@ -998,6 +1062,7 @@ static int stream_run(const struct wl_source *src, const struct pol_type *pol, u
     for (uint32_t i = 0; i < x.n_ranks; i++) progs[i] = &x.ranks[i].np;
     struct wl_program *shape = wl_program_new(x.n_ranks); /* no op: names ranks in errors */
     x.e = sim_new(ctx->seed);
+    sim_set_cp(x.e, ctx->cp);
     done = pol_simulate_progs(pol, shape, hw, progs, x.e, ctx->trace, out, err) ? 1 : -1;
     x.e = NULL;
     /* Stuck with ops left unread (the window held them back): ops the
@@ -1048,6 +1113,63 @@ static bool run_whole(const struct wl_source *src, const struct wl_ctx *ctx,
   return ok;
 }
 
+/* Each rank of SRC summed (summary.h) in the order a policy that runs
+ * ranks in one order lowers its ops (wl_lin under WINDOW, picked as
+ * place() picks them, each op forgotten once placed) into SUMS (wl_sum_init
+ * first; REGIONS: a library region's ops placed together): the spans a
+ * library region's kernel takes lie there. False when
+ * a rank cannot be ordered so (none of a window ready, a read that fails). */
+static bool order_sums(const struct wl_source *src, uint32_t window, uint32_t lag, bool regions,
+                       struct wl_sum *sums) {
+  bool ok = true;
+  for (uint32_t r = 0; r < src->n_ranks; r++) wl_sum_init(&sums[r]);
+  GArray *ops = g_array_new(FALSE, FALSE, sizeof(struct pst_rop)); /* read, from base on */
+  for (uint32_t r = 0; r < src->n_ranks && ok; r++) {
+    struct wl_cursor *c = src->ops->open(src->ctx, r, false);
+    struct wl_lin *l = wl_lin_new(window);
+    uint64_t base = 0, n = 0, placed = 0, lo = 0;
+    bool end = false;
+    g_array_set_size(ops, 0);
+    while (ok) {
+      uint64_t i;
+      int got = wl_lin_next(l, end, false, &i);
+      if (got < 0) {
+        ok = end && placed == n; /* every op placed, or none of a window ready */
+        break;
+      }
+      if (got == 1) {
+        struct pst_rop *op = &g_array_index(ops, struct pst_rop, (guint)(i - base));
+        wl_sum_add(&sums[r], &op->op);
+        src->ops->forget(src->ctx, c, op->handle);
+        op->placed = true;
+        placed++;
+        while (lo < n && g_array_index(ops, struct pst_rop, (guint)(lo - base)).placed) lo++;
+        drop_front(ops, &base, lo);
+        continue;
+      }
+      struct wl_item it;
+      if (src->ops->next(src->ctx, c, &it, true, 0) != 1) {
+        ok = false;
+      } else if (it.kind == WL_ITEM_END) {
+        wl_lin_seal(l, n);
+        end = true;
+      } else if (it.kind == WL_ITEM_DEP) {
+        if (it.b != WL_GONE) wl_lin_dep(l, it.a, it.b);
+      } else {
+        struct pst_rop op = {.op = it.op, .handle = it.handle};
+        g_array_append_val(ops, op);
+        wl_lin_add(l, it.op.kind == WL_RECV || it.op.kind == WL_QUIET, regions ? it.op.region : 0);
+        if (n > lag) wl_lin_seal(l, n - lag);
+        n++;
+      }
+    }
+    wl_lin_free(l);
+    src->ops->close(src->ctx, c);
+  }
+  g_array_free(ops, TRUE);
+  return ok;
+}
+
 bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
                     const struct wl_stream_opts *opts, struct sim_result *out, char **err) {
   const struct pol_type *pol = pol_find(ctx->policy);
@@ -1064,35 +1186,56 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
   if (!takes || !opts->window || opts->whole || capture) return run_whole(src, ctx, out, err);
   bool fits = src->n_ops <= opts->whole_limit;
   if (fits && ctx->trace) return run_whole(src, ctx, out, err); /* a run that stops has traced */
-  if (pol->check && !pol->check(ctx->sc, &hw, &src->total, err)) return false;
   struct pol_prep pr = {.hw = &hw, .ctx = ctx, .pol = pol, .lib = lib};
   pol->prepare(&pr);
+  bool streams = src->lag <= PST_MAX_LAG && !src->cycle && src->matched;
+  /* Collectives kept as one op: written out op by op as the library runs
+   * them (what pol_prep_library does to the program read whole), in the
+   * order a policy that runs a rank in one order lowers them. */
+  struct wl_source *wrapped = NULL, ordered;
+  struct wl_sum *sums = NULL;
+  bool orders = true;
+  if (streams && src->total.colls) {
+    struct wl_lib_opts lo = comm_lib_opts(hw.comm, (uint32_t)hw.net->gpus_per_node);
+    enum wl_lib wlib = comm_wl_lib(lib);
+    src = wrapped = wl_coll_source(src, wlib, &lo);
+    streams = src->lag <= PST_MAX_LAG;
+    if (streams && pr.ordered && (wlib == WL_LIB_NCCL || wlib == WL_LIB_NVSHMEM)) {
+      sums = g_new0(struct wl_sum, src->n_ranks);
+      orders = order_sums(src, opts->window, src->lag, pr.coll_kernels, sums);
+      ordered = *src;
+      ordered.sums = sums;
+      src = &ordered;
+    }
+  }
   int done;
-  if (src->lag > PST_MAX_LAG || src->cycle || !src->matched) {
+  if (pol->check && !pol->check(ctx->sc, &hw, &src->total, err)) {
+    done = -1;
+  } else if (!streams) {
     /* The whole program runs it, or says what is wrong with it. */
     bool deadlock = false;
     if (!fits && !src->cycle && src->lag <= PST_MAX_LAG) { /* the messages */
+      /* An unmatched receive (deadlock) is bad input as an unmatched
+       * send is (issue 33): validate says it too. */
       *err = src->ops->unmatched(src->ctx, &deadlock);
-      if (deadlock && ctx->check_only) { /* well formed: it deadlocks when run */
-        g_free(*err);
-        *err = NULL;
-      }
     } else if (!fits) {
       char *what = src->cycle ? g_strdup("dependencies without a cycle, got one")
-                              : g_strdup_printf("each dependency line at most %d ops after the "
-                                                "op that waits (Schedgen writes it right after), "
-                                                "got one %u ops after it", PST_MAX_LAG, src->lag);
-      *err = wl_error_at(ctx->sc, "workload.file",
-                         "expected, in a schedule of more than 2^25 operations (it is not read "
+                   : src->lag == UINT32_MAX ? g_strdup_printf("%s, got others", src->lag_rule)
+                                            : g_strdup_printf("%s, got one %u ops after it",
+                                                              src->lag_rule, src->lag);
+      *err = wl_error_at(ctx->sc, src->key,
+                         "expected, in an input of more than 2^25 operations (it is not read "
                          "whole), %s", what);
       g_free(what);
     }
-    if (!fits && !*err) done = 1; /* validate: a deadlock is no input error */
+    if (!fits && !*err) done = 1;
     else done = fits ? 0 : -1;
   } else if (ctx->check_only && !pr.ordered) {
     done = 1;
   } else {
-    done = stream_run(src, pol, lib, pr.ordered, &hw, ctx, opts->window, ctx->check_only, out, err);
+    done = orders ? stream_run(src, pol, lib, pr.ordered, pr.coll_kernels, &hw, ctx, opts->window,
+                               ctx->check_only, out, err)
+                  : 0;
     if (done < 0 && fits) { /* a deadlock: the whole program names the op as it does */
       g_free(*err);
       *err = NULL;
@@ -1100,12 +1243,16 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
     } else if (done == 0 && !fits) {
       *err = wl_error_at(ctx->sc, "workload.stream_window",
                          "expected a window under which every op is read before it is ready "
-                         "(a schedule of more than 2^25 operations cannot be read whole), got %"
+                         "(an input of more than 2^25 operations cannot be read whole), got %"
                          G_GUINT32_FORMAT ": raise it", opts->window);
       done = -1;
     }
   }
-  if (done < 0) return false;
-  if (done == 1) return true;
-  return run_whole(src, ctx, out, err);
+  if (sums) {
+    for (uint32_t r = 0; r < src->n_ranks; r++) wl_sum_clear(&sums[r]);
+    g_free(sums);
+  }
+  bool ok = done > 0 || (done == 0 && run_whole(src, ctx, out, err));
+  wl_coll_source_free(wrapped);
+  return ok;
 }

@@ -16,6 +16,8 @@ uint32_t pst_add_kernel(struct pol_srank *s, const char *name, uint32_t n_wgs,
                         const struct kstep *steps, size_t n);
 uint32_t pst_kernel_open(struct pol_srank *s, const char *name, uint32_t n_wgs, bool persistent);
 void pst_kernel_step(struct pol_srank *s, uint32_t k, const struct kstep *st);
+void pst_kernel_close(struct pol_srank *s, uint32_t k);
+void pst_host_shared(struct pol_srank *s);
 void pst_add_host(struct pol_srank *s, const struct hstep *st);
 void pst_host_loop_end(struct pol_srank *s);
 uint32_t pst_flag_new(struct pol_srank *s);
