@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "points.h"
 #include "testutil.h"
 
 static const char *scenario_arg; /* "gputn-sc17/latency", or "--complete" */
@@ -220,24 +221,6 @@ static void csv_line(GString *out, const GPtrArray *fields, const bool *keep) {
   g_string_append_c(out, '\n');
 }
 
-/* POINTS ("0,3-5") as N flags (g_free); NULL when it is not such a list. */
-static bool *pick_of(const char *points, guint n) {
-  bool *pick = g_new0(bool, n ? n : 1);
-  char **parts = g_strsplit(points, ",", -1);
-  bool ok = n > 0 && parts[0];
-  for (char **q = parts; ok && *q; q++) {
-    guint64 lo, hi;
-    char *dash = strchr(*q, '-');
-    if (dash) *dash = 0;
-    ok = g_ascii_string_to_unsigned(*q, 10, 0, n - 1, &lo, NULL) &&
-         g_ascii_string_to_unsigned(dash ? dash + 1 : *q, 10, lo, n - 1, &hi, NULL);
-    for (guint64 i = lo; ok && i <= hi; i++) pick[i] = true;
-  }
-  g_strfreev(parts);
-  if (!ok) g_clear_pointer(&pick, g_free);
-  return pick;
-}
-
 /* The golden of the points a run picked (g_free): of WANT's rows, N_POINTS
  * runs of equally many (a point's policies, in point order), those of the
  * points PICK flags; and WANT's columns less those GOT does not print that
@@ -315,7 +298,7 @@ static void test_scenario(void) {
       char **rows = lines_of(want);
       guint cap = g_strv_length(rows); /* no more points than rows */
       g_strfreev(rows);
-      bool *pick = pick_of(points_arg, cap);
+      bool *pick = pts_pick_parse(points_arg, cap, NULL);
       guint n = pick ? points_in(want, got, pick, cap) : 0;
       char *some = n ? golden_subset(want, got, n, pick) : NULL;
       if (!some)
@@ -468,7 +451,7 @@ static void test_compare_subset(void) {
                      "s,ping,1,32B,cpu,50\ns,ping,1,32B,gputn,60\n";
   const char *got = "scenario,workload,seed,workload.size,policy,total_time_ps,events\n"
                     "s,ping,1,16B,cpu,30,5\ns,ping,1,16B,gputn,41,6\n";
-  bool *pick = pick_of("1", 7);
+  bool *pick = pts_pick_parse("1", 7, NULL);
   CU_ASSERT_FATAL(pick && !pick[0] && pick[1] && !pick[2]);
   char *some = golden_subset(want, got, 3, pick);
   CU_ASSERT_STRING_EQUAL(some, "scenario,workload,seed,workload.size,policy,total_time_ps\n"
@@ -488,10 +471,10 @@ static void test_compare_subset(void) {
   g_free(pick);
   /* Points 0 and 2 ("0,2"; "2-0" and "3" are no lists of 3 points); 7
    * rows do not divide into 3 points. */
-  pick = pick_of("0,2", 3);
+  pick = pts_pick_parse("0,2", 3, NULL);
   CU_ASSERT_FATAL(pick && pick[0] && !pick[1] && pick[2]);
-  CU_ASSERT_PTR_NULL(pick_of("2-0", 3));
-  CU_ASSERT_PTR_NULL(pick_of("3", 3));
+  CU_ASSERT_PTR_NULL(pts_pick_parse("2-0", 3, NULL));
+  CU_ASSERT_PTR_NULL(pts_pick_parse("3", 3, NULL));
   CU_ASSERT_PTR_NULL(golden_subset("h,a,b,c\n1\n2\n3\n4\n5\n6\n7\n", got, 3, pick));
   g_free(pick);
   /* The golden's switch counter, empty at 16B (one GPU: no switch) and

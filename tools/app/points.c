@@ -19,12 +19,10 @@ bool pts_add(struct points *p, struct scenario *sc, char **err) {
   return wl_check(sc, err); /* everything run would reject */
 }
 
-/* TEXT ("2", "0,3-5": points numbered from 0) as N flags into P->pick;
- * false and *ERR otherwise. */
-static bool parse_pick(const char *text, size_t n, struct points *p, char **err) {
-  p->pick = g_new0(bool, n);
+bool *pts_pick_parse(const char *text, size_t n, char **err) {
+  bool *pick = g_new0(bool, n ? n : 1);
   char **parts = g_strsplit(text, ",", -1);
-  bool ok = parts[0] != NULL;
+  bool ok = n > 0 && parts[0] != NULL;
   for (char **q = parts; ok && *q; q++) {
     char **ends = g_strsplit(*q, "-", 3);
     guint64 lo = 0, hi = 0;
@@ -32,14 +30,16 @@ static bool parse_pick(const char *text, size_t n, struct points *p, char **err)
          g_ascii_string_to_unsigned(ends[0], 10, 0, n - 1, &lo, NULL) &&
          (!ends[1] || g_ascii_string_to_unsigned(ends[1], 10, lo, n - 1, &hi, NULL));
     if (ok && !ends[1]) hi = lo;
-    for (guint64 i = lo; ok && i <= hi; i++) p->pick[i] = true;
+    for (guint64 i = lo; ok && i <= hi; i++) pick[i] = true;
     g_strfreev(ends);
   }
   g_strfreev(parts);
-  if (!ok)
+  if (ok) return pick;
+  g_free(pick);
+  if (err)
     *err = g_strdup_printf("trigsim: --points: expected point numbers or ranges in [0, %zu] "
-                           "(\"0,3-5\"; --dump-config numbers them), got %s", n - 1, text);
-  return ok;
+                           "(\"0,3-5\"; --dump-config numbers them), got %s", n ? n - 1 : 0, text);
+  return NULL;
 }
 
 bool pts_load(const char *path, char **sets, const guint64 *seed, struct points *p, char **err) {
@@ -55,7 +55,7 @@ bool pts_load_some(const char *path, char **sets, const guint64 *seed, const cha
   const struct sc_node *sweep = sc_map_get(p->base, "sweep");
   if (sweep && !(p->plan = sw_plan_parse(sweep, err))) return false;
   size_t n = p->plan ? p->plan->n_points : 1;
-  if (points && !parse_pick(points, n, p, err)) return false;
+  if (points && !(p->pick = pts_pick_parse(points, n, err))) return false;
   while (p->n < n) {
     size_t i = p->n;
     struct sc_node *tree = sc_node_copy(p->base);

@@ -28,6 +28,10 @@ static inline bool pts_picked(const struct points *p, size_t i) { return !p->pic
  * (g_free); P is then partly filled: pts_free it either way. */
 bool pts_load(const char *path, char **sets, const guint64 *seed, struct points *p, char **err);
 
+/* TEXT ("2", "0,3-5": points numbered from 0, as --dump-config numbers
+ * them) as N flags (g_free); NULL and, if ERR, *ERR otherwise. */
+bool *pts_pick_parse(const char *text, size_t n, char **err);
+
 /* pts_load of the points POINTS names ("2", "0,3-5": numbered from 0, as
  * --dump-config numbers them; NULL: every one): the others are bound (each
  * point's scenario is there) but not checked, and do not run (pts_picked). */

@@ -760,7 +760,8 @@ static bool apply(struct goal_parse *gp, const struct goal_stmt *st) {
     gp->recent[0] = gp->recent[1];
     gp->recent[1].n = st->name.n <= LKEY ? st->name.n : 0;
     gp->recent[1].op = i;
-    memcpy(gp->recent[1].key, st->name.s, gp->recent[1].n);
+    if (gp->recent[1].n) /* an unnamed op's name is NULL: no memcpy from it */
+      memcpy(gp->recent[1].key, st->name.s, gp->recent[1].n);
     const struct wl_op *o = &st->op;
     if (gp->x) {
       index_op(gp->x, gp->g.rank, o);
