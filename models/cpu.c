@@ -120,6 +120,12 @@ static const struct par_decl cpu_decls[] = {
       "argument (kernel.buffers): OpenCL's enqueue tracks each one (H200, NVIDIA's OpenCL: "
       "0.25 us each, calibrate's enqueue_args); 0: CUDA, whose launch cost does not depend on "
       "its arguments (trigsim-cuda-probe's launch_args)"),
+    {"buffer_table", PAR_TABLE, "", "0ps", "1s", NULL,
+     "what a launch's submit cost adds against the memory objects the kernel takes "
+     "(kernel.buffers), measured as it is rather than as a slope, e.g. \"0:0ps, 1:640ns, "
+     "2:685ns, 3:2.34us\" (calibrate's enqueue_args less its no-argument enqueue); between "
+     "entries linear, past the last + launch_per_buffer each; empty: launch_per_buffer each",
+     offsetof(struct cpu_config, buffer_table)},
     PAR(send, PAR_TIME, "1us", "0ps", "1s", NULL,
       "host network stack's two-sided send path (MPI eager send over Portals/verbs, ~1us)"),
     PAR(recv, PAR_TIME, "500ns", "0ps", "1s", NULL,
@@ -179,6 +185,14 @@ bool cpu_config_check(const struct cpu_config *cfg, char **err) {
 }
 
 /* ---- helpers ---- */
+
+sim_time cpu_buffer_cost(const struct cpu_config *cfg, uint32_t buffers) {
+  const struct par_table *t = &cfg->buffer_table;
+  if (t->n == 0) return cfg->launch_per_buffer * buffers;
+  int64_t last = t->x[t->n - 1];
+  if ((int64_t)buffers <= last) return par_table_eval(t, buffers);
+  return t->y[t->n - 1] + cfg->launch_per_buffer * ((int64_t)buffers - last);
+}
 
 static void cpu_span(struct sim_comp *c, int track, const char *name, sim_time start,
                      sim_time end) {
@@ -355,7 +369,7 @@ static sim_time thread_work(struct sim_comp *c, const struct hstep *st, sim_time
           cfg->task_overhead;
       /* OpenCL's enqueue tracks each memory object argument; a replayed
        * graph's arguments were captured with it (calib28) */
-      if (qc->kind == Q_KERNEL) d += cfg->launch_per_buffer * pr->kernels[qc->kernel].buffers;
+      if (qc->kind == Q_KERNEL) d += cpu_buffer_cost(cfg, pr->kernels[qc->kernel].buffers);
     }
     spend(c, CAT_LAUNCH, now, d);
     s->launches++;

@@ -10,8 +10,8 @@
  * Timing (main thread, steps in order from time 0).
  * - HS_COMPUTE: `time`. HS_LAUNCH: par_table_eval(submit_table, its place
  *   in the burst: launches since the last HS_WAIT_*, itself included), or
- *   launch_submit when the table is empty, + launch_per_buffer per
- *   memory object a launched kernel takes (kernel.buffers), then PK_QUEUE_CMD {queue,
+ *   launch_submit when the table is empty, + cpu_buffer_cost of the
+ *   memory objects a launched kernel takes (kernel.buffers), then PK_QUEUE_CMD {queue,
  *   a = qcmd} leaves. HS_NIC_CMD: register_trigger (NIC_TPUT/NIC_TGET) or
  *   build_cmd, + send when two_sided, then PK_NIC_CMD leaves. A NIC_TPUT
  *   or NIC_TGET begun after the NIC said it holds nic.triggered_ops of
@@ -53,6 +53,7 @@ struct cpu_config {
   sim_time graph_launch;      /* one graph replay call */
   sim_time task_overhead;     /* a task runtime's host work per launch or NIC command */
   sim_time launch_per_buffer;  /* + per memory object a launched kernel takes (kernel.buffers) */
+  struct par_table buffer_table; /* + against the memory objects it takes; empty: launch_per_buffer each */
   sim_time send;
   sim_time recv;
   sim_time build_cmd;
@@ -97,6 +98,12 @@ extern const struct sim_outputs cpu_outputs;
 /* Checks what the declared ranges cannot (helper_threads < cores). False and
  * *ERR (g_free) "expected ..., got ..." when not. */
 bool cpu_config_check(const struct cpu_config *cfg, char **err);
+
+/* What a launch's submit cost adds for a kernel taking BUFFERS memory
+ * objects: buffer_table at BUFFERS (linear between its entries; past the
+ * last, its last value + launch_per_buffer each), or launch_per_buffer x
+ * BUFFERS when the table is empty. */
+sim_time cpu_buffer_cost(const struct cpu_config *cfg, uint32_t buffers);
 
 /* Adds a CPU named NAME ("node3.cpu") for node NODE running PROG's host
  * steps. CFG and PROG are borrowed and must outlive the run. */

@@ -97,6 +97,22 @@ static void test_derive(void) {
   CU_ASSERT_EQUAL(hw.gpu.clock, 2000000000);
   CU_ASSERT_EQUAL(hw.cpu.launch_submit, 1 * US);
   CU_ASSERT_EQUAL(hw.cpu.switch_poll_interval, 0);
+  CU_ASSERT_EQUAL(hw.cpu.buffer_table.n, 0); /* no enqueue_args measured */
+  /* The enqueue against its buffer arguments, 1, 1.5, 1.6 us at 0, 1, 2:
+   * the table as measured less the no-argument enqueue (0, 0.5, 0.6 us);
+   * the slope past it by least squares: x mean 1, y mean 4.1/3 us,
+   * sum (x - 1)(y - ymean) = 0.6 us over sum (x - 1)^2 = 2: 0.3 us. */
+  m.n_argk = 3;
+  m.argk[0] = 0, m.argk[1] = 1, m.argk[2] = 2;
+  m.argk_enq_s[0] = 1e-6, m.argk_enq_s[1] = 1.5e-6, m.argk_enq_s[2] = 1.6e-6;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_EQUAL(hw.cpu.buffer_table.n, 3);
+  CU_ASSERT_EQUAL(hw.cpu.buffer_table.x[2], 2);
+  CU_ASSERT_EQUAL(hw.cpu.buffer_table.y[0], 0);
+  CU_ASSERT_EQUAL(hw.cpu.buffer_table.y[1], 500000);
+  CU_ASSERT_EQUAL(hw.cpu.buffer_table.y[2], 600000);
+  CU_ASSERT_TRUE(llabs(hw.cpu.launch_per_buffer - 300000) <= 1);
+  m.n_argk = 0;
   /* R - S - G0 = 17us; bus = min(8/4, 17/4) = 2us; launch = 17 - 2*2 = 13us. */
   CU_ASSERT_EQUAL(hw.bus.latency, 2 * US);
   CU_ASSERT_EQUAL(hw.gpu.launch_latency, 13 * US);
@@ -250,7 +266,11 @@ static void test_profile_round_trip(void) {
  * fixed 5 us kernel (workload.compute_time):
  * - sync: submit 1 + bus 2 + launch 13 + 5 + teardown 2 + bus 2 = 25 us
  *   an iteration; each launch takes 2 buffers, 0.5 us each with
- *   cpu.launch_per_buffer 500ns: 26 us.
+ *   cpu.launch_per_buffer 500ns: 26 us. With cpu.buffer_table
+ *   "0:0ps, 1:300ns, 3:2us" 2 buffers lie between 1 and 3: 300 + (2000 -
+ *   300) / 2 = 1150 ns, 26.15 us; with "0:0ps, 1:300ns" and
+ *   launch_per_buffer 500ns the second is past the table: 300 + 500 =
+ *   800 ns, 25.8 us.
  * - async (gds: one stream, one wait at the end), 4 kernels: launches at
  *   1, 2, 3, 4 us reach the GPU at 3, 4, 5, 6 us at depths 1, 2, 3, 4:
  *   launch 13, 3, 2.5 (between 3 and 2), 2 us. One at a time, each + 5 +
@@ -276,6 +296,14 @@ static void test_predict_loop(void) {
   CU_ASSERT_EQUAL(ps, 25 * US);
   CU_ASSERT_TRUE(calib_case_predict(path, &sync, buf, &ps, &err));
   CU_ASSERT_EQUAL(ps, 26 * US);
+  const char *const tab[] = {"workload.compute_time=5us",
+                             "hardware.cpu.buffer_table=0:0ps, 1:300ns, 3:2us", NULL};
+  CU_ASSERT_TRUE(calib_case_predict(path, &sync, tab, &ps, &err));
+  CU_ASSERT_EQUAL(ps, 26150000);
+  const char *const past[] = {"workload.compute_time=5us", "hardware.cpu.buffer_table=0:0ps, 1:300ns",
+                              "hardware.cpu.launch_per_buffer=500ns", NULL};
+  CU_ASSERT_TRUE(calib_case_predict(path, &sync, past, &ps, &err));
+  CU_ASSERT_EQUAL(ps, 25800000);
   CU_ASSERT_TRUE(calib_case_predict(path, &async, five, &ps, &err));
   CU_ASSERT_EQUAL(ps, 13375000);
   /* Roofline: grid 64 = 8 waves of 2048 B * 8 * 2 slots / 1e11 bits/s =

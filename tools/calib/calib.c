@@ -150,6 +150,15 @@ static void derive_enqueue(const struct calib_meas *m, struct cpu_config *c) {
   if (n >= 2 && gsl_fit_linear(x, 1, y, 1, n, &a, &b, &(double){0}, &(double){0}, &(double){0},
                                &(double){0}) == 0 && b > 0)
     c->launch_per_buffer = ps_of(b);
+  /* The enqueue is not linear in its buffers (H200: +0.64 us for 1, +0.69
+   * for 2, +2.34 for 3): the table as measured, less the no-argument
+   * enqueue; the slope only past its last entry. */
+  c->buffer_table.n = 0;
+  if (n >= 2 && x[0] == 0)
+    for (size_t i = 0; i < n && c->buffer_table.n < PAR_TABLE_MAX; i++) {
+      c->buffer_table.x[c->buffer_table.n] = (int64_t)x[i];
+      c->buffer_table.y[c->buffer_table.n++] = MAX(0, ps_of(y[i] - y[0]));
+    }
 }
 
 /* The submit cost of the first launch after a wait (CFG's model). */
@@ -709,6 +718,13 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "    launch_per_buffer: %" PRId64 "ps  # slope of the enqueue against buffer "
              "arguments (0 .. 8)\n",
           c->launch_per_buffer);
+  if (c->buffer_table.n > 0) {
+    fputs("    buffer_table: \"", f);
+    for (int i = 0; i < c->buffer_table.n; i++)
+      fprintf(f, "%s%" PRId64 ":%" PRId64 "ps", i ? ", " : "", c->buffer_table.x[i],
+              c->buffer_table.y[i]);
+    fputs("\"  # enqueue_args less its no-argument enqueue (N buffers: the added cost)\n", f);
+  }
   if (c->switch_mode == CPU_SWITCH_INTERRUPT)
     fprintf(f, "    switch_mode: interrupt  # the completion reaches the waiting host later than "
                "a store: a fixed cost\n    interrupt_latency: %" PRId64 "ps  # round trip - store "
