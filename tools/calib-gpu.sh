@@ -4,9 +4,10 @@
 # where there is one (tools/calib/cuda_probe.cu), then `calibrate --cuda`,
 # then `validate-real` at 100 and 1000 iterations; and graph replay
 # (tools/calib/graph_probe.cu, read by hand: gpu.graph_launch and
-# cpu.graph_launch). Everything lands in OUTDIR: NAME.yaml (the profile),
-# NAME-cuda.yaml, NAME-graph.txt, NAME-validate-100.txt,
-# NAME-validate-1000.txt.
+# cpu.graph_launch); and the parts of the sync loop on OpenCL
+# (tools/calib/probes/sync_parts.c, read by hand). Everything lands in
+# OUTDIR: NAME.yaml (the profile), NAME-cuda.yaml, NAME-graph.txt,
+# NAME-validate-100.txt, NAME-validate-1000.txt, NAME-sync-parts.txt.
 #   usage: tools/calib-gpu.sh 'TRIGSIM COMMAND' OUTDIR [NAME]
 # TRIGSIM COMMAND may hold words (a bundled trigsim run through its
 # gpu-env.sh: '.carry/trigsim/gpu-env.sh .carry/trigsim/trigsim').
@@ -36,3 +37,7 @@ fi
 "${bin[@]}" validate-real "${cuda[@]}" "$out/$name.yaml" | tee "$out/$name-validate-100.txt"
 "${bin[@]}" validate-real "${cuda[@]}" --iters 1000 "$out/$name.yaml" > "$out/$name-validate-1000.txt"
 tail -1 "$out/$name-validate-1000.txt"
+sp=$(mktemp -d)/sync_parts
+if gcc -O2 -std=c11 -o "$sp" "$here/calib/probes/sync_parts.c" -lOpenCL 2>/dev/null; then
+  "$sp" > "$out/$name-sync-parts.txt" || echo "calib-gpu: the sync-parts probe failed" >&2
+fi

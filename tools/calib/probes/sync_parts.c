@@ -1,0 +1,183 @@
+/* The parts of a host-paced (sync) kernel loop on OpenCL: enqueue one
+ * kernel, clFinish, again (validate-real's `sync` case). The empty kernel's
+ * round trip is what the profile's launch path is derived from; this probe
+ * changes one thing at a time between it and the Jacobi step the sync case
+ * runs (buffer arguments set, which buffers, the ND-range, the kernel's loads
+ * and stores), timing the host's enqueue calls and its clFinish apart.
+ *   gcc -O2 -std=c11 tools/calib/probes/sync_parts.c -lOpenCL -o sync_parts
+ *   ./sync_parts [PLATFORM_SUBSTRING]   (default: the first GPU, else the first device)
+ * Prints, per case, the medians over RUNS runs of ITERS iterations: the
+ * host's time per iteration, in the enqueue (clSetKernelArg included) and
+ * in clFinish, in microseconds. */
+#define _POSIX_C_SOURCE 199309L
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { ITERS = 2000, RUNS = 7, SIDE = 16 };
+
+static const char *src =
+    "__kernel void empty(void) {}\n"
+    "__kernel void empty3(__global const float *a, __global float *b, int n) {}\n"
+    "__kernel void jacobi(__global const float *a, __global float *b, int n) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  if (x >= n || y >= n) return;\n"
+    "  int i = y * n + x;\n"
+    "  if (x == 0 || y == 0 || x == n - 1 || y == n - 1) { b[i] = a[i]; return; }\n"
+    "  b[i] = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"
+    "}\n"
+    /* the same loads, a store only when the sum is NaN (never: the grids are 0) */
+    "__kernel void jacobi_ro(__global const float *a, __global float *b, int n) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  if (x <= 0 || y <= 0 || x >= n - 1 || y >= n - 1) return;\n"
+    "  int i = y * n + x;\n"
+    "  float s = a[i - 1] + a[i + 1] + a[i - n] + a[i + n];\n"
+    "  if (s != s) b[i] = s;\n"
+    "}\n"
+    /* one store, no loads */
+    "__kernel void store1(__global const float *a, __global float *b, int n) {\n"
+    "  if (get_global_id(0) == 0 && get_global_id(1) == 0) b[0] = (float)n;\n"
+    "}\n";
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void die(cl_int rc, const char *what) {
+  if (rc != CL_SUCCESS) {
+    fprintf(stderr, "sync_parts: %s: OpenCL error %d\n", what, rc);
+    exit(1);
+  }
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, n, sizeof *v, cmp);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static cl_command_queue q;
+static cl_mem ga, gb;
+
+/* ARGS: 0 none, 1 set each iteration alternating a/b (as the sync case), 2
+ * set once, 3 set each iteration to a, b (the same two), 4 set each
+ * iteration to a, a (one buffer twice, as calibrate's enqueue_args). N: the grid side (ND-range n x n rounded to 16x16 WGs; 0: one
+ * item). SYNC: clFinish after each enqueue, else once at the end. */
+static void run_case(const char *name, cl_kernel k, int args, int n, int sync) {
+  double tot[RUNS], enq[RUNS], fin[RUNS];
+  size_t side = n ? (size_t)((n + SIDE - 1) / SIDE * SIDE) : 1;
+  size_t g[2] = {side, side}, l[2] = {n ? SIDE : 1, n ? SIDE : 1};
+  cl_int ni = n;
+  if (args == 2) {
+    die(clSetKernelArg(k, 0, sizeof ga, &ga), "arg");
+    die(clSetKernelArg(k, 1, sizeof gb, &gb), "arg");
+    die(clSetKernelArg(k, 2, sizeof ni, &ni), "arg");
+  }
+  for (int r = -1; r < RUNS; r++) {
+    double te = 0, tf = 0, t0 = now();
+    for (int i = 0; i < ITERS; i++) {
+      double a = now();
+      if (args == 1 || args == 3 || args == 4) {
+        cl_mem s = args == 1 && (i & 1) ? gb : ga;
+        cl_mem d = args == 4 ? ga : args == 1 && (i & 1) ? ga : gb;
+        die(clSetKernelArg(k, 0, sizeof s, &s), "arg");
+        die(clSetKernelArg(k, 1, sizeof d, &d), "arg");
+        die(clSetKernelArg(k, 2, sizeof ni, &ni), "arg");
+      }
+      die(clEnqueueNDRangeKernel(q, k, 2, NULL, g, l, 0, NULL, NULL), "enqueue");
+      double b = now();
+      te += b - a;
+      if (sync) {
+        die(clFinish(q), "clFinish");
+        tf += now() - b;
+      }
+    }
+    if (!sync) {
+      double b = now();
+      die(clFinish(q), "clFinish");
+      tf += now() - b;
+    }
+    double t = now() - t0;
+    if (r >= 0) {
+      tot[r] = t / ITERS * 1e6;
+      enq[r] = te / ITERS * 1e6;
+      fin[r] = tf / ITERS * 1e6;
+    }
+  }
+  printf("%-34s %5d %9.3f %9.3f %9.3f\n", name, n, median(tot, RUNS), median(enq, RUNS),
+         median(fin, RUNS));
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  cl_platform_id ps[16];
+  cl_uint np = 0;
+  die(clGetPlatformIDs(16, ps, &np), "clGetPlatformIDs");
+  cl_device_id dev = NULL;
+  /* A GPU on any platform first, then any device. */
+  for (int pass = 0; pass < 2 && !dev; pass++)
+    for (cl_uint i = 0; i < np && !dev; i++) {
+      char pn[256] = "";
+      clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof pn, pn, NULL);
+      if (argc > 1 && !strstr(pn, argv[1])) continue;
+      if (clGetDeviceIDs(ps[i], pass ? CL_DEVICE_TYPE_ALL : CL_DEVICE_TYPE_GPU, 1, &dev, NULL) !=
+          CL_SUCCESS)
+        dev = NULL;
+    }
+  if (!dev) {
+    fprintf(stderr, "sync_parts: no OpenCL device\n");
+    return 1;
+  }
+  char dn[256] = "";
+  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dn, dn, NULL);
+  cl_int rc;
+  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
+  die(rc, "clCreateContext");
+  q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
+  die(rc, "clCreateCommandQueue");
+  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
+  die(rc, "clCreateProgramWithSource");
+  die(clBuildProgram(p, 1, &dev, "", NULL, NULL), "clBuildProgram");
+  cl_kernel empty = clCreateKernel(p, "empty", &rc), empty3 = clCreateKernel(p, "empty3", &rc),
+            jac = clCreateKernel(p, "jacobi", &rc), jro = clCreateKernel(p, "jacobi_ro", &rc),
+            st1 = clCreateKernel(p, "store1", &rc);
+  die(rc, "clCreateKernel");
+  size_t bytes = 4096 * 4096 * sizeof(float);
+  ga = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+  gb = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+  die(rc, "clCreateBuffer");
+  float zero = 0;
+  die(clEnqueueFillBuffer(q, ga, &zero, sizeof zero, 0, bytes, 0, NULL, NULL), "fill");
+  die(clEnqueueFillBuffer(q, gb, &zero, sizeof zero, 0, bytes, 0, NULL, NULL), "fill");
+  die(clFinish(q), "clFinish");
+  printf("# sync_parts: %s; medians of %d runs of %d iterations; us per iteration\n", dn, RUNS,
+         ITERS);
+  printf("%-34s %5s %9s %9s %9s\n", "case", "n", "total", "enqueue", "clFinish");
+  for (int sync = 1; sync >= 0; sync--) {
+    printf("# %s\n", sync ? "clFinish after each enqueue (validate-real's sync)"
+                          : "one clFinish at the end (async)");
+    run_case("empty, no args, one item", empty, 0, 0, sync);
+    run_case("empty, no args, ND-range", empty, 0, 64, sync);
+    run_case("empty3, args set once", empty3, 2, 64, sync);
+    run_case("empty3, args set each (a/b)", empty3, 1, 64, sync);
+    run_case("empty3, args set each (a, b fixed)", empty3, 3, 64, sync);
+    run_case("empty3, args set each (a, a)", empty3, 4, 64, sync);
+    run_case("store1, args set each (a/b)", st1, 1, 64, sync);
+    run_case("jacobi_ro, args set each (a/b)", jro, 1, 64, sync);
+    run_case("jacobi, args set once", jac, 2, 64, sync);
+    run_case("jacobi, args set each (a/b)", jac, 1, 64, sync);
+    run_case("jacobi, args set each (a/b)", jac, 1, 256, sync);
+    run_case("jacobi, args set each (a/b)", jac, 1, 1024, sync);
+    run_case("empty3, args set each (a/b)", empty3, 1, 1024, sync);
+  }
+  return 0;
+}
