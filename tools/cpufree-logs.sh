@@ -32,7 +32,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for v in standard pipelined; do
   "$build/trigsim" sweep "configs/cpufree-ics23/cg-$v.yaml" --set 'policies=[gds, cpufree]' \
-    -f csv -q -o "$tmp/$v.csv"
+    -c all -f csv -q -o "$tmp/$v.csv"
 done
 python3 - "$tmp" <<EOF
 import csv, statistics, sys

@@ -934,8 +934,10 @@ int fit_run(struct fit *f, unsigned jobs, FILE *progress, char **err) {
       struct fit_param *q = &f->params[i];
       double ui = gsl_vector_get(u, i);
       q->value = to_x(q, ui);
-      /* A parameter no target depends on (a zero column, dropped by the
-       * covariance's pivoted QR) has no uncertainty to give: NAN. */
+      /* A parameter no target responds to at the difference step (a zero
+       * column, dropped by the covariance's pivoted QR: unused, or a
+       * step-like response such as a time rounded to a poll) has no
+       * uncertainty to give: NAN. */
       double var = gsl_matrix_get(cov, i, i);
       q->sigma = var > 0 && n > p ? dx_du(q, ui) * sqrt(var * scale) : NAN;
       double tol = 1e-3 * (q->hi - q->lo);
@@ -1033,7 +1035,8 @@ static void write_values(const struct fit *f, FILE *out) {
       char *unc = p->bound ? g_strdup("no uncertainty at a bound")
                   : f->n_targets <= f->n_params
                       ? g_strdup("no sigma with as many targets as parameters (0 degrees of freedom)")
-                  : isnan(p->sigma) ? g_strdup("no target depends on it")
+                  : isnan(p->sigma) ? g_strdup("undetermined: no target responds to it at the "
+                                               "fit's step (unused, or a step-like response)")
                                     : g_strdup_printf("+- %s (1 sigma)", s);
       fprintf(out, "%*s%s: %s  # fitted: %s, bounds [%s, %s]%s%s%s%s\n", (int)(2 * (n - 1)), "",
               c[n - 1], v, unc, lo, hi, p->bound ? ", AT ITS " : "",
