@@ -8,7 +8,8 @@
  *   ./sync_parts [PLATFORM_SUBSTRING]   (default: the first GPU, else the first device)
  * Prints, per case, the medians over RUNS runs of ITERS iterations: the
  * host's time per iteration, in the enqueue (clSetKernelArg included) and
- * in clFinish, in microseconds. */
+ * in clFinish, in microseconds; then a few cases again on a queue with
+ * profiling enabled (calibrate's and validate-real's) and on 64 x 64 grids. */
 #define _POSIX_C_SOURCE 199309L
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -142,8 +143,12 @@ int main(int argc, char **argv) {
   cl_int rc;
   cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
   die(rc, "clCreateContext");
-  q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
+  cl_queue_properties prof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_command_queue plain = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
   die(rc, "clCreateCommandQueue");
+  cl_command_queue profq = clCreateCommandQueueWithProperties(ctx, dev, prof, &rc);
+  die(rc, "clCreateCommandQueue profiling");
+  q = plain;
   cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
   die(rc, "clCreateProgramWithSource");
   die(clBuildProgram(p, 1, &dev, "", NULL, NULL), "clBuildProgram");
@@ -151,13 +156,17 @@ int main(int argc, char **argv) {
             jac = clCreateKernel(p, "jacobi", &rc), jro = clCreateKernel(p, "jacobi_ro", &rc),
             st1 = clCreateKernel(p, "store1", &rc);
   die(rc, "clCreateKernel");
-  size_t bytes = 4096 * 4096 * sizeof(float);
+  size_t bytes = 4096 * 4096 * sizeof(float), small = 64 * 64 * sizeof(float);
   ga = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
   gb = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+  cl_mem sa = clCreateBuffer(ctx, CL_MEM_READ_WRITE, small, NULL, &rc);
+  cl_mem sb = clCreateBuffer(ctx, CL_MEM_READ_WRITE, small, NULL, &rc);
   die(rc, "clCreateBuffer");
   float zero = 0;
   die(clEnqueueFillBuffer(q, ga, &zero, sizeof zero, 0, bytes, 0, NULL, NULL), "fill");
   die(clEnqueueFillBuffer(q, gb, &zero, sizeof zero, 0, bytes, 0, NULL, NULL), "fill");
+  die(clEnqueueFillBuffer(q, sa, &zero, sizeof zero, 0, small, 0, NULL, NULL), "fill");
+  die(clEnqueueFillBuffer(q, sb, &zero, sizeof zero, 0, small, 0, NULL, NULL), "fill");
   die(clFinish(q), "clFinish");
   printf("# sync_parts: %s; medians of %d runs of %d iterations; us per iteration\n", dn, RUNS,
          ITERS);
@@ -179,5 +188,20 @@ int main(int argc, char **argv) {
     run_case("jacobi, args set each (a/b)", jac, 1, 1024, sync);
     run_case("empty3, args set each (a/b)", empty3, 1, 1024, sync);
   }
+  /* calibrate's and validate-real's queue has profiling enabled (for the
+   * kernels' spans), and validate-real's grids are n x n. */
+  q = profq;
+  printf("# a queue with CL_QUEUE_PROFILING_ENABLE (as calibrate's), clFinish after each\n");
+  run_case("empty, no args, one item", empty, 0, 0, 1);
+  run_case("empty3, args set each (a/b)", empty3, 1, 64, 1);
+  run_case("jacobi, args set once", jac, 2, 64, 1);
+  run_case("jacobi, args set each (a/b)", jac, 1, 64, 1);
+  run_case("jacobi, args set each (a/b)", jac, 1, 256, 1);
+  run_case("jacobi, args set each (a/b)", jac, 1, 1024, 1);
+  ga = sa, gb = sb;
+  run_case("jacobi, 64x64 grids, args each (a/b)", jac, 1, 64, 1);
+  q = plain;
+  printf("# the plain queue again, 64x64 grids, clFinish after each\n");
+  run_case("jacobi, 64x64 grids, args each (a/b)", jac, 1, 64, 1);
   return 0;
 }
