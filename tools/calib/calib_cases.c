@@ -46,7 +46,7 @@ char **calib_case_sets(const struct calib_case *c, const char *const *extra) {
       g_ptr_array_add(a, g_strdup("hardware.gpu.persistent_regs=0"));
     }
     break;
-  case CASE_CG:
+  case CASE_CG: {
     /* Standard CG (the cg workload) on one rank under gds: its dots copied
      * home and waited for, its iteration's end waited for; or one of its
      * kernels alone, back to back (calibrate's class fits). */
@@ -57,6 +57,7 @@ char **calib_case_sets(const struct calib_case *c, const char *const *extra) {
                                        c->size, CALIB_ITEMS, c->iters, only[c->only & 3]));
     g_ptr_array_add(a, g_strdup("policies=[gds]"));
     break;
+  }
   default:
     g_ptr_array_add(a, g_strdup_printf("workload={kind: signal, mode: %s, iterations: %d}",
                                        c->kind == CASE_STORE ? "store" : "pingpong", c->iters));
