@@ -226,6 +226,11 @@ static void test_profile_round_trip(void) {
   struct calib_fit fit;
   char *err = NULL;
   synth(&m);
+  /* The enqueue against its buffers (0, 1, 3: 1, 1.25, 2 us), as
+   * calibrate measures it: cpu.buffer_table 0, 250 ns, 1 us. */
+  m.n_argk = 3;
+  m.argk[0] = 0, m.argk[1] = 1, m.argk[2] = 3;
+  m.argk_enq_s[0] = 1e-6, m.argk_enq_s[1] = 1.25e-6, m.argk_enq_s[2] = 2e-6;
   CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
   char *dir = g_dir_make_tmp("calib-XXXXXX", NULL);
   char *path = g_build_filename(dir, "p.yaml", NULL);
@@ -235,6 +240,11 @@ static void test_profile_round_trip(void) {
   CU_ASSERT_TRUE_FATAL(calib_read_profile(path, &back, &err));
   CU_ASSERT_EQUAL(memcmp(&back.gpu, &hw.gpu, sizeof hw.gpu), 0);
   CU_ASSERT_EQUAL(back.cpu.launch_submit, hw.cpu.launch_submit);
+  CU_ASSERT_EQUAL(back.cpu.buffer_table.n, 3);
+  CU_ASSERT_EQUAL(back.cpu.buffer_table.x[2], 3);
+  CU_ASSERT_EQUAL(back.cpu.buffer_table.y[1], 250000);
+  CU_ASSERT_EQUAL(back.cpu.buffer_table.y[2], 1000000);
+  CU_ASSERT_EQUAL(back.cpu.launch_per_buffer, hw.cpu.launch_per_buffer);
   CU_ASSERT_EQUAL(back.cpu.switch_mode, hw.cpu.switch_mode);
   CU_ASSERT_EQUAL(back.cpu.switch_poll_interval, 0);
   CU_ASSERT_EQUAL(memcmp(&back.bus, &hw.bus, sizeof hw.bus), 0);
