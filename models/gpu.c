@@ -33,6 +33,7 @@ struct gpu_cmd {
   uint32_t qcmd;
   uint32_t depth; /* commands in the queue when it was appended, itself included */
   uint32_t j;     /* the submitting host step's execution index (np_loops) */
+  sim_time arrive; /* when it was appended */
 };
 
 struct gpu_queue {
@@ -188,6 +189,15 @@ static const struct par_decl gpu_decls[] = {
      "launch latency against queue depth (commands in the queue at enqueue, itself included), "
      "e.g. \"1:3us, 8:10us\"; empty: use the linear fit",
      offsetof(struct gpu_config, launch_table)},
+    {"queued_launch", PAR_ENUM, "serial", NULL, NULL, "serial|overlap",
+     "a queued kernel's launch: begun when it reaches its queue's head (serial: GPU-TN Table 2), "
+     "or prepared while the command before it runs, so that it starts launch_gap after that one "
+     "completes or its own launch latency after it arrived, whichever is later (overlap: CUDA "
+     "streams, tools/calib/probes/queued_gap.cu)",
+     offsetof(struct gpu_config, queued_launch)},
+    PAR(launch_gap, PAR_TIME, "0ps", "0ps", "1s",
+      "queued_launch overlap: the least time from the completion of a queue's command to the "
+      "start of the kernel queued behind it (the front end's gap)"),
     PAR(teardown_latency, PAR_TIME, "1.5us", "0ps", "1s",
       "kernel teardown latency: last WG end to completion (GPU-TN Table 2)"),
     PAR(graph_launch, PAR_TIME, "740ns", "0ps", "1ms",
@@ -1075,6 +1085,11 @@ static void fe_try(struct sim_comp *c) {
   sim_time lat = s->prog->qcmds[q->cmds[q->head].qcmd].graph
                      ? cfg->graph_launch
                      : gpu_launch_time(cfg, q->cmds[q->head].depth);
+  /* Prepared while the command before it ran (gpu.h, queued_launch). */
+  if (cfg->queued_launch == GPU_QL_OVERLAP && !s->prog->qcmds[q->cmds[q->head].qcmd].graph) {
+    sim_time now = sim_now(c->eng), ready = q->cmds[q->head].arrive + lat;
+    lat = MAX(cfg->launch_gap, ready > now ? ready - now : 0);
+  }
   s->fe_busy = true;
   q->phase = QP_LAUNCH;
   q->t_phase = sim_now(c->eng);
@@ -1175,7 +1190,8 @@ static void queue_append(struct sim_comp *c, uint32_t qi, uint32_t qcmd, uint32_
     q->cap = cap;
     q->head = 0;
   }
-  q->cmds[(q->head + q->len) % q->cap] = (struct gpu_cmd){qcmd, (uint32_t)(q->len + 1), j};
+  q->cmds[(q->head + q->len) % q->cap] =
+      (struct gpu_cmd){qcmd, (uint32_t)(q->len + 1), j, sim_now(c->eng)};
   q->len++;
   s->cmds++;
   if (q->phase == QP_IDLE) queue_advance(c, qi);

@@ -14,7 +14,13 @@
  *   is fixed then: 1 + the commands of that queue not yet complete (the one
  *   being served included). Launch latency = par_table_eval(launch_table,
  *   depth), or launch_latency + launch_per_queued * (depth - 1) when the
- *   table is empty.
+ *   table is empty. queued_launch serial (default; GPU-TN Table 2): the
+ *   launch begins when the command reaches its queue's head and the front
+ *   end is free. overlap (CUDA streams: the front end prepares a queued
+ *   kernel while the one before it runs): it ends at max(the command's
+ *   arrival + its launch latency, the head's time + launch_gap), where
+ *   the head's time is when the command before it completed (its teardown
+ *   included) or the front end came free, whichever is later.
  * - One front end launches one kernel at a time, queues in the order their
  *   head kernel became ready. A queue serves its commands one at a time: a
  *   kernel occupies its queue from launch to the end of its teardown.
@@ -158,6 +164,8 @@ struct gpu_config {
   sim_time launch_latency;
   sim_time launch_per_queued;
   struct par_table launch_table; /* launch latency against depth; empty: linear fit */
+  int queued_launch;           /* enum gpu_queued_launch (PAR_ENUM) */
+  sim_time launch_gap;         /* queued_launch overlap: the least gap after the command before */
   sim_time teardown_latency;
   sim_time fence_latency;
   sim_time poll_interval;
@@ -221,6 +229,7 @@ struct gpu_config {
 /* How a WG's share of mem_bandwidth is counted: among all WG slots, or
  * among the WGs of its kernel when it has fewer (the kernel runs alone). */
 enum gpu_bw_share { GPU_BW_SLOTS, GPU_BW_KERNEL };
+enum gpu_queued_launch { GPU_QL_SERIAL, GPU_QL_OVERLAP };
 
 extern const struct par_group gpu_params;
 extern const struct sim_type gpu_type;

@@ -182,6 +182,54 @@ static void depth_run(int use_table) {
 static void test_launch_table(void) { depth_run(1); }
 static void test_launch_linear(void) { depth_run(0); }
 
+/* gpu.queued_launch overlap (CUDA streams): a kernel queued behind another
+ * is prepared while that one runs. Launch latency 2 us, launch_gap 0.5 us,
+ * teardown 1 us, each kernel 1 us of work.
+ * - Both enqueued at once (they reach the GPU at B = 0.1 us): a launches
+ *   0.1-2.1, runs to 3.1, tears down to 4.1; b was ready at 0.1 + 2 = 2.1,
+ *   so it starts launch_gap after a completes: 4.6, runs to 5.6, tears
+ *   down to 6.6; its record reaches the CPU at 6.7 us. Launch time 2 + 0.5
+ *   us. Serial, b launches 4.1-6.1 and the CPU has it at 8.2 us.
+ * - b enqueued after 3 us of host work (at the GPU 3.1 us): ready at 3.1 +
+ *   2 = 5.1, later than 4.1 + 0.5: it starts at 5.1, runs to 6.1, tears
+ *   down to 7.1; the CPU has it at 7.2 us (serial: 8.2 us again). */
+static void overlap_run(int late, int overlap, sim_time want_done, sim_time want_launch) {
+  static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
+  static const struct kernel k[] = {{.name = "a", .n_wgs = 1, .steps = steps, .n_steps = 1},
+                                    {.name = "b", .n_wgs = 1, .steps = steps, .n_steps = 1}};
+  static const struct qcmd qc[] = {{.kind = Q_KERNEL, .kernel = 0},
+                                   {.kind = Q_KERNEL, .kernel = 1}};
+  static const struct hstep now[] = {{.kind = HS_LAUNCH, .qcmd = 0},
+                                     {.kind = HS_LAUNCH, .qcmd = 1},
+                                     {.kind = HS_WAIT_KERNEL, .kernel = 1}};
+  static const struct hstep later[] = {{.kind = HS_LAUNCH, .qcmd = 0},
+                                       {.kind = HS_COMPUTE, .time = 3 * US},
+                                       {.kind = HS_LAUNCH, .qcmd = 1},
+                                       {.kind = HS_WAIT_KERNEL, .kernel = 1}};
+  const struct nodeprog prog = {.kernels = k, .n_kernels = 2, .qcmds = qc, .n_qcmds = 2,
+                                .host = late ? later : now, .n_host = late ? 4 : 3};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.launch_latency = 2 * US;
+  r.g.teardown_latency = 1 * US;
+  char *err = NULL;
+  CU_ASSERT_TRUE(par_set(par_group_find(&gpu_params, "queued_launch"), &r.g,
+                         overlap ? "overlap" : "serial", &err));
+  CU_ASSERT_TRUE(par_set(par_group_find(&gpu_params, "launch_gap"), &r.g, "500ns", &err));
+  rig_build(&r, &prog);
+  rig_run(&r);
+  CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), want_done);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.launch_time"), want_launch);
+  rig_free(&r);
+}
+
+static void test_queued_launch_overlap(void) {
+  overlap_run(0, 1, 6700 * NS, 2500 * NS);
+  overlap_run(0, 0, 8200 * NS, 4 * US);
+  overlap_run(1, 1, 7200 * NS, 3 * US);
+  overlap_run(1, 0, 8200 * NS, 4 * US);
+}
+
 /* One front end: launches of different queues serialize, the work does not. */
 static void test_front_end_serializes(void) {
   static const struct kstep steps[] = {{.kind = KS_COMPUTE, .time = 1 * US}};
@@ -1875,6 +1923,7 @@ int main(void) {
       {"two waves at occupancy 1", test_two_waves},
       {"launch + work + teardown = span (roofline, trace)", test_span_roofline},
       {"launch cost from the depth table", test_launch_table},
+      {"queued launch prepared while the kernel before runs (overlap)", test_queued_launch_overlap},
       {"launch cost from the linear fit", test_launch_linear},
       {"one front end serializes launches", test_front_end_serializes},
       {"WG flag polling adds [0, poll_interval)", test_flag_polling},
