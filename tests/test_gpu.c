@@ -1103,9 +1103,11 @@ static void test_tail_wave(void) {
  * 8.192e12) s = 3 us + 42 ns; barrier(14) = 1.75 us. Last WG end: 1.6 +
  * 3 x 3.042 + 2 x 1.75 = 14.226 us; main_done + T + B = 15.826 us. */
 static void test_persistent_loop(void) {
-  static const struct kstep it = {.kind = KS_COMPUTE, .bytes = 3 * 1024};
-  static const struct kstep bar = {.kind = KS_BARRIER};
-  static const struct kstep steps[] = {it, bar, it, bar, it};
+#define IT {.kind = KS_COMPUTE, .bytes = 3 * 1024}
+#define BAR {.kind = KS_BARRIER}
+  static const struct kstep steps[] = {IT, BAR, IT, BAR, IT};
+#undef IT
+#undef BAR
   static const struct kernel ks[] = {{.name = "pers", .n_wgs = 14, .steps = steps, .n_steps = 5}};
   static const struct nodeprog prog = {.kernels = ks, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
                                        .host = h_launch_wait0, .n_host = 2};
