@@ -10,7 +10,12 @@ bin=${1:?usage: calib-ci.sh TRIGSIM OUTDIR}
 out=${2:?usage: calib-ci.sh TRIGSIM OUTDIR}
 mkdir -p "$out"
 "$bin" calibrate --quick --out "$out/profile.yaml"
-"$bin" validate-real --quick "$out/profile.yaml"
+"$bin" validate-real --quick "$out/profile.yaml" | tee "$out/validate.txt"
+# It brackets its cases with the host's empty round trip, measured then.
+grep -q '^# host: empty round trip .* over the cases' "$out/validate.txt" || {
+  echo "calib-ci: expected validate-real's '# host: empty round trip' summary line" >&2
+  exit 1
+}
 cat > "$out/scenario.yaml" <<'YAML'
 # A Jacobi loop on the profile just measured (tools/calib-ci.sh).
 include: profile.yaml

@@ -319,6 +319,11 @@ void calib_dev_close(struct calib_dev *d);
  * repetitions, depths up to 64, grids up to 512. */
 bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, char **err);
 
+/* The empty kernel's round trip (enqueue + clFinish, s) measured now:
+ * median of REPS after a few warm-ups. validate-real brackets its cases with
+ * it, because a shared host's speed moves within a lease. */
+bool calib_dev_roundtrip(struct calib_dev *d, int reps, double *s, char **err);
+
 /* Host wall time per iteration (s) of ITERS Jacobi kernels on an N x N
  * grid, synchronized each iteration or once; median of REPS runs after one
  * warm-up run. *SPREAD gets the spread. */

@@ -21,6 +21,9 @@ void calib_dev_close(struct calib_dev *d) {}
 bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, char **err) {
   return calib_dev_open(0, err) != NULL;
 }
+bool calib_dev_roundtrip(struct calib_dev *d, int reps, double *s, char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
 bool calib_dev_jacobi_loop(struct calib_dev *d, int64_t n, int iters, bool sync, int reps,
                            double *per_iter_s, double *spread, char **err) {
   return calib_dev_open(0, err) != NULL;
@@ -435,6 +438,19 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct cali
     clReleaseEvent(ev);
   }
   if (ok) *exec = calib_stat_of(x, (size_t)reps);
+  g_free(x);
+  return ok;
+}
+
+bool calib_dev_roundtrip(struct calib_dev *d, int reps, double *s, char **err) {
+  double *x = g_new(double, (size_t)reps);
+  bool ok = true;
+  for (int r = -3; ok && r < reps; r++) {
+    double t = now_s();
+    ok = enqueue_empty(d, NULL, err) && cl_ok(clFinish(d->q), "clFinish", err);
+    if (ok && r >= 0) x[r] = now_s() - t;
+  }
+  if (ok) *s = calib_stat_of(x, (size_t)reps).median_s;
   g_free(x);
   return ok;
 }

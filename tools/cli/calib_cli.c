@@ -297,10 +297,32 @@ int calib_cmd_validate_real(int argc, char **argv) {
   double *errs = g_new(double, cases->len + 1);
   int n_errs = 0;
   bool ok = true;
+  /* The host's speed now (a shared host's moves within a lease): the empty
+   * round trip before each case, printed where the kind of case changes
+   * and summed up at the end, beside the profile's. */
+  struct calib_meas pm;
+  char *perr = NULL;
+  double prof_rt = calib_read_meas(argv[1], &pm, &perr) ? pm.roundtrip.median_s : 0;
+  g_free(perr);
+  double rt_lo = 0, rt_hi = 0;
+  int last_kind = -1;
   for (guint i = 0; ok && i < cases->len; i++) {
     const struct calib_case *c = &g_array_index(cases, struct calib_case, i);
     double meas, spread;
     bool skip;
+    if (!saved) {
+      double rt = 0;
+      ok = calib_dev_roundtrip(d, quick ? 11 : 51, &rt, &err);
+      if (!ok) break;
+      rt_lo = rt_lo > 0 ? MIN(rt_lo, rt) : rt;
+      rt_hi = MAX(rt_hi, rt);
+      if ((int)c->kind != last_kind) {
+        printf("# host now: empty round trip %.2fus", rt * 1e6);
+        if (prof_rt > 0) printf(" (the profile's %.2fus)", prof_rt * 1e6);
+        printf("\n");
+        last_kind = c->kind;
+      }
+    }
     ok = measure_case(d, saved, &cuda, c, c->kind >= CASE_STORE ? MAX(reps, 9) : reps, hw.gpu.cus,
                       &meas, &spread, &skip, &err);
     if (!ok || skip) continue;
@@ -319,6 +341,11 @@ int calib_cmd_validate_real(int argc, char **argv) {
   if (ok && n_errs == 0) err = g_strdup("validate-real: expected at least one case, got none");
   if (ok && n_errs > 0) {
     gsl_sort(errs, 1, (size_t)n_errs);
+    if (rt_hi > 0) {
+      printf("# host: empty round trip %.2f .. %.2fus over the cases", rt_lo * 1e6, rt_hi * 1e6);
+      if (prof_rt > 0) printf(" (the profile's %.2fus)", prof_rt * 1e6);
+      printf("\n");
+    }
     printf("# |error|: median %.1f%%, worst %.1f%%\n",
            100 * gsl_stats_median_from_sorted_data(errs, 1, (size_t)n_errs), 100 * errs[n_errs - 1]);
     status = 0;
