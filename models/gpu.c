@@ -1081,14 +1081,17 @@ static void fe_try(struct sim_comp *c) {
   s->fe_len--;
   struct gpu_queue *q = &s->q[qi];
   const struct gpu_config *cfg = c->config;
-  /* A graph's node is launched by the front end itself (CUDA Graph replay). */
-  sim_time lat = s->prog->qcmds[q->cmds[q->head].qcmd].graph
-                     ? cfg->graph_launch
-                     : gpu_launch_time(cfg, q->cmds[q->head].depth);
-  /* Prepared while the command before it ran (gpu.h, queued_launch). */
-  if (cfg->queued_launch == GPU_QL_OVERLAP && !s->prog->qcmds[q->cmds[q->head].qcmd].graph) {
-    sim_time now = sim_now(c->eng), ready = q->cmds[q->head].arrive + lat;
-    lat = MAX(cfg->launch_gap, ready > now ? ready - now : 0);
+  const struct gpu_cmd *head = &q->cmds[q->head];
+  sim_time lat;
+  if (s->prog->qcmds[head->qcmd].graph) {
+    lat = cfg->graph_launch; /* a graph's node: launched by the front end itself (replay) */
+  } else {
+    lat = gpu_launch_time(cfg, head->depth);
+    /* Prepared while the command before it ran (gpu.h, queued_launch). */
+    if (cfg->queued_launch == GPU_QL_OVERLAP) {
+      sim_time now = sim_now(c->eng), ready = head->arrive + lat;
+      lat = MAX(cfg->launch_gap, ready > now ? ready - now : 0);
+    }
   }
   s->fe_busy = true;
   q->phase = QP_LAUNCH;

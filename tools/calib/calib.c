@@ -157,7 +157,7 @@ static void derive_enqueue(const struct calib_meas *m, struct cpu_config *c) {
   if (n >= 2 && x[0] == 0)
     for (size_t i = 0; i < n && c->buffer_table.n < PAR_TABLE_MAX; i++) {
       c->buffer_table.x[c->buffer_table.n] = (int64_t)x[i];
-      c->buffer_table.y[c->buffer_table.n++] = MAX(0, ps_of(y[i] - y[0]));
+      c->buffer_table.y[c->buffer_table.n++] = ps_of(y[i] - y[0]); /* 0 when below */
     }
 }
 

@@ -442,17 +442,27 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct cali
   return ok;
 }
 
-bool calib_dev_roundtrip(struct calib_dev *d, int reps, double *s, char **err) {
+/* The empty kernel's round trip, no event (as a loop without profiling):
+ * REPS after WARMUPS. calibrate's measurement and validate-real's bracket. */
+static bool roundtrip_stat(struct calib_dev *d, int reps, int warmups, struct calib_stat *st,
+                           char **err) {
   double *x = g_new(double, (size_t)reps);
   bool ok = true;
-  for (int r = -3; ok && r < reps; r++) {
+  for (int r = -warmups; ok && r < reps; r++) {
     double t = now_s();
     ok = enqueue_empty(d, NULL, err) && cl_ok(clFinish(d->q), "clFinish", err);
     if (ok && r >= 0) x[r] = now_s() - t;
   }
-  if (ok) *s = calib_stat_of(x, (size_t)reps).median_s;
+  if (ok) *st = calib_stat_of(x, (size_t)reps);
   g_free(x);
   return ok;
+}
+
+bool calib_dev_roundtrip(struct calib_dev *d, int reps, double *s, char **err) {
+  struct calib_stat st;
+  if (!roundtrip_stat(d, reps, 3, &st, err)) return false;
+  *s = st.median_s;
+  return true;
 }
 
 bool calib_dev_jacobi_loop(struct calib_dev *d, int64_t n, int iters, bool sync, int reps,
@@ -1101,13 +1111,7 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     if (ok && r >= 0) x[r] = t_enq;
   }
   if (ok) m->submit = calib_stat_of(x, (size_t)R);
-  /* Empty-kernel round trip, no event (as a loop without profiling). */
-  for (int r = -m->warmups; ok && r < R; r++) {
-    double t = now_s();
-    ok = enqueue_empty(d, NULL, err) && cl_ok(clFinish(d->q), "clFinish", err);
-    if (ok && r >= 0) x[r] = now_s() - t;
-  }
-  if (ok) m->roundtrip = calib_stat_of(x, (size_t)R);
+  ok = ok && roundtrip_stat(d, R, m->warmups, &m->roundtrip, err);
   /* Profiling spans of an empty kernel. */
   for (int r = -m->warmups; ok && r < R; r++) {
     cl_event ev;
