@@ -17,7 +17,11 @@
 # standard and pipelined) on parts-spmv.yaml at each matrix. Writes
 # configs/hw/a100-nvlink-fitted.yaml (trigsim fit's fragment: the values,
 # their uncertainties, every target and residual), which the cpufree-ics23
-# scenarios include. Not fitted: gpu.l1_bytes, the L1 a row-per-thread
+# scenarios include. The fit runs copies of the two parts scenarios,
+# written beside the fit file, that include a100-nvlink.yaml instead of
+# the fragment it writes (trigsim fit refuses a scenario that takes values
+# from its own output: the second fit of issue 28 ran on the first's
+# l1_bytes that way). Not fitted: gpu.l1_bytes, the L1 a row-per-thread
 # SpMV keeps its rows' lines in (a100-nvlink.yaml: 96 % of the A100's 192
 # KB, from the H100 measurement of that SpMV at one and two blocks per SM).
 # Every part here runs at the discrete kernels' one occupancy, so they

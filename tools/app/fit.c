@@ -544,8 +544,8 @@ bool fit_check_output(const struct fit *f, const char *out, char **err) {
         if (same_file(n->file, &out_st)) {
           const struct sc_node *at = node_from(f->scens[i].tree, n->file);
           *err = g_strdup_printf("%s: scenarios.%s: expected a scenario that takes no values "
-                                 "from the file this fit writes (%s), got %s, which includes it "
-                                 "(%s:%d:%d): the previous fit's values would stay under every "
+                                 "from the file this fit writes (%s), got %s, which takes one "
+                                 "at %s:%d:%d: the previous fit's values would stay under every "
                                  "evaluation; include the profile the fit extends instead",
                                  f->path, f->scens[i].name, out, f->scens[i].path, at->file,
                                  at->line, at->col);
