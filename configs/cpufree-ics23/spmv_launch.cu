@@ -14,6 +14,12 @@
 // mesh (27-point, 3 dofs, ~81 non-zeros a row), of an audikw-like 3D
 // 27-point mesh and of an ecology2-like 2D 5-point grid. Times per SpMV
 // (median of events), registers and resident blocks per SM for each.
+// `spmv_launch REPS sweep` runs only the residency sweep (issue 28): the get
+// SpMV as a cooperative grid-stride kernel with 128 to 2048 threads
+// resident on every SM, at carve-outs 0, 28 and 50 %, on the Queen-like
+// and the 27-point shares; under Nsight Compute it gives L1 hits, L2
+// misses and DRAM bytes per residency (configs/hw/README.md, "A
+// row-per-thread SpMV's lines").
 // Build: nvcc -O3 -arch=sm_90 -rdc=true spmv_launch.cu -o spmv_launch
 #include <algorithm>
 #include <cstdio>
