@@ -261,6 +261,15 @@ static const struct par_decl gpu_decls[] = {
     PAR(l1_sector, PAR_SIZE, "32B", "1B", "1MiB", "bytes an L1 miss moves from L2 per line touched"),
     PAR(l1_refill_bandwidth, PAR_BANDWIDTH, "0bps", "0bps", "10000Tbps",
       "rate at which a row-per-thread SpMV's missed L1 lines are re-read (0: L2's peak, l2eff)"),
+    PAR(l1_refill_l2_bytes, PAR_SIZE, "0B", "0B", "1TiB",
+      "the resident work-items' row lines, over all CUs, up to which L2 still serves every "
+      "re-read of a missed L1 line (gpu.h \"Spill\")"),
+    PAR(l1_refill_mem_bytes, PAR_SIZE, "0B", "0B", "1TiB",
+      "the same lines' bytes from which memory serves every re-read; between the two a share "
+      "growing linearly (gpu.h \"Spill\"; 0: L2 serves them all)"),
+    PAR(l1_refill_mem_bandwidth, PAR_BANDWIDTH, "0bps", "0bps", "10000Tbps",
+      "rate at which re-reads that L2 no longer holds come from memory (0: memory's achieved "
+      "rate for the class)"),
     PAR(spmv_unroll, PAR_INT, "1", "1", "64",
       "non-zeros a row-per-thread SpMV work-item reads per visit to its lines with plain loads (the "
       "compiler's unroll of the row loop); a row read through gets visits one at a time (gpu.h)"),
@@ -381,15 +390,33 @@ static double share_ps(double bits, uint64_t r, double bps) {
   return bits * (double)r * (double)SIM_S / bps;
 }
 
-/* Bytes a row-per-thread SpMV step re-reads from L2 because its rows'
- * lines left L1 (gpu.h "L1"); 0 without the L1 model or rows. */
-static double l1_miss_bytes(const struct gpu_config *cfg, const struct kstep *st, int64_t res) {
+/* The bytes of its row lines a work-item of a row-per-thread SpMV step
+ * holds (gpu.h "L1"); 0 without the L1 model or rows. */
+static double l1_footprint(const struct gpu_config *cfg, const struct kstep *st) {
   if (cfg->l1_bytes <= 0 || st->kclass != KC_SPMV || st->rows <= 0 || st->nnz <= 0) return 0;
   double m = (double)st->nnz / (double)st->rows, line = (double)cfg->l1_line;
-  double fp = fmin(8.0 * m, line) + fmin(4.0 * m, line);
+  return fmin(8.0 * m, line) + fmin(4.0 * m, line);
+}
+
+/* Bytes a row-per-thread SpMV step re-reads because its rows' lines left
+ * L1 (gpu.h "L1"), work-items holding FP bytes each, RES WGs a CU. */
+static double l1_miss_bytes(const struct gpu_config *cfg, const struct kstep *st, double fp,
+                            int64_t res) {
+  if (fp <= 0) return 0;
   double hit = fmin(1.0, (double)cfg->l1_bytes / ((double)res * (double)cfg->wg_items * fp));
   double visit = st->gets ? 1.0 : (double)cfg->spmv_unroll; /* non-zeros per visit */
-  return (1.0 - hit) * (double)st->nnz / visit * fp * (double)cfg->l1_sector / line;
+  return (1.0 - hit) * (double)st->nnz / visit * fp * (double)cfg->l1_sector / (double)cfg->l1_line;
+}
+
+/* The share of those re-reads that memory serves, R WGs resident over the
+ * CUs each holding FP bytes a work-item (gpu.h "Spill"). */
+double gpu_spill_share(const struct gpu_config *cfg, double fp, uint64_t r) {
+  if (cfg->l1_refill_mem_bytes <= 0 || fp <= 0) return 0;
+  double f = (double)r * (double)cfg->wg_items * fp;
+  double lo = (double)cfg->l1_refill_l2_bytes, hi = (double)cfg->l1_refill_mem_bytes;
+  if (f <= lo) return 0;
+  if (f >= hi) return 1;
+  return (f - lo) / (hi - lo);
 }
 
 /* A step's blocking loads of peer GPUs' memory, R WGs in flight (gpu.h
@@ -437,7 +464,8 @@ static sim_time step_time(const struct gpu_config *cfg, const struct kstep *st, 
     /* the WGs resident on the busiest CU: the kernel's occupancy, or
      * fewer where its wave of R WGs does not fill every CU that deep */
     int64_t res = MIN(occ, (int64_t)((r + (uint64_t)cfg->cus - 1) / (uint64_t)cfg->cus));
-    double l1_miss = l1_miss_bytes(cfg, st, MAX(1, res));
+    double fp = l1_footprint(cfg, st);
+    double l1_miss = l1_miss_bytes(cfg, st, fp, MAX(1, res));
     int64_t cap = persistent ? cfg->l2_bytes : l2_shared_bytes(cfg);
     bool l1 = persistent && cfg->l1_resident_bytes > 0 && st->ws_bytes > 0 &&
               st->ws_bytes <= cfg->l1_resident_bytes * cfg->cus;
@@ -462,10 +490,16 @@ static sim_time step_time(const struct gpu_config *cfg, const struct kstep *st, 
       ps = share_ps((bytes + (1 - h) * reuse) * 8.0, r, gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
       if (h > 0) ps += share_ps(h * reuse * 8.0, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib));
     }
-    if (l1_miss > 0) /* at the refill rate, or L2's peak: no faster at twice the threads (gpu.h) */
-      ps += share_ps(l1_miss * 8.0, r,
+    if (l1_miss > 0) { /* at the refill rate, or L2's peak: no faster at twice the threads (gpu.h) */
+      double spill = gpu_spill_share(cfg, fp, r); /* the share L2 no longer holds ("Spill") */
+      ps += share_ps(l1_miss * (1 - spill) * 8.0, r,
                      cfg->l1_refill_bandwidth > 0 ? (double)cfg->l1_refill_bandwidth
                                                   : (double)cfg->l2_bandwidth * (double)cfg->l2eff[kc] / 100.0);
+      if (spill > 0)
+        ps += share_ps(l1_miss * spill * 8.0, r,
+                       cfg->l1_refill_mem_bandwidth > 0 ? (double)cfg->l1_refill_mem_bandwidth
+                                                        : gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
+    }
     sim_time tb = (sim_time)ceil(ps - 1e-6);
     if (tb > t) t = tb;
   }

@@ -84,6 +84,19 @@
  *   throughput limit: on an H100 the SpMV with its matrix read through L2
  *   only ran no faster at 2048 threads per SM than at 1024):
  *     t += (1 - hit) (nnz / visit) fp (l1_sector / l1_line) * 8 * R / refill.
+ *   Spill (l1_refill_mem_bytes > 0): a re-read comes from L2 only while L2
+ *   still holds the line, and L2 holds the lines of every resident
+ *   work-item on every CU, F = R wg_items fp bytes (R the WGs resident
+ *   over the CUs, as above). Memory serves a share s of the re-reads:
+ *     s = 0 for F <= l1_refill_l2_bytes, 1 for F >= l1_refill_mem_bytes,
+ *     linear between (a step where the second is not above the first),
+ *   at l1_refill_mem_bandwidth (else memory's achieved rate, dram(R)):
+ *     t += s miss * 8 * R / mem_refill, the rest (1 - s) at refill.
+ *   Measured on an H200 (configs/cpufree-ics23/spmv_launch.cu's
+ *   residency sweep under Nsight Compute, the Queen-like get SpMV at 128
+ *   to 2048 resident threads a SM): DRAM bytes beyond the compulsory ones
+ *   over the re-read L2 sectors' bytes go 0.15, 0.38, 0.69, 0.99 at F =
+ *   43, 52, 61, 69 MB, linear from 0.62 to 1.11 of its 60 MiB L2.
  *   Peer loads (peer_loads > 0, peer_load_latency > 0): blocking 8 B
  *   loads of another GPU's memory (NVSHMEM's nvshmem_double_g over
  *   NVLink), each work-item waiting for one at a time, so Little's law
@@ -190,6 +203,9 @@ struct gpu_config {
   int64_t l1_sector;           /* bytes moved from L2 on a miss */
   int64_t spmv_unroll;         /* non-zeros per visit of a plain-load row loop */
   int64_t l1_refill_bandwidth; /* bps a missed L1 line is re-read at; 0: L2's peak */
+  int64_t l1_refill_l2_bytes;  /* resident row lines over the CUs L2 still serves re-reads of */
+  int64_t l1_refill_mem_bytes; /* ... from which memory serves them all; 0: never */
+  int64_t l1_refill_mem_bandwidth; /* bps of the re-reads memory serves; 0: its achieved rate */
   int64_t persistent_regs;     /* registers per work-item of a persistent kernel; 0: none */
   int64_t discrete_regs;       /* same, of a kernel launched per phase */
   int64_t l2eff[KC_COUNT];     /* percent of l2_bandwidth */
@@ -279,6 +295,9 @@ sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
                      const struct kstep *st, uint32_t wg);
 /* Same, for a WG sharing memory with R WGs at occupancy OCC, in a kernel
  * launched per phase (not persistent: its WGs share L2 across the halves). */
+/* The share of a row-per-thread SpMV's L1 re-reads memory serves, R WGs
+ * resident over the CUs, FP bytes of row lines a work-item (gpu.h "Spill"). */
+double gpu_spill_share(const struct gpu_config *cfg, double fp, uint64_t r);
 sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
                        int64_t occ);
 

@@ -251,6 +251,63 @@ static void test_errors_name_the_key(void) {
   g_free(scen);
 }
 
+/* A scenario that includes the file the fit writes would run every
+ * evaluation on the previous fit's values, including values this fit no
+ * longer declares: the fit refuses it before running (exit 2, the fit
+ * file, the scenario's key, the include's place), and leaves the file as
+ * it was; written elsewhere, the same fit passes the check. */
+static void test_refuses_its_own_output(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  g_assert(configs);
+  char *dir = g_dir_make_tmp("trigsim-fit-XXXXXX", NULL);
+  char *prev = g_build_filename(dir, "fitted.yaml", NULL);
+  const char *prev_text = "hardware:\n  cpu:\n    send: 500ns\n";
+  CU_ASSERT_TRUE_FATAL(g_file_set_contents(prev, prev_text, -1, NULL));
+  char *scen_text = g_strdup_printf("include: [%s/hw/gputn-sc17.yaml, %s]\n"
+                                    "workload: {kind: ping, size: 8B, wgs: 1, flops_per_wg: 256, "
+                                    "bytes_per_wg: 0B}\npolicies: [cpu, hdn]\n",
+                                    configs, prev);
+  char *scen = tu_temp_file(".yaml", scen_text, strlen(scen_text));
+  char *text = g_strdup_printf("scenarios: {ping: %s}\nparameters:\n"
+                               "  hardware.cpu.send: {start: 1us, min: 0ps, max: 2us}\n"
+                               "targets:\n  - {scenario: ping, policy: cpu, value: 2us}\n",
+                               scen);
+  char *path = tu_temp_file(".fit.yaml", text, strlen(text));
+  char *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"fit", path, "-o", prev, "-q", NULL}, NULL, &err), 2);
+  char *want = g_strdup_printf("%s: scenarios.ping: expected a scenario that takes no values from "
+                               "the file this fit writes (%s), got %s, which takes one at %s:3:11",
+                               path, prev, scen, prev);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  if (err && !strstr(err, want)) fprintf(stderr, "got: %s\nwant: %s\n", err, want);
+  char *now = NULL;
+  CU_ASSERT_TRUE(g_file_get_contents(prev, &now, NULL, NULL));
+  CU_ASSERT_STRING_EQUAL(now, prev_text);
+  g_free(err);
+  err = NULL;
+  struct fit *f = fit_load(path, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  char *other = g_build_filename(dir, "other.yaml", NULL);
+  CU_ASSERT_TRUE(fit_check_output(f, other, &err)); /* not there yet */
+  CU_ASSERT_TRUE(g_file_set_contents(other, prev_text, -1, NULL));
+  CU_ASSERT_TRUE(fit_check_output(f, other, &err)); /* there, but not included */
+  CU_ASSERT_FALSE(fit_check_output(f, prev, &err));
+  fit_free(f);
+  g_free(err);
+  g_remove(other);
+  g_remove(prev);
+  g_rmdir(dir);
+  g_free(other);
+  g_free(now);
+  g_free(want);
+  g_free(path);
+  g_free(text);
+  g_free(scen);
+  g_free(scen_text);
+  g_free(prev);
+  g_free(dir);
+}
+
 /* The committed fit of GPU-TN Fig. 8 gives the committed fitted profile,
  * byte for byte, on 1 thread and on 2: the profile is what the fit file
  * says, and the fit is deterministic. */
@@ -280,6 +337,7 @@ int main(void) {
       {"a table's point recovered", test_recovers_a_table_point},
       {"bounds hold and an active one is reported", test_bounds_hold},
       {"errors name the fit file's key", test_errors_name_the_key},
+      {"a scenario that includes the fit's own output is refused", test_refuses_its_own_output},
       {"the committed GPU-TN Fig. 8 fit reproduces its profile", test_committed_gputn_fit_reproduces},
       {NULL, NULL}};
   return tu_run_suite("fit", tests);

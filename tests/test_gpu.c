@@ -1062,6 +1062,46 @@ static void test_spmv_l1_visits(void) {
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 2456 * NS);
 }
 
+/* Spill (gpu.h "Spill"), on test_spmv_l1_visits's discrete kernel with
+ * gets: 4 WGs on 2 CUs, hit 0.5, 262144 B re-read, 408 ns streamed. The
+ * resident row lines over the CUs: F = 4 WGs x 256 x 256 B = 256 KiB.
+ * - Ramp from 128 to 384 KiB: s = (256 - 128) / (384 - 128) = 0.5; at
+ *   l1_refill_mem_bandwidth 2.048 Tbps: L2 131072 x 8 x 4 / 16.384e12 =
+ *   256 ns, memory 131072 x 8 x 4 / 2.048e12 = 2048 ns; 2712 ns in all.
+ * - Ramp ending at 256 KiB: s = 1, 262144 x 8 x 4 / 2.048e12 = 4096 +
+ *   408 = 4504 ns; at memory's own rate (8.192 Tbps, no latency): 1024 +
+ *   408 = 1432 ns.
+ * - Starting at 256 KiB (F not past it), or no ramp (l1_refill_mem_bytes
+ *   0): s = 0, all from L2: 920 ns as before. A step (the end not above
+ *   the start, 200 and 100 KiB): F past both, s = 1. */
+static void test_spmv_spill(void) {
+  struct gpu_config g;
+  nr_spmv_gpu(&g);
+  g.spmv_unroll = 4;
+  const struct kernel disc = {.n_wgs = 4};
+  const struct kstep sp = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .flops = 2 * 8192,
+                           .bytes = 104448, .rows = 256, .nnz = 8192, .gets = 1};
+  g.l1_refill_l2_bytes = 128 * 1024;
+  g.l1_refill_mem_bytes = 384 * 1024;
+  g.l1_refill_mem_bandwidth = 2048000000000;
+  CU_ASSERT_DOUBLE_EQUAL(gpu_spill_share(&g, 256, 4), 0.5, 1e-12);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 2712 * NS);
+  g.l1_refill_mem_bytes = 256 * 1024;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 4504 * NS);
+  g.l1_refill_mem_bandwidth = 0;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 1432 * NS);
+  g.l1_refill_l2_bytes = 256 * 1024;
+  g.l1_refill_mem_bytes = 384 * 1024;
+  CU_ASSERT_DOUBLE_EQUAL(gpu_spill_share(&g, 256, 4), 0.0, 1e-12);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 920 * NS);
+  g.l1_refill_mem_bytes = 0;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 920 * NS);
+  g.l1_refill_l2_bytes = 200 * 1024;
+  g.l1_refill_mem_bytes = 100 * 1024;
+  CU_ASSERT_DOUBLE_EQUAL(gpu_spill_share(&g, 256, 4), 1.0, 1e-12);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &disc, &sp, 3), 1432 * NS);
+}
+
 /* Waves and a tail: 20 WGs on 2 CUs x 8 = 16 slots: WGs 0-15 share with
  * 16 (1.016 us), the tail's 4 WGs (16-19) with 4 (1.004 us). Through the
  * engine the kernel ends launch + 1.016 + 1.004 us + teardown after the
@@ -1918,6 +1958,8 @@ int main(void) {
       {"register-limited occupancy as CUDA's calculator gives it", test_occupancy_registers},
       {"row-per-thread SpMV: L1 share at 1 and 2 resident WGs per CU", test_spmv_l1_residency},
       {"row-per-thread SpMV: visits of 4 and of 1 (gets), residency of a wave", test_spmv_l1_visits},
+      {"row-per-thread SpMV: re-reads spill to memory past L2 (a ramp, a step, memory's rate)",
+       test_spmv_spill},
       {"waves and a tail wave, WG dispatch", test_tail_wave},
       {"working set just under and just over L2; SpMV gathers; second pass", test_l2_working_set},
       {"barrier table interpolation", test_barrier_table},

@@ -14,6 +14,12 @@
 // mesh (27-point, 3 dofs, ~81 non-zeros a row), of an audikw-like 3D
 // 27-point mesh and of an ecology2-like 2D 5-point grid. Times per SpMV
 // (median of events), registers and resident blocks per SM for each.
+// `spmv_launch REPS sweep` runs only the residency sweep (issue 28): the get
+// SpMV as a cooperative grid-stride kernel with 128 to 2048 threads
+// resident on every SM, at carve-outs 0, 28 and 50 %, on the Queen-like
+// and the 27-point shares; under Nsight Compute it gives L1 hits, L2
+// misses and DRAM bytes per residency (configs/hw/README.md, "A
+// row-per-thread SpMV's lines").
 // Build: nvcc -O3 -arch=sm_90 -rdc=true spmv_launch.cu -o spmv_launch
 #include <algorithm>
 #include <cstdio>
@@ -115,6 +121,15 @@ __global__ void __launch_bounds__(1024, 1) spmv_persistent(csr a, const double *
   for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < a.rows; t += stride)
     y[t] = row_dot<G>(a, x, t);
   if (threadIdx.x == 0) tmp[0] = 0.0;  // the fused kernel's reduction scratch
+}
+
+template <int G>
+__global__ void __launch_bounds__(1024, 2) spmv_persistent_lb2(csr a, const double *x, double *y) {
+  extern __shared__ double tmp[];
+  int stride = gridDim.x * blockDim.x;
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < a.rows; t += stride)
+    y[t] = row_dot<G>(a, x, t);
+  if (threadIdx.x == 0) tmp[0] = 0.0;
 }
 
 struct host_csr {
@@ -249,6 +264,34 @@ static void one(runner &r, const char *name, K k, int block, bool persistent, in
     CK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributePreferredSharedMemoryCarveout, -1));
 }
 
+// The residency sweep (issue 28): the get SpMV as a cooperative grid-stride
+// kernel with a chosen number of threads resident on every SM (blocks a SM
+// x block size), so that the lines its rows hold in L1 (and, summed over
+// the SMs, in L2) grow while the code and the rows stay the same.
+template <typename K>
+static void resident(runner &r, K k, int per_sm, int block, int carve, double *ref, long nnz) {
+  size_t smem = 528;
+  CK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                          carve));
+  int regs, occ;
+  attrs(k, block, smem, &regs, &occ);
+  if (occ < per_sm) {
+    printf("  resident %4d x %d: only %d blocks a SM fit, skipped\n", block, per_sm, occ);
+    return;
+  }
+  int grid = per_sm * prop.multiProcessorCount;
+  CK(cudaMemset(r.y, 0, r.a.rows * sizeof(double)));
+  double us = r.time(k, grid, block, smem, true);
+  double cs = checksum(r.y, r.a.rows);
+  if (*ref == 0) *ref = cs;
+  printf("  resident %4d threads a SM (%d x %4d) carve %3d regs %2d  %9.1f us  %6.2f ps/nz  %s\n",
+         per_sm * block, per_sm, block, carve, regs, us, us * 1e6 / (double)nnz,
+         cs == *ref ? "ok" : "MISMATCH");
+  CK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributePreferredSharedMemoryCarveout, -1));
+}
+
+static void sweep(const char *title, const host_csr &m, int reps);
+
 static void bench(const char *title, const host_csr &m, int reps) {
   long nnz = m.rowptr.back();
   printf("%s: %d rows, %ld non-zeros (%.1f a row), x of %d values over 8 PEs\n", title, m.rows,
@@ -319,14 +362,71 @@ static void bench(const char *title, const host_csr &m, int reps) {
   CK(cudaStreamDestroy(r.s));
 }
 
+static void sweep(const char *title, const host_csr &m, int reps) {
+  long nnz = m.rowptr.back();
+  printf("%s: %d rows, %ld non-zeros (%.1f a row): residency sweep, x by emulated gets\n",
+         title, m.rows, nnz, (double)nnz / m.rows);
+  int *rp, *ci;
+  double *va, *heap, *y;
+  CK(cudaMalloc(&rp, (m.rows + 1) * sizeof(int)));
+  CK(cudaMalloc(&ci, nnz * sizeof(int)));
+  CK(cudaMalloc(&va, nnz * sizeof(double)));
+  CK(cudaMalloc(&heap, (size_t)m.ncols * sizeof(double)));
+  CK(cudaMalloc(&y, m.rows * sizeof(double)));
+  CK(cudaMemcpy(rp, m.rowptr.data(), (m.rows + 1) * sizeof(int), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(ci, m.col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(va, m.val.data(), nnz * sizeof(double), cudaMemcpyHostToDevice));
+  std::vector<double> hx(m.ncols);
+  for (int i = 0; i < m.ncols; i++) hx[i] = 1.0 + (i % 7) * 0.125;
+  CK(cudaMemcpy(heap, hx.data(), m.ncols * sizeof(double), cudaMemcpyHostToDevice));
+  std::vector<unsigned long long> pb(8);
+  for (int p = 0; p < 8; p++) pb[p] = (unsigned long long)(heap + (size_t)p * m.chunk);
+  unsigned long long *dpb;
+  CK(cudaMalloc(&dpb, sizeof(pb[0]) * 8));
+  CK(cudaMemcpy(dpb, pb.data(), sizeof(pb[0]) * 8, cudaMemcpyHostToDevice));
+  gstate st = {(const char *)heap, dpb};
+  CK(cudaMemcpyToSymbol(gs, &st, sizeof(st)));
+  runner r;
+  r.a = {rp, ci, va, m.rows, m.row0, m.chunk};
+  r.y = y;
+  r.x = heap;
+  r.reps = reps;
+  CK(cudaStreamCreateWithFlags(&r.s, cudaStreamNonBlocking));
+  CK(cudaEventCreate(&r.e0));
+  CK(cudaEventCreate(&r.e1));
+  double ref = 0;
+  for (int carve : {0, 28, 50}) {
+    for (int b : {128, 256, 384, 512, 640, 768, 896, 1024})
+      resident(r, spmv_persistent<GET>, 1, b, carve, &ref, nnz);
+    for (int b : {640, 768, 896, 1024})
+      resident(r, spmv_persistent_lb2<GET>, 2, b, carve, &ref, nnz);
+  }
+  printf(" discrete, for reference\n");
+  one(r, "discrete 1024", spmv_discrete<GET>, 1024, false, 0, &ref);
+  one(r, "discrete 1024", spmv_discrete<GET>, 1024, false, 28, &ref);
+  CK(cudaFree(rp));
+  CK(cudaFree(ci));
+  CK(cudaFree(va));
+  CK(cudaFree(heap));
+  CK(cudaFree(y));
+  CK(cudaFree(dpb));
+  CK(cudaStreamDestroy(r.s));
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 20;
+  bool do_sweep = argc > 2 && argv[2][0] == 's';
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device %s, %d SMs, L2 %d KB, shared/SM max %zu KB\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize / 1024,
          prop.sharedMemPerMultiprocessor / 1024);
   printf("carve 28: the preferred carve-out 28%% of shared memory (64 of 228 KB on an H100),\n"
          "leaving about 192 KB of L1, the A100's whole unified L1/shared size\n");
+  if (do_sweep) {  // `spmv_launch REPS sweep`: the residency sweep only
+    sweep("Queen-like share", grid3d(56, 56, 55, 8, 3, 3, 1), reps);
+    sweep("27-point scalar share", grid3d(64, 64, 32, 8, 3, 1, 1), reps);
+    return 0;
+  }
   // Queen_4147: 4147110 rows, 79.45 a row; an eighth is 518389 rows.
   bench("Queen-like share (3D elasticity, 27-point x 3 dofs)", grid3d(56, 56, 55, 8, 3, 3, 1),
         reps);

@@ -18,6 +18,12 @@ struct fit;
  * parameter path, bound and target is checked before anything runs. NULL
  * and *ERR (g_free, "file:line:col: key.path: expected X, got Y"). */
 struct fit *fit_load(const char *path, char **err);
+
+/* Whether fit F may write its fragment to OUT: false and *ERR when one of
+ * its scenarios takes values from OUT (an include of the fit's own
+ * output), so that the previous fit's values, including ones this fit no
+ * longer declares, would stay under every evaluation of this one. */
+bool fit_check_output(const struct fit *f, const char *out, char **err);
 void fit_free(struct fit *f);
 
 /* Runs the fit on JOBS threads (>= 1), printing one line per iteration to

@@ -36,6 +36,7 @@ int fit_cmd_fit(int argc, char **argv) {
   }
   if (!jobs) jobs = (gint)MAX(1u, g_get_num_processors());
   if (!(f = fit_load(argv[1], &err))) goto out;
+  if (output && !fit_check_output(f, output, &err)) goto out;
   if ((status = fit_run(f, (unsigned)jobs, quiet ? NULL : stderr, &err))) goto out;
   if (!output) {
     fit_write(f, NULL, stdout);
