@@ -57,7 +57,7 @@ struct cpu_config {
   sim_time send;
   sim_time recv;
   sim_time build_cmd;
-  sim_time register_trigger;
+  sim_time register_trigger;  /* a triggered op: build_cmd's descriptor as a trigger entry (same value) */
   int switch_mode;            /* enum cpu_switch_mode (PAR_ENUM) */
   sim_time switch_poll_interval;
   sim_time interrupt_latency;

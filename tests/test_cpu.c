@@ -8,8 +8,8 @@
  * The rig: a node's bus (latency B = 100 ns, control messages free), the
  * GPU, the CPU and a fake NIC that records what it receives. GPU defaults:
  * launch L = 1.5 us, teardown T = 1.5 us, fence F = 200 ns. CPU defaults:
- * launch_submit 1 us, build_cmd 200 ns, register_trigger 500 ns, send 1 us,
- * recv 500 ns. */
+ * launch_submit 1 us, build_cmd 200 ns, register_trigger 200 ns (build_cmd's:
+ * the same descriptor written as a trigger entry), send 1 us, recv 500 ns. */
 #include <glib.h>
 #include <gsl/gsl_rng.h>
 #include <string.h>
@@ -42,6 +42,9 @@ static void test_host_costs(void) {
                                        .n_flags = 1};
   struct rig r;
   rig_init(&r);
+  /* register_trigger apart from build_cmd (by default they are equal), so
+   * that which of the two a triggered put pays shows in its time */
+  r.cpu.register_trigger = 500 * NS;
   r.script = (struct fn_script){1, {{10 * US, PK_FLAG, DEV_CPU, 0, 1, 1}}};
   rig_build(&r, &prog);
   rig_run(&r);
@@ -354,6 +357,10 @@ static void test_params(void) {
   CU_ASSERT_EQUAL(c.cores, 8);
   CU_ASSERT_EQUAL(c.clock, 4000000000);
   CU_ASSERT_EQUAL(c.switch_mode, CPU_SWITCH_POLL);
+  /* One rule: registering a triggered op builds build_cmd's descriptor (GPU-TN
+   * Sec. 3.1, 3.3), so the two defaults are one value, 200 ns. */
+  CU_ASSERT_EQUAL(c.build_cmd, 200 * NS);
+  CU_ASSERT_EQUAL(c.register_trigger, c.build_cmd);
   CU_ASSERT_STRING_EQUAL(cpu_params.name, "cpu");
   char *err = NULL;
   CU_ASSERT_TRUE(cpu_config_check(&c, &err));

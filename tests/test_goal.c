@@ -854,13 +854,13 @@ static char *run_on(const char *path, const char *policies, const char *hw, cons
 
 /* More of the hardware (", comm: {library: nccl}") and of its network
  * (", gpus_per_node: 2") for run_both. */
-static const char *run_hw = "", *run_net = "";
+static const char *run_hw = "", *run_net = "", *run_cpu = "";
 
 /* run_on with NODES nodes and a helper thread (ghn's, a proxy's). */
 static char *run_both(const char *path, const char *policies, int nodes, const char *opts,
                       uint64_t *streamed) {
-  char *hw = g_strdup_printf("network: {nodes: %d%s}, cpu: {helper_threads: 1}%s", nodes, run_net,
-                             run_hw);
+  char *hw = g_strdup_printf("network: {nodes: %d%s}, cpu: {helper_threads: 1%s}%s", nodes,
+                             run_net, run_cpu, run_hw);
   char *out = run_on(path, policies, hw, opts, streamed);
   g_free(hw);
   return out;
@@ -1196,7 +1196,7 @@ static sim_time goal_run_time(const char *text, const char *policy, const char *
 static void test_window_order_gputn(void) {
   /* Rank 1 receives from rank 0 and computes 1000 ns, neither waiting for
    * the other. Under gputn (tests/test_policy.c's ping) each kernel is
-   * launched at 2602; rank 0's registration is on its NIC at 1702, its
+   * launched at 2602; rank 0's registration is on its NIC at 1402, its
    * WG's fence 200: the store leaves 2802, is at the NIC 2904, matched
    * 2914: the put goes as a command at c = 2814 would, rank 1's flag is
    * set at c + LEG = 3500.26 ns. Ordered within a window of all of rank
@@ -1239,6 +1239,8 @@ static char *gputn_both_ways(const char *path, int nodes, const char *hw) {
  * the host's next one waits for one to fire (nic.h). Rank 0 sends three
  * 8 B puts to rank 1 (tags 1, 2, 3), which receives them in order. As in
  * test_window_order_gputn, each kernel is launched at 2602. Rank 0's host
+ * (cpu.register_trigger set to 500 ns here, not the default 200, so that
+ * its third registration begins after the NIC's notice below)
  * registers at 1000..1500, 1500..2000, 2000..2500: on its NIC at 1602,
  * 2102, 2602, each registered 100 ns later. Its WG's fences end at 2802,
  * 3002, 3202: the stores are matched at 2914, 3114, 3314, and each put
@@ -1265,6 +1267,7 @@ static void test_triggered_ops_bound(void) {
   static const char *const want_total[] = {"3902000", "4602000"};
   static const char *const want_reg[] = {"\"node0.cpu.register_time\": 1500000",
                                          "\"node0.cpu.register_time\": 2716000"};
+  run_cpu = ", register_trigger: 500ns";
   for (int b = 0; b < 2; b++) {
     char *whole = gputn_both_ways(path, 2, hw[b]);
     char *total = g_strdup_printf("\"policy_end_ps\": %s", want_total[b]); /* gputn's last WG */
@@ -1274,18 +1277,20 @@ static void test_triggered_ops_bound(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(whole, want_reg[b])); /* rank 0's host */
     g_free(whole);
   }
+  run_cpu = "";
   g_free(path);
 }
 
 /* A ring of 4 ranks, 300 sends each, each send requiring the receive
  * before it (tools/bench/goal.sh's): under gputn the host registers a
- * send every 500 ns, its WG sends one per ring step (a message's leg,
- * about 1.1 us), so the host runs hundreds of registrations ahead: the
+ * send every 200 ns (cpu.register_trigger), its WG sends one per ring
+ * step (a message's leg, about 1.1 us), so the host runs hundreds of
+ * registrations ahead: the
  * NIC spills more than 64 entries to its overflow (more than the 16
  * on-NIC ones), and the kernel's steps lowered for those registrations,
  * beyond the GPU's window, wait packed (goal.c). Read whole and streamed,
  * the same bytes; with nic.triggered_ops: 8 too, where the host waits
- * (more than its 300 * 500 ns in registrations) and nothing spills. */
+ * (more than its 300 * 200 ns in registrations) and nothing spills. */
 static void test_streamed_registrations_ahead(void) {
   GString *t = g_string_new("num_ranks 4\n");
   for (int r = 0; r < 4; r++) {
@@ -1309,10 +1314,10 @@ static void test_streamed_registrations_ahead(void) {
     long long reg = strtoll(at + strlen("\"node0.cpu.register_time\": "), NULL, 10);
     if (b == 0) {
       CU_ASSERT(spilled > 64);
-      CU_ASSERT_EQUAL(reg, 300 * 500000LL);
+      CU_ASSERT_EQUAL(reg, 300 * 200000LL);
     } else {
       CU_ASSERT_EQUAL(spilled, 0);
-      CU_ASSERT(reg > 300 * 500000LL);
+      CU_ASSERT(reg > 300 * 200000LL);
     }
     g_free(whole);
   }

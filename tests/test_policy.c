@@ -69,7 +69,7 @@ static sim_time ping_time(const char *policy) {
 /* Defaults: bus 100 ns, 256 Gbps, 64 B control messages (2 ns), memory
  * 80 ns; nic.cmd_cost 100 ns; links and switch 100 ns, 100 Gbps, 64 B
  * headers, cut-through; cpu launch_submit 1 us, send 1 us, recv 500 ns,
- * build_cmd 200 ns, register_trigger 500 ns, switch poll 500 ns, helper
+ * build_cmd 200 ns, register_trigger 200 ns, switch poll 500 ns, helper
  * poll 1 us, helper service 1 us; gpu launch 1.5 us, teardown 1.5 us,
  * fence 200 ns, poll 100 ns; the WG's 256 flops take 256 * 4 / 128 = 8 ns.
  *
@@ -147,7 +147,7 @@ static void test_gds_sync_waits_for_stream_waits(void) {
 
 static void test_ping_gputn(void) {
   /* Launch first: kernel at the GPU 1102, launched 2602, WG 2610; then
-   * the registration (500) reaches the NIC at 1602, registered 1702. The
+   * the registration (200) reaches the NIC at 1302, registered 1402. The
    * WG's fence 200: store leaves 2810, at the NIC 2912, matched 2922 and
    * fires: the put starts 100 ns earlier than a command arriving at c
    * would, so c = 2822. The receiver's WG polls from 2602 every 100 ns and
@@ -254,7 +254,7 @@ static void test_library_allreduce(void) {
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, true), 9500000);
   /* Under gputn: MPICH's recursive doubling, one round of triggered puts
    * (test_ping_gputn): each kernel launched at 2602, the registration at
-   * the NIC at 1702; the WG's fence 200: its trigger store leaves 2802, at
+   * the NIC registered at 1402; the WG's fence 200: its trigger store leaves 2802, at
    * the NIC 2904, matched 2914 and fires as a command at c = 2814 would:
    * the flag at c + LEG = 3500.26; the WG polls from 2802 every 100 ns:
    * sees it at 3502 on both ranks (done: the last WG's end). */
