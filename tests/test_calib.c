@@ -153,6 +153,38 @@ static double law_bps(double k, double lat_s, double peak) {
   return 1.0 / (lat_s / (k * 2 * 256 * 4 * 8) + 1.0 / peak);
 }
 
+/* L1 residency (calib.c): the largest set the re-reading stream at 1 WG a
+ * CU serves at its small sets' rate is resident, whatever the CU count:
+ * on 3 CUs the 4 MiB set fast at 1 WG a CU (100 Tbps, against L2's 32
+ * Tbps) gives l1_resident_bytes = ceil(4194304 / 3) = 1398102 B, so that
+ * the model's test (ws <= l1_resident_bytes x cus) admits the set itself
+ * (floor, 1398101 x 3 = 4194303, did not). */
+static void test_derive_l1_resident_rounds_up(void) {
+  struct calib_meas m;
+  synth(&m);
+  m.is_gpu = true;
+  m.cus = 3;
+  m.max_wgs_per_cu = 4;
+  m.cache_bytes = 4 << 20;
+  m.n_k = 4;
+  for (int i = 0; i < 4; i++) {
+    m.k[i] = i + 1;
+    m.k_bps[i] = law_bps(i + 1, 200e-9, 8e12);
+  }
+  m.n_ws = 3;
+  m.ws[0] = 1 << 20, m.ws[1] = 4 << 20, m.ws[2] = 64 << 20;
+  m.ws_bps[0] = m.ws_bps[1] = law_bps(4, 1e-9, 32e12), m.ws_bps[2] = law_bps(4, 200e-9, 8e12);
+  m.ws_small_k1_bps = law_bps(1, 1e-9, 32e12);
+  m.ws_k1_bps[0] = m.ws_k1_bps[1] = 100e12, m.ws_k1_bps[2] = law_bps(1, 200e-9, 8e12);
+  struct calib_hw hw;
+  struct calib_fit fit;
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_EQUAL(hw.gpu.l1_resident_bytes, 1398102);
+  CU_ASSERT_TRUE(hw.gpu.l1_resident_bytes * 3 >= (4 << 20));
+  g_free(err);
+}
+
 static void test_derive_kernels_round_trip(void) {
   struct calib_meas m;
   synth(&m);
@@ -503,6 +535,7 @@ int main(void) {
       {"parameters derived from measurements", test_derive},
       {"profile writer/reader round trip", test_profile_round_trip},
       {"occupancy, L2 and barrier sweeps: derived, written, read back", test_derive_kernels_round_trip},
+      {"L1 residency rounds up to the set measured fast", test_derive_l1_resident_rounds_up},
       {"Jacobi loop through the scenario path, sync and async, buffers", test_predict_loop},
       {"signal path from its parameters (store, ping-pong)", test_signal_path},
       {"calibrate and validate-real input errors", test_cli_errors},
