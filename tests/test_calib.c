@@ -153,6 +153,25 @@ static double law_bps(double k, double lat_s, double peak) {
   return 1.0 / (lat_s / (k * 2 * 256 * 4 * 8) + 1.0 / peak);
 }
 
+/* synth's device with its streaming law (L = 200 ns, P = 8 Tbps at 1-4
+ * WGs a CU) and a working-set sweep: 1 and 4 MiB at L2's law (1 ns, 32
+ * Tbps), 64 MiB at memory's. */
+static void synth_caches(struct calib_meas *m) {
+  synth(m);
+  m->is_gpu = true;
+  m->max_wgs_per_cu = 4;
+  m->cache_bytes = 4 << 20;
+  m->n_k = 4;
+  for (int i = 0; i < 4; i++) {
+    m->k[i] = i + 1;
+    m->k_bps[i] = law_bps(i + 1, 200e-9, 8e12);
+  }
+  m->n_ws = 3;
+  m->ws[0] = 1 << 20, m->ws[1] = 4 << 20, m->ws[2] = 64 << 20;
+  m->ws_bps[0] = m->ws_bps[1] = law_bps(4, 1e-9, 32e12), m->ws_bps[2] = law_bps(4, 200e-9, 8e12);
+  m->ws_small_k1_bps = law_bps(1, 1e-9, 32e12);
+}
+
 /* L1 residency (calib.c): the largest set the re-reading stream at 1 WG a
  * CU serves at its small sets' rate is resident, whatever the CU count:
  * on 3 CUs the 4 MiB set fast at 1 WG a CU (100 Tbps, against L2's 32
@@ -161,20 +180,8 @@ static double law_bps(double k, double lat_s, double peak) {
  * (floor, 1398101 x 3 = 4194303, did not). */
 static void test_derive_l1_resident_rounds_up(void) {
   struct calib_meas m;
-  synth(&m);
-  m.is_gpu = true;
+  synth_caches(&m);
   m.cus = 3;
-  m.max_wgs_per_cu = 4;
-  m.cache_bytes = 4 << 20;
-  m.n_k = 4;
-  for (int i = 0; i < 4; i++) {
-    m.k[i] = i + 1;
-    m.k_bps[i] = law_bps(i + 1, 200e-9, 8e12);
-  }
-  m.n_ws = 3;
-  m.ws[0] = 1 << 20, m.ws[1] = 4 << 20, m.ws[2] = 64 << 20;
-  m.ws_bps[0] = m.ws_bps[1] = law_bps(4, 1e-9, 32e12), m.ws_bps[2] = law_bps(4, 200e-9, 8e12);
-  m.ws_small_k1_bps = law_bps(1, 1e-9, 32e12);
   m.ws_k1_bps[0] = m.ws_k1_bps[1] = 100e12, m.ws_k1_bps[2] = law_bps(1, 200e-9, 8e12);
   struct calib_hw hw;
   struct calib_fit fit;
@@ -187,19 +194,7 @@ static void test_derive_l1_resident_rounds_up(void) {
 
 static void test_derive_kernels_round_trip(void) {
   struct calib_meas m;
-  synth(&m);
-  m.is_gpu = true;
-  m.max_wgs_per_cu = 4;
-  m.cache_bytes = 4 << 20;
-  m.n_k = 4;
-  for (int i = 0; i < 4; i++) {
-    m.k[i] = i + 1;
-    m.k_bps[i] = law_bps(i + 1, 200e-9, 8e12);
-  }
-  m.n_ws = 3;
-  m.ws[0] = 1 << 20, m.ws[1] = 4 << 20, m.ws[2] = 64 << 20;
-  m.ws_bps[0] = m.ws_bps[1] = law_bps(4, 1e-9, 32e12), m.ws_bps[2] = law_bps(4, 200e-9, 8e12);
-  m.ws_small_k1_bps = law_bps(1, 1e-9, 32e12);
+  synth_caches(&m);
   m.n_bar = 2;
   m.bar_wgs[0] = 2, m.bar_wgs[1] = 8;
   m.bar_s[0] = 1e-6, m.bar_s[1] = 3e-6;
