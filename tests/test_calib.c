@@ -393,6 +393,40 @@ static void test_signal_path(void) {
   g_free(p);
 }
 
+/* validate-real --measured predicts what the saved table measured: its
+ * header's iteration count unless --iters is given, and a different
+ * --iters is refused (exit 2), since a loop's time per iteration depends
+ * on how many iterations share its launch and final wait. */
+static void test_measured_iterations(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  g_assert(configs);
+  char *profile = g_build_filename(configs, "hw", "h200-opencl.yaml", NULL);
+  const char *table = "# validate-real: dev; profile p.yaml; 1000 iterations, median of 5 runs\n"
+                      "case       grid  measured/iter predicted/iter    error  spread\n"
+                      "sync         64        10.00us        10.00us    +0.0%    1.0%\n";
+  char *saved = tu_temp_file(".txt", table, strlen(table));
+  char *out = NULL, *err = NULL;
+  const char *base[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
+                        "--no-persistent", NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(base, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "; 1000 iterations, median of 5 runs"));
+  g_free(out);
+  g_free(err);
+  out = err = NULL;
+  const char *other[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
+                         "--no-persistent", "-i", "100", NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(other, &out, &err), 2);
+  char *want = g_strdup_printf("--iters: expected the 1000 iterations %s measured (its header), "
+                               "got 100", saved);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  g_free(want);
+  g_free(out);
+  g_free(err);
+  g_remove(saved);
+  g_free(saved);
+  g_free(profile);
+}
+
 static void test_cli_errors(void) {
   char *err = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"calibrate", NULL}, NULL, &err), 2);
@@ -534,6 +568,7 @@ int main(void) {
       {"Jacobi loop through the scenario path, sync and async, buffers", test_predict_loop},
       {"signal path from its parameters (store, ping-pong)", test_signal_path},
       {"calibrate and validate-real input errors", test_cli_errors},
+      {"validate-real --measured predicts the saved table's iterations", test_measured_iterations},
       {"committed profiles bind", test_committed_profiles_bind},
       {"measured compute time from the cache", test_measured_compute_cache},
       {"a run on the committed H100 profile", test_run_on_committed_profile},
