@@ -153,21 +153,48 @@ static double law_bps(double k, double lat_s, double peak) {
   return 1.0 / (lat_s / (k * 2 * 256 * 4 * 8) + 1.0 / peak);
 }
 
+/* synth's device with its streaming law (L = 200 ns, P = 8 Tbps at 1-4
+ * WGs a CU) and a working-set sweep: 1 and 4 MiB at L2's law (1 ns, 32
+ * Tbps), 64 MiB at memory's. */
+static void synth_caches(struct calib_meas *m) {
+  synth(m);
+  m->is_gpu = true;
+  m->max_wgs_per_cu = 4;
+  m->cache_bytes = 4 << 20;
+  m->n_k = 4;
+  for (int i = 0; i < 4; i++) {
+    m->k[i] = i + 1;
+    m->k_bps[i] = law_bps(i + 1, 200e-9, 8e12);
+  }
+  m->n_ws = 3;
+  m->ws[0] = 1 << 20, m->ws[1] = 4 << 20, m->ws[2] = 64 << 20;
+  m->ws_bps[0] = m->ws_bps[1] = law_bps(4, 1e-9, 32e12), m->ws_bps[2] = law_bps(4, 200e-9, 8e12);
+  m->ws_small_k1_bps = law_bps(1, 1e-9, 32e12);
+}
+
+/* L1 residency (calib.c): the largest set the re-reading stream at 1 WG a
+ * CU serves at its small sets' rate is resident, whatever the CU count:
+ * on 3 CUs the 4 MiB set fast at 1 WG a CU (100 Tbps, against L2's 32
+ * Tbps) gives l1_resident_bytes = ceil(4194304 / 3) = 1398102 B, so that
+ * the model's test (ws <= l1_resident_bytes x cus) admits the set itself
+ * (floor, 1398101 x 3 = 4194303, did not). */
+static void test_derive_l1_resident_rounds_up(void) {
+  struct calib_meas m;
+  synth_caches(&m);
+  m.cus = 3;
+  m.ws_k1_bps[0] = m.ws_k1_bps[1] = 100e12, m.ws_k1_bps[2] = law_bps(1, 200e-9, 8e12);
+  struct calib_hw hw;
+  struct calib_fit fit;
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_EQUAL(hw.gpu.l1_resident_bytes, 1398102);
+  CU_ASSERT_TRUE(hw.gpu.l1_resident_bytes * 3 >= (4 << 20));
+  g_free(err);
+}
+
 static void test_derive_kernels_round_trip(void) {
   struct calib_meas m;
-  synth(&m);
-  m.is_gpu = true;
-  m.max_wgs_per_cu = 4;
-  m.cache_bytes = 4 << 20;
-  m.n_k = 4;
-  for (int i = 0; i < 4; i++) {
-    m.k[i] = i + 1;
-    m.k_bps[i] = law_bps(i + 1, 200e-9, 8e12);
-  }
-  m.n_ws = 3;
-  m.ws[0] = 1 << 20, m.ws[1] = 4 << 20, m.ws[2] = 64 << 20;
-  m.ws_bps[0] = m.ws_bps[1] = law_bps(4, 1e-9, 32e12), m.ws_bps[2] = law_bps(4, 200e-9, 8e12);
-  m.ws_small_k1_bps = law_bps(1, 1e-9, 32e12);
+  synth_caches(&m);
   m.n_bar = 2;
   m.bar_wgs[0] = 2, m.bar_wgs[1] = 8;
   m.bar_s[0] = 1e-6, m.bar_s[1] = 3e-6;
@@ -366,6 +393,40 @@ static void test_signal_path(void) {
   g_free(p);
 }
 
+/* validate-real --measured predicts what the saved table measured: its
+ * header's iteration count unless --iters is given, and a different
+ * --iters is refused (exit 2), since a loop's time per iteration depends
+ * on how many iterations share its launch and final wait. */
+static void test_measured_iterations(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  g_assert(configs);
+  char *profile = g_build_filename(configs, "hw", "h200-opencl.yaml", NULL);
+  const char *table = "# validate-real: dev; profile p.yaml; 1000 iterations, median of 5 runs\n"
+                      "case       grid  measured/iter predicted/iter    error  spread\n"
+                      "sync         64        10.00us        10.00us    +0.0%    1.0%\n";
+  char *saved = tu_temp_file(".txt", table, strlen(table));
+  char *out = NULL, *err = NULL;
+  const char *base[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
+                        "--no-persistent", NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(base, &out, &err), 0);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "; 1000 iterations, median of 5 runs"));
+  g_free(out);
+  g_free(err);
+  out = err = NULL;
+  const char *other[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
+                         "--no-persistent", "-i", "100", NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(other, &out, &err), 2);
+  char *want = g_strdup_printf("--iters: expected the 1000 iterations %s measured (its header), "
+                               "got 100", saved);
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
+  g_free(want);
+  g_free(out);
+  g_free(err);
+  g_remove(saved);
+  g_free(saved);
+  g_free(profile);
+}
+
 static void test_cli_errors(void) {
   char *err = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"calibrate", NULL}, NULL, &err), 2);
@@ -503,9 +564,11 @@ int main(void) {
       {"parameters derived from measurements", test_derive},
       {"profile writer/reader round trip", test_profile_round_trip},
       {"occupancy, L2 and barrier sweeps: derived, written, read back", test_derive_kernels_round_trip},
+      {"L1 residency rounds up to the set measured fast", test_derive_l1_resident_rounds_up},
       {"Jacobi loop through the scenario path, sync and async, buffers", test_predict_loop},
       {"signal path from its parameters (store, ping-pong)", test_signal_path},
       {"calibrate and validate-real input errors", test_cli_errors},
+      {"validate-real --measured predicts the saved table's iterations", test_measured_iterations},
       {"committed profiles bind", test_committed_profiles_bind},
       {"measured compute time from the cache", test_measured_compute_cache},
       {"a run on the committed H100 profile", test_run_on_committed_profile},

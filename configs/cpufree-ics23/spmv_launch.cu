@@ -114,22 +114,15 @@ __global__ void __launch_bounds__(1024, 2) spmv_discrete_lb2(csr a, const double
 
 // Persistent: resident blocks only, rows tiled by a grid-stride loop, as
 // the CPU-free kernel's gpuSpMV (__launch_bounds__(1024, 1)).
-template <int G>
-__global__ void __launch_bounds__(1024, 1) spmv_persistent(csr a, const double *x, double *y) {
+// MINB blocks of 1024 a SM: 1 as the CPU-free code's kernel, 2 for the
+// residency sweep's two-block grids.
+template <int G, int MINB = 1>
+__global__ void __launch_bounds__(1024, MINB) spmv_persistent(csr a, const double *x, double *y) {
   extern __shared__ double tmp[];
   int stride = gridDim.x * blockDim.x;
   for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < a.rows; t += stride)
     y[t] = row_dot<G>(a, x, t);
   if (threadIdx.x == 0) tmp[0] = 0.0;  // the fused kernel's reduction scratch
-}
-
-template <int G>
-__global__ void __launch_bounds__(1024, 2) spmv_persistent_lb2(csr a, const double *x, double *y) {
-  extern __shared__ double tmp[];
-  int stride = gridDim.x * blockDim.x;
-  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < a.rows; t += stride)
-    y[t] = row_dot<G>(a, x, t);
-  if (threadIdx.x == 0) tmp[0] = 0.0;
 }
 
 struct host_csr {
@@ -290,48 +283,67 @@ static void resident(runner &r, K k, int per_sm, int block, int carve, double *r
   CK(cudaFuncSetAttribute((const void *)k, cudaFuncAttributePreferredSharedMemoryCarveout, -1));
 }
 
-static void sweep(const char *title, const host_csr &m, int reps);
+// The matrix and x on the device, the emulated heap's table set, and a
+// runner on its own stream: what bench and sweep both start from.
+struct on_device {
+  int *rp, *ci;
+  double *va, *heap, *y;
+  unsigned long long *dpb;
+  runner r;
+};
+
+static void upload(on_device &d, const host_csr &m, int reps) {
+  long nnz = m.rowptr.back();
+  CK(cudaMalloc(&d.rp, (m.rows + 1) * sizeof(int)));
+  CK(cudaMalloc(&d.ci, nnz * sizeof(int)));
+  CK(cudaMalloc(&d.va, nnz * sizeof(double)));
+  CK(cudaMalloc(&d.heap, (size_t)m.ncols * sizeof(double)));
+  CK(cudaMalloc(&d.y, m.rows * sizeof(double)));
+  CK(cudaMemcpy(d.rp, m.rowptr.data(), (m.rows + 1) * sizeof(int), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d.ci, m.col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d.va, m.val.data(), nnz * sizeof(double), cudaMemcpyHostToDevice));
+  std::vector<double> hx(m.ncols);
+  for (int i = 0; i < m.ncols; i++) hx[i] = 1.0 + (i % 7) * 0.125;
+  CK(cudaMemcpy(d.heap, hx.data(), m.ncols * sizeof(double), cudaMemcpyHostToDevice));
+  // PE p's x is heap + p * chunk; this PE's own symmetric x is at the heap's
+  // start, so a get's source pointer is heap + offset.
+  std::vector<unsigned long long> pb(8);
+  for (int p = 0; p < 8; p++) pb[p] = (unsigned long long)(d.heap + (size_t)p * m.chunk);
+  CK(cudaMalloc(&d.dpb, sizeof(pb[0]) * 8));
+  CK(cudaMemcpy(d.dpb, pb.data(), sizeof(pb[0]) * 8, cudaMemcpyHostToDevice));
+  gstate st = {(const char *)d.heap, d.dpb};
+  CK(cudaMemcpyToSymbol(gs, &st, sizeof(st)));
+  // Rows here are the PE's own; columns are global: the kernels index
+  // rowptr by local row, as the code does by row_start + local. x is the
+  // whole vector (the heap): plain loads index it by column; a get's
+  // source is this PE's symmetric x plus the offset in the owner's.
+  d.r.a = {d.rp, d.ci, d.va, m.rows, m.row0, m.chunk};
+  d.r.y = d.y;
+  d.r.x = d.heap;
+  d.r.reps = reps;
+  CK(cudaStreamCreateWithFlags(&d.r.s, cudaStreamNonBlocking));
+  CK(cudaEventCreate(&d.r.e0));
+  CK(cudaEventCreate(&d.r.e1));
+}
+
+static void release(on_device &d) {
+  CK(cudaFree(d.rp));
+  CK(cudaFree(d.ci));
+  CK(cudaFree(d.va));
+  CK(cudaFree(d.heap));
+  CK(cudaFree(d.y));
+  CK(cudaFree(d.dpb));
+  CK(cudaStreamDestroy(d.r.s));
+}
 
 static void bench(const char *title, const host_csr &m, int reps) {
   long nnz = m.rowptr.back();
   printf("%s: %d rows, %ld non-zeros (%.1f a row), x of %d values over 8 PEs\n", title, m.rows,
          nnz, (double)nnz / m.rows, m.ncols);
-  int *rp, *ci;
-  double *va, *heap, *y;
-  CK(cudaMalloc(&rp, (m.rows + 1) * sizeof(int)));
-  CK(cudaMalloc(&ci, nnz * sizeof(int)));
-  CK(cudaMalloc(&va, nnz * sizeof(double)));
-  CK(cudaMalloc(&heap, (size_t)m.ncols * sizeof(double)));
-  CK(cudaMalloc(&y, m.rows * sizeof(double)));
-  CK(cudaMemcpy(rp, m.rowptr.data(), (m.rows + 1) * sizeof(int), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(ci, m.col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(va, m.val.data(), nnz * sizeof(double), cudaMemcpyHostToDevice));
-  std::vector<double> hx(m.ncols);
-  for (int i = 0; i < m.ncols; i++) hx[i] = 1.0 + (i % 7) * 0.125;
-  CK(cudaMemcpy(heap, hx.data(), m.ncols * sizeof(double), cudaMemcpyHostToDevice));
-  // PE p's x is heap + p * chunk; this PE's own symmetric x is at the heap's
-  // start, so a get's source pointer is heap + offset.
-  std::vector<unsigned long long> pb(8);
-  for (int p = 0; p < 8; p++) pb[p] = (unsigned long long)(heap + (size_t)p * m.chunk);
-  unsigned long long *dpb;
-  CK(cudaMalloc(&dpb, sizeof(pb[0]) * 8));
-  CK(cudaMemcpy(dpb, pb.data(), sizeof(pb[0]) * 8, cudaMemcpyHostToDevice));
-  gstate st = {(const char *)heap, dpb};
-  CK(cudaMemcpyToSymbol(gs, &st, sizeof(st)));
-
-  runner r;
-  // Rows here are the PE's own; columns are global: the kernels index
-  // rowptr by local row, as the code does by row_start + local.
-  r.a = {rp, ci, va, m.rows, m.row0, m.chunk};
-  r.y = y;
-  r.reps = reps;
-  CK(cudaStreamCreateWithFlags(&r.s, cudaStreamNonBlocking));
-  CK(cudaEventCreate(&r.e0));
-  CK(cudaEventCreate(&r.e1));
+  on_device d;
+  upload(d, m, reps);
+  runner &r = d.r;
   double ref = 0;
-  // x is the whole vector (the heap): plain loads index it by column; a
-  // get's source is this PE's symmetric x plus the offset in the owner's.
-  r.x = heap;
   printf(" x by plain loads\n");
   for (int carve : {-1, 28}) {
     one(r, "discrete 1024", spmv_discrete<PLAIN>, 1024, false, carve, &ref);
@@ -353,64 +365,27 @@ static void bench(const char *title, const host_csr &m, int reps) {
   printf(" gets without the fallback call\n");
   one(r, "discrete 1024", spmv_discrete<GET_NOCALL>, 1024, false, -1, &ref);
   one(r, "persistent (cooperative)", spmv_persistent<GET_NOCALL>, 1024, true, -1, &ref);
-  CK(cudaFree(rp));
-  CK(cudaFree(ci));
-  CK(cudaFree(va));
-  CK(cudaFree(heap));
-  CK(cudaFree(y));
-  CK(cudaFree(dpb));
-  CK(cudaStreamDestroy(r.s));
+  release(d);
 }
 
 static void sweep(const char *title, const host_csr &m, int reps) {
   long nnz = m.rowptr.back();
   printf("%s: %d rows, %ld non-zeros (%.1f a row): residency sweep, x by emulated gets\n",
          title, m.rows, nnz, (double)nnz / m.rows);
-  int *rp, *ci;
-  double *va, *heap, *y;
-  CK(cudaMalloc(&rp, (m.rows + 1) * sizeof(int)));
-  CK(cudaMalloc(&ci, nnz * sizeof(int)));
-  CK(cudaMalloc(&va, nnz * sizeof(double)));
-  CK(cudaMalloc(&heap, (size_t)m.ncols * sizeof(double)));
-  CK(cudaMalloc(&y, m.rows * sizeof(double)));
-  CK(cudaMemcpy(rp, m.rowptr.data(), (m.rows + 1) * sizeof(int), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(ci, m.col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(va, m.val.data(), nnz * sizeof(double), cudaMemcpyHostToDevice));
-  std::vector<double> hx(m.ncols);
-  for (int i = 0; i < m.ncols; i++) hx[i] = 1.0 + (i % 7) * 0.125;
-  CK(cudaMemcpy(heap, hx.data(), m.ncols * sizeof(double), cudaMemcpyHostToDevice));
-  std::vector<unsigned long long> pb(8);
-  for (int p = 0; p < 8; p++) pb[p] = (unsigned long long)(heap + (size_t)p * m.chunk);
-  unsigned long long *dpb;
-  CK(cudaMalloc(&dpb, sizeof(pb[0]) * 8));
-  CK(cudaMemcpy(dpb, pb.data(), sizeof(pb[0]) * 8, cudaMemcpyHostToDevice));
-  gstate st = {(const char *)heap, dpb};
-  CK(cudaMemcpyToSymbol(gs, &st, sizeof(st)));
-  runner r;
-  r.a = {rp, ci, va, m.rows, m.row0, m.chunk};
-  r.y = y;
-  r.x = heap;
-  r.reps = reps;
-  CK(cudaStreamCreateWithFlags(&r.s, cudaStreamNonBlocking));
-  CK(cudaEventCreate(&r.e0));
-  CK(cudaEventCreate(&r.e1));
+  on_device d;
+  upload(d, m, reps);
+  runner &r = d.r;
   double ref = 0;
   for (int carve : {0, 28, 50}) {
     for (int b : {128, 256, 384, 512, 640, 768, 896, 1024})
       resident(r, spmv_persistent<GET>, 1, b, carve, &ref, nnz);
     for (int b : {640, 768, 896, 1024})
-      resident(r, spmv_persistent_lb2<GET>, 2, b, carve, &ref, nnz);
+      resident(r, spmv_persistent<GET, 2>, 2, b, carve, &ref, nnz);
   }
   printf(" discrete, for reference\n");
   one(r, "discrete 1024", spmv_discrete<GET>, 1024, false, 0, &ref);
   one(r, "discrete 1024", spmv_discrete<GET>, 1024, false, 28, &ref);
-  CK(cudaFree(rp));
-  CK(cudaFree(ci));
-  CK(cudaFree(va));
-  CK(cudaFree(heap));
-  CK(cudaFree(y));
-  CK(cudaFree(dpb));
-  CK(cudaStreamDestroy(r.s));
+  release(d);
 }
 
 int main(int argc, char **argv) {

@@ -282,7 +282,9 @@ static void derive_caches(const struct calib_meas *m, struct gpu_config *g) {
   }
   g->l1_resident_bytes = 0;
   if (res > 0 && peak > 1.3 * l2b[1]) {
-    g->l1_resident_bytes = res / m->cus;
+    /* rounded up, so that the set measured fast is itself resident
+     * (gpu.c tests ws <= l1_resident_bytes * cus) */
+    g->l1_resident_bytes = (res + m->cus - 1) / m->cus;
     double full = ws_rate(m, m->ws_bps, res), one = ws_rate(m, m->ws_k1_bps, res);
     g->l1_bandwidth = (int64_t)llround(full > 0 ? full : one);
     g->l1_latency = ps_of(inflight_bits_k1(m) / one);

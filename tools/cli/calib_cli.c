@@ -101,7 +101,10 @@ static bool parse_grids(const char *text, int64_t *grids, int *n) {
 
 /* A saved validate-real output (--measured): "case grid" -> {measured s,
  * spread}. NULL and *ERR when unreadable. */
-static GHashTable *saved_load(const char *path, char **err) {
+/* A saved validate-real table (its header, then a line a case): the cases
+ * by "NAME GRID", and in *ITERS the iterations its header names (0: none
+ * named). */
+static GHashTable *saved_load(const char *path, int *iters, char **err) {
   char *text = NULL;
   GError *ge = NULL;
   if (!g_file_get_contents(path, &text, NULL, &ge)) {
@@ -111,10 +114,17 @@ static GHashTable *saved_load(const char *path, char **err) {
   }
   GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   char **lines = g_strsplit(text, "\n", -1);
+  *iters = 0;
   for (char **l = lines; *l; l++) {
     char name[32];
     long long grid;
     double us, pred, e, spread;
+    const char *it = g_str_has_prefix(*l, "# validate-real:") ? strstr(*l, " iterations,") : NULL;
+    if (it && !*iters) { /* "...; N iterations, median of R runs" */
+      const char *b = it;
+      while (b > *l && g_ascii_isdigit(b[-1])) b--;
+      *iters = b < it ? atoi(b) : 0;
+    }
     if (**l == '#' || sscanf(*l, "%31s %lld %lfus %lfus %lf%% %lf%%", name, &grid, &us, &pred, &e,
                              &spread) != 6)
       continue;
@@ -184,7 +194,7 @@ static bool measure_case(struct calib_dev *d, GHashTable *saved, const struct ca
 }
 
 int calib_cmd_validate_real(int argc, char **argv) {
-  int device = -1, iters = 100, reps = 5;
+  int device = -1, iters = 0, reps = 5; /* iters 0: 100, or a saved table's */
   gboolean quick = FALSE, no_persist = FALSE;
   char *grids_text = NULL, *cg_text = NULL, *measured_path = NULL, *cuda_path = NULL;
   char **sets = NULL;
@@ -206,7 +216,8 @@ int calib_cmd_validate_real(int argc, char **argv) {
        "N"},
       {"grids", 'g', 0, G_OPTION_ARG_STRING, &grids_text,
        "Grid sides (default 64,128,256,512,1024,2048,4096)", "N,N,..."},
-      {"iters", 'i', 0, G_OPTION_ARG_INT, &iters, "Jacobi iterations per run (100)", "N"},
+      {"iters", 'i', 0, G_OPTION_ARG_INT, &iters,
+       "Jacobi iterations per run (100; with --measured, the saved table's)", "N"},
       {"reps", 'r', 0, G_OPTION_ARG_INT, &reps, "Runs per case after a warm-up; median (5)", "N"},
       {"quick", 'q', 0, G_OPTION_ARG_NONE, &quick,
        "Grids 64,128,256, CG side 64, 20 iterations, 3 runs (CI)", NULL},
@@ -248,6 +259,8 @@ int calib_cmd_validate_real(int argc, char **argv) {
             CALIB_MAX_GRIDS, cg_text);
     goto out;
   }
+  bool iters_given = iters != 0;
+  if (!iters_given) iters = 100;
   if (iters < 1 || reps < 1) {
     fprintf(stderr, "trigsim: --iters, --reps: expected at least 1, got %d, %d\n", iters, reps);
     goto out;
@@ -256,7 +269,17 @@ int calib_cmd_validate_real(int argc, char **argv) {
   if (!calib_read_profile(argv[1], &hw, &err)) goto out;
   if (cuda_path && !calib_read_cuda(cuda_path, &cuda, &err)) goto out;
   if (measured_path) {
-    if (!(saved = saved_load(measured_path, &err))) goto out;
+    int saved_iters = 0;
+    if (!(saved = saved_load(measured_path, &saved_iters, &err))) goto out;
+    if (saved_iters > 0 && !iters_given) {
+      iters = saved_iters; /* predict what was measured */
+    } else if (saved_iters > 0 && saved_iters != iters) {
+      fprintf(stderr,
+              "trigsim: --iters: expected the %d iterations %s measured (its header), got %d\n",
+              saved_iters, measured_path, iters);
+      status = EXIT_INPUT;
+      goto out;
+    }
   } else if (!calib_ocl_available()) {
     status = no_opencl("validate-real");
     goto out;
