@@ -94,9 +94,11 @@
  *     t += s miss * 8 * R / mem_refill, the rest (1 - s) at refill.
  *   Measured on an H200 (configs/cpufree-ics23/spmv_launch.cu's
  *   residency sweep under Nsight Compute, the Queen-like get SpMV at 128
- *   to 2048 resident threads a SM): DRAM bytes beyond the compulsory ones
- *   over the re-read L2 sectors' bytes go 0.15, 0.38, 0.69, 0.99 at F =
- *   43, 52, 61, 69 MB, linear from 0.62 to 1.11 of its 60 MiB L2.
+ *   to 2048 resident threads a SM): the re-reads' share of L2 misses, and
+ *   the DRAM bytes beyond the 1024-thread kernel's at 64 B a missed 32-B
+ *   sector, go 0.06-0.07, 0.18-0.25, 0.33-0.44, 0.48-0.59 at F = 43, 52,
+ *   61, 69 MB: one line from 0.634 to 1.50 of its 60 MiB L2
+ *   (configs/hw/README.md, "A row-per-thread SpMV's lines").
  *   Peer loads (peer_loads > 0, peer_load_latency > 0): blocking 8 B
  *   loads of another GPU's memory (NVSHMEM's nvshmem_double_g over
  *   NVLink), each work-item waiting for one at a time, so Little's law
@@ -293,11 +295,12 @@ sim_time gpu_compute_time(const struct gpu_config *cfg, const struct kstep *st);
 /* Same, for WG WG of kernel K (waves, tails and occupancy as above). */
 sim_time gpu_wg_time(const struct gpu_config *cfg, const struct kernel *k,
                      const struct kstep *st, uint32_t wg);
-/* Same, for a WG sharing memory with R WGs at occupancy OCC, in a kernel
- * launched per phase (not persistent: its WGs share L2 across the halves). */
 /* The share of a row-per-thread SpMV's L1 re-reads memory serves, R WGs
  * resident over the CUs, FP bytes of row lines a work-item (gpu.h "Spill"). */
 double gpu_spill_share(const struct gpu_config *cfg, double fp, uint64_t r);
+/* Same as gpu_wg_time, for a WG sharing memory with R WGs at occupancy OCC, in
+ * a kernel launched per phase (not persistent: its WGs share L2 across the
+ * halves). */
 sim_time gpu_step_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r,
                        int64_t occ);
 

@@ -51,10 +51,10 @@ def run(sc, extra):
         cmd += ["--set", s]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     rows = list(csv.DictReader(io.StringIO(out)))
-    key = [k for k in rows[0] if k not in ("total_time_ps", "policy_end_ps", "events", "scenario")
+    key = [k for k in rows[0]
+           if k not in ("total_time_ps", "policy_end_ps", "events", "scenario", "workload", "seed")
            and not k.startswith(("phase_", "cp_"))]
-    return {tuple(f"{k}={r[k]}" for k in key if k not in ("workload", "seed")): float(r["total_time_ps"])
-            for r in rows}
+    return {tuple(f"{k}={r[k]}" for k in key): float(r["total_time_ps"]) for r in rows}
 def value(sc, path):
     out = subprocess.run([trigsim, "run", sc, "--dump-config"] + base_sets(sc),
                          capture_output=True, text=True, check=True).stdout

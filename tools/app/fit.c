@@ -508,57 +508,43 @@ static bool load_scenarios(struct fit *f, const struct sc_node *m, char **err) {
   return ok;
 }
 
-/* The first node of TREE read from the file interned as FILE, or NULL. */
-static const struct sc_node *node_from(const struct sc_node *n, const char *file) {
-  if (n->file == file) return n;
-  for (size_t i = 0; i < n->n_pairs; i++) {
-    const struct sc_node *m = node_from(n->pairs[i].value, file);
-    if (m) return m;
-  }
-  for (size_t i = 0; i < n->n_items; i++) {
-    const struct sc_node *m = node_from(n->items[i], file);
-    if (m) return m;
-  }
-  return NULL;
-}
-
 /* Whether PATH is the file that OUT_ST describes (same device and inode). */
 static bool same_file(const char *path, const GStatBuf *out_st) {
   GStatBuf st;
   return g_stat(path, &st) == 0 && st.st_dev == out_st->st_dev && st.st_ino == out_st->st_ino;
 }
 
+/* The first node of N, in file order, read from the file OUT_ST describes;
+ * OTHER holds the file names (interned by the loader) already found not
+ * to be it. NULL when none is. */
+static const struct sc_node *node_from(const struct sc_node *n, const GStatBuf *out_st,
+                                       GHashTable *other) {
+  if (n->file && !g_hash_table_contains(other, n->file)) {
+    if (same_file(n->file, out_st)) return n;
+    g_hash_table_add(other, (gpointer)n->file);
+  }
+  const struct sc_node *m = NULL;
+  for (size_t i = 0; !m && i < n->n_pairs; i++) m = node_from(n->pairs[i].value, out_st, other);
+  for (size_t i = 0; !m && i < n->n_items; i++) m = node_from(n->items[i], out_st, other);
+  return m;
+}
+
 bool fit_check_output(const struct fit *f, const char *out, char **err) {
   GStatBuf out_st;
   if (g_stat(out, &out_st) != 0) return true; /* not written yet: nothing can include it */
-  bool ok = true;
-  for (size_t i = 0; ok && i < f->n_scens; i++) {
-    /* the scenario's files, as the loader interned their names */
-    GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
-    GPtrArray *stack = g_ptr_array_new();
-    g_ptr_array_add(stack, f->scens[i].tree);
-    while (ok && stack->len) {
-      const struct sc_node *n = g_ptr_array_steal_index(stack, stack->len - 1);
-      if (n->file && !g_hash_table_contains(seen, n->file)) {
-        g_hash_table_add(seen, (gpointer)n->file);
-        if (same_file(n->file, &out_st)) {
-          const struct sc_node *at = node_from(f->scens[i].tree, n->file);
-          *err = g_strdup_printf("%s: scenarios.%s: expected a scenario that takes no values "
-                                 "from the file this fit writes (%s), got %s, which takes one "
-                                 "at %s:%d:%d: the previous fit's values would stay under every "
-                                 "evaluation; include the profile the fit extends instead",
-                                 f->path, f->scens[i].name, out, f->scens[i].path, at->file,
-                                 at->line, at->col);
-          ok = false;
-        }
-      }
-      for (size_t k = 0; k < n->n_pairs; k++) g_ptr_array_add(stack, n->pairs[k].value);
-      for (size_t k = 0; k < n->n_items; k++) g_ptr_array_add(stack, n->items[k]);
-    }
-    g_ptr_array_free(stack, TRUE);
-    g_hash_table_destroy(seen);
-  }
-  return ok;
+  GHashTable *other = g_hash_table_new(g_direct_hash, g_direct_equal);
+  const struct sc_node *at = NULL;
+  size_t i = 0;
+  for (; !at && i < f->n_scens; i++) at = node_from(f->scens[i].tree, &out_st, other);
+  g_hash_table_destroy(other);
+  if (!at) return true;
+  const struct fit_scen *s = &f->scens[i - 1];
+  *err = g_strdup_printf("%s: scenarios.%s: expected a scenario that takes no values from the file "
+                         "this fit writes (%s), got %s, which takes one at %s:%d:%d: the previous "
+                         "fit's values would stay under every evaluation; include the profile the "
+                         "fit extends instead",
+                         f->path, s->name, out, s->path, at->file, at->line, at->col);
+  return false;
 }
 
 struct fit *fit_load(const char *path, char **err) {

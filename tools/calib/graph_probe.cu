@@ -20,25 +20,9 @@
 #include <ctime>
 #include <vector>
 
-#define CK(c)                                                         \
-  do {                                                                \
-    cudaError_t e_ = (c);                                             \
-    if (e_ != cudaSuccess) {                                          \
-      fprintf(stderr, "graph_probe: %s: %s\n", #c, cudaGetErrorString(e_)); \
-      return 1;                                                       \
-    }                                                                 \
-  } while (0)
+#define PROBE_NAME "graph_probe"
+#include "probe.cuh"
 
-static double now_s() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-// Each kernel of the chain adds to what the one before wrote.
-__global__ void k_chain(int *p) {
-  if (threadIdx.x == 0) p[0] += 1;
-}
 
 // The F quantile of V (by position, no interpolation), in us.
 static double us_at(std::vector<double> v, double f) {

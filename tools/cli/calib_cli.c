@@ -100,10 +100,8 @@ static bool parse_grids(const char *text, int64_t *grids, int *n) {
 }
 
 /* A saved validate-real output (--measured): "case grid" -> {measured s,
- * spread}. NULL and *ERR when unreadable. */
-/* A saved validate-real table (its header, then a line a case): the cases
- * by "NAME GRID", and in *ITERS the iterations its header names (0: none
- * named). */
+ * spread}, and in *ITERS the iterations its header names (0: none named).
+ * NULL and *ERR when unreadable. */
 static GHashTable *saved_load(const char *path, int *iters, char **err) {
   char *text = NULL;
   GError *ge = NULL;

@@ -18,20 +18,8 @@
 #include <ctime>
 #include <vector>
 
-#define CK(c)                                                                 \
-  do {                                                                        \
-    cudaError_t e_ = (c);                                                     \
-    if (e_ != cudaSuccess) {                                                  \
-      fprintf(stderr, "queued_gap: %s: %s\n", #c, cudaGetErrorString(e_));    \
-      return 1;                                                               \
-    }                                                                         \
-  } while (0)
-
-static double now_s() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
+#define PROBE_NAME "queued_gap"
+#include "../probe.cuh"
 
 // Spins for NS nanoseconds of the GPU's global timer.
 __global__ void k_spin(long long ns) {
@@ -44,9 +32,6 @@ __global__ void k_spin(long long ns) {
   }
 }
 
-__global__ void k_chain(int *p) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) p[0] += 1;
-}
 
 static double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
