@@ -1300,6 +1300,13 @@ static void wg_finish(struct sim_comp *c, uint32_t slot) {
   if (q->done_wgs == q->k->n_wgs) teardown_start(c, qi);
 }
 
+/* The fence before posting step ST (KS_TRIGGER, KS_HOST_REQUEST,
+ * KS_NIC_CMD, KS_HOST_FLAG): gpu.fence_latency, none for an unfenced
+ * command. */
+static sim_time step_fence(const struct gpu_config *cfg, const struct kstep *st) {
+  return st->kind == KS_NIC_CMD && st->unfenced ? 0 : cfg->fence_latency;
+}
+
 /* Group SLOT's posting step ST (KS_HOST_REQUEST, KS_NIC_CMD): the post
  * of the WG at place I of its order, whose part (tag_div) is complete or
  * which posts alone. */
@@ -1313,10 +1320,10 @@ static void post_cmd(struct sim_comp *c, uint32_t slot, const struct kstep *st, 
             cmd, s->prog->n_cmds);
   if (st->kind == KS_HOST_REQUEST) {
     s->host_requests++;
-    gpu_send(c, cfg->fence_latency, PK_HOST_REQUEST, DEV_CPU, cmd);
+    gpu_send(c, step_fence(cfg, st), PK_HOST_REQUEST, DEV_CPU, cmd);
   } else {
     s->nic_cmds++;
-    gpu_send_nvl(c, cfg->fence_latency, PK_NIC_CMD, DEV_NIC, cmd, 0, st->nvl);
+    gpu_send_nvl(c, step_fence(cfg, st), PK_NIC_CMD, DEV_NIC, cmd, 0, st->nvl);
   }
 }
 
@@ -1379,7 +1386,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
     case KS_TRIGGER:
     case KS_HOST_REQUEST:
     case KS_NIC_CMD: {
-      d = cfg->fence_latency;
+      d = step_fence(cfg, st);
       if (d == 0 && w->n > 1) split(s, slot, 1); /* each WG's next steps before the next WG's */
       uint32_t div = st->tag_div ? st->tag_div : 1, at = w->step;
       uint64_t j = wg_j(q, w);
@@ -1473,7 +1480,7 @@ static bool kernel_parks(const struct gpu_config *cfg, const struct kernel *k) {
       return true;
     if ((st->kind == KS_TRIGGER || st->kind == KS_HOST_REQUEST || st->kind == KS_NIC_CMD ||
          st->kind == KS_HOST_FLAG) &&
-        cfg->fence_latency > 0)
+        step_fence(cfg, st) > 0)
       return true;
   }
   return false;

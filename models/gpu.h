@@ -121,7 +121,8 @@
  * - KS_WAIT_FLAG started at s continues at the first s + k*p (k >= 0) at
  *   or after the flag reaches the value; p = par_table_eval(poll_table,
  *   kernel's WGs), or poll_interval when the table is empty.
- * - KS_TRIGGER / KS_HOST_REQUEST / KS_NIC_CMD: fence_latency, then the
+ * - KS_TRIGGER / KS_HOST_REQUEST / KS_NIC_CMD: fence_latency (none for
+ *   an unfenced KS_NIC_CMD: a flag store ordering nothing), then the
  *   posted message leaves for the bus and the WG goes on at once.
  * - KS_BARRIER: when the kernel's last WG arrives, all go on after
  *   par_table_eval(barrier_table, n_wgs), or barrier_base + barrier_per_wg

@@ -661,7 +661,7 @@ static bool same_desc(const struct wl_program *p, const struct wl_op *x, const s
 static bool same_fields(const struct wl_op *x, const struct wl_op *y) {
 #define F(f) (x->f == y->f)
   return F(kind) && F(on) && F(one_sided) && F(lane) && F(pack) && F(host_reads) &&
-         F(copies_home) && F(form) && F(n_wgs) && F(kernel) && F(time_ps) && F(peer) && F(tile) &&
+         F(copies_home) && F(form) && F(fence) && F(n_wgs) && F(kernel) && F(time_ps) && F(peer) && F(tile) &&
          F(bytes) && F(tag) && F(parts) && F(stores) && F(sel.first) && F(sel.stride) &&
          F(sel.count) && F(line) && F(dep_first) && F(n_deps) && F(count) && F(region) &&
          F(match) && F(flag) && F(quiet);

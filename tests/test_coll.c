@@ -3,6 +3,7 @@
  * counted and sized, rank counts that are not powers of two, zero bytes,
  * and the YAML program's `algorithm:` key (workloads/inputs/yprog.c). */
 #include <glib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "coll.h"
@@ -483,7 +484,7 @@ static void test_yaml_algorithm(void) {
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, ".yaml:13:44: workload.groups[0].ops[0].allreduce."
                                             "algorithm: expected an algorithm of allreduce (auto, "
                                             "ring, recursive_doubling, rabenseifner, binary_tree, "
-                                            "double_binary_tree, dissemination), got bogus"));
+                                            "double_binary_tree, dissemination, direct), got bogus"));
   if (err) fprintf(stderr, "%s", err);
   CU_ASSERT_PTR_NOT_NULL(out && !*out);
   g_free(out);
@@ -574,18 +575,68 @@ static void test_library_expansion(void) {
   CU_ASSERT_TRUE(wl_program_check(q, &err));
   g_free(err);
   wl_program_free(q);
-  /* nvshmem: dissemination, to rank + 1 then rank + 2, whole vectors,
-   * one region (the call's kernel). */
+  /* nvshmem: 200 elements of 4 B (even, 800 B <= 2 KiB) over every rank:
+   * the LL all-push. Rank 1 stores its 800 B to ranks 0, 2, 3 (flags in
+   * the words: unfenced), receives theirs, then reduces the 3 x 800 B it
+   * got once all three are in: 7 ops, one region (the call's kernel). */
+  q = wl_expand_colls(p, WL_LIB_NVSHMEM, WL_LIB_OPTS(1, 1));
+  r1 = &q->ranks[1];
+  CU_ASSERT_EQUAL(r1->n_ops, 7);
+  const uint32_t to[3] = {0, 2, 3};
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(r1->ops[i].kind, WL_SEND);
+    CU_ASSERT_EQUAL(r1->ops[i].peer, to[i]);
+    CU_ASSERT_EQUAL(r1->ops[i].bytes, 800);
+    CU_ASSERT_EQUAL(r1->ops[i].fence, WL_FENCE_NONE);
+    CU_ASSERT_EQUAL(r1->ops[3 + i].kind, WL_RECV);
+    CU_ASSERT_EQUAL(r1->ops[3 + i].peer, to[i]);
+  }
+  CU_ASSERT_EQUAL(r1->ops[6].kind, WL_COMPUTE); /* after every receive (a rank in order) */
+  for (size_t i = 0; i < r1->n_ops; i++) CU_ASSERT_EQUAL(r1->ops[i].region, 1);
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  wl_program_free(q);
+  /* Two nodes of 2: among the node's ranks (1 with 0), then among the
+   * ranks at its place (1 with 3): per stage a send, a receive and the
+   * reduction, the second stage's send after the first's reduction (in
+   * the rank's order). */
+  q = wl_expand_colls(p, WL_LIB_NVSHMEM, WL_LIB_OPTS(2, 1));
+  r1 = &q->ranks[1];
+  CU_ASSERT_EQUAL(r1->n_ops, 6);
+  CU_ASSERT_EQUAL(r1->ops[0].peer, 0);
+  CU_ASSERT_EQUAL(r1->ops[3].peer, 3);
+  CU_ASSERT_EQUAL(r1->ops[2].kind, WL_COMPUTE);
+  CU_ASSERT_EQUAL(r1->ops[3].kind, WL_SEND);
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  wl_program_free(q);
+  wl_program_free(p);
+  /* An odd count of elements (201): NVSHMEM's recursive exchange of radix
+   * 2, as recursive doubling: rank 1 with 0, then with 3, each a fenced
+   * put of the whole vector. */
+  p = one_call(allreduce(WL_ALG_AUTO, 804), 4, false);
   q = wl_expand_colls(p, WL_LIB_NVSHMEM, WL_LIB_OPTS(1, 1));
   r1 = &q->ranks[1];
   CU_ASSERT_EQUAL(r1->n_ops, 6);
-  CU_ASSERT_EQUAL(r1->ops[0].peer, 2);
-  CU_ASSERT_EQUAL(r1->ops[1].peer, 0);
+  CU_ASSERT_EQUAL(r1->ops[0].peer, 0);
   CU_ASSERT_EQUAL(r1->ops[3].peer, 3);
-  CU_ASSERT_EQUAL(r1->ops[4].peer, 3);
-  CU_ASSERT_EQUAL(r1->ops[3].bytes, 800);
-  for (size_t i = 0; i < r1->n_ops; i++) CU_ASSERT_EQUAL(r1->ops[i].region, 1);
+  CU_ASSERT_EQUAL(r1->ops[3].bytes, 804);
+  CU_ASSERT_EQUAL(r1->ops[0].fence, WL_FENCE_DATA);
   wl_program_free(q);
+  wl_program_free(p);
+  /* A barrier's rounds: the first orders what came before the call, the
+   * others nothing (4 ranks: to rank + 1, then + 2). */
+  p = one_call((struct wl_coll){.kind = WL_BARRIER, .elem = 8, .wgs = 1}, 4, false);
+  q = wl_expand_colls(p, WL_LIB_NVSHMEM, WL_LIB_OPTS(1, 1));
+  r1 = &q->ranks[1];
+  CU_ASSERT_EQUAL(r1->n_ops, 4);
+  CU_ASSERT_EQUAL(r1->ops[0].peer, 2);
+  CU_ASSERT_EQUAL(r1->ops[0].fence, WL_FENCE_ENTRY);
+  CU_ASSERT_EQUAL(r1->ops[2].peer, 3);
+  CU_ASSERT_EQUAL(r1->ops[2].fence, WL_FENCE_NONE);
+  wl_program_free(q);
+  wl_program_free(p);
+  p = one_call(c, 4, false);
   /* nccl on one node of 4: the ring, 2 (n - 1) = 6 sends of 200 B a rank;
    * across 2 nodes of 2: the double binary tree (rank 1 of 4 is an inner
    * node of one tree and a leaf of the other: no ring's 6 sends). */
@@ -848,6 +899,49 @@ static void test_nvlink_stores(void) {
   wl_program_free(p);
 }
 
+static void test_nvshmem_fences(void) {
+  /* 4 ranks on one node, NVSHMEM, each call between two computes: the
+   * time gpu.fence_latency F = 1 us adds over F = 0, by hand from which
+   * sends fence (coll.h). A barrier (2 dissemination rounds of flag
+   * stores): none in a kernel of its own (gds: the on-stream barrier),
+   * the first round's on every rank inside the persistent kernel
+   * (cpufree: nvshmem_barrier_all quiets first): + F. One 8 B element
+   * (odd): recursive doubling, 2 rounds of a fenced put each: + 2 F
+   * either way. Two elements (16 B, even): the LL all-push, unfenced:
+   * + 0. */
+  struct wl_coll calls[3] = {{.kind = WL_BARRIER, .elem = 8, .wgs = 1},
+                             {.kind = WL_ALLREDUCE, .bytes = 8, .elem = 8, .wgs = 0},
+                             {.kind = WL_ALLREDUCE, .bytes = 16, .elem = 8, .wgs = 0}};
+  const char *policies[2] = {"gds", "cpufree"};
+  const sim_time want[3][2] = {{0, SIM_US}, {2 * SIM_US, 2 * SIM_US}, {0, 0}};
+  for (int c = 0; c < 3; c++)
+    for (int pol = 0; pol < 2; pol++) {
+      struct wl_program *p = one_call(calls[c], 4, true);
+      sim_time t[2];
+      for (int k = 0; k < 2; k++) {
+        struct hw h;
+        hw_defaults(&h);
+        h.net.nodes = 4;
+        h.net.gpus_per_node = 4;
+        h.gpu.fence_latency = k ? SIM_US : 0;
+        struct sim_result r;
+        char *err = NULL;
+        nvlink_stores = true;
+        CU_ASSERT_TRUE(run_lib(p, policies[pol], COMM_NVSHMEM, &h, &r, &err));
+        nvlink_stores = false;
+        if (err) fprintf(stderr, "%s\n", err);
+        g_free(err);
+        t[k] = r.total_ps;
+        sim_result_clear(&r);
+      }
+      if (t[1] - t[0] != want[c][pol])
+        fprintf(stderr, "call %d under %s: +%" PRId64 " ps, wanted %" PRId64 "\n", c,
+                policies[pol], t[1] - t[0], want[c][pol]);
+      CU_ASSERT_EQUAL(t[1] - t[0], want[c][pol]);
+      wl_program_free(p);
+    }
+}
+
 /* The sends of rank R of P (a ring in loops: its first loop's body) into
  * PEERS and their sizes into BYTES; their number. */
 static size_t ring_sends(const struct wl_program *p, uint32_t r, uint32_t *peers, int64_t *bytes,
@@ -1039,36 +1133,57 @@ static void test_program_library(void) {
   wl_program_free(y);
 }
 
+/* Rank R's send of BYTES to PEER in P, fenced as F (enum wl_fence). */
+static void send_fenced(struct wl_program *p, uint32_t r, uint32_t peer, int64_t bytes,
+                        enum wl_fence f) {
+  wl_send(p, r, peer, bytes, 0);
+  p->ranks[r].ops[wl_last(p, r)].fence = (uint8_t)f;
+}
+
 static void test_library_cpufree_same(void) {
-  /* Under cpufree (nvshmem) the collective op is exactly the
-   * dissemination rounds written by hand: same time, same events. 5 ranks
-   * (not a power of two): rounds to rank + 1, + 2, + 4. */
+  /* Under cpufree (nvshmem) a collective op is exactly its messages
+   * written by hand: same time, same events. 5 ranks (not a power of
+   * two). An allreduce of 4 elements of 4 B (even, <= 2 KiB): the LL
+   * all-push, its stores unfenced, to every other rank, then every
+   * receive (a reduction of a few scalars, wgs 0, costs no phase). A
+   * barrier: rounds to rank + 1, + 2, + 4, the first fenced (inside the
+   * persistent kernel it orders what came before), the others not. */
   struct wl_coll c = allreduce(WL_ALG_AUTO, 16);
   c.wgs = 0;
-  struct wl_program *a = one_call(c, 5, true), *b = wl_program_new(5);
-  for (uint32_t r = 0; r < 5; r++) {
-    wl_compute(b, r, 4, 1000, 4096);
-    for (uint32_t m = 1; m < 5; m <<= 1) {
-      wl_send(b, r, (r + m) % 5, 16, 0);
-      wl_recv(b, r, (r + 5 - m) % 5, 16, 0);
+  struct wl_coll bar = {.kind = WL_BARRIER, .elem = 8, .wgs = 1};
+  for (int barrier = 0; barrier < 2; barrier++) {
+    struct wl_program *a = one_call(barrier ? bar : c, 5, true), *b = wl_program_new(5);
+    for (uint32_t r = 0; r < 5; r++) {
+      wl_compute(b, r, 4, 1000, 4096);
+      if (barrier) {
+        for (uint32_t m = 1; m < 5; m <<= 1) {
+          send_fenced(b, r, (r + m) % 5, 0, m == 1 ? WL_FENCE_ENTRY : WL_FENCE_NONE);
+          wl_recv(b, r, (r + 5 - m) % 5, 0, 0);
+        }
+      } else {
+        for (uint32_t q = 0; q < 5; q++)
+          if (q != r) send_fenced(b, r, q, 16, WL_FENCE_NONE);
+        for (uint32_t q = 0; q < 5; q++)
+          if (q != r) wl_recv(b, r, q, 16, 0);
+      }
+      wl_compute(b, r, 4, 1000, 4096);
     }
-    wl_compute(b, r, 4, 1000, 4096);
+    struct hw h;
+    hw_defaults(&h);
+    h.net.nodes = 5;
+    struct sim_result ra, rb;
+    char *err = NULL;
+    CU_ASSERT_TRUE(run_lib(a, "cpufree", COMM_AUTO, &h, &ra, &err));
+    CU_ASSERT_TRUE(run_lib(b, "cpufree", COMM_AUTO, &h, &rb, &err));
+    CU_ASSERT(ra.total_ps > 0);
+    CU_ASSERT_EQUAL(ra.total_ps, rb.total_ps);
+    CU_ASSERT_EQUAL(ra.events, rb.events);
+    g_free(err);
+    sim_result_clear(&ra);
+    sim_result_clear(&rb);
+    wl_program_free(a);
+    wl_program_free(b);
   }
-  struct hw h;
-  hw_defaults(&h);
-  h.net.nodes = 5;
-  struct sim_result ra, rb;
-  char *err = NULL;
-  CU_ASSERT_TRUE(run_lib(a, "cpufree", COMM_AUTO, &h, &ra, &err));
-  CU_ASSERT_TRUE(run_lib(b, "cpufree", COMM_AUTO, &h, &rb, &err));
-  CU_ASSERT(ra.total_ps > 0);
-  CU_ASSERT_EQUAL(ra.total_ps, rb.total_ps);
-  CU_ASSERT_EQUAL(ra.events, rb.events);
-  g_free(err);
-  sim_result_clear(&ra);
-  sim_result_clear(&rb);
-  wl_program_free(a);
-  wl_program_free(b);
 }
 
 
@@ -1245,8 +1360,9 @@ int main(void) {
       {"mpi: the algorithm's messages, timed by hand; libraries a policy lacks", test_library_mpi_time},
       {"nccl and nvshmem: one kernel per collective; nccl's proxy", test_library_kernels},
       {"mpi's rendezvous: a clear-to-send first, by hand", test_rendezvous},
-      {"cpufree: the op is the dissemination rounds", test_library_cpufree_same},
+      {"cpufree: the op is its messages by hand (LL all-push, barrier)", test_library_cpufree_same},
       {"NVLink stores: no NIC command, no DMA, no PCIe crossing", test_nvlink_stores},
+      {"NVSHMEM in a node: which rounds fence (barrier, recursive doubling, LL)", test_nvshmem_fences},
       {"nccl's channels: one ring each, over every NIC", test_nccl_channels},
       {"a YAML program's collective goes through the library", test_program_library},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},

@@ -427,7 +427,7 @@ static void test_yprog_errors(void) {
   expect_yprog_error("- ops:\n  - allreduce: {size: 1KiB, algorithm: binomial}\n", 2,
                      "workload.groups[0].ops[0].allreduce.algorithm: expected an algorithm of "
                      "allreduce (auto, ring, recursive_doubling, rabenseifner, binary_tree, "
-                     "double_binary_tree, dissemination), got binomial");
+                     "double_binary_tree, dissemination, direct), got binomial");
   /* 4096 x 4096 = 2^24 iterations of 4 ops: 2^26 ops, past 2^25. */
   expect_yprog_error("- ops:\n  - loop:\n      count: 4096\n      ops:\n"
                      "        - loop: {count: 4096, ops: [{calc: 1ns}, {calc: 1ns}, {calc: 1ns}, "

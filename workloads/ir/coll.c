@@ -29,7 +29,7 @@ bool wl_coll_has_algo(enum wl_coll_kind kind, enum wl_coll_algo algo) {
   case WL_ALG_DOUBLE_BINARY_TREE: return kind == WL_ALLREDUCE || kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_BINOMIAL: return kind == WL_BCAST || kind == WL_REDUCE;
   case WL_ALG_DISSEMINATION: return kind == WL_BARRIER || kind == WL_ALLREDUCE;
-  case WL_ALG_DIRECT: return kind == WL_ALLTOALL;
+  case WL_ALG_DIRECT: return kind == WL_ALLTOALL || kind == WL_ALLREDUCE;
   default: return false;
   }
 }
@@ -520,15 +520,75 @@ static void alltoall_direct(struct build *b) {
   g_array_free(ends, TRUE);
 }
 
+/* Marks send OP of B's rank with what it orders (enum wl_fence). */
+static void fenced(struct build *b, uint32_t op, enum wl_fence f) {
+  b->p->ranks[b->me].ops[op].fence = (uint8_t)f;
+}
+
 /* Round k sends to rank + 2^k and waits for rank - 2^k (Hensgen, Finkel
- * and Manber 1988). */
+ * and Manber 1988). Each send is a flag: the first orders what came
+ * before the call (WL_FENCE_ENTRY), the others nothing. */
 static void barrier_dissemination(struct build *b) {
   uint32_t last = NONE, ls = NONE;
   for (uint32_t mask = 1; mask < b->n; mask <<= 1) {
     ls = send(b, (b->rank + mask) % b->n, 0, last, NONE);
+    fenced(b, ls, mask == 1 ? WL_FENCE_ENTRY : WL_FENCE_NONE);
     last = recv(b, (b->rank + b->n - mask) % b->n, 0, last);
   }
   finish(b, last, ls);
+}
+
+/* One stage of the direct allreduce among the N places PEERS (this rank's
+ * own among them), after op PREV (NONE: the entry): the vector stored to
+ * each other place, its flags in its words (WL_FENCE_NONE), then one
+ * reduction of the n - 1 received, once all are in. Its sends go into
+ * ENDS; returns the reduction. */
+static uint32_t allpush(struct build *b, const uint32_t *peers, uint32_t n, uint32_t prev,
+                        GArray *ends) {
+  int64_t bytes = b->c->bytes;
+  for (uint32_t i = 0; i < n; i++) {
+    if (peers[i] == b->rank) continue;
+    uint32_t s = send(b, peers[i], bytes, prev, NONE);
+    fenced(b, s, WL_FENCE_NONE);
+    g_array_append_val(ends, s);
+  }
+  uint32_t first = NONE, got = NONE;
+  for (uint32_t i = 0; i < n; i++) {
+    if (peers[i] == b->rank) continue;
+    got = recv(b, peers[i], bytes, prev);
+    if (first == NONE) first = got;
+  }
+  uint32_t red = reduce(b, bytes * (n - 1), first, got == first ? NONE : got);
+  for (uint32_t op = first + 1; op < got; op++) /* the receives between */
+    wl_requires(b->p, b->me, red, op);
+  return red;
+}
+
+/* Allreduce by direct stores (NVSHMEM's LL all-push, rdxn_device.cuh
+ * nvshmemi_gpu_rdxn_hierarchical_fcollect_threadgroup): over every rank at
+ * once, or, with c.per_node, among each node's ranks, then among the
+ * ranks at the same place of every node. */
+static void allreduce_direct(struct build *b) {
+  uint32_t pn = b->c->per_node, n = b->n;
+  bool two = pn > 1 && pn < n && n % pn == 0 && !b->ranks;
+  GArray *ends = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  uint32_t *peers = g_new(uint32_t, n);
+  uint32_t last;
+  if (two) {
+    uint32_t base = b->rank / pn * pn, nodes = n / pn;
+    for (uint32_t i = 0; i < pn; i++) peers[i] = base + i;
+    last = allpush(b, peers, pn, NONE, ends);
+    for (uint32_t k = 0; k < nodes; k++) peers[k] = k * pn + b->rank % pn;
+    last = allpush(b, peers, nodes, last, ends);
+  } else {
+    for (uint32_t i = 0; i < n; i++) peers[i] = i;
+    last = allpush(b, peers, n, NONE, ends);
+  }
+  g_array_append_val(ends, last);
+  g_array_set_size(b->entry, 0);
+  g_array_append_vals(b->entry, ends->data, ends->len);
+  g_free(peers);
+  g_array_free(ends, TRUE);
 }
 
 /* Allreduce by dissemination: round k sends the whole vector to rank +
@@ -567,6 +627,7 @@ void wl_coll(struct wl_program *p, uint32_t rank, const struct wl_coll *c, GArra
   case WL_ALLREDUCE:
     if (c->algo == WL_ALG_RING) allreduce_ring(&b);
     else if (c->algo == WL_ALG_DISSEMINATION) allreduce_dissemination(&b);
+    else if (c->algo == WL_ALG_DIRECT) allreduce_direct(&b);
     else if (c->algo == WL_ALG_RECDOUB || (c->algo == WL_ALG_AUTO && c->bytes <= WL_MPI_SHORT_BYTES))
       allreduce_recdoub(&b);
     else allreduce_rabenseifner(&b);
@@ -700,6 +761,10 @@ static uint32_t coll_size(const struct wl_program *p, const struct wl_coll *c) {
  * evaluation, not a measurement). */
 #define NCCL_TREE_MAX_BYTES (256 * 1024)
 
+/* Largest vector NVSHMEM reduces through its LL all-push
+ * (NVSHMEM_FCOLLECT_LL_THRESHOLD's default, src/include/env_defs.h). */
+#define NVSHMEM_LL_MAX_BYTES 2048
+
 /* The algorithm LIB runs collective C with when C asks for none (auto),
  * on ranks that share nodes ACROSS = false or not. */
 static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool across,
@@ -730,9 +795,25 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool
     if (wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE)) return WL_ALG_DOUBLE_BINARY_TREE;
     return WL_ALG_AUTO;
   case WL_LIB_NVSHMEM:
-    return c->kind == WL_ALLREDUCE ? WL_ALG_DISSEMINATION : WL_ALG_AUTO;
+    /* NVSHMEM 2.7 (coll.h): the LL all-push for a small even count of
+     * >= 4 B elements over every rank, else recursive exchange of radix 2
+     * (recursive doubling; its fold for a count of ranks that is not a
+     * power of two is NVSHMEM's step 1 and 3). */
+    if (c->kind != WL_ALLREDUCE) return WL_ALG_AUTO;
+    if (!c->group && c->elem >= 4 && elems(c) % 2 == 0 && c->bytes <= NVSHMEM_LL_MAX_BYTES)
+      return WL_ALG_DIRECT;
+    return WL_ALG_RECDOUB;
   default: return WL_ALG_AUTO; /* gputn: MPICH's default choice by size (WL_ALG_AUTO) */
   }
+}
+
+/* C, a call of P, as LIB runs it: its algorithm (lib_algo) and, for
+ * NVSHMEM's reductions over every rank, the node size of their
+ * hierarchical form. */
+static void lib_choose(struct wl_coll *c, enum wl_lib lib, const struct wl_program *p,
+                       const struct wl_lib_opts *opts) {
+  c->algo = lib_algo(lib, c, coll_across(p, c, opts->per_node), opts);
+  if (lib == WL_LIB_NVSHMEM && !c->group) c->per_node = opts->per_node;
 }
 
 /* Appends O to rank R of Q in the lane and region of collective op CALL. */
@@ -861,7 +942,7 @@ uint32_t wl_expand_call(struct wl_program *q, uint32_t r, const struct wl_op *o,
                         const struct wl_lib_opts *opts, uint32_t region, const GArray *deps,
                         GArray *after) {
   struct wl_coll c = call_of(q, o);
-  c.algo = lib_algo(lib, &c, coll_across(q, &c, opts->per_node), opts);
+  lib_choose(&c, lib, q, opts);
   size_t before = q->ranks[r].n_ops;
   g_array_set_size(after, 0);
   uint32_t n = coll_size(q, &c);
@@ -1004,7 +1085,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
       }
       calls++;
       struct wl_coll c = call_of(p, o);
-      c.algo = lib_algo(lib, &c, coll_across(p, &c, per_node), opts);
+      lib_choose(&c, lib, p, opts);
       uint32_t n = coll_size(p, &c);
       if (n < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
       if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {

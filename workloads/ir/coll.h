@@ -53,8 +53,11 @@ enum wl_coll_algo {
                            reduce: the same, the second tree re-rooted at the
                            root */
   WL_ALG_BINOMIAL,      /* bcast, reduce */
-  WL_ALG_DISSEMINATION, /* barrier */
-  WL_ALG_DIRECT,        /* alltoall */
+  WL_ALG_DISSEMINATION, /* barrier; allreduce (round k to rank + 2^k: a
+                           power-of-two count of ranks) */
+  WL_ALG_DIRECT,        /* alltoall; allreduce: every rank sends its vector
+                           to every other and reduces what it got (NVSHMEM's
+                           LL all-push; wl_coll.per_node: hierarchical) */
   WL_ALG_COUNT
 };
 
@@ -87,6 +90,11 @@ struct wl_coll {
    * workload): every message in `parts` pieces made by the reduction's
    * WGs, each storing `stores` triggers (program.h's send parts; 0 = 1). */
   uint32_t parts, stores;
+  /* A direct allreduce over every rank of the program, PER_NODE ranks a
+   * node (a multiple of it): first among each node's ranks, then among the
+   * ranks at the same place of every node (NVSHMEM's hierarchical
+   * reduction, rdxn_device.cuh); 0: one stage over all ranks. */
+  uint32_t per_node;
 };
 
 /* Tags one call uses (coll.tag, coll.tag + 1). */
@@ -132,10 +140,21 @@ struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c);
  *   tree for an allreduce across nodes), but the whole call is one
  *   kernel (ncclAllReduce enqueues one on the stream): device-side puts
  *   and flag waits, NVLink inside a node, a CPU proxy thread across nodes;
- * - nvshmem: dissemination for allreduce (NVSHMEM's device reductions), as
- *   one kernel under the host-driven and stream policies
+ * - nvshmem: NVSHMEM 2.7's device collectives (the CPU-free study's build:
+ *   ParCoreLab/CPU-Free-model, CG/batch/A100-machine; NVSHMEM's default
+ *   make options, polling collectives off). Barrier: dissemination of
+ *   radix 2 (NVSHMEM_BARRIER_TG_DISSEM_KVAL), each round a flag store to
+ *   rank + 2^k and a wait (barrier_device.cuh); inside a node the store
+ *   is fenced by nothing, and a barrier called inside a running kernel
+ *   (nvshmem_barrier_all) quiets first, one fence, which the on-stream
+ *   one skips over NVLink (kernels/barrier.cu). Allreduce of an even count
+ *   of >= 4 B elements up to 2 KiB (NVSHMEM_FCOLLECT_LL_THRESHOLD) over
+ *   every rank: direct, hierarchical by node, its stores carrying their
+ *   flags (LL: no fence); else recursive doubling (recursive exchange of
+ *   radix 2, NVSHMEM_REDUCE_RECEXCH_KVAL: per round a put, a fence, a
+ *   signal). One kernel under the host-driven and stream policies
  *   (nvshmemx_*_on_stream), inside the persistent kernel under cpufree;
- *   device-initiated puts (IBGDA) or a CPU proxy (IBRC). */
+ *   device-initiated puts (IBGDA) or a CPU proxy (IBRC) across nodes. */
 enum wl_lib { WL_LIB_MPI, WL_LIB_NCCL, WL_LIB_NVSHMEM, WL_LIB_GPUTN, WL_LIB_COUNT };
 extern const char *const wl_lib_names[WL_LIB_COUNT];
 

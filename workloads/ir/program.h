@@ -108,6 +108,19 @@ enum wl_form {
   WL_FORM_DISCRETE, /* the code as kernels launched one by one */
 };
 
+/* What a send orders before its signal, where a library decides whether a
+ * device-initiated put fences first (library.h: NVSHMEM inside a node). */
+enum wl_fence {
+  WL_FENCE_DATA,  /* its data, or the writes before it: a fence first (every
+                     message but those below) */
+  WL_FENCE_NONE,  /* nothing: a flag store (a barrier round's signal after the
+                     first), or data stored with its flag in each word */
+  WL_FENCE_ENTRY, /* the writes before its collective: fenced where the call
+                     runs inside a kernel already running (a device-called
+                     barrier's quiet), not where the call is a kernel of its
+                     own (the launch after the kernel before orders them) */
+};
+
 enum wl_where {
   WL_ON_ANY, /* the policy's compute device: the GPU, or the CPU under `cpu` */
   WL_ON_CPU, /* the host CPU (a GOAL calc with calc_on: cpu) */
@@ -229,6 +242,7 @@ struct wl_op {
                             WG (tile) wrote before it: a block-level sync
                             where the rank runs as one kernel, a kernel
                             boundary otherwise (wl_tile_sync) */
+  uint8_t fence;         /* WL_SEND: enum wl_fence (a collective's, coll.c) */
   int64_t bytes;         /* WL_SEND, WL_RECV */
   uint32_t tag;          /* WL_SEND, WL_RECV: matched in program order per
                             (sender, receiver, tag) */

@@ -383,7 +383,7 @@ void pol_host_recv(struct pol_low *L, const struct wl_op *o, bool two) {
 
 /* ---- communication libraries (library.h, coll.h) ---- */
 
-struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs) {
+struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs, bool own) {
   const struct pol_env *env = L->env;
   /* Inside a node both libraries move data from the GPU (P2P over
    * NVLink). Across nodes NCCL hands it to its proxy thread (one per GPU),
@@ -396,6 +396,8 @@ struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs
   if (!proxy) {
     struct kstep st = pol_device_put(L, o, wgs);
     st.nvl = env->nvlink_stores && !across;
+    st.unfenced = env->lib == COMM_NVSHMEM && !across &&
+                  (o->fence == WL_FENCE_NONE || (o->fence == WL_FENCE_ENTRY && own));
     return st;
   }
   uint32_t first = 0;
@@ -408,11 +410,11 @@ struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs
 
 /* Both ends of a collective's message lie in its kernels (every rank
  * expands the call alike), so its watcher is the GPU's whatever the
- * policy (pol_put_for). */
+ * policy (pol_put_for). The call is a kernel of its own. */
 static struct kstep coll_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs,
                               uint32_t selected) {
   (void)selected;
-  return pol_lib_send(L, o, wgs);
+  return pol_lib_send(L, o, wgs, true);
 }
 
 bool pol_coll_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, bool *first,

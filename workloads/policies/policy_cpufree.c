@@ -23,7 +23,7 @@ static void cpufree_prepare(struct pol_prep *pr) {
 static struct kstep cpufree_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs,
                                  uint32_t selected) {
   (void)selected; /* the GPU counts the selected WGs' arrivals */
-  return pol_lib_send(L, o, wgs);
+  return pol_lib_send(L, o, wgs, false);
 }
 
 static bool cpufree_lower(struct pol_low *L, const struct wl_op *o, char **err) {

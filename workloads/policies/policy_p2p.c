@@ -22,7 +22,7 @@ static void p2p_prepare(struct pol_prep *pr) {
 static struct kstep p2p_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs,
                              uint32_t selected) {
   (void)selected;
-  return pol_lib_send(L, o, wgs);
+  return pol_lib_send(L, o, wgs, false);
 }
 
 /* Kernel K launched, and waited for once its steps are done. */
