@@ -88,7 +88,7 @@ static const struct par_decl cg_decls[] = {
       "iteration|spmv|dot|axpy|copy|barrier|reduce|spmv_barrier",
       "the iteration, or one of its operations alone `iterations` times (its SpMV; a dot with "
       "its reset kernel; an AXPY; a scalar copied home; nvshmem_barrier_all; the allreduce of a "
-      "scalar and the barrier after it; the SpMV, a host sync, then the barrier after it), a "
+      "scalar (pipelined: of both dots, one call) and the barrier after it; the SpMV, a host sync, then the barrier after it), a "
       "device sync between (op_sync false: calibrate's back-to-back kernels) or a host sync "
       "(op_sync true: the CPU-Free code's per-operation timings)"),
     {"op_sync", PAR_BOOL, "false", NULL, NULL, NULL,
@@ -620,8 +620,8 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
         wl_host_sync(p, r);
         barrier_all(p, r, 0, 0);
         break;
-      default:
-        allreduce(p, r, 0, 0, 1);
+      default: /* the variant's reduction: standard one dot, pipelined both */
+        allreduce(p, r, 0, 0, c->variant == CG_PIPELINED ? 2 : 1);
         barrier_all(p, r, 0, 1);
         break;
       }
