@@ -126,7 +126,12 @@ for m in std:
         out.append(f"  - {{name: \"{m} SpMV + NVSHMEM Barrier 1 ({v})\", scenario: spmv, policy: gds, "
                    f"counter: node0.cpu.main_done, at: {{workload.matrix: {m}}}, "
                    f"value: {2 * (t['SpMV'] + t['NVSHMEM Barrier 1 (After SpMV)']):.0f}}}")
-out.append("options: {max_iterations: 40}")
+# The difference step: 0.2 in u, not the default 0.01. A flag wait is
+# noticed at its next poll (gpu.poll_interval, 100 ns), so a parts time
+# moves in steps of the poll: at 0.01 fence_latency moves by 5 ns, no
+# target responds, and the fit leaves it where it started (a fit with
+# 0.01 after NVSHMEM's unfenced barriers did).
+out.append("options: {max_iterations: 40, fd_step: 0.2}")
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 EOF
 "$build/trigsim" fit "$fit" -o configs/hw/a100-nvlink-fitted.yaml
