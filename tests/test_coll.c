@@ -460,6 +460,35 @@ static int run_program(const char *ops, int n, char **out, char **err) {
   return status;
 }
 
+static void test_collective_workload_op(void) {
+  /* The collective workload picks its collective by `op` (workload.kind
+   * names the workload): a barrier on 4 ranks is test_zero_bytes's 2
+   * rounds of a 0 B message, 2 (MSG(0) + 1 ps); a bogus op is bad input
+   * naming the key. */
+  char *hw = g_strdup_printf(MACHINE_YAML, 4);
+  for (int bad = 0; bad < 2; bad++) {
+    char *yaml = g_strdup_printf("%sworkload: {kind: collective, op: %s, iterations: 1}\n", hw,
+                                 bad ? "bogus" : "barrier");
+    char *sc = tu_temp_file(".yaml", yaml, strlen(yaml));
+    const char *argv[] = {"run", sc, "-f", "csv", "--counters", "none", NULL};
+    char *out = NULL, *err = NULL;
+    char *want = g_strdup_printf(",cpu,%" PRId64 ",", (int64_t)(2 * (MSG(0) + 1)));
+    CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), bad ? 2 : 0);
+    if (bad) {
+      CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.op: expected one of allreduce"));
+    } else {
+      CU_ASSERT_PTR_NOT_NULL(out && strstr(out, want));
+    }
+    if (!bad && (!out || !strstr(out, want))) fprintf(stderr, "%s%s\n", out, err);
+    g_free(want);
+    g_free(out);
+    g_free(err);
+    g_free(sc);
+    g_free(yaml);
+  }
+  g_free(hw);
+}
+
 static void test_yaml_algorithm(void) {
   /* The YAML program's allreduce by name runs the same expansion:
    * Rabenseifner on 8 ranks, 20100.224 ns as in test_rabenseifner. */
@@ -1362,6 +1391,7 @@ int main(void) {
       {"mpi's rendezvous: a clear-to-send first, by hand", test_rendezvous},
       {"cpufree: the op is its messages by hand (LL all-push, barrier)", test_library_cpufree_same},
       {"NVLink stores: no NIC command, no DMA, no PCIe crossing", test_nvlink_stores},
+      {"the collective workload's op: a barrier by hand, a bogus op", test_collective_workload_op},
       {"NVSHMEM in a node: which rounds fence (barrier, recursive doubling, LL)", test_nvshmem_fences},
       {"nccl's channels: one ring each, over every NIC", test_nccl_channels},
       {"a YAML program's collective goes through the library", test_program_library},

@@ -762,12 +762,16 @@ static uint32_t coll_size(const struct wl_program *p, const struct wl_coll *c) {
 #define NCCL_TREE_MAX_BYTES (256 * 1024)
 
 /* Largest vector NVSHMEM reduces through its LL all-push
- * (NVSHMEM_FCOLLECT_LL_THRESHOLD's default, src/include/env_defs.h). */
+ * (NVSHMEM_FCOLLECT_LL_THRESHOLD's default, src/include/env_defs.h), and
+ * the most bytes of every rank's vector together it takes that way (its
+ * work array: NVSHMEMI_REDUCE_MIN_WRKDATA_SIZE = SYNC_SIZE = 27648 longs,
+ * src/include/nvshmemi_constants.h). */
 #define NVSHMEM_LL_MAX_BYTES 2048
+#define NVSHMEM_REDUCE_WORK_BYTES (27648 * 8)
 
 /* The algorithm LIB runs collective C with when C asks for none (auto),
  * on ranks that share nodes ACROSS = false or not. */
-static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool across,
+static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, uint32_t n, bool across,
                                   const struct wl_lib_opts *opts) {
   if (c->algo != WL_ALG_AUTO) return (enum wl_coll_algo)c->algo;
   switch (lib) {
@@ -800,7 +804,8 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool
      * (recursive doubling; its fold for a count of ranks that is not a
      * power of two is NVSHMEM's step 1 and 3). */
     if (c->kind != WL_ALLREDUCE) return WL_ALG_AUTO;
-    if (!c->group && c->elem >= 4 && elems(c) % 2 == 0 && c->bytes <= NVSHMEM_LL_MAX_BYTES)
+    if (!c->group && c->elem >= 4 && elems(c) % 2 == 0 && c->bytes <= NVSHMEM_LL_MAX_BYTES &&
+        (int64_t)n * c->bytes <= NVSHMEM_REDUCE_WORK_BYTES)
       return WL_ALG_DIRECT;
     return WL_ALG_RECDOUB;
   default: return WL_ALG_AUTO; /* gputn: MPICH's default choice by size (WL_ALG_AUTO) */
@@ -812,7 +817,7 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, bool
  * hierarchical form. */
 static void lib_choose(struct wl_coll *c, enum wl_lib lib, const struct wl_program *p,
                        const struct wl_lib_opts *opts) {
-  c->algo = lib_algo(lib, c, coll_across(p, c, opts->per_node), opts);
+  c->algo = lib_algo(lib, c, coll_size(p, c), coll_across(p, c, opts->per_node), opts);
   if (lib == WL_LIB_NVSHMEM && !c->group) c->per_node = opts->per_node;
 }
 

@@ -144,15 +144,17 @@ struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c);
  *   ParCoreLab/CPU-Free-model, CG/batch/A100-machine; NVSHMEM's default
  *   make options, polling collectives off). Barrier: dissemination of
  *   radix 2 (NVSHMEM_BARRIER_TG_DISSEM_KVAL), each round a flag store to
- *   rank + 2^k and a wait (barrier_device.cuh); inside a node the store
- *   is fenced by nothing, and a barrier called inside a running kernel
- *   (nvshmem_barrier_all) quiets first, one fence, which the on-stream
- *   one skips over NVLink (kernels/barrier.cu). Allreduce of an even count
- *   of >= 4 B elements up to 2 KiB (NVSHMEM_FCOLLECT_LL_THRESHOLD) over
- *   every rank: direct, hierarchical by node, its stores carrying their
- *   flags (LL: no fence); else recursive doubling (recursive exchange of
- *   radix 2, NVSHMEM_REDUCE_RECEXCH_KVAL: per round a put, a fence, a
- *   signal). One kernel under the host-driven and stream policies
+ *   rank + 2^k and a wait (barrier_device.cuh), no fence before the
+ *   store; a barrier called inside a running kernel (nvshmem_barrier_all)
+ *   quiets first, one fence, which the on-stream one skips on a job of
+ *   one node (kernels/barrier.cu). Allreduce of an even count of >= 4 B
+ *   elements up to 2 KiB (NVSHMEM_FCOLLECT_LL_THRESHOLD) over every rank:
+ *   direct, hierarchical by node (rdxn_device.cuh: chosen up to 27648
+ *   elements over all ranks, SYNC_SIZE), its stores carrying their flags
+ *   (LL: no fence; put_nbi across nodes); else recursive doubling
+ *   (recursive exchange of radix 2, NVSHMEM_REDUCE_RECEXCH_KVAL: per
+ *   round a put, a fence, a signal). A request to the IBRC proxy keeps
+ *   its fence (that path not read). One kernel under the host-driven and stream policies
  *   (nvshmemx_*_on_stream), inside the persistent kernel under cpufree;
  *   device-initiated puts (IBGDA) or a CPU proxy (IBRC) across nodes. */
 enum wl_lib { WL_LIB_MPI, WL_LIB_NCCL, WL_LIB_NVSHMEM, WL_LIB_GPUTN, WL_LIB_COUNT };

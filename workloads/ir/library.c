@@ -12,8 +12,9 @@ static const struct par_decl comm_decls[] = {
       "messages moved as the policy moves messages; nccl = one kernel per collective "
       "(ring), NVLink puts inside a node and a CPU proxy thread across nodes (needs "
       "cpu.helper_threads >= 1 then); nvshmem = one kernel per collective "
-      "(nvshmemx_*_on_stream; inside the persistent kernel under cpufree), dissemination "
-      "allreduce, device-initiated puts; gputn = GPU-TN triggered puts"),
+      "(nvshmemx_*_on_stream; inside the persistent kernel under cpufree), NVSHMEM 2.7's "
+      "algorithms (coll.h: LL all-push or recursive doubling allreduce, barrier rounds of "
+      "unfenced flag stores in a node), device-initiated puts; gputn = GPU-TN triggered puts"),
     PAR(nvshmem_transport, PAR_ENUM, "ibgda", NULL, NULL, "ibgda|ibrc",
       "how an nvshmem put reaches the NIC: ibgda = the GPU posts it (GPUDirect Async "
       "kernel-initiated, NVSHMEM >= 2.6); ibrc = a CPU proxy thread posts each request "

@@ -20,8 +20,9 @@
  * get, as the code does) by a blocking nvshmem_double_g per remote
  * non-zero inside it (spmv).
  * Allreduces (the scalars' 8 B each) and barriers are collective ops
- * (coll.h) that the run's library writes out: NVSHMEM's dissemination
- * rounds under cpufree.
+ * (coll.h) that the run's library writes out: under NVSHMEM a scalar's
+ * allreduce is recursive doubling (a fenced put a round), both dots'
+ * the LL all-push, a barrier dissemination rounds of flag stores.
  * Costs on the GPU model: one row per work-item, 1024-item WGs (the paper's
  * block size); SpMV 2 flops and 12 B (value + column index) per non-zero
  * plus 20 B per row (its 4 B row pointer, which the next work-item also
@@ -296,9 +297,10 @@ static void halo(struct wl_program *p, const struct sp_part *part, uint32_t r, i
 }
 
 /* An allreduce of SCALARS doubles over all ranks, tagged (it, USE): one
- * collective op, which the run's library writes out (coll.h): NVSHMEM's
- * dissemination rounds under cpufree, as the paper's code does; its
- * reductions of a few scalars cost no phase of their own. */
+ * collective op, which the run's library writes out (coll.h): under
+ * NVSHMEM recursive doubling for one scalar, the LL all-push for two, as
+ * NVSHMEM 2.7 runs the paper's calls; its reductions of a few scalars
+ * cost no phase of their own. */
 static void allreduce(struct wl_program *p, uint32_t r, int64_t it, uint32_t use,
                       int64_t scalars) {
   wl_collective(p, r, &(struct wl_coll){.kind = WL_ALLREDUCE, .algo = WL_ALG_AUTO,
@@ -307,7 +309,7 @@ static void allreduce(struct wl_program *p, uint32_t r, int64_t it, uint32_t use
 }
 
 /* nvshmem_barrier_all(), the K-th of an iteration: a barrier collective
- * (coll.h: dissemination rounds of zero-byte messages), tagged (it,
+ * (coll.h: dissemination rounds of flag stores), tagged (it,
  * TAG_BARRIER + 2 K). The CPU-free code calls it from one thread before a
  * grid sync; the collective's kernel (NVSHMEM-like libraries) or rounds
  * start once the phase before it has ended. */

@@ -11,7 +11,7 @@
 #include "workload.h"
 
 struct collective_config {
-  int kind;            /* enum wl_coll_kind */
+  int op;              /* enum wl_coll_kind (not `kind`: workload.kind names the workload) */
   int64_t size;        /* bytes per rank, as coll.h's wl_coll.bytes */
   int algorithm;       /* enum wl_coll_algo */
   int64_t elem;        /* bytes per element */
@@ -23,7 +23,7 @@ struct collective_config {
 
 #define PAR_CONFIG struct collective_config
 static const struct par_decl collective_decls[] = {
-    PAR(kind, PAR_ENUM, "allreduce", NULL, NULL,
+    PAR(op, PAR_ENUM, "allreduce", NULL, NULL,
       "allreduce|reduce_scatter|allgather|bcast|reduce|alltoall|barrier",
       "the collective (coll.h: wl_coll_kind)"),
     PAR(size, PAR_SIZE, "8B", "0B", "16GiB", "bytes per rank (coll.h's wl_coll.bytes)"),
@@ -49,7 +49,7 @@ const struct par_group collective_params = {
 };
 
 static struct wl_coll coll_of(const struct collective_config *c) {
-  return (struct wl_coll){.kind = (uint8_t)c->kind, .algo = (uint8_t)c->algorithm,
+  return (struct wl_coll){.kind = (uint8_t)c->op, .algo = (uint8_t)c->algorithm,
                           .bytes = c->size, .elem = c->elem,
                           .flops_per_elem = c->flops_per_elem, .wgs = (uint32_t)c->wgs,
                           .root = (uint32_t)c->root, .tag = 0};
@@ -58,10 +58,10 @@ static struct wl_coll coll_of(const struct collective_config *c) {
 static bool collective_check(const struct wl_ctx *ctx, char **err) {
   const struct collective_config *c = ctx->config;
   struct hw_config hw = wl_hw_of(ctx->sc);
-  if (!wl_coll_has_algo((enum wl_coll_kind)c->kind, (enum wl_coll_algo)c->algorithm)) {
-    char *list = wl_coll_algo_list((enum wl_coll_kind)c->kind);
+  if (!wl_coll_has_algo((enum wl_coll_kind)c->op, (enum wl_coll_algo)c->algorithm)) {
+    char *list = wl_coll_algo_list((enum wl_coll_kind)c->op);
     *err = wl_error_at(ctx->sc, "workload.algorithm", "expected an algorithm of %s (%s), got %s",
-                        wl_coll_names[c->kind], list, wl_coll_algo_names[c->algorithm]);
+                        wl_coll_names[c->op], list, wl_coll_algo_names[c->algorithm]);
     g_free(list);
     return false;
   }
@@ -114,8 +114,8 @@ static bool collective_run(const struct wl_ctx *ctx, struct sim_result *out, cha
   sim_out_put_int(&out->counters, "collective", &coll_outs[COLL_OUT_TIME_PER_CALL], per);
   struct hw_config hw = wl_hw_of(ctx->sc);
   double n = (double)hw.net->nodes, factor = 1;
-  if (c->kind == WL_ALLREDUCE) factor = 2 * (n - 1) / n;
-  else if (c->kind == WL_REDUCE_SCATTER || c->kind == WL_ALLGATHER) factor = (n - 1) / n;
+  if (c->op == WL_ALLREDUCE) factor = 2 * (n - 1) / n;
+  else if (c->op == WL_REDUCE_SCATTER || c->op == WL_ALLGATHER) factor = (n - 1) / n;
   sim_out_put_real(&out->counters, "collective", &coll_outs[COLL_OUT_BUSBW],
                    per > 0 ? (double)c->size / ((double)per * 1e-12) * factor / 1e9 : 0);
   return true;

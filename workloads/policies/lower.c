@@ -396,8 +396,13 @@ struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs
   if (!proxy) {
     struct kstep st = pol_device_put(L, o, wgs);
     st.nvl = env->nvlink_stores && !across;
-    st.unfenced = env->lib == COMM_NVSHMEM && !across &&
-                  (o->fence == WL_FENCE_NONE || (o->fence == WL_FENCE_ENTRY && own));
+    /* NVSHMEM fences no flag store, nor an LL store (its put_nbi across
+     * nodes); a barrier's quiet (the first round) it skips only in a
+     * kernel of its own on a job of one node (kernels/barrier.cu: no
+     * quiet below NVSHMEMI_JOB_GPU_LDST_REMOTE_ATOMICS). */
+    bool one_node = net_same_node(env->net, 0, env->n_ranks - 1) || env->n_ranks < 2;
+    st.unfenced = env->lib == COMM_NVSHMEM &&
+                  (o->fence == WL_FENCE_NONE || (o->fence == WL_FENCE_ENTRY && own && one_node));
     return st;
   }
   uint32_t first = 0;

@@ -298,10 +298,10 @@ uint32_t pol_part_div(const struct wl_op *o, uint32_t wgs);
 struct kstep pol_device_put(struct pol_low *L, const struct wl_op *o, uint32_t wgs);
 /* The send step of a kernel under the run's library: a device put
  * (nvshmem over IBGDA; nccl inside a node) or a request to a CPU proxy
- * thread (nvshmem over IBRC; nccl across nodes). NVSHMEM inside a node
- * posts a send that orders nothing (wl_fence: WL_FENCE_NONE, and
- * WL_FENCE_ENTRY when OWN: the call is a kernel of its own) unfenced
- * (coll.h). */
+ * thread (nvshmem over IBRC; nccl across nodes). NVSHMEM posts a device
+ * put that orders nothing (wl_fence: WL_FENCE_NONE, and WL_FENCE_ENTRY
+ * when OWN, the call a kernel of its own, on a job of one node) unfenced
+ * (coll.h); a request to its proxy keeps its fence (not read). */
 struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs, bool own);
 /* The rank's whole program as one kernel K (opened, of the rank's shape,
  * and launched at its first op, *STARTED then; WHOLE: sized as a
