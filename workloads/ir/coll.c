@@ -769,8 +769,8 @@ static uint32_t coll_size(const struct wl_program *p, const struct wl_coll *c) {
 #define NVSHMEM_LL_MAX_BYTES 2048
 #define NVSHMEM_REDUCE_WORK_BYTES (27648 * 8)
 
-/* The algorithm LIB runs collective C with when C asks for none (auto),
- * on ranks that share nodes ACROSS = false or not. */
+/* The algorithm LIB runs collective C of N ranks with when C asks for
+ * none (auto), on ranks that share nodes ACROSS = false or not. */
 static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, uint32_t n, bool across,
                                   const struct wl_lib_opts *opts) {
   if (c->algo != WL_ALG_AUTO) return (enum wl_coll_algo)c->algo;
