@@ -1,0 +1,96 @@
+// What a one-round barrier kernel costs its caller over a plain kernel when
+// two GPUs' hosts drive it independently (issue 28: on the CPU-free study's
+// A100s an on-stream NVSHMEM barrier costs 7.4 us more than an AXPY, where
+// its rounds of flag stores take about 2 us). One host thread a GPU, as one
+// MPI rank a GPU: each launches ITERS times a one-thread kernel and waits
+// for it (cudaStreamSynchronize), with no host synchronization between the
+// threads. Mode plain: the kernel does nothing. Mode barrier: it stores i
+// into the other GPU's flag over NVLink and waits for its own flag to reach
+// i (a dissemination barrier of 2 ranks: one round). Prints per mode GPU
+// 0's thread's median and mean time per iteration, and the barrier's cost
+// over the plain kernel: its round plus the waiting for the other host's
+// launch (the ranks' skew).
+//   nvcc -O2 -arch=sm_90 -o coll_skew tools/calib/probes/coll_skew.cu
+//   ./coll_skew [ITERS]
+#define PROBE_NAME "coll_skew"
+#include "../probe.cuh"
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+__global__ void k_plain() {}
+
+__global__ void k_barrier(volatile long long *my_flag, volatile long long *peer_flag,
+                          long long i) {
+  *peer_flag = i;
+  while (*my_flag < i) {
+  }
+}
+
+struct side {
+  int dev;
+  long long *flag;       // its own, in its GPU's memory
+  long long *peer_flag;  // the other GPU's
+  cudaStream_t st;
+  std::vector<double> t; // per iteration, s
+  int err;
+};
+
+static int run(side *s, int iters, int barrier) {
+  CK(cudaSetDevice(s->dev));
+  s->t.assign(iters, 0);
+  for (int i = 1; i <= iters; i++) {
+    double t0 = now_s();
+    if (barrier) k_barrier<<<1, 1, 0, s->st>>>(s->flag, s->peer_flag, i);
+    else k_plain<<<1, 1, 0, s->st>>>();
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(s->st));
+    s->t[i - 1] = now_s() - t0;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  int iters = argc > 1 ? atoi(argv[1]) : 20000, n = 0;
+  CK(cudaGetDeviceCount(&n));
+  if (n < 2) {
+    fprintf(stderr, PROBE_NAME ": expected 2 GPUs, got %d\n", n);
+    return 1;
+  }
+  side s[2];
+  for (int d = 0; d < 2; d++) {
+    s[d].dev = d;
+    CK(cudaSetDevice(d));
+    CK(cudaDeviceEnablePeerAccess(1 - d, 0));
+    CK(cudaMalloc(&s[d].flag, sizeof(long long)));
+    CK(cudaStreamCreateWithFlags(&s[d].st, cudaStreamNonBlocking));
+  }
+  for (int d = 0; d < 2; d++) s[d].peer_flag = s[1 - d].flag;
+  printf("# coll_skew: %d iterations a mode, a host thread a GPU, GPU 0's thread timed\n", iters);
+  printf("mode      median_us  mean_us\n");
+  double med[2] = {0, 0};
+  for (int rep = 0; rep < 2; rep++)  // the first pass warms up; the second is printed
+    for (int barrier = 0; barrier < 2; barrier++) {
+      for (int d = 0; d < 2; d++) {
+        CK(cudaSetDevice(d));
+        CK(cudaMemset(s[d].flag, 0, sizeof(long long)));
+        CK(cudaDeviceSynchronize());
+      }
+      int rc[2] = {0, 0};
+      std::thread th([&] { rc[1] = run(&s[1], iters, barrier); });
+      rc[0] = run(&s[0], iters, barrier);
+      th.join();
+      if (rc[0] || rc[1]) return 1;
+      std::vector<double> v = s[0].t;
+      double mean = 0;
+      for (double x : v) mean += x;
+      mean /= v.size();
+      std::sort(v.begin(), v.end());
+      med[barrier] = v[v.size() / 2] * 1e6;
+      if (rep == 1) printf("%-9s %9.3f %8.3f\n", barrier ? "barrier" : "plain", med[barrier], mean * 1e6);
+    }
+  printf("# barrier over plain (median): %.3f us\n", med[1] - med[0]);
+  return 0;
+}
