@@ -5,6 +5,7 @@
 #include "cpu.h"
 
 #include <glib.h>
+#include <gsl/gsl_randist.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -145,6 +146,12 @@ static const struct par_decl cpu_decls[] = {
       "period of the completion-signal poll (runtime's spin-wait loop with back-off)"),
     PAR(interrupt_latency, PAR_TIME, "5us", "0ps", "1s", NULL,
       "completion interrupt delivery plus waking the waiting thread (~5us)"),
+    PAR(wake_jitter, PAR_TIME, "0ps", "0ps", "1s", NULL,
+      "mean of the exponential delay by which a thread that blocked waiting for a kernel wakes "
+      "late (its host's scheduling: what skews ranks at their next collective; an H200 pair's "
+      "two host threads measure a one-round barrier 0.84 - 1.77 us above its flag store, "
+      "tools/calib/probes/coll_skew.cu: an exponential's mean over 2 is that excess x 2); "
+      "0: none"),
     PAR(pageable_copy, PAR_TIME, "1400ns", "0ps", "1s", NULL,
       "a device-to-host copy into pageable host memory: the driver's host work once the copy "
       "engine has filled its pinned staging buffer (copying it to the destination), paid by "
@@ -334,6 +341,8 @@ static void result_check(struct sim_comp *c, sim_time seen) {
 static sim_time kernel_wait_end(struct sim_comp *c, sim_time start, sim_time arrival) {
   const struct cpu_config *cfg = c->config;
   sim_time seen = notice_time(cfg, start, arrival);
+  if (cfg->wake_jitter > 0 && arrival > start) /* blocked: wakes when its host schedules it */
+    seen += (sim_time)(gsl_ran_exponential(c->rng, (double)cfg->wake_jitter) + 0.5);
   sim_time from = arrival > start ? arrival : start;
   spend(c, CAT_WAIT_KERNEL, start, from - start);
   spend(c, CAT_SWITCH, from, seen - from);

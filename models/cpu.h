@@ -22,7 +22,10 @@
  *   of kernel k made by this thread (done at once if none is outstanding).
  *   With the wait begun at s and the record arrived at a, the thread goes on
  *   at: poll: the first s + j*switch_poll_interval >= a (j >= 0; s when
- *   a <= s); interrupt: max(s, a + interrupt_latency).
+ *   a <= s); interrupt: max(s, a + interrupt_latency); a thread that
+ *   blocked (a > s) then wakes late by an exponential draw of mean
+ *   wake_jitter from its component's stream: its host's scheduling, which
+ *   sets the ranks' skew at the next collective (each rank draws its own).
  * - HS_WAIT_FLAG: until the flag >= value (noticed at once), + recv when
  *   two_sided; with stream_sync (a copy's completion flag: the wait of a
  *   stream synchronize) noticed and counted as HS_WAIT_KERNEL's record.
@@ -61,6 +64,8 @@ struct cpu_config {
   int switch_mode;            /* enum cpu_switch_mode (PAR_ENUM) */
   sim_time switch_poll_interval;
   sim_time interrupt_latency;
+  sim_time wake_jitter;       /* mean of the exponential delay a thread that blocked in a
+                                 kernel wait wakes late by (0: none) */
   sim_time pageable_copy;     /* a copy into pageable memory: the host's staging work */
   int64_t helper_threads;     /* 0 .. cores - 1 */
   sim_time helper_poll_interval;
