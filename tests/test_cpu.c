@@ -119,6 +119,44 @@ static void test_switch_interrupt(void) {
   hdn_run(CPU_SWITCH_INTERRUPT, 5 * US, 10500 * NS, 5 * US);
 }
 
+/* cpu.wake_jitter: a thread that blocked on a kernel wakes late by an
+ * exponential draw of that mean from its component's stream. N = 2000
+ * launches of a kernel each waited for, interrupts of 0 latency: the
+ * switch time is the draws' sum, so its mean per wait is within 10 % of J
+ * = 2 us (the mean of 2000 exponential draws has a relative sigma of
+ * 1 / sqrt(2000) = 2.2 %); the same run twice gives the same sum (the
+ * seeded stream); J = 0 gives none. */
+static sim_time jitter_switch(sim_time j) {
+  enum { N = 2000 };
+  static struct hstep h[2 * N];
+  for (int i = 0; i < N; i++) {
+    h[2 * i] = (struct hstep){.kind = HS_LAUNCH, .qcmd = 0};
+    h[2 * i + 1] = (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = 0};
+  }
+  static const struct qcmd q[] = {{.kind = Q_KERNEL, .kernel = 0}};
+  struct nodeprog prog = {.kernels = k1, .n_kernels = 1, .qcmds = q, .n_qcmds = 1,
+                          .host = h, .n_host = 2 * N};
+  struct rig r;
+  rig_init(&r);
+  r.cpu.switch_mode = CPU_SWITCH_INTERRUPT;
+  r.cpu.interrupt_latency = 0;
+  r.cpu.wake_jitter = j;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  sim_time sw = rep(&r, "node0.cpu.switch_time");
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.kernels"), N);
+  rig_free(&r);
+  return sw / N;
+}
+
+static void test_wake_jitter(void) {
+  CU_ASSERT_EQUAL(jitter_switch(0), 0);
+  sim_time a = jitter_switch(2 * US), b = jitter_switch(2 * US);
+  CU_ASSERT_EQUAL(a, b);
+  CU_ASSERT(a > 1800 * NS && a < 2200 * NS);
+  if (!(a > 1800 * NS && a < 2200 * NS)) fprintf(stderr, "wake jitter mean %lld ps\n", (long long)a);
+}
+
 /* A completion record arriving exactly on a poll tick is seen at that tick
  * (cpu.h: the first s + j*switch_poll_interval >= a), a ps before it at
  * the same tick, a ps after it at the next one. As hdn_run with the kernel
@@ -414,6 +452,7 @@ int main(void) {
       {"HDN control-flow switch, poll", test_switch_poll},
       {"HDN control-flow switch, poll: a ps before, on and after a tick", test_switch_poll_tick},
       {"HDN control-flow switch, interrupt", test_switch_interrupt},
+      {"cpu.wake_jitter: a blocked thread wakes late by seeded exponential draws", test_wake_jitter},
       {"GDS-like doorbell path has no switch", test_gds_no_switch},
       {"record before the wait", test_switch_record_first},
       {"helper wait in [0, P), mean P/2", test_helper_mean},
