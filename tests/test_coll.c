@@ -886,6 +886,20 @@ static void test_library_kernels(void) {
   wl_program_free(p);
 }
 
+/* P under POLICY with library LIB on H, device puts inside a node as
+ * NVLink stores or not (STORES); true when it ran (its result in *R,
+ * cleared by the caller). */
+static bool run_stores(struct wl_program *p, const char *policy, int lib, struct hw *h,
+                       bool stores, struct sim_result *r) {
+  char *err = NULL;
+  nvlink_stores = stores;
+  bool ok = run_lib(p, policy, lib, h, r, &err);
+  nvlink_stores = false;
+  if (err) fprintf(stderr, "%s\n", err);
+  g_free(err);
+  return ok;
+}
+
 static void test_nvlink_stores(void) {
   /* 2 ranks on one node of 2, cpufree: rank 0 computes then puts 8 B to
    * rank 1. With hardware.comm.nvlink_stores the put is the SMs' own
@@ -910,11 +924,7 @@ static void test_nvlink_stores(void) {
     h.bus.mem_latency = 80 * SIM_NS;
     h.nic.cmd_cost = 300 * SIM_NS;
     struct sim_result r;
-    char *err = NULL;
-    nvlink_stores = k == 1;
-    CU_ASSERT_TRUE(run_lib(p, "cpufree", COMM_AUTO, &h, &r, &err));
-    nvlink_stores = false;
-    g_free(err);
+    CU_ASSERT_TRUE(run_stores(p, "cpufree", COMM_AUTO, &h, k == 1, &r));
     t[k] = r.total_ps;
     CU_ASSERT_EQUAL(counter(&r, "node0.nic.nvl_stores"), k == 1 ? 1 : 0);
     CU_ASSERT_EQUAL(counter(&r, "node0.nic.commands"), k == 1 ? 0 : 1);
@@ -954,12 +964,7 @@ static void test_nvshmem_fences(void) {
         h.net.gpus_per_node = 4;
         h.gpu.fence_latency = k ? SIM_US : 0;
         struct sim_result r;
-        char *err = NULL;
-        nvlink_stores = true;
-        CU_ASSERT_TRUE(run_lib(p, policies[pol], COMM_NVSHMEM, &h, &r, &err));
-        nvlink_stores = false;
-        if (err) fprintf(stderr, "%s\n", err);
-        g_free(err);
+        CU_ASSERT_TRUE(run_stores(p, policies[pol], COMM_NVSHMEM, &h, true, &r));
         t[k] = r.total_ps;
         sim_result_clear(&r);
       }

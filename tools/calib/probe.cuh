@@ -1,7 +1,7 @@
-// What the standalone CUDA probes share (graph_probe.cu, probes/queued_gap.cu):
-// a check that reports the failed call under the probe's name and leaves
-// main with 1, a monotonic host clock, and the one-word chain kernel whose
-// launches each depend on the one before. A probe defines PROBE_NAME first.
+// What the standalone CUDA probes share (graph_probe.cu, probes/*.cu): a
+// check that reports the failed call under the probe's name and leaves
+// main with 1, a monotonic host clock, the two GPUs of a peer pair, and the
+// one-word chain kernel whose launches each depend on the one before. A probe defines PROBE_NAME first.
 #ifndef TRIGSIM_PROBE_CUH
 #define TRIGSIM_PROBE_CUH
 
@@ -23,6 +23,29 @@ static double now_s() {
   timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// GPUs 0 and 1 with peer access enabled both ways (the two-GPU probes,
+// probes/nvl_fence.cu and probes/coll_skew.cu); 1 when there are fewer or
+// they cannot reach each other's memory.
+static inline int peer_pair() {
+  int n = 0, ok01 = 0, ok10 = 0;
+  CK(cudaGetDeviceCount(&n));
+  if (n < 2) {
+    fprintf(stderr, PROBE_NAME ": expected 2 GPUs, got %d\n", n);
+    return 1;
+  }
+  CK(cudaDeviceCanAccessPeer(&ok01, 0, 1));
+  CK(cudaDeviceCanAccessPeer(&ok10, 1, 0));
+  if (!ok01 || !ok10) {
+    fprintf(stderr, PROBE_NAME ": expected peer access between GPUs 0 and 1\n");
+    return 1;
+  }
+  for (int d = 0; d < 2; d++) {
+    CK(cudaSetDevice(d));
+    CK(cudaDeviceEnablePeerAccess(1 - d, 0));
+  }
+  return 0;
 }
 
 // Each kernel of the chain adds to what the one before wrote (one thread of

@@ -558,8 +558,8 @@ static uint32_t allpush(struct build *b, const uint32_t *peers, uint32_t n, uint
     got = recv(b, peers[i], bytes, prev);
     if (first == NONE) first = got;
   }
-  uint32_t red = reduce(b, bytes * (n - 1), first, got == first ? NONE : got);
-  for (uint32_t op = first + 1; op < got; op++) /* the receives between */
+  uint32_t red = reduce(b, bytes * (n - 1), first, NONE);
+  for (uint32_t op = first + 1; op <= got; op++) /* the other receives, written in a row */
     wl_requires(b->p, b->me, red, op);
   return red;
 }
@@ -593,8 +593,8 @@ static void allreduce_direct(struct build *b) {
 
 /* Allreduce by dissemination: round k sends the whole vector to rank +
  * 2^k, waits for rank - 2^k and reduces it: ceil(log2 n) rounds on any
- * rank count, as NVSHMEM's device reductions do for small vectors (the
- * CPU-free CG, ICS23 Sec. 4.2). */
+ * rank count (a whole reduction only on a power of two: beyond, a
+ * rank's share arrives twice). */
 static void allreduce_dissemination(struct build *b) {
   uint32_t last = NONE, ls = NONE;
   for (uint32_t mask = 1; mask < b->n; mask <<= 1) {

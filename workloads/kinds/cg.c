@@ -89,9 +89,10 @@ static const struct par_decl cg_decls[] = {
       "iteration|spmv|dot|axpy|copy|barrier|reduce|spmv_barrier",
       "the iteration, or one of its operations alone `iterations` times (its SpMV; a dot with "
       "its reset kernel; an AXPY; a scalar copied home; nvshmem_barrier_all; the allreduce of a "
-      "scalar (pipelined: of both dots, one call) and the barrier after it; the SpMV, a host sync, then the barrier after it), a "
-      "device sync between (op_sync false: calibrate's back-to-back kernels) or a host sync "
-      "(op_sync true: the CPU-Free code's per-operation timings)"),
+      "scalar (pipelined: of both dots, one call) and the barrier after it; the SpMV, a host "
+      "sync, then the barrier after it), a device sync between (op_sync false: calibrate's "
+      "back-to-back kernels) or a host sync (op_sync true: the CPU-Free code's per-operation "
+      "timings)"),
     {"op_sync", PAR_BOOL, "false", NULL, NULL, NULL,
      "kernels alone: true: the host waits after each operation (cudaStreamSynchronize, the "
      "CPU-Free code's profiling build); false: back to back",

@@ -53,17 +53,12 @@ static int run(side *s, int iters, int barrier) {
 }
 
 int main(int argc, char **argv) {
-  int iters = argc > 1 ? atoi(argv[1]) : 20000, n = 0;
-  CK(cudaGetDeviceCount(&n));
-  if (n < 2) {
-    fprintf(stderr, PROBE_NAME ": expected 2 GPUs, got %d\n", n);
-    return 1;
-  }
+  int iters = argc > 1 ? atoi(argv[1]) : 20000;
+  if (peer_pair()) return 1;
   side s[2];
   for (int d = 0; d < 2; d++) {
     s[d].dev = d;
     CK(cudaSetDevice(d));
-    CK(cudaDeviceEnablePeerAccess(1 - d, 0));
     CK(cudaMalloc(&s[d].flag, sizeof(long long)));
     CK(cudaStreamCreateWithFlags(&s[d].st, cudaStreamNonBlocking));
   }

@@ -36,24 +36,12 @@ __global__ void k_pong(volatile long long *my_flag, volatile long long *peer_dat
 }
 
 int main(int argc, char **argv) {
-  int rounds = argc > 1 ? atoi(argv[1]) : 10000, n = 0;
-  CK(cudaGetDeviceCount(&n));
-  if (n < 2) {
-    fprintf(stderr, PROBE_NAME ": expected 2 GPUs, got %d\n", n);
-    return 1;
-  }
-  int ok01 = 0, ok10 = 0;
-  CK(cudaDeviceCanAccessPeer(&ok01, 0, 1));
-  CK(cudaDeviceCanAccessPeer(&ok10, 1, 0));
-  if (!ok01 || !ok10) {
-    fprintf(stderr, PROBE_NAME ": expected peer access between GPUs 0 and 1\n");
-    return 1;
-  }
+  int rounds = argc > 1 ? atoi(argv[1]) : 10000;
+  if (peer_pair()) return 1;
   long long *buf[2];  // per GPU: [0] flag, [1] data
   cudaStream_t st[2];
   for (int d = 0; d < 2; d++) {
     CK(cudaSetDevice(d));
-    CK(cudaDeviceEnablePeerAccess(1 - d, 0));
     CK(cudaMalloc(&buf[d], 2 * sizeof(long long)));
     CK(cudaStreamCreateWithFlags(&st[d], cudaStreamNonBlocking));
   }
