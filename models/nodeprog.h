@@ -76,8 +76,9 @@ struct kstep {
                           SMs' own stores over NVLink (NVSHMEM's and NCCL's P2P
                           transport): no PCIe crossing, no NIC command processing,
                           no DMA; the target's flag is written over NVLink too */
-  uint8_t unfenced;    /* KS_NIC_CMD: posted without gpu.fence_latency: a flag store
-                          that orders nothing before it (wl_fence, library.h) */
+  uint8_t unfenced;    /* KS_NIC_CMD, KS_HOST_REQUEST: posted without gpu.fence_latency:
+                          a flag store that orders nothing before it, or data that
+                          carries its own flags (wl_fence, coll.h: NCCL's LL, LL128) */
   uint8_t gets;        /* KS_COMPUTE, KC_SPMV: x read through gets (nvshmem_double_g),
                           one non-zero per visit (gpu.h "L1") */
   uint16_t item_bytes; /* KS_COMPUTE: bytes a work-item keeps in flight, the element it

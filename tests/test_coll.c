@@ -666,20 +666,34 @@ static void test_library_expansion(void) {
   wl_program_free(q);
   wl_program_free(p);
   p = one_call(c, 4, false);
-  /* nccl on one node of 4: the ring, 2 (n - 1) = 6 sends of 200 B a rank;
-   * across 2 nodes of 2: the double binary tree (rank 1 of 4 is an inner
-   * node of one tree and a leaf of the other: no ring's 6 sends). */
+  /* nccl on one node of 4: the ring, 2 (n - 1) = 6 sends of 200 B a rank,
+   * in LL (NCCL's tuner: Ring/LL 3.6 + 6 x 0.47 us, the others' base
+   * latency alone is more): 400 B on the wire, unfenced. */
   q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(4, 1));
   /* The ring as two loops of n - 1 = 3 steps (reduce-scatter, allgather). */
   CU_ASSERT_EQUAL(wl_count(q, 1, WL_LOOP), 2);
   CU_ASSERT_EQUAL(q->ranks[1].ops[0].count, 3);
   struct wl_program *u = wl_unroll(q);
   CU_ASSERT_EQUAL(wl_count(u, 1, WL_SEND), 6);
-  CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 200);
+  CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 400);
+  CU_ASSERT_EQUAL(u->ranks[1].ops[0].fence, WL_FENCE_NONE);
   wl_program_free(u);
   wl_program_free(q);
+  /* Across 2 nodes of 2 the tuner keeps the ring: Ring/LL 16.1 us (3.6 +
+   * 2 x 0.47 x 1.8 + 4 x 2.7, + 800 B at 15 GB/s) against Tree/LL 16.5
+   * (4.4 + 2 (0.846 + 5.0), + 800 B at 3.1 GB/s). Forced to Simple
+   * (NCCL_PROTO=Simple): the ring's 200 B, fenced. */
   q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(2, 1));
-  CU_ASSERT_NOT_EQUAL(wl_count(q, 1, WL_SEND), 6);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_LOOP), 2);
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  wl_program_free(q);
+  struct wl_lib_opts so = *WL_LIB_OPTS(2, 1);
+  so.nccl_proto = WL_PROTO_SIMPLE;
+  q = wl_expand_colls(p, WL_LIB_NCCL, &so);
+  u = wl_unroll(q);
+  CU_ASSERT_EQUAL(u->ranks[1].ops[0].bytes, 200);
+  CU_ASSERT_EQUAL(u->ranks[1].ops[0].fence, WL_FENCE_DATA);
+  wl_program_free(u);
   CU_ASSERT_TRUE(wl_program_check(q, &err));
   g_free(err);
   wl_program_free(q);
@@ -732,6 +746,7 @@ static void test_library_expansion(void) {
 static int64_t eager_limit = INT64_MAX; /* mpi: every message eager unless a test lowers it */
 static bool nvlink_stores;              /* run_lib's hardware.comm.nvlink_stores */
 static int64_t nccl_channels = 1;       /* run_lib's hardware.comm.nccl_channels */
+static int nccl_protocol = WL_PROTO_AUTO; /* run_lib's hardware.comm.nccl_protocol */
 
 static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw *h,
                     struct sim_result *r, char **err) {
@@ -741,6 +756,7 @@ static bool run_lib(struct wl_program *p, const char *policy, int lib, struct hw
   comm.mpi_eager_limit = eager_limit;
   comm.nvlink_stores = nvlink_stores;
   comm.nccl_channels = nccl_channels;
+  comm.nccl_protocol = nccl_protocol;
   h->cfg.comm = &comm;
   sim_result_init(r, policy);
   struct wl_ctx ctx = {.seed = 1};
@@ -990,13 +1006,18 @@ static size_t ring_sends(const struct wl_program *p, uint32_t r, uint32_t *peers
 }
 
 static void test_nccl_channels(void) {
-  /* One channel per 32 KiB (NCCL's 512 threads x 64 B), at least one, at
-   * most the parameter. */
-  CU_ASSERT_EQUAL(wl_nccl_channels(8, 16), 1);
-  CU_ASSERT_EQUAL(wl_nccl_channels(65535, 16), 1);
-  CU_ASSERT_EQUAL(wl_nccl_channels(65536, 16), 2);
-  CU_ASSERT_EQUAL(wl_nccl_channels(INT64_C(1) << 30, 16), 16);
-  CU_ASSERT_EQUAL(wl_nccl_channels(INT64_C(1) << 30, 0), 1);
+  /* Simple: one channel per 32 KiB (NCCL's 512 threads x 64 B), at least
+   * one, at most the parameter; LL on a ring of 8: 512 x 8 B x 8 = 32 KiB
+   * too, on 16: 64 KiB; LL128: 640 x 8 B = 5 KiB. */
+  CU_ASSERT_EQUAL(wl_nccl_channels(8, 16, WL_PROTO_SIMPLE, 8), 1);
+  CU_ASSERT_EQUAL(wl_nccl_channels(65535, 16, WL_PROTO_SIMPLE, 8), 1);
+  CU_ASSERT_EQUAL(wl_nccl_channels(65536, 16, WL_PROTO_SIMPLE, 8), 2);
+  CU_ASSERT_EQUAL(wl_nccl_channels(INT64_C(1) << 30, 16, WL_PROTO_SIMPLE, 8), 16);
+  CU_ASSERT_EQUAL(wl_nccl_channels(INT64_C(1) << 30, 0, WL_PROTO_SIMPLE, 8), 1);
+  CU_ASSERT_EQUAL(wl_nccl_channels(65536, 16, WL_PROTO_LL, 8), 2);
+  CU_ASSERT_EQUAL(wl_nccl_channels(65536, 16, WL_PROTO_LL, 16), 1);
+  CU_ASSERT_EQUAL(wl_nccl_channels(5 * 1024 * 3, 16, WL_PROTO_LL128, 8), 3);
+  CU_ASSERT_EQUAL(wl_nccl_channels(5 * 1024 * 3 - 1, 16, WL_PROTO_LL128, 8), 2);
   /* 1 MiB (262144 elements of 4 B) on 16 ranks, 8 a node, 2 channels:
    * 131072 elements a channel, chunks of 8192 (32 KiB). Channel 0 is the
    * ring 0..7 | 8..15: rank 7 leaves node 0 for rank 8; channel 1 starts
@@ -1004,7 +1025,9 @@ static void test_nccl_channels(void) {
    * and rank 7 sends to rank 0 inside the node. */
   struct wl_coll c = allreduce(WL_ALG_RING, 1 << 20);
   struct wl_program *p = one_call(c, 16, false);
-  struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
+  struct wl_lib_opts simple = *WL_LIB_OPTS(8, 2); /* NCCL_PROTO=Simple: bytes as they are */
+  simple.nccl_proto = WL_PROTO_SIMPLE;
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, &simple);
   uint32_t peers[4];
   int64_t bytes[4];
   CU_ASSERT_EQUAL_FATAL(ring_sends(q, 7, peers, bytes, 4), 2);
@@ -1031,7 +1054,7 @@ static void test_nccl_channels(void) {
   struct wl_coll ag = {.kind = WL_ALLGATHER, .algo = WL_ALG_RING, .bytes = 16384, .elem = 4,
                        .wgs = 1};
   struct wl_program *pa = one_call(ag, 16, false);
-  q = wl_expand_colls(pa, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
+  q = wl_expand_colls(pa, WL_LIB_NCCL, &simple);
   CU_ASSERT_EQUAL(wl_count(q, 7, WL_LOOP), 1);
   CU_ASSERT_EQUAL_FATAL(ring_sends(q, 7, peers, bytes, 4), 2);
   CU_ASSERT_EQUAL(peers[0], 8);
@@ -1045,7 +1068,7 @@ static void test_nccl_channels(void) {
   struct wl_coll rsc = {.kind = WL_REDUCE_SCATTER, .algo = WL_ALG_RING, .bytes = 1 << 20,
                         .elem = 4, .wgs = 1};
   pa = one_call(rsc, 16, false);
-  q = wl_expand_colls(pa, WL_LIB_NCCL, WL_LIB_OPTS(8, 2));
+  q = wl_expand_colls(pa, WL_LIB_NCCL, &simple);
   CU_ASSERT_EQUAL(wl_count(q, 0, WL_LOOP), 1);
   CU_ASSERT_EQUAL(wl_count(q, 0, WL_COMPUTE), 1);
   CU_ASSERT_EQUAL_FATAL(ring_sends(q, 0, peers, bytes, 4), 2);
@@ -1068,7 +1091,8 @@ static void test_nccl_channels(void) {
    * | 2, 3) leaves each node from its second GPU only: rank 0's NIC sends
    * nothing across nodes, all 6 x 16 KiB over NVLink. Two channels: rank
    * 0 is channel 1's exit (1, 0 | 3, 2): 6 x 8 KiB across nodes, 6 x
-   * 8 KiB over NVLink, the node's traffic over both NICs. */
+   * 8 KiB over NVLink, the node's traffic over both NICs. In Simple
+   * (NCCL_PROTO=Simple), whose wire bytes are the data's. */
   c.bytes = 65536;
   p = one_call(c, 4, false);
   for (int k = 1; k <= 2; k++) {
@@ -1080,8 +1104,10 @@ static void test_nccl_channels(void) {
     h.net.header_bytes = 0; /* bytes on the wire are payload */
     struct sim_result r;
     nccl_channels = k;
+    nccl_protocol = WL_PROTO_SIMPLE;
     CU_ASSERT_TRUE(run_lib(p, "hdn", COMM_NCCL, &h, &r, &err));
     nccl_channels = 1;
+    nccl_protocol = WL_PROTO_AUTO;
     if (err) fprintf(stderr, "%s\n", err);
     g_free(err);
     err = NULL;
@@ -1355,7 +1381,12 @@ static void test_group(void) {
   CU_ASSERT_EQUAL(q->ranks[0].ops[0].kind, WL_LOOP);
   CU_ASSERT_EQUAL(q->ranks[0].ops[0].count, 1);
   CU_ASSERT_EQUAL(q->ranks[0].ops[first_of(q, 0, WL_SEND)].peer, 1);
-  CU_ASSERT_EQUAL(first_of(q, 3, WL_LOOP), -1); /* the tree */
+  /* b, 2 ranks on 2 nodes: NCCL's tuner takes the ring (Ring/LL 12.7 us:
+   * 3.6 + (2 - 4) x 0.846 + 4 x 2.7, NCCL counting 4 steps across nodes
+   * of its 2; Tree/LL 14.4: 4.4 + 2 x 5.0), one step each way. */
+  int bl = first_of(q, 3, WL_LOOP);
+  CU_ASSERT_FATAL(bl >= 0);
+  CU_ASSERT_EQUAL(q->ranks[3].ops[bl].count, 1);
   CU_ASSERT(first_of(q, 3, WL_SEND) >= 0 || first_of(q, 3, WL_RECV) >= 0);
   for (size_t i = 0; i < q->ranks[3].n_ops; i++) {
     const struct wl_op *o = &q->ranks[3].ops[i];
@@ -1388,6 +1419,89 @@ static void test_group(void) {
   wl_program_free(p);
 }
 
+/* The first send of rank R of P unrolled: its bytes in *BYTES, its
+ * fence in *FENCE; whether rank R loops (a ring) in *LOOPS. */
+static void first_send(const struct wl_program *q, uint32_t r, int64_t *bytes, uint8_t *fence,
+                       bool *loops) {
+  struct wl_program *u = wl_unroll(q);
+  *loops = first_of((struct wl_program *)q, r, WL_LOOP) >= 0;
+  int k = first_of(u, r, WL_SEND);
+  CU_ASSERT_FATAL(k >= 0);
+  *bytes = u->ranks[r].ops[k].bytes;
+  *fence = u->ranks[r].ops[k].fence;
+  wl_program_free(u);
+}
+
+static void test_nccl_tuner(void) {
+  /* NCCL 2.15's tuner on a DGX A100 (WL_LIB_OPTS: Ampere, AMD hosts,
+   * 235 GB/s bus inside a node, 16 channels), by hand from its tables
+   * (src/graph/tuning.cc). 8 ranks on one node, 8 B: Ring/LL 3.6 + 14 x
+   * 0.47 = 10.18 us at min(87.7, 235 / 4) x 8 / 14 = 33.57 GB/s; Tree/LL
+   * 4.4 + 2 x 7 x 0.52 = 11.68 us at min(216.2 / 3.8, 87.7) / 2 = 28.45. */
+  const struct wl_lib_opts *o = WL_LIB_OPTS(8, 16);
+  double eps = 1e-6;
+  CU_ASSERT_DOUBLE_EQUAL(wl_nccl_time(WL_ALLREDUCE, WL_ALG_RING, WL_PROTO_LL, 8, 8, 1, o),
+                         10.18 + 8 / (1000 * 58.75 * 8 / 14), eps);
+  CU_ASSERT_DOUBLE_EQUAL(
+      wl_nccl_time(WL_ALLREDUCE, WL_ALG_DOUBLE_BINARY_TREE, WL_PROTO_LL, 8, 8, 1, o),
+      11.68 + 8 / (1000 * 235 * .92 / 3.8 / 2), eps);
+  /* 16 ranks on 2 nodes: LL's steps inside a node 1.8 times as long,
+   * 2 x 2 of the ring's 30 steps across (2.7 us each); the tree's 7 up
+   * and down inside, one across (5.0): Tree/LL 4.4 + 2 (7 x 0.936 + 5.0)
+   * = 27.504, Ring/LL 3.6 + 26 x 0.846 + 4 x 2.7 = 36.396. */
+  CU_ASSERT_DOUBLE_EQUAL(
+      wl_nccl_time(WL_ALLREDUCE, WL_ALG_DOUBLE_BINARY_TREE, WL_PROTO_LL, 0, 16, 2, o), 27.504,
+      eps);
+  CU_ASSERT_DOUBLE_EQUAL(wl_nccl_time(WL_ALLREDUCE, WL_ALG_RING, WL_PROTO_LL, 0, 16, 2, o),
+                         36.396, eps);
+  /* No tree but for allreduce; no protocol AUTO; no alltoall. */
+  CU_ASSERT(wl_nccl_time(WL_BCAST, WL_ALG_DOUBLE_BINARY_TREE, WL_PROTO_LL, 8, 8, 1, o) < 0);
+  CU_ASSERT(wl_nccl_time(WL_ALLREDUCE, WL_ALG_RING, WL_PROTO_AUTO, 8, 8, 1, o) < 0);
+  CU_ASSERT(wl_nccl_time(WL_ALLTOALL, WL_ALG_RING, WL_PROTO_SIMPLE, 8, 8, 1, o) < 0);
+  /* Wire bytes: LL 16 B lines of 8 B of data, LL128 128 B lines of 120. */
+  CU_ASSERT_EQUAL(wl_nccl_wire_bytes(WL_PROTO_LL, 8), 16);
+  CU_ASSERT_EQUAL(wl_nccl_wire_bytes(WL_PROTO_LL, 9), 32);
+  CU_ASSERT_EQUAL(wl_nccl_wire_bytes(WL_PROTO_LL128, 120), 128);
+  CU_ASSERT_EQUAL(wl_nccl_wire_bytes(WL_PROTO_LL128, 121), 256);
+  CU_ASSERT_EQUAL(wl_nccl_wire_bytes(WL_PROTO_SIMPLE, 121), 121);
+  /* The choice, on 8 ranks of one node. 8 B: LL (above), its one 4 B
+   * element a 16 B line, unfenced. 4 MiB: LL128, 36.6 us (10 + 14 x 1.9)
+   * + 4 MiB at 216.2 x 8 / 14 = 123.5 GB/s = 70.6 us, against LL's 135.1
+   * and Simple's 87.2 (8.4 + 14 x 3.4, at 134.3 GB/s); its 16 channels
+   * (5 KiB each) carry chunks of 4 MiB / 16 / 8 = 32 KiB: 274 lines of
+   * 128 B. 256 MiB: Simple (2055 us against LL128's 2209), its chunks of
+   * 2 MiB, fenced. */
+  int64_t bytes;
+  uint8_t fence;
+  bool loops;
+  struct {
+    int64_t size, wire;
+    uint8_t fence;
+  } one_node[] = {{8, 16, WL_FENCE_NONE},
+                  {4 << 20, 274 * 128, WL_FENCE_NONE},
+                  {INT64_C(256) << 20, 2 << 20, WL_FENCE_DATA}};
+  for (size_t i = 0; i < G_N_ELEMENTS(one_node); i++) {
+    struct wl_program *p = one_call(allreduce(WL_ALG_AUTO, one_node[i].size), 8, false);
+    struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, o);
+    first_send(q, 3, &bytes, &fence, &loops);
+    CU_ASSERT_TRUE(loops);
+    CU_ASSERT_EQUAL(bytes, one_node[i].wire);
+    CU_ASSERT_EQUAL(fence, one_node[i].fence);
+    wl_program_free(q);
+    wl_program_free(p);
+  }
+  /* 16 ranks on 2 nodes, 8 B: the tree in LL (27.5 us against the
+   * ring's 36.4): no loop, a 16 B line, unfenced. */
+  struct wl_program *p = one_call(allreduce(WL_ALG_AUTO, 8), 16, false);
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_NCCL, o);
+  first_send(q, 3, &bytes, &fence, &loops);
+  CU_ASSERT_FALSE(loops);
+  CU_ASSERT_EQUAL(bytes, 16);
+  CU_ASSERT_EQUAL(fence, WL_FENCE_NONE);
+  wl_program_free(q);
+  wl_program_free(p);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"a collective op written out per library", test_library_expansion},
@@ -1399,6 +1513,7 @@ int main(void) {
       {"the collective workload's op: a barrier by hand, a bogus op", test_collective_workload_op},
       {"NVSHMEM in a node: which rounds fence (barrier, recursive doubling, LL)", test_nvshmem_fences},
       {"nccl's channels: one ring each, over every NIC", test_nccl_channels},
+      {"nccl's tuner by hand: its times, its protocol's bytes and fence", test_nccl_tuner},
       {"a YAML program's collective goes through the library", test_program_library},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},
@@ -1414,4 +1529,5 @@ int main(void) {
       {"the YAML program's algorithm key", test_yaml_algorithm},
       {NULL, NULL}};
   return tu_run_suite("coll", tests);
+
 }

@@ -173,6 +173,7 @@ static void test_ping_ghn(void) {
 /* The ping's time under POLICY with library LIB (nvshmem over
  * TRANSPORT), or an allreduce of 8 B on 2 ranks when ALLREDUCE. */
 static int64_t step_latency; /* nccl_step_latency of lib_time's runs */
+static int proto;          /* nccl_protocol of lib_time's runs (enum wl_nccl_proto) */
 
 static sim_time lib_time(const char *policy, int lib, int transport, bool allreduce) {
   struct hw h;
@@ -182,6 +183,7 @@ static sim_time lib_time(const char *policy, int lib, int transport, bool allred
   comm.nvshmem_transport = transport;
   comm.mpi_eager_limit = INT64_MAX;
   comm.nccl_step_latency = step_latency;
+  comm.nccl_protocol = proto;
   h.cfg.comm = &comm;
   struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
   struct wl_program *p;
@@ -240,18 +242,26 @@ static void test_library_allreduce(void) {
    * 2602), then as above the WG ends at 3602; teardown 1500 = 5102, the
    * completion at the CPU 5204, which polls every 500 from 1000: 5500. */
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NVSHMEM, COMM_IBGDA, true), 5500000);
-  /* Under hdn with nccl, the 2 ranks on different nodes: NCCL's double
-   * binary tree (one element: all on the first tree, rank 0 its root,
-   * rank 1 its leaf), one kernel per rank launched at 2602. Rank 1 sends
-   * up: fence 200, the request for the proxy leaves 2802, at the CPU 2904,
-   * taken at the proxy's poll 3000, service 1000, the command at the NIC
-   * c = 4102, the flag at rank 0 at c + LEG = 4788.26. Rank 0's WG polls
-   * from 2602 every 100 ns: sees it at 4802, sends down: fence 200 (5002),
-   * at the CPU 5104, taken 6000, at the NIC 7102, the flag at rank 1 at
-   * 7788.26. Rank 1's WG polls from 2802: sees it at 7802; teardown 1500
-   * = 9302, the completion at the CPU 9404, noticed at 9500 (polls every
-   * 500 from 1000). */
+  /* Under hdn with nccl, the 2 ranks on different nodes: NCCL's tuner
+   * (coll.h, wl_nccl_time) takes the ring in LL (Ring/LL 12.7 us against
+   * Tree/LL 14.4 us on 2 ranks of 2 nodes), 16 B on the wire for the
+   * 8 B, no fence. One kernel per rank launched at 2602; each sends its
+   * reduce-scatter step at once: the request for the proxy at the CPU
+   * 2704, taken at the proxy's poll 3000, service 1000, the command at
+   * the NIC c = 4102, the flag at the peer at c + LEG16 (LEG with 8 B
+   * more: 0.25 DMA, 0.64 on the wire, 0.25 written) = 4789.4. Each WG
+   * polls from 2602 every 100 ns: sees it at 4802, sends its allgather
+   * step: at the CPU 4904, taken 5000, at the NIC 6102, its flag 6789.4,
+   * seen 6802; teardown 1500 = 8302, the completion at the CPU 8404,
+   * noticed at 8500 (polls every 500 from 1000). */
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, true), 8500000);
+  /* Forced to Simple (NCCL_PROTO=Simple): the same ring, 8 B, each step
+   * fenced (200). The first request leaves at 2802, at the CPU 2904:
+   * still taken at 3000. The second leaves at 5002, at the CPU 5104:
+   * taken at 6000, a poll later: 9500. */
+  proto = WL_PROTO_SIMPLE;
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, true), 9500000);
+  proto = WL_PROTO_AUTO;
   /* Under gputn: MPICH's recursive doubling, one round of triggered puts
    * (test_ping_gputn): each kernel launched at 2602, the registration at
    * the NIC registered at 1402; the WG's fence 200: its trigger store leaves 2802, at

@@ -740,12 +740,15 @@ static uint32_t coll_per_node(const struct wl_program *p, const struct wl_coll *
   return k;
 }
 
-/* Whether collective C of P spans more than one node of PER_NODE ranks
- * (its ranks ascend: its first and last rank's nodes differ). */
-static bool coll_across(const struct wl_program *p, const struct wl_coll *c, uint32_t per_node) {
+/* The nodes of PER_NODE ranks collective C of P spans (its ranks
+ * ascend). */
+static uint32_t coll_nodes(const struct wl_program *p, const struct wl_coll *c, uint32_t per_node) {
   const struct wl_group *g = wl_group_get(p, c->group);
-  uint32_t pn = MAX(per_node, 1), last = g ? g->ranks[g->n - 1] : p->n_ranks - 1;
-  return (g ? g->ranks[0] : 0) / pn != last / pn;
+  uint32_t pn = MAX(per_node, 1);
+  if (!g) return p->n_ranks == 0 ? 1 : (p->n_ranks - 1) / pn + 1;
+  uint32_t nodes = 1;
+  for (uint32_t i = 1; i < g->n; i++) nodes += g->ranks[i] / pn != g->ranks[i - 1] / pn;
+  return nodes;
 }
 
 /* The ranks collective C of P runs over. */
@@ -754,12 +757,129 @@ static uint32_t coll_size(const struct wl_program *p, const struct wl_coll *c) {
   return g ? g->n : p->n_ranks;
 }
 
-/* Largest allreduce NCCL runs as a tree across nodes; above, the ring's
- * bandwidth wins. An estimate (NCCL's tuner decides per system from its
- * latency and bandwidth model, src/graph/tuning.cc; 256 KiB is where
- * that model's Tree/LL and Ring/LL128 cross on 2-8 A100 nodes by a hand
- * evaluation, not a measurement). */
-#define NCCL_TREE_MAX_BYTES (256 * 1024)
+/* ---- NCCL's tuner (NCCL 2.15, src/graph/tuning.cc) ---- */
+
+const char *const wl_nccl_proto_names[WL_PROTO_COUNT] = {"auto", "ll", "ll128", "simple"};
+
+/* Its tables by [tree, ring][LL, LL128, Simple]: base latency (us), the
+ * latency a step adds over NVLink and over the network; per GPU
+ * generation [volta, ampere, hopper]: LL's most bandwidth by node count
+ * (1, 2, more; across nodes by CPU vendor: Intel's row is Volta's, AMD's
+ * Ampere's but for one node) and a tree channel's (GB/s). */
+static const double nccl_base_lat[2][3] = {{4.4, 4.4, 0}, {3.6, 10.0, 8.4}};
+static const double nccl_nvl_lat[2][3] = {{.52, 1.25, 28}, {.47, 1.9, 3.4}};
+static const double nccl_net_lat[2][3] = {{5.0, 8.5, 28}, {2.7, 4.0, 9.6}};
+static const double nccl_ll_max_bw[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}};
+static const double nccl_tree_ch_bw[3][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {24.0, 23.6, 17.8}};
+#define NCCL_LL128_CH_BW 20.0
+/* "Trees are not perfectly sticking to the model for medium sizes": its
+ * tree bandwidth's factor by log2(bytes / 64), 64 B to 256 MiB. */
+static const double nccl_tree_fix[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+static int nccl_log2i(int64_t v) {
+  int l = 0;
+  while (v >>= 1) l++;
+  return l;
+}
+
+double wl_nccl_time(enum wl_coll_kind kind, enum wl_coll_algo algo, enum wl_nccl_proto proto,
+                    int64_t bytes, uint32_t n, uint32_t nodes, const struct wl_lib_opts *o) {
+  bool tree = algo == WL_ALG_BINARY_TREE || algo == WL_ALG_DOUBLE_BINARY_TREE;
+  if (proto == WL_PROTO_AUTO || proto >= WL_PROTO_COUNT || (!tree && algo != WL_ALG_RING) ||
+      (tree && kind != WL_ALLREDUCE) || kind == WL_ALLTOALL || kind == WL_BARRIER || n < 2)
+    return -1; /* NCCL's alltoall is its point-to-point (Simple in 2.15) */
+  int a = tree ? 0 : 1, p = proto - WL_PROTO_LL, gpu = MIN(o->nccl_gpu, WL_NCCL_HOPPER);
+  nodes = CLAMP(nodes, 1, n);
+  bool ar = kind == WL_ALLREDUCE, rsag = kind == WL_REDUCE_SCATTER || kind == WL_ALLGATHER;
+  double nsteps = ar ? 2.0 * (n - 1) : rsag ? n - 1 : n;
+  double inter = ar ? (nodes > 1 ? 2.0 * nodes : 0) : rsag ? nodes - 1 : nodes;
+  int i2 = nodes <= 2 ? (int)nodes - 1 : 2;
+  double ll_max = nccl_ll_max_bw[nodes == 1 ? gpu : o->nccl_amd ? 1 : 0][i2];
+  double ch = MAX(o->channels, 1), ppn = (double)n / nodes;
+  double bus = nodes <= 2 ? o->busbw_intra : o->busbw_inter;
+  if (gpu == WL_NCCL_AMPERE) bus = MIN(bus, 235.0);
+  if (!tree && proto == WL_PROTO_LL)
+    bus = MIN(ll_max, bus * (nodes > 1 || ar || kind == WL_REDUCE ? 1.0 / 4 : 1.0 / 3));
+  if (!tree && proto == WL_PROTO_LL128) bus = MIN(bus * (ppn < 2 ? 0.7 : 0.92), NCCL_LL128_CH_BW * ch);
+  if (tree) bus = MIN(bus * .92, ch * nccl_tree_ch_bw[gpu][i2]);
+  if (tree && proto == WL_PROTO_LL) bus = MIN(bus / 3.8, ll_max);
+  if (tree && proto == WL_PROTO_LL128)
+    bus = MIN(bus * (nodes == 1 ? 7.0 / 9 : 120.0 / 128), NCCL_LL128_CH_BW * ch);
+  double bw = bus * (tree ? .5 : n / nsteps);
+  double lat = nccl_base_lat[a][p], intra = nccl_nvl_lat[a][p], net = nccl_net_lat[a][p];
+  if (nodes > 1 && proto == WL_PROTO_LL) intra *= 1.8;
+  if (tree) {
+    lat += 2 * ((n / nodes - 1) * intra + nccl_log2i(nodes) * net);
+  } else if (kind == WL_REDUCE || kind == WL_BCAST) {
+    /* Its rings differ by channel (sameChannels 0); Simple's step takes
+     * the tree's chunk latency. */
+    double step = nodes > 1 ? nccl_net_lat[proto == WL_PROTO_SIMPLE ? 0 : 1][p]
+                            : nccl_nvl_lat[proto == WL_PROTO_SIMPLE ? 0 : 1][p];
+    lat += nsteps * step;
+  } else {
+    lat += (nsteps - inter) * intra + inter * net;
+  }
+  if (bw <= 0) return -1;
+  int lg = nccl_log2i(bytes >> 6);
+  if (tree && lg < 23) bw *= nccl_tree_fix[p][lg];
+  if (!tree && proto == WL_PROTO_SIMPLE && nodes > 1 && ar && bytes >= n / 16.0 * 65536)
+    lat *= 1.9; /* "plateau effect of ring" */
+  return lat + (double)bytes / (1000 * bw);
+}
+
+int64_t wl_nccl_wire_bytes(enum wl_nccl_proto proto, int64_t bytes) {
+  if (bytes <= 0) return bytes;
+  if (proto == WL_PROTO_LL) return bytes > INT64_MAX / 2 - 8 ? INT64_MAX : (bytes + 7) / 8 * 16;
+  if (proto == WL_PROTO_LL128)
+    return bytes / 120 > INT64_MAX / 128 - 1 ? INT64_MAX : (bytes + 119) / 120 * 128;
+  return bytes;
+}
+
+/* C's bytes as NCCL counts them: an allgather's and a reduce-scatter's
+ * whole buffer (src/enqueue.cc: nBytes *= nRanks, their count per rank). */
+static int64_t nccl_bytes(const struct wl_coll *c, uint32_t n) {
+  if (c->kind != WL_ALLGATHER) return c->bytes; /* a reduce-scatter's bytes are its whole input */
+  return c->bytes > INT64_MAX / MAX(n, 1) ? INT64_MAX : c->bytes * n;
+}
+
+/* The protocol of call C of N ranks by algorithm ALGO: forced, or the
+ * fastest by NCCL's tuner (ties to the first, LL, LL128, Simple, as
+ * getAlgoInfo's strict <); Simple for what the tuner has no time for. */
+static enum wl_nccl_proto nccl_pick(const struct wl_coll *c, uint32_t n, uint32_t nodes,
+                                    const struct wl_lib_opts *o, enum wl_coll_algo algo,
+                                    double *best) {
+  enum wl_nccl_proto pick = WL_PROTO_SIMPLE;
+  *best = -1;
+  for (int p = WL_PROTO_LL; p < WL_PROTO_COUNT; p++) {
+    if (o->nccl_proto != WL_PROTO_AUTO && p != o->nccl_proto) continue;
+    double t = wl_nccl_time((enum wl_coll_kind)c->kind, algo, (enum wl_nccl_proto)p,
+                            nccl_bytes(c, n), n, nodes, o);
+    if (t >= 0 && (*best < 0 || t < *best)) *best = t, pick = (enum wl_nccl_proto)p;
+  }
+  if (*best < 0) *best = 1e300, pick = o->nccl_proto != WL_PROTO_AUTO ? o->nccl_proto : WL_PROTO_SIMPLE;
+  return pick;
+}
+
+static double nccl_best(const struct wl_coll *c, uint32_t n, uint32_t nodes,
+                        const struct wl_lib_opts *o, enum wl_coll_algo algo) {
+  double t;
+  nccl_pick(c, n, nodes, o, algo, &t);
+  return t;
+}
+
+/* The protocol NCCL runs call C (its algorithm chosen) of N ranks on
+ * NODES nodes in. Bcast and reduce, which coll.h writes as trees, take
+ * the ring's: they are rings in NCCL. */
+static uint8_t nccl_proto(const struct wl_coll *c, uint32_t n, uint32_t nodes,
+                          const struct wl_lib_opts *o) {
+  enum wl_coll_algo a = c->algo;
+  if (c->kind == WL_BCAST || c->kind == WL_REDUCE) a = WL_ALG_RING;
+  double t;
+  return (uint8_t)nccl_pick(c, n, nodes, o, a, &t);
+}
 
 /* Largest vector NVSHMEM reduces through its LL all-push
  * (NVSHMEM_FCOLLECT_LL_THRESHOLD's default, src/include/env_defs.h), and
@@ -769,10 +889,10 @@ static uint32_t coll_size(const struct wl_program *p, const struct wl_coll *c) {
 #define NVSHMEM_LL_MAX_BYTES 2048
 #define NVSHMEM_REDUCE_WORK_BYTES (27648 * 8)
 
-/* The algorithm LIB runs collective C of N ranks with when C asks for
- * none (auto), on ranks that share nodes ACROSS = false or not. */
-static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, uint32_t n, bool across,
-                                  const struct wl_lib_opts *opts) {
+/* The algorithm LIB runs collective C of N ranks on NODES nodes with when
+ * C asks for none (auto). */
+static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, uint32_t n,
+                                  uint32_t nodes, const struct wl_lib_opts *opts) {
   if (c->algo != WL_ALG_AUTO) return (enum wl_coll_algo)c->algo;
   switch (lib) {
   case WL_LIB_MPI:
@@ -783,17 +903,18 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, uint
     if (opts->mpi_allreduce != WL_ALG_AUTO) return (enum wl_coll_algo)opts->mpi_allreduce;
     return c->bytes <= opts->mpi_short_bytes ? WL_ALG_RECDOUB : WL_ALG_RABENSEIFNER;
   case WL_LIB_NCCL:
-    /* NCCL's ring inside a node; across nodes its allreduce takes the
-     * double binary tree (NCCL 2.4, "Massively Scale Your Deep Learning
-     * Training with NCCL 2.4", NVIDIA blog 2019: trees for latency at
-     * scale; its tuner, src/graph/tuning.cc, gives Tree/LL 27.5 us
-     * against Ring/LL 32.7 us on 16 A100s, configs/libs/README.md row 12)
-     * up to NCCL_TREE_MAX_BYTES, the ring above. Bcast
+    /* NCCL's ring inside a node (its tree there is a chain, which coll.h
+     * does not write); across nodes its allreduce takes the double
+     * binary tree (NCCL 2.4, "Massively Scale Your Deep Learning Training
+     * with NCCL 2.4", NVIDIA blog 2019: trees for latency at scale) where
+     * its tuner predicts the tree faster in its fastest protocol
+     * (nccl_best), the ring elsewhere. Bcast
      * and reduce are rings in NCCL (src/device/broadcast.h, reduce.h),
      * modelled by the double binary tree re-rooted at the root, the
      * closest pipelined form coll.h has. */
-    if (across && c->bytes <= NCCL_TREE_MAX_BYTES &&
-        wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE))
+    if (nodes > 1 && wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE) &&
+        nccl_best(c, n, nodes, opts, WL_ALG_DOUBLE_BINARY_TREE) <
+            nccl_best(c, n, nodes, opts, WL_ALG_RING))
       return WL_ALG_DOUBLE_BINARY_TREE;
     if (wl_coll_has_algo(c->kind, WL_ALG_RING)) return WL_ALG_RING;
     if (wl_coll_has_algo(c->kind, WL_ALG_DOUBLE_BINARY_TREE)) return WL_ALG_DOUBLE_BINARY_TREE;
@@ -812,13 +933,15 @@ static enum wl_coll_algo lib_algo(enum wl_lib lib, const struct wl_coll *c, uint
   }
 }
 
-/* C, a call of P, as LIB runs it: its algorithm (lib_algo) and, for
- * NVSHMEM's reductions over every rank, the node size of their
- * hierarchical form. */
+/* C, a call of P, as LIB runs it: its algorithm (lib_algo), NCCL's
+ * protocol and, for NVSHMEM's reductions over every rank, the node size
+ * of their hierarchical form. */
 static void lib_choose(struct wl_coll *c, enum wl_lib lib, const struct wl_program *p,
                        const struct wl_lib_opts *opts) {
-  c->algo = lib_algo(lib, c, coll_size(p, c), coll_across(p, c, opts->per_node), opts);
+  uint32_t n = coll_size(p, c), nodes = coll_nodes(p, c, opts->per_node);
+  c->algo = lib_algo(lib, c, n, nodes, opts);
   if (lib == WL_LIB_NVSHMEM && !c->group) c->per_node = opts->per_node;
+  if (lib == WL_LIB_NCCL) c->proto = nccl_proto(c, n, nodes, opts);
 }
 
 /* Appends O to rank R of Q in the lane and region of collective op CALL. */
@@ -832,26 +955,41 @@ static void push_in(struct wl_program *q, uint32_t r, struct wl_op o, const stru
 /* NCCL's channels (hardware.comm.nccl_channels): a collective's bytes are
  * cut into one part per channel, each a ring of its own run by its own
  * CUDA block. NCCL uses fewer channels for small calls: while nBytes <
- * nc x nThreads x threadThreshold it drops one (src/enqueue.cc, "Ring/Tree
- * channel tuning"), with 512 threads (NCCL_SIMPLE_MAX_NTHREADS) and 64
- * bytes a thread (NCCL_SIMPLE_THREAD_THRESHOLD, src/include/comm.h) for
- * the Simple protocol large calls take: one channel per 32 KiB. */
-#define NCCL_CHANNEL_BYTES (512 * 64)
-
-uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels) {
+ * nc x nThreads x threadThreshold it drops one (src/enqueue.cc,
+ * getAlgoInfo's "Ring/Tree channel tuning"): Simple 512 threads
+ * (NCCL_SIMPLE_MAX_NTHREADS) x 64 B (NCCL_SIMPLE_THREAD_THRESHOLD), LL 512
+ * (NCCL_LL_MAX_NTHREADS) x 8 B x the ring's ranks (the ring's LL
+ * threshold is NCCL_LL_THREAD_THRESHOLD x nRanks, src/graph/tuning.cc),
+ * LL128 640 (NCCL_LL128_MAX_NTHREADS) x 8 B (src/include/comm.h,
+ * devcomm.h). */
+uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels, enum wl_nccl_proto proto, uint32_t n) {
+  int64_t per = proto == WL_PROTO_LL      ? 512 * 8 * (int64_t)MAX(n, 1)
+                : proto == WL_PROTO_LL128 ? 640 * 8
+                                          : 512 * 64;
   int64_t nc = MAX((int64_t)channels, 1);
-  while (nc > 1 && bytes < nc * NCCL_CHANNEL_BYTES) nc--;
+  while (nc > 1 && bytes < nc * per) nc--;
   return (uint32_t)nc;
 }
 
 /* The channels NCCL runs ring collective C on, of N ranks: by its whole
- * buffer, an allgather's output (src/enqueue.cc: nBytes *= nRanks for
- * allgather and reduce-scatter, whose count is per rank). */
+ * buffer (nccl_bytes). */
 static uint32_t ring_channels(const struct wl_coll *c, uint32_t n, uint32_t channels) {
-  int64_t all = c->kind != WL_ALLGATHER ? c->bytes
-                : c->bytes > INT64_MAX / MAX(n, 1) ? INT64_MAX
-                                                   : c->bytes * n;
-  return wl_nccl_channels(all, channels);
+  return wl_nccl_channels(nccl_bytes(c, n), channels, (enum wl_nccl_proto)c->proto, n);
+}
+
+/* NCCL's protocol on the messages of call C, ops FROM on of rank R of Q:
+ * each send and receive moves its protocol's wire bytes (LL's and
+ * LL128's flags beside the data), and a send fences its data only in
+ * Simple (wl_nccl_proto). */
+static void nccl_wire(struct wl_program *q, uint32_t r, size_t from, const struct wl_coll *c) {
+  if (c->proto == WL_PROTO_AUTO || c->proto == WL_PROTO_SIMPLE) return;
+  struct wl_rank *t = &q->ranks[r];
+  for (size_t k = from; k < t->n_ops; k++) {
+    struct wl_op *o = &t->ops[k];
+    if (o->kind != WL_SEND && o->kind != WL_RECV) continue;
+    o->bytes = wl_nccl_wire_bytes((enum wl_nccl_proto)c->proto, o->bytes);
+    if (o->kind == WL_SEND) o->fence = WL_FENCE_NONE;
+  }
 }
 
 /* Rank R's neighbours on channel K's ring of N ranks, PER_NODE to a
@@ -969,6 +1107,7 @@ uint32_t wl_expand_call(struct wl_program *q, uint32_t r, const struct wl_op *o,
   } else {
     wl_coll(q, r, &c, after);
   }
+  if (lib == WL_LIB_NCCL) nccl_wire(q, r, before, &c);
   struct wl_rank *t = &q->ranks[r];
   if (t->n_ops == before) return NONE;
   for (size_t k = before; k < t->n_ops; k++) {
@@ -1093,9 +1232,11 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
       lib_choose(&c, lib, p, opts);
       uint32_t n = coll_size(p, &c);
       if (n < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
+      size_t from = q->ranks[r].n_ops;
       if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {
         seq_ring(q, r, o, &c, device ? calls : 0, per_node,
                  lib == WL_LIB_NCCL ? ring_channels(&c, n, opts->channels) : 1);
+        if (lib == WL_LIB_NCCL) nccl_wire(q, r, from, &c);
         continue;
       }
       struct wl_rank *t = &tmp->ranks[r];
@@ -1111,6 +1252,7 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
         if (e.kind == WL_COMPUTE && o->n_wgs == 0) continue; /* too small to cost a phase */
         push_in(q, r, e, o, device ? calls : 0);
       }
+      if (lib == WL_LIB_NCCL) nccl_wire(q, r, from, &c);
     }
     g_free(tmp->ranks[r].ops);
     g_free(tmp->ranks[r].deps);

@@ -95,6 +95,9 @@ struct wl_coll {
    * ranks at the same place of every node (NVSHMEM's hierarchical
    * reduction, rdxn_device.cuh); 0: one stage over all ranks. */
   uint32_t per_node;
+  /* nccl: the protocol it runs in (enum wl_nccl_proto; AUTO: not NCCL's:
+   * sends fenced, bytes as they are). */
+  uint8_t proto;
 };
 
 /* Tags one call uses (coll.tag, coll.tag + 1). */
@@ -160,6 +163,19 @@ struct wl_program *wl_coll_program(uint32_t n_ranks, const struct wl_coll *c);
 enum wl_lib { WL_LIB_MPI, WL_LIB_NCCL, WL_LIB_NVSHMEM, WL_LIB_GPUTN, WL_LIB_COUNT };
 extern const char *const wl_lib_names[WL_LIB_COUNT];
 
+/* NCCL's protocols (NCCL 2.15, src/collectives/device/prims_*.h): LL
+ * stores 4 B of data with a 4 B flag in each 8 B word (16 B lines: twice
+ * the bytes on the wire), LL128 120 B of data with an 8 B flag in each
+ * 128 B line (NVLink keeps a line's stores together), Simple the data,
+ * then __threadfence_system(), then the step's flag: only Simple fences
+ * (wl_fence). Which one a call takes is NCCL's tuner's choice
+ * (wl_nccl_time) unless forced (NCCL_PROTO; hardware.comm.nccl_protocol). */
+enum wl_nccl_proto { WL_PROTO_AUTO, WL_PROTO_LL, WL_PROTO_LL128, WL_PROTO_SIMPLE, WL_PROTO_COUNT };
+extern const char *const wl_nccl_proto_names[WL_PROTO_COUNT];
+
+/* The GPUs NCCL's tuner takes its tables for (its compCapIndex). */
+enum wl_nccl_gpu { WL_NCCL_VOLTA, WL_NCCL_AMPERE, WL_NCCL_HOPPER };
+
 /* Appends collective C (checked as wl_coll asserts; wgs 0: its reductions
  * cost no phase) on RANK as one op, in the rank's lane; of a group, on
  * each of its ranks alone. */
@@ -187,6 +203,15 @@ struct wl_lib_opts {
    * MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, 2048 by default). */
   uint8_t mpi_allreduce;  /* enum wl_coll_algo */
   int64_t mpi_short_bytes;
+  /* nccl: the protocol of every call (enum wl_nccl_proto; WL_PROTO_AUTO:
+   * NCCL's tuner's choice, with its algorithm across nodes: wl_nccl_time),
+   * and the tuner's inputs: the GPUs (enum wl_nccl_gpu), whether the hosts'
+   * CPUs are AMD's (its LL bandwidth across nodes), a GPU's bus bandwidth
+   * inside its node and its node's over the network, in GB/s (its
+   * graphs' nChannels x bwIntra, nChannels x bwInter). */
+  uint8_t nccl_proto, nccl_gpu;
+  bool nccl_amd;
+  double busbw_intra, busbw_inter;
 };
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    const struct wl_lib_opts *opts);
@@ -217,15 +242,36 @@ struct wl_source *wl_coll_source(const struct wl_source *src, enum wl_lib lib,
                                  const struct wl_lib_opts *opts);
 void wl_coll_source_free(struct wl_source *s);
 
-/* Options of PER_NODE ranks a node, CHANNELS, MPICH's default choice. */
-#define WL_LIB_OPTS(PER_NODE, CHANNELS)                                              \
-  (&(struct wl_lib_opts){.per_node = (PER_NODE), .channels = (CHANNELS),             \
-                         .mpi_allreduce = WL_ALG_AUTO, .mpi_short_bytes = WL_MPI_SHORT_BYTES})
+/* Options of PER_NODE ranks a node, CHANNELS, MPICH's default choice,
+ * NCCL's tuner on a DGX A100 (A100s, AMD hosts, 235 GB/s NVLink bus
+ * bandwidth as NCCL caps it, 8 HDR NICs of 25 GB/s). */
+#define WL_LIB_OPTS(PER_NODE, CHANNELS)                                                 \
+  (&(struct wl_lib_opts){.per_node = (PER_NODE), .channels = (CHANNELS),                \
+                         .mpi_allreduce = WL_ALG_AUTO, .mpi_short_bytes = WL_MPI_SHORT_BYTES, \
+                         .nccl_proto = WL_PROTO_AUTO, .nccl_gpu = WL_NCCL_AMPERE,        \
+                         .nccl_amd = true, .busbw_intra = 235, .busbw_inter = 200})
 
-/* The channels NCCL runs a call of BYTES on, of CHANNELS at most: one per
- * 32 KiB (its Simple protocol's 512 threads x 64 B, src/enqueue.cc), at
+/* NCCL 2.15's tuner (src/graph/tuning.cc: ncclTopoTuneModel's latencies
+ * and bandwidths, ncclTopoGetAlgoTime): the time in us it predicts for
+ * collective KIND of BYTES (an allgather's or reduce-scatter's whole
+ * buffer, as NCCL counts them) on N ranks over NODES nodes by ALGO (ring;
+ * binary or double binary tree: its tree) in PROTO, on OPTS's
+ * channels, GPUs, CPUs and bus bandwidths; < 0 where NCCL has no such
+ * pair (a tree for anything but allreduce, a protocol of AUTO). Each
+ * call takes the fastest (getAlgoInfo, src/enqueue.cc). */
+double wl_nccl_time(enum wl_coll_kind kind, enum wl_coll_algo algo, enum wl_nccl_proto proto,
+                    int64_t bytes, uint32_t n, uint32_t nodes, const struct wl_lib_opts *opts);
+
+/* The bytes PROTO puts on the wire for BYTES of data (whole LL and LL128
+ * lines). */
+int64_t wl_nccl_wire_bytes(enum wl_nccl_proto proto, int64_t bytes);
+
+/* The channels NCCL runs a ring call of BYTES on N ranks in PROTO on, of
+ * CHANNELS at most: one per nThreads x threadThreshold bytes
+ * (src/enqueue.cc, getAlgoInfo; src/include/comm.h, devcomm.h): Simple
+ * 512 x 64 B = 32 KiB, LL 512 x 8 B x N, LL128 640 x 8 B = 5 KiB; at
  * least one. */
-uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels);
+uint32_t wl_nccl_channels(int64_t bytes, uint32_t channels, enum wl_nccl_proto proto, uint32_t n);
 
 /* Point-to-point under nccl and nvshmem from the host (hdn, hdn2s): every
  * run of consecutive sends and receives of one lane that belongs to no

@@ -37,6 +37,19 @@ static const struct par_decl comm_decls[] = {
       "NVIDIA/nccl issues 320 and 1245 describe NCCL's rings there (one node alone gets "
       "24 in nccl-tests issue 100's log; inside a node the channels share each GPU's "
       "NVLink port here, so their count changes little there); 64 is NCCL's MAXCHANNELS"),
+    PAR(nccl_protocol, PAR_ENUM, "auto", NULL, NULL, "auto|ll|ll128|simple",
+      "nccl: the protocol of every call, as NCCL_PROTO forces one: auto = NCCL 2.15's tuner's "
+      "choice by size (src/graph/tuning.cc, with its choice of tree or ring across nodes; "
+      "workloads/ir/coll.h wl_nccl_time); ll = 8 B of data with their flags in 16 B lines "
+      "(twice the bytes), no fence; ll128 = 120 B with a flag in 128 B lines, no fence; "
+      "simple = the data, a system fence (gpu.fence_latency), then the step's flag "
+      "(src/collectives/device/prims_*.h)"),
+    PAR(nccl_gpu, PAR_ENUM, "ampere", NULL, NULL, "volta|ampere|hopper",
+      "nccl: the GPUs whose tables NCCL's tuner takes (its LL bandwidth on one node, its "
+      "tree's per channel, Ampere's 235 GB/s cap); the profile's GPU"),
+    PAR(nccl_cpu, PAR_ENUM, "amd", NULL, NULL, "intel|amd",
+      "nccl: the hosts' CPU vendor, whose row of LL bandwidths NCCL's tuner takes across "
+      "nodes (a DGX A100's EPYC 7742: amd)"),
     PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
       "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
       "clear-to-send (rendezvous; workloads/ir/coll.h wl_rendezvous). Estimate: UCX picks "
@@ -63,11 +76,20 @@ const struct par_group comm_params = {
     .config_size = sizeof(struct comm_config),
 };
 
-struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node) {
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node,
+                                 int64_t intra_bps, int64_t nic_bps) {
+  /* NCCL's bus bandwidths (its graphs' nChannels x bw): a GPU's NVLink
+   * port inside a node; across nodes its node's NICs together (one a
+   * GPU, models/net.h), as its rings leave every node through each. */
   return (struct wl_lib_opts){
       .per_node = per_node,
       .channels = comm ? (uint32_t)comm->nccl_channels : 1,
       .mpi_allreduce = comm ? (uint8_t)comm->mpi_allreduce : WL_ALG_AUTO,
       .mpi_short_bytes = comm ? comm->mpi_allreduce_short : WL_MPI_SHORT_BYTES,
+      .nccl_proto = comm ? (uint8_t)comm->nccl_protocol : WL_PROTO_AUTO,
+      .nccl_gpu = comm ? (uint8_t)comm->nccl_gpu : WL_NCCL_AMPERE,
+      .nccl_amd = comm ? comm->nccl_cpu == 1 : true,
+      .busbw_intra = (double)intra_bps / 8e9,
+      .busbw_inter = (double)nic_bps / 8e9 * MAX(per_node, 1),
   };
 }

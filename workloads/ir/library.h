@@ -23,6 +23,9 @@ struct comm_config {
   bool nvlink_stores;      /* device puts inside a node are NVLink stores (kstep.nvl) */
   int64_t nccl_step_latency; /* ps: protocol cost per step of an NCCL kernel */
   int64_t nccl_channels;     /* most channels (rings) of one NCCL collective */
+  int nccl_protocol;         /* enum wl_nccl_proto: auto = NCCL's tuner's choice */
+  int nccl_gpu;              /* enum wl_nccl_gpu */
+  int nccl_cpu;              /* 0 intel, 1 amd */
   int mpi_allreduce;         /* enum wl_coll_algo, auto .. double_binary_tree */
   int64_t mpi_allreduce_short; /* bytes: recursive doubling up to this under auto */
 };
@@ -30,8 +33,10 @@ struct comm_config {
 extern const struct par_group comm_params;
 
 /* How the library expands collectives (coll.h) on a system of PER_NODE
- * GPUs a node, from group COMM (NULL: the defaults). */
-struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node);
+ * GPUs a node, each with INTRA_BPS of NVLink and a NIC of NIC_BPS (bits
+ * a second), from group COMM (NULL: the defaults). */
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node,
+                                 int64_t intra_bps, int64_t nic_bps);
 
 /* LIBRARY (not COMM_AUTO) as the collectives' enum. */
 static inline enum wl_lib comm_wl_lib(int library) {

@@ -301,7 +301,9 @@ struct kstep pol_device_put(struct pol_low *L, const struct wl_op *o, uint32_t w
  * thread (nvshmem over IBRC; nccl across nodes). NVSHMEM posts a device
  * put that orders nothing (wl_fence: WL_FENCE_NONE, and WL_FENCE_ENTRY
  * when OWN, the call a kernel of its own, on a job of one node) unfenced
- * (coll.h); a request to its proxy keeps its fence (not read). */
+ * (coll.h); a request to its proxy keeps its fence (not read). NCCL
+ * fences neither put nor proxy request of an LL or LL128 step (its
+ * sends' WL_FENCE_NONE, coll.h wl_nccl_proto). */
 struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs, bool own);
 /* The rank's whole program as one kernel K (opened, of the rank's shape,
  * and launched at its first op, *STARTED then; WHOLE: sized as a
