@@ -1500,6 +1500,16 @@ static void test_nccl_tuner(void) {
   CU_ASSERT_EQUAL(fence, WL_FENCE_NONE);
   wl_program_free(q);
   wl_program_free(p);
+  /* A barrier, for which NCCL's tuner has no time, in Simple: every
+   * round fenced, though dissemination marks its later rounds' flag
+   * stores unfenced (NVSHMEM's). */
+  p = one_call((struct wl_coll){.kind = WL_BARRIER, .elem = 8, .wgs = 1}, 4, false);
+  q = wl_expand_colls(p, WL_LIB_NCCL, o);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_SEND), 2);
+  for (size_t i = 0; i < q->ranks[1].n_ops; i++)
+    if (q->ranks[1].ops[i].kind == WL_SEND) CU_ASSERT_EQUAL(q->ranks[1].ops[i].fence, WL_FENCE_DATA);
+  wl_program_free(q);
+  wl_program_free(p);
 }
 
 static void test_nvshmem_call_latency(void) {

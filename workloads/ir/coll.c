@@ -982,13 +982,15 @@ static uint32_t ring_channels(const struct wl_coll *c, uint32_t n, uint32_t chan
  * LL128's flags beside the data), and a send fences its data only in
  * Simple (wl_nccl_proto). */
 static void nccl_wire(struct wl_program *q, uint32_t r, size_t from, const struct wl_coll *c) {
-  if (c->proto == WL_PROTO_AUTO || c->proto == WL_PROTO_SIMPLE) return;
+  bool simple = c->proto == WL_PROTO_AUTO || c->proto == WL_PROTO_SIMPLE;
   struct wl_rank *t = &q->ranks[r];
   for (size_t k = from; k < t->n_ops; k++) {
     struct wl_op *o = &t->ops[k];
     if (o->kind != WL_SEND && o->kind != WL_RECV) continue;
-    o->bytes = wl_nccl_wire_bytes((enum wl_nccl_proto)c->proto, o->bytes);
-    if (o->kind == WL_SEND) o->fence = WL_FENCE_NONE;
+    /* Whatever the algorithm marked (a dissemination barrier's later
+     * rounds: NVSHMEM's flag stores), NCCL's Simple fences every step. */
+    if (o->kind == WL_SEND) o->fence = simple ? WL_FENCE_DATA : WL_FENCE_NONE;
+    if (!simple) o->bytes = wl_nccl_wire_bytes((enum wl_nccl_proto)c->proto, o->bytes);
   }
 }
 
