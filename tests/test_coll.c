@@ -1502,6 +1502,54 @@ static void test_nccl_tuner(void) {
   wl_program_free(p);
 }
 
+static void test_nvshmem_call_latency(void) {
+  /* hardware.comm.nvshmem_barrier_latency: a barrier's own time opens its
+   * ops under nvshmem, as a compute op of that time on the call's WGs
+   * (1), then the barrier's rounds; an allreduce's latency is another
+   * parameter, and mpi has neither. */
+  struct wl_program *p = one_call((struct wl_coll){.kind = WL_BARRIER, .elem = 8, .wgs = 1}, 4, false);
+  struct wl_lib_opts o = *WL_LIB_OPTS(1, 1);
+  o.nvshmem_barrier_ps = SIM_US;
+  struct wl_program *q = wl_expand_colls(p, WL_LIB_NVSHMEM, &o);
+  const struct wl_op *op = &q->ranks[1].ops[0];
+  CU_ASSERT_EQUAL(op->kind, WL_COMPUTE);
+  CU_ASSERT_EQUAL(op->time_ps, SIM_US);
+  CU_ASSERT_EQUAL(op->n_wgs, 1);
+  CU_ASSERT_EQUAL(q->ranks[1].ops[1].kind, WL_SEND);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_COMPUTE), 1);
+  wl_program_free(q);
+  o.nvshmem_barrier_ps = 0;
+  o.nvshmem_reduce_ps = SIM_US;
+  q = wl_expand_colls(p, WL_LIB_NVSHMEM, &o);
+  CU_ASSERT_EQUAL(q->ranks[1].ops[0].kind, WL_SEND);
+  wl_program_free(q);
+  o.nvshmem_barrier_ps = SIM_US;
+  q = wl_expand_colls(p, WL_LIB_MPI, &o);
+  CU_ASSERT_EQUAL(wl_count(q, 1, WL_COMPUTE), 0);
+  wl_program_free(q);
+  wl_program_free(p);
+  /* A YAML program's allreduce (a graph rank): the compute op first, with
+   * the call's dependencies (none), the call's first ops requiring it. */
+  struct wl_program *y = yaml_program("- ops:\n  - allreduce: {size: 8B, elem: 8B, wgs: 1}\n"
+                                      "  - calc: 1us\n", 2);
+  q = wl_expand_colls(y, WL_LIB_NVSHMEM, &o);
+  const struct wl_rank *r0 = &q->ranks[0];
+  CU_ASSERT_EQUAL_FATAL(r0->ops[0].kind, WL_COMPUTE);
+  CU_ASSERT_EQUAL(r0->ops[0].time_ps, SIM_US);
+  CU_ASSERT_EQUAL(r0->ops[0].n_deps, 0);
+  int s0 = first_of(q, 0, WL_SEND);
+  CU_ASSERT_FATAL(s0 > 0);
+  bool after_it = false;
+  for (uint32_t d = 0; d < r0->ops[s0].n_deps; d++)
+    after_it |= r0->deps[r0->ops[s0].dep_first + d].op == 0;
+  CU_ASSERT_TRUE(after_it);
+  char *err = NULL;
+  CU_ASSERT_TRUE(wl_program_check(q, &err));
+  g_free(err);
+  wl_program_free(q);
+  wl_program_free(y);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"a collective op written out per library", test_library_expansion},
@@ -1514,6 +1562,7 @@ int main(void) {
       {"NVSHMEM in a node: which rounds fence (barrier, recursive doubling, LL)", test_nvshmem_fences},
       {"nccl's channels: one ring each, over every NIC", test_nccl_channels},
       {"nccl's tuner by hand: its times, its protocol's bytes and fence", test_nccl_tuner},
+      {"nvshmem's own time a call: a compute op before its rounds", test_nvshmem_call_latency},
       {"a YAML program's collective goes through the library", test_program_library},
       {"ring allreduce on 4 and 8 ranks by hand", test_ring},
       {"recursive doubling on 4 and 8 ranks by hand", test_recursive_doubling},

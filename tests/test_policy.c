@@ -174,6 +174,7 @@ static void test_ping_ghn(void) {
  * TRANSPORT), or an allreduce of 8 B on 2 ranks when ALLREDUCE. */
 static int64_t step_latency; /* nccl_step_latency of lib_time's runs */
 static int proto;          /* nccl_protocol of lib_time's runs (enum wl_nccl_proto) */
+static int64_t reduce_latency; /* nvshmem_reduce_latency of lib_time's runs */
 
 static sim_time lib_time(const char *policy, int lib, int transport, bool allreduce) {
   struct hw h;
@@ -184,6 +185,7 @@ static sim_time lib_time(const char *policy, int lib, int transport, bool allred
   comm.mpi_eager_limit = INT64_MAX;
   comm.nccl_step_latency = step_latency;
   comm.nccl_protocol = proto;
+  comm.nvshmem_reduce_latency = reduce_latency;
   h.cfg.comm = &comm;
   struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
   struct wl_program *p;
@@ -242,6 +244,18 @@ static void test_library_allreduce(void) {
    * 2602), then as above the WG ends at 3602; teardown 1500 = 5102, the
    * completion at the CPU 5204, which polls every 500 from 1000: 5500. */
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NVSHMEM, COMM_IBGDA, true), 5500000);
+  /* NVSHMEM's own time a reduction (hardware.comm.nvshmem_reduce_latency)
+   * of 1 us: each rank's WG spends it before its round. Under cpufree the
+   * WG computes from 2602 to 3602, fences to 3802, the put at the NIC
+   * 3904, its flag at 4590.26; the WG polls from 3802 every 100 ns: 4602.
+   * Under hdn the on-stream kernel's WG likewise ends at 4602, teardown
+   * 1500 = 6102, the completion at the CPU 6204, noticed at 6500. */
+  reduce_latency = SIM_US;
+  CU_ASSERT_EQUAL(lib_time("cpufree", COMM_NVSHMEM, COMM_IBGDA, true), 4602000);
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NVSHMEM, COMM_IBGDA, true), 6500000);
+  /* Not NCCL's: its run as above (8.5 us). */
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, true), 8500000);
+  reduce_latency = 0;
   /* Under hdn with nccl, the 2 ranks on different nodes: NCCL's tuner
    * (coll.h, wl_nccl_time) takes the ring in LL (Ring/LL 12.7 us against
    * Tree/LL 14.4 us on 2 ranks of 2 nodes), 16 B on the wire for the

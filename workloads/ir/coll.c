@@ -992,6 +992,20 @@ static void nccl_wire(struct wl_program *q, uint32_t r, size_t from, const struc
   }
 }
 
+/* The time NVSHMEM's call C spends on its GPU beyond its rounds
+ * (wl_lib_opts), 0 for a call of another library or kind. */
+static int64_t call_latency(const struct wl_coll *c, enum wl_lib lib, const struct wl_lib_opts *o) {
+  if (lib != WL_LIB_NVSHMEM) return 0;
+  return c->kind == WL_BARRIER ? o->nvshmem_barrier_ps
+         : c->kind == WL_ALLREDUCE ? o->nvshmem_reduce_ps
+                                   : 0;
+}
+
+/* The compute op of call C's own time PS on its WGs. */
+static struct wl_op call_latency_op(const struct wl_coll *c, int64_t ps) {
+  return (struct wl_op){.kind = WL_COMPUTE, .n_wgs = MAX(c->wgs, 1), .time_ps = ps};
+}
+
 /* Rank R's neighbours on channel K's ring of N ranks, PER_NODE to a
  * node: every node's GPUs in order, starting at GPU K (mod the node's
  * GPUs), then the next node's: channel k leaves each node from its GPU
@@ -1105,6 +1119,14 @@ uint32_t wl_expand_call(struct wl_program *q, uint32_t r, const struct wl_op *o,
     wl_program_free(flat);
     wl_program_free(one);
   } else {
+    /* NVSHMEM's own time first: the call's first ops require it. */
+    int64_t own = n > 1 && (c.bytes > 0 || c.kind == WL_BARRIER) ? call_latency(&c, lib, opts) : 0;
+    if (own > 0) {
+      struct wl_op lat = call_latency_op(&c, own);
+      wl_push_op(q, r, &lat);
+      uint32_t k = wl_last(q, r);
+      g_array_append_val(after, k);
+    }
     wl_coll(q, r, &c, after);
   }
   if (lib == WL_LIB_NCCL) nccl_wire(q, r, before, &c);
@@ -1233,6 +1255,8 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
       uint32_t n = coll_size(p, &c);
       if (n < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
       size_t from = q->ranks[r].n_ops;
+      int64_t own = call_latency(&c, lib, opts);
+      if (own > 0) push_in(q, r, call_latency_op(&c, own), o, device ? calls : 0);
       if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {
         seq_ring(q, r, o, &c, device ? calls : 0, per_node,
                  lib == WL_LIB_NCCL ? ring_channels(&c, n, opts->channels) : 1);

@@ -212,6 +212,10 @@ struct wl_lib_opts {
   uint8_t nccl_proto, nccl_gpu;
   bool nccl_amd;
   double busbw_intra, busbw_inter;
+  /* nvshmem: the time (ps) a barrier or an allreduce call spends on its
+   * GPU beyond its rounds, before them (hardware.comm.nvshmem_*_latency):
+   * a compute op of that time opens the call's ops. */
+  int64_t nvshmem_barrier_ps, nvshmem_reduce_ps;
 };
 struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
                                    const struct wl_lib_opts *opts);

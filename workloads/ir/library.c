@@ -50,6 +50,16 @@ static const struct par_decl comm_decls[] = {
     PAR(nccl_cpu, PAR_ENUM, "amd", NULL, NULL, "intel|amd",
       "nccl: the hosts' CPU vendor, whose row of LL bandwidths NCCL's tuner takes across "
       "nodes (a DGX A100's EPYC 7742: amd)"),
+    PAR(nvshmem_barrier_latency, PAR_TIME, "0ps", "0ps", "1ms", NULL,
+      "nvshmem: the time a barrier call spends on its calling GPU beyond the rounds the "
+      "model writes out (its flag stores, waits and quiet): NVSHMEM's own code a call "
+      "(team and sync-array bookkeeping), before its first round; 0 by default. An H200 "
+      "pair measures 1.6 us with NVSHMEM 3.4.5 (configs/hw/README.md: 3.39 us a "
+      "device-called barrier against 1.79 us for its round and fence by hand)"),
+    PAR(nvshmem_reduce_latency, PAR_TIME, "0ps", "0ps", "1ms", NULL,
+      "nvshmem: the same for an allreduce call (either algorithm): 0 by default; an H200 "
+      "pair measures 2.1 - 2.3 us with NVSHMEM 3.4.5 (4.30 us a device-called reduction of "
+      "one double against 1.97 us by hand, 2.91 us of two doubles against 0.79)"),
     PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
       "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
       "clear-to-send (rendezvous; workloads/ir/coll.h wl_rendezvous). Estimate: UCX picks "
@@ -91,5 +101,7 @@ struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_no
       .nccl_amd = comm ? comm->nccl_cpu == 1 : true,
       .busbw_intra = (double)intra_bps / 8e9,
       .busbw_inter = (double)nic_bps / 8e9 * MAX(per_node, 1),
+      .nvshmem_barrier_ps = comm ? comm->nvshmem_barrier_latency : 0,
+      .nvshmem_reduce_ps = comm ? comm->nvshmem_reduce_latency : 0,
   };
 }

@@ -26,6 +26,8 @@ struct comm_config {
   int nccl_protocol;         /* enum wl_nccl_proto: auto = NCCL's tuner's choice */
   int nccl_gpu;              /* enum wl_nccl_gpu */
   int nccl_cpu;              /* 0 intel, 1 amd */
+  int64_t nvshmem_barrier_latency; /* ps: an NVSHMEM barrier's own time beyond its rounds */
+  int64_t nvshmem_reduce_latency;  /* ps: an NVSHMEM reduction's likewise */
   int mpi_allreduce;         /* enum wl_coll_algo, auto .. double_binary_tree */
   int64_t mpi_allreduce_short; /* bytes: recursive doubling up to this under auto */
 };

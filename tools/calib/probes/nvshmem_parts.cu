@@ -16,6 +16,18 @@
 //   red2      of two doubles; red2+bar (the pipelined CG's part)
 //   2x...     plain, barrier, red1, red2 twice in a row before the wait: the
 //             second call's cost with its code and data warm from the first
+// and, called from a running kernel ITERS times in a loop (the CPU-free
+// code's way; the time a call is the kernel's over ITERS):
+//   dev_barrier  nvshmem_barrier_all by one thread
+//   dev_red1     nvshmem_double_sum_reduce of one double by one thread (the
+//                CPU-free standard CG's)
+//   dev_red2     nvshmemx_double_sum_reduce_block of two doubles by a warp's
+//                block (the CPU-free pipelined CG's)
+//   dev_flag     a hand-written round: the peer's flag stored (nvshmem_ptr),
+//                then its own awaited
+//   dev_rx       a hand-written recursive exchange of one double: the value
+//                stored into the peer's work word, __threadfence_system, the
+//                flag, the wait, the add (rdxn_device.cuh's on 2 PEs)
 // Per part it prints each PE's median host time an iteration and the
 // median GPU time between events recorded around the part on the stream.
 // NVSHMEM takes its reduction through NCCL when it can load libnccl.so.2
@@ -40,6 +52,30 @@
 
 __global__ void k_plain(double *x) {
   if (threadIdx.x == 0) x[0] += 1.0;
+}
+
+__global__ void k_dev(int what, int iters, double *dst, const double *src, long long *flag,
+                      double *wrk) {
+  int peer = 1 - nvshmem_my_pe();
+  volatile long long *pf = (volatile long long *)nvshmem_ptr(flag, peer), *mf = flag;
+  volatile double *pw = (volatile double *)nvshmem_ptr(wrk, peer);
+  for (int i = 1; i <= iters; i++) {
+    if (what == 2) {
+      nvshmemx_double_sum_reduce_block(NVSHMEM_TEAM_WORLD, dst, src, 2);
+      continue;
+    }
+    if (threadIdx.x != 0) continue;
+    if (what == 0) nvshmem_barrier_all();
+    else if (what == 1) nvshmem_double_sum_reduce(NVSHMEM_TEAM_WORLD, dst, src, 1);
+    else {
+      if (what == 4) *pw = src[0];
+      if (what == 4) __threadfence_system();
+      *pf = i;
+      while (*mf < i) {
+      }
+      if (what == 4) dst[1] = src[0] + wrk[0];
+    }
+  }
 }
 
 static double median(std::vector<double> v) {
@@ -124,6 +160,29 @@ int main(int argc, char **argv) {
       nvshmem_barrier_all();
     }
   }
+  long long *flag = (long long *)nvshmem_malloc(sizeof(long long));
+  double *wrk = (double *)nvshmem_malloc(sizeof(double));
+  const char *dev_names[] = {"dev_barrier", "dev_red1", "dev_red2", "dev_flag", "dev_rx"};
+  for (int what = 0; what < 5; what++) {
+    CK(cudaMemset(flag, 0, sizeof(long long)));
+    CK(cudaDeviceSynchronize());
+    nvshmem_barrier_all();
+    CK(cudaEventRecord(e0, st));
+    k_dev<<<1, what == 2 ? 32 : 1, 0, st>>>(what, iters, dst, src, flag, wrk);
+    CK(cudaEventRecord(e1, st));
+    CK(cudaStreamSynchronize(st));
+    CK(cudaGetLastError());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    nvshmem_barrier_all();
+    for (int pe = 0; pe < 2; pe++) {
+      if (pe == rank) printf("%s %d - %.3f\n", dev_names[what], rank, ms * 1e3 / iters);
+      fflush(stdout);
+      nvshmem_barrier_all();
+    }
+  }
+  nvshmem_free(flag);
+  nvshmem_free(wrk);
   nvshmem_free(src);
   nvshmem_free(dst);
   nvshmem_finalize();
