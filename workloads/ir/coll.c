@@ -1003,9 +1003,11 @@ static int64_t call_latency(const struct wl_coll *c, enum wl_lib lib, const stru
                                    : 0;
 }
 
-/* The compute op of call C's own time PS on its WGs. */
+/* The compute op of call C's own time PS: one WG's (NVSHMEM's call is
+ * one thread's, or one block's, however many WGs the call's reductions
+ * take; on the call's WGs the time would repeat once per wave of them). */
 static struct wl_op call_latency_op(const struct wl_coll *c, int64_t ps) {
-  return (struct wl_op){.kind = WL_COMPUTE, .n_wgs = MAX(c->wgs, 1), .time_ps = ps};
+  return (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = ps};
 }
 
 /* Rank R's neighbours on channel K's ring of N ranks, PER_NODE to a
