@@ -25,10 +25,10 @@ static const struct par_decl comm_decls[] = {
       "crossing, no NIC command, no DMA (models/nic.h); false: it goes through the NIC "
       "model's command path like a network put"),
     PAR(nccl_step_latency, PAR_TIME, "0ps", "0ps", "1ms", NULL,
-      "nccl: the protocol's cost per step (a send of an NCCL kernel) beyond the put and the "
-      "flag wait the models time: 0 by default, as those already take about 2.6 us a step "
-      "on the A100 profile (configs/libs/README.md); NCCL's own tuning model puts a whole "
-      "LL step at 0.47 us over NVLink and 2.7 us over the network (src/graph/tuning.cc)"),
+      "nccl: a cost per step (a send of an NCCL kernel, any protocol) beyond the put, its "
+      "fence in Simple and the flag wait the models time: 0 by default; NCCL's own tuning "
+      "model puts a whole LL step at 0.47 us over NVLink and 2.7 us over the network, a "
+      "Simple one at 3.4 and 9.6 us (src/graph/tuning.cc; configs/libs/README.md)"),
     PAR(nccl_channels, PAR_INT, "16", "1", "64", NULL,
       "nccl: the most channels a ring (allreduce, reduce-scatter, allgather) runs on, each its own ring over a part of "
       "the bytes; across nodes channel k leaves every node from a different GPU's NIC "
