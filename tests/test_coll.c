@@ -1500,6 +1500,34 @@ static void test_nccl_tuner(void) {
   CU_ASSERT_EQUAL(fence, WL_FENCE_NONE);
   wl_program_free(q);
   wl_program_free(p);
+  /* The tuner's inputs from hardware.comm and the network
+   * (comm_lib_opts): a DGX A100 of 8 GPUs, NVLink 2400 Gbps each and a
+   * 200 Gbps NIC each: 300 GB/s inside a node (NCCL caps Ampere at 235),
+   * 8 x 25 = 200 GB/s across; nccl_cpu intel takes the tuner's Intel row
+   * (amd = 1 in the enum), hopper its Hopper tables. */
+  struct comm_config cc;
+  nr_comm(&cc, COMM_NCCL);
+  CU_ASSERT_EQUAL(cc.nccl_protocol, WL_PROTO_AUTO); /* the defaults: auto, ampere, amd */
+  CU_ASSERT_EQUAL(cc.nccl_gpu, WL_NCCL_AMPERE);
+  struct wl_lib_opts lo = comm_lib_opts(&cc, 8, INT64_C(2400000000000), INT64_C(200000000000));
+  CU_ASSERT_TRUE(lo.nccl_amd);
+  CU_ASSERT_DOUBLE_EQUAL(lo.busbw_intra, 300.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(lo.busbw_inter, 200.0, 1e-9);
+  cc.nccl_cpu = 0;
+  cc.nccl_gpu = WL_NCCL_HOPPER;
+  cc.nccl_protocol = WL_PROTO_LL128;
+  lo = comm_lib_opts(&cc, 8, INT64_C(2400000000000), INT64_C(200000000000));
+  CU_ASSERT_FALSE(lo.nccl_amd);
+  CU_ASSERT_EQUAL(lo.nccl_gpu, WL_NCCL_HOPPER);
+  CU_ASSERT_EQUAL(lo.nccl_proto, WL_PROTO_LL128);
+  /* 16 ranks on 2 nodes, ring LL, 1 MiB: the LL bandwidth across 2 nodes
+   * is the CPU row's (AMD 22.5 GB/s, Intel 39.0), at 16 / 30 of it
+   * algorithm bandwidth; Hopper drops Ampere's cap (unseen here: LL's
+   * own cap is below it). */
+  double t_amd = wl_nccl_time(WL_ALLREDUCE, WL_ALG_RING, WL_PROTO_LL, 1 << 20, 16, 2, o);
+  double t_intel = wl_nccl_time(WL_ALLREDUCE, WL_ALG_RING, WL_PROTO_LL, 1 << 20, 16, 2, &lo);
+  CU_ASSERT_DOUBLE_EQUAL(t_amd - t_intel,
+                         1048576 / (1000 * 22.5 * 16 / 30) - 1048576 / (1000 * 39.0 * 16 / 30), 1e-6);
   /* A barrier, for which NCCL's tuner has no time, in Simple: every
    * round fenced, though dissemination marks its later rounds' flag
    * stores unfenced (NVSHMEM's). */
