@@ -1304,9 +1304,7 @@ static void wg_finish(struct sim_comp *c, uint32_t slot) {
  * KS_NIC_CMD, KS_HOST_FLAG): gpu.fence_latency, none for an unfenced
  * command or proxy request. */
 static sim_time step_fence(const struct gpu_config *cfg, const struct kstep *st) {
-  return (st->kind == KS_NIC_CMD || st->kind == KS_HOST_REQUEST) && st->unfenced
-             ? 0
-             : cfg->fence_latency;
+  return st->unfenced ? 0 : cfg->fence_latency;
 }
 
 /* Group SLOT's posting step ST (KS_HOST_REQUEST, KS_NIC_CMD): the post

@@ -1509,14 +1509,19 @@ static void test_nccl_tuner(void) {
   nr_comm(&cc, COMM_NCCL);
   CU_ASSERT_EQUAL(cc.nccl_protocol, WL_PROTO_AUTO); /* the defaults: auto, ampere, amd */
   CU_ASSERT_EQUAL(cc.nccl_gpu, WL_NCCL_AMPERE);
-  struct wl_lib_opts lo = comm_lib_opts(&cc, 8, INT64_C(2400000000000), INT64_C(200000000000));
+  struct hw dgx;
+  hw_defaults(&dgx);
+  dgx.net.gpus_per_node = 8;
+  dgx.net.intra_bandwidth = INT64_C(2400000000000);
+  dgx.net.link_bandwidth = INT64_C(200000000000);
+  struct wl_lib_opts lo = comm_lib_opts(&cc, &dgx.net);
   CU_ASSERT_TRUE(lo.nccl_amd);
   CU_ASSERT_DOUBLE_EQUAL(lo.busbw_intra, 300.0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(lo.busbw_inter, 200.0, 1e-9);
   cc.nccl_cpu = 0;
   cc.nccl_gpu = WL_NCCL_HOPPER;
   cc.nccl_protocol = WL_PROTO_LL128;
-  lo = comm_lib_opts(&cc, 8, INT64_C(2400000000000), INT64_C(200000000000));
+  lo = comm_lib_opts(&cc, &dgx.net);
   CU_ASSERT_FALSE(lo.nccl_amd);
   CU_ASSERT_EQUAL(lo.nccl_gpu, WL_NCCL_HOPPER);
   CU_ASSERT_EQUAL(lo.nccl_proto, WL_PROTO_LL128);

@@ -45,8 +45,7 @@ static struct wl_program *export_program(const char *path, char **sets, bool exp
     int lib = hw.comm->library != COMM_AUTO ? hw.comm->library
               : pol                         ? pol->lib_default
                                             : COMM_MPI;
-    struct wl_lib_opts opts = comm_lib_opts(hw.comm, (uint32_t)hw.net->gpus_per_node, hw.net->intra_bandwidth,
-                                          hw.net->link_bandwidth);
+    struct wl_lib_opts opts = comm_lib_opts(hw.comm, hw.net);
     struct wl_program *x = wl_expand_colls(p, comm_wl_lib(lib), &opts);
     wl_program_free(p);
     p = x;

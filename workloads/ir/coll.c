@@ -994,19 +994,21 @@ static void nccl_wire(struct wl_program *q, uint32_t r, size_t from, const struc
   }
 }
 
-/* The time NVSHMEM's call C spends on its GPU beyond its rounds
- * (wl_lib_opts), 0 for a call of another library or kind. */
-static int64_t call_latency(const struct wl_coll *c, enum wl_lib lib, const struct wl_lib_opts *o) {
-  if (lib != WL_LIB_NVSHMEM) return 0;
+/* The time NVSHMEM's call C of N ranks spends on its GPU beyond its
+ * rounds (wl_lib_opts), 0 for a call of another library or kind, or one
+ * that writes out to nothing (one rank; zero bytes but a barrier). */
+static int64_t call_latency(const struct wl_coll *c, uint32_t n, enum wl_lib lib,
+                            const struct wl_lib_opts *o) {
+  if (lib != WL_LIB_NVSHMEM || n < 2 || (c->bytes == 0 && c->kind != WL_BARRIER)) return 0;
   return c->kind == WL_BARRIER ? o->nvshmem_barrier_ps
          : c->kind == WL_ALLREDUCE ? o->nvshmem_reduce_ps
                                    : 0;
 }
 
-/* The compute op of call C's own time PS: one WG's (NVSHMEM's call is
+/* The compute op of a call's own time PS: one WG's (NVSHMEM's call is
  * one thread's, or one block's, however many WGs the call's reductions
  * take; on the call's WGs the time would repeat once per wave of them). */
-static struct wl_op call_latency_op(const struct wl_coll *c, int64_t ps) {
+static struct wl_op call_latency_op(int64_t ps) {
   return (struct wl_op){.kind = WL_COMPUTE, .n_wgs = 1, .time_ps = ps};
 }
 
@@ -1124,9 +1126,9 @@ uint32_t wl_expand_call(struct wl_program *q, uint32_t r, const struct wl_op *o,
     wl_program_free(one);
   } else {
     /* NVSHMEM's own time first: the call's first ops require it. */
-    int64_t own = n > 1 && (c.bytes > 0 || c.kind == WL_BARRIER) ? call_latency(&c, lib, opts) : 0;
+    int64_t own = call_latency(&c, n, lib, opts);
     if (own > 0) {
-      struct wl_op lat = call_latency_op(&c, own);
+      struct wl_op lat = call_latency_op(own);
       wl_push_op(q, r, &lat);
       uint32_t k = wl_last(q, r);
       g_array_append_val(after, k);
@@ -1259,26 +1261,25 @@ struct wl_program *wl_expand_colls(const struct wl_program *p, enum wl_lib lib,
       uint32_t n = coll_size(p, &c);
       if (n < 2 || (c.bytes == 0 && c.kind != WL_BARRIER)) continue;
       size_t from = q->ranks[r].n_ops;
-      int64_t own = call_latency(&c, lib, opts);
-      if (own > 0) push_in(q, r, call_latency_op(&c, own), o, device ? calls : 0);
+      int64_t own = call_latency(&c, n, lib, opts);
+      if (own > 0) push_in(q, r, call_latency_op(own), o, device ? calls : 0);
       if (c.algo == WL_ALG_RING && (c.kind == WL_ALLREDUCE || lib == WL_LIB_NCCL)) {
         seq_ring(q, r, o, &c, device ? calls : 0, per_node,
                  lib == WL_LIB_NCCL ? ring_channels(&c, n, opts->channels) : 1);
-        if (lib == WL_LIB_NCCL) nccl_wire(q, r, from, &c);
-        continue;
-      }
-      struct wl_rank *t = &tmp->ranks[r];
-      t->n_ops = t->n_deps = 0;
-      g_array_set_size(after, 0);
-      wl_coll(tmp, r, &c, after);
-      /* The graph's ops in the order written: each algorithm adds a rank's
-       * ops in an order its dependencies allow (a send after what it
-       * forwards, a reduction after its receive). */
-      for (size_t k = 0; k < t->n_ops; k++) {
-        struct wl_op e = t->ops[k];
-        e.n_deps = e.dep_first = 0;
-        if (e.kind == WL_COMPUTE && o->n_wgs == 0) continue; /* too small to cost a phase */
-        push_in(q, r, e, o, device ? calls : 0);
+      } else {
+        struct wl_rank *t = &tmp->ranks[r];
+        t->n_ops = t->n_deps = 0;
+        g_array_set_size(after, 0);
+        wl_coll(tmp, r, &c, after);
+        /* The graph's ops in the order written: each algorithm adds a
+         * rank's ops in an order its dependencies allow (a send after what
+         * it forwards, a reduction after its receive). */
+        for (size_t k = 0; k < t->n_ops; k++) {
+          struct wl_op e = t->ops[k];
+          e.n_deps = e.dep_first = 0;
+          if (e.kind == WL_COMPUTE && o->n_wgs == 0) continue; /* too small to cost a phase */
+          push_in(q, r, e, o, device ? calls : 0);
+        }
       }
       if (lib == WL_LIB_NCCL) nccl_wire(q, r, from, &c);
     }

@@ -86,11 +86,11 @@ const struct par_group comm_params = {
     .config_size = sizeof(struct comm_config),
 };
 
-struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node,
-                                 int64_t intra_bps, int64_t nic_bps) {
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, const struct net_config *net) {
   /* NCCL's bus bandwidths (its graphs' nChannels x bw): a GPU's NVLink
    * port inside a node; across nodes its node's NICs together (one a
    * GPU, models/net.h), as its rings leave every node through each. */
+  uint32_t per_node = (uint32_t)net->gpus_per_node;
   return (struct wl_lib_opts){
       .per_node = per_node,
       .channels = comm ? (uint32_t)comm->nccl_channels : 1,
@@ -99,8 +99,8 @@ struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_no
       .nccl_proto = comm ? (uint8_t)comm->nccl_protocol : WL_PROTO_AUTO,
       .nccl_gpu = comm ? (uint8_t)comm->nccl_gpu : WL_NCCL_AMPERE,
       .nccl_amd = comm ? comm->nccl_cpu == 1 : true,
-      .busbw_intra = (double)intra_bps / 8e9,
-      .busbw_inter = (double)nic_bps / 8e9 * MAX(per_node, 1),
+      .busbw_intra = (double)net->intra_bandwidth / 8e9,
+      .busbw_inter = (double)net->link_bandwidth / 8e9 * MAX(per_node, 1),
       .nvshmem_barrier_ps = comm ? comm->nvshmem_barrier_latency : 0,
       .nvshmem_reduce_ps = comm ? comm->nvshmem_reduce_latency : 0,
   };

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "coll.h"
+#include "net.h"
 #include "param.h"
 
 enum comm_library { COMM_AUTO, COMM_MPI, COMM_NCCL, COMM_NVSHMEM, COMM_GPUTN };
@@ -34,11 +35,10 @@ struct comm_config {
 
 extern const struct par_group comm_params;
 
-/* How the library expands collectives (coll.h) on a system of PER_NODE
- * GPUs a node, each with INTRA_BPS of NVLink and a NIC of NIC_BPS (bits
- * a second), from group COMM (NULL: the defaults). */
-struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, uint32_t per_node,
-                                 int64_t intra_bps, int64_t nic_bps);
+/* How the library expands collectives (coll.h) on network NET (its GPUs
+ * a node, their NVLink, a NIC a GPU), from group COMM (NULL: the
+ * defaults). */
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, const struct net_config *net);
 
 /* LIBRARY (not COMM_AUTO) as the collectives' enum. */
 static inline enum wl_lib comm_wl_lib(int library) {

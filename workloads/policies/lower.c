@@ -393,17 +393,21 @@ struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs
   bool proxy = across && (env->lib == COMM_NCCL ||
                           (env->lib == COMM_NVSHMEM && env->transport == COMM_IBRC));
   L->proxied |= proxy;
+  /* NCCL fences no LL or LL128 step (coll.h, wl_nccl_proto), put or
+   * proxy request: its proxy finds the step by its lines' flags (its net
+   * transport polls them). */
+  bool nccl_unfenced = env->lib == COMM_NCCL && o->fence == WL_FENCE_NONE;
   if (!proxy) {
     struct kstep st = pol_device_put(L, o, wgs);
     st.nvl = env->nvlink_stores && !across;
     /* NVSHMEM fences no flag store, nor an LL store (its put_nbi across
-     * nodes), NCCL no LL or LL128 step (coll.h, wl_nccl_proto); a barrier's quiet (the first round) it skips only in a
+     * nodes); a barrier's quiet (the first round) it skips only in a
      * kernel of its own on a job of one node (kernels/barrier.cu: no
      * quiet below NVSHMEMI_JOB_GPU_LDST_REMOTE_ATOMICS). */
     bool one_node = net_same_node(env->net, 0, env->n_ranks - 1) || env->n_ranks < 2;
-    st.unfenced = (env->lib == COMM_NVSHMEM &&
-                   (o->fence == WL_FENCE_NONE || (o->fence == WL_FENCE_ENTRY && own && one_node))) ||
-                  (env->lib == COMM_NCCL && o->fence == WL_FENCE_NONE);
+    st.unfenced = nccl_unfenced ||
+                  (env->lib == COMM_NVSHMEM &&
+                   (o->fence == WL_FENCE_NONE || (o->fence == WL_FENCE_ENTRY && own && one_node)));
     return st;
   }
   uint32_t first = 0;
@@ -411,10 +415,8 @@ struct kstep pol_lib_send(struct pol_low *L, const struct wl_op *o, uint32_t wgs
     uint32_t c = pol_add_cmd(L, pol_put_part(L, o, NIC_PUT, DEV_GPU, j));
     if (j == 0) first = c;
   }
-  /* NCCL's proxy finds an LL or LL128 step by its lines' flags (its net
-   * transport polls them), so the GPU fences nothing before it. */
   return (struct kstep){.kind = KS_HOST_REQUEST, .cmd = first, .tag_div = pol_part_div(o, wgs),
-                        .unfenced = env->lib == COMM_NCCL && o->fence == WL_FENCE_NONE};
+                        .unfenced = nccl_unfenced};
 }
 
 /* Both ends of a collective's message lie in its kernels (every rank
@@ -465,8 +467,7 @@ void pol_prep_library(struct pol_prep *pr, bool p2p_too) {
   if (!pr->p || pr->err) return;
   const struct comm_config *comm = pr->hw->comm;
   if (wl_has_colls(pr->p)) {
-    struct wl_lib_opts opts = comm_lib_opts(comm, (uint32_t)pr->hw->net->gpus_per_node,
-                                          pr->hw->net->intra_bandwidth, pr->hw->net->link_bandwidth);
+    struct wl_lib_opts opts = comm_lib_opts(comm, pr->hw->net);
     prep_own(pr, wl_expand_colls(pr->p, comm_wl_lib(pr->lib), &opts));
   }
   if ((pr->lib == COMM_NCCL || pr->lib == COMM_NVSHMEM) && p2p_too) prep_own(pr, wl_group_p2p(pr->p));
