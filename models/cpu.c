@@ -148,10 +148,10 @@ static const struct par_decl cpu_decls[] = {
       "completion interrupt delivery plus waking the waiting thread (~5us)"),
     PAR(wake_jitter, PAR_TIME, "0ps", "0ps", "1s", NULL,
       "mean of the exponential delay by which a thread that blocked waiting for a kernel wakes "
-      "late (its host's scheduling: what skews ranks at their next collective; an H200 pair's "
-      "two host threads measure a one-round barrier 0.84 - 1.77 us above its flag store, "
-      "tools/calib/probes/coll_skew.cu: an exponential's mean over 2 is that excess x 2); "
-      "0: none"),
+      "late (its host's scheduling and launch: what skews ranks at their next collective; on an "
+      "H200 pair's host, two processes, the default spin schedule: the next kernel's start less "
+      "the last one's end, on the GPU's clock, is a shifted exponential of mean 1.78 us, "
+      "tools/calib/probes/wake_skew.cu); 0: none"),
     PAR(pageable_copy, PAR_TIME, "1400ns", "0ps", "1s", NULL,
       "a device-to-host copy into pageable host memory: the driver's host work once the copy "
       "engine has filled its pinned staging buffer (copying it to the destination), paid by "

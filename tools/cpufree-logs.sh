@@ -10,13 +10,16 @@
 # then the median and the worst |error| over the 72, relative and absolute. Nothing here is fitted: the
 # A100 profile's kernel classes and launch costs come from the study's
 # per-operation measurements (tools/cpufree-fit.sh), never from these.
-#   usage: tools/cpufree-logs.sh [BUILD_DIR]      (default build)
+#   usage: tools/cpufree-logs.sh [BUILD_DIR [--set PATH=VALUE ...]]   (default build)
+# Any --set after BUILD_DIR goes to both sweeps (e.g. what one value moves:
+# --set hardware.cpu.wake_jitter=0ps).
 # The logs are read from a clone of the study's public repository,
 # https://github.com/ParCoreLab/CPU-Free-model (CPUFREE_REPO, default
 # /work/.mirror/ParCoreLab+CPU-Free-model/repo), at CPUFREE_REV (HEAD).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+shift $(( $# > 0 ? 1 : 0 ))
 repo=${CPUFREE_REPO:-/work/.mirror/ParCoreLab+CPU-Free-model/repo}
 rev=${CPUFREE_REV:-HEAD}
 logs=$(git -C "$repo" show "$rev:CG/results/cg_runtime_8A100.csv" 2>/dev/null) || {
@@ -32,7 +35,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for v in standard pipelined; do
   "$build/trigsim" sweep "configs/cpufree-ics23/cg-$v.yaml" --set 'policies=[gds, cpufree]' \
-    -c all -f csv -q -o "$tmp/$v.csv"
+    -c all -f csv -q -o "$tmp/$v.csv" "$@"
 done
 python3 - "$tmp" <<EOF
 import csv, statistics, sys
