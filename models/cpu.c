@@ -336,13 +336,20 @@ static void result_check(struct sim_comp *c, sim_time seen) {
   sim_cp_mark(c, seen - sim_now(c->eng), CP_SWITCH);
 }
 
+/* How late a thread that waited from START for a record arrived at
+ * ARRIVAL wakes: when it blocked (ARRIVAL > START), a draw of mean
+ * wake_jitter from the component's stream (its host's scheduling); else 0. */
+static sim_time wake_lateness(struct sim_comp *c, sim_time start, sim_time arrival) {
+  const struct cpu_config *cfg = c->config;
+  if (cfg->wake_jitter <= 0 || arrival <= start) return 0;
+  return (sim_time)(gsl_ran_exponential(c->rng, (double)cfg->wake_jitter) + 0.5);
+}
+
 /* Accounts a kernel wait begun at START for a record arrived at ARRIVAL;
  * returns when the thread goes on. */
 static sim_time kernel_wait_end(struct sim_comp *c, sim_time start, sim_time arrival) {
   const struct cpu_config *cfg = c->config;
-  sim_time seen = notice_time(cfg, start, arrival);
-  if (cfg->wake_jitter > 0 && arrival > start) /* blocked: wakes when its host schedules it */
-    seen += (sim_time)(gsl_ran_exponential(c->rng, (double)cfg->wake_jitter) + 0.5);
+  sim_time seen = notice_time(cfg, start, arrival) + wake_lateness(c, start, arrival);
   sim_time from = arrival > start ? arrival : start;
   spend(c, CAT_WAIT_KERNEL, start, from - start);
   spend(c, CAT_SWITCH, from, seen - from);
@@ -1124,8 +1131,9 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   uint8_t q = s->kernel_queue[k];
   s->queued[q]--;
   s->outstanding--;
-  if (s->done_at >= 0) /* after the program: noticed as if the thread waited from its end */
-    result_check(c, notice_time(c->config, s->done_at, now));
+  if (s->done_at >= 0 && s->outstanding == 0 && s->result_at < 0) /* after the program: noticed
+                                              as if the thread waited from its end, as late */
+    result_check(c, notice_time(c->config, s->done_at, now) + wake_lateness(c, s->done_at, now));
   const struct np_give *give = s->prog->give;
   if (give && give->kernel_done) give->kernel_done(give->ctx, s->node, k); /* its slot is free */
   if (s->wait == MW_QUEUE && s->wait_id == q) { /* the blocked launch goes on */

@@ -26,6 +26,9 @@
  *   blocked (a > s) then wakes late by an exponential draw of mean
  *   wake_jitter from its component's stream: its host's scheduling, which
  *   sets the ranks' skew at the next collective (each rank draws its own).
+ *   A kernel still running when the program ends is noticed as if the
+ *   thread waited for it from its end, and as late (the run's end). A
+ *   launch blocked on a full queue (launch_queue_depth) draws nothing.
  * - HS_WAIT_FLAG: until the flag >= value (noticed at once), + recv when
  *   two_sided; with stream_sync (a copy's completion flag: the wait of a
  *   stream synchronize) noticed and counted as HS_WAIT_KERNEL's record.

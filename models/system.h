@@ -92,7 +92,9 @@ int64_t sys_run_node(const struct hw_config *hw, const struct nodeprog *prog, ui
  * (gpu.copy_start), the data and its completion flag cross back, the host
  * notices the flag (cpu.switch_mode), then the driver's staging work
  * (cpu.pageable_copy). Either direction is timed as device-to-host, the
- * one measured (configs/cpufree-ics23/copy_home.cu). */
+ * one measured (configs/cpufree-ics23/copy_home.cu). The host's wait for
+ * it blocks, so it wakes late by cpu.wake_jitter's mean: one time serves
+ * every copy, so it carries the mean, not a draw. */
 int64_t sys_blocking_copy(const struct hw_config *hw, int64_t bytes);
 
 /* The resource limits runs of a system hit, read from their counters (the
