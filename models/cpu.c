@@ -1131,8 +1131,8 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   uint8_t q = s->kernel_queue[k];
   s->queued[q]--;
   s->outstanding--;
-  if (s->done_at >= 0 && s->outstanding == 0 && s->result_at < 0) /* after the program: noticed
-                                              as if the thread waited from its end, as late */
+  /* After the program: noticed as if the thread waited from its end, and as late. */
+  if (s->done_at >= 0 && s->outstanding == 0 && s->result_at < 0)
     result_check(c, notice_time(c->config, s->done_at, now) + wake_lateness(c, s->done_at, now));
   const struct np_give *give = s->prog->give;
   if (give && give->kernel_done) give->kernel_done(give->ctx, s->node, k); /* its slot is free */

@@ -157,6 +157,38 @@ static void test_wake_jitter(void) {
   if (!(a > 1800 * NS && a < 2200 * NS)) fprintf(stderr, "wake jitter mean %lld ps\n", (long long)a);
 }
 
+/* The run's end (models/cpu.h): a kernel still running when the program
+ * ends is noticed as if the thread had waited for it from its end, and as
+ * late. So a program that launches a kernel and ends has its result when
+ * one that launches it and waits for it does, to the ps, with
+ * cpu.wake_jitter 2 us as without (the same one draw, the stream's first),
+ * and with the jitter later than without. */
+static sim_time end_result(bool wait, sim_time j) {
+  static const struct hstep h[] = {{.kind = HS_LAUNCH, .qcmd = 0},
+                                   {.kind = HS_WAIT_KERNEL, .kernel = 0}};
+  static const struct qcmd q[] = {{.kind = Q_KERNEL, .kernel = 0}};
+  struct nodeprog prog = {.kernels = k1, .n_kernels = 1, .qcmds = q, .n_qcmds = 1,
+                          .host = h, .n_host = wait ? 2 : 1};
+  struct rig r;
+  rig_init(&r);
+  r.cpu.switch_mode = CPU_SWITCH_INTERRUPT;
+  r.cpu.interrupt_latency = 0;
+  r.cpu.wake_jitter = j;
+  rig_build(&r, &prog);
+  rig_run(&r);
+  sim_time at = rep(&r, "node0.cpu.result_at");
+  rig_free(&r);
+  return at;
+}
+
+static void test_end_jitter(void) {
+  sim_time plain = end_result(false, 0);
+  CU_ASSERT_EQUAL(end_result(true, 0), plain);
+  sim_time late = end_result(false, 2 * US);
+  CU_ASSERT_EQUAL(end_result(true, 2 * US), late);
+  CU_ASSERT(late > plain);
+}
+
 /* A completion record arriving exactly on a poll tick is seen at that tick
  * (cpu.h: the first s + j*switch_poll_interval >= a), a ps before it at
  * the same tick, a ps after it at the next one. As hdn_run with the kernel
@@ -453,6 +485,7 @@ int main(void) {
       {"HDN control-flow switch, poll: a ps before, on and after a tick", test_switch_poll_tick},
       {"HDN control-flow switch, interrupt", test_switch_interrupt},
       {"cpu.wake_jitter: a blocked thread wakes late by seeded exponential draws", test_wake_jitter},
+      {"cpu.wake_jitter at the run's end: as late as a wait for the last kernel", test_end_jitter},
       {"GDS-like doorbell path has no switch", test_gds_no_switch},
       {"record before the wait", test_switch_record_first},
       {"helper wait in [0, P), mean P/2", test_helper_mean},

@@ -284,13 +284,18 @@ static sim_time jacobi2(const char *policy, struct hw *h, int pack, int64_t ops,
  * (102 ns; the 8 B of data, 0.25 ns to memory, ahead of it): it arrives
  * 2704 ns into the host's wait, noticed at the next 500 ns poll, 3000 ns;
  * then pageable_copy 1.4 us: 1000 + 3000 + 1400 = 5400 ns. Under interrupt
- * (5 us): 1000 + 2704 + 5000 + 1400 = 10104 ns. */
+ * (5 us): 1000 + 2704 + 5000 + 1400 = 10104 ns. The host's wait blocks,
+ * so with cpu.wake_jitter 1.78 us it wakes late by that mean, not a draw
+ * (one time serves every copy): 10104 + 1780 = 11884 ns, whatever the
+ * jitter's stream would have drawn. */
 static void test_blocking_copy(void) {
   struct hw h;
   hw_defaults(&h);
   CU_ASSERT_EQUAL(sys_blocking_copy(&h.cfg, 8), 5400 * NS);
   h.cpu.switch_mode = CPU_SWITCH_INTERRUPT;
   CU_ASSERT_EQUAL(sys_blocking_copy(&h.cfg, 8), 10104 * NS);
+  h.cpu.wake_jitter = 1780 * NS;
+  CU_ASSERT_EQUAL(sys_blocking_copy(&h.cfg, 8), 11884 * NS);
 }
 
 /* DaCe + MPI (hdn, pack: host) at 2 GPUs, a 2D 64 x 64 domain a GPU (nz =
