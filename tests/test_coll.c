@@ -1621,11 +1621,9 @@ static int64_t skew_run(int n, int iters, const char *jitter) {
   CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 0);
   char **lines = out ? g_strsplit(out, "\n", 3) : NULL;
   if (lines && lines[0] && lines[1]) {
-    char **head = g_strsplit(lines[0], ",", -1), **row = g_strsplit(lines[1], ",", -1);
-    for (int i = 0; head[i] && row[i]; i++)
-      if (!strcmp(head[i], "node0.cpu.main_done")) done = g_ascii_strtoll(row[i], NULL, 10);
-    g_strfreev(head);
-    g_strfreev(row);
+    char *v = tu_csv_field(lines[1], tu_csv_column(lines[0], "node0.cpu.main_done"));
+    done = strcmp(v, "?") ? g_ascii_strtoll(v, NULL, 10) : -1;
+    g_free(v);
   }
   if (done < 0) fprintf(stderr, "%s%s\n", out, err);
   g_strfreev(lines);

@@ -119,6 +119,17 @@ static void test_switch_interrupt(void) {
   hdn_run(CPU_SWITCH_INTERRUPT, 5 * US, 10500 * NS, 5 * US);
 }
 
+/* Runs PROG on rig R whose host notices a completion at once (interrupts
+ * of 0 latency) and wakes late by draws of mean J (cpu.wake_jitter). */
+static void jitter_rig(struct rig *r, const struct nodeprog *prog, sim_time j) {
+  rig_init(r);
+  r->cpu.switch_mode = CPU_SWITCH_INTERRUPT;
+  r->cpu.interrupt_latency = 0;
+  r->cpu.wake_jitter = j;
+  rig_build(r, prog);
+  rig_run(r);
+}
+
 /* cpu.wake_jitter: a thread that blocked on a kernel wakes late by an
  * exponential draw of that mean from its component's stream. N = 2000
  * launches of a kernel each waited for, interrupts of 0 latency: the
@@ -137,12 +148,7 @@ static sim_time jitter_switch(sim_time j) {
   struct nodeprog prog = {.kernels = k1, .n_kernels = 1, .qcmds = q, .n_qcmds = 1,
                           .host = h, .n_host = 2 * N};
   struct rig r;
-  rig_init(&r);
-  r.cpu.switch_mode = CPU_SWITCH_INTERRUPT;
-  r.cpu.interrupt_latency = 0;
-  r.cpu.wake_jitter = j;
-  rig_build(&r, &prog);
-  rig_run(&r);
+  jitter_rig(&r, &prog, j);
   sim_time sw = rep(&r, "node0.cpu.switch_time");
   CU_ASSERT_EQUAL(rep(&r, "node0.gpu.kernels"), N);
   rig_free(&r);
@@ -170,12 +176,7 @@ static sim_time end_result(bool wait, sim_time j) {
   struct nodeprog prog = {.kernels = k1, .n_kernels = 1, .qcmds = q, .n_qcmds = 1,
                           .host = h, .n_host = wait ? 2 : 1};
   struct rig r;
-  rig_init(&r);
-  r.cpu.switch_mode = CPU_SWITCH_INTERRUPT;
-  r.cpu.interrupt_latency = 0;
-  r.cpu.wake_jitter = j;
-  rig_build(&r, &prog);
-  rig_run(&r);
+  jitter_rig(&r, &prog, j);
   sim_time at = rep(&r, "node0.cpu.result_at");
   rig_free(&r);
   return at;

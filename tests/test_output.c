@@ -29,26 +29,8 @@ static char *overflow_scenario(void) {
   return path;
 }
 
-/* Index of column NAME in CSV header line HEAD, or -1. */
-static int column(const char *head, const char *name) {
-  char **cols = g_strsplit(head, ",", -1);
-  int at = -1;
-  for (int i = 0; cols[i] && at < 0; i++)
-    if (!strcmp(cols[i], name)) at = i;
-  g_strfreev(cols);
-  return at;
-}
-
-/* Field I of CSV line LINE (no quoted commas in these rows). */
-static char *field(const char *line, int i) {
-  char **f = g_strsplit(line, ",", -1);
-  char *v = i >= 0 && i < (int)g_strv_length(f) ? g_strdup(f[i]) : g_strdup("?");
-  g_strfreev(f);
-  return v;
-}
-
 static void expect_field(const char *head, const char *row, const char *col, const char *want) {
-  char *v = field(row, column(head, col));
+  char *v = tu_csv_field(row, tu_csv_column(head, col));
   if (strcmp(v, want)) fprintf(stderr, "\n  %s: got %s, want %s\n", col, v, want);
   CU_ASSERT_STRING_EQUAL(v, want);
   g_free(v);
@@ -61,7 +43,7 @@ static void test_csv_counters_by_kind(void) {
   char **lines = g_strsplit(out, "\n", -1);
   CU_ASSERT_EQUAL_FATAL(g_strv_length(lines), 4); /* header, gputn, cpu, "" */
   const char *h = lines[0];
-  CU_ASSERT_EQUAL(column(h, "node0.nic.puts"), -1); /* no per-component columns */
+  CU_ASSERT_EQUAL(tu_csv_column(h, "node0.nic.puts"), -1); /* no per-component columns */
   expect_field(h, lines[1], "policy", "gputn");
   expect_field(h, lines[1], "node.nic.overflow_entries.sum", "12");
   expect_field(h, lines[1], "node.nic.overflow_entries.mean", "3");
@@ -71,16 +53,16 @@ static void test_csv_counters_by_kind(void) {
   /* 4 halos a rank, each one put, under either policy: 16 in all. */
   expect_field(h, lines[2], "node.nic.puts.sum", "16");
   /* A component without a number is a kind of its own: one column. */
-  CU_ASSERT(column(h, "net.switches.packets") > 0);
-  CU_ASSERT_EQUAL(column(h, "net.switches.packets.sum"), -1);
+  CU_ASSERT(tu_csv_column(h, "net.switches.packets") > 0);
+  CU_ASSERT_EQUAL(tu_csv_column(h, "net.switches.packets.sum"), -1);
   g_strfreev(lines);
   g_free(out);
 
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"run", sc, "-f", "csv", "-q", "--counters", "all", NULL},
                              &out, NULL), 0);
   char *head = g_strndup(out, strcspn(out, "\n"));
-  CU_ASSERT(column(head, "node.nic.puts.sum") > 0);
-  CU_ASSERT(column(head, "node3.nic.puts") > 0);
+  CU_ASSERT(tu_csv_column(head, "node.nic.puts.sum") > 0);
+  CU_ASSERT(tu_csv_column(head, "node3.nic.puts") > 0);
   g_free(head);
   g_free(out);
 
@@ -88,8 +70,8 @@ static void test_csv_counters_by_kind(void) {
                              &out, NULL), 0);
   head = g_strndup(out, strcspn(out, "\n"));
   CU_ASSERT_PTR_NULL(strstr(head, ".nic."));
-  CU_ASSERT_EQUAL(column(head, "phase_sum_nic_ps"), -1); /* nor the phase sums */
-  CU_ASSERT(column(head, "cp_nic_ps") > 0);            /* the critical path stays */
+  CU_ASSERT_EQUAL(tu_csv_column(head, "phase_sum_nic_ps"), -1); /* nor the phase sums */
+  CU_ASSERT(tu_csv_column(head, "cp_nic_ps") > 0);            /* the critical path stays */
   g_free(head);
   g_free(out);
 

@@ -98,3 +98,19 @@ char *tu_temp_file(const char *suffix, const char *text, size_t len) {
   g_ptr_array_add(temp_files, g_strdup(path));
   return path;
 }
+
+int tu_csv_column(const char *head, const char *name) {
+  char **cols = g_strsplit(head, ",", -1);
+  int at = -1;
+  for (int i = 0; cols[i] && at < 0; i++)
+    if (!strcmp(cols[i], name)) at = i;
+  g_strfreev(cols);
+  return at;
+}
+
+char *tu_csv_field(const char *line, int i) {
+  char **f = g_strsplit(line, ",", -1);
+  char *v = i >= 0 && i < (int)g_strv_length(f) ? g_strdup(f[i]) : g_strdup("?");
+  g_strfreev(f);
+  return v;
+}

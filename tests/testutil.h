@@ -46,4 +46,11 @@ bool tu_dies(void (*fn)(void *arg), void *arg, char **err);
  * path (g_free); the file is removed at exit. */
 char *tu_temp_file(const char *suffix, const char *text, size_t len);
 
+/* Index of column NAME in CSV header line HEAD, or -1. */
+int tu_csv_column(const char *head, const char *name);
+
+/* Field I of CSV line LINE (no quoted commas in these rows), newly
+ * allocated; "?" when there is none. */
+char *tu_csv_field(const char *line, int i);
+
 #endif

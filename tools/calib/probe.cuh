@@ -25,6 +25,14 @@ static double now_s() {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+// The GPU's global nanosecond clock (%globaltimer): comparable between
+// kernels of one GPU, not between GPUs.
+__device__ static inline unsigned long long probe_globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
 // GPUs 0 and 1 with peer access enabled both ways (the two-GPU probes,
 // probes/nvl_fence.cu and probes/coll_skew.cu); 1 when there are fewer or
 // they cannot reach each other's memory.

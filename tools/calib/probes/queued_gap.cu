@@ -23,12 +23,8 @@
 
 // Spins for NS nanoseconds of the GPU's global timer.
 __global__ void k_spin(long long ns) {
-  long long t0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  for (;;) {
-    long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    if (t - t0 >= ns) break;
+  unsigned long long t0 = probe_globaltimer();
+  while ((long long)(probe_globaltimer() - t0) < ns) {
   }
 }
 

@@ -38,28 +38,22 @@
 
 typedef unsigned long long u64;
 
-__device__ static u64 gtime() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 // stamps of iteration i: [4i] op start, [4i+1] op end, [4i+2] barrier
 // start, [4i+3] barrier end (ns)
 __global__ void k_op(u64 *st, int i, float *x) {
-  if (threadIdx.x == 0) st[4 * i] = gtime();
+  if (threadIdx.x == 0) st[4 * i] = probe_globaltimer();
   x[threadIdx.x] = x[threadIdx.x] * 0.5f + 1.0f;
   __syncwarp();
-  if (threadIdx.x == 0) st[4 * i + 1] = gtime();
+  if (threadIdx.x == 0) st[4 * i + 1] = probe_globaltimer();
 }
 
 __global__ void k_bar(u64 *st, int i, volatile long long *my_flag,
                       volatile long long *peer_flag) {
-  st[4 * i + 2] = gtime();
+  st[4 * i + 2] = probe_globaltimer();
   *peer_flag = i + 1;
   while (*my_flag < i + 1) {
   }
-  st[4 * i + 3] = gtime();
+  st[4 * i + 3] = probe_globaltimer();
 }
 
 static int xfer(int fd, void *p, size_t n, bool wr) {
