@@ -117,6 +117,30 @@ static void test_derive(void) {
   CU_ASSERT_EQUAL(hw.bus.latency, 2 * US);
   CU_ASSERT_EQUAL(hw.gpu.launch_latency, 13 * US);
   CU_ASSERT_EQUAL(hw.bus.bandwidth, 150000000000);        /* (1e11 + 2e11) / 2 */
+  CU_ASSERT_EQUAL(hw.cpu.wake_jitter, 0);                 /* no wake gaps measured */
+  /* The wake gaps of a shifted exponential, shift 4 us, mean J = 2 us:
+   * p01 = 4 + 2 ln(1 / 0.99) = 4.0201007 us, p50 = 4 + 2 ln 2 =
+   * 5.3862944 us. J comes back from the two quantiles (2 us, to the
+   * ps), and the round trip's median loses its wait's median lateness,
+   * J ln 2 = 1.3862944 us: launch 13 - 1.3862944 = 11.6137056 us, so the
+   * model's round trip is R's shift + J, its mean. */
+  m.wake_n = 2000;
+  m.wake_p01_s = 4e-6 + 2e-6 * log(1 / 0.99);
+  m.wake_p50_s = 4e-6 + 2e-6 * log(2.0);
+  m.wake_mean_s = 6e-6;
+  CU_ASSERT_DOUBLE_EQUAL(calib_wake_jitter(m.wake_p01_s, m.wake_p50_s), 2e-6, 1e-15);
+  CU_ASSERT_EQUAL(calib_wake_jitter(5e-6, 5e-6), 0);      /* no spread: no lateness */
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_TRUE(llabs(hw.cpu.wake_jitter - 2 * US) <= 1);
+  CU_ASSERT_TRUE(llabs(hw.gpu.launch_latency - 11613706) <= 1);
+  /* The copy home loses it too: the same read's wait. R(copy) 30 us - J
+   * ln 2 - S(1) 1 - S(2) 1 - 2 x bus 2 us (no notice): 22.6137056 us. */
+  m.copy_rt.median_s = 30e-6;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_TRUE(llabs(hw.gpu.copy_start - 22613706) <= 1);
+  m.copy_rt.median_s = 0;
+  m.wake_n = 0;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
   /* Depth 2: m = 5us > 1.1 S: 5 - 2 = 3us; depth 4: m = 12/3 = 4us: 2us. */
   CU_ASSERT_EQUAL(hw.gpu.launch_table.n, 3);
   CU_ASSERT_EQUAL(hw.gpu.launch_table.y[0], 13 * US);
@@ -222,6 +246,7 @@ static void test_derive_kernels_round_trip(void) {
   CU_ASSERT_TRUE_FATAL(calib_read_meas(path, &back, &err));
   CU_ASSERT_EQUAL(back.n_k, 4);
   CU_ASSERT_EQUAL(back.n_ws, 3);
+  CU_ASSERT_EQUAL(back.wake_n, 0); /* not measured: not written */
   CU_ASSERT_TRUE(back.is_gpu);
   CU_ASSERT_TRUE_FATAL(calib_derive(&back, &again, &fit, &err));
   /* Written in whole ps and bps, read back: the same within rounding. */
@@ -258,7 +283,11 @@ static void test_profile_round_trip(void) {
   m.n_argk = 3;
   m.argk[0] = 0, m.argk[1] = 1, m.argk[2] = 3;
   m.argk_enq_s[0] = 1e-6, m.argk_enq_s[1] = 1.25e-6, m.argk_enq_s[2] = 2e-6;
+  /* Wake gaps p01 1 us, median 2.366 us: J = 1.366 us / 0.6830968 =
+   * 1999.716 ns. */
+  m.wake_n = 500, m.wake_p01_s = 1e-6, m.wake_p50_s = 2.366e-6, m.wake_mean_s = 3e-6;
   CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_TRUE(llabs(hw.cpu.wake_jitter - 1999716) <= 1);
   char *dir = g_dir_make_tmp("calib-XXXXXX", NULL);
   char *path = g_build_filename(dir, "p.yaml", NULL);
   CU_ASSERT_TRUE_FATAL(calib_write_profile(path, &m, &fit, &hw, &err));
@@ -272,6 +301,14 @@ static void test_profile_round_trip(void) {
   CU_ASSERT_EQUAL(back.cpu.buffer_table.y[1], 250000);
   CU_ASSERT_EQUAL(back.cpu.buffer_table.y[2], 1000000);
   CU_ASSERT_EQUAL(back.cpu.launch_per_buffer, hw.cpu.launch_per_buffer);
+  CU_ASSERT_EQUAL(back.cpu.wake_jitter, hw.cpu.wake_jitter);
+  /* The gaps themselves come back with the measurements. */
+  struct calib_meas mb;
+  CU_ASSERT_TRUE_FATAL(calib_read_meas(path, &mb, &err));
+  CU_ASSERT_EQUAL(mb.wake_n, 500);
+  CU_ASSERT_DOUBLE_EQUAL(mb.wake_p01_s, 1e-6, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(mb.wake_p50_s, 2.366e-6, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(mb.wake_mean_s, 3e-6, 1e-12);
   CU_ASSERT_EQUAL(back.cpu.switch_mode, hw.cpu.switch_mode);
   CU_ASSERT_EQUAL(back.cpu.switch_poll_interval, 0);
   CU_ASSERT_EQUAL(memcmp(&back.bus, &hw.bus, sizeof hw.bus), 0);

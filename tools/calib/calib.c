@@ -33,6 +33,10 @@ struct calib_stat calib_stat_of(double *x, size_t n) {
   return s;
 }
 
+double calib_wake_jitter(double p01, double p50) {
+  return p50 > p01 ? (p50 - p01) / (log(2.0) - log(1 / 0.99)) : 0;
+}
+
 bool calib_fit_rel(const double *x, const double *y, size_t n, double *a, double *b, double *r2) {
   if (n < 2) return false;
   double *w = g_new(double, n);
@@ -493,7 +497,10 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
   derive_enqueue(m, c);
   struct bus_config *b = &hw->bus;
   b->kind = m->is_gpu ? BUS_PCIE : BUS_APU;
-  sim_time rt = ps_of(m->roundtrip.median_s), s1 = first_submit(c);
+  /* The round trip's median holds its wait's median lateness (calib.h). */
+  c->wake_jitter = m->wake_n > 0 ? ps_of(calib_wake_jitter(m->wake_p01_s, m->wake_p50_s)) : 0;
+  sim_time late = (sim_time)llround((double)c->wake_jitter * log(2.0));
+  sim_time rt = ps_of(m->roundtrip.median_s) - late, s1 = first_submit(c);
   sim_time rest = rt - s1 - g->teardown_latency;
   b->latency = ps_of(m->read_lat.median_s / 4);
   if (b->latency > rest / 4) b->latency = rest > 0 ? rest / 4 : 0;
@@ -518,7 +525,7 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
   }
   if (m->copy_rt.median_s > 0) { /* the copy's enqueue, crossings and notice taken off */
     sim_time s2 = c->submit_table.n > 0 ? par_table_eval(&c->submit_table, 2) : c->launch_submit;
-    g->copy_start = MAX(0, ps_of(m->copy_rt.median_s) - s1 - s2 - 2 * b->latency - notice);
+    g->copy_start = MAX(0, ps_of(m->copy_rt.median_s) - late - s1 - s2 - 2 * b->latency - notice);
     c->pageable_copy = 0;
   }
   /* An old measurement, or a CPU device (PoCL's work-item loops do not
@@ -592,6 +599,11 @@ static void write_meas_issue28(FILE *f, const struct calib_meas *m) {
              "lines", m->chase_ws, m->chase_s, m->n_chase);
   if (m->copy_rt.median_s > 0)
     stat_line(f, "copy_roundtrip", m->copy_rt, "empty kernel + blocking 8 B read, host wall time");
+  if (m->wake_n > 0)
+    fprintf(f, "    wake_gap: {samples: %d, p01: %" PRId64 "ps, median: %" PRId64 "ps, mean: %" PRId64
+               "ps}  # device clock: an empty kernel's END to the next one's START, enqueued when "
+               "clFinish returned\n",
+            m->wake_n, ps_of(m->wake_p01_s), ps_of(m->wake_p50_s), ps_of(m->wake_mean_s));
   if (m->sig_ok) {
     fprintf(f, "    signal:  # a CL_MEM_USE_HOST_PTR buffer during a kernel\n");
     fprintf(f, "      rounds: %d\n", m->sig_rounds);
@@ -727,6 +739,10 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
               c->buffer_table.y[i]);
     fputs("\"  # enqueue_args less its no-argument enqueue (N buffers: the added cost)\n", f);
   }
+  if (m->wake_n > 0)
+    fprintf(f, "    wake_jitter: %" PRId64 "ps  # wake_gap: (median - p01) / 0.683, a shifted "
+               "exponential's mean (mean - p01: %" PRId64 "ps)\n",
+            c->wake_jitter, ps_of(m->wake_mean_s - m->wake_p01_s));
   if (c->switch_mode == CPU_SWITCH_INTERRUPT)
     fprintf(f, "    switch_mode: interrupt  # the completion reaches the waiting host later than "
                "a store: a fixed cost\n    interrupt_latency: %" PRId64 "ps  # round trip - store "
@@ -747,8 +763,8 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
   fprintf(f, "    mem_bandwidth: %" PRId64 "bps  # %s\n", g->mem_bandwidth,
           m->n_k > 0 && m->is_gpu ? "asymptote of the streaming sweep (see mem_latency)" : "fit");
   fprintf(f, "    queues: %" PRId64 "\n", g->queues);
-  fprintf(f, "    launch_latency: %" PRId64 "ps  # roundtrip - first enqueue - 2 bus latency - t0 - "
-             "completion notice\n",
+  fprintf(f, "    launch_latency: %" PRId64 "ps  # roundtrip - wake_jitter ln 2 - first enqueue - 2 "
+             "bus latency - t0 - completion notice\n",
           g->launch_latency);
   fprintf(f, "    launch_per_queued: 0ps\n    launch_table: \"");
   for (int i = 0; i < g->launch_table.n; i++)
@@ -763,8 +779,8 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
                "ping-pong: 2 bus + fence)\n",
             g->fence_latency);
   if (m->copy_rt.median_s > 0)
-    fprintf(f, "    copy_start: %" PRId64 "ps  # empty kernel + blocking 8 B read - the first two "
-               "enqueues - 2 bus latency - completion notice\n",
+    fprintf(f, "    copy_start: %" PRId64 "ps  # empty kernel + blocking 8 B read - wake_jitter ln 2 - "
+               "the first two enqueues - 2 bus latency - completion notice\n",
             g->copy_start);
   if (m->n_k > 0 && m->is_gpu) {
     fprintf(f, "    bw_share: kernel  # a measured kernel runs alone: its WGs share the memory\n");
@@ -946,6 +962,11 @@ static void read_meas_issue28(const struct sc_node *me, struct calib_meas *m) {
   table_on(me, "stream_one_wg_per_cu_shifted", UNIT_BANDWIDTH, m->ws, m->ws_k1_rot_bps, m->n_ws);
   m->n_chase = table_at(me, "chase", UNIT_TIME, m->chase_ws, m->chase_s, NULL, CALIB_MAX_WS);
   m->copy_rt = stat_at(me, "copy_roundtrip");
+  const struct sc_node *wake = sc_map_get(me, "wake_gap");
+  m->wake_n = (int)num_at(wake, "samples", UNIT_NONE, 0);
+  m->wake_p01_s = num_at(wake, "p01", UNIT_TIME, 0);
+  m->wake_p50_s = num_at(wake, "median", UNIT_TIME, 0);
+  m->wake_mean_s = num_at(wake, "mean", UNIT_TIME, 0);
   const struct sc_node *sig = sc_map_get(me, "signal");
   m->sig_ok = sig != NULL;
   m->sig_rounds = (int)num_at(sig, "rounds", UNIT_NONE, 0);

@@ -34,14 +34,28 @@
  *   interrupt with interrupt_latency = R - T_st + G0 (>= 0). Without
  *   them: bus.latency = min(small read / 4, (R - S - G0) / 4), the switch
  *   a spin (poll, interval 0).
- * - R = empty-kernel round trip; gpu.launch_latency = R - S(1) - 2
- *   bus.latency - G0 - notice (>= 0): the model's round trip then equals
- *   R. bus.bandwidth = mean of H2D and D2H.
- * - gpu.copy_start = (empty kernel + blocking 8 B read) - S(1) - S(2) - 2
- *   bus.latency - notice: in the model the read is a copy command enqueued
- *   behind the kernel, started once the kernel is done, its flag crossing
- *   back (cpu.pageable_copy 0: the split between the copy engine and the
- *   host is not measured).
+ * - A blocked wait's lateness (cpu.wake_jitter, models/cpu.h): empty
+ *   kernels with events, each enqueued once the host's clFinish of the one
+ *   before returned; on the device's clock the gap from one's END to the
+ *   next's START is the completion's notice, the host's wake, its enqueue
+ *   and the launch, the wake's lateness its only unbounded part. Taken as
+ *   a shifted exponential (as tools/calib/probes/wake_skew.cu measured it
+ *   on an H200 pair's host, on the GPUs' %globaltimer): its q-quantile is
+ *   the shift + J ln(1 / (1 - q)), so J = (p50 - p01) / (ln 2 - ln(1 /
+ *   0.99)) (calib_wake_jitter): from two quantiles, not the mean, which
+ *   one preempted wait of the host would move. The mean less p01 is
+ *   recorded beside it (0.99 J for an exponential: the shape's check).
+ * - R = empty-kernel round trip (a median); gpu.launch_latency = R - J ln
+ *   2 - S(1) - 2 bus.latency - G0 - notice (>= 0): the round trip's
+ *   median holds its wait's median lateness, J ln 2, which the model
+ *   draws on top (a mean, J), so the model's round trip is R's shift + J,
+ *   the mean a loop of them takes. bus.bandwidth = mean of H2D and D2H.
+ * - gpu.copy_start = (empty kernel + blocking 8 B read) - J ln 2 - S(1) -
+ *   S(2) - 2 bus.latency - notice: in the model the read is a copy command
+ *   enqueued behind the kernel, started once the kernel is done, its flag
+ *   crossing back, the host's wait for it drawing its lateness
+ *   (cpu.pageable_copy 0: the split between the copy engine and the host
+ *   is not measured).
  * - gpu.launch_table: depth 1: launch_latency; depth N: the mean marginal
  *   cost of a queued empty kernel, m = (total(N) - total(1)) / (N - 1),
  *   m - G0 where m > 1.25 S (device-paced), else launch_latency: the
@@ -212,6 +226,12 @@ struct calib_meas {
   struct calib_stat sig_pingpong;      /* host store -> persistent kernel -> host, one round trip */
   int sig_rounds;
   struct calib_stat copy_rt;           /* empty kernel + blocking 8 B read (the copy home) */
+  /* A blocked wait's lateness: on the device's clock, the gap from one
+   * empty kernel's END to the next one's START, each enqueued when the
+   * host's clFinish of the one before returned (wake_n gaps; 0: not
+   * measured). */
+  int wake_n;
+  double wake_p01_s, wake_p50_s, wake_mean_s;
   struct calib_cuda cuda;              /* calibrate --cuda: the CUDA probe's file */
 };
 
@@ -233,6 +253,10 @@ struct calib_hw {
 
 /* Median and (q75 - q25) / median of N samples (sorted in place). */
 struct calib_stat calib_stat_of(double *x, size_t n);
+
+/* The mean of a shifted exponential from its 1st percentile P01 and median
+ * P50 (s): (p50 - p01) / (ln 2 - ln(1 / 0.99)); 0 when P50 <= P01. */
+double calib_wake_jitter(double p01, double p50);
 
 /* Fits y = a + b x weighted by 1/y^2 (GSL); false when under 2 points or
  * the fit is degenerate. R2 is the weighted coefficient of determination. */

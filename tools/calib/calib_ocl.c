@@ -65,6 +65,8 @@ const char *calib_dev_name(const struct calib_dev *d) { return ""; }
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <time.h>
 
 bool calib_ocl_available(void) { return true; }
@@ -439,6 +441,40 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct cali
   }
   if (ok) *exec = calib_stat_of(x, (size_t)reps);
   g_free(x);
+  return ok;
+}
+
+/* A blocked wait's lateness (calib.h): N gaps, on the device's clock, from
+ * an empty kernel's END to the next one's START, each enqueued once the
+ * host's clFinish of the one before returned (its events read after the
+ * next one's wait, so that no query lies in the gap); p01, p50 and the
+ * mean into M. */
+static bool wake_gaps(struct calib_dev *d, int n, struct calib_meas *m, char **err) {
+  double *gap = g_new(double, (size_t)n);
+  cl_event prev = NULL;
+  bool ok = true;
+  for (int r = -m->warmups; ok && r < n; r++) {
+    cl_event ev;
+    ok = enqueue_empty(d, &ev, err) && cl_ok(clFinish(d->q), "clFinish", err);
+    if (!ok) break;
+    if (prev) {
+      cl_ulong end = 0, start = 0;
+      clGetEventProfilingInfo(prev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+      if (r >= 0) gap[r] = start > end ? (double)(start - end) * 1e-9 : 0;
+      clReleaseEvent(prev);
+    }
+    prev = ev;
+  }
+  if (prev) clReleaseEvent(prev);
+  if (ok) {
+    gsl_sort(gap, 1, (size_t)n);
+    m->wake_n = n;
+    m->wake_p01_s = gsl_stats_quantile_from_sorted_data(gap, 1, (size_t)n, 0.01);
+    m->wake_p50_s = gsl_stats_median_from_sorted_data(gap, 1, (size_t)n);
+    m->wake_mean_s = gsl_stats_mean(gap, 1, (size_t)n);
+  }
+  g_free(gap);
   return ok;
 }
 
@@ -1127,6 +1163,7 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     m->launch_span = calib_stat_of(y, (size_t)R);
     m->exec_span = calib_stat_of(z, (size_t)R);
   }
+  ok = ok && wake_gaps(d, quick ? 200 : 2000, m, err);
   /* The enqueue against arguments, ND-range and grid (launch_path). */
   ok = ok && launch_path(d, m, err);
   /* GPU-TN Fig. 1: N empty kernels queued, one wait. */
