@@ -272,6 +272,98 @@ static void test_derive_kernels_round_trip(void) {
   g_free(dir);
 }
 
+/* The persistent Jacobi loop's per-iteration times: the slope between two
+ * run lengths has no launch in it; an older profile's one run (wall time
+ * per iteration of pj_iters, 3 items an entry) has the round trip's share,
+ * which the derivation takes off. Both forms give the same stencil class;
+ * the 4-item entries come back from the profile with their fixed cost. */
+static void test_persistent_two_lengths(void) {
+  struct calib_meas m;
+  synth_caches(&m);
+  m.pj_iters = 5, m.pj_iters_long = 50;
+  static const int64_t grid[] = {512, 512, 512, 1024, 1024, 1024};
+  static const int64_t k[] = {1, 2, 4, 1, 2, 4};
+  /* 2 MB (L2: synth's 4 MiB) and 8 MB (memory): per iteration a / k + b. */
+  static const double t[] = {40e-6, 24e-6, 16e-6, 160e-6, 96e-6, 64e-6};
+  for (int i = 0; i < 6; i++) {
+    m.pj_grid[i] = grid[i], m.pj_k[i] = k[i];
+    m.pj_iter_s[i] = t[i];
+    m.pj_fixed_s[i] = 19e-6;
+  }
+  m.n_pj = 6;
+  struct calib_hw hw, old, again;
+  struct calib_fit fit;
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_NOT_EQUAL(hw.gpu.l2lat[KC_STENCIL], 0);
+  CU_ASSERT_NOT_EQUAL(hw.gpu.lat[KC_STENCIL], 0);
+  /* The older form: each time is the wall time of 5 per iteration, the
+   * round trip (20 us) spread over them: 4 us more each. */
+  struct calib_meas m1 = m;
+  m1.pj_iters_long = 0;
+  for (int i = 0; i < 6; i++) m1.pj_iter_s[i] = t[i] + 20e-6 / 5;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m1, &old, &fit, &err));
+  CU_ASSERT_EQUAL(old.gpu.l2lat[KC_STENCIL], hw.gpu.l2lat[KC_STENCIL]);
+  CU_ASSERT_EQUAL(old.gpu.l2eff[KC_STENCIL], hw.gpu.l2eff[KC_STENCIL]);
+  CU_ASSERT_EQUAL(old.gpu.lat[KC_STENCIL], hw.gpu.lat[KC_STENCIL]);
+  CU_ASSERT_EQUAL(old.gpu.eff[KC_STENCIL], hw.gpu.eff[KC_STENCIL]);
+  /* Read as the slope, the older times would be slower: the share is
+   * what tells them apart. */
+  m1.pj_iters_long = 50;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m1, &old, &fit, &err));
+  CU_ASSERT_NOT_EQUAL(old.gpu.l2eff[KC_STENCIL], hw.gpu.l2eff[KC_STENCIL]);
+  /* Written and read back: both lengths, the slopes and the fixed costs. */
+  char *dir = g_dir_make_tmp("calib-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "p.yaml", NULL);
+  CU_ASSERT_TRUE_FATAL(calib_write_profile(path, &m, &fit, &hw, &err));
+  struct calib_meas back;
+  CU_ASSERT_TRUE_FATAL(calib_read_meas(path, &back, &err));
+  CU_ASSERT_EQUAL(back.pj_iters, 5);
+  CU_ASSERT_EQUAL(back.pj_iters_long, 50);
+  CU_ASSERT_EQUAL(back.n_pj, 6);
+  CU_ASSERT_EQUAL(back.pj_grid[3], 1024);
+  CU_ASSERT_EQUAL(back.pj_k[5], 4);
+  CU_ASSERT_DOUBLE_EQUAL(back.pj_iter_s[5], 64e-6, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(back.pj_fixed_s[5], 19e-6, 1e-12);
+  CU_ASSERT_TRUE_FATAL(calib_derive(&back, &again, &fit, &err));
+  CU_ASSERT_EQUAL(again.gpu.lat[KC_STENCIL], hw.gpu.lat[KC_STENCIL]);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
+/* A persistent step's L1 from the persistent Jacobi loop at 1 WG per CU
+ * (calib.c, persist_residency), on synth's 2 CUs with L2 4 MiB: the
+ * model's work is proportional to n^2, so per iteration n^2 x 50 ps is a
+ * rate twice that of n^2 x 100 ps. Grids 256 and 320 fast, 384 and 512
+ * slow: the largest fast set is 320^2's two arrays, 819200 B, over 2 CUs
+ * 409600 B. 320 slow and 384 fast: below the first slow grid only 256^2,
+ * 524288 B: 262144 B. The smallest grid no faster than the largest within
+ * L2 (1.3x): no residency. */
+static void test_persistent_residency(void) {
+  struct calib_meas m;
+  synth_caches(&m);
+  m.pj_iters = 5, m.pj_iters_long = 50;
+  static const int64_t grid[] = {256, 320, 384, 512};
+  double fast[] = {50e-12, 50e-12, 100e-12, 100e-12};
+  m.n_pj = 4;
+  for (int i = 0; i < 4; i++) m.pj_grid[i] = grid[i], m.pj_k[i] = 1;
+  struct calib_hw hw;
+  struct calib_fit fit;
+  char *err = NULL;
+  for (int i = 0; i < 4; i++) m.pj_iter_s[i] = (double)(grid[i] * grid[i]) * fast[i];
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_EQUAL(hw.gpu.l1_resident_bytes, 409600);
+  fast[1] = 100e-12, fast[2] = 50e-12;
+  for (int i = 0; i < 4; i++) m.pj_iter_s[i] = (double)(grid[i] * grid[i]) * fast[i];
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_EQUAL(hw.gpu.l1_resident_bytes, 262144);
+  for (int i = 0; i < 4; i++) m.pj_iter_s[i] = (double)(grid[i] * grid[i]) * 100e-12;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_EQUAL(hw.gpu.l1_resident_bytes, 0);
+}
+
 static void test_profile_round_trip(void) {
   struct calib_meas m;
   struct calib_hw hw, back;
@@ -600,6 +692,8 @@ int main(void) {
       {"Jacobi work in the model", test_jacobi_work},
       {"parameters derived from measurements", test_derive},
       {"profile writer/reader round trip", test_profile_round_trip},
+      {"persistent loop: slope of two run lengths, or an older profile's one run", test_persistent_two_lengths},
+      {"persistent step's L1 from the persistent loop at 1 WG per CU", test_persistent_residency},
       {"occupancy, L2 and barrier sweeps: derived, written, read back", test_derive_kernels_round_trip},
       {"L1 residency rounds up to the set measured fast", test_derive_l1_resident_rounds_up},
       {"Jacobi loop through the scenario path, sync and async, buffers", test_predict_loop},

@@ -200,29 +200,72 @@ static sim_time derive_signal(const struct calib_meas *m, struct calib_hw *hw) {
 
 /* ---- kernels as the device runs them (closed forms) ---- */
 
+/* The achieved rate (bits/s of the model's work) of persistent Jacobi
+ * point I, the barrier and the launch taken off; 0 when nothing is left. */
+static double persist_rate(const struct calib_meas *m, const struct gpu_config *g, int i) {
+  /* The slope has no launch in it; an older profile's wall time has its
+   * share. */
+  double launch = m->pj_iters_long > 0 ? 0 : m->roundtrip.median_s / MAX(1, m->pj_iters);
+  int64_t n = m->pj_grid[i];
+  int64_t wgs = m->cus * m->pj_k[i], tiles = kloop_jacobi_wgs(n);
+  int64_t fold = (tiles + wgs - 1) / wgs;
+  double bar = g->barrier_table.n ? (double)par_table_eval(&g->barrier_table, wgs) * 1e-12 : 0;
+  double t = m->pj_iter_s[i] - bar - launch;
+  if (!(t > 0)) return 0;
+  return (double)(MIN(wgs, tiles) * fold) * KLOOP_WG_SIDE * KLOOP_WG_SIDE *
+         KLOOP_BYTES_PER_POINT * 8.0 / t;
+}
+
 /* The persistent Jacobi points of level LEVEL (GPU_L1: the two arrays fit
  * L1 per CU; GPU_L2: L2; GPU_DRAM: neither) as (k, achieved bits/s of the
  * model's work), the barrier and the launch taken off. */
 static size_t persist_points(const struct calib_meas *m, const struct gpu_config *g, int level,
                              double *k, double *bps) {
   size_t c = 0;
-  double launch = m->roundtrip.median_s / MAX(1, m->pj_iters);
   for (int i = 0; i < m->n_pj; i++) {
     int64_t n = m->pj_grid[i], ws = 2 * n * n * 4;
     int lv = g->l1_resident_bytes > 0 && ws <= g->l1_resident_bytes * g->cus ? GPU_L1
              : g->l2_bytes > 0 && ws <= g->l2_bytes                           ? GPU_L2
                                                                               : GPU_DRAM;
     if (lv != level) continue;
-    int64_t wgs = m->cus * m->pj_k[i], tiles = kloop_jacobi_wgs(n);
-    int64_t fold = (tiles + wgs - 1) / wgs;
-    double bar = g->barrier_table.n ? (double)par_table_eval(&g->barrier_table, wgs) * 1e-12 : 0;
-    double t = m->pj_iter_s[i] - bar - launch;
-    if (!(t > 0)) continue;
+    double r = persist_rate(m, g, i);
+    if (!(r > 0)) continue;
     k[c] = (double)m->pj_k[i];
-    bps[c++] = (double)(MIN(wgs, tiles) * fold) * KLOOP_WG_SIDE * KLOOP_WG_SIDE *
-               KLOOP_BYTES_PER_POINT * 8.0 / t;
+    bps[c++] = r;
   }
   return c;
+}
+
+/* What L1 keeps of a persistent step (gpu.l1_resident_bytes: only
+ * persistent steps ask it), from the persistent Jacobi loop itself at 1
+ * WG per CU: the largest grid below the first (by size) whose two arrays
+ * it moves under the smallest grid's rate / 1.3, where that rate is over 1.3x the largest
+ * grid's within L2 (else none). Not from the re-reading stream: on the
+ * H200 the stream's L1 took 4, 8 or 12 MiB over the CUs from one process
+ * to the next while the Jacobi loop's times stayed (its 1024^2 grid, 8
+ * MiB, at L2's pace in all three). Unchanged without k = 1 points at two
+ * grids. */
+static void persist_residency(const struct calib_meas *m, struct gpu_config *g) {
+  int first = -1, l2 = -1;
+  for (int i = 0; i < m->n_pj; i++) {
+    if (m->pj_k[i] != 1 || !(persist_rate(m, g, i) > 0)) continue;
+    int64_t ws = 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
+    if (first < 0 || m->pj_grid[i] < m->pj_grid[first]) first = i;
+    if (g->l2_bytes > 0 && ws <= g->l2_bytes && (l2 < 0 || m->pj_grid[i] > m->pj_grid[l2])) l2 = i;
+  }
+  if (first < 0 || l2 < 0 || l2 == first) return;
+  double r0 = persist_rate(m, g, first);
+  int64_t res = 0, slow = INT64_MAX; /* every grid below the first slow one */
+  if (r0 > 1.3 * persist_rate(m, g, l2)) {
+    for (int i = 0; i < m->n_pj; i++)
+      if (m->pj_k[i] == 1 && persist_rate(m, g, i) < r0 / 1.3)
+        slow = MIN(slow, 2 * m->pj_grid[i] * m->pj_grid[i] * 4);
+    for (int i = 0; i < m->n_pj; i++) {
+      int64_t ws = 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
+      if (m->pj_k[i] == 1 && ws < slow) res = MAX(res, ws);
+    }
+  }
+  g->l1_resident_bytes = res > 0 ? (res + m->cus - 1) / m->cus : 0;
 }
 
 /* The rate of a working-set sweep at WS (0 when not measured). */
@@ -351,6 +394,7 @@ static void derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
     g->barrier_table.x[g->barrier_table.n] = m->bar_wgs[i];
     g->barrier_table.y[g->barrier_table.n++] = ps_of(m->bar_s[i]);
   }
+  persist_residency(m, g);
   derive_stencil(m, g);
   /* The dot's second pass, per partial a work-item of the last WG adds. */
   g->reduce_pass = 0;
@@ -698,11 +742,13 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     for (int i = 0; i < m->n_bar; i++)
       fprintf(f, "      %" PRId64 ": [%" PRId64 "ps, %s]\n", m->bar_wgs[i], ps_of(m->bar_s[i]),
               m->bar_resident[i] ? "true" : "false");
-    fprintf(f, "    persistent_jacobi:  # [grid, WGs per CU, wall time per iteration of %d]\n",
-            m->pj_iters);
+    fprintf(f, "    persistent_iters_long: %d\n", m->pj_iters_long);
+    fprintf(f, "    persistent_jacobi:  # [grid, WGs per CU, time per iteration (the slope between "
+               "runs of %d and %d), a run's fixed cost (its wall time at %d less %d x the slope)]\n",
+            m->pj_iters, m->pj_iters_long, m->pj_iters, m->pj_iters);
     for (int i = 0; i < m->n_pj; i++)
-      fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps]\n", m->pj_grid[i], m->pj_k[i],
-              ps_of(m->pj_iter_s[i]));
+      fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps, %" PRId64 "ps]\n", m->pj_grid[i],
+              m->pj_k[i], ps_of(m->pj_iter_s[i]), ps_of(m->pj_fixed_s[i]));
     fputs("    enqueue_burst:  # N: host time to enqueue N Jacobi kernels (arguments set each)\n", f);
     for (int i = 0; i < m->n_burst; i++)
       fprintf(f, "      %" PRId64 ": %" PRId64 "ps\n", m->burst[i], ps_of(m->burst_enq_s[i]));
@@ -1043,15 +1089,21 @@ bool calib_read_meas(const char *path, struct calib_meas *m, char **err) {
   m->n_bar = table_at(me, "barrier", UNIT_TIME, m->bar_wgs, m->bar_s, res, CALIB_MAX_BAR);
   for (int i = 0; i < m->n_bar; i++) m->bar_resident[i] = res[i] != 0;
   m->pj_iters = (int)num_at(me, "persistent_iters", UNIT_NONE, m->quick ? 10 : 50);
+  /* Two run lengths (4 items an entry: the slope and the fixed cost), or
+   * an older profile's one (3: the wall time per iteration). */
+  m->pj_iters_long = (int)num_at(me, "persistent_iters_long", UNIT_NONE, 0);
+  size_t items = m->pj_iters_long > 0 ? 4 : 3;
   const struct sc_node *pj = sc_map_get(me, "persistent_jacobi");
   for (size_t i = 0; pj && pj->kind == SC_SEQ && i < pj->n_items && m->n_pj < CALIB_MAX_PJ; i++) {
     const struct sc_node *it = pj->items[i];
-    double g, k, t;
-    if (it->kind != SC_SEQ || it->n_items != 3 || !num_of(it->items[0], UNIT_NONE, &g) ||
-        !num_of(it->items[1], UNIT_NONE, &k) || !num_of(it->items[2], UNIT_TIME, &t))
+    double g, k, t, fixed = 0;
+    if (it->kind != SC_SEQ || it->n_items != items || !num_of(it->items[0], UNIT_NONE, &g) ||
+        !num_of(it->items[1], UNIT_NONE, &k) || !num_of(it->items[2], UNIT_TIME, &t) ||
+        (items == 4 && !num_of(it->items[3], UNIT_TIME, &fixed)))
       continue;
     m->pj_grid[m->n_pj] = (int64_t)g;
     m->pj_k[m->n_pj] = (int64_t)k;
+    m->pj_fixed_s[m->n_pj] = fixed;
     m->pj_iter_s[m->n_pj++] = t;
   }
   m->n_burst = table_at(me, "enqueue_burst", UNIT_TIME, m->burst, m->burst_enq_s, NULL, CALIB_DEPTHS);

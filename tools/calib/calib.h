@@ -80,17 +80,29 @@
  *   chase of one work-item crosses at its small sets' latency (within
  *   10 %), where a larger set within l2_bytes is 30 % slower (the far
  *   half); else 0.
- * - l1_resident_bytes: per CU, the largest working set (over the CUs) the
- *   stream at 1 WG per CU, each work-item re-reading its own elements,
- *   serves at its small sets' rate (within 1.3x); l1_bandwidth = the full
- *   occupancy rate there, l1_latency = the bits a CU keeps in flight at
- *   1 WG per CU over the 1-WG rate there.
+ * - L1: the largest working set (over the CUs) the stream at 1 WG per CU,
+ *   each work-item re-reading its own elements, serves at its small sets'
+ *   rate (within 1.3x); l1_bandwidth = the full occupancy rate there,
+ *   l1_latency = the bits a CU keeps in flight at 1 WG per CU over the
+ *   1-WG rate there. l1_resident_bytes (asked by persistent steps only)
+ *   from the persistent Jacobi loop itself at 1 WG per CU (grids 512,
+ *   640, 768, 896, 1024 ...): per CU, the largest grid's two arrays below
+ *   the first grid moved under the smallest grid's rate / 1.3, where that
+ *   rate is over 1.3x the largest grid's within L2, else none (the
+ *   stream's without k = 1 points at two grids).
+ *   The stream's own L1 moved between 4, 8 and 12 MiB over the H200's
+ *   CUs from one process to the next where the Jacobi loop's did not.
  * - barrier_table: one device-wide barrier against 1, 4, 16, 64 and cus
  *   * k WGs, (T(104 barriers) - T(4)) / 100; WG counts not all resident
  *   are left out.
  * - The stencil class at each level (l1lat_/l1eff_, l2lat_/l2eff_,
  *   lat_/eff_stencil): the persistent Jacobi loop (grids 512 .. 4096, k =
- *   1, 2, 4, 8), per iteration minus the barrier and the launch share,
+ *   1, 2, 4, 8), per iteration the slope between runs of 50 and 500
+ *   iterations (a run's fixed cost, its launch, wait and whatever else
+ *   it pays once, falls out; on the H200 that is 14 - 24 us a run, twice
+ *   the empty round trip, which a per-iteration wall time of 50 spread
+ *   over them), minus the barrier (an older profile's one run: its wall
+ *   time per iteration less the round trip's share),
  *   fitted to the level's law (1/bw = a/k + b) as percentages of its
  *   latency and peak; a level is the grids whose two arrays fit L1 per CU,
  *   L2, or neither. Where the fitted asymptote exceeds the level's peak
@@ -195,8 +207,11 @@ struct calib_meas {
   bool bar_resident[CALIB_MAX_BAR];
   int n_pj;
   int64_t pj_grid[CALIB_MAX_PJ], pj_k[CALIB_MAX_PJ];
-  double pj_iter_s[CALIB_MAX_PJ];      /* persistent Jacobi, wall time per iteration */
-  int pj_iters;
+  double pj_iter_s[CALIB_MAX_PJ];      /* persistent Jacobi, time per iteration: the slope
+                                        * between runs of pj_iters and pj_iters_long (0:
+                                        * an older profile's wall time per iteration) */
+  double pj_fixed_s[CALIB_MAX_PJ];     /* a run's fixed cost: wall(pj_iters) - pj_iters x slope */
+  int pj_iters, pj_iters_long;
   int n_burst;
   int64_t burst[CALIB_DEPTHS];
   double burst_enq_s[CALIB_DEPTHS];    /* host time to enqueue N empty kernels */

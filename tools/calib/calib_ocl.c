@@ -446,35 +446,34 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct cali
 
 /* A blocked wait's lateness (calib.h): N gaps, on the device's clock, from
  * an empty kernel's END to the next one's START, each enqueued once the
- * host's clFinish of the one before returned (its events read after the
- * next one's wait, so that no query lies in the gap); p01, p50 and the
- * mean into M. */
+ * host's clFinish of the one before returned; the events are read after
+ * the loop, so that no query lies in a gap. p01, p50 and the mean into M. */
 static bool wake_gaps(struct calib_dev *d, int n, struct calib_meas *m, char **err) {
-  double *gap = g_new(double, (size_t)n);
-  cl_event prev = NULL;
+  int total = m->warmups + n + 1;
+  cl_event *ev = g_new0(cl_event, (size_t)total);
   bool ok = true;
-  for (int r = -m->warmups; ok && r < n; r++) {
-    cl_event ev;
-    ok = enqueue_empty(d, &ev, err) && cl_ok(clFinish(d->q), "clFinish", err);
-    if (!ok) break;
-    if (prev) {
-      cl_ulong end = 0, start = 0;
-      clGetEventProfilingInfo(prev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
-      if (r >= 0) gap[r] = start > end ? (double)(start - end) * 1e-9 : 0;
-      clReleaseEvent(prev);
-    }
-    prev = ev;
-  }
-  if (prev) clReleaseEvent(prev);
+  int done = 0;
+  for (; ok && done < total; done++)
+    ok = enqueue_empty(d, &ev[done], err) && cl_ok(clFinish(d->q), "clFinish", err);
   if (ok) {
+    double *gap = g_new(double, (size_t)n);
+    for (int i = 0; i < n; i++) {
+      int k = m->warmups + i;
+      cl_ulong end = 0, start = 0;
+      clGetEventProfilingInfo(ev[k], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+      clGetEventProfilingInfo(ev[k + 1], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+      gap[i] = start > end ? (double)(start - end) * 1e-9 : 0;
+    }
     gsl_sort(gap, 1, (size_t)n);
     m->wake_n = n;
     m->wake_p01_s = gsl_stats_quantile_from_sorted_data(gap, 1, (size_t)n, 0.01);
     m->wake_p50_s = gsl_stats_median_from_sorted_data(gap, 1, (size_t)n);
     m->wake_mean_s = gsl_stats_mean(gap, 1, (size_t)n);
+    g_free(gap);
   }
-  g_free(gap);
+  for (int i = 0; i < done; i++) /* NULL where an enqueue failed */
+    if (ev[i]) clReleaseEvent(ev[i]);
+  g_free(ev);
   return ok;
 }
 
@@ -1286,19 +1285,32 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     m->bar_resident[m->n_bar] = res;
     m->bar_wgs[m->n_bar++] = bw[i];
   }
-  /* A persistent Jacobi loop against grid and WGs per CU. */
+  /* A persistent Jacobi loop against grid and WGs per CU; between 512 and
+   * 1024 at 1 WG per CU only (where its L1 ends on an H200: calib.h). */
   m->pj_iters = quick ? 10 : 50;
+  m->pj_iters_long = quick ? 40 : 500;
   static const int64_t pj_grids[] = {512, 1024, 2048, 4096}, pj_quick[] = {64, 128};
+  static const int64_t pj_between[] = {640, 768, 896};
   const int64_t *pg = quick ? pj_quick : pj_grids;
   size_t npg = quick ? G_N_ELEMENTS(pj_quick) : G_N_ELEMENTS(pj_grids);
-  for (size_t i = 0; ok && i < npg; i++)
-    for (int64_t k = 1; ok && k <= m->max_wgs_per_cu && m->n_pj < CALIB_MAX_PJ; k *= 2) {
-      double sp;
+  size_t nbt = quick ? 0 : G_N_ELEMENTS(pj_between);
+  for (size_t i = 0; ok && i < npg + nbt; i++)
+    for (int64_t k = 1; ok && k <= (i < npg ? m->max_wgs_per_cu : 1) && m->n_pj < CALIB_MAX_PJ;
+         k *= 2) {
+      int64_t grid = i < npg ? pg[i] : pj_between[i - npg];
+      double sp, t1 = 0, t2 = 0;
       bool res;
-      ok = calib_dev_persist(d, pg[i], m->cus * k, m->pj_iters, quick ? 3 : 5,
-                             &m->pj_iter_s[m->n_pj], &sp, &res, err);
+      int n1 = m->pj_iters, n2 = m->pj_iters_long;
+      ok = calib_dev_persist(d, grid, m->cus * k, n1, quick ? 3 : 5, &t1, &sp, &res, err);
+      if (ok && res)
+        ok = calib_dev_persist(d, grid, m->cus * k, n2, quick ? 3 : 5, &t2, &sp, &res, err);
       if (!res) break; /* WGs not co-resident: no persistent loop at k or above */
-      m->pj_grid[m->n_pj] = pg[i];
+      /* Per iteration: the slope between the two lengths; what is left of
+       * the short run is its fixed cost. */
+      double slope = (t2 * n2 - t1 * n1) / (n2 - n1);
+      m->pj_iter_s[m->n_pj] = slope;
+      m->pj_fixed_s[m->n_pj] = t1 * n1 - slope * n1;
+      m->pj_grid[m->n_pj] = grid;
       m->pj_k[m->n_pj++] = k;
     }
   /* The CG-like kernels, each alone, out of the caches on a GPU. */
