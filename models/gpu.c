@@ -289,6 +289,11 @@ static const struct par_decl gpu_decls[] = {
       "added to wg_start for the WGs of a kernel's first wave (those it dispatches at "
       "once): they start cold, later waves overlap their start with the wave before "
       "(calibrate: one-wave Jacobi kernels' span beyond an empty kernel's and the model's compute)"),
+    PAR(persistent_teardown, PAR_TIME, "0ps", "0ps", "1ms",
+      "added to teardown_latency for a persistent kernel (cpufree, monolithic): a persistent "
+      "run's fixed cost beyond a discrete kernel's (calibrate: the persistent Jacobi loop's time "
+      "at 50 iterations less 50 x its slope to 500, less the model's, median; at its end: a "
+      "kernel's store is seen from its launch without it)"),
     PAR(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
       "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
     PAR(peer_load_latency, PAR_TIME, "0ps", "0ps", "1ms",
@@ -1253,6 +1258,7 @@ static void teardown_start(struct sim_comp *c, uint32_t qi) {
   /* A graph node with another after it in the replay (qcmd.graph 1) hands
    * over to it with no completion for the host: no teardown. */
   sim_time td = s->prog->qcmds[q->cmds[q->head].qcmd].graph == 1 ? 0 : cfg->teardown_latency;
+  if (q->k->persistent) td += cfg->persistent_teardown;
   s->teardown_time += td;
   gpu_schedule(c, CP_TEARDOWN, td, EV_TEARDOWN_DONE, qi);
 }

@@ -110,6 +110,11 @@
  *   one after another).
  *   Each WG pays wg_start before its first step (dispatch), + first_wave
  *   if it is in its kernel's first cus * occupancy WGs (they start cold).
+ *   A kernel's end pays teardown_latency, + persistent_teardown if it is
+ *   persistent (a persistent run's fixed cost beyond a discrete kernel's:
+ *   calibrate measures it as the intercept of the persistent loop's time
+ *   against its iterations; at the end, since a persistent kernel's store
+ *   is seen from its launch without it on the H200).
  *   A launched kernel's step whose shared working set is past one half of
  *   a partitioned L2 (l2_near_bytes < ws_bytes <= l2_bytes) takes the
  *   half's share f = l2_near_bytes / ws_bytes of its bytes at l2(R) and
@@ -183,6 +188,7 @@ struct gpu_config {
   int queued_launch;           /* enum gpu_queued_launch (PAR_ENUM) */
   sim_time launch_gap;         /* queued_launch overlap: the least gap after the command before */
   sim_time teardown_latency;
+  sim_time persistent_teardown; /* + at a persistent kernel's end */
   sim_time fence_latency;
   sim_time poll_interval;
   sim_time stream_wait_latency;
@@ -224,6 +230,7 @@ struct gpu_config {
   int64_t l1lat[KC_COUNT];     /* percent of l1_latency */
   sim_time wg_start;           /* dispatch cost of each WG before its first step */
   sim_time first_wave;         /* + for the WGs of a kernel's first wave */
+
   sim_time peer_load_latency;  /* a load from a peer GPU's memory, round trip; 0: no model */
   int64_t peer_bandwidth;      /* bits per second of such loads into the GPU */
   sim_time reduce_pass;

@@ -201,7 +201,8 @@ static sim_time derive_signal(const struct calib_meas *m, struct calib_hw *hw) {
 /* ---- kernels as the device runs them (closed forms) ---- */
 
 /* The achieved rate (bits/s of the model's work) of persistent Jacobi
- * point I, the barrier and the launch taken off; 0 when nothing is left. */
+ * point I, the barrier and the launch taken off; 0 when under a third of
+ * the iteration is left. */
 static double persist_rate(const struct calib_meas *m, const struct gpu_config *g, int i) {
   /* The slope has no launch in it; an older profile's wall time has its
    * share. */
@@ -211,7 +212,10 @@ static double persist_rate(const struct calib_meas *m, const struct gpu_config *
   int64_t fold = (tiles + wgs - 1) / wgs;
   double bar = g->barrier_table.n ? (double)par_table_eval(&g->barrier_table, wgs) * 1e-12 : 0;
   double t = m->pj_iter_s[i] - bar - launch;
-  if (!(t > 0)) return 0;
+  /* Mostly the barrier (measured by a kernel of its own, its WGs arriving
+   * at once; here their work staggers them): what is left says little
+   * about the stencil. */
+  if (!(t > 0) || t < (m->pj_iter_s[i] - launch) / 3) return 0;
   return (double)(MIN(wgs, tiles) * fold) * KLOOP_WG_SIDE * KLOOP_WG_SIDE *
          KLOOP_BYTES_PER_POINT * 8.0 / t;
 }
@@ -461,6 +465,43 @@ static bool fit_first_wave(const struct calib_meas *m, const struct calib_fit *f
   return ok;
 }
 
+/* gpu.persistent_teardown: the persistent Jacobi runs' fixed cost (the
+ * intercept of their time against their iterations: pj_fixed_s) less the
+ * model's (the cpufree kloop scenario at the same two lengths, with
+ * persistent_teardown 0), median over the grids of two arrays within L2 (the
+ * larger ones' intercepts are a small difference of long runs). 0 for an
+ * older profile (one length). */
+static bool fit_persistent_teardown(const struct calib_meas *m, const struct calib_fit *fit,
+                                 struct calib_hw *hw, char **err) {
+  struct gpu_config *g = &hw->gpu;
+  g->persistent_teardown = 0;
+  if (m->pj_iters_long <= m->pj_iters || m->pj_iters <= 0) return true;
+  char *prof = scratch_profile(m, fit, hw, err);
+  if (!prof) return false;
+  double e[CALIB_MAX_PJ];
+  size_t ne = 0;
+  bool ok = true;
+  int n1 = m->pj_iters, n2 = m->pj_iters_long;
+  for (int i = 0; ok && i < m->n_pj; i++) {
+    int64_t ws = 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
+    if (g->l2_bytes > 0 && ws > g->l2_bytes) continue;
+    struct calib_case c1 = {.kind = CASE_PERSIST, .size = m->pj_grid[i], .k = m->pj_k[i],
+                            .iters = n1};
+    struct calib_case c2 = c1;
+    c2.iters = n2;
+    int64_t p1, p2;
+    ok = calib_case_predict(prof, &c1, NULL, &p1, err) &&
+         calib_case_predict(prof, &c2, NULL, &p2, err);
+    if (!ok) break;
+    double slope = ((double)p2 * n2 - (double)p1 * n1) / (n2 - n1);
+    double model = (double)p1 * n1 - slope * n1;
+    e[ne++] = m->pj_fixed_s[i] * 1e12 - model;
+  }
+  if (ok && ne) g->persistent_teardown = MAX(0, (sim_time)llround(calib_stat_of(e, ne).median_s));
+  scratch_done(prof);
+  return ok;
+}
+
 /* gpu.wg_start: the device-paced Jacobi grids' back-to-back time per
  * kernel against the async kloop scenario's with wg_start 0, per wave. */
 static bool fit_wg_start(const struct calib_meas *m, const struct calib_fit *fit,
@@ -577,6 +618,7 @@ bool calib_derive(const struct calib_meas *m, struct calib_hw *hw, struct calib_
   if (m->n_k == 0 || !m->is_gpu) return true;
   derive_kernels(m, hw);
   return fit_first_wave(m, fit, hw, err) && fit_wg_start(m, fit, hw, err) &&
+         fit_persistent_teardown(m, fit, hw, err) &&
          (m->cg_side == 0 || fit_cg_classes(m, fit, hw, err));
 }
 
@@ -871,6 +913,10 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     fprintf(f, "    wg_start: %" PRId64 "ps  # discrete Jacobi, device-paced: (time - the async "
                "kloop scenario's with wg_start 0) / waves, median\n",
             g->wg_start);
+    if (m->pj_iters_long > m->pj_iters)
+      fprintf(f, "    persistent_teardown: %" PRId64 "ps  # persistent Jacobi runs' fixed cost - the "
+                 "cpufree kloop scenario's (intercepts at %d and %d iterations), median within L2\n",
+              g->persistent_teardown, m->pj_iters, m->pj_iters_long);
     fprintf(f, "    reduce_pass: %" PRId64 "ps\n    reduce_load: %" PRId64 "ps  # (dot span with "
                "its second pass - without) / the partials each item adds\n",
             g->reduce_pass, g->reduce_load);

@@ -1285,19 +1285,15 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     m->bar_resident[m->n_bar] = res;
     m->bar_wgs[m->n_bar++] = bw[i];
   }
-  /* A persistent Jacobi loop against grid and WGs per CU; between 512 and
-   * 1024 at 1 WG per CU only (where its L1 ends on an H200: calib.h). */
+  /* A persistent Jacobi loop against grid and WGs per CU. */
   m->pj_iters = quick ? 10 : 50;
   m->pj_iters_long = quick ? 40 : 500;
   static const int64_t pj_grids[] = {512, 1024, 2048, 4096}, pj_quick[] = {64, 128};
-  static const int64_t pj_between[] = {640, 768, 896};
   const int64_t *pg = quick ? pj_quick : pj_grids;
   size_t npg = quick ? G_N_ELEMENTS(pj_quick) : G_N_ELEMENTS(pj_grids);
-  size_t nbt = quick ? 0 : G_N_ELEMENTS(pj_between);
-  for (size_t i = 0; ok && i < npg + nbt; i++)
-    for (int64_t k = 1; ok && k <= (i < npg ? m->max_wgs_per_cu : 1) && m->n_pj < CALIB_MAX_PJ;
-         k *= 2) {
-      int64_t grid = i < npg ? pg[i] : pj_between[i - npg];
+  for (size_t i = 0; ok && i < npg; i++)
+    for (int64_t k = 1; ok && k <= m->max_wgs_per_cu && m->n_pj < CALIB_MAX_PJ; k *= 2) {
+      int64_t grid = pg[i];
       double sp, t1 = 0, t2 = 0;
       bool res;
       int n1 = m->pj_iters, n2 = m->pj_iters_long;
