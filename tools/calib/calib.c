@@ -241,34 +241,46 @@ static size_t persist_points(const struct calib_meas *m, const struct gpu_config
 }
 
 /* What L1 keeps of a persistent step (gpu.l1_resident_bytes: only
- * persistent steps ask it), from the persistent Jacobi loop itself at 1
- * WG per CU: the largest grid below the first (by size) whose two arrays
- * it moves under the smallest grid's rate / 1.3, where that rate is over 1.3x the largest
+ * persistent steps ask it), from the persistent Jacobi loop itself at K
+ * WGs per CU (-1: not two grids at K): the largest grid below the first
+ * (by size) whose two arrays it moves under the smallest grid's rate /
+ * 1.3, where that rate is over 1.3x the largest
  * grid's within L2 (else none). Not from the re-reading stream: on the
  * H200 the stream's L1 took 4, 8 or 12 MiB over the CUs from one process
  * to the next while the Jacobi loop's times stayed (its 1024^2 grid, 8
- * MiB, at L2's pace in all three). Unchanged without k = 1 points at two
- * grids. */
-static void persist_residency(const struct calib_meas *m, struct gpu_config *g) {
+ * MiB, at L2's pace in all three). At 1 and 2 WGs per CU, the larger:
+ * a slow point only makes a level smaller, and the 512^2 loop at 1 WG per
+ * CU took 2.2 or 3.3 us an iteration from one calibration to the next
+ * (its WGs placed two to a CU now and then?) where at 2 it kept 2.1 -
+ * 2.2. Unchanged without two grids at either. */
+static int64_t persist_residency_at(const struct calib_meas *m, const struct gpu_config *g,
+                                    int64_t k) {
   int first = -1, l2 = -1;
   for (int i = 0; i < m->n_pj; i++) {
-    if (m->pj_k[i] != 1 || !(persist_rate(m, g, i) > 0)) continue;
+    if (m->pj_k[i] != k || !(persist_rate(m, g, i) > 0)) continue;
     int64_t ws = 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
     if (first < 0 || m->pj_grid[i] < m->pj_grid[first]) first = i;
     if (g->l2_bytes > 0 && ws <= g->l2_bytes && (l2 < 0 || m->pj_grid[i] > m->pj_grid[l2])) l2 = i;
   }
-  if (first < 0 || l2 < 0 || l2 == first) return;
+  if (first < 0 || l2 < 0 || l2 == first) return -1;
   double r0 = persist_rate(m, g, first);
   int64_t res = 0, slow = INT64_MAX; /* every grid below the first slow one */
   if (r0 > 1.3 * persist_rate(m, g, l2)) {
     for (int i = 0; i < m->n_pj; i++)
-      if (m->pj_k[i] == 1 && persist_rate(m, g, i) < r0 / 1.3)
+      if (m->pj_k[i] == k && persist_rate(m, g, i) < r0 / 1.3)
         slow = MIN(slow, 2 * m->pj_grid[i] * m->pj_grid[i] * 4);
     for (int i = 0; i < m->n_pj; i++) {
       int64_t ws = 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
-      if (m->pj_k[i] == 1 && ws < slow) res = MAX(res, ws);
+      if (m->pj_k[i] == k && ws < slow) res = MAX(res, ws);
     }
   }
+  return res;
+}
+
+static void persist_residency(const struct calib_meas *m, struct gpu_config *g) {
+  int64_t r1 = persist_residency_at(m, g, 1), r2 = persist_residency_at(m, g, 2);
+  if (r1 < 0 && r2 < 0) return;
+  int64_t res = MAX(r1, r2);
   g->l1_resident_bytes = res > 0 ? (res + m->cus - 1) / m->cus : 0;
 }
 
@@ -890,10 +902,11 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     fprintf(f, "    l2_near_bytes: %" PRId64 "B  # the chase's near-half plateau (0: no step "
                "within L2)\n",
             g->l2_near_bytes);
-    fprintf(f, "    l1_resident_bytes: %" PRId64 "B  # per CU: the sets the re-reading stream at 1 "
-               "WG per CU serves at its small sets' rate, over the CUs\n",
+    fprintf(f, "    l1_resident_bytes: %" PRId64 "B  # per CU: what a persistent step keeps, from the "
+               "persistent Jacobi loop at 1 and 2 WGs per CU (calib.h)\n",
             g->l1_resident_bytes);
-    fprintf(f, "    l1_bandwidth: %" PRId64 "bps  # full occupancy there\n", g->l1_bandwidth);
+    fprintf(f, "    l1_bandwidth: %" PRId64 "bps  # full occupancy on the sets the re-reading stream "
+               "at 1 WG per CU serves at its small sets' rate\n", g->l1_bandwidth);
     fprintf(f, "    l1_latency: %" PRId64 "ps  # bits in flight at 1 WG per CU / its rate there\n",
             g->l1_latency);
     static const char *const names[KC_COUNT] = {"stream", "stencil", "spmv", "reduce", "axpy"};

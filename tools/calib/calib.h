@@ -85,11 +85,11 @@
  *   rate (within 1.3x); l1_bandwidth = the full occupancy rate there,
  *   l1_latency = the bits a CU keeps in flight at 1 WG per CU over the
  *   1-WG rate there. l1_resident_bytes (asked by persistent steps only)
- *   from the persistent Jacobi loop itself at 1 WG per CU (its grids):
- *   per CU, the largest grid's two arrays below the first grid moved under
- *   the smallest grid's rate / 1.3, where that rate is over 1.3x the
- *   largest grid's within L2, else none (the stream's without k = 1
- *   points at two grids). The stream's own L1 moved between 4, 8 and 12
+ *   from the persistent Jacobi loop itself at 1 and at 2 WGs per CU (its
+ *   grids), the larger: per CU, the largest grid's two arrays below the
+ *   first grid moved under the smallest grid's rate / 1.3, where that rate
+ *   is over 1.3x the largest grid's within L2, else none (the stream's
+ *   without two grids at either). The stream's own L1 moved between 4, 8 and 12
  *   MiB over the H200's CUs from one process to the next where the Jacobi
  *   loop's did not (its 1024^2 grid at L2's pace in all three). Between
  *   512 and 1024 the loop's time a point grows gradually (4.4, 5.4, 6.6,
