@@ -200,6 +200,11 @@ static const struct par_decl gpu_decls[] = {
       "start of the kernel queued behind it (the front end's gap)"),
     PAR(teardown_latency, PAR_TIME, "1.5us", "0ps", "1s",
       "kernel teardown latency: last WG end to completion (GPU-TN Table 2)"),
+    PAR(persistent_teardown, PAR_TIME, "0ps", "0ps", "1ms",
+      "added to teardown_latency for a persistent kernel (cpufree, monolithic): a persistent "
+      "run's fixed cost beyond a discrete kernel's (calibrate: the persistent Jacobi loop's time "
+      "at 50 iterations less 50 x its slope to 500, less the model's, median; at its end: a "
+      "kernel's store is seen from its launch without it)"),
     PAR(graph_launch, PAR_TIME, "740ns", "0ps", "1ms",
       "per kernel of a captured graph replayed by the GPU (cudaGraphLaunch): the front end's "
       "launch of a node after the node before it ends, no teardown before the replay's last "
@@ -289,11 +294,6 @@ static const struct par_decl gpu_decls[] = {
       "added to wg_start for the WGs of a kernel's first wave (those it dispatches at "
       "once): they start cold, later waves overlap their start with the wave before "
       "(calibrate: one-wave Jacobi kernels' span beyond an empty kernel's and the model's compute)"),
-    PAR(persistent_teardown, PAR_TIME, "0ps", "0ps", "1ms",
-      "added to teardown_latency for a persistent kernel (cpufree, monolithic): a persistent "
-      "run's fixed cost beyond a discrete kernel's (calibrate: the persistent Jacobi loop's time "
-      "at 50 iterations less 50 x its slope to 500, less the model's, median; at its end: a "
-      "kernel's store is seen from its launch without it)"),
     PAR(wg_start, PAR_TIME, "0ps", "0ps", "1ms",
       "dispatch cost of each WG before its first step (block launch: a cost per wave)"),
     PAR(peer_load_latency, PAR_TIME, "0ps", "0ps", "1ms",

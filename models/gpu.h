@@ -230,7 +230,6 @@ struct gpu_config {
   int64_t l1lat[KC_COUNT];     /* percent of l1_latency */
   sim_time wg_start;           /* dispatch cost of each WG before its first step */
   sim_time first_wave;         /* + for the WGs of a kernel's first wave */
-
   sim_time peer_load_latency;  /* a load from a peer GPU's memory, round trip; 0: no model */
   int64_t peer_bandwidth;      /* bits per second of such loads into the GPU */
   sim_time reduce_pass;
