@@ -1,0 +1,152 @@
+/* Where a persistent kernel's WGs land, against its time (issue 28: the
+ * H200's persistent Jacobi loop on a 512^2 grid at one 256-item WG per CU
+ * took 2.2 or 3.3 us an iteration from one process to the next, in
+ * calibrate and in validate-real alike, where at two WGs per CU it kept
+ * 2.1 - 2.2 us). The loop is calibrate's jacobi_persist (tools/calib/
+ * calib_ocl.c), each WG also writing the SM it runs on (%smid, inline PTX:
+ * NVIDIA's OpenCL only). Per process: the time per iteration as the slope
+ * between runs of 50 and 500 iterations (median of 5 each), and over the
+ * runs the most WGs one SM held and how many SMs held none. Run it in
+ * several processes: a placement of two WGs on one SM would double that
+ * SM's share of the tiles.
+ *   gcc -O2 -std=c11 tools/calib/probes/wg_place.c -lOpenCL -o wg_place
+ *   for i in 1 2 3 4 5 6; do ./wg_place [K]; done   (K WGs per CU, default 1) */
+#define _POSIX_C_SOURCE 199309L
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { N = 512, WG = 256, REPS = 5, SPIN = 1 << 26 };
+
+static const char *src =
+    "void gbar(__global volatile int *bar, int nwg) {\n"
+    "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
+    "  if (get_local_id(0) == 0) {\n"
+    "    int gen = bar[1];\n"
+    "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+    "    if (atomic_inc(&bar[0]) == nwg - 1) { atomic_xchg(&bar[0], 0); atomic_inc(&bar[1]); }\n"
+    "    else while (bar[1] == gen) ;\n"
+    "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+    "  }\n"
+    "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
+    "}\n"
+    "__kernel void jp(__global float *a, __global float *b, int n, int iters,\n"
+    "                 __global volatile int *bar, __global uint *sm) {\n"
+    "  int G = get_num_groups(0), w = get_group_id(0), l = get_local_id(0);\n"
+    "  if (l == 0) { uint s; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(s)); sm[w] = s; }\n"
+    "  int tx = (n + 15) / 16, tiles = tx * tx;\n"
+    "  for (int it = 0; it < iters; it++) {\n"
+    "    __global const float *s = (it & 1) ? b : a;\n"
+    "    __global float *d = (it & 1) ? a : b;\n"
+    "    for (int t = w; t < tiles; t += G) {\n"
+    "      int x = (t % tx) * 16 + l % 16, y = (t / tx) * 16 + l / 16;\n"
+    "      if (x >= n || y >= n) continue;\n"
+    "      int i = y * n + x;\n"
+    "      if (x == 0 || y == 0 || x == n - 1 || y == n - 1) d[i] = s[i];\n"
+    "      else d[i] = 0.25f * (s[i - 1] + s[i + 1] + s[i - n] + s[i + n]);\n"
+    "    }\n"
+    "    gbar(bar, G);\n"
+    "  }\n"
+    "}\n";
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void die(cl_int rc, const char *what) {
+  if (rc != CL_SUCCESS) {
+    fprintf(stderr, "wg_place: %s: OpenCL error %d\n", what, rc);
+    exit(1);
+  }
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  int k = argc > 1 ? atoi(argv[1]) : 1;
+  cl_platform_id pl[8];
+  cl_uint np = 0;
+  die(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
+  cl_device_id dev = NULL;
+  for (cl_uint i = 0; i < np && !dev; i++)
+    if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
+  if (!dev) {
+    fprintf(stderr, "wg_place: expected a GPU, got none\n");
+    return 1;
+  }
+  cl_uint cus = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
+  cl_int rc;
+  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
+  die(rc, "clCreateContext");
+  cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
+  die(rc, "clCreateCommandQueue");
+  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
+  die(rc, "clCreateProgramWithSource");
+  if (clBuildProgram(p, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+    char log[8192] = "";
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+    fprintf(stderr, "wg_place: the kernel does not build (inline PTX is NVIDIA's):\n%s\n", log);
+    return 1;
+  }
+  cl_kernel kj = clCreateKernel(p, "jp", &rc);
+  die(rc, "clCreateKernel");
+  size_t nwg = (size_t)cus * (size_t)k, g = nwg * WG, l = WG;
+  float *zero = calloc((size_t)N * N, sizeof *zero);
+  cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * N * N,
+                            zero, &rc);
+  cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * N * N,
+                            zero, &rc);
+  int bz[2] = {0, 0};
+  cl_mem bar = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof bz, bz, &rc);
+  cl_mem sm = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(cl_uint) * nwg, NULL, &rc);
+  die(rc, "clCreateBuffer");
+  cl_int n = N;
+  clSetKernelArg(kj, 0, sizeof a, &a);
+  clSetKernelArg(kj, 1, sizeof b, &b);
+  clSetKernelArg(kj, 2, sizeof n, &n);
+  clSetKernelArg(kj, 4, sizeof bar, &bar);
+  clSetKernelArg(kj, 5, sizeof sm, &sm);
+  cl_uint *where = malloc(sizeof *where * nwg);
+  int *per = calloc(1024, sizeof *per);
+  int most = 0, empty_most = 0;
+  double med[2];
+  const int iters[2] = {50, 500};
+  for (int s = 0; s < 2; s++) {
+    double t[REPS + 1];
+    for (int r = 0; r <= REPS; r++) { /* the first a warm-up */
+      cl_int it = iters[s];
+      clSetKernelArg(kj, 3, sizeof it, &it);
+      double t0 = now();
+      die(clEnqueueNDRangeKernel(q, kj, 1, NULL, &g, &l, 0, NULL, NULL), "enqueue");
+      die(clFinish(q), "clFinish");
+      t[r] = now() - t0;
+      die(clEnqueueReadBuffer(q, sm, CL_TRUE, 0, sizeof *where * nwg, where, 0, NULL, NULL),
+          "read");
+      memset(per, 0, 1024 * sizeof *per);
+      for (size_t i = 0; i < nwg; i++) per[where[i] & 1023]++;
+      int m = 0, e = 0;
+      for (cl_uint i = 0; i < cus; i++) {
+        if (per[i] > m) m = per[i];
+        if (per[i] == 0) e++;
+      }
+      if (m > most) most = m;
+      if (e > empty_most) empty_most = e;
+    }
+    qsort(t + 1, REPS, sizeof t[0], cmp);
+    med[s] = t[1 + REPS / 2];
+  }
+  double slope = (med[1] - med[0]) / (iters[1] - iters[0]);
+  printf("wg_place: %d WG(s) per CU (%zu WGs), %d^2: %.3f us an iteration (slope 50..500), "
+         "fixed %.1f us; most WGs on one SM %d, SMs with none up to %d of %u\n",
+         k, nwg, N, slope * 1e6, (med[0] - 50 * slope) * 1e6, most, empty_most, cus);
+  return 0;
+}
