@@ -9,8 +9,11 @@
  * runs the most WGs one SM held and how many SMs held none. Run it in
  * several processes: a placement of two WGs on one SM would double that
  * SM's share of the tiles.
+ * Two of calibrate's circumstances can be added: its queue's profiling
+ * (prof) and, before the loop, a kernel with __local memory and a
+ * discrete Jacobi step (pre).
  *   gcc -O2 -std=c11 tools/calib/probes/wg_place.c -lOpenCL -o wg_place
- *   for i in 1 2 3 4 5 6; do ./wg_place [K]; done   (K WGs per CU, default 1) */
+ *   for i in 1 2 3 4 5 6; do ./wg_place [K [prof|-] [pre]]; done   (K WGs per CU, default 1) */
 #define _POSIX_C_SOURCE 199309L
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -32,6 +35,20 @@ static const char *src =
     "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
     "  }\n"
     "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
+    "}\n"
+    "__kernel void loc(__global float *a, int n) {\n"
+    "  __local float s[2048];\n"
+    "  int l = get_local_id(0);\n"
+    "  for (int i = l; i < 2048; i += get_local_size(0)) s[i] = (float)i;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  int g = get_global_id(0);\n"
+    "  if (g < n) a[g] += s[(l * 7) & 2047];\n"
+    "}\n"
+    "__kernel void jd(__global const float *a, __global float *b, int n) {\n"
+    "  int x = get_global_id(0) % n, y = get_global_id(0) / n;\n"
+    "  if (y >= n || x == 0 || y == 0 || x == n - 1 || y == n - 1) return;\n"
+    "  int i = y * n + x;\n"
+    "  b[i] = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"
     "}\n"
     "__kernel void jp(__global float *a, __global float *b, int n, int iters,\n"
     "                 __global volatile int *bar, __global uint *sm) {\n"
@@ -72,6 +89,7 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   int k = argc > 1 ? atoi(argv[1]) : 1;
+  int prof = argc > 2 && strcmp(argv[2], "prof") == 0, pre = argc > 3 && strcmp(argv[3], "pre") == 0;
   cl_platform_id pl[8];
   cl_uint np = 0;
   die(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
@@ -87,7 +105,8 @@ int main(int argc, char **argv) {
   cl_int rc;
   cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
   die(rc, "clCreateContext");
-  cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
+  cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, prof ? qp : NULL, &rc);
   die(rc, "clCreateCommandQueue");
   cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
   die(rc, "clCreateProgramWithSource");
@@ -115,6 +134,24 @@ int main(int argc, char **argv) {
   clSetKernelArg(kj, 2, sizeof n, &n);
   clSetKernelArg(kj, 4, sizeof bar, &bar);
   clSetKernelArg(kj, 5, sizeof sm, &sm);
+  if (pre) { /* a kernel with __local memory, then a discrete Jacobi step */
+    cl_kernel kl = clCreateKernel(p, "loc", &rc), kd = clCreateKernel(p, "jd", &rc);
+    die(rc, "clCreateKernel");
+    size_t gl = (size_t)N * N, ll = 256;
+    clSetKernelArg(kl, 0, sizeof a, &a);
+    clSetKernelArg(kl, 1, sizeof n, &n);
+    clSetKernelArg(kd, 0, sizeof a, &a);
+    clSetKernelArg(kd, 1, sizeof b, &b);
+    clSetKernelArg(kd, 2, sizeof n, &n);
+    for (int i = 0; i < 10; i++) {
+      die(clEnqueueNDRangeKernel(q, kl, 1, NULL, &gl, &ll, 0, NULL, NULL), "enqueue loc");
+      die(clEnqueueNDRangeKernel(q, kd, 1, NULL, &gl, &ll, 0, NULL, NULL), "enqueue jd");
+    }
+    die(clFinish(q), "clFinish");
+    float *z = calloc((size_t)N * N, sizeof *z);
+    die(clEnqueueWriteBuffer(q, a, CL_TRUE, 0, sizeof(float) * N * N, z, 0, NULL, NULL), "write");
+    free(z);
+  }
   cl_uint *where = malloc(sizeof *where * nwg);
   int *per = calloc(1024, sizeof *per);
   int most = 0, empty_most = 0;
@@ -145,8 +182,8 @@ int main(int argc, char **argv) {
     med[s] = t[1 + REPS / 2];
   }
   double slope = (med[1] - med[0]) / (iters[1] - iters[0]);
-  printf("wg_place: %d WG(s) per CU (%zu WGs), %d^2: %.3f us an iteration (slope 50..500), "
+  printf("wg_place%s%s: %d WG(s) per CU (%zu WGs), %d^2: %.3f us an iteration (slope 50..500), "
          "fixed %.1f us; most WGs on one SM %d, SMs with none up to %d of %u\n",
-         k, nwg, N, slope * 1e6, (med[0] - 50 * slope) * 1e6, most, empty_most, cus);
+         prof ? " prof" : "", pre ? " pre" : "", k, nwg, N, slope * 1e6, (med[0] - 50 * slope) * 1e6, most, empty_most, cus);
   return 0;
 }
