@@ -338,6 +338,15 @@ static void test_persistent_two_lengths(void) {
   CU_ASSERT_DOUBLE_EQUAL(back.pj_fixed_s[5], 60e-6, 1e-12);
   CU_ASSERT_TRUE_FATAL(calib_derive(&back, &again, &fit, &err));
   CU_ASSERT_EQUAL(again.gpu.lat[KC_STENCIL], hw.gpu.lat[KC_STENCIL]);
+  /* An older profile's one length is written as it was read (3 items),
+   * so that calibrate --from keeps its points. */
+  m1.pj_iters_long = 0;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m1, &old, &fit, &err));
+  CU_ASSERT_TRUE_FATAL(calib_write_profile(path, &m1, &fit, &old, &err));
+  CU_ASSERT_TRUE_FATAL(calib_read_meas(path, &back, &err));
+  CU_ASSERT_EQUAL(back.pj_iters_long, 0);
+  CU_ASSERT_EQUAL(back.n_pj, 6);
+  CU_ASSERT_DOUBLE_EQUAL(back.pj_iter_s[0], 40e-6 + 20e-6 / 5, 1e-12);
   g_unlink(path);
   g_rmdir(dir);
   g_free(path);

@@ -244,15 +244,15 @@ static size_t persist_points(const struct calib_meas *m, const struct gpu_config
  * persistent steps ask it), from the persistent Jacobi loop itself at K
  * WGs per CU (-1: not two grids at K): the largest grid below the first
  * (by size) whose two arrays it moves under the smallest grid's rate /
- * 1.3, where that rate is over 1.3x the largest
- * grid's within L2 (else none). Not from the re-reading stream: on the
- * H200 the stream's L1 took 4, 8 or 12 MiB over the CUs from one process
- * to the next while the Jacobi loop's times stayed (its 1024^2 grid, 8
- * MiB, at L2's pace in all three). At 1 and 2 WGs per CU, the larger:
- * a slow point only makes a level smaller, and the 512^2 loop at 1 WG per
- * CU took 2.2 or 3.3 us an iteration from one calibration to the next
- * (its WGs placed two to a CU now and then?) where at 2 it kept 2.1 -
- * 2.2. Unchanged without two grids at either. */
+ * 1.3, where that rate is over 1.3x the largest grid's within L2 (else
+ * none). Not from the re-reading stream: on the H200 the stream's L1
+ * took 4, 8 or 12 MiB over the CUs from one process to the next while the
+ * Jacobi loop's times stayed (its 1024^2 grid, 8 MiB, at L2's pace in all
+ * three). At 1 and 2 WGs per CU, the larger: a slow point only makes a
+ * level smaller, and the 512^2 loop at 1 WG per CU took 2.2 or 3.3 us an
+ * iteration from one calibration to the next where at 2 it kept 2.1 -
+ * 2.2 (not its WGs' placement: tools/calib/probes/wg_place.c). Unchanged
+ * without two grids at either. */
 static int64_t persist_residency_at(const struct calib_meas *m, const struct gpu_config *g,
                                     int64_t k) {
   int first = -1, l2 = -1;
@@ -480,11 +480,11 @@ static bool fit_first_wave(const struct calib_meas *m, const struct calib_fit *f
 /* gpu.persistent_teardown: the persistent Jacobi runs' fixed cost (the
  * intercept of their time against their iterations: pj_fixed_s) less the
  * model's (the cpufree kloop scenario at the same two lengths, with
- * persistent_teardown 0), median over the grids of two arrays within L2 (the
- * larger ones' intercepts are a small difference of long runs). 0 for an
- * older profile (one length). */
+ * persistent_teardown 0), median over the grids of two arrays within L2
+ * (the larger ones' intercepts are a small difference of long runs). 0
+ * for an older profile (one length). */
 static bool fit_persistent_teardown(const struct calib_meas *m, const struct calib_fit *fit,
-                                 struct calib_hw *hw, char **err) {
+                                    struct calib_hw *hw, char **err) {
   struct gpu_config *g = &hw->gpu;
   g->persistent_teardown = 0;
   if (m->pj_iters_long <= m->pj_iters || m->pj_iters <= 0) return true;
@@ -796,13 +796,22 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     for (int i = 0; i < m->n_bar; i++)
       fprintf(f, "      %" PRId64 ": [%" PRId64 "ps, %s]\n", m->bar_wgs[i], ps_of(m->bar_s[i]),
               m->bar_resident[i] ? "true" : "false");
-    fprintf(f, "    persistent_iters_long: %d\n", m->pj_iters_long);
-    fprintf(f, "    persistent_jacobi:  # [grid, WGs per CU, time per iteration (the slope between "
-               "runs of %d and %d), a run's fixed cost (its wall time at %d less %d x the slope)]\n",
-            m->pj_iters, m->pj_iters_long, m->pj_iters, m->pj_iters);
-    for (int i = 0; i < m->n_pj; i++)
-      fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps, %" PRId64 "ps]\n", m->pj_grid[i],
-              m->pj_k[i], ps_of(m->pj_iter_s[i]), ps_of(m->pj_fixed_s[i]));
+    if (m->pj_iters_long > 0) {
+      fprintf(f, "    persistent_iters_long: %d\n", m->pj_iters_long);
+      fprintf(f, "    persistent_jacobi:  # [grid, WGs per CU, time per iteration (the slope "
+                 "between runs of %d and %d), a run's fixed cost (its wall time at %d less %d x the "
+                 "slope)]\n",
+              m->pj_iters, m->pj_iters_long, m->pj_iters, m->pj_iters);
+      for (int i = 0; i < m->n_pj; i++)
+        fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps, %" PRId64 "ps]\n",
+                m->pj_grid[i], m->pj_k[i], ps_of(m->pj_iter_s[i]), ps_of(m->pj_fixed_s[i]));
+    } else { /* an older profile's one length, as it was written */
+      fprintf(f, "    persistent_jacobi:  # [grid, WGs per CU, wall time per iteration of %d]\n",
+              m->pj_iters);
+      for (int i = 0; i < m->n_pj; i++)
+        fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps]\n", m->pj_grid[i], m->pj_k[i],
+                ps_of(m->pj_iter_s[i]));
+    }
     fputs("    enqueue_burst:  # N: host time to enqueue N Jacobi kernels (arguments set each)\n", f);
     for (int i = 0; i < m->n_burst; i++)
       fprintf(f, "      %" PRId64 ": %" PRId64 "ps\n", m->burst[i], ps_of(m->burst_enq_s[i]));

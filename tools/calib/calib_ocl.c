@@ -1295,7 +1295,7 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
     for (int64_t k = 1; ok && k <= m->max_wgs_per_cu && m->n_pj < CALIB_MAX_PJ; k *= 2) {
       int64_t grid = pg[i];
       double sp, t1 = 0, t2 = 0;
-      bool res;
+      bool res = false;
       int n1 = m->pj_iters, n2 = m->pj_iters_long;
       ok = calib_dev_persist(d, grid, m->cus * k, n1, quick ? 3 : 5, &t1, &sp, &res, err);
       if (ok && res)
