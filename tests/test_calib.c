@@ -118,6 +118,19 @@ static void test_derive(void) {
   CU_ASSERT_EQUAL(hw.gpu.launch_latency, 13 * US);
   CU_ASSERT_EQUAL(hw.bus.bandwidth, 150000000000);        /* (1e11 + 2e11) / 2 */
   CU_ASSERT_EQUAL(hw.cpu.wake_jitter, 0);                 /* no wake gaps measured */
+  /* The host's enqueue at the start (1 us) and the end: 1.1 us is within
+   * 15 %, 1.2 us is not; none measured at the end, nothing to say. */
+  double e0, e1;
+  CU_ASSERT_FALSE(calib_host_moved(&m, &e0, &e1));
+  m.submit_end.median_s = 1.1e-6;
+  CU_ASSERT_FALSE(calib_host_moved(&m, &e0, &e1));
+  m.submit_end.median_s = 1.2e-6;
+  CU_ASSERT_TRUE(calib_host_moved(&m, &e0, &e1));
+  CU_ASSERT_DOUBLE_EQUAL(e0, 1e-6, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(e1, 1.2e-6, 1e-15);
+  m.submit_end.median_s = 0.8e-6;
+  CU_ASSERT_TRUE(calib_host_moved(&m, &e0, &e1));
+  m.submit_end.median_s = 0;
   /* The wake gaps of a shifted exponential, shift 4 us, mean J = 2 us:
    * p01 = 4 + 2 ln(1 / 0.99) = 4.0201007 us, p50 = 4 + 2 ln 2 =
    * 5.3862944 us. J comes back from the two quantiles (2 us, to the
@@ -247,6 +260,7 @@ static void test_derive_kernels_round_trip(void) {
   CU_ASSERT_EQUAL(back.n_k, 4);
   CU_ASSERT_EQUAL(back.n_ws, 3);
   CU_ASSERT_EQUAL(back.wake_n, 0); /* not measured: not written */
+  CU_ASSERT_EQUAL(back.submit_end.median_s, 0);
   CU_ASSERT_TRUE(back.is_gpu);
   CU_ASSERT_TRUE_FATAL(calib_derive(&back, &again, &fit, &err));
   /* Written in whole ps and bps, read back: the same within rounding. */
@@ -398,6 +412,7 @@ static void test_profile_round_trip(void) {
   /* Wake gaps p01 1 us, median 2.366 us: J = 1.366 us / 0.6830968 =
    * 1999.716 ns. */
   m.wake_n = 500, m.wake_p01_s = 1e-6, m.wake_p50_s = 2.366e-6, m.wake_mean_s = 3e-6;
+  m.submit_end.median_s = 1.3e-6; /* the enqueue again at the end: recorded, read back */
   CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
   CU_ASSERT_TRUE(llabs(hw.cpu.wake_jitter - 1999716) <= 1);
   char *dir = g_dir_make_tmp("calib-XXXXXX", NULL);
@@ -418,6 +433,7 @@ static void test_profile_round_trip(void) {
   struct calib_meas mb;
   CU_ASSERT_TRUE_FATAL(calib_read_meas(path, &mb, &err));
   CU_ASSERT_EQUAL(mb.wake_n, 500);
+  CU_ASSERT_DOUBLE_EQUAL(mb.submit_end.median_s, 1.3e-6, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(mb.wake_p01_s, 1e-6, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(mb.wake_p50_s, 2.366e-6, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL(mb.wake_mean_s, 3e-6, 1e-12);

@@ -37,6 +37,11 @@ double calib_wake_jitter(double p01, double p50) {
   return p50 > p01 ? (p50 - p01) / (log(2.0) - log(1 / 0.99)) : 0;
 }
 
+bool calib_host_moved(const struct calib_meas *m, double *from, double *to) {
+  *from = m->submit.median_s, *to = m->submit_end.median_s;
+  return *from > 0 && *to > 0 && fabs(*to / *from - 1) > 0.15;
+}
+
 bool calib_fit_rel(const double *x, const double *y, size_t n, double *a, double *b, double *r2) {
   if (n < 2) return false;
   double *w = g_new(double, n);
@@ -755,6 +760,8 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
              "\n", m->is_gpu ? "1" : "0", m->cus, m->clock_hz, m->max_wgs_per_cu);
   fputs("  measured:\n", f);
   stat_line(f, "enqueue", m->submit, "host time of one non-blocking kernel enqueue, batches of 64");
+  if (m->submit_end.median_s > 0)
+    stat_line(f, "enqueue_end", m->submit_end, "the same, at the end of the measurements");
   stat_line(f, "roundtrip", m->roundtrip, "empty kernel, no event: enqueue + clFinish, host wall time");
   stat_line(f, "launch_span", m->launch_span, "empty kernel: profiling SUBMIT..START");
   stat_line(f, "exec_span", m->exec_span, "empty kernel: profiling START..END");
@@ -1133,6 +1140,7 @@ bool calib_read_meas(const char *path, struct calib_meas *m, char **err) {
   m->cus = (int64_t)num_at(p, "cus", UNIT_NONE, num_at(gpu, "cus", UNIT_NONE, 1));
   m->clock_hz = (int64_t)num_at(p, "clock", UNIT_FREQ, num_at(gpu, "clock", UNIT_FREQ, 0));
   m->submit = stat_at(me, "enqueue");
+  m->submit_end = stat_at(me, "enqueue_end");
   m->roundtrip = stat_at(me, "roundtrip");
   m->launch_span = stat_at(me, "launch_span");
   m->exec_span = stat_at(me, "exec_span");

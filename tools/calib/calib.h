@@ -181,6 +181,7 @@ struct calib_meas {
   int reps, warmups;
   int64_t cus, clock_hz;
   struct calib_stat submit, roundtrip, launch_span, exec_span, read_lat;
+  struct calib_stat submit_end;   /* the enqueue again, at the end (0: not measured) */
   double h2d_bps, d2h_bps; /* bits per second */
   int n_depths;
   int64_t depth[CALIB_DEPTHS];
@@ -275,6 +276,13 @@ struct calib_stat calib_stat_of(double *x, size_t n);
 /* The mean of a shifted exponential from its 1st percentile P01 and median
  * P50 (s): (p50 - p01) / (ln 2 - ln(1 / 0.99)); 0 when P50 <= P01. */
 double calib_wake_jitter(double p01, double p50);
+
+/* Whether the host's enqueue moved by over 15 % between the start and the
+ * end of M's measurements (the H200 machines' hosts switch between about
+ * 3.4 and 4.8 us from one process to the next, and now and then within
+ * one: configs/hw/README.md); *FROM and *TO its two medians (s). False
+ * when the end was not measured. */
+bool calib_host_moved(const struct calib_meas *m, double *from, double *to);
 
 /* Fits y = a + b x weighted by 1/y^2 (GSL); false when under 2 points or
  * the fit is degenerate. R2 is the weighted coefficient of determination. */

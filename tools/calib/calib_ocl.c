@@ -444,6 +444,23 @@ bool calib_dev_jacobi_exec(struct calib_dev *d, int64_t n, int reps, struct cali
   return ok;
 }
 
+/* The host's enqueue of an empty kernel, in batches of 64: REPS after
+ * WARMUPS (X: REPS of scratch). */
+static bool enqueue_stat(struct calib_dev *d, int reps, int warmups, double *x,
+                         struct calib_stat *st, char **err) {
+  bool ok = true;
+  for (int r = -warmups; ok && r < reps; r++) {
+    enum { BATCH = 64 };
+    double t = now_s();
+    for (int i = 0; ok && i < BATCH; i++) ok = enqueue_empty(d, NULL, err);
+    double t_enq = (now_s() - t) / BATCH;
+    ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
+    if (ok && r >= 0) x[r] = t_enq;
+  }
+  if (ok) *st = calib_stat_of(x, (size_t)reps);
+  return ok;
+}
+
 /* A blocked wait's lateness (calib.h): N gaps, on the device's clock, from
  * an empty kernel's END to the next one's START, each enqueued once the
  * host's clFinish of the one before returned; the events are read after
@@ -1136,16 +1153,7 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
   double *x = g_new(double, (size_t)R), *y = g_new(double, (size_t)R),
          *z = g_new(double, (size_t)R);
   bool ok = true;
-  /* Enqueue cost, in batches. */
-  for (int r = -m->warmups; ok && r < R; r++) {
-    enum { BATCH = 64 };
-    double t = now_s();
-    for (int i = 0; ok && i < BATCH; i++) ok = enqueue_empty(d, NULL, err);
-    double t_enq = (now_s() - t) / BATCH;
-    ok = ok && cl_ok(clFinish(d->q), "clFinish", err);
-    if (ok && r >= 0) x[r] = t_enq;
-  }
-  if (ok) m->submit = calib_stat_of(x, (size_t)R);
+  ok = enqueue_stat(d, R, m->warmups, x, &m->submit, err);
   ok = ok && roundtrip_stat(d, R, m->warmups, &m->roundtrip, err);
   /* Profiling spans of an empty kernel. */
   for (int r = -m->warmups; ok && r < R; r++) {
@@ -1318,6 +1326,8 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
                                  &m->dot_nopass2_exec_s, err);
   /* The copy home, and the signal path through host memory. */
   ok = ok && copy_roundtrip(d, m, err) && signal_path(d, m, err);
+  /* The enqueue again: whether the host changed state meanwhile. */
+  ok = ok && enqueue_stat(d, R, m->warmups, x, &m->submit_end, err);
   g_free(x);
   g_free(y);
   g_free(z);

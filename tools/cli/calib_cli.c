@@ -75,6 +75,12 @@ int calib_cmd_calibrate(int argc, char **argv) {
       !calib_write_profile(out, &m, &fit, &hw, &err))
     goto out;
   fprintf(stderr, "calibrate: wrote %s\n", out);
+  double e0, e1;
+  if (calib_host_moved(&m, &e0, &e1))
+    fprintf(stderr, "calibrate: note: the host's enqueue moved from %.2f to %.2f us during the "
+                    "measurements: the host changed state (the profile holds the first; "
+                    "configs/hw/README.md, \"sync and async at small grids\")\n",
+            e0 * 1e6, e1 * 1e6);
   status = 0;
 out:
   if (err) fprintf(stderr, "trigsim: %s\n", err);
