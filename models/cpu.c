@@ -326,12 +326,18 @@ static sim_time notice_time(const struct cpu_config *cfg, sim_time start, sim_ti
   return start + (arrival - start + p - 1) / p * p;
 }
 
-/* The rank's result is usable by its host (the end of a run, issue 33):
- * its program has ended and every kernel it launched has completed and
- * been noticed, at SEEN (>= now); marked on the critical path. */
+/* Whether the rank's result is due now (the end of a run, issue 33): its
+ * program has ended, every kernel it launched has completed, and it has
+ * not been marked yet. */
+static bool result_due(const struct cpu_state *s) {
+  return s->done_at >= 0 && s->outstanding == 0 && s->result_at < 0;
+}
+
+/* The rank's result is usable by its host, when due: at SEEN (>= now),
+ * once its last kernel has been noticed; marked on the critical path. */
 static void result_check(struct sim_comp *c, sim_time seen) {
   struct cpu_state *s = c->state;
-  if (s->done_at < 0 || s->outstanding > 0 || s->result_at >= 0) return;
+  if (!result_due(s)) return;
   s->result_at = seen;
   sim_cp_mark(c, seen - sim_now(c->eng), CP_SWITCH);
 }
@@ -1131,8 +1137,10 @@ static void kernel_done(struct sim_comp *c, uint32_t k) {
   uint8_t q = s->kernel_queue[k];
   s->queued[q]--;
   s->outstanding--;
-  /* After the program: noticed as if the thread waited from its end, and as late. */
-  if (s->done_at >= 0 && s->outstanding == 0 && s->result_at < 0)
+  /* After the program: noticed as if the thread waited from its end, and
+   * as late (drawn only when due, so that the stream's draws stay the
+   * waits'). */
+  if (result_due(s))
     result_check(c, notice_time(c->config, s->done_at, now) + wake_lateness(c, s->done_at, now));
   const struct np_give *give = s->prog->give;
   if (give && give->kernel_done) give->kernel_done(give->ctx, s->node, k); /* its slot is free */

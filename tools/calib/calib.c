@@ -33,6 +33,11 @@ struct calib_stat calib_stat_of(double *x, size_t n) {
   return s;
 }
 
+void calib_two_lengths(double per1, int n1, double per2, int n2, double *slope, double *fixed) {
+  *slope = (per2 * n2 - per1 * n1) / (n2 - n1);
+  *fixed = per1 * n1 - *slope * n1;
+}
+
 double calib_wake_jitter(double p01, double p50) {
   return p50 > p01 ? (p50 - p01) / (log(2.0) - log(1 / 0.99)) : 0;
 }
@@ -205,6 +210,11 @@ static sim_time derive_signal(const struct calib_meas *m, struct calib_hw *hw) {
 
 /* ---- kernels as the device runs them (closed forms) ---- */
 
+/* Persistent Jacobi point I's two float arrays, bytes. */
+static int64_t pj_bytes(const struct calib_meas *m, int i) {
+  return 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
+}
+
 /* The achieved rate (bits/s of the model's work) of persistent Jacobi
  * point I, the barrier and the launch taken off; 0 when under a third of
  * the iteration is left. */
@@ -232,7 +242,7 @@ static size_t persist_points(const struct calib_meas *m, const struct gpu_config
                              double *k, double *bps) {
   size_t c = 0;
   for (int i = 0; i < m->n_pj; i++) {
-    int64_t n = m->pj_grid[i], ws = 2 * n * n * 4;
+    int64_t ws = pj_bytes(m, i);
     int lv = g->l1_resident_bytes > 0 && ws <= g->l1_resident_bytes * g->cus ? GPU_L1
              : g->l2_bytes > 0 && ws <= g->l2_bytes                           ? GPU_L2
                                                                               : GPU_DRAM;
@@ -263,7 +273,7 @@ static int64_t persist_residency_at(const struct calib_meas *m, const struct gpu
   int first = -1, l2 = -1;
   for (int i = 0; i < m->n_pj; i++) {
     if (m->pj_k[i] != k || !(persist_rate(m, g, i) > 0)) continue;
-    int64_t ws = 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
+    int64_t ws = pj_bytes(m, i);
     if (first < 0 || m->pj_grid[i] < m->pj_grid[first]) first = i;
     if (g->l2_bytes > 0 && ws <= g->l2_bytes && (l2 < 0 || m->pj_grid[i] > m->pj_grid[l2])) l2 = i;
   }
@@ -273,11 +283,9 @@ static int64_t persist_residency_at(const struct calib_meas *m, const struct gpu
   if (r0 > 1.3 * persist_rate(m, g, l2)) {
     for (int i = 0; i < m->n_pj; i++)
       if (m->pj_k[i] == k && persist_rate(m, g, i) < r0 / 1.3)
-        slow = MIN(slow, 2 * m->pj_grid[i] * m->pj_grid[i] * 4);
-    for (int i = 0; i < m->n_pj; i++) {
-      int64_t ws = 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
-      if (m->pj_k[i] == k && ws < slow) res = MAX(res, ws);
-    }
+        slow = MIN(slow, pj_bytes(m, i));
+    for (int i = 0; i < m->n_pj; i++)
+      if (m->pj_k[i] == k && pj_bytes(m, i) < slow) res = MAX(res, pj_bytes(m, i));
   }
   return res;
 }
@@ -500,8 +508,7 @@ static bool fit_persistent_teardown(const struct calib_meas *m, const struct cal
   bool ok = true;
   int n1 = m->pj_iters, n2 = m->pj_iters_long;
   for (int i = 0; ok && i < m->n_pj; i++) {
-    int64_t ws = 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
-    if (g->l2_bytes > 0 && ws > g->l2_bytes) continue;
+    if (g->l2_bytes > 0 && pj_bytes(m, i) > g->l2_bytes) continue;
     struct calib_case c1 = {.kind = CASE_PERSIST, .size = m->pj_grid[i], .k = m->pj_k[i],
                             .iters = n1};
     struct calib_case c2 = c1;
@@ -510,8 +517,8 @@ static bool fit_persistent_teardown(const struct calib_meas *m, const struct cal
     ok = calib_case_predict(prof, &c1, NULL, &p1, err) &&
          calib_case_predict(prof, &c2, NULL, &p2, err);
     if (!ok) break;
-    double slope = ((double)p2 * n2 - (double)p1 * n1) / (n2 - n1);
-    double model = (double)p1 * n1 - slope * n1;
+    double slope, model;
+    calib_two_lengths((double)p1, n1, (double)p2, n2, &slope, &model);
     e[ne++] = m->pj_fixed_s[i] * 1e12 - model;
   }
   if (ok && ne) g->persistent_teardown = MAX(0, (sim_time)llround(calib_stat_of(e, ne).median_s));

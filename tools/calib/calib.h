@@ -273,6 +273,11 @@ struct calib_hw {
 /* Median and (q75 - q25) / median of N samples (sorted in place). */
 struct calib_stat calib_stat_of(double *x, size_t n);
 
+/* A loop timed at two lengths, PER1 and PER2 a run's time per iteration
+ * at N1 and N2 iterations: *SLOPE its time per iteration, *FIXED what a
+ * run pays once (the intercept). */
+void calib_two_lengths(double per1, int n1, double per2, int n2, double *slope, double *fixed);
+
 /* The mean of a shifted exponential from its 1st percentile P01 and median
  * P50 (s): (p50 - p01) / (ln 2 - ln(1 / 0.99)); 0 when P50 <= P01. */
 double calib_wake_jitter(double p01, double p50);

@@ -1301,20 +1301,15 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
   size_t npg = quick ? G_N_ELEMENTS(pj_quick) : G_N_ELEMENTS(pj_grids);
   for (size_t i = 0; ok && i < npg; i++)
     for (int64_t k = 1; ok && k <= m->max_wgs_per_cu && m->n_pj < CALIB_MAX_PJ; k *= 2) {
-      int64_t grid = pg[i];
       double sp, t1 = 0, t2 = 0;
       bool res = false;
       int n1 = m->pj_iters, n2 = m->pj_iters_long;
-      ok = calib_dev_persist(d, grid, m->cus * k, n1, quick ? 3 : 5, &t1, &sp, &res, err);
+      ok = calib_dev_persist(d, pg[i], m->cus * k, n1, quick ? 3 : 5, &t1, &sp, &res, err);
       if (ok && res)
-        ok = calib_dev_persist(d, grid, m->cus * k, n2, quick ? 3 : 5, &t2, &sp, &res, err);
+        ok = calib_dev_persist(d, pg[i], m->cus * k, n2, quick ? 3 : 5, &t2, &sp, &res, err);
       if (!res) break; /* WGs not co-resident: no persistent loop at k or above */
-      /* Per iteration: the slope between the two lengths; what is left of
-       * the short run is its fixed cost. */
-      double slope = (t2 * n2 - t1 * n1) / (n2 - n1);
-      m->pj_iter_s[m->n_pj] = slope;
-      m->pj_fixed_s[m->n_pj] = t1 * n1 - slope * n1;
-      m->pj_grid[m->n_pj] = grid;
+      calib_two_lengths(t1, n1, t2, n2, &m->pj_iter_s[m->n_pj], &m->pj_fixed_s[m->n_pj]);
+      m->pj_grid[m->n_pj] = pg[i];
       m->pj_k[m->n_pj++] = k;
     }
   /* The CG-like kernels, each alone, out of the caches on a GPU. */

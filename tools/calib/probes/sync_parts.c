@@ -12,11 +12,13 @@
  * profiling enabled (calibrate's and validate-real's) and on 64 x 64 grids. */
 #define _POSIX_C_SOURCE 199309L
 #define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#define PROBE_NAME "sync_parts"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "../probe_cl.h"
 
 enum { ITERS = 2000, RUNS = 7, SIDE = 16 };
 
@@ -42,24 +44,6 @@ static const char *src =
     "__kernel void store1(__global const float *a, __global float *b, int n) {\n"
     "  if (get_global_id(0) == 0 && get_global_id(1) == 0) b[0] = (float)n;\n"
     "}\n";
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void die(cl_int rc, const char *what) {
-  if (rc != CL_SUCCESS) {
-    fprintf(stderr, "sync_parts: %s: OpenCL error %d\n", what, rc);
-    exit(1);
-  }
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static double median(double *v, int n) {
   qsort(v, n, sizeof *v, cmp);

@@ -2,9 +2,11 @@
  * H200's persistent Jacobi loop on a 512^2 grid at one 256-item WG per CU
  * took 2.2 or 3.3 us an iteration from one process to the next, in
  * calibrate and in validate-real alike, where at two WGs per CU it kept
- * 2.1 - 2.2 us). The loop is calibrate's jacobi_persist (tools/calib/
- * calib_ocl.c), each WG also writing the SM it runs on (%smid, inline PTX:
- * NVIDIA's OpenCL only). Per process: the time per iteration as the slope
+ * 2.1 - 2.2 us). The loop is a copy of calibrate's jacobi_persist
+ * (tools/calib/calib_ocl.c), each WG also writing the SM it runs on (%smid,
+ * inline PTX: NVIDIA's OpenCL only, which calibrate's kernels, built on
+ * PoCL too, cannot take), its barrier without calibrate's error flag and
+ * spin limit (one of the differences the slow state may lie in). Per process: the time per iteration as the slope
  * between runs of 50 and 500 iterations (median of 5 each), and over the
  * runs the most WGs one SM held and how many SMs held none. Run it in
  * several processes: a placement of two WGs on one SM would double that
@@ -16,11 +18,13 @@
  *   for i in 1 2 3 4 5 6; do ./wg_place [K [prof|-] [pre]]; done   (K WGs per CU, default 1) */
 #define _POSIX_C_SOURCE 199309L
 #define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#define PROBE_NAME "wg_place"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "../probe_cl.h"
 
 enum { N = 512, WG = 256, REPS = 5, SPIN = 1 << 26 };
 
@@ -68,24 +72,6 @@ static const char *src =
     "    gbar(bar, G);\n"
     "  }\n"
     "}\n";
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void die(cl_int rc, const char *what) {
-  if (rc != CL_SUCCESS) {
-    fprintf(stderr, "wg_place: %s: OpenCL error %d\n", what, rc);
-    exit(1);
-  }
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv) {
   int k = argc > 1 ? atoi(argv[1]) : 1;
