@@ -606,6 +606,28 @@ static void test_measured_iterations(void) {
   g_free(profile);
 }
 
+/* The persistent loop's record on NVIDIA: WGs' SM ids, then WG 0's clock
+ * ticks and timer nanoseconds as low and high words. */
+static void test_place_summary(void) {
+  int most = -1;
+  double mhz = -1;
+  /* 5 WGs, SM 7 three times; 1980000 ticks over 1000000 ns: 1980 MHz */
+  const uint32_t even[] = {3, 7, 9, 11, 13, 1980000u, 0, 1000000u, 0};
+  calib_place_summary(even, 5, &most, &mhz);
+  CU_ASSERT_EQUAL(most, 1);
+  CU_ASSERT_DOUBLE_EQUAL(mhz, 1980.0, 1e-9);
+  const uint32_t doubled[] = {3, 7, 7, 9, 7, 0, 0, 0, 0};
+  calib_place_summary(doubled, 5, &most, &mhz);
+  CU_ASSERT_EQUAL(most, 3);
+  CU_ASSERT_EQUAL(mhz, 0); /* the timer did not move: no clock */
+  /* SM 0 counts (no NULL key); the high words: 2^32 + 2^31 ticks over
+   * 2^32 ns (4.29 s at 1500 MHz) */
+  const uint32_t high[] = {0, 0, 1u << 31, 1, 0, 1};
+  calib_place_summary(high, 2, &most, &mhz);
+  CU_ASSERT_EQUAL(most, 2);
+  CU_ASSERT_DOUBLE_EQUAL(mhz, 1500.0, 1e-9);
+}
+
 static void test_cli_errors(void) {
   char *err = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"calibrate", NULL}, NULL, &err), 2);
@@ -748,6 +770,7 @@ int main(void) {
       {"L1 residency rounds up to the set measured fast", test_derive_l1_resident_rounds_up},
       {"Jacobi loop through the scenario path, sync and async, buffers", test_predict_loop},
       {"signal path from its parameters (store, ping-pong)", test_signal_path},
+      {"the persistent loop's SM placement and clock record", test_place_summary},
       {"calibrate and validate-real input errors", test_cli_errors},
       {"validate-real --measured predicts the saved table's iterations", test_measured_iterations},
       {"committed profiles bind", test_committed_profiles_bind},

@@ -6,8 +6,9 @@
 # (tools/calib/graph_probe.cu, read by hand: gpu.graph_launch and
 # cpu.graph_launch); and the parts of the sync loop on OpenCL
 # (tools/calib/probes/sync_parts.c, read by hand). Everything lands in
-# OUTDIR: NAME.yaml (the profile), NAME-cuda.yaml, NAME-graph.txt,
-# NAME-validate-100.txt, NAME-validate-1000.txt, NAME-sync-parts.txt.
+# OUTDIR: NAME.yaml (the profile), NAME.log (their notes), NAME-cuda.yaml,
+# NAME-graph.txt, NAME-validate-100.txt, NAME-validate-1000.txt,
+# NAME-sync-parts.txt.
 #   usage: tools/calib-gpu.sh 'TRIGSIM COMMAND' OUTDIR [NAME]
 # TRIGSIM COMMAND may hold words (a bundled trigsim run through its
 # gpu-env.sh: '.carry/trigsim/gpu-env.sh .carry/trigsim/trigsim').
@@ -33,9 +34,13 @@ if command -v nvcc >/dev/null 2>&1 && command -v nvidia-smi >/dev/null 2>&1; the
     "$gprobe" > "$out/$name-graph.txt" || echo "calib-gpu: the graph probe failed" >&2
   fi
 fi
-"${bin[@]}" calibrate "${cuda[@]}" --out "$out/$name.yaml"
-"${bin[@]}" validate-real "${cuda[@]}" "$out/$name.yaml" | tee "$out/$name-validate-100.txt"
-"${bin[@]}" validate-real "${cuda[@]}" --iters 1000 "$out/$name.yaml" > "$out/$name-validate-1000.txt"
+# stderr (calibrate's notes: the host's state, the persistent loop's clock
+# and placement on NVIDIA; validate-real's slow clocks) kept in NAME.log
+"${bin[@]}" calibrate "${cuda[@]}" --out "$out/$name.yaml" 2> >(tee "$out/$name.log" >&2)
+"${bin[@]}" validate-real "${cuda[@]}" "$out/$name.yaml" 2> >(tee -a "$out/$name.log" >&2) |
+  tee "$out/$name-validate-100.txt"
+"${bin[@]}" validate-real "${cuda[@]}" --iters 1000 "$out/$name.yaml" \
+  2> >(tee -a "$out/$name.log" >&2) > "$out/$name-validate-1000.txt"
 tail -1 "$out/$name-validate-1000.txt"
 sp=$(mktemp -d)/sync_parts
 if gcc -O2 -std=c11 -o "$sp" "$here/calib/probes/sync_parts.c" -lOpenCL 2>/dev/null; then

@@ -208,6 +208,21 @@ static sim_time derive_signal(const struct calib_meas *m, struct calib_hw *hw) {
   return 0;
 }
 
+void calib_place_summary(const uint32_t *w, size_t n, int *most, double *mhz) {
+  GHashTable *per = g_hash_table_new(g_direct_hash, g_direct_equal);
+  *most = 0;
+  for (size_t i = 0; i < n; i++) { /* keys SM + 1: a NULL key is no key */
+    gpointer key = GUINT_TO_POINTER(w[i] + 1u);
+    int c = GPOINTER_TO_INT(g_hash_table_lookup(per, key)) + 1;
+    g_hash_table_insert(per, key, GINT_TO_POINTER(c));
+    *most = MAX(*most, c);
+  }
+  g_hash_table_destroy(per);
+  uint64_t ticks = (uint64_t)w[n] | (uint64_t)w[n + 1] << 32;
+  uint64_t ns = (uint64_t)w[n + 2] | (uint64_t)w[n + 3] << 32;
+  *mhz = ns > 0 ? (double)ticks / (double)ns * 1e3 : 0;
+}
+
 /* ---- kernels as the device runs them (closed forms) ---- */
 
 /* Persistent Jacobi point I's two float arrays, bytes. */

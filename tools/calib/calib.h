@@ -378,6 +378,9 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
  * median of REPS after a few warm-ups. validate-real brackets its cases with
  * it, because a shared host's speed moves within a lease. */
 bool calib_dev_roundtrip(struct calib_dev *d, int reps, double *s, char **err);
+/* Host time of one empty-kernel enqueue, batches of 64, median of REPS
+ * (calibrate's `enqueue`, measured again). */
+bool calib_dev_enqueue(struct calib_dev *d, int reps, double *s, char **err);
 
 /* Host wall time per iteration (s) of ITERS Jacobi kernels on an N x N
  * grid, synchronized each iteration or once; median of REPS runs after one
@@ -395,10 +398,25 @@ bool calib_dev_barrier(struct calib_dev *d, int64_t wgs, int reps, double *per_s
                        char **err);
 /* Whether WGS WGs are co-resident (one device-wide barrier completes). */
 bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char **err);
+/* How a persistent loop ran, where the device tells (NVIDIA: %smid,
+ * %clock64, %globaltimer; else zeros): the most WGs one SM held in any run,
+ * and WG 0's SM clock over the loop (clock64 ticks over globaltimer
+ * nanoseconds), the median over the runs. */
+struct calib_run_state {
+  int most;
+  double mhz;
+};
+/* A persistent run's record W (NVIDIA): N WGs' SM ids, then WG 0's clock64
+ * ticks and globaltimer nanoseconds over the loop, each as low and high
+ * 32-bit words: *MOST the most WGs one SM held, *MHZ the clock (0 when the
+ * timer did not move). */
+void calib_place_summary(const uint32_t *w, size_t n, int *most, double *mhz);
 /* Host wall time per iteration of one persistent Jacobi kernel of WGS WGs
- * looping ITERS times over an N x N grid (a device-wide barrier each). */
+ * looping ITERS times over an N x N grid (a device-wide barrier each);
+ * ST (may be NULL): how it ran. */
 bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
-                       double *per_iter_s, double *spread, bool *resident, char **err);
+                       double *per_iter_s, double *spread, bool *resident,
+                       struct calib_run_state *st, char **err);
 /* Host wall time per iteration of the CG-like loop on the SIDE^2-row
  * Poisson matrix: the cg workload's standard iteration on one rank under
  * gds (SpMV, dot, its scalar read home; AXPY, AXPY, dot, read home; AXPY,

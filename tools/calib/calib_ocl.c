@@ -5,6 +5,7 @@
 #include "calib.h"
 
 #include <glib.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
 bool calib_dev_roundtrip(struct calib_dev *d, int reps, double *s, char **err) {
   return calib_dev_open(0, err) != NULL;
 }
+bool calib_dev_enqueue(struct calib_dev *d, int reps, double *s, char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
 bool calib_dev_jacobi_loop(struct calib_dev *d, int64_t n, int iters, bool sync, int reps,
                            double *per_iter_s, double *spread, char **err) {
   return calib_dev_open(0, err) != NULL;
@@ -41,7 +45,8 @@ bool calib_dev_barrier(struct calib_dev *d, int64_t wgs, int reps, double *per_s
   return calib_dev_open(0, err) != NULL;
 }
 bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
-                       double *per_iter_s, double *spread, bool *resident, char **err) {
+                       double *per_iter_s, double *spread, bool *resident,
+                       struct calib_run_state *st, char **err) {
   return calib_dev_open(0, err) != NULL;
 }
 bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char **err) {
@@ -107,8 +112,16 @@ static const char kernel_src[] =
      * device-wide barrier per iteration. */
     "__kernel void jacobi_persist(__global float *a, __global float *b, int n, int iters,\n"
     "                             __global volatile int *bar, __global volatile int *err,\n"
-    "                             int spin) {\n"
+    "                             int spin, __global uint *place) {\n"
     "  int G = get_num_groups(0), w = get_group_id(0), l = get_local_id(0);\n"
+    "#ifdef TRIGSIM_SMID\n"
+    "  ulong c0 = 0, g0 = 0;\n"
+    "  if (l == 0) { uint s; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(s)); place[w] = s; }\n"
+    "  if (l == 0 && w == 0) {\n"
+    "    asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(c0));\n"
+    "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(g0));\n"
+    "  }\n"
+    "#endif\n"
     "  int tx = (n + 15) / 16, tiles = tx * tx;\n"
     "  for (int it = 0; it < iters; it++) {\n"
     "    __global const float *s = (it & 1) ? b : a;\n"
@@ -122,6 +135,15 @@ static const char kernel_src[] =
     "    }\n"
     "    gbar(bar, G, err, spin);\n"
     "  }\n"
+    "#ifdef TRIGSIM_SMID\n"
+    "  if (l == 0 && w == 0) {\n"
+    "    ulong c1, g1;\n"
+    "    asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(c1));\n"
+    "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(g1));\n"
+    "    place[G] = (uint)(c1 - c0); place[G + 1] = (uint)((c1 - c0) >> 32);\n"
+    "    place[G + 2] = (uint)(g1 - g0); place[G + 3] = (uint)((g1 - g0) >> 32);\n"
+    "  }\n"
+    "#endif\n"
     "}\n"
     /* CG-like kernels on a CSR matrix, in double precision as the cg
      * workload counts them (workloads/kinds/cg.c: 8 B values, 4 B column
@@ -238,6 +260,9 @@ struct calib_dev {
   cl_mem sa, sb;     /* streaming buffers */
   size_t stream_bytes;
   cl_mem bar, err;   /* barrier counter and generation; the not-resident flag */
+  cl_mem place;      /* the persistent loop's WGs' SMs (smid) */
+  size_t place_n;
+  bool smid;         /* NVIDIA: the persistent loop records each WG's SM */
   /* CG-like loop: CSR 5-point Poisson matrix of side cg_side, vectors. */
   int64_t cg_side;
   cl_mem rp, col, val, vx, vp, vq, vr, part, cnt, out;
@@ -312,8 +337,14 @@ struct calib_dev *calib_dev_open(int index, char **err) {
     const char *src = kernel_src;
     d->prog = clCreateProgramWithSource(d->ctx, 1, &src, NULL, &rc);
   }
-  if (!*err && cl_ok(rc, "clCreateProgramWithSource", err))
-    cl_ok(clBuildProgram(d->prog, 1, &d->dev, "", NULL, NULL), "clBuildProgram", err);
+  if (!*err) cl_ok(rc, "clCreateProgramWithSource", err);
+  if (!*err) { /* NVIDIA's: the persistent loop records its WGs' SMs and clock (inline PTX) */
+    char vendor[128];
+    dev_str(d->dev, CL_DEVICE_VENDOR, vendor, sizeof vendor);
+    d->smid = strstr(vendor, "NVIDIA") != NULL;
+    cl_ok(clBuildProgram(d->prog, 1, &d->dev, d->smid ? "-DTRIGSIM_SMID" : "", NULL, NULL),
+          "clBuildProgram", err);
+  }
   if (*err) {
     char log[4096] = "";
     clGetProgramBuildInfo(d->prog, d->dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
@@ -354,7 +385,7 @@ void calib_dev_close(struct calib_dev *d) {
   if (!d) return;
   if (d->a) clReleaseMemObject(d->a);
   if (d->b) clReleaseMemObject(d->b);
-  cl_mem ms[] = {d->sa, d->sb, d->bar, d->err, d->rp, d->col, d->val, d->vx, d->vp, d->vq,
+  cl_mem ms[] = {d->sa, d->sb, d->bar, d->err, d->place, d->rp, d->col, d->val, d->vx, d->vp, d->vq,
                  d->vr, d->part, d->cnt, d->out};
   for (size_t i = 0; i < G_N_ELEMENTS(ms); i++)
     if (ms[i]) clReleaseMemObject(ms[i]);
@@ -506,6 +537,15 @@ static bool roundtrip_stat(struct calib_dev *d, int reps, int warmups, struct ca
     if (ok && r >= 0) x[r] = now_s() - t;
   }
   if (ok) *st = calib_stat_of(x, (size_t)reps);
+  g_free(x);
+  return ok;
+}
+
+bool calib_dev_enqueue(struct calib_dev *d, int reps, double *s, char **err) {
+  double *x = g_new(double, (size_t)reps);
+  struct calib_stat st;
+  bool ok = enqueue_stat(d, reps, 2, x, &st, err);
+  if (ok) *s = st.median_s;
   g_free(x);
   return ok;
 }
@@ -683,17 +723,43 @@ bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char *
          resident_check(d, resident, err);
 }
 
+/* The persistent loop's record (NVIDIA only, kernel_src's TRIGSIM_SMID):
+ * N WGs' SMs, then WG 0's clock64 ticks and globaltimer nanoseconds over
+ * the loop (two words each). */
+static bool place_for(struct calib_dev *d, size_t n, char **err) {
+  if (d->place && d->place_n >= n + 4) return true;
+  if (d->place) clReleaseMemObject(d->place);
+  cl_int rc;
+  d->place = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, (n + 4) * sizeof(cl_uint), NULL, &rc);
+  d->place_n = n + 4;
+  return cl_ok(rc, "clCreateBuffer", err);
+}
+
+/* The last persistent run of N WGs, as calib_place_summary reads it. */
+static bool place_of(struct calib_dev *d, size_t n, int *most, double *mhz, char **err) {
+  cl_uint *w = g_new(cl_uint, n + 4);
+  bool ok = cl_ok(clEnqueueReadBuffer(d->q, d->place, CL_TRUE, 0, (n + 4) * sizeof *w, w, 0, NULL,
+                                      NULL),
+                  "clEnqueueReadBuffer", err);
+  if (ok) calib_place_summary(w, n, most, mhz);
+  g_free(w);
+  return ok;
+}
+
 bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
-                       double *per_iter_s, double *spread, bool *resident, char **err) {
+                       double *per_iter_s, double *spread, bool *resident,
+                       struct calib_run_state *st, char **err) {
+  if (st) *st = (struct calib_run_state){0};
   if (!calib_dev_resident(d, wgs, resident, err)) return false;
   if (!*resident) return true; /* a persistent loop cannot run: nothing measured */
   if (!grids_for(d, n, err)) return false;
+  if (!place_for(d, (size_t)wgs, err)) return false;
   cl_int ni = (cl_int)n, it = iters, spin = SPIN_LIMIT;
   const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof ni, sizeof it, sizeof(cl_mem),
-                       sizeof(cl_mem), sizeof spin};
-  const void *v[] = {&d->a, &d->b, &ni, &it, &d->bar, &d->err, &spin};
-  double *x = g_new(double, (size_t)reps);
-  bool ok = set_args(d->persist, err, 7, sz, v);
+                       sizeof(cl_mem), sizeof spin, sizeof(cl_mem)};
+  const void *v[] = {&d->a, &d->b, &ni, &it, &d->bar, &d->err, &spin, &d->place};
+  double *x = g_new(double, (size_t)reps), *mhz = g_new0(double, (size_t)reps);
+  bool ok = set_args(d->persist, err, 8, sz, v);
   *resident = true;
   for (int r = -1; ok && r < reps; r++) {
     double wall;
@@ -702,13 +768,18 @@ bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, i
     ok = ok && resident_check(d, &res, err);
     *resident = *resident && res;
     if (ok && r >= 0) x[r] = wall / iters;
+    int most = 0;
+    if (ok && r >= 0 && st && d->smid && (ok = place_of(d, (size_t)wgs, &most, &mhz[r], err)))
+      st->most = MAX(st->most, most);
   }
+  if (ok && st && d->smid) st->mhz = calib_stat_of(mhz, (size_t)reps).median_s;
   if (ok) {
-    struct calib_stat st = calib_stat_of(x, (size_t)reps);
-    *per_iter_s = st.median_s;
-    *spread = st.spread;
+    struct calib_stat sx = calib_stat_of(x, (size_t)reps);
+    *per_iter_s = sx.median_s;
+    *spread = sx.spread;
   }
   g_free(x);
+  g_free(mhz);
   return ok;
 }
 
@@ -1299,19 +1370,37 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
   static const int64_t pj_grids[] = {512, 1024, 2048, 4096}, pj_quick[] = {64, 128};
   const int64_t *pg = quick ? pj_quick : pj_grids;
   size_t npg = quick ? G_N_ELEMENTS(pj_quick) : G_N_ELEMENTS(pj_grids);
+  double mhz_lo = 0, mhz_hi = 0;
+  GString *uneven = g_string_new(NULL);
   for (size_t i = 0; ok && i < npg; i++)
     for (int64_t k = 1; ok && k <= m->max_wgs_per_cu && m->n_pj < CALIB_MAX_PJ; k *= 2) {
       double sp, t1 = 0, t2 = 0;
       bool res = false;
       int n1 = m->pj_iters, n2 = m->pj_iters_long;
-      ok = calib_dev_persist(d, pg[i], m->cus * k, n1, quick ? 3 : 5, &t1, &sp, &res, err);
+      struct calib_run_state st[2] = {{0}};
+      ok = calib_dev_persist(d, pg[i], m->cus * k, n1, quick ? 3 : 5, &t1, &sp, &res, &st[0], err);
       if (ok && res)
-        ok = calib_dev_persist(d, pg[i], m->cus * k, n2, quick ? 3 : 5, &t2, &sp, &res, err);
+        ok = calib_dev_persist(d, pg[i], m->cus * k, n2, quick ? 3 : 5, &t2, &sp, &res, &st[1],
+                               err);
       if (!res) break; /* WGs not co-resident: no persistent loop at k or above */
+      for (int j = 0; j < 2; j++) {
+        if (st[j].mhz > 0) {
+          mhz_lo = mhz_lo > 0 ? MIN(mhz_lo, st[j].mhz) : st[j].mhz;
+          mhz_hi = MAX(mhz_hi, st[j].mhz);
+        }
+        if (st[j].most > k)
+          g_string_append_printf(uneven, " %" PRId64 "^2 at %" PRId64 " (%d on one SM, %d "
+                                 "iterations);", pg[i], k, st[j].most, j ? n2 : n1);
+      }
       calib_two_lengths(t1, n1, t2, n2, &m->pj_iter_s[m->n_pj], &m->pj_fixed_s[m->n_pj]);
       m->pj_grid[m->n_pj] = pg[i];
       m->pj_k[m->n_pj++] = k;
     }
+  if (ok && mhz_hi > 0) /* NVIDIA: how the loop ran, for a reader of a slow point */
+    fprintf(stderr, "calibrate: note: the persistent loop ran at %.0f .. %.0f MHz (WG 0's SM); "
+            "%s%s\n", mhz_lo, mhz_hi, uneven->len ? "more WGs on an SM than asked at" :
+            "never more WGs on an SM than asked", uneven->str);
+  g_string_free(uneven, TRUE);
   /* The CG-like kernels, each alone, out of the caches on a GPU. */
   m->cg_side = quick ? 128 : 2048;
   for (int w = 0; ok && w < CALIB_CG_KINDS; w++)

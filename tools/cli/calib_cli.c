@@ -158,7 +158,7 @@ static bool saved_get(GHashTable *t, const char *name, int64_t grid, double *mea
  * not resident, no coherent host buffer), with a line already printed. */
 static bool measure_case(struct calib_dev *d, GHashTable *saved, const struct calib_cuda *cuda,
                          const struct calib_case *c, int reps, int64_t cus, double *meas,
-                         double *spread, bool *skip, char **err) {
+                         double *spread, bool *skip, struct calib_run_state *st, char **err) {
   char buf[16];
   const char *name = calib_case_name(c, buf, sizeof buf);
   *skip = false;
@@ -174,7 +174,7 @@ static bool measure_case(struct calib_dev *d, GHashTable *saved, const struct ca
                                err);
     break;
   case CASE_PERSIST:
-    ok = calib_dev_persist(d, c->size, cus * c->k, c->iters, reps, meas, spread, &res, err);
+    ok = calib_dev_persist(d, c->size, cus * c->k, c->iters, reps, meas, spread, &res, st, err);
     if (ok && !res)
       printf("# %s %" PRId64 ": %" PRId64 " WGs are not all resident on this device: no "
              "persistent loop\n", name, c->size, cus * c->k);
@@ -183,10 +183,10 @@ static bool measure_case(struct calib_dev *d, GHashTable *saved, const struct ca
   default:
     ok = calib_dev_signal(d, c->kind == CASE_PINGPONG, c->iters, reps, meas, spread, &res, err);
     if (ok && !res && cuda && cuda->present) { /* the same path measured by trigsim-cuda-probe */
-      const struct calib_stat *st = c->kind == CASE_PINGPONG ? &cuda->pingpong : &cuda->store;
-      res = st->median_s > 0;
-      *meas = st->median_s;
-      *spread = st->spread;
+      const struct calib_stat *cs = c->kind == CASE_PINGPONG ? &cuda->pingpong : &cuda->store;
+      res = cs->median_s > 0;
+      *meas = cs->median_s;
+      *spread = cs->spread;
     }
     if (ok && !res)
       printf("# %s: this device gives no host buffer coherent during a kernel (trigsim-cuda-probe "
@@ -329,29 +329,47 @@ int calib_cmd_validate_real(int argc, char **argv) {
    * and summed up at the end, beside the profile's. */
   struct calib_meas pm;
   char *perr = NULL;
-  double prof_rt = calib_read_meas(argv[1], &pm, &perr) ? pm.roundtrip.median_s : 0;
+  bool have_pm = calib_read_meas(argv[1], &pm, &perr);
+  double prof_rt = have_pm ? pm.roundtrip.median_s : 0, prof_enq = have_pm ? pm.submit.median_s : 0;
   g_free(perr);
-  double rt_lo = 0, rt_hi = 0;
+  double rt_lo = 0, rt_hi = 0, mhz_lo = 0, mhz_hi = 0;
+  GString *clocks = g_string_new(NULL);
   int last_kind = -1;
   for (guint i = 0; ok && i < cases->len; i++) {
     const struct calib_case *c = &g_array_index(cases, struct calib_case, i);
     double meas, spread;
     bool skip;
     if (!saved) {
-      double rt = 0;
+      double rt = 0, enq = 0;
       ok = calib_dev_roundtrip(d, quick ? 11 : 51, &rt, &err);
       if (!ok) break;
       rt_lo = rt_lo > 0 ? MIN(rt_lo, rt) : rt;
       rt_hi = MAX(rt_hi, rt);
       if ((int)c->kind != last_kind) {
+        /* and its enqueue, which paces the async cases (the host's state) */
+        ok = calib_dev_enqueue(d, quick ? 5 : 21, &enq, &err);
+        if (!ok) break;
         printf("# host now: empty round trip %.2fus", rt * 1e6);
         if (prof_rt > 0) printf(" (the profile's %.2fus)", prof_rt * 1e6);
+        printf(", enqueue %.2fus", enq * 1e6);
+        if (prof_enq > 0) printf(" (the profile's %.2fus)", prof_enq * 1e6);
         printf("\n");
         last_kind = c->kind;
       }
     }
+    if (c->kind == CASE_STORE && !saved && cuda.present && cuda.roundtrip.median_s > 0 &&
+        prof_rt > 0)
+      /* NVIDIA: the store is trigsim-cuda-probe's, from CUDA's launch call;
+       * the prediction takes the profile's OpenCL launch path, and the
+       * completion notice derived from that probe's own store (calib.c,
+       * derive_signal): the two launch paths' round trips differ by what
+       * this case's error mostly is. */
+      printf("# store: measured on CUDA's launch path (trigsim-cuda-probe: empty round trip "
+             "%.2fus), predicted on the profile's OpenCL one (%.2fus)\n",
+             cuda.roundtrip.median_s * 1e6, prof_rt * 1e6);
+    struct calib_run_state st = {0};
     ok = measure_case(d, saved, &cuda, c, c->kind >= CASE_STORE ? MAX(reps, 9) : reps, hw.gpu.cus,
-                      &meas, &spread, &skip, &err);
+                      &meas, &spread, &skip, &st, &err);
     if (!ok || skip) continue;
     int64_t pred;
     ok = calib_case_predict(argv[1], c, (const char *const *)sets, &pred, &err);
@@ -361,8 +379,21 @@ int calib_cmd_validate_real(int argc, char **argv) {
     char buf[16];
     printf("%-8s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", calib_case_name(c, buf, sizeof buf),
            c->size, meas * 1e6, (double)pred * 1e-6, 100 * e, 100 * spread);
+    if (st.most > c->k && c->kind == CASE_PERSIST)
+      printf("# %s %" PRId64 ": %d WGs on one SM (%" PRId64 " a CU asked)\n", buf, c->size,
+             st.most, c->k);
+    if (st.mhz > 0) { /* NVIDIA: WG 0's SM clock over the persistent cases */
+      mhz_lo = mhz_lo > 0 ? MIN(mhz_lo, st.mhz) : st.mhz;
+      mhz_hi = MAX(mhz_hi, st.mhz);
+      g_string_append_printf(clocks, " %s %" PRId64 " %.0f;", buf, c->size, st.mhz);
+    }
     fflush(stdout);
   }
+  if (mhz_hi > 0) /* the persistent cases' clocks, those under 0.9 of the highest named */
+    printf("# persistent cases: %.0f .. %.0f MHz (WG 0's SM, clock64 over globaltimer)%s\n",
+           mhz_lo, mhz_hi, mhz_lo < 0.9 * mhz_hi ? "; see stderr for each" : "");
+  if (mhz_hi > 0 && mhz_lo < 0.9 * mhz_hi) fprintf(stderr, "validate-real: clocks:%s\n", clocks->str);
+  g_string_free(clocks, TRUE);
   g_array_free(cases, TRUE);
   if (!ok && err && g_str_has_prefix(err, "--set")) status = EXIT_INPUT;
   if (ok && n_errs == 0) err = g_strdup("validate-real: expected at least one case, got none");
