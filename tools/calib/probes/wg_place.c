@@ -13,9 +13,14 @@
  * SM's share of the tiles.
  * Two of calibrate's circumstances can be added: its queue's profiling
  * (prof) and, before the loop, a kernel with __local memory and a
- * discrete Jacobi step (pre).
+ * discrete Jacobi step (pre). `shift` instead measures the loop again in
+ * one process on grids allocated behind a buffer of 0 .. 32 MiB: whether
+ * the time follows where the grids lie; `err`, with its barrier's waiters
+ * also polling an error flag and counting their spins (calibrate's
+ * barrier) at 8 B .. 1 MiB past the barrier's words.
  *   gcc -O2 -std=c11 tools/calib/probes/wg_place.c -lOpenCL -o wg_place
- *   for i in 1 2 3 4 5 6; do ./wg_place [K [prof|-] [pre]]; done   (K WGs per CU, default 1) */
+ *   for i in 1 2 3 4 5 6; do ./wg_place [K [prof|-] [pre]]; done   (K WGs per CU, default 1)
+ *   ./wg_place K shift|err */
 #define _POSIX_C_SOURCE 199309L
 #define CL_TARGET_OPENCL_VERSION 300
 #define PROBE_NAME "wg_place"
@@ -29,13 +34,18 @@
 enum { N = 512, WG = 256, REPS = 5, SPIN = 1 << 26 };
 
 static const char *src =
-    "void gbar(__global volatile int *bar, int nwg) {\n"
+    /* EO > 0: the waiters also poll an error flag EO ints past bar, and
+     * count their spins, as calibrate's barrier does */
+    "void gbar(__global volatile int *bar, int nwg, int eo) {\n"
     "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
     "  if (get_local_id(0) == 0) {\n"
     "    int gen = bar[1];\n"
     "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
     "    if (atomic_inc(&bar[0]) == nwg - 1) { atomic_xchg(&bar[0], 0); atomic_inc(&bar[1]); }\n"
-    "    else while (bar[1] == gen) ;\n"
+    "    else if (eo > 0) {\n"
+    "      int s = 0;\n"
+    "      while (bar[1] == gen && !bar[eo]) if (++s > (1 << 26)) { bar[eo] = 1; break; }\n"
+    "    } else while (bar[1] == gen) ;\n"
     "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
     "  }\n"
     "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
@@ -55,7 +65,7 @@ static const char *src =
     "  b[i] = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"
     "}\n"
     "__kernel void jp(__global float *a, __global float *b, int n, int iters,\n"
-    "                 __global volatile int *bar, __global uint *sm) {\n"
+    "                 __global volatile int *bar, __global uint *sm, int eo) {\n"
     "  int G = get_num_groups(0), w = get_group_id(0), l = get_local_id(0);\n"
     "  if (l == 0) { uint s; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(s)); sm[w] = s; }\n"
     "  int tx = (n + 15) / 16, tiles = tx * tx;\n"
@@ -69,13 +79,55 @@ static const char *src =
     "      if (x == 0 || y == 0 || x == n - 1 || y == n - 1) d[i] = s[i];\n"
     "      else d[i] = 0.25f * (s[i - 1] + s[i + 1] + s[i - n] + s[i + n]);\n"
     "    }\n"
-    "    gbar(bar, G);\n"
+    "    gbar(bar, G, eo);\n"
     "  }\n"
     "}\n";
+
+/* The loop's time per iteration (the slope between 50 and 500 iterations,
+ * median of REPS each after a warm-up) and its fixed cost, seconds; over
+ * the runs the most WGs one SM held and the most SMs with none. */
+static void measure(cl_command_queue q, cl_kernel kj, size_t g, size_t l, cl_mem sm, size_t nwg,
+                    cl_uint cus, double *slope, double *fixed, int *most, int *empty_most) {
+  cl_uint *where = malloc(sizeof *where * nwg);
+  int *per = calloc(1024, sizeof *per);
+  double med[2];
+  const int iters[2] = {50, 500};
+  *most = *empty_most = 0;
+  for (int s = 0; s < 2; s++) {
+    double t[REPS + 1];
+    for (int r = 0; r <= REPS; r++) { /* the first a warm-up */
+      cl_int it = iters[s];
+      clSetKernelArg(kj, 3, sizeof it, &it);
+      double t0 = now();
+      die(clEnqueueNDRangeKernel(q, kj, 1, NULL, &g, &l, 0, NULL, NULL), "enqueue");
+      die(clFinish(q), "clFinish");
+      t[r] = now() - t0;
+      die(clEnqueueReadBuffer(q, sm, CL_TRUE, 0, sizeof *where * nwg, where, 0, NULL, NULL),
+          "read");
+      memset(per, 0, 1024 * sizeof *per);
+      for (size_t i = 0; i < nwg; i++) per[where[i] & 1023]++;
+      int m = 0, e = 0;
+      for (cl_uint i = 0; i < cus; i++) {
+        if (per[i] > m) m = per[i];
+        if (per[i] == 0) e++;
+      }
+      if (m > *most) *most = m;
+      if (e > *empty_most) *empty_most = e;
+    }
+    qsort(t + 1, REPS, sizeof t[0], cmp);
+    med[s] = t[1 + REPS / 2];
+  }
+  *slope = (med[1] - med[0]) / (iters[1] - iters[0]);
+  *fixed = med[0] - iters[0] * *slope;
+  free(where);
+  free(per);
+}
 
 int main(int argc, char **argv) {
   int k = argc > 1 ? atoi(argv[1]) : 1;
   int prof = argc > 2 && strcmp(argv[2], "prof") == 0, pre = argc > 3 && strcmp(argv[3], "pre") == 0;
+  int shift = argc > 2 && strcmp(argv[2], "shift") == 0;
+  int errpoll = argc > 2 && strcmp(argv[2], "err") == 0;
   cl_platform_id pl[8];
   cl_uint np = 0;
   die(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
@@ -110,8 +162,10 @@ int main(int argc, char **argv) {
                             zero, &rc);
   cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * N * N,
                             zero, &rc);
-  int bz[2] = {0, 0};
-  cl_mem bar = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof bz, bz, &rc);
+  enum { BAR_INTS = 1 << 18 }; /* room for the error flag up to 1 MiB past the barrier */
+  int *bz = calloc(BAR_INTS, sizeof *bz);
+  cl_mem bar = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof *bz * BAR_INTS,
+                              bz, &rc);
   cl_mem sm = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(cl_uint) * nwg, NULL, &rc);
   die(rc, "clCreateBuffer");
   cl_int n = N;
@@ -120,6 +174,8 @@ int main(int argc, char **argv) {
   clSetKernelArg(kj, 2, sizeof n, &n);
   clSetKernelArg(kj, 4, sizeof bar, &bar);
   clSetKernelArg(kj, 5, sizeof sm, &sm);
+  cl_int eo = 0;
+  clSetKernelArg(kj, 6, sizeof eo, &eo);
   if (pre) { /* a kernel with __local memory, then a discrete Jacobi step */
     cl_kernel kl = clCreateKernel(p, "loc", &rc), kd = clCreateKernel(p, "jd", &rc);
     die(rc, "clCreateKernel");
@@ -138,38 +194,46 @@ int main(int argc, char **argv) {
     die(clEnqueueWriteBuffer(q, a, CL_TRUE, 0, sizeof(float) * N * N, z, 0, NULL, NULL), "write");
     free(z);
   }
-  cl_uint *where = malloc(sizeof *where * nwg);
-  int *per = calloc(1024, sizeof *per);
-  int most = 0, empty_most = 0;
-  double med[2];
-  const int iters[2] = {50, 500};
-  for (int s = 0; s < 2; s++) {
-    double t[REPS + 1];
-    for (int r = 0; r <= REPS; r++) { /* the first a warm-up */
-      cl_int it = iters[s];
-      clSetKernelArg(kj, 3, sizeof it, &it);
-      double t0 = now();
-      die(clEnqueueNDRangeKernel(q, kj, 1, NULL, &g, &l, 0, NULL, NULL), "enqueue");
-      die(clFinish(q), "clFinish");
-      t[r] = now() - t0;
-      die(clEnqueueReadBuffer(q, sm, CL_TRUE, 0, sizeof *where * nwg, where, 0, NULL, NULL),
-          "read");
-      memset(per, 0, 1024 * sizeof *per);
-      for (size_t i = 0; i < nwg; i++) per[where[i] & 1023]++;
-      int m = 0, e = 0;
-      for (cl_uint i = 0; i < cus; i++) {
-        if (per[i] > m) m = per[i];
-        if (per[i] == 0) e++;
-      }
-      if (m > most) most = m;
-      if (e > empty_most) empty_most = e;
+  double slope, fixed;
+  int most, empty_most;
+  if (errpoll) { /* the barrier's waiters also poll a flag EO ints away, in one process */
+    static const cl_int eos[] = {0, 2, 4, 8, 16, 32, 64, 1024, 16384, 262143, 0};
+    for (size_t i = 0; i < sizeof eos / sizeof eos[0]; i++) {
+      clSetKernelArg(kj, 6, sizeof eos[i], &eos[i]);
+      measure(q, kj, g, l, sm, nwg, cus, &slope, &fixed, &most, &empty_most);
+      printf("wg_place err: %d WG(s) per CU, %d^2, error flag %d B past the barrier's words%s: "
+             "%.3f us an iteration, fixed %.1f us; most WGs on one SM %d\n", k, N, 4 * eos[i],
+             eos[i] ? "" : " (none polled)", slope * 1e6, fixed * 1e6, most);
     }
-    qsort(t + 1, REPS, sizeof t[0], cmp);
-    med[s] = t[1 + REPS / 2];
+    return 0;
   }
-  double slope = (med[1] - med[0]) / (iters[1] - iters[0]);
+  if (shift) { /* the grids again behind a buffer of 0 .. 32 MiB, in one process */
+    for (size_t mib = 0; mib <= 32; mib += mib < 4 ? 1 : 4) {
+      cl_mem pad = NULL, a2, b2;
+      if (mib) {
+        pad = clCreateBuffer(ctx, CL_MEM_READ_WRITE, mib << 20, NULL, &rc);
+        die(rc, "clCreateBuffer");
+        die(clEnqueueFillBuffer(q, pad, &(cl_int){0}, sizeof(cl_int), 0, mib << 20, 0, NULL, NULL),
+            "fill");
+      }
+      a2 = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * N * N, zero, &rc);
+      b2 = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(float) * N * N, zero, &rc);
+      die(rc, "clCreateBuffer");
+      clSetKernelArg(kj, 0, sizeof a2, &a2);
+      clSetKernelArg(kj, 1, sizeof b2, &b2);
+      measure(q, kj, g, l, sm, nwg, cus, &slope, &fixed, &most, &empty_most);
+      printf("wg_place shift: %d WG(s) per CU, %d^2 behind %zu MiB: %.3f us an iteration, fixed "
+             "%.1f us; most WGs on one SM %d\n", k, N, mib, slope * 1e6, fixed * 1e6, most);
+      clReleaseMemObject(a2);
+      clReleaseMemObject(b2);
+      if (pad) clReleaseMemObject(pad);
+    }
+    return 0;
+  }
+  measure(q, kj, g, l, sm, nwg, cus, &slope, &fixed, &most, &empty_most);
   printf("wg_place%s%s: %d WG(s) per CU (%zu WGs), %d^2: %.3f us an iteration (slope 50..500), "
          "fixed %.1f us; most WGs on one SM %d, SMs with none up to %d of %u\n",
-         prof ? " prof" : "", pre ? " pre" : "", k, nwg, N, slope * 1e6, (med[0] - 50 * slope) * 1e6, most, empty_most, cus);
+         prof ? " prof" : "", pre ? " pre" : "", k, nwg, N, slope * 1e6, fixed * 1e6, most,
+         empty_most, cus);
   return 0;
 }
