@@ -650,6 +650,25 @@ static void test_cli_errors(void) {
   g_free(bad);
 }
 
+/* A level whose persistent points fit no a/k + b is said on stderr: the
+ * committed H200 profile's two L1 points (the 512^2 loop at 1 WG a CU in
+ * its slow state, 2.4x slower than at 2) grow faster than the WGs. */
+static void test_stencil_fit_note(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(configs);
+  char *p = g_build_filename(configs, "hw", "h200-opencl.yaml", NULL);
+  char *out = tu_temp_file(".yaml", "", 0), *err = NULL;
+  CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"calibrate", "--from", p, "--out", out, NULL}, NULL,
+                             &err),
+                  0);
+  CU_ASSERT_TRUE(err && strstr(err, "points at L1 (1 WG(s) a CU") != NULL);
+  CU_ASSERT_PTR_NULL(err ? strstr(err, "points at L2") : NULL); /* L2's fit */
+  g_free(err);
+  g_unlink(out);
+  g_free(out);
+  g_free(p);
+}
+
 /* The committed profiles are includable by a scenario, and binding them is
  * deterministic (their provenance is ignored). */
 static void test_committed_profiles_bind(void) {
@@ -774,6 +793,7 @@ int main(void) {
       {"calibrate and validate-real input errors", test_cli_errors},
       {"validate-real --measured predicts the saved table's iterations", test_measured_iterations},
       {"committed profiles bind", test_committed_profiles_bind},
+      {"a level whose persistent points fit no a/k + b is said", test_stencil_fit_note},
       {"measured compute time from the cache", test_measured_compute_cache},
       {"a run on the committed H100 profile", test_run_on_committed_profile},
       {NULL, NULL}};

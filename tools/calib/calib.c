@@ -393,7 +393,20 @@ static void derive_stencil(const struct calib_meas *m, struct gpu_config *g) {
     double peak = (double)(lv == GPU_L1 ? g->l1_bandwidth : lv == GPU_L2 ? g->l2_bandwidth
                                                                           : g->mem_bandwidth);
     size_t np = persist_points(m, g, lv, pk, pb);
-    if (np < 2 || !fit_harmonic(pk, pb, np, &a, &b)) continue;
+    if (np < 2) continue;
+    if (!fit_harmonic(pk, pb, np, &a, &b)) { /* say so: the class keeps what it had */
+      GString *pts = g_string_new(NULL);
+      for (size_t j = 0; j < np; j++)
+        g_string_append_printf(pts, "%s%.0f WG(s) a CU %.3g Tbps", j ? ", " : "", pk[j],
+                               pb[j] * 1e-12);
+      fprintf(stderr, "calibrate: note: the persistent Jacobi loop's points at %s (%s) do not "
+              "fit 1/bw = a/k + b with a, b > 0 (the rate grows more than in proportion to "
+              "the WGs, or falls): the stencil class keeps %" PRId64 " %% there\n",
+              lv == GPU_L1 ? "L1" : lv == GPU_L2 ? "L2" : "memory", pts->str,
+              (lv == GPU_L1 ? g->l1eff : lv == GPU_L2 ? g->l2eff : g->eff)[KC_STENCIL]);
+      g_string_free(pts, TRUE);
+      continue;
+    }
     if (1.0 / b > peak) { /* at most the level's peak: the latency term alone, refitted */
       b = 1.0 / peak;
       double sxy = 0, sxx = 0;
