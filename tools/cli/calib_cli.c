@@ -389,9 +389,9 @@ int calib_cmd_validate_real(int argc, char **argv) {
     }
     fflush(stdout);
   }
-  if (mhz_hi > 0) /* the persistent cases' clocks, those under 0.9 of the highest named */
+  if (mhz_hi > 0) /* the persistent cases' clocks; each on stderr where one was under 0.9 */
     printf("# persistent cases: %.0f .. %.0f MHz (WG 0's SM, clock64 over globaltimer)%s\n",
-           mhz_lo, mhz_hi, mhz_lo < 0.9 * mhz_hi ? "; see stderr for each" : "");
+           mhz_lo, mhz_hi, mhz_lo < 0.9 * mhz_hi ? "; each case's on stderr" : "");
   if (mhz_hi > 0 && mhz_lo < 0.9 * mhz_hi) fprintf(stderr, "validate-real: clocks:%s\n", clocks->str);
   g_string_free(clocks, TRUE);
   g_array_free(cases, TRUE);
