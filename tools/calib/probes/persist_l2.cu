@@ -7,8 +7,10 @@
 // iteration (an arrival counter and a generation, no error flag), so that
 // Nsight Compute can count its traffic, which it cannot for OpenCL.
 //   nvcc -O3 -arch=sm_90 tools/calib/probes/persist_l2.cu -o persist_l2
-//   ./persist_l2 N K                 time per iteration: the slope between
-//                                    50 and 500 iterations, median of 5
+//   ./persist_l2 N K [0 nobar]       time per iteration: the slope between
+//                                    50 and 500 iterations, median of 5;
+//                                    nobar: without the barrier (the
+//                                    tiles' time alone, iterations racing)
 //   ncu --launch-skip 1 --launch-count 1 --metrics dram__bytes_read.sum,\
 //     dram__bytes_write.sum,lts__t_sector_hit_rate.pct ./persist_l2 N K 100
 //                                    one run of 100 iterations (after a
@@ -46,7 +48,7 @@ __device__ void gbar(volatile int *bar, int nwg) {
   __syncthreads();
 }
 
-__global__ void jacobi_persist(float *a, float *b, int n, int iters, volatile int *bar) {
+__global__ void jacobi_persist(float *a, float *b, int n, int iters, volatile int *bar, int sync) {
   int G = gridDim.x, w = blockIdx.x, l = threadIdx.x;
   int tx = (n + 15) / 16, tiles = tx * tx;
   for (int it = 0; it < iters; it++) {
@@ -59,16 +61,18 @@ __global__ void jacobi_persist(float *a, float *b, int n, int iters, volatile in
       if (x == 0 || y == 0 || x == n - 1 || y == n - 1) d[i] = s[i];
       else d[i] = 0.25f * (s[i - 1] + s[i + 1] + s[i - n] + s[i + n]);
     }
-    gbar(bar, G);
+    if (sync) gbar(bar, G);
   }
 }
+
+static int sync_each = 1; /* 0: no barrier (the tiles' time alone; the iterations race) */
 
 static float run(float *a, float *b, int n, int iters, int *bar, int blocks) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
   CK(cudaEventRecord(e0));
-  jacobi_persist<<<blocks, 256>>>(a, b, n, iters, bar);
+  jacobi_persist<<<blocks, 256>>>(a, b, n, iters, bar, sync_each);
   CK(cudaEventRecord(e1));
   CK(cudaEventSynchronize(e1));
   float ms = 0;
@@ -81,6 +85,7 @@ static float run(float *a, float *b, int n, int iters, int *bar, int blocks) {
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 2048, k = argc > 2 ? atoi(argv[2]) : 1;
   int once = argc > 3 ? atoi(argv[3]) : 0;
+  sync_each = !(argc > 4 && argv[4][0] == 'n');
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   int fit = 0;
@@ -115,7 +120,7 @@ int main(int argc, char **argv) {
     med[s] = t[2];
   }
   float slope = (med[1] - med[0]) / (iters[1] - iters[0]);
-  printf("persist_l2: %s, %d^2, %d blocks an SM (%d): %.3f us an iteration, fixed %.1f us\n",
-         p.name, n, k, blocks, slope, med[0] - iters[0] * slope);
+  printf("persist_l2: %s, %d^2, %d blocks an SM (%d)%s: %.3f us an iteration, fixed %.1f us\n",
+         p.name, n, k, blocks, sync_each ? "" : ", no barrier", slope, med[0] - iters[0] * slope);
   return 0;
 }
