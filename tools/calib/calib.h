@@ -417,6 +417,10 @@ void calib_place_summary(const uint32_t *w, size_t n, int *most, double *mhz);
 bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
                        double *per_iter_s, double *spread, bool *resident,
                        struct calib_run_state *st, char **err);
+/* The same loop without its barrier (the iterations racing): the tiles'
+ * time an iteration alone, median of REPS. */
+bool calib_dev_persist_tiles(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
+                             double *per_iter_s, char **err);
 /* Host wall time per iteration of the CG-like loop on the SIDE^2-row
  * Poisson matrix: the cg workload's standard iteration on one rank under
  * gds (SpMV, dot, its scalar read home; AXPY, AXPY, dot, read home; AXPY,

@@ -49,6 +49,10 @@ bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, i
                        struct calib_run_state *st, char **err) {
   return calib_dev_open(0, err) != NULL;
 }
+bool calib_dev_persist_tiles(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
+                             double *per_iter_s, char **err) {
+  return calib_dev_open(0, err) != NULL;
+}
 bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char **err) {
   return calib_dev_open(0, err) != NULL;
 }
@@ -109,10 +113,11 @@ static const char kernel_src[] =
     "  for (int i = 0; i < nb; i++) gbar(bar, get_num_groups(0), err, spin);\n"
     "}\n"
     /* Persistent Jacobi: the WGs loop over 16x16 tiles (grid-stride), one
-     * device-wide barrier per iteration. */
+     * device-wide barrier per iteration (SYNC 0: none, the iterations
+     * racing: the tiles' time alone). */
     "__kernel void jacobi_persist(__global float *a, __global float *b, int n, int iters,\n"
     "                             __global volatile int *bar, __global volatile int *err,\n"
-    "                             int spin, __global uint *place) {\n"
+    "                             int spin, __global uint *place, int sync) {\n"
     "  int G = get_num_groups(0), w = get_group_id(0), l = get_local_id(0);\n"
     "#ifdef TRIGSIM_SMID\n"
     "  ulong c0 = 0, g0 = 0;\n"
@@ -133,7 +138,7 @@ static const char kernel_src[] =
     "      if (x == 0 || y == 0 || x == n - 1 || y == n - 1) d[i] = s[i];\n"
     "      else d[i] = 0.25f * (s[i - 1] + s[i + 1] + s[i - n] + s[i + n]);\n"
     "    }\n"
-    "    gbar(bar, G, err, spin);\n"
+    "    if (sync) gbar(bar, G, err, spin);\n"
     "  }\n"
     "#ifdef TRIGSIM_SMID\n"
     "  if (l == 0 && w == 0) {\n"
@@ -746,20 +751,21 @@ static bool place_of(struct calib_dev *d, size_t n, int *most, double *mhz, char
   return ok;
 }
 
-bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
-                       double *per_iter_s, double *spread, bool *resident,
-                       struct calib_run_state *st, char **err) {
+/* calib_dev_persist, or (SYNC false) calib_dev_persist_tiles. */
+static bool persist_run(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
+                        bool sync, double *per_iter_s, double *spread, bool *resident,
+                        struct calib_run_state *st, char **err) {
   if (st) *st = (struct calib_run_state){0};
   if (!calib_dev_resident(d, wgs, resident, err)) return false;
   if (!*resident) return true; /* a persistent loop cannot run: nothing measured */
   if (!grids_for(d, n, err)) return false;
   if (!place_for(d, (size_t)wgs, err)) return false;
-  cl_int ni = (cl_int)n, it = iters, spin = SPIN_LIMIT;
-  const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof ni, sizeof it, sizeof(cl_mem),
-                       sizeof(cl_mem), sizeof spin, sizeof(cl_mem)};
-  const void *v[] = {&d->a, &d->b, &ni, &it, &d->bar, &d->err, &spin, &d->place};
+  cl_int ni = (cl_int)n, it = iters, spin = SPIN_LIMIT, sy = sync;
+  const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof ni,   sizeof it, sizeof(cl_mem),
+                       sizeof(cl_mem), sizeof spin,    sizeof(cl_mem), sizeof sy};
+  const void *v[] = {&d->a, &d->b, &ni, &it, &d->bar, &d->err, &spin, &d->place, &sy};
   double *x = g_new(double, (size_t)reps), *mhz = g_new0(double, (size_t)reps);
-  bool ok = set_args(d->persist, err, 8, sz, v);
+  bool ok = set_args(d->persist, err, 9, sz, v);
   *resident = true;
   for (int r = -1; ok && r < reps; r++) {
     double wall;
@@ -781,6 +787,19 @@ bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, i
   g_free(x);
   g_free(mhz);
   return ok;
+}
+
+bool calib_dev_persist(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
+                       double *per_iter_s, double *spread, bool *resident,
+                       struct calib_run_state *st, char **err) {
+  return persist_run(d, n, wgs, iters, reps, true, per_iter_s, spread, resident, st, err);
+}
+
+bool calib_dev_persist_tiles(struct calib_dev *d, int64_t n, int64_t wgs, int iters, int reps,
+                             double *per_iter_s, char **err) {
+  double spread;
+  bool resident = true;
+  return persist_run(d, n, wgs, iters, reps, false, per_iter_s, &spread, &resident, NULL, err);
 }
 
 /* The CSR 5-point Poisson matrix of SIDE^2 rows and its vectors. */

@@ -333,7 +333,9 @@ int calib_cmd_validate_real(int argc, char **argv) {
   double prof_rt = have_pm ? pm.roundtrip.median_s : 0, prof_enq = have_pm ? pm.submit.median_s : 0;
   g_free(perr);
   double rt_lo = 0, rt_hi = 0, mhz_lo = 0, mhz_hi = 0;
-  GString *clocks = g_string_new(NULL);
+  GString *clocks = g_string_new(NULL), *parts = g_string_new(NULL);
+  double rest_lo = 0, rest_hi = 0;
+  int n_rest = 0;
   int last_kind = -1;
   for (guint i = 0; ok && i < cases->len; i++) {
     const struct calib_case *c = &g_array_index(cases, struct calib_case, i);
@@ -382,6 +384,25 @@ int calib_cmd_validate_real(int argc, char **argv) {
     if (st.most > c->k && c->kind == CASE_PERSIST)
       printf("# %s %" PRId64 ": %d WGs on one SM (%" PRId64 " a CU asked)\n", buf, c->size,
              st.most, c->k);
+    if (c->kind == CASE_PERSIST && !saved) {
+      /* The loop against its parts measured apart: its tiles alone (no
+       * barrier, the iterations racing) and the profile's barrier at its
+       * WGs (measured by a kernel of its own): what the model adds. Where
+       * they hold, a persistent case's error is its tiles' law's. The
+       * range at the end; each case's on stderr. */
+      double tiles = 0;
+      int64_t wgs = hw.gpu.cus * c->k;
+      ok = calib_dev_persist_tiles(d, c->size, wgs, c->iters, reps, &tiles, &err);
+      if (!ok) break;
+      double bar = (double)gpu_barrier_time(&hw.gpu, (uint32_t)wgs) * 1e-12;
+      double rest = meas - tiles - bar;
+      if (tiles > 0) {
+        rest_lo = n_rest ? MIN(rest_lo, rest / meas) : rest / meas;
+        rest_hi = n_rest++ ? MAX(rest_hi, rest / meas) : rest / meas;
+        g_string_append_printf(parts, " %s %" PRId64 " %.2f %.2f;", buf, c->size, tiles * 1e6,
+                               rest * 1e6);
+      }
+    }
     if (st.mhz > 0) { /* NVIDIA: WG 0's SM clock over the persistent cases */
       mhz_lo = mhz_lo > 0 ? MIN(mhz_lo, st.mhz) : st.mhz;
       mhz_hi = MAX(mhz_hi, st.mhz);
@@ -389,6 +410,13 @@ int calib_cmd_validate_real(int argc, char **argv) {
     }
     fflush(stdout);
   }
+  if (n_rest > 0) { /* the loops against their parts; each case's on stderr */
+    printf("# persistent cases: the loop less its tiles alone and the profile's barrier: %+.0f .. "
+           "%+.0f %% of the loop\n", 100 * rest_lo, 100 * rest_hi);
+    fprintf(stderr, "validate-real: persistent cases' tiles alone and the rest, us:%s\n",
+            parts->str);
+  }
+  g_string_free(parts, TRUE);
   if (mhz_hi > 0) /* the persistent cases' clocks; each on stderr where one was under 0.9 */
     printf("# persistent cases: %.0f .. %.0f MHz (WG 0's SM, clock64 over globaltimer)%s\n",
            mhz_lo, mhz_hi, mhz_lo < 0.9 * mhz_hi ? "; each case's on stderr" : "");
