@@ -260,8 +260,10 @@ struct calib_dev {
   cl_program prog;
   cl_kernel empty, jacobi, stream, barriers, persist, spmv, axpy, dot;
   cl_kernel argk[CALIB_MAX_ARGK], scal3, chase, stream_rot, sig_store, pingpong, reset;
-  cl_mem a, b;       /* Jacobi grids, allocated for the largest grid used */
+  cl_mem grids;      /* the Jacobi grids' buffer (grid_bytes), for the largest pair used */
   size_t grid_bytes;
+  cl_mem a, b;       /* the grids of side grids_n, back to back in it (grids_for) */
+  int64_t grids_n;
   cl_mem sa, sb;     /* streaming buffers */
   size_t stream_bytes;
   cl_mem bar, err;   /* barrier counter and generation; the not-resident flag */
@@ -390,6 +392,7 @@ void calib_dev_close(struct calib_dev *d) {
   if (!d) return;
   if (d->a) clReleaseMemObject(d->a);
   if (d->b) clReleaseMemObject(d->b);
+  if (d->grids) clReleaseMemObject(d->grids);
   cl_mem ms[] = {d->sa, d->sb, d->bar, d->err, d->place, d->rp, d->col, d->val, d->vx, d->vp, d->vq,
                  d->vr, d->part, d->cnt, d->out};
   for (size_t i = 0; i < G_N_ELEMENTS(ms); i++)
@@ -414,26 +417,47 @@ void calib_dev_close(struct calib_dev *d) {
 const char *calib_dev_name(const struct calib_dev *d) { return d->name; }
 
 /* Makes the two grids hold at least N x N floats (zero-filled). */
+/* The two Jacobi grids of side N, back to back in one buffer: their
+ * distance fixed (the grid's bytes, rounded up to the device's base
+ * alignment) in every process. Where two separate buffers land decides
+ * how their lines meet in the caches: on the H200 the 512^2 loop at 1 WG
+ * a CU takes 2.2 us an iteration with its grids 1 or 1.5 MiB apart and
+ * 2.5 - 3.3 us at 1 MiB + 4 KiB, 2 or 3 MiB (tools/calib/probes/
+ * wg_place.c, gap), which made calibrate's and validate-real's loop
+ * bimodal from one process to the next. */
 static bool grids_for(struct calib_dev *d, int64_t n, char **err) {
   size_t bytes = (size_t)n * (size_t)n * sizeof(float);
-  if (bytes <= d->grid_bytes) return true;
+  if (d->grids_n == n && d->a) return true;
+  cl_uint align_bits = 0;
+  clGetDeviceInfo(d->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+  size_t align = MAX((size_t)align_bits / 8, (size_t)128);
+  size_t off = (bytes + align - 1) / align * align;
   if (d->a) clReleaseMemObject(d->a);
   if (d->b) clReleaseMemObject(d->b);
   d->a = d->b = NULL;
-  d->grid_bytes = 0;
+  d->grids_n = 0;
   cl_int rc;
-  d->a = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
-  if (!cl_ok(rc, "clCreateBuffer", err)) return false;
-  d->b = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
-  if (!cl_ok(rc, "clCreateBuffer", err)) return false;
-  float zero = 0;
-  if (!cl_ok(clEnqueueFillBuffer(d->q, d->a, &zero, sizeof zero, 0, bytes, 0, NULL, NULL),
-             "clEnqueueFillBuffer", err) ||
-      !cl_ok(clEnqueueFillBuffer(d->q, d->b, &zero, sizeof zero, 0, bytes, 0, NULL, NULL),
-             "clEnqueueFillBuffer", err) ||
-      !cl_ok(clFinish(d->q), "clFinish", err))
-    return false;
-  d->grid_bytes = bytes;
+  if (2 * off > d->grid_bytes) { /* the parent, for the largest pair so far */
+    if (d->grids) clReleaseMemObject(d->grids);
+    d->grid_bytes = 0;
+    d->grids = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, 2 * off, NULL, &rc);
+    if (!cl_ok(rc, "clCreateBuffer", err)) {
+      d->grids = NULL;
+      return false;
+    }
+    float zero = 0;
+    if (!cl_ok(clEnqueueFillBuffer(d->q, d->grids, &zero, sizeof zero, 0, 2 * off, 0, NULL, NULL),
+               "clEnqueueFillBuffer", err) ||
+        !cl_ok(clFinish(d->q), "clFinish", err))
+      return false;
+    d->grid_bytes = 2 * off;
+  }
+  cl_buffer_region ra = {0, bytes}, rb = {off, bytes};
+  d->a = clCreateSubBuffer(d->grids, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &ra, &rc);
+  if (!cl_ok(rc, "clCreateSubBuffer", err)) return false;
+  d->b = clCreateSubBuffer(d->grids, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &rb, &rc);
+  if (!cl_ok(rc, "clCreateSubBuffer", err)) return false;
+  d->grids_n = n;
   return true;
 }
 
@@ -761,8 +785,8 @@ static bool persist_run(struct calib_dev *d, int64_t n, int64_t wgs, int iters, 
   if (!grids_for(d, n, err)) return false;
   if (!place_for(d, (size_t)wgs, err)) return false;
   cl_int ni = (cl_int)n, it = iters, spin = SPIN_LIMIT, sy = sync;
-  const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof ni,   sizeof it, sizeof(cl_mem),
-                       sizeof(cl_mem), sizeof spin,    sizeof(cl_mem), sizeof sy};
+  const size_t sz[] = {sizeof(cl_mem), sizeof(cl_mem), sizeof ni, sizeof it, sizeof(cl_mem),
+                       sizeof(cl_mem), sizeof spin, sizeof(cl_mem), sizeof sy};
   const void *v[] = {&d->a, &d->b, &ni, &it, &d->bar, &d->err, &spin, &d->place, &sy};
   double *x = g_new(double, (size_t)reps), *mhz = g_new0(double, (size_t)reps);
   bool ok = set_args(d->persist, err, 9, sz, v);

@@ -17,10 +17,11 @@
  * one process on grids allocated behind a buffer of 0 .. 32 MiB: whether
  * the time follows where the grids lie; `err`, with its barrier's waiters
  * also polling an error flag and counting their spins (calibrate's
- * barrier) at 8 B .. 1 MiB past the barrier's words.
+ * barrier) at 8 B .. 1 MiB past the barrier's words; `gap`, with the two
+ * grids sub-buffers of one buffer, 1 .. 64 MiB apart.
  *   gcc -O2 -std=c11 tools/calib/probes/wg_place.c -lOpenCL -o wg_place
  *   for i in 1 2 3 4 5 6; do ./wg_place [K [prof|-] [pre]]; done   (K WGs per CU, default 1)
- *   ./wg_place K shift|err */
+ *   ./wg_place K shift|err|gap */
 #define _POSIX_C_SOURCE 199309L
 #define CL_TARGET_OPENCL_VERSION 300
 #define PROBE_NAME "wg_place"
@@ -128,6 +129,7 @@ int main(int argc, char **argv) {
   int prof = argc > 2 && strcmp(argv[2], "prof") == 0, pre = argc > 3 && strcmp(argv[3], "pre") == 0;
   int shift = argc > 2 && strcmp(argv[2], "shift") == 0;
   int errpoll = argc > 2 && strcmp(argv[2], "err") == 0;
+  int gap = argc > 2 && strcmp(argv[2], "gap") == 0;
   cl_platform_id pl[8];
   cl_uint np = 0;
   die(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
@@ -204,6 +206,34 @@ int main(int argc, char **argv) {
       printf("wg_place err: %d WG(s) per CU, %d^2, error flag %d B past the barrier's words%s: "
              "%.3f us an iteration, fixed %.1f us; most WGs on one SM %d\n", k, N, 4 * eos[i],
              eos[i] ? "" : " (none polled)", slope * 1e6, fixed * 1e6, most);
+    }
+    return 0;
+  }
+  if (gap) { /* the two grids as sub-buffers of one, D bytes apart, in one process */
+    static const size_t ds[] = {1 << 20, (1 << 20) + 4096, (3 << 19), 2 << 20, 3 << 20, 4 << 20,
+                                8 << 20, 16 << 20, 32 << 20, 48 << 20, 64 << 20,
+                                (64 << 20) + 4096, (64 << 20) - (1 << 19)};
+    size_t most_d = 0;
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) most_d = ds[i] > most_d ? ds[i] : most_d;
+    cl_mem big = clCreateBuffer(ctx, CL_MEM_READ_WRITE, most_d + sizeof(float) * N * N, NULL, &rc);
+    die(rc, "clCreateBuffer");
+    die(clEnqueueFillBuffer(q, big, &(cl_float){0}, sizeof(cl_float), 0,
+                            most_d + sizeof(float) * N * N, 0, NULL, NULL),
+        "fill");
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+      cl_buffer_region ra = {0, sizeof(float) * N * N}, rb = {ds[i], sizeof(float) * N * N};
+      cl_mem a2 = clCreateSubBuffer(big, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &ra, &rc);
+      die(rc, "clCreateSubBuffer");
+      cl_mem b2 = clCreateSubBuffer(big, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &rb, &rc);
+      die(rc, "clCreateSubBuffer");
+      clSetKernelArg(kj, 0, sizeof a2, &a2);
+      clSetKernelArg(kj, 1, sizeof b2, &b2);
+      measure(q, kj, g, l, sm, nwg, cus, &slope, &fixed, &most, &empty_most);
+      printf("wg_place gap: %d WG(s) per CU, %d^2, the grids %zu KiB apart: %.3f us an iteration, "
+             "fixed %.1f us; most WGs on one SM %d\n", k, N, ds[i] >> 10, slope * 1e6,
+             fixed * 1e6, most);
+      clReleaseMemObject(a2);
+      clReleaseMemObject(b2);
     }
     return 0;
   }
