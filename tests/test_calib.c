@@ -650,13 +650,14 @@ static void test_cli_errors(void) {
   g_free(bad);
 }
 
-/* A level whose persistent points fit no a/k + b is said on stderr: the
- * committed H200 profile's two L1 points (the 512^2 loop at 1 WG a CU in
- * its slow state, 2.4x slower than at 2) grow faster than the WGs. */
+/* A level whose persistent points fit no a/k + b is said on stderr: an
+ * H200 calibration's two L1 points (the 512^2 loop at 1 WG a CU in its
+ * slow state, 2.4x slower than at 2; tests/data/calib/h200-l1-slow.yaml) grow
+ * faster than the WGs. */
 static void test_stencil_fit_note(void) {
-  const char *configs = g_getenv("TRIGSIM_CONFIGS");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(configs);
-  char *p = g_build_filename(configs, "hw", "h200-opencl.yaml", NULL);
+  const char *data = g_getenv("TRIGSIM_DATA");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+  char *p = g_build_filename(data, "calib", "h200-l1-slow.yaml", NULL);
   char *out = tu_temp_file(".yaml", "", 0), *err = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"calibrate", "--from", p, "--out", out, NULL}, NULL,
                              &err),
