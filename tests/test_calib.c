@@ -628,6 +628,21 @@ static void test_place_summary(void) {
   CU_ASSERT_DOUBLE_EQUAL(mhz, 1500.0, 1e-9);
 }
 
+/* validate-real's ranges: the lowest and highest of what was added,
+ * negatives and zero among them. */
+static void test_range(void) {
+  struct calib_range r = {0};
+  calib_range_add(&r, 3);
+  CU_ASSERT_EQUAL(r.n, 1);
+  CU_ASSERT_EQUAL(r.lo, 3);
+  CU_ASSERT_EQUAL(r.hi, 3);
+  calib_range_add(&r, -1);
+  calib_range_add(&r, 0);
+  CU_ASSERT_EQUAL(r.n, 3);
+  CU_ASSERT_EQUAL(r.lo, -1);
+  CU_ASSERT_EQUAL(r.hi, 3);
+}
+
 static void test_cli_errors(void) {
   char *err = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"calibrate", NULL}, NULL, &err), 2);
@@ -791,6 +806,7 @@ int main(void) {
       {"Jacobi loop through the scenario path, sync and async, buffers", test_predict_loop},
       {"signal path from its parameters (store, ping-pong)", test_signal_path},
       {"the persistent loop's SM placement and clock record", test_place_summary},
+      {"a range of values, negatives among them", test_range},
       {"calibrate and validate-real input errors", test_cli_errors},
       {"validate-real --measured predicts the saved table's iterations", test_measured_iterations},
       {"committed profiles bind", test_committed_profiles_bind},

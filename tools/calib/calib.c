@@ -208,6 +208,11 @@ static sim_time derive_signal(const struct calib_meas *m, struct calib_hw *hw) {
   return 0;
 }
 
+void calib_range_add(struct calib_range *r, double x) {
+  r->lo = r->n ? MIN(r->lo, x) : x;
+  r->hi = r->n++ ? MAX(r->hi, x) : x;
+}
+
 void calib_place_summary(const uint32_t *w, size_t n, int *most, double *mhz) {
   GHashTable *per = g_hash_table_new(g_direct_hash, g_direct_equal);
   *most = 0;

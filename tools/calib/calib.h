@@ -405,7 +405,14 @@ bool calib_dev_resident(struct calib_dev *d, int64_t wgs, bool *resident, char *
 struct calib_run_state {
   int most;
   double mhz;
+  double tiles; /* validate-real: the same loop's tiles alone, s an iteration (0: not measured) */
 };
+/* The lowest and highest of N values added (calib_range_add). */
+struct calib_range {
+  double lo, hi;
+  int n;
+};
+void calib_range_add(struct calib_range *r, double x);
 /* A persistent run's record W (NVIDIA): N WGs' SM ids, then WG 0's clock64
  * ticks and globaltimer nanoseconds over the loop, each as low and high
  * 32-bit words: *MOST the most WGs one SM held, *MHZ the clock (0 when the

@@ -1413,7 +1413,7 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
   static const int64_t pj_grids[] = {512, 1024, 2048, 4096}, pj_quick[] = {64, 128};
   const int64_t *pg = quick ? pj_quick : pj_grids;
   size_t npg = quick ? G_N_ELEMENTS(pj_quick) : G_N_ELEMENTS(pj_grids);
-  double mhz_lo = 0, mhz_hi = 0;
+  struct calib_range mhz = {0};
   GString *uneven = g_string_new(NULL);
   for (size_t i = 0; ok && i < npg; i++)
     for (int64_t k = 1; ok && k <= m->max_wgs_per_cu && m->n_pj < CALIB_MAX_PJ; k *= 2) {
@@ -1427,10 +1427,7 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
                                err);
       if (!res) break; /* WGs not co-resident: no persistent loop at k or above */
       for (int j = 0; j < 2; j++) {
-        if (st[j].mhz > 0) {
-          mhz_lo = mhz_lo > 0 ? MIN(mhz_lo, st[j].mhz) : st[j].mhz;
-          mhz_hi = MAX(mhz_hi, st[j].mhz);
-        }
+        if (st[j].mhz > 0) calib_range_add(&mhz, st[j].mhz);
         if (st[j].most > k)
           g_string_append_printf(uneven, " %" PRId64 "^2 at %" PRId64 " (%d on one SM, %d "
                                  "iterations);", pg[i], k, st[j].most, j ? n2 : n1);
@@ -1439,9 +1436,9 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
       m->pj_grid[m->n_pj] = pg[i];
       m->pj_k[m->n_pj++] = k;
     }
-  if (ok && mhz_hi > 0) /* NVIDIA: how the loop ran, for a reader of a slow point */
+  if (ok && mhz.n > 0) /* NVIDIA: how the loop ran, for a reader of a slow point */
     fprintf(stderr, "calibrate: note: the persistent loop ran at %.0f .. %.0f MHz (WG 0's SM); "
-            "%s%s\n", mhz_lo, mhz_hi, uneven->len ? "more WGs on an SM than asked at" :
+            "%s%s\n", mhz.lo, mhz.hi, uneven->len ? "more WGs on an SM than asked at" :
             "never more WGs on an SM than asked", uneven->str);
   g_string_free(uneven, TRUE);
   /* The CG-like kernels, each alone, out of the caches on a GPU. */

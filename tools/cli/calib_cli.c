@@ -178,6 +178,9 @@ static bool measure_case(struct calib_dev *d, GHashTable *saved, const struct ca
     if (ok && !res)
       printf("# %s %" PRId64 ": %" PRId64 " WGs are not all resident on this device: no "
              "persistent loop\n", name, c->size, cus * c->k);
+    /* and its tiles alone (no barrier, the iterations racing) */
+    if (ok && res)
+      ok = calib_dev_persist_tiles(d, c->size, cus * c->k, c->iters, reps, &st->tiles, err);
     break;
   case CASE_CG: ok = calib_dev_cg_loop(d, c->size, c->iters, reps, meas, spread, err); break;
   default:
@@ -332,10 +335,8 @@ int calib_cmd_validate_real(int argc, char **argv) {
   bool have_pm = calib_read_meas(argv[1], &pm, &perr);
   double prof_rt = have_pm ? pm.roundtrip.median_s : 0, prof_enq = have_pm ? pm.submit.median_s : 0;
   g_free(perr);
-  double rt_lo = 0, rt_hi = 0, mhz_lo = 0, mhz_hi = 0;
+  struct calib_range rt_r = {0}, mhz = {0}, rest_r = {0};
   GString *clocks = g_string_new(NULL), *parts = g_string_new(NULL);
-  double rest_lo = 0, rest_hi = 0;
-  int n_rest = 0;
   int last_kind = -1;
   for (guint i = 0; ok && i < cases->len; i++) {
     const struct calib_case *c = &g_array_index(cases, struct calib_case, i);
@@ -345,8 +346,7 @@ int calib_cmd_validate_real(int argc, char **argv) {
       double rt = 0, enq = 0;
       ok = calib_dev_roundtrip(d, quick ? 11 : 51, &rt, &err);
       if (!ok) break;
-      rt_lo = rt_lo > 0 ? MIN(rt_lo, rt) : rt;
-      rt_hi = MAX(rt_hi, rt);
+      calib_range_add(&rt_r, rt);
       if ((int)c->kind != last_kind) {
         /* and its enqueue, which paces the async cases (the host's state) */
         ok = calib_dev_enqueue(d, quick ? 5 : 21, &enq, &err);
@@ -384,51 +384,44 @@ int calib_cmd_validate_real(int argc, char **argv) {
     if (st.most > c->k && c->kind == CASE_PERSIST)
       printf("# %s %" PRId64 ": %d WGs on one SM (%" PRId64 " a CU asked)\n", buf, c->size,
              st.most, c->k);
-    if (c->kind == CASE_PERSIST && !saved) {
-      /* The loop against its parts measured apart: its tiles alone (no
-       * barrier, the iterations racing) and the profile's barrier at its
-       * WGs (measured by a kernel of its own): what the model adds. Where
-       * they hold, a persistent case's error is its tiles' law's. The
-       * range at the end; each case's on stderr. */
-      double tiles = 0;
-      int64_t wgs = hw.gpu.cus * c->k;
-      ok = calib_dev_persist_tiles(d, c->size, wgs, c->iters, reps, &tiles, &err);
-      if (!ok) break;
-      double bar = (double)gpu_barrier_time(&hw.gpu, (uint32_t)wgs) * 1e-12;
-      double rest = meas - tiles - bar;
-      if (tiles > 0) {
-        rest_lo = n_rest ? MIN(rest_lo, rest / meas) : rest / meas;
-        rest_hi = n_rest++ ? MAX(rest_hi, rest / meas) : rest / meas;
-        g_string_append_printf(parts, " %s %" PRId64 " %.2f %.2f;", buf, c->size, tiles * 1e6,
-                               rest * 1e6);
-      }
+    if (st.tiles > 0) {
+      /* The loop against its parts measured apart: its tiles alone and
+       * the profile's barrier at its WGs (measured by a kernel of its
+       * own): what the model adds. Where they hold, a persistent case's
+       * error is its tiles' law's. The range at the end; each case's on
+       * stderr. */
+      double bar = (double)gpu_barrier_time(&hw.gpu, (uint32_t)(hw.gpu.cus * c->k)) * 1e-12;
+      double rest = meas - st.tiles - bar;
+      calib_range_add(&rest_r, rest / meas);
+      g_string_append_printf(parts, " %s %" PRId64 " %.2f %.2f;", buf, c->size, st.tiles * 1e6,
+                             rest * 1e6);
     }
     if (st.mhz > 0) { /* NVIDIA: WG 0's SM clock over the persistent cases */
-      mhz_lo = mhz_lo > 0 ? MIN(mhz_lo, st.mhz) : st.mhz;
-      mhz_hi = MAX(mhz_hi, st.mhz);
+      calib_range_add(&mhz, st.mhz);
       g_string_append_printf(clocks, " %s %" PRId64 " %.0f;", buf, c->size, st.mhz);
     }
     fflush(stdout);
   }
-  if (n_rest > 0) { /* the loops against their parts; each case's on stderr */
+  if (rest_r.n > 0) { /* the loops against their parts; each case's on stderr */
     printf("# persistent cases: the loop less its tiles alone and the profile's barrier: %+.0f .. "
-           "%+.0f %% of the loop\n", 100 * rest_lo, 100 * rest_hi);
+           "%+.0f %% of the loop\n", 100 * rest_r.lo, 100 * rest_r.hi);
     fprintf(stderr, "validate-real: persistent cases' tiles alone and the rest, us:%s\n",
             parts->str);
   }
   g_string_free(parts, TRUE);
-  if (mhz_hi > 0) /* the persistent cases' clocks; each on stderr where one was under 0.9 */
+  if (mhz.n > 0) /* the persistent cases' clocks; each on stderr where one was under 0.9 */
     printf("# persistent cases: %.0f .. %.0f MHz (WG 0's SM, clock64 over globaltimer)%s\n",
-           mhz_lo, mhz_hi, mhz_lo < 0.9 * mhz_hi ? "; each case's on stderr" : "");
-  if (mhz_hi > 0 && mhz_lo < 0.9 * mhz_hi) fprintf(stderr, "validate-real: clocks:%s\n", clocks->str);
+           mhz.lo, mhz.hi, mhz.lo < 0.9 * mhz.hi ? "; each case's on stderr" : "");
+  if (mhz.n > 0 && mhz.lo < 0.9 * mhz.hi) fprintf(stderr, "validate-real: clocks:%s\n", clocks->str);
   g_string_free(clocks, TRUE);
   g_array_free(cases, TRUE);
   if (!ok && err && g_str_has_prefix(err, "--set")) status = EXIT_INPUT;
   if (ok && n_errs == 0) err = g_strdup("validate-real: expected at least one case, got none");
   if (ok && n_errs > 0) {
     gsl_sort(errs, 1, (size_t)n_errs);
-    if (rt_hi > 0) {
-      printf("# host: empty round trip %.2f .. %.2fus over the cases", rt_lo * 1e6, rt_hi * 1e6);
+    if (rt_r.n > 0) {
+      printf("# host: empty round trip %.2f .. %.2fus over the cases", rt_r.lo * 1e6,
+             rt_r.hi * 1e6);
       if (prof_rt > 0) printf(" (the profile's %.2fus)", prof_rt * 1e6);
       printf("\n");
     }

@@ -15,21 +15,12 @@
 //     dram__bytes_write.sum,lts__t_sector_hit_rate.pct ./persist_l2 N K 100
 //                                    one run of 100 iterations (after a
 //                                    warm-up) for the profiler
-#include <cuda_runtime.h>
+#define PROBE_NAME "persist_l2"
+#include "../probe.cuh"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(call)                                                                  \
-  do {                                                                            \
-    cudaError_t e_ = (call);                                                      \
-    if (e_ != cudaSuccess) {                                                      \
-      fprintf(stderr, "persist_l2: %s: %s\n", #call, cudaGetErrorString(e_));     \
-      exit(1);                                                                    \
-    }                                                                             \
-  } while (0)
 
 __device__ void gbar(volatile int *bar, int nwg) {
   __syncthreads();
@@ -67,7 +58,9 @@ __global__ void jacobi_persist(float *a, float *b, int n, int iters, volatile in
 
 static int sync_each = 1; /* 0: no barrier (the tiles' time alone; the iterations race) */
 
-static float run(float *a, float *b, int n, int iters, int *bar, int blocks) {
+/* One run of ITERS iterations on BLOCKS blocks into *US (us, between
+ * events); 1 on a CUDA error. */
+static int run(float *a, float *b, int n, int iters, int *bar, int blocks, float *us) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
@@ -79,7 +72,8 @@ static float run(float *a, float *b, int n, int iters, int *bar, int blocks) {
   CK(cudaEventElapsedTime(&ms, e0, e1));
   CK(cudaEventDestroy(e0));
   CK(cudaEventDestroy(e1));
-  return ms * 1e3f; /* us */
+  *us = ms * 1e3f;
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -105,17 +99,21 @@ int main(int argc, char **argv) {
   CK(cudaMemset(a, 0, bytes));
   CK(cudaMemset(b, 0, bytes));
   CK(cudaMemset(bar, 0, 2 * sizeof(int)));
-  run(a, b, n, 10, bar, blocks); /* warm-up */
+  float us = 0;
+  if (run(a, b, n, 10, bar, blocks, &us)) return 1; /* warm-up */
   if (once > 0) {
-    printf("persist_l2: %d^2, %d blocks an SM: %.1f us for %d iterations\n", n, k,
-           run(a, b, n, once, bar, blocks), once);
+    if (run(a, b, n, once, bar, blocks, &us)) return 1;
+    printf("persist_l2: %d^2, %d blocks an SM: %.1f us for %d iterations\n", n, k, us, once);
     return 0;
   }
   const int iters[2] = {50, 500};
   float med[2];
   for (int s = 0; s < 2; s++) {
     std::vector<float> t;
-    for (int r = 0; r < 5; r++) t.push_back(run(a, b, n, iters[s], bar, blocks));
+    for (int r = 0; r < 5; r++) {
+      if (run(a, b, n, iters[s], bar, blocks, &us)) return 1;
+      t.push_back(us);
+    }
     std::sort(t.begin(), t.end());
     med[s] = t[2];
   }

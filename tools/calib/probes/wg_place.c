@@ -3,10 +3,11 @@
  * took 2.2 or 3.3 us an iteration from one process to the next, in
  * calibrate and in validate-real alike, where at two WGs per CU it kept
  * 2.1 - 2.2 us). The loop is a copy of calibrate's jacobi_persist
- * (tools/calib/calib_ocl.c), each WG also writing the SM it runs on (%smid,
- * inline PTX: NVIDIA's OpenCL only, which calibrate's kernels, built on
- * PoCL too, cannot take), its barrier without calibrate's error flag and
- * spin limit (one of the differences the slow state may lie in). Per process: the time per iteration as the slope
+ * (tools/calib/calib_ocl.c), each WG also writing the SM it runs on (%smid),
+ * kept apart from calibrate's because it is the variant to compare with:
+ * a standalone process with nothing else allocated, its barrier without
+ * calibrate's error flag unless asked (`err`), its grids placed as each
+ * mode asks. Per process: the time per iteration as the slope
  * between runs of 50 and 500 iterations (median of 5 each), and over the
  * runs the most WGs one SM held and how many SMs held none. Run it in
  * several processes: a placement of two WGs on one SM would double that
