@@ -606,6 +606,40 @@ static void test_measured_iterations(void) {
   g_free(profile);
 }
 
+/* validate-real --measured prints the saved table's device notes where
+ * the device printed them: the host's state before the case it preceded,
+ * a case's own note after it; its header and summary are its own. */
+static void test_measured_notes(void) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  g_assert(configs);
+  char *profile = g_build_filename(configs, "hw", "h200-opencl.yaml", NULL);
+  const char *table = "# validate-real: dev; profile p.yaml; 100 iterations, median of 5 runs\n"
+                      "# each case is the scenario `trigsim run p.yaml ...`\n"
+                      "case       grid  measured/iter predicted/iter    error  spread\n"
+                      "# host now: empty round trip 9.00us, enqueue 4.00us\n"
+                      "sync         64        10.00us        10.00us    +0.0%    1.0%\n"
+                      "# sync 64: a note of its own\n"
+                      "# |error|: median 0.0%, worst 0.0%\n";
+  char *saved = tu_temp_file(".txt", table, strlen(table));
+  char *out = NULL, *err = NULL;
+  const char *argv[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
+                        "--no-persistent", NULL};
+  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 0);
+  const char *host = out ? strstr(out, "# host now: empty round trip 9.00us, enqueue 4.00us\nsync  ")
+                         : NULL;
+  CU_ASSERT_PTR_NOT_NULL(host);
+  const char *own = host ? strstr(host, "%\n# sync 64: a note of its own\n") : NULL;
+  CU_ASSERT_PTR_NOT_NULL(own);
+  /* the saved header and summary are not repeated */
+  CU_ASSERT_PTR_NULL(out ? strstr(out, "profile p.yaml") : NULL);
+  CU_ASSERT_PTR_NULL(out ? strstr(out, "worst 0.0%\n") : NULL);
+  g_free(out);
+  g_free(err);
+  g_remove(saved);
+  g_free(saved);
+  g_free(profile);
+}
+
 /* The persistent loop's record on NVIDIA: WGs' SM ids, then WG 0's clock
  * ticks and timer nanoseconds as low and high words. */
 static void test_place_summary(void) {
@@ -809,6 +843,7 @@ int main(void) {
       {"a range of values, negatives among them", test_range},
       {"calibrate and validate-real input errors", test_cli_errors},
       {"validate-real --measured predicts the saved table's iterations", test_measured_iterations},
+      {"validate-real --measured keeps the device's notes in place", test_measured_notes},
       {"committed profiles bind", test_committed_profiles_bind},
       {"a level whose persistent points fit no a/k + b is said", test_stencil_fit_note},
       {"measured compute time from the cache", test_measured_compute_cache},

@@ -105,9 +105,26 @@ static bool parse_grids(const char *text, int64_t *grids, int *n) {
   return ok;
 }
 
-/* A saved validate-real output (--measured): "case grid" -> {measured s,
- * spread}, and in *ITERS the iterations its header names (0: none named).
- * NULL and *ERR when unreadable. */
+/* A saved validate-real output (--measured), case by case: the measured
+ * time and spread, and the device's notes around it, which --measured
+ * prints where the device did: "# host now" and "# store:" lines before
+ * the case they precede, every other note (a case's placement, the
+ * persistent loops' parts and clocks, the host's range) after the case
+ * before it. The header's lines and the |error| summary are its own. */
+struct saved_case {
+  double s, spread;
+  GString *before, *after;
+};
+
+static void saved_case_free(gpointer p) {
+  struct saved_case *c = p;
+  g_string_free(c->before, TRUE);
+  g_string_free(c->after, TRUE);
+  g_free(c);
+}
+
+/* "case grid" -> struct saved_case, and in *ITERS the iterations its
+ * header names (0: none named). NULL and *ERR when unreadable. */
 static GHashTable *saved_load(const char *path, int *iters, char **err) {
   char *text = NULL;
   GError *ge = NULL;
@@ -116,8 +133,10 @@ static GHashTable *saved_load(const char *path, int *iters, char **err) {
     g_error_free(ge);
     return NULL;
   }
-  GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, saved_case_free);
   char **lines = g_strsplit(text, "\n", -1);
+  GString *pending = g_string_new(NULL);
+  struct saved_case *last = NULL;
   *iters = 0;
   for (char **l = lines; *l; l++) {
     char name[32];
@@ -129,28 +148,33 @@ static GHashTable *saved_load(const char *path, int *iters, char **err) {
       while (b > *l && g_ascii_isdigit(b[-1])) b--;
       *iters = b < it ? atoi(b) : 0;
     }
-    if (**l == '#' || sscanf(*l, "%31s %lld %lfus %lfus %lf%% %lf%%", name, &grid, &us, &pred, &e,
-                             &spread) != 6)
+    if (**l == '#') {
+      if (g_str_has_prefix(*l, "# validate-real:") || g_str_has_prefix(*l, "# each case") ||
+          g_str_has_prefix(*l, "# |error|"))
+        continue;
+      bool ahead = g_str_has_prefix(*l, "# host now") || g_str_has_prefix(*l, "# store:");
+      g_string_append_printf(ahead || !last ? pending : last->after, "%s\n", *l);
       continue;
-    double *v = g_new(double, 2);
-    v[0] = us * 1e-6;
-    v[1] = spread / 100;
-    g_hash_table_replace(t, g_strdup_printf("%s %lld", name, grid), v);
+    }
+    if (sscanf(*l, "%31s %lld %lfus %lfus %lf%% %lf%%", name, &grid, &us, &pred, &e, &spread) != 6)
+      continue;
+    last = g_new(struct saved_case, 1);
+    *last = (struct saved_case){us * 1e-6, spread / 100, pending, g_string_new(NULL)};
+    pending = g_string_new(NULL);
+    g_hash_table_replace(t, g_strdup_printf("%s %lld", name, grid), last);
   }
+  g_string_free(pending, TRUE);
   g_strfreev(lines);
   g_free(text);
   return t;
 }
 
-/* The saved case NAME GRID: false when it is not there. */
-static bool saved_get(GHashTable *t, const char *name, int64_t grid, double *meas, double *spread) {
+/* The saved case NAME GRID: NULL when it is not there. */
+static const struct saved_case *saved_get(GHashTable *t, const char *name, int64_t grid) {
   char *key = g_strdup_printf("%s %" PRId64, name, grid);
-  const double *v = g_hash_table_lookup(t, key);
+  const struct saved_case *v = g_hash_table_lookup(t, key);
   g_free(key);
-  if (!v) return false;
-  *meas = v[0];
-  *spread = v[1];
-  return true;
+  return v;
 }
 
 /* Measures case C on device D (or takes it from SAVED): false and *ERR on
@@ -163,7 +187,9 @@ static bool measure_case(struct calib_dev *d, GHashTable *saved, const struct ca
   const char *name = calib_case_name(c, buf, sizeof buf);
   *skip = false;
   if (saved) {
-    *skip = !saved_get(saved, name, c->size, meas, spread);
+    const struct saved_case *v = saved_get(saved, name, c->size);
+    *skip = !v;
+    if (v) *meas = v->s, *spread = v->spread;
     return true;
   }
   bool ok = true, res = true;
@@ -379,8 +405,12 @@ int calib_cmd_validate_real(int argc, char **argv) {
     double e = ((double)pred * 1e-12 - meas) / meas;
     errs[n_errs++] = fabs(e);
     char buf[16];
+    const struct saved_case *sc = saved ? saved_get(saved, calib_case_name(c, buf, sizeof buf),
+                                                    c->size) : NULL;
+    if (sc) fputs(sc->before->str, stdout); /* the device's notes, where it printed them */
     printf("%-8s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", calib_case_name(c, buf, sizeof buf),
            c->size, meas * 1e6, (double)pred * 1e-6, 100 * e, 100 * spread);
+    if (sc) fputs(sc->after->str, stdout);
     if (st.most > c->k && c->kind == CASE_PERSIST)
       printf("# %s %" PRId64 ": %d WGs on one SM (%" PRId64 " a CU asked)\n", buf, c->size,
              st.most, c->k);
