@@ -37,6 +37,7 @@ struct sw_pkt {
   uint16_t in, out;
   uint8_t vl_in, vl_out;
   bool held;       /* its sender was told it did not leave at its ready time */
+  bool readied;    /* its ready event has run */
 };
 
 /* One port: its output (arbiter, queues, credit toward the next hop) and
@@ -162,6 +163,13 @@ static void arbitrate(struct sim_comp *c, int out) {
       else pick = f;
     }
     if (!pick) break;
+    /* Whose event grants it, so that the critical path does not depend on
+     * the order of one instant's events (tests/test_ties.c): a packet
+     * ready at this instant, its own ready event; one that waited, the
+     * output's free event when that is due now. Either runs at this
+     * instant and picks the same. */
+    const struct sw_pkt *h = pkt_at(s, pick->head - 1);
+    if (h->ready == now ? !h->readied : p->free_at == now) break;
     grant(c, out, pick);
   }
   if (p->busy_until <= now) {
@@ -208,6 +216,7 @@ static void ready(struct sim_comp *c, uint64_t data) {
   struct sw_state *s = c->state;
   uint32_t i = (uint32_t)data, gen = (uint32_t)(data >> 32);
   if (pkt_at(s, i)->gen != gen) return; /* it left already, at this instant */
+  pkt_at(s, i)->readied = true;
   int out = pkt_at(s, i)->out;
   arbitrate(c, out);
   struct sw_pkt *k = pkt_at(s, i);
