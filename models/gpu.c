@@ -45,6 +45,11 @@ struct gpu_queue {
   uint32_t launch_j;    /* the running kernel's launch: its execution index (np_loops) */
   uint32_t running, max_running; /* WGs holding slots; at most cus * occupancy */
   int32_t barrier_list; /* WG slots waiting at the barrier, -1 = none */
+  sim_time barrier_due; /* the barrier's release as the arrivals so far have it (gpu.h) */
+  uint64_t barrier_seq; /* its event's place, reserved by the arrival that set it */
+  sim_time barrier_at;  /* the latest arrivals' instant */
+  uint32_t barrier_before, barrier_wg; /* WGs arrived before it; the setting arrival's WG */
+  sim_time barrier_seq_at; /* when that arrival came */
   bool group;           /* its WGs are dispatched as groups (see "groups") */
   int32_t flag_next;    /* next queue waiting on the same flag */
   sim_time t_phase;     /* when the current phase began */
@@ -1438,13 +1443,33 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
       w->step++;
       w->next = q->barrier_list;
       q->barrier_list = (int32_t)slot;
+      { /* the arrivals still to come as if at once (gpu.h): this instant's
+         * all count as still to come, so that their order does not matter.
+         * The arrival that sets the release is its cause (of equal ones the
+         * earliest, then the lowest WG), its event's place reserved then. */
+        sim_time now = sim_now(c->eng);
+        bool first = q->barrier_arrived == 0;
+        if (first || now != q->barrier_at) q->barrier_at = now, q->barrier_before = q->barrier_arrived;
+        sim_time due = now + gpu_barrier_time(cfg, k->n_wgs - q->barrier_before);
+        if (first || due > q->barrier_due ||
+            (due == q->barrier_due && now == q->barrier_at && q->barrier_seq_at == now &&
+             w->wg < q->barrier_wg)) {
+          batch_close(c);
+          if (!first) sim_reserve_drop(c->eng, q->barrier_seq);
+          q->barrier_due = due;
+          q->barrier_seq = sim_reserve_seq(c->eng);
+          q->barrier_seq_at = now;
+          q->barrier_wg = w->wg;
+        }
+      }
       q->barrier_arrived += w->n;
       if (q->barrier_arrived == k->n_wgs) {
-        sim_time cost = gpu_barrier_time(cfg, k->n_wgs);
         q->barrier_arrived = 0;
         s->barriers++;
-        s->barrier_time += cost;
-        gpu_schedule(c, CP_GPU_WORK, cost, EV_BARRIER_DONE, (uint64_t)(w->queue));
+        s->barrier_time += q->barrier_due - sim_now(c->eng);
+        batch_close(c);
+        sim_schedule_reserved(c, q->barrier_due, q->barrier_seq, EV_BARRIER_DONE,
+                              (uint64_t)(w->queue));
       }
       return;
     default: g_error("%s: kernel %s has a step of unknown kind %u", c->name, kernel_name(k),

@@ -129,9 +129,19 @@
  * - KS_TRIGGER / KS_HOST_REQUEST / KS_NIC_CMD: fence_latency (none for
  *   an unfenced KS_NIC_CMD: a flag store ordering nothing), then the
  *   posted message leaves for the bus and the WG goes on at once.
- * - KS_BARRIER: when the kernel's last WG arrives, all go on after
- *   par_table_eval(barrier_table, n_wgs), or barrier_base + barrier_per_wg
- *   * n_wgs when the table is empty. All WGs must fit at once (error).
+ * - KS_BARRIER: B(n) = par_table_eval(barrier_table, n), or barrier_base
+ *   + barrier_per_wg * n when the table is empty, is the barrier of n WGs
+ *   arriving at once (what calibrate measures: a kernel of its own). Each
+ *   WG's arrive is an atomic on one counter, served in turn, so a WG that
+ *   arrives early has its arrive done while later ones still compute: a
+ *   group arriving at t with c WGs before it makes the release no earlier
+ *   than t + B(n_wgs - c) (the arrivals still to come, its own among them,
+ *   as if at once), and all go on at the latest of these. Arriving at once
+ *   this is B(n_wgs) after the last, as before; the last of k stragglers
+ *   pays B(k) (H200, validate-real's persistent Jacobi loop against its
+ *   tiles alone and the table: the loop is 0.1 - 0.9 us shorter than tiles
+ *   + B(n_wgs) where the grid leaves WGs a tile short or idle; configs/hw/
+ *   README.md). All WGs must fit at once (error).
  * - Q_WAIT_FLAG: the queue goes on stream_wait_latency after the later of
  *   reaching the command and the flag reaching value * (j + 1). Q_DOORBELL
  *   sends PK_DOORBELL {a = cmd_id + j * id_stride} to the NIC and moves on

@@ -677,6 +677,29 @@ static void test_range(void) {
   CU_ASSERT_EQUAL(r.hi, 3);
 }
 
+/* The persistent loop as the model composes it, and back: B from a table
+ * 1 us at 1 WG, 2 us at 100 (linear between: B(50) = 1 + 49 / 99 us). */
+static void test_persist_compose(void) {
+  struct gpu_config g = {0};
+  g.barrier_table = (struct par_table){.n = 2, .x = {1, 100}, .y = {1 * US, 2 * US}};
+  const double us = 1e-6, b50 = (1 + 49.0 / 99) * us, b10 = (1 + 9.0 / 99) * us;
+  /* 250 tiles over 100 WGs, 1 us each: 50 WGs 3 deep arrive last and pay
+   * B(50); the other 50, 2 deep, are due 2 + B(100) = 4 us */
+  CU_ASSERT_DOUBLE_EQUAL(calib_persist_iter(&g, 250, 100, us), 3 * us + b50, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(calib_persist_tile(&g, 250, 100, 3 * us + b50), us, 1e-12);
+  /* 101 tiles, 0.1 us each: the 99 one-deep WGs' 0.1 + B(100) = 2.1 us
+   * is later than the last WG's 0.2 + B(1) = 1.2 */
+  CU_ASSERT_DOUBLE_EQUAL(calib_persist_iter(&g, 101, 100, 0.1 * us), 2.1 * us, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(calib_persist_tile(&g, 101, 100, 2.1 * us), 0.1 * us, 1e-12);
+  /* 10 tiles: 90 WGs idle, due at B(100) = 2 us; a 0.5 us tile hides
+   * behind them (its WGs due 0.5 + B(10)), and an iteration of 2 us says
+   * nothing of the tile: 0; a 2 us tile sets it: 2 + B(10) */
+  CU_ASSERT_DOUBLE_EQUAL(calib_persist_iter(&g, 10, 100, 0.5 * us), 2 * us, 1e-12);
+  CU_ASSERT_EQUAL(calib_persist_tile(&g, 10, 100, 2 * us), 0);
+  CU_ASSERT_DOUBLE_EQUAL(calib_persist_iter(&g, 10, 100, 2 * us), 2 * us + b10, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(calib_persist_tile(&g, 10, 100, 2 * us + b10), 2 * us, 1e-12);
+}
+
 static void test_cli_errors(void) {
   char *err = NULL;
   CU_ASSERT_EQUAL(tu_trigsim((const char *[]){"calibrate", NULL}, NULL, &err), 2);
@@ -841,6 +864,7 @@ int main(void) {
       {"signal path from its parameters (store, ping-pong)", test_signal_path},
       {"the persistent loop's SM placement and clock record", test_place_summary},
       {"a range of values, negatives among them", test_range},
+      {"the persistent loop composed as the model does, and back", test_persist_compose},
       {"calibrate and validate-real input errors", test_cli_errors},
       {"validate-real --measured predicts the saved table's iterations", test_measured_iterations},
       {"validate-real --measured keeps the device's notes in place", test_measured_notes},

@@ -147,10 +147,13 @@ static void test_concurrent_blocks(void) {
      * over 96 WGs (1.96 us), C: 1.102 + 1.5 + 9.6 + 1.96 + 9.6 = 23.762.
      * In turn: a grid of 64 (B on its first 32, the others skip it),
      * launched at residency as cpufree's grid is (24 x 4 = 96 WGs, the 32
-     * left over only join the barriers), two barriers over 96 WGs (1.96
-     * us): 1.102 + 1.5 + 3 * 9.6 + 2 * 1.96 = 35.322 us. */
+     * left over only join the barriers), two barriers over 96 WGs whose
+     * idle WGs arrive at once and early (gpu.h): after A the 64 busy WGs
+     * arrive last and pay B(64) = 1 + 0.64 = 1.64 us, after B the 32 busy
+     * ones B(32) = 1.32 (the idle ones' B(96) = 1.96 is over by then):
+     * 1.102 + 1.5 + 3 * 9.6 + 1.64 + 1.32 = 34.362 us. */
     sim_time want = concurrent ? SUBMIT + 1500 * NS + 2 * STEP + 1960 * NS
-                               : SUBMIT + 1500 * NS + 3 * STEP + 2 * 1960 * NS;
+                               : SUBMIT + 1500 * NS + 3 * STEP + 1640 * NS + 1320 * NS;
     CU_ASSERT_EQUAL(run(p, "cpufree", &h), want);
     wl_program_free(p);
   }

@@ -406,36 +406,51 @@ static void test_trigger_store(void) {
   rig_free(&r);
 }
 
-/* Device-wide barrier: all WGs go on base + per_wg * n_wgs after the last
- * one arrives. */
-static void test_barrier(void) {
-  static const struct kstep steps[] = {
-      {.kind = KS_COMPUTE, .time = 2 * US, .only_wg = 3},
+/* Device-wide barrier: B(n) = base + per_wg * n for n WGs arriving at
+ * once; each arrive is served in turn, so the release is the latest of an
+ * arrival's time + B(the WGs still to come, its own among them) (gpu.h).
+ * WG 2 computes for LATE; the other three arrive at once. */
+static sim_time barrier_run(sim_time late, struct rig *r) {
+  const struct kstep steps[] = {
+      {.kind = KS_COMPUTE, .time = late, .only_wg = 3},
       {.kind = KS_BARRIER},
       {.kind = KS_TRIGGER, .tag = 5, .tag_div = 1, .only_wg = 1},
   };
-  static const struct kernel k[] = {{.name = "bar", .n_wgs = 4, .steps = steps, .n_steps = 3}};
-  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
-                                       .host = h_launch_wait0, .n_host = 2};
-  struct rig r;
-  gpu_rig(&r);
-  r.g.cus = 4;
-  r.g.wgs_per_cu = 1;
-  r.g.barrier_base = 1 * US;
-  r.g.barrier_per_wg = 250 * NS;
-  rig_build(&r, &prog);
-  rig_run(&r);
-  /* WGs start at 1.6 us; WG 2 computes to 3.6 (the last arrival); the
-   * barrier costs 1 + 4 x 0.25 = 2 us: all go on at 5.6; WG 0 alone stores:
-   * fence to 5.8, at the NIC 5.9 us. Kernel ends 5.8, teardown 7.3, CPU 7.4. */
-  sim_time go = B + L + 2 * US + 2 * US;
-  struct fnic *f = rig_nic(&r);
+  const struct kernel k[] = {{.name = "bar", .n_wgs = 4, .steps = steps, .n_steps = 3}};
+  const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                .host = h_launch_wait0, .n_host = 2};
+  gpu_rig(r);
+  r->g.cus = 4;
+  r->g.wgs_per_cu = 1;
+  r->g.barrier_base = 1 * US;
+  r->g.barrier_per_wg = 250 * NS;
+  rig_build(r, &prog);
+  rig_run(r);
+  struct fnic *f = rig_nic(r);
   CU_ASSERT_EQUAL_FATAL(f->n, 1);
-  CU_ASSERT_EQUAL(f->at[0], go + F + B);
   CU_ASSERT_EQUAL(f->a[0], 5);
-  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barriers"), 1);
-  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barrier_time"), 2 * US);
+  CU_ASSERT_EQUAL(rep(r, "node0.gpu.barriers"), 1);
+  return f->at[0];
+}
+
+static void test_barrier(void) {
+  struct rig r;
+  /* WGs start at 1.6 us; the three idle ones' arrives are done at 1.6 +
+   * B(4) = 1.6 + 1 + 4 x 0.25 = 3.6; WG 2 arrives at 3.6 and, the last
+   * of one, pays B(1) = 1.25: all go on at 4.85 (the barrier's cost after
+   * the last arrival 1.25 us); WG 0 alone stores: fence to 5.05, at the
+   * NIC 5.15 us. Kernel ends 5.05, teardown 6.55, CPU 6.65. */
+  sim_time go = B + L + 2 * US + 1250 * NS;
+  CU_ASSERT_EQUAL(barrier_run(2 * US, &r), go + F + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barrier_time"), 1250 * NS);
   CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), go + F + T + B);
+  rig_free(&r);
+  /* WG 2 arrives at 1.6 + 0.5 = 2.1, its B(1) to 3.35: the idle ones'
+   * arrives, done at 3.6, set the release (1.5 us after the last arrival). */
+  go = B + L + 2 * US;
+  CU_ASSERT_EQUAL(barrier_run(500 * NS, &r), go + F + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barrier_time"), 1500 * NS);
+CU_ASSERT_EQUAL(rep(&r, "node0.cpu.main_done"), go + F + T + B);
   rig_free(&r);
 }
 
@@ -1376,9 +1391,11 @@ static void test_loop_unrolled_same(void) {
   gpu_rig(&r);
   run_outcome(&r, &pbl, ol);
   assert_same_outcome(ou, ol);
-  /* Each iteration: 1 us, then the barrier of 2 WGs, 1 us + 2 x 10 ns:
-   * the WGs end at S + 3 x 2.02 = 7.66 us; 3 barriers. */
-  CU_ASSERT_EQUAL(ol->v[18], s0 + 3 * 2020 * NS);
+  /* Each iteration: WG 1 arrives at once, its arrive done B(2) = 1 us + 2
+   * x 10 ns later; WG 0 arrives 1 us in and, the last of one, pays B(1) =
+   * 1.01 us (gpu.h): 2.01 us an iteration, the WGs end at S + 3 x 2.01 =
+   * 7.63 us; 3 barriers. */
+  CU_ASSERT_EQUAL(ol->v[18], s0 + 3 * 2010 * NS);
   CU_ASSERT_EQUAL(ol->v[10], 3); /* barriers */
   CU_ASSERT_STRING_EQUAL(gpu_keys[10], "barriers");
   g_free(ou);

@@ -822,14 +822,21 @@ static void test_cg_cpufree(void) {
    * header over link, switch, link 305.12, a zero-byte write 100: the
    * peer's flag at t + 807.12, seen by WG 0 polling from t + 200: t + 900.
    * A grid barrier over the persistent grid at residency (cus x
-   * wgs_per_cu = 24 x 4 = 96 WGs, policy_cpufree.c): 1000 + 10 x 96 =
-   * 1960. An allreduce from t: flag at t + 302 + LEG, seen at t + 1000.
-   *   barrier 4502.268, 2 grid barriers 8422.268, dot (0.064) 8422.332,
-   *   grid 10382.332, allreduce 11382.332, barrier 12282.332, grid
-   *   14242.332, 2 AXPYs (0.096 each) 14242.524, grid 16202.524, dot
-   *   16202.588, grid 18162.588, allreduce 19162.588, barrier 20062.588,
-   *   grid 22022.588, AXPY 22022.684, barrier 22922.684, grid 24882.684. */
-  CU_ASSERT_EQUAL(cg_time("cpufree"), 24882684);
+ * wgs_per_cu = 24 x 4 = 96 WGs, policy_cpufree.c), B(n) = 1000 + 10 n
+ * for n WGs still to come (gpu.h): the 95 WGs without work arrive as soon
+ * as they are released (the first time at the launch), theirs due B(96) =
+ * 1960 later; WG 0, with the work, arrives last and pays B(1) = 1010; the
+ * later of the two releases. An allreduce from t: flag at t + 302 + LEG,
+ * seen at t + 1000.
+ *   barrier 4502.268; grid: max(2602 + 1960, 4502.268 + 1010) = 5512.268;
+ *   grid (all at once) 7472.268; dot (0.064), grid: max(7472.268 + 1960,
+ *   7472.332 + 1010) = 9432.268; allreduce 10432.268, barrier 11332.268,
+ *   grid max(9432.268 + 1960, 11332.268 + 1010) = 12342.268; 2 AXPYs
+ *   (0.096 each), grid 12342.268 + 1960 = 14302.268; dot, grid 16262.268;
+ *   allreduce 17262.268, barrier 18162.268, grid 18162.268 + 1010 =
+ *   19172.268; AXPY 19172.364, barrier 20072.364, grid max(19172.268 +
+ *   1960, 20072.364 + 1010) = 21132.268. */
+  CU_ASSERT_EQUAL(cg_time("cpufree"), 21132268);
 }
 
 static void test_cg_hdn(void) {
@@ -983,6 +990,10 @@ static sim_time cg_counts(const struct sp_part *part, const char *policy, int va
   struct hw h;
   hw_nodes(&h, 2);
   h.gpu.atomic_same_address = atomic_ps;
+  /* a grid barrier of the same cost whatever the WGs still to come: the WG
+   * with the work arrives last and sets each release (gpu.h), so what it
+   * does shows in full */
+  h.gpu.barrier_per_wg = 0;
   struct cg_config c = {.variant = variant, .rows_per_wg = 1024, .code = code};
   struct wl_program *p = wl_cg_program(&c, part, code == CG_ACG ? &h.gpu : NULL, 3);
   struct sim_result r;
@@ -1016,7 +1027,8 @@ static sim_time cg_counts(const struct sp_part *part, const char *policy, int va
  * times gpu.atomic_same_address: one 1024-row WG (8 rows fit one), 32
  * warps, x 1 ns = 32 ns; two dots an iteration: 64 ns over 3 iterations =
  * 192 ns more than with free atomics (the ranks are symmetric: no wait
- * absorbs it). */
+ * absorbs it; the grid barrier costs the same for any number of WGs
+ * still to come, so the idle WGs' early arrivals do not either). */
 static void test_cg_barriers_per_iteration(void) {
   struct sp_matrix *m = sp_matrix_poisson(1, 8);
   char *err = NULL;
@@ -1138,10 +1150,13 @@ static void test_cg_acg_structure(void) {
  * 1102 + 1500 = 2602 ns; dzero 8 x 8 = 64 ps; 2 grid syncs of 1000 + 10
  * x 96 WGs (the grid at residency, 24 CUs x 4) = 1960 ns; SpMV 12 x 22 + 20 x 8 = 424 ps plus its gathers beyond
  * one per row, 8 x (22 - 8) = 112: 536 ps; sync; dot 16 x 8 = 128 ps;
- * sync; 2 AXPYs 2 x 192, dot 128; sync; AYPX 192. 5 syncs: 9800 ns; work
- * 64 + 536 + 128 + 384 + 128 + 192 = 1432 ps: done at 12403.432 ns. */
+ * sync; 2 AXPYs 2 x 192, dot 128; sync; AYPX 192. Each sync's release is
+ * its 95 idle WGs' (arrived when released, due B(96) = 1960 later), not
+ * the working WG's (its work under 1 ns, then B(1) = 1010; gpu.h): 5
+ * syncs 9800 ns, and the work after the last, the AYPX's 192 ps: done at
+ * 2602 + 9800 + 0.192 = 12402.192 ns. */
 static void test_cg_acg_one_rank_by_hand(void) {
-  CU_ASSERT_EQUAL(cg_time_of("cpufree", 1, CG_ACG), 12403432);
+  CU_ASSERT_EQUAL(cg_time_of("cpufree", 1, CG_ACG), 12402192);
 }
 
 /* workload.code: an unknown value, and aCG's pipelined CG under a policy

@@ -230,6 +230,34 @@ void calib_place_summary(const uint32_t *w, size_t n, int *most, double *mhz) {
 
 /* ---- kernels as the device runs them (closed forms) ---- */
 
+/* A persistent grid's deepest WGs: the fold and how many WGs take it. */
+static void persist_fold(int64_t tiles, int64_t wgs, int64_t *fold, int64_t *deep) {
+  *fold = tiles > 0 ? (tiles + wgs - 1) / wgs : 0;
+  *deep = tiles > 0 ? tiles - (*fold - 1) * wgs : wgs;
+}
+
+static double barrier_s(const struct gpu_config *g, int64_t n) {
+  return (double)gpu_barrier_time(g, (uint32_t)MAX(1, n)) * 1e-12;
+}
+
+double calib_persist_iter(const struct gpu_config *g, int64_t tiles, int64_t wgs, double tile_s) {
+  int64_t fold, deep;
+  persist_fold(tiles, wgs, &fold, &deep);
+  return MAX((double)(fold - 1) * tile_s + barrier_s(g, wgs),
+             (double)fold * tile_s + barrier_s(g, deep));
+}
+
+double calib_persist_tile(const struct gpu_config *g, int64_t tiles, int64_t wgs, double iter_s) {
+  int64_t fold, deep;
+  persist_fold(tiles, wgs, &fold, &deep);
+  if (fold == 0) return 0;
+  /* the least tile time at which one of the two arrivals reaches ITER_S */
+  double s = (iter_s - barrier_s(g, deep)) / (double)fold;
+  if (deep < wgs && fold > 1) s = MIN(s, (iter_s - barrier_s(g, wgs)) / (double)(fold - 1));
+  if (deep < wgs && fold == 1 && iter_s <= barrier_s(g, wgs)) return 0; /* the idle WGs' */
+  return s > 0 ? s : 0;
+}
+
 /* Persistent Jacobi point I's two float arrays, bytes. */
 static int64_t pj_bytes(const struct calib_meas *m, int i) {
   return 2 * m->pj_grid[i] * m->pj_grid[i] * 4;
@@ -245,12 +273,14 @@ static double persist_rate(const struct calib_meas *m, const struct gpu_config *
   int64_t n = m->pj_grid[i];
   int64_t wgs = m->cus * m->pj_k[i], tiles = kloop_jacobi_wgs(n);
   int64_t fold = (tiles + wgs - 1) / wgs;
-  double bar = g->barrier_table.n ? (double)par_table_eval(&g->barrier_table, wgs) * 1e-12 : 0;
-  double t = m->pj_iter_s[i] - bar - launch;
+  /* The deepest WGs' tiles, the barrier taken off as the model composes
+   * the loop (calib_persist_iter: the shallower WGs' arrivals done while
+   * the deepest still work); without a barrier table none. */
+  double iter = m->pj_iter_s[i] - launch;
+  double t = g->barrier_table.n ? (double)fold * calib_persist_tile(g, tiles, wgs, iter) : iter;
   /* Mostly the barrier (measured by a kernel of its own, its WGs arriving
-   * at once; here their work staggers them): what is left says little
-   * about the stencil. */
-  if (!(t > 0) || t < (m->pj_iter_s[i] - launch) / 3) return 0;
+   * at once): what is left says little about the stencil. */
+  if (!(t > 0) || t < iter / 3) return 0;
   return (double)(MIN(wgs, tiles) * fold) * KLOOP_WG_SIDE * KLOOP_WG_SIDE *
          KLOOP_BYTES_PER_POINT * 8.0 / t;
 }

@@ -413,6 +413,15 @@ struct calib_range {
   int n;
 };
 void calib_range_add(struct calib_range *r, double x);
+/* The persistent Jacobi loop's iteration as the model composes it (models/
+ * gpu.h, KS_BARRIER): TILES tiles grid-strided over WGS WGs, TILE_S
+ * seconds each; the FOLD = ceil(TILES / WGS) deep WGs arrive last and pay
+ * B(their number), the others (FOLD - 1 tiles, or none) B(WGS) from their
+ * arrival; B from G's barrier. Seconds. */
+double calib_persist_iter(const struct gpu_config *g, int64_t tiles, int64_t wgs, double tile_s);
+/* Its inverse: the time of one tile that gives an iteration of ITER_S (0
+ * when no tile time does: ITER_S under the barrier alone). */
+double calib_persist_tile(const struct gpu_config *g, int64_t tiles, int64_t wgs, double iter_s);
 /* A persistent run's record W (NVIDIA): N WGs' SM ids, then WG 0's clock64
  * ticks and globaltimer nanoseconds over the loop, each as low and high
  * 32-bit words: *MOST the most WGs one SM held, *MHZ the clock (0 when the
