@@ -1452,8 +1452,7 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
         if (first || now != q->barrier_at) q->barrier_at = now, q->barrier_before = q->barrier_arrived;
         sim_time due = now + gpu_barrier_time(cfg, k->n_wgs - q->barrier_before);
         if (first || due > q->barrier_due ||
-            (due == q->barrier_due && now == q->barrier_at && q->barrier_seq_at == now &&
-             w->wg < q->barrier_wg)) {
+            (due == q->barrier_due && q->barrier_seq_at == now && w->wg < q->barrier_wg)) {
           batch_close(c);
           if (!first) sim_reserve_drop(c->eng, q->barrier_seq);
           q->barrier_due = due;
@@ -1468,8 +1467,13 @@ static void wg_run(struct sim_comp *c, uint32_t slot) {
         s->barriers++;
         s->barrier_time += q->barrier_due - sim_now(c->eng);
         batch_close(c);
-        sim_schedule_reserved(c, q->barrier_due, q->barrier_seq, EV_BARRIER_DONE,
-                              (uint64_t)(w->queue));
+        if (sim_after_now(c->eng, q->barrier_due, q->barrier_seq)) {
+          sim_schedule_reserved(c, q->barrier_due, q->barrier_seq, EV_BARRIER_DONE,
+                                (uint64_t)(w->queue));
+        } else { /* due now, set earlier (B of the last WGs 0): from this event */
+          sim_reserve_drop(c->eng, q->barrier_seq);
+          gpu_schedule(c, CP_GPU_WORK, 0, EV_BARRIER_DONE, (uint64_t)(w->queue));
+        }
       }
       return;
     default: g_error("%s: kernel %s has a step of unknown kind %u", c->name, kernel_name(k),

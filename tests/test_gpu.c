@@ -433,6 +433,33 @@ static sim_time barrier_run(sim_time late, struct rig *r) {
   return f->at[0];
 }
 
+/* A table whose one-WG barrier costs nothing: WG 2's arrival at 3.6 us
+ * is due at once, the same instant as the idle WGs' 1.6 + B(4) = 3.6 (B
+ * 0 at 1 WG, 2 us at 4): the release at 3.6, set by their earlier
+ * arrival, runs after the last arrival's event (no assertion). */
+static void test_barrier_free_last(void) {
+  static const struct kstep steps[] = {
+      {.kind = KS_COMPUTE, .time = 2 * US, .only_wg = 3},
+      {.kind = KS_BARRIER},
+      {.kind = KS_TRIGGER, .tag = 5, .tag_div = 1, .only_wg = 1},
+  };
+  static const struct kernel k[] = {{.name = "bar", .n_wgs = 4, .steps = steps, .n_steps = 3}};
+  static const struct nodeprog prog = {.kernels = k, .n_kernels = 1, .qcmds = q_k0, .n_qcmds = 1,
+                                       .host = h_launch_wait0, .n_host = 2};
+  struct rig r;
+  gpu_rig(&r);
+  r.g.cus = 4;
+  r.g.wgs_per_cu = 1;
+  r.g.barrier_table = (struct par_table){.n = 2, .x = {1, 4}, .y = {0, 2 * US}};
+  rig_build(&r, &prog);
+  rig_run(&r);
+  struct fnic *f = rig_nic(&r);
+  CU_ASSERT_EQUAL_FATAL(f->n, 1);
+  CU_ASSERT_EQUAL(f->at[0], B + L + 2 * US + F + B);
+  CU_ASSERT_EQUAL(rep(&r, "node0.gpu.barrier_time"), 0);
+  rig_free(&r);
+}
+
 static void test_barrier(void) {
   struct rig r;
   /* WGs start at 1.6 us; the three idle ones' arrives are done at 1.6 +
@@ -1990,6 +2017,7 @@ int main(void) {
       {"WG flag polling adds [0, poll_interval)", test_flag_polling},
       {"trigger store = fence + bus", test_trigger_store},
       {"device-wide barrier cost", test_barrier},
+      {"a barrier released at its last arrival's instant by an earlier one", test_barrier_free_last},
       {"stream wait-on-flag and doorbell", test_stream_wait},
       {"flag_div: WGs on different flags go on independently", test_flag_div},
       {"trigger with work-item stores: one message, b = stores", test_trigger_work_items},

@@ -104,8 +104,11 @@
  *   iterations (a run's fixed cost, its launch, wait and whatever else
  *   it pays once, falls out; on the H200 that is 14 - 24 us a run, twice
  *   the empty round trip, which a per-iteration wall time of 50 spread
- *   over them), minus the barrier (an older profile's one run: its wall
- *   time per iteration less the round trip's share),
+ *   over them), minus the barrier as the model composes the loop
+ *   (calib_persist_tile: the WGs with a tile fewer, or none, arrive early
+ *   and their arrives are done while the deepest work; models/gpu.h
+ *   KS_BARRIER) (an older profile's one run: its wall time per iteration
+ *   less the round trip's share),
  *   fitted to the level's law (1/bw = a/k + b) as percentages of its
  *   latency and peak; a level is the grids whose two arrays fit L1 per CU,
  *   L2, or neither. Where the fitted asymptote exceeds the level's peak
