@@ -572,29 +572,36 @@ static void test_signal_path(void) {
   g_free(p);
 }
 
+/* validate-real --measured on the committed H200 profile and the saved
+ * table SAVED, the sync case at 64^2 only (ITERS: its -i, or NULL): the
+ * exit status, stdout and stderr. */
+static int measured_run(const char *saved, const char *iters, char **out, char **err) {
+  const char *configs = g_getenv("TRIGSIM_CONFIGS");
+  g_assert(configs);
+  char *profile = g_build_filename(configs, "hw", "h200-opencl.yaml", NULL);
+  const char *argv[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
+                        "--no-persistent", iters ? "-i" : NULL, iters, NULL};
+  *out = *err = NULL;
+  int rc = tu_trigsim(argv, out, err);
+  g_free(profile);
+  return rc;
+}
+
 /* validate-real --measured predicts what the saved table measured: its
  * header's iteration count unless --iters is given, and a different
  * --iters is refused (exit 2), since a loop's time per iteration depends
  * on how many iterations share its launch and final wait. */
 static void test_measured_iterations(void) {
-  const char *configs = g_getenv("TRIGSIM_CONFIGS");
-  g_assert(configs);
-  char *profile = g_build_filename(configs, "hw", "h200-opencl.yaml", NULL);
   const char *table = "# validate-real: dev; profile p.yaml; 1000 iterations, median of 5 runs\n"
                       "case       grid  measured/iter predicted/iter    error  spread\n"
                       "sync         64        10.00us        10.00us    +0.0%    1.0%\n";
   char *saved = tu_temp_file(".txt", table, strlen(table));
-  char *out = NULL, *err = NULL;
-  const char *base[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
-                        "--no-persistent", NULL};
-  CU_ASSERT_EQUAL(tu_trigsim(base, &out, &err), 0);
+  char *out, *err;
+  CU_ASSERT_EQUAL(measured_run(saved, NULL, &out, &err), 0);
   CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "; 1000 iterations, median of 5 runs"));
   g_free(out);
   g_free(err);
-  out = err = NULL;
-  const char *other[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
-                         "--no-persistent", "-i", "100", NULL};
-  CU_ASSERT_EQUAL(tu_trigsim(other, &out, &err), 2);
+  CU_ASSERT_EQUAL(measured_run(saved, "100", &out, &err), 2);
   char *want = g_strdup_printf("--iters: expected the 1000 iterations %s measured (its header), "
                                "got 100", saved);
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, want));
@@ -603,16 +610,12 @@ static void test_measured_iterations(void) {
   g_free(err);
   g_remove(saved);
   g_free(saved);
-  g_free(profile);
 }
 
 /* validate-real --measured prints the saved table's device notes where
  * the device printed them: the host's state before the case it preceded,
  * a case's own note after it; its header and summary are its own. */
 static void test_measured_notes(void) {
-  const char *configs = g_getenv("TRIGSIM_CONFIGS");
-  g_assert(configs);
-  char *profile = g_build_filename(configs, "hw", "h200-opencl.yaml", NULL);
   const char *table = "# validate-real: dev; profile p.yaml; 100 iterations, median of 5 runs\n"
                       "# each case is the scenario `trigsim run p.yaml ...`\n"
                       "case       grid  measured/iter predicted/iter    error  spread\n"
@@ -621,10 +624,8 @@ static void test_measured_notes(void) {
                       "# sync 64: a note of its own\n"
                       "# |error|: median 0.0%, worst 0.0%\n";
   char *saved = tu_temp_file(".txt", table, strlen(table));
-  char *out = NULL, *err = NULL;
-  const char *argv[] = {"validate-real", profile, "--measured", saved, "-g", "64", "--cg", "0",
-                        "--no-persistent", NULL};
-  CU_ASSERT_EQUAL(tu_trigsim(argv, &out, &err), 0);
+  char *out, *err;
+  CU_ASSERT_EQUAL(measured_run(saved, NULL, &out, &err), 0);
   const char *host = out ? strstr(out, "# host now: empty round trip 9.00us, enqueue 4.00us\nsync  ")
                          : NULL;
   CU_ASSERT_PTR_NOT_NULL(host);
@@ -637,7 +638,6 @@ static void test_measured_notes(void) {
   g_free(err);
   g_remove(saved);
   g_free(saved);
-  g_free(profile);
 }
 
 /* The persistent loop's record on NVIDIA: WGs' SM ids, then WG 0's clock

@@ -416,10 +416,9 @@ void calib_dev_close(struct calib_dev *d) {
 
 const char *calib_dev_name(const struct calib_dev *d) { return d->name; }
 
-/* Makes the two grids hold at least N x N floats (zero-filled). */
-/* The two Jacobi grids of side N, back to back in one buffer: their
- * distance fixed (the grid's bytes, rounded up to the device's base
- * alignment) in every process. Where two separate buffers land decides
+/* The two Jacobi grids of side N, back to back in one buffer (zero-filled
+ * when it grows): their distance fixed (the grid's bytes, rounded up to
+ * the device's base alignment) in every process. Where two separate buffers land decides
  * how their lines meet in the caches: on the H200 the 512^2 loop at 1 WG
  * a CU takes 2.2 us an iteration with its grids 1 or 1.5 MiB apart and
  * 2.5 - 3.3 us at 1 MiB + 4 KiB, 2 or 3 MiB (tools/calib/probes/

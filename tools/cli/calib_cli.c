@@ -178,19 +178,20 @@ static const struct saved_case *saved_get(GHashTable *t, const char *name, int64
   return v;
 }
 
-/* Measures case C on device D (or takes it from SAVED): false and *ERR on
- * a device error; *SKIP when there is nothing to compare (not in SAVED,
- * not resident, no coherent host buffer), with a line already printed. */
-static bool measure_case(struct calib_dev *d, GHashTable *saved, const struct calib_cuda *cuda,
-                         const struct calib_case *c, int reps, int64_t cus, double *meas,
-                         double *spread, bool *skip, struct calib_run_state *st, char **err) {
+/* Measures case C on device D (or, FROM_SAVED, takes it from SC, its saved
+ * line): false and *ERR on a device error; *SKIP when there is nothing to
+ * compare (not saved, not resident, no coherent host buffer), with a line
+ * already printed. */
+static bool measure_case(struct calib_dev *d, bool from_saved, const struct saved_case *sc,
+                         const struct calib_cuda *cuda, const struct calib_case *c, int reps,
+                         int64_t cus, double *meas, double *spread, bool *skip,
+                         struct calib_run_state *st, char **err) {
   char buf[16];
   const char *name = calib_case_name(c, buf, sizeof buf);
   *skip = false;
-  if (saved) {
-    const struct saved_case *v = saved_get(saved, name, c->size);
-    *skip = !v;
-    if (v) *meas = v->s, *spread = v->spread;
+  if (from_saved) {
+    *skip = !sc;
+    if (sc) *meas = sc->s, *spread = sc->spread;
     return true;
   }
   bool ok = true, res = true;
@@ -397,20 +398,20 @@ int calib_cmd_validate_real(int argc, char **argv) {
              "%.2fus), predicted on the profile's OpenCL one (%.2fus)\n",
              cuda.roundtrip.median_s * 1e6, prof_rt * 1e6);
     struct calib_run_state st = {0};
-    ok = measure_case(d, saved, &cuda, c, c->kind >= CASE_STORE ? MAX(reps, 9) : reps, hw.gpu.cus,
-                      &meas, &spread, &skip, &st, &err);
+    char buf[16];
+    const char *name = calib_case_name(c, buf, sizeof buf);
+    const struct saved_case *sc = saved ? saved_get(saved, name, c->size) : NULL;
+    ok = measure_case(d, saved != NULL, sc, &cuda, c, c->kind >= CASE_STORE ? MAX(reps, 9) : reps,
+                      hw.gpu.cus, &meas, &spread, &skip, &st, &err);
     if (!ok || skip) continue;
     int64_t pred;
     ok = calib_case_predict(argv[1], c, (const char *const *)sets, &pred, &err);
     if (!ok) break;
     double e = ((double)pred * 1e-12 - meas) / meas;
     errs[n_errs++] = fabs(e);
-    char buf[16];
-    const struct saved_case *sc = saved ? saved_get(saved, calib_case_name(c, buf, sizeof buf),
-                                                    c->size) : NULL;
     if (sc) fputs(sc->before->str, stdout); /* the device's notes, where it printed them */
-    printf("%-8s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", calib_case_name(c, buf, sizeof buf),
-           c->size, meas * 1e6, (double)pred * 1e-6, 100 * e, 100 * spread);
+    printf("%-8s %6" PRId64 " %12.2fus %12.2fus %+7.1f%% %6.1f%%\n", name, c->size, meas * 1e6,
+           (double)pred * 1e-6, 100 * e, 100 * spread);
     if (sc) fputs(sc->after->str, stdout);
     if (st.most > c->k && c->kind == CASE_PERSIST)
       printf("# %s %" PRId64 ": %d WGs on one SM (%" PRId64 " a CU asked)\n", buf, c->size,

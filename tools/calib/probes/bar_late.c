@@ -54,23 +54,13 @@ static double slope_of(cl_command_queue q, cl_kernel k, size_t nwg) {
       die(clFinish(q), "clFinish");
       t[r] = now() - t0;
     }
-    qsort(t + 1, REPS, sizeof t[0], cmp);
-    med[s] = t[1 + REPS / 2];
+    med[s] = median(t + 1, REPS);
   }
   return (med[1] - med[0]) / (iters[1] - iters[0]);
 }
 
 int main(void) {
-  cl_platform_id pl[8];
-  cl_uint np = 0;
-  die(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
-  cl_device_id dev = NULL;
-  for (cl_uint i = 0; i < np && !dev; i++)
-    if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
-  if (!dev) {
-    fprintf(stderr, "bar_late: expected a GPU, got none\n");
-    return 1;
-  }
+  cl_device_id dev = probe_device(NULL, 0);
   cl_uint cus = 0;
   char name[256] = "";
   clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
@@ -80,14 +70,7 @@ int main(void) {
   die(rc, "clCreateContext");
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
   die(rc, "clCreateCommandQueue");
-  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
-  die(rc, "clCreateProgramWithSource");
-  if (clBuildProgram(p, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    char log[8192] = "";
-    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-    fprintf(stderr, "bar_late: the kernel does not build (inline PTX is NVIDIA's):\n%s\n", log);
-    return 1;
-  }
+  cl_program p = probe_build(ctx, dev, src, "inline PTX is NVIDIA's");
   cl_kernel k = clCreateKernel(p, "bl", &rc);
   die(rc, "clCreateKernel");
   int zero[2] = {0, 0};

@@ -33,9 +33,13 @@ static const char *src =
     "  b[i] = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"
     "}\n";
 
-static double median(double *x, int n) {
-  qsort(x, (size_t)n, sizeof *x, cmp);
-  return x[n / 2];
+/* Kernel K's arguments for step I over an N x N grid: grids A, B in turn. */
+static void grid_args(cl_kernel k, cl_mem a, cl_mem b, int n, int i) {
+  cl_mem x = (i & 1) ? b : a, y = (i & 1) ? a : b;
+  cl_int ni = n;
+  clSetKernelArg(k, 0, sizeof x, &x);
+  clSetKernelArg(k, 1, sizeof y, &y);
+  clSetKernelArg(k, 2, sizeof ni, &ni);
 }
 
 static double span_of(cl_event ev) {
@@ -55,13 +59,7 @@ static void measure(cl_command_queue q, cl_kernel k, cl_mem a, cl_mem b, int n, 
   cl_uint dims = n ? 2 : 1;
   double s[SPANS], r[SPANS], bb[B2B_REPS];
   for (int i = -3; i < SPANS; i++) { /* three warm-ups */
-    if (n) {
-      cl_mem x = (i & 1) ? b : a, y = (i & 1) ? a : b;
-      cl_int ni = n;
-      clSetKernelArg(k, 0, sizeof x, &x);
-      clSetKernelArg(k, 1, sizeof y, &y);
-      clSetKernelArg(k, 2, sizeof ni, &ni);
-    }
+    if (n) grid_args(k, a, b, n, i);
     cl_event ev;
     double t0 = now();
     die(clEnqueueNDRangeKernel(q, k, dims, NULL, g, l, 0, NULL, &ev), "enqueue");
@@ -73,13 +71,7 @@ static void measure(cl_command_queue q, cl_kernel k, cl_mem a, cl_mem b, int n, 
   for (int rep = -1; rep < B2B_REPS; rep++) {
     double t0 = now();
     for (int i = 0; i < B2B; i++) {
-      if (n) {
-        cl_mem x = (i & 1) ? b : a, y = (i & 1) ? a : b;
-        cl_int ni = n;
-        clSetKernelArg(k, 0, sizeof x, &x);
-        clSetKernelArg(k, 1, sizeof y, &y);
-        clSetKernelArg(k, 2, sizeof ni, &ni);
-      }
+      if (n) grid_args(k, a, b, n, i);
       die(clEnqueueNDRangeKernel(q, k, dims, NULL, g, l, 0, NULL, NULL), "enqueue");
     }
     die(clFinish(q), "clFinish");
@@ -91,18 +83,7 @@ static void measure(cl_command_queue q, cl_kernel k, cl_mem a, cl_mem b, int n, 
 }
 
 int main(void) {
-  cl_platform_id pl[8];
-  cl_uint np = 0;
-  die(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
-  cl_device_id dev = NULL;
-  for (cl_uint i = 0; i < np && !dev; i++)
-    if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
-  for (cl_uint i = 0; i < np && !dev; i++) /* else any device (PoCL's CPU, to try it) */
-    if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
-  if (!dev) {
-    fprintf(stderr, "subbuf: expected an OpenCL device, got none\n");
-    return 1;
-  }
+  cl_device_id dev = probe_device(NULL, 1); /* else any device: PoCL's CPU, to try it */
   char name[256] = "";
   clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
   cl_uint align_bits = 0;
@@ -113,9 +94,7 @@ int main(void) {
   cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, qp, &rc);
   die(rc, "clCreateCommandQueue");
-  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
-  die(rc, "clCreateProgramWithSource");
-  die(clBuildProgram(p, 1, &dev, "", NULL, NULL), "clBuildProgram");
+  cl_program p = probe_build(ctx, dev, src, NULL);
   cl_kernel kj = clCreateKernel(p, "jacobi", &rc), ke = clCreateKernel(p, "empty", &rc);
   die(rc, "clCreateKernel");
   size_t bytes = sizeof(float) * MAXN * MAXN, align = align_bits / 8 > 128 ? align_bits / 8 : 128;

@@ -45,11 +45,6 @@ static const char *src =
     "  if (get_global_id(0) == 0 && get_global_id(1) == 0) b[0] = (float)n;\n"
     "}\n";
 
-static double median(double *v, int n) {
-  qsort(v, n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static cl_command_queue q;
 static cl_mem ga, gb;
 
@@ -104,24 +99,8 @@ static void run_case(const char *name, cl_kernel k, int args, int n, int sync) {
 }
 
 int main(int argc, char **argv) {
-  cl_platform_id ps[16];
-  cl_uint np = 0;
-  die(clGetPlatformIDs(16, ps, &np), "clGetPlatformIDs");
-  cl_device_id dev = NULL;
-  /* A GPU on any platform first, then any device. */
-  for (int pass = 0; pass < 2 && !dev; pass++)
-    for (cl_uint i = 0; i < np && !dev; i++) {
-      char pn[256] = "";
-      clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof pn, pn, NULL);
-      if (argc > 1 && !strstr(pn, argv[1])) continue;
-      if (clGetDeviceIDs(ps[i], pass ? CL_DEVICE_TYPE_ALL : CL_DEVICE_TYPE_GPU, 1, &dev, NULL) !=
-          CL_SUCCESS)
-        dev = NULL;
-    }
-  if (!dev) {
-    fprintf(stderr, "sync_parts: no OpenCL device\n");
-    return 1;
-  }
+  /* A GPU on any platform (whose name holds ARGV[1]) first, then any device. */
+  cl_device_id dev = probe_device(argc > 1 ? argv[1] : NULL, 1);
   char dn[256] = "";
   clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dn, dn, NULL);
   cl_int rc;
@@ -133,9 +112,7 @@ int main(int argc, char **argv) {
   cl_command_queue profq = clCreateCommandQueueWithProperties(ctx, dev, prof, &rc);
   die(rc, "clCreateCommandQueue profiling");
   q = plain;
-  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
-  die(rc, "clCreateProgramWithSource");
-  die(clBuildProgram(p, 1, &dev, "", NULL, NULL), "clBuildProgram");
+  cl_program p = probe_build(ctx, dev, src, NULL);
   cl_kernel empty = clCreateKernel(p, "empty", &rc), empty3 = clCreateKernel(p, "empty3", &rc),
             jac = clCreateKernel(p, "jacobi", &rc), jro = clCreateKernel(p, "jacobi_ro", &rc),
             st1 = clCreateKernel(p, "store1", &rc);

@@ -116,8 +116,7 @@ static void measure(cl_command_queue q, cl_kernel kj, size_t g, size_t l, cl_mem
       if (m > *most) *most = m;
       if (e > *empty_most) *empty_most = e;
     }
-    qsort(t + 1, REPS, sizeof t[0], cmp);
-    med[s] = t[1 + REPS / 2];
+    med[s] = median(t + 1, REPS);
   }
   *slope = (med[1] - med[0]) / (iters[1] - iters[0]);
   *fixed = med[0] - iters[0] * *slope;
@@ -131,16 +130,7 @@ int main(int argc, char **argv) {
   int shift = argc > 2 && strcmp(argv[2], "shift") == 0;
   int errpoll = argc > 2 && strcmp(argv[2], "err") == 0;
   int gap = argc > 2 && strcmp(argv[2], "gap") == 0;
-  cl_platform_id pl[8];
-  cl_uint np = 0;
-  die(clGetPlatformIDs(8, pl, &np), "clGetPlatformIDs");
-  cl_device_id dev = NULL;
-  for (cl_uint i = 0; i < np && !dev; i++)
-    if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
-  if (!dev) {
-    fprintf(stderr, "wg_place: expected a GPU, got none\n");
-    return 1;
-  }
+  cl_device_id dev = probe_device(NULL, 0);
   cl_uint cus = 0;
   clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
   cl_int rc;
@@ -149,14 +139,7 @@ int main(int argc, char **argv) {
   cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, prof ? qp : NULL, &rc);
   die(rc, "clCreateCommandQueue");
-  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
-  die(rc, "clCreateProgramWithSource");
-  if (clBuildProgram(p, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-    char log[8192] = "";
-    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-    fprintf(stderr, "wg_place: the kernel does not build (inline PTX is NVIDIA's):\n%s\n", log);
-    return 1;
-  }
+  cl_program p = probe_build(ctx, dev, src, "inline PTX is NVIDIA's");
   cl_kernel kj = clCreateKernel(p, "jp", &rc);
   die(rc, "clCreateKernel");
   size_t nwg = (size_t)cus * (size_t)k, g = nwg * WG, l = WG;
