@@ -174,7 +174,16 @@ struct gpu_state {
    offsetof(struct gpu_config, l1eff[cls])},                                                    \
   {"l1lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                         \
    doc "'s L1 latency when L1-resident, percent of l1_latency",                                \
-   offsetof(struct gpu_config, l1lat[cls])}
+   offsetof(struct gpu_config, l1lat[cls])},                                                    \
+  {"knee_" #name, PAR_FLOAT, "1", "1", "64", NULL,                                              \
+   doc "'s knee exponent p at memory: 1/bw = ((latency / bits in flight)^p + "                  \
+   "(1 / bandwidth)^p)^(1/p); 1: the sum, larger: a sharper turn to the peak (gpu.h)",          \
+   offsetof(struct gpu_config, knee[cls])},                                                     \
+  {"l2knee_" #name, PAR_FLOAT, "1", "1", "64", NULL,                                            \
+   doc "'s knee exponent p at L2 (as knee_ at memory)", offsetof(struct gpu_config, l2knee[cls])}, \
+  {"l1knee_" #name, PAR_FLOAT, "1", "1", "64", NULL,                                            \
+   doc "'s knee exponent p when L1-resident (as knee_ at memory)",                             \
+   offsetof(struct gpu_config, l1knee[cls])}
 static const struct par_decl gpu_decls[] = {
     PAR(clock, PAR_FREQ, "1GHz", "1MHz", "100GHz", "core clock (GPU-TN Table 2)"),
     PAR(cus, PAR_INT, "24", "1", "4096", "compute units (GPU-TN Table 2)"),
@@ -379,20 +388,30 @@ int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k) {
 double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, int level, int kclass,
                         int64_t item_bytes) {
   int c = kclass >= 0 && kclass < KC_COUNT ? kclass : KC_STREAM;
-  double peak, lat;
+  double peak, lat, p;
   if (level == GPU_L1) {
     peak = (double)cfg->l1_bandwidth * (double)cfg->l1eff[c] / 100.0;
     lat = (double)cfg->l1_latency * (double)cfg->l1lat[c] / 100.0 / (double)SIM_S;
+    p = cfg->l1knee[c];
   } else if (level == GPU_L2) {
     peak = (double)cfg->l2_bandwidth * (double)cfg->l2eff[c] / 100.0;
     lat = (double)cfg->l2_latency * (double)cfg->l2lat[c] / 100.0 / (double)SIM_S;
+    p = cfg->l2knee[c];
   } else {
     peak = (double)cfg->mem_bandwidth * (double)cfg->eff[c] / 100.0;
     lat = (double)cfg->mem_latency * (double)cfg->lat[c] / 100.0 / (double)SIM_S;
+    p = cfg->knee[c];
   }
   double ib = (double)(item_bytes > 0 ? item_bytes : cfg->item_bytes);
   double inflight_bits = (double)r * (double)cfg->wg_items * ib * 8.0;
-  return 1.0 / (lat / inflight_bits + 1.0 / peak);
+  return 1.0 / gpu_knee_sum(lat / inflight_bits, 1.0 / peak, p);
+}
+
+double gpu_knee_sum(double x, double y, double p) {
+  if (!(p > 1)) return x + y;
+  double m = fmax(x, y); /* scaled, so that a large p does not underflow */
+  if (!(m > 0)) return 0;
+  return m * pow(pow(x / m, p) + pow(y / m, p), 1.0 / p);
 }
 
 /* Picoseconds to move BITS at BPS, shared by R WGs (each gets BPS / R). */

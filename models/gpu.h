@@ -42,11 +42,22 @@
  *   wave w / (cus * occ); the last wave holds the rest: the tail; a step
  *   that only sel_count WGs perform: at most sel_count).
  *   Achieved bandwidth (Little's law with the loaded latency: a request
- *   waits its latency, then its turn at the peak rate), for class c:
- *     1 / dram(R) = lat_c% mem_latency / (R wg_items item_bytes 8) + 1 / (eff_c% mem_bandwidth)
- *     1 / l2(R)   = l2lat_c% l2_latency / (R wg_items item_bytes 8) + 1 / (l2eff_c% l2_bandwidth)
+ *   waits its latency, then its turn at the peak rate), for class c, the
+ *   two terms x = latency / bits in flight and y = 1 / peak joined as
+ *   S_p(x, y) = (x^p + y^p)^(1/p), p the class's knee exponent at the
+ *   level (knee_c, l2knee_c, l1knee_c; 1, the default, is the plain sum):
+ *     1 / dram(R) = S_p(lat_c% mem_latency / (R wg_items item_bytes 8), 1 / (eff_c% mem_bandwidth))
+ *     1 / l2(R)   = S_p(l2lat_c% l2_latency / (R wg_items item_bytes 8), 1 / (l2eff_c% l2_bandwidth))
  *   (latency-bound, linear in R, at low occupancy; saturating at the
- *   peak). L2's capacity C: l2_bytes for a persistent kernel (its WGs
+ *   peak). The sum charges every request the whole queue ahead of it at
+ *   any occupancy, so its turn to the peak is gradual; a larger p keeps a
+ *   request at its unloaded latency until the requests in flight near the
+ *   peak's share, the turn as sharp as max(x, y) as p grows. calibrate
+ *   fits p with the stencil class's latency and peak per level (calib.h):
+ *   on the H200 the persistent Jacobi loop's tiles alone at 1 - 8 WGs a CU
+ *   turn sharper than the sum (1024^2: 1.80x from 1 to 2 WGs a CU, 1.27x
+ *   from 2 to 3, flat from 4; the sum gives 1.55x, 1.17x and a slow
+ *   climb: configs/hw/README.md, "The knee"). L2's capacity C: l2_bytes for a persistent kernel (its WGs
  *   stay on their CUs, their data in their half of a partitioned L2),
  *   l2_near_bytes (one half) for a kernel launched per phase, whose WGs
  *   land anywhere, so that each half caches its own copy of what they
@@ -238,6 +249,9 @@ struct gpu_config {
   sim_time l1_latency;
   int64_t l1eff[KC_COUNT];     /* percent of l1_bandwidth */
   int64_t l1lat[KC_COUNT];     /* percent of l1_latency */
+  double knee[KC_COUNT];       /* the knee exponent p at memory ("Achieved bandwidth"); <= 1: 1 */
+  double l2knee[KC_COUNT];     /* ... at L2 */
+  double l1knee[KC_COUNT];     /* ... at the L1-resident level */
   sim_time wg_start;           /* dispatch cost of each WG before its first step */
   sim_time first_wave;         /* + for the WGs of a kernel's first wave */
   sim_time peer_load_latency;  /* a load from a peer GPU's memory, round trip; 0: no model */
@@ -305,6 +319,9 @@ enum gpu_level { GPU_DRAM, GPU_L2, GPU_L1 };
  * (the formula above). */
 double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, int level, int kclass,
                         int64_t item_bytes);
+/* S_p(X, Y) = (X^p + Y^p)^(1/p) for X, Y >= 0 (X + Y where P <= 1): the
+ * two terms of the achieved bandwidth's law joined at knee exponent P. */
+double gpu_knee_sum(double x, double y, double p);
 
 /* Duration of one KS_COMPUTE step under CFG (the bandwidth shared by all
  * cus * wgs_per_cu slots). */

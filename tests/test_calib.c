@@ -291,6 +291,56 @@ static void test_derive_kernels_round_trip(void) {
  * per iteration of pj_iters, 3 items an entry) has the round trip's share,
  * which the derivation takes off. Both forms give the same stencil class;
  * the 4-item entries come back from the profile with their fixed cost. */
+/* The stencil class's knee (calib.h): persistent Jacobi points at 512^2
+ * (2 MiB: L2 on synth_caches' 4 MiB), 2 CUs at k = 1, 2, 4 WGs a CU, so
+ * 1024 tiles over 2k WGs, each WG's share full: 1024 x 16 x 16 x 8 B x 8
+ * = 16777216 bits an iteration. Their times follow S_3(4/k, 1) us:
+ * (64 + 1)^(1/3) = 4.0207, (8 + 1)^(1/3) = 2.0801, (1 + 1)^(1/3) = 1.2599
+ * us. Three k, three unknowns: the fit finds p = 3 and the class's law
+ * then gives each point's rate to within the percentages' rounding (the
+ * asymptote 16.78 Tbps is 52 % of synth's 32 Tbps L2, +-1 %). Without
+ * the third k the fit keeps the sum (p = 1), the line in 1/k through the
+ * first two: 3.8812 / k + 0.1395 us, at k = 4 1.1098 us against 1.2599,
+ * its rate 13.5 % over. */
+static void test_persistent_knee(void) {
+  struct calib_meas m;
+  synth_caches(&m);
+  m.pj_iters = 5, m.pj_iters_long = 50;
+  static const int64_t k[] = {1, 2, 4};
+  double t[3];
+  for (int i = 0; i < 3; i++) {
+    t[i] = cbrt(pow(4.0 / (double)k[i], 3) + 1) * 1e-6;
+    m.pj_grid[i] = 512, m.pj_k[i] = k[i];
+    m.pj_iter_s[i] = t[i];
+    m.pj_fixed_s[i] = 60e-6;
+  }
+  m.n_pj = 3;
+  struct calib_hw hw;
+  struct calib_fit fit;
+  char *err = NULL;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m, &hw, &fit, &err));
+  CU_ASSERT_DOUBLE_EQUAL(hw.gpu.l2knee[KC_STENCIL], 3.0, 1e-9);
+  CU_ASSERT_EQUAL(hw.gpu.l2eff[KC_STENCIL], 52);
+  double worst1 = 0;
+  for (int i = 0; i < 3; i++) {
+    double bps = 16777216 / t[i];
+    double got = gpu_achieved_bps(&hw.gpu, (uint64_t)(2 * k[i]), GPU_L2, KC_STENCIL, 0);
+    CU_ASSERT_DOUBLE_EQUAL(got / bps, 1, 0.015);
+  }
+  struct calib_meas m1 = m;
+  m1.n_pj = 2; /* k = 1, 2 */
+  struct calib_hw sum;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m1, &sum, &fit, &err));
+  CU_ASSERT_DOUBLE_EQUAL(sum.gpu.l2knee[KC_STENCIL] > 1 ? sum.gpu.l2knee[KC_STENCIL] : 1, 1, 1e-9);
+  for (int i = 0; i < 3; i++) {
+    double bps = 16777216 / t[i];
+    double got = gpu_achieved_bps(&sum.gpu, (uint64_t)(2 * k[i]), GPU_L2, KC_STENCIL, 0);
+    worst1 = fmax(worst1, fabs(got / bps - 1));
+  }
+  CU_ASSERT_TRUE(worst1 > 0.03);
+  g_free(err);
+}
+
 static void test_persistent_two_lengths(void) {
   /* 3 us an iteration over 50 (150 us) and 2.1 us over 500 (1050 us):
    * 900 us for 450 more, 2 us each; 150 - 100 = 50 us once. */
@@ -857,6 +907,7 @@ int main(void) {
       {"parameters derived from measurements", test_derive},
       {"profile writer/reader round trip", test_profile_round_trip},
       {"persistent loop: slope of two run lengths, or an older profile's one run", test_persistent_two_lengths},
+      {"persistent loop: the stencil class's knee exponent fitted", test_persistent_knee},
       {"persistent step's L1 from the persistent loop at 1 WG per CU", test_persistent_residency},
       {"occupancy, L2 and barrier sweeps: derived, written, read back", test_derive_kernels_round_trip},
       {"L1 residency rounds up to the set measured fast", test_derive_l1_resident_rounds_up},

@@ -906,6 +906,43 @@ static void test_occupancy_little(void) {
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &sp, 0), 2032 * NS);
 }
 
+/* The knee (gpu.h "Achieved bandwidth") on the little GPU at mem_latency
+ * 12 ns: with R = 16 WGs in flight (131072 bits) the latency term is 12
+ * ns / 131072 bits and the peak's (8.192 Tbps) 16 ns / 131072 bits, so a
+ * WG's 8192 bits, shared by 16, take 131072 S_p(x, y) bits: 12 + 16 = 28
+ * ns at p = 1 (the sum), sqrt(12^2 + 16^2) = 20 ns at p = 2, and 16 (1 +
+ * 0.75^64)^(1/64) ns = 16000.0025 ps at p = 64, 16001 ps rounded up as
+ * every step time (the terms scaled first: x^64 alone, about 1e-830, is
+ * below the smallest double). L2 takes
+ * l2knee_ (a persistent step within L2 at the same latency and peak: 20
+ * ns at p = 2 while memory's knee is 1), the class its own (stencil at 1
+ * while stream's is 2: 28 ns). */
+static void test_knee(void) {
+  struct gpu_config g;
+  little_gpu(&g);
+  g.mem_latency = 12 * NS;
+  const struct kernel k16 = {.n_wgs = 16}, pers = {.n_wgs = 16, .persistent = true};
+  struct kstep st = {.kind = KS_COMPUTE, .bytes = 1024};
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 28 * NS);
+  g.knee[KC_STREAM] = 2;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 20 * NS);
+  g.knee[KC_STREAM] = 64;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 16 * NS + 1);
+  CU_ASSERT_DOUBLE_EQUAL(gpu_knee_sum(3e-14, 4e-14, 2), 5e-14, 1e-27);
+  CU_ASSERT_DOUBLE_EQUAL(gpu_knee_sum(3e-14, 4e-14, 1), 7e-14, 1e-27);
+  CU_ASSERT_EQUAL(gpu_knee_sum(0, 0, 8), 0);
+  g.knee[KC_STREAM] = 1;
+  g.l2_bytes = 4 << 20;
+  g.l2_bandwidth = 8192000000000;
+  g.l2_latency = 12 * NS;
+  st.ws_bytes = 1 << 20;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 28 * NS);
+  g.l2knee[KC_STREAM] = 2;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 20 * NS);
+  st.kclass = KC_STENCIL;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 28 * NS);
+}
+
 /* Issue 28's levels on the little GPU (2 CUs x 8 WGs of 256 items, 4 B
  * in flight each), latencies 0 so that each level is its peak shared by
  * the R WGs of the wave (bw_share kernel): memory 8.192 Tbps, L2 81.92
@@ -2024,6 +2061,7 @@ int main(void) {
       {"selectors: only an edge's WGs perform a step", test_selectors},
       {"peer loads: Little's law with their latency, added to the local time", test_peer_loads},
       {"levels: L2 halves, L1 residency, the element in flight", test_levels},
+      {"knee exponent: the law's two terms joined at p, per level and class", test_knee},
       {"first wave's cold start, a reduction's second-pass loads", test_first_wave_reduce_load},
       {"a reduction's second pass: the last WG that runs it (not a communication WG)",
        test_reduce_pass_selected},

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_min.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <inttypes.h>
@@ -128,6 +130,102 @@ static bool fit_harmonic(const double *k, const double *bps, size_t n, double *a
     }
   double r2;
   return calib_fit_rel(x, y, m, b, a, &r2) && *a > 0 && *b > 0;
+}
+
+/* The line of 1/bw(k) = S_p(a / k, b) (gpu.h "Achieved bandwidth") at a
+ * fixed knee exponent P through N (k, bw) points, its asymptote at most
+ * 1/B_MIN (0: none): with x = 1/k, y = 1/bw the law is y^p = a^p x^p +
+ * b^p, a line in x^p, fitted by relative least squares (the sum, p = 1, is
+ * fit_harmonic's line). Where the asymptote would pass 1/B_MIN, b = B_MIN
+ * and a^p alone is refitted. Returns the sum of squared relative errors in
+ * y, or a negative value where a or b is not positive. */
+static double knee_line(const double *k, const double *bps, size_t n, double p, double b_min,
+                        double *a, double *b) {
+  double x[CALIB_MAX_PJ], y[CALIB_MAX_PJ], ap, bp, r2;
+  size_t m = 0;
+  for (size_t i = 0; i < n && m < G_N_ELEMENTS(x); i++)
+    if (bps[i] > 0 && k[i] > 0) {
+      x[m] = pow(1.0 / k[i], p);
+      y[m++] = pow(1.0 / bps[i], p);
+    }
+  if (!calib_fit_rel(x, y, m, &bp, &ap, &r2) || !(ap > 0) || !(bp > 0)) return -1;
+  if (b_min > 0 && bp < pow(b_min, p)) { /* the asymptote at most the level's peak */
+    bp = pow(b_min, p);
+    double sxy = 0, sxx = 0;
+    for (size_t j = 0; j < m; j++) {
+      double w = 1.0 / (y[j] * y[j]);
+      sxy += w * x[j] * (y[j] - bp);
+      sxx += w * x[j] * x[j];
+    }
+    ap = sxx > 0 ? sxy / sxx : ap;
+  }
+  if (!(ap > 0) || !(bp > 0)) return -1;
+  *a = pow(ap, 1.0 / p);
+  *b = pow(bp, 1.0 / p);
+  double ss = 0;
+  for (size_t i = 0; i < n; i++)
+    if (bps[i] > 0 && k[i] > 0) {
+      double e = gpu_knee_sum(*a / k[i], *b, p) * bps[i] - 1;
+      ss += e * e;
+    }
+  return ss;
+}
+
+struct knee_pts {
+  const double *k, *bps;
+  size_t n;
+  double b_min;
+};
+
+/* knee_line's error at p, a large value where the line fails (GSL's
+ * minimiser wants a number). */
+static double knee_err(double p, void *arg) {
+  const struct knee_pts *q = arg;
+  double a, b, ss = knee_line(q->k, q->bps, q->n, p, q->b_min, &a, &b);
+  return ss >= 0 ? ss : 1e300;
+}
+
+/* Fits 1/bw(k) = S_p(a / k, b) to N (k, bw) points, p in [1,
+ * CALIB_KNEE_MAX] the knee exponent of least squared relative error:
+ * a scan in steps of 0.25, then GSL's Brent minimiser within a step of
+ * the best (where that is inside the range), p rounded to 0.01 (as the
+ * profile keeps it) and the line fitted again there. Points at fewer than
+ * 3 different k say nothing of the turn's shape: p = 1. The asymptote at
+ * most 1/B_MIN (0: none). False where no p gives positive a and b. */
+static bool fit_knee(const double *k, const double *bps, size_t n, double b_min, double *a,
+                     double *b, double *p) {
+  size_t distinct = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < i; j++) seen |= k[j] == k[i];
+    distinct += !seen && bps[i] > 0 && k[i] > 0;
+  }
+  struct knee_pts q = {k, bps, n, b_min};
+  double best = 1, best_err = knee_err(1, &q);
+  if (distinct >= 3) {
+    for (double t = 1.25; t <= CALIB_KNEE_MAX + 1e-9; t += 0.25) {
+      double e = knee_err(t, &q);
+      if (e < best_err) best = t, best_err = e;
+    }
+    if (best > 1 && best < CALIB_KNEE_MAX && best_err < 1e300) {
+      gsl_function f = {knee_err, &q};
+      gsl_min_fminimizer *s = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
+      gsl_error_handler_t *old = gsl_set_error_handler_off();
+      if (gsl_min_fminimizer_set(s, &f, best, best - 0.25, best + 0.25) == GSL_SUCCESS) {
+        for (int it = 0; it < 100; it++) {
+          if (gsl_min_fminimizer_iterate(s) != GSL_SUCCESS) break;
+          double lo = gsl_min_fminimizer_x_lower(s), hi = gsl_min_fminimizer_x_upper(s);
+          if (gsl_min_test_interval(lo, hi, 1e-4, 0) == GSL_SUCCESS) break;
+        }
+        best = gsl_min_fminimizer_x_minimum(s);
+      } /* else the scan's best: no interior minimum between its neighbours */
+      gsl_set_error_handler(old);
+      gsl_min_fminimizer_free(s);
+    }
+  }
+  *p = round(best * 100) / 100;
+  if (*p < 1) *p = 1;
+  return knee_line(k, bps, n, *p, b_min, a, b) >= 0;
 }
 
 /* Bits in flight at 1 WG per CU (the probes' 256 items, 4 B each). */
@@ -429,29 +527,22 @@ static void derive_stencil(const struct calib_meas *m, struct gpu_config *g) {
                                                                           : g->mem_bandwidth);
     size_t np = persist_points(m, g, lv, pk, pb);
     if (np < 2) continue;
-    if (!fit_harmonic(pk, pb, np, &a, &b)) { /* say so: the class keeps what it had */
+    double p, *kn = lv == GPU_L1 ? g->l1knee : lv == GPU_L2 ? g->l2knee : g->knee;
+    if (!fit_knee(pk, pb, np, 1.0 / peak, &a, &b, &p)) { /* say so: the class keeps what it had */
       GString *pts = g_string_new(NULL);
       for (size_t j = 0; j < np; j++)
         g_string_append_printf(pts, "%s%.0f WG(s) a CU %.3g Tbps", j ? ", " : "", pk[j],
                                pb[j] * 1e-12);
       fprintf(stderr, "calibrate: note: the persistent Jacobi loop's points at %s (%s) do not "
-              "fit 1/bw = a/k + b with a, b > 0 (the rate grows more than in proportion to "
-              "the WGs, or falls): the stencil class keeps %" PRId64 " %% there\n",
-              lv == GPU_L1 ? "L1" : lv == GPU_L2 ? "L2" : "memory", pts->str,
+              "fit 1/bw = S_p(a/k, b) with a, b > 0 at any knee p in [1, %d] (the rate grows "
+              "more than in proportion to the WGs, or falls): the stencil class keeps %" PRId64
+              " %% there\n",
+              lv == GPU_L1 ? "L1" : lv == GPU_L2 ? "L2" : "memory", pts->str, CALIB_KNEE_MAX,
               (lv == GPU_L1 ? g->l1eff : lv == GPU_L2 ? g->l2eff : g->eff)[KC_STENCIL]);
       g_string_free(pts, TRUE);
       continue;
     }
-    if (1.0 / b > peak) { /* at most the level's peak: the latency term alone, refitted */
-      b = 1.0 / peak;
-      double sxy = 0, sxx = 0;
-      for (size_t j = 0; j < np; j++) {
-        double x = 1.0 / pk[j], y = 1.0 / pb[j], w = pb[j] * pb[j];
-        sxy += w * x * (y - b);
-        sxx += w * x * x;
-      }
-      a = sxx > 0 ? sxy / sxx : a;
-    }
+    kn[KC_STENCIL] = p;
     double base_a = lat * 1e-12 / inflight_bits_k1(m);
     int64_t lp = base_a > 0 ? pct(a / base_a, 100000) : 100, ep = pct(1.0 / b / peak, 100);
     int64_t *lt = lv == GPU_L1 ? g->l1lat : lv == GPU_L2 ? g->l2lat : g->lat;
@@ -997,7 +1088,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
             g->l1_latency);
     static const char *const names[KC_COUNT] = {"stream", "stencil", "spmv", "reduce", "axpy"};
     static const char *const from[KC_COUNT] = {
-        "the probe itself", "the persistent Jacobi loop (1/bw = a/k + b fitted per level)",
+        "the probe itself", "the persistent Jacobi loop (1/bw = S_p(a/k, b) fitted per level, below)",
         "the cg workload's SpMV alone (bisected)", "the cg workload's dot alone (bisected)",
         "the cg workload's AXPY alone (bisected)"};
     for (int i = 0; i <= KC_AXPY; i++) /* the classes the probes measure */
@@ -1006,6 +1097,12 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
                  "  # %s\n",
               names[i], g->eff[i], names[i], g->lat[i], names[i], g->l2eff[i], names[i],
               g->l2lat[i], names[i], g->l1eff[i], names[i], g->l1lat[i], from[i]);
+    fprintf(f, "    knee_stencil: %.2f\n    l2knee_stencil: %.2f\n    l1knee_stencil: %.2f  # the "
+               "same fits' knee exponent p: 1/bw = ((a/k)^p + b^p)^(1/p), p of least squared "
+               "relative error\n",
+            g->knee[KC_STENCIL] > 1 ? g->knee[KC_STENCIL] : 1,
+            g->l2knee[KC_STENCIL] > 1 ? g->l2knee[KC_STENCIL] : 1,
+            g->l1knee[KC_STENCIL] > 1 ? g->l1knee[KC_STENCIL] : 1);
     fprintf(f, "    first_wave: %" PRId64 "ps  # one-wave Jacobi spans - the empty span - the sync "
                "kloop scenario's compute, median\n",
             g->first_wave);
