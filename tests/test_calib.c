@@ -338,6 +338,38 @@ static void test_persistent_knee(void) {
     worst1 = fmax(worst1, fabs(got / bps - 1));
   }
   CU_ASSERT_TRUE(worst1 > 0.03);
+  /* Measured alone, the tiles are the points: the loop 1 us slower at
+   * each k (a barrier, say; none in the table) moves nothing, and their
+   * five-item entries come back from the profile to the ps. */
+  struct calib_meas mt = m;
+  for (int i = 0; i < 3; i++) {
+    mt.pj_tiles_s[i] = t[i];
+    mt.pj_iter_s[i] = t[i] + 1e-6;
+  }
+  struct calib_hw ht;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&mt, &ht, &fit, &err));
+  CU_ASSERT_DOUBLE_EQUAL(ht.gpu.l2knee[KC_STENCIL], 3.0, 1e-9);
+  CU_ASSERT_EQUAL(ht.gpu.l2eff[KC_STENCIL], hw.gpu.l2eff[KC_STENCIL]);
+  CU_ASSERT_EQUAL(ht.gpu.l2lat[KC_STENCIL], hw.gpu.l2lat[KC_STENCIL]);
+  char *dir = g_dir_make_tmp("calib-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "p.yaml", NULL);
+  CU_ASSERT_TRUE_FATAL(calib_write_profile(path, &mt, &fit, &ht, &err));
+  struct calib_meas back;
+  CU_ASSERT_TRUE_FATAL(calib_read_meas(path, &back, &err));
+  CU_ASSERT_EQUAL_FATAL(back.n_pj, 3);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_DOUBLE_EQUAL(back.pj_tiles_s[i], t[i], 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(back.pj_iter_s[i], t[i] + 1e-6, 1e-12);
+  }
+  /* The knee as the profile keeps it, read by the scenario path. */
+  struct calib_hw prof;
+  CU_ASSERT_TRUE_FATAL(calib_read_profile(path, &prof, &err));
+  CU_ASSERT_DOUBLE_EQUAL(prof.gpu.l2knee[KC_STENCIL], 3.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(prof.gpu.knee[KC_STREAM], 1.0, 1e-9);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
   g_free(err);
 }
 

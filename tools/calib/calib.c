@@ -362,23 +362,30 @@ static int64_t pj_bytes(const struct calib_meas *m, int i) {
 }
 
 /* The achieved rate (bits/s of the model's work) of persistent Jacobi
- * point I, the barrier and the launch taken off; 0 when under a third of
- * the iteration is left. */
+ * point I: its tiles alone where measured (no barrier in them; the slope
+ * has no launch), else the loop with the barrier and the launch taken off,
+ * 0 when under a third of the iteration is left. */
 static double persist_rate(const struct calib_meas *m, const struct gpu_config *g, int i) {
-  /* The slope has no launch in it; an older profile's wall time has its
-   * share. */
-  double launch = m->pj_iters_long > 0 ? 0 : m->roundtrip.median_s / MAX(1, m->pj_iters);
   int64_t n = m->pj_grid[i];
   int64_t wgs = m->cus * m->pj_k[i], tiles = kloop_jacobi_wgs(n);
   int64_t fold = (tiles + wgs - 1) / wgs;
-  /* The deepest WGs' tiles, the barrier taken off as the model composes
-   * the loop (calib_persist_iter: the shallower WGs' arrivals done while
-   * the deepest still work); without a barrier table none. */
-  double iter = m->pj_iter_s[i] - launch;
-  double t = g->barrier_table.n ? (double)fold * calib_persist_tile(g, tiles, wgs, iter) : iter;
-  /* Mostly the barrier (measured by a kernel of its own, its WGs arriving
-   * at once): what is left says little about the stencil. */
-  if (!(t > 0) || t < iter / 3) return 0;
+  double t;
+  if (m->pj_tiles_s[i] > 0) {
+    t = m->pj_tiles_s[i];
+  } else {
+    /* The slope has no launch in it; an older profile's wall time has its
+     * share. */
+    double launch = m->pj_iters_long > 0 ? 0 : m->roundtrip.median_s / MAX(1, m->pj_iters);
+    /* The deepest WGs' tiles, the barrier taken off as the model composes
+     * the loop (calib_persist_iter: the shallower WGs' arrivals done while
+     * the deepest still work); without a barrier table none. */
+    double iter = m->pj_iter_s[i] - launch;
+    t = g->barrier_table.n ? (double)fold * calib_persist_tile(g, tiles, wgs, iter) : iter;
+    /* Mostly the barrier (measured by a kernel of its own, its WGs
+     * arriving at once): what is left says little about the stencil. */
+    if (!(t > 0) || t < iter / 3) return 0;
+  }
+  if (!(t > 0)) return 0;
   return (double)(MIN(wgs, tiles) * fold) * KLOOP_WG_SIDE * KLOOP_WG_SIDE *
          KLOOP_BYTES_PER_POINT * 8.0 / t;
 }
@@ -966,13 +973,19 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
               m->bar_resident[i] ? "true" : "false");
     if (m->pj_iters_long > 0) {
       fprintf(f, "    persistent_iters_long: %d\n", m->pj_iters_long);
+      bool tiles = false;
+      for (int i = 0; i < m->n_pj; i++) tiles |= m->pj_tiles_s[i] > 0;
       fprintf(f, "    persistent_jacobi:  # [grid, WGs per CU, time per iteration (the slope "
                  "between runs of %d and %d), a run's fixed cost (its wall time at %d less %d x the "
-                 "slope)]\n",
-              m->pj_iters, m->pj_iters_long, m->pj_iters, m->pj_iters);
-      for (int i = 0; i < m->n_pj; i++)
-        fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps, %" PRId64 "ps]\n",
+                 "slope)%s]\n",
+              m->pj_iters, m->pj_iters_long, m->pj_iters, m->pj_iters,
+              tiles ? ", its tiles alone per iteration (no barrier; the same slope)" : "");
+      for (int i = 0; i < m->n_pj; i++) {
+        fprintf(f, "      - [%" PRId64 ", %" PRId64 ", %" PRId64 "ps, %" PRId64 "ps",
                 m->pj_grid[i], m->pj_k[i], ps_of(m->pj_iter_s[i]), ps_of(m->pj_fixed_s[i]));
+        if (tiles) fprintf(f, ", %" PRId64 "ps", ps_of(m->pj_tiles_s[i]));
+        fputs("]\n", f);
+      }
     } else { /* an older profile's one length, as it was written */
       fprintf(f, "    persistent_jacobi:  # [grid, WGs per CU, wall time per iteration of %d]\n",
               m->pj_iters);
@@ -1332,21 +1345,26 @@ bool calib_read_meas(const char *path, struct calib_meas *m, char **err) {
   m->n_bar = table_at(me, "barrier", UNIT_TIME, m->bar_wgs, m->bar_s, res, CALIB_MAX_BAR);
   for (int i = 0; i < m->n_bar; i++) m->bar_resident[i] = res[i] != 0;
   m->pj_iters = (int)num_at(me, "persistent_iters", UNIT_NONE, m->quick ? 10 : 50);
-  /* Two run lengths (4 items an entry: the slope and the fixed cost), or
-   * an older profile's one (3: the wall time per iteration). */
+  /* Two run lengths (4 items an entry: the slope and the fixed cost; 5:
+   * and the tiles alone), or an older profile's one (3: the wall time per
+   * iteration). */
   m->pj_iters_long = (int)num_at(me, "persistent_iters_long", UNIT_NONE, 0);
   size_t items = m->pj_iters_long > 0 ? 4 : 3;
   const struct sc_node *pj = sc_map_get(me, "persistent_jacobi");
   for (size_t i = 0; pj && pj->kind == SC_SEQ && i < pj->n_items && m->n_pj < CALIB_MAX_PJ; i++) {
     const struct sc_node *it = pj->items[i];
-    double g, k, t, fixed = 0;
-    if (it->kind != SC_SEQ || it->n_items != items || !num_of(it->items[0], UNIT_NONE, &g) ||
-        !num_of(it->items[1], UNIT_NONE, &k) || !num_of(it->items[2], UNIT_TIME, &t) ||
-        (items == 4 && !num_of(it->items[3], UNIT_TIME, &fixed)))
+    double g, k, t, fixed = 0, tiles = 0;
+    bool five = items == 4 && it->kind == SC_SEQ && it->n_items == 5;
+    if (it->kind != SC_SEQ || (it->n_items != items && !five) ||
+        !num_of(it->items[0], UNIT_NONE, &g) || !num_of(it->items[1], UNIT_NONE, &k) ||
+        !num_of(it->items[2], UNIT_TIME, &t) ||
+        (items == 4 && !num_of(it->items[3], UNIT_TIME, &fixed)) ||
+        (five && !num_of(it->items[4], UNIT_TIME, &tiles)))
       continue;
     m->pj_grid[m->n_pj] = (int64_t)g;
     m->pj_k[m->n_pj] = (int64_t)k;
     m->pj_fixed_s[m->n_pj] = fixed;
+    m->pj_tiles_s[m->n_pj] = tiles;
     m->pj_iter_s[m->n_pj++] = t;
   }
   m->n_burst = table_at(me, "enqueue_burst", UNIT_TIME, m->burst, m->burst_enq_s, NULL, CALIB_DEPTHS);

@@ -99,32 +99,35 @@
  *   * k WGs, (T(104 barriers) - T(4)) / 100; WG counts not all resident
  *   are left out.
  * - The stencil class at each level (l1lat_/l1eff_, l2lat_/l2eff_,
- *   lat_/eff_stencil): the persistent Jacobi loop (grids 512 .. 4096, k =
- *   1, 2, 4, 8), per iteration the slope between runs of 50 and 500
- *   iterations (a run's fixed cost, its launch, wait and whatever else
- *   it pays once, falls out; on the H200 that is 14 - 24 us a run, twice
- *   the empty round trip, which a per-iteration wall time of 50 spread
- *   over them), minus the barrier as the model composes the loop
- *   (calib_persist_tile: the WGs with a tile fewer, or none, arrive early
- *   and their arrives are done while the deepest work; models/gpu.h
- *   KS_BARRIER) (an older profile's one run: its wall time per iteration
- *   less the round trip's share),
+ *   lat_/eff_stencil, and knee_/l2knee_/l1knee_stencil): the persistent
+ *   Jacobi loop's tiles alone (grids 512 .. 4096, k = 1, 2, 4, 8; the
+ *   loop's kernel without its barrier, the iterations racing), per
+ *   iteration the slope between runs of 50 and 500 iterations (a run's
+ *   fixed cost, its launch, wait and whatever else it pays once, falls
+ *   out; on the H200 that is 14 - 24 us a run, twice the empty round trip,
+ *   which a per-iteration wall time of 50 spread over them). The model
+ *   composes the loop from these tiles and the barrier table, each
+ *   measured alone. An older profile without the tiles: the loop's slope
+ *   minus the barrier as the model composes the loop (calib_persist_tile:
+ *   the WGs with a tile fewer, or none, arrive early and their arrives
+ *   are done while the deepest work; models/gpu.h KS_BARRIER), points
+ *   left with under a third of their time out, so that whatever the loop
+ *   pays beyond the two parts goes into the class (on the H200's 14:29
+ *   round 0.2 - 0.95 us an iteration at 2048^2 and 6 - 8 WGs a CU, which
+ *   flattened the L2 points from 4 to 8 WGs a CU where the tiles alone
+ *   still gain 17 - 23 %); the oldest's one run: its wall time per iteration
+ *   less the round trip's share. The points are
  *   fitted to the level's law (1/bw = S_p(a/k, b), models/gpu.h
  *   "Achieved bandwidth") as percentages of its latency and peak, and its
- *   knee exponent p (knee_, l2knee_, l1knee_stencil): for each p the line
- *   y^p = a^p x^p + b^p (x = 1/k, y = 1/bw) by relative least squares, p
- *   in [1, CALIB_KNEE_MAX] the one of least squared relative error in y
- *   (a scan in steps of 0.25, then GSL's Brent minimiser), rounded to
- *   0.01; points at fewer than 3 different k give p = 1, the sum. A level
- *   is the grids whose two arrays fit L1 per CU, L2, or neither. Where the
- *   fitted asymptote exceeds the level's peak the efficiency is 100 % and
- *   the latency term alone is refitted (the sum's asymptotes are
- *   extrapolations from k <= 8: on the H200 the stencil's from DRAM read
- *   122 % of the stream's). On the H200 (14:29 round) the tiles at L2
- *   reach 20.6 - 21.0 Tbps at 4 WGs a CU and 21.2 - 21.9 at 8: the sum
- *   (p = 1) put their asymptote at 40.9 Tbps, rms 11.9 % over the 8
- *   points; p = 8.65 puts it at 21.6, rms 2.6 %. From DRAM p = 1.15, rms
- *   0.4 % against 2.6 %.
+ *   knee exponent p: for each p the line y^p = a^p x^p + b^p (x = 1/k, y
+ *   = 1/bw) by relative least squares, p in [1, CALIB_KNEE_MAX] the one of
+ *   least squared relative error in y (a scan in steps of 0.25, then
+ *   GSL's Brent minimiser), rounded to 0.01; points at fewer than 3
+ *   different k give p = 1, the sum. A level is the grids whose two arrays
+ *   fit L1 per CU, L2, or neither. Where the fitted asymptote exceeds the
+ *   level's peak the efficiency is 100 % and the latency term alone is
+ *   refitted (the sum's asymptotes are extrapolations from k <= 8: on the
+ *   H200 the stencil's from DRAM read 122 % of the stream's).
  * - first_wave: the Jacobi grids of one wave (at most cus * wgs_per_cu
  *   WGs): their execution span - the empty kernel's - the model's compute
  *   (the sync kloop scenario at the grid - the same with a 1 ps kernel),
@@ -229,6 +232,9 @@ struct calib_meas {
                                         * between runs of pj_iters and pj_iters_long (0:
                                         * an older profile's wall time per iteration) */
   double pj_fixed_s[CALIB_MAX_PJ];     /* a run's fixed cost: wall(pj_iters) - pj_iters x slope */
+  double pj_tiles_s[CALIB_MAX_PJ];     /* the same loop's tiles alone (no barrier, the
+                                        * iterations racing): the slope between the two
+                                        * lengths; 0: not measured (an older profile) */
   int pj_iters, pj_iters_long;
   int n_burst;
   int64_t burst[CALIB_DEPTHS];

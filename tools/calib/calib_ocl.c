@@ -1432,6 +1432,11 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
                                  "iterations);", pg[i], k, st[j].most, j ? n2 : n1);
       }
       calib_two_lengths(t1, n1, t2, n2, &m->pj_iter_s[m->n_pj], &m->pj_fixed_s[m->n_pj]);
+      /* its tiles alone, the same two lengths: the stencil class's points */
+      double s1 = 0, s2 = 0, fx;
+      ok = ok && calib_dev_persist_tiles(d, pg[i], m->cus * k, n1, quick ? 3 : 5, &s1, err) &&
+           calib_dev_persist_tiles(d, pg[i], m->cus * k, n2, quick ? 3 : 5, &s2, err);
+      if (ok) calib_two_lengths(s1, n1, s2, n2, &m->pj_tiles_s[m->n_pj], &fx);
       m->pj_grid[m->n_pj] = pg[i];
       m->pj_k[m->n_pj++] = k;
     }
