@@ -100,23 +100,30 @@
  *   are left out.
  * - The stencil class at each level (l1lat_/l1eff_, l2lat_/l2eff_,
  *   lat_/eff_stencil, and knee_/l2knee_/l1knee_stencil): the persistent
- *   Jacobi loop's tiles alone (grids 512 .. 4096, k = 1, 2, 4, 8; the
- *   loop's kernel without its barrier, the iterations racing), per
- *   iteration the slope between runs of 50 and 500 iterations (a run's
- *   fixed cost, its launch, wait and whatever else it pays once, falls
- *   out; on the H200 that is 14 - 24 us a run, twice the empty round trip,
- *   which a per-iteration wall time of 50 spread over them). The model
- *   composes the loop from these tiles and the barrier table, each
- *   measured alone. An older profile without the tiles: the loop's slope
- *   minus the barrier as the model composes the loop (calib_persist_tile:
- *   the WGs with a tile fewer, or none, arrive early and their arrives
- *   are done while the deepest work; models/gpu.h KS_BARRIER), points
- *   left with under a third of their time out, so that whatever the loop
- *   pays beyond the two parts goes into the class (on the H200's 14:29
- *   round 0.2 - 0.95 us an iteration at 2048^2 and 6 - 8 WGs a CU, which
- *   flattened the L2 points from 4 to 8 WGs a CU where the tiles alone
- *   still gain 17 - 23 %); the oldest's one run: its wall time per iteration
- *   less the round trip's share. The points are
+ *   Jacobi loop's tiles (grids 512 .. 4096, k = 1, 2, 4, 8), per iteration
+ *   the slope between runs of 50 and 500 iterations (a run's fixed cost,
+ *   its launch, wait and whatever else it pays once, falls out; on the
+ *   H200 that is 14 - 24 us a run, twice the empty round trip, which a
+ *   per-iteration wall time of 50 spread over them). The model composes
+ *   the loop from its tiles and the barrier table, so the tiles' time is
+ *   what the class must give, and two measurements bound it from above:
+ *   the loop's slope less the barrier as the model composes the loop
+ *   (calib_persist_tile: the WGs with a tile fewer, or none, arrive early
+ *   and their arrives are done while the deepest work; models/gpu.h
+ *   KS_BARRIER), which keeps whatever the loop pays beyond its two parts
+ *   (validate-real's parts on the H200, 2026-11-30 18:01: +0.5, +1.0,
+ *   +1.7 us an iteration at 2048^2 and 6, 7, 8 WGs a CU; they flattened
+ *   the L2 points from 4 to 8 WGs a CU where the tiles alone still gain
+ *   17 - 23 %), and the tiles alone (the loop's kernel without its
+ *   barrier, the same two lengths), whose iterations race: WGs iterations
+ *   apart read and write both grids at once, which from memory costs more
+ *   than the loop in step (the same round: at 4096^2 and 8 WGs a CU
+ *   calibrate's tiles alone took 63.9 us an iteration against 53.8 for the
+ *   whole loop; at 4 WGs 80.9 against 83.0). Each point is the tighter of the
+ *   two; a loop left with under a third of its time once the barrier is
+ *   off bounds nothing. An older profile has the loop only; the oldest's
+ *   one run is its wall time per iteration less the round trip's share.
+ *   The points are
  *   fitted to the level's law (1/bw = S_p(a/k, b), models/gpu.h
  *   "Achieved bandwidth") as percentages of its latency and peak, and its
  *   knee exponent p: for each p the line y^p = a^p x^p + b^p (x = 1/k, y
