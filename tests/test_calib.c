@@ -327,6 +327,14 @@ static void test_persistent_knee(void) {
     double got = gpu_achieved_bps(&hw.gpu, (uint64_t)(2 * k[i]), GPU_L2, KC_STENCIL, 0);
     CU_ASSERT_DOUBLE_EQUAL(got / bps, 1, 0.015);
   }
+  /* A sharp knee at these rates: p = 14 from S_14(4/k, 1) us (y^p of
+   * 1/bps, about 6e-14, to the 14th is 1e-182, its weight y^-2p beyond the
+   * largest double: the fit scales y first). */
+  struct calib_meas m14 = m;
+  for (int i = 0; i < 3; i++) m14.pj_iter_s[i] = pow(pow(4.0 / (double)k[i], 14) + 1, 1.0 / 14) * 1e-6;
+  struct calib_hw h14;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&m14, &h14, &fit, &err));
+  CU_ASSERT_DOUBLE_EQUAL(h14.gpu.l2knee[KC_STENCIL], 14.0, 1e-9);
   struct calib_meas m1 = m;
   m1.n_pj = 2; /* k = 1, 2 */
   struct calib_hw sum;

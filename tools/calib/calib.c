@@ -141,16 +141,21 @@ static bool fit_harmonic(const double *k, const double *bps, size_t n, double *a
  * y, or a negative value where a or b is not positive. */
 static double knee_line(const double *k, const double *bps, size_t n, double p, double b_min,
                         double *a, double *b) {
-  double x[CALIB_MAX_PJ], y[CALIB_MAX_PJ], ap, bp, r2;
+  double x[CALIB_MAX_PJ], y[CALIB_MAX_PJ], ap, bp, r2, u = 0;
   size_t m = 0;
+  /* y in units of the fastest point's, so that y^p (and the weights,
+   * y^-2p) stay within a double at every p: a relative fit is the same in
+   * any unit */
+  for (size_t i = 0; i < n; i++)
+    if (bps[i] > 0 && k[i] > 0) u = fmax(u, bps[i]);
   for (size_t i = 0; i < n && m < G_N_ELEMENTS(x); i++)
     if (bps[i] > 0 && k[i] > 0) {
       x[m] = pow(1.0 / k[i], p);
-      y[m++] = pow(1.0 / bps[i], p);
+      y[m++] = pow(u / bps[i], p);
     }
   if (!calib_fit_rel(x, y, m, &bp, &ap, &r2) || !(ap > 0) || !(bp > 0)) return -1;
-  if (b_min > 0 && bp < pow(b_min, p)) { /* the asymptote at most the level's peak */
-    bp = pow(b_min, p);
+  if (b_min > 0 && bp < pow(b_min * u, p)) { /* the asymptote at most the level's peak */
+    bp = pow(b_min * u, p);
     double sxy = 0, sxx = 0;
     for (size_t j = 0; j < m; j++) {
       double w = 1.0 / (y[j] * y[j]);
@@ -160,8 +165,8 @@ static double knee_line(const double *k, const double *bps, size_t n, double p, 
     ap = sxx > 0 ? sxy / sxx : ap;
   }
   if (!(ap > 0) || !(bp > 0)) return -1;
-  *a = pow(ap, 1.0 / p);
-  *b = pow(bp, 1.0 / p);
+  *a = pow(ap, 1.0 / p) / u;
+  *b = pow(bp, 1.0 / p) / u;
   double ss = 0;
   for (size_t i = 0; i < n; i++)
     if (bps[i] > 0 && k[i] > 0) {
