@@ -54,11 +54,11 @@
  *   request at its unloaded latency until the requests in flight near the
  *   peak's share, the turn as sharp as max(x, y) as p grows. calibrate
  *   fits p with the stencil class's latency and peak per level (calib.h):
- *   on the H200 the persistent Jacobi loop's tiles alone at 1 - 8 WGs a CU
- *   turn sharper than the sum (1024^2: 1.80x from 1 to 2 WGs a CU, 1.27x
- *   from 2 to 3, flat from 4; the sum gives 1.55x, 1.17x and a slow
- *   climb: configs/hw/README.md, "The knee"). L2's capacity C: l2_bytes for a persistent kernel (its WGs
- *   stay on their CUs, their data in their half of a partitioned L2),
+ *   on the H200 the persistent Jacobi loop's tiles alone turn sharper than
+ *   the sum (1024^2: 9.85, 5.15, 3.22, 2.88 us at 1, 2, 4, 8 WGs a CU;
+ *   on one round's L2 points, the loop less its barrier, the sum left rms
+ *   11.9 %, p = 8.65 2.6 %: configs/hw/README.md, "The knee"). L2's
+ *   capacity C: l2_bytes for a persistent kernel (its WGs stay on their CUs, their data in their half of a partitioned L2),
  *   l2_near_bytes (one half) for a kernel launched per phase, whose WGs
  *   land anywhere, so that each half caches its own copy of what they
  *   share (Hopper and Ampere's L2 partitions: on an H200 a pointer chase

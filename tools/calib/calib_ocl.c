@@ -1432,7 +1432,8 @@ bool calib_dev_measure(struct calib_dev *d, bool quick, struct calib_meas *m, ch
                                  "iterations);", pg[i], k, st[j].most, j ? n2 : n1);
       }
       calib_two_lengths(t1, n1, t2, n2, &m->pj_iter_s[m->n_pj], &m->pj_fixed_s[m->n_pj]);
-      /* its tiles alone, the same two lengths: the stencil class's points */
+      /* its tiles alone (no barrier), the same two lengths: with the loop less the
+       * barrier, an upper bound of its tiles (calib.c, persist_rate) */
       double s1 = 0, s2 = 0, fx;
       ok = ok && calib_dev_persist_tiles(d, pg[i], m->cus * k, n1, quick ? 3 : 5, &s1, err) &&
            calib_dev_persist_tiles(d, pg[i], m->cus * k, n2, quick ? 3 : 5, &s2, err);
