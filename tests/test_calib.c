@@ -368,8 +368,7 @@ static void test_persistent_knee(void) {
   CU_ASSERT_TRUE_FATAL(calib_derive(&mr, &hr, &fit, &err));
   CU_ASSERT_DOUBLE_EQUAL(hr.gpu.l2knee[KC_STENCIL], 3.0, 1e-9);
   CU_ASSERT_EQUAL(hr.gpu.l2eff[KC_STENCIL], hw.gpu.l2eff[KC_STENCIL]);
-  char *dir = g_dir_make_tmp("calib-XXXXXX", NULL);
-  char *path = g_build_filename(dir, "p.yaml", NULL);
+  char *path = tu_temp_file(".yaml", "", 0);
   CU_ASSERT_TRUE_FATAL(calib_write_profile(path, &mt, &fit, &ht, &err));
   struct calib_meas back;
   CU_ASSERT_TRUE_FATAL(calib_read_meas(path, &back, &err));
@@ -383,10 +382,7 @@ static void test_persistent_knee(void) {
   CU_ASSERT_TRUE_FATAL(calib_read_profile(path, &prof, &err));
   CU_ASSERT_DOUBLE_EQUAL(prof.gpu.l2knee[KC_STENCIL], 3.0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(prof.gpu.knee[KC_STREAM], 1.0, 1e-9);
-  g_unlink(path);
-  g_rmdir(dir);
   g_free(path);
-  g_free(dir);
   g_free(err);
 }
 

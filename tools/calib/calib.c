@@ -118,27 +118,14 @@ static int64_t pct(double x, int64_t max) {
   return p < 1 ? 1 : p > max ? max : p;
 }
 
-/* Fits 1/bw = a / k + b to N (k, bw) points: the latency term a (s per
- * bit at k = 1) and the asymptote 1 / b. False under 2 points. */
-static bool fit_harmonic(const double *k, const double *bps, size_t n, double *a, double *b) {
-  double x[CALIB_MAX_PJ], y[CALIB_MAX_PJ];
-  size_t m = 0;
-  for (size_t i = 0; i < n && m < G_N_ELEMENTS(x); i++)
-    if (bps[i] > 0 && k[i] > 0) {
-      x[m] = 1.0 / k[i];
-      y[m++] = 1.0 / bps[i];
-    }
-  double r2;
-  return calib_fit_rel(x, y, m, b, a, &r2) && *a > 0 && *b > 0;
-}
-
 /* The line of 1/bw(k) = S_p(a / k, b) (gpu.h "Achieved bandwidth") at a
  * fixed knee exponent P through N (k, bw) points, its asymptote at most
  * 1/B_MIN (0: none): with x = 1/k, y = 1/bw the law is y^p = a^p x^p +
- * b^p, a line in x^p, fitted by relative least squares (the sum, p = 1, is
- * fit_harmonic's line). Where the asymptote would pass 1/B_MIN, b = B_MIN
- * and a^p alone is refitted. Returns the sum of squared relative errors in
- * y, or a negative value where a or b is not positive. */
+ * b^p, a line in x^p, fitted by relative least squares (p = 1: the sum,
+ * 1/bw = a / k + b, a the latency term in s per bit at k = 1 and 1 / b the
+ * asymptote). Where the asymptote would pass 1/B_MIN, b = B_MIN and a^p
+ * alone is refitted. Returns the sum of squared relative errors in y, or
+ * a negative value under 2 points or where a or b is not positive. */
 static double knee_line(const double *k, const double *bps, size_t n, double p, double b_min,
                         double *a, double *b) {
   double x[CALIB_MAX_PJ], y[CALIB_MAX_PJ], ap, bp, r2, u = 0;
@@ -500,7 +487,7 @@ static void derive_caches(const struct calib_meas *m, struct gpu_config *g) {
   double l2k[2] = {(double)m->max_wgs_per_cu, 1}, a, b;
   double l2b[2] = {calib_stat_of(fast, nf).median_s,
                    nr > 0 ? calib_stat_of(rot, nr).median_s : m->ws_small_k1_bps};
-  if (fit_harmonic(l2k, l2b, 2, &a, &b)) {
+  if (knee_line(l2k, l2b, 2, 1, 0, &a, &b) >= 0) {
     g->l2_bandwidth = (int64_t)llround(1.0 / b);
     g->l2_latency = ps_of(a * inflight_bits_k1(m));
   } else {
@@ -574,7 +561,7 @@ static void derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
   g->bw_share = GPU_BW_KERNEL;
   double kk[CALIB_MAX_K], a, b;
   for (int i = 0; i < m->n_k; i++) kk[i] = (double)m->k[i];
-  if (fit_harmonic(kk, m->k_bps, (size_t)m->n_k, &a, &b)) {
+  if (knee_line(kk, m->k_bps, (size_t)m->n_k, 1, 0, &a, &b) >= 0) {
     g->mem_bandwidth = (int64_t)llround(1.0 / b);
     g->mem_latency = ps_of(a * inflight_bits_k1(m));
   } else {
@@ -1119,9 +1106,7 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
     fprintf(f, "    knee_stencil: %.2f\n    l2knee_stencil: %.2f\n    l1knee_stencil: %.2f  # the "
                "same fits' knee exponent p: 1/bw = ((a/k)^p + b^p)^(1/p), p of least squared "
                "relative error\n",
-            g->knee[KC_STENCIL] > 1 ? g->knee[KC_STENCIL] : 1,
-            g->l2knee[KC_STENCIL] > 1 ? g->l2knee[KC_STENCIL] : 1,
-            g->l1knee[KC_STENCIL] > 1 ? g->l1knee[KC_STENCIL] : 1);
+            g->knee[KC_STENCIL], g->l2knee[KC_STENCIL], g->l1knee[KC_STENCIL]);
     fprintf(f, "    first_wave: %" PRId64 "ps  # one-wave Jacobi spans - the empty span - the sync "
                "kloop scenario's compute, median\n",
             g->first_wave);
