@@ -772,6 +772,49 @@ static void test_range(void) {
   CU_ASSERT_EQUAL(r.hi, 3);
 }
 
+/* calibrate's host-paced passes: each value the median over the passes, a
+ * statistic's median and spread each apart; what no pass measures apart
+ * (the streaming sweep) and the counts are the first pass's. Three passes
+ * of a host in its fast (4.1 us), slow (5.4) and fast (4.2) state: 4.2 us,
+ * whichever pass was slow. */
+static void test_host_passes(void) {
+  struct calib_meas p[3];
+  memset(p, 0, sizeof p);
+  const double enq[3] = {4.1e-6, 5.4e-6, 4.2e-6}, spread[3] = {0.3, 0.1, 0.2};
+  for (int i = 0; i < 3; i++) {
+    p[i].submit = (struct calib_stat){enq[i], spread[i]};
+    p[i].n_argk = 2;
+    p[i].argk_enq_s[0] = enq[(i + 1) % 3];    /* 5.4, 4.2, 4.1: 4.2 */
+    p[i].argk_enq_s[1] = enq[i] + 1e-6;       /* 5.1, 6.4, 5.2: 5.2 */
+    p[i].argk_enq_s[2] = (i + 1) * 1e-6;      /* beyond n_argk: pass 0's */
+    p[i].n_grids = 1;
+    p[i].grid_b2b_s[0] = enq[2 - i];          /* 4.2, 5.4, 4.1: 4.2 */
+    p[i].wake_p50_s = (10 - i) * 1e-6;        /* 10, 9, 8: 9 */
+    p[i].k_bps[0] = 1e12 * (i + 1);           /* not host-paced: pass 0's */
+  }
+  struct calib_meas m;
+  calib_meas_host_median(p, 3, &m);
+  CU_ASSERT_DOUBLE_EQUAL(m.submit.median_s, 4.2e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(m.submit.spread, 0.2, 1e-15);
+  CU_ASSERT_DOUBLE_EQUAL(m.argk_enq_s[0], 4.2e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(m.argk_enq_s[1], 5.2e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(m.argk_enq_s[2], 1e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(m.grid_b2b_s[0], 4.2e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(m.wake_p50_s, 9e-6, 1e-18);
+  CU_ASSERT_DOUBLE_EQUAL(m.k_bps[0], 1e12, 1);
+  CU_ASSERT_EQUAL(m.n_argk, 2);
+  /* the passes are left as they were (the median sorts copies) */
+  CU_ASSERT_DOUBLE_EQUAL(p[1].submit.median_s, 5.4e-6, 1e-18);
+  /* validate-real runs in passes the cases that launch or wait each
+   * iteration, and the others (one launch a run) as before */
+  const enum calib_case_kind paced[] = {CASE_SYNC, CASE_ASYNC, CASE_CG},
+                             whole[] = {CASE_PERSIST, CASE_STORE, CASE_PINGPONG};
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_TRUE(calib_case_host_paced(&(struct calib_case){.kind = paced[i]}));
+    CU_ASSERT_FALSE(calib_case_host_paced(&(struct calib_case){.kind = whole[i]}));
+  }
+}
+
 /* The persistent loop as the model composes it, and back: B from a table
  * 1 us at 1 WG, 2 us at 100 (linear between: B(50) = 1 + 49 / 99 us). */
 static void test_persist_compose(void) {
@@ -960,6 +1003,7 @@ int main(void) {
       {"signal path from its parameters (store, ping-pong)", test_signal_path},
       {"the persistent loop's SM placement and clock record", test_place_summary},
       {"a range of values, negatives among them", test_range},
+      {"host-paced values: the median over calibrate's passes", test_host_passes},
       {"the persistent loop composed as the model does, and back", test_persist_compose},
       {"calibrate and validate-real input errors", test_cli_errors},
       {"validate-real --measured predicts the saved table's iterations", test_measured_iterations},

@@ -49,6 +49,33 @@ bool calib_host_moved(const struct calib_meas *m, double *from, double *to) {
   return *from > 0 && *to > 0 && fabs(*to / *from - 1) > 0.15;
 }
 
+/* The median over N passes of the double at byte OFF of each. */
+static double pass_median(const struct calib_meas *pass, int n, size_t off) {
+  double v[64];
+  n = MIN(n, (int)G_N_ELEMENTS(v));
+  for (int i = 0; i < n; i++) v[i] = *(const double *)((const char *)&pass[i] + off);
+  return calib_stat_of(v, (size_t)n).median_s;
+}
+
+void calib_meas_host_median(const struct calib_meas *pass, int n, struct calib_meas *out) {
+  struct calib_meas m = pass[0];
+#define MED(f) (m.f = pass_median(pass, n, (size_t)((char *)&m.f - (char *)&m)))
+#define MED_STAT(f) (MED(f.median_s), MED(f.spread))
+  MED_STAT(submit), MED_STAT(roundtrip), MED_STAT(launch_span), MED_STAT(exec_span);
+  MED_STAT(read_lat), MED_STAT(copy_rt);
+  MED(wake_p01_s), MED(wake_p50_s), MED(wake_mean_s);
+  for (int i = 0; i < m.n_depths; i++) MED(depth_total_s[i]), MED(depth_spread[i]);
+  for (int i = 0; i < m.n_grids; i++)
+    MED(grid_exec_s[i]), MED(grid_spread[i]), MED(grid_b2b_s[i]), MED(grid_b2b_spread[i]);
+  for (int i = 0; i < m.n_burst; i++) MED(burst_enq_s[i]), MED(burst_empty_s[i]);
+  for (int i = 0; i < m.n_argk; i++) MED(argk_enq_s[i]);
+  for (int i = 0; i < 3; i++) MED(dims_enq_s[i]);
+  MED(args3_once_s), MED(scal3_enq_s), MED(big_enq_s);
+#undef MED_STAT
+#undef MED
+  *out = m;
+}
+
 bool calib_fit_rel(const double *x, const double *y, size_t n, double *a, double *b, double *r2) {
   if (n < 2) return false;
   double *w = g_new(double, n);

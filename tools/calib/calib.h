@@ -316,6 +316,21 @@ double calib_wake_jitter(double p01, double p50);
  * when the end was not measured. */
 bool calib_host_moved(const struct calib_meas *m, double *from, double *to);
 
+/* The host-paced measurements (tools/calib/probes/host_state.c: on the
+ * H200 machines' shared hosts an enqueue switches between about 4.1 and
+ * 5.4 us from one tenth of a second to the next, on any CPU) are taken in
+ * CALIB_HOST_PASSES passes apart in time (calibrate --quick: 2); each value
+ * is the median over the passes. */
+enum { CALIB_HOST_PASSES = 5 };
+
+/* OUT: PASS[0] with each host-paced value (the launch path's table, the
+ * round trip, the spans, the wake gaps, the queue's depths, the small read,
+ * the Jacobi kernel's spans and back-to-back times, the bursts, the copy
+ * home) the median over the N passes (a calib_stat: its median and its
+ * spread each the median of the passes'). The counts (n_depths, n_grids,
+ * n_burst, n_argk) are PASS[0]'s; every pass has the same. */
+void calib_meas_host_median(const struct calib_meas *pass, int n, struct calib_meas *out);
+
 /* Fits y = a + b x weighted by 1/y^2 (GSL); false when under 2 points or
  * the fit is degenerate. R2 is the weighted coefficient of determination. */
 bool calib_fit_rel(const double *x, const double *y, size_t n, double *a, double *b, double *r2);
@@ -373,6 +388,11 @@ struct calib_case {
 /* The case's name in validate-real's table ("sync", "pers3", "cg"); BUF
  * (N bytes) may hold it. */
 const char *calib_case_name(const struct calib_case *c, char *buf, size_t n);
+
+/* Whether case C launches a kernel or waits on the host each iteration
+ * (sync, async, CG): its time moves with the host's state, and
+ * validate-real runs such cases in passes. */
+bool calib_case_host_paced(const struct calib_case *c);
 
 /* The --set assignments that make a profile case C's scenario (EXTRA
  * first, NULL-terminated or NULL), NULL-terminated (g_strfreev). */

@@ -24,6 +24,10 @@ const char *calib_case_name(const struct calib_case *c, char *buf, size_t n) {
   }
 }
 
+bool calib_case_host_paced(const struct calib_case *c) {
+  return c->kind == CASE_SYNC || c->kind == CASE_ASYNC || c->kind == CASE_CG;
+}
+
 char **calib_case_sets(const struct calib_case *c, const char *const *extra) {
   GPtrArray *a = g_ptr_array_new();
   for (size_t i = 0; extra && extra[i]; i++) g_ptr_array_add(a, g_strdup(extra[i]));
