@@ -157,9 +157,10 @@ struct gpu_state {
 };
 
 #define PAR_CONFIG struct gpu_config
-#define PE(name, cls, doc)                                                                     \
-  {"eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                             \
-   doc "'s share of mem_bandwidth, percent", offsetof(struct gpu_config, eff[cls])},           \
+#define PE(name, cls, doc) PEX(name, cls, doc, "100", "1", "")
+#define PEX(name, cls, doc, eff_default, eff_min, eff_doc)                                      \
+  {"eff_" #name, PAR_INT, eff_default, eff_min, "1000", NULL,                                   \
+   doc "'s share of mem_bandwidth, percent" eff_doc, offsetof(struct gpu_config, eff[cls])},   \
   {"lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                           \
    doc "'s memory latency, percent of mem_latency", offsetof(struct gpu_config, lat[cls])},     \
   {"l2eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                           \
@@ -304,6 +305,10 @@ static const struct par_decl gpu_decls[] = {
     PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
     PE(gemm, KC_GEMM, "generated dense linear algebra (class gemm: GEMM/GEMV loops without a library)"),
     PE(library, KC_LIBRARY, "a vendor library's BLAS call (class library: cuBLAS GEMM/GEMV/dot)"),
+    PEX(stencil_launched, KC_STENCIL_LAUNCHED,
+        "a stencil kernel launched per phase (its tiles without a grid barrier)", "0", "0",
+        " (0: such a kernel runs as the stencil class, every *_stencil_launched value unused; "
+        "calibrate fits them to the persistent loop's tiles alone: gpu.h)"),
     PAR(first_wave, PAR_TIME, "0ps", "0ps", "1ms",
       "added to wg_start for the WGs of a kernel's first wave (those it dispatches at "
       "once): they start cold, later waves overlap their start with the wave before "
@@ -387,7 +392,7 @@ int64_t gpu_occupancy(const struct gpu_config *cfg, const struct kernel *k) {
 
 double gpu_achieved_bps(const struct gpu_config *cfg, uint64_t r, int level, int kclass,
                         int64_t item_bytes) {
-  int c = kclass >= 0 && kclass < KC_COUNT ? kclass : KC_STREAM;
+  int c = kclass >= 0 && kclass < KC_SLOTS ? kclass : KC_STREAM;
   double peak, lat, p;
   if (level == GPU_L1) {
     peak = (double)cfg->l1_bandwidth * (double)cfg->l1eff[c] / 100.0;
@@ -487,6 +492,8 @@ static sim_time step_time(const struct gpu_config *cfg, const struct kstep *st, 
   }
   if (st->bytes > 0 || st->reuse_bytes > 0) {
     int kc = st->kclass < KC_COUNT ? st->kclass : KC_STREAM;
+    if (kc == KC_STENCIL && !persistent && cfg->eff[KC_STENCIL_LAUNCHED] > 0)
+      kc = KC_STENCIL_LAUNCHED; /* its tiles run as without a grid barrier (gpu.h) */
     int64_t ib = st->item_bytes;
     double bytes = (double)st->bytes, reuse = (double)st->reuse_bytes, ps;
     bool l2 = cfg->l2_bytes > 0;
@@ -500,8 +507,7 @@ static sim_time step_time(const struct gpu_config *cfg, const struct kstep *st, 
               st->ws_bytes <= cfg->l1_resident_bytes * cfg->cus;
     if (cfg->mem_latency <= 0 && !l2 && !l1 && l1_miss <= 0) { /* the peak, shared: exact in integers */
       unsigned __int128 num = (unsigned __int128)(st->bytes + st->reuse_bytes) * 8u * r * SIM_S * 100u;
-      sim_time tb = ceil_div_ps(num, (unsigned __int128)cfg->mem_bandwidth *
-                                         (uint64_t)cfg->eff[st->kclass < KC_COUNT ? st->kclass : 0]);
+      sim_time tb = ceil_div_ps(num, (unsigned __int128)cfg->mem_bandwidth * (uint64_t)cfg->eff[kc]);
       return (tb > t ? tb : t) + peer_time(cfg, st, r);
     }
     if (l1) {

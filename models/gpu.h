@@ -57,7 +57,17 @@
  *   on the H200 the persistent Jacobi loop's tiles alone turn sharper than
  *   the sum (1024^2: 9.85, 5.15, 3.22, 2.88 us at 1, 2, 4, 8 WGs a CU;
  *   on one round's L2 points, the loop less its barrier, the sum left rms
- *   11.9 %, p = 8.65 2.6 %: configs/hw/README.md, "The knee"). L2's
+ *   11.9 %, p = 8.65 2.6 %: configs/hw/README.md, "The knee"). A stencil
+ *   step of a kernel launched per phase (not persistent) takes the class
+ *   slot KC_STENCIL_LAUNCHED (eff_, lat_, l2eff_, l2lat_, knee_,
+ *   l2knee_stencil_launched) where eff_stencil_launched > 0, else the
+ *   stencil's: calibrate fits it to the persistent loop's tiles alone (its
+ *   kernel without the barrier), which the launched Jacobi kernel runs
+ *   like (H200: its span less the empty kernel's 11.7 us at 2048^2 and
+ *   64.0 at 4096^2, 8 WGs a CU, against the tiles alone's 11.2 and 62.9
+ *   and the loop in step's 11.8 and 50.4 less its barrier; the README's
+ *   "A launched stencil"), while the persistent loop keeps the tighter
+ *   of the two. L2's
  *   capacity C: l2_bytes for a persistent kernel (its WGs stay on their CUs, their data in their half of a partitioned L2),
  *   l2_near_bytes (one half) for a kernel launched per phase, whose WGs
  *   land anywhere, so that each half caches its own copy of what they
@@ -196,6 +206,11 @@
 #include "proto.h"
 
 /* Group "gpu": see gpu_params for units, defaults and ranges. */
+/* The class slots of the per-class values: the user's classes (enum
+ * kclass), then the stencil as a kernel launched per phase runs it (the
+ * tiles without a grid barrier; "Achieved bandwidth" above). */
+enum { KC_STENCIL_LAUNCHED = KC_COUNT, KC_SLOTS };
+
 struct gpu_config {
   int64_t clock;               /* Hz */
   int64_t cus;
@@ -226,8 +241,8 @@ struct gpu_config {
   int64_t l2_bytes;            /* 0: no L2 model */
   int64_t l2_bandwidth;        /* bits per second */
   sim_time l2_latency;
-  int64_t eff[KC_COUNT];       /* percent of mem_bandwidth's asymptote, per enum kclass */
-  int64_t lat[KC_COUNT];       /* percent of mem_latency, per enum kclass */
+  int64_t eff[KC_SLOTS];       /* percent of mem_bandwidth's asymptote, per enum kclass */
+  int64_t lat[KC_SLOTS];       /* percent of mem_latency, per enum kclass */
   int64_t l1_bytes;            /* L1 per CU usable as cache; 0: no L1 model */
   int64_t l1_line;             /* bytes */
   int64_t l1_sector;           /* bytes moved from L2 on a miss */
@@ -238,20 +253,20 @@ struct gpu_config {
   int64_t l1_refill_mem_bandwidth; /* bps of the re-reads memory serves; 0: its achieved rate */
   int64_t persistent_regs;     /* registers per work-item of a persistent kernel; 0: none */
   int64_t discrete_regs;       /* same, of a kernel launched per phase */
-  int64_t l2eff[KC_COUNT];     /* percent of l2_bandwidth */
-  int64_t l2lat[KC_COUNT];     /* percent of l2_latency */
-  int64_t feff[KC_COUNT];      /* percent of the peak flops, per enum kclass */
+  int64_t l2eff[KC_SLOTS];     /* percent of l2_bandwidth */
+  int64_t l2lat[KC_SLOTS];     /* percent of l2_latency */
+  int64_t feff[KC_SLOTS];      /* percent of the peak flops, per enum kclass */
   sim_time graph_launch; /* a graph node's launch by the front end */
   sim_time tile_sync;          /* a block-level sync in a fused kernel */
   int64_t l2_near_bytes;       /* one half of a partitioned L2; 0: no partition */
   int64_t l1_resident_bytes;   /* per CU: a persistent step's working set L1 keeps; 0: none */
   int64_t l1_bandwidth;        /* bits per second, the L1-resident level */
   sim_time l1_latency;
-  int64_t l1eff[KC_COUNT];     /* percent of l1_bandwidth */
-  int64_t l1lat[KC_COUNT];     /* percent of l1_latency */
-  double knee[KC_COUNT];       /* the knee exponent p at memory ("Achieved bandwidth"); <= 1: 1 */
-  double l2knee[KC_COUNT];     /* ... at L2 */
-  double l1knee[KC_COUNT];     /* ... at the L1-resident level */
+  int64_t l1eff[KC_SLOTS];     /* percent of l1_bandwidth */
+  int64_t l1lat[KC_SLOTS];     /* percent of l1_latency */
+  double knee[KC_SLOTS];       /* the knee exponent p at memory ("Achieved bandwidth"); <= 1: 1 */
+  double l2knee[KC_SLOTS];     /* ... at L2 */
+  double l1knee[KC_SLOTS];     /* ... at the L1-resident level */
   sim_time wg_start;           /* dispatch cost of each WG before its first step */
   sim_time first_wave;         /* + for the WGs of a kernel's first wave */
   sim_time peer_load_latency;  /* a load from a peer GPU's memory, round trip; 0: no model */

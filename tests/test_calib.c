@@ -382,6 +382,26 @@ static void test_persistent_knee(void) {
   CU_ASSERT_TRUE_FATAL(calib_read_profile(path, &prof, &err));
   CU_ASSERT_DOUBLE_EQUAL(prof.gpu.l2knee[KC_STENCIL], 3.0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(prof.gpu.knee[KC_STREAM], 1.0, 1e-9);
+  /* A stencil kernel launched per phase: fitted to the tiles alone only.
+   * Without them none (eff 0: it runs as the stencil class); with tiles
+   * alone faster than the loop, the stencil's own values; with racing
+   * tiles at half the loop's rate at every k (2 S_3(4/k, 1) us), the
+   * same knee, half the L2 share and twice its latency, while the
+   * stencil class keeps the loop's. No point at memory: its values there
+   * are the stencil's. */
+  CU_ASSERT_EQUAL(hw.gpu.eff[KC_STENCIL_LAUNCHED], 0);
+  CU_ASSERT_EQUAL(prof.gpu.l2eff[KC_STENCIL_LAUNCHED], ht.gpu.l2eff[KC_STENCIL]);
+  CU_ASSERT_DOUBLE_EQUAL(prof.gpu.l2knee[KC_STENCIL_LAUNCHED], 3.0, 1e-9);
+  CU_ASSERT_EQUAL(prof.gpu.eff[KC_STENCIL_LAUNCHED], ht.gpu.eff[KC_STENCIL]);
+  struct calib_meas mh = m;
+  for (int i = 0; i < 3; i++) mh.pj_tiles_s[i] = 2 * t[i];
+  struct calib_hw hh;
+  CU_ASSERT_TRUE_FATAL(calib_derive(&mh, &hh, &fit, &err));
+  CU_ASSERT_EQUAL(hh.gpu.l2eff[KC_STENCIL], hw.gpu.l2eff[KC_STENCIL]);
+  CU_ASSERT_DOUBLE_EQUAL(hh.gpu.l2knee[KC_STENCIL_LAUNCHED], 3.0, 1e-9);
+  CU_ASSERT_EQUAL(hh.gpu.l2eff[KC_STENCIL_LAUNCHED], 26);
+  CU_ASSERT(llabs(hh.gpu.l2lat[KC_STENCIL_LAUNCHED] - 2 * hw.gpu.l2lat[KC_STENCIL]) <= 1);
+  CU_ASSERT_EQUAL(hh.gpu.eff[KC_STENCIL_LAUNCHED], hh.gpu.eff[KC_STENCIL]);
   g_free(path);
   g_free(err);
 }

@@ -941,6 +941,22 @@ static void test_knee(void) {
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 20 * NS);
   st.kclass = KC_STENCIL;
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 28 * NS);
+  /* A stencil step of a launched kernel takes the launched slot where
+   * eff_stencil_launched > 0, from memory here (no L2): at 50 % of the
+   * peak its peak term doubles, 12 + 32 = 44 ns; a persistent kernel's
+   * keeps the stencil's 12 + 16 = 28 ns; eff 0 (the default): the
+   * stencil's. Without a latency (the exact path) 32 and 16 ns. */
+  g.l2_bytes = 0;
+  CU_ASSERT_EQUAL(g.eff[KC_STENCIL_LAUNCHED], 0);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 28 * NS);
+  g.eff[KC_STENCIL_LAUNCHED] = 50;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 44 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 28 * NS);
+  g.mem_latency = 0;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 32 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 16 * NS);
+  st.kclass = KC_STREAM; /* other classes never take it */
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 16 * NS);
 }
 
 /* Issue 28's levels on the little GPU (2 CUs x 8 WGs of 256 items, 4 B

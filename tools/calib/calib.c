@@ -388,8 +388,11 @@ static int64_t pj_bytes(const struct calib_meas *m, int i) {
  * write both grids at once, which from memory costs more than the loop
  * does in step; on the H200 at 4096^2 and 8 WGs a CU 63.9 us alone
  * against 53.8 for the whole loop). The tighter of the two; 0 where the
- * loop alone is left and under a third of the iteration remains. */
-static double persist_rate(const struct calib_meas *m, const struct gpu_config *g, int i) {
+ * loop alone is left and under a third of the iteration remains. ALONE:
+ * the tiles alone only (0 where not measured), the points of a stencil
+ * kernel launched per phase (derive_stencil). */
+static double persist_rate(const struct calib_meas *m, const struct gpu_config *g, int i,
+                           bool alone) {
   int64_t n = m->pj_grid[i];
   int64_t wgs = m->cus * m->pj_k[i], tiles = kloop_jacobi_wgs(n);
   int64_t fold = (tiles + wgs - 1) / wgs;
@@ -400,7 +403,9 @@ static double persist_rate(const struct calib_meas *m, const struct gpu_config *
    * the loop (calib_persist_iter: the shallower WGs' arrivals done while
    * the deepest still work); without a barrier table none. */
   double iter = m->pj_iter_s[i] - launch;
-  double t = g->barrier_table.n ? (double)fold * calib_persist_tile(g, tiles, wgs, iter) : iter;
+  double t = alone               ? 0
+             : g->barrier_table.n ? (double)fold * calib_persist_tile(g, tiles, wgs, iter)
+                                  : iter;
   /* Mostly the barrier (measured by a kernel of its own, its WGs arriving
    * at once): what is left says little about the stencil. */
   if (!(t > 0) || t < iter / 3) t = 0;
@@ -414,7 +419,7 @@ static double persist_rate(const struct calib_meas *m, const struct gpu_config *
  * L1 per CU; GPU_L2: L2; GPU_DRAM: neither) as (k, achieved bits/s of the
  * model's work), the barrier and the launch taken off. */
 static size_t persist_points(const struct calib_meas *m, const struct gpu_config *g, int level,
-                             double *k, double *bps) {
+                             bool alone, double *k, double *bps) {
   size_t c = 0;
   for (int i = 0; i < m->n_pj; i++) {
     int64_t ws = pj_bytes(m, i);
@@ -422,7 +427,7 @@ static size_t persist_points(const struct calib_meas *m, const struct gpu_config
              : g->l2_bytes > 0 && ws <= g->l2_bytes                           ? GPU_L2
                                                                               : GPU_DRAM;
     if (lv != level) continue;
-    double r = persist_rate(m, g, i);
+    double r = persist_rate(m, g, i, alone);
     if (!(r > 0)) continue;
     k[c] = (double)m->pj_k[i];
     bps[c++] = r;
@@ -447,17 +452,17 @@ static int64_t persist_residency_at(const struct calib_meas *m, const struct gpu
                                     int64_t k) {
   int first = -1, l2 = -1;
   for (int i = 0; i < m->n_pj; i++) {
-    if (m->pj_k[i] != k || !(persist_rate(m, g, i) > 0)) continue;
+    if (m->pj_k[i] != k || !(persist_rate(m, g, i, false) > 0)) continue;
     int64_t ws = pj_bytes(m, i);
     if (first < 0 || m->pj_grid[i] < m->pj_grid[first]) first = i;
     if (g->l2_bytes > 0 && ws <= g->l2_bytes && (l2 < 0 || m->pj_grid[i] > m->pj_grid[l2])) l2 = i;
   }
   if (first < 0 || l2 < 0 || l2 == first) return -1;
-  double r0 = persist_rate(m, g, first);
+  double r0 = persist_rate(m, g, first, false);
   int64_t res = 0, slow = INT64_MAX; /* every grid below the first slow one */
-  if (r0 > 1.3 * persist_rate(m, g, l2)) {
+  if (r0 > 1.3 * persist_rate(m, g, l2, false)) {
     for (int i = 0; i < m->n_pj; i++)
-      if (m->pj_k[i] == k && persist_rate(m, g, i) < r0 / 1.3)
+      if (m->pj_k[i] == k && persist_rate(m, g, i, false) < r0 / 1.3)
         slow = MIN(slow, pj_bytes(m, i));
     for (int i = 0; i < m->n_pj; i++)
       if (m->pj_k[i] == k && pj_bytes(m, i) < slow) res = MAX(res, pj_bytes(m, i));
@@ -542,17 +547,30 @@ static void derive_caches(const struct calib_meas *m, struct gpu_config *g) {
   }
 }
 
-/* The stencil class at each level from the persistent Jacobi loop. */
-static void derive_stencil(const struct calib_meas *m, struct gpu_config *g) {
+/* The stencil class (CLS KC_STENCIL) at each level from the persistent
+ * Jacobi loop; or (KC_STENCIL_LAUNCHED) the stencil of a kernel launched
+ * per phase from the loop's tiles alone, at memory and L2 (such a kernel
+ * keeps nothing in L1 from one launch to the next), starting from the
+ * stencil's values, and only where the tiles alone were measured. */
+static void derive_stencil(const struct calib_meas *m, struct gpu_config *g, int cls) {
   double pk[CALIB_MAX_PJ], pb[CALIB_MAX_PJ], a, b;
   static const int levels[] = {GPU_DRAM, GPU_L2, GPU_L1};
-  for (size_t i = 0; i < G_N_ELEMENTS(levels); i++) {
+  bool alone = cls == KC_STENCIL_LAUNCHED;
+  if (alone) {
+    bool any = false;
+    for (int i = 0; i < m->n_pj; i++) any |= m->pj_tiles_s[i] > 0;
+    if (!any) return; /* eff 0: launched stencils run as the stencil class */
+    g->eff[cls] = g->eff[KC_STENCIL], g->lat[cls] = g->lat[KC_STENCIL];
+    g->l2eff[cls] = g->l2eff[KC_STENCIL], g->l2lat[cls] = g->l2lat[KC_STENCIL];
+    g->knee[cls] = g->knee[KC_STENCIL], g->l2knee[cls] = g->l2knee[KC_STENCIL];
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(levels) - (alone ? 1 : 0); i++) {
     int lv = levels[i];
     double lat = (double)(lv == GPU_L1 ? g->l1_latency : lv == GPU_L2 ? g->l2_latency
                                                                        : g->mem_latency);
     double peak = (double)(lv == GPU_L1 ? g->l1_bandwidth : lv == GPU_L2 ? g->l2_bandwidth
                                                                           : g->mem_bandwidth);
-    size_t np = persist_points(m, g, lv, pk, pb);
+    size_t np = persist_points(m, g, lv, alone, pk, pb);
     if (np < 2) continue;
     double p, *kn = lv == GPU_L1 ? g->l1knee : lv == GPU_L2 ? g->l2knee : g->knee;
     if (!fit_knee(pk, pb, np, 1.0 / peak, &a, &b, &p)) { /* say so: the class keeps what it had */
@@ -560,22 +578,23 @@ static void derive_stencil(const struct calib_meas *m, struct gpu_config *g) {
       for (size_t j = 0; j < np; j++)
         g_string_append_printf(pts, "%s%.0f WG(s) a CU %.3g Tbps", j ? ", " : "", pk[j],
                                pb[j] * 1e-12);
-      fprintf(stderr, "calibrate: note: the persistent Jacobi loop's points at %s (%s) do not "
+      fprintf(stderr, "calibrate: note: the persistent Jacobi loop's %s at %s (%s) do not "
               "fit 1/bw = S_p(a/k, b) with a, b > 0 at any knee p in [1, %d] (the rate grows "
-              "more than in proportion to the WGs, or falls): the stencil class keeps %" PRId64
+              "more than in proportion to the WGs, or falls): the %s class keeps %" PRId64
               " %% there\n",
-              lv == GPU_L1 ? "L1" : lv == GPU_L2 ? "L2" : "memory", pts->str, CALIB_KNEE_MAX,
-              (lv == GPU_L1 ? g->l1eff : lv == GPU_L2 ? g->l2eff : g->eff)[KC_STENCIL]);
+              alone ? "tiles alone" : "points", lv == GPU_L1 ? "L1" : lv == GPU_L2 ? "L2" : "memory",
+              pts->str, CALIB_KNEE_MAX, alone ? "stencil_launched" : "stencil",
+              (lv == GPU_L1 ? g->l1eff : lv == GPU_L2 ? g->l2eff : g->eff)[cls]);
       g_string_free(pts, TRUE);
       continue;
     }
-    kn[KC_STENCIL] = p;
+    kn[cls] = p;
     double base_a = lat * 1e-12 / inflight_bits_k1(m);
     int64_t lp = base_a > 0 ? pct(a / base_a, 100000) : 100, ep = pct(1.0 / b / peak, 100);
     int64_t *lt = lv == GPU_L1 ? g->l1lat : lv == GPU_L2 ? g->l2lat : g->lat;
     int64_t *ef = lv == GPU_L1 ? g->l1eff : lv == GPU_L2 ? g->l2eff : g->eff;
-    lt[KC_STENCIL] = lp;
-    ef[KC_STENCIL] = ep;
+    lt[cls] = lp;
+    ef[cls] = ep;
   }
 }
 
@@ -605,7 +624,8 @@ static void derive_kernels(const struct calib_meas *m, struct calib_hw *hw) {
     g->barrier_table.y[g->barrier_table.n++] = ps_of(m->bar_s[i]);
   }
   persist_residency(m, g);
-  derive_stencil(m, g);
+  derive_stencil(m, g, KC_STENCIL);
+  derive_stencil(m, g, KC_STENCIL_LAUNCHED);
   /* The dot's second pass, per partial a work-item of the last WG adds. */
   g->reduce_pass = 0;
   if (m->cg_side > 0) {
@@ -1134,6 +1154,15 @@ bool calib_write_profile(const char *path, const struct calib_meas *m, const str
                "same fits' knee exponent p: 1/bw = ((a/k)^p + b^p)^(1/p), p of least squared "
                "relative error\n",
             g->knee[KC_STENCIL], g->l2knee[KC_STENCIL], g->l1knee[KC_STENCIL]);
+    if (g->eff[KC_STENCIL_LAUNCHED] > 0)
+      fprintf(f, "    eff_stencil_launched: %" PRId64 "\n    lat_stencil_launched: %" PRId64
+                 "\n    l2eff_stencil_launched: %" PRId64 "\n    l2lat_stencil_launched: %" PRId64
+                 "\n    knee_stencil_launched: %.2f\n    l2knee_stencil_launched: %.2f  # a stencil "
+                 "kernel launched per phase: the same fits to the persistent loop's tiles alone "
+                 "(no barrier), at memory and L2\n",
+              g->eff[KC_STENCIL_LAUNCHED], g->lat[KC_STENCIL_LAUNCHED],
+              g->l2eff[KC_STENCIL_LAUNCHED], g->l2lat[KC_STENCIL_LAUNCHED],
+              g->knee[KC_STENCIL_LAUNCHED], g->l2knee[KC_STENCIL_LAUNCHED]);
     fprintf(f, "    first_wave: %" PRId64 "ps  # one-wave Jacobi spans - the empty span - the sync "
                "kloop scenario's compute, median\n",
             g->first_wave);
