@@ -195,6 +195,58 @@ static void test_bounds_hold(void) {
   g_free(scen);
 }
 
+/* Two targets one parameter cannot both meet: the receiver's recv_time
+ * counter is hardware.cpu.recv itself, wanted at 100 ns and at 400 ns.
+ * Relative residuals ((x - 100) / 100, (x - 400) / 400) are least at x =
+ * (100 / 100^2 + 400 / 400^2) / (1 / 100^2 + 1 / 400^2) = 117.647 ns: the
+ * factor over (4) costs more than the factor under; log residuals (ln(x /
+ * 100), ln(x / 400)) at the geometric mean, 200 ns, each target off by
+ * the same factor 2. A log residual needs positive targets. */
+static void test_log_residual(void) {
+  char *scen = ping_scenario();
+  const char *forms[] = {"", "options: {residual: relative}\n", "options: {residual: log}\n"};
+  const double want[] = {117647, 117647, 200000};
+  for (int i = 0; i < 3; i++) {
+    char *text = g_strdup_printf(
+        "scenarios: {ping: %s}\n"
+        "parameters:\n"
+        "  hardware.cpu.recv: {start: 1us, min: 10ns, max: 2us}\n"
+        "targets:\n"
+        "  - {scenario: ping, policy: cpu, counter: node1.cpu.recv_time, value: 100ns}\n"
+        "  - {scenario: ping, policy: cpu, counter: node1.cpu.recv_time, value: 400ns}\n%s",
+        scen, forms[i]);
+    struct fit *f = fitted(text, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_DOUBLE_EQUAL(value_of(f, "hardware.cpu.recv", NULL), want[i], 20);
+    char *frag = written(f, NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(frag, i == 2 ? "residual = weight * ln(achieved / target)"
+                                               : "residual = weight * (achieved - target) / |target|"));
+    free(frag);
+    fit_free(f);
+    g_free(text);
+  }
+  const char *bad[] = {"options: {residual: squared}\n", "options: {residual: log}\n"};
+  const char *msg[] = {"options.residual: expected relative or log, got 'squared'",
+                       ":5:53: targets[0].value: expected a positive target (options.residual: "
+                       "log takes the logarithm of achieved / target), got -1"};
+  const char *val[] = {"1.5", "-1"};
+  for (int i = 0; i < 2; i++) {
+    char *text = g_strdup_printf(
+        "scenarios: {ping: %s}\nparameters:\n  hardware.cpu.recv: {start: 1us, min: 10ns, max: 2us}\n"
+        "targets:\n  - {scenario: ping, policy: cpu, over: hdn, value: %s}\n%s",
+        scen, val[i], bad[i]);
+    char *err = NULL;
+    struct fit *f = load(text, &err);
+    CU_ASSERT_PTR_NULL(f);
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, msg[i]));
+    if (err && !strstr(err, msg[i])) fprintf(stderr, "got: %s\nwant: %s\n", err, msg[i]);
+    g_free(err);
+    fit_free(f);
+    g_free(text);
+  }
+  g_free(scen);
+}
+
 /* Errors name the fit file's line, column and key: an unknown parameter
  * path (with a hint), a bound outside the declared range, an unknown
  * scenario or policy of a target, and a counter no run reports (found
@@ -336,6 +388,7 @@ int main(void) {
       {"known parameters recovered from the simulator's own targets", test_recovers_known_parameters},
       {"a table's point recovered", test_recovers_a_table_point},
       {"bounds hold and an active one is reported", test_bounds_hold},
+      {"log residuals weigh a factor over and under alike", test_log_residual},
       {"errors name the fit file's key", test_errors_name_the_key},
       {"a scenario that includes the fit's own output is refused", test_refuses_its_own_output},
       {"the committed GPU-TN Fig. 8 fit reproduces its profile", test_committed_gputn_fit_reproduces},

@@ -164,8 +164,13 @@ for m in std:
 # moves in steps of the poll: at 0.01 fence_latency moves by 5 ns, no
 # target responds, and the fit leaves it where it started (a fit with
 # 0.01 after NVSHMEM's unfenced barriers did).
-for o in (out, out2):
-    o.append("options: {max_iterations: 40, fd_step: 0.2}")
+# The SpMV's residuals: logarithms. Its parts differ by matrix structure
+# the generated matrices do not have (the fit with relative residuals left
+# -53 .. +79 %, median -27 %: a relative residual charges 2x over 1.0 and
+# 2x under 0.5, so it leaned under); the operations' are within 9 %,
+# where the two forms agree.
+out.append("options: {max_iterations: 40, fd_step: 0.2}")
+out2.append("options: {max_iterations: 40, fd_step: 0.2, residual: log}")
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 open(sys.argv[2], "w").write("\n".join(out2) + "\n")
 d = sorted((s["Global Reduction 1 (+Barrier)"] + s["Global Reduction 2 (+Barrier)"]) / 2

@@ -78,6 +78,7 @@ struct fit {
   size_t n_runs;
   size_t max_iter;
   double fd_step;              /* logistic-space step of the central differences */
+  bool log_residual;           /* options.residual: log: weight * ln(achieved / target) */
   /* Run state. */
   unsigned jobs;
   FILE *progress;
@@ -607,9 +608,9 @@ struct fit *fit_load(const char *path, char **err) {
   }
   const struct sc_node *om = sc_map_get(f->root, "options");
   if (om) {
-    static const char *const okeys[] = {"max_iterations", "fd_step"};
+    static const char *const okeys[] = {"max_iterations", "fd_step", "residual"};
     if (om->kind != SC_MAP) {
-      fail(err, om, "options", "a mapping with max_iterations, fd_step");
+      fail(err, om, "options", "a mapping with max_iterations, fd_step, residual");
       goto fail;
     }
     if (!sc_check_keys(om, "options", okeys, G_N_ELEMENTS(okeys), err)) goto fail;
@@ -627,6 +628,24 @@ struct fit *fit_load(const char *path, char **err) {
         fail(err, n, "options.fd_step", "a number in [1e-6, 1]");
         goto fail;
       }
+    }
+    if ((n = sc_map_get(om, "residual"))) {
+      if (n->kind != SC_SCALAR ||
+          (strcmp(n->scalar, "relative") && strcmp(n->scalar, "log"))) {
+        fail(err, n, "options.residual", "relative or log");
+        goto fail;
+      }
+      f->log_residual = !strcmp(n->scalar, "log");
+      for (size_t t = 0; f->log_residual && t < f->n_targets; t++)
+        if (!(f->targets[t].value > 0)) {
+          const struct sc_node *v = sc_map_get(f->targets[t].node, "value");
+          char *key = g_strdup_printf("targets[%zu].value", t);
+          *err = sc_error_at(v ? v : f->targets[t].node, key,
+                             "expected a positive target (options.residual: log takes the "
+                             "logarithm of achieved / target), got %g", f->targets[t].value);
+          g_free(key);
+          goto fail;
+        }
     }
   }
   return f;
@@ -849,8 +868,14 @@ static bool evaluate(struct fit *f, const double *const *x, size_t k_n, double *
   return ok;
 }
 
-/* Residual of target T achieving A: weight * (A - target) / |target|. */
-static double residual(const struct fit_target *t, double a) {
+/* Residual of target T achieving A: weight * (A - target) / |target|;
+ * with LOG (options.residual: log, every target positive) weight *
+ * ln(A / target), which weighs a factor over and the same factor under
+ * alike (the relative residual charges 2x over 1.0 and 2x under 0.5, so
+ * that targets the model cannot all meet pull it under). A value not
+ * positive counts as e^-745 of the target. */
+static double residual(const struct fit_target *t, double a, bool log_res) {
+  if (log_res) return t->weight * (a > 0 ? log(a / t->value) : -745.0);
   return t->weight * (a - t->value) / fabs(t->value);
 }
 
@@ -866,7 +891,7 @@ static int fit_f(const gsl_vector *u, void *user, gsl_vector *r) {
   bool ok = evaluate(f, xs, 1, ach);
   for (size_t t = 0; ok && t < f->n_targets; t++) {
     f->targets[t].achieved = ach[t];
-    gsl_vector_set(r, t, residual(&f->targets[t], ach[t]));
+    gsl_vector_set(r, t, residual(&f->targets[t], ach[t], f->log_residual));
   }
   g_free(x);
   g_free(ach);
@@ -893,8 +918,8 @@ static int fit_df(const gsl_vector *u, void *user, gsl_matrix *J) {
   bool ok = evaluate(f, xs, 2 * p, ach);
   for (size_t j = 0; ok && j < p; j++)
     for (size_t t = 0; t < n; t++) {
-      double lo = residual(&f->targets[t], ach[(2 * j) * n + t]);
-      double hi = residual(&f->targets[t], ach[(2 * j + 1) * n + t]);
+      double lo = residual(&f->targets[t], ach[(2 * j) * n + t], f->log_residual);
+      double hi = residual(&f->targets[t], ach[(2 * j + 1) * n + t], f->log_residual);
       gsl_matrix_set(J, t, j, (hi - lo) / (2 * f->fd_step));
     }
   g_free(x);
@@ -1114,8 +1139,8 @@ void fit_write(const struct fit *f, const char *out_path, FILE *out) {
   put_quoted(out, f->path);
   fprintf(out, "\n  method: \"gsl_multifit_nlinear, trust region (Levenberg-Marquardt), central "
                "differences (step %g in u), bounds by x = min + (max - min) / (1 + e^-u); "
-               "residual = weight * (achieved - target) / |target|\"\n",
-          f->fd_step);
+               "residual = weight * %s\"\n",
+          f->fd_step, f->log_residual ? "ln(achieved / target)" : "(achieved - target) / |target|");
   fprintf(out, "  result: {iterations: %zu, evaluations: %zu, stop: \"%s\", cost_start: %.6g, cost: %.6g, dof: %zu}\n",
           f->iterations, f->evals, f->reason ? f->reason : "not run", f->chi2_start, f->chi2,
           f->n_targets - f->n_params);
@@ -1144,7 +1169,7 @@ void fit_write(const struct fit *f, const char *out_path, FILE *out) {
     fprintf(out, "    - {name: ");
     put_quoted(out, t->name);
     fprintf(out, ", scenario: %s, target: %s, achieved: %s, residual: %.4g, weight: %g}\n",
-            f->scens[f->runs[t->run].scen].name, tv, av, residual(t, t->achieved), t->weight);
+            f->scens[f->runs[t->run].scen].name, tv, av, residual(t, t->achieved, f->log_residual), t->weight);
     g_free(tv);
     g_free(av);
   }
