@@ -157,10 +157,9 @@ struct gpu_state {
 };
 
 #define PAR_CONFIG struct gpu_config
-#define PE(name, cls, doc) PEX(name, cls, doc, "100", "1", "")
-#define PEX(name, cls, doc, eff_default, eff_min, eff_doc)                                      \
-  {"eff_" #name, PAR_INT, eff_default, eff_min, "1000", NULL,                                   \
-   doc "'s share of mem_bandwidth, percent" eff_doc, offsetof(struct gpu_config, eff[cls])},   \
+#define PE(name, cls, doc)                                                                     \
+  {"eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                             \
+   doc "'s share of mem_bandwidth, percent", offsetof(struct gpu_config, eff[cls])},           \
   {"lat_" #name, PAR_INT, "100", "1", "100000", NULL,                                           \
    doc "'s memory latency, percent of mem_latency", offsetof(struct gpu_config, lat[cls])},     \
   {"l2eff_" #name, PAR_INT, "100", "1", "1000", NULL,                                           \
@@ -305,10 +304,26 @@ static const struct par_decl gpu_decls[] = {
     PE(axpy, KC_AXPY, "an AXPY-like update (class axpy)"),
     PE(gemm, KC_GEMM, "generated dense linear algebra (class gemm: GEMM/GEMV loops without a library)"),
     PE(library, KC_LIBRARY, "a vendor library's BLAS call (class library: cuBLAS GEMM/GEMV/dot)"),
-    PEX(stencil_launched, KC_STENCIL_LAUNCHED,
-        "a stencil kernel launched per phase (its tiles without a grid barrier)", "0", "0",
-        " (0: such a kernel runs as the stencil class, every *_stencil_launched value unused; "
-        "calibrate fits them to the persistent loop's tiles alone: gpu.h)"),
+    /* A launched stencil's slot: memory and L2 only (a launched kernel is
+     * never L1-resident; its flops are the stencil's). */
+#define PL(key, field, type, def, min, max, doc) \
+  {key, type, def, min, max, NULL, doc, offsetof(struct gpu_config, field[KC_STENCIL_LAUNCHED])}
+    PL("eff_stencil_launched", eff, PAR_INT, "0", "0", "1000",
+       "a stencil kernel launched per phase (its tiles without a grid barrier): share of "
+       "mem_bandwidth, percent (0: such a kernel runs as the stencil class and the other "
+       "*_stencil_launched values are unused; calibrate fits them to the persistent loop's "
+       "tiles alone: gpu.h)"),
+    PL("lat_stencil_launched", lat, PAR_INT, "100", "1", "100000",
+       "the same kernel's memory latency, percent of mem_latency"),
+    PL("l2eff_stencil_launched", l2eff, PAR_INT, "100", "1", "1000",
+       "the same kernel's share of l2_bandwidth, percent"),
+    PL("l2lat_stencil_launched", l2lat, PAR_INT, "100", "1", "100000",
+       "the same kernel's L2 latency, percent of l2_latency"),
+    PL("knee_stencil_launched", knee, PAR_FLOAT, "1", "1", "64",
+       "the same kernel's knee exponent p at memory (as knee_stencil)"),
+    PL("l2knee_stencil_launched", l2knee, PAR_FLOAT, "1", "1", "64",
+       "the same kernel's knee exponent p at L2 (as l2knee_stencil)"),
+#undef PL
     PAR(first_wave, PAR_TIME, "0ps", "0ps", "1ms",
       "added to wg_start for the WGs of a kernel's first wave (those it dispatches at "
       "once): they start cold, later waves overlap their start with the wave before "

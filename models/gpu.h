@@ -65,9 +65,10 @@
  *   kernel without the barrier), which the launched Jacobi kernel runs
  *   like (H200: its span less the empty kernel's 11.7 us at 2048^2 and
  *   64.0 at 4096^2, 8 WGs a CU, against the tiles alone's 11.2 and 62.9
- *   and the loop in step's 11.8 and 50.4 less its barrier; the README's
- *   "A launched stencil"), while the persistent loop keeps the tighter
- *   of the two. L2's
+ *   and the loop less its barrier, 11.8 and 50.4; the hw README's "A
+ *   launched stencil"), while the persistent loop keeps the tighter of
+ *   the two. The slot's flops and L1 are the stencil's (a launched kernel
+ *   is never L1-resident). L2's
  *   capacity C: l2_bytes for a persistent kernel (its WGs stay on their CUs, their data in their half of a partitioned L2),
  *   l2_near_bytes (one half) for a kernel launched per phase, whose WGs
  *   land anywhere, so that each half caches its own copy of what they
