@@ -74,6 +74,7 @@ const char *calib_dev_name(const struct calib_dev *d) { return ""; }
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include "jacobi_cl.h"
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <time.h>
@@ -244,13 +245,7 @@ static const char kernel_src[] =
     "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
     "  }\n"
     "}\n"
-    "__kernel void jacobi(__global const float *a, __global float *b, int n) {\n"
-    "  int x = get_global_id(0), y = get_global_id(1);\n"
-    "  if (x >= n || y >= n) return;\n"
-    "  int i = y * n + x;\n"
-    "  if (x == 0 || y == 0 || x == n - 1 || y == n - 1) { b[i] = a[i]; return; }\n"
-    "  b[i] = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"
-    "}\n";
+    CALIB_JACOBI_CL;
 
 struct calib_dev {
   cl_platform_id platform;

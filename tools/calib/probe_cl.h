@@ -1,8 +1,9 @@
 /* What the standalone OpenCL probes share (probes/sync_parts.c,
- * wg_place.c, subbuf.c, bar_late.c), as probe.cuh for the CUDA ones: a check that reports
+ * wg_place.c, subbuf.c, bar_late.c, host_state.c), as probe.cuh for the CUDA ones: a check that reports
  * the failed call under the probe's name and exits 1, a monotonic host
  * clock, an ascending order of doubles for qsort and a median, the device
- * (a GPU first) and a program built for it. A probe defines
+ * (a GPU first) and a program built for it, the Jacobi kernel calibrate
+ * times (jacobi_cl.h) and its arguments. A probe defines
  * PROBE_NAME and CL_TARGET_OPENCL_VERSION first. */
 #ifndef TRIGSIM_PROBE_CL_H
 #define TRIGSIM_PROBE_CL_H
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "jacobi_cl.h"
 
 static double now(void) {
   struct timespec t;
@@ -59,6 +62,16 @@ static cl_device_id probe_device(const char *platform, int any) {
     exit(1);
   }
   return dev;
+}
+
+/* Kernel K's (CALIB_JACOBI_CL's) arguments for step I over an N x N grid:
+ * grids A, B in turn. */
+static inline void probe_jacobi_args(cl_kernel k, cl_mem a, cl_mem b, int n, int i) {
+  cl_mem s = (i & 1) ? b : a, d = (i & 1) ? a : b;
+  cl_int ni = n;
+  die(clSetKernelArg(k, 0, sizeof s, &s), "clSetKernelArg");
+  die(clSetKernelArg(k, 1, sizeof d, &d), "clSetKernelArg");
+  die(clSetKernelArg(k, 2, sizeof ni, &ni), "clSetKernelArg");
 }
 
 /* SRC built for DEV in CTX; exits 1 with the build log (and HINT, may be

@@ -378,9 +378,10 @@ int calib_cmd_validate_real(int argc, char **argv) {
   if (!saved) {
     runs = g_new0(double, (size_t)cases->len * (size_t)reps);
     struct calib_range enq_r = {0};
+    const gulong gap_us = quick ? 10000 : 200000; /* --quick: CI's seconds */
     for (int p = 0; ok && p < reps; p++) {
       double rt = 0, enq = 0;
-      if (p > 0) g_usleep(quick ? 10000 : 200000);
+      if (p > 0) g_usleep(gap_us);
       ok = calib_dev_roundtrip(d, quick ? 11 : 51, &rt, &err) &&
            calib_dev_enqueue(d, quick ? 5 : 21, &enq, &err);
       if (ok) calib_range_add(&rt_r, rt), calib_range_add(&enq_r, enq);
@@ -395,9 +396,9 @@ int calib_cmd_validate_real(int argc, char **argv) {
       }
     }
     if (ok) {
-      printf("# host-paced cases (sync, async, cg): %d passes 0.2 s apart, one run of each a "
+      printf("# host-paced cases (sync, async, cg): %d passes %g s apart, one run of each a "
              "pass; the host's enqueue at the passes' starts %.2f .. %.2fus", reps,
-             enq_r.lo * 1e6, enq_r.hi * 1e6);
+             gap_us * 1e-6, enq_r.lo * 1e6, enq_r.hi * 1e6);
       if (prof_enq > 0) printf(" (the profile's %.2fus)", prof_enq * 1e6);
       printf("\n");
     }

@@ -28,25 +28,11 @@
 enum { BURST = 200, TRIPS = 101, REPS = 5 };
 
 static const char *src =
-    "__kernel void jacobi(__global const float *a, __global float *b, int n) {\n"
-    "  int x = get_global_id(0), y = get_global_id(1);\n"
-    "  if (x >= n || y >= n) return;\n"
-    "  int i = y * n + x;\n"
-    "  if (x == 0 || y == 0 || x == n - 1 || y == n - 1) { b[i] = a[i]; return; }\n"
-    "  b[i] = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"
-    "}\n";
+    CALIB_JACOBI_CL;
 
 static cl_command_queue q;
 static cl_kernel k;
 static cl_mem ga, gb;
-
-static void set_args(int i) {
-  cl_mem s = i & 1 ? gb : ga, d = i & 1 ? ga : gb;
-  cl_int n = 64;
-  die(clSetKernelArg(k, 0, sizeof s, &s), "arg");
-  die(clSetKernelArg(k, 1, sizeof d, &d), "arg");
-  die(clSetKernelArg(k, 2, sizeof n, &n), "arg");
-}
 
 /* One sample: the median over REPS bursts of BURST enqueues (arguments set
  * each, one clFinish at the end) of the host's time an enqueue, and the
@@ -57,7 +43,7 @@ static void sample(double *enq, double *trip) {
   for (int r = 0; r < REPS; r++) {
     double t0 = now();
     for (int i = 0; i < BURST; i++) {
-      set_args(i);
+      probe_jacobi_args(k, ga, gb, 64, i);
       die(clEnqueueNDRangeKernel(q, k, 2, NULL, g, l, 0, NULL, NULL), "enqueue");
     }
     e[r] = (now() - t0) / BURST * 1e6;
@@ -65,7 +51,7 @@ static void sample(double *enq, double *trip) {
   }
   for (int i = 0; i < TRIPS; i++) {
     double t0 = now();
-    set_args(i);
+    probe_jacobi_args(k, ga, gb, 64, i);
     die(clEnqueueNDRangeKernel(q, k, 2, NULL, g, l, 0, NULL, NULL), "enqueue");
     die(clFinish(q), "clFinish");
     t[i] = (now() - t0) * 1e6;

@@ -25,22 +25,7 @@ enum { MAXN = 1024, SPANS = 51, B2B = 64, B2B_REPS = 11 };
 
 static const char *src =
     "__kernel void empty(void) {}\n"
-    "__kernel void jacobi(__global const float *a, __global float *b, int n) {\n"
-    "  int x = get_global_id(0), y = get_global_id(1);\n"
-    "  if (x >= n || y >= n) return;\n"
-    "  int i = y * n + x;\n"
-    "  if (x == 0 || y == 0 || x == n - 1 || y == n - 1) { b[i] = a[i]; return; }\n"
-    "  b[i] = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"
-    "}\n";
-
-/* Kernel K's arguments for step I over an N x N grid: grids A, B in turn. */
-static void grid_args(cl_kernel k, cl_mem a, cl_mem b, int n, int i) {
-  cl_mem x = (i & 1) ? b : a, y = (i & 1) ? a : b;
-  cl_int ni = n;
-  clSetKernelArg(k, 0, sizeof x, &x);
-  clSetKernelArg(k, 1, sizeof y, &y);
-  clSetKernelArg(k, 2, sizeof ni, &ni);
-}
+    CALIB_JACOBI_CL;
 
 static double span_of(cl_event ev) {
   cl_ulong a = 0, b = 0;
@@ -59,7 +44,7 @@ static void measure(cl_command_queue q, cl_kernel k, cl_mem a, cl_mem b, int n, 
   cl_uint dims = n ? 2 : 1;
   double s[SPANS], r[SPANS], bb[B2B_REPS];
   for (int i = -3; i < SPANS; i++) { /* three warm-ups */
-    if (n) grid_args(k, a, b, n, i);
+    if (n) probe_jacobi_args(k, a, b, n, i);
     cl_event ev;
     double t0 = now();
     die(clEnqueueNDRangeKernel(q, k, dims, NULL, g, l, 0, NULL, &ev), "enqueue");
@@ -71,7 +56,7 @@ static void measure(cl_command_queue q, cl_kernel k, cl_mem a, cl_mem b, int n, 
   for (int rep = -1; rep < B2B_REPS; rep++) {
     double t0 = now();
     for (int i = 0; i < B2B; i++) {
-      if (n) grid_args(k, a, b, n, i);
+      if (n) probe_jacobi_args(k, a, b, n, i);
       die(clEnqueueNDRangeKernel(q, k, dims, NULL, g, l, 0, NULL, NULL), "enqueue");
     }
     die(clFinish(q), "clFinish");
