@@ -1,5 +1,6 @@
 /* What the standalone OpenCL probes share (probes/sync_parts.c,
- * wg_place.c, subbuf.c, bar_late.c, host_state.c), as probe.cuh for the CUDA ones: a check that reports
+ * wg_place.c, subbuf.c, bar_late.c, host_state.c, loop_bar.c), as
+ * probe.cuh for the CUDA ones: a check that reports
  * the failed call under the probe's name and exits 1, a monotonic host
  * clock, an ascending order of doubles for qsort and a median, the device
  * (a GPU first) and a program built for it, the Jacobi kernel calibrate
