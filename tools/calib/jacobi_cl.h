@@ -15,4 +15,18 @@
   "  b[i] = 0.25f * (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]);\n"                     \
   "}\n"
 
+/* One iteration's tiles of the persistent Jacobi loop: WG w of G takes
+ * 16x16 tiles w, w + G, ... of the N x N grid (tx tiles a side, `tiles` in
+ * all) from s into d, work-item l a point: calibrate's jacobi_persist
+ * (calib_ocl.c) and the probes that time that loop (wg_place.c,
+ * loop_bar.c), one text. */
+#define CALIB_JACOBI_TILES_CL                                                            \
+  "    for (int t = w; t < tiles; t += G) {\n"                                            \
+  "      int x = (t % tx) * 16 + l % 16, y = (t / tx) * 16 + l / 16;\n"                   \
+  "      if (x >= n || y >= n) continue;\n"                                               \
+  "      int i = y * n + x;\n"                                                            \
+  "      if (x == 0 || y == 0 || x == n - 1 || y == n - 1) d[i] = s[i];\n"                \
+  "      else d[i] = 0.25f * (s[i - 1] + s[i + 1] + s[i - n] + s[i + n]);\n"              \
+  "    }\n"
+
 #endif

@@ -4,7 +4,8 @@
  * the failed call under the probe's name and exits 1, a monotonic host
  * clock, an ascending order of doubles for qsort and a median, the device
  * (a GPU first) and a program built for it, the Jacobi kernel calibrate
- * times (jacobi_cl.h) and its arguments. A probe defines
+ * times (jacobi_cl.h) and its arguments, a kernel with its context and
+ * queue (probe_kernel). A probe defines
  * PROBE_NAME and CL_TARGET_OPENCL_VERSION first. */
 #ifndef TRIGSIM_PROBE_CL_H
 #define TRIGSIM_PROBE_CL_H
@@ -89,6 +90,20 @@ static cl_program probe_build(cl_context ctx, cl_device_id dev, const char *src,
     exit(1);
   }
   return p;
+}
+
+/* KERNEL of SRC built for DEV, in a new context (*CTX) with a plain queue
+ * (*Q); exits 1 with the build log (and HINT) when it does not build. */
+static inline cl_kernel probe_kernel(cl_device_id dev, const char *src, const char *kernel,
+                                     const char *hint, cl_context *ctx, cl_command_queue *q) {
+  cl_int rc;
+  *ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
+  die(rc, "clCreateContext");
+  *q = clCreateCommandQueueWithProperties(*ctx, dev, NULL, &rc);
+  die(rc, "clCreateCommandQueue");
+  cl_kernel k = clCreateKernel(probe_build(*ctx, dev, src, hint), kernel, &rc);
+  die(rc, "clCreateKernel");
+  return k;
 }
 
 #endif

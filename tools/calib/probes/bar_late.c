@@ -66,13 +66,9 @@ int main(void) {
   clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
   clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
   cl_int rc;
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
-  die(rc, "clCreateContext");
-  cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &rc);
-  die(rc, "clCreateCommandQueue");
-  cl_program p = probe_build(ctx, dev, src, "inline PTX is NVIDIA's");
-  cl_kernel k = clCreateKernel(p, "bl", &rc);
-  die(rc, "clCreateKernel");
+  cl_context ctx;
+  cl_command_queue q;
+  cl_kernel k = probe_kernel(dev, src, "bl", "inline PTX is NVIDIA's", &ctx, &q);
   int zero[2] = {0, 0};
   cl_mem bar = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &rc);
   die(rc, "clCreateBuffer");

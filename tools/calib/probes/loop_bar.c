@@ -31,7 +31,8 @@ enum { WG = 256, REPS = 5, WARM = 200, REC = 40, SPIN = 1 << 26 };
 static const char *src =
     "ulong gt(void) { ulong t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
     "ulong ck(void) { ulong t; asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(t)); return t; }\n"
-    /* calibrate's gbar, the arrive's order returned */
+    /* calibrate's gbar (calib_ocl.c), the arrive's order returned: a copy, so that
+     * calibrate's own barrier, which the profile times, stays as it is */
     "int gbar(__global volatile int *bar, int nwg, __global volatile int *err, int spin,\n"
     "         __local int *ord) {\n"
     "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
@@ -66,13 +67,7 @@ static const char *src =
     "    if (stamp) { g0 = gt(); c0 = ck(); }\n"
     "    __global const float *s = (it & 1) ? b : a;\n"
     "    __global float *d = (it & 1) ? a : b;\n"
-    "    for (int t = w; t < tiles; t += G) {\n"
-    "      int x = (t % tx) * 16 + l % 16, y = (t / tx) * 16 + l / 16;\n"
-    "      if (x >= n || y >= n) continue;\n"
-    "      int i = y * n + x;\n"
-    "      if (x == 0 || y == 0 || x == n - 1 || y == n - 1) d[i] = s[i];\n"
-    "      else d[i] = 0.25f * (s[i - 1] + s[i + 1] + s[i - n] + s[i + n]);\n"
-    "    }\n"
+    CALIB_JACOBI_TILES_CL
     "    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
     "    ulong g1 = 0, c1 = 0;\n"
     "    if (stamp) { g1 = gt(); c1 = ck(); }\n"
@@ -143,14 +138,9 @@ int main(int argc, char **argv) {
   clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
   clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
   cl_int rc;
-  cl_context cx = clCreateContext(NULL, 1, &dev, NULL, NULL, &rc);
-  die(rc, "clCreateContext");
+  cl_context cx;
   struct ctx c;
-  c.q = clCreateCommandQueueWithProperties(cx, dev, NULL, &rc);
-  die(rc, "clCreateCommandQueue");
-  cl_program p = probe_build(cx, dev, src, "inline PTX is NVIDIA's");
-  c.k = clCreateKernel(p, "loop", &rc);
-  die(rc, "clCreateKernel");
+  c.k = probe_kernel(dev, src, "loop", "inline PTX is NVIDIA's", &cx, &c.q);
   c.bar = clCreateBuffer(cx, CL_MEM_READ_WRITE, 2 * sizeof(int), NULL, &rc);
   die(rc, "bar");
   c.err = clCreateBuffer(cx, CL_MEM_READ_WRITE, sizeof(int), NULL, &rc);

@@ -74,13 +74,7 @@ static const char *src =
     "  for (int it = 0; it < iters; it++) {\n"
     "    __global const float *s = (it & 1) ? b : a;\n"
     "    __global float *d = (it & 1) ? a : b;\n"
-    "    for (int t = w; t < tiles; t += G) {\n"
-    "      int x = (t % tx) * 16 + l % 16, y = (t / tx) * 16 + l / 16;\n"
-    "      if (x >= n || y >= n) continue;\n"
-    "      int i = y * n + x;\n"
-    "      if (x == 0 || y == 0 || x == n - 1 || y == n - 1) d[i] = s[i];\n"
-    "      else d[i] = 0.25f * (s[i - 1] + s[i + 1] + s[i - n] + s[i + n]);\n"
-    "    }\n"
+    CALIB_JACOBI_TILES_CL
     "    gbar(bar, G, eo);\n"
     "  }\n"
     "}\n";
