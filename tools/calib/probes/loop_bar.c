@@ -14,8 +14,12 @@
  * start offset of the last tenth to arrive, and the gap from the last
  * arrival to the first WG seeing the release. A case's raw stamps go to
  * DIR/loop_bar-N-K.csv when DIR is given (512^2 at 4, 6, 8 WGs a CU;
- * 1024^2 at 8). NVIDIA only (inline PTX).
- *   gcc -O2 -std=c11 tools/calib/probes/loop_bar.c -lOpenCL -lm -o loop_bar && ./loop_bar [DIR] */
+ * 1024^2 at 8), with the SM each WG ran on (%smid) and the tile set it
+ * took: WG g takes WG g's tiles, or with "half" those of WG g + G/2 (mod
+ * G), so that two runs tell a slow SM from slow addresses. NVIDIA only
+ * (inline PTX).
+ *   gcc -O2 -std=c11 tools/calib/probes/loop_bar.c -lOpenCL -lm -o loop_bar
+ *   ./loop_bar [DIR [half]] */
 #define _POSIX_C_SOURCE 199309L
 #define CL_TARGET_OPENCL_VERSION 300
 #define PROBE_NAME "loop_bar"
@@ -31,6 +35,7 @@ enum { WG = 256, REPS = 5, WARM = 200, REC = 40, SPIN = 1 << 26 };
 static const char *src =
     "ulong gt(void) { ulong t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
     "ulong ck(void) { ulong t; asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(t)); return t; }\n"
+    "ulong sm(void) { uint s; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(s)); return s; }\n"
     /* calibrate's gbar (calib_ocl.c), the arrive's order returned: a copy, so that
      * calibrate's own barrier, which the profile times, stays as it is */
     "int gbar(__global volatile int *bar, int nwg, __global volatile int *err, int spin,\n"
@@ -52,12 +57,13 @@ static const char *src =
     "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
     "  return *ord;\n"
     "}\n"
-    /* rec[(it - warm) * G + w]: start gt, arrival gt, tiles in clock64, order */
+    /* rec[(it - warm) * G + g]: start gt, arrival gt, tiles in clock64, order | SM << 32;
+     * WG g takes the tiles of w = (g + rot) % G */
     "__kernel void loop(__global float *ab, int n, int iters, __global volatile int *bar,\n"
     "                   __global volatile int *err, int spin, int sync, int warm, int rec_n,\n"
-    "                   __global ulong *rec) {\n"
+    "                   __global ulong *rec, int rot) {\n"
     "  __local int ord;\n"
-    "  int G = get_num_groups(0), w = get_group_id(0), l = get_local_id(0);\n"
+    "  int G = get_num_groups(0), g = get_group_id(0), w = (g + rot) % G, l = get_local_id(0);\n"
     "  __global float *a = ab, *b = ab + (size_t)n * n;\n"
     "  int tx = (n + 15) / 16, tiles = tx * tx;\n"
     "  for (int it = 0; it < iters; it++) {\n"
@@ -73,8 +79,8 @@ static const char *src =
     "    if (stamp) { g1 = gt(); c1 = ck(); }\n"
     "    int o = sync ? gbar(bar, G, err, spin, &ord) : 0;\n"
     "    if (stamp) {\n"
-    "      __global ulong *e = rec + 4 * ((size_t)r * G + w);\n"
-    "      e[0] = g0; e[1] = g1; e[2] = c1 - c0; e[3] = (ulong)o;\n"
+    "      __global ulong *e = rec + 4 * ((size_t)r * G + g);\n"
+    "      e[0] = g0; e[1] = g1; e[2] = c1 - c0; e[3] = (ulong)o | sm() << 32;\n"
     "    }\n"
     "  }\n"
     "}\n";
@@ -132,6 +138,7 @@ static double pct(double *v, int n, double q) { /* v sorted */
 
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : NULL;
+  int half = argc > 2 && !strcmp(argv[2], "half"); /* WG g takes tile set g + G/2 */
   cl_device_id dev = probe_device(NULL, 0);
   cl_uint cus = 0;
   char name[256] = "";
@@ -175,6 +182,8 @@ int main(int argc, char **argv) {
     die(clSetKernelArg(c.k, 4, sizeof c.err, &c.err), "arg");
     die(clSetKernelArg(c.k, 5, sizeof spin, &spin), "arg");
     die(clSetKernelArg(c.k, 9, sizeof rec, &rec), "arg");
+    int rot = half ? (int)nwg / 2 : 0;
+    set_int(c.k, 10, rot);
     set_int(c.k, 7, WARM);
     double sl[3];
     set_int(c.k, 6, 1), set_int(c.k, 8, REC), sl[0] = slope(&c, nwg);
@@ -205,7 +214,7 @@ int main(int argc, char **argv) {
         v[w] = (double)e[4 * w + 2] / ghz;
       }
       for (size_t w = 0; w < nwg; w++) /* the last tenth to arrive, by the counter's order */
-        if (e[4 * w + 3] >= nwg - (nwg + 9) / 10) late += (double)e[4 * w] - s0, cnt++;
+        if ((e[4 * w + 3] & 0xffffffffu) >= nwg - (nwg + 9) / 10) late += (double)e[4 * w] - s0, cnt++;
       qsort(v, nwg, sizeof *v, cmp);
       per[0][r] = (s1 - s0) * 1e-3, per[1][r] = (a1 - a0) * 1e-3, per[2][r] = (n0 - a1) * 1e-3;
       per[3][r] = v[0] * 1e-3, per[4][r] = pct(v, (int)nwg, 0.5) * 1e-3;
@@ -225,12 +234,14 @@ int main(int argc, char **argv) {
         perror(path);
         return 1;
       }
-      fprintf(o, "iteration,wg,start_ns,arrive_ns,tiles_ticks,order\n");
+      fprintf(o, "iteration,wg,tile_set,sm,start_ns,arrive_ns,tiles_ticks,order\n");
       for (int r = 0; r < REC; r++)
         for (size_t w = 0; w < nwg; w++) {
           cl_ulong *e = h + 4 * ((size_t)r * nwg + w);
-          fprintf(o, "%d,%zu,%lld,%lld,%llu,%llu\n", r, w, (long long)(e[0] - h[0]),
-                  (long long)(e[1] - h[0]), (unsigned long long)e[2], (unsigned long long)e[3]);
+          fprintf(o, "%d,%zu,%zu,%llu,%lld,%lld,%llu,%llu\n", r, w, (w + (size_t)rot) % nwg,
+                  (unsigned long long)(e[3] >> 32), (long long)(e[0] - h[0]),
+                  (long long)(e[1] - h[0]), (unsigned long long)e[2],
+                  (unsigned long long)(e[3] & 0xffffffffu));
         }
       fclose(o);
     }
