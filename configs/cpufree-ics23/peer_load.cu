@@ -11,7 +11,8 @@
 //  3. peak: coalesced 8 B loads of a peer array, GB/s (gpu.peer_bandwidth).
 // Not built by the project (no CUDA here); on a machine with 2 P2P GPUs:
 //   nvcc -O3 -arch=sm_90 peer_load.cu -o peer_load && ./peer_load
-// Not yet run: the device machines lent so far have one GPU each.
+// First run 2026-12-01 on an H200 pair (../hw/validate/h200x2-peer-load.txt),
+// after its cycle's index array was sized for the 32-slot spread.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -41,7 +42,7 @@ __global__ void stream(const double *x, unsigned long long n, double *sink) {
 
 // A random cycle over N 8-byte slots, spread one per 256 B line (no line reuse).
 static std::vector<unsigned long long> cycle(unsigned long long n) {
-  std::vector<unsigned long long> perm(n), next(n);
+  std::vector<unsigned long long> perm(n), next(n * 32);
   for (unsigned long long i = 0; i < n; i++) perm[i] = i;
   srand(1);
   for (unsigned long long i = n - 1; i > 0; i--) {

@@ -39,9 +39,7 @@
 //     -lnvshmem_device -lcuda -Xlinker -rpath=$NV/lib
 #define PROBE_NAME "nvshmem_parts"
 #include "../probe.cuh"
-
-#include <nvshmem.h>
-#include <nvshmemx.h>
+#include "../probe_nvshmem.cuh"
 
 #include <algorithm>
 #include <cstdlib>
@@ -90,28 +88,7 @@ int main(int argc, char **argv) {
   }
   int rank = atoi(argv[1]), iters = atoi(argv[2]);
   std::string idfile = argv[3];
-  CK(cudaSetDevice(rank));
-  nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
-  if (rank == 0) {
-    nvshmemx_get_uniqueid(&id);
-    std::string tmp = idfile + ".tmp";
-    FILE *f = fopen(tmp.c_str(), "wb");
-    if (!f || fwrite(&id, sizeof id, 1, f) != 1 || fclose(f) || rename(tmp.c_str(), idfile.c_str())) {
-      fprintf(stderr, PROBE_NAME ": cannot write %s\n", idfile.c_str());
-      return 1;
-    }
-  } else {
-    FILE *f = NULL;
-    for (int i = 0; i < 30000 && !(f = fopen(idfile.c_str(), "rb")); i++) usleep(1000);
-    if (!f || fread(&id, sizeof id, 1, f) != 1) {
-      fprintf(stderr, PROBE_NAME ": cannot read %s\n", idfile.c_str());
-      return 1;
-    }
-    fclose(f);
-  }
-  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-  nvshmemx_set_attr_uniqueid_args(rank, 2, &id, &attr);
-  nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+  if (probe_nvshmem_init(rank, idfile.c_str())) return 1;
   double *src = (double *)nvshmem_malloc(2 * sizeof(double));
   double *dst = (double *)nvshmem_malloc(2 * sizeof(double));
   double *scratch;
