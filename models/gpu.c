@@ -335,6 +335,12 @@ static const struct par_decl gpu_decls[] = {
       "(0: peer loads cost nothing beyond a local load)"),
     PAR(peer_bandwidth, PAR_BANDWIDTH, "1000Tbps", "1Mbps", "10000Tbps",
       "peak rate of peer loads into one GPU (its NVLink ingress)"),
+    PAR(peer_load_bytes, PAR_SIZE, "8B", "1B", "1MiB",
+      "bytes of peer_bandwidth one random 8 B peer load takes (its request and the sector "
+      "of the reply; 8 B: the value alone; an H200 pair: 42 B, gpu.h)"),
+    PAR(peer_loads_in_flight, PAR_FLOAT, "1", "1", "64",
+      "peer loads a work-item's row loop keeps in flight (the next non-zeros' loads issued "
+      "before the current one returns; 1: one after another; an H200 pair: 1.2 - 1.45, gpu.h)"),
     PAR(aggregate, PAR_BOOL, "true", NULL, NULL,
       "WGs that go on at the same instant share one event, run one after another in the order "
       "their own events would have, and a batch that would only begin flag waits is held until "
@@ -472,9 +478,14 @@ double gpu_spill_share(const struct gpu_config *cfg, double fp, uint64_t r) {
  * "Peer loads"); 0 without them or the model. */
 static sim_time peer_time(const struct gpu_config *cfg, const struct kstep *st, uint64_t r) {
   if (st->peer_loads <= 0 || cfg->peer_load_latency <= 0) return 0;
-  double inflight_bits = (double)r * (double)cfg->wg_items * 64.0;
+  /* bps counts 64 bits a load: the link takes peer_load_bytes of its
+   * rate for each (64 / 64 = 1 at the default 8 B; a config built
+   * without the declarations' defaults has 0s: 8 B and 1 in flight) */
+  double n = cfg->peer_loads_in_flight > 0 ? cfg->peer_loads_in_flight : 1.0;
+  double pb = cfg->peer_load_bytes > 0 ? (double)cfg->peer_load_bytes : 8.0;
+  double inflight_bits = (double)r * (double)cfg->wg_items * 64.0 * n;
   double bps = 1.0 / ((double)cfg->peer_load_latency / (double)SIM_S / inflight_bits +
-                      1.0 / (double)cfg->peer_bandwidth);
+                      pb * 8.0 / 64.0 / (double)cfg->peer_bandwidth);
   return (sim_time)ceil(share_ps((double)st->peer_loads * 64.0, r, bps) - 1e-6);
 }
 

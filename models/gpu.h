@@ -121,15 +121,24 @@
  *   sector, go 0.06-0.07, 0.18-0.25, 0.33-0.44, 0.48-0.59 at F = 43, 52,
  *   61, 69 MB: one line from 0.634 to 1.50 of its 60 MiB L2
  *   (configs/hw/README.md, "A row-per-thread SpMV's lines").
- *   Peer loads (peer_loads > 0, peer_load_latency > 0): blocking 8 B
- *   loads of another GPU's memory (NVSHMEM's nvshmem_double_g over
- *   NVLink), each work-item waiting for one at a time, so Little's law
- *   with peer_load_latency and 8 B in flight per work-item, up to
- *   peer_bandwidth:
- *     1 / peer(R) = peer_load_latency / (R wg_items 64) + 1 / peer_bandwidth
+ *   Peer loads (peer_loads > 0, peer_load_latency > 0): 8 B loads of
+ *   another GPU's memory (NVSHMEM's nvshmem_double_g over NVLink: a plain
+ *   load through the peer mapping), each work-item keeping
+ *   n = peer_loads_in_flight of them in flight (its row loop issues the
+ *   next non-zeros' loads before the current one returns), so Little's
+ *   law with peer_load_latency, up to peer_bandwidth at peer_load_bytes
+ *   of the link a load (a random 8 B load moves its request and a sector
+ *   of reply, not 8 B):
+ *     1 / peer(R) = peer_load_latency / (R wg_items 64 n)
+ *                   + (peer_load_bytes 8 / 64) / peer_bandwidth
  *     t += peer_loads * 64 * R / peer(R)
  *   added to the local time (a work-item's loads, local and remote, are
- *   one after another).
+ *   one after another). Measured on an H200 pair (tools/calib/probes/
+ *   spmv_get.cu, configs/hw/README.md "A peer's x values in the SpMV's
+ *   row loop"): a dependent peer load 857 ns, a remote non-zero of the
+ *   study's row loop 0.59 - 0.71 us (n = 1.2 - 1.45), random peer loads
+ *   capped at 8.78 G/s where coalesced ones give 368 GB/s (42 B a
+ *   load). The defaults (8 B, 1) are the model before that measurement.
  *   Each WG pays wg_start before its first step (dispatch), + first_wave
  *   if it is in its kernel's first cus * occupancy WGs (they start cold).
  *   A kernel's end pays teardown_latency, + persistent_teardown if it is
@@ -272,6 +281,8 @@ struct gpu_config {
   sim_time first_wave;         /* + for the WGs of a kernel's first wave */
   sim_time peer_load_latency;  /* a load from a peer GPU's memory, round trip; 0: no model */
   int64_t peer_bandwidth;      /* bits per second of such loads into the GPU */
+  int64_t peer_load_bytes;     /* bytes of peer_bandwidth one random 8 B load takes */
+  double peer_loads_in_flight; /* peer loads a work-item keeps in flight (>= 1) */
   sim_time reduce_pass;
   sim_time reduce_load;        /* + per ceil(WGs / wg_items) partials a second-pass item adds */
   /* One atomic to an address every other WG's atomics also hit: the L2

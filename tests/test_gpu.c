@@ -1046,7 +1046,11 @@ static void test_first_wave_reduce_load(void) {
  * added to the local 1 us + R ns: R = 16: 1.016 + 4.032 = 5.048 us;
  * R = 2: 1.002 + 4.004 = 5.006 us (latency-bound: two blocking loads one
  * after the other per work-item, whatever the WGs in flight). Without a
- * latency the loads cost nothing. */
+ * latency the loads cost nothing. At 32 B of the link a load
+ * (peer_load_bytes; the bandwidth term x 4): 4 us + 8R ns, so R = 16:
+ * 1.016 + 4.128 = 5.144 us, R = 2: 1.002 + 4.016 = 5.018 us. Two loads in
+ * flight a work-item (peer_loads_in_flight 2, 8 B): the latency term
+ * halves, 2 us + 2R ns: R = 16: 3.048 us, R = 2: 3.006 us. */
 static void test_peer_loads(void) {
   struct gpu_config g;
   little_gpu(&g);
@@ -1056,6 +1060,14 @@ static void test_peer_loads(void) {
   const struct kstep st = {.kind = KS_COMPUTE, .bytes = 1024, .peer_loads = 512};
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 5048 * NS);
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k2, &st, 0), 5006 * NS);
+  g.peer_load_bytes = 32;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 5144 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k2, &st, 0), 5018 * NS);
+  g.peer_load_bytes = 8;
+  g.peer_loads_in_flight = 2;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 3048 * NS);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k2, &st, 0), 3006 * NS);
+  g.peer_loads_in_flight = 1;
   g.peer_load_latency = 0;
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 1016 * NS);
 }
