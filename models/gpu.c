@@ -267,6 +267,13 @@ static const struct par_decl gpu_decls[] = {
       "capacity for data a launched kernel's WGs share across the halves, and for a gathered "
       "vector; a persistent kernel's WGs keep their data on their half and get l2_bytes "
       "(gpu.h; 0: no partition)"),
+    PAR(l2_keep_bytes, PAR_SIZE, "0B", "0B", "1TiB",
+      "the distinct bytes touched since a line's last use up to which L2 still holds it, for "
+      "the workloads that know their ops' buffers (cg: gpu.h \"L2 reuse\"; 0: a step's bytes "
+      "come from L2 whenever its working set fits)"),
+    PAR(l2_evict_bytes, PAR_SIZE, "0B", "0B", "1TiB",
+      "the same distance from which L2 holds none of it; between the two a share, linear "
+      "(an H200: 40 MiB and 56 MiB, configs/hw/README.md; 0: as l2_keep_bytes)"),
     PAR(l1_resident_bytes, PAR_SIZE, "0B", "0B", "1GiB",
       "per CU: a persistent kernel's step whose working set over the CUs fits stays in L1 "
       "across its iterations and runs at the L1 level's rate (gpu.h; 0: none)"),
@@ -538,13 +545,19 @@ static sim_time step_time(const struct gpu_config *cfg, const struct kstep *st, 
     }
     if (l1) {
       ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, GPU_L1, kc, ib));
-    } else if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cap) {
-      ps = share_ps((bytes + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib));
     } else if (l2 && st->ws_bytes > 0 && st->ws_bytes <= cfg->l2_bytes) {
-      /* Shared data past one half: the half's share from L2, the rest from memory. */
-      double f = (double)cap / (double)st->ws_bytes;
-      ps = share_ps((bytes + reuse) * 8.0 * f, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib)) +
-           share_ps((bytes + reuse) * 8.0 * (1 - f), r, gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
+      /* Within L2 (shared data past one half: the half's share f from L2,
+       * the rest from memory), less the cold bytes, which ops since their
+       * last use evicted: from memory (gpu.h "L2 reuse"). */
+      double cold = st->cold_bytes > 0 ? MIN(bytes, (double)st->cold_bytes) : 0;
+      double f = st->ws_bytes <= cap ? 1.0 : (double)cap / (double)st->ws_bytes;
+      if (f >= 1.0)
+        ps = share_ps((bytes - cold + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib));
+      else
+        ps = share_ps((bytes - cold + reuse) * 8.0 * f, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib)) +
+             share_ps((bytes - cold + reuse) * 8.0 * (1 - f), r,
+                      gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
+      if (cold > 0) ps += share_ps(cold * 8.0, r, gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
     } else {
       double h = 0, g = (double)l2_shared_bytes(cfg);
       if (l2 && reuse > 0) h = (double)st->gather_bytes <= g ? 1.0 : g / (double)st->gather_bytes;

@@ -121,6 +121,22 @@
  *   sector, go 0.06-0.07, 0.18-0.25, 0.33-0.44, 0.48-0.59 at F = 43, 52,
  *   61, 69 MB: one line from 0.634 to 1.50 of its 60 MiB L2
  *   (configs/hw/README.md, "A row-per-thread SpMV's lines").
+ *   L2 reuse (cold_bytes > 0): of a step whose working set fits L2, the
+ *   bytes that the ops since their last use evicted come from memory at
+ *   mem(R), the rest as above. A workload that knows its ops' buffers
+ *   sets them (cg: workloads/kinds/cg.c, cg_cold): for a buffer b of op j
+ *   last touched by op i (cyclic: the iteration repeats), both sweeping
+ *   their buffers front to back, the line at fraction phi of b has
+ *   D(phi) distinct bytes touched between its two uses: every buffer of
+ *   the ops between, the buffers of both i and j (b too) whole, those
+ *   of i alone (1 - phi) and of j alone phi; it is held with share
+ *   h(D) = 1 up to l2_keep_bytes, 0 from l2_evict_bytes, linear between,
+ *   and b's held share is h's mean over phi. Measured on an H200
+ *   (tools/calib/probes/l2_keep.cu, configs/hw/README.md "Do a CG's
+ *   vectors stay in L2 across its SpMV?"): two 16 MiB vectors stay with
+ *   up to 8 MiB streamed between their uses and are gone from 24 MiB,
+ *   8 MiB ones from 40 MiB, 4 MiB ones from 48 MiB: keep about 40 MiB,
+ *   evict about 56 MiB of its 60 MB.
  *   Peer loads (peer_loads > 0, peer_load_latency > 0): 8 B loads of
  *   another GPU's memory (NVSHMEM's nvshmem_double_g over NVLink: a plain
  *   load through the peer mapping), each work-item keeping
@@ -269,6 +285,8 @@ struct gpu_config {
   sim_time graph_launch; /* a graph node's launch by the front end */
   sim_time tile_sync;          /* a block-level sync in a fused kernel */
   int64_t l2_near_bytes;       /* one half of a partitioned L2; 0: no partition */
+  int64_t l2_keep_bytes;       /* reuse distance up to which L2 still holds a line; 0: no reuse model */
+  int64_t l2_evict_bytes;      /* ... from which it holds none (between: a share, linear) */
   int64_t l1_resident_bytes;   /* per CU: a persistent step's working set L1 keeps; 0: none */
   int64_t l1_bandwidth;        /* bits per second, the L1-resident level */
   sim_time l1_latency;

@@ -997,6 +997,21 @@ static void test_levels(void) {
   st.ws_bytes = 64 << 10;
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 800);
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &st, 0), 1600);
+  /* L2 reuse: 512 of the 1024 B cold (evicted since their last use)
+   * come from memory: ws 1 MiB: 800 + 8000 = 8800 ps either way; ws 4
+   * MiB launched: the other 512 B half from L2, half from memory, 400 +
+   * 4000, + 8000 = 12400 ps; persistent: 800 + 8000. L1-resident steps
+   * keep their data in L1 (64 KiB: 800 ps). */
+  st.cold_bytes = 512;
+  st.ws_bytes = 1 << 20;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &st, 0), 8800);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 8800);
+  st.ws_bytes = 4 << 20;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &launched, &st, 0), 12400);
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 8800);
+  st.ws_bytes = 64 << 10;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &pers, &st, 0), 800);
+  st.cold_bytes = 0;
   /* No partition: l2_bytes for every kernel. */
   g.l2_near_bytes = 0;
   st.ws_bytes = 4 << 20;

@@ -424,6 +424,32 @@ static void test_shipped_catalogue(void) {
   g_free(path);
 }
 
+/* models/gpu.h "L2 reuse", derived by hand; sizes in MiB (keep 40, evict
+ * 56, an H200's). The probe's cycle (tools/calib/probes/l2_keep.cu): an
+ * AXPY over x, y (16 each), a stream of S, the same AXPY: x's distance
+ * at the second is S + 32 whatever phi: S = 8: 40, held; S = 16: 48,
+ * half; S = 24: 56, none; at the first AXPY (just after the second) 32,
+ * held. An SpMV over a matrix of 100 and p (4), then a dot of p: at
+ * phi, 4 + (1 - phi) 100, from 104 to 4; held whole for phi >= 0.64,
+ * none for phi <= 0.48, linear between (mean 1/2 over 0.16): 0.36 +
+ * 0.08 = 0.44. A buffer only one op touches has the whole cycle between:
+ * p read by op 1 alone of {M}, {p}: 100 + 4, none. */
+static void test_l2_held(void) {
+  const uint8_t probe[] = {1 | 2, 4, 1 | 2}, spmv[] = {1 | 2, 2}, lone[] = {1, 2};
+  double sz[8] = {16, 16, 0, 0, 0, 0, 0, 0};
+  for (int s = 8; s <= 24; s += 8) {
+    sz[2] = s;
+    double want = s == 8 ? 1.0 : s == 16 ? 0.5 : 0.0;
+    CU_ASSERT_DOUBLE_EQUAL(wl_cg_l2_held(probe, 3, sz, 2, 0, 40, 56), want, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(wl_cg_l2_held(probe, 3, sz, 2, 1, 40, 56), want, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(wl_cg_l2_held(probe, 3, sz, 0, 0, 40, 56), 1.0, 1e-12);
+  }
+  double s2[8] = {100, 4, 0, 0, 0, 0, 0, 0};
+  CU_ASSERT_DOUBLE_EQUAL(wl_cg_l2_held(spmv, 2, s2, 1, 1, 40, 56), 0.44, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wl_cg_l2_held(lone, 2, s2, 1, 1, 40, 56), 0.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(wl_cg_l2_held(lone, 2, s2, 1, 1, 200, 200), 1.0, 1e-12);
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"2D stencil halo by hand", test_stencil_2d_halo_by_hand},
@@ -439,6 +465,7 @@ int main(void) {
       {"SpMV stretched to its longest row", test_spmv_stretched_to_longest_row},
       {"cg from the catalogue", test_cg_from_the_catalogue},
       {"shipped catalogue", test_shipped_catalogue},
+      {"L2 reuse: held shares of a CG cycle's buffers", test_l2_held},
       {NULL, NULL},
   };
   return tu_run_suite("matgen", tests);

@@ -148,6 +148,7 @@ struct wl_kernel {
   int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
   int64_t nnz_per_wg;    /* their non-zeros */
   int64_t peer_per_wg;   /* blocking loads of peer GPUs' memory per WG (wl_peer_loads) */
+  int64_t cold_per_wg;   /* of bytes_per_wg, those L2 evicted since their last use (wl_cold) */
   /* KC_SPMV (wl_spmv_alg): the work per WG of the coalesced, row-balanced
    * form (no rows_per_wg footprint, not stretched to the longest row);
    * flops_per_wg .. nnz_per_wg above are the row-per-work-item form's. */
@@ -390,6 +391,10 @@ void wl_blocking_copies(struct wl_program *p, uint32_t rank, int64_t copies, int
  * WG from other GPUs' memory, each a blocking load (nvshmem_double_g:
  * kstep.peer_loads, models/gpu.h "Peer loads"). */
 void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg);
+/* Declares that COLD_PER_WG of the LAST compute op's bytes per WG come from
+ * memory though its working set fits L2: what the ops since their last use
+ * evicted (kstep.cold_bytes, models/gpu.h "L2 reuse"). */
+void wl_cold(struct wl_program *p, uint32_t rank, int64_t cold_per_wg);
 /* The last compute op, a row-per-thread SpMV, reads every x value through a
  * get (nvshmem_double_g), its own rank's too (kstep.gets, gpu.h "L1"). */
 void wl_spmv_gets(struct wl_program *p, uint32_t rank);

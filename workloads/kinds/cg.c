@@ -134,17 +134,76 @@ static void dot_reset(struct wl_program *p, uint32_t r) {
   wl_pack(p, r);
 }
 
-/* A vector op over the rank's rows: FLOPS and BYTES per row. */
-static void vec_op(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
-                   int64_t flops, int64_t bytes) {
+/* A vector op over the rank's rows: FLOPS and BYTES per row, COLD of
+ * those bytes per row from memory though its vectors fit L2 (cg_cold). */
+static void vec_op_cold(struct wl_program *p, uint32_t r, const struct sp_rank *rk,
+                        int64_t per_wg, int64_t flops, int64_t bytes, double cold) {
   uint32_t wgs = wgs_for(rk->rows, per_wg);
   int64_t rows = (rk->rows + wgs - 1) / wgs;
   wl_compute(p, r, wgs, rows * flops, rows * bytes);
+  if (cold > 0) wl_cold(p, r, (int64_t)ceil(cold * (double)rows));
   /* 16 B a row: a dot product (two reads, partials, a second pass);
    * 24 B: an AXPY-like update (two reads, one write). */
   wl_kclass(p, r, bytes == 16 ? KC_REDUCE : KC_AXPY, rk->rows * bytes, 0, 0);
   wl_buffers(p, r, bytes == 16 ? 3 : 2); /* gpuDotProduct: a, b, the result; gpuSaxpy: x, y */
   wl_elem(p, r, 8);                      /* doubles */
+}
+
+static void vec_op(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int64_t per_wg,
+                   int64_t flops, int64_t bytes) {
+  vec_op_cold(p, r, rk, per_wg, flops, bytes, 0);
+}
+
+/* L2 reuse (models/gpu.h "L2 reuse"): H(D), the integral of the held
+ * share h from 0 to D (h = 1 up to K, 0 from E, linear between). */
+static double held_integral(double d, double k, double e) {
+  if (e <= k) return MIN(d, k);
+  if (d <= k) return d;
+  if (d >= e) return k + (e - k) / 2;
+  return d - (d - k) * (d - k) / (2 * (e - k));
+}
+
+/* cg.h: each op sweeps its buffers front to back. */
+double wl_cg_l2_held(const uint8_t *ops, int n, const double *size, int j, int b, double k,
+                     double e) {
+  int i = j; /* b's previous op; j itself when no other op touches b */
+  for (int s = 1; s < n; s++) {
+    int q = ((j - s) % n + n) % n;
+    if (ops[q] >> b & 1) {
+      i = q;
+      break;
+    }
+  }
+  uint8_t between = 0;
+  for (int q = (i + 1) % n; q != j; q = (q + 1) % n) between |= ops[q];
+  double d0 = 0, d1 = 0; /* the distance at phi = 0 and phi = 1 */
+  for (int c = 0; c < 8; c++) {
+    bool in_between = between >> c & 1, in_i = ops[i] >> c & 1, in_j = ops[j] >> c & 1;
+    if (in_between || (in_i && in_j)) d0 += size[c], d1 += size[c];
+    else if (in_i) d0 += size[c];
+    else if (in_j) d1 += size[c];
+  }
+  if (fabs(d1 - d0) < 0.5) return d0 <= k ? 1.0 : d0 >= e ? 0.0 : 1.0 - (d0 - k) / (e - k);
+  return (held_integral(d1, k, e) - held_integral(d0, k, e)) / (d1 - d0);
+}
+
+/* COLD[j]: bytes per row op j of the iteration's cycle OPS (N ops, bit 0
+ * the matrix of the rank's rows, the others vectors of 8 B a row) reads
+ * from memory that L2 evicted since their last use: its vectors' shares
+ * not held, 8 B a row each; all 0 without the reuse model
+ * (gpu.l2_keep_bytes 0). Op 0 is the SpMV (its own model, gpu.h). */
+static void cg_cold(const struct gpu_config *g, const struct sp_rank *rk, const uint8_t *ops,
+                    int n, double *cold) {
+  for (int j = 0; j < n; j++) cold[j] = 0;
+  if (!g || g->l2_keep_bytes <= 0) return;
+  double k = (double)g->l2_keep_bytes;
+  double e = g->l2_evict_bytes > g->l2_keep_bytes ? (double)g->l2_evict_bytes : k;
+  double size[8];
+  size[0] = 12.0 * (double)rk->nnz + 4.0 * (double)(rk->rows + 1); /* values, columns, rows */
+  for (int c = 1; c < 8; c++) size[c] = 8.0 * (double)rk->rows;
+  for (int j = 1; j < n; j++)
+    for (int b = 1; b < 8; b++)
+      if (ops[j] >> b & 1) cold[j] += 8.0 * (1.0 - wl_cg_l2_held(ops, n, size, j, b, k, e));
 }
 
 /* The factor (>= 1) that stretches a rank's SpMV WGs to the time of its
@@ -341,27 +400,31 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
                                int64_t it, int64_t per_wg, const struct gpu_config *gpu,
                                uint8_t alg, bool get) {
   const struct sp_rank *rk = &part->ranks[r];
+  /* the buffers: 1 the matrix, 2 p, 4 s, 8 x, 16 r */
+  static const uint8_t ops[] = {1 | 2 | 4, 2 | 4, 8 | 2, 16 | 4, 16, 2 | 16};
+  double cold[6];
+  cg_cold(gpu, rk, ops, 6, cold);
   if (!get) halo(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu, alg, false, get); /* s = A p */
   barrier_all(p, r, it, 0);
   wl_sync(p, r);
   wl_sync(p, r); /* delta reset */
   dot_reset(p, r);
-  vec_op(p, r, rk, per_wg, 2, 16); /* (p, s) */
+  vec_op_cold(p, r, rk, per_wg, 2, 16, cold[1]); /* (p, s) */
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
   barrier_all(p, r, it, 1);
   wl_host_copies(p, r, 1); /* delta copied home: the host computes alpha */
-  vec_op(p, r, rk, per_wg, 2, 24); /* x += alpha p */
-  vec_op(p, r, rk, per_wg, 2, 24); /* r -= alpha s; gamma reset */
+  vec_op_cold(p, r, rk, per_wg, 2, 24, cold[2]); /* x += alpha p */
+  vec_op_cold(p, r, rk, per_wg, 2, 24, cold[3]); /* r -= alpha s; gamma reset */
   wl_sync(p, r);
   dot_reset(p, r);
-  vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
+  vec_op_cold(p, r, rk, per_wg, 2, 16, cold[4]); /* (r, r) */
   wl_sync(p, r);
   allreduce(p, r, it, 20, 1);
   barrier_all(p, r, it, 2);
   wl_host_copies(p, r, 1); /* gamma copied home: the host computes beta */
-  vec_op(p, r, rk, per_wg, 2, 24); /* p = r + beta p */
+  vec_op_cold(p, r, rk, per_wg, 2, 24, cold[5]); /* p = r + beta p */
   barrier_all(p, r, it, 3);
   wl_host_sync(p, r); /* the iteration's end */
 }
@@ -374,10 +437,17 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
                                 int64_t it, int64_t per_wg, const struct gpu_config *gpu,
                                 uint8_t alg, bool get) {
   const struct sp_rank *rk = &part->ranks[r];
+  /* the buffers: 1 the matrix, 2 w, 4 q, 8 z, 16 s, 32 p, 64 x, 128 r; the
+   * cycle from the SpMV: q = A w; z = q + beta z, s = w + beta s,
+   * p = r + beta p; x += alpha p, r -= alpha s, w -= alpha z; (r, r), (w, r) */
+  static const uint8_t ops[] = {1 | 2 | 4, 8 | 4, 16 | 2, 32 | 128, 64 | 32, 128 | 16, 2 | 8,
+                                128, 2 | 128};
+  double cold[9];
+  cg_cold(gpu, rk, ops, 9, cold);
   wl_sync(p, r); /* the merged dots' reset */
   dot_reset(p, r);
-  vec_op(p, r, rk, per_wg, 2, 16); /* (r, r) */
-  vec_op(p, r, rk, per_wg, 2, 16); /* (w, r) */
+  vec_op_cold(p, r, rk, per_wg, 2, 16, cold[7]); /* (r, r) */
+  vec_op_cold(p, r, rk, per_wg, 2, 16, cold[8]); /* (w, r) */
   wl_host_sync(p, r); /* the host waits for the dots before it launches the SpMV */
   wl_lane(p, r, 1);
   allreduce(p, r, it, 0, 2); /* gamma and delta in one reduction */
@@ -386,9 +456,9 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   spmv(p, r, rk, per_wg, gpu, alg, false, get); /* q = A w */
   barrier_all(p, r, it, 0);
   wl_host_copies(p, r, 2); /* both dots copied home (alpha, beta), the SpMV done */
-  for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* z s p */
+  for (int k = 0; k < 3; k++) vec_op_cold(p, r, rk, per_wg, 2, 24, cold[1 + k]); /* z s p */
   wl_sync(p, r);
-  for (int k = 0; k < 3; k++) vec_op(p, r, rk, per_wg, 2, 24); /* x r w */
+  for (int k = 0; k < 3; k++) vec_op_cold(p, r, rk, per_wg, 2, 24, cold[4 + k]); /* x r w */
   barrier_all(p, r, it, 1);
   wl_host_sync(p, r); /* the iteration's end */
 }

@@ -58,4 +58,11 @@ struct gpu_config;
 struct wl_program *wl_cg_program(const struct cg_config *cfg, const struct sp_part *part,
                                  const struct gpu_config *gpu, int64_t iterations);
 
+/* L2 reuse (models/gpu.h "L2 reuse"): the share of buffer B (a bit
+ * number) that L2 holds when op J of a cycle of N ops reads it. OPS[q]:
+ * the buffers op q touches, one bit each (8 at most); SIZE: their bytes;
+ * held whole up to distance K bytes, none from E, linear between. */
+double wl_cg_l2_held(const uint8_t *ops, int n, const double *size, int j, int b, double k,
+                     double e);
+
 #endif
