@@ -16,10 +16,13 @@
  * DIR/loop_bar-N-K.csv when DIR is given (512^2 at 4, 6, 8 WGs a CU;
  * 1024^2 at 8), with the SM each WG ran on (%smid) and the tile set it
  * took: WG g takes WG g's tiles, or with "half" those of WG g + G/2 (mod
- * G), so that two runs tell a slow SM from slow addresses. NVIDIA only
- * (inline PTX).
+ * G), so that two runs tell a slow SM from slow addresses. BACKOFF (ns, 0
+ * by default): a poller waits that long on %globaltimer (no memory
+ * traffic) between its polls of the barrier's generation, so that a run
+ * tells whether the pollers' loads slow the WGs already at work. NVIDIA
+ * only (inline PTX).
  *   gcc -O2 -std=c11 tools/calib/probes/loop_bar.c -lOpenCL -lm -o loop_bar
- *   ./loop_bar [DIR [half]] */
+ *   ./loop_bar [DIR [half|same [BACKOFF]]] */
 #define _POSIX_C_SOURCE 199309L
 #define CL_TARGET_OPENCL_VERSION 300
 #define PROBE_NAME "loop_bar"
@@ -39,7 +42,7 @@ static const char *src =
     /* calibrate's gbar (calib_ocl.c), the arrive's order returned: a copy, so that
      * calibrate's own barrier, which the profile times, stays as it is */
     "int gbar(__global volatile int *bar, int nwg, __global volatile int *err, int spin,\n"
-    "         __local int *ord) {\n"
+    "         __local int *ord, int backoff) {\n"
     "  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
     "  if (get_local_id(0) == 0) {\n"
     "    int gen = bar[1];\n"
@@ -50,7 +53,10 @@ static const char *src =
     "      atomic_inc(&bar[1]);\n"
     "    } else {\n"
     "      int s = 0;\n"
-    "      while (bar[1] == gen && !err[0]) if (++s > spin) { err[0] = 1; break; }\n"
+    "      while (bar[1] == gen && !err[0]) {\n"
+    "        if (++s > spin) { err[0] = 1; break; }\n"
+    "        if (backoff) { ulong t0 = gt(); while (gt() - t0 < (ulong)backoff) {} }\n"
+    "      }\n"
     "    }\n"
     "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
     "  }\n"
@@ -61,7 +67,7 @@ static const char *src =
      * WG g takes the tiles of w = (g + rot) % G */
     "__kernel void loop(__global float *ab, int n, int iters, __global volatile int *bar,\n"
     "                   __global volatile int *err, int spin, int sync, int warm, int rec_n,\n"
-    "                   __global ulong *rec, int rot) {\n"
+    "                   __global ulong *rec, int rot, int backoff) {\n"
     "  __local int ord;\n"
     "  int G = get_num_groups(0), g = get_group_id(0), w = (g + rot) % G, l = get_local_id(0);\n"
     "  __global float *a = ab, *b = ab + (size_t)n * n;\n"
@@ -77,7 +83,7 @@ static const char *src =
     "    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);\n"
     "    ulong g1 = 0, c1 = 0;\n"
     "    if (stamp) { g1 = gt(); c1 = ck(); }\n"
-    "    int o = sync ? gbar(bar, G, err, spin, &ord) : 0;\n"
+    "    int o = sync ? gbar(bar, G, err, spin, &ord, backoff) : 0;\n"
     "    if (stamp) {\n"
     "      __global ulong *e = rec + 4 * ((size_t)r * G + g);\n"
     "      e[0] = g0; e[1] = g1; e[2] = c1 - c0; e[3] = (ulong)o | sm() << 32;\n"
@@ -139,6 +145,7 @@ static double pct(double *v, int n, double q) { /* v sorted */
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : NULL;
   int half = argc > 2 && !strcmp(argv[2], "half"); /* WG g takes tile set g + G/2 */
+  int backoff = argc > 3 ? atoi(argv[3]) : 0;       /* ns a poller waits between polls */
   cl_device_id dev = probe_device(NULL, 0);
   cl_uint cus = 0;
   char name[256] = "";
@@ -184,6 +191,7 @@ int main(int argc, char **argv) {
     die(clSetKernelArg(c.k, 9, sizeof rec, &rec), "arg");
     int rot = half ? (int)nwg / 2 : 0;
     set_int(c.k, 10, rot);
+    set_int(c.k, 11, backoff);
     set_int(c.k, 7, WARM);
     double sl[3];
     set_int(c.k, 6, 1), set_int(c.k, 8, REC), sl[0] = slope(&c, nwg);
