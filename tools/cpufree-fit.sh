@@ -25,13 +25,20 @@
 # beside the fit file, that include the profile it extends instead of the
 # fragment the scenarios include (trigsim fit refuses a scenario that
 # takes values from its own output: the second fit of issue 28 ran on the
-# first's l1_bytes that way). Not fitted: gpu.l1_bytes, the L1 a row-per-thread
-# SpMV keeps its rows' lines in (a100-nvlink.yaml: 125 KB, the share of
-# its L1 an H200 measurement of that SpMV's hit counts gives, 0.68).
-# Every part here runs at the discrete kernels' one occupancy, so they
-# cannot tell it (a first fit with it free gave 46.6 KB +- 69 KB), and what
-# it decides is the difference between occupancies: the persistent
-# kernel's SpMV at one block per SM against the discrete one's at two.
+# first's l1_bytes that way). Stage 2 also has the CPU-Free code's runs on
+# one GPU (cg_runtime_8A100.csv's "1 GPU" column, CPU-Free Standard and
+# Pipelined, each divided by 5000; parts-cg1.yaml): one GPU has no peer
+# and no collective, so they time the persistent kernel's own work, its
+# SpMV at one block per SM above all, and with them stage 2 fits
+# gpu.l1_bytes, the L1 a row-per-thread SpMV keeps its rows' lines in
+# (before, a100-nvlink.yaml's estimate: 125 KB, the share of its L1 an
+# H200 measurement of that SpMV's hit counts gives, 0.68). The
+# per-operation parts all run at the discrete kernels' one occupancy, so
+# alone they cannot tell it (a first fit with it free gave 46.6 KB +- 69
+# KB); what it decides is the difference between occupancies: the
+# persistent SpMV at one block per SM against the discrete one's at two.
+# No column of more than one GPU is a target (tools/cpufree-logs.sh
+# compares with those).
 #   usage: tools/cpufree-fit.sh [BUILD_DIR]        (default build)
 # The measurements are read from a clone of the study's public repository,
 # https://github.com/ParCoreLab/CPU-Free-model (CPUFREE_REPO, default
@@ -48,6 +55,7 @@ std=$(git -C "$repo" show "$rev:CG/results/cg_operation_breakdown_8A100_discrete
   exit 2
 }
 pip=$(git -C "$repo" show "$rev:CG/results/cg_operation_breakdown_8A100_discrete_pipelined.csv")
+runs=$(git -C "$repo" show "$rev:CG/results/cg_runtime_8A100.csv")
 commit=$(git -C "$repo" rev-parse "$rev")
 if [ ! -x "$build/trigsim" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -59,7 +67,7 @@ fit="$dir/parts.fit.yaml"   # stage 1: the operations; stage 2 below: the SpMV
 fit2="$dir/spmv.fit.yaml"
 # Writes both fit files and prints the median over Table 1's matrices of
 # the standard code's reduction less the pipelined code's (ps; below).
-diff=$(STD="$std" PIP="$pip" COMMIT="$commit" python3 - "$fit" "$fit2" <<'EOF'
+diff=$(STD="$std" PIP="$pip" RUNS="$runs" COMMIT="$commit" python3 - "$fit" "$fit2" <<'EOF'
 import csv, io, os, sys
 rel = os.path.relpath("configs", os.path.dirname(sys.argv[1]))  # relative to the fit file
 cat = {}  # Table 1's rows and non-zeros (configs/matrices.yaml)
@@ -81,7 +89,8 @@ std, pip = table(os.environ["STD"]), table(os.environ["PIP"])
 # on the fragment it writes (which they include for everyone else), so that
 # no value of an earlier fit stays under this one (trigsim fit refuses that).
 fitdir = os.path.dirname(sys.argv[1])
-for part, base in (("ops", "a100-nvlink.yaml"), ("spmv", "a100-nvlink-ops-fitted.yaml")):
+for part, base in (("ops", "a100-nvlink.yaml"), ("spmv", "a100-nvlink-ops-fitted.yaml"),
+                   ("cg1", "a100-nvlink-ops-fitted.yaml")):
     text = open(f"configs/cpufree-ics23/parts-{part}.yaml").read()
     text = text.replace("include: ../hw/a100-nvlink-fitted.yaml", f"include: {rel}/hw/{base}")
     text = text.replace("catalogue: ../matrices.yaml", f"catalogue: {rel}/matrices.yaml")
@@ -118,14 +127,18 @@ out = head + [
 # every part in one fit, launch_latency ran to its 10 us bound and
 # launch_submit to 1.5 us, where the lone operations alone leave them.
 out2 = head + [
+    "# And CG/results/cg_runtime_8A100.csv's \"1 GPU\" column, the CPU-Free rows: seconds per 5000",
+    "# iterations on one A100, each divided by 5000 (ps): the counter cg.time_per_iteration_ps.",
     "name: \"A100 parts (2 of 2), the CPU-Free code's per-operation timings: the SpMV\"",
     f"extends: {rel}/hw/a100-nvlink-ops-fitted.yaml",
     "scenarios:",
     "  spmv: parts-spmv.yaml",
+    "  cg1: parts-cg1.yaml",
     "parameters:",
     "  hardware.gpu.l1_refill_bandwidth: {start: 4424Gbps, min: 500Gbps, max: 50Tbps, why: \"the rate missed L1 lines are re-read at\"}",
     "  hardware.gpu.l1_refill_mem_bandwidth: {start: 6220Gbps, min: 500Gbps, max: 12440Gbps, why: \"re-reads of L1 lines the L2 no longer holds, from HBM\"}",
     "  hardware.gpu.peer_load_latency: {start: 1126ns, min: 100ns, max: 10us, why: \"an nvshmem_double_g of a peer GPU's x value over NVLink, request to data\"}",
+    "  hardware.gpu.l1_bytes: {start: 128396B, min: 16KiB, max: 184KiB, why: \"the L1 a row-per-thread SpMV keeps its rows' lines in (at most the A100's 192 KB less the 8 KB shared-memory configuration)\"}",
     "targets:",
 ]
 def ops(m, kernels, value, label):
@@ -159,6 +172,18 @@ for m in std:
         out2.append(f"  - {{name: \"{m} SpMV + NVSHMEM Barrier 1 ({v})\", scenario: spmv, policy: gds, "
                    f"counter: node0.cpu.main_done, at: {{workload.matrix: {m}}}, "
                    f"value: {2 * (t['SpMV'] + t['NVSHMEM Barrier 1 (After SpMV)']):.0f}}}")
+# The CPU-Free code on one GPU (its 1-GPU runs; the 8-GPU column is what
+# tools/cpufree-logs.sh predicts, never a target). crankseg_1 left out as
+# above: its longest rows, unpublished, set a row-per-thread SpMV's time.
+runs = list(csv.reader(io.StringIO(os.environ["RUNS"])))[1:]
+col = runs[0].index("1 GPU")
+for r in runs[1:]:
+    if r[0] not in cat or r[0] == "crankseg_1" or "CPU-Free" not in r[1]:
+        continue
+    v = "standard" if "Standard" in r[1] else "pipelined"
+    out2.append(f"  - {{name: \"{r[0]} CPU-free {v}, 1 GPU\", scenario: cg1, policy: cpufree, "
+                f"counter: cg.time_per_iteration_ps, at: {{workload.matrix: {r[0]}, "
+                f"workload.variant: {v}}}, value: {float(r[col]) / 5000 * 1e12:.0f}}}")
 # The difference step: 0.2 in u, not the default 0.01. A flag wait is
 # noticed at its next poll (gpu.poll_interval, 100 ns), so a parts time
 # moves in steps of the poll: at 0.01 fence_latency moves by 5 ns, no
