@@ -551,13 +551,9 @@ static sim_time step_time(const struct gpu_config *cfg, const struct kstep *st, 
        * last use evicted: from memory (gpu.h "L2 reuse"). */
       double cold = st->cold_bytes > 0 ? MIN(bytes, (double)st->cold_bytes) : 0;
       double f = st->ws_bytes <= cap ? 1.0 : (double)cap / (double)st->ws_bytes;
-      if (f >= 1.0)
-        ps = share_ps((bytes - cold + reuse) * 8.0, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib));
-      else
-        ps = share_ps((bytes - cold + reuse) * 8.0 * f, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib)) +
-             share_ps((bytes - cold + reuse) * 8.0 * (1 - f), r,
-                      gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
-      if (cold > 0) ps += share_ps(cold * 8.0, r, gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
+      double warm = (bytes - cold + reuse) * 8.0, mem = warm * (1 - f) + cold * 8.0;
+      ps = share_ps(warm * f, r, gpu_achieved_bps(cfg, r, GPU_L2, kc, ib));
+      if (mem > 0) ps += share_ps(mem, r, gpu_achieved_bps(cfg, r, GPU_DRAM, kc, ib));
     } else {
       double h = 0, g = (double)l2_shared_bytes(cfg);
       if (l2 && reuse > 0) h = (double)st->gather_bytes <= g ? 1.0 : g / (double)st->gather_bytes;
