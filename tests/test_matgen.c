@@ -450,6 +450,60 @@ static void test_l2_held(void) {
   CU_ASSERT_DOUBLE_EQUAL(wl_cg_l2_held(lone, 2, s2, 1, 1, 200, 200), 1.0, 1e-12);
 }
 
+/* The CPU-Free code's per-operation parts (workload.kernels axpy, dot):
+ * the standard iteration's three AXPYs and two dots, each with the L2
+ * share its place leaves it, derived by hand from the cycle (cg.c: M|p|s,
+ * p|s, x|p, r|s, r, p|r) with keep = evict = K (a step: held iff the
+ * distance <= K). One rank of 1024 rows and 10240 non-zeros: M = 12 x
+ * 10240 + 4 x 1025 = 126980 B, a vector V = 8192 B; K = 40000 B (>= 4 V,
+ * < M + 4 V). Saxpy 1 (x, p): x untouched since the op before, so the
+ * whole cycle between (M + 4 V): cold, 8 B a row; p used by Dot 1 just
+ * before (2 V): held. Saxpy 2 (r, s): r last in Saxpy 3, the SpMV
+ * between: cold; s from Dot 1 (3 V to 4 V): held. Saxpy 3: p from Saxpy 1
+ * (4 V to 3 V), r from Dot 2 (V to 2 V): held. Dot 1 (p, s) right after
+ * the SpMV: the distance falls from M + 2 V to 2 V as both sweep, held
+ * for (K - 2 V) / M = 23616 / 126980 of it, so 16 x (1 - 0.185982) =
+ * 13.0243 B a row cold; Dot 2 (r, after Saxpy 2): held. At 256 rows a WG
+ * (4 WGs): Saxpy 1 and 2 2048 B a WG, Dot 1 ceil(3334.22) = 3335 B. Without
+ * the model (K = 0) none is cold; the dot part has its two resets. */
+static void test_cg_parts_l2_shares(void) {
+  struct gpu_config g = {.clock = 1000000000, .cus = 1, .wgs_per_cu = 1, .flops_per_cu_cycle = 1,
+                         .mem_bandwidth = 1000000000, .wg_items = 1, .item_bytes = 8,
+                         .l2_keep_bytes = 40000, .l2_evict_bytes = 40000};
+  struct sp_rank rk = {.row0 = 0, .rows = 1024, .nnz = 10240, .max_row = 10};
+  struct sp_part part = {.n_ranks = 1, .rows = 1024, .nnz = 10240, .ranks = &rk};
+  static const struct {
+    int kernels;
+    int64_t keep;
+    size_t n;
+    int64_t cold[3];
+  } cases[] = {{CG_ONLY_AXPY, 40000, 3, {2048, 2048, 0}}, {CG_ONLY_DOT, 40000, 2, {3335, 0}},
+               {CG_ONLY_AXPY, 0, 3, {0, 0, 0}}, {CG_ONLY_DOT, 0, 2, {0, 0}}};
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    g.l2_keep_bytes = g.l2_evict_bytes = cases[k].keep;
+    struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 256,
+                          .kernels = cases[k].kernels, .op_host_sync = true};
+    struct wl_program *p = wl_cg_program(&c, &part, &g, 1);
+    size_t n = 0, resets = 0;
+    for (size_t i = 0; i < p->ranks[0].n_ops; i++) {
+      const struct wl_op *op = &p->ranks[0].ops[i];
+      if (op->kind != WL_COMPUTE) continue;
+      const struct wl_kernel *kn = wl_kernel_of(p, op);
+      if (kn->kclass == KC_STREAM) {
+        resets++;
+        continue;
+      }
+      CU_ASSERT_EQUAL(kn->kclass, cases[k].kernels == CG_ONLY_DOT ? KC_REDUCE : KC_AXPY);
+      CU_ASSERT_EQUAL(op->n_wgs, 4);
+      if (n < cases[k].n) CU_ASSERT_EQUAL(kn->cold_per_wg, cases[k].cold[n]);
+      n++;
+    }
+    CU_ASSERT_EQUAL(n, cases[k].n);
+    CU_ASSERT_EQUAL(resets, cases[k].kernels == CG_ONLY_DOT ? 2 : 0);
+    wl_program_free(p);
+  }
+}
+
 int main(void) {
   static const struct tu_test tests[] = {
       {"2D stencil halo by hand", test_stencil_2d_halo_by_hand},
@@ -466,6 +520,7 @@ int main(void) {
       {"cg from the catalogue", test_cg_from_the_catalogue},
       {"shipped catalogue", test_shipped_catalogue},
       {"L2 reuse: held shares of a CG cycle's buffers", test_l2_held},
+      {"L2 reuse: the parts' AXPYs and dots where the iteration has them", test_cg_parts_l2_shares},
       {NULL, NULL},
   };
   return tu_run_suite("matgen", tests);

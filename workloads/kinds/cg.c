@@ -87,8 +87,10 @@ static const struct par_decl cg_decls[] = {
       "(standard CG)"),
     PAR(kernels, PAR_ENUM, "iteration", NULL, NULL,
       "iteration|spmv|dot|axpy|copy|barrier|reduce|spmv_barrier",
-      "the iteration, or one of its operations alone `iterations` times (its SpMV; a dot with "
-      "its reset kernel; an AXPY; a scalar copied home; nvshmem_barrier_all; the allreduce of a "
+      "the iteration, or one of its operations alone `iterations` times (its SpMV; the "
+      "standard iteration's two dots, each with its reset kernel; its three AXPYs (each dot and "
+      "AXPY with the L2 share its place in the iteration leaves it: gpu.l2_keep_bytes); a "
+      "scalar copied home; nvshmem_barrier_all; the allreduce of a "
       "scalar (pipelined: of both dots, one call) and the barrier after it; the SpMV, a host "
       "sync, then the barrier after it), a device sync between (op_sync false: calibrate's "
       "back-to-back kernels) or a host sync (op_sync true: the CPU-Free code's per-operation "
@@ -396,14 +398,18 @@ static void barrier_all(struct wl_program *p, uint32_t r, int64_t it, uint32_t k
  * starting point, Sec. 4.2) has 6 PeerGroup::sync() (each grid.sync(), a
  * flag barrier across GPUs, grid.sync()) and 2 plain cg::sync(grid): 14
  * grid syncs, 6 barriers across GPUs. */
+/* The standard iteration's ops (cg_cold's cycle), in the code's order:
+ * the SpMV, Dot 1, Saxpy 1, Saxpy 2, Dot 2, Saxpy 3 (the CPU-Free code's
+ * profiling build names them so). The buffers: 1 the matrix, 2 p, 4 s,
+ * 8 x, 16 r. */
+static const uint8_t standard_ops[] = {1 | 2 | 4, 2 | 4, 8 | 2, 16 | 4, 16, 2 | 16};
+
 static void standard_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
                                int64_t it, int64_t per_wg, const struct gpu_config *gpu,
                                uint8_t alg, bool get) {
   const struct sp_rank *rk = &part->ranks[r];
-  /* the buffers: 1 the matrix, 2 p, 4 s, 8 x, 16 r */
-  static const uint8_t ops[] = {1 | 2 | 4, 2 | 4, 8 | 2, 16 | 4, 16, 2 | 16};
   double cold[6];
-  cg_cold(gpu, rk, ops, 6, cold);
+  cg_cold(gpu, rk, standard_ops, 6, cold);
   if (!get) halo(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu, alg, false, get); /* s = A p */
   barrier_all(p, r, it, 0);
@@ -682,10 +688,22 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
       switch (c->kernels) {
       case CG_ONLY_SPMV: spmv(p, r, rk, c->rows_per_wg, gpu, alg, false, get); break;
       case CG_ONLY_DOT:
-        dot_reset(p, r);
-        vec_op(p, r, rk, c->rows_per_wg, 2, 16);
+      case CG_ONLY_AXPY: {
+        /* the standard iteration's dots (Dot 1, 2) or AXPYs (Saxpy 1-3),
+         * each with the L2 share its place in the iteration leaves it */
+        double cold[6];
+        cg_cold(gpu, rk, standard_ops, 6, cold);
+        bool dot = c->kernels == CG_ONLY_DOT;
+        for (int j = 1, last = dot ? 4 : 5; j <= last; j++) {
+          if ((j == 1 || j == 4) != dot) continue;
+          if (dot) dot_reset(p, r);
+          vec_op_cold(p, r, rk, c->rows_per_wg, 2, dot ? 16 : 24, cold[j]);
+          if (j == last) break; /* its sync below */
+          if (c->op_host_sync) wl_host_sync(p, r);
+          else wl_sync(p, r);
+        }
         break;
-      case CG_ONLY_AXPY: vec_op(p, r, rk, c->rows_per_wg, 2, 24); break;
+      }
       case CG_ONLY_COPY: wl_host_copies(p, r, 1); break;
       case CG_ONLY_BARRIER: barrier_all(p, r, 0, 0); break;
       case CG_ONLY_SPMV_BARRIER:
@@ -997,8 +1015,14 @@ static struct cat_entry *cat_cache_entry(const struct wl_ctx *ctx, char *key, ch
 static struct sp_part *catalogue_part(const struct wl_ctx *ctx, uint32_t ranks, int64_t *iterations,
                                       bool *owned, char **err) {
   const struct cg_config *c = ctx->config;
-  char *key = g_strdup_printf("%s|%s|%s|%" PRIu64, ctx->sc->path ? ctx->sc->path : "",
-                              c->catalogue, c->matrix, ctx->seed);
+  /* Keyed by the catalogue's file, not the scenario's: a fit's parts
+   * scenarios (tools/cpufree-fit.sh: the SpMV's and the 1-GPU runs') share
+   * its matrices, and keyed by scenario they did not fit the cache. */
+  char *path = scenario_path(ctx, "catalogue", c->catalogue);
+  char *file = g_canonicalize_filename(path, NULL);
+  char *key = g_strdup_printf("%s|%s|%" PRIu64, file, c->matrix, ctx->seed);
+  g_free(file);
+  g_free(path);
   struct cat_entry *cc = cat_cache_entry(ctx, key, err);
   if (!cc) return NULL;
   const struct mg_gen *g = cc->gen;
