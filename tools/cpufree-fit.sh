@@ -10,20 +10,24 @@
 # breakdown.py) spent in each operation on 8 A100s. The targets, each
 # divided by 5000: the AXPYs (Saxpy 1-3, their sum), the dots with their
 # reset kernels (Dot 1, 2, their sum; each where the iteration has it, so
-# with the share of its vectors the L2 no longer holds), a scalar copied home (Memcpy Dot to Host 1, 2),
-# nvshmemx_barrier_all_on_stream (NVSHMEM Barrier 2), on
+# with the share of its vectors the L2 no longer holds), a scalar copied
+# home (Memcpy Dot to Host 1, 2), nvshmemx_barrier_all_on_stream (NVSHMEM
+# Barrier 2, standard and pipelined), the on-stream reductions with their
+# barrier (Global Reduction 1, 2; the pipelined Global Reductions), on
 # configs/cpufree-ics23/parts-ops.yaml at each matrix's rows and
 # non-zeros; the SpMV and the barrier after it (SpMV + NVSHMEM Barrier 1,
-# standard and pipelined) on parts-spmv.yaml at each matrix. The on-stream
-# reductions with their barrier are not targets; the difference between
-# the standard and the pipelined one gives gpu.fence_latency (printed at
-# the end; see the comments below). Two fits, each trigsim fit's fragment
-# (the values, their uncertainties, every target and residual): the
-# operations' launch and vector values on a100-nvlink.yaml into
-# configs/hw/a100-nvlink-ops-fitted.yaml, then the SpMV's own values on
-# that into configs/hw/a100-nvlink-fitted.yaml, which the cpufree-ics23
-# scenarios include. Each runs copies of its parts scenario, written
-# beside the fit file, that include the profile it extends instead of the
+# standard and pipelined) on parts-spmv.yaml at each matrix. The
+# difference between the standard reduction and the pipelined one gives
+# gpu.fence_latency (printed at the end; see the comments below). Three
+# fits, each trigsim fit's fragment (the values, their uncertainties, every target and residual):
+# the operations' launch and vector values on a100-nvlink.yaml into
+# configs/hw/a100-nvlink-ops-fitted.yaml; NVSHMEM's own time a barrier and
+# a reduction on that, to the barrier (NVSHMEM Barrier 2, both codes) and
+# the reductions with their barrier (Global Reduction 1, 2; the pipelined
+# Global Reductions), into configs/hw/a100-nvlink-coll-fitted.yaml; then
+# the SpMV's own values on that into configs/hw/a100-nvlink-fitted.yaml,
+# which the cpufree-ics23 scenarios include. Each runs copies of its
+# parts scenario, written beside the fit file, that include the profile it extends instead of the
 # fragment the scenarios include (trigsim fit refuses a scenario that
 # takes values from its own output: the second fit of issue 28 ran on the
 # first's l1_bytes that way). Stage 2 also has the CPU-Free code's runs on
@@ -66,9 +70,10 @@ dir="$build/cpufree-fit"
 mkdir -p "$dir"
 fit="$dir/parts.fit.yaml"   # stage 1: the operations; stage 2 below: the SpMV
 fit2="$dir/spmv.fit.yaml"
+fitc="$dir/coll.fit.yaml"  # between them: NVSHMEM's collectives
 # Writes both fit files and prints the median over Table 1's matrices of
 # the standard code's reduction less the pipelined code's (ps; below).
-diff=$(STD="$std" PIP="$pip" RUNS="$runs" COMMIT="$commit" python3 - "$fit" "$fit2" <<'EOF'
+diff=$(STD="$std" PIP="$pip" RUNS="$runs" COMMIT="$commit" python3 - "$fit" "$fit2" "$fitc" <<'EOF'
 import csv, io, os, sys
 rel = os.path.relpath("configs", os.path.dirname(sys.argv[1]))  # relative to the fit file
 cat = {}  # Table 1's rows and non-zeros (configs/matrices.yaml)
@@ -90,12 +95,14 @@ std, pip = table(os.environ["STD"]), table(os.environ["PIP"])
 # on the fragment it writes (which they include for everyone else), so that
 # no value of an earlier fit stays under this one (trigsim fit refuses that).
 fitdir = os.path.dirname(sys.argv[1])
-for part, base in (("ops", "a100-nvlink.yaml"), ("spmv", "a100-nvlink-ops-fitted.yaml"),
-                   ("cg1", "a100-nvlink-ops-fitted.yaml")):
+for name, part, base in (("ops", "ops", "a100-nvlink.yaml"),
+                         ("coll", "ops", "a100-nvlink-ops-fitted.yaml"),
+                         ("spmv", "spmv", "a100-nvlink-coll-fitted.yaml"),
+                         ("cg1", "cg1", "a100-nvlink-coll-fitted.yaml")):
     text = open(f"configs/cpufree-ics23/parts-{part}.yaml").read()
     text = text.replace("include: ../hw/a100-nvlink-fitted.yaml", f"include: {rel}/hw/{base}")
     text = text.replace("catalogue: ../matrices.yaml", f"catalogue: {rel}/matrices.yaml")
-    open(os.path.join(fitdir, f"parts-{part}.yaml"), "w").write(
+    open(os.path.join(fitdir, f"parts-{name}.yaml"), "w").write(
         f"# Written by tools/cpufree-fit.sh from configs/cpufree-ics23/parts-{part}.yaml, on the\n"
         "# profile the fit extends.\n" + text)
 # parts-ops.yaml's iterations: each blocked wait of the host wakes late by
@@ -110,7 +117,7 @@ head = [
     f"# node0.cpu.main_done over the scenarios' iterations ({OPS_ITERS} of an operation, 2 of the SpMV).",
 ]
 out = head + [
-    "name: \"A100 parts (1 of 2), the CPU-Free code's per-operation timings: launches and vectors\"",
+    "name: \"A100 parts (1 of 3), the CPU-Free code's per-operation timings: launches and vectors\"",
     f"extends: {rel}/hw/a100-nvlink.yaml",
     "scenarios:",
     "  ops: parts-ops.yaml",
@@ -130,8 +137,8 @@ out = head + [
 out2 = head + [
     "# And CG/results/cg_runtime_8A100.csv's \"1 GPU\" column, the CPU-Free rows: seconds per 5000",
     "# iterations on one A100, each divided by 5000 (ps): the counter cg.time_per_iteration_ps.",
-    "name: \"A100 parts (2 of 2), the CPU-Free code's per-operation timings: the SpMV\"",
-    f"extends: {rel}/hw/a100-nvlink-ops-fitted.yaml",
+    "name: \"A100 parts (3 of 3), the CPU-Free code's per-operation timings: the SpMV\"",
+    f"extends: {rel}/hw/a100-nvlink-coll-fitted.yaml",
     "scenarios:",
     "  spmv: parts-spmv.yaml",
     "  cg1: parts-cg1.yaml",
@@ -142,11 +149,29 @@ out2 = head + [
     "  hardware.gpu.l1_bytes: {start: 128396B, min: 16KiB, max: 184KiB, why: \"the L1 a row-per-thread SpMV keeps its rows' lines in (at most the A100's 192 KB less the 8 KB shared-memory configuration)\"}",
     "targets:",
 ]
-def ops(m, kernels, value, label):
+# Between them, NVSHMEM's collectives on stage 1's fragment (its launches
+# fixed): their own time a call, beyond the model's rounds of flag stores
+# and fences, to the breakdown's barrier and reductions (with the barrier
+# after each). The values before: estimates from an H200 pair (NVSHMEM
+# 3.4.5 on 2 PEs, a100-nvlink.yaml), not the study's 2.7 on 8. Fitted
+# with the launches free (before this stage), they set the launches
+# instead (see "Not targets" below); here only these two move.
+outc = head + [
+    "name: \"A100 parts (2 of 3), the CPU-Free code's per-operation timings: NVSHMEM's collectives\"",
+    f"extends: {rel}/hw/a100-nvlink-ops-fitted.yaml",
+    "scenarios:",
+    "  coll: parts-coll.yaml",
+    "parameters:",
+    "  hardware.comm.nvshmem_barrier_latency: {start: 1.6us, min: 100ns, max: 30us, why: \"nvshmem_barrier_all's own time beyond its rounds (NVSHMEM 2.7, 8 PEs)\"}",
+    "  hardware.comm.nvshmem_reduce_latency: {start: 2.2us, min: 100ns, max: 30us, why: \"an NVSHMEM sum reduction's own time beyond its rounds (NVSHMEM 2.7, 8 PEs)\"}",
+    "targets:",
+]
+def ops(m, kernels, value, label, scenario="ops", variant=None):
     c = cat[m]
-    return (f"  - {{name: \"{m} {label}\", scenario: ops, policy: gds, counter: node0.cpu.main_done, "
+    v = f", workload.variant: {variant}" if variant else ""
+    return (f"  - {{name: \"{m} {label}\", scenario: {scenario}, policy: gds, counter: node0.cpu.main_done, "
             f"at: {{workload.rows: {c['rows']}, workload.nnz_per_row: {c['nnz'] / c['rows']:.6f}, "
-            f"workload.kernels: {kernels}}}, value: {OPS_ITERS * value:.0f}}}")
+            f"workload.kernels: {kernels}{v}}}, value: {OPS_ITERS * value:.0f}}}")
 for m in std:
     if m not in cat:
         continue  # tridiagonal: not a Table 1 matrix
@@ -157,17 +182,27 @@ for m in std:
     out.append(ops(m, "dot", s["Dot 1 (+Reset)"] + s["Dot 2 (+Reset)"], "Dot 1, 2 (+Reset)"))
     out.append(ops(m, "copy", (s["Memcpy Dot to Host 1"] + s["Memcpy Dot to Host 2"]) / 2,
                    "Memcpy Dot to Host 1, 2"))
-    # Not targets: the collectives, nvshmemx_barrier_all_on_stream (NVSHMEM
-    # Barrier 2) and the on-stream reductions with their barrier (Global
-    # Reduction 1, 2; the pipelined Global Reductions). A barrier costs
-    # 7.4 us more than an AXPY (medians, 19.3 against 11.9 us) where the
-    # model's 3 rounds of flag stores give about 2 us: a cost of every
-    # collective that no mechanism here has (NVSHMEM fences none of a
-    # barrier's stores; barrier_device.cuh). Fitted to them, the fit set
-    # the launches instead: launch_latency 9 us and launch_submit 1.8 us
-    # (fence_latency, fitted too, to its 10 us bound). They are checks
-    # (cpufree-ics23 README); the reductions' difference sets
-    # fence_latency (below).
+    # the collectives' stage: the barrier alone (both codes time it), a
+    # reduction with its barrier (standard: one double, the mean of the two
+    # calls; pipelined: both dots in one call)
+    end = "NVSHMEM Barrier 2 (End of Iteration)"
+    outc.append(ops(m, "barrier", s[end], "NVSHMEM Barrier 2 (standard)", "coll"))
+    outc.append(ops(m, "barrier", p[end], "NVSHMEM Barrier 2 (pipelined)", "coll"))
+    outc.append(ops(m, "reduce", (s["Global Reduction 1 (+Barrier)"] + s["Global Reduction 2 (+Barrier)"])
+                    / 2, "Global Reduction 1, 2 (+Barrier)", "coll", "standard"))
+    outc.append(ops(m, "reduce", p["Global Reductions (+Barrier)"], "Global Reductions (+Barrier)",
+                    "coll", "pipelined"))
+    # Not stage 1's targets: the collectives, nvshmemx_barrier_all_on_
+    # stream (NVSHMEM Barrier 2) and the on-stream reductions with their
+    # barrier (Global Reduction 1, 2; the pipelined Global Reductions). A
+    # barrier costs 7.4 us more than an AXPY (medians, 19.3 against 11.9
+    # us) where the model's 3 rounds of flag stores give about 2 us
+    # (NVSHMEM fences none of a barrier's stores; barrier_device.cuh).
+    # Fitted with the launches free, the fit set the launches instead:
+    # launch_latency 9 us and launch_submit 1.8 us (fence_latency, fitted
+    # too, to its 10 us bound). They are the collectives' stage's targets
+    # (above: NVSHMEM's own time a call, the launches fixed); the
+    # reductions' difference sets fence_latency (below).
     if m == "crankseg_1":
         continue  # its longest rows are unpublished (configs/matrices.yaml): the imbalance its
                   # SpMV + barrier shows (the slowest GPU 5.6x rank 0's SpMV) is not generated
@@ -199,14 +234,17 @@ for r in runs[1:]:
 # where the two forms agree.
 out.append("options: {max_iterations: 40, fd_step: 0.2}")
 out2.append("options: {max_iterations: 40, fd_step: 0.2, residual: log}")
+outc.append("options: {max_iterations: 40, fd_step: 0.2}")
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 open(sys.argv[2], "w").write("\n".join(out2) + "\n")
+open(sys.argv[3], "w").write("\n".join(outc) + "\n")
 d = sorted((s["Global Reduction 1 (+Barrier)"] + s["Global Reduction 2 (+Barrier)"]) / 2
            - pip[m]["Global Reductions (+Barrier)"] for m, s in std.items() if m in cat)
 print(round((d[len(d) // 2] + d[(len(d) - 1) // 2]) / 2))
 EOF
 )
 "$build/trigsim" fit "$fit" -o configs/hw/a100-nvlink-ops-fitted.yaml
+"$build/trigsim" fit "$fitc" -o configs/hw/a100-nvlink-coll-fitted.yaml
 "$build/trigsim" fit "$fit2" -o configs/hw/a100-nvlink-fitted.yaml
 # gpu.fence_latency from the two reductions' difference: the standard
 # code's one-double reduction is recursive doubling (3 fenced rounds at 8
