@@ -1,14 +1,16 @@
 // What the standalone CUDA probes share (graph_probe.cu, probes/*.cu): a
 // check that reports the failed call under the probe's name and leaves
-// main with 1, a monotonic host clock, the two GPUs of a peer pair, and the
+// main with 1, a monotonic host clock, a median, the two GPUs of a peer pair, and the
 // one-word chain kernel whose launches each depend on the one before. A probe defines PROBE_NAME first.
 #ifndef TRIGSIM_PROBE_CUH
 #define TRIGSIM_PROBE_CUH
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <vector>
 
 #define CK(c)                                                                   \
   do {                                                                          \
@@ -23,6 +25,13 @@ static double now_s() {
   timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// The median of V's samples: the upper middle one of an even count (the
+// element at size / 2 once sorted); V is taken by value and reordered.
+template <typename T> static T probe_median(std::vector<T> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
 }
 
 // The GPU's global nanosecond clock (%globaltimer): comparable between

@@ -76,11 +76,6 @@ __global__ void k_dev(int what, int iters, double *dst, const double *src, long 
   }
 }
 
-static double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: nvshmem_parts RANK ITERS IDFILE\n");
@@ -132,7 +127,8 @@ int main(int argc, char **argv) {
     }
     nvshmem_barrier_all();
     for (int pe = 0; pe < 2; pe++) {
-      if (pe == rank) printf("%s %d %.3f %.3f\n", names[part], rank, median(host), median(gpu));
+      if (pe == rank)
+        printf("%s %d %.3f %.3f\n", names[part], rank, probe_median(host), probe_median(gpu));
       fflush(stdout);
       nvshmem_barrier_all();
     }

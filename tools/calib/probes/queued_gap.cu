@@ -29,11 +29,6 @@ __global__ void k_spin(long long ns) {
 }
 
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int main() {
   int dev = 0, sms = 0;
   cudaDeviceProp prop;
@@ -77,7 +72,7 @@ int main() {
     const char *name = mode == 0   ? "<<<1,32>>> chain"
                        : mode == 1 ? "<<<SMs,1024>>> chain"
                                    : "<<<1,32>>> chain, event after each";
-    printf("%-34s %12.3f %14.3f\n", name, median(dev_us), median(host_us));
+    printf("%-34s %12.3f %14.3f\n", name, probe_median(dev_us), probe_median(host_us));
   }
   return 0;
 }

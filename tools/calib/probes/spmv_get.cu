@@ -57,11 +57,6 @@ __global__ void k_spmv(const int *rowptr, const int *col, const double *val, dou
   y[r] = out;
 }
 
-static double median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: spmv_get RANK IDFILE\n");
@@ -96,7 +91,7 @@ int main(int argc, char **argv) {
         cudaEventSynchronize(e1);
         if (i >= 0) cudaEventElapsedTime(&t[i], e0, e1);
       }
-      return median(t) * 1e3; // us
+      return probe_median(t) * 1e3; // us
     };
     double empty = timed([&] { k_empty<<<1, 1>>>(); });
     printf("# spmv_get: 2 PEs; an empty kernel's events %.2f us (subtracted below)\n", empty);
