@@ -1,7 +1,8 @@
 // What the standalone CUDA probes share (graph_probe.cu, probes/*.cu): a
 // check that reports the failed call under the probe's name and leaves
-// main with 1, a monotonic host clock, a median, the two GPUs of a peer pair, and the
-// one-word chain kernel whose launches each depend on the one before. A probe defines PROBE_NAME first.
+// main with 1, a monotonic host clock, a median, the two GPUs of a peer
+// pair, and the one-word chain kernel whose launches each depend on the
+// one before. A probe defines PROBE_NAME first.
 #ifndef TRIGSIM_PROBE_CUH
 #define TRIGSIM_PROBE_CUH
 

@@ -381,6 +381,12 @@ static void barrier_all(struct wl_program *p, uint32_t r, int64_t it, uint32_t k
                                         .tag = tag_of(it, TAG_BARRIER + WL_COLL_TAGS * k)});
 }
 
+/* The standard iteration's ops (cg_cold's cycle), in the code's order:
+ * the SpMV, Dot 1, Saxpy 1, Saxpy 2, Dot 2, Saxpy 3 (the CPU-Free code's
+ * profiling build names them so). The buffers: 1 the matrix, 2 p, 4 s,
+ * 8 x, 16 r. */
+static const uint8_t standard_ops[] = {1 | 2 | 4, 2 | 4, 8 | 2, 16 | 4, 16, 2 | 16};
+
 /* The syncs of one iteration are the CPU-free code's (ParCoreLab/
  * CPU-Free-model, the versions its CG/scripts/measure_runtime.py times):
  * each wl_sync is a cg::sync(grid) of the persistent kernel (a kernel
@@ -398,12 +404,6 @@ static void barrier_all(struct wl_program *p, uint32_t r, int64_t it, uint32_t k
  * starting point, Sec. 4.2) has 6 PeerGroup::sync() (each grid.sync(), a
  * flag barrier across GPUs, grid.sync()) and 2 plain cg::sync(grid): 14
  * grid syncs, 6 barriers across GPUs. */
-/* The standard iteration's ops (cg_cold's cycle), in the code's order:
- * the SpMV, Dot 1, Saxpy 1, Saxpy 2, Dot 2, Saxpy 3 (the CPU-Free code's
- * profiling build names them so). The buffers: 1 the matrix, 2 p, 4 s,
- * 8 x, 16 r. */
-static const uint8_t standard_ops[] = {1 | 2 | 4, 2 | 4, 8 | 2, 16 | 4, 16, 2 | 16};
-
 static void standard_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
                                int64_t it, int64_t per_wg, const struct gpu_config *gpu,
                                uint8_t alg, bool get) {
