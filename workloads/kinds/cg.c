@@ -398,8 +398,12 @@ static const uint8_t standard_ops[] = {1 | 2 | 4, 2 | 4, 8 | 2, 16 | 4, 16, 2 | 
  * barriers"). The one-thread stores that reset a dot's accumulator get a
  * grid sync of their own (an empty phase). Standard: CG/src_nvshmem/
  * baseline/persistent-standard-nvshmem.cu, BaselinePersistentStandardNVSHMEM::
- * multiGpuConjugateGradient, per iteration 8 grid syncs, 4 barriers, 2
- * one-double reductions. The CUDA samples' single-kernel CG
+ * multiGpuConjugateGradient, per iteration 8 grid syncs, 2 barriers (after
+ * the second reduction, at the end), 2 one-double reductions, as the
+ * runtime logs ran it (CG/results/cg_runtime_8A100.csv of 8c7e4ee,
+ * 2023-02-04); before 2dffe08 ("Remove redundant syncs from all versions",
+ * 2023-02-03) both standard versions had 2 more, after the SpMV and after
+ * the first reduction, which the profiling build (the parts) keeps. The CUDA samples' single-kernel CG
  * (Samples/4_CUDA_Libraries/conjugateGradientMultiDeviceCG, the paper's
  * starting point, Sec. 4.2) has 6 PeerGroup::sync() (each grid.sync(), a
  * flag barrier across GPUs, grid.sync()) and 2 plain cg::sync(grid): 14
@@ -412,14 +416,12 @@ static void standard_iteration(struct wl_program *p, const struct sp_part *part,
   cg_cold(gpu, rk, standard_ops, 6, cold);
   if (!get) halo(p, part, r, it);
   spmv(p, r, rk, per_wg, gpu, alg, false, get); /* s = A p */
-  barrier_all(p, r, it, 0);
   wl_sync(p, r);
   wl_sync(p, r); /* delta reset */
   dot_reset(p, r);
   vec_op_cold(p, r, rk, per_wg, 2, 16, cold[1]); /* (p, s) */
   wl_sync(p, r);
   allreduce(p, r, it, 0, 1);
-  barrier_all(p, r, it, 1);
   wl_host_copies(p, r, 1); /* delta copied home: the host computes alpha */
   vec_op_cold(p, r, rk, per_wg, 2, 24, cold[2]); /* x += alpha p */
   vec_op_cold(p, r, rk, per_wg, 2, 24, cold[3]); /* r -= alpha s; gamma reset */
