@@ -30,11 +30,11 @@
 # parts scenario, written beside the fit file, that include the profile it extends instead of the
 # fragment the scenarios include (trigsim fit refuses a scenario that
 # takes values from its own output: the second fit of issue 28 ran on the
-# first's l1_bytes that way). Stage 2 also has the CPU-Free code's runs on
+# first's l1_bytes that way). Stage 3 also has the CPU-Free code's runs on
 # one GPU (cg_runtime_8A100.csv's "1 GPU" column, CPU-Free Standard and
 # Pipelined, each divided by 5000; parts-cg1.yaml): one GPU has no peer
 # and no collective, so they time the persistent kernel's own work, its
-# SpMV at one block per SM above all, and with them stage 2 fits
+# SpMV at one block per SM above all, and with them stage 3 fits
 # gpu.l1_bytes, the L1 a row-per-thread SpMV keeps its rows' lines in
 # (before, a100-nvlink.yaml's estimate: 125 KB, the share of its L1 an
 # H200 measurement of that SpMV's hit counts gives, 0.68). The
@@ -68,7 +68,7 @@ if [ ! -x "$build/trigsim" ]; then
 fi
 dir="$build/cpufree-fit"
 mkdir -p "$dir"
-fit="$dir/parts.fit.yaml"   # stage 1: the operations; stage 2 below: the SpMV
+fit="$dir/parts.fit.yaml"   # stage 1: the operations; stage 3 below: the SpMV
 fit2="$dir/spmv.fit.yaml"
 fitc="$dir/coll.fit.yaml"  # between them: NVSHMEM's collectives
 # Writes both fit files and prints the median over Table 1's matrices of
@@ -129,8 +129,8 @@ out = head + [
     "  hardware.gpu.l2_bandwidth: {start: 40Tbps, min: 5Tbps, max: 200Tbps, why: \"a GPU's share of the vectors stays in the 40 MB L2: the AXPYs and dots against the matrices' rows (fitted here, where the vector parts depend on it; fitted to the SpMV in stage 2 it moved the AXPYs by 3 us under stage 1's values)\"}",
     "targets:",
 ]
-# Stage 2: the SpMV's own values, on stage 1's fragment (its launches and
-# barrier fixed). Fitted together, the SpMV parts (the poorly fitted ones:
+# Stage 3: the SpMV's own values, on stage 2's fragment (its launches and
+# collectives fixed). Fitted together, the SpMV parts (the poorly fitted ones:
 # residuals of both signs by matrix) set the launch split instead: with
 # every part in one fit, launch_latency ran to its 10 us bound and
 # launch_submit to 1.5 us, where the lone operations alone leave them.
@@ -149,7 +149,7 @@ out2 = head + [
     "  hardware.gpu.l1_bytes: {start: 128396B, min: 16KiB, max: 184KiB, why: \"the L1 a row-per-thread SpMV keeps its rows' lines in (at most the A100's 192 KB less the 8 KB shared-memory configuration)\"}",
     "targets:",
 ]
-# Between them, NVSHMEM's collectives on stage 1's fragment (its launches
+# Stage 2, between them: NVSHMEM's collectives on stage 1's fragment (its launches
 # fixed): their own time a call, beyond the model's rounds of flag stores
 # and fences, to the breakdown's barrier and reductions (with the barrier
 # after each). The values before: estimates from an H200 pair (NVSHMEM

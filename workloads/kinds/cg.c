@@ -403,11 +403,12 @@ static const uint8_t standard_ops[] = {1 | 2 | 4, 2 | 4, 8 | 2, 16 | 4, 16, 2 | 
  * runtime logs ran it (CG/results/cg_runtime_8A100.csv of 8c7e4ee,
  * 2023-02-04); before 2dffe08 ("Remove redundant syncs from all versions",
  * 2023-02-03) both standard versions had 2 more, after the SpMV and after
- * the first reduction, which the profiling build (the parts) keeps. The CUDA samples' single-kernel CG
- * (Samples/4_CUDA_Libraries/conjugateGradientMultiDeviceCG, the paper's
- * starting point, Sec. 4.2) has 6 PeerGroup::sync() (each grid.sync(), a
- * flag barrier across GPUs, grid.sync()) and 2 plain cg::sync(grid): 14
- * grid syncs, 6 barriers across GPUs. */
+ * the first reduction, which the profiling build (the parts) keeps. The
+ * CUDA samples' single-kernel CG (Samples/4_CUDA_Libraries/
+ * conjugateGradientMultiDeviceCG, the paper's starting point, Sec. 4.2)
+ * has 6 PeerGroup::sync() (each grid.sync(), a flag barrier across GPUs,
+ * grid.sync()) and 2 plain cg::sync(grid): 14 grid syncs, 6 barriers
+ * across GPUs. */
 static void standard_iteration(struct wl_program *p, const struct sp_part *part, uint32_t r,
                                int64_t it, int64_t per_wg, const struct gpu_config *gpu,
                                uint8_t alg, bool get) {
@@ -674,6 +675,14 @@ static void acg_host_standard(struct wl_program *p, const struct sp_part *part, 
   wl_sync(p, r);
 }
 
+/* After one of the iteration's operations alone (workload.kernels): a host
+ * sync (op_sync: the profiling build's cudaStreamSynchronize; a copy home
+ * waits for itself) or a device sync. */
+static void part_sync(struct wl_program *p, uint32_t r, const struct cg_config *c) {
+  if (c->op_host_sync && c->kernels != CG_ONLY_COPY) wl_host_sync(p, r);
+  else wl_sync(p, r);
+}
+
 struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part *part,
                                  const struct gpu_config *gpu, int64_t iterations) {
   /* One iteration written once, in a loop: messages match in order, so
@@ -691,18 +700,18 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
       case CG_ONLY_SPMV: spmv(p, r, rk, c->rows_per_wg, gpu, alg, false, get); break;
       case CG_ONLY_DOT:
       case CG_ONLY_AXPY: {
-        /* the standard iteration's dots (Dot 1, 2) or AXPYs (Saxpy 1-3),
-         * each with the L2 share its place in the iteration leaves it */
+        /* the standard iteration's dots (Dot 1, 2: standard_ops 1, 4) or
+         * AXPYs (Saxpy 1-3: 2, 3, 5), each with the L2 share its place in
+         * the iteration leaves it, the part's sync between them */
+        static const int dots[] = {1, 4, 0}, axpys[] = {2, 3, 5, 0};
+        bool dot = c->kernels == CG_ONLY_DOT;
         double cold[6];
         cg_cold(gpu, rk, standard_ops, 6, cold);
-        bool dot = c->kernels == CG_ONLY_DOT;
-        for (int j = 1, last = dot ? 4 : 5; j <= last; j++) {
-          if ((j == 1 || j == 4) != dot) continue;
+        const int *first = dot ? dots : axpys;
+        for (const int *j = first; *j; j++) {
+          if (j != first) part_sync(p, r, c);
           if (dot) dot_reset(p, r);
-          vec_op_cold(p, r, rk, c->rows_per_wg, 2, dot ? 16 : 24, cold[j]);
-          if (j == last) break; /* its sync below */
-          if (c->op_host_sync) wl_host_sync(p, r);
-          else wl_sync(p, r);
+          vec_op_cold(p, r, rk, c->rows_per_wg, 2, dot ? 16 : 24, cold[*j]);
         }
         break;
       }
@@ -718,8 +727,7 @@ struct wl_program *wl_cg_program(const struct cg_config *c, const struct sp_part
         barrier_all(p, r, 0, 1);
         break;
       }
-      if (c->op_host_sync && c->kernels != CG_ONLY_COPY) wl_host_sync(p, r);
-      else wl_sync(p, r);
+      part_sync(p, r, c);
     } else if (c->code == CG_ACG) {
       /* aCG's code comes in two forms: its monolithic kernel, and (standard
        * CG only) its host-driven solver; the policy's lowering runs the form

@@ -21,9 +21,10 @@ enum cg_x_reads { CG_X_HALO, CG_X_GET };
 /* Group "cg": see cg_params for units, defaults and ranges. */
 /* workload.kernels: the whole iteration, or one of its operations alone
  * (dot: the standard iteration's two dots; axpy: its three AXPYs; each
- * with the L2 share its place in the iteration leaves it), repeated, a device sync between (calibrate's per-kernel fits) or a host
- * sync (op_sync: host, the CPU-Free code's profiling build, which times
- * each operation and its cudaStreamSynchronize: CG/src/profiling/). */
+ * with the L2 share its place in the iteration leaves it), repeated, a
+ * device sync between (calibrate's per-kernel fits) or a host sync
+ * (op_sync: host, the CPU-Free code's profiling build, which times each
+ * operation and its cudaStreamSynchronize: CG/src/profiling/). */
 enum cg_kernels { CG_ITERATION, CG_ONLY_SPMV, CG_ONLY_DOT, CG_ONLY_AXPY, CG_ONLY_COPY,
                   CG_ONLY_BARRIER, CG_ONLY_REDUCE, CG_ONLY_SPMV_BARRIER };
 
