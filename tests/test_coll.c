@@ -1514,14 +1514,14 @@ static void test_nccl_tuner(void) {
   dgx.net.gpus_per_node = 8;
   dgx.net.intra_bandwidth = INT64_C(2400000000000);
   dgx.net.link_bandwidth = INT64_C(200000000000);
-  struct wl_lib_opts lo = comm_lib_opts(&cc, &dgx.net);
+  struct wl_lib_opts lo = comm_lib_opts(&cc, &dgx.net, true);
   CU_ASSERT_TRUE(lo.nccl_amd);
   CU_ASSERT_DOUBLE_EQUAL(lo.busbw_intra, 300.0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL(lo.busbw_inter, 200.0, 1e-9);
   cc.nccl_cpu = 0;
   cc.nccl_gpu = WL_NCCL_HOPPER;
   cc.nccl_protocol = WL_PROTO_LL128;
-  lo = comm_lib_opts(&cc, &dgx.net);
+  lo = comm_lib_opts(&cc, &dgx.net, true);
   CU_ASSERT_FALSE(lo.nccl_amd);
   CU_ASSERT_EQUAL(lo.nccl_gpu, WL_NCCL_HOPPER);
   CU_ASSERT_EQUAL(lo.nccl_proto, WL_PROTO_LL128);

@@ -175,6 +175,7 @@ static void test_ping_ghn(void) {
 static int64_t step_latency; /* nccl_step_latency of lib_time's runs */
 static int proto;          /* nccl_protocol of lib_time's runs (enum wl_nccl_proto) */
 static int64_t reduce_latency; /* nvshmem_reduce_latency of lib_time's runs */
+static int64_t stream_reduce_latency; /* nvshmem_on_stream_reduce_latency of lib_time's runs */
 
 static sim_time lib_time(const char *policy, int lib, int transport, bool allreduce) {
   struct hw h;
@@ -186,6 +187,7 @@ static sim_time lib_time(const char *policy, int lib, int transport, bool allred
   comm.nccl_step_latency = step_latency;
   comm.nccl_protocol = proto;
   comm.nvshmem_reduce_latency = reduce_latency;
+  comm.nvshmem_on_stream_reduce_latency = stream_reduce_latency;
   h.cfg.comm = &comm;
   struct ping_config cfg = {.size = 8, .wgs = 1, .flops_per_wg = 256, .bytes_per_wg = 0};
   struct wl_program *p;
@@ -255,6 +257,17 @@ static void test_library_allreduce(void) {
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NVSHMEM, COMM_IBGDA, true), 6500000);
   /* Not NCCL's: its run as above (8.5 us). */
   CU_ASSERT_EQUAL(lib_time("hdn", COMM_NCCL, COMM_IBGDA, true), 8500000);
+  /* A call on a stream (hdn: nvshmemx_*_on_stream, a kernel of its own)
+   * adds nvshmem_on_stream_reduce_latency, 2 us, to the 1 us; one called
+   * inside the kernel (cpufree) does not: 4602 as above. Under hdn the
+   * WG computes 3 us from 2602 to 5602, fences to 5802, the put at the
+   * NIC 5904, its flag at 6590.26; polling from 5802 every 100 ns the WG
+   * sees it at 6602; teardown 1500 = 8102, the completion at the CPU
+   * 8204, noticed at 8500. */
+  stream_reduce_latency = 2 * SIM_US;
+  CU_ASSERT_EQUAL(lib_time("cpufree", COMM_NVSHMEM, COMM_IBGDA, true), 4602000);
+  CU_ASSERT_EQUAL(lib_time("hdn", COMM_NVSHMEM, COMM_IBGDA, true), 8500000);
+  stream_reduce_latency = 0;
   reduce_latency = 0;
   /* Under hdn with nccl, the 2 ranks on different nodes: NCCL's tuner
    * (coll.h, wl_nccl_time) takes the ring in LL (Ring/LL 12.7 us against

@@ -45,7 +45,11 @@ static struct wl_program *export_program(const char *path, char **sets, bool exp
     int lib = hw.comm->library != COMM_AUTO ? hw.comm->library
               : pol                         ? pol->lib_default
                                             : COMM_MPI;
-    struct wl_lib_opts opts = comm_lib_opts(hw.comm, hw.net);
+    /* the form its policy runs: its calls on a stream or inside its kernel */
+    struct pol_prep pr = {.hw = &hw, .ctx = &ctx, .pol = pol, .lib = (uint8_t)lib,
+                          .form = WL_FORM_DISCRETE};
+    if (pol) pol->prepare(&pr);
+    struct wl_lib_opts opts = comm_lib_opts(hw.comm, hw.net, pr.form == WL_FORM_DISCRETE);
     struct wl_program *x = wl_expand_colls(p, comm_wl_lib(lib), &opts);
     wl_program_free(p);
     p = x;

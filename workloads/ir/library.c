@@ -60,6 +60,15 @@ static const struct par_decl comm_decls[] = {
       "nvshmem: the same for an allreduce call (either algorithm): 0 by default; an H200 "
       "pair measures 2.1 - 2.3 us with NVSHMEM 3.4.5 (4.30 us a device-called reduction of "
       "one double against 1.97 us by hand, 2.91 us of two doubles against 0.79)"),
+    PAR(nvshmem_on_stream_barrier_latency, PAR_TIME, "0ps", "0ps", "1ms", NULL,
+      "nvshmem: what a barrier called on a stream (nvshmemx_barrier_all_on_stream: a kernel "
+      "NVSHMEM launches, under a policy whose kernels are launched one by one) spends on its "
+      "GPU beyond nvshmem_barrier_latency, the device-called call's own time (the CPU-free "
+      "code calls nvshmem_barrier_all inside its kernel; the CPU-controlled one on its "
+      "stream): 0 by default; its launch is the kernel's, timed as any launch"),
+    PAR(nvshmem_on_stream_reduce_latency, PAR_TIME, "0ps", "0ps", "1ms", NULL,
+      "nvshmem: the same for an allreduce called on a stream "
+      "(nvshmemx_double_sum_reduce_on_stream) beyond nvshmem_reduce_latency: 0 by default"),
     PAR(mpi_eager_limit, PAR_SIZE, "8KiB", "0B", "16GiB", NULL,
       "mpi under cpu, hdn and hdn2s: a larger message waits for its receiver's "
       "clear-to-send (rendezvous; workloads/ir/coll.h wl_rendezvous). Estimate: UCX picks "
@@ -86,7 +95,8 @@ const struct par_group comm_params = {
     .config_size = sizeof(struct comm_config),
 };
 
-struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, const struct net_config *net) {
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, const struct net_config *net,
+                                 bool on_stream) {
   /* NCCL's bus bandwidths (its graphs' nChannels x bw): a GPU's NVLink
    * port inside a node; across nodes its node's NICs together (one a
    * GPU, models/net.h), as its rings leave every node through each. */
@@ -101,7 +111,11 @@ struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, const struct ne
       .nccl_amd = comm ? comm->nccl_cpu == 1 : true,
       .busbw_intra = (double)net->intra_bandwidth / 8e9,
       .busbw_inter = (double)net->link_bandwidth / 8e9 * MAX(per_node, 1),
-      .nvshmem_barrier_ps = comm ? comm->nvshmem_barrier_latency : 0,
-      .nvshmem_reduce_ps = comm ? comm->nvshmem_reduce_latency : 0,
+      .nvshmem_barrier_ps = !comm ? 0
+                            : comm->nvshmem_barrier_latency +
+                                  (on_stream ? comm->nvshmem_on_stream_barrier_latency : 0),
+      .nvshmem_reduce_ps = !comm ? 0
+                           : comm->nvshmem_reduce_latency +
+                                 (on_stream ? comm->nvshmem_on_stream_reduce_latency : 0),
   };
 }

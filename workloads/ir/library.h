@@ -7,6 +7,7 @@
 #ifndef WL_LIBRARY_H
 #define WL_LIBRARY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "coll.h"
@@ -29,6 +30,8 @@ struct comm_config {
   int nccl_cpu;              /* 0 intel, 1 amd */
   int64_t nvshmem_barrier_latency; /* ps: an NVSHMEM barrier's own time beyond its rounds */
   int64_t nvshmem_reduce_latency;  /* ps: an NVSHMEM reduction's likewise */
+  /* ps: what a call on a stream (a kernel NVSHMEM launches) adds to those */
+  int64_t nvshmem_on_stream_barrier_latency, nvshmem_on_stream_reduce_latency;
   int mpi_allreduce;         /* enum wl_coll_algo, auto .. double_binary_tree */
   int64_t mpi_allreduce_short; /* bytes: recursive doubling up to this under auto */
 };
@@ -37,8 +40,11 @@ extern const struct par_group comm_params;
 
 /* How the library expands collectives (coll.h) on network NET (its GPUs
  * a node, their NVLink, a NIC a GPU), from group COMM (NULL: the
- * defaults). */
-struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, const struct net_config *net);
+ * defaults). ON_STREAM: each call is a kernel of its own that the host
+ * launches (a policy whose programs are kernels launched one by one:
+ * NVSHMEM's nvshmemx_*_on_stream), not called inside a running kernel. */
+struct wl_lib_opts comm_lib_opts(const struct comm_config *comm, const struct net_config *net,
+                                 bool on_stream);
 
 /* LIBRARY (not COMM_AUTO) as the collectives' enum. */
 static inline enum wl_lib comm_wl_lib(int library) {

@@ -468,7 +468,7 @@ void pol_prep_library(struct pol_prep *pr, bool p2p_too) {
   if (!pr->p || pr->err) return;
   const struct comm_config *comm = pr->hw->comm;
   if (wl_has_colls(pr->p)) {
-    struct wl_lib_opts opts = comm_lib_opts(comm, pr->hw->net);
+    struct wl_lib_opts opts = comm_lib_opts(comm, pr->hw->net, pr->form == WL_FORM_DISCRETE);
     prep_own(pr, wl_expand_colls(pr->p, comm_wl_lib(pr->lib), &opts));
   }
   if ((pr->lib == COMM_NCCL || pr->lib == COMM_NVSHMEM) && p2p_too) prep_own(pr, wl_group_p2p(pr->p));
