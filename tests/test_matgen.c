@@ -395,6 +395,64 @@ static void test_cg_from_the_catalogue(void) {
   g_free(cf);
 }
 
+/* The run of catalogue entry t (4096 rows, 5-point 2D stencil, 40000
+ * non-zeros, longest row MAX_ROW) with SETS, as JSON; NULL when it fails
+ * (*ERR: its stderr). */
+static char *max_row_run(int64_t max_row, const char *set, char **err) {
+  char *cat = g_strdup_printf("matrices:\n  t:\n    rows: 4096\n    nnz: 40000\n"
+                              "    class: stencil\n    dim: 2\n    points: 5\n    dofs: 1\n"
+                              "    max_row: %" PRId64 "\n", max_row);
+  char *cf = tu_temp_file(".yaml", cat, strlen(cat));
+  char *text = g_strdup_printf("workload: {kind: cg, source: catalogue, catalogue: '%s', "
+                               "matrix: t}\npolicies: [cpufree]\nhardware: {network: {nodes: 2}}\n",
+                               cf);
+  char *sc = tu_temp_file(".yaml", text, strlen(text)), *out = NULL;
+  int rc = tu_trigsim((const char *[]){"run", sc, "-f", "json", "--set", set, NULL}, &out, err);
+  if (rc != 0) g_clear_pointer(&out, g_free);
+  g_free(sc);
+  g_free(text);
+  g_free(cf);
+  g_free(cat);
+  return out;
+}
+
+/* workload.max_row stands in for the entry's longest row: the entry
+ * with 30 run with max_row 50 is the entry with 50, counter for counter
+ * and time for time; 0 keeps the entry's (its longest row, 30, as
+ * "row lengths meet their targets" has it); a longest row the rows
+ * cannot hold with the non-zeros is an error at workload.max_row. */
+static void test_cg_max_row_override(void) {
+  char *err = NULL;
+  char *own = max_row_run(30, "workload.max_row=0", &err), *over = NULL, *as50 = NULL;
+  g_free(err);
+  err = NULL;
+  CU_ASSERT_PTR_NOT_NULL(own && strstr(own, "\"node.cg.max_row\": {\"n\": 2, \"sum\": 60, "
+                                            "\"mean\": 30, \"max\": 30"));
+  over = max_row_run(30, "workload.max_row=50", &err);
+  g_free(err);
+  err = NULL;
+  as50 = max_row_run(50, "workload.max_row=0", &err);
+  g_free(err);
+  err = NULL;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(over);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(as50);
+  /* The scenarios' echo differs (names, where each value came from);
+   * the run's results, from its policy's row on, are the same bytes. */
+  static const char run[] = "\"policy\": \"cpufree\", \"total_time_ps\"";
+  const char *a = strstr(over, run), *b = strstr(as50, run), *c = own ? strstr(own, run) : NULL;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_STRING_EQUAL(a, b);
+  CU_ASSERT(c && strcmp(a, c) != 0);
+  g_free(own);
+  g_free(over);
+  g_free(as50);
+  CU_ASSERT_PTR_NULL(max_row_run(30, "workload.max_row=1000000", &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.max_row: expected a longest row the "
+                                            "generator can build 't' with, got 1000000"));
+  g_free(err);
+}
+
 /* Every entry of configs/matrices.yaml binds, and the smallest ones
  * generate exactly (the large ones take seconds: tools/table1.sh). */
 static void test_shipped_catalogue(void) {
@@ -518,6 +576,7 @@ int main(void) {
       {"cg reports per-rank load", test_cg_reports_per_rank_load},
       {"SpMV stretched to its longest row", test_spmv_stretched_to_longest_row},
       {"cg from the catalogue", test_cg_from_the_catalogue},
+      {"workload.max_row replaces the entry's", test_cg_max_row_override},
       {"shipped catalogue", test_shipped_catalogue},
       {"L2 reuse: held shares of a CG cycle's buffers", test_l2_held},
       {"L2 reuse: the parts' AXPYs and dots where the iteration has them", test_cg_parts_l2_shares},

@@ -58,6 +58,10 @@ static const struct par_decl cg_decls[] = {
       "catalogue: the matrix's name in the catalogue (configs/matrices.yaml)"),
     PAR(catalogue, PAR_STRING, "../matrices.yaml", NULL, NULL, NULL,
       "catalogue: the catalogue file (relative to the scenario file)"),
+    PAR(max_row, PAR_INT, "0", "0", "1000000", NULL,
+      "catalogue: the generated matrix's longest row (non-zeros) in place of the entry's "
+      "max_row (0: the entry's), to try a value no source publishes or to fit one to a part "
+      "(tools/cpufree-fit.sh, crankseg_1)"),
     PAR(dim, PAR_INT, "2", "1", "3", NULL, "poisson: dimensions (3, 5 or 7-point stencil)"),
     PAR(n, PAR_INT, "256", "2", "100000000", NULL, "poisson: points per side (n^dim rows)"),
     PAR(file, PAR_STRING, "", NULL, NULL, NULL,
@@ -871,6 +875,7 @@ static bool catalogue_entry(const struct wl_ctx *ctx, struct mg_config *mc, char
       *err = sc_error_at(key_node(ctx->sc, "matrix"), "workload.matrix",
                          "expected a matrix of the catalogue %s, got '%s'", path, c->matrix);
     } else if (sc_bind_group(e, key, &mg_params, "about", mc, err)) {
+      if (c->max_row > 0) mc->max_row = c->max_row;
       ok = mg_config_check(mc, &why);
       if (!ok) *err = sc_error_at(e, key, "%s", why);
     }
@@ -888,10 +893,14 @@ static struct mg_gen *catalogue_gen(const struct wl_ctx *ctx, char **err) {
   if (!catalogue_entry(ctx, &mc, err)) return NULL;
   char *why = NULL;
   struct mg_gen *g = mg_gen_new(&mc, ctx->seed, &why);
-  if (!g)
+  const struct cg_config *c = ctx->config;
+  if (!g && c->max_row > 0)
+    *err = sc_error_at(key_node(ctx->sc, "max_row"), "workload.max_row",
+                       "expected a longest row the generator can build '%s' with, got %" PRId64
+                       ": %s", c->matrix, c->max_row, why);
+  else if (!g)
     *err = sc_error_at(key_node(ctx->sc, "matrix"), "workload.matrix",
-                       "expected a matrix the generator can build, got '%s': %s",
-                       ((const struct cg_config *)ctx->config)->matrix, why);
+                       "expected a matrix the generator can build, got '%s': %s", c->matrix, why);
   g_free(why);
   return g;
 }
@@ -1030,7 +1039,8 @@ static struct sp_part *catalogue_part(const struct wl_ctx *ctx, uint32_t ranks, 
    * its matrices, and keyed by scenario they did not fit the cache. */
   char *path = scenario_path(ctx, "catalogue", c->catalogue);
   char *file = g_canonicalize_filename(path, NULL);
-  char *key = g_strdup_printf("%s|%s|%" PRIu64, file, c->matrix, ctx->seed);
+  char *key = g_strdup_printf("%s|%s|%" PRId64 "|%" PRIu64, file, c->matrix, c->max_row,
+                              ctx->seed);
   g_free(file);
   g_free(path);
   struct cat_entry *cc = cat_cache_entry(ctx, key, err);
