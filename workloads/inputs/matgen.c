@@ -352,6 +352,12 @@ bool mg_config_check(const struct mg_config *cc, char **err) {
                            " for dim %" PRId64, cc->points, cc->dim);
     return false;
   }
+  if (cc->max_row > cc->rows) {
+    *err = g_strdup_printf("expected max_row <= rows (a row holds at most one non-zero a "
+                           "column), got max_row %" PRId64 " for %" PRId64 " rows",
+                           cc->max_row, cc->rows);
+    return false;
+  }
   if (cc->nnz < cc->rows || (cc->nnz - cc->rows) % 2) {
     *err = g_strdup_printf("expected nnz >= rows with nnz - rows even (a symmetric pattern with a "
                            "full diagonal), got rows %" PRId64 ", nnz %" PRId64, cc->rows, cc->nnz);

@@ -877,7 +877,12 @@ static bool catalogue_entry(const struct wl_ctx *ctx, struct mg_config *mc, char
     } else if (sc_bind_group(e, key, &mg_params, "about", mc, err)) {
       if (c->max_row > 0) mc->max_row = c->max_row;
       ok = mg_config_check(mc, &why);
-      if (!ok) *err = sc_error_at(e, key, "%s", why);
+      if (!ok && c->max_row > 0)
+        *err = sc_error_at(key_node(ctx->sc, "max_row"), "workload.max_row",
+                           "expected a longest row the generator can build '%s' with, got %"
+                           PRId64 ": %s", c->matrix, c->max_row, why);
+      else if (!ok)
+        *err = sc_error_at(e, key, "%s", why);
     }
     g_free(key);
     sc_node_free(root);
