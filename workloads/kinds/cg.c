@@ -859,6 +859,15 @@ static struct sp_matrix *load_matrix(const struct wl_ctx *ctx, char **err) {
 }
 
 /* The catalogue entry C->matrix into *MC: read and checked, not generated. */
+/* The error, at workload.max_row, of a longest row (the scenario's, in
+ * place of the entry's) that the generator refuses for WHY. */
+static char *max_row_error(const struct wl_ctx *ctx, const char *why) {
+  const struct cg_config *c = ctx->config;
+  return sc_error_at(key_node(ctx->sc, "max_row"), "workload.max_row",
+                     "expected a longest row the generator can build '%s' with, got %" PRId64
+                     ": %s", c->matrix, c->max_row, why);
+}
+
 static bool catalogue_entry(const struct wl_ctx *ctx, struct mg_config *mc, char **err) {
   const struct cg_config *c = ctx->config;
   char *path = scenario_path(ctx, "catalogue", c->catalogue);
@@ -878,9 +887,7 @@ static bool catalogue_entry(const struct wl_ctx *ctx, struct mg_config *mc, char
       if (c->max_row > 0) mc->max_row = c->max_row;
       ok = mg_config_check(mc, &why);
       if (!ok && c->max_row > 0)
-        *err = sc_error_at(key_node(ctx->sc, "max_row"), "workload.max_row",
-                           "expected a longest row the generator can build '%s' with, got %"
-                           PRId64 ": %s", c->matrix, c->max_row, why);
+        *err = max_row_error(ctx, why);
       else if (!ok)
         *err = sc_error_at(e, key, "%s", why);
     }
@@ -900,9 +907,7 @@ static struct mg_gen *catalogue_gen(const struct wl_ctx *ctx, char **err) {
   struct mg_gen *g = mg_gen_new(&mc, ctx->seed, &why);
   const struct cg_config *c = ctx->config;
   if (!g && c->max_row > 0)
-    *err = sc_error_at(key_node(ctx->sc, "max_row"), "workload.max_row",
-                       "expected a longest row the generator can build '%s' with, got %" PRId64
-                       ": %s", c->matrix, c->max_row, why);
+    *err = max_row_error(ctx, why);
   else if (!g)
     *err = sc_error_at(key_node(ctx->sc, "matrix"), "workload.matrix",
                        "expected a matrix the generator can build, got '%s': %s", c->matrix, why);
