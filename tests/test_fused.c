@@ -159,6 +159,34 @@ static void test_concurrent_blocks(void) {
   }
 }
 
+/* A on a stream of its own (WL_LANE_STREAM, 32 WGs), then B on the main
+ * stream (64 WGs), under gds (test_two_steps_launched's costs). On one
+ * stream (gpu.queues 1, or A on plain lane 1) B waits for A: 26.5 us as
+ * there. On two: A submitted from 0 to 1 us goes to queue 1, on the GPU
+ * at 1.102, launched 2.602, its WGs (a 1/96 share each) 9.6 us to 12.202,
+ * teardown 1.5 to 13.702; B, submitted from 1 to 2 us, on queue 0 at
+ * 2.102, waits for the front end (one launch at a time, gpu.h): launched
+ * 2.602 + 1.5 = 4.102 beside A (the GPU has the 96 slots for both), to
+ * 13.702, teardown to 15.202, its completion on the host at 15.304. The
+ * end waits for the second stream first: A's completion on the host at
+ * 13.804, noticed at the host's poll from 2 us every 500 ns: 14.0; then
+ * B's, polled from 14.0: 15.5 us. */
+static void test_lane_stream_gds(void) {
+  for (int mode = 0; mode < 3; mode++) { /* 0: own stream; 1: 1 queue; 2: plain lane 1 */
+    struct hw h;
+    hw_one(&h);
+    if (mode == 1) h.gpu.queues = 1;
+    struct wl_program *p = wl_program_new(1);
+    p->measured_rank = 0;
+    wl_lane(p, 0, mode == 2 ? 1 : WL_LANE_STREAM);
+    wl_compute(p, 0, 32, 0, STEP_BYTES);
+    wl_lane(p, 0, 0);
+    wl_compute(p, 0, 64, 0, STEP_BYTES);
+    CU_ASSERT_EQUAL(run(p, "gds", &h), mode == 0 ? 15500 * NS : 26500 * NS);
+    wl_program_free(p);
+  }
+}
+
 /* A reduction of 96 WGs whose own kernel uses 32-item blocks, 4 rows a
  * WG: fused, at the GPU's 256 items, each row reduces over log2(256/32) =
  * 3 more tree levels, each a tile sync: 4 * 3 * 50 ns = 600 ns a WG. */
@@ -359,6 +387,7 @@ int main(void) {
       {"two steps replayed as a graph", test_two_steps_graph},
       {"two steps waited for: a graph each", test_two_steps_graph_each},
       {"concurrent specialised blocks", test_concurrent_blocks},
+      {"gds: lane 1 on a stream of its own", test_lane_stream_gds},
       {"a reduction at the fused block size", test_reduction_block_size},
       {"a library call where launched", test_library_call},
       {"the chain workload: two steps as two_steps(true)", test_chain_workload},

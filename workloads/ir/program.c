@@ -627,7 +627,7 @@ const char *wl_op_where(const struct wl_program *p, uint32_t rank, size_t i, cha
 }
 
 void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane) {
-  g_assert(rank < p->n_ranks && lane <= 1);
+  g_assert(rank < p->n_ranks && lane <= WL_LANE_STREAM);
   p->ranks[rank].lane = lane;
 }
 

@@ -214,7 +214,10 @@ struct wl_op {
                             receive (both ends must agree) */
   uint8_t lane;          /* 0, or 1: communication and the work feeding it,
                             free to overlap lane 0 until the next sync (a
-                            second stream, or specialized WGs) */
+                            second stream, or specialized WGs); or
+                            WL_LANE_STREAM: lane 1 that the code runs on a
+                            stream of its own, so that even a policy of one
+                            stream (gds) gives it a second (wl_in_lane1) */
   uint8_t pack;          /* WL_COMPUTE: a small phase only a kernel launched for it
                             does, which a fused kernel does in place: packing
                             strided halos into a contiguous send buffer (or
@@ -529,7 +532,12 @@ void wl_copy_rank(struct wl_program *q, uint32_t rank, const struct wl_rank *src
  * a loop), for copies and expansions; no dependency. */
 void wl_push_op(struct wl_program *p, uint32_t rank, const struct wl_op *o);
 
-/* Ops added to RANK from now on go to LANE (0 or 1). */
+/* Lane 1 that the code runs on a stream of its own (wl_op.lane). */
+#define WL_LANE_STREAM 2
+/* Whether op O is lane 1's (either kind). */
+static inline bool wl_in_lane1(const struct wl_op *o) { return o->lane != 0; }
+
+/* Ops added to RANK from now on go to LANE (0, 1 or WL_LANE_STREAM). */
 void wl_lane(struct wl_program *p, uint32_t rank, uint8_t lane);
 /* Ops added to RANK from now on belong to FORM (enum wl_form); the program
  * has that form (wl_program.forms). */

@@ -26,7 +26,7 @@ void wl_sum_clear(struct wl_sum *s) {
 /* As kernel.c's shape of a range: packs dropped, lane 1 apart, the lane 0
  * grid, and the selectors a fold must keep. */
 static void shape_add(struct wl_shape *h, const struct wl_op *o) {
-  if (o->lane == 0 && o->sel.count > 0) {
+  if (!wl_in_lane1(o) && o->sel.count > 0) {
     bool seen = false;
     for (uint32_t k = 0; k < h->n_sels && !seen; k++)
       seen = !memcmp(&h->sels[k], &o->sel, sizeof o->sel);
@@ -40,7 +40,7 @@ static void shape_add(struct wl_shape *h, const struct wl_op *o) {
   }
   if (o->kind == WL_COMPUTE && o->pack) return;
   h->waits |= o->kind == WL_SYNC || o->kind == WL_RECV;
-  if (o->lane == 1) {
+  if (wl_in_lane1(o)) {
     h->lane1 = true;
     if (o->kind == WL_COMPUTE) h->n1 = MAX(h->n1, o->n_wgs);
     return;

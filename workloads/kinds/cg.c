@@ -462,7 +462,9 @@ static void pipelined_iteration(struct wl_program *p, const struct sp_part *part
   vec_op_cold(p, r, rk, per_wg, 2, 16, cold[7]); /* (r, r) */
   vec_op_cold(p, r, rk, per_wg, 2, 16, cold[8]); /* (w, r) */
   wl_host_sync(p, r); /* the host waits for the dots before it launches the SpMV */
-  wl_lane(p, r, 1);
+  /* the reduction beside the SpMV on a stream of its own (the CPU-controlled
+   * code's communicationStream: gds gives it a second queue) */
+  wl_lane(p, r, WL_LANE_STREAM);
   allreduce(p, r, it, 0, 2); /* gamma and delta in one reduction */
   wl_lane(p, r, 0);
   if (!get) halo(p, part, r, it);

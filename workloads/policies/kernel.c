@@ -93,7 +93,7 @@ static struct wl_wgsel fold_sel(struct wl_wgsel sel, uint32_t fold) {
 /* The WGs of kernel K that perform op O. */
 static struct wl_wgsel op_sel(const struct wl_op *o, const struct pol_kern *k) {
   if (o->kind == WL_SYNC) return (struct wl_wgsel){0, 0, 0};
-  if (o->lane == 1) {
+  if (wl_in_lane1(o)) {
     uint32_t n = o->kind == WL_COMPUTE ? MIN(o->n_wgs, k->n1) : k->n1;
     if (o->sel.count) return (struct wl_wgsel){k->n0 + o->sel.first, o->sel.stride, o->sel.count};
     return (struct wl_wgsel){k->n0, 1, n};
@@ -163,8 +163,8 @@ bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, c
      * themselves (and read a received one in place). */
     if (o->pack) return true;
     const struct wl_kernel *kd = pol_kernel_of(L, o);
-    uint32_t fold = o->lane == 1 ? 1 : k->fold;
-    if (k->mixed && o->lane == 0 && o->n_wgs != k->nmax) step_fold(o, k, &fold, &sel);
+    uint32_t fold = wl_in_lane1(o) ? 1 : k->fold;
+    if (k->mixed && !wl_in_lane1(o) && o->n_wgs != k->nmax) step_fold(o, k, &fold, &sel);
     st = pol_compute_step(kd, o, fold);
     sim_time extra = block_cost(kd, o, fold, L->env->hw->gpu);
     if (extra > 0) { /* the compute, then its reduction's extra tree levels */
@@ -189,7 +189,7 @@ bool pol_kern_op(struct pol_low *L, struct pol_kern *k, const struct wl_op *o, c
     /* A dependency within each tile: a block-level sync per tile the WG
      * holds, no grid barrier (the study's tile-level sync, Sec. III-A2). */
     st = o->tile ? (struct kstep){.kind = KS_COMPUTE,
-                                  .time = L->env->hw->gpu->tile_sync * (o->lane == 1 ? 1 : k->fold)}
+                                  .time = L->env->hw->gpu->tile_sync * (wl_in_lane1(o) ? 1 : k->fold)}
                  : (struct kstep){.kind = KS_BARRIER};
     break;
   case WL_QUIET: /* every WG waits for the ACKs of the rank's puts */

@@ -70,7 +70,7 @@ static bool copy_lower_as(bool overlap, struct pol_low *L, const struct wl_op *o
     pol_capture_graphs(L);
     return true;
   }
-  int lane = overlap ? o->lane : 0;
+  int lane = overlap && wl_in_lane1(o) ? 1 : 0;
   if (L->span && L->span->region) { /* a library's collective: its kernel on the lane's stream */
     bool first, last;
     if (!pol_coll_op(L, &s->coll, o, &first, &last, err)) return false;

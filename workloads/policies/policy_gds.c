@@ -16,7 +16,17 @@
  * (pol_recv_work_after), so a schedule streams as well. Under cpu.launch
  * graph the kernels it launches back to back (no doorbell, wait or loop
  * marker between them) are one captured graph, replayed by one call
- * (graph.c; CUDA Graphs, as CuPy and DaCe programs run by stream capture). */
+ * (graph.c; CUDA Graphs, as CuPy and DaCe programs run by stream capture).
+ * Lane 1 work the code runs on a stream of its own (WL_LANE_STREAM: the
+ * CPU-Free study's CPU-controlled pipelined CG reduces its dots on
+ * communicationStream while the SpMV runs on mainStream,
+ * CG/src/baseline/discrete-pipelined.cu) goes on GPU queue 1 where the GPU
+ * has two (gpu.queues >= 2): its kernels and collectives; the scalars the
+ * next host-reading sync copies home follow it there (its cudaMemcpyAsync
+ * and synchronize on that stream), then the host synchronizes the main
+ * stream. A sync the host does not read at waits for it from the host
+ * (no cross-stream event is modelled); its sends and receives stay on the
+ * main stream. */
 #include "lower.h"
 
 struct gds_state {
@@ -32,6 +42,7 @@ struct gds_state {
   bool tail_loops;
   uint64_t tail;
   struct pol_kern coll; /* the library's collective being written */
+  uint32_t last1;       /* the second stream's latest kernel + 1, 0: none outstanding */
 };
 
 static void gds_prepare(struct pol_prep *pr) {
@@ -52,9 +63,24 @@ static uint8_t gds_watcher(const struct pol_recv *r) {
   return pol_recv_work_after(r) ? DEV_GPU : DEV_CPU;
 }
 
-static void gds_launch(struct pol_low *L, struct qcmd qc) {
+static void gds_launch_on(struct pol_low *L, struct qcmd qc, uint8_t queue) {
   uint32_t i = pol_add_qcmd(L, qc);
-  pol_add_host(L, (struct hstep){.kind = HS_LAUNCH, .queue = 0, .qcmd = i});
+  pol_add_host(L, (struct hstep){.kind = HS_LAUNCH, .queue = queue, .qcmd = i});
+}
+
+static void gds_launch(struct pol_low *L, struct qcmd qc) { gds_launch_on(L, qc, 0); }
+
+/* Whether op O goes on the second stream (WL_LANE_STREAM, two queues). */
+static bool gds_second(const struct pol_low *L, const struct wl_op *o) {
+  return o->lane == WL_LANE_STREAM && L->env->hw->gpu && L->env->hw->gpu->queues >= 2;
+}
+
+/* The host waits for the second stream's latest kernel, if any. */
+static void gds_wait_second(struct pol_low *L) {
+  struct gds_state *s = L->state;
+  if (!s->last1) return;
+  pol_add_host(L, (struct hstep){.kind = HS_WAIT_KERNEL, .kernel = s->last1 - 1});
+  s->last1 = 0;
 }
 
 /* Kernel K is the stream's latest: no wait on a flag after it. */
@@ -74,11 +100,15 @@ static void gds_host_reads(struct pol_low *L, const struct wl_op *o) {
   const struct cpu_config *cpu = L->env->hw->cpu;
   bool mark = !o->copies_home && s->tail_loops;
   /* Nothing on the stream to wait for; a scalar copied home is a copy on
-   * it either way (calib28). */
+   * it either way (calib28). The copies follow the second stream's work
+   * where it has some (its results), on that stream. */
+  uint8_t copies_on = s->last1 ? 1 : 0;
+  if (!o->copies_home) gds_wait_second(L);
+  s->last1 = 0;
   if (!s->last && !mark && !o->copies_home) return;
   for (uint8_t k = 0; k < o->copies_home; k++) {
     uint32_t flag = pol_flag_new(L);
-    gds_launch(L, (struct qcmd){.kind = Q_COPY_HOME, .flag = flag, .bytes = 8});
+    gds_launch_on(L, (struct qcmd){.kind = Q_COPY_HOME, .flag = flag, .bytes = 8}, copies_on);
     pol_add_host(L, (struct hstep){.kind = HS_WAIT_FLAG, .flag = flag, .value = 1,
                                    .stream_sync = 1});
     if (cpu && cpu->pageable_copy > 0)
@@ -101,6 +131,7 @@ static void gds_host_reads(struct pol_low *L, const struct wl_op *o) {
  * named as the op the host is stuck at. */
 static void gds_end(struct pol_low *L) {
   struct gds_state *s = L->state;
+  gds_wait_second(L);
   if (s->tail) {
     uint32_t flag = pol_flag_new(L);
     gds_launch(L, (struct qcmd){.kind = Q_MARK, .flag = flag});
@@ -120,7 +151,10 @@ static bool gds_lower(struct pol_low *L, const struct wl_op *o, char **err) {
   if (L->span && L->span->region) { /* a library's collective: one kernel on the stream */
     bool first, last;
     if (!pol_coll_op(L, &s->coll, o, &first, &last, err)) return false;
-    if (first) {
+    if (first && gds_second(L, o)) {
+      gds_launch_on(L, (struct qcmd){.kind = Q_KERNEL, .kernel = s->coll.id}, 1);
+      s->last1 = s->coll.id + 1;
+    } else if (first) {
       gds_launch(L, (struct qcmd){.kind = Q_KERNEL, .kernel = s->coll.id});
       gds_kernel(L, s->coll.id);
     }
@@ -132,6 +166,10 @@ static bool gds_lower(struct pol_low *L, const struct wl_op *o, char **err) {
   uint32_t sends = (uint32_t)MIN(L->sum->sends, UINT32_MAX);
   switch (o->kind) {
   case WL_COMPUTE: {
+    if (gds_second(L, o)) {
+      s->last1 = pol_launch_compute(L, o, "compute", 1) + 1;
+      break;
+    }
     uint32_t k = pol_launch_compute(L, o, "compute", 0);
     gds_kernel(L, k);
     break;
@@ -161,9 +199,11 @@ static bool gds_lower(struct pol_low *L, const struct wl_op *o, char **err) {
     break;
   case WL_SYNC: /* kernels on one stream: each boundary is a sync */
     if (o->host_reads) gds_host_reads(L, o);
+    else gds_wait_second(L);
     break;
   case WL_LOOP:
   case WL_END:
+    gds_wait_second(L);
     s->tail_loops = true;
     pol_add_host(L, pol_loop_hstep(o));
     break;
