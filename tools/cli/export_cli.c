@@ -49,7 +49,7 @@ static struct wl_program *export_program(const char *path, char **sets, bool exp
     struct pol_prep pr = {.hw = &hw, .ctx = &ctx, .pol = pol, .lib = (uint8_t)lib,
                           .form = WL_FORM_DISCRETE};
     if (pol) pol->prepare(&pr);
-    struct wl_lib_opts opts = comm_lib_opts(hw.comm, hw.net, pr.form == WL_FORM_DISCRETE);
+    struct wl_lib_opts opts = pol_prep_lib_opts(&pr);
     struct wl_program *x = wl_expand_colls(p, comm_wl_lib(lib), &opts);
     wl_program_free(p);
     p = x;

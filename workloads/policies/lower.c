@@ -464,11 +464,15 @@ void pol_prep_form(struct pol_prep *pr, uint8_t form) {
   prep_own(pr, wl_select_form(pr->p, form));
 }
 
+struct wl_lib_opts pol_prep_lib_opts(const struct pol_prep *pr) {
+  return comm_lib_opts(pr->hw->comm, pr->hw->net, pr->form == WL_FORM_DISCRETE);
+}
+
 void pol_prep_library(struct pol_prep *pr, bool p2p_too) {
   if (!pr->p || pr->err) return;
   const struct comm_config *comm = pr->hw->comm;
   if (wl_has_colls(pr->p)) {
-    struct wl_lib_opts opts = comm_lib_opts(comm, pr->hw->net, pr->form == WL_FORM_DISCRETE);
+    struct wl_lib_opts opts = pol_prep_lib_opts(pr);
     prep_own(pr, wl_expand_colls(pr->p, comm_wl_lib(pr->lib), &opts));
   }
   if ((pr->lib == COMM_NCCL || pr->lib == COMM_NVSHMEM) && p2p_too) prep_own(pr, wl_group_p2p(pr->p));

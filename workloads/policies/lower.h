@@ -331,6 +331,10 @@ void pol_prep_form(struct pol_prep *pr, uint8_t form);
  * too (the host-driven styles, whose code calls the library for its point-
  * to-point messages: wl_group_p2p), NCCL's protocol cost per step. */
 void pol_prep_library(struct pol_prep *pr, bool p2p_too);
+/* How the library expands PR's collectives (comm_lib_opts): each call a
+ * kernel on a stream where the policy's programs are kernels launched one
+ * by one (pol_prep_form), else called inside the running kernel. */
+struct wl_lib_opts pol_prep_lib_opts(const struct pol_prep *pr);
 /* Host MPI's large messages go by rendezvous (a two-sided host stack). */
 void pol_prep_rendezvous(struct pol_prep *pr);
 /* What becomes of loops: kept (in the node programs, nodeprog.h np_loops)

@@ -1196,7 +1196,7 @@ bool pol_run_source(const struct wl_ctx *ctx, const struct wl_source *src,
   struct wl_sum *sums = NULL;
   bool orders = true;
   if (streams && src->total.colls) {
-    struct wl_lib_opts lo = comm_lib_opts(hw.comm, hw.net, pr.form == WL_FORM_DISCRETE);
+    struct wl_lib_opts lo = pol_prep_lib_opts(&pr);
     enum wl_lib wlib = comm_wl_lib(lib);
     src = wrapped = wl_coll_source(src, wlib, &lo);
     streams = src->lag <= PST_MAX_LAG;
