@@ -491,6 +491,12 @@ static sim_time peer_time(const struct gpu_config *cfg, const struct kstep *st, 
   double n = cfg->peer_loads_in_flight > 0 ? cfg->peer_loads_in_flight : 1.0;
   double pb = cfg->peer_load_bytes > 0 ? (double)cfg->peer_load_bytes : 8.0;
   double inflight_bits = (double)r * (double)cfg->wg_items * 64.0 * n;
+  if (st->peer_sectors > 0) { /* the latency a load, the link a request (gpu.h) */
+    double lat = share_ps((double)st->peer_loads * 64.0, r,
+                          inflight_bits * (double)SIM_S / (double)cfg->peer_load_latency);
+    double link = share_ps((double)st->peer_sectors * pb * 8.0, r, (double)cfg->peer_bandwidth);
+    return (sim_time)ceil(lat + link - 1e-6);
+  }
   double bps = 1.0 / ((double)cfg->peer_load_latency / (double)SIM_S / inflight_bits +
                       pb * 8.0 / 64.0 / (double)cfg->peer_bandwidth);
   return (sim_time)ceil(share_ps((double)st->peer_loads * 64.0, r, bps) - 1e-6);

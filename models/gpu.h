@@ -148,6 +148,12 @@
  *     1 / peer(R) = peer_load_latency / (R wg_items 64 n)
  *                   + (peer_load_bytes 8 / 64) / peer_bandwidth
  *     t += peer_loads * 64 * R / peer(R)
+ *   Where the workload counts the link requests (peer_sectors > 0: a
+ *   warp's lanes that read one 32-B sector at once make one request;
+ *   the probe's random loads were a request each), the latency stays a
+ *   load's and the link is paid a request:
+ *     t += peer_loads * 64 * R * peer_load_latency / (R wg_items 64 n)
+ *          + peer_sectors * peer_load_bytes * 8 * R / peer_bandwidth
  *   added to the local time (a work-item's loads, local and remote, are
  *   one after another). Measured on an H200 pair (tools/calib/probes/
  *   spmv_get.cu, configs/hw/README.md "A peer's x values in the SpMV's

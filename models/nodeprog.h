@@ -61,6 +61,8 @@ struct kstep {
   int64_t nnz;         /* KS_COMPUTE, KC_SPMV: the non-zeros of those rows */
   int64_t peer_loads;  /* KS_COMPUTE: blocking 8 B loads from peer GPUs' memory per WG
                           (nvshmem_double_g over NVLink; gpu.h "Peer loads") */
+  int64_t peer_sectors;/* KS_COMPUTE: the link requests those loads make per WG (a warp's
+                          lanes that read one sector make one); 0: one a load */
   int64_t cold_bytes;  /* KS_COMPUTE: of `bytes`, those per WG that come from memory though
                           ws_bytes fits L2: evicted since their last use (gpu.h "L2 reuse") */
   uint32_t flag;       /* KS_WAIT_FLAG: first flag */

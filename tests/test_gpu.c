@@ -1065,7 +1065,12 @@ static void test_first_wave_reduce_load(void) {
  * (peer_load_bytes; the bandwidth term x 4): 4 us + 8R ns, so R = 16:
  * 1.016 + 4.128 = 5.144 us, R = 2: 1.002 + 4.016 = 5.018 us. Two loads in
  * flight a work-item (peer_loads_in_flight 2, 8 B): the latency term
- * halves, 2 us + 2R ns: R = 16: 3.048 us, R = 2: 3.006 us. */
+ * halves, 2 us + 2R ns: R = 16: 3.048 us, R = 2: 3.006 us. The same
+ * 512 loads making 128 link requests (peer_sectors: 4 lanes a sector) at
+ * 32 B a request: the latency term stays 4 us, the link 128 x 32 x 8 R /
+ * 16.384e12 = 2R ns: R = 16: 1.016 + 4.032 = 5.048 us (as 8 B a load:
+ * 128 x 32 = 512 x 8 bytes of link); at 128 B a request, 8R ns: 5.144 us,
+ * where 512 requests at 32 B also take 8R ns. */
 static void test_peer_loads(void) {
   struct gpu_config g;
   little_gpu(&g);
@@ -1083,6 +1088,13 @@ static void test_peer_loads(void) {
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 3048 * NS);
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k2, &st, 0), 3006 * NS);
   g.peer_loads_in_flight = 1;
+  const struct kstep sec = {.kind = KS_COMPUTE, .bytes = 1024, .peer_loads = 512,
+                            .peer_sectors = 128};
+  g.peer_load_bytes = 32;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &sec, 0), 5048 * NS);
+  g.peer_load_bytes = 128;
+  CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &sec, 0), 5144 * NS);
+  g.peer_load_bytes = 8;
   g.peer_load_latency = 0;
   CU_ASSERT_EQUAL(gpu_wg_time(&g, &k16, &st, 0), 1016 * NS);
 }

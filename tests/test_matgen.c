@@ -70,6 +70,7 @@ static void check_partition(const struct mg_gen *g, uint32_t ranks) {
     CU_ASSERT_EQUAL(a->nnz, b->nnz);
     CU_ASSERT_EQUAL(a->remote_nnz, b->remote_nnz);
     CU_ASSERT_EQUAL(a->max_remote_row, b->max_remote_row);
+    CU_ASSERT_EQUAL(a->remote_sectors, b->remote_sectors);
     CU_ASSERT_EQUAL(a->n_recv, b->n_recv);
     for (size_t k = 0; k < MIN(a->n_recv, b->n_recv); k++) {
       CU_ASSERT_EQUAL(a->recv[k].peer, b->recv[k].peer);
@@ -90,9 +91,17 @@ static void check_partition(const struct mg_gen *g, uint32_t ranks) {
  * remote non-zeros per adjacent line; a row reads one per adjacent line
  * (a middle line's rows read lines y - 1 and y + 1: 2 a row, the end
  * lines' 1).
- * Over 2 ranks: 14 + 18 = 32 each, each reads the other's nearest line (4). */
+ * Over 2 ranks: 14 + 18 = 32 each, each reads the other's nearest line (4).
+ * Link requests (one warp a rank: its 4 or 8 rows): a line's 4 values are
+ * one 32-B sector of their owner. The line below is read at place 0 of
+ * each row (its smallest column): one request. The line above is read at
+ * each row's last place: 3 for the edge points (x = 0, 3: 4 non-zeros, or
+ * 3 on the first line), 4 for the middle ones: two places, two requests.
+ * So over 4 ranks 2, 3, 3, 1 (the first line reads only above, the last
+ * only below); over 2, rank 0's second line reads above (2), rank 1's
+ * first line below (1). */
 static void test_stencil_2d_halo_by_hand(void) {
-  struct mg_config c = {16, 64, MG_STENCIL, 2, 5, 1, 0};
+  struct mg_config c = {16, 64, MG_STENCIL, 2, 5, 1, 0, 0};
   struct mg_gen *g = gen(c);
   check_matrix(g, &c);
   struct sp_part *p = mg_gen_partition(g, 4);
@@ -110,8 +119,12 @@ static void test_stencil_2d_halo_by_hand(void) {
     CU_ASSERT_EQUAL(p->ranks[r].remote_nnz, 4 * (int64_t)want_peers);
     CU_ASSERT_EQUAL(p->ranks[r].max_remote_row, (int64_t)want_peers);
   }
+  static const int64_t sectors4[4] = {2, 3, 3, 1};
+  for (uint32_t r = 0; r < 4; r++) CU_ASSERT_EQUAL(p->ranks[r].remote_sectors, sectors4[r]);
   sp_part_free(p);
   p = mg_gen_partition(g, 2);
+  CU_ASSERT_EQUAL(p->ranks[0].remote_sectors, 2);
+  CU_ASSERT_EQUAL(p->ranks[1].remote_sectors, 1);
   for (uint32_t r = 0; r < 2; r++) {
     CU_ASSERT_EQUAL(p->ranks[r].nnz, 32);
     CU_ASSERT_EQUAL(p->ranks[r].n_recv, 1);
@@ -135,12 +148,12 @@ static void test_stencil_2d_halo_by_hand(void) {
  *  - rows not a multiple of dofs (a last node with 2 of its 3 rows). */
 static void test_classes_exact_symmetric_spd(void) {
   static const struct mg_config cs[] = {
-      {3000, 3000 * 75, MG_FEM, 3, 27, 3, 0},
-      {3000, 3000 * 40 + 2, MG_FEM, 3, 27, 3, 0},
-      {4000, 4000 * 5 - 1000, MG_GRAPH, 2, 5, 1, 0},
-      {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300},
-      {10000, 10000 * 7 - 4000 - 500, MG_STENCIL, 3, 7, 1, 0},
-      {2999, 2999 * 61, MG_FEM, 3, 27, 3, 0},
+      {3000, 3000 * 75, MG_FEM, 3, 27, 3, 0, 0},
+      {3000, 3000 * 40 + 2, MG_FEM, 3, 27, 3, 0, 0},
+      {4000, 4000 * 5 - 1000, MG_GRAPH, 2, 5, 1, 0, 0},
+      {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300, 0},
+      {10000, 10000 * 7 - 4000 - 500, MG_STENCIL, 3, 7, 1, 0, 0},
+      {2999, 2999 * 61, MG_FEM, 3, 27, 3, 0, 0},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cs); i++) {
     struct mg_gen *g = gen(cs[i]);
@@ -160,7 +173,7 @@ static void test_classes_exact_symmetric_spd(void) {
  * 81 plus the added diagonals (2 per added full diagonal, at most 2 here
  * as the mean is only a few above the grid's). */
 static void test_row_lengths_meet_targets(void) {
-  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300};
+  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300, 0};
   struct mg_gen *g = gen(dense);
   struct mg_row_stats st;
   mg_gen_row_stats(g, &st);
@@ -169,14 +182,14 @@ static void test_row_lengths_meet_targets(void) {
   CU_ASSERT(st.max > st.mean + 4 * st.sd);
   mg_gen_free(g);
 
-  struct mg_config graph = {5000, 5000 * 12, MG_GRAPH, 3, 27, 1, 120};
+  struct mg_config graph = {5000, 5000 * 12, MG_GRAPH, 3, 27, 1, 120, 0};
   g = gen(graph);
   mg_gen_row_stats(g, &st);
   CU_ASSERT_DOUBLE_EQUAL(st.mean, 12.0, 1e-9);
   CU_ASSERT(st.max >= 120 && st.max <= 126);
   mg_gen_free(g);
 
-  struct mg_config regular = {3000, 3000 * 75, MG_FEM, 3, 27, 3, 0};
+  struct mg_config regular = {3000, 3000 * 75, MG_FEM, 3, 27, 3, 0, 0};
   g = gen(regular);
   mg_gen_row_stats(g, &st);
   CU_ASSERT_DOUBLE_EQUAL(st.mean, 75.0, 1e-9);
@@ -184,7 +197,7 @@ static void test_row_lengths_meet_targets(void) {
   mg_gen_free(g);
 
   /* ecology2's catalogue entry: a 2D 5-point grid, longest row 5 (published). */
-  struct mg_config eco = {999999, 4995991, MG_STENCIL, 2, 5, 1, 5};
+  struct mg_config eco = {999999, 4995991, MG_STENCIL, 2, 5, 1, 5, 0};
   g = gen(eco);
   mg_gen_row_stats(g, &st);
   CU_ASSERT_EQUAL(st.max, 5);
@@ -204,8 +217,8 @@ static double nnz_imbalance(const struct sp_part *p) {
  * holding it carries well above the mean (> 1.3x), while the regular grid
  * of the same mean stays within its boundary effects (< 1.15x). */
 static void test_dense_layers_imbalance_blocks(void) {
-  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300};
-  struct mg_config flat = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 0};
+  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300, 0};
+  struct mg_config flat = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 0, 0};
   double imb[2];
   for (int k = 0; k < 2; k++) {
     struct mg_gen *g = gen(k ? flat : dense);
@@ -218,13 +231,91 @@ static void test_dense_layers_imbalance_blocks(void) {
   CU_ASSERT(imb[1] < 1.15);
 }
 
+/* Rows of at least LEN non-zeros in G. */
+static int64_t rows_at_least(const struct mg_gen *g, int64_t len) {
+  int64_t *cols = g_new(int64_t, mg_gen_max_len(g)), n = 0;
+  for (int64_t i = 0; i < mg_gen_rows(g); i++) n += mg_gen_row(g, i, cols) >= len;
+  g_free(cols);
+  return n;
+}
+
+/* dense_nodes: the dense nodes dropout leaves room for. A graph of 5000
+ * nodes (an 18^3 grid: layers of 324), mean 12 under the 27-point
+ * stencil's 27, longest row 120 (a dense node couples to its K = 119
+ * nearest, of which dropout and the grid's edge keep most).
+ *  - 0 is one layer: the same matrix as dense_nodes 324, row for row;
+ *  - 20: the rows of at least 60 (over
+ *    twice the stencil's 27: dense nodes) number at least the 20, and at
+ *    most the few more the dropout's 4 standard deviations hold (sd <=
+ *    sqrt(links), links <= 13 x 5000: 4 sd <= 1020 non-zeros, a dense
+ *    node adding well over 50), with the layer's well over twice as many;
+ *  - fewer dense nodes, less imbalance over 8 contiguous blocks. */
+static void test_dense_nodes(void) {
+  struct mg_config c = {5000, 5000 * 12, MG_GRAPH, 3, 27, 1, 120, 0};
+  struct mg_gen *g0 = gen(c);
+  c.dense_nodes = 324;
+  struct mg_gen *gl = gen(c);
+  c.dense_nodes = 20;
+  struct mg_gen *g20 = gen(c);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(gl);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(g20);
+  int64_t *a = g_new(int64_t, mg_gen_max_len(g0)), *b = g_new(int64_t, mg_gen_max_len(gl));
+  bool same = mg_gen_max_len(g0) == mg_gen_max_len(gl);
+  for (int64_t i = 0; same && i < mg_gen_rows(g0); i++) {
+    int64_t n = mg_gen_row(g0, i, a);
+    same = n == mg_gen_row(gl, i, b) && memcmp(a, b, sizeof *a * (size_t)n) == 0;
+  }
+  CU_ASSERT(same);
+  g_free(a);
+  g_free(b);
+  int64_t d0 = rows_at_least(g0, 60), d20 = rows_at_least(g20, 60);
+  CU_ASSERT(d20 >= 20 && d20 <= 40);
+  CU_ASSERT(d0 > 2 * d20);
+  check_matrix(g20, &c);
+  check_partition(g20, 5);
+  struct sp_part *p0 = mg_gen_partition(g0, 8), *p20 = mg_gen_partition(g20, 8);
+  CU_ASSERT(nnz_imbalance(p20) < nnz_imbalance(p0));
+  sp_part_free(p0);
+  sp_part_free(p20);
+  mg_gen_free(g0);
+  mg_gen_free(gl);
+  mg_gen_free(g20);
+}
+
+/* dense_nodes only where it acts: with a dense region (a longest row above
+ * the stencil's: 5-point, 1 dof, so above 5), within the grid's nodes, and
+ * where links drop around it (a stencil whose grid gives fewer than nnz
+ * keeps every link: its mean alone sets the dense nodes). */
+static void test_dense_nodes_errors(void) {
+  char *err = NULL;
+  struct mg_config flat = {1000, 5000, MG_GRAPH, 2, 5, 1, 5, 10};
+  CU_ASSERT_PTR_NULL(mg_gen_new(&flat, 1, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "expected dense_nodes only with a longest row above "
+                                            "the stencil's (max_row > dofs x points = 5), got "
+                                            "dense_nodes 10 with max_row 5"));
+  g_free(err);
+  err = NULL;
+  struct mg_config many = {1000, 4000, MG_GRAPH, 2, 5, 1, 30, 1001};
+  CU_ASSERT_PTR_NULL(mg_gen_new(&many, 1, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "expected dense_nodes <= the grid's nodes, "
+                                            "ceil(rows / dofs) = 1000, got 1001"));
+  g_free(err);
+  err = NULL;
+  struct mg_config kept = {4096, 40000, MG_STENCIL, 2, 5, 1, 30, 10};
+  CU_ASSERT_PTR_NULL(mg_gen_new(&kept, 1, &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "expected dense_nodes only where links drop around "
+                                            "the dense nodes"));
+  g_free(err);
+}
+
 #ifdef TRIGSIM_HAVE_METIS
 /* METIS balances rows, not non-zeros: on the dense-layer matrix its parts
  * still differ (> 1.1x the mean nnz), while on the regular one they stay
  * within 1.1x. */
 static void test_dense_layers_imbalance_metis(void) {
-  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300};
-  struct mg_config flat = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 0};
+  struct mg_config dense = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 300, 0};
+  struct mg_config flat = {6000, 6000 * 30, MG_FEM, 3, 27, 3, 0, 0};
   double imb[2];
   for (int k = 0; k < 2; k++) {
     struct mg_gen *g = gen(k ? flat : dense);
@@ -244,7 +335,7 @@ static void test_dense_layers_imbalance_metis(void) {
 
 /* Same seed, same pattern; another seed drops other links. */
 static void test_deterministic_from_seed(void) {
-  struct mg_config c = {4000, 4000 * 5 - 1000, MG_GRAPH, 2, 5, 1, 0};
+  struct mg_config c = {4000, 4000 * 5 - 1000, MG_GRAPH, 2, 5, 1, 0, 0};
   char *err = NULL;
   struct mg_gen *a = mg_gen_new(&c, 7, &err), *b = mg_gen_new(&c, 7, &err),
                 *d = mg_gen_new(&c, 8, &err);
@@ -268,18 +359,18 @@ static void test_deterministic_from_seed(void) {
 /* Targets no symmetric pattern with a full diagonal can meet. */
 static void test_impossible_targets(void) {
   char *err = NULL;
-  struct mg_config odd = {100, 501, MG_STENCIL, 2, 5, 1, 0};
+  struct mg_config odd = {100, 501, MG_STENCIL, 2, 5, 1, 0, 0};
   CU_ASSERT_PTR_NULL(mg_gen_new(&odd, 1, &err));
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "nnz - rows even"));
   g_free(err);
   err = NULL;
-  struct mg_config st = {100, 500, MG_STENCIL, 2, 7, 1, 0};
+  struct mg_config st = {100, 500, MG_STENCIL, 2, 7, 1, 0, 0};
   CU_ASSERT_PTR_NULL(mg_gen_new(&st, 1, &err));
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "expected points 5 or 9 for dim 2"));
   g_free(err);
   err = NULL;
   /* 10 rows cannot hold 102 non-zeros (at most 100). */
-  struct mg_config over = {10, 10 * 10 + 2, MG_STENCIL, 2, 5, 1, 0};
+  struct mg_config over = {10, 10 * 10 + 2, MG_STENCIL, 2, 5, 1, 0, 0};
   CU_ASSERT_PTR_NULL(mg_gen_new(&over, 1, &err));
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "cannot hold nnz 102"));
   g_free(err);
@@ -398,10 +489,20 @@ static void test_cg_from_the_catalogue(void) {
 /* The run of catalogue entry t (4096 rows, 5-point 2D stencil, 40000
  * non-zeros, longest row MAX_ROW) with SETS, as JSON; NULL when it fails
  * (*ERR: its stderr). */
+static char *entry_run(const char *entry, const char *set, char **err);
 static char *max_row_run(int64_t max_row, const char *set, char **err) {
-  char *cat = g_strdup_printf("matrices:\n  t:\n    rows: 4096\n    nnz: 40000\n"
-                              "    class: stencil\n    dim: 2\n    points: 5\n    dofs: 1\n"
-                              "    max_row: %" PRId64 "\n", max_row);
+  char *entry = g_strdup_printf("    rows: 4096\n    nnz: 40000\n"
+                                "    class: stencil\n    dim: 2\n    points: 5\n    dofs: 1\n"
+                                "    max_row: %" PRId64 "\n", max_row);
+  char *out = entry_run(entry, set, err);
+  g_free(entry);
+  return out;
+}
+
+/* The run of catalogue entry t (its lines ENTRY) with SET, as JSON; NULL
+ * when it fails (*ERR: its stderr). */
+static char *entry_run(const char *entry, const char *set, char **err) {
+  char *cat = g_strdup_printf("matrices:\n  t:\n%s", entry);
   char *cf = tu_temp_file(".yaml", cat, strlen(cat));
   char *text = g_strdup_printf("workload: {kind: cg, source: catalogue, catalogue: '%s', "
                                "matrix: t}\npolicies: [cpufree]\nhardware: {network: {nodes: 2}}\n",
@@ -458,6 +559,43 @@ static void test_cg_max_row_override(void) {
   CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.max_row: expected a longest row the "
                                             "generator can build 't' with, got 1000000: "
                                             "expected max_row <= rows"));
+  g_free(err);
+}
+
+/* workload.dense_nodes stands in for the entry's, as max_row: a 2D graph
+ * entry (4096 rows, mean 4 under the 5-point stencil's 5: links drop;
+ * longest row 30) with dense_nodes 0 run with the override 10 is the
+ * entry with 10, result for result, and not the entry's own (one grid
+ * line, 64 nodes); more than the grid's 4096 nodes is an error at
+ * workload.dense_nodes. */
+static void test_cg_dense_nodes_override(void) {
+  static const char base[] = "    rows: 4096\n    nnz: 16384\n    class: graph\n    dim: 2\n"
+                             "    points: 5\n    dofs: 1\n    max_row: 30\n";
+  char *with10 = g_strdup_printf("%s    dense_nodes: 10\n", base), *err = NULL;
+  char *own = entry_run(base, "workload.dense_nodes=0", &err);
+  g_clear_pointer(&err, g_free);
+  char *over = entry_run(base, "workload.dense_nodes=10", &err);
+  g_clear_pointer(&err, g_free);
+  char *as10 = entry_run(with10, "workload.dense_nodes=0", &err);
+  g_clear_pointer(&err, g_free);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(own);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(over);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(as10);
+  static const char run[] = "\"policy\": \"cpufree\", \"total_time_ps\"";
+  const char *a = strstr(over, run), *b = strstr(as10, run), *c = strstr(own, run);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_STRING_EQUAL(a, b);
+  CU_ASSERT(c && strcmp(a, c) != 0);
+  g_free(own);
+  g_free(over);
+  g_free(as10);
+  g_free(with10);
+  CU_ASSERT_PTR_NULL(entry_run(base, "workload.dense_nodes=5000", &err));
+  CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "workload.dense_nodes: expected a dense node count "
+                                            "the generator can build 't' with, got 5000: expected "
+                                            "dense_nodes <= the grid's nodes, ceil(rows / dofs) "
+                                            "= 4096, got 5000"));
   g_free(err);
 }
 
@@ -576,6 +714,8 @@ int main(void) {
       {"classes: exact, symmetric, SPD, streamed = assembled", test_classes_exact_symmetric_spd},
       {"row lengths meet their targets", test_row_lengths_meet_targets},
       {"dense layers unbalance blocks", test_dense_layers_imbalance_blocks},
+      {"dense_nodes: the dense nodes dropout leaves room for", test_dense_nodes},
+      {"dense_nodes only where it acts", test_dense_nodes_errors},
 #ifdef TRIGSIM_HAVE_METIS
       {"dense layers unbalance METIS parts", test_dense_layers_imbalance_metis},
 #endif
@@ -585,6 +725,7 @@ int main(void) {
       {"SpMV stretched to its longest row", test_spmv_stretched_to_longest_row},
       {"cg from the catalogue", test_cg_from_the_catalogue},
       {"workload.max_row replaces the entry's", test_cg_max_row_override},
+      {"workload.dense_nodes replaces the entry's", test_cg_dense_nodes_override},
       {"shipped catalogue", test_shipped_catalogue},
       {"L2 reuse: held shares of a CG cycle's buffers", test_l2_held},
       {"L2 reuse: the parts' AXPYs and dots where the iteration has them", test_cg_parts_l2_shares},

@@ -325,7 +325,30 @@ static void test_poisson_2d(void) {
     CU_ASSERT_EQUAL(p->ranks[r].remote_nnz, 4);
     CU_ASSERT_EQUAL(p->ranks[r].max_remote_row, 1);
   }
+  /* Their link requests (sparse.h: a warp of 32 rows, 32-B sectors): the
+   * 4 values a rank reads are one sector of the other's. Rank 1's rows 8-11
+   * read them at place 0 (their smallest column): one request. Rank 0's
+   * rows 4-7 read theirs last: at place 3 (x = 0, 3: 4 non-zeros) and 4
+   * (x = 1, 2): two requests. */
+  CU_ASSERT_EQUAL(p->ranks[0].remote_sectors, 2);
+  CU_ASSERT_EQUAL(p->ranks[1].remote_sectors, 1);
   check_brute(m, p);
+  sp_part_free(p);
+  sp_matrix_free(m);
+  /* 64 x 64 over 2 ranks: each reads the other's 64 values next to the
+   * cut, two warps' worth of rows. Rank 1's first line reads them at
+   * place 0, each warp 32 values in a row, 8 sectors: 16 requests for 64
+   * loads. Rank 0's last line reads them last: the edge points (x = 0,
+   * 63) at place 3, the others at 4; its first warp (x = 0-31): x = 0's
+   * sector at 3, and x = 1-31's sectors 0-7 at 4: 9; its second (x =
+   * 32-63): sectors 8-15 at 4, and x = 63's at 3: 9. So 18. */
+  m = sp_matrix_poisson(2, 64);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+  p = sp_partition(m, 2, SP_BLOCKS, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_EQUAL(p->ranks[0].remote_nnz, 64);
+  CU_ASSERT_EQUAL(p->ranks[0].remote_sectors, 18);
+  CU_ASSERT_EQUAL(p->ranks[1].remote_sectors, 16);
   sp_part_free(p);
   sp_matrix_free(m);
 }

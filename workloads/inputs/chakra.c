@@ -484,6 +484,7 @@ static const struct kattr kattrs[] = {
     KATTR("trigsim_rows_per_wg", rows_per_wg, 0),
     KATTR("trigsim_nnz_per_wg", nnz_per_wg, 0),
     KATTR("trigsim_peer_per_wg", peer_per_wg, 0),
+    KATTR("trigsim_peer_sectors_per_wg", peer_sectors_per_wg, 0),
     KATTR("trigsim_bal_flops_per_wg", bal_flops_per_wg, 0),
     KATTR("trigsim_bal_bytes_per_wg", bal_bytes_per_wg, 0),
     KATTR("trigsim_bal_reuse_per_wg", bal_reuse_per_wg, 0),

@@ -8,11 +8,14 @@
  *    some grid layers are "dense": a dense node couples to its K nearest
  *    nodes (K + 1 = max_row / dofs). Layers (a z-plane in 3D, a grid line
  *    in 2D) turn dense one after the other, in an order drawn from the
- *    seed, the last one partly (its first nodes): one layer at least (the
- *    smallest clustered region holding the longest row), more while nnz
- *    stays <= the target. Dense regions the size of a layer are an estimate
- *    (a mesh feature spanning a layer of the ordering); it is what turns a
- *    row-length spread into imbalance between contiguous blocks.
+ *    seed, the last one partly (its first nodes): as many as nnz allows
+ *    (<= the target). Where dropout thins the stencil (below), it leaves
+ *    room for dense_nodes of them (0: one layer, the smallest clustered
+ *    region holding the longest row). Dense regions the size of a layer
+ *    are an estimate (a mesh feature spanning a layer of the ordering); it
+ *    is what turns a row-length spread into imbalance between contiguous
+ *    blocks, and where a matrix's measured parts tell it, dense_nodes is
+ *    fitted to them (configs/matrices.yaml).
  *  - dropout (graph class, or a stencil over the target by more than 1%):
  *    each link between nodes is kept with the probability that brings the
  *    expected nnz 4 standard deviations under the target.
@@ -42,6 +45,10 @@ static const struct par_decl mg_decls[] = {
     PAR(dofs, PAR_INT, "1", "1", "64", NULL, "rows per grid node (3 for 3D elasticity)"),
     PAR(max_row, PAR_INT, "0", "0", "1000000", NULL,
       "published longest row (0: none published; the grid stays regular)"),
+    PAR(dense_nodes, PAR_INT, "0", "0", "10000000000", NULL,
+      "dense nodes the dropout leaves room for, where a longest row above the stencil's makes "
+      "some (0: one grid layer, the estimate; tools/cpufree-fit.sh stage 5 fits it to a "
+      "matrix's SpMV parts)"),
 };
 #undef PAR_CONFIG
 
@@ -358,6 +365,18 @@ bool mg_config_check(const struct mg_config *cc, char **err) {
                            cc->max_row, cc->rows);
     return false;
   }
+  if (cc->dense_nodes > 0 && cc->max_row <= cc->dofs * cc->points) {
+    *err = g_strdup_printf("expected dense_nodes only with a longest row above the stencil's "
+                           "(max_row > dofs x points = %" PRId64 "), got dense_nodes %" PRId64
+                           " with max_row %" PRId64 ": no node is dense",
+                           cc->dofs * cc->points, cc->dense_nodes, cc->max_row);
+    return false;
+  }
+  if (cc->dense_nodes > (cc->rows + cc->dofs - 1) / cc->dofs) {
+    *err = g_strdup_printf("expected dense_nodes <= the grid's nodes, ceil(rows / dofs) = %" PRId64
+                           ", got %" PRId64, (cc->rows + cc->dofs - 1) / cc->dofs, cc->dense_nodes);
+    return false;
+  }
   if (cc->nnz < cc->rows || (cc->nnz - cc->rows) % 2) {
     *err = g_strdup_printf("expected nnz >= rows with nnz - rows even (a symmetric pattern with a "
                            "full diagonal), got rows %" PRId64 ", nnz %" PRId64, cc->rows, cc->nnz);
@@ -398,10 +417,10 @@ struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err) 
   int64_t *buf = g_new(int64_t, list);
   int64_t target = c->nnz;
 
-  /* Dense order: layers by their hash. At least one layer is dense where
-   * a longest row is published (the smallest clustered region holding
-   * it); links drop around it, and more nodes turn dense while the mean
-   * allows. */
+  /* Dense order: layers by their hash. Links drop around dense_nodes of
+   * them where a longest row is published (0: one layer, the smallest
+   * clustered region holding it), and the nodes that turn dense are as
+   * many as the mean then allows. */
   int64_t d0 = 0;
   if (g->K) {
     int64_t n_cl = g->n_cl;
@@ -413,7 +432,7 @@ struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err) 
     qsort(ord, (size_t)n_cl, sizeof *ord, cmp_u64); /* by h, the first field */
     for (int64_t t = 0; t < n_cl; t++) g->cl_rank[ord[t].c] = t;
     g_free(ord);
-    d0 = MIN(g->layer, g->nodes);
+    d0 = MIN(c->dense_nodes > 0 ? c->dense_nodes : g->layer, g->nodes);
     set_dense(g, d0);
   }
   {
@@ -431,6 +450,17 @@ struct mg_gen *mg_gen_new(const struct mg_config *c, uint64_t seed, char **err) 
         p = MAX(0.0, ((double)(target - none) - 4 * sd) / (double)off);
       }
       g->keep_thr = p >= 1 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
+    }
+    if (c->dense_nodes > 0 && g->keep_thr == UINT64_MAX) {
+      *err = g_strdup_printf("expected dense_nodes only where links drop around the dense nodes "
+                             "(class graph, or a stencil over nnz by more than 1 %%), got "
+                             "dense_nodes %" PRId64 " for a %s matrix whose stencil gives %" PRId64
+                             " non-zeros against nnz %" PRId64 ": its mean alone sets the dense "
+                             "nodes (leave dense_nodes 0)",
+                             c->dense_nodes, c->class == MG_FEM ? "fem" : "stencil", full, target);
+      mg_gen_free(g);
+      g_free(buf);
+      return NULL;
     }
   }
   if (g->K) {
@@ -545,10 +575,14 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
   if (!p) return NULL;
   int64_t *cols = g_new(int64_t, g->max_len);
   GArray *remote = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  struct sp_warps warps;
+  sp_warps_init(&warps);
   int64_t total = 0;
   for (uint32_t r = 0; r < ranks; r++) {
     struct sp_rank *rk = &p->ranks[r];
     int64_t a = rk->row0, b = rk->row0 + rk->rows, nnz = 0, longest = 0, remote_row = 0;
+    int64_t sectors = 0;
+    warps.warp = -1;
     g_array_set_size(remote, 0);
     int64_t node = -1, node_cols = 0, lo = 0, hi = 0;
     int64_t *list = cols + g->max_len / 2; /* as mg_gen_row's scratch */
@@ -577,13 +611,18 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
       if (cols[0] >= a && cols[len - 1] < b) continue;
       guint before = remote->len;
       for (int64_t t = 0; t < len; t++)
-        if (cols[t] < a || cols[t] >= b) g_array_append_val(remote, cols[t]);
+        if (cols[t] < a || cols[t] >= b) {
+          g_array_append_val(remote, cols[t]);
+          uint32_t o = sp_part_owner(p, cols[t]);
+          sectors += sp_warps_add(&warps, i - a, t, o, cols[t] - p->ranks[o].row0);
+        }
       remote_row = MAX(remote_row, (int64_t)(remote->len - before));
     }
     rk->nnz = nnz;
     rk->max_row = longest;
     rk->remote_nnz = (int64_t)remote->len; /* one entry per remote non-zero */
     rk->max_remote_row = remote_row;
+    rk->remote_sectors = sectors + sp_warps_take(&warps);
     total += nnz;
     g_array_sort(remote, cmp_i64); /* (qsort of none passed NULL: undefined) */
     int64_t *v = (int64_t *)(void *)remote->data;
@@ -606,6 +645,7 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
   }
   p->nnz = total;
   g_array_free(remote, TRUE);
+  sp_warps_clear(&warps);
   g_free(cols);
   return p;
 }

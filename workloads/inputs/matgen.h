@@ -24,6 +24,7 @@ struct mg_config {
   int64_t points;    /* 5 or 9 (dim 2), 7 or 27 (dim 3) */
   int64_t dofs;      /* rows per node */
   int64_t max_row;   /* published longest row; 0: none published (regular) */
+  int64_t dense_nodes; /* dense nodes dropout leaves room for; 0: one grid layer */
 };
 
 extern const struct par_group mg_params;

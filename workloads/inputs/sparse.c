@@ -477,6 +477,52 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* ------------------------------------------------- a warp's remote loads */
+
+struct warp_key {
+  int64_t j, sector;
+  uint32_t owner;
+};
+
+static int cmp_warp_key(const void *a, const void *b) {
+  const struct warp_key *x = a, *y = b;
+  if (x->j != y->j) return (x->j > y->j) - (x->j < y->j);
+  if (x->owner != y->owner) return (x->owner > y->owner) - (x->owner < y->owner);
+  return (x->sector > y->sector) - (x->sector < y->sector);
+}
+
+void sp_warps_init(struct sp_warps *w) {
+  w->keys = g_array_new(FALSE, FALSE, sizeof(struct warp_key));
+  w->warp = -1;
+}
+
+int64_t sp_warps_take(struct sp_warps *w) {
+  if (!w->keys->len) return 0;
+  g_array_sort(w->keys, cmp_warp_key);
+  const struct warp_key *k = (const struct warp_key *)(void *)w->keys->data;
+  int64_t n = 1;
+  for (guint t = 1; t < w->keys->len; t++)
+    n += cmp_warp_key(&k[t], &k[t - 1]) != 0;
+  g_array_set_size(w->keys, 0);
+  return n;
+}
+
+int64_t sp_warps_add(struct sp_warps *w, int64_t local, int64_t j, uint32_t owner, int64_t offset) {
+  int64_t before = 0, warp = local / SP_WARP;
+  if (warp != w->warp) {
+    before = sp_warps_take(w);
+    w->warp = warp;
+  }
+  struct warp_key k = {j, offset * 8 / SP_SECTOR, owner};
+  g_array_append_val(w->keys, k);
+  return before;
+}
+
+void sp_warps_clear(struct sp_warps *w) {
+  if (w->keys) g_array_free(w->keys, TRUE);
+  w->keys = NULL;
+}
+
 /* Fills every rank's nnz, remote non-zeros and recv from A's pattern and
  * the row owners (OWNER, or blocks when NULL): rank r's recv from peer p
  * counts the distinct columns of r's rows that p owns. O(nnz + rows) time: MARK[c]
@@ -490,22 +536,29 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
   int64_t *count = g_new0(int64_t, R);
   uint32_t *touched = g_new(uint32_t, R);
   /* Rows of each rank, in ascending order. */
-  int64_t *start = NULL, *order = NULL;
+  int64_t *start = NULL, *order = NULL, *local = NULL; /* local: a row's place in its rank */
   if (f->owner) {
     start = g_new0(int64_t, (size_t)R + 1);
     for (int64_t i = 0; i < n; i++) start[f->owner[i] + 1]++;
     for (uint32_t r = 0; r < R; r++) start[r + 1] += start[r];
     order = g_new(int64_t, n);
+    local = g_new(int64_t, n);
     int64_t *fill = g_memdup2(start, sizeof(int64_t) * R);
-    for (int64_t i = 0; i < n; i++) order[fill[f->owner[i]]++] = i;
+    for (int64_t i = 0; i < n; i++) {
+      local[i] = fill[f->owner[i]] - start[f->owner[i]];
+      order[fill[f->owner[i]]++] = i;
+    }
     g_free(fill);
   }
+  struct sp_warps warps;
+  sp_warps_init(&warps);
   for (uint32_t r = 0; r < R; r++) {
     struct sp_rank *rk = &p->ranks[r];
     int64_t lo = f->owner ? start[r] : rk->row0;
     int64_t hi = f->owner ? start[r + 1] : rk->row0 + rk->rows;
     size_t nt = 0;
-    int64_t nnz = 0, longest = 0, remote = 0, remote_row = 0;
+    int64_t nnz = 0, longest = 0, remote = 0, remote_row = 0, sectors = 0;
+    warps.warp = -1;
     for (int64_t k = lo; k < hi; k++) {
       int64_t i = f->owner ? order[k] : k, in_row = 0;
       nnz += a->p[i + 1] - a->p[i];
@@ -515,6 +568,8 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
         uint32_t o = f->owner ? f->owner[c] : block_owner(n, R, c);
         if (o == r) continue;
         in_row++;
+        sectors += sp_warps_add(&warps, k - lo, q - a->p[i], o,
+                                f->owner ? local[c] : c - block_row0(n, R, o));
         if (mark[c] == r) continue;
         mark[c] = r;
         if (count[o]++ == 0) touched[nt++] = o;
@@ -526,6 +581,7 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
     rk->max_row = longest;
     rk->remote_nnz = remote;
     rk->max_remote_row = remote_row;
+    rk->remote_sectors = sectors + sp_warps_take(&warps);
     qsort(touched, nt, sizeof *touched, cmp_u32);
     rk->n_recv = nt;
     rk->recv = nt ? g_new(struct sp_halo, nt) : NULL;
@@ -540,6 +596,8 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
   g_free(touched);
   g_free(start);
   g_free(order);
+  g_free(local);
+  sp_warps_clear(&warps);
 }
 
 static void set_err(char **err, char *msg) {

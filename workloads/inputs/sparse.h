@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
 #include <gsl/gsl_spmatrix.h>
 
 /* Entries rank `peer` owns that this rank reads in an SpMV. */
@@ -31,6 +32,11 @@ struct sp_rank {
   int64_t max_row;         /* its longest row's non-zeros (0 without rows) */
   int64_t remote_nnz;      /* its non-zeros whose column another rank owns */
   int64_t max_remote_row;  /* the most such non-zeros in one of its rows */
+  /* The requests its thread-per-row SpMV's remote loads make (sp_warps):
+   * per warp of SP_WARP consecutive rows and per place j in the rows, the
+   * distinct SP_SECTOR-byte sectors of the owners' x that the warp's
+   * lanes read at j; 0: not counted (one a remote non-zero). */
+  int64_t remote_sectors;
   struct sp_halo *recv;    /* peers it reads from, ascending peer order */
   size_t n_recv;
 };
@@ -42,6 +48,28 @@ struct sp_part {
 };
 
 enum sp_partitioner { SP_BLOCKS, SP_GRAPH };
+
+/* A row-per-thread SpMV's loads of x (the CPU-free study's gpuSpMV): a
+ * warp's lanes issue their j-th non-zero's load together, and the load
+ * unit merges the lanes that read one sector into one request; NVIDIA's
+ * warps (32 lanes) and sectors (32 B: 4 doubles). */
+enum { SP_WARP = 32, SP_SECTOR = 32 };
+
+/* Distinct (place, owner, sector) keys of one warp's remote loads:
+ * sp_warp_add each, sp_warp_take the count (and start the next warp). */
+struct sp_warps {
+  GArray *keys;
+  int64_t warp; /* the warp the keys are of; -1: none yet */
+};
+void sp_warps_init(struct sp_warps *w);
+/* Row LOCAL (the rank's own numbering: its warp is LOCAL / SP_WARP)
+ * reads at its place J the x value at OFFSET of OWNER's rows; returns
+ * the distinct keys of the warp before, when LOCAL starts another (else
+ * 0). */
+int64_t sp_warps_add(struct sp_warps *w, int64_t local, int64_t j, uint32_t owner, int64_t offset);
+/* The distinct keys of the last warp; the counter is reset. */
+int64_t sp_warps_take(struct sp_warps *w);
+void sp_warps_clear(struct sp_warps *w);
 
 struct sp_matrix; /* an assembled matrix (gsl_spmatrix inside) */
 

@@ -71,6 +71,7 @@ uint32_t wl_kernel_add(struct wl_program *p, const struct wl_kernel *k) {
   z.spmv = k->spmv, z.x_gets = k->x_gets, z.ws_bytes = k->ws_bytes;
   z.reuse_per_wg = k->reuse_per_wg, z.gather_bytes = k->gather_bytes;
   z.rows_per_wg = k->rows_per_wg, z.nnz_per_wg = k->nnz_per_wg, z.peer_per_wg = k->peer_per_wg;
+  z.peer_sectors_per_wg = k->peer_sectors_per_wg;
   z.cold_per_wg = k->cold_per_wg;
   z.bal_flops_per_wg = k->bal_flops_per_wg, z.bal_bytes_per_wg = k->bal_bytes_per_wg;
   z.bal_reuse_per_wg = k->bal_reuse_per_wg, z.merge_extra_per_wg = k->merge_extra_per_wg;
@@ -319,11 +320,13 @@ void wl_spmv_rows(struct wl_program *p, uint32_t rank, int64_t rows_per_wg, int6
   set_kernel(p, o, &k);
 }
 
-void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg) {
-  g_assert(rank < p->n_ranks && peer_per_wg >= 0);
+void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg,
+                   int64_t peer_sectors_per_wg) {
+  g_assert(rank < p->n_ranks && peer_per_wg >= 0 && peer_sectors_per_wg >= 0);
   struct wl_op *o;
   struct wl_kernel k = last_kernel(p, rank, "wl_peer_loads", &o);
   k.peer_per_wg = peer_per_wg;
+  k.peer_sectors_per_wg = peer_sectors_per_wg;
   set_kernel(p, o, &k);
 }
 

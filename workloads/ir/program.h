@@ -148,6 +148,7 @@ struct wl_kernel {
   int64_t rows_per_wg;   /* KC_SPMV row-per-thread: rows per WG (wl_spmv_rows); 0: none */
   int64_t nnz_per_wg;    /* their non-zeros */
   int64_t peer_per_wg;   /* blocking loads of peer GPUs' memory per WG (wl_peer_loads) */
+  int64_t peer_sectors_per_wg; /* the link requests they make per WG; 0: one a load */
   int64_t cold_per_wg;   /* of bytes_per_wg, those L2 evicted since their last use (wl_cold) */
   /* KC_SPMV (wl_spmv_alg): the work per WG of the coalesced, row-balanced
    * form (no rows_per_wg footprint, not stretched to the longest row);
@@ -393,7 +394,8 @@ void wl_blocking_copies(struct wl_program *p, uint32_t rank, int64_t copies, int
 /* Declares that the LAST compute op of RANK reads PEER_PER_WG values per
  * WG from other GPUs' memory, each a blocking load (nvshmem_double_g:
  * kstep.peer_loads, models/gpu.h "Peer loads"). */
-void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg);
+void wl_peer_loads(struct wl_program *p, uint32_t rank, int64_t peer_per_wg,
+                   int64_t peer_sectors_per_wg);
 /* Declares that COLD_PER_WG of the LAST compute op's bytes per WG come from
  * memory though its working set fits L2: what the ops since their last use
  * evicted (kstep.cold_bytes, models/gpu.h "L2 reuse"). */

@@ -62,6 +62,10 @@ static const struct par_decl cg_decls[] = {
       "catalogue: the generated matrix's longest row (non-zeros) in place of the entry's "
       "max_row (0: the entry's), to try a value no source publishes or to fit one to a part "
       "(tools/cpufree-fit.sh, crankseg_1)"),
+    PAR(dense_nodes, PAR_INT, "0", "0", "10000000000", NULL,
+      "catalogue: the dense nodes the generator's dropout leaves room for, in place of the "
+      "entry's dense_nodes (0: the entry's), to try a value or to fit one to a part "
+      "(tools/cpufree-fit.sh stage 5)"),
     PAR(dim, PAR_INT, "2", "1", "3", NULL, "poisson: dimensions (3, 5 or 7-point stencil)"),
     PAR(n, PAR_INT, "256", "2", "100000000", NULL, "poisson: points per side (n^dim rows)"),
     PAR(file, PAR_STRING, "", NULL, NULL, NULL,
@@ -246,6 +250,7 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
   chain.rows = per_wg;
   chain.nnz = l * per_wg;
   chain.peer_loads = 0;
+  chain.peer_sectors = 0;
   sim_time t_chain = gpu_step_time(g, &chain, 1, occ);
   if (get && rk->max_remote_row > 0) {
     /* The work-item whose rows read the most remote values: each of its
@@ -263,6 +268,7 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
     far.reuse_bytes = 8 * MAX(0, m - 1 - rk->max_remote_row) * per_wg;
     far.nnz = m * per_wg;
     far.peer_loads = kr * rk->max_remote_row * items;
+    far.peer_sectors = 0; /* one thread's chain: a request a load */
     t_chain = MAX(t_chain, gpu_step_time(g, &far, 1, occ));
   }
   if (t_chain <= t_last || t_bulk <= 0) return 1.0;
@@ -281,6 +287,9 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
   uint32_t wgs = wgs_for(rk->rows, per_wg);
   int64_t nnz = (rk->nnz + wgs - 1) / wgs, rows = (rk->rows + wgs - 1) / wgs;
   int64_t peer = get ? (rk->remote_nnz + wgs - 1) / wgs : 0;
+  /* the link requests of those loads: a warp's lanes reading one sector
+   * make one (sparse.h "remote_sectors"; 0 where not counted) */
+  int64_t peer_sec = get && rk->remote_sectors > 0 ? (rk->remote_sectors + wgs - 1) / wgs : 0;
   /* x is read once per row in the 24 B; the other nnz - rows reads of it
    * are gathers, cached as far as x (its rows and its halo) fits in L2. */
   int64_t halo = 0;
@@ -289,7 +298,8 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
                        .bytes = 12 * nnz + 20 * rows, .ws_bytes = 12 * rk->nnz + 20 * rk->rows,
                        .reuse_bytes = 8 * MAX(0, nnz - rows - peer),
                        .gather_bytes = 8 * (rk->rows + (get ? 0 : halo)),
-                       .rows = rows, .nnz = nnz, .peer_loads = peer, .gets = get,
+                       .rows = rows, .nnz = nnz, .peer_loads = peer, .peer_sectors = peer_sec,
+                       .gets = get,
                        .item_bytes = 8};
   double s = spmv_stretch(gpu, &bulk, rk, per_wg, wgs, get);
   wl_compute(p, r, wgs, (int64_t)ceil(s * (double)bulk.flops), (int64_t)ceil(s * (double)bulk.bytes));
@@ -297,7 +307,9 @@ static void spmv(struct wl_program *p, uint32_t r, const struct sp_rank *rk, int
             bulk.gather_bytes);
   /* one row per work-item: the L1 reuse of its row's lines (gpu.h) */
   wl_spmv_rows(p, r, (int64_t)ceil(s * (double)rows), (int64_t)ceil(s * (double)nnz));
-  if (peer) wl_peer_loads(p, r, (int64_t)ceil(s * (double)peer));
+  if (peer)
+    wl_peer_loads(p, r, (int64_t)ceil(s * (double)peer),
+                  peer_sec ? (int64_t)ceil(s * (double)peer_sec) : 0);
   if (get) wl_spmv_gets(p, r);
   wl_buffers(p, r, 5); /* gpuSpMV: row pointers, columns, values, x, y */
   wl_elem(p, r, 8);
@@ -861,15 +873,33 @@ static struct sp_matrix *load_matrix(const struct wl_ctx *ctx, char **err) {
 }
 
 /* The catalogue entry C->matrix into *MC: read and checked, not generated. */
-/* The error, at workload.max_row, of a longest row (the scenario's, in
- * place of the entry's) that the generator refuses for WHY. */
-static char *max_row_error(const struct wl_ctx *ctx, const char *why) {
+/* The error, at the scenario's override KEY (workload.max_row or
+ * workload.dense_nodes, VALUE in place of the entry's), of a matrix the
+ * generator refuses for WHY. */
+static char *override_error(const struct wl_ctx *ctx, const char *key, int64_t value,
+                            const char *why) {
   const struct cg_config *c = ctx->config;
-  return sc_error_at(key_node(ctx->sc, "max_row"), "workload.max_row",
-                     "expected a longest row the generator can build '%s' with, got %" PRId64
-                     ": %s", c->matrix, c->max_row, why);
+  char *path = g_strdup_printf("workload.%s", key);
+  char *e = sc_error_at(key_node(ctx->sc, key), path,
+                        "expected a %s the generator can build '%s' with, got %" PRId64 ": %s",
+                        strcmp(key, "max_row") ? "dense node count" : "longest row", c->matrix,
+                        value, why);
+  g_free(path);
+  return e;
 }
 
+/* The override a refused matrix is reported at: the dense nodes where the
+ * scenario sets them (they only bind with a longest row), else its
+ * longest row; NULL where it sets neither (the entry is at fault). */
+static char *refused_error(const struct wl_ctx *ctx, const char *why) {
+  const struct cg_config *c = ctx->config;
+  if (c->dense_nodes > 0) return override_error(ctx, "dense_nodes", c->dense_nodes, why);
+  if (c->max_row > 0) return override_error(ctx, "max_row", c->max_row, why);
+  return NULL;
+}
+
+/* The catalogue entry C->matrix into *MC, the scenario's overrides in
+ * place of its values: read and checked, not generated. */
 static bool catalogue_entry(const struct wl_ctx *ctx, struct mg_config *mc, char **err) {
   const struct cg_config *c = ctx->config;
   char *path = scenario_path(ctx, "catalogue", c->catalogue);
@@ -887,11 +917,9 @@ static bool catalogue_entry(const struct wl_ctx *ctx, struct mg_config *mc, char
                          "expected a matrix of the catalogue %s, got '%s'", path, c->matrix);
     } else if (sc_bind_group(e, key, &mg_params, "about", mc, err)) {
       if (c->max_row > 0) mc->max_row = c->max_row;
+      if (c->dense_nodes > 0) mc->dense_nodes = c->dense_nodes;
       ok = mg_config_check(mc, &why);
-      if (!ok && c->max_row > 0)
-        *err = max_row_error(ctx, why);
-      else if (!ok)
-        *err = sc_error_at(e, key, "%s", why);
+      if (!ok && !(*err = refused_error(ctx, why))) *err = sc_error_at(e, key, "%s", why);
     }
     g_free(key);
     sc_node_free(root);
@@ -908,9 +936,7 @@ static struct mg_gen *catalogue_gen(const struct wl_ctx *ctx, char **err) {
   char *why = NULL;
   struct mg_gen *g = mg_gen_new(&mc, ctx->seed, &why);
   const struct cg_config *c = ctx->config;
-  if (!g && c->max_row > 0)
-    *err = max_row_error(ctx, why);
-  else if (!g)
+  if (!g && !(*err = refused_error(ctx, why)))
     *err = sc_error_at(key_node(ctx->sc, "matrix"), "workload.matrix",
                        "expected a matrix the generator can build, got '%s': %s", c->matrix, why);
   g_free(why);
@@ -918,15 +944,16 @@ static struct mg_gen *catalogue_gen(const struct wl_ctx *ctx, char **err) {
 }
 
 /* Per partition: rows, non-zeros, halo values in and out, neighbours, the
- * longest row and the non-zeros whose column another rank owns, as counters node<r>.cg.* (the report summarizes them
+ * longest row, the non-zeros whose column another rank owns and the link
+ * requests their loads make, as counters node<r>.cg.* (the report summarizes them
  * over nodes: sum, mean, max and where), and cg.nnz_imbalance (the most
  * non-zeros over the mean), so imbalance and communication volume show. */
 enum cg_out {
   CG_OUT_ITERATIONS, CG_OUT_TIME_PER_ITERATION, CG_OUT_ROWS, CG_OUT_NNZ, CG_OUT_HALO_IN,
-  CG_OUT_HALO_OUT, CG_OUT_NEIGHBOURS, CG_OUT_MAX_ROW, CG_OUT_REMOTE_NNZ, CG_OUT_NNZ_IMBALANCE,
-  CG_OUT_COUNT
+  CG_OUT_HALO_OUT, CG_OUT_NEIGHBOURS, CG_OUT_MAX_ROW, CG_OUT_REMOTE_NNZ, CG_OUT_REMOTE_SECTORS,
+  CG_OUT_NNZ_IMBALANCE, CG_OUT_COUNT
 };
-_Static_assert(CG_OUT_REMOTE_NNZ - CG_OUT_ROWS == 6, "report_part's seven per-rank outputs");
+_Static_assert(CG_OUT_REMOTE_SECTORS - CG_OUT_ROWS == 7, "report_part's eight per-rank outputs");
 static const struct sim_out_decl cg_outs[] = {
     [CG_OUT_ITERATIONS] = OUT(iterations, UNIT_NONE, "CG iterations run"),
     [CG_OUT_TIME_PER_ITERATION] = OUT(time_per_iteration_ps, UNIT_TIME,
@@ -940,6 +967,10 @@ static const struct sim_out_decl cg_outs[] = {
     [CG_OUT_MAX_ROW] = OUT(max_row, UNIT_NONE, "per rank: non-zeros of its longest row"),
     [CG_OUT_REMOTE_NNZ] = OUT(remote_nnz, UNIT_NONE,
                               "per rank: non-zeros whose column another rank owns"),
+    [CG_OUT_REMOTE_SECTORS] = OUT(remote_sectors, UNIT_NONE,
+                                  "per rank: the requests its SpMV's loads of those make, a warp's "
+                                  "lanes reading one 32-B sector at once making one (0: not "
+                                  "counted, a banded matrix)"),
     [CG_OUT_NNZ_IMBALANCE] = OUT_F(nnz_imbalance, UNIT_NONE, SIM_OUT_REAL,
                                    "the most non-zeros of a rank over the mean"),
 };
@@ -966,10 +997,11 @@ static void report_part(struct sim_report *rep, const struct sp_part *part) {
       for (size_t k = 0; k < part->ranks[q].n_recv; k++) read |= part->ranks[q].recv[k].peer == r;
       nbr[r] += reads || read;
     }
-    int64_t v[7] = {rk->rows, rk->nnz, in, out[r], nbr[r], rk->max_row, rk->remote_nnz};
+    int64_t v[8] = {rk->rows, rk->nnz,     in,          out[r],
+                    nbr[r],   rk->max_row, rk->remote_nnz, rk->remote_sectors};
     char rank[32];
     g_snprintf(rank, sizeof rank, "node%u.cg", r);
-    for (int k = 0; k < 7; k++) sim_out_put_int(rep, rank, &cg_outs[CG_OUT_ROWS + k], v[k]);
+    for (int k = 0; k < 8; k++) sim_out_put_int(rep, rank, &cg_outs[CG_OUT_ROWS + k], v[k]);
     max_nnz = MAX(max_nnz, rk->nnz);
     sum_nnz += rk->nnz;
   }
@@ -1051,8 +1083,8 @@ static struct sp_part *catalogue_part(const struct wl_ctx *ctx, uint32_t ranks, 
    * its matrices, and keyed by scenario they did not fit the cache. */
   char *path = scenario_path(ctx, "catalogue", c->catalogue);
   char *file = g_canonicalize_filename(path, NULL);
-  char *key = g_strdup_printf("%s|%s|%" PRId64 "|%" PRIu64, file, c->matrix, c->max_row,
-                              ctx->seed);
+  char *key = g_strdup_printf("%s|%s|%" PRId64 "|%" PRId64 "|%" PRIu64, file, c->matrix,
+                              c->max_row, c->dense_nodes, ctx->seed);
   g_free(file);
   g_free(path);
   struct cat_entry *cc = cat_cache_entry(ctx, key, err);

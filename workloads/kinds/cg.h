@@ -38,6 +38,7 @@ struct cg_config {
   char *matrix;        /* catalogue: the entry's name */
   char *catalogue;     /* catalogue: its file, relative to the scenario */
   int64_t max_row;     /* catalogue: the longest row in place of the entry's; 0: the entry's */
+  int64_t dense_nodes; /* catalogue: dense nodes in place of the entry's; 0: the entry's */
   int variant;         /* enum cg_variant */
   int64_t iterations;  /* fixed count, when tolerance is 0 */
   double tolerance;    /* > 0: iterate as a real CG needs to reach it (poisson, file) */

@@ -283,7 +283,8 @@ static struct kstep compute_step_of(const struct wl_kernel *k, const struct wl_o
                         .bytes = k->bytes_per_wg * fold, .ws_bytes = k->ws_bytes,
                         .reuse_bytes = k->reuse_per_wg * fold, .gather_bytes = k->gather_bytes,
                         .rows = k->rows_per_wg * fold, .nnz = k->nnz_per_wg * fold,
-                        .peer_loads = k->peer_per_wg * fold, .gets = k->x_gets,
+                        .peer_loads = k->peer_per_wg * fold,
+                        .peer_sectors = k->peer_sectors_per_wg * fold, .gets = k->x_gets,
                         .cold_bytes = k->cold_per_wg * fold};
 }
 
