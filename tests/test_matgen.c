@@ -248,7 +248,8 @@ static int64_t rows_at_least(const struct mg_gen *g, int64_t len) {
  *    twice the stencil's 27: dense nodes) number at least the 20, and at
  *    most the few more the dropout's 4 standard deviations hold (sd <=
  *    sqrt(links), links <= 13 x 5000: 4 sd <= 1020 non-zeros, a dense
- *    node adding well over 50), with the layer's well over twice as many;
+ *    node adding well over 50: at most 20 more, 40), with the layer's well
+ *    over twice as many;
  *  - fewer dense nodes, less imbalance over 8 contiguous blocks. */
 static void test_dense_nodes(void) {
   struct mg_config c = {5000, 5000 * 12, MG_GRAPH, 3, 27, 1, 120, 0};

@@ -581,8 +581,6 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
   for (uint32_t r = 0; r < ranks; r++) {
     struct sp_rank *rk = &p->ranks[r];
     int64_t a = rk->row0, b = rk->row0 + rk->rows, nnz = 0, longest = 0, remote_row = 0;
-    int64_t sectors = 0;
-    warps.warp = -1;
     g_array_set_size(remote, 0);
     int64_t node = -1, node_cols = 0, lo = 0, hi = 0;
     int64_t *list = cols + g->max_len / 2; /* as mg_gen_row's scratch */
@@ -614,7 +612,7 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
         if (cols[t] < a || cols[t] >= b) {
           g_array_append_val(remote, cols[t]);
           uint32_t o = sp_part_owner(p, cols[t]);
-          sectors += sp_warps_add(&warps, i - a, t, o, cols[t] - p->ranks[o].row0);
+          sp_warps_add(&warps, i - a, t, o, cols[t] - p->ranks[o].row0);
         }
       remote_row = MAX(remote_row, (int64_t)(remote->len - before));
     }
@@ -622,7 +620,7 @@ struct sp_part *mg_gen_partition(const struct mg_gen *g, uint32_t ranks) {
     rk->max_row = longest;
     rk->remote_nnz = (int64_t)remote->len; /* one entry per remote non-zero */
     rk->max_remote_row = remote_row;
-    rk->remote_sectors = sectors + sp_warps_take(&warps);
+    rk->remote_sectors = sp_warps_take(&warps);
     total += nnz;
     g_array_sort(remote, cmp_i64); /* (qsort of none passed NULL: undefined) */
     int64_t *v = (int64_t *)(void *)remote->data;

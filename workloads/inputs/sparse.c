@@ -494,28 +494,34 @@ static int cmp_warp_key(const void *a, const void *b) {
 void sp_warps_init(struct sp_warps *w) {
   w->keys = g_array_new(FALSE, FALSE, sizeof(struct warp_key));
   w->warp = -1;
+  w->total = 0;
 }
 
-int64_t sp_warps_take(struct sp_warps *w) {
-  if (!w->keys->len) return 0;
+/* Adds the current warp's distinct keys to the total and empties it. */
+static void warp_close(struct sp_warps *w) {
+  if (!w->keys->len) return;
   g_array_sort(w->keys, cmp_warp_key);
   const struct warp_key *k = (const struct warp_key *)(void *)w->keys->data;
-  int64_t n = 1;
-  for (guint t = 1; t < w->keys->len; t++)
-    n += cmp_warp_key(&k[t], &k[t - 1]) != 0;
+  w->total++;
+  for (guint t = 1; t < w->keys->len; t++) w->total += cmp_warp_key(&k[t], &k[t - 1]) != 0;
   g_array_set_size(w->keys, 0);
-  return n;
 }
 
-int64_t sp_warps_add(struct sp_warps *w, int64_t local, int64_t j, uint32_t owner, int64_t offset) {
-  int64_t before = 0, warp = local / SP_WARP;
-  if (warp != w->warp) {
-    before = sp_warps_take(w);
-    w->warp = warp;
+void sp_warps_add(struct sp_warps *w, int64_t local, int64_t j, uint32_t owner, int64_t offset) {
+  if (local / SP_WARP != w->warp) {
+    warp_close(w);
+    w->warp = local / SP_WARP;
   }
   struct warp_key k = {j, offset * 8 / SP_SECTOR, owner};
   g_array_append_val(w->keys, k);
-  return before;
+}
+
+int64_t sp_warps_take(struct sp_warps *w) {
+  warp_close(w);
+  int64_t n = w->total;
+  w->warp = -1;
+  w->total = 0;
+  return n;
 }
 
 void sp_warps_clear(struct sp_warps *w) {
@@ -557,8 +563,7 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
     int64_t lo = f->owner ? start[r] : rk->row0;
     int64_t hi = f->owner ? start[r + 1] : rk->row0 + rk->rows;
     size_t nt = 0;
-    int64_t nnz = 0, longest = 0, remote = 0, remote_row = 0, sectors = 0;
-    warps.warp = -1;
+    int64_t nnz = 0, longest = 0, remote = 0, remote_row = 0;
     for (int64_t k = lo; k < hi; k++) {
       int64_t i = f->owner ? order[k] : k, in_row = 0;
       nnz += a->p[i + 1] - a->p[i];
@@ -568,8 +573,7 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
         uint32_t o = f->owner ? f->owner[c] : block_owner(n, R, c);
         if (o == r) continue;
         in_row++;
-        sectors += sp_warps_add(&warps, k - lo, q - a->p[i], o,
-                                f->owner ? local[c] : c - block_row0(n, R, o));
+        sp_warps_add(&warps, k - lo, q - a->p[i], o, f->owner ? local[c] : c - block_row0(n, R, o));
         if (mark[c] == r) continue;
         mark[c] = r;
         if (count[o]++ == 0) touched[nt++] = o;
@@ -581,7 +585,7 @@ static void part_halos(struct sp_part_full *f, const gsl_spmatrix *a) {
     rk->max_row = longest;
     rk->remote_nnz = remote;
     rk->max_remote_row = remote_row;
-    rk->remote_sectors = sectors + sp_warps_take(&warps);
+    rk->remote_sectors = sp_warps_take(&warps);
     qsort(touched, nt, sizeof *touched, cmp_u32);
     rk->n_recv = nt;
     rk->recv = nt ? g_new(struct sp_halo, nt) : NULL;

@@ -55,19 +55,19 @@ enum sp_partitioner { SP_BLOCKS, SP_GRAPH };
  * warps (32 lanes) and sectors (32 B: 4 doubles). */
 enum { SP_WARP = 32, SP_SECTOR = 32 };
 
-/* Distinct (place, owner, sector) keys of one warp's remote loads:
- * sp_warp_add each, sp_warp_take the count (and start the next warp). */
+/* A rank's remote loads, counted as requests: the distinct (place, owner,
+ * sector) keys of each warp, summed. sp_warps_add each load, in the
+ * rank's row order; sp_warps_take the rank's sum (and start the next). */
 struct sp_warps {
-  GArray *keys;
-  int64_t warp; /* the warp the keys are of; -1: none yet */
+  GArray *keys;  /* the current warp's */
+  int64_t warp;  /* the warp the keys are of; -1: none yet */
+  int64_t total; /* the rank's warps before it */
 };
 void sp_warps_init(struct sp_warps *w);
 /* Row LOCAL (the rank's own numbering: its warp is LOCAL / SP_WARP)
- * reads at its place J the x value at OFFSET of OWNER's rows; returns
- * the distinct keys of the warp before, when LOCAL starts another (else
- * 0). */
-int64_t sp_warps_add(struct sp_warps *w, int64_t local, int64_t j, uint32_t owner, int64_t offset);
-/* The distinct keys of the last warp; the counter is reset. */
+ * reads at its place J the x value at OFFSET of OWNER's rows. */
+void sp_warps_add(struct sp_warps *w, int64_t local, int64_t j, uint32_t owner, int64_t offset);
+/* The rank's requests; W starts over for the next rank. */
 int64_t sp_warps_take(struct sp_warps *w);
 void sp_warps_clear(struct sp_warps *w);
 
