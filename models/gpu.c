@@ -299,6 +299,10 @@ static const struct par_decl gpu_decls[] = {
     PAR(spmv_unroll, PAR_INT, "1", "1", "64",
       "non-zeros a row-per-thread SpMV work-item reads per visit to its lines with plain loads (the "
       "compiler's unroll of the row loop); a row read through gets visits one at a time (gpu.h)"),
+    PAR(row_chain_latency, PAR_TIME, "0ps", "0ps", "1ms",
+      "a non-zero of one row-per-thread SpMV work-item's row loop through gets, alone: its "
+      "dependent loads one after another, in place of its WG's time alone by Little's law (gpu.h "
+      "\"Row chain\"; plain loads: / spmv_unroll; 0: that time)"),
     PAR(persistent_regs, PAR_INT, "0", "0", "65536",
       "registers per work-item of a persistent kernel (cpufree, monolithic), for occupancy (0: no "
       "limit)"),

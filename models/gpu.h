@@ -161,6 +161,19 @@
  *   study's row loop 0.59 - 0.71 us (n = 1.2 - 1.45), random peer loads
  *   capped at 8.78 G/s where coalesced ones give 368 GB/s (42 B a
  *   load). The defaults (8 B, 1) are the model before that measurement.
+ *   Row chain (row_chain_latency > 0; the workload applies it, cg.c's
+ *   spmv_stretch): one work-item's row loop through gets is a chain, each
+ *   non-zero's loads (its column, then x at that column, then its value)
+ *   waiting for the one before, so a work-item of nz non-zeros lasts
+ *   nz * row_chain_latency (plain loads: / spmv_unroll, that many in
+ *   flight), however idle the rest of the GPU is; it replaces the longest
+ *   row's WG timed alone by Little's law (the same chain at the memory's
+ *   throughput latencies: 350 ns a non-zero on the H200 profile, where
+ *   the chain measures 221). Measured on an H200
+ *   (configs/cpufree-ics23/spmv_launch.cu `chain`, configs/hw/README.md
+ *   "A long row's chain"): one work-item walking rows of 256 - 8192
+ *   non-zeros, x in L2, 221 - 231 ns a non-zero through emulated gets,
+ *   63 - 65 ns through plain loads, linear in the row's length.
  *   Each WG pays wg_start before its first step (dispatch), + first_wave
  *   if it is in its kernel's first cus * occupancy WGs (they start cold).
  *   A kernel's end pays teardown_latency, + persistent_teardown if it is
@@ -279,6 +292,7 @@ struct gpu_config {
   int64_t l1_line;             /* bytes */
   int64_t l1_sector;           /* bytes moved from L2 on a miss */
   int64_t spmv_unroll;         /* non-zeros per visit of a plain-load row loop */
+  sim_time row_chain_latency;  /* a non-zero of one work-item's row loop through gets ("Row chain") */
   int64_t l1_refill_bandwidth; /* bps a missed L1 line is re-read at; 0: L2's peak */
   int64_t l1_refill_l2_bytes;  /* resident row lines over the CUs L2 still serves re-reads of */
   int64_t l1_refill_mem_bytes; /* ... from which memory serves them all; 0: never */

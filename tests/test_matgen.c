@@ -454,6 +454,50 @@ static void test_spmv_stretched_to_longest_row(void) {
   }
 }
 
+/* The same rank with gpu.row_chain_latency 1 us (gpu.h "Row chain"): one
+ * work-item's row loop lasts its non-zeros one after another, in place of
+ * the longest row's WG timed alone above. A row a
+ * work-item (rows_per_wg 1, 1 item), plain loads (x_reads default) with
+ * spmv_unroll 1: the longest row's 3 non-zeros take 3 us, past the WG's
+ * 1152 ns above, so the kernel lasts 1664 - 832 + 3000 = 3832 ns, a
+ * stretch of 2.302885: flops ceil(9.21) = 10, bytes ceil(101.33) = 102,
+ * gathers ceil(18.42) = 19. A regular rank (longest row 2, the mean) is
+ * held to its chain too: 2 us, 1664 - 832 + 2000 = 2832 ns, 1.701923: 7,
+ * ceil(74.88) = 75, ceil(13.62) = 14. With spmv_unroll 4 (4 loads in
+ * flight) the longest row's chain is 750 ns: it replaces the WG's 1152 ns
+ * (Little's law at one WG, the same chain at the memory's throughput
+ * latency) and ends within the last wave's 832 ns, so nothing stretches:
+ * 4, 44, 8. */
+static void test_spmv_row_chain(void) {
+  struct gpu_config g = {.clock = 1000000000, .cus = 1, .wgs_per_cu = 1, .flops_per_cu_cycle = 1,
+                         .mem_bandwidth = 1000000000, .mem_latency = 64000, .wg_items = 1,
+                         .item_bytes = 8, .bw_share = GPU_BW_KERNEL,
+                         .row_chain_latency = 1000000};
+  g.eff[KC_SPMV] = g.lat[KC_SPMV] = 100;
+  struct sp_rank rk = {.row0 = 0, .rows = 2, .nnz = 4};
+  struct sp_part part = {.n_ranks = 1, .rows = 2, .nnz = 4, .ranks = &rk};
+  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1};
+  static const struct {
+    int64_t max_row, unroll;
+    int64_t flops, bytes, reuse;
+  } cases[] = {{3, 1, 10, 102, 19}, {2, 1, 7, 75, 14}, {3, 4, 4, 44, 8}};
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    rk.max_row = cases[k].max_row;
+    g.spmv_unroll = cases[k].unroll;
+    struct wl_program *p = wl_cg_program(&c, &part, &g, 1);
+    const struct wl_op *spmv = NULL;
+    for (size_t i = 0; i < p->ranks[0].n_ops && !spmv; i++)
+      if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
+          wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
+        spmv = &p->ranks[0].ops[i];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
+    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->flops_per_wg, cases[k].flops);
+    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->bytes_per_wg, cases[k].bytes);
+    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->reuse_per_wg, cases[k].reuse);
+    wl_program_free(p);
+  }
+}
+
 /* A catalogue entry runs by name; an unknown name is an error at its key. */
 static void test_cg_from_the_catalogue(void) {
   static const char cat[] = "matrices:\n"
@@ -724,6 +768,7 @@ int main(void) {
       {"impossible targets", test_impossible_targets},
       {"cg reports per-rank load", test_cg_reports_per_rank_load},
       {"SpMV stretched to its longest row", test_spmv_stretched_to_longest_row},
+      {"SpMV held to a work-item's row chain", test_spmv_row_chain},
       {"cg from the catalogue", test_cg_from_the_catalogue},
       {"workload.max_row replaces the entry's", test_cg_max_row_override},
       {"workload.dense_nodes replaces the entry's", test_cg_dense_nodes_override},

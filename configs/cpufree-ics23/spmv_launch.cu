@@ -20,6 +20,13 @@
 // and the 27-point shares; under Nsight Compute it gives L1 hits, L2
 // misses and DRAM bytes per residency (configs/hw/README.md, "A
 // row-per-thread SpMV's lines").
+// `spmv_launch REPS chain` times the longest row's chain (issue 28): LANES
+// work-items of one warp (1 or 32) each walk a row of L non-zeros (L = 256
+// to 8192, columns drawn at random over x and sorted, as CSR keeps them),
+// x read by emulated gets or plain loads, x of 63838 (crankseg_2's rows:
+// 0.5 MB), 943695 (audikw_1's: 7.5 MB) and 16777216 values (128 MB, past
+// the L2); the slope of the time against L is a non-zero's share of the
+// chain (configs/hw/README.md, "A long row's chain").
 // Build: nvcc -O3 -arch=sm_90 -rdc=true spmv_launch.cu -o spmv_launch
 #include <algorithm>
 #include <cstdio>
@@ -123,6 +130,12 @@ __global__ void __launch_bounds__(1024, MINB) spmv_persistent(csr a, const doubl
   for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < a.rows; t += stride)
     y[t] = row_dot<G>(a, x, t);
   if (threadIdx.x == 0) tmp[0] = 0.0;  // the fused kernel's reduction scratch
+}
+
+// The chain: the first LANES work-items of block 0 each walk their own row.
+template <int G>
+__global__ void chain_rows(csr a, const double *x, double *y) {
+  if (blockIdx.x == 0 && (int)threadIdx.x < a.rows) y[threadIdx.x] = row_dot<G>(a, x, threadIdx.x);
 }
 
 struct host_csr {
@@ -388,15 +401,75 @@ static void sweep(const char *title, const host_csr &m, int reps) {
   release(d);
 }
 
+// LANES rows of L non-zeros each, columns drawn at random (a fixed seed)
+// over NCOLS and sorted; one PE owns every column.
+static host_csr long_rows(int lanes, int l, int ncols, unsigned seed) {
+  host_csr m;
+  m.rows = lanes;
+  m.chunk = ncols;
+  m.row0 = 0;
+  m.ncols = ncols;
+  m.rowptr.push_back(0);
+  unsigned long long st = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int r = 0; r < lanes; r++) {
+    std::vector<int> c(l);
+    for (int j = 0; j < l; j++) {
+      st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+      c[j] = (int)((st >> 33) % (unsigned long long)ncols);
+    }
+    std::sort(c.begin(), c.end());
+    for (int j = 0; j < l; j++) {
+      m.col.push_back(c[j]);
+      m.val.push_back(0.5);
+    }
+    m.rowptr.push_back((int)m.col.size());
+  }
+  return m;
+}
+
+// The chain's times over L for one x size and lane count, and their
+// least-squares slope (ns a non-zero) and intercept (us).
+static void chain(int ncols, int lanes, int reps) {
+  const int ls[] = {256, 512, 1024, 2048, 4096, 8192};
+  for (int g = 0; g < 2; g++) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    printf("  x %8d values (%6.1f MB), %2d lane%s, %s:", ncols, ncols * 8.0 / 1048576, lanes,
+           lanes > 1 ? "s" : " ", g ? "plain loads" : "gets       ");
+    for (int l : ls) {
+      host_csr m = long_rows(lanes, l, ncols, 7u + (unsigned)l);
+      on_device d;
+      upload(d, m, reps);
+      double us = g ? d.r.time(chain_rows<PLAIN>, 1, 32, 0, false)
+                    : d.r.time(chain_rows<GET>, 1, 32, 0, false);
+      release(d);
+      printf(" %7.1f", us);
+      sx += l;
+      sy += us;
+      sxx += (double)l * l;
+      sxy += l * us;
+    }
+    int n = (int)(sizeof ls / sizeof ls[0]);
+    double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    printf(" us at L = 256 .. 8192: %6.1f ns a non-zero, intercept %5.1f us\n", slope * 1e3,
+           (sy - slope * sx) / n);
+  }
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 20;
   bool do_sweep = argc > 2 && argv[2][0] == 's';
+  bool do_chain = argc > 2 && argv[2][0] == 'c';
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device %s, %d SMs, L2 %d KB, shared/SM max %zu KB\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize / 1024,
          prop.sharedMemPerMultiprocessor / 1024);
   printf("carve 28: the preferred carve-out 28%% of shared memory (64 of 228 KB on an H100),\n"
          "leaving about 192 KB of L1, the A100's whole unified L1/shared size\n");
+  if (do_chain) {  // `spmv_launch REPS chain`: the longest row's chain only
+    for (int ncols : {63838, 943695, 16777216})
+      for (int lanes : {1, 32}) chain(ncols, lanes, reps);
+    return 0;
+  }
   if (do_sweep) {  // `spmv_launch REPS sweep`: the residency sweep only
     sweep("Queen-like share", grid3d(56, 56, 55, 8, 3, 3, 1), reps);
     sweep("27-point scalar share", grid3d(64, 64, 32, 8, 3, 1, 1), reps);

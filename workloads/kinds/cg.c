@@ -216,6 +216,25 @@ static void cg_cold(const struct gpu_config *g, const struct sp_rank *rk, const 
       if (ops[j] >> b & 1) cold[j] += 8.0 * (1.0 - wl_cg_l2_held(ops, n, size, j, b, k, e));
 }
 
+/* Rows a work-item of a WG of PER_WG rows walks (at most the rank's), and
+ * the rank's mean row, rounded up (non-zeros). */
+static int64_t per_item(const struct gpu_config *g, int64_t per_wg, const struct sp_rank *rk) {
+  int64_t items = MAX(1, g->wg_items);
+  return MAX(1, (MIN(per_wg, rk->rows) + items - 1) / items);
+}
+
+static int64_t mean_row(const struct sp_rank *rk) {
+  return (rk->nnz + rk->rows - 1) / MAX(1, rk->rows);
+}
+
+/* NZ non-zeros of one work-item's row loop one after another (gpu.h "Row
+ * chain"): through gets each waits for the one before; plain loads keep
+ * spmv_unroll of them in flight. */
+static sim_time row_chain(const struct gpu_config *g, int64_t nz, bool get) {
+  int64_t visit = get ? 1 : MAX(1, g->spmv_unroll);
+  return (sim_time)((nz * g->row_chain_latency + visit - 1) / visit);
+}
+
 /* The factor (>= 1) that stretches a rank's SpMV WGs to the time of its
  * longest row. The SpMV is thread-per-row (the CUDA samples' multi-GPU CG
  * kernel, gpuSpMV, the paper's starting point, Sec. 4.2: each work-item
@@ -229,12 +248,22 @@ static void cg_cold(const struct gpu_config *g, const struct sp_rank *rk, const 
  * own time and that WG's: T = T_bulk - t_last + max(t_last, t_chain), and
  * the factor is T / T_bulk. 1 without a GPU model or when the mean row
  * is the longest (a regular matrix). GET: the row with the most remote
- * non-zeros is a chain of that many blocking peer loads, timed alike. */
+ * non-zeros is a chain of that many blocking peer loads, timed alike.
+ * With row_chain_latency (gpu.h "Row chain") those two WG times are
+ * replaced by their work-items' chains: the work-item that walks the
+ * longest row (and the mean rows it has besides, of a persistent kernel's
+ * grid-stride loop) lasts its non-zeros one after another, the one with
+ * the most remote non-zeros those loads' latency and its other non-zeros
+ * one after another (the Little's-law time at one WG stands for the same
+ * chain at throughput latencies: on an H200 it gives 350 ns a non-zero
+ * where the chain measures 221). */
 static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
                            const struct sp_rank *rk, int64_t per_wg, uint32_t wgs, bool get) {
   int64_t rows = (rk->rows + wgs - 1) / wgs;
   bool remote = get && rk->max_remote_row * rows > bulk->peer_loads;
-  if (!g || (rk->max_row * rows <= (rk->nnz + wgs - 1) / wgs && !remote)) return 1.0;
+  if (!g || (rk->max_row * rows <= (rk->nnz + wgs - 1) / wgs && !remote &&
+             g->row_chain_latency <= 0))
+    return 1.0;
   /* The kernel's waves as the GPU model times them: full ones, and the
    * last (a tail, or a full one). */
   struct kernel k = {.n_wgs = wgs};
@@ -251,7 +280,7 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
   chain.nnz = l * per_wg;
   chain.peer_loads = 0;
   chain.peer_sectors = 0;
-  sim_time t_chain = gpu_step_time(g, &chain, 1, occ);
+  sim_time t_chain = gpu_step_time(g, &chain, 1, occ), t_far = 0;
   if (get && rk->max_remote_row > 0) {
     /* The work-item whose rows read the most remote values: each of its
      * KR rows (of its per_wg / wg_items, as far as the remote non-zeros
@@ -269,8 +298,22 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
     far.nnz = m * per_wg;
     far.peer_loads = kr * rk->max_remote_row * items;
     far.peer_sectors = 0; /* one thread's chain: a request a load */
-    t_chain = MAX(t_chain, gpu_step_time(g, &far, 1, occ));
+    if (g->row_chain_latency > 0) { /* its remote loads' latency, then its local chain */
+      struct kstep loads = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .peer_loads = far.peer_loads,
+                            .gets = true};
+      int64_t local = kr * (m - rk->max_remote_row) + (per_item(g, per_wg, rk) - kr) * mean_row(rk);
+      t_far = gpu_step_time(g, &loads, 1, occ) + row_chain(g, local, get);
+    } else {
+      t_far = gpu_step_time(g, &far, 1, occ);
+    }
   }
+  /* A work-item's row loop (gpu.h "Row chain"): its longest row and the
+   * mean rows it walks besides, each non-zero after the one before, in
+   * place of the WG's time by Little's law, which stands for the same
+   * chain at throughput latencies. */
+  if (g->row_chain_latency > 0)
+    t_chain = row_chain(g, l + (per_item(g, per_wg, rk) - 1) * mean_row(rk), get);
+  t_chain = MAX(t_chain, t_far);
   if (t_chain <= t_last || t_bulk <= 0) return 1.0;
   return (double)(t_bulk - t_last + t_chain) / (double)t_bulk;
 }
