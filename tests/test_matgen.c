@@ -498,6 +498,51 @@ static void test_spmv_row_chain(void) {
   }
 }
 
+/* The row with the most remote values under gets (gpu.h "Row chain"):
+ * the rank above with 2 of its 4 non-zeros owned elsewhere, x read by
+ * gets, a peer load 10 us (one in flight, the link's rate without
+ * effect), row_chain_latency 1 us. A WG's mean work: 44 B (704 ns, as
+ * above; no gathers: its 2 non-zeros less its row less its remote one)
+ * and 1 peer load, 10 us: 10704 ns, two waves 21408 ns. The most-remote
+ * row's work-item: with max_remote_row 2, its 2 remote loads one after
+ * another, 20 us, and no other non-zero (m = 2): 20 us, past the longest
+ * row's 3 us chain, so 21408 - 10704 + 20000 = 30704 ns, a stretch of
+ * 1.434230: flops ceil(5.74) = 6, bytes ceil(63.11) = 64, peer loads
+ * ceil(1.43) = 2 a WG. With max_remote_row 1: 1 remote load (10 us) and
+ * its row's other non-zero (1 us): 11 us, 21704 ns, 1.013827: 5, ceil(44.61)
+ * = 45, ceil(1.01) = 2. */
+static void test_spmv_row_chain_remote(void) {
+  struct gpu_config g = {.clock = 1000000000, .cus = 1, .wgs_per_cu = 1, .flops_per_cu_cycle = 1,
+                         .mem_bandwidth = 1000000000, .mem_latency = 64000, .wg_items = 1,
+                         .item_bytes = 8, .bw_share = GPU_BW_KERNEL,
+                         .row_chain_latency = 1000000, .peer_load_latency = 10000000,
+                         .peer_bandwidth = INT64_C(1000000000000000000), .peer_load_bytes = 8,
+                         .peer_loads_in_flight = 1};
+  g.eff[KC_SPMV] = g.lat[KC_SPMV] = 100;
+  struct sp_rank rk = {.row0 = 0, .rows = 2, .nnz = 4, .max_row = 3, .remote_nnz = 2};
+  struct sp_part part = {.n_ranks = 1, .rows = 2, .nnz = 4, .ranks = &rk};
+  struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1, .x_reads = CG_X_GET};
+  static const struct {
+    int64_t max_remote_row;
+    int64_t flops, bytes, peer;
+  } cases[] = {{2, 6, 64, 2}, {1, 5, 45, 2}};
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    rk.max_remote_row = cases[k].max_remote_row;
+    struct wl_program *p = wl_cg_program(&c, &part, &g, 1);
+    const struct wl_op *spmv = NULL;
+    for (size_t i = 0; i < p->ranks[0].n_ops && !spmv; i++)
+      if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
+          wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
+        spmv = &p->ranks[0].ops[i];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
+    const struct wl_kernel *kn = wl_kernel_of(p, spmv);
+    CU_ASSERT_EQUAL(kn->flops_per_wg, cases[k].flops);
+    CU_ASSERT_EQUAL(kn->bytes_per_wg, cases[k].bytes);
+    CU_ASSERT_EQUAL(kn->peer_per_wg, cases[k].peer);
+    wl_program_free(p);
+  }
+}
+
 /* A catalogue entry runs by name; an unknown name is an error at its key. */
 static void test_cg_from_the_catalogue(void) {
   static const char cat[] = "matrices:\n"
@@ -769,6 +814,7 @@ int main(void) {
       {"cg reports per-rank load", test_cg_reports_per_rank_load},
       {"SpMV stretched to its longest row", test_spmv_stretched_to_longest_row},
       {"SpMV held to a work-item's row chain", test_spmv_row_chain},
+      {"SpMV held to the most-remote row's chain", test_spmv_row_chain_remote},
       {"cg from the catalogue", test_cg_from_the_catalogue},
       {"workload.max_row replaces the entry's", test_cg_max_row_override},
       {"workload.dense_nodes replaces the entry's", test_cg_dense_nodes_override},
