@@ -280,17 +280,22 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
   chain.nnz = l * per_wg;
   chain.peer_loads = 0;
   chain.peer_sectors = 0;
-  sim_time t_chain = gpu_step_time(g, &chain, 1, occ), t_far = 0;
+  /* A work-item's row loop (gpu.h "Row chain"): its longest row and the
+   * mean rows it walks besides, each non-zero after the one before, in
+   * place of the WG's time by Little's law, which stands for the same
+   * chain at throughput latencies. */
+  sim_time t_chain = g->row_chain_latency > 0
+                         ? row_chain(g, l + (per_item(g, per_wg, rk) - 1) * mean_row(rk), get)
+                         : gpu_step_time(g, &chain, 1, occ);
   if (get && rk->max_remote_row > 0) {
     /* The work-item whose rows read the most remote values: each of its
      * KR rows (of its per_wg / wg_items, as far as the remote non-zeros
      * make that many such rows) waits for max_remote_row loads one after
      * another; as a WG alone, every item alike: KR max_remote_row wg_items
      * loads, latency-bound. Its rows are mean rows otherwise. */
-    int64_t m = MAX(rk->max_remote_row, (rk->nnz + rk->rows - 1) / MAX(1, rk->rows));
-    int64_t items = MAX(1, g->wg_items), rows_wg = MIN(per_wg, rk->rows);
-    int64_t kr = MIN((rows_wg + items - 1) / items,
-                     (rk->remote_nnz + rk->max_remote_row - 1) / rk->max_remote_row);
+    int64_t m = MAX(rk->max_remote_row, mean_row(rk));
+    int64_t items = MAX(1, g->wg_items), rows_item = per_item(g, per_wg, rk);
+    int64_t kr = MIN(rows_item, (rk->remote_nnz + rk->max_remote_row - 1) / rk->max_remote_row);
     struct kstep far = chain;
     far.flops = 2 * m * per_wg;
     far.bytes = (12 * m + 20) * per_wg;
@@ -298,22 +303,17 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
     far.nnz = m * per_wg;
     far.peer_loads = kr * rk->max_remote_row * items;
     far.peer_sectors = 0; /* one thread's chain: a request a load */
+    sim_time t_far;
     if (g->row_chain_latency > 0) { /* its remote loads' latency, then its local chain */
       struct kstep loads = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .peer_loads = far.peer_loads,
                             .gets = true};
-      int64_t local = kr * (m - rk->max_remote_row) + (per_item(g, per_wg, rk) - kr) * mean_row(rk);
+      int64_t local = kr * (m - rk->max_remote_row) + (rows_item - kr) * mean_row(rk);
       t_far = gpu_step_time(g, &loads, 1, occ) + row_chain(g, local, get);
     } else {
       t_far = gpu_step_time(g, &far, 1, occ);
     }
+    t_chain = MAX(t_chain, t_far);
   }
-  /* A work-item's row loop (gpu.h "Row chain"): its longest row and the
-   * mean rows it walks besides, each non-zero after the one before, in
-   * place of the WG's time by Little's law, which stands for the same
-   * chain at throughput latencies. */
-  if (g->row_chain_latency > 0)
-    t_chain = row_chain(g, l + (per_item(g, per_wg, rk) - 1) * mean_row(rk), get);
-  t_chain = MAX(t_chain, t_far);
   if (t_chain <= t_last || t_bulk <= 0) return 1.0;
   return (double)(t_bulk - t_last + t_chain) / (double)t_bulk;
 }
