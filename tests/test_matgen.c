@@ -410,9 +410,28 @@ static void test_cg_reports_per_rank_load(void) {
   g_free(m);
 }
 
+/* The SpMV tests' GPU: 1 CU x 1 WG of 1 item with 8 B in flight, 64 ns
+ * memory latency, 1 Gbps, no L2, the SpMV class at the peak. */
+static struct gpu_config tiny_gpu(void) {
+  struct gpu_config g = {.clock = 1000000000, .cus = 1, .wgs_per_cu = 1, .flops_per_cu_cycle = 1,
+                         .mem_bandwidth = 1000000000, .mem_latency = 64000, .wg_items = 1,
+                         .item_bytes = 8, .bw_share = GPU_BW_KERNEL};
+  g.eff[KC_SPMV] = g.lat[KC_SPMV] = 100;
+  return g;
+}
+
+/* Rank 0's SpMV op in P (NULL: none). */
+static const struct wl_op *spmv_op(const struct wl_program *p) {
+  for (size_t i = 0; i < p->ranks[0].n_ops; i++)
+    if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
+        wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
+      return &p->ranks[0].ops[i];
+  return NULL;
+}
+
 /* The SpMV of one rank: 2 rows of 1 and 3 non-zeros (nnz 4, longest 3),
  * one row per WG (rows_per_wg 1), on a GPU of 1 CU x 1 WG of 1 item with
- * 8 B in flight, 64 ns memory latency, 1 Gbps, no L2. Per WG, the mean
+ * 8 B in flight, 64 ns memory latency, 1 Gbps, no L2 (tiny_gpu). Per WG, the mean
  * work: 2 non-zeros and 1 row: 12 x 2 + 20 = 44 B (20 B a row: its 4 B
  * row pointer, x's 8 B, y's 8 B; cg.c) plus 8 x (2 - 1) = 8 B of x
  * gathers: 52 B = 416 bit. R = 1: 1 / bw = 64 ns / 64 bit + 1 ns/bit = 2
@@ -425,10 +444,7 @@ static void test_cg_reports_per_rank_load(void) {
  * 2 (the mean: regular) nothing stretches: 4, 44, 8. Without a GPU model
  * neither. */
 static void test_spmv_stretched_to_longest_row(void) {
-  struct gpu_config g = {.clock = 1000000000, .cus = 1, .wgs_per_cu = 1, .flops_per_cu_cycle = 1,
-                         .mem_bandwidth = 1000000000, .mem_latency = 64000, .wg_items = 1,
-                         .item_bytes = 8, .bw_share = GPU_BW_KERNEL};
-  g.eff[KC_SPMV] = g.lat[KC_SPMV] = 100;
+  struct gpu_config g = tiny_gpu();
   struct sp_rank rk = {.row0 = 0, .rows = 2, .nnz = 4};
   struct sp_part part = {.n_ranks = 1, .rows = 2, .nnz = 4, .ranks = &rk};
   struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1};
@@ -440,11 +456,7 @@ static void test_spmv_stretched_to_longest_row(void) {
   for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
     rk.max_row = cases[k].max_row;
     struct wl_program *p = wl_cg_program(&c, &part, cases[k].gpu ? &g : NULL, 1);
-    const struct wl_op *spmv = NULL;
-    for (size_t i = 0; i < p->ranks[0].n_ops && !spmv; i++)
-      if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
-          wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
-        spmv = &p->ranks[0].ops[i];
+    const struct wl_op *spmv = spmv_op(p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
     CU_ASSERT_EQUAL(spmv->n_wgs, 2);
     CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->flops_per_wg, cases[k].flops);
@@ -469,11 +481,8 @@ static void test_spmv_stretched_to_longest_row(void) {
  * latency) and ends within the last wave's 832 ns, so nothing stretches:
  * 4, 44, 8. */
 static void test_spmv_row_chain(void) {
-  struct gpu_config g = {.clock = 1000000000, .cus = 1, .wgs_per_cu = 1, .flops_per_cu_cycle = 1,
-                         .mem_bandwidth = 1000000000, .mem_latency = 64000, .wg_items = 1,
-                         .item_bytes = 8, .bw_share = GPU_BW_KERNEL,
-                         .row_chain_latency = 1000000};
-  g.eff[KC_SPMV] = g.lat[KC_SPMV] = 100;
+  struct gpu_config g = tiny_gpu();
+  g.row_chain_latency = 1000000;
   struct sp_rank rk = {.row0 = 0, .rows = 2, .nnz = 4};
   struct sp_part part = {.n_ranks = 1, .rows = 2, .nnz = 4, .ranks = &rk};
   struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1};
@@ -485,11 +494,7 @@ static void test_spmv_row_chain(void) {
     rk.max_row = cases[k].max_row;
     g.spmv_unroll = cases[k].unroll;
     struct wl_program *p = wl_cg_program(&c, &part, &g, 1);
-    const struct wl_op *spmv = NULL;
-    for (size_t i = 0; i < p->ranks[0].n_ops && !spmv; i++)
-      if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
-          wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
-        spmv = &p->ranks[0].ops[i];
+    const struct wl_op *spmv = spmv_op(p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
     CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->flops_per_wg, cases[k].flops);
     CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->bytes_per_wg, cases[k].bytes);
@@ -512,13 +517,12 @@ static void test_spmv_row_chain(void) {
  * its row's other non-zero (1 us): 11 us, 21704 ns, 1.013827: 5, ceil(44.61)
  * = 45, ceil(1.01) = 2. */
 static void test_spmv_row_chain_remote(void) {
-  struct gpu_config g = {.clock = 1000000000, .cus = 1, .wgs_per_cu = 1, .flops_per_cu_cycle = 1,
-                         .mem_bandwidth = 1000000000, .mem_latency = 64000, .wg_items = 1,
-                         .item_bytes = 8, .bw_share = GPU_BW_KERNEL,
-                         .row_chain_latency = 1000000, .peer_load_latency = 10000000,
-                         .peer_bandwidth = INT64_C(1000000000000000000), .peer_load_bytes = 8,
-                         .peer_loads_in_flight = 1};
-  g.eff[KC_SPMV] = g.lat[KC_SPMV] = 100;
+  struct gpu_config g = tiny_gpu();
+  g.row_chain_latency = 1000000;
+  g.peer_load_latency = 10000000;
+  g.peer_bandwidth = INT64_C(1000000000000000000); /* the link without effect */
+  g.peer_load_bytes = 8;
+  g.peer_loads_in_flight = 1;
   struct sp_rank rk = {.row0 = 0, .rows = 2, .nnz = 4, .max_row = 3, .remote_nnz = 2};
   struct sp_part part = {.n_ranks = 1, .rows = 2, .nnz = 4, .ranks = &rk};
   struct cg_config c = {.variant = CG_STANDARD, .rows_per_wg = 1, .x_reads = CG_X_GET};
@@ -529,11 +533,7 @@ static void test_spmv_row_chain_remote(void) {
   for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
     rk.max_remote_row = cases[k].max_remote_row;
     struct wl_program *p = wl_cg_program(&c, &part, &g, 1);
-    const struct wl_op *spmv = NULL;
-    for (size_t i = 0; i < p->ranks[0].n_ops && !spmv; i++)
-      if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
-          wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
-        spmv = &p->ranks[0].ops[i];
+    const struct wl_op *spmv = spmv_op(p);
     CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
     const struct wl_kernel *kn = wl_kernel_of(p, spmv);
     CU_ASSERT_EQUAL(kn->flops_per_wg, cases[k].flops);
