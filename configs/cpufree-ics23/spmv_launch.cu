@@ -26,7 +26,10 @@
 // x read by emulated gets or plain loads, x of 63838 (crankseg_2's rows:
 // 0.5 MB), 943695 (audikw_1's: 7.5 MB) and 16777216 values (128 MB, past
 // the L2); the slope of the time against L is a non-zero's share of the
-// chain (configs/hw/README.md, "A long row's chain").
+// chain (configs/hw/README.md, "A long row's chain"); then the whole SpMV
+// of a crankseg_2-like matrix (63838 rows of 221 non-zeros, 0, 1 or 32 of
+// them of L = 1000 or 3423), discrete and persistent, the long rows' chains
+// beside the other rows' loads.
 // Build: nvcc -O3 -arch=sm_90 -rdc=true spmv_launch.cu -o spmv_launch
 #include <algorithm>
 #include <cstdio>
@@ -455,6 +458,55 @@ static void chain(int ncols, int lanes, int reps) {
   }
 }
 
+// A crankseg_2-like matrix on one GPU: ROWS rows of MEAN non-zeros drawn at
+// random over the rows (sorted), the first LONG of them of L non-zeros
+// instead; the whole SpMV, discrete and persistent, x by emulated gets, so
+// that the longest rows' chains run while the GPU's other rows load
+// (`spmv_launch REPS chain`, after the lone chains).
+static host_csr long_row_matrix(int rows, int mean, int longs, int l, unsigned seed) {
+  host_csr m;
+  m.rows = rows;
+  m.chunk = rows;
+  m.row0 = 0;
+  m.ncols = rows;
+  m.rowptr.push_back(0);
+  unsigned long long st = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int r = 0; r < rows; r++) {
+    int n = r < longs ? l : mean;
+    std::vector<int> c(n);
+    for (int j = 0; j < n; j++) {
+      st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+      c[j] = (int)((st >> 33) % (unsigned long long)rows);
+    }
+    std::sort(c.begin(), c.end());
+    for (int j = 0; j < n; j++) {
+      m.col.push_back(c[j]);
+      m.val.push_back(0.5);
+    }
+    m.rowptr.push_back((int)m.col.size());
+  }
+  return m;
+}
+
+static void chain_whole(int reps) {
+  for (int longs : {0, 1, 32})
+    for (int l : {1000, 3423}) {
+      if (longs == 0 && l != 1000) continue;
+      host_csr m = long_row_matrix(63838, 221, longs, l, 11u);
+      on_device d;
+      upload(d, m, reps);
+      double ref = 0;
+      char name[96];
+      snprintf(name, sizeof name, "%d long row%s of %d, discrete", longs, longs == 1 ? "" : "s",
+               longs ? l : 0);
+      one(d.r, name, spmv_discrete<GET>, 1024, false, -1, &ref);
+      snprintf(name, sizeof name, "%d long row%s of %d, persistent", longs, longs == 1 ? "" : "s",
+               longs ? l : 0);
+      one(d.r, name, spmv_persistent<GET>, 1024, true, -1, &ref);
+      release(d);
+    }
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 20;
   bool do_sweep = argc > 2 && argv[2][0] == 's';
@@ -468,6 +520,8 @@ int main(int argc, char **argv) {
   if (do_chain) {  // `spmv_launch REPS chain`: the longest row's chain only
     for (int ncols : {63838, 943695, 16777216})
       for (int lanes : {1, 32}) chain(ncols, lanes, reps);
+    printf("crankseg_2-like: 63838 rows of 221 random non-zeros, the first 0, 1 or 32 of L\n");
+    chain_whole(reps);
     return 0;
   }
   if (do_sweep) {  // `spmv_launch REPS sweep`: the residency sweep only
