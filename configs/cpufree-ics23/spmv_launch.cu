@@ -29,7 +29,8 @@
 // chain (configs/hw/README.md, "A long row's chain"); then the whole SpMV
 // of a crankseg_2-like matrix (63838 rows of 221 non-zeros, 0, 1 or 32 of
 // them of L = 1000 or 3423), discrete and persistent, the long rows' chains
-// beside the other rows' loads.
+// beside the other rows' loads; and the lone chains with the row's lines
+// evicted from L2 before each launch (x read back), for where they come from.
 // Build: nvcc -O3 -arch=sm_90 -rdc=true spmv_launch.cu -o spmv_launch
 #include <algorithm>
 #include <cstdio>
@@ -213,6 +214,12 @@ static void attrs(K k, int block, size_t smem, int *regs, int *occ) {
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, k, block, smem));
 }
 
+// Reads x (into L2) after a flush; the sum keeps the loads.
+__global__ void touch_x(const double *x, int n, double *sink) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && x[i] == -12345.0) sink[0] = x[i];
+}
+
 struct runner {
   csr a;
   const double *x;
@@ -220,11 +227,23 @@ struct runner {
   cudaStream_t s;
   cudaEvent_t e0, e1;
   int reps;
+  // Before each launch, when set: FLUSH_BYTES of flush written (evicting
+  // L2), then x read back into L2 by touch_x, so that only the matrix's
+  // lines come from memory.
+  unsigned char *flush = nullptr;
+  size_t flush_bytes = 0;
+  int ncols = 0;
+  double *sink = nullptr;
   // Median of `reps` timed launches, each between two events.
   template <typename K>
   double time(K k, int grid, int block, size_t smem, bool coop) {
     std::vector<float> t;
     for (int i = -2; i < reps; i++) {
+      if (flush) {
+        CK(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
+        touch_x<<<(ncols + 255) / 256, 256, 0, s>>>(x, ncols, sink);
+        CK(cudaGetLastError());
+      }
       CK(cudaEventRecord(e0, s));
       if (coop) {
         void *args[] = {(void *)&a, (void *)&x, (void *)&y};
@@ -432,18 +451,30 @@ static host_csr long_rows(int lanes, int l, int ncols, unsigned seed) {
 
 // The chain's times over L for one x size and lane count, and their
 // least-squares slope (ns a non-zero) and intercept (us).
-static void chain(int ncols, int lanes, int reps) {
+// FLUSH: the row's lines evicted from L2 before each launch, x read back.
+static void chain(int ncols, int lanes, int reps, bool flush = false) {
   const int ls[] = {256, 512, 1024, 2048, 4096, 8192};
   for (int g = 0; g < 2; g++) {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    printf("  x %8d values (%6.1f MB), %2d lane%s, %s:", ncols, ncols * 8.0 / 1048576, lanes,
-           lanes > 1 ? "s" : " ", g ? "plain loads" : "gets       ");
+    printf("  x %8d values (%6.1f MB), %2d lane%s, %s%s:", ncols, ncols * 8.0 / 1048576, lanes,
+           lanes > 1 ? "s" : " ", g ? "plain loads" : "gets       ",
+           flush ? ", row from memory" : "");
     for (int l : ls) {
       host_csr m = long_rows(lanes, l, ncols, 7u + (unsigned)l);
       on_device d;
       upload(d, m, reps);
+      if (flush) {
+        d.r.flush_bytes = (size_t)256 << 20;
+        CK(cudaMalloc(&d.r.flush, d.r.flush_bytes));
+        CK(cudaMalloc(&d.r.sink, sizeof(double)));
+        d.r.ncols = ncols;
+      }
       double us = g ? d.r.time(chain_rows<PLAIN>, 1, 32, 0, false)
                     : d.r.time(chain_rows<GET>, 1, 32, 0, false);
+      if (flush) {
+        CK(cudaFree(d.r.flush));
+        CK(cudaFree(d.r.sink));
+      }
       release(d);
       printf(" %7.1f", us);
       sx += l;
@@ -520,6 +551,8 @@ int main(int argc, char **argv) {
   if (do_chain) {  // `spmv_launch REPS chain`: the longest row's chain only
     for (int ncols : {63838, 943695, 16777216})
       for (int lanes : {1, 32}) chain(ncols, lanes, reps);
+    printf("the row's lines from memory (L2 flushed, x read back, before each launch)\n");
+    for (int lanes : {1, 32}) chain(63838, lanes, reps, true);
     printf("crankseg_2-like: 63838 rows of 221 random non-zeros, the first 0, 1 or 32 of L\n");
     chain_whole(reps);
     return 0;
