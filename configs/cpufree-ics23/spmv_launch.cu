@@ -423,24 +423,26 @@ static void sweep(const char *title, const host_csr &m, int reps) {
   release(d);
 }
 
-// LANES rows of L non-zeros each, columns drawn at random (a fixed seed)
-// over NCOLS and sorted; one PE owns every column.
-static host_csr long_rows(int lanes, int l, int ncols, unsigned seed) {
+// ROWS rows over NCOLS columns, one PE owning them all: the first LONGS of
+// L non-zeros, the rest of MEAN, each row's columns drawn at random (a
+// fixed seed) and sorted, as CSR keeps them.
+static host_csr random_rows(int rows, int ncols, int longs, int l, int mean, unsigned seed) {
   host_csr m;
-  m.rows = lanes;
+  m.rows = rows;
   m.chunk = ncols;
   m.row0 = 0;
   m.ncols = ncols;
   m.rowptr.push_back(0);
   unsigned long long st = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  for (int r = 0; r < lanes; r++) {
-    std::vector<int> c(l);
-    for (int j = 0; j < l; j++) {
+  for (int r = 0; r < rows; r++) {
+    int n = r < longs ? l : mean;
+    std::vector<int> c(n);
+    for (int j = 0; j < n; j++) {
       st = st * 6364136223846793005ULL + 1442695040888963407ULL;
       c[j] = (int)((st >> 33) % (unsigned long long)ncols);
     }
     std::sort(c.begin(), c.end());
-    for (int j = 0; j < l; j++) {
+    for (int j = 0; j < n; j++) {
       m.col.push_back(c[j]);
       m.val.push_back(0.5);
     }
@@ -460,7 +462,7 @@ static void chain(int ncols, int lanes, int reps, bool flush = false) {
            lanes > 1 ? "s" : " ", g ? "plain loads" : "gets       ",
            flush ? ", row from memory" : "");
     for (int l : ls) {
-      host_csr m = long_rows(lanes, l, ncols, 7u + (unsigned)l);
+      host_csr m = random_rows(lanes, ncols, lanes, l, 0, 7u + (unsigned)l);
       on_device d;
       upload(d, m, reps);
       if (flush) {
@@ -489,41 +491,16 @@ static void chain(int ncols, int lanes, int reps, bool flush = false) {
   }
 }
 
-// A crankseg_2-like matrix on one GPU: ROWS rows of MEAN non-zeros drawn at
-// random over the rows (sorted), the first LONG of them of L non-zeros
-// instead; the whole SpMV, discrete and persistent, x by emulated gets, so
-// that the longest rows' chains run while the GPU's other rows load
-// (`spmv_launch REPS chain`, after the lone chains).
-static host_csr long_row_matrix(int rows, int mean, int longs, int l, unsigned seed) {
-  host_csr m;
-  m.rows = rows;
-  m.chunk = rows;
-  m.row0 = 0;
-  m.ncols = rows;
-  m.rowptr.push_back(0);
-  unsigned long long st = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  for (int r = 0; r < rows; r++) {
-    int n = r < longs ? l : mean;
-    std::vector<int> c(n);
-    for (int j = 0; j < n; j++) {
-      st = st * 6364136223846793005ULL + 1442695040888963407ULL;
-      c[j] = (int)((st >> 33) % (unsigned long long)rows);
-    }
-    std::sort(c.begin(), c.end());
-    for (int j = 0; j < n; j++) {
-      m.col.push_back(c[j]);
-      m.val.push_back(0.5);
-    }
-    m.rowptr.push_back((int)m.col.size());
-  }
-  return m;
-}
-
+// A crankseg_2-like matrix on one GPU: 63838 rows of 221 non-zeros drawn
+// at random over the rows, the first 0, 1 or 32 of them of L instead; the
+// whole SpMV, discrete and persistent, x by emulated gets, so that the
+// longest rows' chains run while the GPU's other rows load (`spmv_launch
+// REPS chain`, after the lone chains).
 static void chain_whole(int reps) {
   for (int longs : {0, 1, 32})
     for (int l : {1000, 3423}) {
       if (longs == 0 && l != 1000) continue;
-      host_csr m = long_row_matrix(63838, 221, longs, l, 11u);
+      host_csr m = random_rows(63838, 63838, longs, l, 221, 11u);
       on_device d;
       upload(d, m, reps);
       double ref = 0;
