@@ -420,13 +420,22 @@ static struct gpu_config tiny_gpu(void) {
   return g;
 }
 
-/* Rank 0's SpMV op in P (NULL: none). */
-static const struct wl_op *spmv_op(const struct wl_program *p) {
-  for (size_t i = 0; i < p->ranks[0].n_ops; i++)
-    if (p->ranks[0].ops[i].kind == WL_COMPUTE &&
-        wl_kernel_of(p, &p->ranks[0].ops[i])->kclass == KC_SPMV)
-      return &p->ranks[0].ops[i];
-  return NULL;
+/* Rank 0's SpMV kernel (a copy) and its WGs in the CG program of C on
+ * PART and G; false without one. */
+static bool spmv_kernel(const struct cg_config *c, const struct sp_part *part,
+                        const struct gpu_config *g, struct wl_kernel *kn, uint32_t *n_wgs) {
+  struct wl_program *p = wl_cg_program(c, part, g, 1);
+  bool found = false;
+  for (size_t i = 0; i < p->ranks[0].n_ops && !found; i++) {
+    const struct wl_op *o = &p->ranks[0].ops[i];
+    if (o->kind == WL_COMPUTE && wl_kernel_of(p, o)->kclass == KC_SPMV) {
+      *kn = *wl_kernel_of(p, o);
+      *n_wgs = o->n_wgs;
+      found = true;
+    }
+  }
+  wl_program_free(p);
+  return found;
 }
 
 /* The SpMV of one rank: 2 rows of 1 and 3 non-zeros (nnz 4, longest 3),
@@ -455,14 +464,13 @@ static void test_spmv_stretched_to_longest_row(void) {
   } cases[] = {{3, true, 5, 53, 10}, {2, true, 4, 44, 8}, {3, false, 4, 44, 8}};
   for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
     rk.max_row = cases[k].max_row;
-    struct wl_program *p = wl_cg_program(&c, &part, cases[k].gpu ? &g : NULL, 1);
-    const struct wl_op *spmv = spmv_op(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
-    CU_ASSERT_EQUAL(spmv->n_wgs, 2);
-    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->flops_per_wg, cases[k].flops);
-    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->bytes_per_wg, cases[k].bytes);
-    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->reuse_per_wg, cases[k].reuse);
-    wl_program_free(p);
+    struct wl_kernel kn;
+    uint32_t wgs;
+    CU_ASSERT_FATAL(spmv_kernel(&c, &part, cases[k].gpu ? &g : NULL, &kn, &wgs));
+    CU_ASSERT_EQUAL(wgs, 2);
+    CU_ASSERT_EQUAL(kn.flops_per_wg, cases[k].flops);
+    CU_ASSERT_EQUAL(kn.bytes_per_wg, cases[k].bytes);
+    CU_ASSERT_EQUAL(kn.reuse_per_wg, cases[k].reuse);
   }
 }
 
@@ -493,13 +501,12 @@ static void test_spmv_row_chain(void) {
   for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
     rk.max_row = cases[k].max_row;
     g.spmv_unroll = cases[k].unroll;
-    struct wl_program *p = wl_cg_program(&c, &part, &g, 1);
-    const struct wl_op *spmv = spmv_op(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
-    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->flops_per_wg, cases[k].flops);
-    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->bytes_per_wg, cases[k].bytes);
-    CU_ASSERT_EQUAL(wl_kernel_of(p, spmv)->reuse_per_wg, cases[k].reuse);
-    wl_program_free(p);
+    struct wl_kernel kn;
+    uint32_t wgs;
+    CU_ASSERT_FATAL(spmv_kernel(&c, &part, &g, &kn, &wgs));
+    CU_ASSERT_EQUAL(kn.flops_per_wg, cases[k].flops);
+    CU_ASSERT_EQUAL(kn.bytes_per_wg, cases[k].bytes);
+    CU_ASSERT_EQUAL(kn.reuse_per_wg, cases[k].reuse);
   }
 }
 
@@ -532,14 +539,12 @@ static void test_spmv_row_chain_remote(void) {
   } cases[] = {{2, 6, 64, 2}, {1, 5, 45, 2}};
   for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
     rk.max_remote_row = cases[k].max_remote_row;
-    struct wl_program *p = wl_cg_program(&c, &part, &g, 1);
-    const struct wl_op *spmv = spmv_op(p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(spmv);
-    const struct wl_kernel *kn = wl_kernel_of(p, spmv);
-    CU_ASSERT_EQUAL(kn->flops_per_wg, cases[k].flops);
-    CU_ASSERT_EQUAL(kn->bytes_per_wg, cases[k].bytes);
-    CU_ASSERT_EQUAL(kn->peer_per_wg, cases[k].peer);
-    wl_program_free(p);
+    struct wl_kernel kn;
+    uint32_t wgs;
+    CU_ASSERT_FATAL(spmv_kernel(&c, &part, &g, &kn, &wgs));
+    CU_ASSERT_EQUAL(kn.flops_per_wg, cases[k].flops);
+    CU_ASSERT_EQUAL(kn.bytes_per_wg, cases[k].bytes);
+    CU_ASSERT_EQUAL(kn.peer_per_wg, cases[k].peer);
   }
 }
 

@@ -296,20 +296,19 @@ static double spmv_stretch(const struct gpu_config *g, const struct kstep *bulk,
     int64_t m = MAX(rk->max_remote_row, mean_row(rk));
     int64_t items = MAX(1, g->wg_items), rows_item = per_item(g, per_wg, rk);
     int64_t kr = MIN(rows_item, (rk->remote_nnz + rk->max_remote_row - 1) / rk->max_remote_row);
-    struct kstep far = chain;
-    far.flops = 2 * m * per_wg;
-    far.bytes = (12 * m + 20) * per_wg;
-    far.reuse_bytes = 8 * MAX(0, m - 1 - rk->max_remote_row) * per_wg;
-    far.nnz = m * per_wg;
-    far.peer_loads = kr * rk->max_remote_row * items;
-    far.peer_sectors = 0; /* one thread's chain: a request a load */
+    int64_t loads = kr * rk->max_remote_row * items; /* one thread's chain: a request a load */
     sim_time t_far;
     if (g->row_chain_latency > 0) { /* its remote loads' latency, then its local chain */
-      struct kstep loads = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .peer_loads = far.peer_loads,
-                            .gets = true};
+      struct kstep peer = {.kind = KS_COMPUTE, .kclass = KC_SPMV, .peer_loads = loads, .gets = true};
       int64_t local = kr * (m - rk->max_remote_row) + (rows_item - kr) * mean_row(rk);
-      t_far = gpu_step_time(g, &loads, 1, occ) + row_chain(g, local, get);
+      t_far = gpu_step_time(g, &peer, 1, occ) + row_chain(g, local, get);
     } else {
+      struct kstep far = chain;
+      far.flops = 2 * m * per_wg;
+      far.bytes = (12 * m + 20) * per_wg;
+      far.reuse_bytes = 8 * MAX(0, m - 1 - rk->max_remote_row) * per_wg;
+      far.nnz = m * per_wg;
+      far.peer_loads = loads;
       t_far = gpu_step_time(g, &far, 1, occ);
     }
     t_chain = MAX(t_chain, t_far);
